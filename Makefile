@@ -1,0 +1,56 @@
+# swift-certificate-providers: the two commands a fresh machine needs are `make demo` and
+# `make test`. Both install missing Debian packages first (only when a pkg-config or tool check
+# fails), so they are safe to run again and again.
+
+SWIFT ?= swift
+SWIFT_BUILD_FLAGS ?=
+export CERTSIGN_DEPS_QUIET ?=
+
+# pkg-config module : Debian package
+PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev
+# command : Debian package (tools the interop tests and benchmarks run for real)
+TOOL_DEPS := pkg-config:pkg-config openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk
+
+.PHONY: deps build test demo bench clean
+
+deps:
+	@missing=""; \
+	for pair in $(PKGCONFIG_DEPS); do \
+	  mod=$${pair%%:*}; pkg=$${pair##*:}; \
+	  pkg-config --exists $$mod 2>/dev/null || missing="$$missing $$pkg"; \
+	done; \
+	for pair in $(TOOL_DEPS); do \
+	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \
+	  command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" != "0" ]; then \
+	    echo "deps: not root; run: sudo apt-get install -y$$missing" >&2; exit 1; \
+	  fi; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	fi; \
+	if ! python3 -c 'import cryptography' >/dev/null 2>&1; then \
+	  echo "deps: installing Python package cryptography (for interop tests)"; \
+	  python3 -m pip install -q cryptography || exit 1; \
+	fi; \
+	[ -n "$$CERTSIGN_DEPS_QUIET" ] || echo "deps: all present"
+
+build: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+test: deps
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+
+demo: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product certsign
+	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/certsign demo
+
+bench: deps
+	$(SWIFT) build -c release --product certsign-bench
+	$$($(SWIFT) build -c release --show-bin-path)/certsign-bench
+
+clean:
+	rm -rf .build

@@ -1,0 +1,58 @@
+#ifndef C_OPENSSL_SHIMS_H
+#define C_OPENSSL_SHIMS_H
+/*
+ * One-line wrappers for OpenSSL macros that Swift cannot import (typed stacks, OPENSSL_free,
+ * BIO_get_mem_data, variadic key generation, composite flag constants). Prototypes here, bodies in
+ * shims.c, every name prefixed with the module name.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <openssl/bio.h>
+#include <openssl/cms.h>
+#include <openssl/evp.h>
+#include <openssl/pkcs12.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+/* STACK_OF(X509) */
+STACK_OF(X509) *COpenSSLShims_sk_X509_new_null(void);
+int COpenSSLShims_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate);
+int COpenSSLShims_sk_X509_num(const STACK_OF(X509) *stack);
+X509 *COpenSSLShims_sk_X509_value(const STACK_OF(X509) *stack, int index);
+void COpenSSLShims_sk_X509_free(STACK_OF(X509) *stack);
+void COpenSSLShims_sk_X509_pop_free(STACK_OF(X509) *stack);
+
+/* STACK_OF(ASN1_OBJECT) (extended key usage) */
+int COpenSSLShims_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *stack);
+ASN1_OBJECT *COpenSSLShims_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *stack, int index);
+void COpenSSLShims_sk_ASN1_OBJECT_pop_free(STACK_OF(ASN1_OBJECT) *stack);
+
+/* STACK_OF(CMS_SignerInfo) */
+int COpenSSLShims_sk_CMS_SignerInfo_num(const STACK_OF(CMS_SignerInfo) *stack);
+CMS_SignerInfo *COpenSSLShims_sk_CMS_SignerInfo_value(const STACK_OF(CMS_SignerInfo) *stack, int index);
+
+/* STACK_OF(PKCS7) and STACK_OF(PKCS12_SAFEBAG) (PKCS#12 inspection) */
+int COpenSSLShims_sk_PKCS7_num(const STACK_OF(PKCS7) *stack);
+PKCS7 *COpenSSLShims_sk_PKCS7_value(const STACK_OF(PKCS7) *stack, int index);
+void COpenSSLShims_sk_PKCS7_pop_free(STACK_OF(PKCS7) *stack);
+int COpenSSLShims_sk_PKCS12_SAFEBAG_num(const STACK_OF(PKCS12_SAFEBAG) *stack);
+PKCS12_SAFEBAG *COpenSSLShims_sk_PKCS12_SAFEBAG_value(const STACK_OF(PKCS12_SAFEBAG) *stack, int index);
+void COpenSSLShims_sk_PKCS12_SAFEBAG_pop_free(STACK_OF(PKCS12_SAFEBAG) *stack);
+
+/* Memory and BIO macros */
+void COpenSSLShims_OPENSSL_free(void *pointer);
+long COpenSSLShims_BIO_get_mem_data(BIO *bio, char **data);
+int COpenSSLShims_BIO_reset(BIO *bio);
+
+/* Error codes (static inline in OpenSSL 3 headers) */
+int COpenSSLShims_ERR_GET_LIB(unsigned long error);
+int COpenSSLShims_ERR_GET_REASON(unsigned long error);
+
+/* Key generation (EVP_RSA_gen / EVP_EC_gen are variadic macros) */
+EVP_PKEY *COpenSSLShims_EVP_RSA_gen(unsigned int bits);
+EVP_PKEY *COpenSSLShims_EVP_EC_gen(const char *curve);
+
+/* XN_FLAG_RFC2253 without ASN1_STRFLGS_ESC_MSB, so UTF-8 (Cyrillic) stays readable */
+unsigned long COpenSSLShims_XN_FLAG_RFC2253_UTF8(void);
+
+#endif

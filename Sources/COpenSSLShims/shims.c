@@ -1,0 +1,36 @@
+#include "COpenSSLShims.h"
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+
+STACK_OF(X509) *COpenSSLShims_sk_X509_new_null(void) { return sk_X509_new_null(); }
+int COpenSSLShims_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
+int COpenSSLShims_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
+X509 *COpenSSLShims_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
+void COpenSSLShims_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+void COpenSSLShims_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
+
+int COpenSSLShims_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *stack) { return sk_ASN1_OBJECT_num(stack); }
+ASN1_OBJECT *COpenSSLShims_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *stack, int index) { return sk_ASN1_OBJECT_value(stack, index); }
+void COpenSSLShims_sk_ASN1_OBJECT_pop_free(STACK_OF(ASN1_OBJECT) *stack) { sk_ASN1_OBJECT_pop_free(stack, ASN1_OBJECT_free); }
+
+int COpenSSLShims_sk_CMS_SignerInfo_num(const STACK_OF(CMS_SignerInfo) *stack) { return sk_CMS_SignerInfo_num(stack); }
+CMS_SignerInfo *COpenSSLShims_sk_CMS_SignerInfo_value(const STACK_OF(CMS_SignerInfo) *stack, int index) { return sk_CMS_SignerInfo_value(stack, index); }
+
+int COpenSSLShims_sk_PKCS7_num(const STACK_OF(PKCS7) *stack) { return sk_PKCS7_num(stack); }
+PKCS7 *COpenSSLShims_sk_PKCS7_value(const STACK_OF(PKCS7) *stack, int index) { return sk_PKCS7_value(stack, index); }
+void COpenSSLShims_sk_PKCS7_pop_free(STACK_OF(PKCS7) *stack) { sk_PKCS7_pop_free(stack, PKCS7_free); }
+int COpenSSLShims_sk_PKCS12_SAFEBAG_num(const STACK_OF(PKCS12_SAFEBAG) *stack) { return sk_PKCS12_SAFEBAG_num(stack); }
+PKCS12_SAFEBAG *COpenSSLShims_sk_PKCS12_SAFEBAG_value(const STACK_OF(PKCS12_SAFEBAG) *stack, int index) { return sk_PKCS12_SAFEBAG_value(stack, index); }
+void COpenSSLShims_sk_PKCS12_SAFEBAG_pop_free(STACK_OF(PKCS12_SAFEBAG) *stack) { sk_PKCS12_SAFEBAG_pop_free(stack, PKCS12_SAFEBAG_free); }
+
+void COpenSSLShims_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
+long COpenSSLShims_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+int COpenSSLShims_BIO_reset(BIO *bio) { return (int)BIO_reset(bio); }
+
+int COpenSSLShims_ERR_GET_LIB(unsigned long error) { return ERR_GET_LIB(error); }
+int COpenSSLShims_ERR_GET_REASON(unsigned long error) { return ERR_GET_REASON(error); }
+
+EVP_PKEY *COpenSSLShims_EVP_RSA_gen(unsigned int bits) { return EVP_RSA_gen(bits); }
+EVP_PKEY *COpenSSLShims_EVP_EC_gen(const char *curve) { return EVP_EC_gen(curve); }
+
+unsigned long COpenSSLShims_XN_FLAG_RFC2253_UTF8(void) { return XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB; }

@@ -1,0 +1,76 @@
+/// An abstraction for "where do my signing certificate and key come from": SAP's Objective-C
+/// `CertificateProvider` protocol (SAP Mobile Platform / Kapsel), in Swift.
+///
+/// There are two flows, and a provider may offer either or both:
+/// - the asynchronous flow, ``initialize(options:)``, acquires an identity by whatever means the
+///   provider needs (import a file, authenticate to a server, ask the user);
+/// - the synchronous flow, ``storedCertificate()``, returns an identity kept from earlier without
+///   any interaction.
+///
+/// A provider that implements both returns from ``storedCertificate()`` the identity that the last
+/// successful ``initialize(options:)`` acquired. As in SAP's header every method but
+/// ``providerID`` is optional: the defaults in the protocol extension throw `.unsupportedOperation`
+/// (or return empty parameters).
+///
+/// The meaning of options and parameters is provider-specific; each provider documents its keys.
+/// Providers are reference types shared across tasks, so they must be `Sendable` and do their own
+/// locking.
+public protocol CertificateProvider: AnyObject, Sendable {
+    /// The unique ID of this provider (SAP `getProviderID`); reverse-DNS form for third parties.
+    var providerID: ProviderID { get }
+
+    /// Acquires a signing identity (SAP `initialize:withCompletion:`).
+    ///
+    /// Whatever the provider needs (a file, credentials, a server round trip) happens here. A
+    /// provider that stores identities keeps the result, so that ``storedCertificate()`` returns it
+    /// afterwards.
+    ///
+    /// - Parameter options: provider-specific values; merged over the provider's ``parameters``.
+    /// - Returns: the acquired identity.
+    /// - Throws: `CertificateProviderError`: `.invalidParameter` for bad options, `.wrongPassword`,
+    ///   `.authenticationFailed`, `.network`, … as the provider documents.
+    func initialize(options: ProviderParameters) async throws -> SigningIdentity
+
+    /// The locally stored identity (SAP `getStoredCertificate:error:`).
+    ///
+    /// Never prompts and never goes to the network for the certificate itself. Returns `nil` when
+    /// nothing is stored.
+    /// - Throws: when something is stored but cannot be read (`.wrongPassword`,
+    ///   `.passwordRequired`, `.storeCorrupted`).
+    func storedCertificate() throws -> SigningIdentity?
+
+    /// Deletes the locally stored identity (SAP `deleteStoredCertificateWithError:`).
+    ///
+    /// Succeeds, doing nothing, when nothing is stored.
+    /// - Throws: when something is stored and removing it fails.
+    func deleteStoredCertificate() throws
+
+    /// The provider's current parameters (SAP `getParameters`): what the caller may cache and hand
+    /// back later through ``setParameters(_:)`` or ``initialize(options:)``.
+    var parameters: ProviderParameters { get }
+
+    /// Replaces the provider's parameters (SAP `setParameters:failedWithError:`).
+    /// - Throws: `.invalidParameter` naming the key when a value is rejected; on error the previous
+    ///   parameters stay in force.
+    func setParameters(_ parameters: ProviderParameters) throws
+}
+
+extension CertificateProvider {
+    public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
+        throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' does not support initialize(options:)")
+    }
+
+    public func storedCertificate() throws -> SigningIdentity? {
+        throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' does not store certificates")
+    }
+
+    public func deleteStoredCertificate() throws {
+        throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' does not support deleting stored certificates")
+    }
+
+    public var parameters: ProviderParameters { ProviderParameters() }
+
+    public func setParameters(_ parameters: ProviderParameters) throws {
+        throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' takes no parameters")
+    }
+}

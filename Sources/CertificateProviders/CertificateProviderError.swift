@@ -1,0 +1,96 @@
+/// The one error type of this package: a ``Code`` that tells the caller what to do, a reason a user
+/// can act on, and the OpenSSL error strings drained from the queue when OpenSSL was involved.
+///
+/// Two errors are equal when their codes are equal, so tests and callers can match on
+/// `error == .wrongPassword` style comparisons through ``Code``. No secret (password, PIN, key
+/// material) is ever put into an error.
+public struct CertificateProviderError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, as an open set of static members (new modules may add their own).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the code, used in logs and JSON output.
+        public let rawValue: String
+
+        /// Creates a code; modules that need a new failure class declare a static member with it.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public var description: String { rawValue }
+
+        /// No provider is registered under the requested ID.
+        public static let providerNotFound = Code("providerNotFound")
+        /// A provider was registered twice under one ID.
+        public static let providerAlreadyRegistered = Code("providerAlreadyRegistered")
+        /// The provider does not implement this optional part of the contract.
+        public static let unsupportedOperation = Code("unsupportedOperation")
+        /// A parameter is missing, of the wrong type, or has a value the provider rejects.
+        public static let invalidParameter = Code("invalidParameter")
+        /// The password or PIN does not open the file, store or key.
+        public static let wrongPassword = Code("wrongPassword")
+        /// A password is needed (to unlock a stored key) and none was given.
+        public static let passwordRequired = Code("passwordRequired")
+        /// Input bytes are not what they claim to be: corrupt, truncated, empty or of another format.
+        public static let malformedInput = Code("malformedInput")
+        /// The algorithm (key type, curve, cipher, digest) is not supported.
+        public static let unsupportedAlgorithm = Code("unsupportedAlgorithm")
+        /// The file or identity holds no private key.
+        public static let noPrivateKey = Code("noPrivateKey")
+        /// The private key matches none of the certificates.
+        public static let keyCertificateMismatch = Code("keyCertificateMismatch")
+        /// Nothing is stored under the requested name.
+        public static let notStored = Code("notStored")
+        /// Something is already stored under the requested name.
+        public static let alreadyExists = Code("alreadyExists")
+        /// The local store or journal is damaged or not ours.
+        public static let storeCorrupted = Code("storeCorrupted")
+        /// A file-system operation failed (permissions, disk full, missing directory).
+        public static let fileSystem = Code("fileSystem")
+        /// The server did not accept the credentials (after refresh and re-authentication).
+        public static let authenticationFailed = Code("authenticationFailed")
+        /// The server understood the request and refused it.
+        public static let serverRejected = Code("serverRejected")
+        /// The network failed, or the server answered something that is not the protocol.
+        public static let network = Code("network")
+        /// The operation did not finish in the configured time.
+        public static let timeout = Code("timeout")
+        /// The operation was cancelled by the caller.
+        public static let cancelled = Code("cancelled")
+        /// An OpenSSL call failed in a way none of the other codes describes.
+        public static let cryptoFailure = Code("cryptoFailure")
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A human sentence saying what went wrong and, where possible, what to do.
+    public var reason: String
+    /// The OpenSSL error queue drained when the failure happened, oldest first (may be empty).
+    public var openSSLErrors: [String]
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - reason: a sentence a user can act on; never include a secret.
+    ///   - openSSLErrors: strings from OpenSSL's error queue, if any.
+    public init(_ code: Code, _ reason: String, openSSLErrors: [String] = []) {
+        self.code = code
+        self.reason = reason
+        self.openSSLErrors = openSSLErrors
+    }
+
+    public var description: String {
+        if openSSLErrors.isEmpty { return "\(code): \(reason)" }
+        return "\(code): \(reason) (OpenSSL: \(openSSLErrors.joined(separator: "; ")))"
+    }
+
+    /// Errors compare equal when their codes are equal.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+
+    /// Matches an error against a code: `error ~= .wrongPassword`.
+    public static func ~= (code: Code, error: Self) -> Bool { error.code == code }
+}
+
+extension CertificateProviderError {
+    public static func providerNotFound(_ reason: String) -> Self { .init(.providerNotFound, reason) }
+    public static func unsupportedOperation(_ reason: String) -> Self { .init(.unsupportedOperation, reason) }
+    public static func invalidParameter(_ reason: String) -> Self { .init(.invalidParameter, reason) }
+    public static func malformedInput(_ reason: String) -> Self { .init(.malformedInput, reason) }
+}

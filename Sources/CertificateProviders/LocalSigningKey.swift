@@ -1,0 +1,203 @@
+internal import COpenSSL
+internal import COpenSSLShims
+
+/// A private key held in this process by OpenSSL (an `EVP_PKEY`): RSA or EC (P-256, P-384, P-521).
+///
+/// Signing is synchronous under the hood and safe to call from many tasks at once: each call uses its
+/// own OpenSSL context.
+public final class LocalSigningKey: SigningKey, Sendable {
+    /// The OpenSSL key, shared with this package's other modules (CMS signing, PKCS#12).
+    package let handle: EVPKeyHandle
+    public let publicKeyAlgorithm: PublicKeyAlgorithm
+    public let keySize: Int
+    public let publicKeyDERRepresentation: [UInt8]
+
+    /// Takes ownership of an `EVP_PKEY*` that holds a private key.
+    package init(handle: EVPKeyHandle) {
+        self.handle = handle
+        publicKeyAlgorithm = EVPKeyHandle.algorithm(of: handle.pointer)
+        keySize = Int(EVP_PKEY_get_bits(handle.pointer))
+        publicKeyDERRepresentation = EVPKeyHandle.publicKeyDER(of: handle.pointer)
+    }
+
+    /// What kind of key to generate.
+    public struct GenerationParameters: Sendable, Hashable, CustomStringConvertible {
+        let isRSA: Bool
+        let bits: Int
+        let curve: String
+
+        /// An RSA key of `bits` bits (2048 to 16384).
+        public static func rsa(bits: Int) -> Self { Self(isRSA: true, bits: bits, curve: "") }
+        /// RSA-2048.
+        public static let rsa2048 = rsa(bits: 2048)
+        /// EC on NIST P-256 (prime256v1).
+        public static let p256 = Self(isRSA: false, bits: 256, curve: "P-256")
+        /// EC on NIST P-384 (secp384r1).
+        public static let p384 = Self(isRSA: false, bits: 384, curve: "P-384")
+        /// EC on NIST P-521 (secp521r1).
+        public static let p521 = Self(isRSA: false, bits: 521, curve: "P-521")
+
+        public var description: String { isRSA ? "RSA-\(bits)" : "EC \(curve)" }
+    }
+
+    /// Generates a new key.
+    /// - Throws: `.unsupportedAlgorithm` for RSA sizes outside 2048…16384.
+    public convenience init(generating parameters: GenerationParameters) throws {
+        OpenSSLErrorQueue.clear()
+        let key: OpaquePointer?
+        if parameters.isRSA {
+            guard (2048...16384).contains(parameters.bits) else {
+                throw CertificateProviderError(.unsupportedAlgorithm, "RSA keys must have 2048 to 16384 bits, not \(parameters.bits)")
+            }
+            key = COpenSSLShims_EVP_RSA_gen(UInt32(parameters.bits))
+        } else {
+            key = COpenSSLShims_EVP_EC_gen(parameters.curve)
+        }
+        guard let key else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not generate a \(parameters) key") }
+        self.init(handle: EVPKeyHandle(takingOwnershipOf: key))
+    }
+
+    /// Reads a PEM private key (PKCS#8, traditional RSA/EC, encrypted or not).
+    /// - Parameters:
+    ///   - pem: the PEM text.
+    ///   - password: the password of an encrypted key; nil for a plain one.
+    /// - Throws: `.wrongPassword`, `.passwordRequired`, `.malformedInput`.
+    public convenience init(pemEncoded pem: String, password: Secret? = nil) throws {
+        OpenSSLErrorQueue.clear()
+        let encrypted = pem.contains("ENCRYPTED")
+        if encrypted && password == nil {
+            throw CertificateProviderError(.passwordRequired, "the private key is encrypted; give its password")
+        }
+        let key: OpaquePointer? = try MemoryBIO.withReadBIO(Array(pem.utf8)) { bio in
+            if let password {
+                return password.withCString { cString in
+                    PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: cString))
+                }
+            }
+            // An empty passphrase callback result stops OpenSSL from prompting on the terminal.
+            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
+        }
+        guard let key else {
+            if encrypted { throw OpenSSLErrorQueue.error(.wrongPassword, "the password does not decrypt the private key") }
+            throw OpenSSLErrorQueue.error(.malformedInput, "no readable PEM private key found")
+        }
+        self.init(handle: EVPKeyHandle(takingOwnershipOf: key))
+    }
+
+    /// Reads a DER PKCS#8 (unencrypted) private key.
+    /// - Throws: `.malformedInput`.
+    public convenience init(pkcs8DEREncoded der: [UInt8]) throws {
+        OpenSSLErrorQueue.clear()
+        let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+        }
+        guard let key else { throw OpenSSLErrorQueue.error(.malformedInput, "the bytes are not a DER private key") }
+        self.init(handle: EVPKeyHandle(takingOwnershipOf: key))
+    }
+
+    /// The key as PKCS#8 PEM, encrypted with AES-256-CBC (PBKDF2) when a password is given.
+    ///
+    /// Meant for test fixtures and explicit exports; the key otherwise never leaves the process.
+    public func pemRepresentation(password: Secret?) throws -> String {
+        OpenSSLErrorQueue.clear()
+        let bytes = try MemoryBIO.collecting { bio in
+            let ok: Int32
+            if let password {
+                ok = password.withCString { cString in
+                    password.withUnsafeBytes { raw in
+                        PEM_write_bio_PKCS8PrivateKey(bio, handle.pointer, EVP_aes_256_cbc(), cString, Int32(raw.count), nil, nil)
+                    }
+                }
+            } else {
+                ok = PEM_write_bio_PKCS8PrivateKey(bio, handle.pointer, nil, nil, 0, nil, nil)
+            }
+            guard ok == 1 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the private key") }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The public key as PEM (`-----BEGIN PUBLIC KEY-----`).
+    public var publicKeyPEMRepresentation: String {
+        let bytes = (try? MemoryBIO.collecting { bio in _ = PEM_write_bio_PUBKEY(bio, handle.pointer) }) ?? []
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public func signature(for data: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+        try signSynchronously(data: data, digestAlgorithm: digestAlgorithm, scheme: scheme)
+    }
+
+    public func signature(forDigest digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+        try signSynchronously(digest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
+    }
+
+    /// Signs `data` without suspending (for callers that are already off the cooperative pool).
+    public func signSynchronously(data: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) throws -> [UInt8] {
+        try signSynchronously(digest: digestAlgorithm.hash(data), digestAlgorithm: digestAlgorithm, scheme: scheme)
+    }
+
+    /// Signs a precomputed digest without suspending.
+    /// - Throws: `.invalidParameter` for a digest of the wrong length, `.unsupportedAlgorithm` for a
+    ///   scheme that does not fit the key.
+    public func signSynchronously(digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) throws -> [UInt8] {
+        guard digest.count == digestAlgorithm.outputByteCount else {
+            throw CertificateProviderError.invalidParameter("a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
+        }
+        try checkScheme(scheme)
+        OpenSSLErrorQueue.clear()
+        guard let context = EVP_PKEY_CTX_new(handle.pointer, nil) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not create a signing context")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_sign_init(context) == 1,
+              EVP_PKEY_CTX_set_signature_md(context, digestAlgorithm.evpMD) == 1 else {
+            throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "the \(publicKeyAlgorithm) key cannot sign \(digestAlgorithm) digests")
+        }
+        if publicKeyAlgorithm.isRSA {
+            let padding = scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING
+            guard EVP_PKEY_CTX_set_rsa_padding(context, padding) == 1 else {
+                throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not select \(scheme) padding")
+            }
+            if scheme == .rsaPSS {
+                guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
+                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, digestAlgorithm.evpMD) == 1 else {
+                    throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not configure RSA-PSS")
+                }
+            }
+        }
+        var length = 0
+        guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not size the signature")
+        }
+        var signature = [UInt8](repeating: 0, count: length)
+        guard EVP_PKEY_sign(context, &signature, &length, digest, digest.count) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "signing failed")
+        }
+        return Array(signature.prefix(length))
+    }
+
+    /// Checks a signature made by this key (or its public half) over `data`.
+    public func isValidSignature(_ signature: [UInt8], for data: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) -> Bool {
+        let digest = digestAlgorithm.hash(data)
+        OpenSSLErrorQueue.clear()
+        defer { OpenSSLErrorQueue.clear() }
+        guard (try? checkScheme(scheme)) != nil, let context = EVP_PKEY_CTX_new(handle.pointer, nil) else { return false }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_signature_md(context, digestAlgorithm.evpMD) == 1 else { return false }
+        if publicKeyAlgorithm.isRSA {
+            guard EVP_PKEY_CTX_set_rsa_padding(context, scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) == 1 else { return false }
+            if scheme == .rsaPSS {
+                guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
+                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, digestAlgorithm.evpMD) == 1 else { return false }
+            }
+        }
+        return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
+    }
+
+    private func checkScheme(_ scheme: SignatureScheme) throws {
+        let fits = publicKeyAlgorithm.isRSA ? (scheme == .rsaPKCS1v15 || scheme == .rsaPSS) : (publicKeyAlgorithm.isEC && scheme == .ecdsa)
+        guard fits else {
+            throw CertificateProviderError(.unsupportedAlgorithm, "a \(publicKeyAlgorithm) key cannot sign with \(scheme)")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// The unique identifier of a certificate provider (SAP's `getProviderID`).
+///
+/// An open set: the built-in providers have static members; apps add their own IDs, in reverse-DNS
+/// form for third parties (`com.example.smartcard`).
+public struct ProviderID: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral, Codable {
+    /// The ID as registered and shown to users.
+    public let rawValue: String
+
+    /// Creates an ID from its string form.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public var description: String { rawValue }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    /// Local PKCS#12 files and the encrypted identity store.
+    public static let pkcs12: ProviderID = "pkcs12"
+    /// The Foresight Mobile Platform's DSS API.
+    public static let fmpDSS: ProviderID = "fmp-dss"
+    /// The CryptoPro DSS SignServer REST API.
+    public static let cryptoProDSS: ProviderID = "cryptopro-dss"
+}

@@ -1,0 +1,113 @@
+public import Foundation
+
+/// Runs real command-line tools (`openssl`, `keytool`, `python3`) from tests, so interop is checked
+/// against the tools users have, not against our own code.
+public enum ExternalTool {
+    /// What a finished process left behind.
+    public struct Result: Sendable {
+        /// The exit status.
+        public let status: Int32
+        /// Everything written to standard output.
+        public let standardOutput: Data
+        /// Everything written to standard error.
+        public let standardError: Data
+        /// Standard output as UTF-8 text.
+        public var output: String { String(decoding: standardOutput, as: UTF8.self) }
+        /// Standard error as UTF-8 text.
+        public var errorOutput: String { String(decoding: standardError, as: UTF8.self) }
+        /// Whether the process exited with status 0.
+        public var succeeded: Bool { status == 0 }
+    }
+
+    /// The full path of `name` on `PATH`, or nil when the tool is not installed.
+    public static func path(of name: String) -> String? {
+        if name.hasPrefix("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Whether `name` is installed.
+    public static func isAvailable(_ name: String) -> Bool { path(of: name) != nil }
+
+    /// Runs a tool to completion.
+    /// - Parameters:
+    ///   - tool: a name on `PATH` or an absolute path.
+    ///   - arguments: the arguments (never put secrets here: use `environment` and `env:` options).
+    ///   - environment: extra environment variables.
+    ///   - input: bytes for standard input (stdin is closed after them).
+    ///   - directory: the working directory.
+    /// - Throws: when the tool is missing or cannot start.
+    @discardableResult
+    public static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:],
+                           input: Data? = nil, directory: URL? = nil) throws -> Result {
+        guard let executable = path(of: tool) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "\(tool) is not installed"])
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        if let directory { process.currentDirectoryURL = directory }
+        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        try process.run()
+        // Drain both pipes concurrently so a chatty tool cannot block on a full pipe.
+        let collected = CollectedOutput()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            collected.setError(stderr.fileHandleForReading.readDataToEndOfFile())
+            group.leave()
+        }
+        if let input { stdin.fileHandleForWriting.write(input) }
+        try? stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, standardOutput: output, standardError: collected.error)
+    }
+
+    private final class CollectedOutput: @unchecked Sendable {
+        // Written once by the reader thread before group.leave(), read after group.wait().
+        var error = Data()
+        func setError(_ data: Data) { error = data }
+    }
+}
+
+/// A temporary directory removed when the value is released.
+public final class TemporaryDirectory: Sendable {
+    /// The directory.
+    public let url: URL
+
+    /// Creates a fresh directory under the system temporary directory.
+    public init(prefix: String = "certificate-providers-tests") throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// A path inside the directory.
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Writes bytes to a file inside the directory and returns its path.
+    @discardableResult
+    public func write(_ name: String, _ bytes: some DataProtocol) throws -> String {
+        let path = self.path(name)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Writes text to a file inside the directory and returns its path.
+    @discardableResult
+    public func write(_ name: String, text: String) throws -> String { try write(name, Data(text.utf8)) }
+
+    /// Reads a file inside the directory.
+    public func read(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path(name)))) }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
