@@ -59,6 +59,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "certsign-bench",
+            dependencies: ["CertificateProviders"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "CertificateProvidersTests",

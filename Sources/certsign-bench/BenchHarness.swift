@@ -1,0 +1,157 @@
+import Foundation
+
+/// One measured figure: the median of several runs and their spread.
+struct Sample: Sendable {
+    var median: Double
+    var min: Double
+    var max: Double
+
+    /// A sample of one value.
+    init(_ value: Double) { median = value; min = value; max = value }
+    init(median: Double, min: Double, max: Double) { self.median = median; self.min = min; self.max = max }
+
+    /// Builds a sample from raw values (median, min, max).
+    init(values: [Double]) {
+        let sorted = values.sorted()
+        median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
+        min = sorted.first ?? 0
+        max = sorted.last ?? 0
+    }
+
+    /// Turns a duration sample (seconds for `count` operations) into operations per second.
+    func rate(count: Double) -> Sample {
+        Sample(median: count / median, min: count / max, max: count / min)
+    }
+}
+
+/// The unit a row is printed in.
+enum Unit: Sendable {
+    case seconds, perSecond, mebibytes
+    var suffix: String {
+        switch self {
+        case .seconds: return "s"
+        case .perSecond: return "/s"
+        case .mebibytes: return "MiB"
+        }
+    }
+}
+
+/// Collects benchmark rows and prints one table: figure, baseline measured in the same run, ratio,
+/// and whether the goal holds.
+final class BenchHarness: @unchecked Sendable {
+    // Used from one task at a time by main.swift; rows are appended sequentially.
+    struct Row {
+        var name: String
+        var ours: Sample
+        var baseline: Sample
+        var baselineName: String
+        var unit: Unit
+        var goal: Double?
+        var higherIsBetter: Bool
+        var ratio: Double { higherIsBetter ? ours.median / baseline.median : baseline.median / ours.median }
+        var holds: Bool? { goal.map { ratio >= $0 } }
+    }
+
+    /// Repetitions per measurement.
+    let repetitions: Int
+    /// Scratch directory for big files (removed at the end).
+    let scratch: URL
+    private(set) var rows: [Row] = []
+    private(set) var notes: [String] = []
+
+    init(repetitions: Int, scratch: URL) {
+        self.repetitions = repetitions
+        self.scratch = scratch
+    }
+
+    /// Runs `body` `repetitions` times (after one warm-up) and returns the seconds per run.
+    func time(warmUp: Bool = true, _ body: () async throws -> Void) async rethrows -> Sample {
+        if warmUp { try await body() }
+        var values: [Double] = []
+        for _ in 0..<repetitions {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try await body()
+            values.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        return Sample(values: values)
+    }
+
+    /// Runs a command `repetitions` times (after one warm-up) and returns seconds per run.
+    /// - Throws: when the command is missing or exits non-zero.
+    func timeCommand(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Sample {
+        var values: [Double] = []
+        for index in 0...repetitions {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let result = try runCommand(tool, arguments, environment: environment)
+            guard result.status == 0 else {
+                throw BenchError("\(tool) \(arguments.joined(separator: " ")) failed: \(result.error)")
+            }
+            if index > 0 { values.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+        }
+        return Sample(values: values)
+    }
+
+    /// Runs a command once and returns its status and outputs.
+    func runCommand(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let errorBox = ErrorBox()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { errorBox.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errorBox.data, as: UTF8.self))
+    }
+
+    private final class ErrorBox: @unchecked Sendable {
+        // Written by one reader thread before group.leave(), read after group.wait().
+        var data = Data()
+    }
+
+    /// Adds a row.
+    func record(_ name: String, ours: Sample, baseline: Sample, baselineName: String, unit: Unit,
+                goal: Double? = nil, higherIsBetter: Bool) {
+        rows.append(Row(name: name, ours: ours, baseline: baseline, baselineName: baselineName, unit: unit,
+                        goal: goal, higherIsBetter: higherIsBetter))
+    }
+
+    /// Adds a line printed under the table.
+    func note(_ text: String) { notes.append(text) }
+
+    /// Prints the table.
+    func printTable() {
+        func format(_ sample: Sample, _ unit: Unit) -> String {
+            func number(_ value: Double) -> String {
+                value >= 1000 ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value) : String(format: "%.3f", value)
+            }
+            return "\(number(sample.median))\(unit.suffix) [\(number(sample.min))–\(number(sample.max))]"
+        }
+        let header = ["benchmark", "ours (median [min–max])", "baseline", "baseline (median [min–max])", "ratio", "goal"]
+        var lines: [[String]] = [header]
+        for row in rows {
+            let goal = row.goal.map { String(format: "≥ %.2f %@", $0, row.holds == true ? "ok" : "MISSED") } ?? "-"
+            lines.append([row.name, format(row.ours, row.unit), row.baselineName, format(row.baseline, row.unit),
+                          String(format: "%.2f", row.ratio), goal])
+        }
+        let widths = (0..<header.count).map { column in lines.map { $0[column].count }.max() ?? 0 }
+        for (index, line) in lines.enumerated() {
+            print(zip(line, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  "))
+            if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+        }
+        for note in notes { print("note: \(note)") }
+    }
+}
+
+/// A benchmark that could not run.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

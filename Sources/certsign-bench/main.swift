@@ -1,0 +1,18 @@
+// certsign-bench: `make bench`. Release build; every figure is printed beside a baseline measured in
+// the same run on the same machine, with the ratio and the goal the issues set.
+import Foundation
+
+let arguments = CommandLine.arguments.dropFirst()
+let repetitions = arguments.first.flatMap(Int.init) ?? 5
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-bench-\(getpid())")
+try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: scratch) }
+
+let harness = BenchHarness(repetitions: repetitions, scratch: scratch)
+let host = ProcessInfo.processInfo
+print("certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(repetitions) runs per figure, \(Date())")
+
+// bench suites: each module adds one line here
+harness.note("no benchmark suites registered yet")
+
+harness.printTable()
