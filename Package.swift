@@ -53,9 +53,14 @@ let package = Package(
 
         // MARK: Signing, remote, CLI
         // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
+        .target(
+            name: "CertSignCLI",
+            dependencies: ["CertificateProviders"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "certsign",
-            dependencies: ["CertificateProviders"],
+            dependencies: ["CertSignCLI"],
             swiftSettings: swiftSettings
         ),
 

@@ -1,11 +1,5 @@
-// certsign: until the CLI issue lands this executable lists the providers a default registry holds.
-import CertificateProviders
+// certsign: the command-line tool. Everything happens in CertSignCLI; this only runs it and exits.
+import CertSignCLI
+import Foundation
 
-let registry = ProviderRegistry()
-print("certsign: registered providers (\(registry.registeredIDs.count)):")
-for registration in registry.registrationsByID {
-    print("  \(registration.id)  \(registration.description)")
-}
-if registry.registeredIDs.isEmpty {
-    print("  (none yet: the PKCS#12, FMP DSS and CryptoPro DSS providers register here as they land)")
-}
+exit(await CertSign.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,52 @@
+import CertificateProviders
+import Foundation
+
+/// The command table.
+enum Commands {
+    static let all: [CommandDescriptor] = [providers] // commands: more are added by their files
+
+    static func listing(_ commands: [CommandDescriptor]) -> String {
+        let width = commands.map(\.name.count).max() ?? 0
+        return commands.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)" }.joined(separator: "\n")
+    }
+
+    static func overview() -> String {
+        """
+        certsign \(CertSign.version): sign and verify documents with certificates from any provider.
+
+        usage: \(Invocation.globalUsage)
+
+        commands:
+        \(listing(all))
+
+        global options:
+          --store DIR   identity store (default $CERTSIGN_HOME, else $XDG_DATA_HOME/certsign, else ~/.local/share/certsign)
+          --json        print one JSON document per command on stdout
+          --help        help for certsign or for a command;  --version  print the version
+
+        secrets are never taken as command-line values: use --password-env VAR, --password-file PATH,
+        --password-stdin, or answer the prompt when stdin is a terminal.
+        exit codes: 0 success, 1 the operation failed, 64 usage error.
+        """
+    }
+
+    static let providers = CommandDescriptor(
+        words: ["providers"], summary: "list the registered certificate providers",
+        usage: "certsign providers", details: "", spec: OptionSpec()
+    ) { _, context in
+        let registry = try context.makeRegistry()
+        let rows = registry.registrationsByID
+        context.emit(["providers": rows.map { ["id": $0.id.rawValue, "description": $0.description] }],
+                     human: Format.table(["ID", "DESCRIPTION"], rows.map { [$0.id.rawValue, $0.description] }))
+        return CertSign.exitSuccess
+    }
+}
+
+extension CommandContext {
+    /// The providers this tool offers. Only the CLI decides what is registered.
+    func makeRegistry() throws -> ProviderRegistry {
+        let registry = ProviderRegistry()
+        // registry: providers register here
+        return registry
+    }
+}

@@ -1,0 +1,138 @@
+import CertificateProviders
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a command writes, and what it can ask: abstracted so tests run commands in-process.
+final class Console: @unchecked Sendable {
+    // Used by one command at a time; the progress state is only touched from the running command.
+    let environment: [String: String]
+    private let standardInput: FileHandle
+    private let standardOutput: FileHandle
+    private let standardError: FileHandle
+    private var lastProgressDraw: UInt64 = 0
+    private var progressVisible = false
+
+    init(environment: [String: String], standardInput: FileHandle = .standardInput,
+         standardOutput: FileHandle = .standardOutput, standardError: FileHandle = .standardError) {
+        self.environment = environment
+        self.standardInput = standardInput
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+
+    /// Whether standard input is a terminal (so a password prompt is possible).
+    var inputIsTerminal: Bool { isatty(standardInput.fileDescriptor) == 1 }
+    /// Whether standard error is a terminal (so a progress bar is drawn).
+    var errorIsTerminal: Bool { isatty(standardError.fileDescriptor) == 1 }
+
+    func out(_ text: String) {
+        clearProgress()
+        standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    }
+
+    func err(_ text: String) {
+        clearProgress()
+        standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    }
+
+    /// Reads all of standard input (for `--password-stdin`).
+    func readStandardInput() -> [UInt8] { Array(standardInput.readDataToEndOfFile()) }
+
+    /// Asks for a secret on the terminal with echo off.
+    /// - Throws: `UsageError`-free `.passwordRequired` when no terminal is attached.
+    func promptSecret(_ prompt: String) throws -> Secret {
+        let descriptor = standardInput.fileDescriptor
+        guard isatty(descriptor) == 1 else {
+            throw CertificateProviderError(.passwordRequired, "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed: use --password-env VAR, --password-file PATH or --password-stdin")
+        }
+        standardError.write(Data(prompt.utf8))
+        var saved = termios()
+        tcgetattr(descriptor, &saved)
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(descriptor, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(descriptor, TCSAFLUSH, &saved)
+            standardError.write(Data("\n".utf8))
+        }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(descriptor, &byte, 1) == 1, byte != 0x0A, byte != 0x0D { bytes.append(byte) }
+        return Secret(wiping: &bytes)
+    }
+
+    /// Draws a progress bar on standard error when it is a terminal (at most ten times a second).
+    func progress(_ label: String, done: Int64, total: Int64) {
+        guard errorIsTerminal, total > 0 else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard done >= total || now - lastProgressDraw > 100_000_000 else { return }
+        lastProgressDraw = now
+        let fraction = min(1, Double(done) / Double(total))
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        let text = "\r\(label) [\(bar)] \(Int(fraction * 100))% \(Format.bytes(done))/\(Format.bytes(total))"
+        standardError.write(Data(text.utf8))
+        progressVisible = true
+    }
+
+    /// Erases a drawn progress bar.
+    func clearProgress() {
+        guard progressVisible else { return }
+        standardError.write(Data("\r\u{1B}[K".utf8))
+        progressVisible = false
+    }
+}
+
+/// Formatting for people.
+enum Format {
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    /// A date in local time, `2026-11-29 14:05:09 +0300`.
+    static func localDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss ZZZ"
+        return formatter.string(from: date)
+    }
+
+    /// A date in UTC ISO 8601, for JSON.
+    static func isoDate(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    /// Aligned columns; the header row is followed by nothing fancy so output stays grep-able.
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            zip(row, widths).enumerated().map { index, pair in
+                index == row.count - 1 ? pair.0 : pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}
+
+/// Builds the JSON documents `--json` prints: sorted keys, UTF-8 kept (Cyrillic intact).
+enum JSONOutput {
+    static func render(_ object: Any) -> String {
+        guard JSONSerialization.isValidJSONObject(object),
+              let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
+            return "{}"
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
