@@ -77,5 +77,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // tests: more test targets are added here by their issues
+        .testTarget(
+            name: "CertSignCLITests",
+            dependencies: ["CertSignCLI", "certsign", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

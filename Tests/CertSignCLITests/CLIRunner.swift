@@ -1,0 +1,33 @@
+import CertificateProvidersTesting
+import Foundation
+import Testing
+
+/// Runs the built `certsign` binary as a subprocess, the way users and scripts do.
+enum CLI {
+    /// `.build/<config>/certsign`, next to the test bundle.
+    static let binary: String = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("certsign").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return "certsign"
+    }()
+
+    /// Runs `certsign` with a private store directory and the given environment.
+    @discardableResult
+    static func run(_ arguments: [String], store: TemporaryDirectory? = nil, environment: [String: String] = [:],
+                    input: String? = nil, directory: URL? = nil) throws -> ExternalTool.Result {
+        var environment = environment
+        if let store { environment["CERTSIGN_HOME"] = store.url.path }
+        environment["TZ"] = environment["TZ"] ?? "Europe/Moscow"
+        return try ExternalTool.run(binary, arguments, environment: environment, input: input.map { Data($0.utf8) }, directory: directory)
+    }
+
+    /// Parses stdout as one JSON object.
+    static func json(_ result: ExternalTool.Result) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: result.standardOutput)
+        return try #require(object as? [String: Any], "stdout is not a JSON object: \(result.output)")
+    }
+}
