@@ -74,7 +74,7 @@ let package = Package(
 
         .executableTarget(
             name: "certsign-bench",
-            dependencies: ["CertificateProviders", "PKCS12Provider"],
+            dependencies: ["CertificateProviders", "PKCS12Provider", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
 
