@@ -84,6 +84,20 @@ struct IdentityStoreTests {
         }
     }
 
+    @Test("importing a file with an empty password needs a store password", .enabled(if: Fixtures.hasOpenSSL, "openssl is not installed"))
+    func importEmptyPasswordFile() async throws {
+        let directory = try TemporaryDirectory()
+        let store = PKCS12IdentityStore(directory: directory.url.appendingPathComponent("store"))
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=Empty File Password")
+        let bytes = try Fixtures.opensslExport(original, password: nil, in: directory)
+        Fixtures.expectError(.passwordRequired) { try store.import(pkcs12Data: bytes, password: nil, alias: "empty") }
+        #expect(try store.list().isEmpty)
+        let imported = try store.import(pkcs12Data: bytes, password: nil, alias: "empty", storePassword: Secret("now protected"))
+        #expect(imported.identity.certificate == original.certificate)
+        try await Fixtures.signAndVerifyWithOpenSSL(try store.identity(alias: "empty", password: Secret("now protected")))
+        Fixtures.expectError(.wrongPassword) { _ = try store.identity(alias: "empty", password: Secret("")) }
+    }
+
     @Test("modes: directories 0700, files 0600")
     func modes() throws {
         let directory = try TemporaryDirectory()

@@ -46,8 +46,9 @@ enum FileSystem {
         defer { if !closed { close(descriptor) } }
         var written = 0
         while written < bytes.count {
-            let result = bytes.withUnsafeBytes { raw in
-                Glibc.write(descriptor, raw.baseAddress! + written, raw.count - written)
+            let result = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return Glibc.write(descriptor, base + written, raw.count - written)
             }
             if result < 0 {
                 if errno == EINTR { continue }

@@ -97,7 +97,7 @@ enum PKCS12Parser {
         var best: Contents?
         for form in verified.map({ [$0] }) ?? candidates {
             let contents = try walk(p12, password: form)
-            if best == nil || contents.decryptedParts > best!.decryptedParts { best = contents }
+            if contents.decryptedParts > best?.decryptedParts ?? -1 { best = contents }
             if contents.failures.isEmpty { break }
         }
         // `candidates` is never empty, so `best` is set.
