@@ -26,13 +26,24 @@ struct BadInputTests {
 
     @Test("single bit flips with the right password: never a wrong-password error, never a different identity")
     func bitFlips() throws {
-        let (bytes, original) = Self.fixture
+        try Self.flipBits(in: Self.fixture.bytes, password: "fixture", original: Self.fixture.identity, stride: 3)
+    }
+
+    @Test("single bit flips in an openssl -legacy file (RC2-40, 3DES, SHA-1 MAC)", .enabled(if: Fixtures.hasOpenSSL, "openssl is not installed"))
+    func bitFlipsLegacy() throws {
+        let directory = try TemporaryDirectory()
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=Legacy Flips")
+        let bytes = try Fixtures.opensslExport(original, password: "flip", arguments: ["-legacy", "-iter", "16"], in: directory)
+        try Self.flipBits(in: bytes, password: "flip", original: original, stride: 5)
+    }
+
+    static func flipBits(in bytes: [UInt8], password: String, original: SigningIdentity, stride step: Int) throws {
         var outcomes: [String: Int] = [:]
-        for index in stride(from: 0, to: bytes.count, by: 3) {
+        for index in stride(from: 0, to: bytes.count, by: step) {
             var damaged = bytes
             damaged[index] ^= UInt8(1 << (index % 8))
             do {
-                let file = try PKCS12File(data: damaged, password: Secret("fixture"))
+                let file = try PKCS12File(data: damaged, password: Secret(password))
                 if let identity = try? file.identity() {
                     // A flip in a byte nobody checks (e.g. an attribute the MAC does not cover) may be harmless.
                     #expect(identity.certificate == original.certificate, "flip at \(index) changed the certificate")
@@ -44,7 +55,7 @@ struct BadInputTests {
                 outcomes[error.code.rawValue, default: 0] += 1
             }
         }
-        #expect((outcomes["malformedInput"] ?? 0) > bytes.count / 6, "\(outcomes)")
+        #expect((outcomes["malformedInput"] ?? 0) > bytes.count / (2 * step), "\(outcomes)")
     }
 
     @Test("single bit flips with a wrong password: .wrongPassword or .malformedInput, no crash")
@@ -98,6 +109,27 @@ struct BadInputTests {
         #expect(error?.reason.contains("50 MiB") == true)
         let bytes = Self.fixture.bytes + [UInt8](repeating: 0, count: 50 * 1_048_576)
         Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: bytes, password: Secret("fixture")) }
+    }
+
+    @Test("a hostile iteration count (2^31 - 1) is refused before any key derivation runs")
+    func hostileIterationCount() throws {
+        var bytes = Self.fixture.bytes
+        // The file ends with the MAC iterations `02 01 10` (16) inside MacData, the PFX's last element.
+        #expect(Array(bytes.suffix(3)) == [0x02, 0x01, 0x10])
+        #expect(bytes[1] == 0x82) // PFX length in long form, two bytes
+        var found: Int?
+        for index in stride(from: bytes.count - 3, through: 0, by: -1) where bytes[index] == 0x30 {
+            if Int(bytes[index + 1]) == bytes.count - index - 2 { found = index; break }
+        }
+        let macData = try #require(found)
+        bytes.removeLast(3)
+        bytes += [0x02, 0x04, 0x7F, 0xFF, 0xFF, 0xFF]
+        bytes[macData + 1] += 3
+        let length = (Int(bytes[2]) << 8 | Int(bytes[3])) + 3
+        bytes[2] = UInt8(length >> 8)
+        bytes[3] = UInt8(length & 0xFF)
+        let error = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: bytes, password: Secret("fixture")) }
+        #expect(error?.reason.contains("2147483647") == true, "\(String(describing: error))")
     }
 
     @Test("missing file and directory → .fileSystem")

@@ -117,6 +117,21 @@ struct InteropTests {
         Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(data: modern, password: Secret("пароль-ёж-123")) }
     }
 
+    @Test("a non-ASCII password as OpenSSL 1.0 wrote it (each UTF-8 byte taken as one BMP character) still opens",
+          .enabled(if: Fixtures.hasOpenSSL, "openssl is not installed"))
+    func openSSL10Password() async throws {
+        let directory = try TemporaryDirectory()
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=OpenSSL 1.0 era")
+        let password = "Пароль"
+        // OpenSSL 1.0 turned each byte into one BMP character: the UTF-8 bytes read as Latin-1.
+        let asOpenSSL10Wrote = String(String.UnicodeScalarView(password.utf8.map { Unicode.Scalar($0) }))
+        #expect(asOpenSSL10Wrote.unicodeScalars.count == password.utf8.count)
+        let bytes = try Fixtures.opensslExport(original, password: asOpenSSL10Wrote, arguments: ["-legacy"], in: directory)
+        let file = try PKCS12File(data: bytes, password: Secret(password))
+        #expect(file.protection.isMACVerified)
+        try await Fixtures.signAndVerifyWithOpenSSL(try file.identity())
+    }
+
     @Test("a file with certificates only gives .noPrivateKey", .enabled(if: Fixtures.hasOpenSSL, "openssl is not installed"))
     func certificatesOnly() throws {
         let directory = try TemporaryDirectory()

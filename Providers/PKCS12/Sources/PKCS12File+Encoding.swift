@@ -44,8 +44,9 @@ extension PKCS12File {
         guard password.withUnsafeBytes({ !$0.contains(0) }) else {
             throw CertificateProviderError.invalidParameter("the PKCS#12 password must not contain NUL characters")
         }
-        guard (1...10_000_000).contains(options.iterations), (1...10_000_000).contains(options.macIterations) else {
-            throw CertificateProviderError.invalidParameter("PKCS#12 iteration counts must be between 1 and 10000000")
+        let allowed = 1...PKCS12File.maximumIterations
+        guard allowed.contains(options.iterations), allowed.contains(options.macIterations) else {
+            throw CertificateProviderError.invalidParameter("PKCS#12 iteration counts must be between 1 and \(PKCS12File.maximumIterations)")
         }
         guard key.matches(identity.certificate) else {
             throw CertificateProviderError(.keyCertificateMismatch, "the identity's key does not match its certificate (\(identity.certificate.subject))")

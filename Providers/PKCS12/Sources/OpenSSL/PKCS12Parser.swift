@@ -75,6 +75,7 @@ enum PKCS12Parser {
         let candidates = passwordCandidates(password)
         let macPresent = PKCS12_mac_present(p12) == 1
         let mac = macPresent ? macDescription(p12) : nil
+        try checkIterations(mac?.iterations, what: "integrity check (MAC)")
         var verified: PasswordForm?
         if macPresent {
             for form in candidates {
@@ -165,6 +166,7 @@ enum PKCS12Parser {
             case NID_pkcs7_encrypted:
                 let algorithm = describe(p7.pointee.d.encrypted?.pointee.enc_data?.pointee.algorithm)
                 if let algorithm { contents.contentEncryption.append(algorithm) }
+                try checkIterations(algorithm?.iterations, what: "certificate encryption")
                 let bags = password.with { PKCS12_unpack_p7encdata(p7, $0, $1) }
                 guard let bags else {
                     record(failure: classify(OpenSSLErrorQueue.drainEntries(), algorithm: algorithm), into: &contents)
@@ -205,6 +207,7 @@ enum PKCS12Parser {
                 if let sig = PKCS12_SAFEBAG_get0_pkcs8(bag) { X509_SIG_get0(sig, &algorithmPointer, nil) }
                 let algorithm = describe(algorithmPointer)
                 if let algorithm { contents.keyEncryption.append(algorithm) }
+                try checkIterations(algorithm?.iterations, what: "key encryption")
                 guard let info = password.with({ PKCS12_decrypt_skey_ex(bag, $0, $1, nil, nil) }) else {
                     record(failure: classify(OpenSSLErrorQueue.drainEntries(), algorithm: algorithm), into: &contents)
                     continue
@@ -241,6 +244,13 @@ enum PKCS12Parser {
             throw CertificateProviderError(.malformedInput, "the \(name) private key in the PKCS#12 file is corrupt", openSSLErrors: entries.map(\.text))
         }
         return EVPKeyHandle(takingOwnershipOf: key)
+    }
+
+    /// Refuses iteration counts no tool writes before a key derivation spends minutes on them.
+    private static func checkIterations(_ iterations: Int?, what: String) throws {
+        guard let iterations, iterations > PKCS12File.maximumIterations else { return }
+        throw CertificateProviderError.malformedInput(
+            "the PKCS#12 \(what) asks for \(iterations) key-derivation iterations (at most \(PKCS12File.maximumIterations) accepted): the file is corrupt or hostile")
     }
 
     // MARK: Building the result
