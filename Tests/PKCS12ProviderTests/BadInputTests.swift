@@ -94,6 +94,11 @@ struct BadInputTests {
         let pem = identity.certificate.pemRepresentation + (try key.pemRepresentation(password: nil))
         let pemError = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: Array(pem.utf8), password: nil) }
         #expect(pemError?.reason.contains("PEM") == true)
+        // What `openssl pkcs12 -nodes` prints: attribute lines before each block.
+        let dumped = "Bag Attributes\n    localKeyID: 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F 10 11 12 13 14\n    friendlyName: signer\n"
+            + "subject=CN = Bad Input Fixture\nissuer=CN = PKCS12 Test Root, O = swift-certificate-providers\n" + pem
+        let dumpedError = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: Array(dumped.utf8), password: nil) }
+        #expect(dumpedError?.reason.contains("PEM") == true)
     }
 
     @Test("a 50 MB file and 50 MB of bytes → .malformedInput without reading it all")

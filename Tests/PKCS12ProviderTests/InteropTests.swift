@@ -225,6 +225,21 @@ struct InteropTests {
         Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(contentsOf: store, password: Secret("wrong")) }
     }
 
+    @Test("keytool -importkeystore from a JKS keystore to PKCS12", .enabled(if: Fixtures.hasKeytool, "keytool (JDK) is not installed"))
+    func keytoolImportKeystore() async throws {
+        let directory = try TemporaryDirectory()
+        let environment = ["SRC": "jks-pass", "DST": "p12-pass"]
+        try Fixtures.run("keytool", ["-genkeypair", "-alias", "java-signer", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=From JKS",
+                                     "-validity", "30", "-storetype", "JKS", "-keystore", directory.path("old.jks"),
+                                     "-storepass:env", "SRC", "-keypass:env", "SRC"], environment: environment)
+        try Fixtures.run("keytool", ["-importkeystore", "-srckeystore", directory.path("old.jks"), "-srcstoretype", "JKS", "-srcstorepass:env", "SRC",
+                                     "-destkeystore", directory.path("new.p12"), "-deststoretype", "PKCS12", "-deststorepass:env", "DST"],
+                         environment: environment)
+        let file = try PKCS12File(contentsOf: directory.path("new.p12"), password: Secret("p12-pass"))
+        #expect(file.aliases == ["java-signer"])
+        try await Fixtures.signAndVerifyWithOpenSSL(try file.identity())
+    }
+
     @Test("two keys with aliases (keytool): ambiguous without alias, selectable by name or local key ID",
           .enabled(if: Fixtures.hasKeytool, "keytool (JDK) is not installed"))
     func twoKeys() async throws {

@@ -115,7 +115,10 @@ public final class PKCS12CertificateProvider: CertificateProvider {
 
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
         try PKCS12CertificateProvider.validate(options)
-        let merged = state.withLock { $0.parameters }.merging(options)
+        var merged = state.withLock { $0.parameters }.merging(options)
+        // The import source given now wins over one left in the parameters.
+        if options[.pkcs12Data] != nil { merged[.pkcs12File] = nil }
+        if options[.pkcs12File] != nil { merged[.pkcs12Data] = nil }
         let bytes: [UInt8]
         if let data = try merged.data(.pkcs12Data) {
             bytes = data
@@ -135,7 +138,9 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         let store = try makeStore(merged)
         state.withLock { $0.openCount += 1 }
         let file = try PKCS12File(data: bytes, password: password)
-        let identity = try file.identity(alias: keyAlias ?? (file.keys.count > 1 ? alias : nil))
+        // With several keys in the file, an explicit alias also names the key to take.
+        let explicitAlias = merged[.pkcs12Alias] != nil ? alias : nil
+        let identity = try file.identity(alias: keyAlias ?? (file.keys.count > 1 ? explicitAlias : nil))
         try store.import(identity, alias: alias, storePassword: storePassword, replacingExisting: true)
         let storedDigest = try store.pkcs12Data(alias: alias).map { DigestAlgorithm.sha256.hash($0) } ?? []
 

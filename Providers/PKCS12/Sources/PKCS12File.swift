@@ -173,7 +173,7 @@ public struct PKCS12File: Sendable {
         guard let alias, !alias.isEmpty else {
             guard keys.count == 1 else {
                 throw CertificateProviderError.invalidParameter(
-                    "the PKCS#12 file holds \(keys.count) private keys; choose one with the alias parameter: \(choices)")
+                    "the PKCS#12 file holds \(keys.count) private keys; choose one by its alias (friendly name or local key ID): \(choices)")
             }
             return keys[0]
         }

@@ -339,8 +339,9 @@ enum PKCS12Parser {
 
     /// A `.malformedInput` saying what the bytes look like instead.
     static func notPKCS12(_ bytes: [UInt8], openSSLErrors: [String]) -> CertificateProviderError {
-        let prefix = String(decoding: bytes.prefix(64), as: UTF8.self)
-        if prefix.contains("-----BEGIN") {
+        // `openssl pkcs12 -nodes` output starts with "Bag Attributes" lines before the first block.
+        let prefix = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        if prefix.contains("-----BEGIN ") {
             return CertificateProviderError(.malformedInput,
                                             "this is a PEM file, not a PKCS#12 file; combine the key and certificate with `openssl pkcs12 -export`",
                                             openSSLErrors: openSSLErrors)
