@@ -109,7 +109,21 @@ struct IdentityStoreTests {
         #expect(try Self.mode(root.appendingPathComponent("identities/modes").path) == 0o700)
         #expect(try Self.mode(root.appendingPathComponent("identities/modes/identity.p12").path) == 0o600)
         #expect(try Self.mode(root.appendingPathComponent("identities/modes/metadata.json").path) == 0o600)
-        #expect(try Self.mode(root.appendingPathComponent(".lock").path) == 0o600)
+        #expect(try Self.mode(root.appendingPathComponent("identities/.lock").path) == 0o600)
+    }
+
+    @Test("an existing directory the user points at keeps its mode; the store's own directory is private")
+    func existingDirectoryKeepsMode() throws {
+        let directory = try TemporaryDirectory()
+        let shared = directory.url.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(at: shared.appendingPathComponent("identities"), withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o755])
+        let store = PKCS12IdentityStore(directory: shared)
+        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Shared"), alias: "shared", storePassword: Secret("pw"), options: Self.fast)
+        #expect(try Self.mode(shared.path) == 0o755)
+        #expect(try Self.mode(shared.appendingPathComponent("identities").path) == 0o700)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path) == ["identities"])
     }
 
     @Test("alias validation", arguments: ["", "a/b", "..", ".hidden", "a..b", "tab\there", "nul\u{0}", " padded", String(repeating: "я", count: 101)])
@@ -131,7 +145,7 @@ struct IdentityStoreTests {
         try store.import(second, alias: "signer", storePassword: Secret("pw2"), replacingExisting: true, options: Self.fast)
         #expect(try store.list().map(\.subject) == ["CN=Second"])
         #expect(try store.identity(alias: "signer", password: Secret("pw2")).certificate == second.certificate)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path("identities")).filter { $0.hasPrefix(".") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path("identities")).filter { $0.hasPrefix(".") && $0 != ".lock" }
         #expect(leftovers.isEmpty)
     }
 
@@ -163,7 +177,7 @@ struct IdentityStoreTests {
 
         // The next change cleans the leftovers.
         try store.import(new, alias: "other", storePassword: Secret("pw"), options: Self.fast)
-        let hidden = try FileManager.default.contentsOfDirectory(atPath: identities.path).filter { $0.hasPrefix(".") }
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: identities.path).filter { $0.hasPrefix(".") && $0 != ".lock" }
         #expect(hidden.isEmpty, "\(hidden)")
         #expect(try store.list().map(\.alias) == ["other", "signer"])
     }
@@ -246,7 +260,7 @@ struct IdentityStoreTests {
                 #expect(outputs.allSatisfy { $0.hasPrefix("ok") }, "\(outputs)")
                 #expect(try store.list().map(\.alias) == ["left", "right"])
             }
-            let hidden = try FileManager.default.contentsOfDirectory(atPath: storePath + "/identities").filter { $0.hasPrefix(".") }
+            let hidden = try FileManager.default.contentsOfDirectory(atPath: storePath + "/identities").filter { $0.hasPrefix(".") && $0 != ".lock" }
             #expect(hidden.isEmpty)
         }
     }

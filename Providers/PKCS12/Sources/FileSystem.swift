@@ -20,13 +20,14 @@ enum FileSystem {
         return lstat(path, &info) == 0
     }
 
-    /// Creates a directory with mode 0700 (and its missing parents, also 0700), or tightens an
-    /// existing one to 0700.
-    static func makePrivateDirectory(_ path: String) throws {
+    /// Creates a directory with mode 0700 (and its missing parents, also 0700). An existing
+    /// directory is tightened to 0700 only when `tighteningExisting` is set (for directories that
+    /// belong to the store alone, never for a directory the user pointed at).
+    static func makePrivateDirectory(_ path: String, tighteningExisting: Bool = false) throws {
         var info = stat()
         if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else { throw CertificateProviderError(.fileSystem, "'\(path)' exists and is not a directory") }
-            if (info.st_mode & 0o077) != 0, info.st_uid == geteuid() { _ = chmod(path, 0o700) }
+            if tighteningExisting, (info.st_mode & 0o077) != 0, info.st_uid == geteuid() { _ = chmod(path, 0o700) }
             return
         }
         let parent = (path as NSString).deletingLastPathComponent

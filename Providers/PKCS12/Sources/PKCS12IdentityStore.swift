@@ -5,9 +5,10 @@ public import Foundation
 /// re-encrypted with PBES2 / AES-256-CBC (never a plaintext key on disk) and its certificate metadata
 /// as JSON, readable without the password for listing.
 ///
-/// Layout (directories 0700, files 0600):
+/// Layout (directories the store creates are 0700, files 0600; an existing `<directory>` keeps its
+/// mode, `identities` is always tightened to 0700):
 /// ```
-/// <directory>/.lock                         flock(2) taken by every change
+/// <directory>/identities/.lock                   flock(2) taken by every change
 /// <directory>/identities/<alias>/identity.p12
 /// <directory>/identities/<alias>/metadata.json
 /// ```
@@ -16,7 +17,7 @@ public import Foundation
 /// `fsync`ed) and appears by one `rename(2)`; it disappears by one `rename(2)` to a hidden name before
 /// it is removed. A crash leaves the old entry or the new one plus hidden leftovers, which readers
 /// ignore and the next change cleans up. Changes are serialised by an exclusive `flock(2)` on
-/// `.lock`, so two processes importing the same alias give one success and one `.alreadyExists`.
+/// `identities/.lock`, so two processes importing the same alias give one success and one `.alreadyExists`.
 ///
 /// A value type holding only the directory: make as many as you like, in as many processes.
 public struct PKCS12IdentityStore: Sendable {
@@ -314,8 +315,8 @@ public struct PKCS12IdentityStore: Sendable {
     /// cleaning up what interrupted changes left behind.
     func withLock<R>(_ body: () throws -> R) throws -> R {
         try FileSystem.makePrivateDirectory(directory.path)
-        try FileSystem.makePrivateDirectory(identitiesDirectory.path)
-        let lock = try FileSystem.Lock(path: directory.appendingPathComponent(".lock").path)
+        try FileSystem.makePrivateDirectory(identitiesDirectory.path, tighteningExisting: true)
+        let lock = try FileSystem.Lock(path: identitiesDirectory.appendingPathComponent(".lock").path)
         defer { lock.release() }
         recoverInterruptedChanges()
         return try body()
