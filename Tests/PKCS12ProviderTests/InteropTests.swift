@@ -190,6 +190,18 @@ struct InteropTests {
         #expect(patched >= 1)
         let error = Fixtures.expectError(.unsupportedAlgorithm) { _ = try PKCS12File(data: bytes, password: Secret("pw")) }
         #expect(error?.reason.contains("2.16.840.1.101.3.4.1.99") == true, "\(String(describing: error))")
+
+        // PBES2 is 1.2.840.113549.1.5.13; make it the unknown scheme …1.5.127.
+        var scheme = try directory.read("out.p12")
+        let pbes2: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x05, 0x0D]
+        var found = 0
+        for start in 0...(scheme.count - pbes2.count) where Array(scheme[start..<start + pbes2.count]) == pbes2 {
+            scheme[start + pbes2.count - 1] = 0x7F
+            found += 1
+        }
+        #expect(found >= 1)
+        let schemeError = Fixtures.expectError(.unsupportedAlgorithm) { _ = try PKCS12File(data: scheme, password: Secret("pw")) }
+        #expect(schemeError?.reason.contains("1.2.840.113549.1.5.127") == true, "\(String(describing: schemeError))")
     }
 
     // MARK: keytool

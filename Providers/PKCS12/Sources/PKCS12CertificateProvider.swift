@@ -50,6 +50,7 @@ extension ProviderParameters.Key {
 /// - ``deleteStoredCertificate()`` removes the entry; it succeeds when nothing is stored.
 /// - ``setParameters(_:)`` rejects unknown keys and bad values with `.invalidParameter` naming the key.
 public final class PKCS12CertificateProvider: CertificateProvider {
+    /// Always `.pkcs12`.
     public let providerID: ProviderID = .pkcs12
 
     /// Every key this provider accepts.
@@ -97,8 +98,12 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         }
     }
 
+    /// The current parameters: what was set, plus after ``initialize(options:)`` the alias and the
+    /// effective store password (import inputs `file`, `data`, `password` are not kept).
     public var parameters: ProviderParameters { state.withLock { $0.parameters } }
 
+    /// Replaces the parameters after checking every key and value.
+    /// - Throws: `.invalidParameter` naming the key; the previous parameters stay in force.
     public func setParameters(_ parameters: ProviderParameters) throws {
         try PKCS12CertificateProvider.validate(parameters)
         state.withLock { $0.parameters = parameters }
@@ -113,6 +118,11 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// shows the in-memory cache at work.
     public var pkcs12OpenCount: Int { state.withLock { $0.openCount } }
 
+    /// Imports the PKCS#12 file given by `file` or `data` (with `password`) into the store under
+    /// `alias`, replacing an older entry of that alias, and returns its identity.
+    /// - Throws: `.invalidParameter` (no file, bad keys, ambiguous key), `.fileSystem`,
+    ///   `.wrongPassword`, `.passwordRequired`, `.malformedInput`, `.unsupportedAlgorithm`,
+    ///   `.noPrivateKey`, `.keyCertificateMismatch`.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
         try PKCS12CertificateProvider.validate(options)
         var merged = state.withLock { $0.parameters }.merging(options)
@@ -157,6 +167,9 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         return identity
     }
 
+    /// The identity stored under `alias`, unlocked with `storePassword`; nil when nothing is stored.
+    /// Never prompts; keeps the unlocked identity in memory until the stored file changes.
+    /// - Throws: `.passwordRequired` without `storePassword`, `.wrongPassword`, `.storeCorrupted`.
     public func storedCertificate() throws -> SigningIdentity? {
         let parameters = state.withLock { $0.parameters }
         let store = try makeStore(parameters)
@@ -177,6 +190,8 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         return identity
     }
 
+    /// Removes the entry stored under `alias`; succeeds when there is none.
+    /// - Throws: `.fileSystem` when removing fails.
     public func deleteStoredCertificate() throws {
         let parameters = state.withLock { $0.parameters }
         let store = try makeStore(parameters)

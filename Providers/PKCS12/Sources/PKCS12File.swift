@@ -42,6 +42,7 @@ public struct PKCS12File: Sendable {
         /// The name used in messages and listings: the friendly name, else the hex local key ID.
         public var displayName: String { friendlyName ?? localKeyIDHex.map { "localKeyID:\($0)" } ?? "(unnamed key)" }
 
+        /// A one-line summary without key material.
         public var description: String {
             "KeyEntry(\(displayName), \(key.publicKeyAlgorithm), certificate: \(certificate?.subject ?? "none"))"
         }
@@ -69,6 +70,7 @@ public struct PKCS12File: Sendable {
             self.iterations = iterations
         }
 
+        /// `name (PBKDF2-prf, cipher, N iterations)`.
         public var description: String {
             var parts: [String] = []
             if let pseudoRandomFunction { parts.append("PBKDF2-\(pseudoRandomFunction)") }
