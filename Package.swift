@@ -87,7 +87,7 @@ let package = Package(
         // tests: more test targets are added here by their issues
         .testTarget(
             name: "PKCS12ProviderTests",
-            dependencies: ["PKCS12Provider", "pkcs12-store-tool", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: ["PKCS12Provider", "pkcs12-store-tool", "CertificateProviders", "CertificateProvidersTesting", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
     ]

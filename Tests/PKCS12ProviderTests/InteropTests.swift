@@ -1,3 +1,4 @@
+import COpenSSL
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
@@ -103,6 +104,20 @@ struct InteropTests {
         #expect(withEmpty.protection.isMACVerified && withNone.protection.isMACVerified)
         try await Fixtures.signAndVerifyWithOpenSSL(try withNone.identity())
         Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("not empty")) }
+    }
+
+    @Test("the absent password (a MAC over a NULL password, as PKCS12_create(NULL, …) writes): opened with nil and with \"\"")
+    func absentPassword() async throws {
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=Absent Password")
+        let key = try #require(original.key as? LocalSigningKey)
+        // No tool writes this, so OpenSSL's own API does: no encryption, MAC keyed by a NULL password.
+        let bytes = try #require(writeWithNullPassword(key: key.pemRepresentation(password: nil), certificate: original.certificate.derRepresentation))
+        for password in [nil, Secret("")] {
+            let file = try PKCS12File(data: bytes, password: password)
+            #expect(file.protection.isMACVerified)
+            try await Fixtures.signAndVerifyWithOpenSSL(try file.identity())
+        }
+        Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("x")) }
     }
 
     @Test("a Cyrillic password written by openssl 3 (UTF-8 → BMPString)", .enabled(if: Fixtures.hasOpenSSL, "openssl is not installed"))
@@ -332,4 +347,26 @@ struct InteropTests {
         #expect(file.protection.keyEncryption.first?.iterations == PKCS12File.EncodingOptions.default.iterations)
         try await Fixtures.signAndVerifyWithOpenSSL(try file.identity())
     }
+}
+
+/// `PKCS12_create(NULL, …)` + `PKCS12_set_mac(p12, NULL, 0, …)`: the absent-password file.
+private func writeWithNullPassword(key pem: String, certificate der: [UInt8]) -> [UInt8]? {
+    guard let bio = BIO_new_mem_buf(pem, Int32(pem.utf8.count)) else { return nil }
+    defer { BIO_free(bio) }
+    guard let pkey = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else { return nil }
+    defer { EVP_PKEY_free(pkey) }
+    let x509 = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+        var cursor = buffer.baseAddress
+        return d2i_X509(nil, &cursor, buffer.count)
+    }
+    guard let x509 else { return nil }
+    defer { X509_free(x509) }
+    guard let p12 = PKCS12_create(nil, "absent", pkey, x509, nil, -1, -1, 0, -1, 0) else { return nil }
+    defer { PKCS12_free(p12) }
+    guard PKCS12_set_mac(p12, nil, 0, nil, 0, 2048, EVP_sha256()) == 1 else { return nil }
+    var output: UnsafeMutablePointer<UInt8>?
+    let length = i2d_PKCS12(p12, &output)
+    guard length > 0, let output else { return nil }
+    defer { CRYPTO_free(output, #fileID, #line) }
+    return Array(UnsafeBufferPointer(start: output, count: Int(length)))
 }
