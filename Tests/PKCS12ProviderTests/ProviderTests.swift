@@ -75,6 +75,30 @@ struct ProviderTests {
         #expect(locked.pkcs12OpenCount == 3)
     }
 
+    @Test("password sources: env:NAME and file:PATH, kept as sources rather than secrets")
+    func passwordSources() async throws {
+        let directory = try TemporaryDirectory()
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=Password Sources")
+        let bytes = try Self.fileBytes(original, password: "из окружения")
+        let environment = ["CERTSIGN_HOME": directory.path("home"), "P12_PASSWORD": "из окружения"]
+        let provider = try PKCS12CertificateProvider(environment: environment)
+        _ = try await provider.initialize(options: [.pkcs12Data: .data(bytes), .pkcs12PasswordSource: .string("env:P12_PASSWORD")])
+        #expect(provider.parameters[.pkcs12StorePasswordSource] == .string("env:P12_PASSWORD"))
+        #expect(provider.parameters[.pkcs12StorePassword] == nil && provider.parameters[.pkcs12PasswordSource] == nil)
+        #expect(try provider.storedCertificate()?.certificate == original.certificate)
+
+        // A fresh provider reads the store password from a file (first line, newline dropped).
+        let passwordFile = try directory.write("store-password.txt", text: "из окружения\nsecond line ignored\n")
+        let fresh = try PKCS12CertificateProvider(parameters: [.pkcs12StorePasswordSource: .string("file:\(passwordFile)")], environment: environment)
+        #expect(try fresh.storedCertificate()?.certificate == original.certificate)
+
+        let unset = try PKCS12CertificateProvider(parameters: [.pkcs12StorePasswordSource: .string("env:NOT_SET_ANYWHERE")], environment: environment)
+        Fixtures.expectError(.passwordRequired) { _ = try unset.storedCertificate() }
+        let missingFile = try PKCS12CertificateProvider(parameters: [.pkcs12StorePasswordSource: .string("file:\(directory.path("none"))")],
+                                                        environment: environment)
+        Fixtures.expectError(.fileSystem) { _ = try missingFile.storedCertificate() }
+    }
+
     @Test("initialize maps file errors and stores nothing on failure")
     func initializeErrors() async throws {
         let directory = try TemporaryDirectory()
@@ -126,6 +150,9 @@ struct ProviderTests {
               ([.pkcs12StorePassword: .integer(1)], "storePassword"),
               ([.pkcs12StoreDirectory: .string("/etc/hostname")], "storeDirectory"),
               ([.pkcs12KeyAlias: .string(" ")], "keyAlias"),
+              ([.pkcs12PasswordSource: .string("pass:secret")], "passwordSource"),
+              ([.pkcs12StorePasswordSource: .string("env:")], "storePasswordSource"),
+              ([.pkcs12StorePasswordSource: .string("env:X"), .pkcs12StorePassword: .string("y")], "storePasswordSource"),
           ] as [(ProviderParameters, String)])
     func setParametersValidation(parameters: ProviderParameters, key: String) throws {
         let provider = try PKCS12CertificateProvider(parameters: [.pkcs12Alias: .string("kept")])

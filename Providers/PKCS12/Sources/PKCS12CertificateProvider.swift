@@ -22,6 +22,13 @@ extension ProviderParameters.Key {
     /// PKCS#12 provider: the password protecting the stored copy (secret; default: the imported
     /// file's password). Needed by `storedCertificate()` to unlock the key.
     public static let pkcs12StorePassword: Self = "storePassword"
+    /// PKCS#12 provider: where to read the imported file's password instead of `password`:
+    /// `env:NAME` (an environment variable) or `file:PATH` (the file's first line), as in
+    /// `openssl -passin`. Not kept.
+    public static let pkcs12PasswordSource: Self = "passwordSource"
+    /// PKCS#12 provider: where to read the store password instead of `storePassword`: `env:NAME`
+    /// or `file:PATH`. Kept, so the secret itself need not be.
+    public static let pkcs12StorePasswordSource: Self = "storePasswordSource"
 }
 
 /// The `pkcs12` provider: signs with identities from PKCS#12 files, kept in an encrypted
@@ -38,10 +45,14 @@ extension ProviderParameters.Key {
 /// | `keyAlias` (`.pkcs12KeyAlias`) | string | key to take from a file with several keys |
 /// | `storeDirectory` (`.pkcs12StoreDirectory`) | string | the store directory |
 /// | `storePassword` (`.pkcs12StorePassword`) | secret | protects the stored copy; default: `password` |
+/// | `passwordSource` (`.pkcs12PasswordSource`) | string | `env:NAME` or `file:PATH` instead of `password` |
+/// | `storePasswordSource` (`.pkcs12StorePasswordSource`) | string | `env:NAME` or `file:PATH` instead of `storePassword` |
 ///
 /// - ``initialize(options:)`` opens the file, stores its identity under the alias (replacing an
 ///   older one of that alias), keeps `alias`, `keyAlias`, `storeDirectory` and the effective
-///   `storePassword` in ``parameters`` (never `file`, `data` or `password`) and returns the identity.
+///   `storePassword` (or `storePasswordSource`, or the file's `passwordSource` when that also
+///   protects the stored copy) in ``parameters`` (never `file`, `data`, `password` or
+///   `passwordSource`) and returns the identity.
 /// - ``storedCertificate()`` returns the identity stored under the alias, nil when there is none;
 ///   it never prompts. It needs `storePassword` and throws `.passwordRequired` without it,
 ///   `.wrongPassword` when it does not unlock the entry. The unlocked identity is kept in memory
@@ -56,6 +67,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// Every key this provider accepts.
     public static let acceptedKeys: Set<ProviderParameters.Key> = [
         .pkcs12File, .pkcs12Data, .pkcs12Password, .pkcs12Alias, .pkcs12KeyAlias, .pkcs12StoreDirectory, .pkcs12StorePassword,
+        .pkcs12PasswordSource, .pkcs12StorePasswordSource,
     ]
     /// The alias used when none is configured.
     public static let defaultAlias = "default"
@@ -137,10 +149,10 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         } else {
             throw CertificateProviderError.invalidParameter("parameter 'file' (a PKCS#12 path) or 'data' (its bytes) is required to initialize the pkcs12 provider")
         }
-        let password = try merged.secret(.pkcs12Password)
+        let password = try resolveSecret(merged, direct: .pkcs12Password, source: .pkcs12PasswordSource)
         let alias = try PKCS12IdentityStore.validateAlias(try merged.string(.pkcs12Alias) ?? Self.defaultAlias)
         let keyAlias = try merged.string(.pkcs12KeyAlias)
-        let storePassword = try merged.secret(.pkcs12StorePassword) ?? password
+        let storePassword = try resolveSecret(merged, direct: .pkcs12StorePassword, source: .pkcs12StorePasswordSource) ?? password
         guard let storePassword, !storePassword.isEmpty else {
             throw CertificateProviderError(.passwordRequired,
                                            "the stored copy needs a password: the file has none, so set parameter 'storePassword'")
@@ -158,8 +170,16 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         kept[.pkcs12File] = nil
         kept[.pkcs12Data] = nil
         kept[.pkcs12Password] = nil
+        kept[.pkcs12PasswordSource] = nil
         kept[.pkcs12Alias] = .string(alias)
-        kept[.pkcs12StorePassword] = .secret(storePassword)
+        if merged[.pkcs12StorePassword] == nil && merged[.pkcs12StorePasswordSource] == nil {
+            // The file's password protects the stored copy too: keep where it came from.
+            if let source = try merged.string(.pkcs12PasswordSource), merged[.pkcs12Password] == nil {
+                kept[.pkcs12StorePasswordSource] = .string(source)
+            } else {
+                kept[.pkcs12StorePassword] = .secret(storePassword)
+            }
+        }
         state.withLock {
             $0.parameters = kept
             $0.cache[cacheKey(store, alias)] = Cached(fileDigest: storedDigest, password: storePassword, identity: identity)
@@ -175,9 +195,9 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         let store = try makeStore(parameters)
         let alias = try PKCS12IdentityStore.validateAlias(try parameters.string(.pkcs12Alias) ?? Self.defaultAlias)
         guard let bytes = try store.pkcs12Data(alias: alias) else { return nil }
-        guard let password = try parameters.secret(.pkcs12StorePassword) else {
+        guard let password = try resolveSecret(parameters, direct: .pkcs12StorePassword, source: .pkcs12StorePasswordSource) else {
             throw CertificateProviderError(.passwordRequired,
-                                           "an identity is stored under '\(alias)'; set parameter 'storePassword' to unlock it")
+                                           "an identity is stored under '\(alias)'; set parameter 'storePassword' or 'storePasswordSource' to unlock it")
         }
         let digest = DigestAlgorithm.sha256.hash(bytes)
         let key = cacheKey(store, alias)
@@ -201,6 +221,13 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     }
 
     // MARK: Parameters
+
+    /// The secret under `direct`, else the one `source` points at, else nil.
+    private func resolveSecret(_ parameters: ProviderParameters, direct: ProviderParameters.Key, source: ProviderParameters.Key) throws -> Secret? {
+        if let secret = try parameters.secret(direct) { return secret }
+        guard let specification = try parameters.string(source) else { return nil }
+        return try PasswordSource(specification, key: source).read(environment: environment)
+    }
 
     private func cacheKey(_ store: PKCS12IdentityStore, _ alias: String) -> String { store.directory.path + "\u{0}" + alias }
 
@@ -254,8 +281,60 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             }
         }
         _ = try parameters.secret(.pkcs12Password)
+        for (direct, source) in [(ProviderParameters.Key.pkcs12Password, ProviderParameters.Key.pkcs12PasswordSource),
+                                 (.pkcs12StorePassword, .pkcs12StorePasswordSource)] {
+            guard let specification = try parameters.string(source) else { continue }
+            _ = try PasswordSource(specification, key: source)
+            if parameters[direct] != nil {
+                throw CertificateProviderError.invalidParameter("parameters '\(direct)' and '\(source)' exclude each other; give one")
+            }
+        }
         if let storePassword = try parameters.secret(.pkcs12StorePassword), storePassword.isEmpty {
             throw CertificateProviderError.invalidParameter("parameter 'storePassword' must not be empty (the stored key would be unprotected)")
+        }
+    }
+}
+
+/// Where a password is read from: `env:NAME` or `file:PATH`, as `openssl -passin` spells them.
+struct PasswordSource {
+    enum Kind { case environment(String), file(String) }
+    let kind: Kind
+    let key: ProviderParameters.Key
+
+    /// Parses a specification.
+    /// - Throws: `.invalidParameter` naming `key`.
+    init(_ specification: String, key: ProviderParameters.Key) throws {
+        self.key = key
+        if specification.hasPrefix("env:"), specification.count > 4 {
+            kind = .environment(String(specification.dropFirst(4)))
+        } else if specification.hasPrefix("file:"), specification.count > 5 {
+            kind = .file(String(specification.dropFirst(5)))
+        } else {
+            throw CertificateProviderError.invalidParameter("parameter '\(key)' must be env:NAME or file:PATH")
+        }
+    }
+
+    /// Reads the password.
+    /// - Throws: `.passwordRequired` when the variable is not set, `.fileSystem` when the file
+    ///   cannot be read.
+    func read(environment: [String: String]) throws -> Secret {
+        switch kind {
+        case .environment(let name):
+            guard let value = environment[name] else {
+                throw CertificateProviderError(.passwordRequired, "the environment variable \(name) named by '\(key)' is not set")
+            }
+            return Secret(value)
+        case .file(let path):
+            guard var bytes = FileManager.default.contents(atPath: path).map({ Array($0) }) else {
+                throw CertificateProviderError(.fileSystem, "cannot read the password file '\(path)' named by '\(key)'")
+            }
+            if let newline = bytes.firstIndex(where: { $0 == 0x0A }) {
+                bytes.withUnsafeMutableBytes { raw in
+                    for index in newline..<raw.count { raw[index] = 0 }
+                }
+                bytes.removeSubrange(newline...)
+            }
+            return Secret(wiping: &bytes).trimmingTrailingNewline()
         }
     }
 }
