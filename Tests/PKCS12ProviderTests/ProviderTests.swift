@@ -75,6 +75,28 @@ struct ProviderTests {
         #expect(locked.pkcs12OpenCount == 3)
     }
 
+    @Test("many tasks asking at once share one unlock and all sign")
+    func concurrentStoredCertificate() async throws {
+        let directory = try TemporaryDirectory()
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=Concurrent")
+        try PKCS12IdentityStore(directory: directory.url).import(original, alias: "default", storePassword: Secret("pw"))
+        let provider = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path),
+                                                                  .pkcs12StorePassword: .secret(Secret("pw"))])
+        let key = try #require(original.key as? LocalSigningKey)
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    let identity = try #require(try provider.storedCertificate())
+                    let document = Array("document \(index)".utf8)
+                    let signature = try await identity.key.signature(for: document, digestAlgorithm: .sha256, scheme: .ecdsa)
+                    return key.isValidSignature(signature, for: document, digestAlgorithm: .sha256, scheme: .ecdsa)
+                }
+            }
+            for try await valid in group { #expect(valid) }
+        }
+        #expect(provider.pkcs12OpenCount == 1)
+    }
+
     @Test("password sources: env:NAME and file:PATH, kept as sources rather than secrets")
     func passwordSources() async throws {
         let directory = try TemporaryDirectory()

@@ -86,6 +86,8 @@ public final class PKCS12CertificateProvider: CertificateProvider {
 
     private let environment: [String: String]
     private let state: Mutex<State>
+    /// Held while a PKCS#12 is being unlocked, so that tasks asking at once share one unlock.
+    private let unlocking = Mutex(())
 
     /// Creates a provider.
     /// - Parameters:
@@ -201,13 +203,18 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         }
         let digest = DigestAlgorithm.sha256.hash(bytes)
         let key = cacheKey(store, alias)
-        if let cached = state.withLock({ $0.cache[key] }), cached.fileDigest == digest, cached.password == password {
-            return cached.identity
+        func cached() -> SigningIdentity? {
+            guard let entry = state.withLock({ $0.cache[key] }), entry.fileDigest == digest, entry.password == password else { return nil }
+            return entry.identity
         }
-        state.withLock { $0.openCount += 1 }
-        let identity = try PKCS12IdentityStore.unlock(bytes, alias: alias, password: password)
-        state.withLock { $0.cache[key] = Cached(fileDigest: digest, password: password, identity: identity) }
-        return identity
+        if let identity = cached() { return identity }
+        return try unlocking.withLock { _ in
+            if let identity = cached() { return identity } // another task unlocked it meanwhile
+            state.withLock { $0.openCount += 1 }
+            let identity = try PKCS12IdentityStore.unlock(bytes, alias: alias, password: password)
+            state.withLock { $0.cache[key] = Cached(fileDigest: digest, password: password, identity: identity) }
+            return identity
+        }
     }
 
     /// Removes the entry stored under `alias`; succeeds when there is none.
