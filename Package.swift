@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "CertificateProviders", targets: ["CertificateProviders"]),
         // products: more libraries are added here by their issues
+        .library(name: "PKCS12Provider", targets: ["PKCS12Provider"]),
         .executable(name: "certsign", targets: ["certsign"]),
     ],
     targets: [
@@ -50,6 +51,18 @@ let package = Package(
 
         // MARK: Providers (one folder each under Providers/)
         // providers: provider targets are added here by their issues
+        .target(
+            name: "PKCS12Provider",
+            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims"],
+            path: "Providers/PKCS12/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "pkcs12-store-tool",
+            dependencies: ["PKCS12Provider", "CertificateProviders"],
+            path: "Providers/PKCS12/Tool",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Signing, remote, CLI
         // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
@@ -66,7 +79,7 @@ let package = Package(
 
         .executableTarget(
             name: "certsign-bench",
-            dependencies: ["CertificateProviders"],
+            dependencies: ["CertificateProviders", "PKCS12Provider", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
 
@@ -80,6 +93,11 @@ let package = Package(
         .testTarget(
             name: "CertSignCLITests",
             dependencies: ["CertSignCLI", "certsign", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PKCS12ProviderTests",
+            dependencies: ["PKCS12Provider", "pkcs12-store-tool", "CertificateProviders", "CertificateProvidersTesting", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,0 +1,127 @@
+import CertificateProviders
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The few POSIX calls the identity store needs for atomic, private, cross-process-safe files.
+enum FileSystem {
+    static func errorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+
+    static func failure(_ what: String, _ path: String, _ code: Int32 = errno) -> CertificateProviderError {
+        CertificateProviderError(.fileSystem, "\(what) '\(path)' failed: \(errorText(code))")
+    }
+
+    /// Whether something exists at `path` (without following a final symlink).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Creates a directory with mode 0700 (and its missing parents, also 0700). An existing
+    /// directory is tightened to 0700 only when `tighteningExisting` is set (for directories that
+    /// belong to the store alone, never for a directory the user pointed at).
+    static func makePrivateDirectory(_ path: String, tighteningExisting: Bool = false) throws {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw CertificateProviderError(.fileSystem, "'\(path)' exists and is not a directory") }
+            if tighteningExisting, (info.st_mode & 0o077) != 0, info.st_uid == geteuid() { _ = chmod(path, 0o700) }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path, !exists(parent) { try makePrivateDirectory(parent) }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw failure("creating the directory", path) }
+        _ = chmod(path, 0o700)
+    }
+
+    /// Creates a new file (never replacing one) with mode 0600, writes `bytes`, and `fsync`s it.
+    static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { throw CertificateProviderError(.alreadyExists, "'\(path)' already exists") }
+            throw failure("creating", path)
+        }
+        var closed = false
+        defer { if !closed { close(descriptor) } }
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return Glibc.write(descriptor, base + written, raw.count - written)
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                unlink(path)
+                throw failure("writing", path, code)
+            }
+            written += result
+        }
+        guard fsync(descriptor) == 0 else {
+            let code = errno
+            unlink(path)
+            throw failure("syncing", path, code)
+        }
+        closed = true
+        guard close(descriptor) == 0 else { throw failure("closing", path) }
+    }
+
+    /// `fsync`s a directory so that a rename or create inside it is durable.
+    static func syncDirectory(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("opening the directory", path) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 || errno == EINVAL else { throw failure("syncing the directory", path) }
+    }
+
+    /// `rename(2)`; a non-empty directory at `to` gives `.alreadyExists`.
+    static func rename(_ from: String, _ to: String) throws {
+        guard Glibc.rename(from, to) == 0 else {
+            if errno == ENOTEMPTY || errno == EEXIST { throw CertificateProviderError(.alreadyExists, "'\(to)' already exists") }
+            throw failure("renaming '\(from)' to", to)
+        }
+    }
+
+    /// `link(2)`: makes `to` appear atomically, failing with `.alreadyExists` when it exists.
+    static func link(_ from: String, _ to: String) throws {
+        guard Glibc.link(from, to) == 0 else {
+            if errno == EEXIST { throw CertificateProviderError(.alreadyExists, "'\(to)' already exists; choose another file name or remove it first") }
+            throw failure("creating", to)
+        }
+    }
+
+    /// The contents of a regular file, or nil when it cannot be read.
+    static func read(_ path: String) -> [UInt8]? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return Array(data)
+    }
+
+    /// An exclusive `flock(2)` on a lock file, held until ``release()``.
+    final class Lock {
+        private var descriptor: Int32
+
+        /// Opens (creating with 0600) and locks `path`, waiting for other holders.
+        init(path: String) throws {
+            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw FileSystem.failure("opening the lock file", path) }
+            while flock(descriptor, LOCK_EX) != 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(descriptor)
+                throw FileSystem.failure("locking", path, code)
+            }
+        }
+
+        /// Unlocks and closes.
+        func release() {
+            guard descriptor >= 0 else { return }
+            _ = flock(descriptor, LOCK_UN)
+            close(descriptor)
+            descriptor = -1
+        }
+
+        deinit { release() }
+    }
+}

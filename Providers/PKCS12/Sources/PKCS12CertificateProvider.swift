@@ -1,0 +1,347 @@
+public import CertificateProviders
+public import Foundation
+import Synchronization
+
+extension ProviderParameters.Key {
+    /// PKCS#12 provider: path of the `.p12` / `.pfx` file to import (string). Used once by
+    /// `initialize(options:)`, not kept.
+    public static let pkcs12File: Self = "file"
+    /// PKCS#12 provider: the bytes of the PKCS#12 file to import (data), instead of `file`. Not kept.
+    public static let pkcs12Data: Self = "data"
+    /// PKCS#12 provider: the password of the imported file (secret; absent when it has none). Not kept.
+    public static let pkcs12Password: Self = "password"
+    /// PKCS#12 provider: the alias the identity is stored under (string, default `default`); also
+    /// selects the key of a file that holds several, when `keyAlias` is absent.
+    public static let pkcs12Alias: Self = "alias"
+    /// PKCS#12 provider: which key of the imported file to take: its friendly name or hex local key
+    /// ID (string). Optional.
+    public static let pkcs12KeyAlias: Self = "keyAlias"
+    /// PKCS#12 provider: the identity store directory (string path or file URL; default
+    /// `$CERTSIGN_HOME`, else `$XDG_DATA_HOME/certsign`, else `~/.local/share/certsign`).
+    public static let pkcs12StoreDirectory: Self = "storeDirectory"
+    /// PKCS#12 provider: the password protecting the stored copy (secret; default: the imported
+    /// file's password). Needed by `storedCertificate()` to unlock the key.
+    public static let pkcs12StorePassword: Self = "storePassword"
+    /// PKCS#12 provider: where to read the imported file's password instead of `password`:
+    /// `env:NAME` (an environment variable) or `file:PATH` (the file's first line), as in
+    /// `openssl -passin`. Not kept.
+    public static let pkcs12PasswordSource: Self = "passwordSource"
+    /// PKCS#12 provider: where to read the store password instead of `storePassword`: `env:NAME`
+    /// or `file:PATH`. Kept, so the secret itself need not be.
+    public static let pkcs12StorePasswordSource: Self = "storePasswordSource"
+}
+
+/// The `pkcs12` provider: signs with identities from PKCS#12 files, kept in an encrypted
+/// ``PKCS12IdentityStore``, following SAP's `CertificateProvider` contract.
+///
+/// Parameters (keys are static members of `ProviderParameters.Key`):
+///
+/// | key | type | meaning |
+/// |---|---|---|
+/// | `file` (`.pkcs12File`) | string | PKCS#12 file to import (initialize only) |
+/// | `data` (`.pkcs12Data`) | data | PKCS#12 bytes to import (initialize only) |
+/// | `password` (`.pkcs12Password`) | secret | the imported file's password (initialize only) |
+/// | `alias` (`.pkcs12Alias`) | string | store entry name, default `default` |
+/// | `keyAlias` (`.pkcs12KeyAlias`) | string | key to take from a file with several keys |
+/// | `storeDirectory` (`.pkcs12StoreDirectory`) | string | the store directory |
+/// | `storePassword` (`.pkcs12StorePassword`) | secret | protects the stored copy; default: `password` |
+/// | `passwordSource` (`.pkcs12PasswordSource`) | string | `env:NAME` or `file:PATH` instead of `password` |
+/// | `storePasswordSource` (`.pkcs12StorePasswordSource`) | string | `env:NAME` or `file:PATH` instead of `storePassword` |
+///
+/// - ``initialize(options:)`` opens the file, stores its identity under the alias (replacing an
+///   older one of that alias), keeps `alias`, `keyAlias`, `storeDirectory` and the effective
+///   `storePassword` (or `storePasswordSource`, or the file's `passwordSource` when that also
+///   protects the stored copy) in ``parameters`` (never `file`, `data`, `password` or
+///   `passwordSource`) and returns the identity.
+/// - ``storedCertificate()`` returns the identity stored under the alias, nil when there is none;
+///   it never prompts. It needs `storePassword` and throws `.passwordRequired` without it,
+///   `.wrongPassword` when it does not unlock the entry. The unlocked identity is kept in memory
+///   (keyed by the stored file's SHA-256 and the password), so signing many documents opens the
+///   PKCS#12 once.
+/// - ``deleteStoredCertificate()`` removes the entry; it succeeds when nothing is stored.
+/// - ``setParameters(_:)`` rejects unknown keys and bad values with `.invalidParameter` naming the key.
+public final class PKCS12CertificateProvider: CertificateProvider {
+    /// Always `.pkcs12`.
+    public let providerID: ProviderID = .pkcs12
+
+    /// Every key this provider accepts.
+    public static let acceptedKeys: Set<ProviderParameters.Key> = [
+        .pkcs12File, .pkcs12Data, .pkcs12Password, .pkcs12Alias, .pkcs12KeyAlias, .pkcs12StoreDirectory, .pkcs12StorePassword,
+        .pkcs12PasswordSource, .pkcs12StorePasswordSource,
+    ]
+    /// The alias used when none is configured.
+    public static let defaultAlias = "default"
+
+    private struct Cached {
+        var fileDigest: [UInt8]
+        var password: Secret
+        var identity: SigningIdentity
+    }
+
+    private struct State {
+        var parameters: ProviderParameters
+        var cache: [String: Cached] = [:]
+        var openCount = 0
+    }
+
+    private let environment: [String: String]
+    private let state: Mutex<State>
+    /// Held while a PKCS#12 is being unlocked, so that tasks asking at once share one unlock.
+    private let unlocking = Mutex(())
+
+    /// Creates a provider.
+    /// - Parameters:
+    ///   - parameters: initial parameters (validated as by ``setParameters(_:)``).
+    ///   - environment: where the default store directory is looked up (`CERTSIGN_HOME`, …).
+    /// - Throws: `.invalidParameter` naming a rejected key.
+    public init(parameters: ProviderParameters = ProviderParameters(),
+                environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        try PKCS12CertificateProvider.validate(parameters)
+        self.environment = environment
+        self.state = Mutex(State(parameters: parameters))
+    }
+
+    /// Registers this provider under `.pkcs12` in `registry`; each `makeProvider` call creates a
+    /// fresh instance with `parameters`.
+    /// - Throws: `.providerAlreadyRegistered`, `.invalidParameter`.
+    public static func register(in registry: inout ProviderRegistry, parameters: ProviderParameters = ProviderParameters(),
+                                environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        try validate(parameters)
+        try registry.register(.pkcs12, description: "PKCS#12 files (.p12/.pfx) and the encrypted local identity store") {
+            try PKCS12CertificateProvider(parameters: parameters, environment: environment)
+        }
+    }
+
+    /// The current parameters: what was set, plus after ``initialize(options:)`` the alias and the
+    /// effective store password (import inputs `file`, `data`, `password` are not kept).
+    public var parameters: ProviderParameters { state.withLock { $0.parameters } }
+
+    /// Replaces the parameters after checking every key and value.
+    /// - Throws: `.invalidParameter` naming the key; the previous parameters stay in force.
+    public func setParameters(_ parameters: ProviderParameters) throws {
+        try PKCS12CertificateProvider.validate(parameters)
+        state.withLock { $0.parameters = parameters }
+    }
+
+    /// The store the current parameters point at.
+    public var store: PKCS12IdentityStore {
+        get throws { try makeStore(state.withLock { $0.parameters }) }
+    }
+
+    /// How many times this provider decrypted a PKCS#12 (imports and unlocks); a diagnostic that
+    /// shows the in-memory cache at work.
+    public var pkcs12OpenCount: Int { state.withLock { $0.openCount } }
+
+    /// Imports the PKCS#12 file given by `file` or `data` (with `password`) into the store under
+    /// `alias`, replacing an older entry of that alias, and returns its identity.
+    /// - Throws: `.invalidParameter` (no file, bad keys, ambiguous key), `.fileSystem`,
+    ///   `.wrongPassword`, `.passwordRequired`, `.malformedInput`, `.unsupportedAlgorithm`,
+    ///   `.noPrivateKey`, `.keyCertificateMismatch`.
+    public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
+        try PKCS12CertificateProvider.validate(options)
+        var merged = state.withLock { $0.parameters }.merging(options)
+        // The import source given now wins over one left in the parameters.
+        if options[.pkcs12Data] != nil { merged[.pkcs12File] = nil }
+        if options[.pkcs12File] != nil { merged[.pkcs12Data] = nil }
+        let bytes: [UInt8]
+        if let data = try merged.data(.pkcs12Data) {
+            bytes = data
+        } else if let path = try merged.string(.pkcs12File) {
+            bytes = try PKCS12File.readFile(PKCS12CertificateProvider.path(path))
+        } else {
+            throw CertificateProviderError.invalidParameter("parameter 'file' (a PKCS#12 path) or 'data' (its bytes) is required to initialize the pkcs12 provider")
+        }
+        let password = try resolveSecret(merged, direct: .pkcs12Password, source: .pkcs12PasswordSource)
+        let alias = try PKCS12IdentityStore.validateAlias(try merged.string(.pkcs12Alias) ?? Self.defaultAlias)
+        let keyAlias = try merged.string(.pkcs12KeyAlias)
+        let storePassword = try resolveSecret(merged, direct: .pkcs12StorePassword, source: .pkcs12StorePasswordSource) ?? password
+        guard let storePassword, !storePassword.isEmpty else {
+            throw CertificateProviderError(.passwordRequired,
+                                           "the stored copy needs a password: the file has none, so set parameter 'storePassword'")
+        }
+        let store = try makeStore(merged)
+        state.withLock { $0.openCount += 1 }
+        let file = try PKCS12File(data: bytes, password: password)
+        // With several keys in the file, an explicit alias also names the key to take.
+        let explicitAlias = merged[.pkcs12Alias] != nil ? alias : nil
+        let identity = try file.identity(alias: keyAlias ?? (file.keys.count > 1 ? explicitAlias : nil))
+        try store.import(identity, alias: alias, storePassword: storePassword, replacingExisting: true)
+        let storedDigest = try store.pkcs12Data(alias: alias).map { DigestAlgorithm.sha256.hash($0) } ?? []
+
+        var kept = merged
+        kept[.pkcs12File] = nil
+        kept[.pkcs12Data] = nil
+        kept[.pkcs12Password] = nil
+        kept[.pkcs12PasswordSource] = nil
+        kept[.pkcs12Alias] = .string(alias)
+        if merged[.pkcs12StorePassword] == nil && merged[.pkcs12StorePasswordSource] == nil {
+            // The file's password protects the stored copy too: keep where it came from.
+            if let source = try merged.string(.pkcs12PasswordSource), merged[.pkcs12Password] == nil {
+                kept[.pkcs12StorePasswordSource] = .string(source)
+            } else {
+                kept[.pkcs12StorePassword] = .secret(storePassword)
+            }
+        }
+        state.withLock {
+            $0.parameters = kept
+            $0.cache[cacheKey(store, alias)] = Cached(fileDigest: storedDigest, password: storePassword, identity: identity)
+        }
+        return identity
+    }
+
+    /// The identity stored under `alias`, unlocked with `storePassword`; nil when nothing is stored.
+    /// Never prompts; keeps the unlocked identity in memory until the stored file changes.
+    /// - Throws: `.passwordRequired` without `storePassword`, `.wrongPassword`, `.storeCorrupted`.
+    public func storedCertificate() throws -> SigningIdentity? {
+        let parameters = state.withLock { $0.parameters }
+        let store = try makeStore(parameters)
+        let alias = try PKCS12IdentityStore.validateAlias(try parameters.string(.pkcs12Alias) ?? Self.defaultAlias)
+        guard let bytes = try store.pkcs12Data(alias: alias) else { return nil }
+        guard let password = try resolveSecret(parameters, direct: .pkcs12StorePassword, source: .pkcs12StorePasswordSource) else {
+            throw CertificateProviderError(.passwordRequired,
+                                           "an identity is stored under '\(alias)'; set parameter 'storePassword' or 'storePasswordSource' to unlock it")
+        }
+        let digest = DigestAlgorithm.sha256.hash(bytes)
+        let key = cacheKey(store, alias)
+        func cached() -> SigningIdentity? {
+            guard let entry = state.withLock({ $0.cache[key] }), entry.fileDigest == digest, entry.password == password else { return nil }
+            return entry.identity
+        }
+        if let identity = cached() { return identity }
+        return try unlocking.withLock { _ in
+            if let identity = cached() { return identity } // another task unlocked it meanwhile
+            state.withLock { $0.openCount += 1 }
+            let identity = try PKCS12IdentityStore.unlock(bytes, alias: alias, password: password)
+            state.withLock { $0.cache[key] = Cached(fileDigest: digest, password: password, identity: identity) }
+            return identity
+        }
+    }
+
+    /// Removes the entry stored under `alias`; succeeds when there is none.
+    /// - Throws: `.fileSystem` when removing fails.
+    public func deleteStoredCertificate() throws {
+        let parameters = state.withLock { $0.parameters }
+        let store = try makeStore(parameters)
+        let alias = try PKCS12IdentityStore.validateAlias(try parameters.string(.pkcs12Alias) ?? Self.defaultAlias)
+        try store.delete(alias: alias)
+        _ = state.withLock { $0.cache.removeValue(forKey: cacheKey(store, alias)) }
+    }
+
+    // MARK: Parameters
+
+    /// The secret under `direct`, else the one `source` points at, else nil.
+    private func resolveSecret(_ parameters: ProviderParameters, direct: ProviderParameters.Key, source: ProviderParameters.Key) throws -> Secret? {
+        if let secret = try parameters.secret(direct) { return secret }
+        guard let specification = try parameters.string(source) else { return nil }
+        return try PasswordSource(specification, key: source).read(environment: environment)
+    }
+
+    private func cacheKey(_ store: PKCS12IdentityStore, _ alias: String) -> String { store.directory.path + "\u{0}" + alias }
+
+    private func makeStore(_ parameters: ProviderParameters) throws -> PKCS12IdentityStore {
+        guard let directory = try PKCS12CertificateProvider.storeDirectory(parameters) else {
+            return PKCS12IdentityStore(environment: environment)
+        }
+        return PKCS12IdentityStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+    }
+
+    private static func storeDirectory(_ parameters: ProviderParameters) throws -> String? {
+        guard let value = try parameters.string(.pkcs12StoreDirectory) else { return nil }
+        return path(value)
+    }
+
+    private static func path(_ value: String) -> String {
+        if value.hasPrefix("file://"), let url = URL(string: value), url.isFileURL { return url.path }
+        return value
+    }
+
+    /// Checks every key and value; throws `.invalidParameter` naming the first bad key.
+    static func validate(_ parameters: ProviderParameters) throws {
+        for key in parameters.keys where !acceptedKeys.contains(key) {
+            let known = acceptedKeys.map(\.rawValue).sorted().joined(separator: ", ")
+            throw CertificateProviderError.invalidParameter("parameter '\(key)' is not used by the pkcs12 provider (it takes: \(known))")
+        }
+        func nonEmptyString(_ key: ProviderParameters.Key) throws -> String? {
+            guard let value = try parameters.string(key) else { return nil }
+            guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw CertificateProviderError.invalidParameter("parameter '\(key)' must not be empty")
+            }
+            return value
+        }
+        if try nonEmptyString(.pkcs12File) != nil, parameters[.pkcs12Data] != nil {
+            throw CertificateProviderError.invalidParameter("parameters 'file' and 'data' exclude each other; give one")
+        }
+        if let data = try parameters.data(.pkcs12Data), data.isEmpty {
+            throw CertificateProviderError.invalidParameter("parameter 'data' must not be empty")
+        }
+        if let alias = try parameters.string(.pkcs12Alias) {
+            do { _ = try PKCS12IdentityStore.validateAlias(alias) } catch let error as CertificateProviderError {
+                throw CertificateProviderError.invalidParameter("parameter 'alias': \(error.reason)")
+            }
+        }
+        _ = try nonEmptyString(.pkcs12KeyAlias)
+        if let directory = try nonEmptyString(.pkcs12StoreDirectory) {
+            guard !directory.contains("\u{0}") else { throw CertificateProviderError.invalidParameter("parameter 'storeDirectory' must be a path") }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path(directory), isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw CertificateProviderError.invalidParameter("parameter 'storeDirectory': '\(directory)' exists and is not a directory")
+            }
+        }
+        _ = try parameters.secret(.pkcs12Password)
+        for (direct, source) in [(ProviderParameters.Key.pkcs12Password, ProviderParameters.Key.pkcs12PasswordSource),
+                                 (.pkcs12StorePassword, .pkcs12StorePasswordSource)] {
+            guard let specification = try parameters.string(source) else { continue }
+            _ = try PasswordSource(specification, key: source)
+            if parameters[direct] != nil {
+                throw CertificateProviderError.invalidParameter("parameters '\(direct)' and '\(source)' exclude each other; give one")
+            }
+        }
+        if let storePassword = try parameters.secret(.pkcs12StorePassword), storePassword.isEmpty {
+            throw CertificateProviderError.invalidParameter("parameter 'storePassword' must not be empty (the stored key would be unprotected)")
+        }
+    }
+}
+
+/// Where a password is read from: `env:NAME` or `file:PATH`, as `openssl -passin` spells them.
+struct PasswordSource {
+    enum Kind { case environment(String), file(String) }
+    let kind: Kind
+    let key: ProviderParameters.Key
+
+    /// Parses a specification.
+    /// - Throws: `.invalidParameter` naming `key`.
+    init(_ specification: String, key: ProviderParameters.Key) throws {
+        self.key = key
+        if specification.hasPrefix("env:"), specification.count > 4 {
+            kind = .environment(String(specification.dropFirst(4)))
+        } else if specification.hasPrefix("file:"), specification.count > 5 {
+            kind = .file(String(specification.dropFirst(5)))
+        } else {
+            throw CertificateProviderError.invalidParameter("parameter '\(key)' must be env:NAME or file:PATH")
+        }
+    }
+
+    /// Reads the password.
+    /// - Throws: `.passwordRequired` when the variable is not set, `.fileSystem` when the file
+    ///   cannot be read.
+    func read(environment: [String: String]) throws -> Secret {
+        switch kind {
+        case .environment(let name):
+            guard let value = environment[name] else {
+                throw CertificateProviderError(.passwordRequired, "the environment variable \(name) named by '\(key)' is not set")
+            }
+            return Secret(value)
+        case .file(let path):
+            guard var bytes = FileManager.default.contents(atPath: path).map({ Array($0) }) else {
+                throw CertificateProviderError(.fileSystem, "cannot read the password file '\(path)' named by '\(key)'")
+            }
+            if let newline = bytes.firstIndex(where: { $0 == 0x0A }) {
+                bytes.withUnsafeMutableBytes { raw in
+                    for index in newline..<raw.count { raw[index] = 0 }
+                }
+                bytes.removeSubrange(newline...)
+            }
+            return Secret(wiping: &bytes).trimmingTrailingNewline()
+        }
+    }
+}

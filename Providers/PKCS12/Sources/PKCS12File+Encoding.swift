@@ -1,0 +1,73 @@
+internal import COpenSSL
+internal import COpenSSLShims
+public import CertificateProviders
+
+extension PKCS12File {
+    /// How ``encode(_:password:friendlyName:options:)`` protects a file.
+    public struct EncodingOptions: Sendable, Hashable {
+        /// PBKDF2 iterations for the key and the certificates (PBES2, AES-256-CBC, HMAC-SHA256).
+        /// Default 10 000, as JDK `keytool` writes (OpenSSL's default is 2048).
+        public var iterations: Int
+        /// Iterations of the SHA-256 MAC's key derivation. Default 10 000.
+        public var macIterations: Int
+
+        /// Creates options.
+        public init(iterations: Int = 10_000, macIterations: Int = 10_000) {
+            self.iterations = iterations
+            self.macIterations = macIterations
+        }
+
+        /// The defaults: 10 000 iterations for encryption and MAC.
+        public static let `default` = EncodingOptions()
+    }
+
+    /// Writes an identity as a PKCS#12 file that OpenSSL 3, Java 17+, Python `cryptography` and
+    /// Windows 10+ open: key and certificates encrypted with PBES2 (PBKDF2-HMAC-SHA256, AES-256-CBC),
+    /// integrity protected by an HMAC-SHA256 MAC.
+    ///
+    /// - Parameters:
+    ///   - identity: the identity; its key must be a ``LocalSigningKey`` (a remote key cannot be exported).
+    ///   - password: the new file's password; must not be empty and must not contain NUL bytes.
+    ///   - friendlyName: the alias stored with the key and the leaf certificate (UTF-8, may be Cyrillic).
+    ///   - options: iteration counts.
+    /// - Returns: the DER PKCS#12 bytes.
+    /// - Throws: `.unsupportedOperation` for a non-local key, `.invalidParameter` for an empty password
+    ///   or bad iteration counts, `.cryptoFailure` when OpenSSL fails.
+    public static func encode(_ identity: SigningIdentity, password: Secret, friendlyName: String? = nil,
+                              options: EncodingOptions = .default) throws -> [UInt8] {
+        guard let key = identity.key as? LocalSigningKey else {
+            throw CertificateProviderError.unsupportedOperation("only a local (OpenSSL) key can be written to a PKCS#12 file; this identity's key is \(type(of: identity.key))")
+        }
+        guard !password.isEmpty else {
+            throw CertificateProviderError(.passwordRequired, "a PKCS#12 file written by this package needs a non-empty password (an empty one would leave the key unprotected)")
+        }
+        guard password.withUnsafeBytes({ !$0.contains(0) }) else {
+            throw CertificateProviderError.invalidParameter("the PKCS#12 password must not contain NUL characters")
+        }
+        let allowed = 1...PKCS12File.maximumIterations
+        guard allowed.contains(options.iterations), allowed.contains(options.macIterations) else {
+            throw CertificateProviderError.invalidParameter("PKCS#12 iteration counts must be between 1 and \(PKCS12File.maximumIterations)")
+        }
+        guard key.matches(identity.certificate) else {
+            throw CertificateProviderError(.keyCertificateMismatch, "the identity's key does not match its certificate (\(identity.certificate.subject))")
+        }
+        OpenSSLErrorQueue.clear()
+        return try withX509Stack(identity.chain) { chain in
+            try password.withCString { pass -> [UInt8] in
+                guard let p12 = PKCS12_create_ex(pass, friendlyName, key.handle.pointer, identity.certificate.handle.pointer, chain,
+                                                 NID_aes_256_cbc, NID_aes_256_cbc, Int32(options.iterations), -1, 0, nil, nil) else {
+                    throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not build the PKCS#12 structure")
+                }
+                defer { PKCS12_free(p12) }
+                guard PKCS12_set_mac(p12, pass, Int32(password.count), nil, 0, Int32(options.macIterations), EVP_sha256()) == 1 else {
+                    throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not add the PKCS#12 MAC")
+                }
+                var output: UnsafeMutablePointer<UInt8>?
+                let length = i2d_PKCS12(p12, &output)
+                guard length > 0, let output else { throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not encode the PKCS#12 file") }
+                defer { COpenSSLShims_OPENSSL_free(output) }
+                return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import PKCS12Provider
+import Testing
+
+@Suite("PKCS12CertificateProvider (SAP contract)")
+struct ProviderTests {
+    static func fileBytes(_ identity: SigningIdentity, password: String) throws -> [UInt8] {
+        try PKCS12File.encode(identity, password: Secret(password), friendlyName: "from-file", options: .init(iterations: 64, macIterations: 64))
+    }
+
+    @Test("registry → initialize from a file → storedCertificate without reopening → delete")
+    func lifecycle() async throws {
+        let directory = try TemporaryDirectory()
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=Provider Signer", keyType: .p256)
+        let path = try directory.write("signer.p12", try Self.fileBytes(original, password: "file-pw"))
+        var registry = ProviderRegistry()
+        try PKCS12CertificateProvider.register(in: &registry, environment: ["CERTSIGN_HOME": directory.path("home")])
+        let provider = try registry.makeProvider(.pkcs12)
+        #expect(provider.providerID == .pkcs12)
+        #expect(try provider.storedCertificate() == nil) // nothing stored yet, and no prompt
+
+        let identity = try await provider.initialize(options: [.pkcs12File: .string(path), .pkcs12Password: .secret(Secret("file-pw")),
+                                                                .pkcs12Alias: .string("работа")])
+        #expect(identity.certificate == original.certificate)
+        // Import inputs are not kept; the effective store password is.
+        #expect(provider.parameters[.pkcs12File] == nil && provider.parameters[.pkcs12Password] == nil)
+        #expect(provider.parameters[.pkcs12StorePassword] == .secret(Secret("file-pw")))
+        #expect(provider.parameters[.pkcs12Alias] == .string("работа"))
+        #expect(!provider.parameters.description.contains("file-pw"))
+
+        let pkcs12 = try #require(provider as? PKCS12CertificateProvider)
+        #expect(pkcs12.pkcs12OpenCount == 1)
+        for _ in 0..<20 {
+            let stored = try #require(try provider.storedCertificate())
+            #expect(stored.certificate == original.certificate)
+            _ = try await stored.key.signature(for: Array("doc".utf8), digestAlgorithm: .sha256, scheme: stored.key.defaultScheme)
+        }
+        #expect(pkcs12.pkcs12OpenCount == 1, "signing many documents must not reopen the PKCS#12")
+
+        // The entry lives in the default store ($CERTSIGN_HOME) and lists without a password.
+        let store = PKCS12IdentityStore(directory: URL(fileURLWithPath: directory.path("home")))
+        #expect(try store.list().map(\.alias) == ["работа"])
+
+        try provider.deleteStoredCertificate()
+        #expect(try provider.storedCertificate() == nil)
+        try provider.deleteStoredCertificate() // nothing stored: still succeeds
+    }
+
+    @Test("a fresh provider unlocks the stored identity once with the store password, and says when it is missing or wrong")
+    func storedCertificateNeedsPassword() async throws {
+        let directory = try TemporaryDirectory()
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=Stored Only")
+        let first = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
+        _ = try await first.initialize(options: [.pkcs12Data: .data(try Self.fileBytes(original, password: "file")),
+                                                 .pkcs12Password: .secret(Secret("file")), .pkcs12StorePassword: .secret(Secret("store"))])
+
+        let locked = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
+        Fixtures.expectError(.passwordRequired) { _ = try locked.storedCertificate() }
+        try locked.setParameters([.pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .secret(Secret("wrong"))])
+        Fixtures.expectError(.wrongPassword) { _ = try locked.storedCertificate() }
+        #expect(locked.pkcs12OpenCount == 1) // the failed attempt
+        try locked.setParameters([.pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .string("store")])
+        #expect(try locked.storedCertificate()?.certificate == original.certificate)
+        #expect(try locked.storedCertificate()?.certificate == original.certificate)
+        #expect(locked.pkcs12OpenCount == 2)
+        if Fixtures.hasOpenSSL { try await Fixtures.signAndVerifyWithOpenSSL(try #require(try locked.storedCertificate())) }
+
+        // Another process replacing the entry is noticed: the cache is keyed by the stored file.
+        let replacement = try Fixtures.pki.issueLeaf(subject: "CN=Replacement")
+        try PKCS12IdentityStore(directory: directory.url).import(replacement, alias: PKCS12CertificateProvider.defaultAlias,
+                                                                 storePassword: Secret("store"), replacingExisting: true)
+        #expect(try locked.storedCertificate()?.certificate == replacement.certificate)
+        #expect(locked.pkcs12OpenCount == 3)
+    }
+
+    @Test("many tasks asking at once share one unlock and all sign")
+    func concurrentStoredCertificate() async throws {
+        let directory = try TemporaryDirectory()
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=Concurrent")
+        try PKCS12IdentityStore(directory: directory.url).import(original, alias: "default", storePassword: Secret("pw"))
+        let provider = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path),
+                                                                  .pkcs12StorePassword: .secret(Secret("pw"))])
+        let key = try #require(original.key as? LocalSigningKey)
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    let identity = try #require(try provider.storedCertificate())
+                    let document = Array("document \(index)".utf8)
+                    let signature = try await identity.key.signature(for: document, digestAlgorithm: .sha256, scheme: .ecdsa)
+                    return key.isValidSignature(signature, for: document, digestAlgorithm: .sha256, scheme: .ecdsa)
+                }
+            }
+            for try await valid in group { #expect(valid) }
+        }
+        #expect(provider.pkcs12OpenCount == 1)
+    }
+
+    @Test("password sources: env:NAME and file:PATH, kept as sources rather than secrets")
+    func passwordSources() async throws {
+        let directory = try TemporaryDirectory()
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=Password Sources")
+        let bytes = try Self.fileBytes(original, password: "из окружения")
+        let environment = ["CERTSIGN_HOME": directory.path("home"), "P12_PASSWORD": "из окружения"]
+        let provider = try PKCS12CertificateProvider(environment: environment)
+        _ = try await provider.initialize(options: [.pkcs12Data: .data(bytes), .pkcs12PasswordSource: .string("env:P12_PASSWORD")])
+        #expect(provider.parameters[.pkcs12StorePasswordSource] == .string("env:P12_PASSWORD"))
+        #expect(provider.parameters[.pkcs12StorePassword] == nil && provider.parameters[.pkcs12PasswordSource] == nil)
+        #expect(try provider.storedCertificate()?.certificate == original.certificate)
+
+        // A fresh provider reads the store password from a file (first line, newline dropped).
+        let passwordFile = try directory.write("store-password.txt", text: "из окружения\nsecond line ignored\n")
+        let fresh = try PKCS12CertificateProvider(parameters: [.pkcs12StorePasswordSource: .string("file:\(passwordFile)")], environment: environment)
+        #expect(try fresh.storedCertificate()?.certificate == original.certificate)
+
+        let unset = try PKCS12CertificateProvider(parameters: [.pkcs12StorePasswordSource: .string("env:NOT_SET_ANYWHERE")], environment: environment)
+        Fixtures.expectError(.passwordRequired) { _ = try unset.storedCertificate() }
+        let missingFile = try PKCS12CertificateProvider(parameters: [.pkcs12StorePasswordSource: .string("file:\(directory.path("none"))")],
+                                                        environment: environment)
+        Fixtures.expectError(.fileSystem) { _ = try missingFile.storedCertificate() }
+    }
+
+    @Test("initialize maps file errors and stores nothing on failure")
+    func initializeErrors() async throws {
+        let directory = try TemporaryDirectory()
+        let provider = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
+        let bytes = try Self.fileBytes(try Fixtures.pki.issueLeaf(subject: "CN=Errors"), password: "right")
+        await #expect(throws: CertificateProviderError(.wrongPassword, "")) {
+            _ = try await provider.initialize(options: [.pkcs12Data: .data(bytes), .pkcs12Password: .string("wrong")])
+        }
+        await #expect(throws: CertificateProviderError(.malformedInput, "")) {
+            _ = try await provider.initialize(options: [.pkcs12Data: .data(Array(bytes.prefix(100))), .pkcs12Password: .string("right")])
+        }
+        await #expect(throws: CertificateProviderError(.invalidParameter, "")) {
+            _ = try await provider.initialize(options: [.pkcs12Password: .string("right")])
+        }
+        await #expect(throws: CertificateProviderError(.fileSystem, "")) {
+            _ = try await provider.initialize(options: [.pkcs12File: .string(directory.path("absent.p12")), .pkcs12Password: .string("right")])
+        }
+        #expect(try provider.storedCertificate() == nil)
+        #expect(try PKCS12IdentityStore(directory: directory.url).list().isEmpty)
+    }
+
+    @Test("a file with two keys: the alias parameter selects one", .enabled(if: Fixtures.hasKeytool, "keytool (JDK) is not installed"))
+    func twoKeysThroughProvider() async throws {
+        let directory = try TemporaryDirectory()
+        let keystore = directory.path("two.p12")
+        for alias in ["alpha", "beta"] {
+            try Fixtures.run("keytool", ["-genkeypair", "-alias", alias, "-keyalg", "EC", "-keysize", "256", "-dname", "CN=\(alias)",
+                                         "-validity", "30", "-storetype", "PKCS12", "-keystore", keystore, "-storepass:env", "P"], environment: ["P": "two-keys"])
+        }
+        let provider = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.path("store"))])
+        let options: ProviderParameters = [.pkcs12File: .string(keystore), .pkcs12Password: .string("two-keys")]
+        let ambiguous = await #expect(throws: CertificateProviderError.self) { _ = try await provider.initialize(options: options) }
+        #expect(ambiguous?.code == .invalidParameter && ambiguous?.reason.contains("alpha") == true)
+        let beta = try await provider.initialize(options: options.merging([.pkcs12Alias: .string("beta")]))
+        #expect(beta.certificate.subject == "CN=beta")
+        let stored = try await provider.initialize(options: options.merging([.pkcs12Alias: .string("main"), .pkcs12KeyAlias: .string("alpha")]))
+        #expect(stored.certificate.subject == "CN=alpha")
+        #expect(try provider.store.list().map(\.alias) == ["beta", "main"])
+    }
+
+    @Test("setParameters rejects bad values naming the key and keeps the old parameters",
+          arguments: [
+              (ProviderParameters([.init("colour"): .string("blue")]), "colour"),
+              ([.pkcs12Alias: .string("a/b")], "alias"),
+              ([.pkcs12Alias: .boolean(true)], "alias"),
+              ([.pkcs12File: .string("/tmp/x.p12"), .pkcs12Data: .data([1])], "data"),
+              ([.pkcs12Data: .string("bytes")], "data"),
+              ([.pkcs12StorePassword: .string("")], "storePassword"),
+              ([.pkcs12StorePassword: .integer(1)], "storePassword"),
+              ([.pkcs12StoreDirectory: .string("/etc/hostname")], "storeDirectory"),
+              ([.pkcs12KeyAlias: .string(" ")], "keyAlias"),
+              ([.pkcs12PasswordSource: .string("pass:secret")], "passwordSource"),
+              ([.pkcs12StorePasswordSource: .string("env:")], "storePasswordSource"),
+              ([.pkcs12StorePasswordSource: .string("env:X"), .pkcs12StorePassword: .string("y")], "storePasswordSource"),
+          ] as [(ProviderParameters, String)])
+    func setParametersValidation(parameters: ProviderParameters, key: String) throws {
+        let provider = try PKCS12CertificateProvider(parameters: [.pkcs12Alias: .string("kept")])
+        let error = Fixtures.expectError(.invalidParameter) { try provider.setParameters(parameters) }
+        #expect(error?.reason.contains("'\(key)'") == true, "\(String(describing: error))")
+        #expect(provider.parameters == [.pkcs12Alias: .string("kept")])
+    }
+}
