@@ -68,7 +68,7 @@ let package = Package(
         // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
         .target(
             name: "CertSignCLI",
-            dependencies: ["CertificateProviders"],
+            dependencies: ["CertificateProviders", "PKCS12Provider"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,9 +1,10 @@
 import CertificateProviders
 import Foundation
+import PKCS12Provider
 
 /// The command table.
 enum Commands {
-    static let all: [CommandDescriptor] = [providers] // commands: more are added by their files
+    static let all: [CommandDescriptor] = [providers] + identityCommands // commands: more are added by their files
 
     static func listing(_ commands: [CommandDescriptor]) -> String {
         let width = commands.map(\.name.count).max() ?? 0
@@ -45,8 +46,13 @@ enum Commands {
 extension CommandContext {
     /// The providers this tool offers. Only the CLI decides what is registered.
     func makeRegistry() throws -> ProviderRegistry {
-        let registry = ProviderRegistry()
+        var registry = ProviderRegistry()
         // registry: providers register here
+        let environment = self.environment
+        let storeDirectory = self.storeDirectory
+        try registry.register(.pkcs12, description: "local PKCS#12 (.p12/.pfx) files and the encrypted identity store") {
+            try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(storeDirectory.path)], environment: environment)
+        }
         return registry
     }
 }

@@ -1,0 +1,146 @@
+import CertificateProviders
+import Foundation
+import PKCS12Provider
+
+/// `certsign identity import | list | show | delete | export`: the local PKCS#12 identity store.
+extension Commands {
+    static let identityCommands: [CommandDescriptor] = [identityImport, identityList, identityShow, identityDelete, identityExport]
+
+    static let identityImport = CommandDescriptor(
+        words: ["identity", "import"], summary: "import a .p12/.pfx file into the identity store",
+        usage: "certsign identity import FILE [--alias NAME] [--key-alias NAME] [--replace] [--password-env VAR | --password-file PATH | --password-stdin] [--store-password-env VAR | --store-password-file PATH]",
+        details: """
+        The file's password (PASSWORD) also protects the stored copy unless a store password is given.
+        The stored copy is re-encrypted with PBES2 / AES-256; files are 0600 in a 0700 directory.
+          --alias NAME       store entry name (default: the file name without extension)
+          --key-alias NAME   which key of a file that holds several (friendly name or local key ID)
+          --replace          replace an entry of the same alias
+        example: certsign identity import ivanov.p12 --alias ivanov --password-env P12_PASSWORD
+        """,
+        spec: OptionSpec(flags: ["--replace"], options: ["--alias", "--key-alias", "--store-password-env", "--store-password-file"],
+                         positionals: 1...1).withPassword()
+    ) { parsed, context in
+        let path = parsed.positionals[0]
+        let bytes = try context.readInputFile(path, what: "PKCS#12 file")
+        let alias = parsed.value("--alias") ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let password = try context.secret(parsed, prompt: "PKCS#12 password: ")
+        let storePassword = try context.optionalSecret(parsed, name: "store-password")
+        let store = context.identityStore
+        let (identity, metadata) = try store.import(pkcs12Data: bytes, password: password, keyAlias: parsed.value("--key-alias"),
+                                                   alias: alias, storePassword: storePassword, replacingExisting: parsed.has("--replace"))
+        context.emit(["imported": metadataJSON(metadata, chain: identity.chain)],
+                     human: "imported '\(metadata.alias)': \(metadata.subject)\n  valid until \(Format.localDate(metadata.notValidAfter)), \(metadata.keyAlgorithm) \(metadata.keySize)-bit, chain of \(identity.chain.count)")
+        return CertSign.exitSuccess
+    }
+
+    static let identityList = CommandDescriptor(
+        words: ["identity", "list"], summary: "list stored identities (no password needed)",
+        usage: "certsign identity list", details: "example: certsign --json identity list", spec: OptionSpec()
+    ) { _, context in
+        let entries = try context.identityStore.list()
+        let rows = entries.map { [$0.alias, $0.subject, Format.localDate($0.notValidAfter), "\($0.keyAlgorithm) \($0.keySize)"] }
+        context.emit(["identities": entries.map { metadataJSON($0, chain: nil) }],
+                     human: entries.isEmpty ? "no identities in \(context.storeDirectory.path)" : Format.table(["ALIAS", "SUBJECT", "VALID UNTIL", "KEY"], rows))
+        return CertSign.exitSuccess
+    }
+
+    static let identityShow = CommandDescriptor(
+        words: ["identity", "show"], summary: "show one stored identity's certificate details",
+        usage: "certsign identity show ALIAS", details: "example: certsign identity show ivanov",
+        spec: OptionSpec(positionals: 1...1)
+    ) { parsed, context in
+        let alias = parsed.positionals[0]
+        guard let metadata = try context.identityStore.metadata(alias: alias) else {
+            throw CertificateProviderError(.notStored, "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)")
+        }
+        let lines = [
+            "alias:        \(metadata.alias)",
+            "subject:      \(metadata.subject)",
+            "issuer:       \(metadata.issuer)",
+            "serial:       \(metadata.serialNumber)",
+            "valid from:   \(Format.localDate(metadata.notValidBefore))",
+            "valid until:  \(Format.localDate(metadata.notValidAfter))\(metadata.notValidAfter < Date() ? "  (EXPIRED)" : "")",
+            "key:          \(metadata.keyAlgorithm) \(metadata.keySize)-bit",
+            "chain:        \(metadata.chainLength) certificate(s)",
+            "sha-256:      \(metadata.sha256Fingerprint)",
+            "imported:     \(Format.localDate(metadata.createdAt))",
+        ]
+        context.emit(["identity": metadataJSON(metadata, chain: nil)], human: lines.joined(separator: "\n"))
+        return CertSign.exitSuccess
+    }
+
+    static let identityDelete = CommandDescriptor(
+        words: ["identity", "delete"], summary: "delete a stored identity",
+        usage: "certsign identity delete ALIAS", details: "example: certsign identity delete ivanov",
+        spec: OptionSpec(positionals: 1...1)
+    ) { parsed, context in
+        let alias = parsed.positionals[0]
+        guard try context.identityStore.delete(alias: alias) else {
+            throw CertificateProviderError(.notStored, "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)")
+        }
+        context.emit(["deleted": alias], human: "deleted '\(alias)'")
+        return CertSign.exitSuccess
+    }
+
+    static let identityExportUsage = "certsign identity export ALIAS --out FILE [--password-env VAR | --password-file PATH | --password-stdin] [--export-password-env VAR | --export-password-file PATH]"
+
+    static let identityExport = CommandDescriptor(
+        words: ["identity", "export"], summary: "export a stored identity to a new .p12 file",
+        usage: identityExportUsage,
+        details: """
+        PASSWORD is the store password; the new file is protected by the export password (default: the
+        same), PBES2 / AES-256 with a SHA-256 MAC, mode 0600. The output file must not exist.
+        example: certsign identity export ivanov --out ivanov-copy.p12 --password-env P12_PASSWORD
+        """,
+        spec: OptionSpec(options: ["--out", "--export-password-env", "--export-password-file"], positionals: 1...1).withPassword()
+    ) { parsed, context in
+        let alias = parsed.positionals[0]
+        guard let out = parsed.value("--out") else { throw UsageError(message: "--out FILE is required", usage: identityExportUsage) }
+        let store = context.identityStore
+        guard try store.metadata(alias: alias) != nil else {
+            throw CertificateProviderError(.notStored, "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)")
+        }
+        let password = try context.secret(parsed, prompt: "store password for '\(alias)': ")
+        let exportPassword = try context.optionalSecret(parsed, name: "export-password") ?? password
+        guard let password, let exportPassword else { throw CertificateProviderError(.passwordRequired, "a password is needed") }
+        try store.export(alias: alias, password: password, exportPassword: exportPassword, to: out)
+        context.emit(["exported": ["alias": alias, "file": out]], human: "exported '\(alias)' to \(out)")
+        return CertSign.exitSuccess
+    }
+
+    static func metadataJSON(_ metadata: PKCS12IdentityStore.Metadata, chain: [Certificate]?) -> [String: Any] {
+        var json: [String: Any] = [
+            "alias": metadata.alias, "subject": metadata.subject, "issuer": metadata.issuer,
+            "serialNumber": metadata.serialNumber, "notValidBefore": Format.isoDate(metadata.notValidBefore),
+            "notValidAfter": Format.isoDate(metadata.notValidAfter), "sha256Fingerprint": metadata.sha256Fingerprint,
+            "keyAlgorithm": metadata.keyAlgorithm, "keySize": metadata.keySize, "chainLength": metadata.chainLength,
+            "importedAt": Format.isoDate(metadata.createdAt),
+        ]
+        if let chain { json["chain"] = chain.map(\.subject) }
+        return json
+    }
+}
+
+extension CommandContext {
+    /// The PKCS#12 identity store at ``storeDirectory``.
+    var identityStore: PKCS12IdentityStore { PKCS12IdentityStore(directory: storeDirectory) }
+
+    /// Reads an input file, with errors that say what is wrong with the path.
+    func readInputFile(_ path: String, what: String) throws -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CertificateProviderError(.fileSystem, "the \(what) \(path) does not exist")
+        }
+        guard !isDirectory.boolValue else { throw CertificateProviderError(.fileSystem, "\(path) is a directory, not a \(what)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CertificateProviderError(.fileSystem, "the \(what) \(path) cannot be read (check its permissions)")
+        }
+        return Array(data)
+    }
+
+    /// A secret from `--<name>-env` / `--<name>-file` only (never prompts); nil when neither is given.
+    func optionalSecret(_ parsed: ParsedArguments, name: String) throws -> Secret? {
+        guard parsed.value("--\(name)-env") != nil || parsed.value("--\(name)-file") != nil else { return nil }
+        return try secret(parsed, name: name, prompt: "\(name): ")
+    }
+}
