@@ -18,6 +18,9 @@ let package = Package(
     products: [
         .library(name: "CertificateProviders", targets: ["CertificateProviders"]),
         // products: more libraries are added here by their issues
+        .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
+        .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
+        .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
         .executable(name: "certsign", targets: ["certsign"]),
     ],
     targets: [
@@ -35,6 +38,17 @@ let package = Package(
             cSettings: [.define("OPENSSL_API_COMPAT", to: "30000")]
         ),
         // system libraries: more C libraries are added here by their issues
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            path: "Sources/CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(
+            name: "CMicroHTTPDShims",
+            dependencies: ["CMicroHTTPD"],
+            path: "Sources/CMicroHTTPDShims"
+        ),
 
         // MARK: Core
         .target(
@@ -50,9 +64,25 @@ let package = Package(
 
         // MARK: Providers (one folder each under Providers/)
         // providers: provider targets are added here by their issues
+        .target(
+            name: "FMPDSSProvider",
+            dependencies: ["CertificateProviders", "RemoteSigning"],
+            path: "Providers/FMP",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Signing, remote, CLI
         // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
+        .target(
+            name: "RemoteSigning",
+            dependencies: ["CertificateProviders"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "DSSEmulator",
+            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "CMicroHTTPD", "CMicroHTTPDShims"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "certsign",
             dependencies: ["CertificateProviders"],
@@ -61,7 +91,7 @@ let package = Package(
 
         .executableTarget(
             name: "certsign-bench",
-            dependencies: ["CertificateProviders"],
+            dependencies: ["CertificateProviders", "RemoteSigning", "FMPDSSProvider", "DSSEmulator"],
             swiftSettings: swiftSettings
         ),
 
@@ -72,5 +102,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // tests: more test targets are added here by their issues
+        .testTarget(
+            name: "RemoteSigningTests",
+            dependencies: ["RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DSSEmulatorTests",
+            dependencies: ["DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FMPDSSProviderTests",
+            dependencies: ["FMPDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
