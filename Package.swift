@@ -80,7 +80,7 @@ let package = Package(
         ),
         .target(
             name: "DSSEmulator",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "CMicroHTTPD", "CMicroHTTPDShims"],
+            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "COpenSSL", "COpenSSLShims", "CMicroHTTPD", "CMicroHTTPDShims"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
