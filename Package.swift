@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "CertificateProviders", targets: ["CertificateProviders"]),
         // products: more libraries are added here by their issues
+        .library(name: "Signing", targets: ["Signing"]),
         .executable(name: "certsign", targets: ["certsign"]),
     ],
     targets: [
@@ -35,6 +36,17 @@ let package = Package(
             cSettings: [.define("OPENSSL_API_COMPAT", to: "30000")]
         ),
         // system libraries: more C libraries are added here by their issues
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "CSQLiteShims",
+            dependencies: ["CSQLite"],
+            path: "Sources/CSQLiteShims"
+        ),
 
         // MARK: Core
         .target(
@@ -53,6 +65,11 @@ let package = Package(
 
         // MARK: Signing, remote, CLI
         // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
+        .target(
+            name: "Signing",
+            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "certsign",
             dependencies: ["CertificateProviders"],
@@ -61,7 +78,7 @@ let package = Package(
 
         .executableTarget(
             name: "certsign-bench",
-            dependencies: ["CertificateProviders"],
+            dependencies: ["CertificateProviders", "Signing", "CertificateProvidersTesting"],
             swiftSettings: swiftSettings
         ),
 
@@ -72,5 +89,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // tests: more test targets are added here by their issues
+        .testTarget(
+            name: "SigningTests",
+            dependencies: ["Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // Helper process for SigningTests' multi-process journal tests (built by `swift build --build-tests`).
+        .executableTarget(
+            name: "journal-stress",
+            dependencies: ["Signing", "CertificateProviders"],
+            path: "Tests/JournalStressTool",
+            swiftSettings: swiftSettings
+        ),
     ]
 )
