@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "CertificateProviders", targets: ["CertificateProviders"]),
         // products: more libraries are added here by their issues
+        .library(name: "Signing", targets: ["Signing"]),
         .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
@@ -38,6 +39,17 @@ let package = Package(
             cSettings: [.define("OPENSSL_API_COMPAT", to: "30000")]
         ),
         // system libraries: more C libraries are added here by their issues
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "CSQLiteShims",
+            dependencies: ["CSQLite"],
+            path: "Sources/CSQLiteShims"
+        ),
         .systemLibrary(
             name: "CMicroHTTPD",
             path: "Sources/CMicroHTTPD",
@@ -74,13 +86,18 @@ let package = Package(
         // MARK: Signing, remote, CLI
         // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
         .target(
+            name: "Signing",
+            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RemoteSigning",
             dependencies: ["CertificateProviders"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "DSSEmulator",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "COpenSSL", "COpenSSLShims", "CMicroHTTPD", "CMicroHTTPDShims"],
+            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "Signing", "CMicroHTTPD", "CMicroHTTPDShims"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -91,7 +108,7 @@ let package = Package(
 
         .executableTarget(
             name: "certsign-bench",
-            dependencies: ["CertificateProviders", "RemoteSigning", "FMPDSSProvider", "DSSEmulator"],
+            dependencies: ["CertificateProviders", "Signing", "CertificateProvidersTesting", "RemoteSigning", "FMPDSSProvider", "DSSEmulator"],
             swiftSettings: swiftSettings
         ),
 
@@ -102,6 +119,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // tests: more test targets are added here by their issues
+        .testTarget(
+            name: "SigningTests",
+            dependencies: ["Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // Helper process for SigningTests' multi-process journal tests (built by `swift build --build-tests`).
+        .executableTarget(
+            name: "journal-stress",
+            dependencies: ["Signing", "CertificateProviders"],
+            path: "Tests/JournalStressTool",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RemoteSigningTests",
             dependencies: ["RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting"],

@@ -160,7 +160,7 @@ public final class DSSEmulator: Sendable {
         let seed = try seed ?? EmulatorSeed.standard()
         self.seed = seed
         self.store = EmulatorStore(seed: seed)
-        self.signer = OpenSSLCAdESSigner()
+        self.signer = CMSEmulatorSigner()
     }
 
     deinit { stop() }
