@@ -64,10 +64,13 @@ public actor FMPClient {
             self.additionalHeaders = additionalHeaders
         }
 
-        /// The configuration a saved session points at (other fields take their defaults).
-        public init(session: FMPSession) {
+        /// The configuration a saved session points at (host, API version, environment, project,
+        /// device), with the other fields given here.
+        public init(session: FMPSession, routes: FMPRoutes = .standard, timeout: TimeInterval = 30, retryPolicy: RetryPolicy = .default,
+                    endpointPolicy: RemoteEndpointPolicy = .default, additionalHeaders: [(name: String, value: String)] = []) {
             self.init(apiVersion: session.apiVersion, host: session.host, environment: session.environment, project: session.project,
-                      device: session.device)
+                      device: session.device, routes: routes, timeout: timeout, retryPolicy: retryPolicy, endpointPolicy: endpointPolicy,
+                      additionalHeaders: additionalHeaders)
         }
     }
 
@@ -94,8 +97,13 @@ public actor FMPClient {
     /// Creates a client that resumes a saved session (no request is made). Re-authentication is not
     /// possible until ``auth(username:password:)`` is called, so an expired refresh token ends in
     /// `.authenticationFailed`.
-    public init(session: FMPSession, transport: (any HTTPTransport)? = nil) {
-        let configuration = Configuration(session: session)
+    /// - Parameters:
+    ///   - session: the saved session.
+    ///   - configuration: overrides for the session's configuration (routes, timeout, …); it must
+    ///     point at the session's host, environment, project and device; nil takes the defaults.
+    ///   - transport: the networking; nil uses ``URLSessionTransport``.
+    public init(session: FMPSession, configuration: Configuration? = nil, transport: (any HTTPTransport)? = nil) {
+        let configuration = configuration ?? Configuration(session: session)
         self.configuration = configuration
         self.transport = transport ?? FMPClient.defaultTransport(configuration.endpointPolicy)
         self.tokens = (session.token, session.refreshToken)

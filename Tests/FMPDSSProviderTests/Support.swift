@@ -55,6 +55,7 @@ func routeLog(_ emulator: DSSEmulator) -> [String] {
 }
 
 /// Expects a `CertificateProviderError` with `code`.
+@discardableResult
 func expectError<R>(_ code: CertificateProviderError.Code, sourceLocation: SourceLocation = #_sourceLocation,
                     _ body: () async throws -> R) async -> CertificateProviderError? {
     do {
