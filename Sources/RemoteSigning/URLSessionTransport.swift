@@ -22,6 +22,10 @@ import Synchronization
 /// `.unsupportedOperation` on Linux; install the CA into the system store
 /// (`/usr/local/share/ca-certificates/*.crt` + `update-ca-certificates`) or bring an
 /// ``HTTPTransport`` of your own.
+///
+/// IPv6 literal hosts (`http://[::1]:8080/`): FoundationNetworking on Linux refuses them with URL
+/// error -1000 ("URLSession and curl did not agree on URL host"), reported as `.network`; use a
+/// host name or an IPv4 address.
 public final class URLSessionTransport: HTTPTransport {
     /// How the transport behaves; every field documents its default.
     public struct Configuration: Sendable {
