@@ -50,6 +50,17 @@ func runFMPBenchmarks(_ harness: BenchHarness) async throws {
         for _ in 0..<sequentialCount { _ = try await client.signs() }
     }.rate(count: Double(sequentialCount))
 
+    // Where the time goes: the bare transport on the same route, and JSON parsing of the body.
+    guard let signsRequestURL = URL(string: signsURL) else { throw BenchError("FMP bench: bad URL \(signsURL)") }
+    var bare = HTTPRequest(url: signsRequestURL)
+    bare.setHeader("Authorization", "Bearer \(token)")
+    bare.setHeader("X-Device-Id", "bench-device")
+    let transport = URLSessionTransport()
+    let bareRate = try await harness.time { for _ in 0..<sequentialCount { _ = try await transport.send(bare) } }.rate(count: Double(sequentialCount))
+    let bodyBytes = try await transport.send(bare).body
+    let parseRate = try await harness.time { for _ in 0..<sequentialCount { _ = try JSONValue(parsing: bodyBytes) } }.rate(count: Double(sequentialCount))
+    harness.note(String(format: "FMP: bare URLSessionTransport GET signs/ %.0f/s sequential; JSONValue parse of its %d-byte body %.0f/s", bareRate.median, bodyBytes.count, parseRate.median))
+
     // signs(): 8 in flight on one client.
     let parallelCount = 800
     let parallel = try await harness.time {
@@ -61,18 +72,19 @@ func runFMPBenchmarks(_ harness: BenchHarness) async throws {
         }
     }.rate(count: Double(parallelCount))
 
-    // sign: sequential.
+    guard wrkAvailable else {
+        harness.note("FMP: wrk is not installed (apt-get install wrk); FMPClient signs(): \(Int(sequential.median))/s sequential, \(Int(parallel.median))/s 8 in flight")
+        return
+    }
+    // Measured before any sign benchmark adds signatures, so both sides list the same 3.
+    let wrkSequential = try wrk(connections: 1, url: signsURL)
+    let wrkParallel = try wrk(connections: 8, url: signsURL)
+
+    // sign: sequential (each adds one signature; nothing lists them afterwards).
     let signCount = 60
     let signs = try await harness.time {
         for _ in 0..<signCount { try await sign() }
     }.rate(count: Double(signCount))
-
-    guard wrkAvailable else {
-        harness.note("FMP: wrk is not installed (apt-get install wrk); FMPClient figures: signs \(Int(sequential.median))/s sequential, \(Int(parallel.median))/s 8 in flight, sign \(Int(signs.median))/s")
-        return
-    }
-    let wrkSequential = try wrk(connections: 1, url: signsURL)
-    let wrkParallel = try wrk(connections: 8, url: signsURL)
     harness.record("FMP signs() round trips, sequential", ours: sequential, baseline: wrkSequential,
                    baselineName: "wrk -t1 -c1 GET signs/", unit: .perSecond, higherIsBetter: true)
     harness.record("FMP signs() round trips, 8 in flight", ours: parallel, baseline: wrkParallel,
@@ -86,5 +98,5 @@ func runFMPBenchmarks(_ harness: BenchHarness) async throws {
     let wrkSign = try wrk(connections: 1, url: signURL, script: script.path)
     harness.record("FMP sign round trips (CAdES-BES P-256), sequential", ours: signs, baseline: wrkSign,
                    baselineName: "wrk -t1 -c1 POST sign/", unit: .perSecond, higherIsBetter: true)
-    harness.note("FMP: emulator in-process (libmicrohttpd, thread per connection) on \(base.absoluteString); client = FMPClient over URLSessionTransport; signs() lists 3 signatures (~5 KB)")
+    harness.note("FMP: emulator in-process (libmicrohttpd, thread per connection) on \(base.absoluteString); client = FMPClient over URLSessionTransport; signs() lists 3 signatures (~9 KB)")
 }
