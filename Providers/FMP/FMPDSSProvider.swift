@@ -65,6 +65,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         var client: FMPClient?
     }
 
+    /// Always ``CertificateProviders/ProviderID/fmpDSS`` (`fmp-dss`).
     public let providerID: ProviderID = .fmpDSS
     private let transport: (any HTTPTransport)?
     private let state: Mutex<State>
@@ -78,6 +79,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         state = Mutex(State(parameters: parameters))
     }
 
+    /// The current parameters (secrets stay redacted in `description`).
     public var parameters: ProviderParameters { state.withLock { $0.parameters } }
 
     /// Replaces the parameters.

@@ -101,6 +101,7 @@ public struct FMPSession: Sendable, Equatable, Codable, CustomStringConvertible 
         self.refreshToken = refreshToken
     }
 
+    /// A summary without the tokens.
     public var description: String {
         "FMPSession(host: \(host.absoluteString), apiVersion: \(apiVersion), environment: \(environment), project: \(project), device: \(device), username: \(username ?? "-"), tokens: redacted)"
     }

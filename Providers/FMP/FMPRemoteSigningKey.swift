@@ -9,8 +9,11 @@ public import CertificateProviders
 public struct FMPRemoteSigningKey: SigningKey {
     /// The DSS certificate id the key belongs to.
     public let certificateID: Int
+    /// The certificate's key algorithm.
     public let publicKeyAlgorithm: PublicKeyAlgorithm
+    /// The certificate's key size in bits.
     public let keySize: Int
+    /// The certificate's SubjectPublicKeyInfo (DER).
     public let publicKeyDERRepresentation: [UInt8]
 
     /// Describes the key of `certificate` (DSS id `certificateID`).

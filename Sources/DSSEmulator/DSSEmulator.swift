@@ -111,6 +111,7 @@ public final class DSSEmulator: Sendable {
             }
         }
 
+        /// The header value.
         public var description: String { headerValue }
     }
 

@@ -22,12 +22,18 @@ public struct HTTPMethod: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     /// Creates a method from its token.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The method token.
     public var description: String { rawValue }
 
+    /// `GET`: read, safe to retry.
     public static let get = HTTPMethod("GET")
+    /// `HEAD`: read headers only, safe to retry.
     public static let head = HTTPMethod("HEAD")
+    /// `POST`: create or act; never retried.
     public static let post = HTTPMethod("POST")
+    /// `PUT`: replace.
     public static let put = HTTPMethod("PUT")
+    /// `DELETE`: remove; not retried (see ``isSafeToRetry``).
     public static let delete = HTTPMethod("DELETE")
 
     /// Whether ``RetryPolicy`` may send the request again after a failure: `GET` and `HEAD` only.
@@ -95,6 +101,7 @@ public struct HTTPRequest: Sendable, Equatable {
         return fields.map { "\(encode($0.name))=\(encode($0.value))" }.joined(separator: "&")
     }
 
+    /// Requests are equal when method, URL, headers (in order), body and timeout are.
     public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.timeout == rhs.timeout
             && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
@@ -136,6 +143,7 @@ public struct HTTPResponse: Sendable, Equatable {
         }
     }
 
+    /// Responses are equal when status, headers (in order) and body are.
     public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body
             && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)

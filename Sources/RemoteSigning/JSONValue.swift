@@ -8,12 +8,19 @@ import Foundation
 /// `false` are never confused with `1` and `0`. Objects print with sorted keys.
 public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByDictionaryLiteral,
     ExpressibleByArrayLiteral, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number without fraction or exponent that fits `Int`.
     case integer(Int)
+    /// Any other number.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object (member order is not kept).
     case object([String: JSONValue])
 
     /// Parses JSON bytes (any top-level value).
@@ -32,6 +39,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
         try self.init(parsing: Array(text.utf8))
     }
 
+    /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
@@ -43,6 +51,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
         else { self = .object(try container.decode([String: JSONValue].self)) }
     }
 
+    /// Encodes the value as JSON.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -56,12 +65,17 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
         }
     }
 
+    /// An object literal.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// An array literal.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A string literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer literal.
     public init(integerLiteral value: Int) { self = .integer(value) }
+    /// A boolean literal.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 
     /// Compact UTF-8 JSON with sorted keys and unescaped slashes.

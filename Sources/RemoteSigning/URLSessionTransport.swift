@@ -53,7 +53,6 @@ public final class URLSessionTransport: HTTPTransport {
     /// Creates a transport with the default configuration.
     public convenience init() {
         // The default configuration has no trustedCAFile, the only thing init(configuration:) rejects.
-        // swiftlint:disable:next force_try
         try! self.init(configuration: Configuration())
     }
 
@@ -84,6 +83,7 @@ public final class URLSessionTransport: HTTPTransport {
         session.invalidateAndCancel()
     }
 
+    /// Sends one request (see the type's documentation for the error contract).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try configuration.endpointPolicy.validate(request.url)
         if Task.isCancelled { throw CertificateProviderError(.cancelled, "the request was cancelled before it was sent") }
