@@ -406,7 +406,9 @@ public actor FMPClient {
         secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 
+    private static let iso8601 = Date.ISO8601FormatStyle()
+
     static func date(_ text: String) -> Date? {
-        try? Date(text, strategy: .iso8601)
+        try? iso8601.parse(text)
     }
 }

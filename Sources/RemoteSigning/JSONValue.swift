@@ -42,13 +42,15 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
     /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        // Most common first: every failed attempt costs a thrown DecodingError. Foundation's decoder
+        // never reads `true` as an Int or `1` as a Bool, so the order does not change the result.
+        if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([String: JSONValue].self) { self = .object(value) }
         else if let value = try? container.decode(Int.self) { self = .integer(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
         else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if container.decodeNil() { self = .null }
+        else { self = .number(try container.decode(Double.self)) }
     }
 
     /// Encodes the value as JSON.

@@ -34,20 +34,27 @@ public final class URLSessionTransport: HTTPTransport {
         /// A PEM file of extra CA certificates to trust besides the system store (default nil).
         /// Not supported by FoundationNetworking on Linux: see the type's documentation.
         public var trustedCAFile: String?
-        /// The most connections kept open to one host (default 8).
+        /// The most connections kept open to one host, per session (default 8).
         public var maximumConnectionsPerHost: Int
+        /// How many `URLSession`s requests are spread over, round robin (default: the number of
+        /// cores, at most 4). FoundationNetworking runs each session's transfers on one serial
+        /// queue, so one session caps concurrent throughput at one core.
+        public var sessionCount: Int
 
         /// Creates a configuration.
-        public init(endpointPolicy: RemoteEndpointPolicy = .default, trustedCAFile: String? = nil, maximumConnectionsPerHost: Int = 8) {
+        public init(endpointPolicy: RemoteEndpointPolicy = .default, trustedCAFile: String? = nil, maximumConnectionsPerHost: Int = 8,
+                    sessionCount: Int = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))) {
             self.endpointPolicy = endpointPolicy
             self.trustedCAFile = trustedCAFile
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.sessionCount = max(1, sessionCount)
         }
     }
 
     /// The configuration in force.
     public let configuration: Configuration
-    private let session: URLSession
+    private let sessions: [URLSession]
+    private let nextSession = Atomic<Int>(0)
     private let redirectBlocker = RedirectBlocker()
 
     /// Creates a transport with the default configuration.
@@ -76,11 +83,14 @@ public final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.httpCookieAcceptPolicy = .never
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: sessionConfiguration, delegate: redirectBlocker, delegateQueue: nil)
+        let blocker = redirectBlocker
+        sessions = (0..<configuration.sessionCount).map { _ in
+            URLSession(configuration: sessionConfiguration, delegate: blocker, delegateQueue: nil)
+        }
     }
 
     deinit {
-        session.invalidateAndCancel()
+        for session in sessions { session.invalidateAndCancel() }
     }
 
     /// Sends one request (see the type's documentation for the error contract).
@@ -97,6 +107,8 @@ public final class URLSessionTransport: HTTPTransport {
         let description = "\(request.method) \(request.url.host ?? "")\(request.url.path)"
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                let index = nextSession.wrappingAdd(1, ordering: .relaxed).oldValue
+                let session = sessions[(index % sessions.count + sessions.count) % sessions.count]
                 let task = session.dataTask(with: urlRequest) { data, response, error in
                     if let error {
                         outcome.finish(continuation, .failure(URLSessionTransport.map(error, description: description, timeout: request.timeout)))
