@@ -123,6 +123,13 @@ struct DSSEmulatorTests {
             let bigger = [UInt8](repeating: 0x41, count: 3 << 20)
             expectEnvelope(try await client.send(.post, "/api/v1/auth/jwt/obtain/", body: bigger), 413, "payload_too_large")
             expectEnvelope(try await client.send(.post, "/api/v1/auth/jwt/obtain/", body: [0xFF, 0xFE, 0x3D]), 400, "bad_form")
+            // Headers beyond the connection memory limit: libmicrohttpd refuses them itself (431) or closes.
+            do {
+                let huge = try await client.send(.get, "\(dss)/signs/", headers: [("X-Padding", String(repeating: "p", count: 96 * 1024))])
+                #expect(huge.status == 431 || huge.status == 413 || huge.status == 400, "HTTP \(huge.status)")
+            } catch let error as CertificateProviderError {
+                #expect(error.code == .network)
+            }
             #expect(emulator.storedSignatureIDs.isEmpty)
             // The server still works after all that.
             #expect(try await client.json(.get, "\(dss)/signs/", token: token, "").status == 200)
