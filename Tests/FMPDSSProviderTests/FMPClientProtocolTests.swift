@@ -74,6 +74,23 @@ struct FMPClientProtocolTests {
         }
     }
 
+    @Test("refreshSession() renews the pair on demand; logout() forgets it")
+    func explicitRefreshAndLogout() async throws {
+        try await withEmulator { emulator, url in
+            let client = try await loggedInClient(url)
+            let before = try #require(await client.exportSession())
+            try await client.refreshSession()
+            let after = try #require(await client.exportSession())
+            #expect(after.token != before.token)
+            #expect(routeLog(emulator).suffix(1) == ["refresh"])
+            await client.logout()
+            #expect(await client.isAuthenticated == false)
+            #expect(await client.exportSession() == nil)
+            await expectError(.authenticationFailed) { try await client.refreshSession() }
+            await expectError(.authenticationFailed) { try await client.signs() }
+        }
+    }
+
     @Test("a resumed session without credentials fails with .authenticationFailed when its tokens are revoked")
     func resumedSessionCannotRelogin() async throws {
         try await withEmulator { emulator, url in

@@ -169,6 +169,15 @@ struct TransportTests {
         await expectCode(.fileSystem) { try URLSessionTransport(configuration: .init(trustedCAFile: directory.path("missing.pem"))) }
     }
 
+    @Test("https:// to a server that does not speak TLS → .network (TLS is attempted and verified, never downgraded)")
+    func tlsFailure() async throws {
+        try await withFaultyEmulator { emulator, base in
+            let port = try #require(base.port)
+            await expectCode(.network) { try await URLSessionTransport().send(HTTPRequest(url: try url("https://127.0.0.1:\(port)/api/v1/"), timeout: 5)) }
+            #expect(emulator.receivedRequests.isEmpty)
+        }
+    }
+
     @Test("a cancelled task → .cancelled")
     func cancellation() async throws {
         try await withFaultyEmulator { _, base in
