@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
+        .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
         .executable(name: "certsign", targets: ["certsign"]),
     ],
     targets: [
@@ -82,6 +83,12 @@ let package = Package(
             path: "Providers/FMP",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CryptoProDSSProvider",
+            dependencies: ["CertificateProviders", "RemoteSigning"],
+            path: "Providers/CryptoProDSS",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Signing, remote, CLI
         // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
@@ -108,7 +115,7 @@ let package = Package(
 
         .executableTarget(
             name: "certsign-bench",
-            dependencies: ["CertificateProviders", "Signing", "CertificateProvidersTesting", "RemoteSigning", "FMPDSSProvider", "DSSEmulator"],
+            dependencies: ["CertificateProviders", "Signing", "CertificateProvidersTesting", "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider"],
             swiftSettings: swiftSettings
         ),
 
@@ -144,6 +151,11 @@ let package = Package(
         .testTarget(
             name: "FMPDSSProviderTests",
             dependencies: ["FMPDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CryptoProDSSProviderTests",
+            dependencies: ["CryptoProDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
             swiftSettings: swiftSettings
         ),
     ]

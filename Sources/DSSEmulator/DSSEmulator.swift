@@ -3,8 +3,10 @@ public import Foundation
 public import RemoteSigning
 import Synchronization
 
-/// A loopback server speaking the Foresight Mobile Platform DSS API with real crypto, for
-/// development, demos and tests (libmicrohttpd, thread per connection).
+/// A loopback server speaking the Foresight Mobile Platform DSS API and the CryptoPro DSS REST
+/// subset (`/STS/…`, `/SignServer/…`, see `CryptoProRouter`) with real crypto, for development,
+/// demos and tests (libmicrohttpd, thread per connection). Both APIs share one store of users,
+/// keys, tokens and faults.
 ///
 /// ```swift
 /// let emulator = try DSSEmulator()
@@ -229,10 +231,13 @@ public final class DSSEmulator: Sendable {
 
     private func respond(to request: ServerRequest) -> ServerResponse? {
         record(request)
+        let cryptoPro = CryptoProRouter(store: store, configuration: configuration)
+        let isCryptoPro = cryptoPro.owns(request.path)
         var fault: Fault?
         if configuration.faultsEnabled, let value = request.header(Fault.headerName) {
             guard let parsed = Fault(headerValue: value) else {
-                return Reply.error(400, "unknown_fault", "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, expired-token)")
+                let message = "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, expired-token)"
+                return isCryptoPro ? CryptoProRouter.error(400, message) : Reply.error(400, "unknown_fault", message)
             }
             fault = parsed
         }
@@ -240,7 +245,8 @@ public final class DSSEmulator: Sendable {
         case .drop?:
             return nil
         case .status500?:
-            return Reply.error(500, "internal_error", "simulated server failure (\(Fault.headerName): status-500)")
+            let message = "simulated server failure (\(Fault.headerName): status-500)"
+            return isCryptoPro ? CryptoProRouter.error(500, message) : Reply.error(500, "internal_error", message)
         case .malformedJSON?:
             return ServerResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array("{\"status\": \"ok\", \"result\": {\"raw\": [".utf8))
         case .delay(let milliseconds)?:
@@ -248,6 +254,7 @@ public final class DSSEmulator: Sendable {
         case .expiredToken?, nil:
             break
         }
+        if isCryptoPro { return cryptoPro.handle(request, expireToken: fault == .expiredToken) }
         let router = FMPRouter(store: store, configuration: configuration, signer: signer)
         guard router.owns(request.path) else {
             return Reply.error(404, "not_found", "no route for \(request.path)")
