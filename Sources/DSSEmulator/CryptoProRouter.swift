@@ -184,6 +184,9 @@ struct CryptoProRouter: Sendable {
             throw CertificateProviderError(.malformedInput, "unknown field 'Signature.\(key)' (known: Type, Parameters, CertificateId, PinCode)")
         }
         let type = try signature.string("Type")
+        guard type == "CAdES" || type == "CMS" else {
+            throw CertificateProviderError(.malformedInput, "signature type '\(type)' is not supported (supported: CAdES, CMS)")
+        }
         let parameters = try signature.object("Parameters")
         let allowed: Set<String> = type == "CAdES" ? ["CADESType", "IsDetached", "Hash"] : ["IsDetached", "Hash"]
         for key in parameters.members.keys where !allowed.contains(key) {
