@@ -20,7 +20,8 @@ public import RemoteSigning
 /// Errors (`CertificateProviderError`), each carrying the server's `Message`:
 /// - `.authenticationFailed`: wrong login (STS `invalid_grant` / 401), wrong client secret, not
 ///   logged in, or 401 after a fresh login;
-/// - `.wrongPassword`: the server refused the certificate PIN;
+/// - `.wrongPassword`: the server refused the certificate PIN (a 400/403 to a sign request whose
+///   `Message` mentions the PIN, `PIN` or `ПИН`);
 /// - `.serverRejected`: any other 4xx (unknown certificate, bad parameters, …);
 /// - `.network`: connection failures, 5xx, and answers that are not the protocol (not JSON, wrong
 ///   shape; the reason names the field); `.timeout` after ``Configuration/timeout``; `.cancelled`.
@@ -92,6 +93,8 @@ public actor CryptoProDSSClient {
     private var token: CryptoProToken?
     private var credentials: (username: String, password: Secret)?
     private var pendingLogin: Task<CryptoProToken, any Error>?
+    /// Certificates already parsed, by their base64 (a list rarely changes; parsing costs ~0.5 ms each).
+    private var parsedCertificates: [String: Certificate] = [:]
 
     /// Creates a client; no request is made.
     /// - Parameters:
@@ -171,12 +174,19 @@ public actor CryptoProDSSClient {
         }
         return try entries.enumerated().map { index, entry in
             let reader = try JSONObjectReader(entry, context: "CryptoPro DSS certificates", path: "[\(index)].")
-            let der = try reader.base64("CertificateBase64")
+            let base64 = try reader.string("CertificateBase64")
             let certificate: Certificate
-            do {
-                certificate = try Certificate(derEncoded: der)
-            } catch {
-                throw CertificateProviderError(.network, "CryptoPro DSS certificates: field '[\(index)].CertificateBase64' is not a DER certificate")
+            if let known = parsedCertificates[base64] {
+                certificate = known
+            } else {
+                let der = try reader.base64("CertificateBase64")
+                do {
+                    certificate = try Certificate(derEncoded: der)
+                } catch {
+                    throw CertificateProviderError(.network, "CryptoPro DSS certificates: field '[\(index)].CertificateBase64' is not a DER certificate")
+                }
+                if parsedCertificates.count >= 64 { parsedCertificates.removeAll() }
+                parsedCertificates[base64] = certificate
             }
             let status: String?
             switch reader.value("Status") {
@@ -322,7 +332,8 @@ public actor CryptoProDSSClient {
     private func failure(_ name: String, _ response: HTTPResponse) -> CertificateProviderError {
         let message = CryptoProDSSClient.serverMessage(response)
         switch response.status {
-        case let status where (status == 400 || status == 403) && name == "sign" && message.lowercased().contains("pin"):
+        case let status where (status == 400 || status == 403) && name == "sign"
+            && ["pin", "пин"].contains(where: message.lowercased().contains):
             return CertificateProviderError(.wrongPassword, "CryptoPro DSS sign: the server refused the certificate PIN (HTTP \(response.status))\(message)")
         case 400..<500:
             return CertificateProviderError(.serverRejected, "CryptoPro DSS \(name): the server refused the request (HTTP \(response.status))\(message)")

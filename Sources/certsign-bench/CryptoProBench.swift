@@ -21,6 +21,24 @@ func runCryptoProBenchmarks(_ harness: BenchHarness) async throws {
     let certificates = try await harness.time {
         for _ in 0..<certificatesCount { _ = try await client.certificates() }
     }.rate(count: Double(certificatesCount))
+    // Where the time goes: the bare transport on the same route, and parsing its body.
+    guard let certificatesRequestURL = URL(string: base.absoluteString + "SignServer/rest/api/certificates") else {
+        throw BenchError("CryptoPro bench: bad base URL \(base)")
+    }
+    var bare = HTTPRequest(url: certificatesRequestURL)
+    bare.setHeader("Authorization", "Bearer \(token.accessToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })")
+    let transport = URLSessionTransport()
+    let bareRate = try await harness.time { for _ in 0..<certificatesCount { _ = try await transport.send(bare) } }.rate(count: Double(certificatesCount))
+    let listBody = try await transport.send(bare).body
+    let parseRate = try await harness.time {
+        for _ in 0..<certificatesCount {
+            for entry in try JSONValue(parsing: listBody).arrayValue ?? [] {
+                _ = try Certificate(derEncoded: Array(Data(base64Encoded: entry["CertificateBase64"]?.stringValue ?? "") ?? Data()))
+            }
+        }
+    }.rate(count: Double(certificatesCount))
+    harness.note(String(format: "CryptoPro: bare URLSessionTransport GET certificates %.0f/s sequential; JSON + 2 Certificate parses of its %d-byte body %.0f/s",
+                        bareRate.median, listBody.count, parseRate.median))
     let signCount = 60
     let signs = try await harness.time {
         for _ in 0..<signCount { _ = try await client.sign(document: document, certificateID: StandardSeed.certificateID, pin: pin) }
