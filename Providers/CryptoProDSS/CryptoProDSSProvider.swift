@@ -71,6 +71,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         var client: CryptoProDSSClient
         var url: URL
         var username: String
+        /// The `pin` of the parameters the session was made with (options of `initialize` included).
+        var pin: Secret?
     }
 
     private struct State {
@@ -123,7 +125,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                                                      name: try merged.string(ParameterKey.certificate))
         let identity = SigningIdentity(certificate: chosen.certificate, chain: [],
                                        key: CryptoProRemoteSigningKey(certificate: chosen.certificate, certificateID: chosen.id))
-        let session = Session(identity: identity, certificateID: chosen.id, client: client, url: configuration.baseURL, username: username)
+        let session = Session(identity: identity, certificateID: chosen.id, client: client, url: configuration.baseURL, username: username,
+                              pin: try merged.secret(ParameterKey.pin))
         state.withLock { $0.session = session }
         if let cache = try CryptoProDSSProvider.cache(merged), let token = await client.currentToken {
             try cache.save(.init(url: configuration.baseURL.absoluteString, username: username, clientID: configuration.clientID,
@@ -160,7 +163,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                                         credentials: password.map { (entry.username, $0) })
         let identity = SigningIdentity(certificate: certificate, chain: [],
                                        key: CryptoProRemoteSigningKey(certificate: certificate, certificateID: entry.certificateID))
-        let session = Session(identity: identity, certificateID: entry.certificateID, client: client, url: url, username: entry.username)
+        let session = Session(identity: identity, certificateID: entry.certificateID, client: client, url: url, username: entry.username,
+                              pin: try parameters.secret(ParameterKey.pin))
         return state.withLock { state -> SigningIdentity in
             if let existing = state.session { return existing.identity }
             state.session = session
@@ -183,7 +187,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// `.cadesBES` → `CAdES` with `CADESType: BES`, `.cms` → `CMS`; `isDetached` → `IsDetached`.
     /// A `.digest` payload is sent with `Hash: True` and must be detached. For `.content` the server
     /// chooses the digest (SHA-256 on the emulator), so only `.sha256` is accepted there. Uses the
-    /// current session (initializing from the parameters when there is none) and the `pin` parameter.
+    /// current session (initializing from the parameters when there is none) and the `pin` parameter
+    /// (or the `pin` given to ``initialize(options:)``).
     /// - Throws: `.unsupportedAlgorithm` for another format or digest; `.invalidParameter` for an
     ///   attached signature of a digest; as ``CryptoProDSSClient/sign(document:certificateID:pin:parameters:)``.
     public func signDocument(_ request: DocumentSigningRequest) async throws -> [UInt8] {
@@ -214,7 +219,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         let session = try await currentSession()
         let parameters = self.parameters
         let signature = try await session.client.sign(document: document, certificateID: session.certificateID,
-                                                      pin: try parameters.secret(ParameterKey.pin),
+                                                      pin: try parameters.secret(ParameterKey.pin) ?? session.pin,
                                                       parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: isHash))
         try await refreshCache(session, parameters: parameters)
         return signature

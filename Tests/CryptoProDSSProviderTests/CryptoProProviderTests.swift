@@ -130,6 +130,17 @@ struct CryptoProProviderTests {
         }
     }
 
+    @Test("a PIN given only in initialize's options is used by signDocument")
+    func pinFromOptions() async throws {
+        try await withEmulator { emulator, url in
+            let provider = CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.url: .url(url)])
+            _ = try await provider.initialize(options: parameters(url))
+            #expect(try provider.parameters.secret(CryptoProDSSProvider.ParameterKey.pin) == nil)
+            let cms = try await provider.signDocument(DocumentSigningRequest(payload: .content(document)))
+            try opensslVerify(cms, emulator: emulator, cades: true, detachedContent: document)
+        }
+    }
+
     @Test("the remote key refuses raw signing with a clear unsupportedOperation")
     func remoteKey() async throws {
         try await withEmulator { _, url in
