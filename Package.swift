@@ -2,7 +2,7 @@
 //
 // swift-certificate-providers: one protocol for "where do my signing certificate and key come
 // from", real implementations of it, and a signing coordinator that turns any of them into
-// standard, verifiable signatures. See README.md and ARCHITECTURE notes in the README.
+// standard, verifiable signatures. See README.md.
 
 import PackageDescription
 
@@ -19,6 +19,11 @@ let package = Package(
         .library(name: "CertificateProviders", targets: ["CertificateProviders"]),
         // products: more libraries are added here by their issues
         .library(name: "PKCS12Provider", targets: ["PKCS12Provider"]),
+        .library(name: "Signing", targets: ["Signing"]),
+        .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
+        .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
+        .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
+        .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
         .executable(name: "certsign", targets: ["certsign"]),
     ],
     targets: [
@@ -36,6 +41,28 @@ let package = Package(
             cSettings: [.define("OPENSSL_API_COMPAT", to: "30000")]
         ),
         // system libraries: more C libraries are added here by their issues
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "CSQLiteShims",
+            dependencies: ["CSQLite"],
+            path: "Sources/CSQLiteShims"
+        ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            path: "Sources/CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(
+            name: "CMicroHTTPDShims",
+            dependencies: ["CMicroHTTPD"],
+            path: "Sources/CMicroHTTPDShims"
+        ),
 
         // MARK: Core
         .target(
@@ -63,12 +90,40 @@ let package = Package(
             path: "Providers/PKCS12/Tool",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "FMPDSSProvider",
+            dependencies: ["CertificateProviders", "RemoteSigning"],
+            path: "Providers/FMP",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CryptoProDSSProvider",
+            dependencies: ["CertificateProviders", "RemoteSigning"],
+            path: "Providers/CryptoProDSS",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Signing, remote, CLI
         // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
         .target(
+            name: "Signing",
+            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RemoteSigning",
+            dependencies: ["CertificateProviders"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "DSSEmulator",
+            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "Signing", "CMicroHTTPD", "CMicroHTTPDShims"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CertSignCLI",
-            dependencies: ["CertificateProviders", "PKCS12Provider"],
+            dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
+                           "CryptoProDSSProvider", "DSSEmulator", "CertificateProvidersTesting"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -76,10 +131,10 @@ let package = Package(
             dependencies: ["CertSignCLI"],
             swiftSettings: swiftSettings
         ),
-
         .executableTarget(
             name: "certsign-bench",
-            dependencies: ["CertificateProviders", "PKCS12Provider", "COpenSSL"],
+            dependencies: ["CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "CertificateProvidersTesting",
+                           "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider"],
             swiftSettings: swiftSettings
         ),
 
@@ -98,6 +153,38 @@ let package = Package(
         .testTarget(
             name: "PKCS12ProviderTests",
             dependencies: ["PKCS12Provider", "pkcs12-store-tool", "CertificateProviders", "CertificateProvidersTesting", "COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SigningTests",
+            dependencies: ["Signing", "journal-stress", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // Helper process for SigningTests' multi-process journal tests (built by `swift build --build-tests`).
+        .executableTarget(
+            name: "journal-stress",
+            dependencies: ["Signing", "CertificateProviders"],
+            path: "Tests/JournalStressTool",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RemoteSigningTests",
+            dependencies: ["RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DSSEmulatorTests",
+            dependencies: ["DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FMPDSSProviderTests",
+            dependencies: ["FMPDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CryptoProDSSProviderTests",
+            dependencies: ["CryptoProDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -34,3 +34,7 @@ EVP_PKEY *COpenSSLShims_EVP_RSA_gen(unsigned int bits) { return EVP_RSA_gen(bits
 EVP_PKEY *COpenSSLShims_EVP_EC_gen(const char *curve) { return EVP_EC_gen(curve); }
 
 unsigned long COpenSSLShims_XN_FLAG_RFC2253_UTF8(void) { return XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB; }
+
+STACK_OF(X509_ATTRIBUTE) *COpenSSLShims_sk_X509_ATTRIBUTE_new_null(void) { return sk_X509_ATTRIBUTE_new_null(); }
+int COpenSSLShims_sk_X509_ATTRIBUTE_push(STACK_OF(X509_ATTRIBUTE) *stack, X509_ATTRIBUTE *attribute) { return sk_X509_ATTRIBUTE_push(stack, attribute); }
+void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack) { sk_X509_ATTRIBUTE_free(stack); }

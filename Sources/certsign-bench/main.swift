@@ -14,6 +14,7 @@ print("certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_0
 
 // bench suites: each module adds one line here
 try await runPKCS12Benchmarks(harness)
-harness.note("no benchmark suites registered yet")
+try await runFMPBenchmarks(harness)
+try await runCryptoProBenchmarks(harness)
 
 harness.printTable()

@@ -55,4 +55,9 @@ EVP_PKEY *COpenSSLShims_EVP_EC_gen(const char *curve);
 /* XN_FLAG_RFC2253 without ASN1_STRFLGS_ESC_MSB, so UTF-8 (Cyrillic) stays readable */
 unsigned long COpenSSLShims_XN_FLAG_RFC2253_UTF8(void);
 
+/* STACK_OF(X509_ATTRIBUTE) (Signing: DER of CMS signed attributes for keys OpenSSL cannot hold) */
+STACK_OF(X509_ATTRIBUTE) *COpenSSLShims_sk_X509_ATTRIBUTE_new_null(void);
+int COpenSSLShims_sk_X509_ATTRIBUTE_push(STACK_OF(X509_ATTRIBUTE) *stack, X509_ATTRIBUTE *attribute);
+void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack);
+
 #endif

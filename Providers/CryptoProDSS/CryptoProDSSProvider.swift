@@ -1,0 +1,324 @@
+public import CertificateProviders
+import Foundation
+public import RemoteSigning
+import Synchronization
+
+/// A CryptoPro DSS server as a `CertificateProvider` (ID ``CertificateProviders/ProviderID/cryptoProDSS``,
+/// `cryptopro-dss`) whose server builds the signatures (`DocumentSigning`).
+///
+/// Parameters (``ParameterKey``):
+/// | key | type | required | meaning |
+/// |---|---|---|---|
+/// | `url` | URL | yes | the server's base URL (`https://…`; `http://` only to loopback unless `allowInsecureHTTP`) |
+/// | `username` | string | yes (for initialize) | the DSS user |
+/// | `password` | secret | yes (for initialize) | the user's password |
+/// | `clientID` | string | no (`cryptopro.cloud.csp`) | the OAuth client registered on the STS |
+/// | `clientSecret` | secret | no | the OAuth client secret (sent as HTTP Basic) |
+/// | `certificateID` | integer | no | the certificate to use; `0` = the user's default |
+/// | `certificate` | string | no | the certificate by friendly name, subject DN or subject CN (when `certificateID` is absent) |
+/// | `pin` | secret | for PIN-protected keys | the certificate PIN, sent as `PinCode` when signing |
+/// | `storeDirectory` | string (path) | no | a directory for the session cache (see below) |
+/// | `allowInsecureHTTP` | boolean | no (false) | allow `http://` to non-loopback hosts |
+/// | `timeout` | integer | no (30) | seconds per HTTP exchange |
+///
+/// Without `certificateID` and `certificate` the user's default certificate is used (or the only one).
+///
+/// ``initialize(options:)`` logs in, lists the certificates, selects one and returns an identity
+/// whose certificate comes from the server and whose key is a ``CryptoProRemoteSigningKey`` (the
+/// server signs whole documents; see ``signDocument(_:)``). With `storeDirectory`, the selected
+/// certificate and the access token are cached in `cryptopro-dss-session.json` there (mode 0600,
+/// replaced atomically; never the password or PIN): ``storedCertificate()`` then returns the
+/// identity without any network call while the token is valid, also in a new process.
+///
+/// Threat model of the cache: the token is a bearer secret until it expires (typically an hour).
+/// Only the same OS user (and root) can read the file; a stolen token cannot sign with a
+/// PIN-protected key without the PIN. ``deleteStoredCertificate()`` removes it. The token never
+/// appears in a description or an error.
+public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
+    /// The parameter keys this provider reads.
+    public enum ParameterKey {
+        /// The `url` parameter (see the table above).
+        public static let url = ProviderParameters.Key.url
+        /// The `username` parameter (see the table above).
+        public static let username: ProviderParameters.Key = "username"
+        /// The `password` parameter (see the table above).
+        public static let password: ProviderParameters.Key = "password"
+        /// The `clientID` parameter (see the table above).
+        public static let clientID: ProviderParameters.Key = "clientID"
+        /// The `clientSecret` parameter (see the table above).
+        public static let clientSecret: ProviderParameters.Key = "clientSecret"
+        /// The `certificateID` parameter (see the table above).
+        public static let certificateID: ProviderParameters.Key = "certificateID"
+        /// The `certificate` parameter (see the table above).
+        public static let certificate: ProviderParameters.Key = "certificate"
+        /// The `pin` parameter (see the table above).
+        public static let pin: ProviderParameters.Key = "pin"
+        /// The `storeDirectory` parameter (see the table above).
+        public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
+        /// The `allowInsecureHTTP` parameter (see the table above).
+        public static let allowInsecureHTTP: ProviderParameters.Key = "allowInsecureHTTP"
+        /// The `timeout` parameter (see the table above).
+        public static let timeout: ProviderParameters.Key = "timeout"
+
+        /// Every key the provider accepts.
+        public static let all: Set<ProviderParameters.Key> = [url, username, password, clientID, clientSecret, certificateID, certificate,
+                                                             pin, storeDirectory, allowInsecureHTTP, timeout]
+    }
+
+    private struct Session {
+        var identity: SigningIdentity
+        var certificateID: Int
+        var client: CryptoProDSSClient
+        var url: URL
+        var username: String
+        /// The `pin` of the parameters the session was made with (options of `initialize` included).
+        var pin: Secret?
+    }
+
+    private struct State {
+        var parameters: ProviderParameters
+        var session: Session?
+    }
+
+    /// Always ``CertificateProviders/ProviderID/cryptoProDSS`` (`cryptopro-dss`).
+    public let providerID: ProviderID = .cryptoProDSS
+    private let transport: (any HTTPTransport)?
+    private let additionalHeaders: [(name: String, value: String)]
+    private let state: Mutex<State>
+
+    /// Creates a provider.
+    /// - Parameters:
+    ///   - parameters: initial parameters (see the table in the type's documentation).
+    ///   - transport: the networking; nil uses ``URLSessionTransport``.
+    ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
+    public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil,
+                additionalHeaders: [(name: String, value: String)] = []) {
+        self.transport = transport
+        self.additionalHeaders = additionalHeaders
+        state = Mutex(State(parameters: parameters))
+    }
+
+    /// The current parameters (secrets stay redacted in `description`).
+    public var parameters: ProviderParameters { state.withLock { $0.parameters } }
+
+    /// Replaces the parameters.
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
+    public func setParameters(_ parameters: ProviderParameters) throws {
+        try CryptoProDSSProvider.check(parameters)
+        state.withLock { $0.parameters = parameters }
+    }
+
+    /// Logs in, lists the certificates, selects one (see the type's documentation) and caches the
+    /// session when `storeDirectory` is set.
+    /// - Throws: `.invalidParameter` for missing or wrong parameters, or a certificate the user does
+    ///   not have (the reason lists the user's certificates); `.authenticationFailed`, `.network`,
+    ///   `.timeout`; `.fileSystem` when the cache cannot be written.
+    public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
+        let merged = parameters.merging(options)
+        try CryptoProDSSProvider.check(merged)
+        let configuration = try configuration(from: merged)
+        let client = CryptoProDSSClient(configuration: configuration, transport: transport)
+        let username = try merged.requiredString(ParameterKey.username)
+        try await client.login(username: username, password: try merged.requiredSecret(ParameterKey.password))
+        let certificates = try await client.certificates()
+        let chosen = try CryptoProDSSProvider.select(from: certificates, id: try merged.integer(ParameterKey.certificateID),
+                                                     name: try merged.string(ParameterKey.certificate))
+        let identity = SigningIdentity(certificate: chosen.certificate, chain: [],
+                                       key: CryptoProRemoteSigningKey(certificate: chosen.certificate, certificateID: chosen.id))
+        let session = Session(identity: identity, certificateID: chosen.id, client: client, url: configuration.baseURL, username: username,
+                              pin: try merged.secret(ParameterKey.pin))
+        state.withLock { $0.session = session }
+        if let cache = try CryptoProDSSProvider.cache(merged), let token = await client.currentToken {
+            try cache.save(.init(url: configuration.baseURL.absoluteString, username: username, clientID: configuration.clientID,
+                                 certificateID: chosen.id, certificateDER: Data(chosen.certificate.derRepresentation),
+                                 accessToken: CryptoProDSSProvider.text(of: token.accessToken), expiresAt: token.expiresAt))
+        }
+        return identity
+    }
+
+    /// The selected identity without any network call: the one of this process's last
+    /// ``initialize(options:)``, else the cached one in `storeDirectory` when its token is still
+    /// valid (30 s margin) and it is for the configured `url` and `username` (when set); else nil.
+    /// - Throws: `.storeCorrupted` for a cache file that is not ours; `.fileSystem`.
+    public func storedCertificate() throws -> SigningIdentity? {
+        let (parameters, current) = state.withLock { ($0.parameters, $0.session) }
+        if let current { return current.identity }
+        guard let cache = try CryptoProDSSProvider.cache(parameters), let entry = try cache.load() else { return nil }
+        let token = CryptoProToken(accessToken: Secret(entry.accessToken), expiresAt: entry.expiresAt)
+        guard token.isValid(margin: 30), let url = URL(string: entry.url) else { return nil }
+        if let wanted = try parameters.url(ParameterKey.url), wanted.absoluteString != entry.url { return nil }
+        if let wanted = try parameters.string(ParameterKey.username), wanted != entry.username { return nil }
+        if let wanted = try parameters.integer(ParameterKey.certificateID), wanted != 0, wanted != entry.certificateID { return nil }
+        let certificate: Certificate
+        do {
+            certificate = try Certificate(derEncoded: Array(entry.certificateDER))
+        } catch {
+            throw CertificateProviderError(.storeCorrupted, "the CryptoPro DSS cache \(cache.fileURL.path) holds no valid certificate; delete it")
+        }
+        var merged = parameters
+        merged[ParameterKey.url] = .url(url)
+        merged[ParameterKey.clientID] = .string(entry.clientID)
+        let password = try parameters.secret(ParameterKey.password)
+        let client = CryptoProDSSClient(configuration: try configuration(from: merged), transport: transport, token: token,
+                                        credentials: password.map { (entry.username, $0) })
+        let identity = SigningIdentity(certificate: certificate, chain: [],
+                                       key: CryptoProRemoteSigningKey(certificate: certificate, certificateID: entry.certificateID))
+        let session = Session(identity: identity, certificateID: entry.certificateID, client: client, url: url, username: entry.username,
+                              pin: try parameters.secret(ParameterKey.pin))
+        return state.withLock { state -> SigningIdentity in
+            if let existing = state.session { return existing.identity }
+            state.session = session
+            return identity
+        }
+    }
+
+    /// Forgets the session in memory and removes the cache file (no-op when there is none).
+    /// - Throws: `.fileSystem` when the cache file cannot be removed.
+    public func deleteStoredCertificate() throws {
+        let parameters = state.withLock { state -> ProviderParameters in
+            state.session = nil
+            return state.parameters
+        }
+        try CryptoProDSSProvider.cache(parameters)?.delete()
+    }
+
+    /// The server signs a document or its digest (`Hash: True`) with the selected certificate.
+    ///
+    /// `.cadesBES` → `CAdES` with `CADESType: BES`, `.cms` → `CMS`; `isDetached` → `IsDetached`.
+    /// A `.digest` payload is sent with `Hash: True` and must be detached. For `.content` the server
+    /// chooses the digest (SHA-256 on the emulator), so only `.sha256` is accepted there. Uses the
+    /// current session (initializing from the parameters when there is none) and the `pin` parameter
+    /// (or the `pin` given to ``initialize(options:)``).
+    /// - Throws: `.unsupportedAlgorithm` for another format or digest; `.invalidParameter` for an
+    ///   attached signature of a digest; as ``CryptoProDSSClient/sign(document:certificateID:pin:parameters:)``.
+    public func signDocument(_ request: DocumentSigningRequest) async throws -> [UInt8] {
+        let type: CryptoProSignatureType
+        switch request.format {
+        case .cadesBES: type = .cades
+        case .cms: type = .cms
+        default: throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: signature format '\(request.format)' is not supported (cades, cms)")
+        }
+        let document: [UInt8], isHash: Bool
+        switch request.payload {
+        case .content(let bytes):
+            guard request.digestAlgorithm == .sha256 else {
+                throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the server chooses the digest of a document (SHA-256 here), not \(request.digestAlgorithm); send a digest payload to choose it")
+            }
+            document = bytes
+            isHash = false
+        case .digest(let digest, let algorithm):
+            guard digest.count == algorithm.outputByteCount else {
+                throw CertificateProviderError.invalidParameter("CryptoPro DSS: a \(algorithm) digest is \(algorithm.outputByteCount) bytes, not \(digest.count)")
+            }
+            guard request.isDetached else {
+                throw CertificateProviderError.invalidParameter("CryptoPro DSS: a signature of a digest is always detached")
+            }
+            document = digest
+            isHash = true
+        }
+        let session = try await currentSession()
+        let parameters = self.parameters
+        let signature = try await session.client.sign(document: document, certificateID: session.certificateID,
+                                                      pin: try parameters.secret(ParameterKey.pin) ?? session.pin,
+                                                      parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: isHash))
+        try await refreshCache(session, parameters: parameters)
+        return signature
+    }
+
+    /// The user's certificates on the server, through the current session.
+    /// - Throws: as ``CryptoProDSSClient/certificates()``.
+    public func certificates() async throws -> [CryptoProCertificate] {
+        try await currentSession().client.certificates()
+    }
+
+    // MARK: Session
+
+    private func currentSession() async throws -> Session {
+        if let session = state.withLock({ $0.session }) { return session }
+        _ = try await initialize(options: ProviderParameters())
+        guard let session = state.withLock({ $0.session }) else {
+            throw CertificateProviderError(.authenticationFailed, "the CryptoPro DSS provider has no session; call initialize(options:)")
+        }
+        return session
+    }
+
+    /// Writes the client's current token to the cache when it changed (renewed during a call).
+    private func refreshCache(_ session: Session, parameters: ProviderParameters) async throws {
+        guard let cache = try CryptoProDSSProvider.cache(parameters), let token = await session.client.currentToken else { return }
+        let text = CryptoProDSSProvider.text(of: token.accessToken)
+        if let entry = try? cache.load(), entry.accessToken == text { return }
+        try cache.save(.init(url: session.url.absoluteString, username: session.username, clientID: session.client.configuration.clientID,
+                             certificateID: session.certificateID, certificateDER: Data(session.identity.certificate.derRepresentation),
+                             accessToken: text, expiresAt: token.expiresAt))
+    }
+
+    // MARK: Selection
+
+    /// Picks a certificate by id (0 = default), by name, or the default / only one.
+    static func select(from certificates: [CryptoProCertificate], id: Int?, name: String?) throws -> CryptoProCertificate {
+        let available = certificates.isEmpty ? "none" : certificates.map(\.label).joined(separator: ", ")
+        if let id, id != 0 {
+            guard let match = certificates.first(where: { $0.id == id }) else {
+                throw CertificateProviderError.invalidParameter("certificate \(id) is not among the user's CryptoPro DSS certificates (\(available))")
+            }
+            return match
+        }
+        if id == nil, let name {
+            let matches = certificates.filter {
+                $0.friendlyName == name || $0.distinguishedName == name || $0.certificate.subject == name
+                    || $0.certificate.subjectAttribute("CN") == name
+            }
+            guard matches.count == 1 else {
+                throw CertificateProviderError.invalidParameter(matches.isEmpty
+                    ? "no CryptoPro DSS certificate is named '\(name)' (friendly name, subject or CN); the user has: \(available)"
+                    : "several CryptoPro DSS certificates are named '\(name)' (\(matches.map(\.label).joined(separator: ", "))); set parameter 'certificateID'")
+            }
+            return matches[0]
+        }
+        if let match = certificates.first(where: \.isDefault) { return match }
+        if id == nil, certificates.count == 1 { return certificates[0] }
+        throw CertificateProviderError.invalidParameter(certificates.isEmpty
+            ? "the user has no CryptoPro DSS certificates"
+            : "the user has no default CryptoPro DSS certificate; set parameter 'certificateID' or 'certificate' (the user has: \(available))")
+    }
+
+    // MARK: Parameters
+
+    private static func check(_ parameters: ProviderParameters) throws {
+        for key in parameters.keys where !ParameterKey.all.contains(key) {
+            throw CertificateProviderError.invalidParameter("parameter '\(key)' is not known to the cryptopro-dss provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))")
+        }
+        _ = try parameters.url(ParameterKey.url)
+        for key in [ParameterKey.username, ParameterKey.clientID, ParameterKey.certificate, ParameterKey.storeDirectory] {
+            _ = try parameters.string(key)
+        }
+        for key in [ParameterKey.password, ParameterKey.clientSecret, ParameterKey.pin] { _ = try parameters.secret(key) }
+        if let id = try parameters.integer(ParameterKey.certificateID), id < 0 {
+            throw CertificateProviderError.invalidParameter("parameter 'certificateID' must be 0 (the default certificate) or a certificate id, not \(id)")
+        }
+        if let timeout = try parameters.integer(ParameterKey.timeout), timeout <= 0 {
+            throw CertificateProviderError.invalidParameter("parameter 'timeout' must be a positive number of seconds")
+        }
+        _ = try parameters.boolean(ParameterKey.allowInsecureHTTP)
+    }
+
+    private func configuration(from parameters: ProviderParameters) throws -> CryptoProDSSClient.Configuration {
+        guard let url = try parameters.url(ParameterKey.url) else { throw CertificateProviderError.invalidParameter("parameter 'url' is required") }
+        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false)
+        try policy.validate(url)
+        var configuration = CryptoProDSSClient.Configuration(baseURL: url, clientSecret: try parameters.secret(ParameterKey.clientSecret),
+                                                             timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
+                                                             endpointPolicy: policy, additionalHeaders: additionalHeaders)
+        if let clientID = try parameters.string(ParameterKey.clientID) { configuration.clientID = clientID }
+        return configuration
+    }
+
+    private static func cache(_ parameters: ProviderParameters) throws -> CryptoProSessionCache? {
+        guard let path = try parameters.string(ParameterKey.storeDirectory), !path.isEmpty else { return nil }
+        return CryptoProSessionCache(directory: URL(fileURLWithPath: path, isDirectory: true))
+    }
+
+    private static func text(of secret: Secret) -> String {
+        secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+}

@@ -1,0 +1,113 @@
+import CertificateProviders
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The provider's on-disk cache: one JSON file, mode 0600, in the `storeDirectory` the caller
+/// chose, holding the server URL, user, client id, the selected certificate (DER, id) and the
+/// access token with its expiry.
+///
+/// Threat model: the access token is a bearer credential until it expires (the STS's `expires_in`,
+/// typically an hour). The file is created with mode 0600 (directory 0700 when we create it) and
+/// replaced atomically (written to a unique temporary file, fsynced, renamed), so other local users
+/// cannot read it and readers never see a half-written file. Anyone running as the same OS user (or
+/// root) can read it, as with `~/.ssh`; a stolen token works only until it expires and only with the
+/// PIN for PIN-protected keys. Passwords and PINs are never written. ``delete()`` removes the file.
+struct CryptoProSessionCache: Sendable {
+    /// What the file holds.
+    struct Entry: Codable, Sendable {
+        var version = 1
+        var url: String
+        var username: String
+        var clientID: String
+        var certificateID: Int
+        var certificateDER: Data
+        var accessToken: String
+        var expiresAt: Date
+    }
+
+    static let fileName = "cryptopro-dss-session.json"
+    let directory: URL
+
+    var fileURL: URL { directory.appendingPathComponent(CryptoProSessionCache.fileName) }
+
+    /// The cached entry, or nil when there is no file.
+    /// - Throws: `.storeCorrupted` when the file is not ours; `.fileSystem` when it cannot be read.
+    func load() throws -> Entry? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: fileURL)
+        } catch CocoaError.fileReadNoSuchFile {
+            return nil
+        } catch {
+            throw CertificateProviderError(.fileSystem, "cannot read the CryptoPro DSS cache \(fileURL.path): \(error.localizedDescription)")
+        }
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            let entry = try decoder.decode(Entry.self, from: data)
+            guard entry.version == 1 else { throw CertificateProviderError(.storeCorrupted, "unknown version") }
+            return entry
+        } catch {
+            throw CertificateProviderError(.storeCorrupted, "the CryptoPro DSS cache \(fileURL.path) is not a cache file of this provider; delete it")
+        }
+    }
+
+    /// Writes `entry` atomically with mode 0600.
+    /// - Throws: `.fileSystem` naming the path.
+    func save(_ entry: Entry) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys]
+        let bytes: [UInt8]
+        do { bytes = Array(try encoder.encode(entry)) } catch {
+            throw CertificateProviderError(.fileSystem, "cannot encode the CryptoPro DSS cache")
+        }
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw CertificateProviderError(.fileSystem, "cannot create the store directory \(directory.path): \(error.localizedDescription)")
+            }
+        } else if !isDirectory.boolValue {
+            throw CertificateProviderError(.fileSystem, "the store directory \(directory.path) is not a directory")
+        }
+        let temporary = directory.appendingPathComponent(".\(CryptoProSessionCache.fileName).\(UUID().uuidString).tmp").path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CertificateProviderError(.fileSystem, "cannot write in the store directory \(directory.path): \(String(cString: strerror(errno)))")
+        }
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == 0, fsync(descriptor) != 0 { failure = errno }
+        close(descriptor)
+        if failure == 0, rename(temporary, fileURL.path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary)
+            throw CertificateProviderError(.fileSystem, "cannot write the CryptoPro DSS cache \(fileURL.path): \(String(cString: strerror(failure)))")
+        }
+    }
+
+    /// Removes the file; no-op when absent.
+    /// - Throws: `.fileSystem` when it exists and cannot be removed.
+    func delete() throws {
+        if unlink(fileURL.path) != 0, errno != ENOENT {
+            throw CertificateProviderError(.fileSystem, "cannot remove the CryptoPro DSS cache \(fileURL.path): \(String(cString: strerror(errno)))")
+        }
+    }
+}

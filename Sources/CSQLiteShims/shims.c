@@ -1,0 +1,4 @@
+#include "CSQLiteShims.h"
+
+int CSQLiteShims_bind_text_transient(sqlite3_stmt *statement, int index, const char *text, int length) { return sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT); }
+int CSQLiteShims_bind_blob_transient(sqlite3_stmt *statement, int index, const void *bytes, int length) { return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT); }

@@ -1,0 +1,281 @@
+import CertificateProviders
+public import Foundation
+public import RemoteSigning
+import Synchronization
+
+/// A loopback server speaking the Foresight Mobile Platform DSS API and the CryptoPro DSS REST
+/// subset (`/STS/…`, `/SignServer/…`, see `CryptoProRouter`) with real crypto, for development,
+/// demos and tests (libmicrohttpd, thread per connection). Both APIs share one store of users,
+/// keys, tokens and faults.
+///
+/// ```swift
+/// let emulator = try DSSEmulator()
+/// let baseURL = try emulator.start()          // http://127.0.0.1:<ephemeral port>/
+/// defer { emulator.stop() }
+/// ```
+///
+/// It serves the route table of ARCHITECTURE.md over the ``EmulatorSeed`` (by default
+/// ``EmulatorSeed/standard()``: user `Leonid` / `123123`, certificate 12831 with PIN `123`, first
+/// signature id 121). A sign request signs the chosen cell's value (UTF-8) as an attached CAdES-BES
+/// with the chosen certificate's key. Every input is validated; errors are FMP envelopes with the
+/// right status (400, 401, 403, 404, 405, 413). With ``Configuration/faultsEnabled``, the request
+/// header ``Fault/headerName`` selects a ``Fault``.
+///
+/// This is a development server: its keys are made at start with `TestPKI`, its state lives in
+/// memory, and ``receivedRequests`` keeps request bodies (passwords included) for tests to inspect.
+public final class DSSEmulator: Sendable {
+    /// How the emulator runs; every field documents its default.
+    public struct Configuration: Sendable {
+        /// The address to bind, an IP literal (default `127.0.0.1`; `::1` for IPv6).
+        public var host: String
+        /// The port; 0 picks a free ephemeral port (default 0).
+        public var port: UInt16
+        /// The `{v}` of `/api/{v}/…` (default `v1`).
+        public var apiVersion: String
+        /// Whether the ``Fault/headerName`` header is honoured (default false).
+        public var faultsEnabled: Bool
+        /// The largest request body accepted; larger ones get 413 (default 1 MiB).
+        public var maxBodyBytes: Int
+        /// libmicrohttpd's per-connection memory pool (headers and read buffer; default 64 KiB).
+        public var connectionMemoryLimit: Int
+        /// Seconds an idle connection stays open (default 30).
+        public var connectionTimeoutSeconds: Int
+        /// The most simultaneous connections (default 64).
+        public var connectionLimit: Int
+        /// Lifetime of an access token in seconds (default 3600).
+        public var accessTokenLifetime: TimeInterval
+        /// Lifetime of a refresh token in seconds (default 30 days).
+        public var refreshTokenLifetime: TimeInterval
+        /// The longest delay a `delay=<ms>` fault may ask for, in milliseconds (default 60 000).
+        public var maxFaultDelayMilliseconds: Int
+        /// How many requests ``receivedRequests`` keeps, oldest dropped first (default 1000; 0 keeps none).
+        public var requestLogLimit: Int
+
+        /// Creates a configuration.
+        public init(host: String = "127.0.0.1", port: UInt16 = 0, apiVersion: String = "v1", faultsEnabled: Bool = false,
+                    maxBodyBytes: Int = 1 << 20, connectionMemoryLimit: Int = 64 << 10, connectionTimeoutSeconds: Int = 30,
+                    connectionLimit: Int = 64, accessTokenLifetime: TimeInterval = 3600, refreshTokenLifetime: TimeInterval = 30 * 86_400,
+                    maxFaultDelayMilliseconds: Int = 60_000, requestLogLimit: Int = 1000) {
+            self.host = host
+            self.port = port
+            self.apiVersion = apiVersion
+            self.faultsEnabled = faultsEnabled
+            self.maxBodyBytes = maxBodyBytes
+            self.connectionMemoryLimit = connectionMemoryLimit
+            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.connectionLimit = connectionLimit
+            self.accessTokenLifetime = accessTokenLifetime
+            self.refreshTokenLifetime = refreshTokenLifetime
+            self.maxFaultDelayMilliseconds = maxFaultDelayMilliseconds
+            self.requestLogLimit = requestLogLimit
+        }
+    }
+
+    /// A failure the emulator acts out when ``Configuration/faultsEnabled`` is set and a request
+    /// carries `X-Emulator-Fault: <value>`.
+    public enum Fault: Sendable, Equatable, CustomStringConvertible {
+        /// `status-500`: answer 500 with an error envelope, doing nothing.
+        case status500
+        /// `malformed-json`: answer 200 with a body that is not JSON, doing nothing.
+        case malformedJSON
+        /// `delay=<ms>`: wait, then handle the request normally.
+        case delay(milliseconds: Int)
+        /// `drop`: close the connection without answering, doing nothing.
+        case drop
+        /// `expired-token`: expire the request's bearer token first, so the route answers 401.
+        case expiredToken
+
+        /// The request header that selects a fault.
+        public static let headerName = "X-Emulator-Fault"
+
+        /// Parses a header value; nil when it names no fault.
+        public init?(headerValue: String) {
+            let value = headerValue.trimmingCharacters(in: .whitespaces).lowercased()
+            switch value {
+            case "status-500": self = .status500
+            case "malformed-json": self = .malformedJSON
+            case "drop": self = .drop
+            case "expired-token": self = .expiredToken
+            default:
+                guard value.hasPrefix("delay="), let milliseconds = Int(value.dropFirst(6)), milliseconds >= 0 else { return nil }
+                self = .delay(milliseconds: milliseconds)
+            }
+        }
+
+        /// The header value selecting this fault.
+        public var headerValue: String {
+            switch self {
+            case .status500: return "status-500"
+            case .malformedJSON: return "malformed-json"
+            case .delay(let milliseconds): return "delay=\(milliseconds)"
+            case .drop: return "drop"
+            case .expiredToken: return "expired-token"
+            }
+        }
+
+        /// The header value.
+        public var description: String { headerValue }
+    }
+
+    /// One request as the emulator received it (before any fault was applied).
+    public struct ReceivedRequest: Sendable {
+        /// The method (`POST`).
+        public var method: String
+        /// The decoded path (`/api/v1/dss/Leonid_environment/Leonid_project/sign/`).
+        public var path: String
+        /// The header fields.
+        public var headers: [(name: String, value: String)]
+        /// The body (empty when it was over the limit).
+        public var body: [UInt8]
+        /// When it arrived.
+        public var receivedAt: Date
+
+        /// The first value of a header (case-insensitive), or nil.
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+
+        /// The body parsed as JSON, or nil when it is not JSON.
+        public var json: JSONValue? { try? JSONValue(parsing: body) }
+
+        /// The body as UTF-8 text.
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// The configuration in force.
+    public let configuration: Configuration
+    /// The seed the emulator serves (users, certificates, cells).
+    public let seed: EmulatorSeed
+
+    private let store: EmulatorStore
+    private let log = Mutex<[ReceivedRequest]>([])
+    private let running = Mutex<(server: MicroHTTPServer, url: URL)?>(nil)
+    private let stopping = Atomic<Bool>(false)
+    private let signer: any EmulatorSigner
+
+    /// Creates an emulator (not started yet).
+    /// - Parameters:
+    ///   - configuration: how to run (default: 127.0.0.1, ephemeral port, no faults).
+    ///   - seed: the data to serve; nil makes ``EmulatorSeed/standard()`` (fresh keys).
+    /// - Throws: `.cryptoFailure` when the standard seed cannot be made.
+    public init(configuration: Configuration = Configuration(), seed: EmulatorSeed? = nil) throws {
+        self.configuration = configuration
+        let seed = try seed ?? EmulatorSeed.standard()
+        self.seed = seed
+        self.store = EmulatorStore(seed: seed)
+        self.signer = CMSEmulatorSigner()
+    }
+
+    deinit { stop() }
+
+    /// Starts listening and returns the base URL (`http://127.0.0.1:<port>/`).
+    /// - Throws: `.network` when the address cannot be bound; `.invalidParameter` when already
+    ///   running or the host is not an IP literal.
+    @discardableResult
+    public func start() throws -> URL {
+        try running.withLock { current in
+            if current != nil { throw CertificateProviderError.invalidParameter("the emulator is already running") }
+            stopping.store(false, ordering: .sequentiallyConsistent)
+            let limits = MicroHTTPServer.Limits(maxBodyBytes: configuration.maxBodyBytes,
+                                                connectionMemoryLimit: configuration.connectionMemoryLimit,
+                                                connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
+                                                connectionLimit: configuration.connectionLimit)
+            let server = MicroHTTPServer(limits: limits) { [weak self] request in
+                self?.respond(to: request)
+            }
+            let port = try server.start(host: configuration.host, port: configuration.port)
+            let host = configuration.host.contains(":") ? "[\(configuration.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))]" : configuration.host
+            guard let url = URL(string: "http://\(host):\(port)/") else {
+                server.stop()
+                throw CertificateProviderError.invalidParameter("the emulator host '\(configuration.host)' does not make a URL")
+            }
+            current = (server, url)
+            return url
+        }
+    }
+
+    /// Stops listening, closes every connection and waits for in-flight requests (a pending
+    /// `delay` fault is cut short). Does nothing when not running.
+    public func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        let server = running.withLock { current -> MicroHTTPServer? in
+            defer { current = nil }
+            return current?.server
+        }
+        server?.stop()
+    }
+
+    /// The base URL while running, else nil.
+    public var baseURL: URL? { running.withLock { $0?.url } }
+
+    /// The requests received so far, oldest first (at most ``Configuration/requestLogLimit``).
+    public var receivedRequests: [ReceivedRequest] { log.withLock { $0 } }
+
+    /// Forgets the received requests.
+    public func clearReceivedRequests() { log.withLock { $0.removeAll() } }
+
+    /// The CA that issued every user certificate, as PEM (to verify signatures with
+    /// `openssl cms -verify -CAfile`).
+    public var certificateAuthorityPEM: String { seed.certificateAuthority.pemRepresentation }
+
+    /// Expires every access token now; refresh tokens keep working (tests the refresh path).
+    public func expireAccessTokens() { store.expireAccessTokens() }
+
+    /// Revokes every access and refresh token (tests the re-authentication path).
+    public func revokeAllTokens() { store.revokeAllTokens() }
+
+    /// The ids of every stored signature, all users, ascending.
+    public var storedSignatureIDs: [Int] { store.allSignatureIDs() }
+
+    // MARK: Request handling (on libmicrohttpd's connection threads)
+
+    private func respond(to request: ServerRequest) -> ServerResponse? {
+        record(request)
+        let cryptoPro = CryptoProRouter(store: store, configuration: configuration)
+        let isCryptoPro = cryptoPro.owns(request.path)
+        var fault: Fault?
+        if configuration.faultsEnabled, let value = request.header(Fault.headerName) {
+            guard let parsed = Fault(headerValue: value) else {
+                let message = "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, expired-token)"
+                return isCryptoPro ? CryptoProRouter.error(400, message) : Reply.error(400, "unknown_fault", message)
+            }
+            fault = parsed
+        }
+        switch fault {
+        case .drop?:
+            return nil
+        case .status500?:
+            let message = "simulated server failure (\(Fault.headerName): status-500)"
+            return isCryptoPro ? CryptoProRouter.error(500, message) : Reply.error(500, "internal_error", message)
+        case .malformedJSON?:
+            return ServerResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array("{\"status\": \"ok\", \"result\": {\"raw\": [".utf8))
+        case .delay(let milliseconds)?:
+            pause(milliseconds: min(milliseconds, configuration.maxFaultDelayMilliseconds))
+        case .expiredToken?, nil:
+            break
+        }
+        if isCryptoPro { return cryptoPro.handle(request, expireToken: fault == .expiredToken) }
+        let router = FMPRouter(store: store, configuration: configuration, signer: signer)
+        guard router.owns(request.path) else {
+            return Reply.error(404, "not_found", "no route for \(request.path)")
+        }
+        return router.handle(request, expireToken: fault == .expiredToken)
+    }
+
+    private func record(_ request: ServerRequest) {
+        guard configuration.requestLogLimit > 0 else { return }
+        let entry = ReceivedRequest(method: request.method, path: request.path, headers: request.headers, body: request.body, receivedAt: Date())
+        log.withLock { log in
+            log.append(entry)
+            if log.count > configuration.requestLogLimit { log.removeFirst(log.count - configuration.requestLogLimit) }
+        }
+    }
+
+    /// Sleeps in small steps so `stop()` is not held up by a long delay fault.
+    private func pause(milliseconds: Int) {
+        let deadline = Date().addingTimeInterval(Double(milliseconds) / 1000)
+        while Date() < deadline, !stopping.load(ordering: .sequentiallyConsistent) {
+            usleep(10_000)
+        }
+    }
+}

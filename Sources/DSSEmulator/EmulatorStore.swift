@@ -1,0 +1,136 @@
+import CertificateProviders
+import Foundation
+import Synchronization
+
+/// The emulator's state behind one lock: the seed's users and keys (immutable), issued tokens,
+/// and stored signatures. Route handlers for every remote API (FMP now, CryptoPro DSS later) share
+/// one store, so they see the same users, keys and signatures.
+final class EmulatorStore: Sendable {
+    /// An issued access or refresh token.
+    struct Token: Sendable {
+        var username: String
+        var environment: String
+        var project: String
+        var device: String
+        var expiresAt: Date
+    }
+
+    /// The result of looking up an access token.
+    enum TokenLookup: Sendable {
+        case valid(Token)
+        case expired
+        case unknown
+    }
+
+    /// One stored signature.
+    struct StoredSignature: Sendable {
+        var id: Int
+        var owner: String
+        var cell: EmulatorSeed.ResourceCell
+        var certificateID: Int
+        var createdAt: Date
+        var cms: [UInt8]
+    }
+
+    private struct State {
+        var accessTokens: [String: Token] = [:]
+        var refreshTokens: [String: Token] = [:]
+        var signatures: [Int: StoredSignature] = [:]
+        var nextSignatureID: Int
+    }
+
+    let seed: EmulatorSeed
+    private let state: Mutex<State>
+
+    init(seed: EmulatorSeed) {
+        self.seed = seed
+        state = Mutex(State(nextSignatureID: seed.firstSignatureID))
+    }
+
+    func user(named name: String) -> EmulatorSeed.User? {
+        seed.users.first { $0.username == name }
+    }
+
+    func cell(resource: String, table: String, column: String, row: Int) -> EmulatorSeed.ResourceCell? {
+        seed.cells.first { $0.resource == resource && $0.table == table && $0.column == column && $0.row == row }
+    }
+
+    /// Issues a fresh access + refresh token pair.
+    func issueTokens(for session: Token, accessLifetime: TimeInterval, refreshLifetime: TimeInterval) -> (access: String, refresh: String) {
+        let access = EmulatorStore.randomToken(), refresh = EmulatorStore.randomToken()
+        var accessToken = session, refreshToken = session
+        accessToken.expiresAt = Date().addingTimeInterval(accessLifetime)
+        refreshToken.expiresAt = Date().addingTimeInterval(refreshLifetime)
+        state.withLock {
+            $0.accessTokens[access] = accessToken
+            $0.refreshTokens[refresh] = refreshToken
+        }
+        return (access, refresh)
+    }
+
+    /// Consumes a refresh token (single use) and returns the session it belonged to, or nil.
+    func redeemRefreshToken(_ token: String) -> Token? {
+        state.withLock { state -> Token? in
+            guard let session = state.refreshTokens.removeValue(forKey: token), session.expiresAt > Date() else { return nil }
+            return session
+        }
+    }
+
+    func lookUpAccessToken(_ token: String) -> TokenLookup {
+        state.withLock { state -> TokenLookup in
+            guard let session = state.accessTokens[token] else { return .unknown }
+            return session.expiresAt > Date() ? .valid(session) : .expired
+        }
+    }
+
+    /// Marks one access token expired.
+    func expireAccessToken(_ token: String) {
+        state.withLock { $0.accessTokens[token]?.expiresAt = .distantPast }
+    }
+
+    /// Marks every access token expired (refresh tokens keep working).
+    func expireAccessTokens() {
+        state.withLock { state in
+            for key in state.accessTokens.keys { state.accessTokens[key]?.expiresAt = .distantPast }
+        }
+    }
+
+    /// Forgets every access and refresh token (clients must log in again).
+    func revokeAllTokens() {
+        state.withLock { state in
+            for key in state.accessTokens.keys { state.accessTokens[key]?.expiresAt = .distantPast }
+            state.refreshTokens.removeAll()
+        }
+    }
+
+    func addSignature(owner: String, cell: EmulatorSeed.ResourceCell, certificateID: Int, cms: [UInt8]) -> Int {
+        state.withLock { state -> Int in
+            let id = state.nextSignatureID
+            state.nextSignatureID += 1
+            state.signatures[id] = StoredSignature(id: id, owner: owner, cell: cell, certificateID: certificateID, createdAt: Date(), cms: cms)
+            return id
+        }
+    }
+
+    func signatures(of owner: String) -> [StoredSignature] {
+        state.withLock { state in state.signatures.values.filter { $0.owner == owner }.sorted { $0.id < $1.id } }
+    }
+
+    /// Removes `id` when `owner` owns it; false otherwise (missing and foreign look the same).
+    func removeSignature(id: Int, owner: String) -> Bool {
+        state.withLock { state -> Bool in
+            guard state.signatures[id]?.owner == owner else { return false }
+            state.signatures[id] = nil
+            return true
+        }
+    }
+
+    func allSignatureIDs() -> [Int] {
+        state.withLock { $0.signatures.keys.sorted() }
+    }
+
+    private static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}

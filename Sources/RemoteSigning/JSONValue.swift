@@ -1,0 +1,243 @@
+public import CertificateProviders
+import Foundation
+
+/// A JSON document as a `Sendable` value: what servers answer, kept as is (for example an FMP
+/// envelope's `result.raw`).
+///
+/// Integers and other numbers are distinct cases so ids survive a round trip exactly; `true` and
+/// `false` are never confused with `1` and `0`. Objects print with sorted keys.
+public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByDictionaryLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number without fraction or exponent that fits `Int`.
+    case integer(Int)
+    /// Any other number.
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object (member order is not kept).
+    case object([String: JSONValue])
+
+    /// Parses JSON bytes (any top-level value).
+    /// - Throws: `.malformedInput` when the bytes are not JSON.
+    public init(parsing bytes: some Collection<UInt8>) throws {
+        do {
+            self = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw CertificateProviderError.malformedInput("the data is not valid JSON")
+        }
+    }
+
+    /// Parses JSON text (any top-level value).
+    /// - Throws: `.malformedInput` when the text is not JSON.
+    public init(parsing text: String) throws {
+        try self.init(parsing: Array(text.utf8))
+    }
+
+    /// Decodes any JSON value.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        // Most common first: every failed attempt costs a thrown DecodingError. Foundation's decoder
+        // never reads `true` as an Int or `1` as a Bool, so the order does not change the result.
+        if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([String: JSONValue].self) { self = .object(value) }
+        else if let value = try? container.decode(Int.self) { self = .integer(value) }
+        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if container.decodeNil() { self = .null }
+        else { self = .number(try container.decode(Double.self)) }
+    }
+
+    /// Encodes the value as JSON.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// An object literal.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    /// An array literal.
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A string literal.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer literal.
+    public init(integerLiteral value: Int) { self = .integer(value) }
+    /// A boolean literal.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+
+    /// Compact UTF-8 JSON with sorted keys and unescaped slashes.
+    /// - Throws: `.invalidParameter` for a non-finite number (JSON cannot hold NaN or infinity).
+    public func jsonBytes(prettyPrinted: Bool = false) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = prettyPrinted ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(self))
+        } catch {
+            throw CertificateProviderError.invalidParameter("the value cannot be written as JSON (a number is NaN or infinite)")
+        }
+    }
+
+    /// The compact JSON text (`null` if it cannot be encoded).
+    public var description: String {
+        (try? jsonBytes()).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+
+    /// The member `key` of an object, or nil (also for non-objects).
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    /// The string, or nil.
+    public var stringValue: String? { if case .string(let value) = self { return value }; return nil }
+    /// The integer (a number with no fractional part is accepted), or nil.
+    public var intValue: Int? {
+        switch self {
+        case .integer(let value): return value
+        case .number(let value) where value.rounded() == value && abs(value) < 9.0e15: return Int(value)
+        default: return nil
+        }
+    }
+    /// The boolean, or nil.
+    public var boolValue: Bool? { if case .bool(let value) = self { return value }; return nil }
+    /// The elements of an array, or nil.
+    public var arrayValue: [JSONValue]? { if case .array(let value) = self { return value }; return nil }
+    /// The members of an object, or nil.
+    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { return value }; return nil }
+    /// Whether this is `null`.
+    public var isNull: Bool { self == .null }
+
+    /// The JSON type name (`object`, `array`, `string`, `integer`, `number`, `boolean`, `null`), for errors.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .integer: return "integer"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+}
+
+/// Reads the fields of a JSON object with errors that name the field, its expected type and the
+/// context (`"FMP certificates: field 'certificates[0].id' must be an integer, found string"`).
+///
+/// Clients use the default code `.network` (the server did not speak the protocol); servers use
+/// `.malformedInput` for requests.
+public struct JSONObjectReader: Sendable {
+    /// The object's members.
+    public let members: [String: JSONValue]
+    /// Where the object sits, for error messages (`"FMP sign"`, `"certificates[2]"`).
+    public let context: String
+    /// The prefix of field names, for nested objects (`"certificates[2]."`).
+    public let path: String
+    /// The error code thrown for a wrong shape.
+    public let errorCode: CertificateProviderError.Code
+
+    /// Wraps `value`, which must be an object.
+    /// - Throws: `errorCode` when `value` is not an object.
+    public init(_ value: JSONValue, context: String, path: String = "", errorCode: CertificateProviderError.Code = .network) throws {
+        guard case .object(let members) = value else {
+            let what = path.isEmpty ? "the JSON body" : "field '\(path.dropLast())'"
+            throw CertificateProviderError(errorCode, "\(context): \(what) must be an object, found \(value.typeName)")
+        }
+        self.members = members
+        self.context = context
+        self.path = path
+        self.errorCode = errorCode
+    }
+
+    /// The raw member, or nil when absent.
+    public func value(_ key: String) -> JSONValue? { members[key] }
+
+    /// A required string field.
+    public func string(_ key: String) throws -> String {
+        let value = try required(key)
+        guard let string = value.stringValue else { throw wrongType(key, "a string", value) }
+        return string
+    }
+
+    /// An optional string field (absent or null gives nil).
+    public func optionalString(_ key: String) throws -> String? {
+        guard let value = members[key], !value.isNull else { return nil }
+        guard let string = value.stringValue else { throw wrongType(key, "a string", value) }
+        return string
+    }
+
+    /// A required integer field.
+    public func int(_ key: String) throws -> Int {
+        let value = try required(key)
+        guard let int = value.intValue else { throw wrongType(key, "an integer", value) }
+        return int
+    }
+
+    /// An optional integer field (absent or null gives nil).
+    public func optionalInt(_ key: String) throws -> Int? {
+        guard let value = members[key], !value.isNull else { return nil }
+        guard let int = value.intValue else { throw wrongType(key, "an integer", value) }
+        return int
+    }
+
+    /// A required boolean field.
+    public func bool(_ key: String) throws -> Bool {
+        let value = try required(key)
+        guard let bool = value.boolValue else { throw wrongType(key, "a boolean", value) }
+        return bool
+    }
+
+    /// A required array field.
+    public func array(_ key: String) throws -> [JSONValue] {
+        let value = try required(key)
+        guard let array = value.arrayValue else { throw wrongType(key, "an array", value) }
+        return array
+    }
+
+    /// A required object field, as a reader.
+    public func object(_ key: String) throws -> JSONObjectReader {
+        try JSONObjectReader(try required(key), context: context, path: "\(path)\(key).", errorCode: errorCode)
+    }
+
+    /// The objects of a required array field, as readers (`key[0].`, `key[1].`, …).
+    public func objects(_ key: String) throws -> [JSONObjectReader] {
+        try array(key).enumerated().map { index, element in
+            try JSONObjectReader(element, context: context, path: "\(path)\(key)[\(index)].", errorCode: errorCode)
+        }
+    }
+
+    /// A required string field holding base64, decoded.
+    public func base64(_ key: String) throws -> [UInt8] {
+        let text = try string(key)
+        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+            throw CertificateProviderError(errorCode, "\(context): field '\(path)\(key)' must be base64")
+        }
+        return Array(data)
+    }
+
+    private func required(_ key: String) throws -> JSONValue {
+        guard let value = members[key], !value.isNull else {
+            throw CertificateProviderError(errorCode, "\(context): field '\(path)\(key)' is missing")
+        }
+        return value
+    }
+
+    private func wrongType(_ key: String, _ expected: String, _ found: JSONValue) -> CertificateProviderError {
+        CertificateProviderError(errorCode, "\(context): field '\(path)\(key)' must be \(expected), found \(found.typeName)")
+    }
+}

@@ -1,0 +1,110 @@
+public import CertificateProviders
+public import Foundation
+
+/// Reports progress of long work: bytes done so far and the total.
+public typealias SigningProgress = @Sendable (_ done: Int64, _ total: Int64) -> Void
+
+/// Makes CMS SignedData (RFC 5652) and CAdES-BES (ETSI EN 319 122-1) signatures with OpenSSL, for
+/// any ``SigningIdentity``: local OpenSSL keys sign inside OpenSSL, other keys (remote, HSM) are
+/// asked to sign the DER of the signed attributes through ``SigningKey``.
+///
+/// Every signature carries the signer certificate and its chain, the signing time, the content
+/// type and message digest; CAdES-BES adds ESS signing-certificate-v2 (the certificate's hash with
+/// the same digest). The output is a DER `ContentInfo` that `openssl cms -verify -binary` accepts
+/// (`-cades` for CAdES-BES).
+public enum CMSSigner {
+    /// The largest file ``sign(fileAt:identity:format:detached:digestAlgorithm:signingTime:chunkSize:progress:)``
+    /// embeds in an attached signature: attached signatures hold the content in memory while the
+    /// structure is encoded (about twice its size). Detached signatures stream any size.
+    public static let attachedFileSizeLimit: Int64 = 64 << 20
+
+    /// The default read size for streamed files (1 MiB).
+    public static let defaultChunkSize = 1 << 20
+
+    /// Signs bytes as CMS SignedData / CAdES-BES; returns DER ContentInfo.
+    ///
+    /// - Parameters:
+    ///   - content: the document.
+    ///   - identity: the signer: certificate, chain and key.
+    ///   - format: `.cadesBES` (default) or `.cms`.
+    ///   - detached: whether the content is left out of the signature (default true).
+    ///   - digestAlgorithm: SHA-256 (default), SHA-384 or SHA-512.
+    ///   - signingTime: the signing-time attribute (seconds precision).
+    /// - Returns: the DER-encoded CMS ContentInfo.
+    /// - Throws: `.keyCertificateMismatch` when the key is not the certificate's;
+    ///   `.unsupportedAlgorithm` for a format or digest OpenSSL cannot make with the key;
+    ///   whatever the key throws (a remote key: `.network`, `.authenticationFailed`, …).
+    public static func sign(content: [UInt8], identity: SigningIdentity, format: SignatureFormat = .cadesBES,
+                            detached: Bool = true, digestAlgorithm: DigestAlgorithm = .sha256,
+                            signingTime: Date = Date()) async throws -> [UInt8] {
+        try await sign(digest: digestAlgorithm.hash(content), attachedContent: detached ? nil : content, identity: identity,
+                       format: format, digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+    }
+
+    /// Makes a detached signature from the content's precomputed digest.
+    ///
+    /// - Parameters:
+    ///   - digest: the content's digest, computed with `digestAlgorithm`.
+    ///   - identity: the signer.
+    ///   - format: `.cadesBES` (default) or `.cms`.
+    ///   - digestAlgorithm: the algorithm `digest` was made with.
+    ///   - signingTime: the signing-time attribute.
+    /// - Returns: the DER-encoded detached CMS ContentInfo.
+    /// - Throws: `.invalidParameter` when the digest length does not fit the algorithm; as
+    ///   ``sign(content:identity:format:detached:digestAlgorithm:signingTime:)``.
+    public static func sign(digest: [UInt8], identity: SigningIdentity, format: SignatureFormat = .cadesBES,
+                            digestAlgorithm: DigestAlgorithm = .sha256, signingTime: Date = Date()) async throws -> [UInt8] {
+        try await sign(digest: digest, attachedContent: nil, identity: identity, format: format,
+                       digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+    }
+
+    /// Signs a file, reading it in chunks: a detached signature never holds the file in memory.
+    ///
+    /// Cancellation is checked between chunks; a cancelled call throws `.cancelled`.
+    ///
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - identity: the signer.
+    ///   - format: `.cadesBES` (default) or `.cms`.
+    ///   - detached: whether the content is left out (default true). Attached signatures are limited
+    ///     to ``attachedFileSizeLimit``.
+    ///   - digestAlgorithm: SHA-256 (default), SHA-384 or SHA-512.
+    ///   - signingTime: the signing-time attribute.
+    ///   - chunkSize: bytes per read (default 1 MiB).
+    ///   - progress: called after each chunk with bytes hashed and the file size.
+    /// - Returns: the DER-encoded CMS ContentInfo.
+    /// - Throws: `.fileSystem` when the file cannot be read; `.invalidParameter` for an attached
+    ///   signature of a file over the limit; `.cancelled`; as
+    ///   ``sign(content:identity:format:detached:digestAlgorithm:signingTime:)``.
+    public static func sign(fileAt url: URL, identity: SigningIdentity, format: SignatureFormat = .cadesBES,
+                            detached: Bool = true, digestAlgorithm: DigestAlgorithm = .sha256, signingTime: Date = Date(),
+                            chunkSize: Int = CMSSigner.defaultChunkSize, progress: SigningProgress? = nil) async throws -> [UInt8] {
+        if detached {
+            let digest = try await FileDigest.compute(url: url, algorithm: digestAlgorithm, chunkSize: chunkSize, progress: progress)
+            return try await sign(digest: digest.digest, attachedContent: nil, identity: identity, format: format,
+                                  digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+        }
+        let content = try await FileDigest.read(url: url, limit: attachedFileSizeLimit, chunkSize: chunkSize, progress: progress)
+        return try await sign(digest: digestAlgorithm.hash(content), attachedContent: content, identity: identity, format: format,
+                              digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+    }
+
+    static func sign(digest: [UInt8], attachedContent: [UInt8]?, identity: SigningIdentity, format: SignatureFormat,
+                     digestAlgorithm: DigestAlgorithm, signingTime: Date) async throws -> [UInt8] {
+        guard identity.key.matches(identity.certificate) else {
+            throw CertificateProviderError(.keyCertificateMismatch, "the signing key does not belong to the certificate '\(identity.certificate.subject)'")
+        }
+        let localKey = (identity.key as? LocalSigningKey)?.handle
+        let prepared = try SignedDataBuilder.prepare(digest: digest, attachedContent: attachedContent, certificate: identity.certificate,
+                                                     chain: identity.chain, localKey: localKey, format: format,
+                                                     digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+        switch prepared {
+        case .finished(let der):
+            return der
+        case .pending(let pending):
+            let signature = try await identity.key.signature(for: pending.signedAttributes, digestAlgorithm: digestAlgorithm,
+                                                             scheme: identity.key.defaultScheme)
+            return try SignedDataBuilder.finish(pending, signature: signature)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+internal import COpenSSL
+internal import COpenSSLShims
+import CertificateProviders
+import Foundation
+
+/// Builds CMS SignedData around a precomputed content digest, so that bytes, streamed files and
+/// keys OpenSSL cannot hold (remote, HSM) all go through one path.
+///
+/// The SignerInfo carries the signed attributes contentType, signingTime, messageDigest and, for
+/// CAdES-BES, ESS signing-certificate-v2 (added by `CMS_add1_signer` with `CMS_CADES`, as
+/// `openssl cms -sign -cades` does). A local key signs the attributes with `CMS_SignerInfo_sign`;
+/// any other key receives their DER (the SET OF encoding that RFC 5652 5.4 says is signed) and the
+/// result is put into the SignerInfo, then checked with `CMS_SignerInfo_verify`.
+enum SignedDataBuilder {
+    /// A SignedData whose SignerInfo still waits for its signature (external keys only).
+    struct Pending {
+        let cms: CMSContentInfoHandle
+        let signerInfo: OpaquePointer
+        /// The DER of the signed attributes: what the key must sign.
+        let signedAttributes: [UInt8]
+        /// The certificate's public key, to check the external signature.
+        let publicKey: EVPKeyHandle
+        let digestAlgorithm: DigestAlgorithm
+    }
+
+    /// The outcome of ``prepare(…)``.
+    enum Prepared {
+        /// Signed by OpenSSL with the local key: the DER ContentInfo.
+        case finished([UInt8])
+        /// Waits for an external signature over `Pending.signedAttributes`.
+        case pending(Pending)
+    }
+
+    /// Builds the SignedData; signs it when `localKey` is given.
+    ///
+    /// - Parameters:
+    ///   - digest: the content's digest with `digestAlgorithm`.
+    ///   - attachedContent: the content to embed, or nil for a detached signature.
+    ///   - localKey: the OpenSSL private key, or nil to prepare for an external signature.
+    static func prepare(digest: [UInt8], attachedContent: [UInt8]?, certificate: Certificate, chain: [Certificate],
+                        localKey: EVPKeyHandle?, format: SignatureFormat, digestAlgorithm: DigestAlgorithm,
+                        signingTime: Date) throws -> Prepared {
+        guard digest.count == digestAlgorithm.outputByteCount else {
+            throw CertificateProviderError.invalidParameter("a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
+        }
+        guard format == .cms || format == .cadesBES else {
+            throw CertificateProviderError(.unsupportedAlgorithm, "signature format '\(format)' is not supported; use cms or cades")
+        }
+        OpenSSLErrorQueue.clear()
+        var flags = UInt32(CMS_PARTIAL | CMS_BINARY)
+        if attachedContent == nil { flags |= UInt32(CMS_DETACHED) }
+        guard let raw = CMS_sign(nil, nil, nil, nil, flags) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not create a CMS SignedData structure")
+        }
+        let cms = CMSContentInfoHandle(takingOwnershipOf: raw)
+
+        // A key OpenSSL cannot hold is represented by the certificate's public key: CMS_add1_signer
+        // only compares the public halves (X509_check_private_key), and the signature is added later.
+        let signerKey: EVPKeyHandle
+        if let localKey {
+            signerKey = localKey
+        } else {
+            guard let publicKey = X509_get_pubkey(certificate.handle.pointer) else {
+                throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "the signer certificate's public key cannot be read")
+            }
+            signerKey = EVPKeyHandle(takingOwnershipOf: publicKey)
+        }
+        var signerFlags = UInt32(CMS_PARTIAL | CMS_BINARY | CMS_NOSMIMECAP)
+        if format == .cadesBES { signerFlags |= UInt32(CMS_CADES) }
+        guard let signerInfo = CMS_add1_signer(cms.pointer, certificate.handle.pointer, signerKey.pointer, digestAlgorithm.evpMD, signerFlags) else {
+            let entries = OpenSSLErrorQueue.drainEntries()
+            if entries.contains(where: { $0.library == ERR_LIB_CMS && $0.reason == CMS_R_PRIVATE_KEY_DOES_NOT_MATCH_CERTIFICATE }) {
+                throw CertificateProviderError(.keyCertificateMismatch, "the signing key does not belong to the certificate '\(certificate.subject)'",
+                                               openSSLErrors: entries.map(\.text))
+            }
+            throw CertificateProviderError(.unsupportedAlgorithm, "OpenSSL cannot sign \(digestAlgorithm) with a \(certificate.publicKeyAlgorithm) key",
+                                           openSSLErrors: entries.map(\.text))
+        }
+        for issuer in chain where CMS_add1_cert(cms.pointer, issuer.handle.pointer) == 0 {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the chain certificate '\(issuer.subject)'")
+        }
+        try addAttributes(signerInfo, digest: digest, signingTime: signingTime)
+        if let attachedContent { try embed(attachedContent, in: cms) }
+
+        if localKey != nil {
+            guard CMS_SignerInfo_sign(signerInfo) == 1 else {
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not sign the CMS signed attributes")
+            }
+            return .finished(try cms.derBytes())
+        }
+        return .pending(Pending(cms: cms, signerInfo: signerInfo, signedAttributes: try signedAttributesDER(signerInfo),
+                                 publicKey: signerKey, digestAlgorithm: digestAlgorithm))
+    }
+
+    /// Puts an external signature into a pending SignerInfo, checks it, and encodes the result.
+    /// - Throws: `.cryptoFailure` when the signature does not verify with the certificate's key.
+    static func finish(_ pending: Pending, signature: [UInt8]) throws -> [UInt8] {
+        OpenSSLErrorQueue.clear()
+        guard !signature.isEmpty, signature.count <= Int(Int32.max),
+              let slot = CMS_SignerInfo_get0_signature(pending.signerInfo),
+              ASN1_STRING_set(slot, signature, Int32(signature.count)) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not store the key's signature in the CMS structure")
+        }
+        guard isValid(signature, over: pending.signedAttributes, publicKey: pending.publicKey, digestAlgorithm: pending.digestAlgorithm) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "the signing key returned a signature that does not verify with the signer certificate")
+        }
+        return try pending.cms.derBytes()
+    }
+
+    /// Checks an external signature with the certificate's key (PKCS#1 v1.5 or ECDSA), as a CMS
+    /// verifier will.
+    private static func isValid(_ signature: [UInt8], over data: [UInt8], publicKey: EVPKeyHandle, digestAlgorithm: DigestAlgorithm) -> Bool {
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, digestAlgorithm.evpMD, nil, publicKey.pointer) == 1 else { return false }
+        return EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
+    }
+
+    // MARK: Attributes
+
+    private static func addAttributes(_ signerInfo: OpaquePointer, digest: [UInt8], signingTime: Date) throws {
+        guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970.rounded(.down))) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signing time")
+        }
+        defer { ASN1_TIME_free(time) }
+        guard CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_signingTime, time.pointee.type, time, -1) == 1,
+              CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_contentType, V_ASN1_OBJECT, UnsafeRawPointer(OBJ_nid2obj(NID_pkcs7_data)), -1) == 1,
+              CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_messageDigest, V_ASN1_OCTET_STRING, digest, Int32(digest.count)) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the CMS signed attributes")
+        }
+    }
+
+    private static func embed(_ content: [UInt8], in cms: CMSContentInfoHandle) throws {
+        guard content.count <= Int(Int32.max), let slot = CMS_get0_content(cms.pointer) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not embed the content in the CMS structure")
+        }
+        if slot.pointee == nil { slot.pointee = ASN1_OCTET_STRING_new() }
+        guard let octets = slot.pointee else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate the embedded content") }
+        // ASN1_STRING_set copies; a zero-length set still needs a valid pointer.
+        let stored = content.isEmpty ? ASN1_STRING_set(octets, "", 0) : ASN1_STRING_set(octets, content, Int32(content.count))
+        guard stored == 1 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not embed the content in the CMS structure") }
+        octets.pointee.flags &= ~Int(ASN1_STRING_FLAG_CONT)
+    }
+
+    /// The DER SET OF the signed attributes, as signed and verified by CMS (`PKCS7_ATTR_SIGN` has
+    /// the same template as CMS's internal `CMS_Attributes_Sign`: an ordered SET OF Attribute).
+    private static func signedAttributesDER(_ signerInfo: OpaquePointer) throws -> [UInt8] {
+        guard let stack = COpenSSLShims_sk_X509_ATTRIBUTE_new_null() else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate an attribute stack")
+        }
+        // The stack only borrows the attributes; they stay owned by the SignerInfo.
+        defer { COpenSSLShims_sk_X509_ATTRIBUTE_free(stack) }
+        for index in 0..<CMS_signed_get_attr_count(signerInfo) {
+            guard let attribute = CMS_signed_get_attr(signerInfo, index), COpenSSLShims_sk_X509_ATTRIBUTE_push(stack, attribute) > 0 else {
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "could not collect the signed attributes")
+            }
+        }
+        var output: UnsafeMutablePointer<UInt8>?
+        let length = ASN1_item_i2d(stack, &output, PKCS7_ATTR_SIGN_it())
+        guard length > 0, let output else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signed attributes") }
+        defer { COpenSSLShims_OPENSSL_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+}

@@ -1,0 +1,1 @@
+// journal-stress: placeholder until the journal lands.

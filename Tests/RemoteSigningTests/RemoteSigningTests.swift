@@ -1,0 +1,217 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import DSSEmulator
+import Foundation
+import RemoteSigning
+import Testing
+
+let sharedSeed: EmulatorSeed = {
+    do { return try EmulatorSeed.standard() } catch { fatalError("cannot build the emulator seed: \(error)") }
+}()
+
+private func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
+
+@discardableResult
+private func expectCode<R>(_ code: CertificateProviderError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+                           _ body: () async throws -> R) async -> CertificateProviderError? {
+    do {
+        _ = try await body()
+        Issue.record("expected \(code), the call succeeded", sourceLocation: sourceLocation)
+    } catch let error as CertificateProviderError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+@Suite("RemoteEndpointPolicy")
+struct RemoteEndpointPolicyTests {
+    @Test("https anywhere; http only to loopback", arguments: [
+        ("https://fmp.example.com/", true), ("http://127.0.0.1:8080/", true), ("http://127.1.2.3/", true), ("http://localhost/", true),
+        ("http://LOCALHOST:1/", true), ("http://api.localhost/", true), ("http://[::1]:8080/", true), ("http://[0:0:0:0:0:0:0:1]/", true),
+        ("http://[::ffff:127.0.0.1]/", true), ("http://fmp.example.com/", false), ("http://10.0.0.1/", false), ("http://128.0.0.1/", false),
+        ("http://localhost.evil.com/", false), ("http://127.0.0.1.evil.com/", false), ("http://[::2]/", false), ("ftp://127.0.0.1/", false),
+        ("file:///etc/passwd", false),
+    ])
+    func defaults(address: String, allowed: Bool) throws {
+        let target = try url(address)
+        if allowed {
+            try RemoteEndpointPolicy.default.validate(target)
+        } else {
+            #expect(throws: CertificateProviderError.self) { try RemoteEndpointPolicy.default.validate(target) }
+        }
+    }
+
+    @Test("allowsInsecureHTTP opens http:// to any host, never other schemes")
+    func optIn() throws {
+        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: true)
+        try policy.validate(try url("http://testmasterfmp.fsight.cloud/"))
+        #expect(throws: CertificateProviderError.self) { try policy.validate(try url("ftp://example.com/")) }
+        do {
+            try RemoteEndpointPolicy.default.validate(try url("http://testmasterfmp.fsight.cloud/"))
+        } catch let error as CertificateProviderError {
+            #expect(error.code == .invalidParameter)
+            #expect(error.reason.contains("--allow-insecure-http"))
+        }
+    }
+}
+
+@Suite("JSONValue and JSONObjectReader")
+struct JSONTests {
+    @Test("parsing keeps integers, numbers, booleans and Unicode apart; printing sorts keys")
+    func parsing() throws {
+        let value = try JSONValue(parsing: #"{"b": true, "a": 1, "c": 1.5, "d": "Номер", "e": null, "f": [0, false]}"#)
+        #expect(value["a"] == .integer(1))
+        #expect(value["b"] == .bool(true))
+        #expect(value["c"] == .number(1.5))
+        #expect(value["d"]?.stringValue == "Номер")
+        #expect(value["e"]?.isNull == true)
+        #expect(value["f"] == [0, false])
+        #expect(value.description == #"{"a":1,"b":true,"c":1.5,"d":"Номер","e":null,"f":[0,false]}"#)
+        #expect(try JSONValue(parsing: value.jsonBytes()) == value)
+        #expect(throws: CertificateProviderError.self) { try JSONValue(parsing: "{\"a\": ") }
+        #expect(throws: CertificateProviderError.self) { try JSONValue(parsing: [UInt8]()) }
+    }
+
+    @Test("the reader names the missing or mistyped field with its path")
+    func reader() throws {
+        let value = try JSONValue(parsing: #"{"certificates": [{"id": 1}, {"id": "2"}], "flag": 1, "blob": "@@@"}"#)
+        let reader = try JSONObjectReader(value, context: "FMP certificates")
+        let entries = try reader.objects("certificates")
+        #expect(try entries[0].int("id") == 1)
+        do {
+            _ = try entries[1].int("id")
+            Issue.record("a string id was accepted")
+        } catch let error as CertificateProviderError {
+            #expect(error.code == .network)
+            #expect(error.reason == "FMP certificates: field 'certificates[1].id' must be an integer, found string")
+        }
+        do {
+            _ = try reader.string("missing")
+        } catch let error as CertificateProviderError {
+            #expect(error.reason == "FMP certificates: field 'missing' is missing")
+        }
+        #expect(throws: CertificateProviderError.self) { try reader.bool("flag") }
+        #expect(throws: CertificateProviderError.self) { try reader.base64("blob") }
+        do {
+            _ = try JSONObjectReader([1, 2], context: "request", errorCode: .malformedInput)
+        } catch let error as CertificateProviderError {
+            #expect(error.code == .malformedInput)
+            #expect(error.reason == "request: the JSON body must be an object, found array")
+        }
+    }
+
+    @Test("form encoding escapes reserved characters and UTF-8")
+    func form() {
+        #expect(HTTPRequest.formEncoded([("user name", "Лёня"), ("p", "a&b=c+d/é~")])
+                == "user%20name=%D0%9B%D1%91%D0%BD%D1%8F&p=a%26b%3Dc%2Bd%2F%C3%A9~")
+    }
+}
+
+@Suite("URLSessionTransport and RetryPolicy over real loopback HTTP")
+struct TransportTests {
+    private func withFaultyEmulator<R>(_ body: (DSSEmulator, URL) async throws -> R) async throws -> R {
+        let emulator = try DSSEmulator(configuration: .init(faultsEnabled: true), seed: sharedSeed)
+        let base = try emulator.start()
+        defer { emulator.stop() }
+        return try await body(emulator, base)
+    }
+
+    private func request(_ base: URL, _ method: HTTPMethod = .get, fault: String? = nil, timeout: TimeInterval = 10) throws -> HTTPRequest {
+        var request = HTTPRequest(method: method, url: try url(base.absoluteString + "api/v1/nothing/"), timeout: timeout)
+        if let fault { request.setHeader(DSSEmulator.Fault.headerName, fault) }
+        return request
+    }
+
+    @Test("any status is a response, with headers and body")
+    func statusIsResponse() async throws {
+        try await withFaultyEmulator { _, base in
+            let response = try await URLSessionTransport().send(try request(base, .post))
+            #expect(response.status == 404)
+            #expect(response.header("content-type")?.hasPrefix("application/json") == true)
+            #expect(try response.json(context: "test")["errors"]?.arrayValue?.first?["code"] == "not_found")
+            let failed = try await URLSessionTransport().send(try request(base, fault: "status-500"))
+            #expect(failed.status == 500)
+        }
+    }
+
+    @Test("a delayed answer → .timeout after the request's timeout, not after the delay")
+    func timeout() async throws {
+        try await withFaultyEmulator { _, base in
+            let start = Date()
+            let error = await expectCode(.timeout) { try await URLSessionTransport().send(try request(base, fault: "delay=3000", timeout: 0.25)) }
+            #expect(error?.reason.contains("0.25") == true)
+            #expect(Date().timeIntervalSince(start) < 2.5)
+        }
+    }
+
+    @Test("a dropped connection and a refused connection → .network")
+    func network() async throws {
+        let base = try await withFaultyEmulator { _, base in
+            await expectCode(.network) { try await URLSessionTransport().send(try request(base, fault: "drop")) }
+            return base
+        }
+        await expectCode(.network) { try await URLSessionTransport().send(try request(base)) }
+    }
+
+    @Test("http:// to a remote host is refused before anything is sent; trusting a CA file is refused on Linux")
+    func refusals() async throws {
+        await expectCode(.invalidParameter) {
+            try await URLSessionTransport().send(HTTPRequest(url: try url("http://testmasterfmp.fsight.cloud/api/v1/")))
+        }
+        let directory = try TemporaryDirectory()
+        let ca = try directory.write("ca.pem", text: sharedSeed.certificateAuthority.pemRepresentation)
+        #if canImport(FoundationNetworking)
+        await expectCode(.unsupportedOperation) { try URLSessionTransport(configuration: .init(trustedCAFile: ca)) }
+        #endif
+        await expectCode(.fileSystem) { try URLSessionTransport(configuration: .init(trustedCAFile: directory.path("missing.pem"))) }
+    }
+
+    @Test("https:// to a server that does not speak TLS → .network (TLS is attempted and verified, never downgraded)")
+    func tlsFailure() async throws {
+        try await withFaultyEmulator { emulator, base in
+            let port = try #require(base.port)
+            await expectCode(.network) { try await URLSessionTransport().send(HTTPRequest(url: try url("https://127.0.0.1:\(port)/api/v1/"), timeout: 5)) }
+            #expect(emulator.receivedRequests.isEmpty)
+        }
+    }
+
+    @Test("a cancelled task → .cancelled")
+    func cancellation() async throws {
+        try await withFaultyEmulator { _, base in
+            let task = Task { try await URLSessionTransport().send(try request(base, fault: "delay=3000")) }
+            try await Task.sleep(nanoseconds: 100_000_000)
+            task.cancel()
+            await expectCode(.cancelled) { try await task.value }
+        }
+    }
+
+    @Test("GET is retried on dropped connections with backoff; POST is sent exactly once")
+    func retry() async throws {
+        try await withFaultyEmulator { (emulator: DSSEmulator, base: URL) async throws -> Void in
+            let policy = RetryPolicy(maxAttempts: 3, initialBackoff: 0.01, backoffMultiplier: 2)
+            await expectCode(.network) { try await policy.send(try request(base, fault: "drop"), over: URLSessionTransport()) }
+            #expect(emulator.receivedRequests.map(\.method) == ["GET", "GET", "GET"])
+            emulator.clearReceivedRequests()
+            await expectCode(.network) { try await policy.send(try request(base, .post, fault: "drop"), over: URLSessionTransport()) }
+            await expectCode(.network) { try await policy.send(try request(base, .delete, fault: "drop"), over: URLSessionTransport()) }
+            #expect(emulator.receivedRequests.map(\.method) == ["POST", "DELETE"])
+            emulator.clearReceivedRequests()
+            // A 500 is an answer, not a transient failure: returned at once.
+            let answered = try await policy.send(try request(base, fault: "status-500"), over: URLSessionTransport())
+            #expect(answered.status == 500)
+            #expect(emulator.receivedRequests.count == 1)
+            emulator.clearReceivedRequests()
+            await expectCode(.timeout) { try await policy.send(try request(base, fault: "delay=2000", timeout: 0.2), over: URLSessionTransport()) }
+            #expect(emulator.receivedRequests.count == 1)
+        }
+        let policy = RetryPolicy(maxAttempts: 5, initialBackoff: 0.1, backoffMultiplier: 2, maxBackoff: 0.3)
+        #expect(policy.backoff(beforeAttempt: 1) == 0)
+        #expect(policy.backoff(beforeAttempt: 2) == 0.1)
+        #expect(policy.backoff(beforeAttempt: 3) == 0.2)
+        #expect(policy.backoff(beforeAttempt: 4) == 0.3)
+        #expect(RetryPolicy.never.maxAttempts == 1)
+    }
+}
