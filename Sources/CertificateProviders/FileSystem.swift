@@ -1,4 +1,3 @@
-import CertificateProviders
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -6,16 +5,17 @@ import Glibc
 import Musl
 #endif
 
-/// The few POSIX calls the identity store needs for atomic, private, cross-process-safe files.
-enum FileSystem {
-    static func errorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+/// The few POSIX calls this package's stores need for atomic, private, cross-process-safe files
+/// (identity store, session caches, signature output). Shared between modules with `package` access.
+package enum FileSystem {
+    package static func errorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 
-    static func failure(_ what: String, _ path: String, _ code: Int32 = errno) -> CertificateProviderError {
+    package static func failure(_ what: String, _ path: String, _ code: Int32 = errno) -> CertificateProviderError {
         CertificateProviderError(.fileSystem, "\(what) '\(path)' failed: \(errorText(code))")
     }
 
     /// Whether something exists at `path` (without following a final symlink).
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
@@ -23,7 +23,7 @@ enum FileSystem {
     /// Creates a directory with mode 0700 (and its missing parents, also 0700). An existing
     /// directory is tightened to 0700 only when `tighteningExisting` is set (for directories that
     /// belong to the store alone, never for a directory the user pointed at).
-    static func makePrivateDirectory(_ path: String, tighteningExisting: Bool = false) throws {
+    package static func makePrivateDirectory(_ path: String, tighteningExisting: Bool = false) throws {
         var info = stat()
         if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else { throw CertificateProviderError(.fileSystem, "'\(path)' exists and is not a directory") }
@@ -37,7 +37,7 @@ enum FileSystem {
     }
 
     /// Creates a new file (never replacing one) with mode 0600, writes `bytes`, and `fsync`s it.
-    static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws {
+    package static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             if errno == EEXIST { throw CertificateProviderError(.alreadyExists, "'\(path)' already exists") }
@@ -69,7 +69,7 @@ enum FileSystem {
     }
 
     /// `fsync`s a directory so that a rename or create inside it is durable.
-    static func syncDirectory(_ path: String) throws {
+    package static func syncDirectory(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("opening the directory", path) }
         defer { close(descriptor) }
@@ -77,7 +77,7 @@ enum FileSystem {
     }
 
     /// `rename(2)`; a non-empty directory at `to` gives `.alreadyExists`.
-    static func rename(_ from: String, _ to: String) throws {
+    package static func rename(_ from: String, _ to: String) throws {
         guard Glibc.rename(from, to) == 0 else {
             if errno == ENOTEMPTY || errno == EEXIST { throw CertificateProviderError(.alreadyExists, "'\(to)' already exists") }
             throw failure("renaming '\(from)' to", to)
@@ -85,7 +85,7 @@ enum FileSystem {
     }
 
     /// `link(2)`: makes `to` appear atomically, failing with `.alreadyExists` when it exists.
-    static func link(_ from: String, _ to: String) throws {
+    package static func link(_ from: String, _ to: String) throws {
         guard Glibc.link(from, to) == 0 else {
             if errno == EEXIST { throw CertificateProviderError(.alreadyExists, "'\(to)' already exists; choose another file name or remove it first") }
             throw failure("creating", to)
@@ -93,17 +93,34 @@ enum FileSystem {
     }
 
     /// The contents of a regular file, or nil when it cannot be read.
-    static func read(_ path: String) -> [UInt8]? {
+    package static func read(_ path: String) -> [UInt8]? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return Array(data)
     }
 
+    /// Replaces (or creates) the file at `path` atomically with `bytes`, mode 0600: a new file in the
+    /// same directory is written and `fsync`ed, renamed over `path`, and the directory is synced.
+    /// A crash leaves the old contents or the new, never a mix.
+    package static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).tmp-\(UUID().uuidString)"
+        try writeNewFile(temporary, bytes)
+        do {
+            guard Glibc.rename(temporary, path) == 0 else { throw failure("renaming '\(temporary)' to", path) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        try syncDirectory(directory.isEmpty ? "." : directory)
+    }
+
     /// An exclusive `flock(2)` on a lock file, held until ``release()``.
-    final class Lock {
+    package final class Lock {
         private var descriptor: Int32
 
         /// Opens (creating with 0600) and locks `path`, waiting for other holders.
-        init(path: String) throws {
+        package init(path: String) throws {
             descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { throw FileSystem.failure("opening the lock file", path) }
             while flock(descriptor, LOCK_EX) != 0 {
@@ -115,7 +132,7 @@ enum FileSystem {
         }
 
         /// Unlocks and closes.
-        func release() {
+        package func release() {
             guard descriptor >= 0 else { return }
             _ = flock(descriptor, LOCK_UN)
             close(descriptor)
