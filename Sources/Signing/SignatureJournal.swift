@@ -17,6 +17,7 @@ public actor SignatureJournal {
     /// The database file.
     public nonisolated let url: URL
     private let connection: SQLiteConnection
+    private var preparedInsert: SQLiteStatement?
 
     /// Opens the journal at `url`, creating it (and its schema) when the file does not exist, and
     /// migrating an older schema.
@@ -40,26 +41,49 @@ public actor SignatureJournal {
     /// Adds a record.
     /// - Throws: `.alreadyExists` for a duplicate ID; `.storeCorrupted`, `.fileSystem`, `.timeout`.
     public func append(_ record: SignatureRecord) throws {
-        try connection.writeTransaction {
-            let statement = try connection.prepare("""
-                INSERT INTO signatures (id, created_at, provider_id, signer_subject, signer_fingerprint, document_name,
-                    document_size, document_digest, digest_algorithm, format, detached, signature_path, signature)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                """)
-            let path: SQLiteValue, inline: SQLiteValue
-            switch record.storage {
-            case .file(let url): path = .text(url.path); inline = .null
-            case .inline(let bytes): path = .null; inline = .blob(bytes)
+        try append(contentsOf: [record])
+    }
+
+    /// Adds several records in one transaction: all or none.
+    /// - Throws: `.alreadyExists` for a duplicate ID (nothing is added); `.storeCorrupted`,
+    ///   `.fileSystem`, `.timeout`.
+    public func append(contentsOf records: [SignatureRecord]) throws {
+        guard !records.isEmpty else { return }
+        let statement = try insertStatement()
+        defer { statement.reset() }
+        var current = records[0]
+        do {
+            try connection.writeTransaction {
+                for record in records {
+                    current = record
+                    statement.reset()
+                    let path: SQLiteValue, inline: SQLiteValue
+                    switch record.storage {
+                    case .file(let url): path = .text(url.path); inline = .null
+                    case .inline(let bytes): path = .null; inline = .blob(bytes)
+                    }
+                    try statement.bind([.text(record.id), .real(record.createdAt.timeIntervalSince1970), .text(record.providerID.rawValue),
+                                        .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
+                                        .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
+                                        .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline])
+                    _ = try statement.step()
+                }
             }
-            try statement.bind([.text(record.id), .real(record.createdAt.timeIntervalSince1970), .text(record.providerID.rawValue),
-                                .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
-                                .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
-                                .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline])
-            if try exists(id: record.id) {
-                throw CertificateProviderError(.alreadyExists, "the journal already has a signature with id \(record.id)")
-            }
-            _ = try statement.step()
+        } catch let error as CertificateProviderError where error.code == .alreadyExists {
+            throw CertificateProviderError(.alreadyExists, "the journal already has a signature with id \(current.id)")
         }
+    }
+
+    /// The INSERT statement, prepared once per connection (batch signing appends many rows).
+    private func insertStatement() throws -> SQLiteStatement {
+        if let prepared = preparedInsert { return prepared }
+        let statement = try connection.prepare("""
+            INSERT INTO signatures (id, created_at, provider_id, signer_subject, signer_fingerprint, document_name,
+                document_size, document_digest, digest_algorithm, format, detached, signature_path, signature)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            """)
+        preparedInsert = statement
+        return statement
     }
 
     /// Every record, newest first.
@@ -99,12 +123,6 @@ public actor SignatureJournal {
         guard answer == "ok" else {
             throw CertificateProviderError(.storeCorrupted, "the signature journal '\(url.path)' is damaged: \(answer ?? "no answer")")
         }
-    }
-
-    private func exists(id: String) throws -> Bool {
-        let statement = try connection.prepare("SELECT 1 FROM signatures WHERE id = ?1")
-        try statement.bind([.text(id)])
-        return try statement.step()
     }
 
     // MARK: Schema
@@ -176,7 +194,7 @@ public actor SignatureJournal {
         if try connection.text("PRAGMA journal_mode = WAL")?.lowercased() != "wal" {
             throw CertificateProviderError(.fileSystem, "the signature journal '\(connection.path)' cannot use WAL mode (is it on a network file system?)")
         }
-        try connection.execute("PRAGMA synchronous = NORMAL")
+        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 4000")
         guard applicationID != Self.applicationID || version != Self.schemaVersion else { return }
         try connection.writeTransaction {
             // Re-read under the write lock: another process may have created or migrated it meanwhile.

@@ -14,7 +14,15 @@ public actor SigningCoordinator {
     /// The journal every signature is recorded in.
     public let journal: SignatureJournal
     private var providers: [ProviderID: any CertificateProvider] = [:]
-    private var identities: [ProviderID: SigningIdentity] = [:]
+    private var identities: [ProviderID: ResolvedIdentity] = [:]
+
+    /// An identity with what batch signing needs from it, computed once.
+    private struct ResolvedIdentity {
+        let identity: SigningIdentity
+        let fingerprint: String
+        /// DER ESS signing-certificate-v2 values by digest, made on first use.
+        var signingCertificateAttributes: [DigestAlgorithm: [UInt8]] = [:]
+    }
 
     /// Creates a coordinator.
     /// - Parameters:
@@ -41,6 +49,10 @@ public actor SigningCoordinator {
     /// `storedCertificate()` returning nil, or throwing `.unsupportedOperation` or
     /// `.passwordRequired`, leads to `initialize(options: parameters)`; other errors are thrown.
     public func identity(for id: ProviderID, parameters: ProviderParameters = ProviderParameters()) async throws -> SigningIdentity {
+        try await resolve(id, parameters: parameters).identity
+    }
+
+    private func resolve(_ id: ProviderID, parameters: ProviderParameters) async throws -> ResolvedIdentity {
         if let cached = identities[id] { return cached }
         let provider = try provider(id)
         var identity: SigningIdentity?
@@ -55,8 +67,22 @@ public actor SigningCoordinator {
         } else {
             resolved = try await provider.initialize(options: parameters)
         }
-        identities[id] = resolved
-        return resolved
+        let entry = ResolvedIdentity(identity: resolved, fingerprint: Self.fingerprint(resolved.certificate.sha256Fingerprint))
+        identities[id] = entry
+        return entry
+    }
+
+    /// Colon-separated upper-case hex, as `Certificate.sha256FingerprintHex`.
+    static func fingerprint(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 3)
+        for (index, byte) in bytes.enumerated() {
+            if index > 0 { text.append(UInt8(ascii: ":")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Forgets cached identities (all, or one provider's), e.g. after the user switched certificates.
@@ -83,16 +109,78 @@ public actor SigningCoordinator {
                      options: SigningOptions = SigningOptions(), output: URL? = nil,
                      progress: SigningProgress? = nil) async throws -> SigningResult {
         do {
-            return try await performSign(document: document, id: id, parameters: parameters, options: options, output: output, progress: progress)
+            let provider = try provider(id)
+            let resolved = try await resolve(id, parameters: parameters)
+            let result = try await produce(document: document, id: id, provider: provider, resolved: resolved, options: options,
+                                           output: output, progress: progress)
+            try await record([result])
+            return result
         } catch is CancellationError {
             throw CertificateProviderError(.cancelled, "signing '\(document.name)' was cancelled")
         }
     }
 
-    private func performSign(document: Document, id: ProviderID, parameters: ProviderParameters, options: SigningOptions,
-                             output: URL?, progress: SigningProgress?) async throws -> SigningResult {
-        let provider = try provider(id)
-        let identity = try await identity(for: id, parameters: parameters)
+    /// Signs many documents with one identity and records them in one journal transaction: the
+    /// batch form of ``sign(document:provider:parameters:options:output:progress:)``.
+    ///
+    /// The provider and its identity are resolved once. When a document fails, the signatures
+    /// made before it are still recorded, then the error is thrown.
+    ///
+    /// - Parameters:
+    ///   - documents: the documents, signed in order.
+    ///   - provider: the provider ID.
+    ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
+    ///   - options: format, detached, digest, signing time (shared by all).
+    ///   - outputDirectory: when given, each signature is written atomically to
+    ///     `<directory>/<document name>.p7s`; otherwise signatures are kept in the journal.
+    ///   - progress: called after each document with documents done and the total.
+    /// - Returns: one result per document, in order.
+    /// - Throws: `.invalidParameter` for a document name that is not a file name (with an output
+    ///   directory); as ``sign(document:provider:parameters:options:output:progress:)``.
+    public func sign(documents: [Document], provider id: ProviderID, parameters: ProviderParameters = ProviderParameters(),
+                     options: SigningOptions = SigningOptions(), outputDirectory: URL? = nil,
+                     progress: SigningProgress? = nil) async throws -> [SigningResult] {
+        var results: [SigningResult] = []
+        results.reserveCapacity(documents.count)
+        do {
+            let provider = try provider(id)
+            let resolved = try await resolve(id, parameters: parameters)
+            for document in documents {
+                var output: URL?
+                if let outputDirectory {
+                    guard !document.name.isEmpty, !document.name.contains("/"), document.name != ".", document.name != ".." else {
+                        throw CertificateProviderError.invalidParameter("the document name '\(document.name)' cannot be used as a file name")
+                    }
+                    output = outputDirectory.appendingPathComponent(document.name + ".p7s")
+                }
+                results.append(try await produce(document: document, id: id, provider: provider, resolved: resolved, options: options,
+                                                 output: output, progress: nil))
+                progress?(Int64(results.count), Int64(documents.count))
+            }
+        } catch {
+            if !results.isEmpty { try await record(results) }
+            if error is CancellationError { throw CertificateProviderError(.cancelled, "batch signing was cancelled after \(results.count) documents") }
+            throw error
+        }
+        try await record(results)
+        return results
+    }
+
+    /// Appends the results' records in one transaction; on failure removes their output files, so
+    /// no signature file exists without its record.
+    private func record(_ results: [SigningResult]) async throws {
+        do {
+            try await journal.append(contentsOf: results.map(\.record))
+        } catch {
+            for result in results { if let output = result.outputURL { try? FileManager.default.removeItem(at: output) } }
+            throw error
+        }
+    }
+
+    /// Makes one signature and writes its output file; does not touch the journal.
+    private func produce(document: Document, id: ProviderID, provider: any CertificateProvider, resolved: ResolvedIdentity,
+                         options: SigningOptions, output: URL?, progress: SigningProgress?) async throws -> SigningResult {
+        let identity = resolved.identity
         let signingTime = options.signingTime ?? Date()
         let algorithm = options.digestAlgorithm
 
@@ -122,15 +210,27 @@ public actor SigningCoordinator {
 
         let signature: [UInt8]
         let signer: Certificate
+        let fingerprint: String
         if let server = provider as? any DocumentSigning {
             let payload: DocumentSigningRequest.Payload = content.map { .content($0) } ?? .digest(digest, algorithm)
             let request = DocumentSigningRequest(payload: payload, format: options.format, isDetached: options.isDetached, digestAlgorithm: algorithm)
             signature = try await server.signDocument(request)
             signer = try checkServerSignature(signature, document: document, content: content, provider: id)
+            fingerprint = signer == identity.certificate ? resolved.fingerprint : Self.fingerprint(signer.sha256Fingerprint)
         } else {
-            signature = try await CMSSigner.sign(digest: digest, attachedContent: options.isDetached ? nil : content, identity: identity,
-                                                 format: options.format, digestAlgorithm: algorithm, signingTime: signingTime)
+            let attached = options.isDetached ? nil : content
+            if let local = CMSSigner.localKey(of: identity) {
+                // Local keys sign synchronously on this actor: no executor hop per signature in batches.
+                let attribute = options.format == .cadesBES ? try signingCertificateAttribute(for: id, algorithm: algorithm) : nil
+                signature = try CMSSigner.signLocally(digest: digest, attachedContent: attached, identity: identity, key: local,
+                                                      format: options.format, digestAlgorithm: algorithm, signingTime: signingTime,
+                                                      signingCertificateAttribute: attribute)
+            } else {
+                signature = try await CMSSigner.sign(digest: digest, attachedContent: attached, identity: identity,
+                                                     format: options.format, digestAlgorithm: algorithm, signingTime: signingTime)
+            }
             signer = identity.certificate
+            fingerprint = resolved.fingerprint
         }
         try Task.checkCancellation()
 
@@ -142,16 +242,19 @@ public actor SigningCoordinator {
             storage = .inline(signature)
         }
         let record = SignatureRecord(createdAt: signingTime, providerID: id, signerSubject: signer.subject,
-                                     signerFingerprint: signer.sha256FingerprintHex, documentName: document.name, documentSize: size,
+                                     signerFingerprint: fingerprint, documentName: document.name, documentSize: size,
                                      documentDigest: digest, digestAlgorithm: algorithm.rawValue, format: options.format,
                                      isDetached: options.isDetached, storage: storage)
-        do {
-            try await journal.append(record)
-        } catch {
-            if let output { try? FileManager.default.removeItem(at: output) }
-            throw error
-        }
         return SigningResult(record: record, signature: signature, outputURL: output, signerCertificate: signer)
+    }
+
+    /// The cached ESS signing-certificate-v2 of a provider's identity.
+    private func signingCertificateAttribute(for id: ProviderID, algorithm: DigestAlgorithm) throws -> [UInt8]? {
+        guard let resolved = identities[id] else { return nil }
+        if let cached = resolved.signingCertificateAttributes[algorithm] { return cached }
+        let attribute = try SignedDataBuilder.signingCertificateV2(for: resolved.identity.certificate, digestAlgorithm: algorithm)
+        identities[id]?.signingCertificateAttributes[algorithm] = attribute
+        return attribute
     }
 
     /// Checks a server-made signature over the document (without trust anchors: the server's chain

@@ -13,6 +13,7 @@ let host = ProcessInfo.processInfo
 print("certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(repetitions) runs per figure, \(Date())")
 
 // bench suites: each module adds one line here
+try await runSigningBenchmarks(harness)
 harness.note("no benchmark suites registered yet")
 
 harness.printTable()

@@ -73,6 +73,11 @@ final class SQLiteConnection {
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// SQLITE_CONSTRAINT_PRIMARYKEY and SQLITE_CONSTRAINT_UNIQUE (extended codes built by macros
+    /// Swift cannot import: SQLITE_CONSTRAINT | (6 << 8) and | (8 << 8)).
+    static let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
+    static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
+
     /// Maps an SQLite status to this package's error codes.
     func error(_ status: Int32, _ action: String) -> CertificateProviderError {
         let message = String(cString: sqlite3_errmsg(handle))
@@ -80,6 +85,8 @@ final class SQLiteConnection {
         case SQLITE_NOTADB, SQLITE_CORRUPT:
             return CertificateProviderError(.storeCorrupted,
                 "'\(path)' is not a readable signature journal (\(message)); it was left untouched: move it away or choose another journal file")
+        case SQLITE_CONSTRAINT where status == Self.constraintPrimaryKey || status == Self.constraintUnique:
+            return CertificateProviderError(.alreadyExists, "signature journal '\(path)': \(message)")
         case SQLITE_BUSY, SQLITE_LOCKED:
             return CertificateProviderError(.timeout, "the signature journal '\(path)' stayed locked by another process while \(action)")
         case SQLITE_CANTOPEN, SQLITE_IOERR, SQLITE_FULL, SQLITE_READONLY, SQLITE_PERM:
@@ -122,6 +129,12 @@ final class SQLiteStatement {
             }
             guard status == SQLITE_OK else { throw connection.error(status, "binding a value") }
         }
+    }
+
+    /// Makes the statement ready to run again with new bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
     }
 
     /// Advances; returns true when a row is available, false when done.
