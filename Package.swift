@@ -163,7 +163,7 @@ let package = Package(
         // Helper process for SigningTests' multi-process journal tests (built by `swift build --build-tests`).
         .executableTarget(
             name: "journal-stress",
-            dependencies: ["Signing", "CertificateProviders"],
+            dependencies: ["Signing", "CertificateProviders", "CertificateProvidersTesting"],
             path: "Tests/JournalStressTool",
             swiftSettings: swiftSettings
         ),

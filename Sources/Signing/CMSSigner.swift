@@ -91,12 +91,13 @@ public enum CMSSigner {
 
     static func sign(digest: [UInt8], attachedContent: [UInt8]?, identity: SigningIdentity, format: SignatureFormat,
                      digestAlgorithm: DigestAlgorithm, signingTime: Date) async throws -> [UInt8] {
-        guard identity.key.matches(identity.certificate) else {
-            throw CertificateProviderError(.keyCertificateMismatch, "the signing key does not belong to the certificate '\(identity.certificate.subject)'")
+        if let local = localKey(of: identity) {
+            return try signLocally(digest: digest, attachedContent: attachedContent, identity: identity, key: local, format: format,
+                                   digestAlgorithm: digestAlgorithm, signingTime: signingTime)
         }
-        let localKey = (identity.key as? LocalSigningKey)?.handle
+        try checkKey(identity)
         let prepared = try SignedDataBuilder.prepare(digest: digest, attachedContent: attachedContent, certificate: identity.certificate,
-                                                     chain: identity.chain, localKey: localKey, format: format,
+                                                     chain: identity.chain, localKey: nil, format: format,
                                                      digestAlgorithm: digestAlgorithm, signingTime: signingTime)
         switch prepared {
         case .finished(let der):
@@ -105,6 +106,30 @@ public enum CMSSigner {
             let signature = try await identity.key.signature(for: pending.signedAttributes, digestAlgorithm: digestAlgorithm,
                                                              scheme: identity.key.defaultScheme)
             return try SignedDataBuilder.finish(pending, signature: signature)
+        }
+    }
+
+    /// The OpenSSL key of a local identity, or nil for keys OpenSSL does not hold.
+    static func localKey(of identity: SigningIdentity) -> LocalSigningKey? { identity.key as? LocalSigningKey }
+
+    /// Signs with a local key without suspending.
+    static func signLocally(digest: [UInt8], attachedContent: [UInt8]?, identity: SigningIdentity, key: LocalSigningKey,
+                            format: SignatureFormat, digestAlgorithm: DigestAlgorithm, signingTime: Date,
+                            signingCertificateAttribute: [UInt8]? = nil) throws -> [UInt8] {
+        try checkKey(identity)
+        let prepared = try SignedDataBuilder.prepare(digest: digest, attachedContent: attachedContent, certificate: identity.certificate,
+                                                     chain: identity.chain, localKey: key.handle, format: format,
+                                                     digestAlgorithm: digestAlgorithm, signingTime: signingTime,
+                                                     signingCertificateAttribute: signingCertificateAttribute)
+        guard case .finished(let der) = prepared else {
+            throw CertificateProviderError(.cryptoFailure, "OpenSSL did not finish a signature with a local key")
+        }
+        return der
+    }
+
+    private static func checkKey(_ identity: SigningIdentity) throws {
+        guard identity.key.matches(identity.certificate) else {
+            throw CertificateProviderError(.keyCertificateMismatch, "the signing key does not belong to the certificate '\(identity.certificate.subject)'")
         }
     }
 }

@@ -13,6 +13,7 @@ let host = ProcessInfo.processInfo
 print("certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(repetitions) runs per figure, \(Date())")
 
 // bench suites: each module adds one line here
+try await runSigningBenchmarks(harness)  // first: its child processes exit inside it
 try await runPKCS12Benchmarks(harness)
 try await runFMPBenchmarks(harness)
 try await runCryptoProBenchmarks(harness)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <openssl/bio.h>
 #include <openssl/cms.h>
+#include <openssl/ess.h>
 #include <openssl/evp.h>
 #include <openssl/pkcs12.h>
 #include <openssl/x509.h>

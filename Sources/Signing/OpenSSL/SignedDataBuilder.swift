@@ -39,7 +39,7 @@ enum SignedDataBuilder {
     ///   - localKey: the OpenSSL private key, or nil to prepare for an external signature.
     static func prepare(digest: [UInt8], attachedContent: [UInt8]?, certificate: Certificate, chain: [Certificate],
                         localKey: EVPKeyHandle?, format: SignatureFormat, digestAlgorithm: DigestAlgorithm,
-                        signingTime: Date) throws -> Prepared {
+                        signingTime: Date, signingCertificateAttribute: [UInt8]? = nil) throws -> Prepared {
         guard digest.count == digestAlgorithm.outputByteCount else {
             throw CertificateProviderError.invalidParameter("a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
         }
@@ -66,7 +66,7 @@ enum SignedDataBuilder {
             signerKey = EVPKeyHandle(takingOwnershipOf: publicKey)
         }
         var signerFlags = UInt32(CMS_PARTIAL | CMS_BINARY | CMS_NOSMIMECAP)
-        if format == .cadesBES { signerFlags |= UInt32(CMS_CADES) }
+        if format == .cadesBES && signingCertificateAttribute == nil { signerFlags |= UInt32(CMS_CADES) }
         guard let signerInfo = CMS_add1_signer(cms.pointer, certificate.handle.pointer, signerKey.pointer, digestAlgorithm.evpMD, signerFlags) else {
             let entries = OpenSSLErrorQueue.drainEntries()
             if entries.contains(where: { $0.library == ERR_LIB_CMS && $0.reason == CMS_R_PRIVATE_KEY_DOES_NOT_MATCH_CERTIFICATE }) {
@@ -80,6 +80,7 @@ enum SignedDataBuilder {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the chain certificate '\(issuer.subject)'")
         }
         try addAttributes(signerInfo, digest: digest, signingTime: signingTime)
+        if format == .cadesBES, let signingCertificateAttribute { try addSigningCertificate(signingCertificateAttribute, to: signerInfo) }
         if let attachedContent { try embed(attachedContent, in: cms) }
 
         if localKey != nil {
@@ -127,6 +128,31 @@ enum SignedDataBuilder {
               CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_contentType, V_ASN1_OBJECT, UnsafeRawPointer(OBJ_nid2obj(NID_pkcs7_data)), -1) == 1,
               CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_messageDigest, V_ASN1_OCTET_STRING, digest, Int32(digest.count)) == 1 else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the CMS signed attributes")
+        }
+    }
+
+    /// The DER ESS SigningCertificateV2 (RFC 5035) for `certificate` with `digestAlgorithm`, as
+    /// `CMS_add1_signer` with `CMS_CADES` makes it (certificate hash and issuer/serial). Batch
+    /// signers compute it once per identity instead of once per signature.
+    static func signingCertificateV2(for certificate: Certificate, digestAlgorithm: DigestAlgorithm) throws -> [UInt8] {
+        OpenSSLErrorQueue.clear()
+        guard let value = OSSL_ESS_signing_cert_v2_new_init(digestAlgorithm.evpMD, certificate.handle.pointer, nil, 1) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not build the ESS signing-certificate-v2 attribute")
+        }
+        defer { ESS_SIGNING_CERT_V2_free(value) }
+        var output: UnsafeMutablePointer<UInt8>?
+        let length = i2d_ESS_SIGNING_CERT_V2(value, &output)
+        guard length > 0, let output else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the ESS signing-certificate-v2 attribute") }
+        defer { COpenSSLShims_OPENSSL_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+
+    private static func addSigningCertificate(_ der: [UInt8], to signerInfo: OpaquePointer) throws {
+        guard let sequence = ASN1_STRING_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate an ASN.1 string") }
+        defer { ASN1_STRING_free(sequence) }
+        guard ASN1_STRING_set(sequence, der, Int32(der.count)) == 1,
+              CMS_signed_add1_attr_by_NID(signerInfo, NID_id_smime_aa_signingCertificateV2, V_ASN1_SEQUENCE, sequence, -1) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the ESS signing-certificate-v2 attribute")
         }
     }
 

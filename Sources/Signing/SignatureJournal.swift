@@ -1,0 +1,235 @@
+import CertificateProviders
+public import Foundation
+
+/// The local record of signatures: one SQLite database file, one row per signature.
+///
+/// Safe for several processes at once: WAL mode, a busy timeout, and writes in `BEGIN IMMEDIATE`
+/// transactions. Durable against a killed process (WAL with `synchronous=NORMAL` loses nothing a
+/// process committed; only a power loss may drop the last commits). The schema is versioned with
+/// `PRAGMA user_version` and migrated forward on open; `PRAGMA application_id` marks the file as
+/// ours, so a foreign or damaged file is reported as `.storeCorrupted` and never overwritten.
+public actor SignatureJournal {
+    /// The schema version this build writes.
+    public static let schemaVersion: Int64 = 2
+    /// The `application_id` marking a certsign journal ("CSJ1").
+    public static let applicationID: Int64 = 0x4353_4A31
+
+    /// The database file.
+    public nonisolated let url: URL
+    private let connection: SQLiteConnection
+    private var preparedInsert: SQLiteStatement?
+
+    /// Opens the journal at `url`, creating it (and its schema) when the file does not exist, and
+    /// migrating an older schema.
+    ///
+    /// - Parameters:
+    ///   - url: the database file; its directory must exist.
+    ///   - busyTimeout: how long to wait for another process's write lock (default 10 s).
+    /// - Throws: `.storeCorrupted` when the file is not SQLite, belongs to another application or
+    ///   has a newer schema; `.fileSystem` when it cannot be opened; `.timeout` when it stays locked.
+    public init(url: URL, busyTimeout: Duration = .seconds(10)) throws {
+        self.url = url
+        try Self.checkHeader(url)
+        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        let connection = try SQLiteConnection(path: url.path, busyTimeoutMilliseconds: Int32(clamping: milliseconds))
+        try Self.prepareSchema(connection)
+        self.connection = connection
+    }
+
+    // MARK: Records
+
+    /// Adds a record.
+    /// - Throws: `.alreadyExists` for a duplicate ID; `.storeCorrupted`, `.fileSystem`, `.timeout`.
+    public func append(_ record: SignatureRecord) throws {
+        try append(contentsOf: [record])
+    }
+
+    /// Adds several records in one transaction: all or none.
+    /// - Throws: `.alreadyExists` for a duplicate ID (nothing is added); `.storeCorrupted`,
+    ///   `.fileSystem`, `.timeout`.
+    public func append(contentsOf records: [SignatureRecord]) throws {
+        guard !records.isEmpty else { return }
+        let statement = try insertStatement()
+        defer { statement.reset() }
+        var current = records[0]
+        do {
+            try connection.writeTransaction {
+                for record in records {
+                    current = record
+                    statement.reset()
+                    let path: SQLiteValue, inline: SQLiteValue
+                    switch record.storage {
+                    case .file(let url): path = .text(url.path); inline = .null
+                    case .inline(let bytes): path = .null; inline = .blob(bytes)
+                    }
+                    try statement.bind([.text(record.id), .real(record.createdAt.timeIntervalSince1970), .text(record.providerID.rawValue),
+                                        .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
+                                        .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
+                                        .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline])
+                    _ = try statement.step()
+                }
+            }
+        } catch let error as CertificateProviderError where error.code == .alreadyExists {
+            throw CertificateProviderError(.alreadyExists, "the journal already has a signature with id \(current.id)")
+        }
+    }
+
+    /// The INSERT statement, prepared once per connection (batch signing appends many rows).
+    private func insertStatement() throws -> SQLiteStatement {
+        if let prepared = preparedInsert { return prepared }
+        let statement = try connection.prepare("""
+            INSERT INTO signatures (id, created_at, provider_id, signer_subject, signer_fingerprint, document_name,
+                document_size, document_digest, digest_algorithm, format, detached, signature_path, signature)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            """)
+        preparedInsert = statement
+        return statement
+    }
+
+    /// Every record, newest first.
+    public func records() throws -> [SignatureRecord] {
+        let statement = try connection.prepare("SELECT \(Self.columns) FROM signatures ORDER BY created_at DESC, rowid DESC")
+        var result: [SignatureRecord] = []
+        while try statement.step() { result.append(try Self.record(statement)) }
+        return result
+    }
+
+    /// The record with `id`, or nil.
+    public func record(id: String) throws -> SignatureRecord? {
+        let statement = try connection.prepare("SELECT \(Self.columns) FROM signatures WHERE id = ?1")
+        try statement.bind([.text(id)])
+        return try statement.step() ? Self.record(statement) : nil
+    }
+
+    /// Removes the record with `id` (the signature file, if any, stays where it is).
+    /// - Returns: whether a record was removed.
+    @discardableResult
+    public func remove(id: String) throws -> Bool {
+        try connection.writeTransaction {
+            let statement = try connection.prepare("DELETE FROM signatures WHERE id = ?1")
+            try statement.bind([.text(id)])
+            _ = try statement.step()
+            return connection.changes > 0
+        }
+    }
+
+    /// The number of records.
+    public func count() throws -> Int { Int(try connection.integer("SELECT count(*) FROM signatures")) }
+
+    /// Runs SQLite's integrity check.
+    /// - Throws: `.storeCorrupted` with SQLite's findings when the database is damaged.
+    public func checkIntegrity() throws {
+        let answer = try connection.text("PRAGMA integrity_check")
+        guard answer == "ok" else {
+            throw CertificateProviderError(.storeCorrupted, "the signature journal '\(url.path)' is damaged: \(answer ?? "no answer")")
+        }
+    }
+
+    // MARK: Schema
+
+    private static let columns = """
+        id, created_at, provider_id, signer_subject, signer_fingerprint, document_name, document_size, document_digest, \
+        digest_algorithm, format, detached, signature_path, signature
+        """
+
+    /// The migrations, in order: `migrations[n]` takes the schema from version n to n + 1.
+    static let migrations: [String] = [
+        // 0 → 1: the signatures table.
+        """
+        CREATE TABLE signatures (
+            id TEXT PRIMARY KEY NOT NULL,
+            created_at REAL NOT NULL,
+            provider_id TEXT NOT NULL,
+            signer_subject TEXT NOT NULL,
+            signer_fingerprint TEXT NOT NULL,
+            document_name TEXT NOT NULL,
+            document_size INTEGER NOT NULL,
+            document_digest BLOB NOT NULL,
+            digest_algorithm TEXT NOT NULL,
+            format TEXT NOT NULL,
+            detached INTEGER NOT NULL,
+            signature_path TEXT,
+            signature BLOB,
+            CHECK (signature_path IS NOT NULL OR signature IS NOT NULL)
+        );
+        """,
+        // 1 → 2: listing by time and by provider.
+        """
+        CREATE INDEX signatures_by_time ON signatures (created_at);
+        CREATE INDEX signatures_by_provider ON signatures (provider_id, created_at);
+        """,
+    ]
+
+    private static func record(_ statement: SQLiteStatement) throws -> SignatureRecord {
+        let storage: SignatureRecord.Storage
+        if let path = statement.text(11) {
+            storage = .file(URL(fileURLWithPath: path))
+        } else {
+            storage = .inline(statement.blob(12) ?? [])
+        }
+        return SignatureRecord(id: statement.text(0) ?? "", createdAt: Date(timeIntervalSince1970: statement.double(1)),
+                               providerID: ProviderID(statement.text(2) ?? ""), signerSubject: statement.text(3) ?? "",
+                               signerFingerprint: statement.text(4) ?? "", documentName: statement.text(5) ?? "",
+                               documentSize: statement.int64(6), documentDigest: statement.blob(7) ?? [],
+                               digestAlgorithm: statement.text(8) ?? "", format: SignatureFormat(statement.text(9) ?? ""),
+                               isDetached: statement.int64(10) != 0, storage: storage)
+    }
+
+    /// Refuses a non-empty file that does not start with the SQLite header, before SQLite touches it.
+    private static func checkHeader(_ url: URL) throws {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        guard !header.isEmpty else { return }
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw CertificateProviderError(.storeCorrupted,
+                "'\(url.path)' is not a signature journal (not an SQLite database); it was left untouched: move it away or choose another journal file")
+        }
+    }
+
+    private static func prepareSchema(_ connection: SQLiteConnection) throws {
+        let applicationID = try connection.integer("PRAGMA application_id")
+        let version = try connection.integer("PRAGMA user_version")
+        try checkOwnership(connection, applicationID: applicationID, version: version)
+        if try connection.text("PRAGMA journal_mode = WAL")?.lowercased() != "wal" {
+            throw CertificateProviderError(.fileSystem, "the signature journal '\(connection.path)' cannot use WAL mode (is it on a network file system?)")
+        }
+        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 4000")
+        guard applicationID != Self.applicationID || version != Self.schemaVersion else { return }
+        try connection.writeTransaction {
+            // Re-read under the write lock: another process may have created or migrated it meanwhile.
+            let applicationID = try connection.integer("PRAGMA application_id")
+            let version = try connection.integer("PRAGMA user_version")
+            try checkOwnership(connection, applicationID: applicationID, version: version)
+            try migrate(connection, from: version)
+            if applicationID == 0 { try connection.execute("PRAGMA application_id = \(Self.applicationID)") }
+        }
+    }
+
+    private static func checkOwnership(_ connection: SQLiteConnection, applicationID: Int64, version: Int64) throws {
+        if applicationID == 0 {
+            let tables = try connection.integer("SELECT count(*) FROM sqlite_master")
+            guard tables == 0 && version == 0 else {
+                throw CertificateProviderError(.storeCorrupted,
+                    "'\(connection.path)' is an SQLite database of another application; it was left untouched: choose another journal file")
+            }
+        } else if applicationID != Self.applicationID {
+            throw CertificateProviderError(.storeCorrupted,
+                "'\(connection.path)' belongs to another application (application_id \(applicationID)); it was left untouched")
+        }
+        if version > Self.schemaVersion {
+            throw CertificateProviderError(.storeCorrupted,
+                "the signature journal '\(connection.path)' has schema version \(version), newer than this build's \(Self.schemaVersion); update certsign")
+        }
+    }
+
+    /// Applies the migrations after `version`, then records the new version. Runs inside the
+    /// caller's write transaction, so a failed migration leaves the old schema intact.
+    static func migrate(_ connection: SQLiteConnection, from version: Int64) throws {
+        guard version < Self.schemaVersion else { return }
+        for step in Int(version)..<Int(Self.schemaVersion) {
+            try connection.execute(migrations[step])
+        }
+        try connection.execute("PRAGMA user_version = \(Self.schemaVersion)")
+    }
+}

@@ -1,0 +1,346 @@
+public import CertificateProviders
+public import Foundation
+
+/// Turns any registered provider into standard signatures, keeps a journal of them, lists and
+/// removes them (locally and on servers that keep a history) and verifies signatures.
+///
+/// Providers are looked up by ID in the ``ProviderRegistry`` given at creation and kept for the
+/// coordinator's lifetime, as is each provider's identity once resolved (stored identity first,
+/// else `initialize(options:)`), so batch signing asks the provider once. Providers that build
+/// signatures on their server (`DocumentSigning`) receive the document (or, for detached
+/// signatures of files, its digest); all others sign through their `SigningKey` with ``CMSSigner``.
+public actor SigningCoordinator {
+    private let registry: ProviderRegistry
+    /// The journal every signature is recorded in.
+    public let journal: SignatureJournal
+    private var providers: [ProviderID: any CertificateProvider] = [:]
+    private var identities: [ProviderID: ResolvedIdentity] = [:]
+
+    /// An identity with what batch signing needs from it, computed once.
+    private struct ResolvedIdentity {
+        let identity: SigningIdentity
+        let fingerprint: String
+        /// DER ESS signing-certificate-v2 values by digest, made on first use.
+        var signingCertificateAttributes: [DigestAlgorithm: [UInt8]] = [:]
+    }
+
+    /// Creates a coordinator.
+    /// - Parameters:
+    ///   - registry: the providers it may use.
+    ///   - journal: where signatures are recorded.
+    public init(registry: ProviderRegistry, journal: SignatureJournal) {
+        self.registry = registry
+        self.journal = journal
+    }
+
+    // MARK: Identities
+
+    /// The provider registered under `id` (one instance per coordinator).
+    /// - Throws: `.providerNotFound`; whatever the factory throws.
+    public func provider(_ id: ProviderID) throws -> any CertificateProvider {
+        if let provider = providers[id] { return provider }
+        let provider = try registry.makeProvider(id)
+        providers[id] = provider
+        return provider
+    }
+
+    /// The signing identity of a provider: cached, else its stored identity, else `initialize`.
+    ///
+    /// `storedCertificate()` returning nil, or throwing `.unsupportedOperation` or
+    /// `.passwordRequired`, leads to `initialize(options: parameters)`; other errors are thrown.
+    public func identity(for id: ProviderID, parameters: ProviderParameters = ProviderParameters()) async throws -> SigningIdentity {
+        try await resolve(id, parameters: parameters).identity
+    }
+
+    private func resolve(_ id: ProviderID, parameters: ProviderParameters) async throws -> ResolvedIdentity {
+        if let cached = identities[id] { return cached }
+        let provider = try provider(id)
+        var identity: SigningIdentity?
+        do {
+            identity = try provider.storedCertificate()
+        } catch let error as CertificateProviderError where error.code == .unsupportedOperation || error.code == .passwordRequired {
+            identity = nil
+        }
+        let resolved: SigningIdentity
+        if let identity {
+            resolved = identity
+        } else {
+            resolved = try await provider.initialize(options: parameters)
+        }
+        let entry = ResolvedIdentity(identity: resolved, fingerprint: Self.fingerprint(resolved.certificate.sha256Fingerprint))
+        identities[id] = entry
+        return entry
+    }
+
+    /// Colon-separated upper-case hex, as `Certificate.sha256FingerprintHex`.
+    static func fingerprint(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 3)
+        for (index, byte) in bytes.enumerated() {
+            if index > 0 { text.append(UInt8(ascii: ":")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Forgets cached identities (all, or one provider's), e.g. after the user switched certificates.
+    public func forgetIdentity(of id: ProviderID? = nil) {
+        if let id { identities[id] = nil } else { identities.removeAll() }
+    }
+
+    // MARK: Signing
+
+    /// Signs a document and records it in the journal.
+    ///
+    /// - Parameters:
+    ///   - document: bytes or a file; a file is streamed for detached signatures.
+    ///   - provider: the provider ID.
+    ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
+    ///   - options: format, detached, digest, signing time.
+    ///   - output: where to write the `.p7s` (atomically); nil keeps the signature in the journal.
+    ///   - progress: called per chunk with bytes done and total.
+    /// - Returns: the record, the signature and the signer certificate.
+    /// - Throws: `.cancelled` (nothing written, nothing recorded); `.providerNotFound`; the
+    ///   provider's and key's errors; `.fileSystem`; journal errors (the output file is then
+    ///   removed again, so no signature exists without its record).
+    public func sign(document: Document, provider id: ProviderID, parameters: ProviderParameters = ProviderParameters(),
+                     options: SigningOptions = SigningOptions(), output: URL? = nil,
+                     progress: SigningProgress? = nil) async throws -> SigningResult {
+        do {
+            let provider = try provider(id)
+            let resolved = try await resolve(id, parameters: parameters)
+            let result = try await produce(document: document, id: id, provider: provider, resolved: resolved, options: options,
+                                           output: output, progress: progress)
+            try await record([result])
+            return result
+        } catch is CancellationError {
+            throw CertificateProviderError(.cancelled, "signing '\(document.name)' was cancelled")
+        }
+    }
+
+    /// Signs many documents with one identity and records them in one journal transaction: the
+    /// batch form of ``sign(document:provider:parameters:options:output:progress:)``.
+    ///
+    /// The provider and its identity are resolved once. When a document fails, the signatures
+    /// made before it are still recorded, then the error is thrown.
+    ///
+    /// - Parameters:
+    ///   - documents: the documents, signed in order.
+    ///   - provider: the provider ID.
+    ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
+    ///   - options: format, detached, digest, signing time (shared by all).
+    ///   - outputDirectory: when given, each signature is written atomically to
+    ///     `<directory>/<document name>.p7s`; otherwise signatures are kept in the journal.
+    ///   - progress: called after each document with documents done and the total.
+    /// - Returns: one result per document, in order.
+    /// - Throws: `.invalidParameter` for a document name that is not a file name (with an output
+    ///   directory); as ``sign(document:provider:parameters:options:output:progress:)``.
+    public func sign(documents: [Document], provider id: ProviderID, parameters: ProviderParameters = ProviderParameters(),
+                     options: SigningOptions = SigningOptions(), outputDirectory: URL? = nil,
+                     progress: SigningProgress? = nil) async throws -> [SigningResult] {
+        var results: [SigningResult] = []
+        results.reserveCapacity(documents.count)
+        do {
+            let provider = try provider(id)
+            let resolved = try await resolve(id, parameters: parameters)
+            for document in documents {
+                var output: URL?
+                if let outputDirectory {
+                    guard !document.name.isEmpty, !document.name.contains("/"), document.name != ".", document.name != ".." else {
+                        throw CertificateProviderError.invalidParameter("the document name '\(document.name)' cannot be used as a file name")
+                    }
+                    output = outputDirectory.appendingPathComponent(document.name + ".p7s")
+                }
+                results.append(try await produce(document: document, id: id, provider: provider, resolved: resolved, options: options,
+                                                 output: output, progress: nil))
+                progress?(Int64(results.count), Int64(documents.count))
+            }
+        } catch {
+            if !results.isEmpty { try await record(results) }
+            if error is CancellationError { throw CertificateProviderError(.cancelled, "batch signing was cancelled after \(results.count) documents") }
+            throw error
+        }
+        try await record(results)
+        return results
+    }
+
+    /// Appends the results' records in one transaction; on failure removes their output files, so
+    /// no signature file exists without its record.
+    private func record(_ results: [SigningResult]) async throws {
+        do {
+            try await journal.append(contentsOf: results.map(\.record))
+        } catch {
+            for result in results { if let output = result.outputURL { try? FileManager.default.removeItem(at: output) } }
+            throw error
+        }
+    }
+
+    /// Makes one signature and writes its output file; does not touch the journal.
+    private func produce(document: Document, id: ProviderID, provider: any CertificateProvider, resolved: ResolvedIdentity,
+                         options: SigningOptions, output: URL?, progress: SigningProgress?) async throws -> SigningResult {
+        let identity = resolved.identity
+        let signingTime = options.signingTime ?? Date()
+        let algorithm = options.digestAlgorithm
+
+        // The content's digest and, when needed, the content itself.
+        let digest: [UInt8]
+        let size: Int64
+        var content: [UInt8]?
+        switch document.source {
+        case .bytes(let bytes):
+            digest = algorithm.hash(bytes)
+            size = Int64(bytes.count)
+            content = bytes
+            progress?(size, size)
+        case .file(let url):
+            if options.isDetached {
+                let result = try await FileDigest.compute(url: url, algorithm: algorithm, chunkSize: options.chunkSize, progress: progress)
+                digest = result.digest
+                size = result.size
+            } else {
+                let bytes = try await FileDigest.read(url: url, limit: CMSSigner.attachedFileSizeLimit, chunkSize: options.chunkSize, progress: progress)
+                digest = algorithm.hash(bytes)
+                size = Int64(bytes.count)
+                content = bytes
+            }
+        }
+        try Task.checkCancellation()
+
+        let signature: [UInt8]
+        let signer: Certificate
+        let fingerprint: String
+        if let server = provider as? any DocumentSigning {
+            let payload: DocumentSigningRequest.Payload = content.map { .content($0) } ?? .digest(digest, algorithm)
+            let request = DocumentSigningRequest(payload: payload, format: options.format, isDetached: options.isDetached, digestAlgorithm: algorithm)
+            signature = try await server.signDocument(request)
+            signer = try checkServerSignature(signature, document: document, content: content, provider: id)
+            fingerprint = signer == identity.certificate ? resolved.fingerprint : Self.fingerprint(signer.sha256Fingerprint)
+        } else {
+            let attached = options.isDetached ? nil : content
+            if let local = CMSSigner.localKey(of: identity) {
+                // Local keys sign synchronously on this actor: no executor hop per signature in batches.
+                let attribute = options.format == .cadesBES ? try signingCertificateAttribute(for: id, algorithm: algorithm) : nil
+                signature = try CMSSigner.signLocally(digest: digest, attachedContent: attached, identity: identity, key: local,
+                                                      format: options.format, digestAlgorithm: algorithm, signingTime: signingTime,
+                                                      signingCertificateAttribute: attribute)
+            } else {
+                signature = try await CMSSigner.sign(digest: digest, attachedContent: attached, identity: identity,
+                                                     format: options.format, digestAlgorithm: algorithm, signingTime: signingTime)
+            }
+            signer = identity.certificate
+            fingerprint = resolved.fingerprint
+        }
+        try Task.checkCancellation()
+
+        let storage: SignatureRecord.Storage
+        if let output {
+            try AtomicFile.write(signature, to: output)
+            storage = .file(output)
+        } else {
+            storage = .inline(signature)
+        }
+        let record = SignatureRecord(createdAt: signingTime, providerID: id, signerSubject: signer.subject,
+                                     signerFingerprint: fingerprint, documentName: document.name, documentSize: size,
+                                     documentDigest: digest, digestAlgorithm: algorithm.rawValue, format: options.format,
+                                     isDetached: options.isDetached, storage: storage)
+        return SigningResult(record: record, signature: signature, outputURL: output, signerCertificate: signer)
+    }
+
+    /// The cached ESS signing-certificate-v2 of a provider's identity.
+    private func signingCertificateAttribute(for id: ProviderID, algorithm: DigestAlgorithm) throws -> [UInt8]? {
+        guard let resolved = identities[id] else { return nil }
+        if let cached = resolved.signingCertificateAttributes[algorithm] { return cached }
+        let attribute = try SignedDataBuilder.signingCertificateV2(for: resolved.identity.certificate, digestAlgorithm: algorithm)
+        identities[id]?.signingCertificateAttributes[algorithm] = attribute
+        return attribute
+    }
+
+    /// Checks a server-made signature over the document (without trust anchors: the server's chain
+    /// is the caller's business) and returns its signer.
+    private func checkServerSignature(_ signature: [UInt8], document: Document, content: [UInt8]?, provider: ProviderID) throws -> Certificate {
+        let result: VerificationResult
+        if let content {
+            result = CMSVerifier.verify(signature: signature, content: content, trustAnchors: [])
+        } else if case .file(let url) = document.source {
+            result = try CMSVerifier.verify(signature: signature, contentFileAt: url, trustAnchors: [])
+        } else {
+            result = CMSVerifier.verify(signature: signature, content: nil, trustAnchors: [])
+        }
+        guard result.isValid, let signer = result.signerCertificate else {
+            throw CertificateProviderError(.serverRejected,
+                "provider '\(provider)' returned a signature that does not verify over '\(document.name)': \(result.failure?.reason ?? "no signer")")
+        }
+        return signer
+    }
+
+    // MARK: Verification
+
+    /// Verifies a CMS / CAdES signature.
+    ///
+    /// - Parameters:
+    ///   - signature: DER, BER or PEM.
+    ///   - content: the signed document (required for detached signatures; files are streamed).
+    ///   - trust: trust anchors; empty checks only the signature, and the result says so.
+    /// - Throws: `.fileSystem` when a content file cannot be read.
+    public func verify(signature: [UInt8], content: Document?, trust: [Certificate]) throws -> VerificationResult {
+        switch content?.source {
+        case .none: return CMSVerifier.verify(signature: signature, content: nil, trustAnchors: trust)
+        case .bytes(let bytes)?: return CMSVerifier.verify(signature: signature, content: bytes, trustAnchors: trust)
+        case .file(let url)?: return try CMSVerifier.verify(signature: signature, contentFileAt: url, trustAnchors: trust)
+        }
+    }
+
+    // MARK: Listing and removal
+
+    /// The journal's records merged with the server history of every registered provider that
+    /// keeps one (`SignatureHistoryProviding`), newest first.
+    ///
+    /// A provider whose history cannot be read is listed in ``SignatureList/unavailable``; the
+    /// others still appear.
+    /// - Throws: journal errors.
+    public func signatures() async throws -> SignatureList {
+        var entries = try await journal.records().map { record in
+            SignatureEntry(id: record.id, location: .journal, providerID: record.providerID, createdAt: record.createdAt,
+                           summary: record.documentName, record: record, remoteRecord: nil)
+        }
+        var unavailable: [ProviderID: CertificateProviderError] = [:]
+        for id in registry.registeredIDs {
+            let provider: any CertificateProvider
+            do { provider = try self.provider(id) } catch let error as CertificateProviderError {
+                unavailable[id] = error
+                continue
+            }
+            guard let history = provider as? any SignatureHistoryProviding else { continue }
+            do {
+                for remote in try await history.signatures() {
+                    entries.append(SignatureEntry(id: remote.id, location: .server(id), providerID: id, createdAt: remote.createdAt,
+                                                  summary: remote.summary, record: nil, remoteRecord: remote))
+                }
+            } catch let error as CertificateProviderError {
+                unavailable[id] = error
+            }
+        }
+        entries.sort { ($0.createdAt ?? .distantPast) > ($1.createdAt ?? .distantPast) }
+        return SignatureList(entries: entries, unavailable: unavailable)
+    }
+
+    /// Removes a signature where it lives: a journal row (the `.p7s` file, if any, is kept), or a
+    /// server record through the provider's `removeSignature(id:)`.
+    /// - Throws: `.notStored` when there is no such signature; `.unsupportedOperation` when the
+    ///   provider keeps no history; the provider's errors.
+    public func removeSignature(id: String, location: SignatureEntry.Location) async throws {
+        switch location {
+        case .journal:
+            guard try await journal.remove(id: id) else {
+                throw CertificateProviderError(.notStored, "the journal has no signature with id \(id)")
+            }
+        case .server(let providerID):
+            guard let history = try provider(providerID) as? any SignatureHistoryProviding else {
+                throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' keeps no signature history")
+            }
+            try await history.removeSignature(id: id)
+        }
+    }
+}

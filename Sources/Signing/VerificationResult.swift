@@ -1,0 +1,81 @@
+public import CertificateProviders
+public import Foundation
+
+/// Why a signature was rejected: a code a program can switch on and a sentence a user understands.
+public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The class of failure: an open set.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The stable name (`contentChanged`, …).
+        public let rawValue: String
+        /// Creates a code.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The content's digest does not match the signature: the document was changed.
+        public static let contentChanged = Code("contentChanged")
+        /// A detached signature was checked without its content.
+        public static let contentMissing = Code("contentMissing")
+        /// The signer's chain does not lead to any of the given trust anchors.
+        public static let untrustedSigner = Code("untrustedSigner")
+        /// A certificate of the chain was not valid at the signing time (expired or not yet valid).
+        public static let signerExpired = Code("signerExpired")
+        /// The bytes are not a CMS SignedData (garbage, truncated, another format).
+        public static let malformed = Code("malformed")
+        /// The signature value does not verify with the signer's key.
+        public static let signatureInvalid = Code("signatureInvalid")
+        /// The certificate in the signature is not the one the signer signed (ESS signing-certificate
+        /// hash mismatch): it was swapped.
+        public static let certificateSwapped = Code("certificateSwapped")
+        /// The signature does not contain the certificate its SignerInfo names.
+        public static let signerCertificateMissing = Code("signerCertificateMissing")
+    }
+
+    /// What failed.
+    public let code: Code
+    /// A sentence saying what failed and what it means.
+    public let reason: String
+    /// OpenSSL's error strings, when OpenSSL reported the failure.
+    public let openSSLErrors: [String]
+
+    /// Creates a failure.
+    public init(_ code: Code, _ reason: String, openSSLErrors: [String] = []) {
+        self.code = code
+        self.reason = reason
+        self.openSSLErrors = openSSLErrors
+    }
+
+    public var description: String { "\(code): \(reason)" }
+}
+
+/// What ``CMSVerifier`` found out about a signature.
+public struct VerificationResult: Sendable, CustomStringConvertible {
+    /// Why the signature was rejected, or nil when it is valid.
+    public let failure: VerificationFailure?
+    /// The signer's certificate, when the signature contains it.
+    public let signerCertificate: Certificate?
+    /// The signing-time attribute, when present.
+    public let signingTime: Date?
+    /// The digest algorithm of the signer, when it is one this package knows.
+    public let digestAlgorithm: DigestAlgorithm?
+    /// `.cadesBES` when the signer carries ESS signing-certificate(-v2), else `.cms`; nil when malformed.
+    public let format: SignatureFormat?
+    /// Whether the signature is detached (holds no content).
+    public let isDetached: Bool
+    /// Whether the signer's chain was checked against trust anchors. When false, only the
+    /// signature, content digest, ESS binding and the signer's validity period were checked.
+    public let chainChecked: Bool
+    /// The verified chain, signer first and trust anchor last, when ``chainChecked`` and valid;
+    /// otherwise the signer followed by the other certificates the signature carries.
+    public let chain: [Certificate]
+    /// The content embedded in an attached signature (nil for detached ones).
+    public let embeddedContent: [UInt8]?
+
+    /// Whether every check passed.
+    public var isValid: Bool { failure == nil }
+
+    public var description: String {
+        let signer = signerCertificate?.subject ?? "unknown signer"
+        if let failure { return "invalid (\(failure)); signer: \(signer)" }
+        return "valid; signer: \(signer)\(chainChecked ? ", chain checked" : ", chain NOT checked (no trust anchors)")"
+    }
+}

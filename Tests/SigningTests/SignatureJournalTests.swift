@@ -1,0 +1,196 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import Signing
+import Testing
+
+@Suite("SignatureJournal: SQLite, WAL, schema versions, foreign files, several processes")
+struct SignatureJournalTests {
+    static func record(_ name: String, storage: SignatureRecord.Storage = .inline([1, 2, 3]), at time: Date = Date()) -> SignatureRecord {
+        SignatureRecord(createdAt: time, providerID: "pkcs12", signerSubject: "CN=Иванов Иван,O=ООО Ромашка", signerFingerprint: "AB:CD",
+                        documentName: name, documentSize: 42, documentDigest: DigestAlgorithm.sha256.hash(Array(name.utf8)),
+                        digestAlgorithm: "sha256", format: .cadesBES, isDetached: true, storage: storage)
+    }
+
+    static func sqlite(_ path: String, _ sql: String) throws -> String {
+        let result = try ExternalTool.run("sqlite3", [path, sql])
+        try #require(result.succeeded, "\(result.errorOutput)")
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("Records round-trip with Cyrillic names, both storages, newest first; remove and duplicates")
+    func roundTrip() async throws {
+        let directory = try TemporaryDirectory(prefix: "journal")
+        let url = URL(fileURLWithPath: directory.path("journal.sqlite"))
+        let journal = try SignatureJournal(url: url)
+        let older = Self.record("ПланированиеБюджета — Номер 1.pdf", at: Date(timeIntervalSince1970: 1_700_000_000))
+        let newer = Self.record("Договор №5.docx", storage: .file(URL(fileURLWithPath: "/tmp/Подпись.p7s")), at: Date(timeIntervalSince1970: 1_700_000_100))
+        try await journal.append(older)
+        try await journal.append(newer)
+        #expect(try await journal.records() == [newer, older])
+        #expect(try await journal.record(id: older.id) == older)
+        await #expect(throws: CertificateProviderError(.alreadyExists, "")) { try await journal.append(older) }
+        #expect(try await journal.count() == 2)
+        #expect(try await journal.remove(id: older.id))
+        #expect(try await !journal.remove(id: older.id))
+        #expect(try await journal.records() == [newer])
+
+        // Reopened from disk, with the marks that make it ours; readable by the sqlite3 tool.
+        let reopened = try SignatureJournal(url: url)
+        #expect(try await reopened.records() == [newer])
+        try await reopened.checkIntegrity()
+        #expect(try Self.sqlite(url.path, "PRAGMA journal_mode") == "wal")
+        #expect(try Self.sqlite(url.path, "PRAGMA user_version") == "\(SignatureJournal.schemaVersion)")
+        #expect(try Self.sqlite(url.path, "PRAGMA application_id") == "\(SignatureJournal.applicationID)")
+        #expect(try Self.sqlite(url.path, "SELECT document_name FROM signatures") == "Договор №5.docx")
+    }
+
+    @Test("A file that is not SQLite is storeCorrupted and left untouched", arguments: ["garbage", "short", "zip"])
+    func notSQLite(kind: String) throws {
+        let directory = try TemporaryDirectory(prefix: "journal")
+        let bytes: [UInt8]
+        switch kind {
+        case "short": bytes = Array("hello".utf8)
+        case "zip": bytes = [0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 7, count: 5000)
+        default: bytes = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        }
+        let path = try directory.write("journal.sqlite", bytes)
+        #expect(throws: CertificateProviderError(.storeCorrupted, "")) { _ = try SignatureJournal(url: URL(fileURLWithPath: path)) }
+        #expect(try directory.read("journal.sqlite") == bytes)
+    }
+
+    @Test("Another application's SQLite database and a newer schema are storeCorrupted and left untouched")
+    func foreign() throws {
+        let directory = try TemporaryDirectory(prefix: "journal")
+        let foreign = directory.path("foreign.sqlite")
+        _ = try Self.sqlite(foreign, "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('keep me');")
+        let before = try directory.read("foreign.sqlite")
+        do {
+            _ = try SignatureJournal(url: URL(fileURLWithPath: foreign))
+            Issue.record("a foreign database was opened")
+        } catch let error as CertificateProviderError {
+            #expect(error.code == .storeCorrupted)
+            #expect(error.reason.contains("another application"))
+        }
+        #expect(try directory.read("foreign.sqlite") == before)
+        #expect(try Self.sqlite(foreign, "SELECT text FROM notes") == "keep me")
+
+        let otherID = directory.path("other-id.sqlite")
+        _ = try Self.sqlite(otherID, "PRAGMA application_id = 1234; CREATE TABLE t (x);")
+        #expect(throws: CertificateProviderError(.storeCorrupted, "")) { _ = try SignatureJournal(url: URL(fileURLWithPath: otherID)) }
+
+        let newer = directory.path("newer.sqlite")
+        _ = try Self.sqlite(newer, "PRAGMA application_id = \(SignatureJournal.applicationID); PRAGMA user_version = 99; CREATE TABLE signatures (id TEXT);")
+        do {
+            _ = try SignatureJournal(url: URL(fileURLWithPath: newer))
+            Issue.record("a newer journal was opened")
+        } catch let error as CertificateProviderError {
+            #expect(error.code == .storeCorrupted)
+            #expect(error.reason.contains("newer"))
+        }
+        #expect(try Self.sqlite(newer, "PRAGMA user_version") == "99")
+    }
+
+    @Test("A version-1 journal is migrated to the current schema with its rows intact")
+    func migration() async throws {
+        let directory = try TemporaryDirectory(prefix: "journal")
+        let path = directory.path("v1.sqlite")
+        // The schema as version 1 of this package wrote it.
+        _ = try Self.sqlite(path, """
+            PRAGMA application_id = \(SignatureJournal.applicationID); PRAGMA user_version = 1;
+            CREATE TABLE signatures (id TEXT PRIMARY KEY NOT NULL, created_at REAL NOT NULL, provider_id TEXT NOT NULL,
+              signer_subject TEXT NOT NULL, signer_fingerprint TEXT NOT NULL, document_name TEXT NOT NULL,
+              document_size INTEGER NOT NULL, document_digest BLOB NOT NULL, digest_algorithm TEXT NOT NULL, format TEXT NOT NULL,
+              detached INTEGER NOT NULL, signature_path TEXT, signature BLOB,
+              CHECK (signature_path IS NOT NULL OR signature IS NOT NULL));
+            INSERT INTO signatures VALUES ('old-1', 1700000000, 'fmp-dss', 'CN=Леонид', '01', 'Бюджет.xlsx', 10, x'00', 'sha256', 'cades', 1, NULL, x'3000');
+            """)
+        let journal = try SignatureJournal(url: URL(fileURLWithPath: path))
+        let records = try await journal.records()
+        #expect(records.map(\.id) == ["old-1"])
+        #expect(records.first?.documentName == "Бюджет.xlsx")
+        #expect(records.first?.storage == .inline([0x30, 0x00]))
+        #expect(try Self.sqlite(path, "PRAGMA user_version") == "\(SignatureJournal.schemaVersion)")
+        #expect(try Self.sqlite(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'signatures_by_%'") == "2")
+    }
+
+    @Test("4 processes × 200 signatures at once give exactly 800 rows")
+    func multiProcess() async throws {
+        let tool = try #require(JournalStressTool.path, "journal-stress is not built; run swift build --build-tests")
+        let directory = try TemporaryDirectory(prefix: "journal-stress")
+        let path = directory.path("journal.sqlite")
+        let processes = try (0..<4).map { index in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = ["insert", path, "200", "P\(index)"]
+            process.standardError = FileHandle.standardError
+            try process.run()
+            return process
+        }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let journal = try SignatureJournal(url: URL(fileURLWithPath: path))
+        let records = try await journal.records()
+        #expect(records.count == 800)
+        #expect(Set(records.map(\.id)).count == 800)
+        #expect(Set(records.map(\.documentName)).count == 800)
+        try await journal.checkIntegrity()
+    }
+
+    @Test("A process killed (SIGKILL) while signing leaves a valid journal and no partial .p7s")
+    func killed() async throws {
+        let tool = try #require(JournalStressTool.path, "journal-stress is not built; run swift build --build-tests")
+        let directory = try TemporaryDirectory(prefix: "journal-kill")
+        let path = directory.path("journal.sqlite")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["sign-loop", path, directory.url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let line = output.fileHandleForReading.availableData
+        try #require(String(decoding: line, as: UTF8.self).hasPrefix("ready"), "the signing process did not start")
+        try await Task.sleep(for: .milliseconds(300))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let journal = try SignatureJournal(url: URL(fileURLWithPath: path))
+        try await journal.checkIntegrity()
+        let records = try await journal.records()
+        #expect(records.count >= 1)
+        try await journal.append(Self.record("после сбоя"))
+        #expect(try await journal.count() == records.count + 1)
+        // Every .p7s under its final name is complete and verifies.
+        let document = [UInt8](repeating: 0x5A, count: 256 << 10)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".p7s") && !$0.hasPrefix(".") }
+        #expect(!files.isEmpty)
+        for file in files {
+            let signature = try directory.read(file)
+            let result = CMSVerifier.verify(signature: signature, content: document, trustAnchors: [])
+            #expect(result.isValid, "\(file): \(result)")
+        }
+    }
+}
+
+/// Finds the journal-stress executable next to the test bundle.
+enum JournalStressTool {
+    static var path: String? {
+        var directories: [URL] = []
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        // The package root from this file: Tests/SigningTests/<file>.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        directories.append(root.appendingPathComponent(".build/debug"))
+        for directory in directories {
+            for candidate in [directory, directory.deletingLastPathComponent()] {
+                let path = candidate.appendingPathComponent("journal-stress").path
+                if FileManager.default.isExecutableFile(atPath: path) { return path }
+            }
+        }
+        return nil
+    }
+}
