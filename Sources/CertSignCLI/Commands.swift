@@ -1,10 +1,12 @@
 import CertificateProviders
 import Foundation
 import PKCS12Provider
+import FMPDSSProvider
+import CryptoProDSSProvider
 
 /// The command table.
 enum Commands {
-    static let all: [CommandDescriptor] = [providers] + identityCommands // commands: more are added by their files
+    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + dssCommands + [demo] // commands: more are added by their files
 
     static func listing(_ commands: [CommandDescriptor]) -> String {
         let width = commands.map(\.name.count).max() ?? 0
@@ -45,13 +47,22 @@ enum Commands {
 
 extension CommandContext {
     /// The providers this tool offers. Only the CLI decides what is registered.
-    func makeRegistry() throws -> ProviderRegistry {
+    /// - Parameter pkcs12: parameters the `pkcs12` provider starts with (alias, store password),
+    ///   over the store directory of this invocation.
+    func makeRegistry(pkcs12: ProviderParameters = ProviderParameters()) throws -> ProviderRegistry {
         var registry = ProviderRegistry()
         // registry: providers register here
         let environment = self.environment
         let storeDirectory = self.storeDirectory
         try registry.register(.pkcs12, description: "local PKCS#12 (.p12/.pfx) files and the encrypted identity store") {
-            try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(storeDirectory.path)], environment: environment)
+            try PKCS12CertificateProvider(parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
+                                          environment: environment)
+        }
+        try registry.register(.fmpDSS, description: "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'") {
+            FMPDSSProvider()
+        }
+        try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {
+            CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)])
         }
         return registry
     }

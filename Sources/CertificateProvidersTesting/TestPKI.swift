@@ -27,7 +27,8 @@ public struct TestPKI: Sendable {
 
     /// Creates a root CA.
     /// - Parameters:
-    ///   - rootSubject: the root's subject in `CN=…,O=…` form (commas inside values are not supported).
+    ///   - rootSubject: the root's subject as an RFC 2253 string, `CN=…,O=…,C=…` (commas inside values are
+    ///     not supported); `Certificate.subject` prints it back unchanged.
     ///   - keyType: the root's key (default RSA-2048).
     ///   - validity: validity period (default: from one day ago for ten years).
     public init(rootSubject: String = "CN=Test Root CA,O=swift-certificate-providers",
@@ -104,7 +105,9 @@ public struct TestPKI: Sendable {
 
         guard let name = X509_NAME_new() else { throw failure("X509_NAME_new") }
         defer { X509_NAME_free(name) }
-        for part in subject.split(separator: ",") {
+        // The subject is an RFC 2253 string: most significant attribute last, so it is added first
+        // and `Certificate.subject` prints the string back as written.
+        for part in subject.split(separator: ",").reversed() {
             let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard pieces.count == 2, !pieces[0].isEmpty else {
                 throw CertificateProviderError.invalidParameter("subject part '\(part)' is not FIELD=value")

@@ -119,3 +119,14 @@ import Testing
         #expect(!broken.succeeded)
     }
 }
+
+@Suite struct TestPKISubjectTests {
+    @Test func subjectsReadBackAsWritten() throws {
+        let pki = try TestPKI(rootSubject: "CN=Корневой УЦ,O=Тест,C=RU")
+        #expect(pki.root.certificate.subject == "CN=Корневой УЦ,O=Тест,C=RU")
+        let leaf = try pki.issueLeaf(subject: "CN=Иванов Иван,O=ООО Ромашка,C=RU")
+        #expect(leaf.certificate.subject == "CN=Иванов Иван,O=ООО Ромашка,C=RU")
+        #expect(leaf.certificate.issuer == pki.root.certificate.subject)
+        #expect(leaf.certificate.subjectAttribute("CN") == "Иванов Иван")
+    }
+}

@@ -1,6 +1,9 @@
 import CertificateProviders
 import Foundation
 import PKCS12Provider
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `certsign identity import | list | show | delete | export`: the local PKCS#12 identity store.
 extension Commands {
@@ -127,15 +130,34 @@ extension CommandContext {
 
     /// Reads an input file, with errors that say what is wrong with the path.
     func readInputFile(_ path: String, what: String) throws -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CertificateProviderError(.fileSystem, "the \(what) \(path) does not exist")
-        }
-        guard !isDirectory.boolValue else { throw CertificateProviderError(.fileSystem, "\(path) is a directory, not a \(what)") }
+        _ = try checkReadableFile(path, what: what)
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CertificateProviderError(.fileSystem, "the \(what) \(path) cannot be read (check its permissions)")
+            throw CertificateProviderError(.fileSystem, "the \(what) \(path) cannot be read")
         }
         return Array(data)
+    }
+
+    /// Checks that `path` is a regular file this process can open, and returns its size.
+    /// - Throws: `.fileSystem` saying whether it is missing, a directory, or unreadable (and why).
+    func checkReadableFile(_ path: String, what: String) throws -> Int64 {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            var link = stat()
+            if code == ENOENT && lstat(path, &link) != 0 {
+                throw CertificateProviderError(.fileSystem, "the \(what) \(path) does not exist")
+            }
+            throw CertificateProviderError(.fileSystem, "the \(what) \(path) cannot be read: \(String(cString: strerror(code)))")
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw CertificateProviderError(.fileSystem, "\(path) is a directory, not a \(what)")
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CertificateProviderError(.fileSystem, "the \(what) \(path) cannot be read: \(String(cString: strerror(errno))) (check its permissions)")
+        }
+        close(descriptor)
+        return Int64(info.st_size)
     }
 
     /// A secret from `--<name>-env` / `--<name>-file` only (never prompts); nil when neither is given.

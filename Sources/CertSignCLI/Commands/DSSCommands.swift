@@ -1,0 +1,296 @@
+import CertificateProviders
+import DSSEmulator
+import FMPDSSProvider
+import Foundation
+import RemoteSigning
+
+/// `certsign dss …`: the Foresight Mobile Platform DSS calls of the HHFWDss sample, and
+/// `certsign emulator`, the package's own DSS server.
+extension Commands {
+    static let dssCommands: [CommandDescriptor] = [dssLogin, dssCertificates, dssSign, dssSigns, dssRemove, emulator]
+
+    static let dssLoginUsage = "certsign dss login --host URL [--api-version v1] --environment E --project P [--device ID] --user U [--allow-insecure-http] [--password-env VAR | --password-file PATH | --password-stdin]"
+
+    static let dssLogin = CommandDescriptor(
+        words: ["dss", "login"], summary: "authenticate to a Foresight Mobile Platform and keep the session",
+        usage: dssLoginUsage,
+        details: """
+        The session (host, environment, project, device, tokens) is kept 0600 in the store as
+        fmp-session.json, so the other dss commands need no connection flags. PASSWORD is the user's
+        platform password. http:// is refused except on loopback unless --allow-insecure-http is given.
+          --device ID   the X-Device-Id to send (default: a stable id derived from this machine's id)
+        example: certsign dss login --host https://fmp.example.ru --environment Leonid_environment \\
+                   --project Leonid_project --user Leonid --password-env FMP_PASSWORD
+        """,
+        spec: OptionSpec(flags: ["--allow-insecure-http"],
+                         options: ["--host", "--api-version", "--environment", "--project", "--device", "--user"]).withPassword()
+    ) { parsed, context in
+        func required(_ name: String) throws -> String {
+            guard let value = parsed.value(name), !value.isEmpty else { throw UsageError(message: "\(name) is required", usage: dssLoginUsage) }
+            return value
+        }
+        let hostText = try required("--host")
+        guard let host = URL(string: hostText), host.scheme == "http" || host.scheme == "https", host.host != nil else {
+            throw UsageError(message: "--host must be an http:// or https:// URL, not '\(hostText)'", usage: dssLoginUsage)
+        }
+        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: parsed.has("--allow-insecure-http"))
+        try policy.validate(host)
+        let configuration = FMPClient.Configuration(
+            apiVersion: parsed.value("--api-version") ?? "v1", host: host, environment: try required("--environment"),
+            project: try required("--project"), device: parsed.value("--device") ?? context.machineDeviceID, endpointPolicy: policy)
+        let user = try required("--user")
+        guard let password = try context.secret(parsed, prompt: "platform password for \(user): ") else {
+            throw CertificateProviderError(.passwordRequired, "the platform password is needed")
+        }
+        let client = FMPClient(configuration: configuration, transport: try URLSessionTransport(configuration: .init(endpointPolicy: policy)))
+        let result = try await context.reportingEnvelope(client) { try await client.auth(username: user, password: password) }
+        try context.saveFMPSession(StoredFMPSession(session: result.value, allowsInsecureHTTP: policy.allowsInsecureHTTP))
+        context.emit(envelopeJSON(result.envelope), human: "Authentication success (\(user) at \(host.absoluteString), device \(configuration.device))")
+        return CertSign.exitSuccess
+    }
+
+    static let dssCertificates = CommandDescriptor(
+        words: ["dss", "certificates"], summary: "list the DSS certificates of the logged-in user",
+        usage: "certsign dss certificates [--dss-password-env VAR | --dss-password-file PATH]",
+        details: "DSS-PASSWORD is the DSS password (asked for when stdin is a terminal).\nexample: certsign dss certificates --dss-password-env DSS_PASSWORD",
+        spec: OptionSpec(options: ["--dss-password-env", "--dss-password-file"])
+    ) { parsed, context in
+        let client = try context.fmpClient()
+        let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
+        let result = try await context.reportingEnvelope(client) { try await client.certificates(dssPassword: dssPassword) }
+        try await context.saveSession(of: client)
+        let rows = result.value.map { [String($0.id), $0.subject, $0.notAfter.map(Format.localDate) ?? "-", $0.hasPIN ? "yes" : "no"] }
+        context.emit(envelopeJSON(result.envelope),
+                     human: result.value.isEmpty ? "no certificates" : Format.table(["ID", "SUBJECT", "VALID UNTIL", "PIN"], rows))
+        return CertSign.exitSuccess
+    }
+
+    static let dssSignUsage = "certsign dss sign --resource R --table T [--params JSON] --column C --hhive-id N --certificate-id N [--dss-password-env VAR | --dss-password-file PATH] [--pin-env VAR | --pin-file PATH]"
+
+    static let dssSign = CommandDescriptor(
+        words: ["dss", "sign"], summary: "sign a platform resource cell on the DSS server",
+        usage: dssSignUsage,
+        details: """
+        Signs the cell (resource, table, column, row = --hhive-id) with the DSS certificate
+        --certificate-id; prints the signature id. A sign request is never retried automatically.
+        example: certsign dss sign --resource GetBudgetPlanning --table ПланированиеБюджета --column Номер \\
+                   --hhive-id 1 --certificate-id 12831 --dss-password-env DSS_PASSWORD --pin-env DSS_PIN
+        """,
+        spec: OptionSpec(options: ["--resource", "--table", "--params", "--column", "--hhive-id", "--certificate-id",
+                                   "--dss-password-env", "--dss-password-file", "--pin-env", "--pin-file"])
+    ) { parsed, context in
+        func required(_ name: String) throws -> String {
+            guard let value = parsed.value(name), !value.isEmpty else { throw UsageError(message: "\(name) is required", usage: dssSignUsage) }
+            return value
+        }
+        func number(_ name: String) throws -> Int {
+            let text = try required(name)
+            guard let value = Int(text) else { throw UsageError(message: "\(name) must be a whole number, not '\(text)'", usage: dssSignUsage) }
+            return value
+        }
+        let resource = try required("--resource"), table = try required("--table"), column = try required("--column")
+        let hhiveID = try number("--hhive-id"), certificateID = try number("--certificate-id")
+        let params: JSONValue
+        do {
+            params = try JSONValue(parsing: parsed.value("--params") ?? "{}")
+        } catch {
+            throw UsageError(message: "--params must be JSON, such as '{}' or '{\"year\": 2026}'", usage: dssSignUsage)
+        }
+        let client = try context.fmpClient()
+        let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
+        let pin = try context.secret(parsed, name: "pin", prompt: "PIN of certificate \(certificateID): ", required: false)
+        let result = try await context.reportingEnvelope(client) {
+            try await client.sign(resource: resource, table: table, params: params, column: column, hhiveID: hhiveID,
+                                  dssPassword: dssPassword, certificateID: certificateID, certificatePIN: pin)
+        }
+        try await context.saveSession(of: client)
+        context.emit(envelopeJSON(result.envelope), human: "signed: signature_id \(result.value)")
+        return CertSign.exitSuccess
+    }
+
+    static let dssSigns = CommandDescriptor(
+        words: ["dss", "signs"], summary: "list the signatures the DSS server keeps for the user",
+        usage: "certsign dss signs [--out-dir DIR]",
+        details: "  --out-dir DIR   also write each signature as DIR/<id>.p7s (to check with certsign verify)\nexample: certsign dss signs",
+        spec: OptionSpec(options: ["--out-dir"])
+    ) { parsed, context in
+        let client = try context.fmpClient()
+        let result = try await context.reportingEnvelope(client) { try await client.signs() }
+        try await context.saveSession(of: client)
+        if let directory = parsed.value("--out-dir") {
+            for signature in result.value {
+                try FileSystem.writeAtomically(URL(fileURLWithPath: directory).appendingPathComponent("\(signature.id).p7s").path, signature.signature)
+            }
+        }
+        let rows = result.value.map { [String($0.id), "\($0.resource) / \($0.table) / \($0.column) / \($0.hhiveID)", String($0.certificateID),
+                                      $0.createdAt.map(Format.localDate) ?? "-"] }
+        context.emit(envelopeJSON(result.envelope),
+                     human: result.value.isEmpty ? "no signatures" : Format.table(["ID", "RESOURCE / TABLE / COLUMN / ROW", "CERTIFICATE", "CREATED"], rows))
+        return CertSign.exitSuccess
+    }
+
+    static let dssRemove = CommandDescriptor(
+        words: ["dss", "remove"], summary: "remove a signature from the DSS server",
+        usage: "certsign dss remove ID", details: "example: certsign dss remove 121", spec: OptionSpec(positionals: 1...1)
+    ) { parsed, context in
+        guard let id = Int(parsed.positionals[0]) else {
+            throw UsageError(message: "the signature id must be a whole number, not '\(parsed.positionals[0])'", usage: "certsign dss remove ID")
+        }
+        let client = try context.fmpClient()
+        let result = try await context.reportingEnvelope(client) { try await client.removeSign(id: id) }
+        try await context.saveSession(of: client)
+        context.emit(envelopeJSON(result.envelope), human: "removed signature \(id) (status \(FMPClient.responseStatus(from: result.envelope) ?? "?"))")
+        return CertSign.exitSuccess
+    }
+
+    static let emulatorUsage = "certsign emulator [--host 127.0.0.1] [--port N] [--faults] [--ca-out FILE]"
+
+    static let emulator = CommandDescriptor(
+        words: ["emulator"], summary: "run the DSS emulator (FMP and CryptoPro DSS routes) until Ctrl-C",
+        usage: emulatorUsage,
+        details: """
+        A local DSS server with real crypto, seeded with the HHFWDss sample's data: user Leonid / 123123,
+        environment Leonid_environment, project Leonid_project, DSS password Saprun123, certificate
+        12831 with PIN 123; the first signature id is 121.
+          --port N       port to listen on (default 0: any free port; the URL is printed)
+          --faults       let requests pick a fault with the X-Emulator-Fault header (for client tests)
+          --ca-out FILE  write the emulator's CA certificate (PEM) for certsign verify --ca
+        example: certsign emulator --port 8080
+        """,
+        spec: OptionSpec(flags: ["--faults"], options: ["--host", "--port", "--ca-out"])
+    ) { parsed, context in
+        var configuration = DSSEmulator.Configuration()
+        if let host = parsed.value("--host") { configuration.host = host }
+        if let portText = parsed.value("--port") {
+            guard let port = UInt16(portText) else { throw UsageError(message: "--port must be 0…65535, not '\(portText)'", usage: emulatorUsage) }
+            configuration.port = port
+        }
+        configuration.faultsEnabled = parsed.has("--faults")
+        configuration.requestLogLimit = 0
+        let server = try DSSEmulator(configuration: configuration)
+        let url = try server.start()
+        if let caOut = parsed.value("--ca-out") { try FileSystem.writeAtomically(caOut, Array(server.certificateAuthorityPEM.utf8)) }
+        context.emit(["url": url.absoluteString, "faults": configuration.faultsEnabled],
+                     human: "DSS emulator listening on \(url.absoluteString)\(configuration.faultsEnabled ? " (faults enabled)" : "") — Ctrl-C stops it")
+        await SignalWaiter.waitForTermination()
+        server.stop()
+        context.console.err("DSS emulator stopped")
+        return CertSign.exitSuccess
+    }
+
+    static func envelopeJSON(_ envelope: FMPEnvelope) -> Any {
+        (try? JSONSerialization.jsonObject(with: Data(envelope.jsonString.utf8))) ?? [:]
+    }
+}
+
+/// What `dss login` keeps in the store.
+struct StoredFMPSession: Codable {
+    var session: FMPSession
+    var allowsInsecureHTTP: Bool
+}
+
+extension CommandContext {
+    var fmpSessionURL: URL { storeDirectory.appendingPathComponent("fmp-session.json") }
+
+    /// A stable per-machine device id: a UUID-shaped SHA-256 of /etc/machine-id (or the host name).
+    var machineDeviceID: String {
+        let seed = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8)) ?? ProcessInfo.processInfo.hostName
+        let digest = DigestAlgorithm.sha256.hash(Array("certsign-device:\(seed.trimmingCharacters(in: .whitespacesAndNewlines))".utf8))
+        let hex = Format.hex(Array(digest.prefix(16)))
+        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        return parts.map(String.init).joined(separator: "-").uppercased()
+    }
+
+    func saveFMPSession(_ stored: StoredFMPSession) throws {
+        try FileSystem.makePrivateDirectory(storeDirectory.path)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try FileSystem.writeAtomically(fmpSessionURL.path, Array(try encoder.encode(stored)))
+    }
+
+    func loadFMPSession() throws -> StoredFMPSession {
+        guard let data = FileManager.default.contents(atPath: fmpSessionURL.path) else {
+            throw CertificateProviderError(.notStored, "not logged in to a DSS platform (no \(fmpSessionURL.path)); run 'certsign dss login …' first")
+        }
+        do {
+            return try JSONDecoder().decode(StoredFMPSession.self, from: data)
+        } catch {
+            throw CertificateProviderError(.storeCorrupted, "the saved DSS session \(fmpSessionURL.path) is damaged; run 'certsign dss login …' again")
+        }
+    }
+
+    /// A client on the saved session.
+    func fmpClient() throws -> FMPClient {
+        let stored = try loadFMPSession()
+        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: stored.allowsInsecureHTTP)
+        let configuration = FMPClient.Configuration(session: stored.session, endpointPolicy: policy)
+        return FMPClient(session: stored.session, configuration: configuration,
+                         transport: try URLSessionTransport(configuration: .init(endpointPolicy: policy)))
+    }
+
+    /// Saves the client's session again: a refresh or re-login rotates the tokens.
+    func saveSession(of client: FMPClient) async throws {
+        guard let session = await client.exportSession() else { return }
+        let stored = try loadFMPSession()
+        if session != stored.session { try saveFMPSession(StoredFMPSession(session: session, allowsInsecureHTTP: stored.allowsInsecureHTTP)) }
+    }
+
+    /// Runs a client call; on failure with `--json`, prints the platform envelope of the failed call
+    /// on stdout before the error goes to stderr.
+    func reportingEnvelope<T>(_ client: FMPClient, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            if json, let envelope = await client.lastEnvelope { console.out(JSONOutput.render(Commands.envelopeJSON(envelope))) }
+            try? await saveSession(of: client)
+            throw error
+        }
+    }
+
+    /// A secret that must be given (prompted for on a terminal).
+    func requiredSecret(_ parsed: ParsedArguments, name: String, prompt: String) throws -> Secret {
+        guard let value = try secret(parsed, name: name, prompt: prompt) else {
+            throw CertificateProviderError(.passwordRequired, "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed")
+        }
+        return value
+    }
+}
+
+/// Waits for SIGINT or SIGTERM.
+enum SignalWaiter {
+    static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let queue = DispatchQueue(label: "certsign.signals")
+            let once = OnceFlag()
+            var sources: [any DispatchSourceSignal] = []
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+                source.setEventHandler {
+                    if once.set() { continuation.resume() }
+                }
+                source.resume()
+                sources.append(source)
+            }
+            // The sources must outlive this closure; they are kept until the process exits.
+            SignalWaiter.keep(sources)
+        }
+    }
+
+    private static let kept = KeptSources()
+    private static func keep(_ sources: [any DispatchSourceSignal]) { kept.append(sources) }
+
+    private final class KeptSources: @unchecked Sendable {
+        // Appended once per wait from the caller's thread under the lock.
+        private let lock = NSLock()
+        private var sources: [any DispatchSourceSignal] = []
+        func append(_ more: [any DispatchSourceSignal]) { lock.withLock { sources += more } }
+    }
+
+    private final class OnceFlag: @unchecked Sendable {
+        // Guarded by its lock.
+        private let lock = NSLock()
+        private var done = false
+        func set() -> Bool { lock.withLock { defer { done = true }; return !done } }
+    }
+}

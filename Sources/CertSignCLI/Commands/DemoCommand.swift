@@ -1,0 +1,113 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import DSSEmulator
+import Foundation
+import PKCS12Provider
+import Signing
+
+/// `certsign demo`: the HHFWDss sample's walk-through against the built-in DSS emulator, then the
+/// offline PKCS#12 flow, each step run as the real `certsign` command it shows. No setup, no network
+/// beyond loopback; everything happens in a temporary store that is removed afterwards.
+extension Commands {
+    static let demo = CommandDescriptor(
+        words: ["demo"], summary: "run the HHFWDss walk-through and an offline PKCS#12 demo, with no setup",
+        usage: "certsign demo [--keep]",
+        details: """
+        Starts the DSS emulator on a free loopback port, then runs, as real certsign commands: login
+        ("Authentication success"), certificates, signs (empty), sign the GetBudgetPlanning cell with
+        certificate 12831 (signature_id 121), signs, verify 121's CMS, remove 121, signs (empty). Then
+        makes a throwaway PKCS#12 with a test CA, imports it, signs a file, verifies it, lists and
+        removes the journal entry.
+          --keep   keep the temporary directory (its path is printed)
+        """,
+        spec: OptionSpec(flags: ["--keep"])
+    ) { parsed, context in
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-demo-\(UUID().uuidString)")
+        try FileSystem.makePrivateDirectory(work.path)
+        defer { if !parsed.has("--keep") { try? FileManager.default.removeItem(at: work) } }
+        let demo = DemoRunner(context: context, work: work)
+        let exitCode = try await demo.run()
+        if parsed.has("--keep") { context.console.out("\nkept: \(work.path)") }
+        return exitCode
+    }
+}
+
+/// Runs the demo's steps as in-process `certsign` invocations, printing each command first.
+struct DemoRunner {
+    let context: CommandContext
+    let work: URL
+
+    private var store: String { work.appendingPathComponent("store").path }
+
+    /// Secrets the demo's commands read with `--…-env`; they exist only in this dictionary.
+    private var environment: [String: String] {
+        var environment = context.environment
+        environment["DEMO_FMP_PASSWORD"] = StandardSeed.password
+        environment["DEMO_DSS_PASSWORD"] = StandardSeed.dssPassword
+        environment["DEMO_PIN"] = StandardSeed.certificatePIN
+        environment["DEMO_P12_PASSWORD"] = "демо-пароль"
+        return environment
+    }
+
+    private func say(_ text: String) { context.console.out(text) }
+
+    /// Runs one command as `certsign` would, after printing it.
+    private func step(_ arguments: [String]) async throws {
+        say("\n$ certsign " + arguments.map { $0.contains(" ") || $0.isEmpty || $0.contains("{") ? "'\($0)'" : $0 }.joined(separator: " "))
+        let status = await CertSign.main(arguments: ["--store", store] + arguments, environment: environment)
+        guard status == CertSign.exitSuccess else {
+            throw CertificateProviderError(.serverRejected, "the demo step 'certsign \(arguments.joined(separator: " "))' failed with exit code \(status)")
+        }
+    }
+
+    func run() async throws -> Int32 {
+        say("certsign demo 1/2: the HHFWDss walk-through (Foresight Mobile Platform DSS) against the built-in emulator")
+        let emulator = try DSSEmulator(configuration: DSSEmulator.Configuration(requestLogLimit: 0))
+        let url = try emulator.start()
+        defer { emulator.stop() }
+        say("DSS emulator listening on \(url.absoluteString) (user \(StandardSeed.username), environment \(StandardSeed.environment))")
+        let caPath = work.appendingPathComponent("emulator-ca.pem").path
+        try FileSystem.writeAtomically(caPath, Array(emulator.certificateAuthorityPEM.utf8))
+        let signatures = work.appendingPathComponent("dss-signatures").path
+        try FileSystem.makePrivateDirectory(signatures)
+
+        try await step(["dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
+                        "--project", StandardSeed.project, "--user", StandardSeed.username, "--password-env", "DEMO_FMP_PASSWORD"])
+        try await step(["dss", "certificates", "--dss-password-env", "DEMO_DSS_PASSWORD"])
+        try await step(["dss", "signs"])
+        try await step(["dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--params", "{}",
+                        "--column", StandardSeed.column, "--hhive-id", String(StandardSeed.row),
+                        "--certificate-id", String(StandardSeed.certificateID),
+                        "--dss-password-env", "DEMO_DSS_PASSWORD", "--pin-env", "DEMO_PIN"])
+        try await step(["dss", "signs", "--out-dir", signatures])
+        try await step(["verify", "\(signatures)/\(StandardSeed.firstSignatureID).p7s", "--ca", caPath])
+        try await step(["dss", "remove", String(StandardSeed.firstSignatureID)])
+        try await step(["dss", "signs"])
+
+        say("\ncertsign demo 2/2: offline signing with a PKCS#12 file")
+        let pki = try TestPKI(rootSubject: "CN=Демо УЦ,O=swift-certificate-providers")
+        let signer = try pki.issueLeaf(subject: "CN=Иванов Иван Иванович,O=ООО Ромашка,C=RU", keyType: .rsa2048)
+        let p12 = work.appendingPathComponent("ivanov.p12").path
+        let password = Secret(environment["DEMO_P12_PASSWORD"] ?? "")
+        try FileSystem.writeAtomically(p12, try PKCS12File.encode(signer, password: password, friendlyName: "ivanov"))
+        let root = work.appendingPathComponent("demo-root-ca.pem").path
+        try FileSystem.writeAtomically(root, Array(pki.root.certificate.pemRepresentation.utf8))
+        let invoice = work.appendingPathComponent("счёт-2026-001.txt").path
+        try FileSystem.writeAtomically(invoice, Array("Счёт № 2026-001: 12 831,00 руб.\n".utf8))
+        say("made a throwaway CA and \(p12) for \(signer.certificate.subject)")
+
+        try await step(["identity", "import", p12, "--alias", "ivanov", "--password-env", "DEMO_P12_PASSWORD"])
+        try await step(["identity", "list"])
+        try await step(["sign", invoice, "--identity", "ivanov", "--password-env", "DEMO_P12_PASSWORD"])
+        try await step(["verify", invoice + ".p7s", "--ca", root])
+        try await step(["signatures", "list"])
+        let journal = try SignatureJournal(url: URL(fileURLWithPath: store).appendingPathComponent("journal.sqlite"))
+        guard let record = try await journal.records().first else {
+            throw CertificateProviderError(.notStored, "the demo's signature is missing from the journal")
+        }
+        try await step(["signatures", "remove", record.id])
+        try await step(["identity", "delete", "ivanov"])
+        say("\ndemo finished: every step above ran as a real certsign command.")
+        return CertSign.exitSuccess
+    }
+}

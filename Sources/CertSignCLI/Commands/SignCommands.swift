@@ -1,0 +1,304 @@
+import CertificateProviders
+import Foundation
+import PKCS12Provider
+import Signing
+
+/// `certsign sign`, `certsign verify`, `certsign signatures list | remove`.
+extension Commands {
+    static let signingCommands: [CommandDescriptor] = [sign, verify, signaturesList, signaturesRemove]
+
+    /// Files above this size show a progress bar (when stderr is a terminal).
+    static let progressThreshold: Int64 = 16 << 20
+
+    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE | --out-dir DIR] [--attached] [--format cms|cades] [--digest sha256|sha384|sha512]"
+
+    static let sign = CommandDescriptor(
+        words: ["sign"], summary: "sign documents (CAdES-BES detached .p7s by default)",
+        usage: signUsage,
+        details: """
+        Where the key comes from (one of):
+          --identity ALIAS     a stored identity (PASSWORD = its store password)
+          --p12 FILE           a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)
+          --provider ID        any registered provider, configured with --param KEY=VALUE,
+                               --param-env KEY=VAR and --param-file KEY=PATH (secrets only through these two)
+        Output: DOCUMENT.p7s next to each document, or --out FILE (one document) / --out-dir DIR.
+          --attached           embed the document in the signature (default: detached)
+          --format cms|cades   plain CMS SignedData or CAdES-BES (default cades)
+          --digest ALG         sha256 (default), sha384 or sha512
+        Many documents are signed with one unlock; a failing document is reported, the rest are still
+        signed, and the exit code is then 1. Every signature is recorded in the journal.
+        example: certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD
+        """,
+        spec: OptionSpec(flags: ["--attached"],
+                         options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest"],
+                         repeatable: ["--param", "--param-env", "--param-file"],
+                         positionals: 1...1, unboundedPositionals: true).withPassword()
+    ) { parsed, context in
+        try await runSign(parsed, context)
+    }
+
+    private static func runSign(_ parsed: ParsedArguments, _ context: CommandContext) async throws -> Int32 {
+        let documents = parsed.positionals
+        let sources = [parsed.value("--identity"), parsed.value("--p12"), parsed.value("--provider")].compactMap { $0 }
+        guard sources.count == 1 else {
+            throw UsageError(message: sources.isEmpty ? "say where the key comes from: --identity ALIAS, --p12 FILE or --provider ID"
+                                                      : "give only one of --identity, --p12 and --provider", usage: signUsage)
+        }
+        if parsed.value("--out") != nil && documents.count > 1 {
+            throw UsageError(message: "--out names one output file; use --out-dir DIR for several documents", usage: signUsage)
+        }
+        if parsed.value("--out") != nil && parsed.value("--out-dir") != nil {
+            throw UsageError(message: "give either --out or --out-dir", usage: signUsage)
+        }
+        let hasProviderParameters = !(parsed.values("--param") + parsed.values("--param-env") + parsed.values("--param-file")).isEmpty
+        if hasProviderParameters && parsed.value("--provider") == nil {
+            throw UsageError(message: "--param, --param-env and --param-file go with --provider", usage: signUsage)
+        }
+        var options = SigningOptions()
+        switch parsed.value("--format") ?? "cades" {
+        case "cades", "cades-bes": options.format = .cadesBES
+        case "cms": options.format = .cms
+        case let other: throw UsageError(message: "unknown --format '\(other)' (cms or cades)", usage: signUsage)
+        }
+        if let name = parsed.value("--digest") {
+            guard let digest = DigestAlgorithm(name: name) else {
+                throw UsageError(message: "unknown --digest '\(name)' (sha256, sha384 or sha512)", usage: signUsage)
+            }
+            options.digestAlgorithm = digest
+        }
+        options.isDetached = !parsed.has("--attached")
+        if let directory = parsed.value("--out-dir") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CertificateProviderError(.fileSystem, "--out-dir \(directory) is not an existing directory")
+            }
+        }
+
+        // Resolve the provider and its parameters.
+        var providerID: ProviderID
+        var parameters = ProviderParameters()
+        var pkcs12Parameters = ProviderParameters()
+        var temporaryStore: URL?
+        defer { if let temporaryStore { try? FileManager.default.removeItem(at: temporaryStore) } }
+        if let alias = parsed.value("--identity") {
+            providerID = .pkcs12
+            guard try context.identityStore.metadata(alias: alias) != nil else {
+                throw CertificateProviderError(.notStored, "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)")
+            }
+            pkcs12Parameters[.pkcs12Alias] = .string(alias)
+            if let password = try context.secret(parsed, prompt: "store password for '\(alias)': ") {
+                pkcs12Parameters[.pkcs12StorePassword] = .secret(password)
+            }
+        } else if let file = parsed.value("--p12") {
+            providerID = .pkcs12
+            let bytes = try context.readInputFile(file, what: "PKCS#12 file")
+            // The file is used directly: the provider's copy lives in a private temporary store
+            // (0700, removed when the command ends), never in the user's store.
+            let store = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-p12-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            temporaryStore = store
+            pkcs12Parameters[.pkcs12StoreDirectory] = .string(store.path)
+            parameters[.pkcs12Data] = .data(bytes)
+            parameters[.pkcs12Password] = .secret(try context.secret(parsed, prompt: "PKCS#12 password: ") ?? Secret(""))
+            parameters[.pkcs12Alias] = .string("p12")
+        } else {
+            providerID = ProviderID(parsed.value("--provider") ?? "")
+            parameters = try context.providerParameters(parsed)
+            if parsed.value("--password-env") != nil || parsed.value("--password-file") != nil || parsed.has("--password-stdin") {
+                parameters[.init("password")] = .secret(try context.secret(parsed, prompt: "password: ") ?? Secret(""))
+            }
+        }
+
+        let registry = try context.makeRegistry(pkcs12: pkcs12Parameters)
+        let coordinator = SigningCoordinator(registry: registry, journal: try context.openJournal())
+        _ = try await coordinator.identity(for: providerID, parameters: parameters)
+
+        var results: [[String: Any]] = []
+        var failures = 0
+        for (index, path) in documents.enumerated() {
+            do {
+                try Task.checkCancellation()
+                let url = URL(fileURLWithPath: path)
+                let size = try context.documentSize(path)
+                let output: URL
+                if let out = parsed.value("--out") {
+                    output = URL(fileURLWithPath: out)
+                } else if let directory = parsed.value("--out-dir") {
+                    output = URL(fileURLWithPath: directory).appendingPathComponent(url.lastPathComponent + ".p7s")
+                } else {
+                    output = URL(fileURLWithPath: path + ".p7s")
+                }
+                let label = documents.count > 1 ? "signing \(index + 1)/\(documents.count)" : "signing"
+                let console = context.console
+                var progress: SigningProgress?
+                if size >= progressThreshold || documents.count > 1 {
+                    progress = { done, total in console.progress(label, done: done, total: total) }
+                }
+                let result = try await coordinator.sign(document: .file(url), provider: providerID, parameters: parameters,
+                                                        options: options, output: output, progress: progress)
+                console.clearProgress()
+                results.append(["document": path, "signature": output.path, "id": result.record.id, "status": "signed",
+                                "signer": result.signerCertificate.subject, "format": options.format.rawValue,
+                                "detached": options.isDetached, "digest": options.digestAlgorithm.rawValue])
+                if !context.json { console.out("signed \(path) -> \(output.path)") }
+            } catch let error as CertificateProviderError {
+                failures += 1
+                context.console.clearProgress()
+                results.append(["document": path, "status": "failed", "error": error.reason, "code": error.code.rawValue])
+                context.console.err("certsign: \(path): \(error.reason)")
+            }
+        }
+        if context.json {
+            context.console.out(JSONOutput.render(["signed": results.filter { $0["status"] as? String == "signed" }.count,
+                                                   "failed": failures, "results": results]))
+        } else if documents.count > 1 {
+            context.console.out("\(documents.count - failures) of \(documents.count) documents signed")
+        }
+        return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
+    }
+
+    static let verifyUsage = "certsign verify SIGNATURE [--content DOCUMENT] [--ca FILE]... [--no-chain-check]"
+
+    static let verify = CommandDescriptor(
+        words: ["verify"], summary: "verify a CMS / CAdES signature",
+        usage: verifyUsage,
+        details: """
+          --content DOCUMENT  the signed document (for detached signatures; default: SIGNATURE without .p7s)
+          --ca FILE           trust anchor certificates (PEM or DER, bundles allowed); repeatable
+          --no-chain-check    check only the signature and the document, not who signed it
+        Exit code 0 when the signature is valid, 1 when it is not (the reason is printed).
+        example: certsign verify invoice.pdf.p7s --ca root-ca.pem
+        """,
+        spec: OptionSpec(flags: ["--no-chain-check"], options: ["--content"], repeatable: ["--ca"], positionals: 1...1)
+    ) { parsed, context in
+        let signaturePath = parsed.positionals[0]
+        let caFiles = parsed.values("--ca")
+        if caFiles.isEmpty && !parsed.has("--no-chain-check") {
+            throw UsageError(message: "give the trust anchors with --ca FILE, or --no-chain-check to check only the signature", usage: verifyUsage)
+        }
+        if !caFiles.isEmpty && parsed.has("--no-chain-check") {
+            throw UsageError(message: "--ca and --no-chain-check contradict each other", usage: verifyUsage)
+        }
+        let signature = try context.readInputFile(signaturePath, what: "signature")
+        var trust: [Certificate] = []
+        for file in caFiles {
+            trust += try Certificate.certificates(derOrPEM: try context.readInputFile(file, what: "CA certificate file"))
+        }
+        var contentPath = parsed.value("--content")
+        if contentPath == nil, signaturePath.hasSuffix(".p7s") {
+            let candidate = String(signaturePath.dropLast(4))
+            if FileManager.default.fileExists(atPath: candidate) { contentPath = candidate }
+        }
+        let content: Document? = try contentPath.map { path in
+            _ = try context.documentSize(path)
+            return .file(URL(fileURLWithPath: path))
+        }
+        let coordinator = SigningCoordinator(registry: ProviderRegistry(), journal: try context.openJournal())
+        let result = try await coordinator.verify(signature: signature, content: content, trust: trust)
+        var json: [String: Any] = ["valid": result.isValid, "chainChecked": result.chainChecked, "detached": result.isDetached,
+                                   "signature": signaturePath]
+        if let contentPath { json["content"] = contentPath }
+        if let signer = result.signerCertificate {
+            json["signer"] = ["subject": signer.subject, "issuer": signer.issuer, "serialNumber": signer.serialNumber,
+                              "sha256Fingerprint": signer.sha256FingerprintHex]
+        }
+        if let time = result.signingTime { json["signingTime"] = Format.isoDate(time) }
+        if let digest = result.digestAlgorithm { json["digest"] = digest.rawValue }
+        if let format = result.format { json["format"] = format.rawValue }
+        json["chain"] = result.chain.map(\.subject)
+        if let failure = result.failure { json["failure"] = ["code": failure.code.rawValue, "reason": failure.reason] }
+        var lines: [String] = []
+        if let failure = result.failure {
+            lines.append("INVALID: \(failure.reason)")
+        } else {
+            lines.append(result.chainChecked ? "VALID: signature, document and signer's chain verified"
+                                             : "VALID signature and document; the signer's chain was NOT checked (--no-chain-check)")
+        }
+        if let signer = result.signerCertificate { lines.append("signer:       \(signer.subject)") }
+        if let time = result.signingTime { lines.append("signing time: \(Format.localDate(time))") }
+        if let digest = result.digestAlgorithm { lines.append("digest:       \(digest)") }
+        if let format = result.format { lines.append("format:       \(format == .cadesBES ? "CAdES-BES" : "CMS")\(result.isDetached ? ", detached" : ", attached")") }
+        if result.chainChecked && result.isValid { lines.append("chain:        " + result.chain.map(\.subject).joined(separator: " <- ")) }
+        context.emit(json, human: lines.joined(separator: "\n"))
+        return result.isValid ? CertSign.exitSuccess : CertSign.exitFailure
+    }
+
+    static let signaturesList = CommandDescriptor(
+        words: ["signatures", "list"], summary: "list signatures: the local journal and server histories",
+        usage: "certsign signatures list", details: "example: certsign --json signatures list", spec: OptionSpec()
+    ) { _, context in
+        let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
+        let list = try await coordinator.signatures()
+        for (id, error) in list.unavailable.sorted(by: { $0.key < $1.key }) where !context.isUnconfigured(error) {
+            context.console.err("certsign: warning: the signature history of '\(id)' is unavailable: \(error.reason)")
+        }
+        let entries = list.entries
+        context.emit(["signatures": entries.map(signatureJSON)],
+                     human: entries.isEmpty ? "no signatures" : Format.table(
+                        ["ID", "WHERE", "CREATED", "DOCUMENT", "SIGNER"],
+                        entries.map { [$0.id, $0.location.description, $0.createdAt.map(Format.localDate) ?? "-", $0.summary,
+                                       $0.record?.signerSubject ?? "-"] }))
+        return CertSign.exitSuccess
+    }
+
+    static let signaturesRemove = CommandDescriptor(
+        words: ["signatures", "remove"], summary: "remove a signature record (journal row or server history entry)",
+        usage: "certsign signatures remove ID",
+        details: "The journal row is removed; a .p7s file written earlier is left where it is.\nexample: certsign signatures remove 0F1C…",
+        spec: OptionSpec(positionals: 1...1)
+    ) { parsed, context in
+        let id = parsed.positionals[0]
+        let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
+        let matches = try await coordinator.signatures().entries.filter { $0.id == id }
+        guard let entry = matches.first else {
+            throw CertificateProviderError(.notStored, "no signature with id \(id); run 'certsign signatures list'")
+        }
+        guard matches.count == 1 else {
+            throw CertificateProviderError.invalidParameter("id \(id) exists in several places: \(matches.map(\.location.description).joined(separator: ", "))")
+        }
+        try await coordinator.removeSignature(id: id, location: entry.location)
+        context.emit(["removed": ["id": id, "location": entry.location.description]], human: "removed \(id) (\(entry.location))")
+        return CertSign.exitSuccess
+    }
+
+    static func signatureJSON(_ entry: SignatureEntry) -> [String: Any] {
+        var json: [String: Any] = ["id": entry.id, "location": entry.location.description, "provider": entry.providerID.rawValue,
+                                   "summary": entry.summary]
+        if let date = entry.createdAt { json["createdAt"] = Format.isoDate(date) }
+        if let record = entry.record {
+            json["document"] = record.documentName
+            json["documentSize"] = record.documentSize
+            json["documentDigest"] = Format.hex(record.documentDigest)
+            json["digest"] = record.digestAlgorithm
+            json["format"] = record.format.rawValue
+            json["detached"] = record.isDetached
+            json["signer"] = record.signerSubject
+            json["signerFingerprint"] = record.signerFingerprint
+            switch record.storage {
+            case .file(let url): json["signatureFile"] = url.path
+            case .inline: json["signatureFile"] = NSNull()
+            }
+        }
+        return json
+    }
+}
+
+extension CommandContext {
+    /// The signature journal in the store directory (created on first use).
+    func openJournal() throws -> SignatureJournal {
+        do {
+            try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CertificateProviderError(.fileSystem, "cannot create the store directory \(storeDirectory.path): \(error.localizedDescription)")
+        }
+        return try SignatureJournal(url: storeDirectory.appendingPathComponent("journal.sqlite"))
+    }
+
+    /// The size of a document, with errors that say what is wrong with the path.
+    func documentSize(_ path: String) throws -> Int64 { try checkReadableFile(path, what: "document") }
+
+    /// Whether a provider error only says the provider is not set up (no session, no parameters).
+    func isUnconfigured(_ error: CertificateProviderError) -> Bool {
+        [.invalidParameter, .passwordRequired, .notStored, .authenticationFailed].contains(error.code)
+    }
+}
