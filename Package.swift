@@ -147,7 +147,7 @@ let package = Package(
         // tests: more test targets are added here by their issues
         .testTarget(
             name: "CertSignCLITests",
-            dependencies: ["CertSignCLI", "certsign", "CertificateProvidersTesting"],
+            dependencies: ["CertSignCLI", "certsign", "CertificateProvidersTesting", "DSSEmulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

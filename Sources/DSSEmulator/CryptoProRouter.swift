@@ -256,36 +256,18 @@ struct CryptoProRouter: Sendable {
         }
         let cms: [UInt8]
         do {
-            cms = try CryptoProRouter.blocking {
-                if let digestAlgorithm {
-                    return try await CMSSigner.sign(digest: parsed.content, identity: record.identity, format: parsed.format,
-                                                    digestAlgorithm: digestAlgorithm)
-                }
-                return try await CMSSigner.sign(content: parsed.content, identity: record.identity, format: parsed.format,
-                                                detached: parsed.detached)
+            // Synchronous: this runs on a libmicrohttpd thread, which must not wait for the
+            // cooperative pool (see EmulatorSigner).
+            if let digestAlgorithm {
+                cms = try CMSSigner.signSynchronously(digest: parsed.content, identity: record.identity, format: parsed.format,
+                                                      digestAlgorithm: digestAlgorithm)
+            } else {
+                cms = try CMSSigner.signSynchronously(content: parsed.content, identity: record.identity, format: parsed.format,
+                                                      detached: parsed.detached)
             }
         } catch {
             return CryptoProRouter.error(500, "the server could not sign: \(error)")
         }
         return Reply.json(200, .string(Data(cms).base64EncodedString()))
     }
-
-    /// Runs async signing from a libmicrohttpd connection thread, blocking it until done.
-    private static func blocking(_ work: @escaping @Sendable () async throws -> [UInt8]) throws -> [UInt8] {
-        let box = BlockingResult()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        guard let result = box.result else { throw CertificateProviderError(.cryptoFailure, "the signer returned nothing") }
-        return try result.get()
-    }
-}
-
-/// Carries a result from the signing task to the blocked connection thread.
-private final class BlockingResult: @unchecked Sendable {
-    // Written once by the task before `done.signal()`, read after `done.wait()`.
-    var result: Result<[UInt8], any Error>?
 }

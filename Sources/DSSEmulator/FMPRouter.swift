@@ -178,7 +178,7 @@ struct FMPRouter: Sendable {
         }
         let cms: [UInt8]
         do {
-            cms = try signer.signCAdESBlocking(content: Array(cell.value.utf8), identity: record.identity)
+            cms = try signer.signCAdES(content: Array(cell.value.utf8), identity: record.identity)
         } catch {
             return Reply.error(500, "signing_failed", "the server could not sign: \(error)")
         }

@@ -89,6 +89,39 @@ public enum CMSSigner {
                               digestAlgorithm: digestAlgorithm, signingTime: signingTime)
     }
 
+    /// Signs bytes with a local (OpenSSL) key without suspending: for callers on threads that are
+    /// not Swift concurrency's (a server's connection threads), which must not block waiting for the
+    /// cooperative pool.
+    ///
+    /// - Parameters: as ``sign(content:identity:format:detached:digestAlgorithm:signingTime:)``.
+    /// - Returns: the DER-encoded CMS ContentInfo.
+    /// - Throws: `.unsupportedOperation` when the identity's key is not a `LocalSigningKey`; otherwise
+    ///   as the asynchronous variant.
+    public static func signSynchronously(content: [UInt8], identity: SigningIdentity, format: SignatureFormat = .cadesBES,
+                                         detached: Bool = true, digestAlgorithm: DigestAlgorithm = .sha256,
+                                         signingTime: Date = Date()) throws -> [UInt8] {
+        try signSynchronously(digest: digestAlgorithm.hash(content), attachedContent: detached ? nil : content, identity: identity,
+                              format: format, digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+    }
+
+    /// Makes a detached signature from a precomputed digest with a local key, without suspending.
+    /// - Throws: `.unsupportedOperation` when the identity's key is not a `LocalSigningKey`;
+    ///   `.invalidParameter` when the digest length does not fit the algorithm.
+    public static func signSynchronously(digest: [UInt8], identity: SigningIdentity, format: SignatureFormat = .cadesBES,
+                                         digestAlgorithm: DigestAlgorithm = .sha256, signingTime: Date = Date()) throws -> [UInt8] {
+        try signSynchronously(digest: digest, attachedContent: nil, identity: identity, format: format,
+                              digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+    }
+
+    private static func signSynchronously(digest: [UInt8], attachedContent: [UInt8]?, identity: SigningIdentity, format: SignatureFormat,
+                                          digestAlgorithm: DigestAlgorithm, signingTime: Date) throws -> [UInt8] {
+        guard let local = localKey(of: identity) else {
+            throw CertificateProviderError.unsupportedOperation("synchronous signing needs a local key; '\(identity.certificate.subject)' has a \(type(of: identity.key))")
+        }
+        return try signLocally(digest: digest, attachedContent: attachedContent, identity: identity, key: local, format: format,
+                               digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+    }
+
     static func sign(digest: [UInt8], attachedContent: [UInt8]?, identity: SigningIdentity, format: SignatureFormat,
                      digestAlgorithm: DigestAlgorithm, signingTime: Date) async throws -> [UInt8] {
         if let local = localKey(of: identity) {
