@@ -45,6 +45,19 @@ struct SignatureJournalTests {
         #expect(try Self.sqlite(url.path, "SELECT document_name FROM signatures") == "Договор №5.docx")
     }
 
+    @Test("append(contentsOf:) is all or nothing")
+    func appendMany() async throws {
+        let directory = try TemporaryDirectory(prefix: "journal")
+        let journal = try SignatureJournal(url: URL(fileURLWithPath: directory.path("journal.sqlite")))
+        let first = Self.record("один"), second = Self.record("два")
+        try await journal.append(contentsOf: [first, second])
+        #expect(try await journal.count() == 2)
+        await #expect(throws: CertificateProviderError(.alreadyExists, "")) {
+            try await journal.append(contentsOf: [Self.record("три"), first])
+        }
+        #expect(try await journal.count() == 2)
+    }
+
     @Test("A file that is not SQLite is storeCorrupted and left untouched", arguments: ["garbage", "short", "zip"])
     func notSQLite(kind: String) throws {
         let directory = try TemporaryDirectory(prefix: "journal")
