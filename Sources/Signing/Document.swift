@@ -24,6 +24,7 @@ public struct Document: Sendable, CustomStringConvertible {
         Document(source: .file(url), name: name ?? url.lastPathComponent)
     }
 
+    /// A one-line summary for logs and command-line output.
     public var description: String {
         switch source {
         case .bytes(let bytes): return "Document(\(name), \(bytes.count) bytes)"
@@ -77,6 +78,7 @@ public struct SignatureEntry: Sendable, Identifiable, CustomStringConvertible {
         /// The server history of a provider (`SignatureHistoryProviding`).
         case server(ProviderID)
 
+        /// A one-line summary for logs and command-line output.
         public var description: String {
             switch self {
             case .journal: return "journal"
@@ -100,6 +102,7 @@ public struct SignatureEntry: Sendable, Identifiable, CustomStringConvertible {
     /// The server record, for server entries.
     public let remoteRecord: RemoteSignatureRecord?
 
+    /// A one-line summary for logs and command-line output.
     public var description: String { "[\(location)] \(id) \(summary)" }
 }
 

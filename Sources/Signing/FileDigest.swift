@@ -67,6 +67,7 @@ enum FileDigest {
             done += Int64(count)
             progress?(done, max(total, done))
         }
+        if done == 0 { progress?(0, 0) }
         return done
     }
 

@@ -54,6 +54,7 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
         self.storage = storage
     }
 
+    /// A one-line summary for logs and command-line output.
     public var description: String {
         "SignatureRecord(\(id), \(documentName), \(format)\(isDetached ? " detached" : ""), signer: \(signerSubject))"
     }

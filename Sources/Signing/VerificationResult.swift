@@ -9,6 +9,7 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
         /// Creates a code.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// A one-line summary for logs and command-line output.
         public var description: String { rawValue }
 
         /// The content's digest does not match the signature: the document was changed.
@@ -44,6 +45,7 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible {
         self.openSSLErrors = openSSLErrors
     }
 
+    /// A one-line summary for logs and command-line output.
     public var description: String { "\(code): \(reason)" }
 }
 
@@ -73,6 +75,7 @@ public struct VerificationResult: Sendable, CustomStringConvertible {
     /// Whether every check passed.
     public var isValid: Bool { failure == nil }
 
+    /// A one-line summary for logs and command-line output.
     public var description: String {
         let signer = signerCertificate?.subject ?? "unknown signer"
         if let failure { return "invalid (\(failure)); signer: \(signer)" }

@@ -40,6 +40,10 @@ struct CMSSignerTests {
         #expect(dump.contains("messageDigest"))
         let plain = try await CMSSigner.sign(content: Self.content, identity: fixture.ec, format: .cms)
         #expect(!(try OpenSSLCLI.print(plain)).contains("signingCertificateV2"))
+        // openssl -cades really checks the attribute: it refuses the plain CMS signature.
+        let refused = try OpenSSLCLI.verify(signature: plain, content: Self.content, root: fixture.pki.root.certificate, cades: true)
+        #expect(!refused.succeeded)
+        #expect(refused.errorOutput.contains("missing signing certificate attribute"))
         // The chain is included: leaf and root.
         #expect(dump.components(separatedBy: "cert_info:").count - 1 == 2)
     }

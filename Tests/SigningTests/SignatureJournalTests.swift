@@ -45,6 +45,42 @@ struct SignatureJournalTests {
         #expect(try Self.sqlite(url.path, "SELECT document_name FROM signatures") == "Договор №5.docx")
     }
 
+    @Test("append(contentsOf:) is all or nothing")
+    func appendMany() async throws {
+        let directory = try TemporaryDirectory(prefix: "journal")
+        let journal = try SignatureJournal(url: URL(fileURLWithPath: directory.path("journal.sqlite")))
+        let first = Self.record("один"), second = Self.record("два")
+        try await journal.append(contentsOf: [first, second])
+        #expect(try await journal.count() == 2)
+        await #expect(throws: CertificateProviderError(.alreadyExists, "")) {
+            try await journal.append(contentsOf: [Self.record("три"), first])
+        }
+        #expect(try await journal.count() == 2)
+    }
+
+    @Test("A damaged journal is reported as storeCorrupted, not read as empty")
+    func damaged() async throws {
+        let directory = try TemporaryDirectory(prefix: "journal")
+        let url = URL(fileURLWithPath: directory.path("journal.sqlite"))
+        do {
+            let journal = try SignatureJournal(url: url)
+            try await journal.append(contentsOf: (0..<60).map { Self.record("запись \($0)", storage: .inline([UInt8](repeating: UInt8($0), count: 2048))) })
+        }
+        // The last connection closed: everything is checkpointed into the main file.
+        var bytes = try directory.read("journal.sqlite")
+        try #require(bytes.count > 8 * 4096)
+        for index in (2 * 4096)..<(6 * 4096) { bytes[index] = UInt8(truncatingIfNeeded: index &* 37) }
+        try directory.write("journal.sqlite", bytes)
+        do {
+            let journal = try SignatureJournal(url: url)
+            _ = try await journal.records()
+            try await journal.checkIntegrity()
+            Issue.record("the damage was not detected")
+        } catch let error as CertificateProviderError {
+            #expect(error.code == .storeCorrupted, "\(error)")
+        }
+    }
+
     @Test("A file that is not SQLite is storeCorrupted and left untouched", arguments: ["garbage", "short", "zip"])
     func notSQLite(kind: String) throws {
         let directory = try TemporaryDirectory(prefix: "journal")

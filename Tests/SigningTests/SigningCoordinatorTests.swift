@@ -279,4 +279,51 @@ struct SigningCoordinatorTests {
         await #expect(throws: CertificateProviderError(.notStored, "")) { try await coordinator.removeSignature(id: local.record.id, location: .journal) }
         await #expect(throws: CertificateProviderError(.unsupportedOperation, "")) { try await coordinator.removeSignature(id: "1", location: .server(.pkcs12)) }
     }
+
+    @Test("Batch signing: one identity, files written per document, one journal transaction, openssl accepts each")
+    func batch() async throws {
+        let provider = InMemoryCertificateProvider(id: .pkcs12, identity: fixture.rsa)
+        let coordinator = try makeCoordinator { registry in
+            try registry.register(.pkcs12, description: "") { provider }
+        }
+        let output = directory.url.appendingPathComponent("batch")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let documents = (0..<4).map { Document.bytes(Self.content + [UInt8($0)], name: "Документ \($0)") }
+        let progress = Mutex<[Int64]>([])
+        let results = try await coordinator.sign(documents: documents, provider: .pkcs12,
+                                                 options: SigningOptions(digestAlgorithm: .sha512), outputDirectory: output) { done, total in
+            #expect(total == 4)
+            progress.withLock { $0.append(done) }
+        }
+        #expect(progress.withLock { $0 } == [1, 2, 3, 4])
+        #expect(provider.initializeCount == 1)
+        #expect(results.map(\.record.documentName) == documents.map(\.name))
+        for (index, result) in results.enumerated() {
+            let file = output.appendingPathComponent("Документ \(index).p7s")
+            #expect(result.outputURL == file)
+            #expect(result.record.storage == .file(file))
+            #expect(Array(try Data(contentsOf: file)) == result.signature)
+            let tool = try OpenSSLCLI.verify(signature: result.signature, content: Self.content + [UInt8(index)],
+                                             root: fixture.pki.root.certificate, cades: true)
+            #expect(tool.succeeded, "\(tool.errorOutput)")
+        }
+        #expect(try await coordinator.journal.count() == 4)
+
+        await #expect(throws: CertificateProviderError(.invalidParameter, "")) {
+            _ = try await coordinator.sign(documents: [.bytes([1], name: "a/b")], provider: .pkcs12, outputDirectory: output)
+        }
+    }
+
+    @Test("A batch that fails midway records the signatures made before the failure")
+    func batchFailure() async throws {
+        let coordinator = try makeCoordinator { registry in
+            try registry.register(.pkcs12, description: "") { InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true) }
+        }
+        let missing = URL(fileURLWithPath: directory.path("missing.bin"))
+        await #expect(throws: CertificateProviderError(.fileSystem, "")) {
+            _ = try await coordinator.sign(documents: [.bytes(Self.content, name: "первый"), .file(missing), .bytes(Self.content, name: "третий")],
+                                           provider: .pkcs12)
+        }
+        #expect(try await coordinator.journal.records().map(\.documentName) == ["первый"])
+    }
 }
