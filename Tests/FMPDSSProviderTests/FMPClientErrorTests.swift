@@ -30,9 +30,9 @@ struct FMPClientErrorTests {
             let client = FMPClient(configuration: .init(session: session, timeout: 0.3, additionalHeaders: [(DSSEmulator.Fault.headerName, "delay=1500")]))
             try await client.importSession(session)
             emulator.clearReceivedRequests()
-            let start = Date()
+            // The delayed answer would be a success: `.timeout` proves the client's 0.3 s deadline fired
+            // before it (no wall-clock assertion, which a busy test machine would make flaky).
             await expectError(.timeout) { try await signSample(client) }
-            #expect(Date().timeIntervalSince(start) < 1.4, "the client waited for the delayed answer instead of its own timeout")
             #expect(requests(emulator, endingWith: "/sign/").count == 1)
             // The server finishes the delayed request and signs exactly once.
             var waited = 0
