@@ -141,7 +141,10 @@ public struct TestPKI: Sendable {
             guard X509_add_ext(x509, ext, -1) == 1 else { throw failure("X509_add_ext") }
         }
         guard X509_sign(x509, issuerKey.handle.pointer, EVP_sha256()) > 0 else { throw failure("X509_sign") }
-        return try Certificate(handle: handle)
+        // Re-read from DER, as every real certificate is: an X509 that OpenSSL built in memory keeps
+        // no cached encoding of its to-be-signed part, so each later i2d (every CMS signature that
+        // embeds it) would encode it again from scratch.
+        return try Certificate(derEncoded: try handle.derBytes())
     }
 
     private static func failure(_ step: String) -> CertificateProviderError {

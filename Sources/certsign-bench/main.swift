@@ -9,6 +9,11 @@ try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories
 defer { try? FileManager.default.removeItem(at: scratch) }
 
 let harness = BenchHarness(repetitions: repetitions, scratch: scratch)
+if let profile = ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PROFILE"] {
+    // A fixed loop for profilers (valgrind --tool=callgrind, perf): no table, no baselines.
+    try await runProfileLoop(profile)
+    exit(0)
+}
 let host = ProcessInfo.processInfo
 print("certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(repetitions) runs per figure, \(Date())")
 
