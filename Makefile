@@ -11,7 +11,7 @@ PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmic
 # command : Debian package (tools the interop tests and benchmarks run for real)
 TOOL_DEPS := pkg-config:pkg-config openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk
 
-.PHONY: deps build test demo bench clean
+.PHONY: deps build test demo bench clean check-public-api
 
 deps:
 	@missing=""; \
@@ -51,6 +51,21 @@ demo: deps
 bench: deps
 	$(SWIFT) build -c release --product certsign-bench
 	$$($(SWIFT) build -c release --show-bin-path)/certsign-bench
+
+# No OpenSSL, SQLite or libmicrohttpd type may appear in a public API: emit each C-using module's
+# public interface (library evolution, separate scratch path) and look for C types in it.
+PUBLIC_API_MODULES := CertificateProviders PKCS12Provider Signing DSSEmulator
+check-public-api: deps
+	@for module in $(PUBLIC_API_MODULES); do \
+	  $(SWIFT) build --scratch-path .build/public-api --target $$module -Xswiftc -enable-library-evolution \
+	    -Xswiftc -emit-module-interface -Xswiftc -no-verify-emitted-module-interface >/dev/null 2>&1 || { echo "check-public-api: building $$module failed" >&2; exit 1; }; \
+	  interface=$$(find .build/public-api -name "$$module.swiftinterface" | head -n 1); \
+	  [ -n "$$interface" ] || { echo "check-public-api: no interface for $$module" >&2; exit 1; }; \
+	  if grep -n -E '\b(COpenSSL|CSQLite|CMicroHTTPD|OpaquePointer|EVP_[A-Z_]+|X509_[A-Z_]+|BIO\b|sqlite3|MHD_)' "$$interface"; then \
+	    echo "check-public-api: $$module exposes a C type in its public interface (above)" >&2; exit 1; \
+	  fi; \
+	  echo "check-public-api: $$module: $$(grep -c '' "$$interface") interface lines, no C types"; \
+	done
 
 clean:
 	rm -rf .build
