@@ -24,7 +24,7 @@ import Synchronization
 /// Without `certificateID` and `certificate` the user's default certificate is used (or the only one).
 ///
 /// ``initialize(options:)`` logs in, lists the certificates, selects one and returns an identity
-/// whose certificate comes from the server and whose key is a ``CryptoProRemoteSigningKey`` (the
+/// whose certificate comes from the server and whose key is a `ServerHeldSigningKey` (``ServerHeldSigningKey/cryptoProDSS(certificate:certificateID:)``) (the
 /// server signs whole documents; see ``signDocument(_:)``). With `storeDirectory`, the selected
 /// certificate and the access token are cached in `cryptopro-dss-session.json` there (mode 0600,
 /// replaced atomically; never the password or PIN): ``storedCertificate()`` then returns the
@@ -124,7 +124,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         let chosen = try CryptoProDSSProvider.select(from: certificates, id: try merged.integer(ParameterKey.certificateID),
                                                      name: try merged.string(ParameterKey.certificate))
         let identity = SigningIdentity(certificate: chosen.certificate, chain: [],
-                                       key: CryptoProRemoteSigningKey(certificate: chosen.certificate, certificateID: chosen.id))
+                                       key: ServerHeldSigningKey.cryptoProDSS(certificate: chosen.certificate, certificateID: chosen.id))
         let session = Session(identity: identity, certificateID: chosen.id, client: client, url: configuration.baseURL, username: username,
                               pin: try merged.secret(ParameterKey.pin))
         state.withLock { $0.session = session }
@@ -162,7 +162,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         let client = CryptoProDSSClient(configuration: try configuration(from: merged), transport: transport, token: token,
                                         credentials: password.map { (entry.username, $0) })
         let identity = SigningIdentity(certificate: certificate, chain: [],
-                                       key: CryptoProRemoteSigningKey(certificate: certificate, certificateID: entry.certificateID))
+                                       key: ServerHeldSigningKey.cryptoProDSS(certificate: certificate, certificateID: entry.certificateID))
         let session = Session(identity: identity, certificateID: entry.certificateID, client: client, url: url, username: entry.username,
                               pin: try parameters.secret(ParameterKey.pin))
         return state.withLock { state -> SigningIdentity in

@@ -23,7 +23,7 @@ import Synchronization
 /// | `timeout` | integer | no (30) | seconds per HTTP exchange |
 ///
 /// ``initialize(options:)`` logs in, lists the certificates and returns an identity whose
-/// certificate comes from the server and whose key is an ``FMPRemoteSigningKey`` (the key never
+/// certificate comes from the server and whose key is an `ServerHeldSigningKey` (``ServerHeldSigningKey/fmpDSS(certificate:certificateID:)``) (the key never
 /// leaves the server; signing arbitrary digests is not offered by the platform). The identity is kept
 /// in memory: ``storedCertificate()`` returns it until ``deleteStoredCertificate()``.
 public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProviding {
@@ -115,7 +115,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
                 : "the user has several DSS certificates (\(available)); set parameter 'certificateID'")
         }
         let identity = SigningIdentity(certificate: chosen.certificate, chain: [],
-                                       key: FMPRemoteSigningKey(certificate: chosen.certificate, certificateID: chosen.id))
+                                       key: ServerHeldSigningKey.fmpDSS(certificate: chosen.certificate, certificateID: chosen.id))
         state.withLock {
             $0.identity = identity
             $0.client = client
