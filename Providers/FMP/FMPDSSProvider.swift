@@ -23,7 +23,7 @@ import Synchronization
 /// | `timeout` | integer | no (30) | seconds per HTTP exchange |
 ///
 /// ``initialize(options:)`` logs in, lists the certificates and returns an identity whose
-/// certificate comes from the server and whose key is an `ServerHeldSigningKey` (``ServerHeldSigningKey/fmpDSS(certificate:certificateID:)``) (the key never
+/// certificate comes from the server and whose key is a `ServerHeldSigningKey` (``ServerHeldSigningKey/fmpDSS(certificate:certificateID:)``) (the key never
 /// leaves the server; signing arbitrary digests is not offered by the platform). The identity is kept
 /// in memory: ``storedCertificate()`` returns it until ``deleteStoredCertificate()``.
 public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProviding {
