@@ -58,7 +58,22 @@ struct KillPointTests {
             }
         }
 
-        // Signing two documents (one file and one journal row each).
+        // Import of a new alias.
+        let probeImport = fixture.importArguments(alias: "probe")
+        imported.insert("probe")
+        for (step, count) in try Self.countSteps(probeImport, fixture: fixture).sorted(by: { $0.key < $1.key }) {
+            for occurrence in 1...count {
+                let alias = "new-\(step)-\(occurrence)"
+                let outcome = try Self.runKilled(at: step, occurrence: occurrence, fixture.importArguments(alias: alias), fixture: fixture)
+                if outcome == .signaled(SIGKILL) { killed["import", default: 0] += 1 }
+                #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "import killed at \(step) #\(occurrence): \(outcome)")
+                if outcome.succeeded { imported.insert(alias) }
+                try fixture.checkIdentities(mustHave: imported, open: alias, context: "new import killed at \(step) #\(occurrence)")
+            }
+        }
+
+        // Signing two documents (one file and one journal row each), first into a journal that does
+        // not exist yet (the first signature creates the database and its schema).
         var signed: [String] = []
         var attempted: [String] = []
         var run = 0
@@ -68,6 +83,27 @@ struct KillPointTests {
             attempted += made
             return made
         }
+        func removeJournal() {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: fixture.journalURL.path + suffix) }
+        }
+        for (step, count) in try Self.countSteps(fixture.signArguments(try documents()), fixture: fixture).sorted(by: { $0.key < $1.key }) {
+            for occurrence in stride(from: 1, through: count, by: step == "pwrite64" ? 4 : 1) {
+                removeJournal()
+                let batch = try documents()
+                let outcome = try Self.runKilled(at: step, occurrence: occurrence, fixture.signArguments(batch), fixture: fixture)
+                if outcome == .signaled(SIGKILL) { killed["sign (new journal)", default: 0] += 1 }
+                #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "first sign killed at \(step) #\(occurrence): \(outcome)")
+                try await fixture.checkJournal(mustHave: outcome.succeeded ? batch : [], context: "first sign killed at \(step) #\(occurrence)")
+                let list = try fixture.certsign(["--json", "signatures", "list"])
+                #expect(list.status == 0, "first sign killed at \(step) #\(occurrence): the journal is unusable: \(list.errorOutput)")
+            }
+        }
+
+        // Then into the existing journal.
+        removeJournal()
+        let setup = try documents()
+        #expect(try fixture.certsign(fixture.signArguments(setup)).status == 0)
+        signed += setup
         let probe = try documents()
         signed += probe
         for (step, count) in try Self.countSteps(fixture.signArguments(probe), fixture: fixture).sorted(by: { $0.key < $1.key }) {
@@ -106,12 +142,12 @@ struct KillPointTests {
         // Every command still works on the store.
         let list = try fixture.certsign(["--json", "identity", "list"])
         let listed = Set(try #require(try CrashFixture.json(list)["identities"] as? [[String: Any]]).compactMap { $0["alias"] as? String })
-        #expect(listed == ["signer", "replaced"])
+        #expect(imported.isSubset(of: listed) && listed == Set(CrashFixture.names(in: fixture.identitiesDirectory).visible))
         let final = try fixture.work.write("final.txt", text: "final\n")
         #expect(try fixture.certsign(fixture.signArguments([final], identity: "replaced")).status == 0)
         #expect(try fixture.certsign(["verify", final + ".p7s", "--ca", fixture.rootPath]).status == 0)
         #expect(try fixture.certsign(["--json", "signatures", "list"]).status == 0)
-        #expect(killed["import", default: 0] > 0 && killed["sign", default: 0] > 0 && killed["export", default: 0] > 0, "\(killed)")
+        #expect(["import", "sign (new journal)", "sign", "export"].allSatisfy { killed[$0, default: 0] > 0 }, "\(killed)")
         try fixture.work.write("report.txt", text: "kill points: \(killed)")
         if let path = ProcessInfo.processInfo.environment["CRASH_SAFETY_REPORT"] {
             try? "kill points: \(killed)\n".write(toFile: path + ".points", atomically: true, encoding: .utf8)
