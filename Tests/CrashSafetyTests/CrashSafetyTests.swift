@@ -15,8 +15,10 @@ import Testing
     /// Documents per killed `certsign sign` call.
     static let documentsPerSign = 3
 
-    /// A kill delay for run `run` of an operation measured at `time` seconds: even runs anywhere from
-    /// early start-up to just past the end, odd runs in the last quarter, where the files are written.
+    /// A kill delay for run `run` of an operation that takes about `time` seconds (the longest of its
+    /// last five runs that ended by themselves, so the estimate follows the machine's load): even runs
+    /// anywhere from early start-up to just past the end, odd runs in the last quarter, where the
+    /// files are written.
     static func delay(_ time: Double, _ run: Int, _ random: inout SplitMix64) -> Double {
         time * (run.isMultiple(of: 2) ? Double.random(in: 0.3...1.05, using: &random) : Double.random(in: 0.75...1.05, using: &random))
     }
@@ -38,16 +40,17 @@ import Testing
             imported.insert(alias)
             importTimes.append(time)
         }
-        let importTime = CrashFixture.median(importTimes)
+        let importTime = CrashFixture.median(importTimes)  // the first estimate, reported
         var importLanded = 0, importInsideWrite = 0
         for run in 0..<Self.importKills {
             // Every fourth run replaces an entry that an earlier import reported: it must never vanish.
             let replace = run % 4 == 3
             let alias = replace ? "replaced" : "k\(run)"
             let log = fixture.log("import-\(alias)")
-            let delay = Self.delay(importTime, run, &random)
-            let outcome = try Subprocess.runKilled(after: delay, fixture.importArguments(alias: alias, replace: replace),
-                                                   environment: environment, log: log)
+            let delay = Self.delay(importTimes.suffix(5).max() ?? importTime, run, &random)
+            let (outcome, finishedIn) = try Subprocess.runKilled(after: delay, fixture.importArguments(alias: alias, replace: replace),
+                                                                 environment: environment, log: log)
+            if let finishedIn { importTimes.append(finishedIn) }
             switch outcome {
             case .exited(0): imported.insert(alias)
             case .signaled: importLanded += 1
@@ -76,13 +79,14 @@ import Testing
             signed += documents
             signTimes.append(time)
         }
-        let signTime = CrashFixture.median(signTimes)
+        let signTime = CrashFixture.median(signTimes)  // the first estimate, reported
         var signLanded = 0, signInsideWrite = 0
         for run in 0..<Self.signKills {
             let documents = try makeDocuments("\(run)")
             let log = fixture.log("sign-\(run)")
-            let delay = Self.delay(signTime, run, &random)
-            let outcome = try Subprocess.runKilled(after: delay, fixture.signArguments(documents), environment: environment, log: log)
+            let delay = Self.delay(signTimes.suffix(5).max() ?? signTime, run, &random)
+            let (outcome, finishedIn) = try Subprocess.runKilled(after: delay, fixture.signArguments(documents), environment: environment, log: log)
+            if let finishedIn { signTimes.append(finishedIn) }
             switch outcome {
             case .exited(0): signed += documents
             case .signaled: signLanded += 1
@@ -107,15 +111,16 @@ import Testing
             exported.append(path)
             exportTimes.append(time)
         }
-        let exportTime = CrashFixture.median(exportTimes)
+        let exportTime = CrashFixture.median(exportTimes)  // the first estimate, reported
         var exportLanded = 0, exportInsideWrite = 0
         var exportTargets: [String] = exported
         for run in 0..<Self.exportKills {
             let path = fixture.work.path("e\(run).p12")
             exportTargets.append(path)
             let log = fixture.log("export-\(run)")
-            let delay = Self.delay(exportTime, run, &random)
-            let outcome = try Subprocess.runKilled(after: delay, fixture.exportArguments(to: path), environment: environment, log: log)
+            let delay = Self.delay(exportTimes.suffix(5).max() ?? exportTime, run, &random)
+            let (outcome, finishedIn) = try Subprocess.runKilled(after: delay, fixture.exportArguments(to: path), environment: environment, log: log)
+            if let finishedIn { exportTimes.append(finishedIn) }
             switch outcome {
             case .exited(0): exported.append(path)
             case .signaled: exportLanded += 1
@@ -172,6 +177,10 @@ import Testing
         #expect(Set(rows.compactMap { $0["id"] as? String }).count == rows.count, "duplicate journal ids")
         #expect(Set(signed + [final]).map { $0 + ".p7s" }.allSatisfy(Set(files).contains), "reported signatures missing from the journal; \(context)")
 
+        // A kill between a signature's file and its journal row leaves a complete, valid .p7s without
+        // a row (never a row without its file): counted for the report.
+        let orphans = attempted.filter { FileManager.default.fileExists(atPath: $0 + ".p7s") && !files.contains($0 + ".p7s") }.count
+
         // The next change cleans up what the kills left in the store; export still works.
         let after = try fixture.certsign(fixture.importArguments(alias: "after"))
         #expect(after.status == 0, "import after the kills: \(after.errorOutput)")
@@ -186,7 +195,7 @@ import Testing
         let report = """
             crash-safety: \(seed) seed; import \(String(format: "%.0f", importTime * 1000)) ms, \(importLanded)/\(Self.importKills) killed \
             (\(importInsideWrite) mid-write); sign \(String(format: "%.0f", signTime * 1000)) ms, \(signLanded)/\(Self.signKills) killed \
-            (\(signInsideWrite) mid-write), \(signed.count)/\(attempted.count) documents reported signed, \(rows.count - 1) journal rows; \
+            (\(signInsideWrite) mid-write), \(signed.count)/\(attempted.count) documents reported signed, \(rows.count - 1) journal rows, \(orphans) .p7s without a row; \
             export \(String(format: "%.0f", exportTime * 1000)) ms, \(exportLanded)/\(Self.exportKills) killed (\(exportInsideWrite) mid-write)
             """
         try fixture.work.write("report.txt", text: report)
