@@ -253,4 +253,19 @@ import Testing
         let verified = try fixture.certsign(["verify", batches[7][99] + ".p7s", "--ca", fixture.rootPath])
         #expect(verified.status == 0, "\(verified.output) \(verified.errorOutput)")
     }
+
+    /// The first use of a store by many processes at once: each opens (and one creates) the journal.
+    /// This once failed with "an SQLite database of another application" (ownership read outside one
+    /// snapshot) and "stayed locked" (switching to WAL does not wait for the lock).
+    @Test func sixteenProcessesCreateTheJournalAtOnce() throws {
+        let work = try TemporaryDirectory(prefix: "certsign-journal-race")
+        for round in 0..<10 {
+            let store = work.url.appendingPathComponent("store\(round)").path
+            let logs = (0..<16).map { work.path("round\(round)-\($0)") }
+            let pids = try logs.map { try Subprocess.start(["--json", "signatures", "list"], environment: ["CERTSIGN_HOME": store], log: $0) }
+            for (index, outcome) in pids.map(Subprocess.wait).enumerated() {
+                #expect(outcome.succeeded, "round \(round), process \(index): \(outcome) \(Subprocess.errors(logs[index]))")
+            }
+        }
+    }
 }
