@@ -146,6 +146,11 @@ let package = Package(
         ),
         // tests: more test targets are added here by their issues
         .testTarget(
+            name: "CrashSafetyTests",
+            dependencies: ["certsign", "PKCS12Provider", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "CertSignCLITests",
             dependencies: ["CertSignCLI", "certsign", "CertificateProvidersTesting", "DSSEmulator"],
             swiftSettings: swiftSettings

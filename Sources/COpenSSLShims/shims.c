@@ -1,6 +1,9 @@
 #include "COpenSSLShims.h"
 #include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 STACK_OF(X509) *COpenSSLShims_sk_X509_new_null(void) { return sk_X509_new_null(); }
 int COpenSSLShims_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
@@ -38,3 +41,5 @@ unsigned long COpenSSLShims_XN_FLAG_RFC2253_UTF8(void) { return XN_FLAG_RFC2253 
 STACK_OF(X509_ATTRIBUTE) *COpenSSLShims_sk_X509_ATTRIBUTE_new_null(void) { return sk_X509_ATTRIBUTE_new_null(); }
 int COpenSSLShims_sk_X509_ATTRIBUTE_push(STACK_OF(X509_ATTRIBUTE) *stack, X509_ATTRIBUTE *attribute) { return sk_X509_ATTRIBUTE_push(stack, attribute); }
 void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack) { sk_X509_ATTRIBUTE_free(stack); }
+
+int COpenSSLShims_renameExchange(const char *from, const char *to) { return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u << 1 /* RENAME_EXCHANGE */); }

@@ -32,7 +32,7 @@ public actor SignatureJournal {
         try Self.checkHeader(url)
         let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         let connection = try SQLiteConnection(path: url.path, busyTimeoutMilliseconds: Int32(clamping: milliseconds))
-        try Self.prepareSchema(connection)
+        try Self.prepareSchema(connection, busyTimeout: busyTimeout)
         self.connection = connection
     }
 
@@ -187,11 +187,28 @@ public actor SignatureJournal {
         }
     }
 
-    private static func prepareSchema(_ connection: SQLiteConnection) throws {
-        let applicationID = try connection.integer("PRAGMA application_id")
-        let version = try connection.integer("PRAGMA user_version")
-        try checkOwnership(connection, applicationID: applicationID, version: version)
-        if try connection.text("PRAGMA journal_mode = WAL")?.lowercased() != "wal" {
+    private static func prepareSchema(_ connection: SQLiteConnection, busyTimeout: Duration) throws {
+        // One snapshot: read apart, another process creating the journal meanwhile made a new file
+        // look like another application's database (no application_id yet, but tables).
+        let (applicationID, version) = try connection.readTransaction {
+            let applicationID = try connection.integer("PRAGMA application_id")
+            let version = try connection.integer("PRAGMA user_version")
+            try checkOwnership(connection, applicationID: applicationID, version: version)
+            return (applicationID, version)
+        }
+        // Switching a new file to WAL needs an exclusive lock that SQLite does not wait for (the busy
+        // handler is not called): retry while other processes creating the journal hold the file.
+        let deadline = ContinuousClock.now + busyTimeout
+        var mode: String?
+        while true {
+            do {
+                mode = try connection.text("PRAGMA journal_mode = WAL")
+                break
+            } catch let error as CertificateProviderError where error.code == .timeout && ContinuousClock.now < deadline {
+                usleep(2_000)
+            }
+        }
+        if mode?.lowercased() != "wal" {
             throw CertificateProviderError(.fileSystem, "the signature journal '\(connection.path)' cannot use WAL mode (is it on a network file system?)")
         }
         try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 4000")

@@ -1,5 +1,6 @@
 public import CertificateProviders
 public import Foundation
+internal import COpenSSLShims
 
 /// A directory of signing identities, one entry per alias: the identity as a PKCS#12 file
 /// re-encrypted with PBES2 / AES-256-CBC (never a plaintext key on disk) and its certificate metadata
@@ -15,8 +16,9 @@ public import Foundation
 /// Every change is atomic and safe across processes: an entry is written completely into a hidden
 /// temporary directory (each file created with `O_EXCL`, written and `fsync`ed, then the directory
 /// `fsync`ed) and appears by one `rename(2)`; it disappears by one `rename(2)` to a hidden name before
-/// it is removed. A crash leaves the old entry or the new one plus hidden leftovers, which readers
-/// ignore and the next change cleans up. Changes are serialised by an exclusive `flock(2)` on
+/// it is removed; a replacement swaps the new entry with the old one by one `renameat2(RENAME_EXCHANGE)`.
+/// A crash leaves the old entry or the new one plus hidden leftovers, which readers ignore and the
+/// next change cleans up. Changes are serialised by an exclusive `flock(2)` on
 /// `identities/.lock`, so two processes importing the same alias give one success and one `.alreadyExists`.
 ///
 /// A value type holding only the directory: make as many as you like, in as many processes.
@@ -355,6 +357,21 @@ public struct PKCS12IdentityStore: Sendable {
             try FileSystem.writeNewFile(temporary.appendingPathComponent(PKCS12IdentityStore.pkcs12Name).path, pkcs12)
             try FileSystem.writeNewFile(temporary.appendingPathComponent(PKCS12IdentityStore.metadataName).path, metadata)
             try FileSystem.syncDirectory(temporary.path)
+            if FileSystem.exists(final.path) {
+                // Swap the new entry with the old one in one step, so readers and a crash see the old
+                // entry or the new one, never none; the old one is then under the temporary name,
+                // which recovery removes if this process dies before it does.
+                if COpenSSLShims_renameExchange(temporary.path, final.path) == 0 {
+                    try FileSystem.syncDirectory(identitiesDirectory.path)
+                    try? FileManager.default.removeItem(at: temporary)
+                    return
+                }
+                let code = errno
+                guard code == EINVAL || code == ENOSYS else {
+                    throw CertificateProviderError(.fileSystem, "cannot replace the entry '\(final.path)': \(String(cString: strerror(code)))")
+                }
+                // The file system cannot exchange: move the old entry aside, then the new one in.
+            }
             var replaced: URL?
             if FileSystem.exists(final.path) {
                 let aside = identitiesDirectory.appendingPathComponent(".replaced-\(UUID().uuidString)", isDirectory: true)

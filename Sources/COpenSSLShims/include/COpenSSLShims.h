@@ -61,4 +61,8 @@ STACK_OF(X509_ATTRIBUTE) *COpenSSLShims_sk_X509_ATTRIBUTE_new_null(void);
 int COpenSSLShims_sk_X509_ATTRIBUTE_push(STACK_OF(X509_ATTRIBUTE) *stack, X509_ATTRIBUTE *attribute);
 void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack);
 
+/* renameat2(RENAME_EXCHANGE) (not declared without _GNU_SOURCE): swaps two paths atomically;
+ * -1 with errno (EINVAL / ENOSYS where the file system or kernel lacks it) */
+int COpenSSLShims_renameExchange(const char *from, const char *to);
+
 #endif

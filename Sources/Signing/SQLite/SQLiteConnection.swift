@@ -70,6 +70,19 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` in a deferred transaction, so its reads see one consistent snapshot.
+    func readTransaction<R>(_ body: () throws -> R) throws -> R {
+        try execute("BEGIN")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -1,0 +1,146 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import PKCS12Provider
+import Signing
+import Testing
+
+/// A test CA, one signer as a `.p12` made by the real `openssl pkcs12 -export`, a private store and
+/// a work directory for documents, exports and the logs of every `certsign` run.
+struct CrashFixture {
+    let work: TemporaryDirectory
+    let store: TemporaryDirectory
+    let pki: TestPKI
+    let signer: SigningIdentity
+    let p12Path: String
+    let rootPath: String
+    let password = "крэш-Тест-7"
+    private let runs = Counter()
+
+    init(keyType: LocalSigningKey.GenerationParameters) throws {
+        work = try TemporaryDirectory(prefix: "certsign-crash")
+        store = try TemporaryDirectory(prefix: "certsign-crash-store")
+        pki = try TestPKI(rootSubject: "CN=Crash Test Root,O=Тест", keyType: .p256)
+        signer = try pki.issueLeaf(subject: "CN=Подписант,O=Crash", keyType: keyType)
+        let key = try work.write("signer.key", text: try (signer.key as! LocalSigningKey).pemRepresentation(password: nil))
+        let certificate = try work.write("signer.pem", text: signer.certificate.pemRepresentation)
+        rootPath = try work.write("root.pem", text: pki.root.certificate.pemRepresentation)
+        p12Path = work.path("signer.p12")
+        let made = try ExternalTool.run("openssl", ["pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", rootPath,
+                                                   "-name", "signer", "-out", p12Path, "-passout", "env:P12PASS"],
+                                        environment: ["P12PASS": password])
+        try #require(made.succeeded, "openssl pkcs12 -export failed: \(made.errorOutput)")
+        try FileManager.default.removeItem(atPath: key)
+        try FileManager.default.createDirectory(atPath: work.path("logs"), withIntermediateDirectories: true)
+    }
+
+    /// The environment of every run: the store, and the password in a variable (never in argv).
+    var environment: [String: String] { ["CERTSIGN_HOME": store.url.path, "CS_PASSWORD": password, "TZ": "UTC"] }
+
+    /// A fresh log path prefix for one run.
+    func log(_ name: String) -> String { work.path("logs/\(runs.next())-\(name)") }
+
+    var identityStore: PKCS12IdentityStore { PKCS12IdentityStore(directory: store.url) }
+    var identitiesDirectory: String { store.path("identities") }
+    var journalURL: URL { store.url.appendingPathComponent("journal.sqlite") }
+
+    func importArguments(alias: String, replace: Bool = false) -> [String] {
+        ["identity", "import", p12Path, "--alias", alias, "--password-env", "CS_PASSWORD"] + (replace ? ["--replace"] : [])
+    }
+
+    func signArguments(_ documents: [String], identity: String = "signer") -> [String] {
+        ["--json", "sign"] + documents + ["--identity", identity, "--password-env", "CS_PASSWORD"]
+    }
+
+    func exportArguments(alias: String = "signer", to path: String) -> [String] {
+        ["identity", "export", alias, "--out", path, "--password-env", "CS_PASSWORD"]
+    }
+
+    /// Runs certsign to completion through `ExternalTool` (stdout captured) for the final checks.
+    func certsign(_ arguments: [String]) throws -> ExternalTool.Result {
+        let result = try ExternalTool.run(Subprocess.certsign, arguments, environment: environment)
+        #expect(!result.output.contains(password) && !result.errorOutput.contains(password), "a password leaked: \(arguments)")
+        return result
+    }
+
+    /// `openssl cms -verify` of a detached CAdES signature against the test root.
+    func opensslVerifies(_ signature: String, content: String) throws -> Bool {
+        try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-inform", "DER", "-in", signature, "-content", content,
+                                         "-CAfile", rootPath, "-cades", "-out", "/dev/null"]).succeeded
+    }
+
+    /// `openssl pkcs12` opens an exported file with the password.
+    func opensslOpens(_ pkcs12: String) throws -> Bool {
+        try ExternalTool.run("openssl", ["pkcs12", "-in", pkcs12, "-noout", "-passin", "env:P"], environment: ["P": password]).succeeded
+    }
+
+    /// Parses stdout as one JSON object.
+    static func json(_ result: ExternalTool.Result) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: result.standardOutput)
+        return try #require(object as? [String: Any], "stdout is not a JSON object: \(result.output)")
+    }
+
+    /// Names in `directory`, hidden ones and visible ones apart.
+    static func names(in directory: String) -> (visible: [String], hidden: [String]) {
+        let all = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return (all.filter { !$0.hasPrefix(".") }.sorted(), all.filter { $0.hasPrefix(".") }.sorted())
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
+    }
+}
+
+/// The checks made after every kill.
+extension CrashFixture {
+    /// Every visible store entry is complete, every reported import is listed, `alias` (if there) opens.
+    func checkIdentities(mustHave imported: Set<String>, open alias: String? = nil, context: String) throws {
+        let store = identityStore
+        let visible = CrashFixture.names(in: identitiesDirectory).visible
+        for name in visible {
+            #expect(throws: Never.self, "entry '\(name)' is broken; \(context)") {
+                _ = try #require(try store.metadata(alias: name))
+                _ = try #require(try store.pkcs12Data(alias: name))
+            }
+        }
+        #expect(imported.isSubset(of: Set(visible)), "reported imports vanished: \(imported.subtracting(visible)); \(context)")
+        #expect(Set(try store.list().map(\.alias)) == Set(visible), "the store lists other entries than it holds; \(context)")
+        if let alias, visible.contains(alias) {
+            let identity = try store.identity(alias: alias, password: Secret(password))
+            #expect(identity.certificate.sha256Fingerprint == signer.certificate.sha256Fingerprint, "\(context)")
+        }
+    }
+
+    /// The journal opens and is intact, has a row for every reported signature, no row without its file.
+    func checkJournal(mustHave signed: [String], context: String) async throws {
+        let journal = try SignatureJournal(url: journalURL)
+        try await journal.checkIntegrity()
+        let records = try await journal.records()
+        var files = Set<String>()
+        for record in records {
+            guard case .file(let url) = record.storage else {
+                Issue.record("row \(record.id) has no signature file; \(context)")
+                continue
+            }
+            files.insert(url.path)
+            #expect(FileManager.default.fileExists(atPath: url.path), "row \(record.id) points to a missing \(url.path); \(context)")
+        }
+        #expect(files.count == records.count, "two rows for one signature file; \(context)")
+        for document in signed {
+            #expect(files.contains(document + ".p7s"), "the reported signature of \(document) has no journal row; \(context)")
+        }
+    }
+}
+
+/// A thread-safe counter for unique log names.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}

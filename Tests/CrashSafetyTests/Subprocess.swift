@@ -1,0 +1,114 @@
+import CertificateProvidersTesting
+import Foundation
+import Glibc
+
+/// Starts the real `certsign` binary with `posix_spawn`, so a test can `kill -9` it at a chosen
+/// moment and tell "exited 0 before the kill" from "killed".
+enum Subprocess {
+    /// `.build/<config>/certsign`, next to the test bundle.
+    static let certsign: String = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("certsign").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return "certsign"
+    }()
+
+    /// How a process ended.
+    enum Outcome: Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signaled(Int32)
+
+        var succeeded: Bool { self == .exited(0) }
+        var description: String {
+            switch self {
+            case .exited(let code): "exit \(code)"
+            case .signaled(let signal): "signal \(signal)"
+            }
+        }
+    }
+
+    struct SpawnError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts `certsign arguments` with stdin from /dev/null and stdout/stderr into `log`.`out`/`.err`.
+    /// `via` runs it under a wrapper command (`strace …`), found on PATH.
+    static func start(_ arguments: [String], environment: [String: String], log: String, via wrapper: [String] = []) throws -> pid_t {
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let executable = wrapper.first.map { ExternalTool.path(of: $0) ?? $0 } ?? certsign
+        let argv = [executable] + wrapper.dropFirst() + (wrapper.isEmpty ? [] : [certsign]) + arguments
+        let cArguments = argv.map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArguments.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, log + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, nil, cArguments, envp)
+        guard status == 0 else { throw SpawnError(description: "posix_spawn \(executable): \(String(cString: strerror(status)))") }
+        return pid
+    }
+
+    /// Reaps `pid`.
+    static func wait(_ pid: pid_t) -> Outcome {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let signal = status & 0x7F
+        return signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
+    }
+
+    /// Runs to completion and returns the outcome and the wall time in seconds.
+    static func run(_ arguments: [String], environment: [String: String], log: String) throws -> (Outcome, Double) {
+        let began = Date()
+        let pid = try start(arguments, environment: environment, log: log)
+        let outcome = wait(pid)
+        return (outcome, Date().timeIntervalSince(began))
+    }
+
+    /// Starts the process and sends SIGKILL after `delay` seconds unless it ended first (polled
+    /// every half millisecond, so a run that ends early reports how long it took).
+    /// - Returns: the outcome, and the run time when the process ended by itself before the kill.
+    static func runKilled(after delay: Double, _ arguments: [String], environment: [String: String],
+                          log: String) throws -> (outcome: Outcome, finishedIn: Double?) {
+        let began = Date()
+        let pid = try start(arguments, environment: environment, log: log)
+        var status: Int32 = 0
+        while Date().timeIntervalSince(began) < delay {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid {
+                let signal = status & 0x7F
+                return (signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal), Date().timeIntervalSince(began))
+            }
+            usleep(500)
+        }
+        kill(pid, SIGKILL)
+        return (wait(pid), nil)
+    }
+
+    /// The text a run wrote to stderr (for failure messages).
+    static func errors(_ log: String) -> String {
+        (try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? ""
+    }
+}
+
+/// A small seeded generator, so a failing run can be described by its seed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
