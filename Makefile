@@ -9,7 +9,7 @@ export CERTSIGN_DEPS_QUIET ?=
 # pkg-config module : Debian package
 PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev
 # command : Debian package (tools the interop tests and benchmarks run for real)
-TOOL_DEPS := pkg-config:pkg-config openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk
+TOOL_DEPS := pkg-config:pkg-config openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk strace:strace script:util-linux
 
 .PHONY: deps build test demo bench clean check-public-api
 
