@@ -66,41 +66,8 @@ struct CryptoProSessionCache: Sendable {
         do { bytes = Array(try encoder.encode(entry)) } catch {
             throw CertificateProviderError(.fileSystem, "cannot encode the CryptoPro DSS cache")
         }
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw CertificateProviderError(.fileSystem, "cannot create the store directory \(directory.path): \(error.localizedDescription)")
-            }
-        } else if !isDirectory.boolValue {
-            throw CertificateProviderError(.fileSystem, "the store directory \(directory.path) is not a directory")
-        }
-        let temporary = directory.appendingPathComponent(".\(CryptoProSessionCache.fileName).\(UUID().uuidString).tmp").path
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw CertificateProviderError(.fileSystem, "cannot write in the store directory \(directory.path): \(String(cString: strerror(errno)))")
-        }
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == 0, fsync(descriptor) != 0 { failure = errno }
-        close(descriptor)
-        if failure == 0, rename(temporary, fileURL.path) != 0 { failure = errno }
-        if failure != 0 {
-            unlink(temporary)
-            throw CertificateProviderError(.fileSystem, "cannot write the CryptoPro DSS cache \(fileURL.path): \(String(cString: strerror(failure)))")
-        }
+        try FileSystem.makePrivateDirectory(directory.path)
+        try FileSystem.writeAtomically(fileURL.path, bytes)
     }
 
     /// Removes the file; no-op when absent.

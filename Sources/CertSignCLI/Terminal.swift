@@ -47,19 +47,27 @@ final class Console: @unchecked Sendable {
         guard isatty(descriptor) == 1 else {
             throw CertificateProviderError(.passwordRequired, "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed: use --password-env VAR, --password-file PATH or --password-stdin")
         }
-        standardError.write(Data(prompt.utf8))
+        // Echo goes off (dropping anything typed before the prompt) BEFORE the prompt appears, so
+        // nothing typed after the prompt is echoed or discarded; as glibc's getpass does.
         var saved = termios()
         tcgetattr(descriptor, &saved)
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(descriptor, TCSAFLUSH, &silent)
         defer {
-            tcsetattr(descriptor, TCSAFLUSH, &saved)
+            tcsetattr(descriptor, TCSANOW, &saved)
             standardError.write(Data("\n".utf8))
         }
+        clearProgress()
+        standardError.write(Data(prompt.utf8))
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
-        while read(descriptor, &byte, 1) == 1, byte != 0x0A, byte != 0x0D { bytes.append(byte) }
+        while true {
+            let count = read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1, byte != 0x0A, byte != 0x0D else { break }
+            bytes.append(byte)
+        }
         return Secret(wiping: &bytes)
     }
 

@@ -36,9 +36,10 @@ package enum FileSystem {
         _ = chmod(path, 0o700)
     }
 
-    /// Creates a new file (never replacing one) with mode 0600, writes `bytes`, and `fsync`s it.
-    package static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    /// Creates a new file (never replacing one) with `mode` (default 0600), writes `bytes`, and
+    /// `fsync`s it.
+    package static func writeNewFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
             if errno == EEXIST { throw CertificateProviderError(.alreadyExists, "'\(path)' already exists") }
             throw failure("creating", path)
@@ -98,14 +99,19 @@ package enum FileSystem {
         return Array(data)
     }
 
-    /// Replaces (or creates) the file at `path` atomically with `bytes`, mode 0600: a new file in the
-    /// same directory is written and `fsync`ed, renamed over `path`, and the directory is synced.
-    /// A crash leaves the old contents or the new, never a mix.
-    package static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws {
+    /// Replaces (or creates) the file at `path` atomically with `bytes`, with `mode` (default 0600;
+    /// the umask applies): a new file in the same directory is written and `fsync`ed, renamed over
+    /// `path`, and the directory is synced. A crash leaves the old contents or the new, never a mix
+    /// (at most a hidden `.NAME.tmp-UUID` file next to it).
+    package static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).tmp-\(UUID().uuidString)"
-        try writeNewFile(temporary, bytes)
+        do {
+            try writeNewFile(temporary, bytes, mode: mode)
+        } catch let error as CertificateProviderError {
+            throw CertificateProviderError(error.code, "cannot write \(path): \(error.reason)")
+        }
         do {
             guard Glibc.rename(temporary, path) == 0 else { throw failure("renaming '\(temporary)' to", path) }
         } catch {

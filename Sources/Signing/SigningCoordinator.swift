@@ -236,7 +236,8 @@ public actor SigningCoordinator {
 
         let storage: SignatureRecord.Storage
         if let output {
-            try AtomicFile.write(signature, to: output)
+            // Signatures are public artifacts: 0644 (less the umask), written atomically.
+            try FileSystem.writeAtomically(output.path, signature, mode: 0o644)
             storage = .file(output)
         } else {
             storage = .inline(signature)

@@ -27,7 +27,8 @@ import Testing
         // The password prompt appears on the terminal and the typed password is not echoed. Python's
         // pty module plays the person: it waits for the prompt, then types.
         let driver = """
-        import os, pty, sys
+        import os, pty, signal, sys
+        signal.alarm(120)  # never hang the test run
         pid, fd = pty.fork()
         if pid == 0:
             os.execv(sys.argv[1], sys.argv[1:])
