@@ -11,7 +11,7 @@ PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmic
 # command : Debian package (tools the interop tests and benchmarks run for real)
 TOOL_DEPS := pkg-config:pkg-config openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk strace:strace script:util-linux
 
-.PHONY: deps build test demo bench clean check-public-api
+.PHONY: deps build test demo bench clean check-public-api test-asan
 
 deps:
 	@missing=""; \
@@ -43,6 +43,19 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
+
+# The whole suite under AddressSanitizer (leak checking on), in its own scratch path so the normal
+# build stays. -Xcc instruments the C shims too (-Xswiftc alone only instruments Swift). Child
+# processes the tests start (certsign, journal-stress) are instrumented and inherit the options.
+# Leak suppressions: .asan/lsan.supp (third-party only; set print_suppressions=1 to see counts).
+ASAN_SCRATCH ?= .build/asan
+ASAN_FLAGS := --scratch-path $(ASAN_SCRATCH) -Xswiftc -sanitize=address -Xcc -fsanitize=address
+test-asan: deps
+	$(SWIFT) build --build-tests $(ASAN_FLAGS)
+	SWIFT_BACKTRACE=enable=no \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/.asan/lsan.supp:print_suppressions=0 \
+	  $(SWIFT) test --skip-build $(ASAN_FLAGS)
 
 demo: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product certsign

@@ -153,8 +153,8 @@ struct CommandContext: Sendable {
             return try readSecretFile(path, option: "--\(name)-file")
         }
         if parsed.has("--\(name)-stdin") {
-            var bytes = console.readStandardInput()
-            return Secret(wiping: &bytes).trimmingTrailingNewline()
+            var data = console.readStandardInput()
+            return Secret(wiping: &data).trimmingTrailingNewline()
         }
         if console.inputIsTerminal { return try console.promptSecret(prompt) }
         if required {
@@ -168,8 +168,8 @@ struct CommandContext: Sendable {
             throw CertificateProviderError(.fileSystem, "cannot read the secret file \(path) (from \(option))")
         }
         defer { try? handle.close() }
-        var bytes = Array(handle.readDataToEndOfFile())
-        return Secret(wiping: &bytes).trimmingTrailingNewline()
+        var data = handle.readDataToEndOfFile()
+        return Secret(wiping: &data).trimmingTrailingNewline()
     }
 
     /// Provider parameters from `--param K=V`, `--param-env K=VAR` (secret) and `--param-file K=PATH` (secret).

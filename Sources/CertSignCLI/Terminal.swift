@@ -37,8 +37,8 @@ final class Console: @unchecked Sendable {
         standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 
-    /// Reads all of standard input (for `--password-stdin`).
-    func readStandardInput() -> [UInt8] { Array(standardInput.readDataToEndOfFile()) }
+    /// Reads all of standard input (for `--password-stdin`); the caller wipes the data.
+    func readStandardInput() -> Data { standardInput.readDataToEndOfFile() }
 
     /// Asks for a secret on the terminal with echo off.
     /// - Throws: `UsageError`-free `.passwordRequired` when no terminal is attached.

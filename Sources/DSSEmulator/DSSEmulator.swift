@@ -22,7 +22,8 @@ import Synchronization
 /// header ``Fault/headerName`` selects a ``Fault``.
 ///
 /// This is a development server: its keys are made at start with `TestPKI`, its state lives in
-/// memory, and ``receivedRequests`` keeps request bodies (passwords included) for tests to inspect.
+/// memory, and ``receivedRequests`` keeps request bodies for tests to inspect, with passwords and PINs
+/// replaced by ``redactedValue`` unless ``Configuration/requestLogKeepsSecrets`` is set.
 public final class DSSEmulator: Sendable {
     /// How the emulator runs; every field documents its default.
     public struct Configuration: Sendable {
@@ -50,12 +51,17 @@ public final class DSSEmulator: Sendable {
         public var maxFaultDelayMilliseconds: Int
         /// How many requests ``receivedRequests`` keeps, oldest dropped first (default 1000; 0 keeps none).
         public var requestLogLimit: Int
+        /// Whether ``receivedRequests`` keeps passwords, PINs and client secrets as sent (default
+        /// false: their values are replaced by ``DSSEmulator/redactedValue``). Only tests that check
+        /// the exact bytes on the wire set it.
+        public var requestLogKeepsSecrets: Bool
 
         /// Creates a configuration.
         public init(host: String = "127.0.0.1", port: UInt16 = 0, apiVersion: String = "v1", faultsEnabled: Bool = false,
                     maxBodyBytes: Int = 1 << 20, connectionMemoryLimit: Int = 64 << 10, connectionTimeoutSeconds: Int = 30,
                     connectionLimit: Int = 64, accessTokenLifetime: TimeInterval = 3600, refreshTokenLifetime: TimeInterval = 30 * 86_400,
-                    maxFaultDelayMilliseconds: Int = 60_000, requestLogLimit: Int = 1000) {
+                    maxFaultDelayMilliseconds: Int = 60_000, requestLogLimit: Int = 1000,
+                    requestLogKeepsSecrets: Bool = false) {
             self.host = host
             self.port = port
             self.apiVersion = apiVersion
@@ -68,6 +74,7 @@ public final class DSSEmulator: Sendable {
             self.refreshTokenLifetime = refreshTokenLifetime
             self.maxFaultDelayMilliseconds = maxFaultDelayMilliseconds
             self.requestLogLimit = requestLogLimit
+            self.requestLogKeepsSecrets = requestLogKeepsSecrets
         }
     }
 
@@ -264,11 +271,71 @@ public final class DSSEmulator: Sendable {
 
     private func record(_ request: ServerRequest) {
         guard configuration.requestLogLimit > 0 else { return }
-        let entry = ReceivedRequest(method: request.method, path: request.path, headers: request.headers, body: request.body, receivedAt: Date())
+        var headers = request.headers
+        var body = request.body
+        if !configuration.requestLogKeepsSecrets {
+            body = DSSEmulator.redactingSecrets(body, contentType: request.header("Content-Type"))
+            headers = headers.map { header in
+                // HTTP Basic carries a confidential client's secret; bearer tokens are kept for tests.
+                let isBasic = header.name.caseInsensitiveCompare("Authorization") == .orderedSame && header.value.lowercased().hasPrefix("basic ")
+                return isBasic ? (header.name, "Basic \(DSSEmulator.redactedValue)") : header
+            }
+        }
+        let entry = ReceivedRequest(method: request.method, path: request.path, headers: headers, body: body, receivedAt: Date())
         log.withLock { log in
             log.append(entry)
             if log.count > configuration.requestLogLimit { log.removeFirst(log.count - configuration.requestLogLimit) }
         }
+    }
+
+    // MARK: Request log redaction
+
+    /// What replaces a secret's value in ``receivedRequests``.
+    public static let redactedValue = "REDACTED"
+
+    /// The form fields and JSON members whose values are secrets (platform and DSS passwords,
+    /// certificate PINs, OAuth client secrets) in both APIs.
+    static let secretFieldNames: Set<String> = ["password", "certificate_pin", "PinCode", "pin", "client_secret"]
+
+    /// The body with every secret field's value replaced by ``redactedValue``: form bodies field by
+    /// field, JSON bodies member by member at any depth; other bodies are kept as they are.
+    static func redactingSecrets(_ body: [UInt8], contentType: String?) -> [UInt8] {
+        guard !body.isEmpty else { return body }
+        let type = (contentType ?? "").lowercased()
+        if type.hasPrefix("application/x-www-form-urlencoded") {
+            let fields = body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { field -> [UInt8] in
+                guard let equals = field.firstIndex(of: UInt8(ascii: "=")) else { return Array(field) }
+                let name = String(decoding: field[..<equals], as: UTF8.self)
+                let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
+                return secretFieldNames.contains(decoded) ? Array(field[...equals]) + Array(redactedValue.utf8) : Array(field)
+            }
+            return Array(fields.joined(separator: [UInt8(ascii: "&")]))
+        }
+        guard let json = try? JSONValue(parsing: body) else { return body }
+        var redacted = false
+        func redact(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .object(let members):
+                var result: [String: JSONValue] = [:]
+                for (key, member) in members {
+                    if secretFieldNames.contains(key) {
+                        result[key] = .string(redactedValue)
+                        redacted = true
+                    } else {
+                        result[key] = redact(member)
+                    }
+                }
+                return .object(result)
+            case .array(let elements):
+                return .array(elements.map(redact))
+            default:
+                return value
+            }
+        }
+        let result = redact(json)
+        guard redacted else { return body }
+        // A body that parsed as JSON encodes again; keep nothing of it if it somehow does not.
+        return (try? result.jsonBytes()) ?? Array("{}".utf8)
     }
 
     /// Sleeps in small steps so `stop()` is not held up by a long delay fault.

@@ -10,7 +10,7 @@ import Testing
 struct CryptoProClientTests {
     @Test("login sends the documented form and tracks expires_in")
     func loginForm() async throws {
-        try await withEmulator(.init(accessTokenLifetime: 900)) { emulator, url in
+        try await withEmulator(.init(accessTokenLifetime: 900, requestLogKeepsSecrets: true)) { emulator, url in
             let before = Date()
             let client = makeClient(url)
             let token = try await client.login(username: "Leonid", password: Secret("123123"))
@@ -27,7 +27,7 @@ struct CryptoProClientTests {
 
     @Test("a confidential client authenticates with HTTP Basic; a wrong secret is authenticationFailed")
     func confidentialClient() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.init(faultsEnabled: true, requestLogKeepsSecrets: true)) { emulator, url in
             let good = makeClient(url, clientID: CryptoProEmulatorClients.confidentialClientID,
                                   clientSecret: Secret(CryptoProEmulatorClients.confidentialClientSecret))
             try await good.login(username: "Leonid", password: Secret("123123"))
@@ -120,7 +120,7 @@ struct CryptoProClientTests {
 
     @Test("the sign request body matches ARCHITECTURE.md field for field")
     func requestBody() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.init(faultsEnabled: true, requestLogKeepsSecrets: true)) { emulator, url in
             let client = try await loggedInClient(url)
             _ = try await client.sign(document: document, certificateID: 12831, pin: Secret("123"))
             _ = try await client.sign(document: document, certificateID: 0, pin: Secret("123"), parameters: .init(type: .cms, isDetached: false))

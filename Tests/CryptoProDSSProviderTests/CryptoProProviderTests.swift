@@ -83,7 +83,7 @@ struct CryptoProProviderTests {
 
     @Test("signDocument: CAdES-BES detached/attached, CMS, digest payload; every signature verifies")
     func signDocument() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.init(faultsEnabled: true, requestLogKeepsSecrets: true)) { emulator, url in
             let provider = CryptoProDSSProvider(parameters: parameters(url))
             _ = try await provider.initialize(options: [:])
             let detached = try await provider.signDocument(DocumentSigningRequest(payload: .content(document)))

@@ -27,16 +27,17 @@ struct FMPClientErrorTests {
         try await withEmulator(faults: true) { emulator, url in
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
-            let client = FMPClient(configuration: .init(session: session, timeout: 0.3, additionalHeaders: [(DSSEmulator.Fault.headerName, "delay=1500")]))
+            let client = FMPClient(configuration: .init(session: session, timeout: 1, additionalHeaders: [(DSSEmulator.Fault.headerName, "delay=3000")]))
             try await client.importSession(session)
             emulator.clearReceivedRequests()
-            // The delayed answer would be a success: `.timeout` proves the client's 0.3 s deadline fired
-            // before it (no wall-clock assertion, which a busy test machine would make flaky).
+            // The delayed answer would be a success: `.timeout` proves the client's 1 s deadline fired
+            // before it (no wall-clock assertion, which a busy test machine would make flaky). 1 s, not
+            // less: under AddressSanitizer the request must still reach the server before the deadline.
             await expectError(.timeout) { try await signSample(client) }
             #expect(requests(emulator, endingWith: "/sign/").count == 1)
             // The server finishes the delayed request and signs exactly once.
             var waited = 0
-            while emulator.storedSignatureIDs.isEmpty && waited < 100 {
+            while emulator.storedSignatureIDs.isEmpty && waited < 200 {
                 try await Task.sleep(nanoseconds: 50_000_000)
                 waited += 1
             }

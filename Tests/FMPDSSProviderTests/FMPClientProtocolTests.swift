@@ -9,7 +9,7 @@ import Testing
 struct FMPClientProtocolTests {
     @Test("auth sends the seed's form fields; sign sends exactly the documented JSON with bearer and device headers")
     func exactRequests() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(keepSecrets: true) { emulator, url in
             let client = try await loggedInClient(url)
             _ = try await client.sign(resource: StandardSeed.resource, table: StandardSeed.table, params: ["year": 2026],
                                       column: StandardSeed.column, hhiveID: 1, dssPassword: Secret(StandardSeed.dssPassword),

@@ -12,8 +12,9 @@ let sharedSeed: EmulatorSeed = {
 }()
 
 /// Starts an emulator on an ephemeral loopback port for the duration of `body`.
-func withEmulator<R>(faults: Bool = false, _ body: (DSSEmulator, URL) async throws -> R) async throws -> R {
-    let emulator = try DSSEmulator(configuration: .init(faultsEnabled: faults), seed: sharedSeed)
+/// `keepSecrets` makes the request log keep passwords and PINs (for tests of the exact wire bytes).
+func withEmulator<R>(faults: Bool = false, keepSecrets: Bool = false, _ body: (DSSEmulator, URL) async throws -> R) async throws -> R {
+    let emulator = try DSSEmulator(configuration: .init(faultsEnabled: faults, requestLogKeepsSecrets: keepSecrets), seed: sharedSeed)
     let url = try emulator.start()
     defer { emulator.stop() }
     return try await body(emulator, url)

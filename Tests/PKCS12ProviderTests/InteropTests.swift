@@ -351,9 +351,15 @@ struct InteropTests {
 
 /// `PKCS12_create(NULL, …)` + `PKCS12_set_mac(p12, NULL, 0, …)`: the absent-password file.
 private func writeWithNullPassword(key pem: String, certificate der: [UInt8]) -> [UInt8]? {
-    guard let bio = BIO_new_mem_buf(pem, Int32(pem.utf8.count)) else { return nil }
-    defer { BIO_free(bio) }
-    guard let pkey = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else { return nil }
+    // BIO_new_mem_buf keeps the pointer: the bytes must outlive the BIO (a String argument is a
+    // temporary C string freed when the call returns; AddressSanitizer caught the use after free).
+    let pemBytes = Array(pem.utf8)
+    let key = pemBytes.withUnsafeBytes { buffer -> OpaquePointer? in
+        guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
+        defer { BIO_free(bio) }
+        return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+    }
+    guard let pkey = key else { return nil }
     defer { EVP_PKEY_free(pkey) }
     let x509 = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
         var cursor = buffer.baseAddress

@@ -332,9 +332,12 @@ struct PasswordSource {
             }
             return Secret(value)
         case .file(let path):
-            guard var bytes = FileManager.default.contents(atPath: path).map({ Array($0) }) else {
+            guard var data = FileManager.default.contents(atPath: path) else {
                 throw CertificateProviderError(.fileSystem, "cannot read the password file '\(path)' named by '\(key)'")
             }
+            // Only the first line is the password; wipe the file's bytes once copied.
+            let whole = Secret(wiping: &data)
+            var bytes = whole.withUnsafeBytes { Array($0) }
             if let newline = bytes.firstIndex(where: { $0 == 0x0A }) {
                 bytes.withUnsafeMutableBytes { raw in
                     for index in newline..<raw.count { raw[index] = 0 }

@@ -41,14 +41,18 @@ package enum OpenSSLErrorQueue {
 /// Loads OpenSSL's `legacy` provider (RC2, RC4, DES, MD4, … used by old PKCS#12 files) together with
 /// `default`, once per process. Loading only `legacy` would leave no modern algorithms.
 package enum OpenSSLProviders {
-    private static let loaded: Bool = {
+    // The providers stay loaded for the life of the process, so the handles are kept here rather
+    // than dropped: OPENSSL_cleanup at exit leaves a provider we hold a reference to in place, and
+    // only a live pointer to it keeps LeakSanitizer from reporting it (and its child library
+    // context) as leaked. Written once by the lazy initializer, never mutated, only compared.
+    nonisolated(unsafe) private static let handles: (default: OpaquePointer?, legacy: OpaquePointer?) = {
         let defaultProvider = OSSL_PROVIDER_load(nil, "default")
         let legacyProvider = OSSL_PROVIDER_load(nil, "legacy")
         ERR_clear_error()
-        return defaultProvider != nil && legacyProvider != nil
+        return (defaultProvider, legacyProvider)
     }()
 
     /// Makes sure `default` and `legacy` are loaded; returns whether `legacy` is available.
     @discardableResult
-    package static func loadLegacy() -> Bool { loaded }
+    package static func loadLegacy() -> Bool { handles.default != nil && handles.legacy != nil }
 }
