@@ -12,6 +12,8 @@ targets=${FUZZ_TARGETS:-pkcs12-right-password pkcs12-wrong-password certificate 
 here=$(cd "$(dirname "$0")" && pwd)
 
 "$here/make-seeds.sh" "$work/seeds" || exit 1
+# Artifacts and logs are per run; the corpus is kept.
+rm -rf "$work/artifacts" "$work/logs"
 mkdir -p "$work/artifacts" "$work/logs"
 failed=""
 summary=""
