@@ -11,7 +11,7 @@ PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmic
 # command : Debian package (tools the interop tests and benchmarks run for real)
 TOOL_DEPS := pkg-config:pkg-config openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk strace:strace script:util-linux
 
-.PHONY: deps build test demo bench clean check-public-api test-asan
+.PHONY: deps build test demo bench clean check-public-api test-asan fuzz
 
 deps:
 	@missing=""; \
@@ -79,6 +79,16 @@ check-public-api: deps
 	  fi; \
 	  echo "check-public-api: $$module: $$(grep -c '' "$$interface") interface lines, no C types"; \
 	done
+
+# Fuzzing (Tests/Fuzz/README.md): a libFuzzer + AddressSanitizer build in its own scratch path, then
+# every target for FUZZ_SECONDS (default 60) each; fails on any crash, leak or timeout.
+FUZZ_SECONDS ?= 60
+FUZZ_SCRATCH := .build/fuzz
+fuzz: deps
+	$(SWIFT) build --scratch-path $(FUZZ_SCRATCH) --product certsign-fuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld -Xcc -DCERTSIGN_LIBFUZZER
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Tests/Fuzz/run-fuzz.sh \
+	  $$($(SWIFT) build --scratch-path $(FUZZ_SCRATCH) --show-bin-path)/certsign-fuzz $(FUZZ_SCRATCH)/work
 
 clean:
 	rm -rf .build

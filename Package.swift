@@ -145,6 +145,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // tests: more test targets are added here by their issues
+        // Fuzzing (Tests/Fuzz/README.md): `make fuzz` builds certsign-fuzz with -sanitize=fuzzer,address into
+        // .build/fuzz; a plain build makes the same binary as a replay tool (no fuzzer runtime needed).
+        .target(
+            name: "CertSignFuzzTargets",
+            dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
+                           "CryptoProDSSProvider", "DSSEmulator", "COpenSSL"],
+            path: "Tests/Fuzz/Targets",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "certsign-fuzz",
+            dependencies: ["CertSignFuzzTargets"],
+            path: "Tests/Fuzz/Driver"
+        ),
         .testTarget(
             name: "CrashSafetyTests",
             dependencies: ["certsign", "PKCS12Provider", "Signing", "CertificateProviders", "CertificateProvidersTesting"],

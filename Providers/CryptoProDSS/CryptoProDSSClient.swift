@@ -169,38 +169,7 @@ public actor CryptoProDSSClient {
         request.setHeader("Accept", "application/json")
         let response = try await sendAuthorized(request, name: "certificates")
         let json = try response.json(context: "CryptoPro DSS certificates")
-        guard let entries = json.arrayValue else {
-            throw CertificateProviderError(.network, "CryptoPro DSS certificates: the body must be a JSON array, found \(json.typeName)")
-        }
-        return try entries.enumerated().map { index, entry in
-            let reader = try JSONObjectReader(entry, context: "CryptoPro DSS certificates", path: "[\(index)].")
-            let base64 = try reader.string("CertificateBase64")
-            let certificate: Certificate
-            if let known = parsedCertificates[base64] {
-                certificate = known
-            } else {
-                let der = try reader.base64("CertificateBase64")
-                do {
-                    certificate = try Certificate(derEncoded: der)
-                } catch {
-                    throw CertificateProviderError(.network, "CryptoPro DSS certificates: field '[\(index)].CertificateBase64' is not a DER certificate")
-                }
-                if parsedCertificates.count >= 64 { parsedCertificates.removeAll() }
-                parsedCertificates[base64] = certificate
-            }
-            let status: String?
-            switch reader.value("Status") {
-            case .string(let text)?: status = text
-            case .object(let members)?: status = members["Value"]?.stringValue ?? members["Value"]?.intValue.map(String.init)
-            case .integer(let number)?: status = String(number)
-            default: status = nil
-            }
-            return CryptoProCertificate(id: try reader.int("ID"), distinguishedName: try reader.optionalString("DName") ?? certificate.subject,
-                                        certificate: certificate, status: status,
-                                        isDefault: try reader.value("IsDefault").map { _ in try reader.bool("IsDefault") } ?? false,
-                                        hasPIN: try reader.value("HasPin").map { _ in try reader.bool("HasPin") } ?? false,
-                                        friendlyName: try reader.optionalString("FriendlyName"))
-        }
+        return try CryptoProDSSClient.decodeCertificates(json, cache: &parsedCertificates)
     }
 
     /// Signs a document on the server: `POST <SignServer>/rest/api/documents` with
@@ -231,7 +200,64 @@ public actor CryptoProDSSClient {
         request.setHeader("Accept", "application/json")
         try request.setJSONBody(["Content": .string(Data(document).base64EncodedString()), "Signature": .object(signature)])
         let response = try await sendAuthorized(request, name: "sign")
-        let json = try response.json(context: "CryptoPro DSS sign")
+        return try CryptoProDSSClient.decodeSignature(try response.json(context: "CryptoPro DSS sign"))
+    }
+
+    // MARK: Response decoding (package: also the fuzz harness's entry points, Tests/Fuzz)
+
+    /// Decodes a successful token answer; `issuedAt` is when the request was sent.
+    package static func decodeToken(_ response: HTTPResponse, issuedAt: Date) throws -> CryptoProToken {
+        let reader = try JSONObjectReader(try response.json(context: "CryptoPro DSS login"), context: "CryptoPro DSS login")
+        let access = try reader.string("access_token")
+        guard !access.isEmpty else { throw CertificateProviderError(.network, "CryptoPro DSS login: field 'access_token' is empty") }
+        let lifetime = try reader.optionalInt("expires_in") ?? 3600
+        guard lifetime >= 0 else { throw CertificateProviderError(.network, "CryptoPro DSS login: field 'expires_in' is negative") }
+        let type = try reader.optionalString("token_type") ?? "Bearer"
+        guard type.caseInsensitiveCompare("Bearer") == .orderedSame else {
+            throw CertificateProviderError(.network, "CryptoPro DSS login: token_type '\(type)' is not supported (expected Bearer)")
+        }
+        return CryptoProToken(accessToken: Secret(access), expiresAt: issuedAt.addingTimeInterval(TimeInterval(lifetime)), tokenType: "Bearer")
+    }
+
+    /// Decodes a certificates answer (a JSON array); `cache` maps base64 DER to parsed certificates
+    /// (at most 64 entries are kept).
+    package static func decodeCertificates(_ json: JSONValue, cache: inout [String: Certificate]) throws -> [CryptoProCertificate] {
+        guard let entries = json.arrayValue else {
+            throw CertificateProviderError(.network, "CryptoPro DSS certificates: the body must be a JSON array, found \(json.typeName)")
+        }
+        return try entries.enumerated().map { index, entry in
+            let reader = try JSONObjectReader(entry, context: "CryptoPro DSS certificates", path: "[\(index)].")
+            let base64 = try reader.string("CertificateBase64")
+            let certificate: Certificate
+            if let known = cache[base64] {
+                certificate = known
+            } else {
+                let der = try reader.base64("CertificateBase64")
+                do {
+                    certificate = try Certificate(derEncoded: der)
+                } catch {
+                    throw CertificateProviderError(.network, "CryptoPro DSS certificates: field '[\(index)].CertificateBase64' is not a DER certificate")
+                }
+                if cache.count >= 64 { cache.removeAll() }
+                cache[base64] = certificate
+            }
+            let status: String?
+            switch reader.value("Status") {
+            case .string(let text)?: status = text
+            case .object(let members)?: status = members["Value"]?.stringValue ?? members["Value"]?.intValue.map(String.init)
+            case .integer(let number)?: status = String(number)
+            default: status = nil
+            }
+            return CryptoProCertificate(id: try reader.int("ID"), distinguishedName: try reader.optionalString("DName") ?? certificate.subject,
+                                        certificate: certificate, status: status,
+                                        isDefault: try reader.value("IsDefault").map { _ in try reader.bool("IsDefault") } ?? false,
+                                        hasPIN: try reader.value("HasPin").map { _ in try reader.bool("HasPin") } ?? false,
+                                        friendlyName: try reader.optionalString("FriendlyName"))
+        }
+    }
+
+    /// Decodes a sign answer: a JSON string holding the base64 signature.
+    package static func decodeSignature(_ json: JSONValue) throws -> [UInt8] {
         guard let text = json.stringValue else {
             throw CertificateProviderError(.network, "CryptoPro DSS sign: the body must be a JSON string holding the base64 signature, found \(json.typeName)")
         }
@@ -266,16 +292,7 @@ public actor CryptoProDSSClient {
             }
             throw failure("login", response)
         }
-        let reader = try JSONObjectReader(try response.json(context: "CryptoPro DSS login"), context: "CryptoPro DSS login")
-        let access = try reader.string("access_token")
-        guard !access.isEmpty else { throw CertificateProviderError(.network, "CryptoPro DSS login: field 'access_token' is empty") }
-        let lifetime = try reader.optionalInt("expires_in") ?? 3600
-        guard lifetime >= 0 else { throw CertificateProviderError(.network, "CryptoPro DSS login: field 'expires_in' is negative") }
-        let type = try reader.optionalString("token_type") ?? "Bearer"
-        guard type.caseInsensitiveCompare("Bearer") == .orderedSame else {
-            throw CertificateProviderError(.network, "CryptoPro DSS login: token_type '\(type)' is not supported (expected Bearer)")
-        }
-        return CryptoProToken(accessToken: Secret(access), expiresAt: issuedAt.addingTimeInterval(TimeInterval(lifetime)), tokenType: "Bearer")
+        return try CryptoProDSSClient.decodeToken(response, issuedAt: issuedAt)
     }
 
     /// A token valid for at least the renewal margin, logging in again when needed (shared by concurrent callers).
@@ -345,7 +362,7 @@ public actor CryptoProDSSClient {
     }
 
     /// `: <Message>` from an error body (`Message`, else OAuth `error_description` / `error`), or "".
-    private static func serverMessage(_ response: HTTPResponse) -> String {
+    package static func serverMessage(_ response: HTTPResponse) -> String {
         guard let json = try? JSONValue(parsing: response.body) else { return "" }
         let message = json["Message"]?.stringValue ?? json["error_description"]?.stringValue ?? json["error"]?.stringValue
         guard let message, !message.isEmpty else { return "" }

@@ -179,23 +179,7 @@ public actor FMPClient {
     public func certificates(dssPassword: Secret) async throws -> FMPResult<[FMPCertificate]> {
         let body: JSONValue = ["password": .string(FMPClient.text(of: dssPassword))]
         let (envelope, raw) = try await call("certificates", method: .post, template: configuration.routes.certificates, json: body)
-        let reader = try JSONObjectReader(raw, context: "FMP certificates")
-        let list = try reader.objects("certificates").map { entry -> FMPCertificate in
-            let der = try entry.base64("certificate")
-            let certificate: Certificate
-            do {
-                certificate = try Certificate(derEncoded: der)
-            } catch {
-                throw CertificateProviderError(.network, "FMP certificates: field '\(entry.path)certificate' is not a DER certificate")
-            }
-            return FMPCertificate(id: try entry.int("id"), subject: try entry.optionalString("subject") ?? certificate.subject,
-                                  issuer: try entry.optionalString("issuer") ?? certificate.issuer,
-                                  serial: try entry.optionalString("serial") ?? certificate.serialNumber,
-                                  notBefore: try entry.optionalString("not_before").flatMap(FMPClient.date),
-                                  notAfter: try entry.optionalString("not_after").flatMap(FMPClient.date),
-                                  hasPIN: try entry.value("has_pin").map { _ in try entry.bool("has_pin") } ?? true,
-                                  certificate: certificate)
-        }
+        let list = try FMPClient.decodeCertificates(raw)
         return FMPResult(value: list, envelope: envelope)
     }
 
@@ -226,19 +210,14 @@ public actor FMPClient {
         ]
         if let certificatePIN { body["certificate_pin"] = .string(FMPClient.text(of: certificatePIN)) }
         let (envelope, raw) = try await call("sign", method: .post, template: configuration.routes.sign, json: .object(body))
-        let id = try JSONObjectReader(raw, context: "FMP sign").int("signature_id")
+        let id = try FMPClient.decodeSignResult(raw)
         return FMPResult(value: id, envelope: envelope)
     }
 
     /// Lists the user's signatures (the sample's `signs`): `GET …/signs/`.
     public func signs() async throws -> FMPResult<[FMPSignature]> {
         let (envelope, raw) = try await call("signs", method: .get, template: configuration.routes.signs, json: nil)
-        let list = try JSONObjectReader(raw, context: "FMP signs").objects("signs").map { entry in
-            FMPSignature(id: try entry.int("signature_id"), resource: try entry.string("resource"), table: try entry.string("table"),
-                         column: try entry.string("column"), hhiveID: try entry.int("hhive_id"), certificateID: try entry.int("certificate_id"),
-                         createdAt: try entry.optionalString("created_at").flatMap(FMPClient.date),
-                         signature: try entry.value("signature").map { _ in try entry.base64("signature") } ?? [])
-        }
+        let list = try FMPClient.decodeSigns(raw)
         return FMPResult(value: list, envelope: envelope)
     }
 
@@ -268,6 +247,50 @@ public actor FMPClient {
     /// The sample's `getResponseStatus(from:)` over an envelope's JSON.
     public static func responseStatus(from json: JSONValue?) -> String? { json?["status"]?.stringValue }
 
+    // MARK: Response decoding (package: also the fuzz harness's entry points, Tests/Fuzz)
+
+    /// Decodes a successful token answer (auth or refresh) into a reader over its members; the
+    /// caller reads `token` and `refresh_token`.
+    package static func decodeTokens(_ response: HTTPResponse, context: String) throws -> JSONObjectReader {
+        try JSONObjectReader(try response.json(context: context), context: context)
+    }
+
+    /// Decodes `result.raw` of a certificates answer.
+    package static func decodeCertificates(_ raw: JSONValue) throws -> [FMPCertificate] {
+        let reader = try JSONObjectReader(raw, context: "FMP certificates")
+        return try reader.objects("certificates").map { entry -> FMPCertificate in
+            let der = try entry.base64("certificate")
+            let certificate: Certificate
+            do {
+                certificate = try Certificate(derEncoded: der)
+            } catch {
+                throw CertificateProviderError(.network, "FMP certificates: field '\(entry.path)certificate' is not a DER certificate")
+            }
+            return FMPCertificate(id: try entry.int("id"), subject: try entry.optionalString("subject") ?? certificate.subject,
+                                  issuer: try entry.optionalString("issuer") ?? certificate.issuer,
+                                  serial: try entry.optionalString("serial") ?? certificate.serialNumber,
+                                  notBefore: try entry.optionalString("not_before").flatMap(FMPClient.date),
+                                  notAfter: try entry.optionalString("not_after").flatMap(FMPClient.date),
+                                  hasPIN: try entry.value("has_pin").map { _ in try entry.bool("has_pin") } ?? true,
+                                  certificate: certificate)
+        }
+    }
+
+    /// Decodes `result.raw` of a sign answer: the signature id.
+    package static func decodeSignResult(_ raw: JSONValue) throws -> Int {
+        try JSONObjectReader(raw, context: "FMP sign").int("signature_id")
+    }
+
+    /// Decodes `result.raw` of a signs answer.
+    package static func decodeSigns(_ raw: JSONValue) throws -> [FMPSignature] {
+        try JSONObjectReader(raw, context: "FMP signs").objects("signs").map { entry in
+            FMPSignature(id: try entry.int("signature_id"), resource: try entry.string("resource"), table: try entry.string("table"),
+                         column: try entry.string("column"), hhiveID: try entry.int("hhive_id"), certificateID: try entry.int("certificate_id"),
+                         createdAt: try entry.optionalString("created_at").flatMap(FMPClient.date),
+                         signature: try entry.value("signature").map { _ in try entry.base64("signature") } ?? [])
+        }
+    }
+
     // MARK: Plumbing
 
     private func obtainTokens(username: String, password: Secret) async throws -> FMPEnvelope {
@@ -284,7 +307,7 @@ public actor FMPClient {
             }
             throw failure("auth", response: response, envelope: envelope)
         }
-        let reader = try JSONObjectReader(try response.json(context: "FMP auth"), context: "FMP auth")
+        let reader = try FMPClient.decodeTokens(response, context: "FMP auth")
         tokens = (try reader.string("token"), try reader.string("refresh_token"))
         envelope.result.raw = FMPClient.redactingTokens(.object(reader.members))
         lastEnvelope = envelope
@@ -321,7 +344,7 @@ public actor FMPClient {
             if response.status == 401 || response.status == 403 || response.status == 400 { return false }
             throw failure("refresh", response: response, envelope: FMPEnvelope(response: response, raw: try? JSONValue(parsing: response.body)))
         }
-        let reader = try JSONObjectReader(try response.json(context: "FMP refresh"), context: "FMP refresh")
+        let reader = try FMPClient.decodeTokens(response, context: "FMP refresh")
         tokens = (try reader.string("token"), try reader.string("refresh_token"))
         return true
     }

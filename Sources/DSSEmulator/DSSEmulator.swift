@@ -234,6 +234,17 @@ public final class DSSEmulator: Sendable {
     /// The ids of every stored signature, all users, ascending.
     public var storedSignatureIDs: [Int] { store.allSignatureIDs() }
 
+    /// Handles one request in-process, without a socket: the same fault handling, routing and
+    /// handlers a request over HTTP gets (for the fuzz harness, `Tests/Fuzz`). A body longer than
+    /// ``Configuration/maxBodyBytes`` is cut and flagged as the server does.
+    /// - Returns: the response, or nil when the server would drop the connection.
+    package func handle(method: String, path: String, headers: [(name: String, value: String)],
+                        body: [UInt8]) -> (status: Int, headers: [(name: String, value: String)], body: [UInt8])? {
+        let request = ServerRequest(method: method, path: path, headers: headers, body: Array(body.prefix(configuration.maxBodyBytes)),
+                                    bodyTooLarge: body.count > configuration.maxBodyBytes)
+        return respond(to: request).map { ($0.status, $0.headers, $0.body) }
+    }
+
     // MARK: Request handling (on libmicrohttpd's connection threads)
 
     private func respond(to request: ServerRequest) -> ServerResponse? {

@@ -44,9 +44,13 @@ extension PKCS12File {
         guard password.withUnsafeBytes({ !$0.contains(0) }) else {
             throw CertificateProviderError.invalidParameter("the PKCS#12 password must not contain NUL characters")
         }
+        // The file gets three derivations (key, certificates, MAC); an open refuses more than
+        // maximumIterations in total, so the writer keeps to the same total.
         let allowed = 1...PKCS12File.maximumIterations
-        guard allowed.contains(options.iterations), allowed.contains(options.macIterations) else {
-            throw CertificateProviderError.invalidParameter("PKCS#12 iteration counts must be between 1 and \(PKCS12File.maximumIterations)")
+        guard allowed.contains(options.iterations), allowed.contains(options.macIterations),
+              allowed.contains(2 * options.iterations + options.macIterations) else {
+            throw CertificateProviderError.invalidParameter(
+                "PKCS#12 iteration counts must be at least 1 and, for the key, the certificates and the MAC together (2 × iterations + macIterations), at most \(PKCS12File.maximumIterations)")
         }
         guard key.matches(identity.certificate) else {
             throw CertificateProviderError(.keyCertificateMismatch, "the identity's key does not match its certificate (\(identity.certificate.subject))")

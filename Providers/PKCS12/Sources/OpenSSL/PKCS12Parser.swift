@@ -48,6 +48,8 @@ enum PKCS12Parser {
         var decryptedParts = 0
         var failures: [PartFailure] = []
         var openSSLErrors: [String] = []
+        /// Key-derivation iterations spent so far by this open, across password forms.
+        var iterationsSpent = 0
 
         var wrongKeyCount: Int { failures.filter { if case .wrongKey = $0 { return true } else { return false } }.count }
         var unsupported: [String] { failures.compactMap { if case .unsupported(let name) = $0 { return name } else { return nil } } }
@@ -75,10 +77,12 @@ enum PKCS12Parser {
         let candidates = passwordCandidates(password)
         let macPresent = PKCS12_mac_present(p12) == 1
         let mac = macPresent ? macDescription(p12) : nil
+        var iterationsSpent = 0
         try checkIterations(mac?.iterations, what: "integrity check (MAC)")
         var verified: PasswordForm?
         if macPresent {
             for form in candidates {
+                try spend(mac?.iterations, on: "integrity check (MAC)", total: &iterationsSpent)
                 OpenSSLErrorQueue.clear()
                 if form.with({ PKCS12_verify_mac(p12, $0, $1) }) == 1 { verified = form; break }
                 let entries = OpenSSLErrorQueue.drainEntries()
@@ -97,7 +101,8 @@ enum PKCS12Parser {
         // Decode with the verified password, else with each candidate, keeping the best result.
         var best: Contents?
         for form in verified.map({ [$0] }) ?? candidates {
-            let contents = try walk(p12, password: form)
+            let contents = try walk(p12, password: form, iterationsSpent: iterationsSpent)
+            iterationsSpent = contents.iterationsSpent
             if contents.decryptedParts > best?.decryptedParts ?? -1 { best = contents }
             if contents.failures.isEmpty { break }
         }
@@ -145,13 +150,14 @@ enum PKCS12Parser {
 
     // MARK: Walking the safes
 
-    static func walk(_ p12: OpaquePointer, password: PasswordForm) throws -> Contents {
+    static func walk(_ p12: OpaquePointer, password: PasswordForm, iterationsSpent: Int = 0) throws -> Contents {
         OpenSSLErrorQueue.clear()
         guard let safes = PKCS12_unpack_authsafes(p12) else {
             throw OpenSSLErrorQueue.error(.malformedInput, "the PKCS#12 contents cannot be decoded: the file is corrupt or truncated")
         }
         defer { COpenSSLShims_sk_PKCS7_pop_free(safes) }
         var contents = Contents()
+        contents.iterationsSpent = iterationsSpent
         for index in 0..<COpenSSLShims_sk_PKCS7_num(safes) {
             guard let p7 = COpenSSLShims_sk_PKCS7_value(safes, index) else { continue }
             let type = OBJ_obj2nid(p7.pointee.type)
@@ -167,6 +173,7 @@ enum PKCS12Parser {
                 let algorithm = describe(p7.pointee.d.encrypted?.pointee.enc_data?.pointee.algorithm)
                 if let algorithm { contents.contentEncryption.append(algorithm) }
                 try checkIterations(algorithm?.iterations, what: "certificate encryption")
+                try spend(algorithm?.iterations, on: "certificate encryption", total: &contents.iterationsSpent)
                 let bags = password.with { PKCS12_unpack_p7encdata(p7, $0, $1) }
                 guard let bags else {
                     record(failure: classify(OpenSSLErrorQueue.drainEntries(), algorithm: algorithm), into: &contents)
@@ -208,6 +215,7 @@ enum PKCS12Parser {
                 let algorithm = describe(algorithmPointer)
                 if let algorithm { contents.keyEncryption.append(algorithm) }
                 try checkIterations(algorithm?.iterations, what: "key encryption")
+                try spend(algorithm?.iterations, on: "key encryption", total: &contents.iterationsSpent)
                 guard let info = password.with({ PKCS12_decrypt_skey_ex(bag, $0, $1, nil, nil) }) else {
                     record(failure: classify(OpenSSLErrorQueue.drainEntries(), algorithm: algorithm), into: &contents)
                     continue
@@ -251,6 +259,16 @@ enum PKCS12Parser {
         guard let iterations, iterations > PKCS12File.maximumIterations else { return }
         throw CertificateProviderError.malformedInput(
             "the PKCS#12 \(what) asks for \(iterations) key-derivation iterations (at most \(PKCS12File.maximumIterations) accepted): the file is corrupt or hostile")
+    }
+
+    /// Adds one key derivation to the open's total and refuses the file once the total passes
+    /// ``PKCS12File/maximumIterations``: each count may be within the limit while many parts, keys
+    /// or password forms together would still keep the CPU busy for tens of seconds.
+    private static func spend(_ iterations: Int?, on what: String, total: inout Int) throws {
+        total += max(iterations ?? 1, 1)
+        guard total > PKCS12File.maximumIterations else { return }
+        throw CertificateProviderError.malformedInput(
+            "the PKCS#12 file asks for more than \(PKCS12File.maximumIterations) key-derivation iterations in total (reached at its \(what)): the file is corrupt or hostile")
     }
 
     // MARK: Building the result
