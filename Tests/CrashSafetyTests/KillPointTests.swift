@@ -14,11 +14,20 @@ import Testing
 struct KillPointTests {
     static let steps = ["mkdir", "mkdirat", "rename", "renameat", "renameat2", "link", "linkat", "unlink", "unlinkat", "rmdir", "fsync", "fdatasync", "pwrite64"]
 
+    /// The fixture's environment for a process run under strace: LeakSanitizer cannot run under
+    /// ptrace, so an AddressSanitizer build (`make test-asan`) turns leak checking off there.
+    static func tracedEnvironment(_ fixture: CrashFixture) -> [String: String] {
+        var environment = fixture.environment
+        let options = ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { $0 + ":" } ?? ""
+        environment["ASAN_OPTIONS"] = options + "detect_leaks=0"
+        return environment
+    }
+
     /// How many times a clean run calls each step.
     static func countSteps(_ arguments: [String], fixture: CrashFixture) throws -> [String: Int] {
         let trace = fixture.work.path("logs/trace-\(UUID().uuidString)")
         let result = try ExternalTool.run("strace", ["-f", "-qq", "-o", trace, "-e", "trace=\(steps.joined(separator: ","))",
-                                                     Subprocess.certsign] + arguments, environment: fixture.environment)
+                                                     Subprocess.certsign] + arguments, environment: tracedEnvironment(fixture))
         try #require(result.succeeded, "traced run failed: \(result.errorOutput)")
         var counts: [String: Int] = [:]
         for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") where !line.contains("resumed>") {
@@ -30,7 +39,7 @@ struct KillPointTests {
     /// Runs `certsign arguments` under strace, SIGKILLed on entry to the `occurrence`-th `step`.
     static func runKilled(at step: String, occurrence: Int, _ arguments: [String], fixture: CrashFixture) throws -> Subprocess.Outcome {
         let log = fixture.log("\(step)-\(occurrence)")
-        let pid = try Subprocess.start(arguments, environment: fixture.environment, log: log,
+        let pid = try Subprocess.start(arguments, environment: tracedEnvironment(fixture), log: log,
                                        via: ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(step)",
                                              "-e", "inject=\(step):signal=KILL:when=\(occurrence)"])
         return Subprocess.wait(pid)
