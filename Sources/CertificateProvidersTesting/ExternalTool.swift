@@ -30,6 +30,20 @@ public enum ExternalTool {
         return nil
     }
 
+    /// The path of an executable product of this package (`certsign`, `journal-stress`, …), built
+    /// next to the running test bundle (`.build/<config>/`), or nil when it is not there.
+    public static func builtProduct(_ name: String) -> String? {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        // The test binary may sit inside a bundle directory: walk up to the build directory.
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
     /// Whether `name` is installed.
     public static func isAvailable(_ name: String) -> Bool { path(of: name) != nil }
 

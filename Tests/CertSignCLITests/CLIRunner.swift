@@ -5,15 +5,7 @@ import Testing
 /// Runs the built `certsign` binary as a subprocess, the way users and scripts do.
 enum CLI {
     /// `.build/<config>/certsign`, next to the test bundle.
-    static let binary: String = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("certsign").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return "certsign"
-    }()
+    static let binary: String = ExternalTool.builtProduct("certsign") ?? "certsign"
 
     /// Runs `certsign` with a private store directory and the given environment.
     @discardableResult

@@ -6,15 +6,7 @@ import Glibc
 /// moment and tell "exited 0 before the kill" from "killed".
 enum Subprocess {
     /// `.build/<config>/certsign`, next to the test bundle.
-    static let certsign: String = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("certsign").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return "certsign"
-    }()
+    static let certsign: String = ExternalTool.builtProduct("certsign") ?? "certsign"
 
     /// How a process ended.
     enum Outcome: Equatable, CustomStringConvertible {

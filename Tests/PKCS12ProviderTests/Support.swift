@@ -69,15 +69,7 @@ enum Fixtures {
     }
 
     /// The `pkcs12-store-tool` executable built next to the test bundle.
-    static var storeToolPath: String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        // On some layouts the test binary sits inside a bundle directory; walk up to the build directory.
-        for _ in 0..<4 where !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("pkcs12-store-tool").path) {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory.appendingPathComponent("pkcs12-store-tool").path
-    }
+    static var storeToolPath: String { ExternalTool.builtProduct("pkcs12-store-tool") ?? "pkcs12-store-tool" }
 
     /// Expects `body` to throw a `CertificateProviderError` with `code`; returns it.
     @discardableResult

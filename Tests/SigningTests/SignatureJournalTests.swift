@@ -214,19 +214,5 @@ struct SignatureJournalTests {
 
 /// Finds the journal-stress executable next to the test bundle.
 enum JournalStressTool {
-    static var path: String? {
-        var directories: [URL] = []
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        // The package root from this file: Tests/SigningTests/<file>.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        directories.append(root.appendingPathComponent(".build/debug"))
-        for directory in directories {
-            for candidate in [directory, directory.deletingLastPathComponent()] {
-                let path = candidate.appendingPathComponent("journal-stress").path
-                if FileManager.default.isExecutableFile(atPath: path) { return path }
-            }
-        }
-        return nil
-    }
+    static var path: String? { ExternalTool.builtProduct("journal-stress") }
 }
