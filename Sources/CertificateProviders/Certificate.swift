@@ -167,7 +167,10 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         defer { BN_free(bignum) }
         guard let hex = BN_bn2hex(bignum) else { return "" }
         defer { COpenSSLShims_OPENSSL_free(hex) }
-        return String(cString: hex)
+        // BN_bn2hex writes whole bytes ("0A1B…"); the documented form has no leading zeros.
+        let digits = String(cString: hex)
+        let trimmed = digits.drop(while: { $0 == "0" })
+        return trimmed.isEmpty ? "0" : String(trimmed)
     }
 
     private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
