@@ -123,7 +123,17 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     /// The SHA-256 fingerprint as upper-case hex pairs joined by colons.
     public var sha256FingerprintHex: String {
-        sha256Fingerprint.map { String(format: "%02X", $0) }.joined(separator: ":")
+        // Hand-built rather than String(format:) per byte: the signing coordinator records this for
+        // every signature.
+        let digits = Array("0123456789ABCDEF".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(sha256Fingerprint.count * 3)
+        for (index, byte) in sha256Fingerprint.enumerated() {
+            if index > 0 { text.append(UInt8(ascii: ":")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Whether subject and issuer are the same name.

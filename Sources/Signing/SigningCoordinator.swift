@@ -67,22 +67,9 @@ public actor SigningCoordinator {
         } else {
             resolved = try await provider.initialize(options: parameters)
         }
-        let entry = ResolvedIdentity(identity: resolved, fingerprint: Self.fingerprint(resolved.certificate.sha256Fingerprint))
+        let entry = ResolvedIdentity(identity: resolved, fingerprint: resolved.certificate.sha256FingerprintHex)
         identities[id] = entry
         return entry
-    }
-
-    /// Colon-separated upper-case hex, as `Certificate.sha256FingerprintHex`.
-    static func fingerprint(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 3)
-        for (index, byte) in bytes.enumerated() {
-            if index > 0 { text.append(UInt8(ascii: ":")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Forgets cached identities (all, or one provider's), e.g. after the user switched certificates.
@@ -216,7 +203,7 @@ public actor SigningCoordinator {
             let request = DocumentSigningRequest(payload: payload, format: options.format, isDetached: options.isDetached, digestAlgorithm: algorithm)
             signature = try await server.signDocument(request)
             signer = try checkServerSignature(signature, document: document, content: content, provider: id)
-            fingerprint = signer == identity.certificate ? resolved.fingerprint : Self.fingerprint(signer.sha256Fingerprint)
+            fingerprint = signer == identity.certificate ? resolved.fingerprint : signer.sha256FingerprintHex
         } else {
             let attached = options.isDetached ? nil : content
             if let local = CMSSigner.localKey(of: identity) {

@@ -59,20 +59,17 @@ final class SQLiteConnection {
     /// Runs `body` in a write transaction started with `BEGIN IMMEDIATE` (takes the write lock up
     /// front, so concurrent writers wait on busy_timeout instead of failing on upgrade).
     func writeTransaction<R>(_ body: () throws -> R) throws -> R {
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
+        try transaction(begin: "BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` in a deferred transaction, so its reads see one consistent snapshot.
     func readTransaction<R>(_ body: () throws -> R) throws -> R {
-        try execute("BEGIN")
+        try transaction(begin: "BEGIN", body)
+    }
+
+    /// Runs `body` between `begin` and `COMMIT`, rolling back when it throws.
+    private func transaction<R>(begin: String, _ body: () throws -> R) throws -> R {
+        try execute(begin)
         do {
             let result = try body()
             try execute("COMMIT")
