@@ -7,9 +7,16 @@ SWIFT_BUILD_FLAGS ?=
 export CERTSIGN_DEPS_QUIET ?=
 
 # pkg-config module : Debian package
-PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev
+PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev \
+  libcurl:libcurl4-openssl-dev p11-kit-1:libp11-kit-dev libqpdf:libqpdf-dev
 # command : Debian package (tools the interop tests and benchmarks run for real)
-TOOL_DEPS := pkg-config:pkg-config openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk strace:strace script:util-linux
+TOOL_DEPS := pkg-config:pkg-config openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk strace:strace \
+  script:util-linux sqlite3:sqlite3 curl:curl softhsm2-util:softhsm2 pkcs11-tool:opensc p11-kit:p11-kit qpdf:qpdf \
+  pdfsig:poppler-utils
+# files : Debian package (modules loaded at run time)
+FILE_DEPS := /usr/lib/x86_64-linux-gnu/engines-3/gost.so:libengine-gost-openssl
+# Python module : PyPI package (interop oracles)
+PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11
 
 .PHONY: deps build test demo bench clean check-public-api test-asan fuzz
 
@@ -23,6 +30,10 @@ deps:
 	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \
 	  command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; \
 	done; \
+	for pair in $(FILE_DEPS); do \
+	  file=$${pair%%:*}; pkg=$${pair##*:}; \
+	  [ -e $$file ] || missing="$$missing $$pkg"; \
+	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" != "0" ]; then \
@@ -31,9 +42,14 @@ deps:
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
 	fi; \
-	if ! python3 -c 'import cryptography' >/dev/null 2>&1; then \
-	  echo "deps: installing Python package cryptography (for interop tests)"; \
-	  python3 -m pip install -q cryptography || exit 1; \
+	pymissing=""; \
+	for pair in $(PY_DEPS); do \
+	  mod=$${pair%%:*}; pkg=$${pair##*:}; \
+	  python3 -c "import $$mod" >/dev/null 2>&1 || pymissing="$$pymissing $$pkg"; \
+	done; \
+	if [ -n "$$pymissing" ]; then \
+	  echo "deps: installing Python packages (interop oracles):$$pymissing"; \
+	  python3 -m pip install -q $$pymissing || exit 1; \
 	fi; \
 	[ -n "$$CERTSIGN_DEPS_QUIET" ] || echo "deps: all present"
 
