@@ -99,7 +99,7 @@ public actor CryptoProDSSClient {
     /// Creates a client; no request is made.
     /// - Parameters:
     ///   - configuration: where the server is.
-    ///   - transport: the networking; nil uses ``URLSessionTransport`` with the configuration's endpoint policy.
+    ///   - transport: the networking; nil uses ``CurlTransport`` with the configuration's endpoint policy.
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.init(configuration: configuration, transport: transport, token: nil, credentials: nil)
     }
@@ -107,7 +107,7 @@ public actor CryptoProDSSClient {
     /// Creates a client that resumes a saved token; no request is made.
     /// - Parameters:
     ///   - configuration: where the server is.
-    ///   - transport: the networking; nil uses ``URLSessionTransport``.
+    ///   - transport: the networking; nil uses ``CurlTransport``.
     ///   - token: the saved token, used while valid.
     ///   - credentials: user name and password to log in again when the token expires; nil makes an
     ///     expired token end in `.authenticationFailed`.
@@ -116,9 +116,9 @@ public actor CryptoProDSSClient {
         self.token = token
         self.credentials = credentials
         self.configuration = configuration
-        // Without trustedCAFile, URLSessionTransport(configuration:) cannot throw.
-        self.transport = transport ?? ((try? URLSessionTransport(configuration: .init(endpointPolicy: configuration.endpointPolicy)))
-            ?? URLSessionTransport())
+        // Without trustedCAFile or clientIdentity, CurlTransport(configuration:) cannot throw.
+        self.transport = transport ?? ((try? CurlTransport(configuration: .init(endpointPolicy: configuration.endpointPolicy)))
+            ?? CurlTransport())
     }
 
     // MARK: Session

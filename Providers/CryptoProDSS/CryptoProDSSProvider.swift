@@ -89,7 +89,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// Creates a provider.
     /// - Parameters:
     ///   - parameters: initial parameters (see the table in the type's documentation).
-    ///   - transport: the networking; nil uses ``URLSessionTransport``.
+    ///   - transport: the networking; nil uses ``CurlTransport``.
     ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
     public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil,
                 additionalHeaders: [(name: String, value: String)] = []) {

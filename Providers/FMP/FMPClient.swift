@@ -87,7 +87,7 @@ public actor FMPClient {
     /// Creates a client (the sample's `initWithCredentials`). No request is made.
     /// - Parameters:
     ///   - configuration: where the platform is.
-    ///   - transport: the networking; nil uses ``URLSessionTransport`` with the configuration's
+    ///   - transport: the networking; nil uses ``CurlTransport`` with the configuration's
     ///     endpoint policy.
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
@@ -101,7 +101,7 @@ public actor FMPClient {
     ///   - session: the saved session.
     ///   - configuration: overrides for the session's configuration (routes, timeout, …); it must
     ///     point at the session's host, environment, project and device; nil takes the defaults.
-    ///   - transport: the networking; nil uses ``URLSessionTransport``.
+    ///   - transport: the networking; nil uses ``CurlTransport``.
     public init(session: FMPSession, configuration: Configuration? = nil, transport: (any HTTPTransport)? = nil) {
         let configuration = configuration ?? Configuration(session: session)
         self.configuration = configuration
@@ -111,8 +111,8 @@ public actor FMPClient {
     }
 
     private static func defaultTransport(_ policy: RemoteEndpointPolicy) -> any HTTPTransport {
-        // Without trustedCAFile, URLSessionTransport(configuration:) cannot throw.
-        (try? URLSessionTransport(configuration: .init(endpointPolicy: policy))) ?? URLSessionTransport()
+        // Without trustedCAFile or clientIdentity, CurlTransport(configuration:) cannot throw.
+        (try? CurlTransport(configuration: .init(endpointPolicy: policy))) ?? CurlTransport()
     }
 
     // MARK: Session

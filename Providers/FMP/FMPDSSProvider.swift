@@ -73,7 +73,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// Creates a provider.
     /// - Parameters:
     ///   - parameters: initial parameters (see the table in the type's documentation).
-    ///   - transport: the networking; nil uses ``URLSessionTransport``.
+    ///   - transport: the networking; nil uses ``CurlTransport``.
     public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil) {
         self.transport = transport
         state = Mutex(State(parameters: parameters))

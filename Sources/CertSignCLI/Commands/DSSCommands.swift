@@ -42,7 +42,7 @@ extension Commands {
         guard let password = try context.secret(parsed, prompt: "platform password for \(user): ") else {
             throw CertificateProviderError(.passwordRequired, "the platform password is needed")
         }
-        let client = FMPClient(configuration: configuration, transport: try URLSessionTransport(configuration: .init(endpointPolicy: policy)))
+        let client = FMPClient(configuration: configuration, transport: try CurlTransport(configuration: .init(endpointPolicy: policy)))
         let result = try await context.reportingEnvelope(client) { try await client.auth(username: user, password: password) }
         try context.saveFMPSession(StoredFMPSession(session: result.value, allowsInsecureHTTP: policy.allowsInsecureHTTP))
         context.emit(envelopeJSON(result.envelope), human: "Authentication success (\(user) at \(host.absoluteString), device \(configuration.device))")
@@ -225,7 +225,7 @@ extension CommandContext {
         let policy = RemoteEndpointPolicy(allowsInsecureHTTP: stored.allowsInsecureHTTP)
         let configuration = FMPClient.Configuration(session: stored.session, endpointPolicy: policy)
         return FMPClient(session: stored.session, configuration: configuration,
-                         transport: try URLSessionTransport(configuration: .init(endpointPolicy: policy)))
+                         transport: try CurlTransport(configuration: .init(endpointPolicy: policy)))
     }
 
     /// Saves the client's session again: a refresh or re-login rotates the tokens.
