@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
+        .library(name: "CSCProvider", targets: ["CSCProvider"]),
         .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
         .executable(name: "certsign", targets: ["certsign"]),
     ],
@@ -116,6 +117,12 @@ let package = Package(
             path: "Providers/CryptoProDSS",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CSCProvider",
+            dependencies: ["CertificateProviders", "RemoteSigning"],
+            path: "Providers/CSC",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Signing, remote, CLI
         // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
@@ -137,7 +144,7 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "DSSEmulator", "CertificateProvidersTesting"],
+                           "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateProvidersTesting"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -219,6 +226,12 @@ let package = Package(
         .testTarget(
             name: "CryptoProDSSProviderTests",
             dependencies: ["CryptoProDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CSCProviderTests",
+            dependencies: ["CSCProvider", "DSSEmulator", "Signing", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                           "certsign"],
             swiftSettings: swiftSettings
         ),
     ]
