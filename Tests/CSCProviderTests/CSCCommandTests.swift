@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
+import RemoteSigning
 import Testing
 
 @Suite("certsign with --provider csc and certsign csc credentials")
@@ -12,7 +13,7 @@ struct CSCCommandTests {
         try ExternalTool.run(CSCCommandTests.binary, arguments, environment: environment.merging(["CERTSIGN_HOME": store.url.path]) { $1 })
     }
 
-    @Test("certsign sign DOC… --provider csc: secrets from the environment, every .p7s verifies with openssl")
+    @Test("certsign sign DOC… --provider csc: secrets from the environment, one authorization for all, every .p7s verifies with openssl")
     func sign() async throws {
         try await withEmulator { emulator, url in
             let store = try TemporaryDirectory()
@@ -25,7 +26,9 @@ struct CSCCommandTests {
                                  store: store, environment: ["CSC_SECRET": StandardSeed.password, "CSC_PIN": StandardSeed.certificatePIN])
             #expect(result.succeeded, "\(result.output)\n\(result.errorOutput)")
             for path in paths { try opensslVerify(signatureFile: path + ".p7s", contentFile: path) }
-            #expect(!emulator.receivedRequests.isEmpty)
+            #expect(requests(emulator, "credentials/authorize").count == 1, "two documents, one authorization")
+            #expect(try members(requests(emulator, "credentials/authorize").first)["numSignatures"] == 2)
+            #expect(requests(emulator, "signatures/signHash").count == 1)
             #expect(!(result.output + result.errorOutput).contains(StandardSeed.password))
         }
     }
