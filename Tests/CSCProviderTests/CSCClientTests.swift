@@ -184,4 +184,41 @@ struct CSCClientTests {
             await expectError(.serverRejected) { try await makeClient(url).credentialInfo("12900") }
         }
     }
+
+    @Test("the emulator's request log redacts the client secret, PINs and OTPs unless told to keep them")
+    func logRedaction() async throws {
+        try await withEmulator(.init(faultsEnabled: true)) { emulator, url in
+            let client = makeClient(url, client: "Maria", secret: "456456")
+            _ = try await client.authorize(credentialID: otpCredential, numSignatures: 1, pin: Secret("456"), otp: Secret(CSCEmulatorCredentials.otp))
+            let token = try #require(requests(emulator, "oauth2/token").first)
+            #expect(token.text.contains("client_secret=\(DSSEmulator.redactedValue)") && !token.text.contains("456456"))
+            let authorize = try #require(requests(emulator, "credentials/authorize").first)
+            #expect(try members(authorize)["authData"] == [["id": "PIN", "value": .string(DSSEmulator.redactedValue)],
+                                                          ["id": "OTP", "value": .string(DSSEmulator.redactedValue)]])
+            #expect(!authorize.text.contains(CSCEmulatorCredentials.otp))
+        }
+    }
+
+    @Test("the emulator's CSC routes refuse unknown fields, other methods than POST and calls without a token")
+    func emulatorRefusals() async throws {
+        try await withEmulator { _, url in
+            let transport = CurlTransport()
+            var unknown = HTTPRequest(method: .post, url: url.appendingPathComponent("csc/v2/credentials/info"))
+            try unknown.setJSONBody(["credentialID": "12831", "pin": "123"])
+            let client = makeClient(url)
+            _ = try await client.listCredentials()
+            let bearer = try #require(await client.currentToken).accessToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            unknown.setHeader("Authorization", "Bearer \(bearer)")
+            let refused = try await transport.send(unknown)
+            #expect(refused.status == 400)
+            #expect(try JSONValue(parsing: refused.body)["error"] == "invalid_request")
+            let get = try await transport.send(HTTPRequest(method: .get, url: url.appendingPathComponent("csc/v2/info")))
+            #expect(get.status == 405 && get.header("Allow") == "POST")
+            var noToken = HTTPRequest(method: .post, url: url.appendingPathComponent("csc/v2/credentials/list"))
+            try noToken.setJSONBody([:])
+            let unauthorized = try await transport.send(noToken)
+            #expect(unauthorized.status == 401)
+            #expect(try JSONValue(parsing: unauthorized.body)["error"] == "invalid_token")
+        }
+    }
 }
