@@ -113,6 +113,11 @@ public actor SigningCoordinator {
     /// The provider and its identity are resolved once. When a document fails, the signatures
     /// made before it are still recorded, then the error is thrown.
     ///
+    /// When the identity's key is a `BatchSigningKey` (a remote service that authorizes each use,
+    /// such as a CSC credential), the documents are signed in chunks of its `maximumBatchSize`, each
+    /// chunk with one key operation (one authorization for N signatures); a chunk fails or succeeds
+    /// as a whole, and no output file of a failed chunk is written.
+    ///
     /// - Parameters:
     ///   - documents: the documents, signed in order.
     ///   - id: the provider ID.
