@@ -171,4 +171,29 @@ struct CSCProviderTests {
             #expect(identity.certificate == sharedSeed.users[0].certificates[0].identity.certificate)
         }
     }
+
+    @Test("clientIdentity: a service that demands a TLS client certificate gets the one the alias names; none is clientCertificateRejected")
+    func clientIdentity() async throws {
+        let clients = try TestPKI(rootSubject: "CN=CSC Client CA")
+        let identity = try clients.issueLeaf(subject: "CN=certsign client")
+        try await withEmulator(.init(tls: .init(clientCertificateAuthorities: [clients.root.certificate]))) { _, url in
+            let directory = try TemporaryDirectory()
+            var parameters = cscParameters(url, credentialID: pinCredential)
+            parameters[CSCProvider.ParameterKey.trustedCAFile] = .string(try directory.write("ca.pem", text: sharedSeed.certificateAuthority.pemRepresentation))
+            let resolver: CSCProvider.ClientIdentityResolver = { alias, password in
+                guard alias == "client", password == Secret("store-pw") else {
+                    throw CertificateProviderError(.notStored, "no identity '\(alias)' with that password")
+                }
+                return identity
+            }
+            await expectError(.clientCertificateRejected) {
+                try await CSCProvider(parameters: parameters, clientIdentityResolver: resolver).initialize(options: [:])
+            }
+            parameters[CSCProvider.ParameterKey.clientIdentity] = .string("client")
+            parameters[CSCProvider.ParameterKey.clientIdentityPassword] = .secret(Secret("store-pw"))
+            let signer = try await CSCProvider(parameters: parameters, clientIdentityResolver: resolver).initialize(options: [:])
+            #expect(signer.certificate == sharedSeed.users[0].certificates[0].identity.certificate)
+            await expectError(.invalidParameter) { try await CSCProvider(parameters: parameters).initialize(options: [:]) }
+        }
+    }
 }
