@@ -104,6 +104,23 @@ struct CSCProviderTests {
         }
     }
 
+    @Test("a batch larger than the credential's multisign is split: 101 documents, two authorizations (100 + 1)")
+    func batchOverMultisign() async throws {
+        try await withEmulator { emulator, url in
+            let directory = try TemporaryDirectory()
+            let coordinator = try coordinator(cscParameters(url, credentialID: pinCredential, pin: "123"), journal: directory)
+            let batch = documents(CSCEmulatorCredentials.multisign + 1)
+            let results = try await coordinator.sign(documents: batch, provider: .csc)
+            #expect(results.count == batch.count)
+            #expect(try requests(emulator, "credentials/authorize").map { try members($0)["numSignatures"] } == [.integer(CSCEmulatorCredentials.multisign), 1])
+            #expect(requests(emulator, "signatures/signHash").count == 2)
+            for index in [0, CSCEmulatorCredentials.multisign - 1, CSCEmulatorCredentials.multisign] {
+                guard case .bytes(let content) = batch[index].source else { continue }
+                try opensslVerify(results[index].signature, content: content)
+            }
+        }
+    }
+
     @Test("faults → typed errors, nothing written: wrong-hash → invalidServerSignature, sad-expired → authorizationExpired, expired-token → authenticationFailed",
           arguments: [DSSEmulator.Fault.wrongHash, .sadExpired, .expiredToken])
     func faults(fault: DSSEmulator.Fault) async throws {
