@@ -195,10 +195,11 @@ public actor CryptoProDSSClient {
             "Parameters": .object(parameters.jsonParameters.mapValues { .string($0) }),
             "CertificateId": .integer(certificateID),
         ]
-        if let pin { signature["PinCode"] = .string(CryptoProDSSClient.text(of: pin)) }
+        let slots = pin.map { [SecretSlot($0)] } ?? []
+        if let slot = slots.first { signature["PinCode"] = .string(slot.placeholder) }
         var request = try makeRequest(.post, configuration.documentsURL)
         request.setHeader("Accept", "application/json")
-        try request.setJSONBody(["Content": .string(Data(document).base64EncodedString()), "Signature": .object(signature)])
+        try request.setJSONBody(["Content": .string(Data(document).base64EncodedString()), "Signature": .object(signature)], secrets: slots)
         let response = try await sendAuthorized(request, name: "sign")
         return try CryptoProDSSClient.decodeSignature(try response.json(context: "CryptoPro DSS sign"))
     }
@@ -272,8 +273,9 @@ public actor CryptoProDSSClient {
     private func requestToken(username: String, password: Secret) async throws -> CryptoProToken {
         var request = try makeRequest(.post, configuration.tokenURL)
         request.setHeader("Accept", "application/json")
-        request.setFormBody([("grant_type", "password"), ("username", username), ("password", CryptoProDSSClient.text(of: password)),
-                             ("client_id", configuration.clientID), ("resource", configuration.resource)])
+        let slot = SecretSlot(password)
+        request.setFormBody([("grant_type", "password"), ("username", username), ("password", slot.placeholder),
+                             ("client_id", configuration.clientID), ("resource", configuration.resource)], secrets: [slot])
         if let secret = configuration.clientSecret {
             // RFC 6749 §2.3.1: both parts form-urlencoded, then joined with a colon.
             func encoded(_ text: String) -> String { String(HTTPRequest.formEncoded([(text, "")]).dropLast()) }

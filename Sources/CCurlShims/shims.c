@@ -86,6 +86,24 @@ static int verify_callback(int preverify_ok, X509_STORE_CTX *store) {
     return preverify_ok;
 }
 
+/* Notes what the server's handshake asked for and which alert it sent (TLS 1.3 messages are seen
+ * decrypted). */
+static void message_callback(int write_p, int version, int content_type, const void *buffer, size_t length, SSL *ssl, void *arg) {
+    (void)version; (void)arg;
+    if (ssl == NULL || buffer == NULL || length == 0) return;
+    CCurlShims_tls_transfer *transfer = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), transfer_index);
+    if (transfer == NULL) return;
+    const unsigned char *bytes = buffer;
+    if (write_p) {
+        if (content_type == SSL3_RT_HANDSHAKE && bytes[0] == SSL3_MT_CLIENT_HELLO) transfer->hello_sent = 1;
+        return;
+    }
+    if (content_type == SSL3_RT_HANDSHAKE && bytes[0] == SSL3_MT_CERTIFICATE_REQUEST) transfer->certificate_requested = 1;
+    if (content_type == SSL3_RT_ALERT && length >= 2 && bytes[0] == SSL3_AL_FATAL && transfer->alert_received < 0) {
+        transfer->alert_received = bytes[1];
+    }
+}
+
 static CURLcode ssl_ctx_callback(CURL *handle, void *ssl_ctx, void *user) {
     (void)handle;
     SSL_CTX *context = ssl_ctx;
@@ -118,6 +136,7 @@ static CURLcode ssl_ctx_callback(CURL *handle, void *ssl_ctx, void *user) {
     SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION);
     if (transfer_index >= 0) SSL_CTX_set_ex_data(context, transfer_index, transfer);
     SSL_CTX_set_verify(context, SSL_CTX_get_verify_mode(context), verify_callback);
+    SSL_CTX_set_msg_callback(context, message_callback);
     return CURLE_OK;
 }
 
@@ -125,6 +144,10 @@ CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *tran
     CURLcode result = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, ssl_ctx_callback);
     if (result != CURLE_OK) return result;
     return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, transfer);
+}
+
+const char *CCurlShims_alert_string(int description) {
+    return SSL_alert_desc_string_long(description);
 }
 
 const char *CCurlShims_verify_error_string(long error) {

@@ -46,6 +46,9 @@ typedef struct {
     char subject[512];                    /* the server certificate's subject (RFC 2253), "" if not seen */
     char issuer[512];                     /* its issuer */
     int install_failed;                   /* the client identity could not be put into the SSL_CTX */
+    int hello_sent;                       /* the TLS handshake started (ClientHello written) */
+    int certificate_requested;            /* the server sent a CertificateRequest */
+    int alert_received;                   /* the description of a fatal alert the server sent, or -1 */
 } CCurlShims_tls_transfer;
 
 /*
@@ -54,6 +57,9 @@ typedef struct {
  * server certificate's subject and issuer and the verification error.
  */
 CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *transfer);
+
+/* The name of a TLS alert (SSL_alert_desc_string_long, static text). */
+const char *CCurlShims_alert_string(int description);
 
 /* X509_verify_cert_error_string (static text). */
 const char *CCurlShims_verify_error_string(long error);

@@ -42,6 +42,7 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         tlsReport = .allocate(capacity: 1)
         tlsReport.initialize(to: CCurlShims_tls_transfer())
+        tlsReport.pointee.alert_received = -1
         tlsReport.pointee.config = UnsafePointer(tls.config)
         handle = try pool.takeHandle()
         do {
@@ -207,13 +208,13 @@ final class CurlTransfer: @unchecked Sendable {
         let lowered = curlText.lowercased()
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
-            var connected: curl_off_t = 0, handshaken: curl_off_t = 0
-            _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_CONNECT_TIME_T, &connected)
+            var handshaken: curl_off_t = 0, started: curl_off_t = 0
             _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_APPCONNECT_TIME_T, &handshaken)
-            if isHTTPS && connected > 0 && handshaken == 0 {
+            _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_STARTTRANSFER_TIME_T, &started)
+            if isHTTPS && tlsReport.pointee.hello_sent != 0 && handshaken == 0 {
                 return CertificateProviderError(.timeout, "\(summary): the TLS handshake with \(host) did not finish within \(seconds) s")
             }
-            if connected == 0 {
+            if isHTTPS && tlsReport.pointee.hello_sent == 0 {
                 return CertificateProviderError(.timeout, "\(summary): no connection to \(host) within \(seconds) s")
             }
             return CertificateProviderError(.timeout, "\(summary): no complete answer within \(seconds) s")
@@ -236,12 +237,30 @@ final class CurlTransfer: @unchecked Sendable {
         default:
             break
         }
+        // A server that refuses a client certificate says so with an alert (certificate_required 116,
+        // bad_certificate 42, unsupported_certificate 43, certificate_revoked 44, certificate_expired 45,
+        // certificate_unknown 46, unknown_ca 48, access_denied 49). Under TLS 1.3 the alert comes after
+        // the client finished its side of the handshake, and a server that closes at once may reset
+        // the connection before the alert is read: a server that asked for a certificate and then
+        // hung up without answering refused it too.
+        let sent = clientSubject.map { "the client certificate '\($0)' was sent" }
+            ?? "no client certificate was configured (set clientIdentity / --client-identity)"
+        let alert = Int(tlsReport.pointee.alert_received)
+        let requested = tlsReport.pointee.certificate_requested != 0
+        let droppedCodes = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING]
+        if [116, 42, 43, 44, 45, 46, 48, 49].contains(alert) || (alert == 40 && requested) {
+            let name = String(cString: CCurlShims_alert_string(Int32(alert)))
+            return CertificateProviderError(.clientCertificateRejected,
+                "\(summary): \(host) refused the TLS client certificate with the alert '\(name)': \(sent)")
+        }
         let rejections = ["alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
                           "alert access denied", "alert unsupported certificate", "alert certificate expired", "alert certificate revoked"]
-        if [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR].contains(code), rejections.contains(where: lowered.contains) {
-            let sent = clientSubject.map { "the client certificate '\($0)' was sent" }
-                ?? "no client certificate was configured (set clientIdentity / --client-identity)"
+        if droppedCodes.contains(code), rejections.contains(where: lowered.contains) {
             return CertificateProviderError(.clientCertificateRejected, "\(summary): \(host) refused the TLS client certificate: \(sent) (\(curlText))")
+        }
+        if droppedCodes.contains(code), requested, alert < 0 {
+            return CertificateProviderError(.clientCertificateRejected,
+                "\(summary): \(host) asked for a TLS client certificate and closed the connection without answering, so it refused it: \(sent) (\(curlText))")
         }
         switch code {
         case CURLE_SSL_CONNECT_ERROR:
