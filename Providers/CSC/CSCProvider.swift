@@ -17,11 +17,11 @@ import Synchronization
 /// | `credentialID` | string | no | the credential to sign with; without it, the only credential of the client |
 /// | `pin` | secret | when the credential asks | the credential's PIN (`authData` `PIN`) |
 /// | `otp` | secret | when the credential asks | a one-time password (`authData` `OTP`) |
-/// | `trustedCAFile` | string (path) | no | a PEM file of CAs to trust for the service, added to the system store |
-/// | `clientIdentity` | string | no | the alias of a stored identity presented as TLS client certificate |
-/// | `clientIdentityPassword` | secret | with `clientIdentity` | its store password |
 /// | `allowInsecureHTTP` | boolean | no (false) | allow `http://` to non-loopback hosts |
 /// | `timeout` | integer | no (30) | seconds per HTTP exchange |
+/// | `trustedCAFile` | string (path) | no | PEM CAs trusted for the service besides the system store (``RemoteTLSParameters``) |
+/// | `clientIdentity` | string | no | the alias of the TLS client identity (opened with the provider's `clientIdentityLookup`) |
+/// | `clientIdentityPassword` | secret | no | the password of that identity |
 ///
 /// ``initialize(options:)`` gets a token, finds the credential (`credentials/list` when
 /// `credentialID` is absent), reads it (`credentials/info` with the chain) and returns an identity
@@ -45,26 +45,22 @@ public final class CSCProvider: CertificateProvider {
         /// The `otp` parameter (see the table above).
         public static let otp: ProviderParameters.Key = "otp"
         /// The `trustedCAFile` parameter (see the table above).
-        public static let trustedCAFile: ProviderParameters.Key = "trustedCAFile"
+        public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
         /// The `clientIdentity` parameter (see the table above).
-        public static let clientIdentity: ProviderParameters.Key = "clientIdentity"
+        public static let clientIdentity = RemoteTLSParameters.clientIdentity
         /// The `clientIdentityPassword` parameter (see the table above).
-        public static let clientIdentityPassword: ProviderParameters.Key = "clientIdentityPassword"
+        public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
         /// The `allowInsecureHTTP` parameter (see the table above).
         public static let allowInsecureHTTP: ProviderParameters.Key = "allowInsecureHTTP"
         /// The `timeout` parameter (see the table above).
         public static let timeout: ProviderParameters.Key = "timeout"
 
         /// Every key the provider accepts.
-        public static let all: Set<ProviderParameters.Key> = [url, clientID, clientSecret, credentialID, pin, otp, trustedCAFile,
-                                                             clientIdentity, clientIdentityPassword, allowInsecureHTTP, timeout]
+        public static let all: Set<ProviderParameters.Key> = Set([url, clientID, clientSecret, credentialID, pin, otp, allowInsecureHTTP, timeout])
+            .union(RemoteTLSParameters.keys)
         /// The keys whose values are secrets.
         public static let secrets: Set<ProviderParameters.Key> = [clientSecret, pin, otp, clientIdentityPassword]
     }
-
-    /// Finds the identity a `clientIdentity` alias names (with `clientIdentityPassword`), for the
-    /// TLS client certificate; the CLI resolves aliases in its identity store.
-    public typealias ClientIdentityResolver = @Sendable (_ alias: String, _ password: Secret?) throws -> SigningIdentity
 
     private struct State {
         var parameters: ProviderParameters
@@ -75,20 +71,21 @@ public final class CSCProvider: CertificateProvider {
     public let providerID: ProviderID = .csc
     private let transport: (any HTTPTransport)?
     private let additionalHeaders: [(name: String, value: String)]
-    private let clientIdentityResolver: ClientIdentityResolver?
+    private let clientIdentityLookup: ClientIdentityLookup?
     private let state: Mutex<State>
 
     /// Creates a provider.
     /// - Parameters:
     ///   - parameters: initial parameters (see the table in the type's documentation).
-    ///   - transport: the networking; nil makes a ``CurlTransport`` from `trustedCAFile`,
-    ///     `clientIdentity` and `allowInsecureHTTP`.
-    ///   - clientIdentityResolver: resolves `clientIdentity` aliases (nil: the parameter is refused).
+    ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
+    ///     `clientIdentity` when set).
     ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
+    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
+    ///     parameter is refused).
     public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil,
-                clientIdentityResolver: ClientIdentityResolver? = nil, additionalHeaders: [(name: String, value: String)] = []) {
+                additionalHeaders: [(name: String, value: String)] = [], clientIdentityLookup: ClientIdentityLookup? = nil) {
         self.transport = transport
-        self.clientIdentityResolver = clientIdentityResolver
+        self.clientIdentityLookup = clientIdentityLookup
         self.additionalHeaders = additionalHeaders
         state = Mutex(State(parameters: parameters))
     }
@@ -181,10 +178,9 @@ public final class CSCProvider: CertificateProvider {
             throw CertificateProviderError.invalidParameter("parameter '\(key)' is not known to the csc provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))")
         }
         _ = try parameters.url(ParameterKey.url)
-        for key in [ParameterKey.clientID, ParameterKey.credentialID, ParameterKey.trustedCAFile, ParameterKey.clientIdentity] {
-            _ = try parameters.string(key)
-        }
+        for key in [ParameterKey.clientID, ParameterKey.credentialID] { _ = try parameters.string(key) }
         for key in ParameterKey.secrets { _ = try parameters.secret(key) }
+        try RemoteTLSParameters.check(parameters)
         if let timeout = try parameters.integer(ParameterKey.timeout), timeout <= 0 {
             throw CertificateProviderError.invalidParameter("parameter 'timeout' must be a positive number of seconds")
         }
@@ -201,14 +197,8 @@ public final class CSCProvider: CertificateProvider {
         let configuration = CSCClient.Configuration(baseURL: url, clientID: clientID, clientSecret: try parameters.secret(ParameterKey.clientSecret),
                                                     timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
                                                     endpointPolicy: policy, additionalHeaders: additionalHeaders)
-        if let transport { return CSCClient(configuration: configuration, transport: transport) }
-        var transportConfiguration = CurlTransport.Configuration(endpointPolicy: policy, trustedCAFile: try parameters.string(ParameterKey.trustedCAFile))
-        if let alias = try parameters.string(ParameterKey.clientIdentity) {
-            guard let clientIdentityResolver else {
-                throw CertificateProviderError.invalidParameter("parameter 'clientIdentity' needs an identity store; this csc provider was made without one")
-            }
-            transportConfiguration.clientIdentity = try clientIdentityResolver(alias, try parameters.secret(ParameterKey.clientIdentityPassword))
-        }
-        return CSCClient(configuration: configuration, transport: try CurlTransport(configuration: transportConfiguration))
+        return CSCClient(configuration: configuration,
+                         transport: try RemoteTLSParameters.transport(for: parameters, endpointPolicy: policy, given: transport,
+                                                                      identityLookup: clientIdentityLookup))
     }
 }

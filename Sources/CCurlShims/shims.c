@@ -146,10 +146,6 @@ CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *tran
     return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, transfer);
 }
 
-const char *CCurlShims_alert_string(int description) {
-    return SSL_alert_desc_string_long(description);
-}
-
 const char *CCurlShims_verify_error_string(long error) {
     return X509_verify_cert_error_string(error);
 }

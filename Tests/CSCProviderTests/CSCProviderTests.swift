@@ -197,18 +197,18 @@ struct CSCProviderTests {
             let directory = try TemporaryDirectory()
             var parameters = cscParameters(url, credentialID: pinCredential)
             parameters[CSCProvider.ParameterKey.trustedCAFile] = .string(try directory.write("ca.pem", text: sharedSeed.certificateAuthority.pemRepresentation))
-            let resolver: CSCProvider.ClientIdentityResolver = { alias, password in
+            let resolver: ClientIdentityLookup = { alias, password in
                 guard alias == "client", password == Secret("store-pw") else {
                     throw CertificateProviderError(.notStored, "no identity '\(alias)' with that password")
                 }
                 return identity
             }
             await expectError(.clientCertificateRejected) {
-                try await CSCProvider(parameters: parameters, clientIdentityResolver: resolver).initialize(options: [:])
+                try await CSCProvider(parameters: parameters, clientIdentityLookup: resolver).initialize(options: [:])
             }
             parameters[CSCProvider.ParameterKey.clientIdentity] = .string("client")
             parameters[CSCProvider.ParameterKey.clientIdentityPassword] = .secret(Secret("store-pw"))
-            let signer = try await CSCProvider(parameters: parameters, clientIdentityResolver: resolver).initialize(options: [:])
+            let signer = try await CSCProvider(parameters: parameters, clientIdentityLookup: resolver).initialize(options: [:])
             #expect(signer.certificate == sharedSeed.users[0].certificates[0].identity.certificate)
             await expectError(.invalidParameter) { try await CSCProvider(parameters: parameters).initialize(options: [:]) }
         }

@@ -156,6 +156,44 @@ struct CurlTransportTLSTests {
         }
     }
 
+    @Test("providers: trustedCAFile, clientIdentity (a store alias) and clientIdentityPassword reach a server demanding a client certificate")
+    func providerParameters() async throws {
+        let client = try ClientPKI()
+        let store = client.store
+        let lookup: ClientIdentityLookup = { alias, password in try store.identity(alias: alias, password: password) }
+        try await withTLSEmulator(clientCAs: [client.authority.root.certificate]) { emulator, base, caFile in
+            let tls: ProviderParameters = [RemoteTLSParameters.trustedCAFile: .string(caFile),
+                                           RemoteTLSParameters.clientIdentity: .string(ClientPKI.alias),
+                                           RemoteTLSParameters.clientIdentityPassword: .secret(Secret(ClientPKI.storePassword))]
+            let fmp = FMPDSSProvider(parameters: ProviderParameters([
+                FMPDSSProvider.ParameterKey.url: .url(base), FMPDSSProvider.ParameterKey.environment: .string(StandardSeed.environment),
+                FMPDSSProvider.ParameterKey.project: .string(StandardSeed.project), FMPDSSProvider.ParameterKey.username: .string(StandardSeed.username),
+                FMPDSSProvider.ParameterKey.password: .secret(Secret(StandardSeed.password)),
+                FMPDSSProvider.ParameterKey.dssPassword: .secret(Secret(StandardSeed.dssPassword)),
+                FMPDSSProvider.ParameterKey.certificateID: .integer(StandardSeed.certificateID),
+            ]).merging(tls), clientIdentityLookup: lookup)
+            #expect(try await fmp.initialize(options: [:]).certificate.subject.contains("Леонид"))
+            let cryptoPro = CryptoProDSSProvider(parameters: ProviderParameters([
+                CryptoProDSSProvider.ParameterKey.url: .url(base), CryptoProDSSProvider.ParameterKey.username: .string(StandardSeed.username),
+                CryptoProDSSProvider.ParameterKey.password: .secret(Secret(StandardSeed.password)),
+            ]).merging(tls), clientIdentityLookup: lookup)
+            _ = try await cryptoPro.initialize(options: [:])
+            #expect(emulator.receivedRequests.count >= 4)
+            // Wrong identity password → the store's .wrongPassword; no lookup → .invalidParameter;
+            // with an app transport → .invalidParameter.
+            await expectCode(.wrongPassword) {
+                try await fmp.initialize(options: [RemoteTLSParameters.clientIdentityPassword: .secret(Secret("nope"))])
+            }
+            await expectCode(.invalidParameter) {
+                try await FMPDSSProvider(parameters: fmp.parameters).initialize(options: [:])
+            }
+            await expectCode(.invalidParameter) {
+                try await CryptoProDSSProvider(parameters: cryptoPro.parameters, transport: CurlTransport()).initialize(options: [:])
+            }
+            await expectCode(.invalidParameter) { try fmp.setParameters([RemoteTLSParameters.clientIdentity: .boolean(true)]) }
+        }
+    }
+
     @Test("a client identity whose key is held by a server is refused when the transport is made")
     func remoteKeyRefused() async throws {
         let certificate = try TestPKI().issueLeaf(subject: "CN=Remote").certificate

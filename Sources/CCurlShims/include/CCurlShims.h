@@ -58,9 +58,6 @@ typedef struct {
  */
 CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *transfer);
 
-/* The name of a TLS alert (SSL_alert_desc_string_long, static text). */
-const char *CCurlShims_alert_string(int description);
-
 /* X509_verify_cert_error_string (static text). */
 const char *CCurlShims_verify_error_string(long error);
 

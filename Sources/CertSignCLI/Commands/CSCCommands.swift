@@ -28,7 +28,7 @@ extension Commands {
         guard parameters[CSCProvider.ParameterKey.url] != nil, parameters[CSCProvider.ParameterKey.clientID] != nil else {
             throw UsageError(message: "--param url=… and --param clientID=… are required", usage: cscCredentialsUsage)
         }
-        let provider = CSCProvider(parameters: parameters, clientIdentityResolver: { alias, password in
+        let provider = CSCProvider(parameters: parameters, clientIdentityLookup: { alias, password in
             try context.identityStore.identity(alias: alias, password: password)
         })
         let credentials = try await provider.credentials()

@@ -248,8 +248,9 @@ final class CurlTransfer: @unchecked Sendable {
         let alert = Int(tlsReport.pointee.alert_received)
         let requested = tlsReport.pointee.certificate_requested != 0
         let droppedCodes = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING]
-        if [116, 42, 43, 44, 45, 46, 48, 49].contains(alert) || (alert == 40 && requested) {
-            let name = String(cString: CCurlShims_alert_string(Int32(alert)))
+        let rejectingAlerts = [116: "certificate required", 42: "bad certificate", 43: "unsupported certificate", 44: "certificate revoked",
+                               45: "certificate expired", 46: "certificate unknown", 48: "unknown CA", 49: "access denied", 40: "handshake failure"]
+        if let name = rejectingAlerts[alert], alert != 40 || requested {
             return CertificateProviderError(.clientCertificateRejected,
                 "\(summary): \(host) refused the TLS client certificate with the alert '\(name)': \(sent)")
         }
