@@ -154,12 +154,20 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
-        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if line.hasPrefix("HTTP/") {
-            headers.removeAll()  // a new response (after 1xx or a proxy's CONNECT answer)
-        } else if let colon = line.firstIndex(of: ":") {
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        // One header line per call, CRLF included; split on the first colon without making a
+        // String of the whole line first.
+        if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
+           bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/") {
+            headers.removeAll(keepingCapacity: true)  // a new response (after 1xx or a proxy's CONNECT answer)
+            return
         }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1, end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        headers.append((String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self),
+                        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
     }
 
     fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
