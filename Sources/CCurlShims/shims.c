@@ -24,14 +24,6 @@ CURLcode CCurlShims_easy_setopt_write_function(CURL *handle, CURLoption option, 
     return curl_easy_setopt(handle, option, callback);
 }
 
-CURLcode CCurlShims_easy_setopt_read_function(CURL *handle, curl_read_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
-}
-
-CURLcode CCurlShims_easy_setopt_seek_function(CURL *handle, curl_seek_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
-}
-
 CURLcode CCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -26,9 +26,40 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
     /// Parses JSON bytes (any top-level value).
     /// - Throws: `.malformedInput` when the bytes are not JSON.
     public init(parsing bytes: some Collection<UInt8>) throws {
+        // JSONSerialization parses ~2.5× faster than JSONDecoder driving `init(from:)` (which has to
+        // try each type in turn); its NSNumbers keep the kinds apart: booleans are CFBooleans
+        // (objCType "c"), integers that fit `Int` are "i", "s", "l" or "q", the rest "d" or "Q".
+        let object: Any
         do {
-            self = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
         } catch {
+            throw CertificateProviderError.malformedInput("the data is not valid JSON")
+        }
+        self = try JSONValue(serialized: object)
+    }
+
+    private init(serialized object: Any) throws {
+        switch object {
+        case let string as String:
+            self = .string(string)
+        case let dictionary as [String: Any]:
+            self = .object(try dictionary.mapValues(JSONValue.init(serialized:)))
+        case let array as [Any]:
+            self = .array(try array.map(JSONValue.init(serialized:)))
+        case is NSNull:
+            self = .null
+        case let number as NSNumber:
+            switch String(cString: number.objCType) {
+            case "c", "B": self = .bool(number.boolValue)
+            case "i", "s", "l", "q": self = .integer(number.intValue)
+            default:
+                if number is NSDecimalNumber, let exact = Int(exactly: number.doubleValue), number.stringValue == String(exact) {
+                    self = .integer(exact)
+                } else {
+                    self = .number(number.doubleValue)
+                }
+            }
+        default:
             throw CertificateProviderError.malformedInput("the data is not valid JSON")
         }
     }

@@ -260,6 +260,12 @@ struct CurlTransportTLSTests {
             }
         }
         #expect(ports.count == 1, "three requests to one host should share one kept-alive connection: \(ports)")
+        // A redirect is returned, not followed (so neither a body nor an Authorization header is replayed).
+        var redirected = HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/redirect"))
+        redirected.setHeader("Authorization", "Bearer not-for-anyone-else")
+        let redirect = try await transport.send(redirected)
+        #expect(redirect.status == 302)
+        #expect(redirect.header("location") == "/hello?followed=1")
         let missing = await expectCode(.clientCertificateRejected) {
             try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
         }
@@ -327,6 +333,12 @@ private final class PythonTLSServer: Sendable {
             class Handler(http.server.BaseHTTPRequestHandler):
                 protocol_version = "HTTP/1.1"
                 def do_GET(self):
+                    if self.path == "/redirect":
+                        self.send_response(302)
+                        self.send_header("Location", "/hello?followed=1")
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
                     peer = self.connection.getpeercert() or {}
                     cn = next((value for rdn in peer.get("subject", ()) for (name, value) in rdn if name == "commonName"), None)
                     body = json.dumps({"client": cn, "client_port": self.client_address[1], "path": self.path}).encode()

@@ -60,6 +60,19 @@ struct RemoteEndpointPolicyTests {
 
 @Suite("JSONValue and JSONObjectReader")
 struct JSONTests {
+    @Test("number kinds at the edges: Int range, fraction and exponent make a number; booleans stay booleans; fragments parse")
+    func numberEdges() throws {
+        let value = try JSONValue(parsing: "[true, false, 0, 1, -5, 1.5, 1.0, 1e3, 12345678901234567890, 9223372036854775807, -9223372036854775808]")
+        #expect(value == [.bool(true), .bool(false), .integer(0), .integer(1), .integer(-5), .number(1.5), .number(1.0), .number(1000),
+                          .number(1.2345678901234567e19), .integer(Int.max), .integer(Int.min)])
+        #expect(try JSONValue(parsing: "\"Номер\"") == .string("Номер"))
+        #expect(try JSONValue(parsing: "null") == .null)
+        #expect(try JSONValue(parsing: "7") == .integer(7))
+        for bad in ["{\"a\" 1}", "tru", "[1] x", "\"\u{01}\"", "01"] {
+            #expect(throws: CertificateProviderError.self, "\(bad)") { try JSONValue(parsing: bad) }
+        }
+    }
+
     @Test("parsing keeps integers, numbers, booleans and Unicode apart; printing sorts keys")
     func parsing() throws {
         let value = try JSONValue(parsing: #"{"b": true, "a": 1, "c": 1.5, "d": "Номер", "e": null, "f": [0, false]}"#)

@@ -17,8 +17,6 @@ CURLcode CCurlShims_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_
 CURLcode CCurlShims_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode CCurlShims_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
 CURLcode CCurlShims_easy_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback callback);
-CURLcode CCurlShims_easy_setopt_read_function(CURL *handle, curl_read_callback callback);
-CURLcode CCurlShims_easy_setopt_seek_function(CURL *handle, curl_seek_callback callback);
 
 CURLcode CCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode CCurlShims_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);

@@ -3,6 +3,9 @@ internal import CCurlShims
 import CertificateProviders
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One request on one easy handle: prepared on the caller's thread, then driven and completed only
 /// on the ``CurlMultiLoop`` thread (curl's callbacks run there).
@@ -27,7 +30,9 @@ final class CurlTransfer: @unchecked Sendable {
     private let tlsReport: UnsafeMutablePointer<CCurlShims_tls_transfer>
     private var body: [UInt8] = []
     private var headers: [(name: String, value: String)] = []
-    private var uploadOffset = 0
+    /// A copy of the body for curl to send (CURLOPT_POSTFIELDS), wiped in `deinit`: it may hold a
+    /// ``HTTPRequest/secretBody``.
+    private var upload: UnsafeMutableRawBufferPointer?
     private var bodyTooLarge = false
 
     init(request: HTTPRequest, configuration: CurlTransport.Configuration, tls: CurlTLSSetup, pool: CurlMultiLoop) throws {
@@ -54,6 +59,10 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
+        if let upload {
+            if let base = upload.baseAddress { explicit_bzero(base, upload.count) }
+            upload.deallocate()
+        }
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
         tlsReport.deallocate()
@@ -111,12 +120,16 @@ final class CurlTransfer: @unchecked Sendable {
         } else if method == .head && !hasBody {
             set(CCurlShims_easy_setopt_long(handle, CURLOPT_NOBODY, 1))
         } else if hasBody || method == .post || method == .put {
+            // curl sends the headers and a small body in one write from this buffer, and can send it
+            // again when a reused connection turns out to be closed.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, request.bodyCount), alignment: 1)
+            request.withBodyBytes { bytes in
+                if let base = bytes.baseAddress, !bytes.isEmpty { buffer.baseAddress?.copyMemory(from: base, byteCount: bytes.count) }
+            }
+            upload = buffer
             set(CCurlShims_easy_setopt_long(handle, CURLOPT_POST, 1))
             set(CCurlShims_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.bodyCount)))
-            set(CCurlShims_easy_setopt_read_function(handle, curlReadBody))
-            set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_READDATA, opaque))
-            set(CCurlShims_easy_setopt_seek_function(handle, curlSeekBody))
-            set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, opaque))
+            set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress))
             if method != .post { set(CCurlShims_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method.rawValue)) }
         } else {
             set(CCurlShims_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method.rawValue))
@@ -154,28 +167,20 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
-        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if line.hasPrefix("HTTP/") {
-            headers.removeAll()  // a new response (after 1xx or a proxy's CONNECT answer)
-        } else if let colon = line.firstIndex(of: ":") {
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        // One header line per call, CRLF included; split on the first colon without making a
+        // String of the whole line first.
+        if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
+           bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/") {
+            headers.removeAll(keepingCapacity: true)  // a new response (after 1xx or a proxy's CONNECT answer)
+            return
         }
-    }
-
-    fileprivate func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        request.withBodyBytes { bytes in
-            let count = min(buffer.count, bytes.count - uploadOffset)
-            guard count > 0 else { return 0 }
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[uploadOffset..<(uploadOffset + count)]))
-            uploadOffset += count
-            return count
-        }
-    }
-
-    fileprivate func seekBody(to offset: Int) -> Bool {
-        guard offset >= 0, offset <= request.bodyCount else { return false }
-        uploadOffset = offset
-        return true
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1, end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        headers.append((String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self),
+                        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
     }
 
     // MARK: Outcome (loop thread)
@@ -296,16 +301,4 @@ private let curlWriteHeader: curl_write_callback = { data, size, count, user in
     guard length > 0, let data else { return length }
     Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().receiveHeader(UnsafeRawBufferPointer(start: data, count: length))
     return length
-}
-
-private let curlReadBody: curl_read_callback = { buffer, size, count, user in
-    guard let user, let buffer else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
-    return transfer.readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
-}
-
-private let curlSeekBody: curl_seek_callback = { user, offset, origin in
-    guard let user, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
-    return transfer.seekBody(to: Int(offset)) ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
 }
