@@ -66,10 +66,6 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         state = Mutex(State(parameters: kept))
     }
 
-    deinit {
-        state.withLock { $0.connection?.close() }
-    }
-
     /// Registers this provider under `.pkcs11` in `registry`; each `makeProvider` call creates a
     /// fresh instance with `parameters`.
     /// - Throws: `.providerAlreadyRegistered`, `.invalidParameter`.

@@ -26,7 +26,9 @@ struct PKCS11Failure: Error, CustomStringConvertible {
     /// Whether the session (or the token) went away: a clean re-open may help, once.
     var sessionLost: Bool {
         [CK_RV(CKR_SESSION_HANDLE_INVALID), CK_RV(CKR_SESSION_CLOSED), CK_RV(CKR_TOKEN_NOT_PRESENT), CK_RV(CKR_DEVICE_REMOVED),
-         CK_RV(CKR_CRYPTOKI_NOT_INITIALIZED), CK_RV(CKR_USER_NOT_LOGGED_IN)].contains(rv)
+         CK_RV(CKR_CRYPTOKI_NOT_INITIALIZED), CK_RV(CKR_USER_NOT_LOGGED_IN),
+         // A private object's handle dies when another part of the process logs out of the token.
+         CK_RV(CKR_OBJECT_HANDLE_INVALID), CK_RV(CKR_KEY_HANDLE_INVALID)].contains(rv)
     }
 
     /// The package error for this failure; `context` says what was being done ("signing with 'rsakey'").

@@ -25,6 +25,9 @@ final class PKCS11Module: @unchecked Sendable {
         var generation: UInt64 = 0
     }
     private let state = Mutex(State())
+    /// Open connections per token (serial + label): the login state of a token is shared by the
+    /// whole process, so only the last connection to close logs out.
+    private let tokenUsers = Mutex<[String: Int]>([:])
 
     private static let loaded = Mutex<[String: PKCS11Module]>([:])
 
@@ -108,6 +111,19 @@ final class PKCS11Module: @unchecked Sendable {
     /// Calls a module function and throws ``PKCS11Failure`` unless it returns `CKR_OK`.
     func call(_ name: String, _ body: (CK_FUNCTION_LIST) -> CK_RV?) throws {
         try check(rv(body), name)
+    }
+
+    /// Records one more open connection to `token`.
+    func retainToken(_ token: String) { tokenUsers.withLock { $0[token, default: 0] += 1 } }
+
+    /// Records a closed connection and, when it was the last one to `token`, runs `logout` (under the
+    /// same lock, so that no connection can start using the login in between).
+    func releaseToken(_ token: String, logout: () -> Void) {
+        tokenUsers.withLock { users in
+            let remaining = max(0, users[token, default: 1] - 1)
+            users[token] = remaining == 0 ? nil : remaining
+            if remaining == 0 { logout() }
+        }
     }
 
     // MARK: Slots and tokens

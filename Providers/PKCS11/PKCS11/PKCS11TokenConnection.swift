@@ -32,6 +32,7 @@ final class PKCS11TokenConnection: @unchecked Sendable {
     private var pin: Secret?
     private var closed = false
     private var needsReopen = false
+    private var tokenKey = ""
     private var counters = Counters()
 
     /// Diagnostics the tests and the benchmark read.
@@ -52,19 +53,31 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         self.pin = pin
         moduleGeneration = try module.ensureInitialized()
         slotID = try Self.findSlot(module, tokenFilter)
-        let session = try openSession()
+        let token = try module.tokenInfo(slot: slotID)
+        let key = token.serialNumber + "\u{0}" + token.label
+        // Counted before the login check, so that no other connection logs out under this one.
+        module.retainToken(key)
+        let session: CK_SESSION_HANDLE
+        do {
+            session = try openSession()
+        } catch {
+            module.releaseToken(key) {}
+            throw error
+        }
         do {
             try login(session: session)
         } catch {
+            module.releaseToken(key) {}
             _ = module.rv { $0.C_CloseSession?(session) }
             throw error
         }
         idle.append(session)
         openCount = 1
+        tokenKey = key
     }
 
     deinit {
-        for session in idle { _ = module.rv { $0.C_CloseSession?(session) } }
+        close()
     }
 
     /// The slot holding the token the filter describes.
@@ -280,12 +293,17 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         return ""
     }
 
-    /// Logs out, closes every session of this connection and drops the PIN. Later operations throw `.notStored`.
+    /// Logs out (when no other connection of this process uses the token: the login state is the
+    /// process's), closes every session of this connection and drops the PIN. Later operations throw `.notStored`.
     func close() {
         condition.withLock {
             guard !closed else { return }
             closed = true
-            if let session = idle.first { _ = module.rv { $0.C_Logout?(session) } }
+            if !tokenKey.isEmpty, let session = idle.first {
+                module.releaseToken(tokenKey) { _ = module.rv { $0.C_Logout?(session) } }
+            } else if !tokenKey.isEmpty {
+                module.releaseToken(tokenKey) {} // every session is in use or gone: closing them logs out
+            }
             for session in idle { _ = module.rv { $0.C_CloseSession?(session) } }
             idle.removeAll()
             openCount = 0
