@@ -46,7 +46,7 @@ public struct PKCS11TokenInventory: Sendable {
         public let uri: String
     }
 
-    /// The tokens present, in slot order.
+    /// The initialised tokens present, in slot order.
     public let tokens: [Token]
 
     /// Lists the tokens of a module without logging in (certificates and public keys are public objects).
@@ -56,7 +56,8 @@ public struct PKCS11TokenInventory: Sendable {
         let path = modulePath ?? PKCS11Module.defaultPath
         let module = try PKCS11Module.load(path)
         do {
-            tokens = try module.slotsWithTokens().map { slot in
+            // Uninitialised tokens (SoftHSM's free slot, blank cards) hold nothing to sign with.
+            tokens = try module.slotsWithTokens().filter { $0.token.flags & CK_FLAGS(CKF_TOKEN_INITIALIZED) != 0 }.map { slot in
                 Token(slotID: UInt(slot.id), slotDescription: slot.description, label: slot.token.label, manufacturer: slot.token.manufacturer,
                       model: slot.token.model, serialNumber: slot.token.serialNumber, flags: Self.flagNames(slot.token.flags),
                       keys: (try? Self.keys(module: module, slot: slot)) ?? [])
