@@ -17,6 +17,9 @@ extension ProviderParameters.Key {
     /// PKCS#11 provider: the user PIN (secret). Absent: the token's protected authentication path
     /// (PIN pad) is used when it has one. Never kept in ``PKCS11CertificateProvider/parameters``.
     public static let pkcs11PIN: Self = "pin"
+    /// PKCS#11 provider: the scheme an RSA key signs CMS with (string): `rsa-pkcs1v15` (default) or
+    /// `rsa-pss` (RSASSA-PSS, RFC 4056, through `CKM_RSA_PKCS_PSS`). EC keys always use `ecdsa`.
+    public static let pkcs11Scheme: Self = "scheme"
 }
 
 /// The `pkcs11` provider: signs with a private key on a PKCS#11 token (smart card, USB token, HSM;
@@ -29,6 +32,7 @@ extension ProviderParameters.Key {
 /// | `module` (`.pkcs11Module`) | string | the PKCS#11 module path; default `p11-kit-proxy.so` |
 /// | `uri` (`.pkcs11URI`) | string | RFC 7512 URI: token (`token`, `manufacturer`, `serial`, `model`) and key (`object`, `id`) |
 /// | `pin` (`.pkcs11PIN`) | secret | the user PIN; never kept; `pin-value` in the URI is refused |
+/// | `scheme` (`.pkcs11Scheme`) | string | `rsa-pkcs1v15` (default) or `rsa-pss` for RSA keys |
 ///
 /// - ``initialize(options:)`` loads the module (once per process), finds the token, checks the PIN
 ///   flags and logs in once (a wrong PIN is `.wrongPassword` and is never retried; a locked PIN is
@@ -47,7 +51,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     public let providerID: ProviderID = .pkcs11
 
     /// Every key this provider accepts.
-    public static let acceptedKeys: Set<ProviderParameters.Key> = [.pkcs11Module, .pkcs11URI, .pkcs11PIN]
+    public static let acceptedKeys: Set<ProviderParameters.Key> = [.pkcs11Module, .pkcs11URI, .pkcs11PIN, .pkcs11Scheme]
 
     private struct State {
         var parameters: ProviderParameters
@@ -101,13 +105,14 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         let uri = try PKCS11URI(uriText)
         let modulePath = try uri.modulePath ?? merged.string(.pkcs11Module) ?? PKCS11Module.defaultPath
         let pin = try merged.secret(.pkcs11PIN)
+        let scheme = try merged.string(.pkcs11Scheme).map(SignatureScheme.init)
         let module = try PKCS11Module.load(modulePath)
         let connection: PKCS11TokenConnection
         let identity: SigningIdentity
         do {
             connection = try PKCS11TokenConnection(module: module, tokenFilter: uri, pin: pin)
             identity = try connection.withSession { session, epoch in
-                try Self.findIdentity(uri: uri, connection: connection, session: session, epoch: epoch)
+                try Self.findIdentity(uri: uri, scheme: scheme, connection: connection, session: session, epoch: epoch)
             }
         } catch let failure as PKCS11Failure {
             throw failure.providerError("opening \(uri.tokenDescription) in the PKCS#11 module \(modulePath)")
@@ -143,7 +148,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
 
     // MARK: Finding the key and its certificate
 
-    private static func findIdentity(uri: PKCS11URI, connection: PKCS11TokenConnection, session: CK_SESSION_HANDLE,
+    private static func findIdentity(uri: PKCS11URI, scheme: SignatureScheme?, connection: PKCS11TokenConnection, session: CK_SESSION_HANDLE,
                                      epoch: UInt64) throws -> SigningIdentity {
         let module = connection.module
         let token = try module.tokenInfo(slot: connection.currentSlot)
@@ -189,10 +194,14 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         guard let certificate = try candidates.first(where: { try isKey(key, of: $0, keyType: keyType, id: id, session: session, module: module) }) else {
             throw CertificateProviderError(.keyCertificateMismatch, "\(keyName) \(place) is not the key of the certificate '\(candidates[0].subject)' that has its CKA_ID")
         }
+        let defaultScheme = scheme ?? SignatureScheme.default(for: certificate.publicKeyAlgorithm)
+        if defaultScheme != SignatureScheme.default(for: certificate.publicKeyAlgorithm) && !(certificate.publicKeyAlgorithm.isRSA && defaultScheme == .rsaPSS) {
+            throw CertificateProviderError(.unsupportedAlgorithm, "\(keyName) is a \(certificate.publicKeyAlgorithm) key and cannot sign with scheme '\(defaultScheme)'")
+        }
         let alwaysAuthenticate = try module.boolAttribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_ALWAYS_AUTHENTICATE))
         let chain = try chainCertificates(for: certificate, session: session, module: module)
         let signingKey = PKCS11SigningKey(connection: connection, certificate: certificate, label: label, id: id, handle: key, epoch: epoch,
-                                          alwaysAuthenticate: alwaysAuthenticate)
+                                          alwaysAuthenticate: alwaysAuthenticate, defaultScheme: defaultScheme)
         return SigningIdentity(certificate: certificate, chain: chain, key: signingKey)
     }
 
@@ -248,6 +257,9 @@ public final class PKCS11CertificateProvider: CertificateProvider {
             throw CertificateProviderError.invalidParameter("parameter 'module' must not be empty")
         }
         _ = try parameters.secret(.pkcs11PIN)
+        if let scheme = try parameters.string(.pkcs11Scheme), ![SignatureScheme.rsaPKCS1v15, .rsaPSS, .ecdsa].contains(SignatureScheme(scheme)) {
+            throw CertificateProviderError.invalidParameter("parameter 'scheme' must be rsa-pkcs1v15, rsa-pss or ecdsa, not '\(scheme)'")
+        }
     }
 
     // MARK: Diagnostics (tests and benchmarks in this package)

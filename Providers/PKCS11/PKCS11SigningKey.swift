@@ -26,12 +26,15 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
     public let id: [UInt8]
     /// Whether the token asks for the PIN before every signature (`CKA_ALWAYS_AUTHENTICATE`).
     public let requiresLoginPerSignature: Bool
+    /// The scheme CMS signers use with this key: the provider's `scheme` parameter, else PKCS#1 v1.5
+    /// for RSA and ECDSA for EC.
+    public let defaultScheme: SignatureScheme
 
     let connection: PKCS11TokenConnection
     private let cachedHandle: Mutex<(epoch: UInt64, handle: CK_OBJECT_HANDLE)>
 
     init(connection: PKCS11TokenConnection, certificate: Certificate, label: String, id: [UInt8], handle: CK_OBJECT_HANDLE,
-         epoch: UInt64, alwaysAuthenticate: Bool) {
+         epoch: UInt64, alwaysAuthenticate: Bool, defaultScheme: SignatureScheme) {
         self.connection = connection
         publicKeyAlgorithm = certificate.publicKeyAlgorithm
         keySize = certificate.publicKeySize
@@ -39,6 +42,7 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
         self.label = label
         self.id = id
         requiresLoginPerSignature = alwaysAuthenticate
+        self.defaultScheme = defaultScheme
         cachedHandle = Mutex((epoch, handle))
     }
 

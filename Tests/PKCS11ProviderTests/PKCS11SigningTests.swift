@@ -77,6 +77,28 @@ struct PKCS11SigningTests {
         #expect(again != signature)
     }
 
+    @Test("RSA-PSS CAdES-BES (scheme=rsa-pss): SignerInfo algorithm RSASSA-PSS, openssl cms -verify accepts it")
+    func rsaPSSCAdES() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try SoftHSMFixture.shared()
+        let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule), .pkcs11Scheme: .string("rsa-pss")])
+        let identity = try await provider.initialize(options: [.pkcs11URI: .string("pkcs11:token=pss;object=rsakey"),
+                                                               .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin))])
+        #expect(identity.key.defaultScheme == .rsaPSS)
+        for digest in [DigestAlgorithm.sha256, .sha512] {
+            let signature = try await CMSSigner.sign(content: Self.document, identity: identity, format: .cadesBES, digestAlgorithm: digest)
+            let result = try PKCS11Testing.opensslVerifies(signature, content: Self.document, in: directory)
+            #expect(result.succeeded, "\(digest): \(result.errorOutput)")
+            let dump = try PKCS11Testing.opensslPrint(signature, in: directory)
+            #expect(dump.contains("rsassaPss"), "\(dump)")
+            #expect(dump.contains("mgf1"))
+        }
+        let ecError = await PKCS11Testing.error {
+            _ = try await provider.initialize(options: [.pkcs11URI: .string("pkcs11:token=signer;object=eckey"), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin))])
+        }
+        #expect(ecError?.code == .unsupportedAlgorithm)
+    }
+
     @Test("CKA_ALWAYS_AUTHENTICATE: a context-specific login with the same PIN before each signature")
     func alwaysAuthenticate() async throws {
         let directory = try TemporaryDirectory()
