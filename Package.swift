@@ -224,7 +224,14 @@ let package = Package(
         ),
         .testTarget(
             name: "PKCS11ProviderTests",
-            dependencies: ["PKCS11Provider", "certsign", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: ["PKCS11Provider", "certsign", "pkcs11-fork-check", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // Helper process for PKCS11ProviderTests' fork test (built by `swift build --build-tests`).
+        .executableTarget(
+            name: "pkcs11-fork-check",
+            dependencies: ["PKCS11Provider", "CertificateProviders"],
+            path: "Tests/PKCS11ForkTool",
             swiftSettings: swiftSettings
         ),
         .testTarget(

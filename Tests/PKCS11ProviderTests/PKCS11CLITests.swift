@@ -116,3 +116,27 @@ struct PKCS11CLITests {
         #expect(try token.logins(inSpyLog: log).isEmpty)
     }
 }
+
+/// A process that forks after logging in: the child re-initialises the module and signs with the
+/// identity made before the fork; the parent keeps signing afterwards.
+@Suite("PKCS#11 across fork", .enabled(if: SoftHSMFixture.isAvailable && ExternalTool.builtProduct("pkcs11-fork-check") != nil,
+                                      "softhsm2 or the pkcs11-fork-check helper is missing"))
+struct PKCS11ForkTests {
+    @Test("parent signs, child (after fork) signs, parent signs again: all three verify with the certificate's key")
+    func forkedChildSigns() throws {
+        let token = try PKCS11CLITests.OwnToken()
+        let helper = try #require(ExternalTool.builtProduct("pkcs11-fork-check"))
+        let prefix = token.directory.path("fork-")
+        let result = try ExternalTool.run(helper, [SoftHSMFixture.softHSMModule, "pkcs11:token=cli;object=rsakey", prefix],
+                                          environment: ["SOFTHSM2_CONF": token.configPath, "TOKEN_PIN": SoftHSMFixture.pin])
+        #expect(result.succeeded, "\(result.errorOutput)")
+        // The child re-initialised the module, dropped the parent's sessions and logged in once again.
+        #expect(try String(contentsOfFile: prefix + "child-counters.txt", encoding: .utf8) == "reopens=1 logins=2 failedLogins=0")
+        let digest = try token.directory.write("digest.bin", DigestAlgorithm.sha256.hash(Array("fork check\n".utf8)))
+        for name in ["parent-before.sig", "child.sig", "parent-after.sig"] {
+            let verify = try ExternalTool.run("openssl", ["pkeyutl", "-verify", "-certin", "-inkey", prefix + "cert.pem", "-in", digest,
+                                                          "-sigfile", prefix + name, "-pkeyopt", "digest:sha256"])
+            #expect(verify.succeeded, "\(name): \(verify.output) \(verify.errorOutput)")
+        }
+    }
+}
