@@ -133,3 +133,27 @@ struct PKCS11URITests {
         #expect(throws: CertificateProviderError.self) { try PKCS11URI(text) }
     }
 }
+
+@Suite("PKCS#11 return values")
+struct CKRMappingTests {
+    @Test("every CKR_* value of the header becomes a typed error whose reason names it")
+    func everyValueNamed() {
+        #expect(CKRNames.byValue.count >= 90)
+        for (value, name) in CKRNames.byValue where value != 0 {
+            let error = CKRNames.providerError(value)
+            #expect(error.reason.contains(name), "\(name): \(error.reason)")
+            #expect(!error.code.rawValue.isEmpty)
+        }
+        #expect(CKRNames.name(0x8000_0012) == "CKR_VENDOR_DEFINED+0x12")
+    }
+
+    @Test("the codes tell the caller what to do", arguments: [
+        ("CKR_PIN_INCORRECT", "wrongPassword"), ("CKR_PIN_LOCKED", "pinLocked"), ("CKR_TOKEN_NOT_PRESENT", "tokenNotFound"),
+        ("CKR_MECHANISM_INVALID", "unsupportedAlgorithm"), ("CKR_FUNCTION_CANCELED", "cancelled"), ("CKR_KEY_FUNCTION_NOT_PERMITTED", "unsupportedOperation"),
+        ("CKR_DATA_LEN_RANGE", "invalidParameter"), ("CKR_DEVICE_ERROR", "tokenFailure"), ("CKR_PIN_EXPIRED", "authenticationFailed"),
+    ])
+    func codes(name: String, code: String) throws {
+        let value = try #require(CKRNames.byValue.first { $0.value == name }?.key)
+        #expect(CKRNames.providerError(value).code.rawValue == code)
+    }
+}

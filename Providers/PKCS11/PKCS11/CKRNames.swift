@@ -1,8 +1,11 @@
+internal import CPKCS11
+import CertificateProviders
+
 /// The names of the PKCS#11 return values (`CKR_*`), generated from p11-kit's `pkcs11.h` (PKCS#11
 /// 2.40 plus 3.0 additions), so every error can say which one a module returned.
-enum CKRNames {
+package enum CKRNames {
     /// `CKR_*` name by value; vendor-defined values (>= `CKR_VENDOR_DEFINED`) are not listed.
-    static let byValue: [UInt: String] = [
+    package static let byValue: [UInt: String] = [
         0x0: "CKR_OK",
         0x1: "CKR_CANCEL",
         0x2: "CKR_HOST_MEMORY",
@@ -99,9 +102,14 @@ enum CKRNames {
     ]
 
     /// The name of `value`, e.g. `CKR_PIN_INCORRECT`; `CKR_VENDOR_DEFINED+0x12` or `CKR_0x…` for others.
-    static func name(_ value: UInt) -> String {
+    package static func name(_ value: UInt) -> String {
         if let name = byValue[value] { return name }
         if value >= 0x8000_0000 { return "CKR_VENDOR_DEFINED+0x" + String(value - 0x8000_0000, radix: 16) }
         return "CKR_0x" + String(value, radix: 16)
+    }
+
+    /// The error code a `CKR_*` value becomes, and the reason text it carries (for tests).
+    package static func providerError(_ value: UInt, function: String = "C_Sign") -> CertificateProviderError {
+        PKCS11Failure(function: function, rv: CK_RV(value)).providerError("test")
     }
 }
