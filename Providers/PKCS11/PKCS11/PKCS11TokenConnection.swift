@@ -143,7 +143,7 @@ final class PKCS11TokenConnection: @unchecked Sendable {
                 try reopenLocked()
             }
             if let session = idle.popLast() { return (session, epoch) }
-            if sessionLimit == nil || openCount < sessionLimit! {
+            if openCount < sessionLimit ?? Int.max {
                 openCount += 1
                 do {
                     let session = try openSession()
@@ -158,6 +158,8 @@ final class PKCS11TokenConnection: @unchecked Sendable {
                     throw error
                 }
             }
+            // Every session is busy and the module allows no more: wait for one to come back. The
+            // holders are inside a token call, not waiting on anything, so one returns soon.
             condition.wait()
         }
     }
