@@ -225,6 +225,7 @@ let package = Package(
         .testTarget(
             name: "PKCS11ProviderTests",
             dependencies: ["PKCS11Provider", "certsign", "pkcs11-fork-check", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            exclude: ["FaultModule"],
             swiftSettings: swiftSettings
         ),
         // Helper process for PKCS11ProviderTests' fork test (built by `swift build --build-tests`).

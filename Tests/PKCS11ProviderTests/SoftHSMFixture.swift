@@ -57,6 +57,8 @@ final class SoftHSMFixture: Sendable {
         static let noPIN = "no-pin"          // eckey 01, never logged in by the tests
         static let pss = "pss"               // rsakey 01 (RSA-PSS signing)
         static let concurrent = "concurrent" // rsakey 01
+        static let limited = "limited"       // rsakey 01, used through the fault module (session limit)
+        static let pulled = "pulled"         // eckey 01, used through the fault module (token pulled)
     }
 
     private init() throws {
@@ -99,11 +101,11 @@ final class SoftHSMFixture: Sendable {
         serials[Token.always] = try maker.initToken(Token.always)
         try maker.keyPair(token: Token.always, id: "01", label: "rsakey", type: "rsa:2048", subject: "/CN=Always Authenticate Signer",
                           extra: ["--always-auth"])
-        for label in [Token.wrongPIN, Token.locked, Token.reopen, Token.noPIN] {
+        for label in [Token.wrongPIN, Token.locked, Token.reopen, Token.noPIN, Token.pulled] {
             serials[label] = try maker.initToken(label)
             try maker.keyPair(token: label, id: "01", label: "eckey", type: "EC:prime256v1", subject: "/CN=\(label) signer")
         }
-        for label in [Token.pss, Token.concurrent] {
+        for label in [Token.pss, Token.concurrent, Token.limited] {
             serials[label] = try maker.initToken(label)
             try maker.keyPair(token: label, id: "01", label: "rsakey", type: "rsa:2048", subject: "/CN=\(label) signer")
         }
