@@ -57,6 +57,8 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         var parameters: ProviderParameters
         var identity: SigningIdentity?
         var connection: PKCS11TokenConnection?
+        /// A PIN given to init or setParameters, for the next initialize only (never in `parameters`).
+        var pendingPIN: Secret?
     }
     private let state: Mutex<State>
 
@@ -67,7 +69,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         try Self.validate(parameters)
         var kept = parameters
         kept[.pkcs11PIN] = nil
-        state = Mutex(State(parameters: kept))
+        state = Mutex(State(parameters: kept, pendingPIN: try parameters.secret(.pkcs11PIN)))
     }
 
     /// Registers this provider under `.pkcs11` in `registry`; each `makeProvider` call creates a
@@ -88,7 +90,13 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     /// - Throws: `.invalidParameter` naming the key; the previous parameters stay in force.
     public func setParameters(_ parameters: ProviderParameters) throws {
         try Self.validate(parameters)
-        state.withLock { $0.parameters = parameters }
+        var kept = parameters
+        kept[.pkcs11PIN] = nil
+        let pin = try parameters.secret(.pkcs11PIN)
+        state.withLock {
+            $0.parameters = kept
+            $0.pendingPIN = pin
+        }
     }
 
     /// Logs in to the token the `uri` names and returns the identity of the key it names.
@@ -98,13 +106,14 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     ///   `.tokenFailure` (with the CKR name).
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
         try Self.validate(options)
-        let merged = state.withLock { $0.parameters }.merging(options)
+        let (stored, pendingPIN) = state.withLock { ($0.parameters, $0.pendingPIN) }
+        let merged = stored.merging(options)
         guard let uriText = try merged.string(.pkcs11URI) else {
             throw CertificateProviderError.invalidParameter("parameter 'uri' (a pkcs11: URI such as pkcs11:token=test;object=rsakey) is required to initialize the pkcs11 provider")
         }
         let uri = try PKCS11URI(uriText)
         let modulePath = try uri.modulePath ?? merged.string(.pkcs11Module) ?? PKCS11Module.defaultPath
-        let pin = try merged.secret(.pkcs11PIN)
+        let pin = try merged.secret(.pkcs11PIN) ?? pendingPIN
         let scheme = try merged.string(.pkcs11Scheme).map(SignatureScheme.init)
         let module = try PKCS11Module.load(modulePath)
         let connection: PKCS11TokenConnection
@@ -124,6 +133,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
             state.parameters = kept
             state.identity = identity
             state.connection = connection
+            state.pendingPIN = nil
             return previous
         }
         if let previous, previous !== connection { previous.close() }

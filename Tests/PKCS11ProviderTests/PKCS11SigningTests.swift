@@ -168,6 +168,18 @@ struct PKCS11SigningTests {
         #expect(again.certificate == identity.certificate)
     }
 
+    @Test("a PIN given through setParameters is used once and never shown in parameters")
+    func pinThroughSetParameters() async throws {
+        _ = try SoftHSMFixture.shared()
+        let provider = try PKCS11CertificateProvider()
+        try provider.setParameters([.pkcs11Module: .string(SoftHSMFixture.softHSMModule), .pkcs11URI: .string("pkcs11:token=signer;object=eckey"),
+                                    .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin))])
+        #expect(provider.parameters[.pkcs11PIN] == nil)
+        #expect(!provider.parameters.description.contains(SoftHSMFixture.pin))
+        let identity = try await provider.initialize(options: ProviderParameters())
+        #expect(identity.certificate.subject.contains("EC Token Signer"))
+    }
+
     @Test("through the SigningCoordinator with the provider registered under 'pkcs11'")
     func throughCoordinator() async throws {
         let directory = try TemporaryDirectory()
