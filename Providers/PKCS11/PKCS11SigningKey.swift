@@ -17,8 +17,11 @@ import Synchronization
 public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
     // Safe to share: the stored properties are immutable; the cached object handle is behind a Mutex
     // and the connection locks its own state.
+    /// The key's algorithm, from its certificate (RSA, or EC with its curve).
     public let publicKeyAlgorithm: PublicKeyAlgorithm
+    /// The key size in bits, from its certificate.
     public let keySize: Int
+    /// The certificate's SubjectPublicKeyInfo (checked against the token's key when it was found).
     public let publicKeyDERRepresentation: [UInt8]
     /// The key's label (CKA_LABEL) on the token.
     public let label: String
