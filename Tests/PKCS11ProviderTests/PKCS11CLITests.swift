@@ -62,6 +62,8 @@ struct PKCS11CLITests {
         #expect(tokens.count == 1)
         let keys = try #require(tokens.first?["keys"] as? [[String: Any]])
         #expect(keys.first?["subject"] as? String == "CN=CLI Token Signer")
+        let providers = try token.certsign(["providers"])
+        #expect(providers.output.contains("pkcs11"), "\(providers.output)")
         let missing = try token.certsign(["tokens", "--module", "/etc/hostname"])
         #expect(missing.status == 1 && missing.errorOutput.contains("/etc/hostname"))
     }
