@@ -168,6 +168,18 @@ struct PKCS11SigningTests {
         #expect(again.certificate == identity.certificate)
     }
 
+    @Test("the module from the URI's ?module-path=, and a URI naming the certificate (type=cert)")
+    func modulePathAndCertificateURI() async throws {
+        _ = try SoftHSMFixture.shared()
+        let provider = try PKCS11CertificateProvider() // default module: p11-kit's proxy, overridden by the URI
+        let identity = try await provider.initialize(options: [
+            .pkcs11URI: .string("pkcs11:token=signer;object=rsakey;type=cert?module-path=\(SoftHSMFixture.softHSMModule)"),
+            .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+        ])
+        #expect(identity.certificate.subject.contains("RSA Token Signer"))
+        #expect((identity.key as? PKCS11SigningKey)?.id == [0x01])
+    }
+
     @Test("a PIN given through setParameters is used once and never shown in parameters")
     func pinThroughSetParameters() async throws {
         _ = try SoftHSMFixture.shared()
