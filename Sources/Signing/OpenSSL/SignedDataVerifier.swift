@@ -328,7 +328,9 @@ enum SignedDataVerifier {
             defer { try? handle.close() }
             var offset = 0
             while true {
-                guard let chunk = try? handle.read(upToCount: 1 << 20) else { return false }
+                // read(upToCount:) answers nil (or empty data) at the end of the file and throws on errors.
+                let chunk: Data
+                do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch { return false }
                 if chunk.isEmpty { return offset == embedded.count }
                 guard offset + chunk.count <= embedded.count,
                       chunk.elementsEqual(embedded[offset..<(offset + chunk.count)]) else { return false }
