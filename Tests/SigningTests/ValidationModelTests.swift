@@ -304,8 +304,7 @@ struct ValidationModelTests {
 
 /// A TCP listener on 127.0.0.1 (ephemeral port) that never answers and counts the connections
 /// made to it: proof that code under test did (not) try the network.
-final class LoopbackListener: @unchecked Sendable {
-    // The descriptor is set once in init and only read afterwards; accept() is called by one test.
+final class LoopbackListener {
     private let descriptor: Int32
     let port: UInt16
 
