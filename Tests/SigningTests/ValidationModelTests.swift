@@ -81,6 +81,18 @@ struct ValidationModelTests {
         }
     }
 
+    @Test("RSASSA-PSS signatures are judged by the hash in their parameters: SHA-256 accepted, SHA-1 refused")
+    func pss() async throws {
+        var tools = try OpenSSLFixtures(pki: fixture.pki)
+        let signer = try tools.issue("PSS Signer", key: ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
+        let good = try tools.sign(Self.content, by: signer, extra: ["-keyopt", "rsa_padding_mode:pss", "-md", "sha256"])
+        let result = CMSVerifier.verify(signature: good, content: Self.content, trustAnchors: anchors)
+        #expect(result.isValid, "\(result)")
+        #expect(result.signers.first?.signatureAlgorithmName == "rsassaPss")
+        let weak = try tools.sign(Self.content, by: signer, extra: ["-keyopt", "rsa_padding_mode:pss", "-md", "sha1"])
+        #expect(CMSVerifier.verify(signature: weak, content: Self.content, trustAnchors: anchors).failure?.code == .weakAlgorithm)
+    }
+
     // MARK: Finding 3
 
     @Test("Finding 3: a TLS server certificate (keyEncipherment, serverAuth) is certificateNotForSigning, as openssl says")
