@@ -286,6 +286,18 @@ struct ValidationModelTests {
         #expect(tlsResult.signers.map { $0.failure?.code } == [nil, .certificateNotForSigning])
     }
 
+    @Test("Asking for revocation never gives a silent VALID: no answer to be had is revocationUnknown")
+    func revocationAskedWithoutAnswer() async throws {
+        // The TestPKI leaf names no OCSP responder and no CRL distribution point, and no CRL is given.
+        let signature = try await CMSSigner.sign(content: Self.content, identity: fixture.ec)
+        var policy = ValidationPolicy()
+        policy.checkRevocation = true
+        let result = CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors, policy: policy)
+        #expect(result.failure?.code == .revocationUnknown, "\(result)")
+        #expect(result.signers.first?.revocation?.state == .unknown)
+        #expect(CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors).signers.first?.revocation == nil)
+    }
+
     // MARK: Offline
 
     @Test("Verification is offline: certificates naming OCSP, CA issuers and CRL URLs on a loopback listener get no connection")
