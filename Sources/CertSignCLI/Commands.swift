@@ -5,10 +5,11 @@ import FMPDSSProvider
 import CryptoProDSSProvider
 import CSCProvider
 import RemoteSigning
+import PKCS11Provider
 
 /// The command table.
 enum Commands {
-    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + dssCommands + cscCommands + [demo] // commands: more are added by their files
+    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + dssCommands + tokenCommands + cscCommands + [demo] // commands: more are added by their files
 
     static func listing(_ commands: [CommandDescriptor]) -> String {
         let width = commands.map(\.name.count).max() ?? 0
@@ -74,6 +75,7 @@ extension CommandContext {
         try registry.register(.csc, description: "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'") {
             CSCProvider(clientIdentityLookup: identities)
         }
+        try PKCS11CertificateProvider.register(in: &registry)
         return registry
     }
 }

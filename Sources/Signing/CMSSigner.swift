@@ -129,15 +129,16 @@ public enum CMSSigner {
                                    digestAlgorithm: digestAlgorithm, signingTime: signingTime)
         }
         try checkKey(identity)
+        let scheme = identity.key.defaultScheme
         let prepared = try SignedDataBuilder.prepare(digest: digest, attachedContent: attachedContent, certificate: identity.certificate,
                                                      chain: identity.chain, localKey: nil, format: format,
-                                                     digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+                                                     digestAlgorithm: digestAlgorithm, signingTime: signingTime, scheme: scheme)
         switch prepared {
         case .finished(let der):
             return der
         case .pending(let pending):
             let signature = try await identity.key.signature(for: pending.signedAttributes, digestAlgorithm: digestAlgorithm,
-                                                             scheme: identity.key.defaultScheme)
+                                                             scheme: scheme)
             return try SignedDataBuilder.finish(pending, signature: signature)
         }
     }
@@ -160,13 +161,14 @@ public enum CMSSigner {
     static func signBatch(_ items: [(digest: [UInt8], attachedContent: [UInt8]?)], identity: SigningIdentity, key: any BatchSigningKey,
                           format: SignatureFormat, digestAlgorithm: DigestAlgorithm, signingTime: Date) async throws -> [[UInt8]] {
         try checkKey(identity)
+        let scheme = key.defaultScheme
         var pendings: [SignedDataBuilder.Pending] = []
         var finished: [Int: [UInt8]] = [:]
         var pendingIndexes: [Int] = []
         for (index, item) in items.enumerated() {
             let prepared = try SignedDataBuilder.prepare(digest: item.digest, attachedContent: item.attachedContent, certificate: identity.certificate,
                                                          chain: identity.chain, localKey: nil, format: format,
-                                                         digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+                                                         digestAlgorithm: digestAlgorithm, signingTime: signingTime, scheme: scheme)
             switch prepared {
             case .finished(let der): finished[index] = der
             case .pending(let pending):
@@ -180,7 +182,7 @@ public enum CMSSigner {
         for start in stride(from: 0, to: pendings.count, by: chunkSize) {
             let chunk = pendings[start..<min(start + chunkSize, pendings.count)]
             let digests = chunk.map { digestAlgorithm.hash($0.signedAttributes) }
-            let made = try await key.signatures(forDigests: digests, digestAlgorithm: digestAlgorithm, scheme: key.defaultScheme)
+            let made = try await key.signatures(forDigests: digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
             guard made.count == digests.count else {
                 throw CertificateProviderError(.cryptoFailure, "the signing key returned \(made.count) signatures for \(digests.count) digests")
             }
