@@ -3,11 +3,12 @@ import Foundation
 import PKCS12Provider
 import FMPDSSProvider
 import CryptoProDSSProvider
+import PKCS11Provider
 import RemoteSigning
 
 /// The command table.
 enum Commands {
-    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + dssCommands + [demo] // commands: more are added by their files
+    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + dssCommands + tokenCommands + [demo] // commands: more are added by their files
 
     static func listing(_ commands: [CommandDescriptor]) -> String {
         let width = commands.map(\.name.count).max() ?? 0
@@ -70,6 +71,7 @@ extension CommandContext {
             CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
                                  clientIdentityLookup: identities)
         }
+        try PKCS11CertificateProvider.register(in: &registry)
         return registry
     }
 }
