@@ -81,9 +81,9 @@ bench: deps
 	$(SWIFT) build -c release --product certsign-bench
 	$$($(SWIFT) build -c release --show-bin-path)/certsign-bench
 
-# No OpenSSL, SQLite, libcurl, libmicrohttpd or PKCS#11 (CK_*) type may appear in a public API: emit each C-using module's
-# public interface (library evolution, separate scratch path) and look for C types in it.
-PUBLIC_API_MODULES := CertificateProviders PKCS12Provider Signing DSSEmulator RemoteSigning PKCS11Provider
+# No OpenSSL, SQLite, libcurl, libmicrohttpd or PKCS#11 (CK_*) type may appear in a public API: emit each C-using
+# module's public interface (library evolution, separate scratch path) and look for C types in it.
+PUBLIC_API_MODULES := CertificateProviders PKCS12Provider Signing DSSEmulator PKCS11Provider RemoteSigning
 check-public-api: deps
 	@for module in $(PUBLIC_API_MODULES); do \
 	  $(SWIFT) build --scratch-path .build/public-api --target $$module -Xswiftc -enable-library-evolution \

@@ -4,8 +4,8 @@ import PKCS12Provider
 import FMPDSSProvider
 import CryptoProDSSProvider
 import CSCProvider
-import RemoteSigning
 import PKCS11Provider
+import RemoteSigning
 
 /// The command table.
 enum Commands {

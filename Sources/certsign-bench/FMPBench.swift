@@ -128,6 +128,16 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     let lua = "wrk.method = \"POST\"\nwrk.body = [[\(body)]]\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
     try Data(lua.utf8).write(to: script)
     let signURL = base.absoluteString + "api/v1/dss/\(StandardSeed.environment)/\(StandardSeed.project)/sign/"
+    // Where the time goes: the same POST over the bare transport.
+    guard let signRequestURL = URL(string: signURL) else { throw BenchError("FMP bench: bad URL \(signURL)") }
+    var bareSign = HTTPRequest(method: .post, url: signRequestURL, body: Array(body.utf8))
+    bareSign.setHeader("Content-Type", "application/json")
+    bareSign.setHeader("Authorization", "Bearer \(token)")
+    bareSign.setHeader("X-Device-Id", "bench-device")
+    let bareSignRate = try await harness.time { for _ in 0..<100 { _ = try await transport.send(bareSign) } }.rate(count: 100)
+    let clientSignRate = try await harness.time { for _ in 0..<100 { try await sign() } }.rate(count: 100)
+    harness.note(String(format: "FMP %@: bare CurlTransport POST sign/ %.0f/s, FMPClient.sign %.0f/s sequential (same moment)", scheme,
+                        bareSignRate.median, clientSignRate.median))
     let signs = try await interleaved(harness, count: 100, sign) {
         try wrkOnce(harness, connections: 1, url: signURL, headers: headers, script: script.path)
     }
