@@ -252,11 +252,12 @@ struct TransportTests {
             #expect(emulator.receivedRequests.count == 1)
             emulator.clearReceivedRequests()
             await expectCode(.timeout) { try await policy.send(try request(base, fault: "delay=2000", timeout: 0.2), over: kind.make()) }
-            // The client may give up before a busy server has even logged the request: wait for it,
-            // then check that no second attempt follows (a timeout is not retried).
+            // The client may give up before a busy server has even logged the request (on a loaded
+            // machine, before the request left at all): wait for it, then check that no second
+            // attempt follows (a timeout is not retried).
             for _ in 0..<100 where emulator.receivedRequests.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
             try await Task.sleep(for: .milliseconds(300))
-            #expect(emulator.receivedRequests.count == 1)
+            #expect(emulator.receivedRequests.count <= 1)
         }
         let policy = RetryPolicy(maxAttempts: 5, initialBackoff: 0.1, backoffMultiplier: 2, maxBackoff: 0.3)
         #expect(policy.backoff(beforeAttempt: 1) == 0)

@@ -43,13 +43,14 @@ final class CurlTransfer: @unchecked Sendable {
         isHTTPS = request.url.scheme?.lowercased() == "https"
         clientSubject = tls.clientSubject
         summary = "\(request.method) \(request.url.host ?? "")\(request.url.path)"
+        // First the only step that can fail, so that nothing allocated below can leak.
+        handle = try pool.takeHandle()
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         tlsReport = .allocate(capacity: 1)
         tlsReport.initialize(to: CCurlShims_tls_transfer())
         tlsReport.pointee.alert_received = -1
         tlsReport.pointee.config = UnsafePointer(tls.config)
-        handle = try pool.takeHandle()
         do {
             try configure()
         } catch {
@@ -213,9 +214,8 @@ final class CurlTransfer: @unchecked Sendable {
         let lowered = curlText.lowercased()
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
-            var handshaken: curl_off_t = 0, started: curl_off_t = 0
+            var handshaken: curl_off_t = 0
             _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_APPCONNECT_TIME_T, &handshaken)
-            _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_STARTTRANSFER_TIME_T, &started)
             if isHTTPS && tlsReport.pointee.hello_sent != 0 && handshaken == 0 {
                 return CertificateProviderError(.timeout, "\(summary): the TLS handshake with \(host) did not finish within \(seconds) s")
             }
