@@ -123,7 +123,7 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "DSSEmulator", "CertificateProvidersTesting"],
+                           "CryptoProDSSProvider", "DSSEmulator", "CertificateProvidersTesting", "COpenSSLShims"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

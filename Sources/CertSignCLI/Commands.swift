@@ -47,9 +47,13 @@ enum Commands {
 
 extension CommandContext {
     /// The providers this tool offers. Only the CLI decides what is registered.
-    /// - Parameter pkcs12: parameters the `pkcs12` provider starts with (alias, store password),
-    ///   over the store directory of this invocation.
-    func makeRegistry(pkcs12: ProviderParameters = ProviderParameters()) throws -> ProviderRegistry {
+    /// - Parameters:
+    ///   - pkcs12: parameters the `pkcs12` provider starts with (alias, store password), over the
+    ///     store directory of this invocation.
+    ///   - parameters: per provider, what the caller gave (`--param`): the provider is made with
+    ///     them, so a stored session or certificate is used only when it matches them.
+    func makeRegistry(pkcs12: ProviderParameters = ProviderParameters(),
+                      parameters: [ProviderID: ProviderParameters] = [:]) throws -> ProviderRegistry {
         var registry = ProviderRegistry()
         // registry: providers register here
         let environment = self.environment
@@ -61,8 +65,11 @@ extension CommandContext {
         try registry.register(.fmpDSS, description: "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'") {
             FMPDSSProvider()
         }
+        let cryptoPro = parameters[.cryptoProDSS] ?? ProviderParameters()
         try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {
-            CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)])
+            let provider = CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)])
+            try provider.setParameters(provider.parameters.merging(cryptoPro))
+            return provider
         }
         return registry
     }

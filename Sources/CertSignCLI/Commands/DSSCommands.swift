@@ -118,6 +118,7 @@ extension Commands {
         let result = try await context.reportingEnvelope(client) { try await client.signs() }
         try await context.saveSession(of: client)
         if let directory = parsed.value("--out-dir") {
+            try context.makeOutputDirectory(directory)
             for signature in result.value {
                 try FileSystem.writeAtomically(URL(fileURLWithPath: directory).appendingPathComponent("\(signature.id).p7s").path, signature.signature)
             }
@@ -143,7 +144,7 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
-    static let emulatorUsage = "certsign emulator [--host 127.0.0.1] [--port N] [--faults] [--ca-out FILE]"
+    static let emulatorUsage = "certsign emulator [--host 127.0.0.1] [--allow-remote] [--port N] [--faults] [--ca-out FILE]"
 
     static let emulator = CommandDescriptor(
         words: ["emulator"], summary: "run the DSS emulator (FMP and CryptoPro DSS routes) until Ctrl-C",
@@ -152,15 +153,24 @@ extension Commands {
         A local DSS server with real crypto, seeded with the HHFWDss sample's data: user Leonid / 123123,
         environment Leonid_environment, project Leonid_project, DSS password Saprun123, certificate
         12831 with PIN 123; the first signature id is 121.
+          --host ADDR    address to bind (default 127.0.0.1); only loopback addresses unless --allow-remote
+          --allow-remote bind a non-loopback address although the emulator serves published test
+                         credentials and keys (anyone who reaches it can sign as the seed's users)
           --port N       port to listen on (default 0: any free port; the URL is printed)
           --faults       let requests pick a fault with the X-Emulator-Fault header (for client tests)
           --ca-out FILE  write the emulator's CA certificate (PEM) for certsign verify --ca
         example: certsign emulator --port 8080
         """,
-        spec: OptionSpec(flags: ["--faults"], options: ["--host", "--port", "--ca-out"])
+        spec: OptionSpec(flags: ["--faults", "--allow-remote"], options: ["--host", "--port", "--ca-out"])
     ) { parsed, context in
         var configuration = DSSEmulator.Configuration()
-        if let host = parsed.value("--host") { configuration.host = host }
+        if let host = parsed.value("--host") {
+            guard isLoopbackAddress(host) || parsed.has("--allow-remote") else {
+                throw UsageError(message: "--host \(host) is not a loopback address; the emulator serves published credentials, so binding it elsewhere needs --allow-remote",
+                                 usage: emulatorUsage)
+            }
+            configuration.host = host
+        }
         if let portText = parsed.value("--port") {
             guard let port = UInt16(portText) else { throw UsageError(message: "--port must be 0…65535, not '\(portText)'", usage: emulatorUsage) }
             configuration.port = port
@@ -176,6 +186,16 @@ extension Commands {
         server.stop()
         context.console.err("DSS emulator stopped")
         return CertSign.exitSuccess
+    }
+
+    /// Whether `host` is an IP literal of the loopback interface (`127.0.0.0/8`, `::1`).
+    static func isLoopbackAddress(_ host: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return (UInt32(bigEndian: v4.s_addr) >> 24) == 127 }
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
+        }
+        return false
     }
 
     static func envelopeJSON(_ envelope: FMPEnvelope) -> Any {

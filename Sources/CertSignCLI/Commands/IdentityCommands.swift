@@ -137,6 +137,21 @@ extension CommandContext {
         return Array(data)
     }
 
+    /// Creates an output folder (`--out-dir`) with its missing parents; an existing one is used.
+    /// - Throws: `.fileSystem` when it exists and is not a directory, or cannot be created.
+    func makeOutputDirectory(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw CertificateProviderError(.fileSystem, "--out-dir \(path) exists and is not a directory") }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw CertificateProviderError(.fileSystem, "cannot create the --out-dir folder \(path): \(error.localizedDescription)")
+        }
+    }
+
     /// Checks that `path` is a regular file this process can open, and returns its size.
     /// - Throws: `.fileSystem` saying whether it is missing, a directory, or unreadable (and why).
     func checkReadableFile(_ path: String, what: String) throws -> Int64 {
