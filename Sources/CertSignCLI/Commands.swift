@@ -58,6 +58,8 @@ extension CommandContext {
         // registry: providers register here
         let environment = self.environment
         let storeDirectory = self.storeDirectory
+        let console = self.console
+        let warn: @Sendable (String) -> Void = { console.err("certsign: warning: \($0)") }
         try registry.register(.pkcs12, description: "local PKCS#12 (.p12/.pfx) files and the encrypted identity store") {
             try PKCS12CertificateProvider(parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
                                           environment: environment)
@@ -67,7 +69,8 @@ extension CommandContext {
         }
         let cryptoPro = parameters[.cryptoProDSS] ?? ProviderParameters()
         try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {
-            let provider = CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)])
+            let provider = CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+                                                warning: warn)
             try provider.setParameters(provider.parameters.merging(cryptoPro))
             return provider
         }

@@ -72,10 +72,9 @@ public struct PKCS12IdentityStore: Sendable {
     public let directory: URL
 
     /// How entries written from now on are protected: PBKDF2-HMAC-SHA256 with 600 000 iterations
-    /// for the key and for the MAC (OWASP's 2023 figure for PBKDF2-HMAC-SHA256), AES-256-CBC; the
-    /// certificates, public and also in `metadata.json`, are not encrypted. Entries written with
-    /// fewer iterations by older versions still open.
-    public static let entryEncoding = PKCS12File.EncodingOptions(iterations: 600_000, macIterations: 600_000, encryptsCertificates: false)
+    /// (OWASP's 2023 figure for PBKDF2-HMAC-SHA256) for the key, the certificates and the MAC,
+    /// AES-256-CBC. Entries written with fewer iterations by older versions still open.
+    public static let entryEncoding = PKCS12File.EncodingOptions(iterations: 600_000, macIterations: 600_000)
 
     /// The shortest store password accepted for a new entry, in characters.
     public static let minimumPasswordLength = 8
