@@ -58,14 +58,13 @@ extension CommandContext {
         // registry: providers register here
         let environment = self.environment
         let storeDirectory = self.storeDirectory
-        let console = self.console
-        let warn: @Sendable (String) -> Void = { console.err("certsign: warning: \($0)") }
+        let warn = warningPrinter
         try registry.register(.pkcs12, description: "local PKCS#12 (.p12/.pfx) files and the encrypted identity store") {
             try PKCS12CertificateProvider(parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
                                           environment: environment)
         }
         try registry.register(.fmpDSS, description: "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'") {
-            FMPDSSProvider()
+            FMPDSSProvider(parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)], warning: warn)
         }
         let cryptoPro = parameters[.cryptoProDSS] ?? ProviderParameters()
         try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {

@@ -35,17 +35,24 @@ extension Commands {
         }
         let policy = RemoteEndpointPolicy(allowsInsecureHTTP: parsed.has("--allow-insecure-http"))
         try policy.validate(host)
-        let configuration = FMPClient.Configuration(
-            apiVersion: parsed.value("--api-version") ?? "v1", host: host, environment: try required("--environment"),
-            project: try required("--project"), device: parsed.value("--device") ?? context.machineDeviceID, endpointPolicy: policy)
         let user = try required("--user")
+        let device = parsed.value("--device") ?? context.machineDeviceID
+        var parameters: ProviderParameters = [
+            FMPDSSProvider.ParameterKey.host: .url(host),
+            FMPDSSProvider.ParameterKey.apiVersion: .string(parsed.value("--api-version") ?? "v1"),
+            FMPDSSProvider.ParameterKey.environment: .string(try required("--environment")),
+            FMPDSSProvider.ParameterKey.project: .string(try required("--project")),
+            FMPDSSProvider.ParameterKey.device: .string(device),
+            FMPDSSProvider.ParameterKey.username: .string(user),
+            FMPDSSProvider.ParameterKey.allowInsecureHTTP: .boolean(policy.allowsInsecureHTTP),
+        ]
         guard let password = try context.secret(parsed, prompt: "platform password for \(user): ") else {
             throw CertificateProviderError(.passwordRequired, "the platform password is needed")
         }
-        let client = FMPClient(configuration: configuration, transport: try URLSessionTransport(configuration: .init(endpointPolicy: policy)))
-        let result = try await context.reportingEnvelope(client) { try await client.auth(username: user, password: password) }
-        try context.saveFMPSession(StoredFMPSession(session: result.value, allowsInsecureHTTP: policy.allowsInsecureHTTP))
-        context.emit(envelopeJSON(result.envelope), human: "Authentication success (\(user) at \(host.absoluteString), device \(configuration.device))")
+        parameters[FMPDSSProvider.ParameterKey.password] = .secret(password)
+        let provider = try context.fmpProvider(parameters)
+        let result = try await context.reportingEnvelope(provider) { try await provider.login() }
+        context.emit(envelopeJSON(result.envelope), human: "Authentication success (\(user) at \(host.absoluteString), device \(device))")
         return CertSign.exitSuccess
     }
 
@@ -55,10 +62,9 @@ extension Commands {
         details: "DSS-PASSWORD is the DSS password (asked for when stdin is a terminal).\nexample: certsign dss certificates --dss-password-env DSS_PASSWORD",
         spec: OptionSpec(options: ["--dss-password-env", "--dss-password-file"])
     ) { parsed, context in
-        let client = try context.fmpClient()
         let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
-        let result = try await context.reportingEnvelope(client) { try await client.certificates(dssPassword: dssPassword) }
-        try await context.saveSession(of: client)
+        let provider = try context.fmpProvider([FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword)])
+        let result = try await context.reportingEnvelope(provider) { try await provider.certificates() }
         let rows = result.value.map { [String($0.id), $0.subject, $0.notAfter.map(Format.localDate) ?? "-", $0.hasPIN ? "yes" : "no"] }
         context.emit(envelopeJSON(result.envelope),
                      human: result.value.isEmpty ? "no certificates" : Format.table(["ID", "SUBJECT", "VALID UNTIL", "PIN"], rows))
@@ -96,14 +102,16 @@ extension Commands {
         } catch {
             throw UsageError(message: "--params must be JSON, such as '{}' or '{\"year\": 2026}'", usage: dssSignUsage)
         }
-        let client = try context.fmpClient()
         let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
-        let pin = try context.secret(parsed, name: "pin", prompt: "PIN of certificate \(certificateID): ", required: false)
-        let result = try await context.reportingEnvelope(client) {
-            try await client.sign(resource: resource, table: table, params: params, column: column, hhiveID: hhiveID,
-                                  dssPassword: dssPassword, certificateID: certificateID, certificatePIN: pin)
+        var parameters: ProviderParameters = [FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword),
+                                              FMPDSSProvider.ParameterKey.certificateID: .integer(certificateID)]
+        if let pin = try context.secret(parsed, name: "pin", prompt: "PIN of certificate \(certificateID): ", required: false) {
+            parameters[FMPDSSProvider.ParameterKey.pin] = .secret(pin)
         }
-        try await context.saveSession(of: client)
+        let provider = try context.fmpProvider(parameters)
+        let result = try await context.reportingEnvelope(provider) {
+            try await provider.sign(resource: resource, table: table, params: params, column: column, hhiveID: hhiveID)
+        }
         context.emit(envelopeJSON(result.envelope), human: "signed: signature_id \(result.value)")
         return CertSign.exitSuccess
     }
@@ -114,9 +122,8 @@ extension Commands {
         details: "  --out-dir DIR   also write each signature as DIR/<id>.p7s (to check with certsign verify)\nexample: certsign dss signs",
         spec: OptionSpec(options: ["--out-dir"])
     ) { parsed, context in
-        let client = try context.fmpClient()
-        let result = try await context.reportingEnvelope(client) { try await client.signs() }
-        try await context.saveSession(of: client)
+        let provider = try context.fmpProvider()
+        let result = try await context.reportingEnvelope(provider) { try await provider.signs() }
         if let directory = parsed.value("--out-dir") {
             try context.makeOutputDirectory(directory)
             for signature in result.value {
@@ -137,9 +144,8 @@ extension Commands {
         guard let id = Int(parsed.positionals[0]) else {
             throw UsageError(message: "the signature id must be a whole number, not '\(parsed.positionals[0])'", usage: "certsign dss remove ID")
         }
-        let client = try context.fmpClient()
-        let result = try await context.reportingEnvelope(client) { try await client.removeSign(id: id) }
-        try await context.saveSession(of: client)
+        let provider = try context.fmpProvider()
+        let result = try await context.reportingEnvelope(provider) { try await provider.removeSign(id: id) }
         context.emit(envelopeJSON(result.envelope), human: "removed signature \(id) (status \(FMPClient.responseStatus(from: result.envelope) ?? "?"))")
         return CertSign.exitSuccess
     }
@@ -203,15 +209,7 @@ extension Commands {
     }
 }
 
-/// What `dss login` keeps in the store.
-struct StoredFMPSession: Codable {
-    var session: FMPSession
-    var allowsInsecureHTTP: Bool
-}
-
 extension CommandContext {
-    var fmpSessionURL: URL { storeDirectory.appendingPathComponent("fmp-session.json") }
-
     /// A stable per-machine device id: a UUID-shaped SHA-256 of /etc/machine-id (or the host name).
     var machineDeviceID: String {
         let seed = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8)) ?? ProcessInfo.processInfo.hostName
@@ -221,48 +219,27 @@ extension CommandContext {
         return parts.map(String.init).joined(separator: "-").uppercased()
     }
 
-    func saveFMPSession(_ stored: StoredFMPSession) throws {
-        try FileSystem.makePrivateDirectory(storeDirectory.path)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try FileSystem.writeAtomically(fmpSessionURL.path, Array(try encoder.encode(stored)))
+    /// The FMP DSS provider over this invocation's store (its session lives there), with `parameters`.
+    func fmpProvider(_ parameters: ProviderParameters = ProviderParameters()) throws -> FMPDSSProvider {
+        let provider = FMPDSSProvider(parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+                                      warning: warningPrinter)
+        try provider.setParameters(provider.parameters.merging(parameters))
+        return provider
     }
 
-    func loadFMPSession() throws -> StoredFMPSession {
-        guard let data = FileManager.default.contents(atPath: fmpSessionURL.path) else {
-            throw CertificateProviderError(.notStored, "not logged in to a DSS platform (no \(fmpSessionURL.path)); run 'certsign dss login …' first")
-        }
-        do {
-            return try JSONDecoder().decode(StoredFMPSession.self, from: data)
-        } catch {
-            throw CertificateProviderError(.storeCorrupted, "the saved DSS session \(fmpSessionURL.path) is damaged; run 'certsign dss login …' again")
-        }
+    /// Prints a library's warning on stderr.
+    var warningPrinter: @Sendable (String) -> Void {
+        let console = self.console
+        return { console.err("certsign: warning: \($0)") }
     }
 
-    /// A client on the saved session.
-    func fmpClient() throws -> FMPClient {
-        let stored = try loadFMPSession()
-        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: stored.allowsInsecureHTTP)
-        let configuration = FMPClient.Configuration(session: stored.session, endpointPolicy: policy)
-        return FMPClient(session: stored.session, configuration: configuration,
-                         transport: try URLSessionTransport(configuration: .init(endpointPolicy: policy)))
-    }
-
-    /// Saves the client's session again: a refresh or re-login rotates the tokens.
-    func saveSession(of client: FMPClient) async throws {
-        guard let session = await client.exportSession() else { return }
-        let stored = try loadFMPSession()
-        if session != stored.session { try saveFMPSession(StoredFMPSession(session: session, allowsInsecureHTTP: stored.allowsInsecureHTTP)) }
-    }
-
-    /// Runs a client call; on failure with `--json`, prints the platform envelope of the failed call
-    /// on stdout before the error goes to stderr.
-    func reportingEnvelope<T>(_ client: FMPClient, _ body: () async throws -> T) async throws -> T {
+    /// Runs a provider call; on failure with `--json`, prints the platform envelope of the failed
+    /// call on stdout before the error goes to stderr.
+    func reportingEnvelope<T>(_ provider: FMPDSSProvider, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {
-            if json, let envelope = await client.lastEnvelope { console.out(JSONOutput.render(Commands.envelopeJSON(envelope))) }
-            try? await saveSession(of: client)
+            if json, let envelope = provider.lastEnvelope { console.out(JSONOutput.render(Commands.envelopeJSON(envelope))) }
             throw error
         }
     }

@@ -337,8 +337,13 @@ extension Commands {
     ) { _, context in
         let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
         let list = try await coordinator.signatures()
-        for (id, error) in list.unavailable.sorted(by: { $0.key < $1.key }) where !context.isUnconfigured(error) {
-            context.console.err("certsign: warning: the signature history of '\(id)' is unavailable: \(error.reason)")
+        for (id, error) in list.unavailable.sorted(by: { $0.key < $1.key }) {
+            if id == .fmpDSS && error.code == .authenticationFailed && error.reason.contains("not logged in") {
+                // The platform keeps a history only for a logged-in user: say why it is missing.
+                context.console.err("certsign: fmp-dss: not logged in (certsign dss login)")
+            } else if !context.isUnconfigured(error) || id == .fmpDSS {
+                context.console.err("certsign: warning: the signature history of '\(id)' is unavailable: \(error.reason)")
+            }
         }
         let entries = list.entries
         context.emit(["signatures": entries.map(signatureJSON)],
