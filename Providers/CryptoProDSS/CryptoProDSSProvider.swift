@@ -341,15 +341,17 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             guard request.isDetached else {
                 throw CertificateProviderError.invalidParameter("CryptoPro DSS: a signature of a digest is always detached")
             }
-            let algorithm = CryptoProDSSProvider.hashModeDigest(for: session.identity.certificate)
-            guard request.digestAlgorithm == algorithm else {
-                throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: in hash mode the digest must fit the certificate's \(session.identity.certificate.publicKeyAlgorithm) key (\(algorithm)), not \(request.digestAlgorithm)")
-            }
+            let certificate = session.identity.certificate
             switch request.payload {
-            case .content(let bytes): document = algorithm.hash(bytes)
+            case .content(let bytes):
+                document = CryptoProDSSProvider.hashModeDigest(for: certificate, requested: request.digestAlgorithm).hash(bytes)
             case .digest(let digest, let given):
-                guard given == algorithm, digest.count == algorithm.outputByteCount else {
-                    throw CertificateProviderError.invalidParameter("CryptoPro DSS: a \(algorithm) digest is \(algorithm.outputByteCount) bytes, not \(digest.count) (\(given))")
+                let algorithm = CryptoProDSSProvider.hashModeDigest(for: certificate, requested: given)
+                guard algorithm == given else {
+                    throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the certificate's \(certificate.publicKeyAlgorithm) key needs a \(algorithm) digest, not \(given)")
+                }
+                guard digest.count == given.outputByteCount else {
+                    throw CertificateProviderError.invalidParameter("CryptoPro DSS: a \(given) digest is \(given.outputByteCount) bytes, not \(digest.count)")
                 }
                 document = digest
             }
@@ -368,10 +370,11 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         try await currentSession().client.certificates()
     }
 
-    /// The digest a hash-mode upload uses for a certificate's key: SHA-256 for RSA and EC keys.
-    /// (Placeholder for the core's "which digest fits this key" rule, which adds Streebog for GOST.)
-    private static func hashModeDigest(for certificate: Certificate) -> DigestAlgorithm {
-        .sha256
+    /// The digest a hash-mode upload uses for a certificate's key: for RSA and EC keys the one
+    /// asked for (SHA-256 by default). Placeholder for the core's "which digest fits this key" rule,
+    /// which adds Streebog for GOST keys; replace it with that function when it lands.
+    private static func hashModeDigest(for certificate: Certificate, requested: DigestAlgorithm) -> DigestAlgorithm {
+        requested
     }
 
     private static func uploadMode(_ parameters: ProviderParameters) throws -> UploadMode {
