@@ -10,16 +10,11 @@ extension PKCS12File {
         public var iterations: Int
         /// Iterations of the SHA-256 MAC's key derivation. Default 10 000.
         public var macIterations: Int
-        /// Whether the certificates are encrypted too (default true, as every tool writes). Without,
-        /// they are stored in the clear, which saves one key derivation per open; certificates are
-        /// public.
-        public var encryptsCertificates: Bool
 
         /// Creates options.
-        public init(iterations: Int = 10_000, macIterations: Int = 10_000, encryptsCertificates: Bool = true) {
+        public init(iterations: Int = 10_000, macIterations: Int = 10_000) {
             self.iterations = iterations
             self.macIterations = macIterations
-            self.encryptsCertificates = encryptsCertificates
         }
 
         /// The defaults: 10 000 iterations for encryption and MAC.
@@ -64,8 +59,7 @@ extension PKCS12File {
         return try withX509Stack(identity.chain) { chain in
             try password.withCString { pass -> [UInt8] in
                 guard let p12 = PKCS12_create_ex(pass, friendlyName, key.handle.pointer, identity.certificate.handle.pointer, chain,
-                                                 NID_aes_256_cbc, options.encryptsCertificates ? NID_aes_256_cbc : -1,
-                                                 Int32(options.iterations), -1, 0, nil, nil) else {
+                                                 NID_aes_256_cbc, NID_aes_256_cbc, Int32(options.iterations), -1, 0, nil, nil) else {
                     throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not build the PKCS#12 structure")
                 }
                 defer { PKCS12_free(p12) }

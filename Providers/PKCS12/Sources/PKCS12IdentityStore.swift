@@ -71,13 +71,11 @@ public struct PKCS12IdentityStore: Sendable {
     /// The store's directory.
     public let directory: URL
 
-    /// How entries written from now on are protected: the key with PBES2, PBKDF2-HMAC-SHA256 at
-    /// 600 000 iterations (OWASP's 2023 figure) and AES-256-CBC, a SHA-256 MAC at 600 000
-    /// iterations; the certificates, public and described in `metadata.json` anyway, unencrypted, so
-    /// that an unlock costs two derivations and a wrong password stays within
-    /// ``PKCS12File/maximumIterations``. Entries written with fewer iterations by older versions
+    /// How entries written from now on are protected: PBES2 with PBKDF2-HMAC-SHA256 at 600 000
+    /// iterations (OWASP's 2023 figure) and AES-256-CBC for the key and the certificates, and a
+    /// SHA-256 MAC at 600 000 iterations. Entries written with fewer iterations by older versions
     /// still open.
-    public static let entryEncoding = PKCS12File.EncodingOptions(iterations: 600_000, macIterations: 600_000, encryptsCertificates: false)
+    public static let entryEncoding = PKCS12File.EncodingOptions(iterations: 600_000, macIterations: 600_000)
 
     /// The shortest store password accepted for a new entry, in characters.
     public static let minimumPasswordLength = 8
