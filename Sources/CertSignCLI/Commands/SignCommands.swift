@@ -131,6 +131,8 @@ extension Commands {
             if providerID == .pkcs12 {
                 provisionsStore = parameters[.pkcs12File] != nil || parameters[.pkcs12Data] != nil
                 if try parameters.boolean(.pkcs12InMemory) == true { provisionsStore = false }
+                // The provider reads alias, store password and the rest from what was given.
+                pkcs12Parameters = pkcs12Parameters.merging(parameters)
             } else {
                 // The provider works with what the caller gave, also when it holds a session.
                 providerParameters[providerID] = parameters
