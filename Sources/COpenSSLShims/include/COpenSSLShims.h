@@ -71,4 +71,8 @@ void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack);
  * -1 with errno (EINVAL / ENOSYS where the file system or kernel lacks it) */
 int COpenSSLShims_renameExchange(const char *from, const char *to);
 
+/* Keeps secrets out of core dumps for the rest of the process: RLIMIT_CORE 0 (soft and hard) and
+ * prctl(PR_SET_DUMPABLE, 0) (prctl is variadic, so Swift cannot call it); 0, or -1 with errno */
+int COpenSSLShims_disableCoreDumps(void);
+
 #endif
