@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
         .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
         .library(name: "PKCS11Provider", targets: ["PKCS11Provider"]),
+        .library(name: "PDFSigning", targets: ["PDFSigning"]),
         .executable(name: "certsign", targets: ["certsign"]),
     ],
     targets: [
@@ -76,6 +77,13 @@ let package = Package(
             dependencies: ["CPKCS11"],
             path: "Sources/CPKCS11Shims",
             linkerSettings: [.linkedLibrary("dl")]
+        ),
+
+        .systemLibrary(
+            name: "CQPDF",
+            path: "Sources/CQPDF",
+            pkgConfig: "libqpdf",
+            providers: [.apt(["libqpdf-dev"])]
         ),
 
         // MARK: Core
@@ -132,6 +140,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "PDFSigning",
+            dependencies: ["Signing", "CertificateProviders", "CQPDF"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RemoteSigning",
             dependencies: ["CertificateProviders"],
             swiftSettings: swiftSettings
@@ -144,7 +157,7 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider"],
+                           "CryptoProDSSProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider", "PDFSigning"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -233,6 +246,11 @@ let package = Package(
             name: "pkcs11-fork-check",
             dependencies: ["PKCS11Provider", "CertificateProviders"],
             path: "Tests/PKCS11ForkTool",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PDFSigningTests",
+            dependencies: ["PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
