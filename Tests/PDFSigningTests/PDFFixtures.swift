@@ -114,4 +114,20 @@ enum PDFFixtures {
                                           environment: ["KEY_PASSWORD": "pyhanko-pass"])
         try #require(result.status == 0, "pyHanko sign: \(result.errorOutput)")
     }
+
+    /// Appends an unsigned incremental update (a changed /Lang in the catalog) with pyHanko's writer.
+    static func appendUnsignedRevision(_ input: String, output: String) throws {
+        let script = """
+        import sys
+        from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+        from pyhanko.pdf_utils.generic import pdf_string, NameObject
+        with open(sys.argv[1], 'rb') as f, open(sys.argv[2], 'wb') as out:
+            writer = IncrementalPdfFileWriter(f)
+            writer.root[NameObject('/Lang')] = pdf_string('de-DE')
+            writer.update_root()
+            writer.write(out)
+        """
+        let result = try ExternalTool.run("python3", ["-c", script, input, output])
+        try #require(result.status == 0, "pyHanko writer: \(result.errorOutput)")
+    }
 }
