@@ -10,7 +10,7 @@ extension Commands {
     /// Files above this size show a progress bar (when stderr is a terminal).
     static let progressThreshold: Int64 = 16 << 20
 
-    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE | --out-dir DIR] [--attached] [--format cms|cades] [--digest sha256|sha384|sha512]"
+    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE | --out-dir DIR] [--attached] [--format cms|cades|pades] [--digest sha256|sha384|sha512] [--field NAME] [--reason TEXT] [--location TEXT] [--in-place]"
 
     static let sign = CommandDescriptor(
         words: ["sign"], summary: "sign documents (CAdES-BES detached .p7s by default)",
@@ -24,13 +24,17 @@ extension Commands {
         Output: DOCUMENT.p7s next to each document, or --out FILE (one document) / --out-dir DIR.
           --attached           embed the document in the signature (default: detached)
           --format cms|cades   plain CMS SignedData or CAdES-BES (default cades)
+          --format pades       sign PDFs inside the PDF (PAdES B-B): NAME-signed.pdf beside each PDF, or --out
+                               FILE / --out-dir DIR / --in-place (atomic); --field NAME (default Signature1, 2, …),
+                               --reason TEXT, --location TEXT; signing a signed PDF adds a countersignature
           --digest ALG         sha256 (default), sha384 or sha512
         Many documents are signed with one unlock; a failing document is reported, the rest are still
         signed, and the exit code is then 1. Every signature is recorded in the journal.
         example: certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD
         """,
-        spec: OptionSpec(flags: ["--attached"],
-                         options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest"],
+        spec: OptionSpec(flags: ["--attached", "--in-place"],
+                         options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest",
+                                   "--field", "--reason", "--location"],
                          repeatable: ["--param", "--param-env", "--param-file"],
                          positionals: 1...1, unboundedPositionals: true).withPassword()
     ) { parsed, context in
@@ -55,7 +59,14 @@ extension Commands {
             throw UsageError(message: "--param, --param-env and --param-file go with --provider", usage: signUsage)
         }
         var options = SigningOptions()
-        switch parsed.value("--format") ?? "cades" {
+        let pades = parsed.value("--format") == "pades"
+        if !pades, parsed.has("--in-place") || ["--field", "--reason", "--location"].contains(where: { parsed.value($0) != nil }) {
+            throw UsageError(message: "--in-place, --field, --reason and --location go with --format pades", usage: signUsage)
+        }
+        if pades, parsed.has("--attached") {
+            throw UsageError(message: "a PAdES signature lives inside the PDF: --attached does not apply", usage: signUsage)
+        }
+        switch pades ? "cades" : parsed.value("--format") ?? "cades" {
         case "cades", "cades-bes": options.format = .cadesBES
         case "cms": options.format = .cms
         case let other: throw UsageError(message: "unknown --format '\(other)' (cms or cades)", usage: signUsage)
@@ -111,13 +122,17 @@ extension Commands {
 
         let registry = try context.makeRegistry(pkcs12: pkcs12Parameters)
         let coordinator = SigningCoordinator(registry: registry, journal: try context.openJournal())
-        _ = try await coordinator.identity(for: providerID, parameters: parameters)
+        let identity = try await coordinator.identity(for: providerID, parameters: parameters)
 
         var results: [[String: Any]] = []
         var failures = 0
         for (index, path) in documents.enumerated() {
             do {
                 try Task.checkCancellation()
+                if pades {
+                    results.append(try await signPDF(path, identity: identity, parsed: parsed, digest: options.digestAlgorithm, context: context))
+                    continue
+                }
                 let url = URL(fileURLWithPath: path)
                 let size = try context.documentSize(path)
                 let output: URL
@@ -157,7 +172,7 @@ extension Commands {
         return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
     }
 
-    static let verifyUsage = "certsign verify SIGNATURE [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME]"
+    static let verifyUsage = "certsign verify SIGNATURE|FILE.pdf [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME]"
 
     static let verify = CommandDescriptor(
         words: ["verify"], summary: "verify a CMS / CAdES signature, every signer of it",
@@ -173,6 +188,8 @@ extension Commands {
         EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
         at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
         from the network. Exit code 0 when the signature is valid, 1 when it is not (the reason is printed).
+        A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers, whether the
+        file changed after it (laterChanges: none, signed, unsigned) and the CMS as above.
         example: certsign verify invoice.pdf.p7s --ca root-ca.pem
         """,
         spec: OptionSpec(flags: ["--no-chain-check"], options: ["--content", "--at"], repeatable: ["--ca"], positionals: 1...1)
@@ -205,6 +222,7 @@ extension Commands {
         for file in caFiles {
             trust += try Certificate.certificates(derOrPEM: try context.readInputFile(file, what: "CA certificate file"))
         }
+        if isPDF(signature) { return try verifyPDF(signaturePath, trust: trust, policy: policy, context: context) }
         let document: (String) throws -> Document = { path in
             _ = try context.documentSize(path)
             return .file(URL(fileURLWithPath: path))
