@@ -168,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "certsign-bench",
             dependencies: ["CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "CertificateProvidersTesting",
-                           "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider"],
+                           "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider", "PDFSigning"],
             swiftSettings: swiftSettings
         ),
 
