@@ -184,7 +184,7 @@ let package = Package(
         .target(
             name: "CertSignFuzzTargets",
             dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "DSSEmulator", "COpenSSL"],
+                           "CryptoProDSSProvider", "DSSEmulator", "COpenSSL", "PDFSigning"],
             path: "Tests/Fuzz/Targets",
             swiftSettings: swiftSettings
         ),

@@ -33,7 +33,12 @@ final class QPDFDocument {
         if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(path) }
     }
 
-    deinit { qpdf_cleanup(&data) }
+    deinit {
+        // An error qpdf saved and nobody fetched would be printed by qpdf_cleanup: fetch it (a
+        // library does not print; what mattered was reported through the calls' results).
+        while qpdf_has_error(data) != QPDF_FALSE { _ = qpdf_get_error(data) }
+        qpdf_cleanup(&data)
+    }
 
     private func lastError() -> String? {
         guard qpdf_has_error(data) != QPDF_FALSE, let error = qpdf_get_error(data), let text = qpdf_get_error_full_text(data, error) else { return nil }
