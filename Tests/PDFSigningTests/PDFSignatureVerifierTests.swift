@@ -93,4 +93,35 @@ struct PDFSignatureVerifierTests {
         let report = try PDFSignatureVerifier.verify(pdfAt: input, trustAnchors: [pki.root])
         #expect(report.signatures.isEmpty && !report.isValid)
     }
+
+    @Test("a ByteRange that stops short of the %%EOF is reported, and one whose gap is not /Contents too")
+    func insaneByteRange() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-verify-byterange")
+        let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
+        let signed = URL(fileURLWithPath: directory.path("signed.pdf"))
+        let result = try await PDFSigner.sign(pdfAt: input, writingTo: signed, identity: pki.rsa)
+        let original = try Data(contentsOf: signed)
+        let text = "0 \(result.byteRange[1]) \(result.byteRange[2]) \(result.byteRange[3])"
+        let location = try #require(original.range(of: Data(text.utf8)))
+
+        // The covered range ends 10 bytes early (same number of digits, so the file keeps its layout).
+        var short = original
+        let shorter = "0 \(result.byteRange[1]) \(result.byteRange[2]) \(result.byteRange[3] - 10)"
+        try #require(shorter.utf8.count == text.utf8.count)
+        short.replaceSubrange(location, with: Data(shorter.utf8))
+        let shortPath = URL(fileURLWithPath: try directory.write("short.pdf", short))
+        let shortReport = try PDFSignatureVerifier.verify(pdfAt: shortPath, trustAnchors: [pki.root])
+        #expect(shortReport.signatures.first?.byteRangeProblem?.contains("%%EOF") == true)
+        #expect(!shortReport.isValid)
+
+        // The gap starts one byte late: it is no longer exactly the /Contents string.
+        var shifted = original
+        let moved = "0 \(result.byteRange[1] + 1) \(result.byteRange[2]) \(result.byteRange[3])"
+        try #require(moved.utf8.count == text.utf8.count)
+        shifted.replaceSubrange(location, with: Data(moved.utf8))
+        let shiftedPath = URL(fileURLWithPath: try directory.write("shifted.pdf", shifted))
+        let shiftedReport = try PDFSignatureVerifier.verify(pdfAt: shiftedPath, trustAnchors: [pki.root])
+        #expect(shiftedReport.signatures.first?.byteRangeProblem?.contains("/Contents") == true)
+        #expect(!shiftedReport.isValid)
+    }
 }
