@@ -67,6 +67,10 @@ public struct PDFVerificationReport: Sendable {
 /// Lists and verifies the signatures of a PDF: for each signature field, the ByteRange's sanity,
 /// the revision it covers and whether the file changed since, and the CMS verified by
 /// ``CMSVerifier`` under a ``ValidationPolicy`` over exactly the signed bytes.
+///
+/// The signed bytes of each signature are read into memory for the CMS check (signing, by
+/// contrast, streams them); what later revisions change is not analysed yet, only whether a later
+/// signature covers them.
 public enum PDFSignatureVerifier {
     /// Verifies every signature of the PDF at `url`.
     ///
