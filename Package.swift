@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "CSCProvider", targets: ["CSCProvider"]),
         .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
         .library(name: "PKCS11Provider", targets: ["PKCS11Provider"]),
+        .library(name: "PDFSigning", targets: ["PDFSigning"]),
         .executable(name: "certsign", targets: ["certsign"]),
     ],
     targets: [
@@ -93,6 +94,13 @@ let package = Package(
             linkerSettings: [.linkedLibrary("dl")]
         ),
 
+        .systemLibrary(
+            name: "CQPDF",
+            path: "Sources/CQPDF",
+            pkgConfig: "libqpdf",
+            providers: [.apt(["libqpdf-dev"])]
+        ),
+
         // MARK: Core
         .target(
             name: "CertificateProviders",
@@ -153,6 +161,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "PDFSigning",
+            dependencies: ["Signing", "CertificateProviders", "CQPDF"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RemoteSigning",
             dependencies: ["CertificateProviders", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
@@ -166,7 +179,7 @@ let package = Package(
             name: "CertSignCLI",
             dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
                            "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider",
-                           "COpenSSLShims"],
+                           "COpenSSLShims", "PDFSigning"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -177,7 +190,7 @@ let package = Package(
         .executableTarget(
             name: "certsign-bench",
             dependencies: ["CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "CertificateProvidersTesting",
-                           "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider"],
+                           "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider", "PDFSigning"],
             swiftSettings: swiftSettings
         ),
 
@@ -193,7 +206,7 @@ let package = Package(
         .target(
             name: "CertSignFuzzTargets",
             dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "DSSEmulator", "COpenSSL"],
+                           "CryptoProDSSProvider", "DSSEmulator", "COpenSSL", "PDFSigning"],
             path: "Tests/Fuzz/Targets",
             swiftSettings: swiftSettings
         ),
@@ -256,6 +269,11 @@ let package = Package(
             name: "pkcs11-fork-check",
             dependencies: ["PKCS11Provider", "CertificateProviders"],
             path: "Tests/PKCS11ForkTool",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PDFSigningTests",
+            dependencies: ["PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -11,7 +11,7 @@ rm -rf "$out"
 mkdir -p "$out/work"
 cd "$out/work"
 for target in pkcs12-right-password pkcs12-wrong-password certificate cms-verify fmp-client cryptopro-client \
-              emulator-fmp emulator-cryptopro; do
+              emulator-fmp emulator-cryptopro pdf-verify; do
   mkdir -p "../$target"
 done
 ssl() { openssl "$@" >/dev/null 2>&1 || { echo "make-seeds: openssl $1 failed" >&2; exit 1; }; }
@@ -86,5 +86,22 @@ seed emulator-cryptopro certificates '\002'
 seed emulator-cryptopro sign '\003{"Content":"aGVsbG8=","Signature":{"Type":"CAdES","Parameters":{"CADESType":"BES","IsDetached":"True","Hash":"False"},"CertificateId":12831,"PinCode":"123"}}'
 seed emulator-cryptopro sign-hash '\003{"Content":"LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564=","Signature":{"Type":"CAdES","Parameters":{"CADESType":"BES","IsDetached":"True","Hash":"True"},"CertificateId":0,"PinCode":"123"}}'
 seed emulator-cryptopro raw-token '\000POST /STS/oauth/token/\ngrant_type=password'
+
+# PDFs: a hand-written one, qpdf's classic, object-stream and linearized versions, and (when pyHanko
+# is installed) a PAdES signature by the RSA seed signer over the object-stream one.
+printf '%%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%%%EOF\n' > ../pdf-verify/hand.pdf
+qpdf --empty --pages ../pdf-verify/hand.pdf -- ../pdf-verify/classic.pdf >/dev/null 2>&1 || true
+qpdf --object-streams=generate ../pdf-verify/classic.pdf ../pdf-verify/object-streams.pdf >/dev/null 2>&1 || true
+qpdf --linearize ../pdf-verify/classic.pdf ../pdf-verify/linearized.pdf >/dev/null 2>&1 || true
+python3 - ../pdf-verify/object-streams.pdf ../pdf-verify/pades.pdf <<'PY' >/dev/null 2>&1 || true
+import sys
+from pyhanko.sign import signers
+from pyhanko.sign.fields import SigSeedSubFilter
+from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+signer = signers.SimpleSigner.load('rsa.key', 'rsa.pem', ca_chain_files=('ca.pem',))
+with open(sys.argv[1], 'rb') as f, open(sys.argv[2], 'wb') as out:
+    signers.sign_pdf(IncrementalPdfFileWriter(f), signers.PdfSignatureMetadata(field_name='Seed', subfilter=SigSeedSubFilter.PADES),
+                     signer=signer, output=out)
+PY
 
 cd .. && rm -rf work

@@ -8,7 +8,7 @@ set -u
 binary=${1:?usage: run-fuzz.sh BINARY WORKDIR}
 work=${2:?usage: run-fuzz.sh BINARY WORKDIR}
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-pkcs12-right-password pkcs12-wrong-password certificate cms-verify fmp-client cryptopro-client emulator-fmp emulator-cryptopro}
+targets=${FUZZ_TARGETS:-pkcs12-right-password pkcs12-wrong-password certificate cms-verify fmp-client cryptopro-client emulator-fmp emulator-cryptopro pdf-verify}
 here=$(cd "$(dirname "$0")" && pwd)
 
 "$here/make-seeds.sh" "$work/seeds" || exit 1

@@ -13,7 +13,7 @@ extension Commands {
     /// Files above this size show a progress bar (when stderr is a terminal).
     static let progressThreshold: Int64 = 16 << 20
 
-    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE|- | --out-dir DIR] [--replace] [--attached] [--format cms|cades] [--digest sha256|sha384|sha512]"
+    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE|- | --out-dir DIR] [--replace] [--attached] [--format cms|cades|pades] [--digest sha256|sha384|sha512] [--field NAME] [--reason TEXT] [--location TEXT] [--in-place]"
 
     static let sign = CommandDescriptor(
         words: ["sign"], summary: "sign documents (CAdES-BES detached .p7s by default)",
@@ -34,13 +34,17 @@ extension Commands {
         directory, and two documents never share one signature file.
           --attached           embed the document in the signature (default: detached)
           --format cms|cades   plain CMS SignedData or CAdES-BES (default cades)
+          --format pades       sign PDFs inside the PDF (PAdES B-B): NAME-signed.pdf beside each PDF, or --out
+                               FILE / --out-dir DIR / --in-place (atomic); --field NAME (default Signature1, 2, …),
+                               --reason TEXT, --location TEXT; signing a signed PDF adds a countersignature
           --digest ALG         sha256 (default), sha384 or sha512
         Many documents are signed with one unlock; a failing document is reported, the rest are still
         signed, and the exit code is then 1. Every signature is recorded in the journal.
         example: certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD
         """,
-        spec: OptionSpec(flags: ["--attached", "--replace"],
-                         options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest"],
+        spec: OptionSpec(flags: ["--attached", "--replace", "--in-place"],
+                         options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest",
+                                   "--field", "--reason", "--location"],
                          repeatable: ["--param", "--param-env", "--param-file"],
                          positionals: 1...1, unboundedPositionals: true).withPassword()
     ) { parsed, context in
@@ -65,7 +69,14 @@ extension Commands {
             throw UsageError(message: "--param, --param-env and --param-file go with --provider", usage: signUsage)
         }
         var options = SigningOptions()
-        switch parsed.value("--format") ?? "cades" {
+        let pades = parsed.value("--format") == "pades"
+        if !pades, parsed.has("--in-place") || ["--field", "--reason", "--location"].contains(where: { parsed.value($0) != nil }) {
+            throw UsageError(message: "--in-place, --field, --reason and --location go with --format pades", usage: signUsage)
+        }
+        if pades, parsed.has("--attached") {
+            throw UsageError(message: "a PAdES signature lives inside the PDF: --attached does not apply", usage: signUsage)
+        }
+        switch pades ? "cades" : parsed.value("--format") ?? "cades" {
         case "cades", "cades-bes": options.format = .cadesBES
         case "cms": options.format = .cms
         case let other: throw UsageError(message: "unknown --format '\(other)' (cms or cades)", usage: signUsage)
@@ -89,9 +100,15 @@ extension Commands {
             throw UsageError(message: "DOCUMENT '-' and --password-stdin both read standard input; give the password with --password-env or --password-file",
                              usage: signUsage)
         }
-        let outputs = try signatureOutputs(documents, parsed)
+        if pades, documents.contains("-") || parsed.value("--out") == "-" {
+            throw UsageError(message: "PAdES signs PDF files in place or into another file: '-' (standard input or output) does not apply",
+                             usage: signUsage)
+        }
+        // PAdES writes PDFs (checked by signPDF); only its --out is checked here, as a file to replace.
+        let outputs = pades ? [] : try signatureOutputs(documents, parsed)
         if let directory = parsed.value("--out-dir") { try context.makeOutputDirectory(directory) }
-        for output in outputs {
+        let checkedOutputs = pades ? (parsed.value("--out").map { [SignatureOutput.file(URL(fileURLWithPath: $0))] } ?? []) : outputs
+        for output in checkedOutputs {
             guard case .file(let url) = output else { continue }
             if let problem = unreplaceableOutput(url.path) {
                 throw UsageError(message: "refusing to write the signature to \(url.path): \(problem); --out takes a regular file (replaced atomically) or '-' for standard output",
@@ -141,6 +158,7 @@ extension Commands {
 
         let registry = try context.makeRegistry(pkcs12: pkcs12Parameters, parameters: providerParameters)
         let coordinator = SigningCoordinator(registry: registry, journal: try context.openJournal())
+        let identity: SigningIdentity
         if provisionsStore {
             // SAP's contract: initialize stores what it provisions. Say what and where, and never
             // replace an entry silently.
@@ -150,12 +168,12 @@ extension Commands {
                     "an identity is already stored under the alias '\(alias)' in \(context.storeDirectory.path); pass --replace to replace it, --param alias=NAME to store under another name, or --p12 FILE to sign without storing")
             }
             let provider = try await coordinator.provider(.pkcs12)
-            let identity = try await provider.initialize(options: parameters)
+            identity = try await provider.initialize(options: parameters)
             let entry = context.storeDirectory.appendingPathComponent("identities").appendingPathComponent(alias).path
             context.console.err("certsign: stored the identity of '\(identity.certificate.subject)' in the identity store as '\(alias)' (\(entry)); '--identity \(alias)' signs with it again, '--p12 FILE' signs without storing")
         } else {
-            let identity = try await coordinator.identity(for: providerID, parameters: parameters)
-            if documents.count > 1, parsed.value("--out") == nil, !documents.contains("-"), let key = identity.key as? any BatchSigningKey {
+            identity = try await coordinator.identity(for: providerID, parameters: parameters)
+            if !pades, documents.count > 1, parsed.value("--out") == nil, !documents.contains("-"), let key = identity.key as? any BatchSigningKey {
                 // One authorization for many signatures (CSC): see signInBatches.
                 return try await signInBatches(documents, key: key, coordinator: coordinator, providerID: providerID, parameters: parameters,
                                                options: options, outputDirectory: parsed.value("--out-dir"), context: context)
@@ -171,6 +189,10 @@ extension Commands {
         for (index, path) in documents.enumerated() {
             do {
                 try Task.checkCancellation()
+                if pades {
+                    results.append(try await signPDF(path, identity: identity, parsed: parsed, digest: options.digestAlgorithm, context: context))
+                    continue
+                }
                 let document: Document
                 var size: Int64
                 if path == "-" {
@@ -272,7 +294,7 @@ extension Commands {
         }
     }
 
-    static let verifyUsage = "certsign verify SIGNATURE [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME]"
+    static let verifyUsage = "certsign verify SIGNATURE|FILE.pdf [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME]"
 
     static let verify = CommandDescriptor(
         words: ["verify"], summary: "verify a CMS / CAdES signature, every signer of it",
@@ -288,6 +310,8 @@ extension Commands {
         EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
         at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
         from the network. Exit code 0 when the signature is valid, 1 when it is not (the reason is printed).
+        A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers, whether the
+        file changed after it (laterChanges: none, signed, unsigned) and the CMS as above.
         example: certsign verify invoice.pdf.p7s --ca root-ca.pem
         """,
         spec: OptionSpec(flags: ["--no-chain-check"], options: ["--content", "--at"], repeatable: ["--ca"], positionals: 1...1)
@@ -320,6 +344,7 @@ extension Commands {
         for file in caFiles {
             trust += try Certificate.certificates(derOrPEM: try context.readInputFile(file, what: "CA certificate file"))
         }
+        if isPDF(signature) { return try verifyPDF(signaturePath, trust: trust, policy: policy, context: context) }
         let document: (String) throws -> Document = { path in
             _ = try context.documentSize(path)
             return .file(URL(fileURLWithPath: path))

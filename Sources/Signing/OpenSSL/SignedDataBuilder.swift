@@ -43,7 +43,7 @@ enum SignedDataBuilder {
     ///     (RFC 4056: MGF1 with the same digest, salt as long as the digest). Ignored for local keys.
     static func prepare(digest: [UInt8], attachedContent: [UInt8]?, certificate: Certificate, chain: [Certificate],
                         localKey: EVPKeyHandle?, format: SignatureFormat, digestAlgorithm: DigestAlgorithm,
-                        signingTime: Date, signingCertificateAttribute: [UInt8]? = nil,
+                        signingTime: Date?, signingCertificateAttribute: [UInt8]? = nil,
                         scheme: SignatureScheme? = nil) throws -> Prepared {
         guard digest.count == digestAlgorithm.outputByteCount else {
             throw CertificateProviderError.invalidParameter("a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
@@ -172,13 +172,19 @@ enum SignedDataBuilder {
 
     // MARK: Attributes
 
-    private static func addAttributes(_ signerInfo: OpaquePointer, digest: [UInt8], signingTime: Date) throws {
-        guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970.rounded(.down))) else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signing time")
+    /// Adds contentType, messageDigest and (unless nil: PAdES puts the time in the PDF's /M)
+    /// signingTime.
+    private static func addAttributes(_ signerInfo: OpaquePointer, digest: [UInt8], signingTime: Date?) throws {
+        if let signingTime {
+            guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970.rounded(.down))) else {
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signing time")
+            }
+            defer { ASN1_TIME_free(time) }
+            guard CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_signingTime, time.pointee.type, time, -1) == 1 else {
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the CMS signing time")
+            }
         }
-        defer { ASN1_TIME_free(time) }
-        guard CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_signingTime, time.pointee.type, time, -1) == 1,
-              CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_contentType, V_ASN1_OBJECT, UnsafeRawPointer(OBJ_nid2obj(NID_pkcs7_data)), -1) == 1,
+        guard CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_contentType, V_ASN1_OBJECT, UnsafeRawPointer(OBJ_nid2obj(NID_pkcs7_data)), -1) == 1,
               CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_messageDigest, V_ASN1_OCTET_STRING, digest, Int32(digest.count)) == 1 else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the CMS signed attributes")
         }

@@ -22,6 +22,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case emulatorFMP = "emulator-fmp"
     /// The DSS emulator's CryptoPro routes handling a raw request body.
     case emulatorCryptoPro = "emulator-cryptopro"
+    /// `PDFSignatureVerifier.verify(pdfAt:trustAnchors:)`: qpdf's reading, the field walk, ByteRange
+    /// sanity, revision markers, then each CMS.
+    case pdfVerify = "pdf-verify"
 
     /// Runs one input through the target.
     /// - Returns: a one-line outcome, printed per input when `CERTSIGN_FUZZ_VERBOSE` is set.
@@ -36,6 +39,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .cryptoProClient: ClientTargets.cryptoPro(input)
         case .emulatorFMP: EmulatorTargets.fmp(input)
         case .emulatorCryptoPro: EmulatorTargets.cryptoPro(input)
+        case .pdfVerify: PDFTargets.verify(input)
         }
     }
 
@@ -70,7 +74,7 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: OpaquePo
         exit(64)
     }
     switch target {
-    case .cmsVerify: _ = CMSTargets.trustAnchors
+    case .cmsVerify, .pdfVerify: _ = CMSTargets.trustAnchors
     case .emulatorFMP, .emulatorCryptoPro: _ = EmulatorTargets.fixture
     default: break
     }

@@ -1,0 +1,161 @@
+public import CertificateProviders
+public import Foundation
+public import Signing
+
+/// Whether a PDF was changed after a signature was made.
+public struct PDFLaterChanges: Sendable, Hashable, CustomStringConvertible {
+    /// The raw value: `none`, `signed` or `unsigned`.
+    public let rawValue: String
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// The signature covers the whole file.
+    public static let none = PDFLaterChanges("none")
+    /// Later revisions exist and a later signature covers the last of them (countersignatures).
+    /// What those revisions change is not analysed yet.
+    public static let signed = PDFLaterChanges("signed")
+    /// The file's last revision(s) are covered by no signature: someone changed the PDF after
+    /// every signature. The signed revision is still intact; what was added is not signed.
+    public static let unsigned = PDFLaterChanges("unsigned")
+
+    /// The raw value.
+    public var description: String { rawValue }
+}
+
+/// One signature of a PDF and what verifying it found.
+public struct PDFSignatureReport: Sendable {
+    /// The signature field's full name.
+    public let field: String
+    /// `/SubFilter` (`ETSI.CAdES.detached`, `adbe.pkcs7.detached`), when present.
+    public let subFilter: String?
+    /// The signed byte ranges, `[0, a, b, c]`.
+    public let byteRange: [Int64]
+    /// The revision the signature covers (1 is the original document; counted by `%%EOF`
+    /// markers, so a linearized file's first revision counts as two).
+    public let revision: Int
+    /// Whether the signature covers the whole file.
+    public let coversWholeFile: Bool
+    /// Whether and how the file was changed after this signature.
+    public let laterChanges: PDFLaterChanges
+    /// `/M`, the signer's *claimed* signing time.
+    public let claimedTime: Date?
+    /// `/Reason`, when present.
+    public let reason: String?
+    /// `/Location`, when present.
+    public let location: String?
+    /// Why the ByteRange cannot be trusted (it does not start at 0, its gap is not exactly
+    /// `/Contents`, or the covered range does not end at a `%%EOF`); nil when it is sound.
+    public let byteRangeProblem: String?
+    /// The CMS signature's verification under the policy.
+    public let verification: VerificationResult
+
+    /// Whether the ByteRange is sound and the CMS verified.
+    public var isValid: Bool { byteRangeProblem == nil && verification.isValid }
+}
+
+/// Every signature of a PDF.
+public struct PDFVerificationReport: Sendable {
+    /// The signatures, in the order of their fields.
+    public let signatures: [PDFSignatureReport]
+    /// The number of revisions (`%%EOF` markers) in the file.
+    public let revisionCount: Int
+    /// Whether the file's last revision is covered by no signature.
+    public var hasUnsignedChanges: Bool { signatures.contains { $0.laterChanges == .unsigned } }
+    /// Whether the file has signatures and every one is valid.
+    public var isValid: Bool { !signatures.isEmpty && signatures.allSatisfy(\.isValid) }
+}
+
+/// Lists and verifies the signatures of a PDF: for each signature field, the ByteRange's sanity,
+/// the revision it covers and whether the file changed since, and the CMS verified by
+/// ``CMSVerifier`` under a ``ValidationPolicy`` over exactly the signed bytes.
+///
+/// The signed bytes of each signature are read into memory for the CMS check (signing, by
+/// contrast, streams them); what later revisions change is not analysed yet, only whether a later
+/// signature covers them.
+public enum PDFSignatureVerifier {
+    /// Verifies every signature of the PDF at `url`.
+    ///
+    /// - Parameters:
+    ///   - url: the PDF.
+    ///   - trustAnchors: the certificates to trust; empty: chains are not checked (and say so).
+    ///   - policy: the validation policy (default strict, offline).
+    /// - Returns: the report; a PDF without signatures gives an empty, invalid report.
+    /// - Throws: `.unsupportedOperation` for an encrypted PDF; `.malformedInput` when qpdf cannot
+    ///   read it; `.fileSystem`.
+    public static func verify(pdfAt url: URL, trustAnchors: [Certificate], policy: ValidationPolicy = ValidationPolicy()) throws -> PDFVerificationReport {
+        let document = try QPDFDocument(path: url.path)
+        let file = try PDFFile(path: url.path)
+        let ends = try file.endOfFileMarkers()
+        let fields = PDFFields(document: document).all.filter(\.isSignature)
+
+        struct Found {
+            let field: String
+            let subFilter: String?
+            let byteRange: [Int64]
+            let contents: [UInt8]
+            let claimedTime: Date?
+            let reason: String?
+            let location: String?
+        }
+        var found: [Found] = []
+        for field in fields {
+            guard let value = document.key(field.handle, "/V"), document.isDictionary(value) else { continue }
+            let range = (document.key(value, "/ByteRange").map(document.items) ?? []).compactMap(document.integer)
+            found.append(Found(field: field.name,
+                               subFilter: document.key(value, "/SubFilter").map(document.unparse).map { String($0.dropFirst()) },
+                               byteRange: range, contents: document.key(value, "/Contents").flatMap(document.bytes) ?? [],
+                               claimedTime: document.key(value, "/M").flatMap(document.text).flatMap(PDFBytes.parseDate),
+                               reason: document.key(value, "/Reason").flatMap(document.text),
+                               location: document.key(value, "/Location").flatMap(document.text)))
+        }
+        let lastEnd = ends.last ?? file.size
+        let coveredEnds = found.map { $0.byteRange.count == 4 ? $0.byteRange[2] + $0.byteRange[3] : 0 }
+        let furthest = coveredEnds.max() ?? 0
+
+        var reports: [PDFSignatureReport] = []
+        for (index, signature) in found.enumerated() {
+            let coveredEnd = coveredEnds[index]
+            let problem = try byteRangeProblem(signature.byteRange, contents: signature.contents, file: file, ends: ends)
+            let covered = try coveredBytes(signature.byteRange, file: file)
+            let der = CMSSigner.firstDERElementLength(signature.contents).map { Array(signature.contents.prefix($0)) } ?? signature.contents
+            let verification = CMSVerifier.verify(signature: der, content: covered, trustAnchors: trustAnchors, policy: policy)
+            let revision = ends.filter { $0 <= coveredEnd }.count
+            let wholeFile = try isOnlyWhitespace(file, from: coveredEnd, to: file.size)
+            let later: PDFLaterChanges = wholeFile ? .none : (furthest >= lastEnd ? .signed : .unsigned)
+            reports.append(PDFSignatureReport(field: signature.field, subFilter: signature.subFilter, byteRange: signature.byteRange,
+                                              revision: revision, coversWholeFile: wholeFile, laterChanges: later,
+                                              claimedTime: signature.claimedTime, reason: signature.reason, location: signature.location,
+                                              byteRangeProblem: problem, verification: verification))
+        }
+        return PDFVerificationReport(signatures: reports, revisionCount: ends.count)
+    }
+
+    /// Checks ByteRange `[0, a, b, c]`: starts at 0; `a..<b` is exactly the hex string `/Contents`
+    /// holds; `b + c` lies in the file, right after a `%%EOF` (and its end of line).
+    static func byteRangeProblem(_ range: [Int64], contents: [UInt8], file: borrowing PDFFile, ends: [Int64]) throws -> String? {
+        guard range.count == 4 else { return "the ByteRange does not have four numbers" }
+        guard range[0] == 0 else { return "the ByteRange does not start at the beginning of the file" }
+        let (a, b, c) = (range[1], range[2], range[3])
+        guard a > 0, b > a + 1, c >= 0, b + c <= file.size else { return "the ByteRange lies outside the file or overlaps itself" }
+        guard b - a <= 4 << 20 else { return "the gap in the ByteRange is larger than any signature" }
+        let gap = try file.read(at: a, count: Int(b - a))
+        guard gap.first == 0x3C, gap.last == 0x3E, let decoded = PDFBytes.unhex(gap.dropFirst().dropLast()), decoded == contents else {
+            return "the unsigned gap in the ByteRange is not exactly the signature's /Contents"
+        }
+        let coveredEnd = b + c
+        guard let end = ends.last(where: { $0 <= coveredEnd }), try isOnlyWhitespace(file, from: end, to: coveredEnd) else {
+            return "the signed range does not end at a %%EOF marker"
+        }
+        return nil
+    }
+
+    private static func coveredBytes(_ range: [Int64], file: borrowing PDFFile) throws -> [UInt8] {
+        guard range.count == 4, range[0] == 0, range[1] >= 0, range[2] >= range[1], range[3] >= 0 else { return [] }
+        return try file.read(at: 0, count: Int(range[1])) + file.read(at: range[2], count: Int(range[3]))
+    }
+
+    private static func isOnlyWhitespace(_ file: borrowing PDFFile, from start: Int64, to end: Int64) throws -> Bool {
+        guard end >= start else { return false }
+        guard end - start <= 4 else { return false }
+        return try file.read(at: start, count: Int(end - start)).allSatisfy(PDFBytes.isWhitespace)
+    }
+}

@@ -1,0 +1,106 @@
+internal import CQPDF
+import CertificateProviders
+import Foundation
+
+/// One PDF opened read-only with qpdf's C API. qpdf reads every cross-reference variant (tables,
+/// streams, object streams, linearized, hybrid); this package never lets it write.
+///
+/// Object handles (`qpdf_oh`) belong to the `qpdf_data` and are freed with it in `deinit`. Not
+/// Sendable: one document is used by one task, start to end.
+final class QPDFDocument {
+    private var data: qpdf_data?
+    let path: String
+
+    /// Opens `path`.
+    /// - Throws: `.unsupportedOperation` for an encrypted PDF; `.malformedInput` when qpdf cannot
+    ///   read the file; `.fileSystem` when it does not exist.
+    init(path: String) throws {
+        self.path = path
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CertificateProviderError(.fileSystem, "cannot read '\(path)'")
+        }
+        data = qpdf_init()
+        qpdf_silence_errors(data)
+        qpdf_set_suppress_warnings(data, QPDF_TRUE)
+        let status = qpdf_read(data, path, nil)
+        if status & QPDF_ERRORS != 0 {
+            let text = lastError() ?? "unknown qpdf error"
+            if text.localizedCaseInsensitiveContains("password") {
+                throw PDFSigningErrors.encrypted(path)
+            }
+            throw CertificateProviderError(.malformedInput, "'\(path)' is not a PDF this package can read: \(text)")
+        }
+        if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(path) }
+    }
+
+    deinit {
+        // An error qpdf saved and nobody fetched would be printed by qpdf_cleanup: fetch it (a
+        // library does not print; what mattered was reported through the calls' results).
+        while qpdf_has_error(data) != QPDF_FALSE { _ = qpdf_get_error(data) }
+        qpdf_cleanup(&data)
+    }
+
+    private func lastError() -> String? {
+        guard qpdf_has_error(data) != QPDF_FALSE, let error = qpdf_get_error(data), let text = qpdf_get_error_full_text(data, error) else { return nil }
+        return String(cString: text)
+    }
+
+    var trailer: qpdf_oh { qpdf_get_trailer(data) }
+    var root: qpdf_oh { qpdf_get_root(data) }
+    var pageCount: Int { Int(qpdf_get_num_pages(data)) }
+    func page(_ index: Int) -> qpdf_oh { qpdf_get_page_n(data, Int(index)) }
+
+    // MARK: Objects
+
+    func key(_ object: qpdf_oh, _ name: String) -> qpdf_oh? {
+        guard qpdf_oh_is_dictionary(data, object) != QPDF_FALSE, qpdf_oh_has_key(data, object, name) != QPDF_FALSE else { return nil }
+        let value = qpdf_oh_get_key(data, object, name)
+        return qpdf_oh_is_null(data, value) != QPDF_FALSE ? nil : value
+    }
+    func isDictionary(_ object: qpdf_oh) -> Bool { qpdf_oh_is_dictionary(data, object) != QPDF_FALSE }
+    func isArray(_ object: qpdf_oh) -> Bool { qpdf_oh_is_array(data, object) != QPDF_FALSE }
+    func isIndirect(_ object: qpdf_oh) -> Bool { qpdf_oh_is_indirect(data, object) != QPDF_FALSE }
+    func isName(_ object: qpdf_oh, _ name: String) -> Bool { qpdf_oh_is_name_and_equals(data, object, name) != QPDF_FALSE }
+    func objectID(_ object: qpdf_oh) -> (number: Int, generation: Int) {
+        (Int(qpdf_oh_get_object_id(data, object)), Int(qpdf_oh_get_generation(data, object)))
+    }
+    func integer(_ object: qpdf_oh) -> Int64? {
+        qpdf_oh_is_integer(data, object) != QPDF_FALSE ? Int64(qpdf_oh_get_int_value(data, object)) : nil
+    }
+    func items(_ array: qpdf_oh) -> [qpdf_oh] {
+        guard isArray(array) else { return [] }
+        return (0..<qpdf_oh_get_array_n_items(data, array)).map { qpdf_oh_get_array_item(data, array, $0) }
+    }
+    /// A string's bytes (no text decoding).
+    func bytes(_ object: qpdf_oh) -> [UInt8]? {
+        guard qpdf_oh_is_string(data, object) != QPDF_FALSE else { return nil }
+        var length = 0
+        guard let pointer = qpdf_oh_get_binary_string_value(data, object, &length) else { return nil }
+        return pointer.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+    }
+    /// A text string decoded (PDFDocEncoding or UTF-16BE) to UTF-8.
+    func text(_ object: qpdf_oh) -> String? {
+        guard qpdf_oh_is_string(data, object) != QPDF_FALSE, let value = qpdf_oh_get_utf8_value(data, object) else { return nil }
+        return String(cString: value)
+    }
+    /// PDF syntax of the object; indirect objects as `n g R`.
+    func unparse(_ object: qpdf_oh) -> String { String(cString: qpdf_oh_unparse(data, object)) }
+    /// PDF syntax of the object itself (its direct contents), nested indirect objects as `n g R`.
+    func unparseResolved(_ object: qpdf_oh) -> String { String(cString: qpdf_oh_unparse_resolved(data, object)) }
+
+    // MARK: Changing copies in memory (never written by qpdf)
+
+    func newArray() -> qpdf_oh { qpdf_oh_new_array(data) }
+    func newDictionary() -> qpdf_oh { qpdf_oh_new_dictionary(data) }
+    func newName(_ name: String) -> qpdf_oh { qpdf_oh_new_name(data, name) }
+    func newInteger(_ value: Int64) -> qpdf_oh { qpdf_oh_new_integer(data, value) }
+    func append(_ array: qpdf_oh, _ item: qpdf_oh) { qpdf_oh_append_item(data, array, item) }
+    func set(_ dictionary: qpdf_oh, _ key: String, _ value: qpdf_oh) { qpdf_oh_replace_key(data, dictionary, key, value) }
+}
+
+/// The errors PDF signing throws, with the action for the user in the reason.
+enum PDFSigningErrors {
+    static func encrypted(_ path: String) -> CertificateProviderError {
+        CertificateProviderError(.unsupportedOperation, "'\(path)' is encrypted; signing encrypted PDFs is not supported yet: decrypt it first (qpdf --decrypt)")
+    }
+}

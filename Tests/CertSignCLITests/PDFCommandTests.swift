@@ -1,0 +1,56 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import Testing
+
+@Suite("certsign sign --format pades and certsign verify FILE.pdf")
+struct PDFCommandTests {
+    @Test func signCountersignVerifyPDF() throws {
+        let fixture = try CLIFixture(keyType: .rsa2048)
+        let passwordFile = try fixture.directory.write("p12.pass", text: fixture.password)
+        let source = try fixture.directory.write("source.pdf", TestPDF.minimal())
+        let contract = fixture.directory.path("contract.pdf")
+        #expect(try ExternalTool.run("qpdf", ["--object-streams=generate", source, contract]).status == 0)
+
+        // Default output: contract-signed.pdf beside the input.
+        let signed = try fixture.run(["--json", "sign", contract, "--format", "pades", "--p12", fixture.p12Path, "--password-file", passwordFile,
+                                      "--reason", "Согласовано", "--location", "Berlin"])
+        #expect(signed.status == 0, "\(signed.errorOutput)")
+        let signedPath = fixture.directory.path("contract-signed.pdf")
+        #expect(FileManager.default.fileExists(atPath: signedPath))
+        #expect(try ExternalTool.run("pdfsig", [signedPath]).output.contains("Signature is Valid."))
+
+        // Countersign in place, into a named field.
+        let second = try fixture.run(["sign", signedPath, "--format", "pades", "--p12", fixture.p12Path, "--password-file", passwordFile,
+                                      "--field", "Approval", "--in-place"])
+        #expect(second.status == 0, "\(second.errorOutput)")
+
+        let verified = try fixture.run(["--json", "verify", signedPath, "--ca", fixture.rootPath])
+        #expect(verified.status == 0, "\(verified.output) \(verified.errorOutput)")
+        let json = try CLI.json(verified)
+        #expect(json["valid"] as? Bool == true)
+        let signatures = try #require(json["signatures"] as? [[String: Any]])
+        let pdf = signatures.compactMap { $0["pdf"] as? [String: Any] }
+        #expect(pdf.map { $0["field"] as? String } == ["Signature1", "Approval"])
+        #expect(pdf.map { $0["coversWholeFile"] as? Bool } == [false, true])
+        #expect(pdf.map { $0["laterChanges"] as? String } == ["signed", "none"])
+        #expect(pdf.compactMap { $0["revision"] as? Int }.count == 2)
+
+        // A byte changed inside the signed range: invalid, exit 1.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: signedPath))
+        let marker = try #require(bytes.range(of: Data("595".utf8)))
+        bytes[marker.lowerBound + 2] = UInt8(ascii: "6")
+        let tampered = try fixture.directory.write("tampered.pdf", bytes)
+        let rejected = try fixture.run(["verify", tampered, "--ca", fixture.rootPath])
+        #expect(rejected.status == 1)
+        #expect(rejected.output.contains("INVALID"), "\(rejected.output)")
+    }
+
+    @Test func padesOptionsNeedPadesFormat() throws {
+        let fixture = try CLIFixture()
+        let document = try fixture.document("a.txt", "a")
+        let result = try fixture.run(["sign", document, "--p12", fixture.p12Path, "--password-stdin", "--in-place"], input: fixture.password)
+        #expect(result.status != 0)
+        #expect(result.errorOutput.contains("--format pades"))
+    }
+}

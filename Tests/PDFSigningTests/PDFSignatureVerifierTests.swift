@@ -1,0 +1,127 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import PDFSigning
+import Signing
+import Testing
+
+@Suite("PDFSignatureVerifier: every signature, its revision, later changes, the CMS under the validation policy")
+struct PDFSignatureVerifierTests {
+    let pki: PDFPKI
+    init() throws { pki = try PDFPKI() }
+
+    @Test("two signatures of ours: both valid, the first covers revision 1 and is followed by a signed revision")
+    func countersigned() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-verify")
+        let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
+        let first = URL(fileURLWithPath: directory.path("first.pdf"))
+        let second = URL(fileURLWithPath: directory.path("second.pdf"))
+        try await PDFSigner.sign(pdfAt: input, writingTo: first, identity: pki.rsa, options: PDFSignatureOptions(reason: "Автор"))
+        try await PDFSigner.sign(pdfAt: first, writingTo: second, identity: try PDFPKI.external(pki.ec))
+        let report = try PDFSignatureVerifier.verify(pdfAt: second, trustAnchors: [pki.root])
+        #expect(report.isValid)
+        #expect(report.revisionCount == 3)
+        #expect(report.signatures.map(\.field) == ["Signature1", "Signature2"])
+        #expect(report.signatures.map(\.revision) == [2, 3])
+        #expect(report.signatures.map(\.coversWholeFile) == [false, true])
+        #expect(report.signatures.map(\.laterChanges) == [.signed, .none])
+        #expect(report.signatures.map(\.subFilter) == ["ETSI.CAdES.detached", "ETSI.CAdES.detached"])
+        #expect(report.signatures[0].reason == "Автор")
+        #expect(report.signatures[0].verification.signerCertificate == pki.rsa.certificate)
+        #expect(report.signatures[1].verification.signerCertificate == pki.ec.certificate)
+        #expect(report.signatures.allSatisfy { $0.claimedTime != nil && $0.verification.signingTime == nil })
+        #expect(!report.hasUnsignedChanges)
+        // Without trust anchors the CMS verifies but the chain is not checked; an unrelated root fails it.
+        let other = try TestPKI(rootSubject: "CN=Unrelated Root")
+        let untrusted = try PDFSignatureVerifier.verify(pdfAt: second, trustAnchors: [other.root.certificate])
+        #expect(untrusted.signatures.allSatisfy { $0.verification.failure?.code == .untrustedSigner })
+    }
+
+    @Test("accepts pyHanko-made PAdES")
+    func acceptsPyHanko() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-verify-pyhanko")
+        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let signed = directory.path("pyhanko.pdf")
+        try PDFFixtures.pyhankoSign(input, output: signed, identity: pki.rsa, field: "PyHankoSig", in: directory)
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: signed), trustAnchors: [pki.root])
+        #expect(report.isValid, "\(report.signatures.map { "\($0.byteRangeProblem ?? "") \($0.verification)" })")
+        #expect(report.signatures.map(\.field) == ["PyHankoSig"])
+        #expect(report.signatures.first?.coversWholeFile == true)
+    }
+
+    @Test("rejects a PDF changed inside a signed range")
+    func rejectsChangeInsideSignedRange() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-verify-tamper")
+        let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
+        let signed = URL(fileURLWithPath: directory.path("signed.pdf"))
+        try await PDFSigner.sign(pdfAt: input, writingTo: signed, identity: pki.rsa)
+        var bytes = try Data(contentsOf: signed)
+        // The first page's MediaBox (in the original revision, which the signature covers): 595 -> 596.
+        let marker = try #require(bytes.range(of: Data("595".utf8)))
+        #expect(marker.lowerBound < 1_000)
+        bytes[marker.lowerBound + 2] = UInt8(ascii: "6")
+        try bytes.write(to: signed)
+        let report = try PDFSignatureVerifier.verify(pdfAt: signed, trustAnchors: [pki.root])
+        #expect(!report.isValid)
+        #expect(report.signatures.first?.verification.failure?.code == .contentChanged)
+        #expect(report.signatures.first?.byteRangeProblem == nil)
+        // pdfsig agrees that the file is no longer the signed one.
+        #expect(!(try PDFFixtures.pdfsig(signed.path)).contains("Signature is Valid."))
+    }
+
+    @Test("reports a later unsigned revision")
+    func reportsUnsignedRevision() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-verify-later")
+        let input = URL(fileURLWithPath: try PDFFixtures.make(.objectStreams, in: directory))
+        let signed = URL(fileURLWithPath: directory.path("signed.pdf"))
+        try await PDFSigner.sign(pdfAt: input, writingTo: signed, identity: pki.rsa)
+        let changed = directory.path("changed.pdf")
+        try PDFFixtures.appendUnsignedRevision(signed.path, output: changed)
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: changed), trustAnchors: [pki.root])
+        let signature = try #require(report.signatures.first)
+        #expect(signature.verification.isValid)
+        #expect(signature.coversWholeFile == false)
+        #expect(signature.laterChanges == .unsigned)
+        #expect(report.hasUnsignedChanges)
+        #expect(report.revisionCount == signature.revision + 1)
+    }
+
+    @Test("a PDF without signatures gives an empty, invalid report")
+    func unsigned() throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-verify-none")
+        let input = URL(fileURLWithPath: try PDFFixtures.make(.linearized, in: directory))
+        let report = try PDFSignatureVerifier.verify(pdfAt: input, trustAnchors: [pki.root])
+        #expect(report.signatures.isEmpty && !report.isValid)
+    }
+
+    @Test("a ByteRange that stops short of the %%EOF is reported, and one whose gap is not /Contents too")
+    func insaneByteRange() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-verify-byterange")
+        let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
+        let signed = URL(fileURLWithPath: directory.path("signed.pdf"))
+        let result = try await PDFSigner.sign(pdfAt: input, writingTo: signed, identity: pki.rsa)
+        let original = try Data(contentsOf: signed)
+        let text = "0 \(result.byteRange[1]) \(result.byteRange[2]) \(result.byteRange[3])"
+        let location = try #require(original.range(of: Data(text.utf8)))
+
+        // The covered range ends 10 bytes early (same number of digits, so the file keeps its layout).
+        var short = original
+        let shorter = "0 \(result.byteRange[1]) \(result.byteRange[2]) \(result.byteRange[3] - 10)"
+        try #require(shorter.utf8.count == text.utf8.count)
+        short.replaceSubrange(location, with: Data(shorter.utf8))
+        let shortPath = URL(fileURLWithPath: try directory.write("short.pdf", short))
+        let shortReport = try PDFSignatureVerifier.verify(pdfAt: shortPath, trustAnchors: [pki.root])
+        #expect(shortReport.signatures.first?.byteRangeProblem?.contains("%%EOF") == true)
+        #expect(!shortReport.isValid)
+
+        // The gap starts one byte late: it is no longer exactly the /Contents string.
+        var shifted = original
+        let moved = "0 \(result.byteRange[1] + 1) \(result.byteRange[2]) \(result.byteRange[3])"
+        try #require(moved.utf8.count == text.utf8.count)
+        shifted.replaceSubrange(location, with: Data(moved.utf8))
+        let shiftedPath = URL(fileURLWithPath: try directory.write("shifted.pdf", shifted))
+        let shiftedReport = try PDFSignatureVerifier.verify(pdfAt: shiftedPath, trustAnchors: [pki.root])
+        #expect(shiftedReport.signatures.first?.byteRangeProblem?.contains("/Contents") == true)
+        #expect(!shiftedReport.isValid)
+    }
+}

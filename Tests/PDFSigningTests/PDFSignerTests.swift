@@ -1,0 +1,179 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import PDFSigning
+import Signing
+import Testing
+
+/// A real key that is not a `LocalSigningKey`, as a remote or HSM key: PAdES must work with it.
+struct ForwardingSigningKey: SigningKey {
+    let inner: LocalSigningKey
+    var publicKeyAlgorithm: PublicKeyAlgorithm { inner.publicKeyAlgorithm }
+    var keySize: Int { inner.keySize }
+    var publicKeyDERRepresentation: [UInt8] { inner.publicKeyDERRepresentation }
+    func signature(forDigest digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+        try await inner.signature(forDigest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
+    }
+}
+
+/// A root, an intermediate and leaves under it (RSA and EC), shared by a suite.
+struct PDFPKI: Sendable {
+    let pki: TestPKI
+    let rsa: SigningIdentity
+    let ec: SigningIdentity
+
+    init() throws {
+        pki = try TestPKI(rootSubject: "CN=PDF Test Root,O=swift-certificate-providers")
+        let intermediate = try pki.issueIntermediate(subject: "CN=PDF Test Issuing CA,O=swift-certificate-providers")
+        rsa = try pki.issueLeaf(subject: "CN=Иванов Иван,O=ООО Ромашка", keyType: .rsa2048, issuer: intermediate)
+        ec = try pki.issueLeaf(subject: "CN=EC PDF Signer,O=Test", keyType: .p256, issuer: intermediate)
+    }
+
+    var root: Certificate { pki.root.certificate }
+
+    static func external(_ identity: SigningIdentity) throws -> SigningIdentity {
+        let local = try #require(identity.key as? LocalSigningKey)
+        return SigningIdentity(certificate: identity.certificate, chain: identity.chain, key: ForwardingSigningKey(inner: local))
+    }
+}
+
+@Suite("PDFSigner: PAdES B-B that pyHanko, pdfsig and qpdf accept")
+struct PDFSignerTests {
+    let pki: PDFPKI
+    init() throws { pki = try PDFPKI() }
+
+    /// Checks a signed file with all three oracles; `signatures` is how many it must hold.
+    func expectValid(_ path: String, signatures: Int, directory: TemporaryDirectory,
+                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let check = try PDFFixtures.qpdfCheck(path)
+        #expect(check.status == 0 && !check.output.contains("WARNING"), "qpdf --check: \(check.output) \(check.errorOutput)", sourceLocation: sourceLocation)
+        let verdicts = try PDFFixtures.pyhankoValidate(path, root: pki.root, in: directory)
+        #expect(verdicts.count == signatures, "pyHanko: \(verdicts)", sourceLocation: sourceLocation)
+        for verdict in verdicts {
+            #expect(verdict.contains("INTACT:TRUSTED"), "pyHanko: \(verdict)", sourceLocation: sourceLocation)
+        }
+        let pdfsig = try PDFFixtures.pdfsig(path)
+        #expect(pdfsig.components(separatedBy: "Signature Validation: Signature is Valid.").count - 1 == signatures,
+                "pdfsig: \(pdfsig)", sourceLocation: sourceLocation)
+    }
+
+    @Test("classic, object-stream and linearized PDFs made by qpdf; RSA and EC; local and external keys",
+          arguments: PDFFixtures.Variant.allCases)
+    func signsEveryVariant(_ variant: PDFFixtures.Variant) async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-sign")
+        let input = try PDFFixtures.make(variant, in: directory)
+        for (name, identity) in [("rsa", pki.rsa), ("ec-external", try PDFPKI.external(pki.ec))] {
+            let output = directory.path("\(variant)-\(name)-signed.pdf")
+            let result = try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: input), writingTo: URL(fileURLWithPath: output), identity: identity,
+                                                  options: PDFSignatureOptions(reason: "Согласовано", location: "Berlin"))
+            #expect(result.fieldName == "Signature1")
+            #expect(result.signatureSize <= result.reservedSize)
+            try expectValid(output, signatures: 1, directory: directory)
+            // The original bytes are kept: the update is appended.
+            let original = try Data(contentsOf: URL(fileURLWithPath: input))
+            let signed = try Data(contentsOf: URL(fileURLWithPath: output))
+            #expect(signed.prefix(original.count) == original)
+        }
+    }
+
+    @Test("a second signature (countersignature) keeps the first valid, on every variant",
+          arguments: PDFFixtures.Variant.allCases)
+    func countersigns(_ variant: PDFFixtures.Variant) async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-countersign")
+        let input = try PDFFixtures.make(variant, in: directory)
+        let first = URL(fileURLWithPath: directory.path("first.pdf"))
+        let second = URL(fileURLWithPath: directory.path("second.pdf"))
+        try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: input), writingTo: first, identity: pki.rsa)
+        let result = try await PDFSigner.sign(pdfAt: first, writingTo: second, identity: pki.ec)
+        #expect(result.fieldName == "Signature2")
+        try expectValid(second.path, signatures: 2, directory: directory)
+    }
+
+    @Test("signs a PDF pyHanko signed, and pyHanko's signature stays valid")
+    func signsPyHankoSignedPDF() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-pyhanko")
+        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let pyhanko = directory.path("pyhanko.pdf")
+        try PDFFixtures.pyhankoSign(input, output: pyhanko, identity: pki.rsa, field: "PyHankoSig", in: directory)
+        let output = directory.path("both.pdf")
+        try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: pyhanko), writingTo: URL(fileURLWithPath: output), identity: pki.ec)
+        try expectValid(output, signatures: 2, directory: directory)
+    }
+
+    @Test("in place: the file is replaced atomically by its signed version")
+    func signsInPlace() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-inplace")
+        let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
+        let before = try Data(contentsOf: input)
+        try await PDFSigner.sign(pdfAt: input, writingTo: input, identity: pki.rsa, options: PDFSignatureOptions(fieldName: "Approval"))
+        let after = try Data(contentsOf: input)
+        #expect(after.count > before.count && after.prefix(before.count) == before)
+        try expectValid(input.path, signatures: 1, directory: directory)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).allSatisfy { !$0.hasSuffix(".partial") })
+    }
+
+    @Test("an existing output is refused; a signed field name is refused")
+    func refusesOverwrites() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-refuse")
+        let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
+        let output = URL(fileURLWithPath: directory.path("out.pdf"))
+        try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: pki.rsa, options: PDFSignatureOptions(fieldName: "Approval"))
+        await #expect(throws: CertificateProviderError(.alreadyExists, "")) {
+            try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: pki.rsa)
+        }
+        await #expect(throws: CertificateProviderError(.alreadyExists, "")) {
+            try await PDFSigner.sign(pdfAt: output, writingTo: URL(fileURLWithPath: directory.path("again.pdf")), identity: pki.rsa,
+                                     options: PDFSignatureOptions(fieldName: "Approval"))
+        }
+    }
+
+    @Test("encrypted PDFs are refused with a clear error")
+    func refusesEncrypted() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-encrypted")
+        let input = try PDFFixtures.make(.classic, in: directory)
+        for (name, userPassword) in [("open", ""), ("locked", "user-secret")] {
+            let encrypted = directory.path("\(name).pdf")
+            let result = try ExternalTool.run("qpdf", ["--encrypt", userPassword, "owner-secret", "256", "--", input, encrypted])
+            try #require(result.status == 0, "\(result.errorOutput)")
+            do {
+                try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: encrypted), writingTo: URL(fileURLWithPath: directory.path("\(name)-signed.pdf")),
+                                         identity: pki.rsa)
+                Issue.record("an encrypted PDF (\(name)) was signed")
+            } catch let error as CertificateProviderError {
+                #expect(error.code == .unsupportedOperation)
+                #expect(error.reason.contains("encrypted"))
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory.path("\(name)-signed.pdf")))
+        }
+    }
+
+    @Test("a certification signature that forbids changes (DocMDP P=1) is honoured")
+    func refusesDocMDPNoChanges() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-docmdp")
+        let input = try PDFFixtures.make(.classic, in: directory)
+        let certified = directory.path("certified.pdf")
+        try PDFFixtures.pyhankoSign(input, output: certified, identity: pki.rsa, field: "Author", in: directory, certifyNoChanges: true)
+        await #expect(throws: CertificateProviderError(.pdfChangesForbidden, "")) {
+            try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: certified), writingTo: URL(fileURLWithPath: directory.path("x.pdf")), identity: pki.ec)
+        }
+    }
+
+    @Test("the CMS follows PAdES baseline: no signingTime, ESS signing-certificate-v2, /M in the dictionary")
+    func padesAttributes() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-attrs")
+        let input = try PDFFixtures.make(.classic, in: directory)
+        let output = URL(fileURLWithPath: directory.path("signed.pdf"))
+        let result = try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: input), writingTo: output, identity: pki.rsa)
+        let bytes = try Data(contentsOf: output)
+        let hex = bytes[Int(result.byteRange[1]) + 1..<Int(result.byteRange[2]) - 1]
+        let der = stride(from: 0, to: result.signatureSize * 2, by: 2).map { index -> UInt8 in
+            UInt8(String(decoding: hex[hex.startIndex + index..<hex.startIndex + index + 2], as: UTF8.self), radix: 16)!
+        }
+        let cmsPath = try directory.write("sig.der", der)
+        let printed = try ExternalTool.run("openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", cmsPath])
+        #expect(printed.status == 0)
+        #expect(!printed.output.contains("signingTime"))
+        #expect(printed.output.contains("id-smime-aa-signingCertificateV2"))
+        #expect(String(decoding: bytes, as: UTF8.self).contains("/SubFilter /ETSI.CAdES.detached"))
+    }
+}
