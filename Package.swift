@@ -117,7 +117,8 @@ let package = Package(
         ),
         .target(
             name: "DSSEmulator",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "Signing", "CMicroHTTPD", "CMicroHTTPDShims"],
+            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "Signing", "CMicroHTTPD", "CMicroHTTPDShims",
+                           "COpenSSL", "COpenSSLShims"],
             swiftSettings: swiftSettings
         ),
         .target(

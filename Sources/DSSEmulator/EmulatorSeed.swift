@@ -77,6 +77,10 @@ public struct EmulatorSeed: Sendable {
 
     /// The certificate authority that issued every user certificate.
     public var certificateAuthority: Certificate
+    /// The CA's private key, when the seed has it: the emulator then signs its OCSP responses and
+    /// CRL with it and issues its TSA certificate under it. Without it the emulator makes a
+    /// separate CA for those services.
+    public var certificateAuthorityKey: LocalSigningKey?
     /// The users.
     public var users: [User]
     /// The signable cells.
@@ -85,8 +89,10 @@ public struct EmulatorSeed: Sendable {
     public var firstSignatureID: Int
 
     /// Creates a seed.
-    public init(certificateAuthority: Certificate, users: [User], cells: [ResourceCell], firstSignatureID: Int) {
+    public init(certificateAuthority: Certificate, users: [User], cells: [ResourceCell], firstSignatureID: Int,
+                certificateAuthorityKey: LocalSigningKey? = nil) {
         self.certificateAuthority = certificateAuthority
+        self.certificateAuthorityKey = certificateAuthorityKey
         self.users = users
         self.cells = cells
         self.firstSignatureID = firstSignatureID
@@ -124,7 +130,7 @@ public struct EmulatorSeed: Sendable {
             ResourceCell(resource: StandardSeed.resource, table: StandardSeed.table, column: "Сумма", row: 1, value: "1500000.00"),
         ]
         return EmulatorSeed(certificateAuthority: pki.root.certificate, users: [leonid, maria], cells: cells,
-                            firstSignatureID: StandardSeed.firstSignatureID)
+                            firstSignatureID: StandardSeed.firstSignatureID, certificateAuthorityKey: pki.root.key)
     }
 }
 
