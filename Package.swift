@@ -198,6 +198,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "TimestampRevocationTests",
+            dependencies: ["Signing", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "FMPDSSProviderTests",
             dependencies: ["FMPDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
             swiftSettings: swiftSettings
