@@ -199,3 +199,46 @@ struct TimestampTests {
         }
     }
 }
+
+/// CAdES-T through `CMSVerifier` (the validation pipeline's timestamp seam).
+@Suite("CAdES-T verification")
+struct CAdESTVerificationTests {
+    let document = Array("Договор поставки № 7\n".utf8)
+
+    @Test("a valid trusted timestamp is reported per signer; an invalid or untrusted one makes the signature .timestampInvalid")
+    func timestampInVerification() async throws {
+        try await withEmulator { emulator in
+            let ca = emulator.timestampAuthorityCA
+            let signature = try await CMSSigner.sign(content: document, identity: emulatorSigner)
+            let cadesT = try await SignatureTimestamper.addTimestamps(to: signature, authority: try emulatorTSA(emulator)).signature
+            let result = CMSVerifier.verify(signature: cadesT, content: document, trustAnchors: [ca])
+            #expect(result.isValid, "\(String(describing: result.failure))")
+            let timestamp = try #require(result.signers.first?.timestamp)
+            #expect(timestamp.isValid)
+            #expect(timestamp.tsa == emulator.timestampAuthorityCertificate)
+            #expect(abs(timestamp.time.timeIntervalSinceNow) < 120)
+            #expect(result.signers.first?.checkedAt == timestamp.time)
+            // No timestamp: nothing reported.
+            #expect(CMSVerifier.verify(signature: signature, content: document, trustAnchors: [ca]).signers.first?.timestamp == nil)
+
+            // TSA anchors other than the signer's: the policy's timestamp anchors decide.
+            let stranger = try TestPKI(rootSubject: "CN=Stranger TSA Root")
+            var policy = ValidationPolicy()
+            policy.timestampTrustAnchors = [stranger.root.certificate]
+            let untrusted = CMSVerifier.verify(signature: cadesT, content: document, trustAnchors: [ca], policy: policy)
+            #expect(untrusted.failure?.code == .timestampInvalid, "\(String(describing: untrusted.failure))")
+            #expect(untrusted.signers.first?.timestamp?.isValid == false)
+
+            // A token over another signature value (moved from a different signature) is invalid.
+            let other = try await CMSSigner.sign(content: document, identity: emulatorSigner)
+            let otherToken = try #require(try TimestampVerifier.signatureTimestamps(in: try await SignatureTimestamper.addTimestamps(
+                to: other, authority: try emulatorTSA(emulator)).signature).first?.tokens.first)
+            let directory = try TemporaryDirectory(prefix: "tsa-transplant")
+            let inserted = try Python.run(Python.insert, [try directory.write("s.p7s", signature), try directory.write("t.der", otherToken), directory.path("out.p7s")])
+            #expect(inserted.succeeded, "\(inserted.errorOutput)")
+            let transplanted = try directory.read("out.p7s")
+            let moved = CMSVerifier.verify(signature: transplanted, content: document, trustAnchors: [ca])
+            #expect(moved.failure?.code == .timestampInvalid, "\(String(describing: moved.failure))")
+        }
+    }
+}

@@ -11,6 +11,15 @@ enum RevocationOpenSSL {
         let der: [UInt8]
     }
 
+    /// Whether `issuer` issued `certificate`: names and key identifiers match and its key verifies
+    /// the certificate's signature.
+    static func isIssued(_ certificate: Certificate, by issuer: Certificate) -> Bool {
+        defer { ERR_clear_error() }
+        guard X509_check_issued(issuer.handle.pointer, certificate.handle.pointer) == X509_V_OK,
+              let key = X509_get0_pubkey(issuer.handle.pointer) else { return false }
+        return X509_verify(certificate.handle.pointer, key) == 1
+    }
+
     /// The OCSP responder URLs of a certificate's authorityInfoAccess.
     static func ocspURLs(of certificate: Certificate) -> [URL] {
         guard let stack = X509_get1_ocsp(certificate.handle.pointer) else { ERR_clear_error(); return [] }
@@ -120,14 +129,14 @@ enum RevocationOpenSSL {
         }
         switch certificateStatus {
         case V_OCSP_CERTSTATUS_GOOD:
-            return .good(source: source)
+            return RevocationStatus(state: .good, source: source)
         case V_OCSP_CERTSTATUS_REVOKED:
             guard let revocationTime, let date = TimestampOpenSSL.date(revocationTime) else {
                 throw CertificateProviderError(.cryptoFailure, "the OCSP response says revoked without a readable time")
             }
-            return .revoked(date: date, source: source)
+            return RevocationStatus(state: .revoked, revocationTime: date, source: source)
         default:
-            return .unknown(reason: "the OCSP responder \(source) does not know the certificate")
+            return RevocationStatus(state: .unknown, source: "\(source) does not know the certificate")
         }
     }
 
@@ -153,8 +162,8 @@ enum RevocationOpenSSL {
             guard let revoked = X509_REVOKED_get0_revocationDate(entry), let date = TimestampOpenSSL.date(revoked) else {
                 return (nil, "\(source) lists the certificate without a readable revocation date")
             }
-            return (.revoked(date: date, source: source), nil)
+            return (RevocationStatus(state: .revoked, revocationTime: date, source: source), nil)
         }
-        return (.good(source: source), nil)
+        return (RevocationStatus(state: .good, source: source), nil)
     }
 }

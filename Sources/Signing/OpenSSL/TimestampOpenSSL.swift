@@ -201,6 +201,13 @@ enum TimestampOpenSSL {
                               imprintAlgorithm: algorithmName, serialNumber: serial, policy: policy)
     }
 
+    /// The facts of a DER token without checking it, or nil when it cannot be read.
+    static func facts(ofToken der: [UInt8]) -> TimestampToken? {
+        guard let token = parsePKCS7(der) else { ERR_clear_error(); return nil }
+        defer { PKCS7_free(token) }
+        return try? tokenFacts(token, der: der)
+    }
+
     /// Parses a DER token (PKCS7 ContentInfo), refusing trailing bytes.
     static func parsePKCS7(_ der: [UInt8]) -> UnsafeMutablePointer<PKCS7>? {
         der.withUnsafeBufferPointer { buffer -> UnsafeMutablePointer<PKCS7>? in
