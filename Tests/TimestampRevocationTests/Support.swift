@@ -85,14 +85,16 @@ enum Python {
     """
 
     /// Makes a timestamp token over SHA-256(argv[3]) with pyHanko's test TSA (RSA keys only), signing with the
-    /// certificate argv[1] and PKCS#8 key argv[2] whatever their extensions; writes argv[4].
+    /// certificate argv[1] and PKCS#8 key argv[2] whatever their extensions; writes argv[4]. An
+    /// optional argv[5] (ISO 8601) fixes the token's time.
     static let dummyTimestamp = """
-    import sys, asyncio, hashlib
+    import sys, asyncio, hashlib, datetime
     from asn1crypto import x509, keys, pem
     from pyhanko.sign.timestamps.dummy_client import DummyTimeStamper
     cert = x509.Certificate.load(pem.unarmor(open(sys.argv[1], 'rb').read())[2])
     key = keys.PrivateKeyInfo.load(pem.unarmor(open(sys.argv[2], 'rb').read())[2])
-    stamper = DummyTimeStamper(tsa_cert=cert, tsa_key=key)
+    fixed = datetime.datetime.fromisoformat(sys.argv[5].replace('Z', '+00:00')) if len(sys.argv) > 5 else None
+    stamper = DummyTimeStamper(tsa_cert=cert, tsa_key=key, fixed_dt=fixed)
     token = asyncio.run(stamper.async_timestamp(hashlib.sha256(open(sys.argv[3], 'rb').read()).digest(), 'sha256'))
     open(sys.argv[4], 'wb').write(token.dump())
     """
