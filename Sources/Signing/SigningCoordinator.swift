@@ -4,7 +4,7 @@ public import Foundation
 /// Turns any registered provider into standard signatures, keeps a journal of them, lists and
 /// removes them (locally and on servers that keep a history) and verifies signatures.
 ///
-/// Providers are looked up by ID in the ``ProviderRegistry`` given at creation and kept for the
+/// Providers are looked up by ID in the `ProviderRegistry` given at creation and kept for the
 /// coordinator's lifetime, as is each provider's identity once resolved (stored identity first,
 /// else `initialize(options:)`), so batch signing asks the provider once. Providers that build
 /// signatures on their server (`DocumentSigning`) receive the document (or, for detached
@@ -83,7 +83,7 @@ public actor SigningCoordinator {
     ///
     /// - Parameters:
     ///   - document: bytes or a file; a file is streamed for detached signatures.
-    ///   - provider: the provider ID.
+    ///   - id: the provider ID.
     ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
     ///   - options: format, detached, digest, signing time.
     ///   - output: where to write the `.p7s` (atomically); nil keeps the signature in the journal.
@@ -115,7 +115,7 @@ public actor SigningCoordinator {
     ///
     /// - Parameters:
     ///   - documents: the documents, signed in order.
-    ///   - provider: the provider ID.
+    ///   - id: the provider ID.
     ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
     ///   - options: format, detached, digest, signing time (shared by all).
     ///   - outputDirectory: when given, each signature is written atomically to
@@ -202,8 +202,9 @@ public actor SigningCoordinator {
             let payload: DocumentSigningRequest.Payload = content.map { .content($0) } ?? .digest(digest, algorithm)
             let request = DocumentSigningRequest(payload: payload, format: options.format, isDetached: options.isDetached, digestAlgorithm: algorithm)
             signature = try await server.signDocument(request)
-            signer = try checkServerSignature(signature, document: document, content: content, provider: id)
-            fingerprint = signer == identity.certificate ? resolved.fingerprint : signer.sha256FingerprintHex
+            try checkServerSignature(signature, request: request, expectedSigner: identity.certificate, document: document, content: content, provider: id)
+            signer = identity.certificate
+            fingerprint = resolved.fingerprint
         } else {
             let attached = options.isDetached ? nil : content
             if let local = CMSSigner.localKey(of: identity) {
@@ -245,22 +246,48 @@ public actor SigningCoordinator {
         return attribute
     }
 
-    /// Checks a server-made signature over the document (without trust anchors: the server's chain
-    /// is the caller's business) and returns its signer.
-    private func checkServerSignature(_ signature: [UInt8], document: Document, content: [UInt8]?, provider: ProviderID) throws -> Certificate {
+    /// Checks a server-made signature before anything is written or recorded: it verifies over the
+    /// document (without trust anchors: the server's chain is the caller's business), it has one
+    /// signer and that signer is the provider's selected certificate, and its format, digest and
+    /// detached-ness are the ones asked for.
+    /// - Throws: `.serverRejected` when it does not verify; `.serverSignatureMismatch` when it is
+    ///   not what was asked for.
+    private func checkServerSignature(_ signature: [UInt8], request: DocumentSigningRequest, expectedSigner: Certificate, document: Document,
+                                      content: [UInt8]?, provider: ProviderID) throws {
+        // The selected certificate's fitness and key size are the caller's choice, as for local
+        // keys; what is judged here is whether the server did what it was asked.
+        let policy = ValidationPolicy(algorithms: .permissive, requiresSigningKeyUsage: false)
         let result: VerificationResult
         if let content {
-            result = CMSVerifier.verify(signature: signature, content: content, trustAnchors: [])
+            result = CMSVerifier.verify(signature: signature, content: content, trustAnchors: [], policy: policy)
         } else if case .file(let url) = document.source {
-            result = try CMSVerifier.verify(signature: signature, contentFileAt: url, trustAnchors: [])
+            result = try CMSVerifier.verify(signature: signature, contentFileAt: url, trustAnchors: [], policy: policy)
         } else {
-            result = CMSVerifier.verify(signature: signature, content: nil, trustAnchors: [])
+            result = CMSVerifier.verify(signature: signature, content: nil, trustAnchors: [], policy: policy)
         }
         guard result.isValid, let signer = result.signerCertificate else {
             throw CertificateProviderError(.serverRejected,
                 "provider '\(provider)' returned a signature that does not verify over '\(document.name)': \(result.failure?.reason ?? "no signer")")
         }
-        return signer
+        var mismatches: [String] = []
+        if result.signers.count != 1 { mismatches.append("it has \(result.signers.count) signers, not one") }
+        if signer != expectedSigner {
+            mismatches.append("it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))")
+        }
+        if result.format != request.format {
+            mismatches.append("its format is \(result.format?.rawValue ?? "unknown"), not \(request.format.rawValue)")
+        }
+        if result.digestAlgorithm != request.digestAlgorithm {
+            let found = result.signers.first?.digestAlgorithmName ?? "unknown"
+            mismatches.append("its digest is \(found), not \(request.digestAlgorithm.rawValue)")
+        }
+        if result.isDetached != request.isDetached {
+            mismatches.append(result.isDetached ? "it is detached, an attached signature was asked for" : "it embeds the document, a detached signature was asked for")
+        }
+        guard mismatches.isEmpty else {
+            throw CertificateProviderError(.serverSignatureMismatch,
+                "provider '\(provider)' returned a signature over '\(document.name)' that is not the one asked for: \(mismatches.joined(separator: "; ")); nothing was written or recorded")
+        }
     }
 
     // MARK: Verification

@@ -156,7 +156,7 @@ enum SignedDataVerifier {
         var signatureAlgor: UnsafeMutablePointer<X509_ALGOR>?
         CMS_SignerInfo_get0_algs(info, nil, &signerX509, &digestAlgor, &signatureAlgor)
         let digestNID = algorithmNID(digestAlgor)
-        facts.digestAlgorithm = digestAlgorithm(nid: digestNID)
+        facts.digestAlgorithm = digestAlgorithm(digestAlgor)
         facts.digestAlgorithmName = algorithmName(digestAlgor, long: false)?.lowercased()
         facts.signatureAlgorithmName = algorithmName(signatureAlgor, long: true)
         guard let signerX509, let signer = try? Certificate(handle: X509Handle(copying: signerX509)) else {
@@ -328,7 +328,9 @@ enum SignedDataVerifier {
             defer { try? handle.close() }
             var offset = 0
             while true {
-                guard let chunk = try? handle.read(upToCount: 1 << 20) else { return false }
+                // read(upToCount:) answers nil (or empty data) at the end of the file and throws on errors.
+                let chunk: Data
+                do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch { return false }
                 if chunk.isEmpty { return offset == embedded.count }
                 guard offset + chunk.count <= embedded.count,
                       chunk.elementsEqual(embedded[offset..<(offset + chunk.count)]) else { return false }
@@ -407,13 +409,17 @@ enum SignedDataVerifier {
         return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func digestAlgorithm(nid: Int32) -> DigestAlgorithm? {
-        switch nid {
-        case NID_sha256: return .sha256
-        case NID_sha384: return .sha384
-        case NID_sha512: return .sha512
-        default: return nil
-        }
+    /// The package's ``DigestAlgorithm`` with the algorithm's OID (any that `allSupported` lists).
+    private static func digestAlgorithm(_ algor: UnsafeMutablePointer<X509_ALGOR>?) -> DigestAlgorithm? {
+        guard let algor else { return nil }
+        var object: OpaquePointer?
+        X509_ALGOR_get0(&object, nil, nil, algor)
+        guard let object else { return nil }
+        var buffer = [CChar](repeating: 0, count: 128)
+        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
+        guard length > 0 else { return nil }
+        let oid = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return DigestAlgorithm.allSupported.first { $0.oid == oid }
     }
 
     private static func digestName(nid: Int32) -> String? {
