@@ -6,7 +6,7 @@ import CryptoProDSSProvider
 
 /// The command table.
 enum Commands {
-    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + dssCommands + [demo] // commands: more are added by their files
+    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + timestampCommands + dssCommands + [demo] // commands: more are added by their files
 
     static func listing(_ commands: [CommandDescriptor]) -> String {
         let width = commands.map(\.name.count).max() ?? 0

@@ -10,7 +10,7 @@ extension Commands {
     /// Files above this size show a progress bar (when stderr is a terminal).
     static let progressThreshold: Int64 = 16 << 20
 
-    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE | --out-dir DIR] [--attached] [--format cms|cades] [--digest sha256|sha384|sha512]"
+    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE | --out-dir DIR] [--attached] [--format cms|cades] [--digest sha256|sha384|sha512] [--tsa URL [--tsa-ca FILE]...]"
 
     static let sign = CommandDescriptor(
         words: ["sign"], summary: "sign documents (CAdES-BES detached .p7s by default)",
@@ -25,13 +25,15 @@ extension Commands {
           --attached           embed the document in the signature (default: detached)
           --format cms|cades   plain CMS SignedData or CAdES-BES (default cades)
           --digest ALG         sha256 (default), sha384 or sha512
+          --tsa URL            timestamp each new signature at this RFC 3161 TSA (CAdES-T; see certsign timestamp)
+          --tsa-ca FILE        trust anchors for the TSA's certificate; repeatable (default: the system store)
         Many documents are signed with one unlock; a failing document is reported, the rest are still
         signed, and the exit code is then 1. Every signature is recorded in the journal.
         example: certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD
         """,
         spec: OptionSpec(flags: ["--attached"],
-                         options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest"],
-                         repeatable: ["--param", "--param-env", "--param-file"],
+                         options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest", "--tsa"],
+                         repeatable: ["--param", "--param-env", "--param-file", "--tsa-ca"],
                          positionals: 1...1, unboundedPositionals: true).withPassword()
     ) { parsed, context in
         try await runSign(parsed, context)
@@ -54,6 +56,7 @@ extension Commands {
         if hasProviderParameters && parsed.value("--provider") == nil {
             throw UsageError(message: "--param, --param-env and --param-file go with --provider", usage: signUsage)
         }
+        let timestampClient = try context.timestampClient(parsed, usage: signUsage)
         var options = SigningOptions()
         switch parsed.value("--format") ?? "cades" {
         case "cades", "cades-bes": options.format = .cadesBES
@@ -137,9 +140,15 @@ extension Commands {
                 let result = try await coordinator.sign(document: .file(url), provider: providerID, parameters: parameters,
                                                         options: options, output: output, progress: progress)
                 console.clearProgress()
-                results.append(["document": path, "signature": output.path, "id": result.record.id, "status": "signed",
-                                "signer": result.signerCertificate.subject, "format": options.format.rawValue,
-                                "detached": options.isDetached, "digest": options.digestAlgorithm.rawValue])
+                var entry: [String: Any] = ["document": path, "signature": output.path, "id": result.record.id, "status": "signed",
+                                            "signer": result.signerCertificate.subject, "format": options.format.rawValue,
+                                            "detached": options.isDetached, "digest": options.digestAlgorithm.rawValue]
+                if let timestampClient {
+                    let upgrade = try await upgradeSignatureFile(output.path, client: timestampClient, journal: coordinator.journal, context: context)
+                    entry["format"] = SignatureFormat.cadesT.rawValue
+                    entry["timestamps"] = upgrade.json["timestamps"]
+                }
+                results.append(entry)
                 if !context.json { console.out("signed \(path) -> \(output.path)") }
             } catch let error as CertificateProviderError {
                 failures += 1
@@ -157,7 +166,7 @@ extension Commands {
         return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
     }
 
-    static let verifyUsage = "certsign verify SIGNATURE [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME]"
+    static let verifyUsage = "certsign verify SIGNATURE [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME] [--tsa-ca FILE]... [--crl FILE]... [--check-revocation]"
 
     static let verify = CommandDescriptor(
         words: ["verify"], summary: "verify a CMS / CAdES signature, every signer of it",
@@ -169,13 +178,18 @@ extension Commands {
           --ca FILE           trust anchor certificates (PEM or DER, bundles allowed); repeatable
           --no-chain-check    check only the signature and the document, not who signed it
           --at TIME           validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits
+          --tsa-ca FILE       trust anchors for signature timestamps (CAdES-T) (default: the --ca anchors); repeatable
+          --crl FILE          a CRL (PEM or DER) to check each signer's certificate against; repeatable, offline
+          --check-revocation  ask the network: OCSP from the certificate's AIA, else its CRL distribution points
+                              (10 s and 256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature
         VALID means: every signer's signature verifies over the document; no MD5, SHA-1, RSA < 2048 or
         EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
         at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
         from the network. Exit code 0 when the signature is valid, 1 when it is not (the reason is printed).
         example: certsign verify invoice.pdf.p7s --ca root-ca.pem
         """,
-        spec: OptionSpec(flags: ["--no-chain-check"], options: ["--content", "--at"], repeatable: ["--ca"], positionals: 1...1)
+        spec: OptionSpec(flags: ["--no-chain-check", "--check-revocation"], options: ["--content", "--at"],
+                         repeatable: ["--ca", "--tsa-ca", "--crl"], positionals: 1...1)
     ) { parsed, context in
         try await runVerify(parsed, context)
     }
@@ -200,6 +214,7 @@ extension Commands {
             }
             policy.validationTime = time
         }
+        try context.applyRevocationOptions(parsed, to: &policy)
         let signature = try context.readInputFile(signaturePath, what: "signature")
         var trust: [Certificate] = []
         for file in caFiles {
@@ -211,14 +226,16 @@ extension Commands {
         }
         var contentPath = parsed.value("--content")
         let coordinator = SigningCoordinator(registry: ProviderRegistry(), journal: try context.openJournal())
-        var result = try await coordinator.verify(signature: signature, content: try contentPath.map(document), trust: trust, policy: policy)
+        var result = try await context.verify(signature: signature, content: try contentPath.map(document), trust: trust, policy: policy,
+                                              coordinator: coordinator)
         // DOC beside DOC.p7s is taken only for a detached signature: an attached one is checked
         // over the content it embeds, never over a file that happens to lie next to it.
         if contentPath == nil, result.isDetached, signaturePath.hasSuffix(".p7s") {
             let candidate = String(signaturePath.dropLast(4))
             if FileManager.default.fileExists(atPath: candidate) {
                 contentPath = candidate
-                result = try await coordinator.verify(signature: signature, content: try document(candidate), trust: trust, policy: policy)
+                result = try await context.verify(signature: signature, content: try document(candidate), trust: trust, policy: policy,
+                                                  coordinator: coordinator)
             }
         }
         var json = verificationJSON(result)
