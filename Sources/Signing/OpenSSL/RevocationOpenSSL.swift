@@ -5,10 +5,10 @@ import Foundation
 
 /// The OpenSSL side of ``RevocationChecker``: OCSP requests and responses (RFC 6960), CRL lookups
 /// (RFC 5280), and the URLs a certificate names for both. Each function is one synchronous pass.
-enum RevocationOpenSSL {
+package enum RevocationOpenSSL {
     /// An OCSP request (DER) for one certificate, with a nonce.
-    struct OCSPRequest: Sendable {
-        let der: [UInt8]
+    package struct OCSPRequest: Sendable {
+        package let der: [UInt8]
     }
 
     /// Whether `issuer` issued `certificate`: names and key identifiers match and its key verifies
@@ -49,7 +49,7 @@ enum RevocationOpenSSL {
 
     /// Builds an OCSP request for `certificate` issued by `issuer` (CertID with SHA-1, as RFC 6960
     /// responders expect), with a random nonce.
-    static func makeOCSPRequest(for certificate: Certificate, issuer: Certificate) throws -> OCSPRequest {
+    package static func makeOCSPRequest(for certificate: Certificate, issuer: Certificate) throws -> OCSPRequest {
         OpenSSLErrorQueue.clear()
         guard let request = OCSP_REQUEST_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_REQUEST_new") }
         defer { OCSP_REQUEST_free(request) }
@@ -77,7 +77,7 @@ enum RevocationOpenSSL {
     /// - Throws: `.network` for bytes that are not an OCSP response; `.serverRejected` for an
     ///   unsuccessful response status; `.cryptoFailure` naming any other failed check (the caller
     ///   reports each as an unknown status).
-    static func checkOCSPResponse(_ der: [UInt8], request: OCSPRequest, certificate: Certificate, issuer: Certificate,
+    package static func checkOCSPResponse(_ der: [UInt8], request: OCSPRequest, certificate: Certificate, issuer: Certificate,
                                   trustAnchors: [Certificate], at time: Date, skew: TimeInterval, source: String) throws -> RevocationStatus {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }

@@ -5,18 +5,18 @@ import Foundation
 
 /// The OpenSSL TS API (RFC 3161) behind ``TimestampAuthorityClient`` and ``TimestampVerifier``:
 /// each function is one synchronous pass, so OpenSSL's error queue belongs to it.
-enum TimestampOpenSSL {
+package enum TimestampOpenSSL {
     /// A `TimeStampReq` (DER) and the nonce it carries.
-    struct Request: Sendable {
-        let der: [UInt8]
-        let nonce: [UInt8]
+    package struct Request: Sendable {
+        package let der: [UInt8]
+        package let nonce: [UInt8]
     }
 
     // MARK: Requests
 
     /// Builds a `TimeStampReq`: version 1, the imprint of `data` with `digest`, a random 64-bit
     /// nonce, certReq true, and `policy` when given.
-    static func makeRequest(imprintOf data: [UInt8], digest: DigestAlgorithm, policy: String?) throws -> Request {
+    package static func makeRequest(imprintOf data: [UInt8], digest: DigestAlgorithm, policy: String?) throws -> Request {
         OpenSSLErrorQueue.clear()
         var imprint = digest.hash(data)
         var nonce = [UInt8](repeating: 0, count: 8)
@@ -61,7 +61,7 @@ enum TimestampOpenSSL {
     /// the request, the token's signature, the TSA certificate (ESS binding, critical timeStamping
     /// EKU as the only one) and its chain to `trustAnchors` at `time`, and that `genTime` lies in
     /// `window`.
-    static func checkResponse(_ response: [UInt8], request: Request, trustAnchors: [Certificate], at time: Date,
+    package static func checkResponse(_ response: [UInt8], request: Request, trustAnchors: [Certificate], at time: Date,
                               window: ClosedRange<Date>) throws -> TimestampToken {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
@@ -107,7 +107,7 @@ enum TimestampOpenSSL {
     // MARK: Tokens
 
     /// Verifies a token over `data` (the imprint is recomputed with the token's algorithm).
-    static func verifyToken(_ der: [UInt8], data: [UInt8], trustAnchors: [Certificate], at time: Date, skew: TimeInterval) -> TimestampCheck {
+    package static func verifyToken(_ der: [UInt8], data: [UInt8], trustAnchors: [Certificate], at time: Date, skew: TimeInterval) -> TimestampCheck {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         guard let token = parsePKCS7(der) else {

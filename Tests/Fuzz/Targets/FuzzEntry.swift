@@ -22,6 +22,10 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case emulatorFMP = "emulator-fmp"
     /// The DSS emulator's CryptoPro routes handling a raw request body.
     case emulatorCryptoPro = "emulator-cryptopro"
+    /// An RFC 3161 TimeStampResp checked by the TSA client, and the same bytes as a timestamp token.
+    case timestamp
+    /// An OCSP response checked as the revocation checker does.
+    case ocspResponse = "ocsp-response"
 
     /// Runs one input through the target.
     /// - Returns: a one-line outcome, printed per input when `CERTSIGN_FUZZ_VERBOSE` is set.
@@ -36,6 +40,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .cryptoProClient: ClientTargets.cryptoPro(input)
         case .emulatorFMP: EmulatorTargets.fmp(input)
         case .emulatorCryptoPro: EmulatorTargets.cryptoPro(input)
+        case .timestamp: ValidationTargets.timestamp(input)
+        case .ocspResponse: ValidationTargets.ocsp(input)
         }
     }
 
@@ -72,6 +78,7 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: OpaquePo
     switch target {
     case .cmsVerify: _ = CMSTargets.trustAnchors
     case .emulatorFMP, .emulatorCryptoPro: _ = EmulatorTargets.fixture
+    case .timestamp, .ocspResponse: _ = ValidationTargets.fixture
     default: break
     }
     return 0
