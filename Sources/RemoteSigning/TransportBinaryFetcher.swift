@@ -1,7 +1,7 @@
 import CertificateProviders
 public import Foundation
 
-/// ``BinaryHTTPFetching`` over any ``HTTPTransport``: how `Signing` reaches time-stamping
+/// `BinaryHTTPFetching` over any ``HTTPTransport``: how `Signing` reaches time-stamping
 /// authorities, OCSP responders and CRL distribution points.
 ///
 /// Plain `http://` is allowed to any host here, on purpose: TSA replies, OCSP responses and CRLs
@@ -23,7 +23,7 @@ public struct TransportBinaryFetcher: BinaryHTTPFetching {
         self.endpointPolicy = RemoteEndpointPolicy(allowsInsecureHTTP: true)
     }
 
-    /// Sends a `POST` and returns the 2xx answer (see ``BinaryHTTPFetching``).
+    /// Sends a `POST` and returns the 2xx answer (see `BinaryHTTPFetching`).
     public func post(_ url: URL, contentType: String, body: [UInt8], timeout: TimeInterval,
                      maximumBytes: Int) async throws -> (contentType: String?, body: [UInt8]) {
         try endpointPolicy.validate(url)
@@ -32,7 +32,7 @@ public struct TransportBinaryFetcher: BinaryHTTPFetching {
         return try check(try await transport.send(request), url: url, maximumBytes: maximumBytes)
     }
 
-    /// Sends a `GET` and returns the 2xx answer (see ``BinaryHTTPFetching``).
+    /// Sends a `GET` and returns the 2xx answer (see `BinaryHTTPFetching`).
     public func get(_ url: URL, timeout: TimeInterval, maximumBytes: Int) async throws -> (contentType: String?, body: [UInt8]) {
         try endpointPolicy.validate(url)
         let request = HTTPRequest(method: .get, url: url, headers: [("Accept", "*/*")], timeout: timeout)

@@ -3,7 +3,7 @@ public import Foundation
 
 /// Finds out whether a certificate was revoked: from CRLs the caller gives, and, when asked to go
 /// online, from the OCSP responders of the certificate's authorityInfoAccess, else the CRLs of its
-/// CRL distribution points, fetched through a ``BinaryHTTPFetching`` with size and time limits.
+/// CRL distribution points, fetched through a `BinaryHTTPFetching` with size and time limits.
 ///
 /// Every answer is checked before it counts: an OCSP response must be signed by the issuer or a
 /// responder the issuer delegated (id-kp-OCSPSigning), chain to the trust anchors, echo the nonce
