@@ -109,6 +109,11 @@ struct TimestampTests {
         #expect(check.isValid, "\(String(describing: check.failureReason))")
         #expect(check.token?.authority == tsa.certificate.subject)
         #expect(check.token?.policy == "1.2.3.4.1")
+        // And the whole signature through the validation pipeline: valid, its timestamp reported.
+        let verified = CMSVerifier.verify(signature: cadesT, content: document, trustAnchors: [pki.root.certificate])
+        #expect(verified.isValid, "\(String(describing: verified.failure))")
+        #expect(verified.signers.first?.timestamp?.isValid == true)
+        #expect(verified.signers.first?.timestamp?.tsa == tsa.certificate)
         // Trusting another root: the TSA chain fails.
         let stranger = try TestPKI(rootSubject: "CN=Stranger Root")
         let untrusted = TimestampVerifier.verify(token: signers[0].tokens[0], data: signers[0].signatureValue, trustAnchors: [stranger.root.certificate])
