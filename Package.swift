@@ -43,6 +43,18 @@ let package = Package(
         ),
         // system libraries: more C libraries are added here by their issues
         .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "CCurlShims",
+            dependencies: ["CCurl", "COpenSSL"],
+            path: "Sources/CCurlShims",
+            cSettings: [.define("OPENSSL_API_COMPAT", to: "30000")]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             path: "Sources/CSQLite",
             pkgConfig: "sqlite3",
@@ -62,7 +74,9 @@ let package = Package(
         .target(
             name: "CMicroHTTPDShims",
             dependencies: ["CMicroHTTPD"],
-            path: "Sources/CMicroHTTPDShims"
+            path: "Sources/CMicroHTTPDShims",
+            // GnuTLS (libmicrohttpd's TLS library) checks the emulator's TLS client certificates.
+            linkerSettings: [.linkedLibrary("gnutls")]
         ),
 
         .systemLibrary(
@@ -133,7 +147,7 @@ let package = Package(
         ),
         .target(
             name: "RemoteSigning",
-            dependencies: ["CertificateProviders"],
+            dependencies: ["CertificateProviders", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -210,7 +224,8 @@ let package = Package(
         ),
         .testTarget(
             name: "RemoteSigningTests",
-            dependencies: ["RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: ["RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting", "PKCS12Provider",
+                           "FMPDSSProvider", "CryptoProDSSProvider"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

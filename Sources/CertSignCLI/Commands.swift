@@ -4,6 +4,7 @@ import PKCS12Provider
 import FMPDSSProvider
 import CryptoProDSSProvider
 import PKCS11Provider
+import RemoteSigning
 
 /// The command table.
 enum Commands {
@@ -59,11 +60,16 @@ extension CommandContext {
             try PKCS12CertificateProvider(parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
                                           environment: environment)
         }
+        // The remote providers' clientIdentity parameter names an identity in this store.
+        let identities: ClientIdentityLookup = { alias, password in
+            try PKCS12IdentityStore(directory: storeDirectory).identity(alias: alias, password: password)
+        }
         try registry.register(.fmpDSS, description: "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'") {
-            FMPDSSProvider()
+            FMPDSSProvider(clientIdentityLookup: identities)
         }
         try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {
-            CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)])
+            CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+                                 clientIdentityLookup: identities)
         }
         try PKCS11CertificateProvider.register(in: &registry)
         return registry
