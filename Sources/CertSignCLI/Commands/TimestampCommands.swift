@@ -90,7 +90,7 @@ extension CommandContext {
     /// allowed to any host, because these objects are signed and checked after they arrive and
     /// nothing secret is sent (see `TransportBinaryFetcher`).
     func binaryFetcher() throws -> TransportBinaryFetcher {
-        TransportBinaryFetcher(transport: try URLSessionTransport(configuration: .init(endpointPolicy: RemoteEndpointPolicy(allowsInsecureHTTP: true))))
+        TransportBinaryFetcher(transport: try CurlTransport(configuration: .init(endpointPolicy: RemoteEndpointPolicy(allowsInsecureHTTP: true))))
     }
 
     /// The TSA client of `--tsa URL [--tsa-ca FILE]...`, or nil without `--tsa`.
