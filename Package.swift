@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
+        .library(name: "CSCProvider", targets: ["CSCProvider"]),
         .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
         .library(name: "PKCS11Provider", targets: ["PKCS11Provider"]),
         .executable(name: "certsign", targets: ["certsign"]),
@@ -131,6 +132,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CSCProvider",
+            dependencies: ["CertificateProviders", "RemoteSigning"],
+            path: "Providers/CSC",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "PKCS11Provider",
             dependencies: ["CertificateProviders", "CPKCS11", "CPKCS11Shims", "COpenSSL", "COpenSSLShims"],
             path: "Providers/PKCS11",
@@ -159,7 +166,7 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider"],
+                           "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -259,6 +266,12 @@ let package = Package(
         .testTarget(
             name: "CryptoProDSSProviderTests",
             dependencies: ["CryptoProDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CSCProviderTests",
+            dependencies: ["CSCProvider", "DSSEmulator", "Signing", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                           "certsign"],
             swiftSettings: swiftSettings
         ),
     ]

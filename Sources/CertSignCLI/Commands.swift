@@ -3,12 +3,13 @@ import Foundation
 import PKCS12Provider
 import FMPDSSProvider
 import CryptoProDSSProvider
+import CSCProvider
 import PKCS11Provider
 import RemoteSigning
 
 /// The command table.
 enum Commands {
-    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + timestampCommands + dssCommands + tokenCommands + [demo] // commands: more are added by their files
+    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + timestampCommands + dssCommands + tokenCommands + cscCommands + [demo] // commands: more are added by their files
 
     static func listing(_ commands: [CommandDescriptor]) -> String {
         let width = commands.map(\.name.count).max() ?? 0
@@ -70,6 +71,9 @@ extension CommandContext {
         try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {
             CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
                                  clientIdentityLookup: identities)
+        }
+        try registry.register(.csc, description: "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'") {
+            CSCProvider(clientIdentityLookup: identities)
         }
         try PKCS11CertificateProvider.register(in: &registry)
         return registry

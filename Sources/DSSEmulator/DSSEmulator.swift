@@ -4,9 +4,10 @@ public import RemoteSigning
 import Synchronization
 
 /// A loopback server speaking the Foresight Mobile Platform DSS API and the CryptoPro DSS REST
-/// subset (`/STS/…`, `/SignServer/…`, see `CryptoProRouter`) with real crypto, for development,
-/// demos and tests (libmicrohttpd, thread per connection). Both APIs share one store of users,
-/// keys, tokens and faults.
+/// subset (`/STS/…`, `/SignServer/…`, see `CryptoProRouter`) and the CSC API v2 subset (`/csc/v2/…`,
+/// `/oauth2/token`, see ``CSCEmulatorCredentials``) with real crypto, for development, demos and
+/// tests (libmicrohttpd, thread per connection). The APIs share one store of users, keys, tokens
+/// and faults.
 ///
 /// ```swift
 /// let emulator = try DSSEmulator()
@@ -116,6 +117,10 @@ public final class DSSEmulator: Sendable {
         /// `large-body=<bytes>`: answer 200 with a JSON body of that many bytes (at most 64 MiB),
         /// doing nothing (tests response size limits).
         case largeBody(bytes: Int)
+        /// `sad-expired`: CSC `signatures/signHash` finds its SAD expired.
+        case sadExpired
+        /// `wrong-hash`: CSC `signatures/signHash` signs another hash than the one sent.
+        case wrongHash
 
         /// The request header that selects a fault.
         public static let headerName = "X-Emulator-Fault"
@@ -128,6 +133,8 @@ public final class DSSEmulator: Sendable {
             case "malformed-json": self = .malformedJSON
             case "drop": self = .drop
             case "expired-token": self = .expiredToken
+            case "sad-expired": self = .sadExpired
+            case "wrong-hash": self = .wrongHash
             default:
                 if value.hasPrefix("large-body="), let bytes = Int(value.dropFirst(11)), (16...(64 << 20)).contains(bytes) {
                     self = .largeBody(bytes: bytes)
@@ -147,6 +154,8 @@ public final class DSSEmulator: Sendable {
             case .drop: return "drop"
             case .expiredToken: return "expired-token"
             case .largeBody(let bytes): return "large-body=\(bytes)"
+            case .sadExpired: return "sad-expired"
+            case .wrongHash: return "wrong-hash"
             }
         }
 
@@ -189,6 +198,7 @@ public final class DSSEmulator: Sendable {
     private let running = Mutex<(server: MicroHTTPServer, url: URL)?>(nil)
     private let stopping = Atomic<Bool>(false)
     private let signer: any EmulatorSigner
+    private let cscSADs = CSCSADStore()
     /// The CA services: TSA, OCSP, CRL (`EmulatorPKI`, `TSARouter`, `RevocationRouter`).
     let pki: EmulatorPKI
 
@@ -303,7 +313,7 @@ public final class DSSEmulator: Sendable {
         var fault: Fault?
         if configuration.faultsEnabled, let value = request.header(Fault.headerName) {
             guard let parsed = Fault(headerValue: value) else {
-                let message = "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, expired-token, large-body=<bytes>)"
+                let message = "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, expired-token, large-body=<bytes>, sad-expired, wrong-hash)"
                 return isCryptoPro ? CryptoProRouter.error(400, message) : Reply.error(400, "unknown_fault", message)
             }
             fault = parsed
@@ -323,9 +333,11 @@ public final class DSSEmulator: Sendable {
             return ServerResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
         case .delay(let milliseconds)?:
             pause(milliseconds: min(milliseconds, configuration.maxFaultDelayMilliseconds))
-        case .expiredToken?, nil:
+        case .expiredToken?, .sadExpired?, .wrongHash?, nil:
             break
         }
+        let csc = CSCRouter(store: store, configuration: configuration, sads: cscSADs, baseURL: baseURL)
+        if csc.owns(request.path) { return csc.handle(request, fault: fault) }
         if isCryptoPro { return cryptoPro.handle(request, expireToken: fault == .expiredToken) }
         let tsa = TSARouter(pki: pki, configuration: configuration)
         if tsa.owns(request.path) { return tsa.handle(request) { self.stopping.load(ordering: .sequentiallyConsistent) } }
@@ -387,7 +399,15 @@ public final class DSSEmulator: Sendable {
             case .object(let members):
                 var result: [String: JSONValue] = [:]
                 for (key, member) in members {
-                    if secretFieldNames.contains(key) {
+                    if key == "authData", case .array(let entries) = member {
+                        // CSC authData: [{"id": "PIN" | "OTP", "value": secret}]
+                        result[key] = .array(entries.map { entry in
+                            guard case .object(var fields) = entry, fields["value"] != nil else { return entry }
+                            fields["value"] = .string(redactedValue)
+                            redacted = true
+                            return .object(fields)
+                        })
+                    } else if secretFieldNames.contains(key) {
                         result[key] = .string(redactedValue)
                         redacted = true
                     } else {

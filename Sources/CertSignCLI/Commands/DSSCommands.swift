@@ -164,7 +164,7 @@ extension Commands {
     static let emulatorUsage = "certsign emulator [--host 127.0.0.1] [--port N] [--faults] [--ca-out FILE] [--tls [--require-client-cert CA.pem]]"
 
     static let emulator = CommandDescriptor(
-        words: ["emulator"], summary: "run the DSS emulator (FMP and CryptoPro DSS routes) until Ctrl-C",
+        words: ["emulator"], summary: "run the DSS emulator (FMP, CryptoPro DSS and CSC v2 routes) until Ctrl-C",
         usage: emulatorUsage,
         details: """
         A local DSS server with real crypto, seeded with the HHFWDss sample's data: user Leonid / 123123,
