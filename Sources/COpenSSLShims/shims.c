@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 
 STACK_OF(X509) *COpenSSLShims_sk_X509_new_null(void) { return sk_X509_new_null(); }
 int COpenSSLShims_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
@@ -57,3 +59,9 @@ int COpenSSLShims_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *stack) { ret
 GENERAL_NAME *COpenSSLShims_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *stack, int index) { return sk_GENERAL_NAME_value(stack, index); }
 const ASN1_IA5STRING *COpenSSLShims_GENERAL_NAME_get0_uri(const GENERAL_NAME *name) { return name != NULL && name->type == GEN_URI ? name->d.uniformResourceIdentifier : NULL; }
 GENERAL_NAMES *COpenSSLShims_DIST_POINT_get0_fullname(const DIST_POINT *point) { return point != NULL && point->distpoint != NULL && point->distpoint->type == 0 ? point->distpoint->name.fullname : NULL; }
+
+int COpenSSLShims_disableCoreDumps(void) {
+    struct rlimit none = { 0, 0 };
+    if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}

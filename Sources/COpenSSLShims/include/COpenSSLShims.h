@@ -84,4 +84,8 @@ const ASN1_IA5STRING *COpenSSLShims_GENERAL_NAME_get0_uri(const GENERAL_NAME *na
 /* The fullName GENERAL_NAMES of a distribution point, else NULL (borrowed). */
 GENERAL_NAMES *COpenSSLShims_DIST_POINT_get0_fullname(const DIST_POINT *point);
 
+/* Keeps secrets out of core dumps for the rest of the process: RLIMIT_CORE 0 (soft and hard) and
+ * prctl(PR_SET_DUMPABLE, 0) (prctl is variadic, so Swift cannot call it); 0, or -1 with errno */
+int COpenSSLShims_disableCoreDumps(void);
+
 #endif
