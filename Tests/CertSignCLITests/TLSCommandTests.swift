@@ -43,9 +43,12 @@ import Testing
         let loggedIn = try CLI.run(login + ["--ca-file", caFile, "--client-identity", "tls-client", "--client-identity-password-env", "IDENTITY_PASSWORD"],
                                    store: store, environment: env)
         #expect(loggedIn.status == 0, "\(loggedIn.errorOutput)")
+        // The TLS settings are kept beside the provider's session: where the password comes from, never the password.
+        let tls = try String(contentsOf: store.url.appendingPathComponent("fmp-tls.json"), encoding: .utf8)
         let session = try String(contentsOf: store.url.appendingPathComponent("fmp-session.json"), encoding: .utf8)
-        #expect(session.contains("IDENTITY_PASSWORD") && !session.contains("идентичность-1"))
-        // The next command reuses the CA file and the identity kept with the session.
+        #expect(tls.contains("IDENTITY_PASSWORD") && tls.contains("tls-client") && !tls.contains("идентичность-1"))
+        #expect(!session.contains("идентичность-1"))
+        // The next command reuses the CA file and the identity kept from the login.
         let certificates = try CLI.run(["dss", "certificates", "--dss-password-env", "DSS_PASSWORD"], store: store, environment: env)
         #expect(certificates.status == 0, "\(certificates.errorOutput)")
         #expect(certificates.output.contains("12831"))
