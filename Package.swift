@@ -172,7 +172,8 @@ let package = Package(
         ),
         .target(
             name: "DSSEmulator",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "Signing", "CMicroHTTPD", "CMicroHTTPDShims"],
+            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "Signing", "CMicroHTTPD", "CMicroHTTPDShims",
+                           "COpenSSL", "COpenSSLShims"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -251,6 +252,11 @@ let package = Package(
         .testTarget(
             name: "DSSEmulatorTests",
             dependencies: ["DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TimestampRevocationTests",
+            dependencies: ["Signing", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -51,6 +51,15 @@ void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack) { sk_
 
 int COpenSSLShims_renameExchange(const char *from, const char *to) { return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u << 1 /* RENAME_EXCHANGE */); }
 
+int COpenSSLShims_sk_OPENSSL_STRING_num(const STACK_OF(OPENSSL_STRING) *stack) { return sk_OPENSSL_STRING_num(stack); }
+const char *COpenSSLShims_sk_OPENSSL_STRING_value(const STACK_OF(OPENSSL_STRING) *stack, int index) { return sk_OPENSSL_STRING_value(stack, index); }
+int COpenSSLShims_sk_DIST_POINT_num(const STACK_OF(DIST_POINT) *stack) { return sk_DIST_POINT_num(stack); }
+DIST_POINT *COpenSSLShims_sk_DIST_POINT_value(const STACK_OF(DIST_POINT) *stack, int index) { return sk_DIST_POINT_value(stack, index); }
+int COpenSSLShims_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *stack) { return sk_GENERAL_NAME_num(stack); }
+GENERAL_NAME *COpenSSLShims_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *stack, int index) { return sk_GENERAL_NAME_value(stack, index); }
+const ASN1_IA5STRING *COpenSSLShims_GENERAL_NAME_get0_uri(const GENERAL_NAME *name) { return name != NULL && name->type == GEN_URI ? name->d.uniformResourceIdentifier : NULL; }
+GENERAL_NAMES *COpenSSLShims_DIST_POINT_get0_fullname(const DIST_POINT *point) { return point != NULL && point->distpoint != NULL && point->distpoint->type == 0 ? point->distpoint->name.fullname : NULL; }
+
 int COpenSSLShims_disableCoreDumps(void) {
     struct rlimit none = { 0, 0 };
     if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;

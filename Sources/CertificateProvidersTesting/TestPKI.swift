@@ -20,6 +20,19 @@ public struct TestPKI: Sendable {
         public let key: LocalSigningKey
         /// The chain above this authority (issuer first, root last); empty for the root.
         public let chain: [Certificate]
+
+        /// Creates an authority from an existing CA certificate and its key (to issue more
+        /// certificates under a CA made earlier).
+        public init(certificate: Certificate, key: LocalSigningKey, chain: [Certificate] = []) {
+            self.certificate = certificate
+            self.key = key
+            self.chain = chain
+        }
+    }
+
+    /// Creates a test PKI around an existing root (certificate and key).
+    public init(root: Authority) {
+        self.root = root
     }
 
     /// The self-signed root.
@@ -75,6 +88,21 @@ public struct TestPKI: Sendable {
                                            validity: validity, profile: .leaf)
     }
 
+    /// Issues a leaf identity whose extensions are exactly `extensions` (besides subject and
+    /// authority key identifiers), each in OpenSSL configuration syntax, e.g.
+    /// `("extendedKeyUsage", "critical,timeStamping")`, `("authorityInfoAccess", "OCSP;URI:http://…")`,
+    /// `("crlDistributionPoints", "URI:http://…")`, `("keyUsage", "critical,digitalSignature")`.
+    public func issueLeaf(subject: String, keyType: LocalSigningKey.GenerationParameters = .p256, issuer: Authority? = nil,
+                          validity: ClosedRange<Date> = TestPKI.defaultValidity,
+                          extensions: [(name: String, value: String)]) throws -> SigningIdentity {
+        let issuer = issuer ?? root
+        let key = try LocalSigningKey(generating: keyType)
+        let certificate = try TestPKI.makeCertificate(subject: subject, publicKey: key, issuerName: issuer.certificate,
+                                                      issuerCertificate: issuer.certificate, issuerKey: issuer.key,
+                                                      validity: validity, profile: .custom(extensions))
+        return SigningIdentity(certificate: certificate, chain: [issuer.certificate] + issuer.chain, key: key)
+    }
+
     /// Issues a TLS server identity (digitalSignature + keyEncipherment, serverAuth) under `issuer`
     /// (default: the root) naming `dnsNames` and `ipAddresses` in its subjectAltName (`localhost`,
     /// `127.0.0.1`, `::1` by default). Its chain runs issuer first, root last.
@@ -92,7 +120,7 @@ public struct TestPKI: Sendable {
 
     // MARK: OpenSSL
 
-    private enum Profile { case authority, leaf, tlsServer(subjectAltName: String) }
+    private enum Profile { case authority, leaf, tlsServer(subjectAltName: String), custom([(name: String, value: String)]) }
 
     private static func makeCertificate(subject: String, publicKey: LocalSigningKey, issuerName: Certificate?,
                                         issuerCertificate: Certificate?, issuerKey: LocalSigningKey,
@@ -153,6 +181,14 @@ public struct TestPKI: Sendable {
             extensions = [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature,keyEncipherment"),
                           (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, subjectAltName),
                           (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always")]
+        case .custom(let named):
+            var list: [(Int32, String)] = []
+            for (name, value) in named {
+                let nid = OBJ_txt2nid(name)
+                guard nid != NID_undef else { throw CertificateProviderError.invalidParameter("unknown certificate extension '\(name)'") }
+                list.append((nid, value))
+            }
+            extensions = list + [(NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always")]
         }
         for (nid, value) in extensions {
             guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else { throw failure("extension \(nid)") }

@@ -199,6 +199,8 @@ public final class DSSEmulator: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let signer: any EmulatorSigner
     private let cscSADs = CSCSADStore()
+    /// The CA services: TSA, OCSP, CRL (`EmulatorPKI`, `TSARouter`, `RevocationRouter`).
+    let pki: EmulatorPKI
 
     /// Creates an emulator (not started yet).
     /// - Parameters:
@@ -211,6 +213,7 @@ public final class DSSEmulator: Sendable {
         self.seed = seed
         self.store = EmulatorStore(seed: seed)
         self.signer = CMSEmulatorSigner()
+        self.pki = try EmulatorPKI(seed: seed)
     }
 
     deinit { stop() }
@@ -336,6 +339,10 @@ public final class DSSEmulator: Sendable {
         let csc = CSCRouter(store: store, configuration: configuration, sads: cscSADs, baseURL: baseURL)
         if csc.owns(request.path) { return csc.handle(request, fault: fault) }
         if isCryptoPro { return cryptoPro.handle(request, expireToken: fault == .expiredToken) }
+        let tsa = TSARouter(pki: pki, configuration: configuration)
+        if tsa.owns(request.path) { return tsa.handle(request) { self.stopping.load(ordering: .sequentiallyConsistent) } }
+        let revocation = RevocationRouter(pki: pki)
+        if revocation.owns(request.path) { return revocation.handle(request) }
         let router = FMPRouter(store: store, configuration: configuration, signer: signer)
         guard router.owns(request.path) else {
             return Reply.error(404, "not_found", "no route for \(request.path)")

@@ -77,6 +77,10 @@ public struct EmulatorSeed: Sendable {
 
     /// The certificate authority that issued every user certificate.
     public var certificateAuthority: Certificate
+    /// The CA's private key, when the seed has it: the emulator then signs its OCSP responses and
+    /// CRL with it and issues its TSA certificate under it. Without it the emulator makes a
+    /// separate CA for those services.
+    public var certificateAuthorityKey: LocalSigningKey?
     /// The users.
     public var users: [User]
     /// The signable cells.
@@ -90,8 +94,9 @@ public struct EmulatorSeed: Sendable {
 
     /// Creates a seed.
     public init(certificateAuthority: Certificate, users: [User], cells: [ResourceCell], firstSignatureID: Int,
-                tlsServerIdentity: SigningIdentity? = nil) {
+                tlsServerIdentity: SigningIdentity? = nil, certificateAuthorityKey: LocalSigningKey? = nil) {
         self.certificateAuthority = certificateAuthority
+        self.certificateAuthorityKey = certificateAuthorityKey
         self.users = users
         self.cells = cells
         self.firstSignatureID = firstSignatureID
@@ -131,7 +136,8 @@ public struct EmulatorSeed: Sendable {
         ]
         return EmulatorSeed(certificateAuthority: pki.root.certificate, users: [leonid, maria], cells: cells,
                             firstSignatureID: StandardSeed.firstSignatureID,
-                            tlsServerIdentity: try pki.issueTLSServer(subject: "CN=DSS Emulator,O=swift-certificate-providers"))
+                            tlsServerIdentity: try pki.issueTLSServer(subject: "CN=DSS Emulator,O=swift-certificate-providers"),
+                            certificateAuthorityKey: pki.root.key)
     }
 }
 

@@ -119,6 +119,31 @@ public actor SignatureJournal {
         }
     }
 
+    /// Replaces the stored fields of the record with `record.id` (format and signature bytes
+    /// change when a signature is upgraded to CAdES-T).
+    /// - Throws: `.notStored` when there is no such record; `.storeCorrupted`, `.fileSystem`, `.timeout`.
+    public func update(_ record: SignatureRecord) throws {
+        let path: SQLiteValue, inline: SQLiteValue
+        switch record.storage {
+        case .file(let url): path = .text(url.path); inline = .null
+        case .inline(let bytes): path = .null; inline = .blob(bytes)
+        }
+        let changed = try connection.writeTransaction {
+            let statement = try connection.prepare("""
+                UPDATE signatures SET created_at = ?2, provider_id = ?3, signer_subject = ?4, signer_fingerprint = ?5, document_name = ?6,
+                    document_size = ?7, document_digest = ?8, digest_algorithm = ?9, format = ?10, detached = ?11, signature_path = ?12,
+                    signature = ?13 WHERE id = ?1
+                """)
+            try statement.bind([.text(record.id), .real(record.createdAt.timeIntervalSince1970), .text(record.providerID.rawValue),
+                                .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
+                                .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
+                                .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline])
+            _ = try statement.step()
+            return connection.changes > 0
+        }
+        guard changed else { throw CertificateProviderError(.notStored, "the journal has no signature with id \(record.id)") }
+    }
+
     /// The number of records.
     public func count() throws -> Int { Int(try connection.integer("SELECT count(*) FROM signatures")) }
 

@@ -62,6 +62,10 @@ public struct ValidationPolicy: Sendable {
         self.timestampTrustAnchors = timestampTrustAnchors
     }
 
+    /// Revocation answers fetched over the network before verification, by signer certificate
+    /// SHA-256 fingerprint (set by the asynchronous `CMSVerifier.verify(…, fetcher:)`).
+    var onlineRevocationAnswers: [String: RevocationStatus] = [:]
+
     /// Whether revocation is to be checked at all (asked for, or CRLs given).
     var wantsRevocation: Bool { checkRevocation || !crls.isEmpty }
 }

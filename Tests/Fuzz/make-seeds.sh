@@ -11,7 +11,7 @@ rm -rf "$out"
 mkdir -p "$out/work"
 cd "$out/work"
 for target in pkcs12-right-password pkcs12-wrong-password certificate cms-verify fmp-client cryptopro-client \
-              emulator-fmp emulator-cryptopro pdf-verify; do
+              emulator-fmp emulator-cryptopro pdf-verify timestamp ocsp-response; do
   mkdir -p "../$target"
 done
 ssl() { openssl "$@" >/dev/null 2>&1 || { echo "make-seeds: openssl $1 failed" >&2; exit 1; }; }
@@ -103,5 +103,31 @@ with open(sys.argv[1], 'rb') as f, open(sys.argv[2], 'wb') as out:
     signers.sign_pdf(IncrementalPdfFileWriter(f), signers.PdfSignatureMetadata(field_name='Seed', subfilter=SigSeedSubFilter.PADES),
                      signer=signer, output=out)
 PY
+# RFC 3161: a TSA certificate (critical timeStamping EKU) under the CA; replies and bare tokens from
+# openssl ts -reply for queries without a nonce (the target's own request has one), SHA-256 and
+# SHA-512, and a rejection (SHA-1 is not among the TSA's digests).
+printf 'keyUsage=critical,digitalSignature\nextendedKeyUsage=critical,timeStamping\n' > tsa.ext
+ssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout tsa.key -out tsa.csr -subj "/CN=Fuzz TSA"
+ssl x509 -req -in tsa.csr -CA ca.pem -CAkey ca.key -CAcreateserial -extfile tsa.ext -days 30 -out tsa.pem
+printf '01\n' > tsa.serial
+printf '[ tsa ]\ndefault_tsa = fuzz\n[ fuzz ]\nserial = tsa.serial\nsigner_cert = tsa.pem\ncerts = ca.pem\nsigner_key = tsa.key\nsigner_digest = sha256\ndefault_policy = 1.2.3.4.1\ndigests = sha256, sha512\naccuracy = secs:1\ness_cert_id_alg = sha256\n' > tsa.cnf
+ssl ts -query -data content.txt -sha256 -cert -no_nonce -out q256.tsq
+ssl ts -query -data content.txt -sha512 -no_nonce -out q512.tsq
+ssl ts -query -data content.txt -sha1 -no_nonce -out q1.tsq
+ssl ts -reply -config tsa.cnf -queryfile q256.tsq -out ../timestamp/reply-sha256.tsr
+ssl ts -reply -config tsa.cnf -queryfile q256.tsq -token_out -out ../timestamp/token-sha256.der
+ssl ts -reply -config tsa.cnf -queryfile q512.tsq -out ../timestamp/reply-sha512-nocert.tsr
+openssl ts -reply -config tsa.cnf -queryfile q1.tsq -out ../timestamp/reply-rejected.tsr >/dev/null 2>&1 || true
+
+# OCSP: responses of openssl's own responder (no nonce) for the RSA leaf, good and revoked, and a
+# bare malformedRequest status.
+cp rsa.pem ../ocsp-leaf.pem
+serial=$(openssl x509 -in rsa.pem -noout -serial | cut -d= -f2)
+printf 'V\t351231000000Z\t\t%s\tunknown\t/CN=Fuzz RSA signer\n' "$serial" > good.idx
+printf 'R\t351231000000Z\t260101000000Z\t%s\tunknown\t/CN=Fuzz RSA signer\n' "$serial" > revoked.idx
+ssl ocsp -issuer ca.pem -cert rsa.pem -no_nonce -reqout ocsp.req
+ssl ocsp -index good.idx -rsigner ca.pem -rkey ca.key -CA ca.pem -reqin ocsp.req -respout ../ocsp-response/good.der -ndays 30
+ssl ocsp -index revoked.idx -rsigner ca.pem -rkey ca.key -CA ca.pem -reqin ocsp.req -respout ../ocsp-response/revoked.der -ndays 30
+printf '\060\003\012\001\001' > ../ocsp-response/malformed-request-status.der
 
 cd .. && rm -rf work

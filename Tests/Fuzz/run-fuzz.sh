@@ -8,7 +8,7 @@ set -u
 binary=${1:?usage: run-fuzz.sh BINARY WORKDIR}
 work=${2:?usage: run-fuzz.sh BINARY WORKDIR}
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-pkcs12-right-password pkcs12-wrong-password certificate cms-verify fmp-client cryptopro-client emulator-fmp emulator-cryptopro pdf-verify}
+targets=${FUZZ_TARGETS:-pkcs12-right-password pkcs12-wrong-password certificate cms-verify fmp-client cryptopro-client emulator-fmp emulator-cryptopro pdf-verify timestamp ocsp-response}
 here=$(cd "$(dirname "$0")" && pwd)
 
 "$here/make-seeds.sh" "$work/seeds" || exit 1
@@ -27,7 +27,7 @@ for target in $targets; do
   echo "fuzz: $target for ${seconds}s"
   # SWIFT_BACKTRACE=enable=no leaves crash reports to ASan/libFuzzer. detect_leaks=1 makes LSan
   # check after inputs that allocate more than they free and at exit; see lsan.supp.
-  CERTSIGN_FUZZ_TARGET=$target CERTSIGN_FUZZ_TRUST_ANCHOR="$work/seeds/trust-anchor.pem" \
+  CERTSIGN_FUZZ_TARGET=$target CERTSIGN_FUZZ_TRUST_ANCHOR="$work/seeds/trust-anchor.pem" CERTSIGN_FUZZ_SEEDS="$work/seeds" \
   SWIFT_BACKTRACE=enable=no \
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:symbolize=1" \
   LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0" \

@@ -12,6 +12,7 @@
 #include <openssl/ess.h>
 #include <openssl/evp.h>
 #include <openssl/pkcs12.h>
+#include <openssl/ts.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -70,6 +71,18 @@ void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack);
 /* renameat2(RENAME_EXCHANGE) (not declared without _GNU_SOURCE): swaps two paths atomically;
  * -1 with errno (EINVAL / ENOSYS where the file system or kernel lacks it) */
 int COpenSSLShims_renameExchange(const char *from, const char *to);
+
+/* Revocation and timestamps (Signing): OCSP URLs from AIA, CRL distribution points, GENERAL_NAMEs */
+int COpenSSLShims_sk_OPENSSL_STRING_num(const STACK_OF(OPENSSL_STRING) *stack);
+const char *COpenSSLShims_sk_OPENSSL_STRING_value(const STACK_OF(OPENSSL_STRING) *stack, int index);
+int COpenSSLShims_sk_DIST_POINT_num(const STACK_OF(DIST_POINT) *stack);
+DIST_POINT *COpenSSLShims_sk_DIST_POINT_value(const STACK_OF(DIST_POINT) *stack, int index);
+int COpenSSLShims_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *stack);
+GENERAL_NAME *COpenSSLShims_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *stack, int index);
+/* The URI of a GENERAL_NAME of type uniformResourceIdentifier, else NULL (borrowed). */
+const ASN1_IA5STRING *COpenSSLShims_GENERAL_NAME_get0_uri(const GENERAL_NAME *name);
+/* The fullName GENERAL_NAMES of a distribution point, else NULL (borrowed). */
+GENERAL_NAMES *COpenSSLShims_DIST_POINT_get0_fullname(const DIST_POINT *point);
 
 /* Keeps secrets out of core dumps for the rest of the process: RLIMIT_CORE 0 (soft and hard) and
  * prctl(PR_SET_DUMPABLE, 0) (prctl is variadic, so Swift cannot call it); 0, or -1 with errno */

@@ -13,7 +13,7 @@ extension Commands {
     /// Files above this size show a progress bar (when stderr is a terminal).
     static let progressThreshold: Int64 = 16 << 20
 
-    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE|- | --out-dir DIR] [--replace] [--attached] [--format cms|cades|pades] [--digest sha256|sha384|sha512] [--field NAME] [--reason TEXT] [--location TEXT] [--in-place]"
+    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE|- | --out-dir DIR] [--replace] [--attached] [--format cms|cades|pades] [--digest sha256|sha384|sha512] [--tsa URL [--tsa-ca FILE]...] [--field NAME] [--reason TEXT] [--location TEXT] [--in-place]"
 
     static let sign = CommandDescriptor(
         words: ["sign"], summary: "sign documents (CAdES-BES detached .p7s by default)",
@@ -38,14 +38,16 @@ extension Commands {
                                FILE / --out-dir DIR / --in-place (atomic); --field NAME (default Signature1, 2, …),
                                --reason TEXT, --location TEXT; signing a signed PDF adds a countersignature
           --digest ALG         sha256 (default), sha384 or sha512
+          --tsa URL            timestamp each new signature at this RFC 3161 TSA (CAdES-T; see certsign timestamp)
+          --tsa-ca FILE        trust anchors for the TSA's certificate; repeatable (default: the system store)
         Many documents are signed with one unlock; a failing document is reported, the rest are still
         signed, and the exit code is then 1. Every signature is recorded in the journal.
         example: certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD
         """,
         spec: OptionSpec(flags: ["--attached", "--replace", "--in-place"],
-                         options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest",
+                         options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest", "--tsa",
                                    "--field", "--reason", "--location"],
-                         repeatable: ["--param", "--param-env", "--param-file"],
+                         repeatable: ["--param", "--param-env", "--param-file", "--tsa-ca"],
                          positionals: 1...1, unboundedPositionals: true).withPassword()
     ) { parsed, context in
         try await runSign(parsed, context)
@@ -68,10 +70,14 @@ extension Commands {
         if hasProviderParameters && parsed.value("--provider") == nil {
             throw UsageError(message: "--param, --param-env and --param-file go with --provider", usage: signUsage)
         }
+        let timestampClient = try context.timestampClient(parsed, usage: signUsage)
         var options = SigningOptions()
         let pades = parsed.value("--format") == "pades"
         if !pades, parsed.has("--in-place") || ["--field", "--reason", "--location"].contains(where: { parsed.value($0) != nil }) {
             throw UsageError(message: "--in-place, --field, --reason and --location go with --format pades", usage: signUsage)
+        }
+        if pades, parsed.value("--tsa") != nil {
+            throw UsageError(message: "PAdES B-T (a timestamp inside the PDF signature) is not supported yet: sign without --tsa", usage: signUsage)
         }
         if pades, parsed.has("--attached") {
             throw UsageError(message: "a PAdES signature lives inside the PDF: --attached does not apply", usage: signUsage)
@@ -173,7 +179,8 @@ extension Commands {
             context.console.err("certsign: stored the identity of '\(identity.certificate.subject)' in the identity store as '\(alias)' (\(entry)); '--identity \(alias)' signs with it again, '--p12 FILE' signs without storing")
         } else {
             identity = try await coordinator.identity(for: providerID, parameters: parameters)
-            if !pades, documents.count > 1, parsed.value("--out") == nil, !documents.contains("-"), let key = identity.key as? any BatchSigningKey {
+            if !pades, documents.count > 1, parsed.value("--out") == nil, !documents.contains("-"), timestampClient == nil,
+               let key = identity.key as? any BatchSigningKey {
                 // One authorization for many signatures (CSC): see signInBatches.
                 return try await signInBatches(documents, key: key, coordinator: coordinator, providerID: providerID, parameters: parameters,
                                                options: options, outputDirectory: parsed.value("--out-dir"), context: context)
@@ -215,11 +222,31 @@ extension Commands {
                 let result = try await coordinator.sign(document: document, provider: providerID, parameters: parameters,
                                                         options: options, output: outputURL, progress: progress)
                 console.clearProgress()
-                if outputURL == nil { console.outBytes(result.signature) }
+                var signature = result.signature
+                var timestamps: Any?
+                if let timestampClient {
+                    if let outputURL {
+                        timestamps = try await upgradeSignatureFile(outputURL.path, client: timestampClient, journal: coordinator.journal,
+                                                                    context: context).json["timestamps"]
+                    } else {
+                        // Standard output: timestamp the bytes before they go out; the journal keeps them.
+                        let stamped = try await SignatureTimestamper.addTimestamps(to: signature, authority: timestampClient)
+                        signature = stamped.signature
+                        var record = result.record
+                        record.format = .cadesT
+                        record.storage = .inline(signature)
+                        try await coordinator.journal.update(record)
+                        timestamps = stamped.addedTokens.compactMap { $0 }.map { ["time": Format.isoDate($0.time), "tsa": $0.authority] }
+                    }
+                }
+                if outputURL == nil { console.outBytes(signature) }
                 size = 0
-                results.append(["document": path, "signature": outputURL?.path ?? "-", "id": result.record.id, "status": "signed",
-                                "signer": result.signerCertificate.subject, "format": options.format.rawValue,
-                                "detached": options.isDetached, "digest": options.digestAlgorithm.rawValue])
+                var entry: [String: Any] = ["document": path, "signature": outputURL?.path ?? "-", "id": result.record.id, "status": "signed",
+                                            "signer": result.signerCertificate.subject,
+                                            "format": timestampClient == nil ? options.format.rawValue : SignatureFormat.cadesT.rawValue,
+                                            "detached": options.isDetached, "digest": options.digestAlgorithm.rawValue]
+                if let timestamps { entry["timestamps"] = timestamps }
+                results.append(entry)
                 if !context.json { report("signed \(path) -> \(outputURL?.path ?? "standard output")") }
             } catch let error as CertificateProviderError {
                 failures += 1
@@ -294,7 +321,7 @@ extension Commands {
         }
     }
 
-    static let verifyUsage = "certsign verify SIGNATURE|FILE.pdf [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME]"
+    static let verifyUsage = "certsign verify SIGNATURE|FILE.pdf [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME] [--tsa-ca FILE]... [--crl FILE]... [--check-revocation]"
 
     static let verify = CommandDescriptor(
         words: ["verify"], summary: "verify a CMS / CAdES signature, every signer of it",
@@ -306,6 +333,10 @@ extension Commands {
           --ca FILE           trust anchor certificates (PEM or DER, bundles allowed); repeatable
           --no-chain-check    check only the signature and the document, not who signed it
           --at TIME           validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits
+          --tsa-ca FILE       trust anchors for signature timestamps (CAdES-T) (default: the --ca anchors); repeatable
+          --crl FILE          a CRL (PEM or DER) to check each signer's certificate against; repeatable, offline
+          --check-revocation  ask the network: OCSP from the certificate's AIA, else its CRL distribution points
+                              (10 s and 256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature
         VALID means: every signer's signature verifies over the document; no MD5, SHA-1, RSA < 2048 or
         EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
         at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
@@ -314,7 +345,8 @@ extension Commands {
         file changed after it (laterChanges: none, signed, unsigned) and the CMS as above.
         example: certsign verify invoice.pdf.p7s --ca root-ca.pem
         """,
-        spec: OptionSpec(flags: ["--no-chain-check"], options: ["--content", "--at"], repeatable: ["--ca"], positionals: 1...1)
+        spec: OptionSpec(flags: ["--no-chain-check", "--check-revocation"], options: ["--content", "--at"],
+                         repeatable: ["--ca", "--tsa-ca", "--crl"], positionals: 1...1)
     ) { parsed, context in
         try await runVerify(parsed, context)
     }
@@ -339,6 +371,7 @@ extension Commands {
             }
             policy.validationTime = time
         }
+        try context.applyRevocationOptions(parsed, to: &policy)
         let signature = try context.readInputFile(signaturePath, what: "signature")
         var trust: [Certificate] = []
         for file in caFiles {
@@ -351,14 +384,16 @@ extension Commands {
         }
         var contentPath = parsed.value("--content")
         let coordinator = SigningCoordinator(registry: ProviderRegistry(), journal: try context.openJournal())
-        var result = try await coordinator.verify(signature: signature, content: try contentPath.map(document), trust: trust, policy: policy)
+        var result = try await context.verify(signature: signature, content: try contentPath.map(document), trust: trust, policy: policy,
+                                              coordinator: coordinator)
         // DOC beside DOC.p7s is taken only for a detached signature: an attached one is checked
         // over the content it embeds, never over a file that happens to lie next to it.
         if contentPath == nil, result.isDetached, signaturePath.hasSuffix(".p7s") {
             let candidate = String(signaturePath.dropLast(4))
             if FileManager.default.fileExists(atPath: candidate) {
                 contentPath = candidate
-                result = try await coordinator.verify(signature: signature, content: try document(candidate), trust: trust, policy: policy)
+                result = try await context.verify(signature: signature, content: try document(candidate), trust: trust, policy: policy,
+                                                  coordinator: coordinator)
             }
         }
         var json = verificationJSON(result)

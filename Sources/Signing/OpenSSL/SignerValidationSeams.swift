@@ -44,7 +44,7 @@ extension SignedDataVerifier {
     /// Keep it synchronous and OpenSSL-only (no network): it runs inside the verifier's single pass
     /// over the error queue. Drain OpenSSL errors into the failure's `openSSLErrors`.
     static func signatureTimestamp(for context: SignerContext) -> VerifiedTimestamp? {
-        nil
+        TimestampSeam.timestamp(for: context)
     }
 
     /// SEAM (part C, revocation): the revocation status of the signer's certificate.
@@ -65,6 +65,7 @@ extension SignedDataVerifier {
     /// in here, e.g. through a field added to ``SignerContext``. Until then it answers `.unknown`,
     /// so asking for revocation never yields a silent VALID.
     static func revocationStatus(chain: [Certificate], provenTime: Date?, context: SignerContext) -> RevocationStatus {
-        RevocationStatus(state: .unknown, source: "this build cannot check revocation yet")
+        RevocationSeam.status(chain: chain, certificates: context.certificates, policy: context.policy,
+                              validationTime: context.validationTime, provenTime: provenTime)
     }
 }

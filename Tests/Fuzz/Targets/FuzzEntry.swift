@@ -25,6 +25,10 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// `PDFSignatureVerifier.verify(pdfAt:trustAnchors:)`: qpdf's reading, the field walk, ByteRange
     /// sanity, revision markers, then each CMS.
     case pdfVerify = "pdf-verify"
+    /// An RFC 3161 TimeStampResp checked by the TSA client, and the same bytes as a timestamp token.
+    case timestamp
+    /// An OCSP response checked as the revocation checker does.
+    case ocspResponse = "ocsp-response"
 
     /// Runs one input through the target.
     /// - Returns: a one-line outcome, printed per input when `CERTSIGN_FUZZ_VERBOSE` is set.
@@ -40,6 +44,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .emulatorFMP: EmulatorTargets.fmp(input)
         case .emulatorCryptoPro: EmulatorTargets.cryptoPro(input)
         case .pdfVerify: PDFTargets.verify(input)
+        case .timestamp: ValidationTargets.timestamp(input)
+        case .ocspResponse: ValidationTargets.ocsp(input)
         }
     }
 
@@ -76,6 +82,7 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: OpaquePo
     switch target {
     case .cmsVerify, .pdfVerify: _ = CMSTargets.trustAnchors
     case .emulatorFMP, .emulatorCryptoPro: _ = EmulatorTargets.fixture
+    case .timestamp, .ocspResponse: _ = ValidationTargets.fixture
     default: break
     }
     return 0

@@ -1,0 +1,169 @@
+internal import COpenSSL
+internal import COpenSSLShims
+import CertificateProviders
+import Foundation
+
+/// The OpenSSL side of ``RevocationChecker``: OCSP requests and responses (RFC 6960), CRL lookups
+/// (RFC 5280), and the URLs a certificate names for both. Each function is one synchronous pass.
+package enum RevocationOpenSSL {
+    /// An OCSP request (DER) for one certificate, with a nonce.
+    package struct OCSPRequest: Sendable {
+        package let der: [UInt8]
+    }
+
+    /// Whether `issuer` issued `certificate`: names and key identifiers match and its key verifies
+    /// the certificate's signature.
+    static func isIssued(_ certificate: Certificate, by issuer: Certificate) -> Bool {
+        defer { ERR_clear_error() }
+        guard X509_check_issued(issuer.handle.pointer, certificate.handle.pointer) == X509_V_OK,
+              let key = X509_get0_pubkey(issuer.handle.pointer) else { return false }
+        return X509_verify(certificate.handle.pointer, key) == 1
+    }
+
+    /// The OCSP responder URLs of a certificate's authorityInfoAccess.
+    static func ocspURLs(of certificate: Certificate) -> [URL] {
+        guard let stack = X509_get1_ocsp(certificate.handle.pointer) else { ERR_clear_error(); return [] }
+        defer { X509_email_free(stack) }
+        return (0..<COpenSSLShims_sk_OPENSSL_STRING_num(stack)).compactMap { index in
+            COpenSSLShims_sk_OPENSSL_STRING_value(stack, index).flatMap { URL(string: String(cString: $0)) }
+        }
+    }
+
+    /// The URI full names of a certificate's CRL distribution points.
+    static func crlURLs(of certificate: Certificate) -> [URL] {
+        guard let raw = X509_get_ext_d2i(certificate.handle.pointer, NID_crl_distribution_points, nil, nil) else { ERR_clear_error(); return [] }
+        let points = OpaquePointer(raw)
+        defer { CRL_DIST_POINTS_free(points) }
+        var urls: [URL] = []
+        for index in 0..<COpenSSLShims_sk_DIST_POINT_num(points) {
+            guard let names = COpenSSLShims_DIST_POINT_get0_fullname(COpenSSLShims_sk_DIST_POINT_value(points, index)) else { continue }
+            for nameIndex in 0..<COpenSSLShims_sk_GENERAL_NAME_num(names) {
+                guard let uri = COpenSSLShims_GENERAL_NAME_get0_uri(COpenSSLShims_sk_GENERAL_NAME_value(names, nameIndex)),
+                      let data = ASN1_STRING_get0_data(uri) else { continue }
+                let text = String(decoding: UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(uri))), as: UTF8.self)
+                if let url = URL(string: text) { urls.append(url) }
+            }
+        }
+        return urls
+    }
+
+    /// Builds an OCSP request for `certificate` issued by `issuer` (CertID with SHA-1, as RFC 6960
+    /// responders expect), with a random nonce.
+    package static func makeOCSPRequest(for certificate: Certificate, issuer: Certificate) throws -> OCSPRequest {
+        OpenSSLErrorQueue.clear()
+        guard let request = OCSP_REQUEST_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_REQUEST_new") }
+        defer { OCSP_REQUEST_free(request) }
+        guard let identifier = OCSP_cert_to_id(EVP_sha1(), certificate.handle.pointer, issuer.handle.pointer) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not make the OCSP certificate id")
+        }
+        guard OCSP_request_add0_id(request, identifier) != nil else {
+            OCSP_CERTID_free(identifier)
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_request_add0_id")
+        }
+        guard OCSP_request_add1_nonce(request, nil, -1) == 1 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_request_add1_nonce") }
+        var output: UnsafeMutablePointer<UInt8>?
+        let length = i2d_OCSP_REQUEST(request, &output)
+        guard length > 0, let output else { throw OpenSSLErrorQueue.error(.cryptoFailure, "i2d_OCSP_REQUEST") }
+        defer { COpenSSLShims_OPENSSL_free(output) }
+        return OCSPRequest(der: Array(UnsafeBufferPointer(start: output, count: Int(length))))
+    }
+
+    /// Checks an OCSP response to `request` and returns the status of `certificate`.
+    ///
+    /// Checks: response status successful; a basic response signed by the issuer or by a
+    /// responder the issuer delegated (id-kp-OCSPSigning), chaining to `trustAnchors` (plus the
+    /// issuer); the nonce when the response carries one; a SingleResponse for the certificate;
+    /// thisUpdate not in the future and nextUpdate not past (with `skew`).
+    /// - Throws: `.network` for bytes that are not an OCSP response; `.serverRejected` for an
+    ///   unsuccessful response status; `.cryptoFailure` naming any other failed check (the caller
+    ///   reports each as an unknown status).
+    package static func checkOCSPResponse(_ der: [UInt8], request: OCSPRequest, certificate: Certificate, issuer: Certificate,
+                                  trustAnchors: [Certificate], at time: Date, skew: TimeInterval, source: String) throws -> RevocationStatus {
+        OpenSSLErrorQueue.clear()
+        defer { OpenSSLErrorQueue.clear() }
+        guard let response = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+            var cursor = buffer.baseAddress
+            return buffer.count > 0 ? d2i_OCSP_RESPONSE(nil, &cursor, buffer.count) : nil
+        }) else { throw OpenSSLErrorQueue.error(.network, "the answer is not an OCSP response") }
+        defer { OCSP_RESPONSE_free(response) }
+        let status = OCSP_response_status(response)
+        guard status == OCSP_RESPONSE_STATUS_SUCCESSFUL else {
+            throw CertificateProviderError(.serverRejected, "the OCSP responder answered \(String(cString: OCSP_response_status_str(Int(status))))")
+        }
+        guard let basic = OCSP_response_get1_basic(response) else { throw OpenSSLErrorQueue.error(.network, "the OCSP response has no basic response") }
+        defer { OCSP_BASICRESP_free(basic) }
+        guard let parsedRequest = request.der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+            var cursor = buffer.baseAddress
+            return d2i_OCSP_REQUEST(nil, &cursor, buffer.count)
+        }) else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not read back the OCSP request") }
+        defer { OCSP_REQUEST_free(parsedRequest) }
+        if OCSP_check_nonce(parsedRequest, basic) == 0 {
+            throw CertificateProviderError(.cryptoFailure, "the OCSP response's nonce differs from the request's (a replayed answer)")
+        }
+        guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "X509_STORE_new") }
+        defer { X509_STORE_free(store) }
+        for anchor in trustAnchors { _ = X509_STORE_add_cert(store, anchor.handle.pointer) }
+        ERR_clear_error()
+        if let parameters = X509_STORE_get0_param(store) {
+            X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970))
+            X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
+        }
+        let verified = try withX509Stack([issuer]) { OCSP_basic_verify(basic, $0, store, 0) == 1 }
+        guard verified else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "the OCSP response is not signed by the issuer or a responder it authorized (id-kp-OCSPSigning)")
+        }
+        guard let identifier = OCSP_cert_to_id(EVP_sha1(), certificate.handle.pointer, issuer.handle.pointer) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not make the OCSP certificate id")
+        }
+        defer { OCSP_CERTID_free(identifier) }
+        var certificateStatus: Int32 = -1
+        var reason: Int32 = -1
+        var revocationTime: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
+        var thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
+        var nextUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
+        guard OCSP_resp_find_status(basic, identifier, &certificateStatus, &reason, &revocationTime, &thisUpdate, &nextUpdate) == 1 else {
+            throw CertificateProviderError(.cryptoFailure, "the OCSP response does not cover this certificate")
+        }
+        guard let thisUpdate, OCSP_check_validity(thisUpdate, nextUpdate, Int(skew), -1) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "the OCSP response is not current (thisUpdate in the future or nextUpdate passed)")
+        }
+        switch certificateStatus {
+        case V_OCSP_CERTSTATUS_GOOD:
+            return RevocationStatus(state: .good, source: source)
+        case V_OCSP_CERTSTATUS_REVOKED:
+            guard let revocationTime, let date = TimestampOpenSSL.date(revocationTime) else {
+                throw CertificateProviderError(.cryptoFailure, "the OCSP response says revoked without a readable time")
+            }
+            return RevocationStatus(state: .revoked, revocationTime: date, source: source)
+        default:
+            return RevocationStatus(state: .unknown, source: "\(source) does not know the certificate")
+        }
+    }
+
+    /// The status of `certificate` in `crl`, or nil when the CRL is not the issuer's, is not signed
+    /// by it, or is not current at `time`.
+    static func status(of certificate: Certificate, issuer: Certificate, in crl: CertificateRevocationList, at time: Date,
+                       skew: TimeInterval, source: String) -> (status: RevocationStatus?, problem: String?) {
+        OpenSSLErrorQueue.clear()
+        defer { OpenSSLErrorQueue.clear() }
+        let pointer = crl.handle.pointer
+        guard X509_NAME_cmp(X509_CRL_get_issuer(pointer), X509_get_issuer_name(certificate.handle.pointer)) == 0 else {
+            return (nil, nil)
+        }
+        guard let key = X509_get0_pubkey(issuer.handle.pointer), X509_CRL_verify(pointer, key) == 1 else {
+            return (nil, "\(source) is not signed by '\(issuer.subject)'")
+        }
+        guard crl.thisUpdate <= time.addingTimeInterval(skew) else { return (nil, "\(source) was issued after the validation time") }
+        if let next = crl.nextUpdate, next < time.addingTimeInterval(-skew) {
+            return (nil, "\(source) is out of date (nextUpdate \(next))")
+        }
+        var entry: OpaquePointer?
+        if X509_CRL_get0_by_cert(pointer, &entry, certificate.handle.pointer) == 1, let entry {
+            guard let revoked = X509_REVOKED_get0_revocationDate(entry), let date = TimestampOpenSSL.date(revoked) else {
+                return (nil, "\(source) lists the certificate without a readable revocation date")
+            }
+            return (RevocationStatus(state: .revoked, revocationTime: date, source: source), nil)
+        }
+        return (RevocationStatus(state: .good, source: source), nil)
+    }
+}
