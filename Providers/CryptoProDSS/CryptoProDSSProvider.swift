@@ -185,10 +185,12 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// The server signs a document or its digest (`Hash: True`) with the selected certificate.
     ///
     /// `.cadesBES` → `CAdES` with `CADESType: BES`, `.cms` → `CMS`; `isDetached` → `IsDetached`.
-    /// A `.digest` payload is sent with `Hash: True` and must be detached. For `.content` the server
-    /// chooses the digest (SHA-256 on the emulator), so only `.sha256` is accepted there. Uses the
-    /// current session (initializing from the parameters when there is none) and the `pin` parameter
-    /// (or the `pin` given to ``initialize(options:)``).
+    /// A `.digest` payload is sent with `Hash: True` and must be detached. The digest is the one
+    /// that fits the certificate's key (``DigestAlgorithm/preferred(for:)``: Streebog-256/512 for
+    /// GOST certificates, SHA-256 otherwise); for `.digest` payloads of RSA and EC certificates
+    /// SHA-384 and SHA-512 are accepted too. For `.content` the server chooses that same digest, so
+    /// only it is accepted there. Uses the current session (initializing from the parameters when
+    /// there is none) and the `pin` parameter (or the `pin` given to ``initialize(options:)``).
     /// - Throws: `.unsupportedAlgorithm` for another format or digest; `.invalidParameter` for an
     ///   attached signature of a digest; as ``CryptoProDSSClient/sign(document:certificateID:pin:parameters:)``.
     public func signDocument(_ request: DocumentSigningRequest) async throws -> [UInt8] {
@@ -198,25 +200,32 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         case .cms: type = .cms
         default: throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: signature format '\(request.format)' is not supported (cades, cms)")
         }
-        let document: [UInt8], isHash: Bool
+        let document: [UInt8], isHash: Bool, algorithm: DigestAlgorithm
         switch request.payload {
         case .content(let bytes):
-            guard request.digestAlgorithm == .sha256 else {
-                throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the server chooses the digest of a document (SHA-256 here), not \(request.digestAlgorithm); send a digest payload to choose it")
-            }
             document = bytes
             isHash = false
-        case .digest(let digest, let algorithm):
-            guard digest.count == algorithm.outputByteCount else {
-                throw CertificateProviderError.invalidParameter("CryptoPro DSS: a \(algorithm) digest is \(algorithm.outputByteCount) bytes, not \(digest.count)")
+            algorithm = request.digestAlgorithm
+        case .digest(let digest, let digestAlgorithm):
+            guard digest.count == digestAlgorithm.outputByteCount else {
+                throw CertificateProviderError.invalidParameter("CryptoPro DSS: a \(digestAlgorithm) digest is \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
             }
             guard request.isDetached else {
                 throw CertificateProviderError.invalidParameter("CryptoPro DSS: a signature of a digest is always detached")
             }
             document = digest
             isHash = true
+            algorithm = digestAlgorithm
         }
         let session = try await currentSession()
+        let keyAlgorithm = session.identity.certificate.publicKeyAlgorithm
+        let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
+        if !isHash, algorithm != fitting {
+            throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the server chooses the digest of a document (\(fitting.displayName) for this \(keyAlgorithm.family) certificate), not \(algorithm.displayName); send a digest payload to choose it")
+        }
+        if isHash, algorithm != fitting, keyAlgorithm.isGOST || algorithm.isGOST {
+            throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: a \(keyAlgorithm.family) certificate signs \(fitting.displayName) digests, not \(algorithm.displayName)")
+        }
         let parameters = self.parameters
         let signature = try await session.client.sign(document: document, certificateID: session.certificateID,
                                                       pin: try parameters.secret(ParameterKey.pin) ?? session.pin,

@@ -169,7 +169,7 @@ public actor SigningCoordinator {
                          options: SigningOptions, output: URL?, progress: SigningProgress?) async throws -> SigningResult {
         let identity = resolved.identity
         let signingTime = options.signingTime ?? Date()
-        let algorithm = options.digestAlgorithm
+        let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: identity)
 
         // The content's digest and, when needed, the content itself.
         let digest: [UInt8]

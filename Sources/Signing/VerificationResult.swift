@@ -29,6 +29,9 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible {
         public static let certificateSwapped = Code("certificateSwapped")
         /// The signature does not contain the certificate its SignerInfo names.
         public static let signerCertificateMissing = Code("signerCertificateMissing")
+        /// The signature uses an algorithm this OpenSSL cannot check (GOST without the gost engine:
+        /// the reason says what to install).
+        public static let unsupportedAlgorithm = Code("unsupportedAlgorithm")
     }
 
     /// What failed.

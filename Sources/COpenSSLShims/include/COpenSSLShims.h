@@ -65,4 +65,11 @@ void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack);
  * -1 with errno (EINVAL / ENOSYS where the file system or kernel lacks it) */
 int COpenSSLShims_renameExchange(const char *from, const char *to);
 
+/* The GOST engine (gost_engine.c, the only user of the deprecated ENGINE API). Loads engine "gost"
+ * (ENGINE_by_id, ENGINE_init, ENGINE_set_default with ENGINE_METHOD_ALL): 1 when loaded, 0 when
+ * the engine is not installed (or OPENSSL_ENGINES points elsewhere); the error queue says why. */
+int COpenSSLShims_GOST_engine_load(void);
+/* The NID of a GOST R 34.10 key's parameter set, NID_undef for any other key. */
+int COpenSSLShims_GOST_key_paramset_nid(const EVP_PKEY *key);
+
 #endif

@@ -10,7 +10,7 @@ extension Commands {
     /// Files above this size show a progress bar (when stderr is a terminal).
     static let progressThreshold: Int64 = 16 << 20
 
-    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE | --out-dir DIR] [--attached] [--format cms|cades] [--digest sha256|sha384|sha512]"
+    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE | --out-dir DIR] [--attached] [--format cms|cades] [--digest sha256|sha384|sha512|streebog256|streebog512]"
 
     static let sign = CommandDescriptor(
         words: ["sign"], summary: "sign documents (CAdES-BES detached .p7s by default)",
@@ -24,7 +24,8 @@ extension Commands {
         Output: DOCUMENT.p7s next to each document, or --out FILE (one document) / --out-dir DIR.
           --attached           embed the document in the signature (default: detached)
           --format cms|cades   plain CMS SignedData or CAdES-BES (default cades)
-          --digest ALG         sha256 (default), sha384 or sha512
+          --digest ALG         sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012);
+                               default: the key's digest (streebog256/512 for GOST keys, else sha256)
         Many documents are signed with one unlock; a failing document is reported, the rest are still
         signed, and the exit code is then 1. Every signature is recorded in the journal.
         example: certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD
@@ -62,7 +63,7 @@ extension Commands {
         }
         if let name = parsed.value("--digest") {
             guard let digest = DigestAlgorithm(name: name) else {
-                throw UsageError(message: "unknown --digest '\(name)' (sha256, sha384 or sha512)", usage: signUsage)
+                throw UsageError(message: "unknown --digest '\(name)' (sha256, sha384, sha512, streebog256 or streebog512)", usage: signUsage)
             }
             options.digestAlgorithm = digest
         }
@@ -139,7 +140,7 @@ extension Commands {
                 console.clearProgress()
                 results.append(["document": path, "signature": output.path, "id": result.record.id, "status": "signed",
                                 "signer": result.signerCertificate.subject, "format": options.format.rawValue,
-                                "detached": options.isDetached, "digest": options.digestAlgorithm.rawValue])
+                                "detached": options.isDetached, "digest": result.record.digestAlgorithm])
                 if !context.json { console.out("signed \(path) -> \(output.path)") }
             } catch let error as CertificateProviderError {
                 failures += 1
@@ -200,7 +201,7 @@ extension Commands {
         if let contentPath { json["content"] = contentPath }
         if let signer = result.signerCertificate {
             json["signer"] = ["subject": signer.subject, "issuer": signer.issuer, "serialNumber": signer.serialNumber,
-                              "sha256Fingerprint": signer.sha256FingerprintHex]
+                              "sha256Fingerprint": signer.sha256FingerprintHex, "keyAlgorithm": signer.publicKeyAlgorithm.rawValue]
         }
         if let time = result.signingTime { json["signingTime"] = Format.isoDate(time) }
         if let digest = result.digestAlgorithm { json["digest"] = digest.rawValue }
@@ -214,9 +215,12 @@ extension Commands {
             lines.append(result.chainChecked ? "VALID: signature, document and signer's chain verified"
                                              : "VALID signature and document; the signer's chain was NOT checked (--no-chain-check)")
         }
-        if let signer = result.signerCertificate { lines.append("signer:       \(signer.subject)") }
+        if let signer = result.signerCertificate {
+            lines.append("signer:       \(signer.subject)")
+            lines.append("key:          \(signer.publicKeyAlgorithm)\(signer.publicKeyAlgorithm.isGOST ? "" : " \(signer.publicKeySize)-bit")")
+        }
         if let time = result.signingTime { lines.append("signing time: \(Format.localDate(time))") }
-        if let digest = result.digestAlgorithm { lines.append("digest:       \(digest)") }
+        if let digest = result.digestAlgorithm { lines.append("digest:       \(digest.isGOST ? digest.displayName : digest.rawValue)") }
         if let format = result.format { lines.append("format:       \(format == .cadesBES ? "CAdES-BES" : "CMS")\(result.isDetached ? ", detached" : ", attached")") }
         if result.chainChecked && result.isValid { lines.append("chain:        " + result.chain.map(\.subject).joined(separator: " <- ")) }
         context.emit(json, human: lines.joined(separator: "\n"))

@@ -32,6 +32,7 @@ enum SignedDataVerifier {
     }
 
     static func verify(signature: [UInt8], content: Content, trustAnchors: [Certificate]) -> VerificationResult {
+        GOSTEngine.load()
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         var facts = Facts()
@@ -58,7 +59,18 @@ enum SignedDataVerifier {
         var digestAlgor: UnsafeMutablePointer<X509_ALGOR>?
         CMS_SignerInfo_get0_algs(signerInfo, nil, &signerX509, &digestAlgor, nil)
         facts.digestAlgorithm = digestAlgorithm(digestAlgor)
-        guard let signerX509, let signer = try? Certificate(handle: X509Handle(copying: signerX509)) else {
+        var parsedSigner: Certificate?
+        do {
+            parsedSigner = try signerX509.map { try Certificate(handle: X509Handle(copying: $0)) }
+            try facts.digestAlgorithm?.checkAvailable()
+        } catch let error as CertificateProviderError where error.code == .unsupportedAlgorithm {
+            // The signer's key or the digest needs an algorithm this OpenSSL lacks (GOST without
+            // the gost engine): say what to install rather than "damaged" or "missing".
+            return facts.result(VerificationFailure(.unsupportedAlgorithm, error.reason, openSSLErrors: error.openSSLErrors))
+        } catch {
+            parsedSigner = nil
+        }
+        guard let signer = parsedSigner else {
             return facts.result(failure(.signerCertificateMissing,
                                         "the signature does not contain the certificate of its signer (it was removed or replaced)"))
         }
@@ -193,6 +205,8 @@ enum SignedDataVerifier {
         case NID_sha256: return .sha256
         case NID_sha384: return .sha384
         case NID_sha512: return .sha512
+        case NID_id_GostR3411_2012_256: return .streebog256
+        case NID_id_GostR3411_2012_512: return .streebog512
         default: return nil
         }
     }
