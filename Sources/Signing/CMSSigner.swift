@@ -5,8 +5,8 @@ public import Foundation
 public typealias SigningProgress = @Sendable (_ done: Int64, _ total: Int64) -> Void
 
 /// Makes CMS SignedData (RFC 5652) and CAdES-BES (ETSI EN 319 122-1) signatures with OpenSSL, for
-/// any ``SigningIdentity``: local OpenSSL keys sign inside OpenSSL, other keys (remote, HSM) are
-/// asked to sign the DER of the signed attributes through ``SigningKey``.
+/// any `SigningIdentity`: local OpenSSL keys sign inside OpenSSL, other keys (remote, HSM) are
+/// asked to sign the DER of the signed attributes through `SigningKey`.
 ///
 /// Every signature carries the signer certificate and its chain, the signing time, the content
 /// type and message digest; CAdES-BES adds ESS signing-certificate-v2 (the certificate's hash with

@@ -4,7 +4,7 @@ public import Foundation
 /// Turns any registered provider into standard signatures, keeps a journal of them, lists and
 /// removes them (locally and on servers that keep a history) and verifies signatures.
 ///
-/// Providers are looked up by ID in the ``ProviderRegistry`` given at creation and kept for the
+/// Providers are looked up by ID in the `ProviderRegistry` given at creation and kept for the
 /// coordinator's lifetime, as is each provider's identity once resolved (stored identity first,
 /// else `initialize(options:)`), so batch signing asks the provider once. Providers that build
 /// signatures on their server (`DocumentSigning`) receive the document (or, for detached
@@ -83,7 +83,7 @@ public actor SigningCoordinator {
     ///
     /// - Parameters:
     ///   - document: bytes or a file; a file is streamed for detached signatures.
-    ///   - provider: the provider ID.
+    ///   - id: the provider ID.
     ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
     ///   - options: format, detached, digest, signing time.
     ///   - output: where to write the `.p7s` (atomically); nil keeps the signature in the journal.
@@ -115,7 +115,7 @@ public actor SigningCoordinator {
     ///
     /// - Parameters:
     ///   - documents: the documents, signed in order.
-    ///   - provider: the provider ID.
+    ///   - id: the provider ID.
     ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
     ///   - options: format, detached, digest, signing time (shared by all).
     ///   - outputDirectory: when given, each signature is written atomically to
