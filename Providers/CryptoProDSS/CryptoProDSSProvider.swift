@@ -186,7 +186,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     ///
     /// `.cadesBES` → `CAdES` with `CADESType: BES`, `.cms` → `CMS`; `isDetached` → `IsDetached`.
     /// A `.digest` payload is sent with `Hash: True` and must be detached. The digest is the one
-    /// that fits the certificate's key (``DigestAlgorithm/preferred(for:)``: Streebog-256/512 for
+    /// that fits the certificate's key (`DigestAlgorithm.preferred(for:)`: Streebog-256/512 for
     /// GOST certificates, SHA-256 otherwise); for `.digest` payloads of RSA and EC certificates
     /// SHA-384 and SHA-512 are accepted too. For `.content` the server chooses that same digest, so
     /// only it is accepted there. Uses the current session (initializing from the parameters when

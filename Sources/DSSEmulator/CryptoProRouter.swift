@@ -28,7 +28,7 @@ public enum CryptoProEmulatorClients {
 /// - `POST /SignServer/rest/api/documents`: a JSON string holding the base64 CMS. Types `CAdES`
 ///   (`CADESType` `BES`) and `CMS`; `IsDetached` and `Hash` are the strings `True`/`False`; with
 ///   `Hash: True` the `Content` is a SHA-256/384/512 digest (chosen by its length) for RSA and EC
-///   certificates, the Streebog digest that fits the key (``DigestAlgorithm/preferred(for:)``) for
+///   certificates, the Streebog digest that fits the key (`DigestAlgorithm.preferred(for:)`) for
 ///   GOST ones, and the signature is detached.
 ///
 /// Every error is `{"Message": …}` with a 4xx/5xx status. Tokens issued here belong to the pseudo

@@ -29,7 +29,7 @@ public enum CMSSigner {
     ///   - format: `.cadesBES` (default) or `.cms`.
     ///   - detached: whether the content is left out of the signature (default true).
     ///   - digestAlgorithm: SHA-256, SHA-384, SHA-512, Streebog-256 or -512; nil (default) takes the
-    ///     digest that fits the key (``DigestAlgorithm/preferred(for:)``: Streebog for GOST keys,
+    ///     digest that fits the key (`DigestAlgorithm.preferred(for:)`: Streebog for GOST keys,
     ///     SHA-256 otherwise).
     ///   - signingTime: the signing-time attribute (seconds precision).
     /// - Returns: the DER-encoded CMS ContentInfo.

@@ -40,7 +40,7 @@ public struct SigningOptions: Sendable, Hashable {
     /// Whether the signature leaves the content out. Default true.
     public var isDetached: Bool
     /// The digest algorithm; nil (default) takes the one that fits the signer's key
-    /// (``DigestAlgorithm/preferred(for:)``: Streebog-256/512 for GOST keys, SHA-256 otherwise).
+    /// (`DigestAlgorithm.preferred(for:)`: Streebog-256/512 for GOST keys, SHA-256 otherwise).
     public var digestAlgorithm: DigestAlgorithm?
     /// The signing-time attribute; nil (default) means the moment of signing.
     public var signingTime: Date?

@@ -4,7 +4,7 @@ internal import COpenSSLShims
 /// GOST R 34.10-2012 / 34.11-2012 support: OpenSSL's `gost` engine (Debian's
 /// `libengine-gost-openssl`), loaded once per process into the default library context.
 ///
-/// Every part of this package that parses or makes OpenSSL objects calls ``load()`` first (a
+/// Every part of this package that parses or makes OpenSSL objects loads it first (a
 /// certificate's GOST public key is decoded while it is parsed, so the engine must be there
 /// before). When the engine is not installed everything else keeps working and GOST operations
 /// fail with `.unsupportedAlgorithm` saying what to install.
