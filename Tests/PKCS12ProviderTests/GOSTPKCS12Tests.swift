@@ -78,6 +78,30 @@ struct GOSTPKCS12Tests {
         #expect(publicFromKey == publicFromCertificate)
     }
 
+    /// A process whose OpenSSL cannot load the engine (OPENSSL_ENGINES pointing at an empty
+    /// directory): `.unsupportedAlgorithm` saying what to install, whether the MAC, the encryption or
+    /// only the key is GOST; the same file opens in a normal process.
+    @Test func withoutTheEngineTheErrorSaysWhatToInstall() throws {
+        let directory = try TemporaryDirectory(prefix: "gost-no-engine")
+        let (key, certificate) = try Self.opensslKeyAndCertificate(bits: 256, in: directory)
+        let variants: [(String, [String])] = [
+            ("gost-mac", ["-keypbe", "gost89", "-certpbe", "gost89", "-macalg", "md_gost12_256"]),
+            ("gost-cipher", ["-keypbe", "gost89", "-certpbe", "gost89", "-nomac"]),
+            ("gost-key-only", ["-keypbe", "AES-256-CBC", "-certpbe", "NONE", "-nomac"]),
+        ]
+        for (name, options) in variants {
+            let path = directory.path("\(name).p12")
+            try Fixtures.run("openssl", ["pkcs12", "-engine", "gost", "-export", "-inkey", key, "-in", certificate, "-out", path,
+                                         "-passout", "env:P12PASS"] + options, environment: ["P12PASS": Self.password])
+            let without = try ExternalTool.run(Fixtures.storeToolPath, ["open", path],
+                                               environment: ["PKCS12_PASSWORD": Self.password, "OPENSSL_ENGINES": directory.path("no-engines")])
+            #expect(without.status == 1)
+            #expect(without.output.hasPrefix("error unsupportedAlgorithm: GOST needs libengine-gost-openssl"), "\(name): \(without.output)")
+            let with = try ExternalTool.run(Fixtures.storeToolPath, ["open", path], environment: ["PKCS12_PASSWORD": Self.password])
+            #expect(with.output.hasPrefix("ok CN=Подписант ГОСТ 256"), "\(name): \(with.output)")
+        }
+    }
+
     /// CryptoPro CSP's own export protects the key bag with 1.2.840.113549.1.12.1.80: the file
     /// is refused with a reason that says what it is and how to convert it.
     @Test func cryptoProCSPExportsAreExplained() throws {
