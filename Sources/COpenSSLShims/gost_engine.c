@@ -21,9 +21,10 @@ int COpenSSLShims_GOST_engine_load(void) {
     }
     /* The functional reference from ENGINE_init keeps the engine loaded for the life of the process;
      * the structural one from ENGINE_by_id is not needed any more. */
-    int ok = ENGINE_set_default(engine, ENGINE_METHOD_ALL);
+    int ok = ENGINE_set_default(engine, ENGINE_METHOD_ALL) == 1;
+    if (!ok) ENGINE_finish(engine);
     ENGINE_free(engine);
-    return ok == 1 ? 1 : 0;
+    return ok;
 }
 
 int COpenSSLShims_GOST_key_paramset_nid(const EVP_PKEY *key) {
