@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
         .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
+        .library(name: "PKCS11Provider", targets: ["PKCS11Provider"]),
         .executable(name: "certsign", targets: ["certsign"]),
     ],
     targets: [
@@ -64,6 +65,19 @@ let package = Package(
             path: "Sources/CMicroHTTPDShims"
         ),
 
+        .systemLibrary(
+            name: "CPKCS11",
+            path: "Sources/CPKCS11",
+            pkgConfig: "p11-kit-1",
+            providers: [.apt(["libp11-kit-dev"])]
+        ),
+        .target(
+            name: "CPKCS11Shims",
+            dependencies: ["CPKCS11"],
+            path: "Sources/CPKCS11Shims",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
+
         // MARK: Core
         .target(
             name: "CertificateProviders",
@@ -102,6 +116,13 @@ let package = Package(
             path: "Providers/CryptoProDSS",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "PKCS11Provider",
+            dependencies: ["CertificateProviders", "CPKCS11", "CPKCS11Shims", "COpenSSL", "COpenSSLShims"],
+            path: "Providers/PKCS11",
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Signing, remote, CLI
         // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
@@ -123,7 +144,7 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "DSSEmulator", "CertificateProvidersTesting"],
+                           "CryptoProDSSProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -134,7 +155,7 @@ let package = Package(
         .executableTarget(
             name: "certsign-bench",
             dependencies: ["CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "CertificateProvidersTesting",
-                           "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider"],
+                           "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider"],
             swiftSettings: swiftSettings
         ),
 
@@ -199,6 +220,19 @@ let package = Package(
         .testTarget(
             name: "FMPDSSProviderTests",
             dependencies: ["FMPDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PKCS11ProviderTests",
+            dependencies: ["PKCS11Provider", "certsign", "pkcs11-fork-check", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            exclude: ["FaultModule"],
+            swiftSettings: swiftSettings
+        ),
+        // Helper process for PKCS11ProviderTests' fork test (built by `swift build --build-tests`).
+        .executableTarget(
+            name: "pkcs11-fork-check",
+            dependencies: ["PKCS11Provider", "CertificateProviders"],
+            path: "Tests/PKCS11ForkTool",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -16,6 +16,11 @@ int COpenSSLShims_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *stack) { retur
 ASN1_OBJECT *COpenSSLShims_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *stack, int index) { return sk_ASN1_OBJECT_value(stack, index); }
 void COpenSSLShims_sk_ASN1_OBJECT_pop_free(STACK_OF(ASN1_OBJECT) *stack) { sk_ASN1_OBJECT_pop_free(stack, ASN1_OBJECT_free); }
 
+int COpenSSLShims_sk_ASN1_TYPE_num(const STACK_OF(ASN1_TYPE) *stack) { return sk_ASN1_TYPE_num(stack); }
+ASN1_TYPE *COpenSSLShims_sk_ASN1_TYPE_value(const STACK_OF(ASN1_TYPE) *stack, int index) { return sk_ASN1_TYPE_value(stack, index); }
+ASN1_TYPE *COpenSSLShims_sk_ASN1_TYPE_pop(STACK_OF(ASN1_TYPE) *stack) { return sk_ASN1_TYPE_pop(stack); }
+void COpenSSLShims_sk_ASN1_TYPE_pop_free(STACK_OF(ASN1_TYPE) *stack) { sk_ASN1_TYPE_pop_free(stack, ASN1_TYPE_free); }
+
 int COpenSSLShims_sk_CMS_SignerInfo_num(const STACK_OF(CMS_SignerInfo) *stack) { return sk_CMS_SignerInfo_num(stack); }
 CMS_SignerInfo *COpenSSLShims_sk_CMS_SignerInfo_value(const STACK_OF(CMS_SignerInfo) *stack, int index) { return sk_CMS_SignerInfo_value(stack, index); }
 

@@ -1,4 +1,5 @@
 import CertificateProviders
+import PKCS11Provider
 public import Foundation
 
 /// The `certsign` command-line tool as a library: `main.swift` calls ``CertSign/main(arguments:environment:)``
@@ -68,6 +69,9 @@ enum ErrorText {
         case .authenticationFailed: return "log in again ('certsign dss login …') and check the user name and password"
         case .network, .timeout: return "check that the server is reachable and try again"
         case .storeCorrupted: return "move the damaged file aside; certsign never overwrites it"
+        case .pinLocked: return "unlock the PIN with the SO PIN (pkcs11-tool --login --login-type so --init-pin) or the token's own tool"
+        case .tokenNotFound, .certificateNotFound: return "run 'certsign tokens --module PATH' to see the tokens and the pkcs11: URI of each key"
+        case .moduleNotLoadable: return "give --param module=PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
         default: return nil
         }
     }

@@ -3,10 +3,11 @@ import Foundation
 import PKCS12Provider
 import FMPDSSProvider
 import CryptoProDSSProvider
+import PKCS11Provider
 
 /// The command table.
 enum Commands {
-    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + dssCommands + [demo] // commands: more are added by their files
+    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + dssCommands + tokenCommands + [demo] // commands: more are added by their files
 
     static func listing(_ commands: [CommandDescriptor]) -> String {
         let width = commands.map(\.name.count).max() ?? 0
@@ -64,6 +65,7 @@ extension CommandContext {
         try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {
             CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)])
         }
+        try PKCS11CertificateProvider.register(in: &registry)
         return registry
     }
 }

@@ -16,6 +16,9 @@ public protocol SigningKey: Sendable {
     var keySize: Int { get }
     /// The DER `SubjectPublicKeyInfo` of the public half.
     var publicKeyDERRepresentation: [UInt8] { get }
+    /// The scheme signers use with this key unless told otherwise (default: PKCS#1 v1.5 for RSA,
+    /// ECDSA for EC; a key configured for RSA-PSS returns `.rsaPSS`).
+    var defaultScheme: SignatureScheme { get }
 
     /// Signs `data`, hashing it with `digestAlgorithm`.
     func signature(for data: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8]

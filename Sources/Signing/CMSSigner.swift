@@ -137,15 +137,16 @@ public enum CMSSigner {
                                    digestAlgorithm: digestAlgorithm, signingTime: signingTime)
         }
         try checkKey(identity)
+        let scheme = identity.key.defaultScheme
         let prepared = try SignedDataBuilder.prepare(digest: digest, attachedContent: attachedContent, certificate: identity.certificate,
                                                      chain: identity.chain, localKey: nil, format: format,
-                                                     digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+                                                     digestAlgorithm: digestAlgorithm, signingTime: signingTime, scheme: scheme)
         switch prepared {
         case .finished(let der):
             return der
         case .pending(let pending):
             let signature = try await identity.key.signature(for: pending.signedAttributes, digestAlgorithm: digestAlgorithm,
-                                                             scheme: identity.key.defaultScheme)
+                                                             scheme: scheme)
             return try SignedDataBuilder.finish(pending, signature: signature)
         }
     }

@@ -202,8 +202,9 @@ public actor SigningCoordinator {
             let payload: DocumentSigningRequest.Payload = content.map { .content($0) } ?? .digest(digest, algorithm)
             let request = DocumentSigningRequest(payload: payload, format: options.format, isDetached: options.isDetached, digestAlgorithm: algorithm)
             signature = try await server.signDocument(request)
-            signer = try checkServerSignature(signature, document: document, content: content, provider: id)
-            fingerprint = signer == identity.certificate ? resolved.fingerprint : signer.sha256FingerprintHex
+            try checkServerSignature(signature, request: request, expectedSigner: identity.certificate, document: document, content: content, provider: id)
+            signer = identity.certificate
+            fingerprint = resolved.fingerprint
         } else {
             let attached = options.isDetached ? nil : content
             if let local = CMSSigner.localKey(of: identity) {
@@ -245,38 +246,67 @@ public actor SigningCoordinator {
         return attribute
     }
 
-    /// Checks a server-made signature over the document (without trust anchors: the server's chain
-    /// is the caller's business) and returns its signer.
-    private func checkServerSignature(_ signature: [UInt8], document: Document, content: [UInt8]?, provider: ProviderID) throws -> Certificate {
+    /// Checks a server-made signature before anything is written or recorded: it verifies over the
+    /// document (without trust anchors: the server's chain is the caller's business), it has one
+    /// signer and that signer is the provider's selected certificate, and its format, digest and
+    /// detached-ness are the ones asked for.
+    /// - Throws: `.serverRejected` when it does not verify; `.serverSignatureMismatch` when it is
+    ///   not what was asked for.
+    private func checkServerSignature(_ signature: [UInt8], request: DocumentSigningRequest, expectedSigner: Certificate, document: Document,
+                                      content: [UInt8]?, provider: ProviderID) throws {
+        // The selected certificate's fitness and key size are the caller's choice, as for local
+        // keys; what is judged here is whether the server did what it was asked.
+        let policy = ValidationPolicy(algorithms: .permissive, requiresSigningKeyUsage: false)
         let result: VerificationResult
         if let content {
-            result = CMSVerifier.verify(signature: signature, content: content, trustAnchors: [])
+            result = CMSVerifier.verify(signature: signature, content: content, trustAnchors: [], policy: policy)
         } else if case .file(let url) = document.source {
-            result = try CMSVerifier.verify(signature: signature, contentFileAt: url, trustAnchors: [])
+            result = try CMSVerifier.verify(signature: signature, contentFileAt: url, trustAnchors: [], policy: policy)
         } else {
-            result = CMSVerifier.verify(signature: signature, content: nil, trustAnchors: [])
+            result = CMSVerifier.verify(signature: signature, content: nil, trustAnchors: [], policy: policy)
         }
         guard result.isValid, let signer = result.signerCertificate else {
             throw CertificateProviderError(.serverRejected,
                 "provider '\(provider)' returned a signature that does not verify over '\(document.name)': \(result.failure?.reason ?? "no signer")")
         }
-        return signer
+        var mismatches: [String] = []
+        if result.signers.count != 1 { mismatches.append("it has \(result.signers.count) signers, not one") }
+        if signer != expectedSigner {
+            mismatches.append("it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))")
+        }
+        if result.format != request.format {
+            mismatches.append("its format is \(result.format?.rawValue ?? "unknown"), not \(request.format.rawValue)")
+        }
+        if result.digestAlgorithm != request.digestAlgorithm {
+            let found = result.signers.first?.digestAlgorithmName ?? "unknown"
+            mismatches.append("its digest is \(found), not \(request.digestAlgorithm.rawValue)")
+        }
+        if result.isDetached != request.isDetached {
+            mismatches.append(result.isDetached ? "it is detached, an attached signature was asked for" : "it embeds the document, a detached signature was asked for")
+        }
+        guard mismatches.isEmpty else {
+            throw CertificateProviderError(.serverSignatureMismatch,
+                "provider '\(provider)' returned a signature over '\(document.name)' that is not the one asked for: \(mismatches.joined(separator: "; ")); nothing was written or recorded")
+        }
     }
 
     // MARK: Verification
 
-    /// Verifies a CMS / CAdES signature.
+    /// Verifies a CMS / CAdES signature, every signer of it, under a policy.
     ///
     /// - Parameters:
     ///   - signature: DER, BER or PEM.
-    ///   - content: the signed document (required for detached signatures; files are streamed).
+    ///   - content: the signed document (required for detached signatures; files are streamed; for
+    ///     an attached signature it must equal the embedded content).
     ///   - trust: trust anchors; empty checks only the signature, and the result says so.
+    ///   - policy: validation time, algorithms, key usage, revocation (default strict, offline).
     /// - Throws: `.fileSystem` when a content file cannot be read.
-    public func verify(signature: [UInt8], content: Document?, trust: [Certificate]) throws -> VerificationResult {
+    public func verify(signature: [UInt8], content: Document?, trust: [Certificate],
+                       policy: ValidationPolicy = ValidationPolicy()) throws -> VerificationResult {
         switch content?.source {
-        case .none: return CMSVerifier.verify(signature: signature, content: nil, trustAnchors: trust)
-        case .bytes(let bytes)?: return CMSVerifier.verify(signature: signature, content: bytes, trustAnchors: trust)
-        case .file(let url)?: return try CMSVerifier.verify(signature: signature, contentFileAt: url, trustAnchors: trust)
+        case .none: return CMSVerifier.verify(signature: signature, content: nil, trustAnchors: trust, policy: policy)
+        case .bytes(let bytes)?: return CMSVerifier.verify(signature: signature, content: bytes, trustAnchors: trust, policy: policy)
+        case .file(let url)?: return try CMSVerifier.verify(signature: signature, contentFileAt: url, trustAnchors: trust, policy: policy)
         }
     }
 

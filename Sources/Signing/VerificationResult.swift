@@ -18,7 +18,8 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible {
         public static let contentMissing = Code("contentMissing")
         /// The signer's chain does not lead to any of the given trust anchors.
         public static let untrustedSigner = Code("untrustedSigner")
-        /// A certificate of the chain was not valid at the signing time (expired or not yet valid).
+        /// A certificate of the chain was not valid at the time it was checked at: the validation
+        /// time (now by default), or the time a valid trusted signature timestamp proves.
         public static let signerExpired = Code("signerExpired")
         /// The bytes are not a CMS SignedData (garbage, truncated, another format).
         public static let malformed = Code("malformed")
@@ -29,6 +30,18 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible {
         public static let certificateSwapped = Code("certificateSwapped")
         /// The signature does not contain the certificate its SignerInfo names.
         public static let signerCertificateMissing = Code("signerCertificateMissing")
+        /// A digest or signature algorithm, or a key size, that the ``ValidationPolicy`` refuses
+        /// (MD5, SHA-1, RSA under 2048 bits, EC under 256 bits by default); the reason names it.
+        public static let weakAlgorithm = Code("weakAlgorithm")
+        /// The signer's certificate is not meant for signing documents (its keyUsage or
+        /// extendedKeyUsage says so, e.g. a TLS server certificate).
+        public static let certificateNotForSigning = Code("certificateNotForSigning")
+        /// The signer's signature timestamp does not verify (imprint, TSA chain, purpose).
+        public static let timestampInvalid = Code("timestampInvalid")
+        /// A certificate of the signer's chain was revoked before the signature was proven to exist.
+        public static let signerRevoked = Code("signerRevoked")
+        /// Revocation was asked for, and no usable answer could be had.
+        public static let revocationUnknown = Code("revocationUnknown")
         /// The signature uses an algorithm this OpenSSL cannot check (GOST without the gost engine:
         /// the reason says what to install).
         public static let unsupportedAlgorithm = Code("unsupportedAlgorithm")
@@ -53,27 +66,39 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What ``CMSVerifier`` found out about a signature.
+///
+/// The signature is valid only when its structure is sound, its content is the signed one, and
+/// every signer in ``signers`` is valid. The single-signer fields (``signerCertificate``,
+/// ``signingTime``, ``chain``, …) describe the first signer, as they always have.
 public struct VerificationResult: Sendable, CustomStringConvertible {
-    /// Why the signature was rejected, or nil when it is valid.
+    /// Why the signature was rejected, or nil when it is valid: the structure's failure, or the
+    /// failure of the first signer that failed (its reason names the signer when there are several).
     public let failure: VerificationFailure?
-    /// The signer's certificate, when the signature contains it.
+    /// The first signer's certificate, when the signature contains it.
     public let signerCertificate: Certificate?
-    /// The signing-time attribute, when present.
+    /// The first signer's *claimed* signing time (the signingTime attribute), when present. It is
+    /// reported, never trusted: see ``ValidationPolicy/validationTime``.
     public let signingTime: Date?
-    /// The digest algorithm of the signer, when it is one this package knows.
+    /// The first signer's digest algorithm, when it is one this package signs with.
     public let digestAlgorithm: DigestAlgorithm?
-    /// `.cadesBES` when the signer carries ESS signing-certificate(-v2), else `.cms`; nil when malformed.
+    /// `.cadesBES` when the first signer carries ESS signing-certificate(-v2), else `.cms`; nil when malformed.
     public let format: SignatureFormat?
     /// Whether the signature is detached (holds no content).
     public let isDetached: Bool
-    /// Whether the signer's chain was checked against trust anchors. When false, only the
+    /// Whether the first signer's chain was checked against trust anchors. When false, only the
     /// signature, content digest, ESS binding and the signer's validity period were checked.
     public let chainChecked: Bool
     /// The verified chain, signer first and trust anchor last, when ``chainChecked`` and valid;
     /// otherwise the signer followed by the other certificates the signature carries.
     public let chain: [Certificate]
-    /// The content embedded in an attached signature (nil for detached ones).
+    /// The content embedded in an attached signature (nil for detached ones). It is the content
+    /// verified; content given beside it must be byte-identical.
     public let embeddedContent: [UInt8]?
+    /// Every signer, in the order of the signature's SignerInfos; empty when the structure is not
+    /// a readable SignedData.
+    public let signers: [SignerVerification]
+    /// The policy's validation time as used (now, when the policy leaves it nil).
+    public let validationTime: Date
 
     /// Whether every check passed.
     public var isValid: Bool { failure == nil }

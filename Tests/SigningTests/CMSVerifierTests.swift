@@ -109,7 +109,7 @@ struct CMSVerifierTests {
         #expect(result.signerCertificate == fixture.ec.certificate)
     }
 
-    @Test("A signer expired at the signing time is signerExpired; one valid then but expired now is accepted")
+    @Test("A signer expired at the validation time is signerExpired, whatever signingTime claims; an audit at a past time accepts it")
     func expired() async throws {
         let now = Date()
         let pki = try TestPKI(rootSubject: "CN=Old Root", validity: now.addingTimeInterval(-365 * 86_400)...now.addingTimeInterval(365 * 86_400))
@@ -121,9 +121,19 @@ struct CMSVerifierTests {
         #expect(rejected.failure?.code == .signerExpired, "\(rejected)")
         // Without anchors the validity period is still checked.
         #expect(CMSVerifier.verify(signature: late, content: Self.content, trustAnchors: []).failure?.code == .signerExpired)
-        let inTime = try await CMSSigner.sign(content: Self.content, identity: expired, signingTime: now.addingTimeInterval(-10 * 86_400))
-        let accepted = CMSVerifier.verify(signature: inTime, content: Self.content, trustAnchors: anchors)
-        #expect(accepted.isValid, "\(accepted)")
+        // A signingTime inside the validity is only a claim: still expired now (finding 1).
+        let claimed = now.addingTimeInterval(-10 * 86_400)
+        let inTime = try await CMSSigner.sign(content: Self.content, identity: expired, signingTime: claimed)
+        let stillRejected = CMSVerifier.verify(signature: inTime, content: Self.content, trustAnchors: anchors)
+        #expect(stillRejected.failure?.code == .signerExpired, "\(stillRejected)")
+        #expect(stillRejected.signingTime == Date(timeIntervalSince1970: claimed.timeIntervalSince1970.rounded(.down)))
+        // An audit at a time the certificate was valid accepts it, and says when it checked.
+        let auditTime = now.addingTimeInterval(-5 * 86_400)
+        let audited = CMSVerifier.verify(signature: inTime, content: Self.content, trustAnchors: anchors,
+                                         policy: ValidationPolicy(validationTime: auditTime))
+        #expect(audited.isValid, "\(audited)")
+        #expect(audited.validationTime == auditTime)
+        #expect(audited.signers.first?.checkedAt == auditTime)
     }
 
     @Test("Truncated and garbage files are malformed")

@@ -8,14 +8,29 @@ import Testing
 /// A provider whose "server" builds the whole signature (as CryptoPro DSS does), here with
 /// CMSSigner and a real key; it records the requests it got.
 final class ServerSigningProvider: DocumentSigning {
+    /// What the "server" does wrong, if anything.
+    enum Misbehaviour: Sendable {
+        case none
+        /// Answers bytes that are no signature.
+        case garbage
+        /// Signs with another identity than the one it reports as selected.
+        case otherSigner(SigningIdentity)
+        /// Builds another format than asked.
+        case format(SignatureFormat)
+        /// Uses another digest than asked.
+        case digest(DigestAlgorithm)
+        /// Embeds the content although a detached signature was asked for.
+        case attached
+    }
+
     let providerID: ProviderID = "test.server-signing"
     private let identity: SigningIdentity
-    private let returnsGarbage: Bool
+    private let misbehaviour: Misbehaviour
     private let requests = Mutex<[DocumentSigningRequest]>([])
 
-    init(identity: SigningIdentity, returnsGarbage: Bool = false) {
+    init(identity: SigningIdentity, returnsGarbage: Bool = false, misbehaviour: Misbehaviour = .none) {
         self.identity = identity
-        self.returnsGarbage = returnsGarbage
+        self.misbehaviour = returnsGarbage ? .garbage : misbehaviour
     }
 
     var received: [DocumentSigningRequest] { requests.withLock { $0 } }
@@ -25,13 +40,24 @@ final class ServerSigningProvider: DocumentSigning {
 
     func signDocument(_ request: DocumentSigningRequest) async throws -> [UInt8] {
         requests.withLock { $0.append(request) }
-        if returnsGarbage { return [0x30, 0x03, 0x02, 0x01, 0x00] }
+        var signer = identity
+        var format = request.format
+        var digestAlgorithm = request.digestAlgorithm  // content payloads only: a digest payload fixes its algorithm
+        var isDetached = request.isDetached
+        switch misbehaviour {
+        case .none: break
+        case .garbage: return [0x30, 0x03, 0x02, 0x01, 0x00]
+        case .otherSigner(let other): signer = other
+        case .format(let other): format = other
+        case .digest(let other): digestAlgorithm = other
+        case .attached: isDetached = false
+        }
         switch request.payload {
         case .content(let bytes):
-            return try await CMSSigner.sign(content: bytes, identity: identity, format: request.format, detached: request.isDetached,
-                                            digestAlgorithm: request.digestAlgorithm)
+            return try await CMSSigner.sign(content: bytes, identity: signer, format: format, detached: isDetached,
+                                            digestAlgorithm: digestAlgorithm)
         case .digest(let digest, let algorithm):
-            return try await CMSSigner.sign(digest: digest, identity: identity, format: request.format, digestAlgorithm: algorithm)
+            return try await CMSSigner.sign(digest: digest, identity: signer, format: format, digestAlgorithm: algorithm)
         }
     }
 }
@@ -249,6 +275,41 @@ struct SigningCoordinatorTests {
             _ = try await coordinator.sign(document: .bytes(Self.content, name: "b"), provider: "test.server-signing")
         }
         #expect(try await coordinator.journal.count() == 0)
+    }
+
+    @Test("Finding 7: a DocumentSigning result with another signer, format, digest or detached-ness is serverSignatureMismatch; nothing written or recorded")
+    func documentSigningMismatch() async throws {
+        let stranger = try TestPKI(rootSubject: "CN=Server's Other CA").issueLeaf(subject: "CN=Not The Selected One", keyType: .p256)
+        let cases: [(ServerSigningProvider.Misbehaviour, String)] = [
+            (.otherSigner(stranger), "not by the selected certificate"), (.otherSigner(fixture.ec), "CN=EC Signer"),
+            (.format(.cms), "format is cms"), (.digest(.sha512), "digest is sha512"), (.attached, "embeds the document"),
+        ]
+        for (misbehaviour, words) in cases {
+            let server = ServerSigningProvider(identity: fixture.rsa, misbehaviour: misbehaviour)
+            let coordinator = try makeCoordinator { registry in
+                try registry.register(server.providerID, description: "") { server }
+            }
+            let output = URL(fileURLWithPath: directory.path("mismatch-\(UUID().uuidString).p7s"))
+            do {
+                _ = try await coordinator.sign(document: .bytes(Self.content, name: "b"), provider: server.providerID, output: output)
+                Issue.record("\(misbehaviour): the signature was accepted")
+            } catch let error as CertificateProviderError {
+                #expect(error.code == .serverSignatureMismatch, "\(misbehaviour): \(error)")
+                #expect(error.reason.contains(words), "\(error.reason)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: output.path))
+            #expect(try await coordinator.journal.count() == 0)
+            // A detached file goes up as its digest; the answer is checked the same way.
+            switch misbehaviour {
+            case .otherSigner, .format: break
+            default: continue
+            }
+            let file = try makeFile("mismatch.bin", size: 10_000)
+            await #expect(throws: CertificateProviderError(.serverSignatureMismatch, "")) {
+                _ = try await coordinator.sign(document: .file(file), provider: server.providerID)
+            }
+            #expect(try await coordinator.journal.count() == 0)
+        }
     }
 
     @Test("signatures() merges the journal with server histories, each saying where it lives; removal goes there")

@@ -28,6 +28,12 @@ int COpenSSLShims_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *stack);
 ASN1_OBJECT *COpenSSLShims_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *stack, int index);
 void COpenSSLShims_sk_ASN1_OBJECT_pop_free(STACK_OF(ASN1_OBJECT) *stack);
 
+/* STACK_OF(ASN1_TYPE) (generic SEQUENCE OF, e.g. the ESS signing-certificate list) */
+int COpenSSLShims_sk_ASN1_TYPE_num(const STACK_OF(ASN1_TYPE) *stack);
+ASN1_TYPE *COpenSSLShims_sk_ASN1_TYPE_value(const STACK_OF(ASN1_TYPE) *stack, int index);
+ASN1_TYPE *COpenSSLShims_sk_ASN1_TYPE_pop(STACK_OF(ASN1_TYPE) *stack);
+void COpenSSLShims_sk_ASN1_TYPE_pop_free(STACK_OF(ASN1_TYPE) *stack);
+
 /* STACK_OF(CMS_SignerInfo) */
 int COpenSSLShims_sk_CMS_SignerInfo_num(const STACK_OF(CMS_SignerInfo) *stack);
 CMS_SignerInfo *COpenSSLShims_sk_CMS_SignerInfo_value(const STACK_OF(CMS_SignerInfo) *stack, int index);

@@ -158,20 +158,30 @@ extension Commands {
         return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
     }
 
-    static let verifyUsage = "certsign verify SIGNATURE [--content DOCUMENT] [--ca FILE]... [--no-chain-check]"
+    static let verifyUsage = "certsign verify SIGNATURE [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME]"
 
     static let verify = CommandDescriptor(
-        words: ["verify"], summary: "verify a CMS / CAdES signature",
+        words: ["verify"], summary: "verify a CMS / CAdES signature, every signer of it",
         usage: verifyUsage,
         details: """
-          --content DOCUMENT  the signed document (for detached signatures; default: SIGNATURE without .p7s)
+          --content DOCUMENT  the signed document (for detached signatures; default: SIGNATURE without .p7s,
+                              used only when the signature does not embed its content). For a signature that
+                              embeds its content, a DOCUMENT given must be that content, byte for byte
           --ca FILE           trust anchor certificates (PEM or DER, bundles allowed); repeatable
           --no-chain-check    check only the signature and the document, not who signed it
-        Exit code 0 when the signature is valid, 1 when it is not (the reason is printed).
+          --at TIME           validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits
+        VALID means: every signer's signature verifies over the document; no MD5, SHA-1, RSA < 2048 or
+        EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
+        at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
+        from the network. Exit code 0 when the signature is valid, 1 when it is not (the reason is printed).
         example: certsign verify invoice.pdf.p7s --ca root-ca.pem
         """,
-        spec: OptionSpec(flags: ["--no-chain-check"], options: ["--content"], repeatable: ["--ca"], positionals: 1...1)
+        spec: OptionSpec(flags: ["--no-chain-check"], options: ["--content", "--at"], repeatable: ["--ca"], positionals: 1...1)
     ) { parsed, context in
+        try await runVerify(parsed, context)
+    }
+
+    private static func runVerify(_ parsed: ParsedArguments, _ context: CommandContext) async throws -> Int32 {
         let signaturePath = parsed.positionals[0]
         let caFiles = parsed.values("--ca")
         if caFiles.isEmpty && !parsed.has("--no-chain-check") {
@@ -180,51 +190,123 @@ extension Commands {
         if !caFiles.isEmpty && parsed.has("--no-chain-check") {
             throw UsageError(message: "--ca and --no-chain-check contradict each other", usage: verifyUsage)
         }
+        var policy = ValidationPolicy()
+        if let at = parsed.value("--at") {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime]
+            let fractional = ISO8601DateFormatter()
+            fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            guard let time = formatter.date(from: at) ?? fractional.date(from: at) else {
+                throw UsageError(message: "--at '\(at)' is not an ISO 8601 time such as 2026-01-31T12:00:00Z", usage: verifyUsage)
+            }
+            policy.validationTime = time
+        }
         let signature = try context.readInputFile(signaturePath, what: "signature")
         var trust: [Certificate] = []
         for file in caFiles {
             trust += try Certificate.certificates(derOrPEM: try context.readInputFile(file, what: "CA certificate file"))
         }
-        var contentPath = parsed.value("--content")
-        if contentPath == nil, signaturePath.hasSuffix(".p7s") {
-            let candidate = String(signaturePath.dropLast(4))
-            if FileManager.default.fileExists(atPath: candidate) { contentPath = candidate }
-        }
-        let content: Document? = try contentPath.map { path in
+        let document: (String) throws -> Document = { path in
             _ = try context.documentSize(path)
             return .file(URL(fileURLWithPath: path))
         }
+        var contentPath = parsed.value("--content")
         let coordinator = SigningCoordinator(registry: ProviderRegistry(), journal: try context.openJournal())
-        let result = try await coordinator.verify(signature: signature, content: content, trust: trust)
-        var json: [String: Any] = ["valid": result.isValid, "chainChecked": result.chainChecked, "detached": result.isDetached,
-                                   "signature": signaturePath]
-        if let contentPath { json["content"] = contentPath }
-        if let signer = result.signerCertificate {
-            json["signer"] = ["subject": signer.subject, "issuer": signer.issuer, "serialNumber": signer.serialNumber,
-                              "sha256Fingerprint": signer.sha256FingerprintHex, "keyAlgorithm": signer.publicKeyAlgorithm.rawValue]
+        var result = try await coordinator.verify(signature: signature, content: try contentPath.map(document), trust: trust, policy: policy)
+        // DOC beside DOC.p7s is taken only for a detached signature: an attached one is checked
+        // over the content it embeds, never over a file that happens to lie next to it.
+        if contentPath == nil, result.isDetached, signaturePath.hasSuffix(".p7s") {
+            let candidate = String(signaturePath.dropLast(4))
+            if FileManager.default.fileExists(atPath: candidate) {
+                contentPath = candidate
+                result = try await coordinator.verify(signature: signature, content: try document(candidate), trust: trust, policy: policy)
+            }
         }
-        if let time = result.signingTime { json["signingTime"] = Format.isoDate(time) }
-        if let digest = result.digestAlgorithm { json["digest"] = digest.rawValue }
+        var json = verificationJSON(result)
+        json["signature"] = signaturePath
+        if let contentPath { json["content"] = contentPath }
+        context.emit(json, human: verificationText(result))
+        return result.isValid ? CertSign.exitSuccess : CertSign.exitFailure
+    }
+
+    /// The JSON of a verification: the first signer's fields at the top level (as before several
+    /// signers were reported), and `signers` with each one.
+    static func verificationJSON(_ result: VerificationResult) -> [String: Any] {
+        var json: [String: Any] = ["valid": result.isValid, "chainChecked": result.chainChecked, "detached": result.isDetached,
+                                   "validationTime": Format.isoDate(result.validationTime)]
+        if let first = result.signers.first {
+            json.merge(signerJSON(first)) { current, _ in current }
+            json["valid"] = result.isValid
+        } else {
+            json["chain"] = result.chain.map(\.subject)
+        }
         if let format = result.format { json["format"] = format.rawValue }
-        json["chain"] = result.chain.map(\.subject)
         if let failure = result.failure { json["failure"] = ["code": failure.code.rawValue, "reason": failure.reason] }
+        json["signers"] = result.signers.map(signerJSON)
+        return json
+    }
+
+    static func signerJSON(_ signer: SignerVerification) -> [String: Any] {
+        var json: [String: Any] = ["valid": signer.isValid, "chainChecked": signer.chainChecked, "format": signer.format.rawValue,
+                                   "chain": signer.chain.map(\.subject)]
+        if let certificate = signer.signerCertificate {
+            json["signer"] = ["subject": certificate.subject, "issuer": certificate.issuer, "serialNumber": certificate.serialNumber,
+                              "sha256Fingerprint": certificate.sha256FingerprintHex, "keyAlgorithm": certificate.publicKeyAlgorithm.rawValue]
+        }
+        if let time = signer.signingTime { json["signingTime"] = Format.isoDate(time) }
+        if let digest = signer.digestAlgorithm?.rawValue ?? signer.digestAlgorithmName { json["digest"] = digest }
+        if let algorithm = signer.signatureAlgorithmName { json["signatureAlgorithm"] = algorithm }
+        if let time = signer.checkedAt { json["checkedAt"] = Format.isoDate(time) }
+        if let timestamp = signer.timestamp {
+            var entry: [String: Any] = ["time": Format.isoDate(timestamp.time), "valid": timestamp.isValid]
+            if let tsa = timestamp.tsa { entry["tsa"] = tsa.subject }
+            if let failure = timestamp.failure { entry["failure"] = ["code": failure.code.rawValue, "reason": failure.reason] }
+            json["timestamp"] = entry
+        }
+        if let revocation = signer.revocation {
+            var entry: [String: Any] = ["status": revocation.state.rawValue, "source": revocation.source]
+            if let time = revocation.revocationTime { entry["revocationTime"] = Format.isoDate(time) }
+            json["revocation"] = entry
+        }
+        if let failure = signer.failure { json["failure"] = ["code": failure.code.rawValue, "reason": failure.reason] }
+        return json
+    }
+
+    /// The text of a verification: the verdict, then each signer.
+    static func verificationText(_ result: VerificationResult) -> String {
         var lines: [String] = []
+        let count = result.signers.count
         if let failure = result.failure {
             lines.append("INVALID: \(failure.reason)")
+        } else if result.chainChecked {
+            lines.append(count > 1 ? "VALID: signature, document and the chains of all \(count) signers verified"
+                                   : "VALID: signature, document and signer's chain verified")
         } else {
-            lines.append(result.chainChecked ? "VALID: signature, document and signer's chain verified"
-                                             : "VALID signature and document; the signer's chain was NOT checked (--no-chain-check)")
+            lines.append("VALID signature and document; the signer's chain was NOT checked (--no-chain-check)")
         }
-        if let signer = result.signerCertificate {
-            lines.append("signer:       \(signer.subject)")
-            lines.append("key:          \(signer.publicKeyAlgorithm)\(signer.publicKeyAlgorithm.isGOST ? "" : " \(signer.publicKeySize)-bit")")
+        for (index, signer) in result.signers.enumerated() {
+            let indent = count > 1 ? "  " : ""
+            if count > 1 { lines.append("signer \(index + 1) of \(count): \(signer.failure.map { "INVALID: \($0.reason)" } ?? "valid")") }
+            if let certificate = signer.signerCertificate {
+                lines.append("\(indent)signer:       \(certificate.subject)")
+                let key = certificate.publicKeyAlgorithm
+                lines.append("\(indent)key:          \(key)\(key.isGOST ? "" : " \(certificate.publicKeySize)-bit")")
+            }
+            if let time = signer.signingTime { lines.append("\(indent)signing time: \(Format.localDate(time)) (claimed by the signer)") }
+            if let timestamp = signer.timestamp {
+                let state = timestamp.isValid ? "valid" : "INVALID"
+                lines.append("\(indent)timestamp:    \(Format.localDate(timestamp.time)) by \(timestamp.tsa?.subject ?? "unknown TSA") (\(state))")
+            }
+            // GOST digests print their standard's name (GOST R 34.11-2012 256), SHA-2 its short one.
+            if let digest = signer.digestAlgorithm.map({ $0.isGOST ? $0.displayName : $0.rawValue }) ?? signer.digestAlgorithmName {
+                lines.append("\(indent)digest:       \(digest)")
+            }
+            lines.append("\(indent)format:       \(signer.format == .cadesBES ? "CAdES-BES" : signer.format == .cms ? "CMS" : signer.format.rawValue)\(result.isDetached ? ", detached" : ", attached")")
+            if let time = signer.checkedAt, signer.isValid { lines.append("\(indent)checked at:   \(Format.localDate(time))") }
+            if let revocation = signer.revocation { lines.append("\(indent)revocation:   \(revocation)") }
+            if signer.chainChecked && signer.isValid { lines.append("\(indent)chain:        " + signer.chain.map(\.subject).joined(separator: " <- ")) }
         }
-        if let time = result.signingTime { lines.append("signing time: \(Format.localDate(time))") }
-        if let digest = result.digestAlgorithm { lines.append("digest:       \(digest.isGOST ? digest.displayName : digest.rawValue)") }
-        if let format = result.format { lines.append("format:       \(format == .cadesBES ? "CAdES-BES" : "CMS")\(result.isDetached ? ", detached" : ", attached")") }
-        if result.chainChecked && result.isValid { lines.append("chain:        " + result.chain.map(\.subject).joined(separator: " <- ")) }
-        context.emit(json, human: lines.joined(separator: "\n"))
-        return result.isValid ? CertSign.exitSuccess : CertSign.exitFailure
+        return lines.joined(separator: "\n")
     }
 
     static let signaturesList = CommandDescriptor(

@@ -21,6 +21,8 @@ enum SignedDataBuilder {
         /// The certificate's public key, to check the external signature.
         let publicKey: EVPKeyHandle
         let digestAlgorithm: DigestAlgorithm
+        /// The scheme the key signs with (RSA-PSS, or the key's default).
+        let scheme: SignatureScheme
     }
 
     /// The outcome of ``prepare(…)``.
@@ -37,9 +39,12 @@ enum SignedDataBuilder {
     ///   - digest: the content's digest with `digestAlgorithm`.
     ///   - attachedContent: the content to embed, or nil for a detached signature.
     ///   - localKey: the OpenSSL private key, or nil to prepare for an external signature.
+    ///   - scheme: the external key's scheme; `.rsaPSS` makes the SignerInfo's algorithm RSASSA-PSS
+    ///     (RFC 4056: MGF1 with the same digest, salt as long as the digest). Ignored for local keys.
     static func prepare(digest: [UInt8], attachedContent: [UInt8]?, certificate: Certificate, chain: [Certificate],
                         localKey: EVPKeyHandle?, format: SignatureFormat, digestAlgorithm: DigestAlgorithm,
-                        signingTime: Date, signingCertificateAttribute: [UInt8]? = nil) throws -> Prepared {
+                        signingTime: Date, signingCertificateAttribute: [UInt8]? = nil,
+                        scheme: SignatureScheme? = nil) throws -> Prepared {
         guard digest.count == digestAlgorithm.outputByteCount else {
             throw CertificateProviderError.invalidParameter("a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
         }
@@ -77,6 +82,7 @@ enum SignedDataBuilder {
             throw CertificateProviderError(.unsupportedAlgorithm, "OpenSSL cannot sign \(digestAlgorithm.displayName) digests with a \(certificate.publicKeyAlgorithm) key",
                                            openSSLErrors: entries.map(\.text))
         }
+        if localKey == nil, scheme == .rsaPSS { try setPSSAlgorithm(signerInfo, digestAlgorithm: digestAlgorithm) }
         for issuer in chain where CMS_add1_cert(cms.pointer, issuer.handle.pointer) == 0 {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the chain certificate '\(issuer.subject)'")
         }
@@ -91,7 +97,8 @@ enum SignedDataBuilder {
             return .finished(try cms.derBytes())
         }
         return .pending(Pending(cms: cms, signerInfo: signerInfo, signedAttributes: try signedAttributesDER(signerInfo),
-                                 publicKey: signerKey, digestAlgorithm: digestAlgorithm))
+                                 publicKey: signerKey, digestAlgorithm: digestAlgorithm,
+                                 scheme: scheme ?? SignatureScheme.default(for: certificate.publicKeyAlgorithm)))
     }
 
     /// Puts an external signature into a pending SignerInfo, checks it, and encodes the result.
@@ -103,19 +110,65 @@ enum SignedDataBuilder {
               ASN1_STRING_set(slot, signature, Int32(signature.count)) == 1 else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not store the key's signature in the CMS structure")
         }
-        guard isValid(signature, over: pending.signedAttributes, publicKey: pending.publicKey, digestAlgorithm: pending.digestAlgorithm) else {
+        guard isValid(signature, over: pending.signedAttributes, publicKey: pending.publicKey, digestAlgorithm: pending.digestAlgorithm,
+                      pss: pending.scheme == .rsaPSS) else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "the signing key returned a signature that does not verify with the signer certificate")
         }
         return try pending.cms.derBytes()
     }
 
-    /// Checks an external signature with the certificate's key (PKCS#1 v1.5 or ECDSA), as a CMS
+    /// Checks an external signature with the certificate's key (PKCS#1 v1.5, PSS or ECDSA), as a CMS
     /// verifier will.
-    private static func isValid(_ signature: [UInt8], over data: [UInt8], publicKey: EVPKeyHandle, digestAlgorithm: DigestAlgorithm) -> Bool {
+    private static func isValid(_ signature: [UInt8], over data: [UInt8], publicKey: EVPKeyHandle, digestAlgorithm: DigestAlgorithm,
+                                pss: Bool) -> Bool {
         guard let md = try? digestAlgorithm.evpMD(), let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, md, nil, publicKey.pointer) == 1 else { return false }
+        var keyContext: OpaquePointer?
+        guard EVP_DigestVerifyInit(context, &keyContext, md, nil, publicKey.pointer) == 1 else { return false }
+        if pss {
+            guard let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
+                  EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1,
+                  EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, md) == 1 else { return false }
+        }
         return EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
+    }
+
+    /// Makes the SignerInfo's signature algorithm RSASSA-PSS (RFC 4056) with `digestAlgorithm`, MGF1
+    /// with the same digest and a salt as long as the digest, encoded by OpenSSL's RSA_PSS_PARAMS.
+    private static func setPSSAlgorithm(_ signerInfo: OpaquePointer, digestAlgorithm: DigestAlgorithm) throws {
+        func failure() -> CertificateProviderError { OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the RSASSA-PSS parameters") }
+        guard let parameters = RSA_PSS_PARAMS_new() else { throw failure() }
+        defer { RSA_PSS_PARAMS_free(parameters) }
+        guard let hash = X509_ALGOR_new() else { throw failure() }
+        parameters.pointee.hashAlgorithm = hash
+        X509_ALGOR_set_md(hash, try digestAlgorithm.evpMD())
+        var hashDER: UnsafeMutablePointer<UInt8>?
+        let hashLength = i2d_X509_ALGOR(hash, &hashDER)
+        guard hashLength > 0, let hashDER else { throw failure() }
+        defer { COpenSSLShims_OPENSSL_free(hashDER) }
+        guard let mgf = X509_ALGOR_new() else { throw failure() }
+        parameters.pointee.maskGenAlgorithm = mgf
+        guard let mgfParameter = ASN1_STRING_new() else { throw failure() }
+        guard ASN1_STRING_set(mgfParameter, hashDER, hashLength) == 1,
+              X509_ALGOR_set0(mgf, OBJ_nid2obj(NID_mgf1), V_ASN1_SEQUENCE, UnsafeMutableRawPointer(mgfParameter)) == 1 else {
+            ASN1_STRING_free(mgfParameter)
+            throw failure()
+        }
+        guard let salt = ASN1_INTEGER_new() else { throw failure() }
+        parameters.pointee.saltLength = salt
+        guard ASN1_INTEGER_set(salt, digestAlgorithm.outputByteCount) == 1 else { throw failure() }
+        var parametersDER: UnsafeMutablePointer<UInt8>?
+        let parametersLength = i2d_RSA_PSS_PARAMS(parameters, &parametersDER)
+        guard parametersLength > 0, let parametersDER else { throw failure() }
+        defer { COpenSSLShims_OPENSSL_free(parametersDER) }
+        var algorithm: UnsafeMutablePointer<X509_ALGOR>?
+        CMS_SignerInfo_get0_algs(signerInfo, nil, nil, nil, &algorithm)
+        guard let algorithm, let sequence = ASN1_STRING_new() else { throw failure() }
+        guard ASN1_STRING_set(sequence, parametersDER, parametersLength) == 1,
+              X509_ALGOR_set0(algorithm, OBJ_nid2obj(NID_rsassaPss), V_ASN1_SEQUENCE, UnsafeMutableRawPointer(sequence)) == 1 else {
+            ASN1_STRING_free(sequence)
+            throw failure()
+        }
     }
 
     // MARK: Attributes

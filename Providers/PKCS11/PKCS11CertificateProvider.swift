@@ -1,0 +1,290 @@
+internal import CPKCS11
+public import CertificateProviders
+import Foundation
+import Synchronization
+
+extension ProviderID {
+    /// Keys on smart cards, USB tokens and HSMs through a PKCS#11 module.
+    public static let pkcs11: ProviderID = "pkcs11"
+}
+
+extension ProviderParameters.Key {
+    /// PKCS#11 provider: the module to load (string path; default `p11-kit-proxy.so`, which loads every
+    /// module p11-kit is configured with). A `module-path` in the URI's query wins.
+    public static let pkcs11Module: Self = "module"
+    /// PKCS#11 provider: the RFC 7512 URI of the key (string), e.g. `pkcs11:token=test;object=rsakey`.
+    public static let pkcs11URI: Self = "uri"
+    /// PKCS#11 provider: the user PIN (secret). Absent: the token's protected authentication path
+    /// (PIN pad) is used when it has one. Never kept in ``PKCS11CertificateProvider/parameters``.
+    public static let pkcs11PIN: Self = "pin"
+    /// PKCS#11 provider: the scheme an RSA key signs CMS with (string): `rsa-pkcs1v15` (default) or
+    /// `rsa-pss` (RSASSA-PSS, RFC 4056, through `CKM_RSA_PKCS_PSS`). EC keys always use `ecdsa`.
+    public static let pkcs11Scheme: Self = "scheme"
+}
+
+/// The `pkcs11` provider: signs with a private key on a PKCS#11 token (smart card, USB token, HSM;
+/// SoftHSM2 in tests), found by an RFC 7512 `pkcs11:` URI together with its certificate.
+///
+/// Parameters (keys are static members of `ProviderParameters.Key`):
+///
+/// | key | type | meaning |
+/// |---|---|---|
+/// | `module` (`.pkcs11Module`) | string | the PKCS#11 module path; default `p11-kit-proxy.so` |
+/// | `uri` (`.pkcs11URI`) | string | RFC 7512 URI: token (`token`, `manufacturer`, `serial`, `model`) and key (`object`, `id`) |
+/// | `pin` (`.pkcs11PIN`) | secret | the user PIN; never kept; `pin-value` in the URI is refused |
+/// | `scheme` (`.pkcs11Scheme`) | string | `rsa-pkcs1v15` (default) or `rsa-pss` for RSA keys |
+///
+/// - ``initialize(options:)`` loads the module (once per process), finds the token, checks the PIN
+///   flags and logs in once (a wrong PIN is `.wrongPassword` and is never retried; a locked PIN is
+///   `.pinLocked` without a login attempt), finds the private key, the certificate with the same
+///   CKA_ID (checking that its public key is the key's) and the chain among the token's other
+///   certificates, and returns an identity whose key signs on the token.
+/// - ``storedCertificate()`` returns that identity while its sessions are open, nil otherwise.
+/// - ``deleteStoredCertificate()`` logs out and forgets the identity and the PIN; it never deletes
+///   anything on the token.
+///
+/// Errors name what was looked for: the URI's token attributes (`.tokenNotFound`), its object or id
+/// (`.noPrivateKey`, `.certificateNotFound`), the module path (`.moduleNotLoadable`); every failed
+/// PKCS#11 call names its `CKR_*` value.
+public final class PKCS11CertificateProvider: CertificateProvider {
+    /// Always `.pkcs11`.
+    public let providerID: ProviderID = .pkcs11
+
+    /// Every key this provider accepts.
+    public static let acceptedKeys: Set<ProviderParameters.Key> = [.pkcs11Module, .pkcs11URI, .pkcs11PIN, .pkcs11Scheme]
+
+    private struct State {
+        var parameters: ProviderParameters
+        var identity: SigningIdentity?
+        var connection: PKCS11TokenConnection?
+        /// A PIN given to init or setParameters, for the next initialize only (never in `parameters`).
+        var pendingPIN: Secret?
+    }
+    private let state: Mutex<State>
+
+    /// Creates a provider.
+    /// - Parameter parameters: initial parameters (validated as by ``setParameters(_:)``).
+    /// - Throws: `.invalidParameter` naming a rejected key.
+    public init(parameters: ProviderParameters = ProviderParameters()) throws {
+        try Self.validate(parameters)
+        var kept = parameters
+        kept[.pkcs11PIN] = nil
+        state = Mutex(State(parameters: kept, pendingPIN: try parameters.secret(.pkcs11PIN)))
+    }
+
+    /// Registers this provider under `.pkcs11` in `registry`; each `makeProvider` call creates a
+    /// fresh instance with `parameters`.
+    /// - Throws: `.providerAlreadyRegistered`, `.invalidParameter`.
+    public static func register(in registry: inout ProviderRegistry, parameters: ProviderParameters = ProviderParameters()) throws {
+        try validate(parameters)
+        try registry.register(.pkcs11, description: "keys on smart cards, USB tokens and HSMs through PKCS#11 (RFC 7512 URIs)") {
+            try PKCS11CertificateProvider(parameters: parameters)
+        }
+    }
+
+    /// The current parameters (`module`, `uri`; never the PIN).
+    public var parameters: ProviderParameters { state.withLock { $0.parameters } }
+
+    /// Replaces the parameters after checking every key and value (a PIN given here is used by the
+    /// next ``initialize(options:)`` only).
+    /// - Throws: `.invalidParameter` naming the key; the previous parameters stay in force.
+    public func setParameters(_ parameters: ProviderParameters) throws {
+        try Self.validate(parameters)
+        var kept = parameters
+        kept[.pkcs11PIN] = nil
+        let pin = try parameters.secret(.pkcs11PIN)
+        state.withLock {
+            $0.parameters = kept
+            $0.pendingPIN = pin
+        }
+    }
+
+    /// Logs in to the token the `uri` names and returns the identity of the key it names.
+    /// - Throws: `.invalidParameter` (no or bad `uri`, a PIN in the URI, several matching keys),
+    ///   `.moduleNotLoadable`, `.tokenNotFound`, `.pinLocked`, `.wrongPassword`, `.passwordRequired`,
+    ///   `.noPrivateKey`, `.certificateNotFound`, `.keyCertificateMismatch`, `.unsupportedAlgorithm`,
+    ///   `.tokenFailure` (with the CKR name).
+    public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
+        try Self.validate(options)
+        let (stored, pendingPIN) = state.withLock { ($0.parameters, $0.pendingPIN) }
+        let merged = stored.merging(options)
+        guard let uriText = try merged.string(.pkcs11URI) else {
+            throw CertificateProviderError.invalidParameter("parameter 'uri' (a pkcs11: URI such as pkcs11:token=test;object=rsakey) is required to initialize the pkcs11 provider")
+        }
+        let uri = try PKCS11URI(uriText)
+        let modulePath = try uri.modulePath ?? merged.string(.pkcs11Module) ?? PKCS11Module.defaultPath
+        let pin = try merged.secret(.pkcs11PIN) ?? pendingPIN
+        let scheme = try merged.string(.pkcs11Scheme).map(SignatureScheme.init)
+        let module = try PKCS11Module.load(modulePath)
+        let connection: PKCS11TokenConnection
+        let identity: SigningIdentity
+        do {
+            connection = try PKCS11TokenConnection(module: module, tokenFilter: uri, pin: pin)
+            identity = try connection.withSession { session, epoch in
+                try Self.findIdentity(uri: uri, scheme: scheme, connection: connection, session: session, epoch: epoch)
+            }
+        } catch let failure as PKCS11Failure {
+            throw failure.providerError("opening \(uri.tokenDescription) in the PKCS#11 module \(modulePath)")
+        }
+        var kept = merged
+        kept[.pkcs11PIN] = nil
+        let previous = state.withLock { state -> PKCS11TokenConnection? in
+            let previous = state.connection
+            state.parameters = kept
+            state.identity = identity
+            state.connection = connection
+            state.pendingPIN = nil
+            return previous
+        }
+        if let previous, previous !== connection { previous.close() }
+        return identity
+    }
+
+    /// The identity of the last ``initialize(options:)`` while its sessions are open; nil after
+    /// ``deleteStoredCertificate()`` or before any initialize. Never prompts.
+    public func storedCertificate() throws -> SigningIdentity? {
+        state.withLock { $0.identity }
+    }
+
+    /// Logs out of the token, closes the sessions and forgets the identity and the PIN. Objects on the
+    /// token are never deleted. Succeeds when nothing is open.
+    public func deleteStoredCertificate() throws {
+        let connection = state.withLock { state -> PKCS11TokenConnection? in
+            defer { state.connection = nil; state.identity = nil }
+            return state.connection
+        }
+        connection?.close()
+    }
+
+    // MARK: Finding the key and its certificate
+
+    private static func findIdentity(uri: PKCS11URI, scheme: SignatureScheme?, connection: PKCS11TokenConnection, session: CK_SESSION_HANDLE,
+                                     epoch: UInt64) throws -> SigningIdentity {
+        let module = connection.module
+        let token = try module.tokenInfo(slot: connection.currentSlot)
+        let place = "on token '\(token.label)' (serial \(token.serialNumber))"
+        if let type = uri.type, type != "private", type != "cert" {
+            throw CertificateProviderError.invalidParameter("the pkcs11: URI's type=\(type) names no signing key; use type=private or leave type out")
+        }
+        var keys = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_PRIVATE_KEY), label: uri.object, id: uri.id)
+        if keys.isEmpty, uri.type == "cert" || uri.object != nil {
+            // A URI naming the certificate's label (type=cert): take the key with that certificate's ID.
+            let certificates = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE), label: uri.object, id: uri.id)
+            for certificate in certificates {
+                if let id = try module.attribute(session: session, object: certificate, CK_ATTRIBUTE_TYPE(CKA_ID)), !id.isEmpty {
+                    keys += try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_PRIVATE_KEY), id: id)
+                }
+            }
+        }
+        guard !keys.isEmpty else {
+            throw CertificateProviderError(.noPrivateKey, "no private key matching \(uri.objectDescription) is \(place)")
+        }
+        guard keys.count == 1 else {
+            let labels = try keys.map { try module.label(session: session, object: $0) }
+            throw CertificateProviderError.invalidParameter("\(keys.count) private keys match \(uri.objectDescription) \(place) (\(labels.joined(separator: ", "))); name one with object= or id= in the pkcs11: URI")
+        }
+        let key = keys[0]
+        let label = try module.label(session: session, object: key)
+        let id = try module.attribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_ID)) ?? []
+        let keyName = "the private key '\(label)'\(id.isEmpty ? "" : " (id \(Self.hex(id)))")"
+        let keyType = try module.ulongAttribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE))
+        guard keyType == CK_ULONG(CKK_RSA) || keyType == CK_ULONG(CKK_EC) else {
+            throw CertificateProviderError(.unsupportedAlgorithm, "\(keyName) \(place) is neither RSA nor EC (CKA_KEY_TYPE \(keyType.map { String($0) } ?? "unknown"))")
+        }
+        let certificateHandles = id.isEmpty
+            ? try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE), label: label)
+            : try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE), id: id)
+        let candidates = try certificateHandles.compactMap { handle -> Certificate? in
+            guard let der = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_VALUE)) else { return nil }
+            return try? Certificate(derEncoded: der)
+        }
+        guard !candidates.isEmpty else {
+            throw CertificateProviderError(.certificateNotFound, "\(keyName) \(place) has no certificate with the same \(id.isEmpty ? "CKA_LABEL" : "CKA_ID"); write one to the token, e.g. pkcs11-tool --write-object cert.der --type cert --id \(Self.hex(id, separator: ""))")
+        }
+        guard let certificate = try candidates.first(where: { try isKey(key, of: $0, keyType: keyType, id: id, session: session, module: module) }) else {
+            throw CertificateProviderError(.keyCertificateMismatch, "\(keyName) \(place) is not the key of the certificate '\(candidates[0].subject)' that has its CKA_ID")
+        }
+        let defaultScheme = scheme ?? SignatureScheme.default(for: certificate.publicKeyAlgorithm)
+        if defaultScheme != SignatureScheme.default(for: certificate.publicKeyAlgorithm) && !(certificate.publicKeyAlgorithm.isRSA && defaultScheme == .rsaPSS) {
+            throw CertificateProviderError(.unsupportedAlgorithm, "\(keyName) is a \(certificate.publicKeyAlgorithm) key and cannot sign with scheme '\(defaultScheme)'")
+        }
+        let alwaysAuthenticate = try module.boolAttribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_ALWAYS_AUTHENTICATE))
+        let chain = try chainCertificates(for: certificate, session: session, module: module)
+        let signingKey = PKCS11SigningKey(connection: connection, certificate: certificate, label: label, id: id, handle: key, epoch: epoch,
+                                          alwaysAuthenticate: alwaysAuthenticate, defaultScheme: defaultScheme)
+        return SigningIdentity(certificate: certificate, chain: chain, key: signingKey)
+    }
+
+    /// Whether the private key `key` is the one of `certificate`: RSA by its modulus; EC by the point
+    /// of the public key object with the same ID, or (when the token has none) by the curve.
+    private static func isKey(_ key: CK_OBJECT_HANDLE, of certificate: Certificate, keyType: CK_ULONG?, id: [UInt8],
+                              session: CK_SESSION_HANDLE, module: PKCS11Module) throws -> Bool {
+        if keyType == CK_ULONG(CKK_RSA) {
+            guard let modulus = try module.attribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_MODULUS)) else {
+                return certificate.publicKeyAlgorithm.isRSA
+            }
+            return Array(modulus.drop { $0 == 0 }) == PKCS11Encoding.rsaModulus(of: certificate)
+        }
+        guard certificate.publicKeyAlgorithm.isEC else { return false }
+        if !id.isEmpty, let publicKey = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_PUBLIC_KEY), id: id).first,
+           let point = try module.attribute(session: session, object: publicKey, CK_ATTRIBUTE_TYPE(CKA_EC_POINT)) {
+            return PKCS11Encoding.unwrapOctetString(point) == PKCS11Encoding.ecPoint(of: certificate)
+        }
+        let parameters = try module.attribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_EC_PARAMS))
+        return parameters == nil || parameters == PKCS11Encoding.ecParameters(of: certificate)
+    }
+
+    /// The issuers of `leaf` among the token's certificates, leaf's issuer first.
+    private static func chainCertificates(for leaf: Certificate, session: CK_SESSION_HANDLE, module: PKCS11Module) throws -> [Certificate] {
+        let all = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE)).compactMap { handle -> Certificate? in
+            guard let der = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_VALUE)) else { return nil }
+            return try? Certificate(derEncoded: der)
+        }
+        var chain: [Certificate] = []
+        var current = leaf
+        while !current.isSelfIssued, chain.count < 8,
+              let issuer = all.first(where: { $0.subject == current.issuer && $0 != current && !chain.contains($0) && $0 != leaf }) {
+            chain.append(issuer)
+            current = issuer
+        }
+        return chain
+    }
+
+    static func hex(_ bytes: [UInt8], separator: String = "") -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: separator)
+    }
+
+    // MARK: Parameters
+
+    /// Checks every key and value; throws `.invalidParameter` naming the first bad key.
+    static func validate(_ parameters: ProviderParameters) throws {
+        for key in parameters.keys where !acceptedKeys.contains(key) {
+            let known = acceptedKeys.map(\.rawValue).sorted().joined(separator: ", ")
+            throw CertificateProviderError.invalidParameter("parameter '\(key)' is not used by the pkcs11 provider (it takes: \(known))")
+        }
+        if let text = try parameters.string(.pkcs11URI) { _ = try PKCS11URI(text) }
+        if let module = try parameters.string(.pkcs11Module), module.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw CertificateProviderError.invalidParameter("parameter 'module' must not be empty")
+        }
+        _ = try parameters.secret(.pkcs11PIN)
+        if let scheme = try parameters.string(.pkcs11Scheme), ![SignatureScheme.rsaPKCS1v15, .rsaPSS, .ecdsa].contains(SignatureScheme(scheme)) {
+            throw CertificateProviderError.invalidParameter("parameter 'scheme' must be rsa-pkcs1v15, rsa-pss or ecdsa, not '\(scheme)'")
+        }
+    }
+
+    // MARK: Diagnostics (tests and benchmarks in this package)
+
+    /// Login and session counters of the open identity's token connection.
+    package var connectionDiagnostics: (logins: Int, failedLogins: Int, contextLogins: Int, reopens: Int, sessionsOpened: Int)? {
+        guard let counters = state.withLock({ $0.connection })?.diagnostics else { return nil }
+        return (counters.logins, counters.failedLogins, counters.contextLogins, counters.reopens, counters.sessionsOpened)
+    }
+
+    /// Closes every session of the application on the identity's token from outside the pool
+    /// (`C_CloseAllSessions`), as a token pulled out and put back does; the next signature re-opens.
+    package func closeAllSessionsBehindThePool() throws {
+        guard let connection = state.withLock({ $0.connection }) else { return }
+        let slot = connection.currentSlot
+        try connection.module.call("C_CloseAllSessions") { $0.C_CloseAllSessions?(slot) }
+    }
+}

@@ -1,0 +1,47 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import PKCS11Provider
+import Testing
+
+/// Helpers shared by the PKCS#11 suites.
+enum PKCS11Testing {
+    /// A provider initialised with `uri` on the shared SoftHSM fixture (module loaded directly).
+    static func provider(_ uri: String, pin: String? = SoftHSMFixture.pin) async throws -> (PKCS11CertificateProvider, SigningIdentity) {
+        _ = try SoftHSMFixture.shared()
+        let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule)])
+        var options: ProviderParameters = [.pkcs11URI: .string(uri)]
+        if let pin { options[.pkcs11PIN] = .secret(Secret(pin)) }
+        let identity = try await provider.initialize(options: options)
+        return (provider, identity)
+    }
+
+    /// Runs `body` and returns the `CertificateProviderError` it throws (records an issue otherwise).
+    static func error(_ body: () async throws -> Void) async -> CertificateProviderError? {
+        do {
+            try await body()
+            Issue.record("expected an error, got success")
+            return nil
+        } catch let error as CertificateProviderError {
+            return error
+        } catch {
+            Issue.record("expected a CertificateProviderError, got \(error)")
+            return nil
+        }
+    }
+
+    /// `openssl cms -verify` of a detached DER signature over `content` against the fixture's CA.
+    static func opensslVerifies(_ signature: [UInt8], content: [UInt8], in directory: TemporaryDirectory) throws -> ExternalTool.Result {
+        let fixture = try SoftHSMFixture.shared()
+        let signaturePath = try directory.write("signature-\(UUID().uuidString).p7s", signature)
+        let contentPath = try directory.write("content-\(UUID().uuidString).txt", content)
+        return try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-inform", "DER", "-in", signaturePath, "-content", contentPath,
+                                                "-CAfile", fixture.caPath, "-purpose", "any", "-out", "/dev/null"])
+    }
+
+    /// The `openssl cms -cmsout -print` dump of a signature (to check its attributes and algorithms).
+    static func opensslPrint(_ signature: [UInt8], in directory: TemporaryDirectory) throws -> String {
+        let path = try directory.write("print-\(UUID().uuidString).p7s", signature)
+        return try ExternalTool.run("openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", path]).output
+    }
+}
