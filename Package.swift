@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
+        .library(name: "CSCProvider", targets: ["CSCProvider"]),
         .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
         .library(name: "PKCS11Provider", targets: ["PKCS11Provider"]),
         .executable(name: "certsign", targets: ["certsign"]),
@@ -43,6 +44,18 @@ let package = Package(
         ),
         // system libraries: more C libraries are added here by their issues
         .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "CCurlShims",
+            dependencies: ["CCurl", "COpenSSL"],
+            path: "Sources/CCurlShims",
+            cSettings: [.define("OPENSSL_API_COMPAT", to: "30000")]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             path: "Sources/CSQLite",
             pkgConfig: "sqlite3",
@@ -62,7 +75,9 @@ let package = Package(
         .target(
             name: "CMicroHTTPDShims",
             dependencies: ["CMicroHTTPD"],
-            path: "Sources/CMicroHTTPDShims"
+            path: "Sources/CMicroHTTPDShims",
+            // GnuTLS (libmicrohttpd's TLS library) checks the emulator's TLS client certificates.
+            linkerSettings: [.linkedLibrary("gnutls")]
         ),
 
         .systemLibrary(
@@ -117,6 +132,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CSCProvider",
+            dependencies: ["CertificateProviders", "RemoteSigning"],
+            path: "Providers/CSC",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "PKCS11Provider",
             dependencies: ["CertificateProviders", "CPKCS11", "CPKCS11Shims", "COpenSSL", "COpenSSLShims"],
             path: "Providers/PKCS11",
@@ -133,7 +154,7 @@ let package = Package(
         ),
         .target(
             name: "RemoteSigning",
-            dependencies: ["CertificateProviders"],
+            dependencies: ["CertificateProviders", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -144,7 +165,7 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider"],
+                           "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -209,7 +230,8 @@ let package = Package(
         ),
         .testTarget(
             name: "RemoteSigningTests",
-            dependencies: ["RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: ["RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting", "PKCS12Provider",
+                           "FMPDSSProvider", "CryptoProDSSProvider"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -238,6 +260,12 @@ let package = Package(
         .testTarget(
             name: "CryptoProDSSProviderTests",
             dependencies: ["CryptoProDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CSCProviderTests",
+            dependencies: ["CSCProvider", "DSSEmulator", "Signing", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                           "certsign"],
             swiftSettings: swiftSettings
         ),
     ]

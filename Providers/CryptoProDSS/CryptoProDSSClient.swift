@@ -99,7 +99,7 @@ public actor CryptoProDSSClient {
     /// Creates a client; no request is made.
     /// - Parameters:
     ///   - configuration: where the server is.
-    ///   - transport: the networking; nil uses ``URLSessionTransport`` with the configuration's endpoint policy.
+    ///   - transport: the networking; nil uses ``CurlTransport`` with the configuration's endpoint policy.
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.init(configuration: configuration, transport: transport, token: nil, credentials: nil)
     }
@@ -107,7 +107,7 @@ public actor CryptoProDSSClient {
     /// Creates a client that resumes a saved token; no request is made.
     /// - Parameters:
     ///   - configuration: where the server is.
-    ///   - transport: the networking; nil uses ``URLSessionTransport``.
+    ///   - transport: the networking; nil uses ``CurlTransport``.
     ///   - token: the saved token, used while valid.
     ///   - credentials: user name and password to log in again when the token expires; nil makes an
     ///     expired token end in `.authenticationFailed`.
@@ -116,9 +116,9 @@ public actor CryptoProDSSClient {
         self.token = token
         self.credentials = credentials
         self.configuration = configuration
-        // Without trustedCAFile, URLSessionTransport(configuration:) cannot throw.
-        self.transport = transport ?? ((try? URLSessionTransport(configuration: .init(endpointPolicy: configuration.endpointPolicy)))
-            ?? URLSessionTransport())
+        // Without trustedCAFile or clientIdentity, CurlTransport(configuration:) cannot throw.
+        self.transport = transport ?? ((try? CurlTransport(configuration: .init(endpointPolicy: configuration.endpointPolicy)))
+            ?? CurlTransport())
     }
 
     // MARK: Session
@@ -195,10 +195,11 @@ public actor CryptoProDSSClient {
             "Parameters": .object(parameters.jsonParameters.mapValues { .string($0) }),
             "CertificateId": .integer(certificateID),
         ]
-        if let pin { signature["PinCode"] = .string(CryptoProDSSClient.text(of: pin)) }
+        let slots = pin.map { [SecretSlot($0)] } ?? []
+        if let slot = slots.first { signature["PinCode"] = .string(slot.placeholder) }
         var request = try makeRequest(.post, configuration.documentsURL)
         request.setHeader("Accept", "application/json")
-        try request.setJSONBody(["Content": .string(Data(document).base64EncodedString()), "Signature": .object(signature)])
+        try request.setJSONBody(["Content": .string(Data(document).base64EncodedString()), "Signature": .object(signature)], secrets: slots)
         let response = try await sendAuthorized(request, name: "sign")
         return try CryptoProDSSClient.decodeSignature(try response.json(context: "CryptoPro DSS sign"))
     }
@@ -272,8 +273,9 @@ public actor CryptoProDSSClient {
     private func requestToken(username: String, password: Secret) async throws -> CryptoProToken {
         var request = try makeRequest(.post, configuration.tokenURL)
         request.setHeader("Accept", "application/json")
-        request.setFormBody([("grant_type", "password"), ("username", username), ("password", CryptoProDSSClient.text(of: password)),
-                             ("client_id", configuration.clientID), ("resource", configuration.resource)])
+        let slot = SecretSlot(password)
+        request.setFormBody([("grant_type", "password"), ("username", username), ("password", slot.placeholder),
+                             ("client_id", configuration.clientID), ("resource", configuration.resource)], secrets: [slot])
         if let secret = configuration.clientSecret {
             // RFC 6749 §2.3.1: both parts form-urlencoded, then joined with a colon.
             func encoded(_ text: String) -> String { String(HTTPRequest.formEncoded([(text, "")]).dropLast()) }

@@ -20,6 +20,9 @@ import Synchronization
 /// | `storeDirectory` | string (path) | no | a directory for the session cache (see below) |
 /// | `allowInsecureHTTP` | boolean | no (false) | allow `http://` to non-loopback hosts |
 /// | `timeout` | integer | no (30) | seconds per HTTP exchange |
+/// | `trustedCAFile` | string (path) | no | PEM CAs trusted for the server besides the system store (``RemoteTLSParameters``) |
+/// | `clientIdentity` | string | no | the alias of the TLS client identity (opened with the provider's `clientIdentityLookup`) |
+/// | `clientIdentityPassword` | secret | no | the password of that identity |
 ///
 /// Without `certificateID` and `certificate` the user's default certificate is used (or the only one).
 ///
@@ -60,9 +63,17 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         /// The `timeout` parameter (see the table above).
         public static let timeout: ProviderParameters.Key = "timeout"
 
+        /// The `trustedCAFile` parameter (see the table above).
+        public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
+        /// The `clientIdentity` parameter (see the table above).
+        public static let clientIdentity = RemoteTLSParameters.clientIdentity
+        /// The `clientIdentityPassword` parameter (see the table above).
+        public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
+
         /// Every key the provider accepts.
-        public static let all: Set<ProviderParameters.Key> = [url, username, password, clientID, clientSecret, certificateID, certificate,
-                                                             pin, storeDirectory, allowInsecureHTTP, timeout]
+        public static let all: Set<ProviderParameters.Key> = Set([url, username, password, clientID, clientSecret, certificateID, certificate,
+                                                                 pin, storeDirectory, allowInsecureHTTP, timeout])
+            .union(RemoteTLSParameters.keys)
     }
 
     private struct Session {
@@ -83,17 +94,21 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// Always ``CertificateProviders/ProviderID/cryptoProDSS`` (`cryptopro-dss`).
     public let providerID: ProviderID = .cryptoProDSS
     private let transport: (any HTTPTransport)?
+    private let clientIdentityLookup: ClientIdentityLookup?
     private let additionalHeaders: [(name: String, value: String)]
     private let state: Mutex<State>
 
     /// Creates a provider.
     /// - Parameters:
     ///   - parameters: initial parameters (see the table in the type's documentation).
-    ///   - transport: the networking; nil uses ``URLSessionTransport``.
+    ///   - transport: the networking; nil uses ``CurlTransport``.
     ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
+    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
+    ///     parameter is refused).
     public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil,
-                additionalHeaders: [(name: String, value: String)] = []) {
+                additionalHeaders: [(name: String, value: String)] = [], clientIdentityLookup: ClientIdentityLookup? = nil) {
         self.transport = transport
+        self.clientIdentityLookup = clientIdentityLookup
         self.additionalHeaders = additionalHeaders
         state = Mutex(State(parameters: parameters))
     }
@@ -117,7 +132,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         let merged = parameters.merging(options)
         try CryptoProDSSProvider.check(merged)
         let configuration = try configuration(from: merged)
-        let client = CryptoProDSSClient(configuration: configuration, transport: transport)
+        let client = CryptoProDSSClient(configuration: configuration, transport: try providerTransport(merged, configuration))
         let username = try merged.requiredString(ParameterKey.username)
         try await client.login(username: username, password: try merged.requiredSecret(ParameterKey.password))
         let certificates = try await client.certificates()
@@ -159,7 +174,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         merged[ParameterKey.url] = .url(url)
         merged[ParameterKey.clientID] = .string(entry.clientID)
         let password = try parameters.secret(ParameterKey.password)
-        let client = CryptoProDSSClient(configuration: try configuration(from: merged), transport: transport, token: token,
+        let restored = try configuration(from: merged)
+        let client = CryptoProDSSClient(configuration: restored, transport: try providerTransport(merged, restored), token: token,
                                         credentials: password.map { (entry.username, $0) })
         let identity = SigningIdentity(certificate: certificate, chain: [],
                                        key: ServerHeldSigningKey.cryptoProDSS(certificate: certificate, certificateID: entry.certificateID))
@@ -309,6 +325,13 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             throw CertificateProviderError.invalidParameter("parameter 'timeout' must be a positive number of seconds")
         }
         _ = try parameters.boolean(ParameterKey.allowInsecureHTTP)
+        try RemoteTLSParameters.check(parameters)
+    }
+
+    /// The app's transport, or a CurlTransport with the TLS parameters, or nil (the client's default).
+    private func providerTransport(_ parameters: ProviderParameters, _ configuration: CryptoProDSSClient.Configuration) throws -> (any HTTPTransport)? {
+        try RemoteTLSParameters.transport(for: parameters, endpointPolicy: configuration.endpointPolicy, given: transport,
+                                          identityLookup: clientIdentityLookup)
     }
 
     private func configuration(from parameters: ProviderParameters) throws -> CryptoProDSSClient.Configuration {

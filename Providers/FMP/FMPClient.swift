@@ -87,7 +87,7 @@ public actor FMPClient {
     /// Creates a client (the sample's `initWithCredentials`). No request is made.
     /// - Parameters:
     ///   - configuration: where the platform is.
-    ///   - transport: the networking; nil uses ``URLSessionTransport`` with the configuration's
+    ///   - transport: the networking; nil uses ``CurlTransport`` with the configuration's
     ///     endpoint policy.
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
@@ -101,7 +101,7 @@ public actor FMPClient {
     ///   - session: the saved session.
     ///   - configuration: overrides for the session's configuration (routes, timeout, …); it must
     ///     point at the session's host, environment, project and device; nil takes the defaults.
-    ///   - transport: the networking; nil uses ``URLSessionTransport``.
+    ///   - transport: the networking; nil uses ``CurlTransport``.
     public init(session: FMPSession, configuration: Configuration? = nil, transport: (any HTTPTransport)? = nil) {
         let configuration = configuration ?? Configuration(session: session)
         self.configuration = configuration
@@ -111,8 +111,8 @@ public actor FMPClient {
     }
 
     private static func defaultTransport(_ policy: RemoteEndpointPolicy) -> any HTTPTransport {
-        // Without trustedCAFile, URLSessionTransport(configuration:) cannot throw.
-        (try? URLSessionTransport(configuration: .init(endpointPolicy: policy))) ?? URLSessionTransport()
+        // Without trustedCAFile or clientIdentity, CurlTransport(configuration:) cannot throw.
+        (try? CurlTransport(configuration: .init(endpointPolicy: policy))) ?? CurlTransport()
     }
 
     // MARK: Session
@@ -177,8 +177,10 @@ public actor FMPClient {
     /// Lists the user's DSS certificates (the sample's `getCertificatesWithPassword`).
     /// - Throws: `.wrongPassword` when the DSS password is wrong; see the type's error list.
     public func certificates(dssPassword: Secret) async throws -> FMPResult<[FMPCertificate]> {
-        let body: JSONValue = ["password": .string(FMPClient.text(of: dssPassword))]
-        let (envelope, raw) = try await call("certificates", method: .post, template: configuration.routes.certificates, json: body)
+        let password = SecretSlot(dssPassword)
+        let body: JSONValue = ["password": .string(password.placeholder)]
+        let (envelope, raw) = try await call("certificates", method: .post, template: configuration.routes.certificates, json: body,
+                                             secrets: [password])
         let list = try FMPClient.decodeCertificates(raw)
         return FMPResult(value: list, envelope: envelope)
     }
@@ -204,12 +206,17 @@ public actor FMPClient {
         guard params.objectValue != nil else {
             throw CertificateProviderError.invalidParameter("FMP sign: params must be a JSON object, not \(params.typeName)")
         }
+        var secrets = [SecretSlot(dssPassword)]
         var body: [String: JSONValue] = [
             "resource": .string(resource), "table": .string(table), "params": params, "column": .string(column),
-            "hhive_id": .integer(hhiveID), "password": .string(FMPClient.text(of: dssPassword)), "certificate_id": .integer(certificateID),
+            "hhive_id": .integer(hhiveID), "password": .string(secrets[0].placeholder), "certificate_id": .integer(certificateID),
         ]
-        if let certificatePIN { body["certificate_pin"] = .string(FMPClient.text(of: certificatePIN)) }
-        let (envelope, raw) = try await call("sign", method: .post, template: configuration.routes.sign, json: .object(body))
+        if let certificatePIN {
+            secrets.append(SecretSlot(certificatePIN))
+            body["certificate_pin"] = .string(secrets[1].placeholder)
+        }
+        let (envelope, raw) = try await call("sign", method: .post, template: configuration.routes.sign, json: .object(body),
+                                             secrets: secrets)
         let id = try FMPClient.decodeSignResult(raw)
         return FMPResult(value: id, envelope: envelope)
     }
@@ -295,8 +302,9 @@ public actor FMPClient {
 
     private func obtainTokens(username: String, password: Secret) async throws -> FMPEnvelope {
         var request = try makeRequest(.post, template: configuration.routes.obtainToken, id: nil)
+        let slot = SecretSlot(password)
         request.setFormBody([("environment", configuration.environment), ("project", configuration.project), ("username", username),
-                             ("password", FMPClient.text(of: password)), ("device_id", configuration.device)])
+                             ("password", slot.placeholder), ("device_id", configuration.device)], secrets: [slot])
         let response = try await configuration.retryPolicy.send(request, over: transport)
         let raw = try? JSONValue(parsing: response.body)
         var envelope = FMPEnvelope(response: response, raw: raw.map(FMPClient.redactingTokens))
@@ -350,10 +358,12 @@ public actor FMPClient {
     }
 
     /// One authorized call with the 401 → refresh → re-auth ladder; returns the envelope and `raw`.
-    private func call(_ name: String, method: HTTPMethod, template: String, json: JSONValue?, id: Int? = nil) async throws -> (FMPEnvelope, JSONValue) {
+    /// `secrets` fill placeholders in `json` (the body is then a wiped `secretBody`).
+    private func call(_ name: String, method: HTTPMethod, template: String, json: JSONValue?, id: Int? = nil,
+                      secrets: [SecretSlot] = []) async throws -> (FMPEnvelope, JSONValue) {
         guard var token = tokens?.access else { throw notLoggedIn(name) }
         var request = try makeRequest(method, template: template, id: id)
-        if let json { try request.setJSONBody(json) }
+        if let json { try request.setJSONBody(json, secrets: secrets) }
         var response = try await sendAuthorized(request, token: token)
         for reauthenticate in [false, true] where response.status == 401 {
             guard try await renew(after: token, reauthenticate: reauthenticate), let fresh = tokens?.access else { continue }

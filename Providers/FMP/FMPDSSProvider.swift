@@ -21,6 +21,9 @@ import Synchronization
 /// | `pin` | secret | no | the certificate PIN (kept for callers; the platform checks it when signing) |
 /// | `allowInsecureHTTP` | boolean | no (false) | allow `http://` to non-loopback hosts |
 /// | `timeout` | integer | no (30) | seconds per HTTP exchange |
+/// | `trustedCAFile` | string (path) | no | PEM CAs trusted for the server besides the system store (``RemoteTLSParameters``) |
+/// | `clientIdentity` | string | no | the alias of the TLS client identity (opened with the provider's `clientIdentityLookup`) |
+/// | `clientIdentityPassword` | secret | no | the password of that identity |
 ///
 /// ``initialize(options:)`` logs in, lists the certificates and returns an identity whose
 /// certificate comes from the server and whose key is a `ServerHeldSigningKey` (``ServerHeldSigningKey/fmpDSS(certificate:certificateID:)``) (the key never
@@ -54,9 +57,17 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         /// The `timeout` parameter (see the table above).
         public static let timeout: ProviderParameters.Key = "timeout"
 
+        /// The `trustedCAFile` parameter (see the table above).
+        public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
+        /// The `clientIdentity` parameter (see the table above).
+        public static let clientIdentity = RemoteTLSParameters.clientIdentity
+        /// The `clientIdentityPassword` parameter (see the table above).
+        public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
+
         /// Every key the provider accepts.
-        public static let all: Set<ProviderParameters.Key> = [url, apiVersion, environment, project, device, username, password,
-                                                             dssPassword, certificateID, pin, allowInsecureHTTP, timeout]
+        public static let all: Set<ProviderParameters.Key> = Set([url, apiVersion, environment, project, device, username, password,
+                                                                 dssPassword, certificateID, pin, allowInsecureHTTP, timeout])
+            .union(RemoteTLSParameters.keys)
     }
 
     private struct State {
@@ -68,14 +79,19 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// Always ``CertificateProviders/ProviderID/fmpDSS`` (`fmp-dss`).
     public let providerID: ProviderID = .fmpDSS
     private let transport: (any HTTPTransport)?
+    private let clientIdentityLookup: ClientIdentityLookup?
     private let state: Mutex<State>
 
     /// Creates a provider.
     /// - Parameters:
     ///   - parameters: initial parameters (see the table in the type's documentation).
-    ///   - transport: the networking; nil uses ``URLSessionTransport``.
-    public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil) {
+    ///   - transport: the networking; nil uses ``CurlTransport``.
+    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
+    ///     parameter is refused).
+    public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil,
+                clientIdentityLookup: ClientIdentityLookup? = nil) {
         self.transport = transport
+        self.clientIdentityLookup = clientIdentityLookup
         state = Mutex(State(parameters: parameters))
     }
 
@@ -96,7 +112,9 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         let merged = parameters.merging(options)
         try FMPDSSProvider.check(merged)
         let configuration = try FMPDSSProvider.configuration(from: merged)
-        let client = FMPClient(configuration: configuration, transport: transport)
+        let client = FMPClient(configuration: configuration,
+                               transport: try RemoteTLSParameters.transport(for: merged, endpointPolicy: configuration.endpointPolicy,
+                                                                            given: transport, identityLookup: clientIdentityLookup))
         _ = try await client.auth(username: try merged.requiredString(ParameterKey.username),
                                   password: try merged.requiredSecret(ParameterKey.password))
         let certificates = try await client.certificates(dssPassword: try merged.requiredSecret(ParameterKey.dssPassword)).value
@@ -178,6 +196,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         _ = try parameters.integer(ParameterKey.certificateID)
         _ = try parameters.integer(ParameterKey.timeout)
         _ = try parameters.boolean(ParameterKey.allowInsecureHTTP)
+        try RemoteTLSParameters.check(parameters)
     }
 
     private static func configuration(from parameters: ProviderParameters) throws -> FMPClient.Configuration {

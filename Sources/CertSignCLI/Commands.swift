@@ -3,11 +3,13 @@ import Foundation
 import PKCS12Provider
 import FMPDSSProvider
 import CryptoProDSSProvider
+import CSCProvider
 import PKCS11Provider
+import RemoteSigning
 
 /// The command table.
 enum Commands {
-    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + dssCommands + tokenCommands + [demo] // commands: more are added by their files
+    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + dssCommands + tokenCommands + cscCommands + [demo] // commands: more are added by their files
 
     static func listing(_ commands: [CommandDescriptor]) -> String {
         let width = commands.map(\.name.count).max() ?? 0
@@ -59,11 +61,19 @@ extension CommandContext {
             try PKCS12CertificateProvider(parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
                                           environment: environment)
         }
+        // The remote providers' clientIdentity parameter names an identity in this store.
+        let identities: ClientIdentityLookup = { alias, password in
+            try PKCS12IdentityStore(directory: storeDirectory).identity(alias: alias, password: password)
+        }
         try registry.register(.fmpDSS, description: "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'") {
-            FMPDSSProvider()
+            FMPDSSProvider(clientIdentityLookup: identities)
         }
         try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {
-            CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)])
+            CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+                                 clientIdentityLookup: identities)
+        }
+        try registry.register(.csc, description: "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'") {
+            CSCProvider(clientIdentityLookup: identities)
         }
         try PKCS11CertificateProvider.register(in: &registry)
         return registry

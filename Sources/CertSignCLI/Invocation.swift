@@ -183,7 +183,7 @@ struct CommandContext: Sendable {
         }
         for item in parsed.values("--param") {
             let (key, value) = try split(item, "--param")
-            if ["password", "pin", "dssPassword", "storePassword", "clientSecret"].contains(key.rawValue) {
+            if ["password", "pin", "dssPassword", "storePassword", "clientSecret", "otp", "clientIdentityPassword"].contains(key.rawValue) {
                 throw UsageError(message: "--param \(key)=… would put a secret on the command line; use --param-env \(key)=VAR or --param-file \(key)=PATH",
                                  usage: "--param-env KEY=VAR | --param-file KEY=PATH")
             }

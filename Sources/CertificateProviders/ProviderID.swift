@@ -30,4 +30,6 @@ public struct ProviderID: Hashable, Sendable, Comparable, CustomStringConvertibl
     public static let fmpDSS: ProviderID = "fmp-dss"
     /// The CryptoPro DSS SignServer REST API.
     public static let cryptoProDSS: ProviderID = "cryptopro-dss"
+    /// A Cloud Signature Consortium API v2 service (remote signHash, CMS built locally).
+    public static let csc: ProviderID = "csc"
 }

@@ -77,9 +77,24 @@ public struct TestPKI: Sendable {
                                            validity: validity, profile: .leaf)
     }
 
+    /// Issues a TLS server identity (digitalSignature + keyEncipherment, serverAuth) under `issuer`
+    /// (default: the root) naming `dnsNames` and `ipAddresses` in its subjectAltName (`localhost`,
+    /// `127.0.0.1`, `::1` by default). Its chain runs issuer first, root last.
+    public func issueTLSServer(subject: String = "CN=localhost", dnsNames: [String] = ["localhost"],
+                               ipAddresses: [String] = ["127.0.0.1", "::1"], keyType: LocalSigningKey.GenerationParameters = .p256,
+                               issuer: Authority? = nil, validity: ClosedRange<Date> = TestPKI.defaultValidity) throws -> SigningIdentity {
+        let issuer = issuer ?? root
+        let key = try LocalSigningKey(generating: keyType)
+        let names = (dnsNames.map { "DNS:\($0)" } + ipAddresses.map { "IP:\($0)" }).joined(separator: ",")
+        let certificate = try TestPKI.makeCertificate(subject: subject, publicKey: key, issuerName: issuer.certificate,
+                                                     issuerCertificate: issuer.certificate, issuerKey: issuer.key,
+                                                     validity: validity, profile: .tlsServer(subjectAltName: names))
+        return SigningIdentity(certificate: certificate, chain: [issuer.certificate] + issuer.chain, key: key)
+    }
+
     // MARK: OpenSSL
 
-    private enum Profile { case authority, leaf }
+    private enum Profile { case authority, leaf, tlsServer(subjectAltName: String) }
 
     private static func makeCertificate(subject: String, publicKey: LocalSigningKey, issuerName: Certificate?,
                                         issuerCertificate: Certificate?, issuerKey: LocalSigningKey,
@@ -135,6 +150,10 @@ public struct TestPKI: Sendable {
         case .leaf:
             extensions = [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature,nonRepudiation"),
                           (NID_ext_key_usage, "emailProtection,clientAuth"),
+                          (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always")]
+        case .tlsServer(let subjectAltName):
+            extensions = [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature,keyEncipherment"),
+                          (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, subjectAltName),
                           (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always")]
         }
         for (nid, value) in extensions {

@@ -4,9 +4,10 @@ public import RemoteSigning
 import Synchronization
 
 /// A loopback server speaking the Foresight Mobile Platform DSS API and the CryptoPro DSS REST
-/// subset (`/STS/…`, `/SignServer/…`, see `CryptoProRouter`) with real crypto, for development,
-/// demos and tests (libmicrohttpd, thread per connection). Both APIs share one store of users,
-/// keys, tokens and faults.
+/// subset (`/STS/…`, `/SignServer/…`, see `CryptoProRouter`) and the CSC API v2 subset (`/csc/v2/…`,
+/// `/oauth2/token`, see ``CSCEmulatorCredentials``) with real crypto, for development, demos and
+/// tests (libmicrohttpd, thread per connection). The APIs share one store of users, keys, tokens
+/// and faults.
 ///
 /// ```swift
 /// let emulator = try DSSEmulator()
@@ -56,12 +57,34 @@ public final class DSSEmulator: Sendable {
         /// the exact bytes on the wire set it.
         public var requestLogKeepsSecrets: Bool
 
+        /// HTTPS instead of HTTP (default nil: plain HTTP).
+        public var tls: TLS?
+
+        /// How the emulator serves HTTPS (libmicrohttpd with GnuTLS).
+        public struct TLS: Sendable {
+            /// The server's identity (key, certificate, chain); nil uses the seed's
+            /// ``EmulatorSeed/tlsServerIdentity`` (issued by the emulator CA for `localhost`,
+            /// `127.0.0.1` and `::1`). Its key must be a `LocalSigningKey`. Default nil.
+            public var serverIdentity: SigningIdentity?
+            /// The CAs a client certificate must chain to; when not empty every connection must
+            /// present a valid client certificate, or it is closed with a TLS alert
+            /// (`certificate_required`, `unknown_ca`). Default empty: none is asked for.
+            public var clientCertificateAuthorities: [Certificate]
+
+            /// Creates a TLS configuration.
+            public init(serverIdentity: SigningIdentity? = nil, clientCertificateAuthorities: [Certificate] = []) {
+                self.serverIdentity = serverIdentity
+                self.clientCertificateAuthorities = clientCertificateAuthorities
+            }
+        }
+
         /// Creates a configuration.
         public init(host: String = "127.0.0.1", port: UInt16 = 0, apiVersion: String = "v1", faultsEnabled: Bool = false,
                     maxBodyBytes: Int = 1 << 20, connectionMemoryLimit: Int = 64 << 10, connectionTimeoutSeconds: Int = 30,
                     connectionLimit: Int = 64, accessTokenLifetime: TimeInterval = 3600, refreshTokenLifetime: TimeInterval = 30 * 86_400,
                     maxFaultDelayMilliseconds: Int = 60_000, requestLogLimit: Int = 1000,
-                    requestLogKeepsSecrets: Bool = false) {
+                    requestLogKeepsSecrets: Bool = false, tls: TLS? = nil) {
+            self.tls = tls
             self.host = host
             self.port = port
             self.apiVersion = apiVersion
@@ -91,6 +114,13 @@ public final class DSSEmulator: Sendable {
         case drop
         /// `expired-token`: expire the request's bearer token first, so the route answers 401.
         case expiredToken
+        /// `large-body=<bytes>`: answer 200 with a JSON body of that many bytes (at most 64 MiB),
+        /// doing nothing (tests response size limits).
+        case largeBody(bytes: Int)
+        /// `sad-expired`: CSC `signatures/signHash` finds its SAD expired.
+        case sadExpired
+        /// `wrong-hash`: CSC `signatures/signHash` signs another hash than the one sent.
+        case wrongHash
 
         /// The request header that selects a fault.
         public static let headerName = "X-Emulator-Fault"
@@ -103,7 +133,13 @@ public final class DSSEmulator: Sendable {
             case "malformed-json": self = .malformedJSON
             case "drop": self = .drop
             case "expired-token": self = .expiredToken
+            case "sad-expired": self = .sadExpired
+            case "wrong-hash": self = .wrongHash
             default:
+                if value.hasPrefix("large-body="), let bytes = Int(value.dropFirst(11)), (16...(64 << 20)).contains(bytes) {
+                    self = .largeBody(bytes: bytes)
+                    return
+                }
                 guard value.hasPrefix("delay="), let milliseconds = Int(value.dropFirst(6)), milliseconds >= 0 else { return nil }
                 self = .delay(milliseconds: milliseconds)
             }
@@ -117,6 +153,9 @@ public final class DSSEmulator: Sendable {
             case .delay(let milliseconds): return "delay=\(milliseconds)"
             case .drop: return "drop"
             case .expiredToken: return "expired-token"
+            case .largeBody(let bytes): return "large-body=\(bytes)"
+            case .sadExpired: return "sad-expired"
+            case .wrongHash: return "wrong-hash"
             }
         }
 
@@ -159,6 +198,7 @@ public final class DSSEmulator: Sendable {
     private let running = Mutex<(server: MicroHTTPServer, url: URL)?>(nil)
     private let stopping = Atomic<Bool>(false)
     private let signer: any EmulatorSigner
+    private let cscSADs = CSCSADStore()
 
     /// Creates an emulator (not started yet).
     /// - Parameters:
@@ -175,7 +215,8 @@ public final class DSSEmulator: Sendable {
 
     deinit { stop() }
 
-    /// Starts listening and returns the base URL (`http://127.0.0.1:<port>/`).
+    /// Starts listening and returns the base URL (`http://127.0.0.1:<port>/`, `https://…` with
+    /// ``Configuration/tls``).
     /// - Throws: `.network` when the address cannot be bound; `.invalidParameter` when already
     ///   running or the host is not an IP literal.
     @discardableResult
@@ -187,18 +228,33 @@ public final class DSSEmulator: Sendable {
                                                 connectionMemoryLimit: configuration.connectionMemoryLimit,
                                                 connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
                                                 connectionLimit: configuration.connectionLimit)
-            let server = MicroHTTPServer(limits: limits) { [weak self] request in
+            let server = MicroHTTPServer(limits: limits, tls: try tlsMaterial()) { [weak self] request in
                 self?.respond(to: request)
             }
             let port = try server.start(host: configuration.host, port: configuration.port)
             let host = configuration.host.contains(":") ? "[\(configuration.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))]" : configuration.host
-            guard let url = URL(string: "http://\(host):\(port)/") else {
+            guard let url = URL(string: "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)/") else {
                 server.stop()
                 throw CertificateProviderError.invalidParameter("the emulator host '\(configuration.host)' does not make a URL")
             }
             current = (server, url)
             return url
         }
+    }
+
+    /// The PEM the TLS daemon needs, from ``Configuration/tls``; nil for plain HTTP.
+    private func tlsMaterial() throws -> MicroHTTPServer.TLSMaterial? {
+        guard let tls = configuration.tls else { return nil }
+        guard let identity = tls.serverIdentity ?? seed.tlsServerIdentity else {
+            throw CertificateProviderError.invalidParameter("HTTPS needs a server identity: set Configuration.TLS.serverIdentity or the seed's tlsServerIdentity")
+        }
+        guard let key = identity.key as? LocalSigningKey else {
+            throw CertificateProviderError.invalidParameter("the emulator's TLS server key must be a local key")
+        }
+        let chain = ([identity.certificate] + identity.chain).map(\.pemRepresentation).joined()
+        let trust = tls.clientCertificateAuthorities.isEmpty ? nil : tls.clientCertificateAuthorities.map(\.pemRepresentation).joined()
+        return MicroHTTPServer.TLSMaterial(keyPEM: Secret(try key.pemRepresentation(password: nil)), certificateChainPEM: chain,
+                                           clientTrustPEM: trust)
     }
 
     /// Stops listening, closes every connection and waits for in-flight requests (a pending
@@ -254,7 +310,7 @@ public final class DSSEmulator: Sendable {
         var fault: Fault?
         if configuration.faultsEnabled, let value = request.header(Fault.headerName) {
             guard let parsed = Fault(headerValue: value) else {
-                let message = "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, expired-token)"
+                let message = "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, expired-token, large-body=<bytes>, sad-expired, wrong-hash)"
                 return isCryptoPro ? CryptoProRouter.error(400, message) : Reply.error(400, "unknown_fault", message)
             }
             fault = parsed
@@ -267,11 +323,18 @@ public final class DSSEmulator: Sendable {
             return isCryptoPro ? CryptoProRouter.error(500, message) : Reply.error(500, "internal_error", message)
         case .malformedJSON?:
             return ServerResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array("{\"status\": \"ok\", \"result\": {\"raw\": [".utf8))
+        case .largeBody(let bytes)?:
+            var body = Array("{\"padding\":\"".utf8)
+            body += [UInt8](repeating: UInt8(ascii: "x"), count: max(0, bytes - body.count - 2))
+            body += Array("\"}".utf8)
+            return ServerResponse(status: 200, headers: [("Content-Type", "application/json")], body: body)
         case .delay(let milliseconds)?:
             pause(milliseconds: min(milliseconds, configuration.maxFaultDelayMilliseconds))
-        case .expiredToken?, nil:
+        case .expiredToken?, .sadExpired?, .wrongHash?, nil:
             break
         }
+        let csc = CSCRouter(store: store, configuration: configuration, sads: cscSADs, baseURL: baseURL)
+        if csc.owns(request.path) { return csc.handle(request, fault: fault) }
         if isCryptoPro { return cryptoPro.handle(request, expireToken: fault == .expiredToken) }
         let router = FMPRouter(store: store, configuration: configuration, signer: signer)
         guard router.owns(request.path) else {
@@ -329,7 +392,15 @@ public final class DSSEmulator: Sendable {
             case .object(let members):
                 var result: [String: JSONValue] = [:]
                 for (key, member) in members {
-                    if secretFieldNames.contains(key) {
+                    if key == "authData", case .array(let entries) = member {
+                        // CSC authData: [{"id": "PIN" | "OTP", "value": secret}]
+                        result[key] = .array(entries.map { entry in
+                            guard case .object(var fields) = entry, fields["value"] != nil else { return entry }
+                            fields["value"] = .string(redactedValue)
+                            redacted = true
+                            return .object(fields)
+                        })
+                    } else if secretFieldNames.contains(key) {
                         result[key] = .string(redactedValue)
                         redacted = true
                     } else {

@@ -83,13 +83,19 @@ public struct EmulatorSeed: Sendable {
     public var cells: [ResourceCell]
     /// The id the first signature gets; later ones count up from it.
     public var firstSignatureID: Int
+    /// The identity the emulator presents when it serves HTTPS (``DSSEmulator/Configuration/tls``),
+    /// or nil; ``standard()`` issues one under ``certificateAuthority`` naming `localhost`,
+    /// `127.0.0.1` and `::1`.
+    public var tlsServerIdentity: SigningIdentity?
 
     /// Creates a seed.
-    public init(certificateAuthority: Certificate, users: [User], cells: [ResourceCell], firstSignatureID: Int) {
+    public init(certificateAuthority: Certificate, users: [User], cells: [ResourceCell], firstSignatureID: Int,
+                tlsServerIdentity: SigningIdentity? = nil) {
         self.certificateAuthority = certificateAuthority
         self.users = users
         self.cells = cells
         self.firstSignatureID = firstSignatureID
+        self.tlsServerIdentity = tlsServerIdentity
     }
 
     /// The HHFWDss sample's data (see ``StandardSeed``), plus more certificates for Leonid and a
@@ -136,7 +142,8 @@ public struct EmulatorSeed: Sendable {
             ResourceCell(resource: StandardSeed.resource, table: StandardSeed.table, column: "Сумма", row: 1, value: "1500000.00"),
         ]
         return EmulatorSeed(certificateAuthority: pki.root.certificate, users: [leonid, maria], cells: cells,
-                            firstSignatureID: StandardSeed.firstSignatureID)
+                            firstSignatureID: StandardSeed.firstSignatureID,
+                            tlsServerIdentity: try pki.issueTLSServer(subject: "CN=DSS Emulator,O=swift-certificate-providers"))
     }
 }
 

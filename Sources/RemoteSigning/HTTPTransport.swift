@@ -4,12 +4,16 @@ public import Foundation
 /// The networking a remote provider uses: one request in, one response out.
 ///
 /// Apps bring their own networking by conforming to this protocol; the package ships
-/// ``URLSessionTransport``. Contract:
+/// ``CurlTransport`` (the default everywhere) and ``URLSessionTransport``. Contract:
 /// - a response with any HTTP status (including 4xx and 5xx) is returned, not thrown;
 /// - failures to get a response are thrown as `CertificateProviderError`: `.timeout` when
-///   ``HTTPRequest/timeout`` passed, `.network` for connection failures (refused, reset, dropped,
-///   TLS), `.cancelled` when the calling task was cancelled, `.invalidParameter` for a URL the
-///   transport refuses (for example `http://` to a non-loopback host, see ``RemoteEndpointPolicy``);
+///   ``HTTPRequest/timeout`` passed, `.network` for connection failures (refused, reset, dropped),
+///   the TLS codes (`.untrustedServerCertificate`, `.serverHostnameMismatch`,
+///   `.clientCertificateRejected`, `.tls`) when the TLS handshake fails, `.responseTooLarge` when the
+///   body is over the transport's limit, `.cancelled` when the calling task was cancelled,
+///   `.invalidParameter` for a URL the transport refuses (for example `http://` to a non-loopback
+///   host, see ``RemoteEndpointPolicy``);
+/// - the body sent is ``HTTPRequest/secretBody`` when set, else ``HTTPRequest/body``;
 /// - a request is sent at most once: retrying is the caller's decision (see ``RetryPolicy``).
 public protocol HTTPTransport: Sendable {
     /// Sends one request and returns the server's response.
@@ -51,8 +55,13 @@ public struct HTTPRequest: Sendable, Equatable {
     public var url: URL
     /// Header fields, in order; names are case-insensitive.
     public var headers: [(name: String, value: String)]
-    /// The body, empty for none.
+    /// The body, empty for none (ignored when ``secretBody`` is set).
     public var body: [UInt8]
+    /// A body that carries a password, PIN or token, held in a `Secret` so that its bytes are wiped
+    /// when the last copy of the request is released (after the send and any retry); when set, it is
+    /// sent instead of ``body``. Set it with the `secrets:` forms of ``setJSONBody(_:secrets:)`` and
+    /// ``setFormBody(_:secrets:)``.
+    public var secretBody: Secret?
     /// How long to wait for the whole exchange, in seconds (default 30).
     public var timeout: TimeInterval
 
@@ -81,7 +90,88 @@ public struct HTTPRequest: Sendable, Equatable {
     /// - Throws: `.invalidParameter` when the value cannot be encoded (never for ``JSONValue``).
     public mutating func setJSONBody(_ value: JSONValue) throws {
         body = try value.jsonBytes()
+        secretBody = nil
         setHeader("Content-Type", "application/json")
+    }
+
+    /// Sets a JSON body some of whose string values are secrets, as ``secretBody``.
+    ///
+    /// Put each slot's ``SecretSlot/placeholder`` where the secret goes (`["password":
+    /// .string(slot.placeholder)]`); the encoded body has each placeholder replaced by the secret,
+    /// JSON-escaped, in a buffer that is wiped when the request is released. The secret never becomes
+    /// a `String`.
+    /// - Throws: `.invalidParameter` when the value cannot be encoded.
+    public mutating func setJSONBody(_ value: JSONValue, secrets: [SecretSlot]) throws {
+        var encoded = try value.jsonBytes()
+        secretBody = HTTPRequest.substituting(secrets, into: &encoded) { secret, output in
+            secret.withUnsafeBytes { bytes in JSONEscaping.appendEscaped(bytes, to: &output) }
+        }
+        body = []
+        setHeader("Content-Type", "application/json")
+    }
+
+    /// Sets an `application/x-www-form-urlencoded` body some of whose values are secrets, as
+    /// ``secretBody``: a field's value is a slot's ``SecretSlot/placeholder`` where the secret goes.
+    public mutating func setFormBody(_ fields: [(name: String, value: String)], secrets: [SecretSlot]) {
+        var encoded = Array(HTTPRequest.formEncoded(fields).utf8)
+        secretBody = HTTPRequest.substituting(secrets, into: &encoded) { secret, output in
+            secret.withUnsafeBytes { bytes in
+                for byte in bytes {
+                    if HTTPRequest.isUnreserved(byte) {
+                        output.append(byte)
+                    } else {
+                        let hex = Array("0123456789ABCDEF".utf8)
+                        output.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                    }
+                }
+            }
+        }
+        body = []
+        setHeader("Content-Type", "application/x-www-form-urlencoded")
+    }
+
+    /// The bytes that go on the wire: ``secretBody``'s when set, else ``body`` (copied into a `Secret`
+    /// only when one was set: callers read the secret with `withUnsafeBytes`).
+    var bodyCount: Int { secretBody?.count ?? body.count }
+
+    /// Calls `body` with the bytes to send (from ``secretBody`` when set).
+    func withBodyBytes<R>(_ read: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let secretBody { return try secretBody.withUnsafeBytes(read) }
+        return try body.withUnsafeBytes(read)
+    }
+
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Replaces every slot's placeholder in `encoded` by the secret's bytes (as `append` writes them)
+    /// into a new buffer that becomes a `Secret`; `encoded` and the scratch buffer are wiped.
+    private static func substituting(_ slots: [SecretSlot], into encoded: inout [UInt8],
+                                     append: (Secret, inout [UInt8]) -> Void) -> Secret {
+        var output: [UInt8] = []
+        output.reserveCapacity(encoded.count + slots.reduce(0) { $0 + 3 * $1.secret.count })
+        var index = 0
+        let placeholders = slots.map { (Array($0.placeholder.utf8), $0.secret) }
+        outer: while index < encoded.count {
+            if encoded[index] == UInt8(ascii: "s") {
+                for (placeholder, secret) in placeholders where encoded.count - index >= placeholder.count
+                    && encoded[index..<(index + placeholder.count)].elementsEqual(placeholder) {
+                    append(secret, &output)
+                    index += placeholder.count
+                    continue outer
+                }
+            }
+            output.append(encoded[index])
+            index += 1
+        }
+        _ = Secret(wiping: &encoded)  // wipes the placeholder form (OPENSSL_cleanse) as well
+        return Secret(wiping: &output)
     }
 
     /// Sets an `application/x-www-form-urlencoded` body from name/value pairs, in order.
@@ -90,6 +180,7 @@ public struct HTTPRequest: Sendable, Equatable {
     /// reserved characters survive.
     public mutating func setFormBody(_ fields: [(name: String, value: String)]) {
         body = Array(HTTPRequest.formEncoded(fields).utf8)
+        secretBody = nil
         setHeader("Content-Type", "application/x-www-form-urlencoded")
     }
 
@@ -101,10 +192,32 @@ public struct HTTPRequest: Sendable, Equatable {
         return fields.map { "\(encode($0.name))=\(encode($0.value))" }.joined(separator: "&")
     }
 
-    /// Requests are equal when method, URL, headers (in order), body and timeout are.
+    /// Requests are equal when method, URL, headers (in order), body, secret body and timeout are.
     public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
-        lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.timeout == rhs.timeout
+        lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.secretBody == rhs.secretBody && lhs.timeout == rhs.timeout
             && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+    }
+}
+
+/// A secret that goes into a request body, and the placeholder that marks where.
+///
+/// ```swift
+/// let password = HTTPRequest.SecretSlot(dssPassword)
+/// try request.setJSONBody(["password": .string(password.placeholder)], secrets: [password])
+/// ```
+public struct SecretSlot: Sendable {
+    /// The secret.
+    public let secret: Secret
+    /// A random marker (`secret-slot-` and 32 hex digits, unchanged by JSON and form encoding) to
+    /// put where the secret goes.
+    public let placeholder: String
+
+    /// Creates a slot with a fresh random placeholder.
+    public init(_ secret: Secret) {
+        self.secret = secret
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<2).map { _ in String(generator.next() as UInt64, radix: 16) }
+        placeholder = "secret-slot-" + random.map { String(repeating: "0", count: 16 - $0.count) + $0 }.joined()
     }
 }
 

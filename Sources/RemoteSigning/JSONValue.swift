@@ -26,9 +26,40 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
     /// Parses JSON bytes (any top-level value).
     /// - Throws: `.malformedInput` when the bytes are not JSON.
     public init(parsing bytes: some Collection<UInt8>) throws {
+        // JSONSerialization parses ~2.5× faster than JSONDecoder driving `init(from:)` (which has to
+        // try each type in turn); its NSNumbers keep the kinds apart: booleans are CFBooleans
+        // (objCType "c"), integers that fit `Int` are "i", "s", "l" or "q", the rest "d" or "Q".
+        let object: Any
         do {
-            self = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
         } catch {
+            throw CertificateProviderError.malformedInput("the data is not valid JSON")
+        }
+        self = try JSONValue(serialized: object)
+    }
+
+    private init(serialized object: Any) throws {
+        switch object {
+        case let string as String:
+            self = .string(string)
+        case let dictionary as [String: Any]:
+            self = .object(try dictionary.mapValues(JSONValue.init(serialized:)))
+        case let array as [Any]:
+            self = .array(try array.map(JSONValue.init(serialized:)))
+        case is NSNull:
+            self = .null
+        case let number as NSNumber:
+            switch String(cString: number.objCType) {
+            case "c", "B": self = .bool(number.boolValue)
+            case "i", "s", "l", "q": self = .integer(number.intValue)
+            default:
+                if number is NSDecimalNumber, let exact = Int(exactly: number.doubleValue), number.stringValue == String(exact) {
+                    self = .integer(exact)
+                } else {
+                    self = .number(number.doubleValue)
+                }
+            }
+        default:
             throw CertificateProviderError.malformedInput("the data is not valid JSON")
         }
     }
@@ -239,5 +270,26 @@ public struct JSONObjectReader: Sendable {
 
     private func wrongType(_ key: String, _ expected: String, _ found: JSONValue) -> CertificateProviderError {
         CertificateProviderError(errorCode, "\(context): field '\(path)\(key)' must be \(expected), found \(found.typeName)")
+    }
+}
+
+/// JSON string escaping for bytes that must not pass through a `String` (secrets).
+enum JSONEscaping {
+    /// Appends `bytes` (UTF-8) escaped for the inside of a JSON string: `"` `\` and control
+    /// characters are escaped, everything else is copied.
+    static func appendEscaped(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                output.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            default: output.append(byte)
+            }
+        }
     }
 }

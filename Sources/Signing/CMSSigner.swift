@@ -170,6 +170,62 @@ public enum CMSSigner {
         return resolved
     }
 
+    /// Makes many signatures with a key that signs digests in batches (``BatchSigningKey``): every
+    /// container's signed attributes are prepared first, the key is asked for all their signatures
+    /// in one call (chunks of at most its `maximumBatchSize`), then each container is finished. A
+    /// signature that does not verify with the certificate fails the whole call, so no container
+    /// holds one.
+    /// - Parameters:
+    ///   - items: each document's digest and, for attached signatures, its content.
+    ///   - identity: the signer.
+    ///   - key: the identity's key as a batch key.
+    ///   - format: `.cadesBES` or `.cms`.
+    ///   - digestAlgorithm: the algorithm the digests were made with.
+    ///   - signingTime: the signing-time attribute of every signature.
+    /// - Returns: one DER ContentInfo per item, in order.
+    /// - Throws: `.keyCertificateMismatch`; `.cryptoFailure` when the key returns another number of
+    ///   signatures or one that does not verify; whatever the key throws.
+    static func signBatch(_ items: [(digest: [UInt8], attachedContent: [UInt8]?)], identity: SigningIdentity, key: any BatchSigningKey,
+                          format: SignatureFormat, digestAlgorithm: DigestAlgorithm, signingTime: Date) async throws -> [[UInt8]] {
+        try checkKey(identity)
+        let scheme = key.defaultScheme
+        var pendings: [SignedDataBuilder.Pending] = []
+        var finished: [Int: [UInt8]] = [:]
+        var pendingIndexes: [Int] = []
+        for (index, item) in items.enumerated() {
+            let prepared = try SignedDataBuilder.prepare(digest: item.digest, attachedContent: item.attachedContent, certificate: identity.certificate,
+                                                         chain: identity.chain, localKey: nil, format: format,
+                                                         digestAlgorithm: digestAlgorithm, signingTime: signingTime, scheme: scheme)
+            switch prepared {
+            case .finished(let der): finished[index] = der
+            case .pending(let pending):
+                pendings.append(pending)
+                pendingIndexes.append(index)
+            }
+        }
+        let chunkSize = max(1, key.maximumBatchSize)
+        var signatures: [[UInt8]] = []
+        signatures.reserveCapacity(pendings.count)
+        for start in stride(from: 0, to: pendings.count, by: chunkSize) {
+            let chunk = pendings[start..<min(start + chunkSize, pendings.count)]
+            let digests = chunk.map { digestAlgorithm.hash($0.signedAttributes) }
+            let made = try await key.signatures(forDigests: digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
+            guard made.count == digests.count else {
+                throw CertificateProviderError(.cryptoFailure, "the signing key returned \(made.count) signatures for \(digests.count) digests")
+            }
+            signatures += made
+        }
+        for (position, pending) in pendings.enumerated() {
+            finished[pendingIndexes[position]] = try SignedDataBuilder.finish(pending, signature: signatures[position])
+        }
+        return try items.indices.map { index in
+            guard let der = finished[index] else {
+                throw CertificateProviderError(.cryptoFailure, "signature \(index + 1) of the batch was not made")
+            }
+            return der
+        }
+    }
+
     /// The OpenSSL key of a local identity, or nil for keys OpenSSL does not hold.
     static func localKey(of identity: SigningIdentity) -> LocalSigningKey? { identity.key as? LocalSigningKey }
 

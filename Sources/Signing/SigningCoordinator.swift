@@ -113,6 +113,11 @@ public actor SigningCoordinator {
     /// The provider and its identity are resolved once. When a document fails, the signatures
     /// made before it are still recorded, then the error is thrown.
     ///
+    /// When the identity's key is a `BatchSigningKey` (a remote service that authorizes each use,
+    /// such as a CSC credential), the documents are signed in chunks of its `maximumBatchSize`, each
+    /// chunk with one key operation (one authorization for N signatures); a chunk fails or succeeds
+    /// as a whole, and no output file of a failed chunk is written.
+    ///
     /// - Parameters:
     ///   - documents: the documents, signed in order.
     ///   - id: the provider ID.
@@ -132,17 +137,31 @@ public actor SigningCoordinator {
         do {
             let provider = try provider(id)
             let resolved = try await resolve(id, parameters: parameters)
-            for document in documents {
-                var output: URL?
-                if let outputDirectory {
-                    guard !document.name.isEmpty, !document.name.contains("/"), document.name != ".", document.name != ".." else {
-                        throw CertificateProviderError.invalidParameter("the document name '\(document.name)' cannot be used as a file name")
-                    }
-                    output = outputDirectory.appendingPathComponent(document.name + ".p7s")
+            func output(for document: Document) throws -> URL? {
+                guard let outputDirectory else { return nil }
+                guard !document.name.isEmpty, !document.name.contains("/"), document.name != ".", document.name != ".." else {
+                    throw CertificateProviderError.invalidParameter("the document name '\(document.name)' cannot be used as a file name")
                 }
-                results.append(try await produce(document: document, id: id, provider: provider, resolved: resolved, options: options,
-                                                 output: output, progress: nil))
-                progress?(Int64(results.count), Int64(documents.count))
+                return outputDirectory.appendingPathComponent(document.name + ".p7s")
+            }
+            if !(provider is any DocumentSigning), CMSSigner.localKey(of: resolved.identity) == nil,
+               let key = resolved.identity.key as? any BatchSigningKey {
+                // One key operation per chunk (a remote service authorizes once for N signatures).
+                let chunkSize = max(1, key.maximumBatchSize)
+                for start in stride(from: 0, to: documents.count, by: chunkSize) {
+                    let chunk = Array(documents[start..<min(start + chunkSize, documents.count)])
+                    let outputs = try chunk.map(output(for:))
+                    for result in try await produceBatch(chunk, outputs: outputs, id: id, resolved: resolved, key: key, options: options) {
+                        results.append(result)
+                        progress?(Int64(results.count), Int64(documents.count))
+                    }
+                }
+            } else {
+                for document in documents {
+                    results.append(try await produce(document: document, id: id, provider: provider, resolved: resolved, options: options,
+                                                     output: try output(for: document), progress: nil))
+                    progress?(Int64(results.count), Int64(documents.count))
+                }
             }
         } catch {
             if !results.isEmpty { try await record(results) }
@@ -164,14 +183,44 @@ public actor SigningCoordinator {
         }
     }
 
-    /// Makes one signature and writes its output file; does not touch the journal.
-    private func produce(document: Document, id: ProviderID, provider: any CertificateProvider, resolved: ResolvedIdentity,
-                         options: SigningOptions, output: URL?, progress: SigningProgress?) async throws -> SigningResult {
-        let identity = resolved.identity
-        let signingTime = options.signingTime ?? Date()
-        let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: identity)
+    /// A document's digest, size and, when needed, its content.
+    private struct DigestedDocument {
+        var digest: [UInt8]
+        var size: Int64
+        var content: [UInt8]?
+    }
 
-        // The content's digest and, when needed, the content itself.
+    /// Signs a chunk of documents with one batch operation of the key; writes every output file
+    /// only once all signatures are made; does not touch the journal.
+    private func produceBatch(_ documents: [Document], outputs: [URL?], id: ProviderID, resolved: ResolvedIdentity,
+                              key: any BatchSigningKey, options: SigningOptions) async throws -> [SigningResult] {
+        let signingTime = options.signingTime ?? Date()
+        let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: resolved.identity)
+        var digested: [DigestedDocument] = []
+        for document in documents {
+            digested.append(try await digest(of: document, algorithm: algorithm, options: options, progress: nil))
+        }
+        try Task.checkCancellation()
+        let signatures = try await CMSSigner.signBatch(digested.map { ($0.digest, options.isDetached ? nil : $0.content) },
+                                                       identity: resolved.identity, key: key, format: options.format,
+                                                       digestAlgorithm: algorithm, signingTime: signingTime)
+        try Task.checkCancellation()
+        var results: [SigningResult] = []
+        do {
+            for index in documents.indices {
+                results.append(try finish(signature: signatures[index], signer: resolved.identity.certificate, fingerprint: resolved.fingerprint,
+                                          document: documents[index], digested: digested[index], algorithm: algorithm, id: id, options: options,
+                                          signingTime: signingTime, output: outputs[index]))
+            }
+        } catch {
+            for result in results { if let output = result.outputURL { try? FileManager.default.removeItem(at: output) } }
+            throw error
+        }
+        return results
+    }
+
+    private func digest(of document: Document, algorithm: DigestAlgorithm, options: SigningOptions,
+                        progress: SigningProgress?) async throws -> DigestedDocument {
         let digest: [UInt8]
         let size: Int64
         var content: [UInt8]?
@@ -193,6 +242,17 @@ public actor SigningCoordinator {
                 content = bytes
             }
         }
+        return DigestedDocument(digest: digest, size: size, content: content)
+    }
+
+    /// Makes one signature and writes its output file; does not touch the journal.
+    private func produce(document: Document, id: ProviderID, provider: any CertificateProvider, resolved: ResolvedIdentity,
+                         options: SigningOptions, output: URL?, progress: SigningProgress?) async throws -> SigningResult {
+        let identity = resolved.identity
+        let signingTime = options.signingTime ?? Date()
+        let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: identity)
+        let digested = try await digest(of: document, algorithm: algorithm, options: options, progress: progress)
+        let digest = digested.digest, content = digested.content
         try Task.checkCancellation()
 
         let signature: [UInt8]
@@ -221,7 +281,13 @@ public actor SigningCoordinator {
             fingerprint = resolved.fingerprint
         }
         try Task.checkCancellation()
+        return try finish(signature: signature, signer: signer, fingerprint: fingerprint, document: document, digested: digested,
+                          algorithm: algorithm, id: id, options: options, signingTime: signingTime, output: output)
+    }
 
+    /// Writes a made signature to its output file (when given) and builds its result.
+    private func finish(signature: [UInt8], signer: Certificate, fingerprint: String, document: Document, digested: DigestedDocument,
+                        algorithm: DigestAlgorithm, id: ProviderID, options: SigningOptions, signingTime: Date, output: URL?) throws -> SigningResult {
         let storage: SignatureRecord.Storage
         if let output {
             // Signatures are public artifacts: 0644 (less the umask), written atomically.
@@ -231,8 +297,8 @@ public actor SigningCoordinator {
             storage = .inline(signature)
         }
         let record = SignatureRecord(createdAt: signingTime, providerID: id, signerSubject: signer.subject,
-                                     signerFingerprint: fingerprint, documentName: document.name, documentSize: size,
-                                     documentDigest: digest, digestAlgorithm: algorithm.rawValue, format: options.format,
+                                     signerFingerprint: fingerprint, documentName: document.name, documentSize: digested.size,
+                                     documentDigest: digested.digest, digestAlgorithm: algorithm.rawValue, format: options.format,
                                      isDetached: options.isDetached, storage: storage)
         return SigningResult(record: record, signature: signature, outputURL: output, signerCertificate: signer)
     }

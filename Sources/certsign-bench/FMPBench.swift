@@ -4,18 +4,85 @@ import FMPDSSProvider
 import Foundation
 import RemoteSigning
 
-/// FMP DSS round trips against the in-process emulator, beside `wrk` on the same routes in the same
-/// run: `signs()` sequential (wrk -c1) and 8 in flight (wrk -c8), and sign (wrk -c1 with a POST script).
-func runFMPBenchmarks(_ harness: BenchHarness) async throws {
-    let emulator = try DSSEmulator(configuration: .init(connectionLimit: 128, requestLogLimit: 0))
+/// The goal the transport issue sets for every client round-trip row: at least 0.8× wrk on the same
+/// emulator route, same connection count, same scheme.
+let remoteRoundTripGoal = 0.8
+
+/// One `wrk` run of one second on one URL: its Requests/sec.
+func wrkOnce(_ harness: BenchHarness, connections: Int, url: String, headers: [String], script: String? = nil) throws -> Double {
+    var arguments = ["-t1", "-c\(connections)", "-d1s"] + headers.flatMap { ["-H", $0] }
+    if let script { arguments += ["-s", script] }
+    let result = try harness.runCommand("wrk", arguments + [url])
+    guard let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),
+          let rate = Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces)) else {
+        throw BenchError("wrk printed no Requests/sec: \(result.output) \(result.error)")
+    }
+    guard !result.output.contains("Non-2xx") else { throw BenchError("wrk got non-2xx answers from \(url): \(result.output)") }
+    return rate
+}
+
+/// Our client and wrk measured in alternating rounds (ours, then wrk, `harness.repetitions` times
+/// after one warm-up of ours), so both sides see the same load on a shared machine.
+/// - Parameters:
+///   - count: operations per round of ours.
+///   - inFlight: how many tasks run them (count / inFlight each).
+///   - operation: one client round trip.
+///   - wrk: one wrk run, returning Requests/sec.
+func interleaved(_ harness: BenchHarness, count: Int, inFlight: Int = 1, _ operation: @escaping @Sendable () async throws -> Void,
+                 wrk: () throws -> Double) async throws -> (ours: Sample, wrk: Sample) {
+    func round() async throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        if inFlight == 1 {
+            for _ in 0..<count { try await operation() }
+        } else {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<inFlight { group.addTask { for _ in 0..<(count / inFlight) { try await operation() } } }
+                try await group.waitForAll()
+            }
+        }
+        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    _ = try await round()
+    var ours: [Double] = [], baseline: [Double] = []
+    for _ in 0..<harness.repetitions {
+        ours.append(try await round())
+        baseline.append(try wrk())
+    }
+    return (Sample(values: ours), Sample(values: baseline))
+}
+
+/// Whether `wrk` can be run.
+func wrkIsAvailable(_ harness: BenchHarness) -> Bool {
+    FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") || (try? harness.runCommand("which", ["wrk"]).status) == 0
+}
+
+/// An emulator over HTTP or HTTPS and a CurlTransport that trusts it.
+func startBenchEmulator(tls: Bool, scratch: URL, name: String) throws -> (emulator: DSSEmulator, base: URL, transport: CurlTransport) {
+    let emulator = try DSSEmulator(configuration: .init(connectionLimit: 128, requestLogLimit: 0, tls: tls ? .init() : nil))
     let base = try emulator.start()
+    guard tls else { return (emulator, base, CurlTransport()) }
+    let caFile = scratch.appendingPathComponent("\(name)-emulator-ca.pem")
+    try Data(emulator.certificateAuthorityPEM.utf8).write(to: caFile)
+    return (emulator, base, try CurlTransport(configuration: .init(trustedCAFile: caFile.path, trustedCAFileReplacesSystemStore: true)))
+}
+
+/// FMP DSS round trips against the in-process emulator, beside `wrk` on the same routes in the same
+/// run, over HTTP and then HTTPS: `signs()` sequential (wrk -c1) and 8 in flight (wrk -c8), and sign
+/// (wrk -c1 with a POST script).
+func runFMPBenchmarks(_ harness: BenchHarness) async throws {
+    for tls in [false, true] { try await runFMPBenchmarks(harness, tls: tls) }
+}
+
+private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
+    let scheme = tls ? "HTTPS" : "HTTP"
+    let (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: harness.scratch, name: "fmp")
     defer { emulator.stop() }
     let client = FMPClient(configuration: .init(host: base, environment: StandardSeed.environment, project: StandardSeed.project,
-                                                device: "bench-device"))
+                                                device: "bench-device"), transport: transport)
     _ = try await client.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
     guard let token = await client.exportSession()?.token else { throw BenchError("FMP bench: no token after login") }
     let dssPassword = Secret(StandardSeed.dssPassword), pin = Secret(StandardSeed.certificatePIN)
-    func sign() async throws {
+    @Sendable func sign() async throws {
         _ = try await client.sign(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column,
                                   hhiveID: StandardSeed.row, dssPassword: dssPassword, certificateID: StandardSeed.certificateID,
                                   certificatePIN: pin)
@@ -24,79 +91,57 @@ func runFMPBenchmarks(_ harness: BenchHarness) async throws {
     for _ in 0..<3 { try await sign() }
 
     let signsURL = base.absoluteString + "api/v1/dss/\(StandardSeed.environment)/\(StandardSeed.project)/signs/"
-    let headers = ["-H", "Authorization: Bearer \(token)", "-H", "X-Device-Id: bench-device"]
-    let wrkAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") || (try? harness.runCommand("which", ["wrk"]).status) == 0
-
-    func wrk(connections: Int, url: String, script: String? = nil) throws -> Sample {
-        var values: [Double] = []
-        for _ in 0..<harness.repetitions {
-            var arguments = ["-t1", "-c\(connections)", "-d2s"] + headers
-            if let script { arguments += ["-s", script] }
-            let result = try harness.runCommand("wrk", arguments + [url])
-            guard let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),
-                  let rate = Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces)) else {
-                throw BenchError("wrk printed no Requests/sec: \(result.output) \(result.error)")
-            }
-            let non2xx = result.output.contains("Non-2xx")
-            guard !non2xx else { throw BenchError("wrk got non-2xx answers from \(url): \(result.output)") }
-            values.append(rate)
-        }
-        return Sample(values: values)
-    }
-
-    // signs(): sequential.
-    let sequentialCount = 300
-    let sequential = try await harness.time {
-        for _ in 0..<sequentialCount { _ = try await client.signs() }
-    }.rate(count: Double(sequentialCount))
+    let headers = ["Authorization: Bearer \(token)", "X-Device-Id: bench-device"]
 
     // Where the time goes: the bare transport on the same route, and JSON parsing of the body.
+    let sequentialCount = 300
     guard let signsRequestURL = URL(string: signsURL) else { throw BenchError("FMP bench: bad URL \(signsURL)") }
     var bare = HTTPRequest(url: signsRequestURL)
     bare.setHeader("Authorization", "Bearer \(token)")
     bare.setHeader("X-Device-Id", "bench-device")
-    let transport = URLSessionTransport()
     let bareRate = try await harness.time { for _ in 0..<sequentialCount { _ = try await transport.send(bare) } }.rate(count: Double(sequentialCount))
     let bodyBytes = try await transport.send(bare).body
     let parseRate = try await harness.time { for _ in 0..<sequentialCount { _ = try JSONValue(parsing: bodyBytes) } }.rate(count: Double(sequentialCount))
-    harness.note(String(format: "FMP: bare URLSessionTransport GET signs/ %.0f/s sequential; JSONValue parse of its %d-byte body %.0f/s", bareRate.median, bodyBytes.count, parseRate.median))
+    harness.note(String(format: "FMP %@: bare CurlTransport GET signs/ %.0f/s sequential; JSONValue parse of its %d-byte body %.0f/s",
+                        scheme, bareRate.median, bodyBytes.count, parseRate.median))
 
-    // signs(): 8 in flight on one client.
-    let parallelCount = 800
-    let parallel = try await harness.time {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<8 {
-                group.addTask { for _ in 0..<(parallelCount / 8) { _ = try await client.signs() } }
-            }
-            try await group.waitForAll()
-        }
-    }.rate(count: Double(parallelCount))
-
-    guard wrkAvailable else {
-        harness.note("FMP: wrk is not installed (apt-get install wrk); FMPClient signs(): \(Int(sequential.median))/s sequential, \(Int(parallel.median))/s 8 in flight")
+    guard wrkIsAvailable(harness) else {
+        harness.note("FMP \(scheme): wrk is not installed (apt-get install wrk); no client rows")
         return
     }
-    // Measured before any sign benchmark adds signatures, so both sides list the same 3.
-    let wrkSequential = try wrk(connections: 1, url: signsURL)
-    let wrkParallel = try wrk(connections: 8, url: signsURL)
-
-    // sign: sequential (each adds one signature; nothing lists them afterwards).
-    let signCount = 60
-    let signs = try await harness.time {
-        for _ in 0..<signCount { try await sign() }
-    }.rate(count: Double(signCount))
-    harness.record("FMP signs() round trips, sequential", ours: sequential, baseline: wrkSequential,
-                   baselineName: "wrk -t1 -c1 GET signs/", unit: .perSecond, higherIsBetter: true)
-    harness.record("FMP signs() round trips, 8 in flight", ours: parallel, baseline: wrkParallel,
-                   baselineName: "wrk -t1 -c8 GET signs/", unit: .perSecond, higherIsBetter: true)
+    // signs() (sequential, then 8 in flight on one client) before any sign round adds signatures,
+    // so both sides list the same 3.
+    let signsCall: @Sendable () async throws -> Void = { _ = try await client.signs() }
+    let sequential = try await interleaved(harness, count: sequentialCount, signsCall) {
+        try wrkOnce(harness, connections: 1, url: signsURL, headers: headers)
+    }
+    let parallel = try await interleaved(harness, count: 800, inFlight: 8, signsCall) {
+        try wrkOnce(harness, connections: 8, url: signsURL, headers: headers)
+    }
+    harness.record("FMP signs() round trips, sequential, \(scheme)", ours: sequential.ours, baseline: sequential.wrk,
+                   baselineName: "wrk -t1 -c1 GET signs/ \(scheme)", unit: .perSecond, goal: remoteRoundTripGoal, higherIsBetter: true)
+    harness.record("FMP signs() round trips, 8 in flight, \(scheme)", ours: parallel.ours, baseline: parallel.wrk,
+                   baselineName: "wrk -t1 -c8 GET signs/ \(scheme)", unit: .perSecond, goal: remoteRoundTripGoal, higherIsBetter: true)
 
     let body = #"{"resource":"GetBudgetPlanning","table":"ПланированиеБюджета","params":{},"column":"Номер","hhive_id":1,"password":"Saprun123","certificate_id":12831,"certificate_pin":"123"}"#
     let script = harness.scratch.appendingPathComponent("fmp-sign.lua")
     let lua = "wrk.method = \"POST\"\nwrk.body = [[\(body)]]\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
     try Data(lua.utf8).write(to: script)
     let signURL = base.absoluteString + "api/v1/dss/\(StandardSeed.environment)/\(StandardSeed.project)/sign/"
-    let wrkSign = try wrk(connections: 1, url: signURL, script: script.path)
-    harness.record("FMP sign round trips (CAdES-BES P-256), sequential", ours: signs, baseline: wrkSign,
-                   baselineName: "wrk -t1 -c1 POST sign/", unit: .perSecond, higherIsBetter: true)
-    harness.note("FMP: emulator in-process (libmicrohttpd, thread per connection) on \(base.absoluteString); client = FMPClient over URLSessionTransport; signs() lists 3 signatures (~9 KB)")
+    // Where the time goes: the same POST over the bare transport.
+    guard let signRequestURL = URL(string: signURL) else { throw BenchError("FMP bench: bad URL \(signURL)") }
+    var bareSign = HTTPRequest(method: .post, url: signRequestURL, body: Array(body.utf8))
+    bareSign.setHeader("Content-Type", "application/json")
+    bareSign.setHeader("Authorization", "Bearer \(token)")
+    bareSign.setHeader("X-Device-Id", "bench-device")
+    let bareSignRate = try await harness.time { for _ in 0..<100 { _ = try await transport.send(bareSign) } }.rate(count: 100)
+    let clientSignRate = try await harness.time { for _ in 0..<100 { try await sign() } }.rate(count: 100)
+    harness.note(String(format: "FMP %@: bare CurlTransport POST sign/ %.0f/s, FMPClient.sign %.0f/s sequential (same moment)", scheme,
+                        bareSignRate.median, clientSignRate.median))
+    let signs = try await interleaved(harness, count: 100, sign) {
+        try wrkOnce(harness, connections: 1, url: signURL, headers: headers, script: script.path)
+    }
+    harness.record("FMP sign round trips (CAdES-BES P-256), sequential, \(scheme)", ours: signs.ours, baseline: signs.wrk,
+                   baselineName: "wrk -t1 -c1 POST sign/ \(scheme)", unit: .perSecond, goal: remoteRoundTripGoal, higherIsBetter: true)
+    harness.note("FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on \(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)")
 }

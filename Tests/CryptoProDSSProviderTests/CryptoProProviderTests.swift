@@ -70,7 +70,7 @@ struct CryptoProProviderTests {
                                                     CryptoProDSSProvider.ParameterKey.password: .secret(Secret("123123"))])
         }
         #expect(insecure?.reason.contains("clear-text") == true)
-        #expect(CryptoProDSSProvider.ParameterKey.all.count == 11)
+        #expect(CryptoProDSSProvider.ParameterKey.all.count == 14)  // 11 of its own + trustedCAFile, clientIdentity, clientIdentityPassword
     }
 
     @Test("wrong password is authenticationFailed from initialize")

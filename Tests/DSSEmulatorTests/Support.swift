@@ -13,7 +13,7 @@ let sharedSeed: EmulatorSeed = {
 /// A raw HTTP client for hostile requests: the package's transport, no FMP client in between.
 struct RawClient {
     let base: URL
-    let transport = URLSessionTransport()
+    let transport = CurlTransport()
 
     func send(_ method: HTTPMethod, _ path: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) async throws -> HTTPResponse {
         let url = try #require(URL(string: base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path))

@@ -23,6 +23,33 @@ struct MHD_Daemon *CMicroHTTPDShims_start(unsigned int flags,
                                           unsigned int connection_timeout_seconds,
                                           unsigned int connection_limit);
 
+/*
+ * The same with TLS (MHD_USE_TLS is added to `flags`): the server's PEM key and certificate chain,
+ * and, when `trust_pem` is not NULL, the PEM CA certificates client certificates must chain to
+ * (MHD then asks every client for a certificate; CMicroHTTPDShims_check_client_certificate decides).
+ * Returns NULL when the daemon cannot start (also when the PEM is unusable).
+ */
+struct MHD_Daemon *CMicroHTTPDShims_start_tls(unsigned int flags,
+                                              const struct sockaddr *address,
+                                              MHD_AccessHandlerCallback handler, void *handler_cls,
+                                              MHD_RequestCompletedCallback completed, void *completed_cls,
+                                              size_t connection_memory_limit,
+                                              unsigned int connection_timeout_seconds,
+                                              unsigned int connection_limit,
+                                              const char *key_pem, const char *certificate_pem,
+                                              const char *trust_pem);
+
+/* Whether this libmicrohttpd was built with TLS (MHD_is_feature_supported(MHD_FEATURE_TLS)). */
+int CMicroHTTPDShims_tls_supported(void);
+
+/*
+ * Checks the TLS client certificate of a connection against the daemon's trust (GnuTLS
+ * gnutls_certificate_verify_peers2). Returns 1 when it is present and valid. Otherwise sends the
+ * client a fatal TLS alert (certificate_required when none was sent, unknown_ca / bad_certificate
+ * when it does not verify) and returns 0: the caller then drops the connection.
+ */
+int CMicroHTTPDShims_check_client_certificate(struct MHD_Connection *connection);
+
 /* The port the daemon listens on (MHD_get_daemon_info(MHD_DAEMON_INFO_BIND_PORT)); 0 if unknown. */
 uint16_t CMicroHTTPDShims_bind_port(struct MHD_Daemon *daemon);
 

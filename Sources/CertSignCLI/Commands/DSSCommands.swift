@@ -2,6 +2,7 @@ import CertificateProviders
 import DSSEmulator
 import FMPDSSProvider
 import Foundation
+import PKCS12Provider
 import RemoteSigning
 
 /// `certsign dss …`: the Foresight Mobile Platform DSS calls of the HHFWDss sample, and
@@ -9,7 +10,7 @@ import RemoteSigning
 extension Commands {
     static let dssCommands: [CommandDescriptor] = [dssLogin, dssCertificates, dssSign, dssSigns, dssRemove, emulator]
 
-    static let dssLoginUsage = "certsign dss login --host URL [--api-version v1] --environment E --project P [--device ID] --user U [--allow-insecure-http] [--password-env VAR | --password-file PATH | --password-stdin]"
+    static let dssLoginUsage = "certsign dss login --host URL [--api-version v1] --environment E --project P [--device ID] --user U [--allow-insecure-http] [--ca-file FILE] [--client-identity ALIAS [--client-identity-password-env VAR | --client-identity-password-file PATH]] [--password-env VAR | --password-file PATH | --password-stdin]"
 
     static let dssLogin = CommandDescriptor(
         words: ["dss", "login"], summary: "authenticate to a Foresight Mobile Platform and keep the session",
@@ -19,11 +20,18 @@ extension Commands {
         fmp-session.json, so the other dss commands need no connection flags. PASSWORD is the user's
         platform password. http:// is refused except on loopback unless --allow-insecure-http is given.
           --device ID   the X-Device-Id to send (default: a stable id derived from this machine's id)
+          --ca-file FILE          PEM CA certificates to trust for the server, besides the system store
+          --client-identity ALIAS present this stored identity (certsign identity import) as the TLS
+                                  client certificate; its password comes from
+                                  --client-identity-password-env VAR or --client-identity-password-file PATH
+        The CA file, the alias and where the identity password comes from (the variable's name or the
+        file's path, never the password) are kept with the session for the other dss commands.
         example: certsign dss login --host https://fmp.example.ru --environment Leonid_environment \\
                    --project Leonid_project --user Leonid --password-env FMP_PASSWORD
         """,
         spec: OptionSpec(flags: ["--allow-insecure-http"],
-                         options: ["--host", "--api-version", "--environment", "--project", "--device", "--user"]).withPassword()
+                         options: ["--host", "--api-version", "--environment", "--project", "--device", "--user", "--ca-file",
+                                   "--client-identity", "--client-identity-password-env", "--client-identity-password-file"]).withPassword()
     ) { parsed, context in
         func required(_ name: String) throws -> String {
             guard let value = parsed.value(name), !value.isEmpty else { throw UsageError(message: "\(name) is required", usage: dssLoginUsage) }
@@ -42,9 +50,19 @@ extension Commands {
         guard let password = try context.secret(parsed, prompt: "platform password for \(user): ") else {
             throw CertificateProviderError(.passwordRequired, "the platform password is needed")
         }
-        let client = FMPClient(configuration: configuration, transport: try URLSessionTransport(configuration: .init(endpointPolicy: policy)))
+        var tls = StoredFMPSession.TLS(trustedCAFile: parsed.value("--ca-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+                                       clientIdentity: parsed.value("--client-identity"),
+                                       clientIdentityPasswordEnv: parsed.value("--client-identity-password-env"),
+                                       clientIdentityPasswordFile: parsed.value("--client-identity-password-file")
+                                           .map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        if tls.clientIdentity == nil, tls.clientIdentityPasswordEnv != nil || tls.clientIdentityPasswordFile != nil {
+            throw UsageError(message: "--client-identity-password-env/-file need --client-identity ALIAS", usage: dssLoginUsage)
+        }
+        if tls.trustedCAFile == nil, tls.clientIdentity == nil { tls = StoredFMPSession.TLS() }
+        let client = FMPClient(configuration: configuration, transport: try context.dssTransport(policy: policy, tls: tls))
         let result = try await context.reportingEnvelope(client) { try await client.auth(username: user, password: password) }
-        try context.saveFMPSession(StoredFMPSession(session: result.value, allowsInsecureHTTP: policy.allowsInsecureHTTP))
+        try context.saveFMPSession(StoredFMPSession(session: result.value, allowsInsecureHTTP: policy.allowsInsecureHTTP,
+                                                    tls: tls.isEmpty ? nil : tls))
         context.emit(envelopeJSON(result.envelope), human: "Authentication success (\(user) at \(host.absoluteString), device \(configuration.device))")
         return CertSign.exitSuccess
     }
@@ -143,10 +161,10 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
-    static let emulatorUsage = "certsign emulator [--host 127.0.0.1] [--port N] [--faults] [--ca-out FILE]"
+    static let emulatorUsage = "certsign emulator [--host 127.0.0.1] [--port N] [--faults] [--ca-out FILE] [--tls [--require-client-cert CA.pem]]"
 
     static let emulator = CommandDescriptor(
-        words: ["emulator"], summary: "run the DSS emulator (FMP and CryptoPro DSS routes) until Ctrl-C",
+        words: ["emulator"], summary: "run the DSS emulator (FMP, CryptoPro DSS and CSC v2 routes) until Ctrl-C",
         usage: emulatorUsage,
         details: """
         A local DSS server with real crypto, seeded with the HHFWDss sample's data: user Leonid / 123123,
@@ -154,10 +172,16 @@ extension Commands {
         12831 with PIN 123; the first signature id is 121.
           --port N       port to listen on (default 0: any free port; the URL is printed)
           --faults       let requests pick a fault with the X-Emulator-Fault header (for client tests)
-          --ca-out FILE  write the emulator's CA certificate (PEM) for certsign verify --ca
-        example: certsign emulator --port 8080
+          --ca-out FILE  write the emulator's CA certificate (PEM) for certsign verify --ca, and for
+                         clients of --tls (dss login --ca-file FILE)
+          --tls          serve HTTPS with a certificate from the emulator CA naming localhost,
+                         127.0.0.1 and ::1
+          --require-client-cert CA.pem
+                         with --tls: close every connection without a client certificate issued
+                         by a CA in CA.pem (TLS alert certificate_required / unknown_ca)
+        example: certsign emulator --port 8443 --tls --ca-out emulator-ca.pem
         """,
-        spec: OptionSpec(flags: ["--faults"], options: ["--host", "--port", "--ca-out"])
+        spec: OptionSpec(flags: ["--faults", "--tls"], options: ["--host", "--port", "--ca-out", "--require-client-cert"])
     ) { parsed, context in
         var configuration = DSSEmulator.Configuration()
         if let host = parsed.value("--host") { configuration.host = host }
@@ -167,10 +191,19 @@ extension Commands {
         }
         configuration.faultsEnabled = parsed.has("--faults")
         configuration.requestLogLimit = 0
+        if let caFile = parsed.value("--require-client-cert") {
+            guard parsed.has("--tls") else { throw UsageError(message: "--require-client-cert needs --tls", usage: emulatorUsage) }
+            guard let bytes = FileManager.default.contents(atPath: caFile) else {
+                throw CertificateProviderError(.fileSystem, "cannot read the client CA file \(caFile) (from --require-client-cert)")
+            }
+            configuration.tls = .init(clientCertificateAuthorities: try Certificate.certificates(derOrPEM: Array(bytes)))
+        } else if parsed.has("--tls") {
+            configuration.tls = .init()
+        }
         let server = try DSSEmulator(configuration: configuration)
         let url = try server.start()
         if let caOut = parsed.value("--ca-out") { try FileSystem.writeAtomically(caOut, Array(server.certificateAuthorityPEM.utf8)) }
-        context.emit(["url": url.absoluteString, "faults": configuration.faultsEnabled],
+        context.emit(["url": url.absoluteString, "faults": configuration.faultsEnabled, "tls": configuration.tls != nil],
                      human: "DSS emulator listening on \(url.absoluteString)\(configuration.faultsEnabled ? " (faults enabled)" : "") — Ctrl-C stops it")
         await SignalWaiter.waitForTermination()
         server.stop()
@@ -187,6 +220,17 @@ extension Commands {
 struct StoredFMPSession: Codable {
     var session: FMPSession
     var allowsInsecureHTTP: Bool
+    /// How to reach a server behind a private CA or demanding a client certificate (nil: neither).
+    var tls: TLS?
+
+    /// `--ca-file` and `--client-identity` of the login; the identity password's source, never the password.
+    struct TLS: Codable {
+        var trustedCAFile: String?
+        var clientIdentity: String?
+        var clientIdentityPasswordEnv: String?
+        var clientIdentityPasswordFile: String?
+        var isEmpty: Bool { trustedCAFile == nil && clientIdentity == nil }
+    }
 }
 
 extension CommandContext {
@@ -225,7 +269,25 @@ extension CommandContext {
         let policy = RemoteEndpointPolicy(allowsInsecureHTTP: stored.allowsInsecureHTTP)
         let configuration = FMPClient.Configuration(session: stored.session, endpointPolicy: policy)
         return FMPClient(session: stored.session, configuration: configuration,
-                         transport: try URLSessionTransport(configuration: .init(endpointPolicy: policy)))
+                         transport: try dssTransport(policy: policy, tls: stored.tls ?? StoredFMPSession.TLS()))
+    }
+
+    /// A CurlTransport trusting `tls.trustedCAFile` and presenting the stored identity `tls.clientIdentity`.
+    func dssTransport(policy: RemoteEndpointPolicy, tls: StoredFMPSession.TLS) throws -> CurlTransport {
+        var identity: SigningIdentity?
+        if let alias = tls.clientIdentity {
+            var password: Secret?
+            if let variable = tls.clientIdentityPasswordEnv {
+                guard let value = environment[variable] else {
+                    throw CertificateProviderError.invalidParameter("environment variable \(variable) (the client identity's password) is not set")
+                }
+                password = Secret(value)
+            } else if let path = tls.clientIdentityPasswordFile {
+                password = try readSecretFile(path, option: "--client-identity-password-file")
+            }
+            identity = try identityStore.identity(alias: alias, password: password)
+        }
+        return try CurlTransport(configuration: .init(endpointPolicy: policy, trustedCAFile: tls.trustedCAFile, clientIdentity: identity))
     }
 
     /// Saves the client's session again: a refresh or re-login rotates the tokens.

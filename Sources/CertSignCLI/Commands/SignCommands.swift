@@ -112,7 +112,12 @@ extension Commands {
 
         let registry = try context.makeRegistry(pkcs12: pkcs12Parameters)
         let coordinator = SigningCoordinator(registry: registry, journal: try context.openJournal())
-        _ = try await coordinator.identity(for: providerID, parameters: parameters)
+        let identity = try await coordinator.identity(for: providerID, parameters: parameters)
+        if documents.count > 1, parsed.value("--out") == nil, let key = identity.key as? any BatchSigningKey {
+            // One authorization for many signatures (CSC): see signInBatches.
+            return try await signInBatches(documents, key: key, coordinator: coordinator, providerID: providerID, parameters: parameters,
+                                           options: options, outputDirectory: parsed.value("--out-dir"), context: context)
+        }
 
         var results: [[String: Any]] = []
         var failures = 0

@@ -45,13 +45,25 @@ final class MicroHTTPServer: Sendable {
         var connectionLimit: Int
     }
 
+    /// TLS for the daemon: the server's key and certificate chain, and the CAs a client certificate
+    /// must chain to (nil: no client certificate is asked for).
+    struct TLSMaterial: Sendable {
+        var keyPEM: Secret
+        var certificateChainPEM: String
+        var clientTrustPEM: String?
+    }
+
     private let handler: Handler
     private let limits: Limits
+    private let tls: TLSMaterial?
+    /// Whether every request's connection must carry a valid client certificate.
+    fileprivate var requiresClientCertificate: Bool { tls?.clientTrustPEM != nil }
     // The daemon pointer, guarded; `MHD_Daemon*` is only used under the lock or after it is taken out.
     private let daemon = Mutex<UncheckedPointer?>(nil)
 
-    init(limits: Limits, handler: @escaping Handler) {
+    init(limits: Limits, tls: TLSMaterial? = nil, handler: @escaping Handler) {
         self.limits = limits
+        self.tls = tls
         self.handler = handler
     }
 
@@ -59,7 +71,10 @@ final class MicroHTTPServer: Sendable {
 
     /// Binds `host:port` (port 0 = ephemeral) and starts serving; returns the bound port.
     func start(host: String, port: UInt16) throws -> UInt16 {
-        try daemon.withLock { current in
+        if tls != nil, CMicroHTTPDShims_tls_supported() == 0 {
+            throw CertificateProviderError.unsupportedOperation("this libmicrohttpd was built without TLS (MHD_FEATURE_TLS); install Debian's libmicrohttpd12")
+        }
+        return try daemon.withLock { current in
             guard current == nil else { throw CertificateProviderError.invalidParameter("the emulator is already running") }
             var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue
             let context = Unmanaged.passUnretained(self).toOpaque()
@@ -87,6 +102,9 @@ final class MicroHTTPServer: Sendable {
                 throw CertificateProviderError.invalidParameter("the emulator host must be an IP address such as 127.0.0.1 or ::1, not '\(host)'")
             }
             guard let started else {
+                if tls != nil {
+                    throw CertificateProviderError(.network, "the emulator cannot listen with TLS on \(host):\(port) (address in use, or the server key or certificate is unusable)")
+                }
                 throw CertificateProviderError(.network, "the emulator cannot listen on \(host):\(port) (address in use or not available)")
             }
             let bound = CMicroHTTPDShims_bind_port(started)
@@ -109,8 +127,20 @@ final class MicroHTTPServer: Sendable {
     }
 
     private func startDaemon(flags: UInt32, address: UnsafePointer<sockaddr>, context: UnsafeMutableRawPointer) -> OpaquePointer? {
-        CMicroHTTPDShims_start(flags, address, accessHandler, context, completedHandler, nil,
-                               limits.connectionMemoryLimit, UInt32(limits.connectionTimeoutSeconds), UInt32(limits.connectionLimit))
+        guard let tls else {
+            return CMicroHTTPDShims_start(flags, address, accessHandler, context, completedHandler, nil,
+                                          limits.connectionMemoryLimit, UInt32(limits.connectionTimeoutSeconds), UInt32(limits.connectionLimit))
+        }
+        // libmicrohttpd reads the PEM while the daemon starts (GnuTLS copies it).
+        return tls.keyPEM.withCString { key in
+            func start(_ trust: UnsafePointer<CChar>?) -> OpaquePointer? {
+                CMicroHTTPDShims_start_tls(flags, address, accessHandler, context, completedHandler, nil,
+                                           limits.connectionMemoryLimit, UInt32(limits.connectionTimeoutSeconds),
+                                           UInt32(limits.connectionLimit), key, tls.certificateChainPEM, trust)
+            }
+            guard let trust = tls.clientTrustPEM else { return start(nil) }
+            return trust.withCString { start($0) }
+        }
     }
 
     // MARK: Per request
@@ -175,6 +205,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard let cls, let connection, let perRequest else { return MHD_Result.NO }
     let server = Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue()
     guard let existing = perRequest.pointee else {
+        // A client certificate is checked before anything of the request is used; a missing or
+        // untrusted one ends the connection with a TLS alert.
+        if server.requiresClientCertificate, CMicroHTTPDShims_check_client_certificate(connection) == 0 { return MHD_Result.NO }
         perRequest.pointee = Unmanaged.passRetained(RequestContext()).toOpaque()
         return MHD_Result.YES
     }

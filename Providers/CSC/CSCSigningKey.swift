@@ -1,0 +1,93 @@
+public import CertificateProviders
+
+/// The key of a CSC credential: it stays on the service, which signs hashes after an authorization.
+///
+/// Every signing call is one `credentials/authorize` (with the PIN and OTP the credential asks for)
+/// and one `signatures/signHash`. As a ``CertificateProviders/BatchSigningKey`` it signs N digests
+/// with one authorization of `numSignatures` = N (for SCAL 2 the authorization carries all N hashes)
+/// and one `signHash` with N hashes, in chunks of at most the credential's `multisign`.
+///
+/// Each returned value is checked against the credential's certificate before it is returned: a value
+/// that does not verify over its digest fails the whole call with `.invalidServerSignature`, so it
+/// never reaches a CMS container.
+public struct CSCSigningKey: BatchSigningKey {
+    /// The credential's ID on the service.
+    public let credentialID: String
+    /// The credential as `credentials/info` described it.
+    public let credential: CSCCredential
+    /// The credential's certificate (the leaf), against which every signature is checked.
+    public let certificate: Certificate
+    /// The certificate's key algorithm.
+    public let publicKeyAlgorithm: PublicKeyAlgorithm
+    /// The certificate's key size in bits.
+    public let keySize: Int
+    /// The certificate's SubjectPublicKeyInfo (DER).
+    public let publicKeyDERRepresentation: [UInt8]
+    private let client: CSCClient
+    private let pin: Secret?
+    private let otp: Secret?
+
+    /// Describes the key of a credential.
+    /// - Parameters:
+    ///   - credential: the credential (its certificate must be present).
+    ///   - certificate: the credential's certificate.
+    ///   - client: the client that reaches the service.
+    ///   - pin: the PIN, when the credential asks for one.
+    ///   - otp: the one-time password, when the credential asks for one.
+    public init(credential: CSCCredential, certificate: Certificate, client: CSCClient, pin: Secret?, otp: Secret?) {
+        credentialID = credential.id
+        self.credential = credential
+        self.certificate = certificate
+        self.client = client
+        self.pin = pin
+        self.otp = otp
+        publicKeyAlgorithm = certificate.publicKeyAlgorithm
+        keySize = certificate.publicKeySize
+        publicKeyDERRepresentation = certificate.publicKeyDERRepresentation
+    }
+
+    /// The credential's `multisign`: how many signatures one authorization may make.
+    public var maximumBatchSize: Int { max(1, credential.multisign) }
+
+    /// Signs one digest: one authorization and one `signHash`.
+    /// - Throws: as ``signatures(forDigests:digestAlgorithm:scheme:)``.
+    public func signature(forDigest digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+        try await signatures(forDigests: [digest], digestAlgorithm: digestAlgorithm, scheme: scheme)[0]
+    }
+
+    /// Signs digests with one authorization and one `signHash` call.
+    /// - Throws: `.invalidParameter` for a digest of the wrong length, an empty batch or one over
+    ///   ``maximumBatchSize``; `.passwordRequired` when the credential asks for a PIN or OTP that was
+    ///   not given; `.unsupportedAlgorithm` when the key offers no algorithm for `scheme` and
+    ///   `digestAlgorithm`; `.invalidServerSignature` when a returned value does not verify; the
+    ///   client's errors (`.wrongPassword`, `.authorizationExpired`, `.authenticationFailed`, …).
+    public func signatures(forDigests digests: [[UInt8]], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [[UInt8]] {
+        guard !digests.isEmpty else { throw CertificateProviderError.invalidParameter("CSC: there is nothing to sign") }
+        guard digests.count <= maximumBatchSize else {
+            throw CertificateProviderError.invalidParameter("CSC credential \(credentialID) signs at most \(maximumBatchSize) hashes per authorization, not \(digests.count)")
+        }
+        for digest in digests where digest.count != digestAlgorithm.outputByteCount {
+            throw CertificateProviderError.invalidParameter("CSC: a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
+        }
+        if credential.needsPIN, pin == nil {
+            throw CertificateProviderError(.passwordRequired, "CSC credential \(credentialID) asks for a PIN: set parameter 'pin'")
+        }
+        if credential.needsOTP, otp == nil {
+            throw CertificateProviderError(.passwordRequired, "CSC credential \(credentialID) asks for a one-time password: set parameter 'otp'")
+        }
+        let signAlgorithm = try CSCAlgorithms.signAlgorithm(keyAlgorithms: credential.keyAlgorithms, publicKeyAlgorithm: publicKeyAlgorithm,
+                                                            digest: digestAlgorithm, scheme: scheme)
+        let boundToHashes = credential.scal == 2
+        let authorization = try await client.authorize(credentialID: credentialID, numSignatures: digests.count,
+                                                       hashes: boundToHashes ? digests : nil, hashAlgorithm: boundToHashes ? digestAlgorithm : nil,
+                                                       pin: credential.needsPIN ? pin : nil, otp: credential.needsOTP ? otp : nil)
+        let signatures = try await client.signHash(credentialID: credentialID, sad: authorization.sad, hashes: digests,
+                                                   hashAlgorithm: digestAlgorithm, signAlgorithm: signAlgorithm)
+        for (index, signature) in signatures.enumerated()
+        where !certificate.isValidSignature(signature, forDigest: digests[index], digestAlgorithm: digestAlgorithm, scheme: scheme) {
+            throw CertificateProviderError(.invalidServerSignature,
+                                           "CSC credential \(credentialID): signature \(index + 1) of \(signatures.count) returned by signatures/signHash does not verify with the certificate '\(certificate.subject)' over its hash; nothing was signed")
+        }
+        return signatures
+    }
+}

@@ -1,0 +1,62 @@
+#ifndef C_CURL_SHIMS_H
+#define C_CURL_SHIMS_H
+/*
+ * Non-variadic wrappers for libcurl's variadic calls (curl_easy_setopt, curl_easy_getinfo,
+ * curl_multi_setopt), one per argument type, and the OpenSSL SSL_CTX hook that puts a client
+ * identity and extra trust anchors into each connection's TLS context. Every name is prefixed with
+ * the module name. X509 and EVP_PKEY are OpenSSL's; the caller keeps them alive for the transfer.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <curl/curl.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+CURLcode CCurlShims_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode CCurlShims_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode CCurlShims_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode CCurlShims_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode CCurlShims_easy_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback callback);
+
+CURLcode CCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode CCurlShims_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode CCurlShims_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+
+CURLMcode CCurlShims_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
+
+/* The result of a CURLMSG_DONE message (the `data` union of CURLMsg). */
+CURLcode CCurlShims_msg_result(const CURLMsg *message);
+
+/* The parts of a client TLS configuration that live for the whole transport. */
+typedef struct {
+    X509 *certificate;            /* the client certificate, or NULL for none */
+    EVP_PKEY *private_key;        /* its private key, or NULL */
+    X509 *const *chain;           /* intermediate certificates sent after it */
+    int chain_count;
+    X509 *const *extra_anchors;   /* CA certificates added to the trust store of each connection */
+    int extra_anchor_count;
+} CCurlShims_tls_config;
+
+/* What the TLS layer saw during one transfer's handshake, filled in by the verify callback. */
+typedef struct {
+    const CCurlShims_tls_config *config;  /* may be NULL */
+    long verify_error;                    /* the first X509 verify error, 0 if none */
+    char subject[512];                    /* the server certificate's subject (RFC 2253), "" if not seen */
+    char issuer[512];                     /* its issuer */
+    int install_failed;                   /* the client identity could not be put into the SSL_CTX */
+    int hello_sent;                       /* the TLS handshake started (ClientHello written) */
+    int certificate_requested;            /* the server sent a CertificateRequest */
+    int alert_received;                   /* the description of a fatal alert the server sent, or -1 */
+} CCurlShims_tls_transfer;
+
+/*
+ * Sets CURLOPT_SSL_CTX_FUNCTION and CURLOPT_SSL_CTX_DATA so that every new connection of this
+ * handle gets the config's client identity and extra anchors, and records into `transfer` the
+ * server certificate's subject and issuer and the verification error.
+ */
+CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *transfer);
+
+/* X509_verify_cert_error_string (static text). */
+const char *CCurlShims_verify_error_string(long error);
+
+#endif

@@ -1,0 +1,143 @@
+#include "CCurlShims.h"
+#include <string.h>
+#include <pthread.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+
+CURLcode CCurlShims_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode CCurlShims_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode CCurlShims_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode CCurlShims_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode CCurlShims_easy_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+CURLcode CCurlShims_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode CCurlShims_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode CCurlShims_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLMcode CCurlShims_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
+    return curl_multi_setopt(handle, option, value);
+}
+
+CURLcode CCurlShims_msg_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
+/* The SSL_CTX ex_data slot holding the transfer's CCurlShims_tls_transfer. */
+static int transfer_index = -1;
+static pthread_once_t transfer_index_once = PTHREAD_ONCE_INIT;
+
+static void make_transfer_index(void) {
+    transfer_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+}
+
+static void name_text(const X509_NAME *name, char *out, size_t size) {
+    out[0] = 0;
+    if (name == NULL) return;
+    BIO *bio = BIO_new(BIO_s_mem());
+    if (bio == NULL) return;
+    if (X509_NAME_print_ex(bio, name, 0, XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB) >= 0) {
+        int length = BIO_read(bio, out, (int)size - 1);
+        out[length > 0 ? length : 0] = 0;
+    }
+    BIO_free(bio);
+}
+
+static int verify_callback(int preverify_ok, X509_STORE_CTX *store) {
+    SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
+    if (ssl == NULL) return preverify_ok;
+    CCurlShims_tls_transfer *transfer = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), transfer_index);
+    if (transfer == NULL) return preverify_ok;
+    X509 *leaf = X509_STORE_CTX_get0_cert(store);
+    if (leaf != NULL && transfer->subject[0] == 0) {
+        name_text(X509_get_subject_name(leaf), transfer->subject, sizeof transfer->subject);
+        name_text(X509_get_issuer_name(leaf), transfer->issuer, sizeof transfer->issuer);
+    }
+    if (!preverify_ok && transfer->verify_error == 0) transfer->verify_error = X509_STORE_CTX_get_error(store);
+    return preverify_ok;
+}
+
+/* Notes what the server's handshake asked for and which alert it sent (TLS 1.3 messages are seen
+ * decrypted). */
+static void message_callback(int write_p, int version, int content_type, const void *buffer, size_t length, SSL *ssl, void *arg) {
+    (void)version; (void)arg;
+    if (ssl == NULL || buffer == NULL || length == 0) return;
+    CCurlShims_tls_transfer *transfer = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), transfer_index);
+    if (transfer == NULL) return;
+    const unsigned char *bytes = buffer;
+    if (write_p) {
+        if (content_type == SSL3_RT_HANDSHAKE && bytes[0] == SSL3_MT_CLIENT_HELLO) transfer->hello_sent = 1;
+        return;
+    }
+    if (content_type == SSL3_RT_HANDSHAKE && bytes[0] == SSL3_MT_CERTIFICATE_REQUEST) transfer->certificate_requested = 1;
+    if (content_type == SSL3_RT_ALERT && length >= 2 && bytes[0] == SSL3_AL_FATAL && transfer->alert_received < 0) {
+        transfer->alert_received = bytes[1];
+    }
+}
+
+static CURLcode ssl_ctx_callback(CURL *handle, void *ssl_ctx, void *user) {
+    (void)handle;
+    SSL_CTX *context = ssl_ctx;
+    CCurlShims_tls_transfer *transfer = user;
+    if (transfer == NULL) return CURLE_OK;
+    pthread_once(&transfer_index_once, make_transfer_index);
+    const CCurlShims_tls_config *config = transfer->config;
+    if (config != NULL) {
+        X509_STORE *store = SSL_CTX_get_cert_store(context);
+        for (int index = 0; index < config->extra_anchor_count; index++) {
+            /* An anchor already in the store (a reused, cached store) is not an error. */
+            X509_STORE_add_cert(store, config->extra_anchors[index]);
+        }
+        if (config->certificate != NULL && config->private_key != NULL) {
+            if (SSL_CTX_use_certificate(context, config->certificate) != 1
+                || SSL_CTX_use_PrivateKey(context, config->private_key) != 1
+                || SSL_CTX_check_private_key(context) != 1) {
+                transfer->install_failed = 1;
+                ERR_clear_error();
+                return CURLE_SSL_CERTPROBLEM;
+            }
+            for (int index = 0; index < config->chain_count; index++) {
+                SSL_CTX_add1_chain_cert(context, config->chain[index]);
+            }
+        }
+        ERR_clear_error();
+    }
+    /* The verify callback reads `transfer`, which lives as long as the transfer that made this
+     * connection: no renegotiation, so no handshake runs after it. */
+    SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION);
+    if (transfer_index >= 0) SSL_CTX_set_ex_data(context, transfer_index, transfer);
+    SSL_CTX_set_verify(context, SSL_CTX_get_verify_mode(context), verify_callback);
+    SSL_CTX_set_msg_callback(context, message_callback);
+    return CURLE_OK;
+}
+
+CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *transfer) {
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, ssl_ctx_callback);
+    if (result != CURLE_OK) return result;
+    return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, transfer);
+}
+
+const char *CCurlShims_verify_error_string(long error) {
+    return X509_verify_cert_error_string(error);
+}

@@ -1,0 +1,304 @@
+internal import CCurl
+internal import CCurlShims
+import CertificateProviders
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One request on one easy handle: prepared on the caller's thread, then driven and completed only
+/// on the ``CurlMultiLoop`` thread (curl's callbacks run there).
+///
+/// `@unchecked Sendable`: the mutable state (body, headers, continuation) is written before the
+/// hand-over to the loop (published by the loop's mutex) and afterwards only by the loop thread;
+/// the cancellation flag is atomic.
+final class CurlTransfer: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer
+    let summary: String
+    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+
+    private let request: HTTPRequest
+    private let timeout: TimeInterval
+    private let limit: Int
+    private let isHTTPS: Bool
+    private let clientSubject: String?
+    private let tls: CurlTLSSetup
+    private let cancellation = Atomic<Bool>(false)
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private let tlsReport: UnsafeMutablePointer<CCurlShims_tls_transfer>
+    private var body: [UInt8] = []
+    private var headers: [(name: String, value: String)] = []
+    /// A copy of the body for curl to send (CURLOPT_POSTFIELDS), wiped in `deinit`: it may hold a
+    /// ``HTTPRequest/secretBody``.
+    private var upload: UnsafeMutableRawBufferPointer?
+    private var bodyTooLarge = false
+
+    init(request: HTTPRequest, configuration: CurlTransport.Configuration, tls: CurlTLSSetup, pool: CurlMultiLoop) throws {
+        self.request = request
+        self.tls = tls
+        timeout = max(0.001, request.timeout)
+        limit = configuration.maximumResponseBodyBytes
+        isHTTPS = request.url.scheme?.lowercased() == "https"
+        clientSubject = tls.clientSubject
+        summary = "\(request.method) \(request.url.host ?? "")\(request.url.path)"
+        // First the only step that can fail, so that nothing allocated below can leak.
+        handle = try pool.takeHandle()
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        tlsReport = .allocate(capacity: 1)
+        tlsReport.initialize(to: CCurlShims_tls_transfer())
+        tlsReport.pointee.alert_received = -1
+        tlsReport.pointee.config = UnsafePointer(tls.config)
+        do {
+            try configure()
+        } catch {
+            pool.returnHandle(handle)
+            throw error
+        }
+    }
+
+    deinit {
+        if let upload {
+            if let base = upload.baseAddress { explicit_bzero(base, upload.count) }
+            upload.deallocate()
+        }
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+        tlsReport.deallocate()
+    }
+
+    var isCancellationRequested: Bool { cancellation.load(ordering: .acquiring) }
+
+    func requestCancellation() { cancellation.store(true, ordering: .releasing) }
+
+    func cancelledError() -> CertificateProviderError {
+        CertificateProviderError(.cancelled, "\(summary): the request was cancelled")
+    }
+
+    /// Resumes the caller once.
+    func resume(with result: Result<HTTPResponse, CertificateProviderError>) {
+        let continuation = self.continuation
+        self.continuation = nil
+        continuation?.resume(with: result.mapError { $0 as any Error })
+    }
+
+    // MARK: Preparation (caller's thread)
+
+    private func configure() throws {
+        let opaque = Unmanaged.passUnretained(self).toOpaque()
+        var failed: CURLcode = CURLE_OK
+        func set(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
+        set(CCurlShims_easy_setopt_string(handle, CURLOPT_URL, request.url.absoluteString))
+        set(CCurlShims_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        set(CCurlShims_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+        set(CCurlShims_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+        let milliseconds = Int(min(timeout * 1000, Double(Int32.max)).rounded(.up))
+        set(CCurlShims_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds))
+        set(CCurlShims_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds))
+        set(CCurlShims_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS))
+        set(CCurlShims_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1))
+        set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2))
+        set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
+        set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+        if let replacement = tls.replacementCAFile {
+            set(CCurlShims_easy_setopt_string(handle, CURLOPT_CAINFO, replacement))
+            set(CCurlShims_easy_setopt_string(handle, CURLOPT_CAPATH, nil))
+        }
+        if isHTTPS { set(CCurlShims_install_tls_hook(handle, tlsReport)) }
+        set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        set(CCurlShims_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, curlWriteBody))
+        set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, opaque))
+        set(CCurlShims_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, curlWriteHeader))
+        set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, opaque))
+        set(CCurlShims_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+
+        let method = request.method
+        let hasBody = request.bodyCount > 0
+        if method == .get && !hasBody {
+            set(CCurlShims_easy_setopt_long(handle, CURLOPT_HTTPGET, 1))
+        } else if method == .head && !hasBody {
+            set(CCurlShims_easy_setopt_long(handle, CURLOPT_NOBODY, 1))
+        } else if hasBody || method == .post || method == .put {
+            // curl sends the headers and a small body in one write from this buffer, and can send it
+            // again when a reused connection turns out to be closed.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, request.bodyCount), alignment: 1)
+            request.withBodyBytes { bytes in
+                if let base = bytes.baseAddress, !bytes.isEmpty { buffer.baseAddress?.copyMemory(from: base, byteCount: bytes.count) }
+            }
+            upload = buffer
+            set(CCurlShims_easy_setopt_long(handle, CURLOPT_POST, 1))
+            set(CCurlShims_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.bodyCount)))
+            set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress))
+            if method != .post { set(CCurlShims_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method.rawValue)) }
+        } else {
+            set(CCurlShims_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method.rawValue))
+        }
+
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in request.headers {
+            guard !header.name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
+                  !header.value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                if let list { curl_slist_free_all(list) }
+                throw CertificateProviderError.invalidParameter("the header '\(header.name)' has a line break or colon in its name or value")
+            }
+            // "Name;" sends a header with an empty value ("Name:" would remove curl's own).
+            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+            list = curl_slist_append(list, line)
+        }
+        // No "Expect: 100-continue" round trip before a body.
+        if request.header("Expect") == nil { list = curl_slist_append(list, "Expect:") }
+        headerList = list
+        set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)))
+        guard failed == CURLE_OK else {
+            throw CertificateProviderError(.network, "\(summary): libcurl refused an option (\(String(cString: curl_easy_strerror(failed))))")
+        }
+    }
+
+    // MARK: Callbacks (loop thread)
+
+    fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + bytes.count <= limit else {
+            bodyTooLarge = true
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
+        // One header line per call, CRLF included; split on the first colon without making a
+        // String of the whole line first.
+        if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
+           bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/") {
+            headers.removeAll(keepingCapacity: true)  // a new response (after 1xx or a proxy's CONNECT answer)
+            return
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1, end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        headers.append((String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self),
+                        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
+    }
+
+    // MARK: Outcome (loop thread)
+
+    /// The response, or the typed error for a curl result.
+    func outcome(_ code: CURLcode) -> Result<HTTPResponse, CertificateProviderError> {
+        if code == CURLE_OK {
+            var status = 0
+            _ = CCurlShims_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+            let response = HTTPResponse(status: status, headers: headers, body: body)
+            body = []
+            return .success(response)
+        }
+        return .failure(error(for: code))
+    }
+
+    private func error(for code: CURLcode) -> CertificateProviderError {
+        let detail = String(cString: errorBuffer)
+        let curlText = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let host = request.url.host ?? ""
+        let seconds = String(format: "%g", timeout)
+        if bodyTooLarge || code == CURLE_FILESIZE_EXCEEDED {
+            return CertificateProviderError(.responseTooLarge,
+                "\(summary): the answer is larger than \(limit) bytes (maximumResponseBodyBytes); refused")
+        }
+        if isCancellationRequested || code == CURLE_ABORTED_BY_CALLBACK { return cancelledError() }
+        let subject = String(cString: withUnsafeBytes(of: &tlsReport.pointee.subject) { $0.bindMemory(to: CChar.self).baseAddress! })
+        let issuer = String(cString: withUnsafeBytes(of: &tlsReport.pointee.issuer) { $0.bindMemory(to: CChar.self).baseAddress! })
+        let serverCertificate = subject.isEmpty ? "the server certificate" : "the server certificate '\(subject)' (issued by '\(issuer)')"
+        let lowered = curlText.lowercased()
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            var handshaken: curl_off_t = 0
+            _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_APPCONNECT_TIME_T, &handshaken)
+            if isHTTPS && tlsReport.pointee.hello_sent != 0 && handshaken == 0 {
+                return CertificateProviderError(.timeout, "\(summary): the TLS handshake with \(host) did not finish within \(seconds) s")
+            }
+            if isHTTPS && tlsReport.pointee.hello_sent == 0 {
+                return CertificateProviderError(.timeout, "\(summary): no connection to \(host) within \(seconds) s")
+            }
+            return CertificateProviderError(.timeout, "\(summary): no complete answer within \(seconds) s")
+        case CURLE_PEER_FAILED_VERIFICATION:
+            let verifyError = tlsReport.pointee.verify_error
+            if verifyError != 0 {
+                let why = String(cString: CCurlShims_verify_error_string(verifyError))
+                return CertificateProviderError(.untrustedServerCertificate,
+                    "\(summary): \(serverCertificate) is not trusted (\(why)); trust its CA with trustedCAFile (--ca-file) or check the URL")
+            }
+            if lowered.contains("subject name") || lowered.contains("does not match") || lowered.contains("no alternative") {
+                return CertificateProviderError(.serverHostnameMismatch,
+                    "\(summary): \(serverCertificate) does not name the host '\(host)'; use a host name the certificate was issued for (\(curlText))")
+            }
+            return CertificateProviderError(.untrustedServerCertificate, "\(summary): \(serverCertificate) is not trusted (\(curlText))")
+        case CURLE_SSL_CACERT_BADFILE:
+            return CertificateProviderError(.fileSystem, "\(summary): the CA file cannot be used (\(curlText))")
+        case CURLE_SSL_CERTPROBLEM:
+            return CertificateProviderError(.tls, "\(summary): the TLS client identity cannot be used (the key does not match the certificate, or its type is not usable for TLS)")
+        default:
+            break
+        }
+        // A server that refuses a client certificate says so with an alert (certificate_required 116,
+        // bad_certificate 42, unsupported_certificate 43, certificate_revoked 44, certificate_expired 45,
+        // certificate_unknown 46, unknown_ca 48, access_denied 49). Under TLS 1.3 the alert comes after
+        // the client finished its side of the handshake, and a server that closes at once may reset
+        // the connection before the alert is read: a server that asked for a certificate and then
+        // hung up without answering refused it too.
+        let sent = clientSubject.map { "the client certificate '\($0)' was sent" }
+            ?? "no client certificate was configured (set clientIdentity / --client-identity)"
+        let alert = Int(tlsReport.pointee.alert_received)
+        let requested = tlsReport.pointee.certificate_requested != 0
+        let droppedCodes = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING]
+        let rejectingAlerts = [116: "certificate required", 42: "bad certificate", 43: "unsupported certificate", 44: "certificate revoked",
+                               45: "certificate expired", 46: "certificate unknown", 48: "unknown CA", 49: "access denied", 40: "handshake failure"]
+        if let name = rejectingAlerts[alert], alert != 40 || requested {
+            return CertificateProviderError(.clientCertificateRejected,
+                "\(summary): \(host) refused the TLS client certificate with the alert '\(name)': \(sent)")
+        }
+        let rejections = ["alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
+                          "alert access denied", "alert unsupported certificate", "alert certificate expired", "alert certificate revoked"]
+        if droppedCodes.contains(code), rejections.contains(where: lowered.contains) {
+            return CertificateProviderError(.clientCertificateRejected, "\(summary): \(host) refused the TLS client certificate: \(sent) (\(curlText))")
+        }
+        if droppedCodes.contains(code), requested, alert < 0 {
+            return CertificateProviderError(.clientCertificateRejected,
+                "\(summary): \(host) asked for a TLS client certificate and closed the connection without answering, so it refused it: \(sent) (\(curlText))")
+        }
+        switch code {
+        case CURLE_SSL_CONNECT_ERROR:
+            return CertificateProviderError(.tls, "\(summary): the TLS handshake with \(host) failed (\(curlText))")
+        case CURLE_COULDNT_CONNECT:
+            return CertificateProviderError(.network, "\(summary): the connection was refused; is the server running? (\(curlText))")
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return CertificateProviderError(.network, "\(summary): the host name '\(host)' cannot be resolved")
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            return CertificateProviderError(.network, "\(summary): the proxy host name cannot be resolved (https_proxy / HTTPS_PROXY)")
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return CertificateProviderError(.network, "\(summary): the server closed the connection without a complete answer (\(curlText))")
+        default:
+            return CertificateProviderError(.network, "\(summary): \(curlText) (curl error \(code.rawValue))")
+        }
+    }
+}
+
+// MARK: libcurl callbacks: `user` is the unretained transfer, alive while the loop holds it in flight.
+
+private let curlWriteBody: curl_write_callback = { data, size, count, user in
+    guard let user else { return 0 }
+    let length = size * count
+    guard length > 0, let data else { return length }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+private let curlWriteHeader: curl_write_callback = { data, size, count, user in
+    guard let user else { return 0 }
+    let length = size * count
+    guard length > 0, let data else { return length }
+    Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().receiveHeader(UnsafeRawBufferPointer(start: data, count: length))
+    return length
+}

@@ -1,0 +1,106 @@
+internal import CCurl
+internal import CCurlShims
+public import CertificateProviders
+import Foundation
+
+/// The package's default ``HTTPTransport``: libcurl (the OpenSSL build) driven by one multi handle
+/// on a dedicated thread, so no cooperative thread ever blocks on the network.
+///
+/// - Connections are kept alive and reused (the multi handle's connection cache), at most
+///   ``Configuration/maximumConnectionsPerHost`` to one host; HTTP/2 is used when an HTTPS server
+///   offers it (ALPN), HTTP/1.1 otherwise.
+/// - Every request is checked against ``Configuration/endpointPolicy`` first (`http://` only to
+///   loopback unless allowed); only `http` and `https` are spoken.
+/// - TLS: 1.2 at least; the server certificate is verified, host name included, always. Trust is
+///   the system store (Debian: `/etc/ssl/certs/ca-certificates.crt`) plus
+///   ``Configuration/trustedCAFile`` when given, or that file alone when
+///   ``Configuration/trustedCAFileReplacesSystemStore`` is set.
+/// - ``Configuration/clientIdentity`` (any `SigningIdentity` with a `LocalSigningKey`: a stored
+///   identity, a PKCS#12 file) is presented when the server asks for a client certificate.
+/// - Each request has a hard deadline of ``HTTPRequest/timeout`` seconds for the whole exchange
+///   (connect and TLS handshake included). Task cancellation aborts the transfer at once.
+/// - Redirects are never followed: a 3xx reaches the caller, so neither a body nor a bearer token
+///   is ever replayed to another URL.
+/// - Response bodies over ``Configuration/maximumResponseBodyBytes`` are refused with
+///   `.responseTooLarge` (as soon as `Content-Length` announces them, or when the bytes pass the limit).
+/// - Proxies come from the environment as for the `curl` tool: `https_proxy`/`HTTPS_PROXY`,
+///   `http_proxy` (lower case only), `all_proxy`, `no_proxy`/`NO_PROXY`.
+/// - IPv6 literal hosts work (`https://[::1]:8443/`).
+///
+/// Errors (see ``HTTPTransport``): `.untrustedServerCertificate` names the server certificate's
+/// subject and issuer and why it is not trusted, `.serverHostnameMismatch` the host, and
+/// `.clientCertificateRejected` whether a client certificate was sent; a handshake that does not
+/// finish in time is a `.timeout` saying so.
+public final class CurlTransport: HTTPTransport {
+    /// How the transport behaves; every field documents its default.
+    public struct Configuration: Sendable {
+        /// Which URLs may be requested (default: HTTPS anywhere, HTTP to loopback only).
+        public var endpointPolicy: RemoteEndpointPolicy
+        /// A PEM file of CA certificates to trust for servers (default nil: the system store only).
+        /// Read once, when the transport is made.
+        public var trustedCAFile: String?
+        /// Whether ``trustedCAFile`` replaces the system store instead of being added to it (default
+        /// false: added, so public servers stay reachable; set it to pin a private CA).
+        public var trustedCAFileReplacesSystemStore: Bool
+        /// The identity presented when a server asks for a TLS client certificate (default nil: none).
+        /// Its key must be a `LocalSigningKey`; its chain is sent after the certificate.
+        public var clientIdentity: SigningIdentity?
+        /// The largest response body accepted, in bytes (default 16 MiB).
+        public var maximumResponseBodyBytes: Int
+        /// The most connections open to one host at a time; more requests wait for one (default 8).
+        public var maximumConnectionsPerHost: Int
+
+        /// Creates a configuration.
+        public init(endpointPolicy: RemoteEndpointPolicy = .default, trustedCAFile: String? = nil,
+                    trustedCAFileReplacesSystemStore: Bool = false, clientIdentity: SigningIdentity? = nil,
+                    maximumResponseBodyBytes: Int = 16 << 20, maximumConnectionsPerHost: Int = 8) {
+            self.endpointPolicy = endpointPolicy
+            self.trustedCAFile = trustedCAFile
+            self.trustedCAFileReplacesSystemStore = trustedCAFileReplacesSystemStore
+            self.clientIdentity = clientIdentity
+            self.maximumResponseBodyBytes = max(0, maximumResponseBodyBytes)
+            self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
+        }
+    }
+
+    /// The configuration in force.
+    public let configuration: Configuration
+    private let loop: CurlMultiLoop
+    private let tls: CurlTLSSetup
+
+    /// Creates a transport with the default configuration (system trust store, no client certificate).
+    public convenience init() {
+        self.init(configuration: Configuration(), tls: CurlTLSSetup())
+    }
+
+    /// Creates a transport.
+    /// - Throws: `.fileSystem` when ``Configuration/trustedCAFile`` cannot be read;
+    ///   `.malformedInput` when it holds no PEM certificate; `.invalidParameter` when the client
+    ///   identity's key is not a local key (a key held by a server or token cannot do TLS here).
+    public convenience init(configuration: Configuration) throws {
+        self.init(configuration: configuration, tls: try CurlTLSSetup(configuration: configuration))
+    }
+
+    private init(configuration: Configuration, tls: CurlTLSSetup) {
+        self.configuration = configuration
+        self.tls = tls
+        loop = CurlMultiLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost)
+    }
+
+    deinit { loop.shutdown() }
+
+    /// Sends one request (see the type's documentation for the error contract).
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try configuration.endpointPolicy.validate(request.url)
+        if Task.isCancelled { throw CertificateProviderError(.cancelled, "the request was cancelled before it was sent") }
+        let transfer = try CurlTransfer(request: request, configuration: configuration, tls: tls, pool: loop)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                transfer.continuation = continuation
+                loop.submit(transfer)
+            }
+        } onCancel: {
+            loop.cancel(transfer)
+        }
+    }
+}

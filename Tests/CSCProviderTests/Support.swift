@@ -1,0 +1,105 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import CSCProvider
+import DSSEmulator
+import Foundation
+import RemoteSigning
+import Testing
+
+/// One seed (keys made once) shared by every emulator of this test target.
+let sharedSeed: EmulatorSeed = {
+    do { return try EmulatorSeed.standard() } catch { fatalError("cannot build the emulator seed: \(error)") }
+}()
+
+/// Leonid's EC credential: SCAL 1, PIN `123`.
+let pinCredential = String(StandardSeed.certificateID)
+/// Leonid's RSA credential: SCAL 2, no PIN.
+let scal2Credential = CSCEmulatorCredentials.scal2CredentialID
+/// Maria's EC credential: SCAL 1, PIN `456` and OTP.
+let otpCredential = CSCEmulatorCredentials.otpCredentialID
+
+/// Starts an emulator (faults on, secrets kept in the request log unless told) on an ephemeral
+/// loopback port for the duration of `body`.
+func withEmulator<R>(_ configuration: DSSEmulator.Configuration = .init(faultsEnabled: true, requestLogKeepsSecrets: true),
+                     _ body: (DSSEmulator, URL) async throws -> R) async throws -> R {
+    let emulator = try DSSEmulator(configuration: configuration, seed: sharedSeed)
+    let url = try emulator.start()
+    defer { emulator.stop() }
+    return try await body(emulator, url)
+}
+
+/// Provider parameters for a client of the emulator (Leonid unless told).
+func cscParameters(_ url: URL, credentialID: String? = nil, client: String = StandardSeed.username,
+                   secret: String = StandardSeed.password, pin: String? = nil, otp: String? = nil) -> ProviderParameters {
+    var parameters = ProviderParameters([
+        CSCProvider.ParameterKey.url: .url(url),
+        CSCProvider.ParameterKey.clientID: .string(client),
+        CSCProvider.ParameterKey.clientSecret: .secret(Secret(secret)),
+    ])
+    if let credentialID { parameters[CSCProvider.ParameterKey.credentialID] = .string(credentialID) }
+    if let pin { parameters[CSCProvider.ParameterKey.pin] = .secret(Secret(pin)) }
+    if let otp { parameters[CSCProvider.ParameterKey.otp] = .secret(Secret(otp)) }
+    return parameters
+}
+
+/// A client of the emulator as Leonid (or `client` / `secret`).
+func makeClient(_ url: URL, client: String = StandardSeed.username, secret: String = StandardSeed.password, renewalMargin: TimeInterval = 30,
+                headers: [(name: String, value: String)] = []) -> CSCClient {
+    CSCClient(configuration: .init(baseURL: url, clientID: client, clientSecret: Secret(secret), timeout: 10, renewalMargin: renewalMargin,
+                                   additionalHeaders: headers))
+}
+
+/// The fault header for `fault`.
+func faultHeader(_ fault: DSSEmulator.Fault) -> [(name: String, value: String)] {
+    [(DSSEmulator.Fault.headerName, fault.headerValue)]
+}
+
+/// The emulator's received requests to a CSC method (`credentials/authorize`) or to `oauth2/token`.
+func requests(_ emulator: DSSEmulator, _ method: String) -> [DSSEmulator.ReceivedRequest] {
+    emulator.receivedRequests.filter { $0.path == "/csc/v2/\(method)" || ($0.path == "/\(method)" && method == "oauth2/token") }
+}
+
+/// The members of a received JSON body.
+func members(_ request: DSSEmulator.ReceivedRequest?, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: JSONValue] {
+    guard case .object(let members)? = request?.json else {
+        Issue.record("the body is not a JSON object: \(request?.text ?? "no request")", sourceLocation: sourceLocation)
+        return [:]
+    }
+    return members
+}
+
+/// Expects a `CertificateProviderError` with `code`.
+@discardableResult
+func expectError<R>(_ code: CertificateProviderError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+                    _ body: () async throws -> R) async -> CertificateProviderError? {
+    do {
+        _ = try await body()
+        Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as CertificateProviderError {
+        #expect(error.code == code, "got \(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected CertificateProviderError \(code), got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Verifies a detached CAdES-BES with `openssl cms -verify -binary -cades` against the emulator's CA.
+func opensslVerify(_ cms: [UInt8], content: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let directory = try TemporaryDirectory()
+    let signature = try directory.write("signature.der", cms)
+    try opensslVerify(signatureFile: signature, contentFile: try directory.write("document.bin", content), sourceLocation: sourceLocation)
+}
+
+/// Verifies a detached CAdES-BES file against its content file with `openssl cms -verify`.
+func opensslVerify(signatureFile: String, contentFile: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let directory = try TemporaryDirectory()
+    let ca = try directory.write("ca.pem", text: sharedSeed.certificateAuthority.pemRepresentation)
+    let result = try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", signatureFile,
+                                                  "-content", contentFile, "-CAfile", ca, "-purpose", "any", "-out", "/dev/null"])
+    #expect(result.succeeded, "openssl cms -verify failed: \(result.errorOutput)", sourceLocation: sourceLocation)
+}
+
+/// The base64 of bytes, as CSC sends them.
+func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }

@@ -1,0 +1,403 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import CryptoProDSSProvider
+import DSSEmulator
+import FMPDSSProvider
+import Foundation
+import PKCS12Provider
+import RemoteSigning
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
+
+@discardableResult
+private func expectCode<R>(_ code: CertificateProviderError.Code, sourceLocation: SourceLocation = #_sourceLocation,
+                           _ body: () async throws -> R) async -> CertificateProviderError? {
+    do {
+        _ = try await body()
+        Issue.record("expected \(code), the call succeeded", sourceLocation: sourceLocation)
+    } catch let error as CertificateProviderError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+/// Client-side PKI for the client-certificate tests: a client CA, an identity it issued (kept in a
+/// real PKCS#12 identity store), and an identity from another CA.
+private struct ClientPKI {
+    let authority: TestPKI
+    let stranger: SigningIdentity
+    let directory: TemporaryDirectory
+    let store: PKCS12IdentityStore
+    static let alias = "tls-client"
+    static let storePassword = "client-store-pass"
+
+    init() throws {
+        authority = try TestPKI(rootSubject: "CN=Client CA,O=swift-certificate-providers tests", keyType: .p256)
+        stranger = try TestPKI(rootSubject: "CN=Other CA,O=elsewhere", keyType: .p256).issueLeaf(subject: "CN=Stranger,O=elsewhere")
+        directory = try TemporaryDirectory()
+        store = PKCS12IdentityStore(directory: directory.url.appendingPathComponent("store"))
+        let issued = try authority.issueLeaf(subject: "CN=Клиент TLS,O=ООО Ромашка", keyType: .p256)
+        try store.import(issued, alias: ClientPKI.alias, storePassword: Secret(ClientPKI.storePassword))
+    }
+
+    /// The identity as a provider would get it: read back from the store with its password.
+    func storedIdentity() throws -> SigningIdentity {
+        try store.identity(alias: ClientPKI.alias, password: Secret(ClientPKI.storePassword))
+    }
+}
+
+@Suite("CurlTransport over loopback HTTPS: the emulator (libmicrohttpd + GnuTLS) and Python's ssl server")
+struct CurlTransportTLSTests {
+    private func withTLSEmulator<R>(host: String = "127.0.0.1", serverIdentity: SigningIdentity? = nil, clientCAs: [Certificate] = [],
+                                    faults: Bool = false, _ body: (DSSEmulator, URL, String) async throws -> R) async throws -> R {
+        let emulator = try DSSEmulator(configuration: .init(host: host, faultsEnabled: faults,
+                                                            tls: .init(serverIdentity: serverIdentity, clientCertificateAuthorities: clientCAs)),
+                                       seed: sharedSeed)
+        let base = try emulator.start()
+        defer { emulator.stop() }
+        let directory = try TemporaryDirectory()
+        let caFile = try directory.write("emulator-ca.pem", text: emulator.certificateAuthorityPEM)
+        return try await body(emulator, base, caFile)
+    }
+
+    private func notFoundRequest(_ base: URL, fault: String? = nil, timeout: TimeInterval = 10) throws -> HTTPRequest {
+        var request = HTTPRequest(url: try url(base.absoluteString + "api/v1/nothing/"), timeout: timeout)
+        if let fault { request.setHeader(DSSEmulator.Fault.headerName, fault) }
+        return request
+    }
+
+    @Test("trusted through trustedCAFile (added to, or replacing, the system store): FMP and CryptoPro round trips work")
+    func trustedByCAFile() async throws {
+        try await withTLSEmulator { emulator, base, caFile in
+            #expect(base.scheme == "https")
+            for replaces in [false, true] {
+                let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile, trustedCAFileReplacesSystemStore: replaces))
+                #expect(try await transport.send(try notFoundRequest(base)).status == 404)
+                let fmp = FMPClient(configuration: .init(host: base, environment: StandardSeed.environment, project: StandardSeed.project,
+                                                         device: "tls-test"), transport: transport)
+                _ = try await fmp.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
+                let certificates = try await fmp.certificates(dssPassword: Secret(StandardSeed.dssPassword)).value
+                #expect(certificates.contains { $0.id == StandardSeed.certificateID })
+                let signatureID = try await fmp.sign(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column,
+                                                     hhiveID: StandardSeed.row, dssPassword: Secret(StandardSeed.dssPassword),
+                                                     certificateID: StandardSeed.certificateID,
+                                                     certificatePIN: Secret(StandardSeed.certificatePIN)).value
+                #expect(emulator.storedSignatureIDs.contains(signatureID))
+
+                let cryptoPro = CryptoProDSSClient(configuration: .init(baseURL: base), transport: transport)
+                _ = try await cryptoPro.login(username: StandardSeed.username, password: Secret(StandardSeed.password))
+                let cades = try await cryptoPro.sign(document: Array("документ".utf8), certificateID: StandardSeed.certificateID,
+                                                     pin: Secret(StandardSeed.certificatePIN))
+                #expect(!cades.isEmpty)
+            }
+        }
+    }
+
+    @Test("without trustedCAFile → .untrustedServerCertificate naming the server certificate; nothing reaches the server")
+    func untrustedWithoutCAFile() async throws {
+        try await withTLSEmulator { emulator, base, _ in
+            let error = await expectCode(.untrustedServerCertificate) { try await CurlTransport().send(try notFoundRequest(base)) }
+            #expect(error?.reason.contains("CN=DSS Emulator") == true, "\(String(describing: error))")
+            #expect(error?.reason.contains("trustedCAFile") == true)
+            #expect(emulator.receivedRequests.isEmpty)
+            // A CA file that does not hold the emulator's CA does not help either.
+            let directory = try TemporaryDirectory()
+            let other = try directory.write("other.pem", text: try TestPKI().root.certificate.pemRepresentation)
+            await expectCode(.untrustedServerCertificate) {
+                try await CurlTransport(configuration: .init(trustedCAFile: other, trustedCAFileReplacesSystemStore: true)).send(try notFoundRequest(base))
+            }
+        }
+    }
+
+    @Test("a server certificate for another host → .serverHostnameMismatch")
+    func hostnameMismatch() async throws {
+        let pki = try TestPKI(rootSubject: "CN=Mismatch CA", keyType: .p256)
+        let elsewhere = try pki.issueTLSServer(subject: "CN=elsewhere.example", dnsNames: ["elsewhere.example"], ipAddresses: ["192.0.2.7"])
+        try await withTLSEmulator(serverIdentity: elsewhere) { emulator, base, _ in
+            let directory = try TemporaryDirectory()
+            let caFile = try directory.write("mismatch-ca.pem", text: pki.root.certificate.pemRepresentation)
+            let error = await expectCode(.serverHostnameMismatch) {
+                try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(try notFoundRequest(base))
+            }
+            #expect(error?.reason.contains("127.0.0.1") == true)
+            #expect(emulator.receivedRequests.isEmpty)
+        }
+    }
+
+    @Test("client certificate required: from a stored identity → works; missing or from another CA → .clientCertificateRejected")
+    func clientCertificates() async throws {
+        let client = try ClientPKI()
+        try await withTLSEmulator(clientCAs: [client.authority.root.certificate]) { emulator, base, caFile in
+            let identity = try client.storedIdentity()
+            let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: identity))
+            #expect(try await transport.send(try notFoundRequest(base)).status == 404)
+            let fmp = FMPClient(configuration: .init(host: base, environment: StandardSeed.environment, project: StandardSeed.project,
+                                                     device: "tls-test"), transport: transport)
+            _ = try await fmp.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
+            #expect(emulator.receivedRequests.count == 2)
+            emulator.clearReceivedRequests()
+
+            let missing = await expectCode(.clientCertificateRejected) {
+                try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(try notFoundRequest(base))
+            }
+            #expect(missing?.reason.contains("no client certificate was configured") == true, "\(String(describing: missing))")
+            let foreign = await expectCode(.clientCertificateRejected) {
+                try await CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: client.stranger)).send(try notFoundRequest(base))
+            }
+            #expect(foreign?.reason.contains("CN=Stranger") == true, "\(String(describing: foreign))")
+            #expect(emulator.receivedRequests.isEmpty)
+        }
+    }
+
+    @Test("providers: trustedCAFile, clientIdentity (a store alias) and clientIdentityPassword reach a server demanding a client certificate")
+    func providerParameters() async throws {
+        let client = try ClientPKI()
+        let store = client.store
+        let lookup: ClientIdentityLookup = { alias, password in try store.identity(alias: alias, password: password) }
+        try await withTLSEmulator(clientCAs: [client.authority.root.certificate]) { emulator, base, caFile in
+            let tls: ProviderParameters = [RemoteTLSParameters.trustedCAFile: .string(caFile),
+                                           RemoteTLSParameters.clientIdentity: .string(ClientPKI.alias),
+                                           RemoteTLSParameters.clientIdentityPassword: .secret(Secret(ClientPKI.storePassword))]
+            let fmp = FMPDSSProvider(parameters: ProviderParameters([
+                FMPDSSProvider.ParameterKey.url: .url(base), FMPDSSProvider.ParameterKey.environment: .string(StandardSeed.environment),
+                FMPDSSProvider.ParameterKey.project: .string(StandardSeed.project), FMPDSSProvider.ParameterKey.username: .string(StandardSeed.username),
+                FMPDSSProvider.ParameterKey.password: .secret(Secret(StandardSeed.password)),
+                FMPDSSProvider.ParameterKey.dssPassword: .secret(Secret(StandardSeed.dssPassword)),
+                FMPDSSProvider.ParameterKey.certificateID: .integer(StandardSeed.certificateID),
+            ]).merging(tls), clientIdentityLookup: lookup)
+            #expect(try await fmp.initialize(options: [:]).certificate.subject.contains("Леонид"))
+            let cryptoPro = CryptoProDSSProvider(parameters: ProviderParameters([
+                CryptoProDSSProvider.ParameterKey.url: .url(base), CryptoProDSSProvider.ParameterKey.username: .string(StandardSeed.username),
+                CryptoProDSSProvider.ParameterKey.password: .secret(Secret(StandardSeed.password)),
+            ]).merging(tls), clientIdentityLookup: lookup)
+            _ = try await cryptoPro.initialize(options: [:])
+            #expect(emulator.receivedRequests.count >= 4)
+            // Wrong identity password → the store's .wrongPassword; no lookup → .invalidParameter;
+            // with an app transport → .invalidParameter.
+            await expectCode(.wrongPassword) {
+                try await fmp.initialize(options: [RemoteTLSParameters.clientIdentityPassword: .secret(Secret("nope"))])
+            }
+            await expectCode(.invalidParameter) {
+                try await FMPDSSProvider(parameters: fmp.parameters).initialize(options: [:])
+            }
+            await expectCode(.invalidParameter) {
+                try await CryptoProDSSProvider(parameters: cryptoPro.parameters, transport: CurlTransport()).initialize(options: [:])
+            }
+            await expectCode(.invalidParameter) { try fmp.setParameters([RemoteTLSParameters.clientIdentity: .boolean(true)]) }
+        }
+    }
+
+    @Test("a client identity whose key is held by a server is refused when the transport is made")
+    func remoteKeyRefused() async throws {
+        let certificate = try TestPKI().issueLeaf(subject: "CN=Remote").certificate
+        let remote = SigningIdentity(certificate: certificate, key: ServerHeldSigningKey.fmpDSS(certificate: certificate, certificateID: 1))
+        await expectCode(.invalidParameter) { try CurlTransport(configuration: .init(clientIdentity: remote)) }
+    }
+
+    @Test("IPv6: https://[::1]:port/ and http://[::1]:port/ work")
+    func ipv6() async throws {
+        try await withTLSEmulator(host: "::1") { _, base, caFile in
+            #expect(base.absoluteString.hasPrefix("https://[::1]:"))
+            let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile))
+            #expect(try await transport.send(try notFoundRequest(base)).status == 404)
+        }
+        let plain = try DSSEmulator(configuration: .init(host: "::1"), seed: sharedSeed)
+        let base = try plain.start()
+        defer { plain.stop() }
+        #expect(try await CurlTransport().send(try notFoundRequest(base)).status == 404)
+    }
+
+    @Test("over HTTPS: a 20 MiB answer → .responseTooLarge; cancellation stops a slow transfer")
+    func limitsOverHTTPS() async throws {
+        try await withTLSEmulator(faults: true) { _, base, caFile in
+            let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile))
+            await expectCode(.responseTooLarge) { try await transport.send(try notFoundRequest(base, fault: "large-body=\(20 << 20)")) }
+            let task = Task { try await transport.send(try notFoundRequest(base, fault: "delay=5000", timeout: 30)) }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            await expectCode(.cancelled) { try await task.value }
+            // The transport goes on working after a cancelled transfer.
+            #expect(try await transport.send(try notFoundRequest(base)).status == 404)
+        }
+    }
+
+    @Test("a server that accepts the connection but never answers the handshake → .timeout naming the TLS handshake")
+    func handshakeTimeout() async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let error = await expectCode(.timeout) {
+            try await CurlTransport().send(HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 0.5))
+        }
+        #expect(error?.reason.contains("TLS handshake") == true, "\(String(describing: error))")
+    }
+
+    // MARK: A server the package did not write
+
+    @Test("Python http.server in ssl, client certificate required: stored identity works over one kept-alive connection; missing or foreign → .clientCertificateRejected")
+    func pythonServer() async throws {
+        let client = try ClientPKI()
+        let serverPKI = try TestPKI(rootSubject: "CN=Python Server CA", keyType: .p256)
+        let server = try PythonTLSServer(serverIdentity: try serverPKI.issueTLSServer(), clientCA: client.authority.root.certificate)
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        let caFile = try directory.write("python-ca.pem", text: serverPKI.root.certificate.pemRepresentation)
+        let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: try client.storedIdentity()))
+        var ports: Set<Int> = []
+        for name in ["localhost", "127.0.0.1", "[::1]"] where name != "[::1]" || server.hasIPv6 {
+            for _ in 0..<3 {
+                let response = try await transport.send(HTTPRequest(url: try url("https://\(name):\(server.port(for: name))/hello")))
+                #expect(response.status == 200)
+                let json = try response.json(context: "python")
+                #expect(json["client"]?.stringValue == "Клиент TLS")
+                if name == "127.0.0.1", let port = json["client_port"]?.intValue { ports.insert(port) }
+            }
+        }
+        #expect(ports.count == 1, "three requests to one host should share one kept-alive connection: \(ports)")
+        // A redirect is returned, not followed (so neither a body nor an Authorization header is replayed).
+        var redirected = HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/redirect"))
+        redirected.setHeader("Authorization", "Bearer not-for-anyone-else")
+        let redirect = try await transport.send(redirected)
+        #expect(redirect.status == 302)
+        #expect(redirect.header("location") == "/hello?followed=1")
+        let missing = await expectCode(.clientCertificateRejected) {
+            try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
+        }
+        #expect(missing?.reason.contains("no client certificate") == true)
+        await expectCode(.clientCertificateRejected) {
+            try await CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: client.stranger))
+                .send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
+        }
+        await expectCode(.untrustedServerCertificate) {
+            try await CurlTransport(configuration: .init(clientIdentity: try client.storedIdentity()))
+                .send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
+        }
+    }
+}
+
+/// A TCP socket on 127.0.0.1 that listens but never accepts: the kernel completes the TCP handshake,
+/// nobody answers the TLS ClientHello.
+private final class SilentListener: Sendable {
+    let descriptor: Int32
+    let port: UInt16
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 8) == 0 else {
+            _ = Glibc.close(descriptor)
+            throw CertificateProviderError(.network, "cannot listen")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
+}
+
+/// `python3 -m http.server`'s handler in an `ssl` context that requires a client certificate, on an
+/// ephemeral port the script prints; answers JSON naming the client certificate's CN and port.
+private final class PythonTLSServer: Sendable {
+    private let process: Process
+    private let directory: TemporaryDirectory
+    let port: Int
+    let port6: Int?
+    var hasIPv6: Bool { port6 != nil }
+
+    func port(for host: String) -> Int { host == "[::1]" ? (port6 ?? port) : port }
+
+    init(serverIdentity: SigningIdentity, clientCA: Certificate) throws {
+        directory = try TemporaryDirectory()
+        guard let key = serverIdentity.key as? LocalSigningKey else { throw CertificateProviderError.invalidParameter("local key needed") }
+        let certificate = try directory.write("server.pem", text: ([serverIdentity.certificate] + serverIdentity.chain).map(\.pemRepresentation).joined())
+        let keyFile = try directory.write("server-key.pem", text: try key.pemRepresentation(password: nil))
+        let trust = try directory.write("client-ca.pem", text: clientCA.pemRepresentation)
+        let script = try directory.write("server.py", text: """
+            import http.server, json, socket, ssl, sys, threading
+            class Handler(http.server.BaseHTTPRequestHandler):
+                protocol_version = "HTTP/1.1"
+                def do_GET(self):
+                    if self.path == "/redirect":
+                        self.send_response(302)
+                        self.send_header("Location", "/hello?followed=1")
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
+                    peer = self.connection.getpeercert() or {}
+                    cn = next((value for rdn in peer.get("subject", ()) for (name, value) in rdn if name == "commonName"), None)
+                    body = json.dumps({"client": cn, "client_port": self.client_address[1], "path": self.path}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                def log_message(self, *args):
+                    pass
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.minimum_version = ssl.TLSVersion.TLSv1_2
+            context.load_cert_chain(sys.argv[1], sys.argv[2])
+            context.load_verify_locations(sys.argv[3])
+            context.verify_mode = ssl.CERT_REQUIRED
+            class Server(http.server.ThreadingHTTPServer):
+                daemon_threads = True
+                def get_request(self):
+                    raw, address = self.socket.accept()
+                    return context.wrap_socket(raw, server_side=True), address
+            class Server6(Server):
+                address_family = socket.AF_INET6
+            servers = [Server(("127.0.0.1", 0), Handler)]
+            try:
+                servers.append(Server6(("::1", 0), Handler))
+            except OSError:
+                pass
+            print(" ".join(str(s.server_address[1]) for s in servers), flush=True)
+            for s in servers[1:]:
+                threading.Thread(target=s.serve_forever, daemon=True).start()
+            servers[0].serve_forever()
+            """)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.path(of: "python3") ?? "/usr/bin/python3")
+        process.arguments = [script, certificate, keyFile, trust]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line: [UInt8] = []
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let ports = String(decoding: line, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
+        guard let first = ports.first else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw CertificateProviderError(.network, "the Python TLS server did not start")
+        }
+        port = first
+        port6 = ports.count > 1 ? ports[1] : nil
+        self.process = process
+    }
+
+    func stop() {
+        // SIGKILL: the child inherits the test runner's blocked signal mask, so SIGTERM may never land.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
