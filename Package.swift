@@ -165,7 +165,8 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider"],
+                           "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider",
+                           "COpenSSLShims"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -40,6 +40,8 @@ public actor CryptoProDSSClient {
         public var signServerApplication: String
         /// The OAuth `client_id` registered on the STS (default `cryptopro.cloud.csp`).
         public var clientID: String
+        /// The OAuth client id used when none is configured: `cryptopro.cloud.csp`.
+        public static let defaultClientID = "cryptopro.cloud.csp"
         /// The OAuth client secret, sent as HTTP Basic `client_id:secret` when set (default nil: public client).
         public var clientSecret: Secret?
         /// The OAuth `resource` (default `urn:cryptopro:dss:signserver:signserver`; a SignServer
@@ -58,7 +60,7 @@ public actor CryptoProDSSClient {
 
         /// Creates a configuration; every argument documents its default above.
         public init(baseURL: URL, stsApplication: String = "STS", signServerApplication: String = "SignServer",
-                    clientID: String = "cryptopro.cloud.csp", clientSecret: Secret? = nil,
+                    clientID: String = Configuration.defaultClientID, clientSecret: Secret? = nil,
                     resource: String = "urn:cryptopro:dss:signserver:signserver", timeout: TimeInterval = 30,
                     renewalMargin: TimeInterval = 30, retryPolicy: RetryPolicy = .default, endpointPolicy: RemoteEndpointPolicy = .default,
                     additionalHeaders: [(name: String, value: String)] = []) {

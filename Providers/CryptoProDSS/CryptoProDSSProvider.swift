@@ -23,6 +23,8 @@ import Synchronization
 /// | `trustedCAFile` | string (path) | no | PEM CAs trusted for the server besides the system store (``RemoteTLSParameters``) |
 /// | `clientIdentity` | string | no | the alias of the TLS client identity (opened with the provider's `clientIdentityLookup`) |
 /// | `clientIdentityPassword` | secret | no | the password of that identity |
+/// | `uploadMode` | string | no (`auto`) | `content` sends the document, `hash` its digest (`Hash: True`, the digest that fits the certificate's key), `auto` the document up to `maxUploadBytes` and the digest above |
+/// | `maxUploadBytes` | integer | no (16 MiB) | the largest document `auto` (and `content`) sends whole |
 ///
 /// Without `certificateID` and `certificate` the user's default certificate is used (or the only one).
 ///
@@ -30,8 +32,12 @@ import Synchronization
 /// whose certificate comes from the server and whose key is a `ServerHeldSigningKey` (``ServerHeldSigningKey/cryptoProDSS(certificate:certificateID:)``) (the
 /// server signs whole documents; see ``signDocument(_:)``). With `storeDirectory`, the selected
 /// certificate and the access token are cached in `cryptopro-dss-session.json` there (mode 0600,
-/// replaced atomically; never the password or PIN): ``storedCertificate()`` then returns the
-/// identity without any network call while the token is valid, also in a new process.
+/// replaced atomically under a lock, never the password or PIN): ``storedCertificate()`` then
+/// returns the identity without any network call while the token is valid, also in a new process,
+/// but only when the cache matches the current parameters (server, user, OAuth client and
+/// certificate selection); otherwise ``initialize(options:)`` logs in again and replaces it. A
+/// cache file that is not a regular file of this user, or that others can read, is ignored (the
+/// `warning` callback says so). A PIN or password in the parameters is always used.
 ///
 /// Threat model of the cache: the token is a bearer secret until it expires (typically an hour).
 /// Only the same OS user (and root) can read the file; a stolen token cannot sign with a
@@ -62,6 +68,10 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         public static let allowInsecureHTTP: ProviderParameters.Key = "allowInsecureHTTP"
         /// The `timeout` parameter (see the table above).
         public static let timeout: ProviderParameters.Key = "timeout"
+        /// The `uploadMode` parameter (see the table above).
+        public static let uploadMode: ProviderParameters.Key = "uploadMode"
+        /// The `maxUploadBytes` parameter (see the table above).
+        public static let maxUploadBytes: ProviderParameters.Key = "maxUploadBytes"
 
         /// The `trustedCAFile` parameter (see the table above).
         public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
@@ -71,12 +81,47 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
 
         /// Every key the provider accepts.
-        public static let all: Set<ProviderParameters.Key> = Set([url, username, password, clientID, clientSecret, certificateID, certificate,
-                                                                 pin, storeDirectory, allowInsecureHTTP, timeout])
-            .union(RemoteTLSParameters.keys)
+        public static let all: Set<ProviderParameters.Key> = Set<ProviderParameters.Key>([
+            url,
+            username,
+            password,
+            clientID,
+            clientSecret,
+            certificateID,
+            certificate,
+            pin,
+            storeDirectory,
+            allowInsecureHTTP,
+            timeout,
+            uploadMode,
+            maxUploadBytes,
+        ]).union(RemoteTLSParameters.keys)
+    }
+
+    /// How documents go up (the `uploadMode` parameter).
+    public enum UploadMode: String, Sendable {
+        /// The document itself (`Hash: False`).
+        case content
+        /// Its digest (`Hash: True`), with the digest that fits the certificate's key.
+        case hash
+        /// The document up to `maxUploadBytes`, its digest above.
+        case auto
+    }
+
+    /// The default `maxUploadBytes`: 16 MiB.
+    public static let defaultMaxUploadBytes = 16 << 20
+
+    /// What a session was made for: it serves only parameters that ask for the same.
+    private struct SessionKey: Equatable {
+        var url: String
+        var username: String
+        var clientID: String
+        /// `id:N`, `name:X` or `default`.
+        var selection: String
     }
 
     private struct Session {
+        var key: SessionKey
         var identity: SigningIdentity
         var certificateID: Int
         var client: CryptoProDSSClient
@@ -96,6 +141,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     private let transport: (any HTTPTransport)?
     private let clientIdentityLookup: ClientIdentityLookup?
     private let additionalHeaders: [(name: String, value: String)]
+    private let warning: (@Sendable (String) -> Void)?
     private let state: Mutex<State>
 
     /// Creates a provider.
@@ -105,22 +151,30 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
+    ///   - warning: called with a message when a cache file is ignored (foreign-owned, readable by
+    ///     others, not a regular file, damaged); default none.
     public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil,
-                additionalHeaders: [(name: String, value: String)] = [], clientIdentityLookup: ClientIdentityLookup? = nil) {
+                additionalHeaders: [(name: String, value: String)] = [], clientIdentityLookup: ClientIdentityLookup? = nil,
+                warning: (@Sendable (String) -> Void)? = nil) {
         self.transport = transport
         self.clientIdentityLookup = clientIdentityLookup
         self.additionalHeaders = additionalHeaders
+        self.warning = warning
         state = Mutex(State(parameters: parameters))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
     public var parameters: ProviderParameters { state.withLock { $0.parameters } }
 
-    /// Replaces the parameters.
+    /// Replaces the parameters. A session made for another server, user, client or certificate
+    /// is dropped (the next use logs in with the new parameters).
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
         try CryptoProDSSProvider.check(parameters)
-        state.withLock { $0.parameters = parameters }
+        state.withLock { state in
+            state.parameters = parameters
+            if let session = state.session, !CryptoProDSSProvider.matches(session.key, parameters) { state.session = nil }
+        }
     }
 
     /// Logs in, lists the certificates, selects one (see the type's documentation) and caches the
@@ -140,30 +194,34 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                                                      name: try merged.string(ParameterKey.certificate))
         let identity = SigningIdentity(certificate: chosen.certificate, chain: [],
                                        key: ServerHeldSigningKey.cryptoProDSS(certificate: chosen.certificate, certificateID: chosen.id))
-        let session = Session(identity: identity, certificateID: chosen.id, client: client, url: configuration.baseURL, username: username,
+        let key = SessionKey(url: configuration.baseURL.absoluteString, username: username, clientID: configuration.clientID,
+                             selection: try CryptoProDSSProvider.selection(merged))
+        let session = Session(key: key, identity: identity, certificateID: chosen.id, client: client, url: configuration.baseURL, username: username,
                               pin: try merged.secret(ParameterKey.pin))
         state.withLock { $0.session = session }
-        if let cache = try CryptoProDSSProvider.cache(merged), let token = await client.currentToken {
-            try cache.save(.init(url: configuration.baseURL.absoluteString, username: username, clientID: configuration.clientID,
+        if let cache = try cache(merged), let token = await client.currentToken {
+            try cache.save(.init(url: key.url, username: username, clientID: key.clientID,
                                  certificateID: chosen.id, certificateDER: Data(chosen.certificate.derRepresentation),
-                                 accessToken: CryptoProDSSProvider.text(of: token.accessToken), expiresAt: token.expiresAt))
+                                 accessToken: CryptoProDSSProvider.text(of: token.accessToken), expiresAt: token.expiresAt,
+                                 selection: key.selection))
         }
         return identity
     }
 
     /// The selected identity without any network call: the one of this process's last
     /// ``initialize(options:)``, else the cached one in `storeDirectory` when its token is still
-    /// valid (30 s margin) and it is for the configured `url` and `username` (when set); else nil.
+    /// valid (30 s margin); either only when it was made for what the current parameters ask
+    /// (`url`, `username`, `clientID`, `certificateID` / `certificate`, when given); else nil.
     /// - Throws: `.storeCorrupted` for a cache file that is not ours; `.fileSystem`.
     public func storedCertificate() throws -> SigningIdentity? {
         let (parameters, current) = state.withLock { ($0.parameters, $0.session) }
-        if let current { return current.identity }
-        guard let cache = try CryptoProDSSProvider.cache(parameters), let entry = try cache.load() else { return nil }
+        if let current, CryptoProDSSProvider.matches(current.key, parameters) { return current.identity }
+        guard let cache = try cache(parameters), let entry = try cache.load() else { return nil }
         let token = CryptoProToken(accessToken: Secret(entry.accessToken), expiresAt: entry.expiresAt)
         guard token.isValid(margin: 30), let url = URL(string: entry.url) else { return nil }
-        if let wanted = try parameters.url(ParameterKey.url), wanted.absoluteString != entry.url { return nil }
-        if let wanted = try parameters.string(ParameterKey.username), wanted != entry.username { return nil }
-        if let wanted = try parameters.integer(ParameterKey.certificateID), wanted != 0, wanted != entry.certificateID { return nil }
+        let key = SessionKey(url: entry.url, username: entry.username, clientID: entry.clientID,
+                             selection: entry.selection ?? "id:\(entry.certificateID)")
+        guard CryptoProDSSProvider.matches(key, parameters, cachedCertificateID: entry.certificateID) else { return nil }
         let certificate: Certificate
         do {
             certificate = try Certificate(derEncoded: Array(entry.certificateDER))
@@ -179,13 +237,42 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                                         credentials: password.map { (entry.username, $0) })
         let identity = SigningIdentity(certificate: certificate, chain: [],
                                        key: ServerHeldSigningKey.cryptoProDSS(certificate: certificate, certificateID: entry.certificateID))
-        let session = Session(identity: identity, certificateID: entry.certificateID, client: client, url: url, username: entry.username,
+        let session = Session(key: key, identity: identity, certificateID: entry.certificateID, client: client, url: url, username: entry.username,
                               pin: try parameters.secret(ParameterKey.pin))
         return state.withLock { state -> SigningIdentity in
-            if let existing = state.session { return existing.identity }
+            if let existing = state.session, CryptoProDSSProvider.matches(existing.key, state.parameters) { return existing.identity }
             state.session = session
             return identity
         }
+    }
+
+    /// Whether a session made for `key` serves `parameters`: every one of `url`, `username`,
+    /// `clientID` (default ``CryptoProDSSClient/Configuration/defaultClientID``) and the certificate
+    /// selection that the parameters give must be the session's.
+    private static func matches(_ key: SessionKey, _ parameters: ProviderParameters, cachedCertificateID: Int? = nil) -> Bool {
+        let url: URL?, username: String?, clientID: String?, selection: String
+        do {
+            url = try parameters.url(ParameterKey.url)
+            username = try parameters.string(ParameterKey.username)
+            clientID = try parameters.string(ParameterKey.clientID)
+            selection = try self.selection(parameters)
+        } catch {
+            return false
+        }
+        if let url, url.absoluteString != key.url { return false }
+        if let username, username != key.username { return false }
+        if (clientID ?? CryptoProDSSClient.Configuration.defaultClientID) != key.clientID { return false }
+        if selection == key.selection { return true }
+        // A cache from before selections were recorded, or an id that names the cached certificate.
+        if let cachedCertificateID, selection == "id:\(cachedCertificateID)" { return true }
+        return parameters[ParameterKey.certificateID] == nil && parameters[ParameterKey.certificate] == nil && key.selection == "default"
+    }
+
+    /// The certificate selection the parameters ask for: `id:N`, `name:X` or `default`.
+    private static func selection(_ parameters: ProviderParameters) throws -> String {
+        if let id = try parameters.integer(ParameterKey.certificateID) { return id == 0 ? "default" : "id:\(id)" }
+        if let name = try parameters.string(ParameterKey.certificate) { return "name:\(name)" }
+        return "default"
     }
 
     /// Forgets the session in memory and removes the cache file (no-op when there is none).
@@ -195,20 +282,24 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             state.session = nil
             return state.parameters
         }
-        try CryptoProDSSProvider.cache(parameters)?.delete()
+        try cache(parameters)?.delete()
     }
 
     /// The server signs a document or its digest (`Hash: True`) with the selected certificate.
     ///
     /// `.cadesBES` → `CAdES` with `CADESType: BES`, `.cms` → `CMS`; `isDetached` → `IsDetached`.
-    /// A `.digest` payload is sent with `Hash: True` and must be detached. The digest is the one
-    /// that fits the certificate's key (`DigestAlgorithm.preferred(for:)`: Streebog-256/512 for
-    /// GOST certificates, SHA-256 otherwise); for `.digest` payloads of RSA and EC certificates
-    /// SHA-384 and SHA-512 are accepted too. For `.content` the server chooses that same digest, so
-    /// only it is accepted there. Uses the current session (initializing from the parameters when
-    /// there is none) and the `pin` parameter (or the `pin` given to ``initialize(options:)``).
+    /// What goes up follows `uploadMode`: `content` sends the document (from a `.content` payload,
+    /// or read from the request's `contentFile`), `hash` sends its digest with `Hash: True` (the
+    /// digest that fits the certificate's key; always detached), and `auto` (default) sends the
+    /// document when it is at most `maxUploadBytes` (16 MiB) and its digest above. For a document
+    /// the server chooses the digest that fits the certificate's key (`DigestAlgorithm.preferred(for:)`:
+    /// Streebog-256/512 for GOST certificates, SHA-256 otherwise), so only that one is accepted there.
+    /// Uses the current session (initializing from the parameters when there is none) and the `pin`
+    /// parameter (or the `pin` given to ``initialize(options:)``).
     /// - Throws: `.unsupportedAlgorithm` for another format or digest; `.invalidParameter` for an
-    ///   attached signature of a digest; as ``CryptoProDSSClient/sign(document:certificateID:pin:parameters:)``.
+    ///   attached signature of a digest, a digest payload without its file in `content` mode, or a
+    ///   document over `maxUploadBytes` in `content` mode; as
+    ///   ``CryptoProDSSClient/sign(document:certificateID:pin:parameters:)``.
     public func signDocument(_ request: DocumentSigningRequest) async throws -> [UInt8] {
         let type: CryptoProSignatureType
         switch request.format {
@@ -216,33 +307,75 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         case .cms: type = .cms
         default: throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: signature format '\(request.format)' is not supported (cades, cms)")
         }
-        let document: [UInt8], isHash: Bool, algorithm: DigestAlgorithm
+        let parameters = self.parameters
+        let mode = try CryptoProDSSProvider.uploadMode(parameters)
+        let limit = try parameters.integer(ParameterKey.maxUploadBytes) ?? CryptoProDSSProvider.defaultMaxUploadBytes
+        let session = try await currentSession()
+
+        // The document's size, when the document itself is at hand.
+        let size: Int64?
         switch request.payload {
-        case .content(let bytes):
-            document = bytes
-            isHash = false
-            algorithm = request.digestAlgorithm
-        case .digest(let digest, let digestAlgorithm):
-            guard digest.count == digestAlgorithm.outputByteCount else {
-                throw CertificateProviderError.invalidParameter("CryptoPro DSS: a \(digestAlgorithm) digest is \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
+        case .content(let bytes): size = Int64(bytes.count)
+        case .digest:
+            size = try request.contentFile.map { url in
+                let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+                guard let size = (attributes?[.size] as? NSNumber)?.int64Value else {
+                    throw CertificateProviderError(.fileSystem, "CryptoPro DSS: cannot read the size of \(url.path)")
+                }
+                return size
             }
+        }
+        let sendsContent: Bool
+        switch mode {
+        case .content:
+            guard let size else {
+                throw CertificateProviderError.invalidParameter("CryptoPro DSS: uploadMode 'content' needs the document, but only its digest was given")
+            }
+            guard size <= Int64(limit) else {
+                throw CertificateProviderError.invalidParameter("CryptoPro DSS: the document is \(size) bytes, more than maxUploadBytes (\(limit)); raise maxUploadBytes or use uploadMode 'hash' or 'auto'")
+            }
+            sendsContent = true
+        case .hash: sendsContent = false
+        case .auto: sendsContent = size.map { $0 <= Int64(limit) } ?? false
+        }
+
+        let document: [UInt8], isHash: Bool
+        if sendsContent {
+            let keyAlgorithm = session.identity.certificate.publicKeyAlgorithm
+            let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
+            guard request.digestAlgorithm == fitting else {
+                throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the server chooses the digest of a document (\(fitting.displayName) for this \(keyAlgorithm.family) certificate), not \(request.digestAlgorithm.displayName); use uploadMode 'hash' to choose it")
+            }
+            switch request.payload {
+            case .content(let bytes): document = bytes
+            case .digest:
+                // `sendsContent` implies a known size, so the file is there; it is at most `limit` bytes.
+                guard let url = request.contentFile, let data = FileManager.default.contents(atPath: url.path) else {
+                    throw CertificateProviderError(.fileSystem, "CryptoPro DSS: cannot read the document \(request.contentFile?.path ?? "-")")
+                }
+                document = Array(data)
+            }
+            isHash = false
+        } else {
             guard request.isDetached else {
                 throw CertificateProviderError.invalidParameter("CryptoPro DSS: a signature of a digest is always detached")
             }
-            document = digest
+            let certificate = session.identity.certificate
+            switch request.payload {
+            case .content(let bytes):
+                document = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: request.digestAlgorithm).hash(bytes)
+            case .digest(let digest, let given):
+                let algorithm = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: given)
+                guard algorithm == given else {
+                    throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the certificate's \(certificate.publicKeyAlgorithm) key needs a \(algorithm) digest, not \(given)")
+                }
+                guard digest.count == given.outputByteCount else {
+                    throw CertificateProviderError.invalidParameter("CryptoPro DSS: a \(given) digest is \(given.outputByteCount) bytes, not \(digest.count)")
+                }
+                document = digest
+            }
             isHash = true
-            algorithm = digestAlgorithm
         }
-        let session = try await currentSession()
-        let keyAlgorithm = session.identity.certificate.publicKeyAlgorithm
-        let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
-        if !isHash, algorithm != fitting {
-            throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the server chooses the digest of a document (\(fitting.displayName) for this \(keyAlgorithm.family) certificate), not \(algorithm.displayName); send a digest payload to choose it")
-        }
-        if isHash, algorithm != fitting, keyAlgorithm.isGOST || algorithm.isGOST {
-            throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: a \(keyAlgorithm.family) certificate signs \(fitting.displayName) digests, not \(algorithm.displayName)")
-        }
-        let parameters = self.parameters
         let signature = try await session.client.sign(document: document, certificateID: session.certificateID,
                                                       pin: try parameters.secret(ParameterKey.pin) ?? session.pin,
                                                       parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: isHash))
@@ -254,6 +387,23 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// - Throws: as ``CryptoProDSSClient/certificates()``.
     public func certificates() async throws -> [CryptoProCertificate] {
         try await currentSession().client.certificates()
+    }
+
+    /// The digest a hash-mode upload uses for a certificate's key, by the core's one rule
+    /// (`DigestAlgorithm.preferred(for:)`): the Streebog digest of its size for a GOST key; for RSA
+    /// and EC keys the one asked for (SHA-256 by default), but never Streebog.
+    private static func hashModeDigest(for certificate: Certificate, requested: DigestAlgorithm) throws -> DigestAlgorithm {
+        let keyAlgorithm = certificate.publicKeyAlgorithm
+        let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
+        return keyAlgorithm.isGOST || requested.isGOST ? fitting : requested
+    }
+
+    private static func uploadMode(_ parameters: ProviderParameters) throws -> UploadMode {
+        guard let text = try parameters.string(ParameterKey.uploadMode) else { return .auto }
+        guard let mode = UploadMode(rawValue: text) else {
+            throw CertificateProviderError.invalidParameter("parameter 'uploadMode' must be content, hash or auto, not '\(text)'")
+        }
+        return mode
     }
 
     // MARK: Session
@@ -269,12 +419,13 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     /// Writes the client's current token to the cache when it changed (renewed during a call).
     private func refreshCache(_ session: Session, parameters: ProviderParameters) async throws {
-        guard let cache = try CryptoProDSSProvider.cache(parameters), let token = await session.client.currentToken else { return }
+        guard let cache = try cache(parameters), let token = await session.client.currentToken else { return }
         let text = CryptoProDSSProvider.text(of: token.accessToken)
         if let entry = try? cache.load(), entry.accessToken == text { return }
         try cache.save(.init(url: session.url.absoluteString, username: session.username, clientID: session.client.configuration.clientID,
                              certificateID: session.certificateID, certificateDER: Data(session.identity.certificate.derRepresentation),
-                             accessToken: text, expiresAt: token.expiresAt))
+                             accessToken: text, expiresAt: token.expiresAt, selection: session.key.selection),
+                       replacingOnlyOlder: true)
     }
 
     // MARK: Selection
@@ -325,6 +476,10 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             throw CertificateProviderError.invalidParameter("parameter 'timeout' must be a positive number of seconds")
         }
         _ = try parameters.boolean(ParameterKey.allowInsecureHTTP)
+        _ = try uploadMode(parameters)
+        if let limit = try parameters.integer(ParameterKey.maxUploadBytes), limit <= 0 {
+            throw CertificateProviderError.invalidParameter("parameter 'maxUploadBytes' must be a positive number of bytes")
+        }
         try RemoteTLSParameters.check(parameters)
     }
 
@@ -345,9 +500,9 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         return configuration
     }
 
-    private static func cache(_ parameters: ProviderParameters) throws -> CryptoProSessionCache? {
+    private func cache(_ parameters: ProviderParameters) throws -> CryptoProSessionCache? {
         guard let path = try parameters.string(ParameterKey.storeDirectory), !path.isEmpty else { return nil }
-        return CryptoProSessionCache(directory: URL(fileURLWithPath: path, isDirectory: true))
+        return CryptoProSessionCache(directory: URL(fileURLWithPath: path, isDirectory: true), warning: warning)
     }
 
     private static func text(of secret: Secret) -> String {

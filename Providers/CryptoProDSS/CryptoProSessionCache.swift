@@ -16,6 +16,11 @@ import Darwin
 /// cannot read it and readers never see a half-written file. Anyone running as the same OS user (or
 /// root) can read it, as with `~/.ssh`; a stolen token works only until it expires and only with the
 /// PIN for PIN-protected keys. Passwords and PINs are never written. ``delete()`` removes the file.
+///
+/// Changes happen under an exclusive `flock(2)` on `.cryptopro-dss-session.lock` next to the file,
+/// and a renewed token never replaces a newer one another process saved meanwhile. A file that is
+/// not a regular file of this user, or that other users can read, is not read (a planted or
+/// foreign cache); the `warning` callback says so.
 struct CryptoProSessionCache: Sendable {
     /// What the file holds.
     struct Entry: Codable, Sendable {
@@ -27,16 +32,25 @@ struct CryptoProSessionCache: Sendable {
         var certificateDER: Data
         var accessToken: String
         var expiresAt: Date
+        /// The certificate selection the entry was made for (`id:N`, `name:X`, `default`); absent
+        /// in caches of older versions.
+        var selection: String?
     }
 
     static let fileName = "cryptopro-dss-session.json"
     let directory: URL
+    /// Told when a file is ignored.
+    var warning: (@Sendable (String) -> Void)?
 
     var fileURL: URL { directory.appendingPathComponent(CryptoProSessionCache.fileName) }
 
     /// The cached entry, or nil when there is no file.
     /// - Throws: `.storeCorrupted` when the file is not ours; `.fileSystem` when it cannot be read.
     func load() throws -> Entry? {
+        if let reason = FileSystem.untrustedFileReason(fileURL.path) {
+            warning?("ignoring the CryptoPro DSS cache \(fileURL.path): \(reason); delete it (certsign writes its own with mode 0600)")
+            return nil
+        }
         let data: Data
         do {
             data = try Data(contentsOf: fileURL)
@@ -56,9 +70,11 @@ struct CryptoProSessionCache: Sendable {
         }
     }
 
-    /// Writes `entry` atomically with mode 0600.
+    /// Writes `entry` atomically with mode 0600, under the cache's lock.
+    /// - Parameter replacingOnlyOlder: keep the file when it holds a token for the same server,
+    ///   user and client that lasts at least as long (another process renewed it meanwhile).
     /// - Throws: `.fileSystem` naming the path.
-    func save(_ entry: Entry) throws {
+    func save(_ entry: Entry, replacingOnlyOlder: Bool = false) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = [.sortedKeys]
@@ -67,6 +83,12 @@ struct CryptoProSessionCache: Sendable {
             throw CertificateProviderError(.fileSystem, "cannot encode the CryptoPro DSS cache")
         }
         try FileSystem.makePrivateDirectory(directory.path)
+        let lock = try FileSystem.Lock(path: directory.appendingPathComponent(".cryptopro-dss-session.lock").path)
+        defer { lock.release() }
+        if replacingOnlyOlder, let current = try? load(), current.url == entry.url, current.username == entry.username,
+           current.clientID == entry.clientID, current.expiresAt >= entry.expiresAt {
+            return
+        }
         try FileSystem.writeAtomically(fileURL.path, bytes)
     }
 

@@ -4,35 +4,50 @@ public import RemoteSigning
 import Synchronization
 
 /// The Foresight Mobile Platform DSS as a `CertificateProvider` (ID ``CertificateProviders/ProviderID/fmpDSS``)
-/// with the platform's signature history (`SignatureHistoryProviding`).
+/// with the platform's signature history (`SignatureHistoryProviding`), and the one FMP path the
+/// `certsign dss` commands use.
 ///
 /// Parameters (``ParameterKey``):
 /// | key | type | required | meaning |
 /// |---|---|---|---|
-/// | `url` | URL | yes | the platform URL (`https://…`; `http://` only to loopback unless `allowInsecureHTTP`) |
+/// | `host` | URL | to log in | the platform URL (`https://…`; `http://` only to loopback unless `allowInsecureHTTP`); `url` is the same |
 /// | `apiVersion` | string | no (`v1`) | the API version |
-/// | `environment` | string | yes | the environment |
-/// | `project` | string | yes | the project |
+/// | `environment` | string | to log in | the environment |
+/// | `project` | string | to log in | the project |
 /// | `device` | string | no (host name) | the device id |
-/// | `username` | string | yes | the platform user |
-/// | `password` | secret | yes | the platform password |
-/// | `dssPassword` | secret | yes | the DSS password (lists the certificates) |
+/// | `username` | string | to log in | the platform user |
+/// | `password` | secret | to log in | the platform password |
+/// | `dssPassword` | secret | to list certificates and sign | the DSS password |
 /// | `certificateID` | integer | when the user has several | the DSS certificate to use |
-/// | `pin` | secret | no | the certificate PIN (kept for callers; the platform checks it when signing) |
+/// | `pin` | secret | for PIN-protected certificates | the certificate PIN, sent when signing |
+/// | `storeDirectory` | string (path) | no | where the session is kept (`fmp-session.json`, see ``login()``) |
 /// | `allowInsecureHTTP` | boolean | no (false) | allow `http://` to non-loopback hosts |
 /// | `timeout` | integer | no (30) | seconds per HTTP exchange |
 /// | `trustedCAFile` | string (path) | no | PEM CAs trusted for the server besides the system store (``RemoteTLSParameters``) |
 /// | `clientIdentity` | string | no | the alias of the TLS client identity (opened with the provider's `clientIdentityLookup`) |
 /// | `clientIdentityPassword` | secret | no | the password of that identity |
 ///
-/// ``initialize(options:)`` logs in, lists the certificates and returns an identity whose
-/// certificate comes from the server and whose key is a `ServerHeldSigningKey` (``ServerHeldSigningKey/fmpDSS(certificate:certificateID:)``) (the key never
-/// leaves the server; signing arbitrary digests is not offered by the platform). The identity is kept
-/// in memory: ``storedCertificate()`` returns it until ``deleteStoredCertificate()``.
+/// Sessions: ``login()`` authenticates and keeps the session; with `storeDirectory` it is kept in
+/// `fmp-session.json` there (0600, never a password), so later calls (also in other processes)
+/// resume it. Every call through a kept session runs under the session file's lock and saves a
+/// renewed token pair by compare-and-swap, so two processes never overwrite a newer session with
+/// an older one nor spend the single-use refresh token twice. A session is used only when it
+/// matches what the parameters ask for (`host`, `apiVersion`, `environment`, `project`,
+/// `device`, `username`, when given); a session file that is foreign-owned or readable by others is
+/// ignored with a warning (the `warning` callback).
+///
+/// ``initialize(options:)`` logs in (with `password`; else it resumes a matching kept session),
+/// lists the certificates and returns an identity whose certificate comes from the server and whose
+/// key is a `ServerHeldSigningKey` (``ServerHeldSigningKey/fmpDSS(certificate:certificateID:)``):
+/// the platform signs its own resources (``sign(resource:table:params:column:hhiveID:)``), not
+/// arbitrary data. ``storedCertificate()`` returns that identity (also from the session file)
+/// while it matches the parameters, until ``deleteStoredCertificate()``.
 public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProviding {
     /// The parameter keys this provider reads.
     public enum ParameterKey {
-        /// The `url` parameter (see the table above).
+        /// The `host` parameter (see the table above).
+        public static let host: ProviderParameters.Key = "host"
+        /// The `url` parameter: the same as `host` (SAP's well-known key).
         public static let url = ProviderParameters.Key.url
         /// The `apiVersion` parameter (see the table above).
         public static let apiVersion: ProviderParameters.Key = "apiVersion"
@@ -52,6 +67,8 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         public static let certificateID: ProviderParameters.Key = "certificateID"
         /// The `pin` parameter (see the table above).
         public static let pin: ProviderParameters.Key = "pin"
+        /// The `storeDirectory` parameter (see the table above).
+        public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
         /// The `allowInsecureHTTP` parameter (see the table above).
         public static let allowInsecureHTTP: ProviderParameters.Key = "allowInsecureHTTP"
         /// The `timeout` parameter (see the table above).
@@ -65,102 +82,185 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
 
         /// Every key the provider accepts.
-        public static let all: Set<ProviderParameters.Key> = Set([url, apiVersion, environment, project, device, username, password,
-                                                                 dssPassword, certificateID, pin, allowInsecureHTTP, timeout])
-            .union(RemoteTLSParameters.keys)
+        public static let all: Set<ProviderParameters.Key> = Set<ProviderParameters.Key>([
+            host,
+            url,
+            apiVersion,
+            environment,
+            project,
+            device,
+            username,
+            password,
+            dssPassword,
+            certificateID,
+            pin,
+            storeDirectory,
+            allowInsecureHTTP,
+            timeout,
+        ]).union(RemoteTLSParameters.keys)
     }
 
     private struct State {
         var parameters: ProviderParameters
         var identity: SigningIdentity?
-        var client: FMPClient?
+        /// The session of this process when there is no `storeDirectory`.
+        var session: FMPSessionStore.Stored?
+        var lastEnvelope: FMPEnvelope?
     }
 
     /// Always ``CertificateProviders/ProviderID/fmpDSS`` (`fmp-dss`).
     public let providerID: ProviderID = .fmpDSS
     private let transport: (any HTTPTransport)?
     private let clientIdentityLookup: ClientIdentityLookup?
+    private let additionalHeaders: [(name: String, value: String)]
+    private let warning: (@Sendable (String) -> Void)?
     private let state: Mutex<State>
 
     /// Creates a provider.
     /// - Parameters:
     ///   - parameters: initial parameters (see the table in the type's documentation).
-    ///   - transport: the networking; nil uses ``CurlTransport``.
+    ///   - transport: the networking; nil uses ``CurlTransport`` (with the TLS parameters).
+    ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
+    ///   - warning: called with a message when a session file is ignored; default none.
     public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil,
-                clientIdentityLookup: ClientIdentityLookup? = nil) {
+                additionalHeaders: [(name: String, value: String)] = [], clientIdentityLookup: ClientIdentityLookup? = nil,
+                warning: (@Sendable (String) -> Void)? = nil) {
         self.transport = transport
         self.clientIdentityLookup = clientIdentityLookup
+        self.additionalHeaders = additionalHeaders
+        self.warning = warning
         state = Mutex(State(parameters: parameters))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
     public var parameters: ProviderParameters { state.withLock { $0.parameters } }
 
-    /// Replaces the parameters.
+    /// Replaces the parameters; an identity selected for other parameters is forgotten.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
         try FMPDSSProvider.check(parameters)
         state.withLock { $0.parameters = parameters }
     }
 
-    /// Logs in, lists the certificates and returns the chosen one as an identity (see the type's documentation).
+    /// The platform envelope of the last call that reached the server (success or error), for
+    /// callers that show it (`certsign --json dss …`).
+    public var lastEnvelope: FMPEnvelope? { state.withLock { $0.lastEnvelope } }
+
+    // MARK: SAP contract
+
+    /// Logs in (or resumes a matching kept session), lists the certificates and returns the chosen
+    /// one as an identity (see the type's documentation); keeps the session and the selection.
     /// - Throws: `.invalidParameter` for missing or wrong parameters or a certificate id the user
-    ///   does not have; `.authenticationFailed`, `.wrongPassword` (DSS password), `.network`, `.timeout`.
+    ///   does not have; `.passwordRequired` without `password` and without a matching session;
+    ///   `.authenticationFailed`, `.wrongPassword` (DSS password), `.network`, `.timeout`.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
         let merged = parameters.merging(options)
         try FMPDSSProvider.check(merged)
-        let configuration = try FMPDSSProvider.configuration(from: merged)
-        let client = FMPClient(configuration: configuration,
-                               transport: try RemoteTLSParameters.transport(for: merged, endpointPolicy: configuration.endpointPolicy,
-                                                                            given: transport, identityLookup: clientIdentityLookup))
-        _ = try await client.auth(username: try merged.requiredString(ParameterKey.username),
-                                  password: try merged.requiredSecret(ParameterKey.password))
-        let certificates = try await client.certificates(dssPassword: try merged.requiredSecret(ParameterKey.dssPassword)).value
-        let chosen: FMPCertificate
-        let available = certificates.map { String($0.id) }.joined(separator: ", ")
-        if let wanted = try merged.integer(ParameterKey.certificateID) {
-            guard let match = certificates.first(where: { $0.id == wanted }) else {
-                throw CertificateProviderError.invalidParameter("certificate \(wanted) is not among the user's DSS certificates (\(available.isEmpty ? "none" : available))")
-            }
-            chosen = match
-        } else if certificates.count == 1 {
-            chosen = certificates[0]
-        } else {
-            throw CertificateProviderError.invalidParameter(certificates.isEmpty
-                ? "the user has no DSS certificates"
-                : "the user has several DSS certificates (\(available)); set parameter 'certificateID'")
+        if try merged.secret(ParameterKey.password) != nil {
+            _ = try await login(merged)
         }
-        let identity = SigningIdentity(certificate: chosen.certificate, chain: [],
-                                       key: ServerHeldSigningKey.fmpDSS(certificate: chosen.certificate, certificateID: chosen.id))
-        state.withLock {
-            $0.identity = identity
-            $0.client = client
+        let dssPassword = try merged.requiredSecret(ParameterKey.dssPassword)
+        let wanted = try merged.integer(ParameterKey.certificateID)
+        let identity = try await withSession("initialize", merged) { client, stored in
+            let certificates = try await client.certificates(dssPassword: dssPassword).value
+            let chosen = try FMPDSSProvider.choose(from: certificates, id: wanted)
+            stored.certificateID = chosen.id
+            stored.certificateDER = Data(chosen.certificate.derRepresentation)
+            return SigningIdentity(certificate: chosen.certificate, chain: [],
+                                   key: ServerHeldSigningKey.fmpDSS(certificate: chosen.certificate, certificateID: chosen.id))
         }
+        state.withLock { $0.identity = identity }
         return identity
     }
 
-    /// The identity of the last successful ``initialize(options:)``, or nil.
-    public func storedCertificate() throws -> SigningIdentity? { state.withLock { $0.identity } }
+    /// The identity ``initialize(options:)`` selected, from memory or from the kept session, when
+    /// it matches the current parameters (session and `certificateID`); else nil. No network call.
+    /// - Throws: `.storeCorrupted` for a damaged session file.
+    public func storedCertificate() throws -> SigningIdentity? {
+        let parameters = self.parameters
+        let wanted = try parameters.integer(ParameterKey.certificateID)
+        let stored: FMPSessionStore.Stored?
+        if let store = try sessionStore(parameters) { stored = try store.load() } else { stored = state.withLock { $0.session } }
+        guard let stored, FMPDSSProvider.session(stored.session, matches: parameters),
+              let id = stored.certificateID, let der = stored.certificateDER, wanted == nil || wanted == id else { return nil }
+        if let identity = state.withLock({ $0.identity }), identity.certificate.derRepresentation == Array(der) { return identity }
+        let certificate: Certificate
+        do { certificate = try Certificate(derEncoded: Array(der)) } catch {
+            throw CertificateProviderError(.storeCorrupted, "the saved FMP session holds no valid certificate; log in again ('certsign dss login …')")
+        }
+        let identity = SigningIdentity(certificate: certificate, chain: [], key: ServerHeldSigningKey.fmpDSS(certificate: certificate, certificateID: id))
+        state.withLock { $0.identity = identity }
+        return identity
+    }
 
-    /// Forgets the identity and the logged-in client.
+    /// Forgets the selected identity and the session (the session file too).
+    /// - Throws: `.fileSystem` when the session file cannot be removed.
     public func deleteStoredCertificate() throws {
-        state.withLock {
-            $0.identity = nil
-            $0.client = nil
+        let parameters = state.withLock { state -> ProviderParameters in
+            state.identity = nil
+            state.session = nil
+            return state.parameters
+        }
+        try sessionStore(parameters)?.delete()
+    }
+
+    // MARK: The platform's calls
+
+    /// Authenticates with `username` / `password` and keeps the session (in `storeDirectory` when
+    /// set), replacing any earlier one: the sample's `auth`.
+    /// - Returns: the session and the platform envelope.
+    /// - Throws: `.invalidParameter` for missing parameters; `.authenticationFailed`, `.network`, `.timeout`.
+    @discardableResult
+    public func login() async throws -> FMPResult<FMPSession> {
+        let parameters = self.parameters
+        try FMPDSSProvider.check(parameters)
+        return try await login(parameters)
+    }
+
+    /// Lists the user's DSS certificates (`dssPassword`) through the kept session.
+    /// - Throws: `.authenticationFailed` when not logged in; as ``FMPClient/certificates(dssPassword:)``.
+    public func certificates() async throws -> FMPResult<[FMPCertificate]> {
+        let parameters = self.parameters
+        let dssPassword = try parameters.requiredSecret(ParameterKey.dssPassword)
+        return try await withSession("certificates", parameters) { client, _ in try await client.certificates(dssPassword: dssPassword) }
+    }
+
+    /// Signs a platform resource cell with the `certificateID` certificate (`dssPassword`, `pin`)
+    /// through the kept session: the sample's `signCertificate`. Never retried after the server may
+    /// have acted.
+    /// - Returns: the signature id and the envelope.
+    /// - Throws: `.invalidParameter` without `certificateID`; as ``FMPClient/sign(resource:table:params:column:hhiveID:dssPassword:certificateID:certificatePIN:)``.
+    public func sign(resource: String, table: String, params: JSONValue = [:], column: String, hhiveID: Int) async throws -> FMPResult<Int> {
+        let parameters = self.parameters
+        let dssPassword = try parameters.requiredSecret(ParameterKey.dssPassword)
+        guard let certificateID = try parameters.integer(ParameterKey.certificateID) else {
+            throw CertificateProviderError.invalidParameter("parameter 'certificateID' is required to sign")
+        }
+        let pin = try parameters.secret(ParameterKey.pin)
+        return try await withSession("sign", parameters) { client, _ in
+            try await client.sign(resource: resource, table: table, params: params, column: column, hhiveID: hhiveID,
+                                  dssPassword: dssPassword, certificateID: certificateID, certificatePIN: pin)
         }
     }
 
-    /// The logged-in client of the last ``initialize(options:)`` (for calls the protocol has no
-    /// place for, such as signing a resource cell), or nil.
-    public var client: FMPClient? { state.withLock { $0.client } }
+    /// The user's signatures with their envelope: the sample's `signs`.
+    /// - Throws: `.authenticationFailed` when not logged in; as ``FMPClient/signs()``.
+    public func signs() async throws -> FMPResult<[FMPSignature]> {
+        try await withSession("signs", parameters) { client, _ in try await client.signs() }
+    }
+
+    /// Removes a signature from the platform's history: the sample's `remove`.
+    /// - Throws: `.notStored` when the platform has no such signature; as ``FMPClient/removeSign(id:)``.
+    public func removeSign(id: Int) async throws -> FMPResult<Void> {
+        try await withSession("remove", parameters) { client, _ in try await client.removeSign(id: id) }
+    }
 
     /// The user's signatures on the platform.
-    /// - Throws: `.authenticationFailed` before ``initialize(options:)``; as ``FMPClient/signs()``.
+    /// - Throws: `.authenticationFailed` when not logged in; as ``FMPClient/signs()``.
     public func signatures() async throws -> [RemoteSignatureRecord] {
-        let signs = try await connectedClient().signs().value
-        return signs.map { sign in
+        try await signs().value.map { sign in
             RemoteSignatureRecord(id: String(sign.id), createdAt: sign.createdAt, certificateID: String(sign.certificateID),
                                   summary: "\(sign.resource) / \(sign.table) / \(sign.column) / row \(sign.hhiveID)",
                                   signature: sign.signature.isEmpty ? nil : sign.signature)
@@ -172,14 +272,117 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     ///   has no such signature; as ``FMPClient/removeSign(id:)``.
     public func removeSignature(id: String) async throws {
         guard let number = Int(id) else { throw CertificateProviderError.invalidParameter("an FMP signature id is an integer, not '\(id)'") }
-        _ = try await connectedClient().removeSign(id: number)
+        _ = try await removeSign(id: number)
     }
 
-    private func connectedClient() throws -> FMPClient {
-        guard let client else {
-            throw CertificateProviderError(.authenticationFailed, "the FMP DSS provider is not logged in; call initialize(options:) first")
+    // MARK: Sessions
+
+    private func login(_ parameters: ProviderParameters) async throws -> FMPResult<FMPSession> {
+        let configuration = try configuration(from: parameters)
+        let client = FMPClient(configuration: configuration, transport: try clientTransport(parameters, configuration))
+        let username = try parameters.requiredString(ParameterKey.username)
+        let password = try parameters.requiredSecret(ParameterKey.password)
+        let result: FMPResult<FMPSession>
+        do {
+            result = try await client.auth(username: username, password: password)
+        } catch {
+            let envelope = await client.lastEnvelope
+            state.withLock { $0.lastEnvelope = envelope }
+            throw error
         }
-        return client
+        let stored = FMPSessionStore.Stored(session: result.value, allowsInsecureHTTP: configuration.endpointPolicy.allowsInsecureHTTP)
+        if let store = try sessionStore(parameters) {
+            _ = try await store.withLock { try store.save(stored, replacing: nil) }
+        }
+        state.withLock {
+            $0.session = stored
+            $0.identity = nil
+            $0.lastEnvelope = result.envelope
+        }
+        return result
+    }
+
+    /// Runs `body` with a client on the kept session (under the session lock when it is in a
+    /// file); saves the session afterwards when the client renewed it, or `body` changed it.
+    private func withSession<T: Sendable>(_ name: String, _ parameters: ProviderParameters,
+                                          _ body: @Sendable (FMPClient, inout FMPSessionStore.Stored) async throws -> T) async throws -> T {
+        let store = try sessionStore(parameters)
+        func run() async throws -> T {
+            let loaded = try store.map { try $0.load() } ?? self.state.withLock { $0.session }
+            guard let loaded else {
+                throw CertificateProviderError(.authenticationFailed, "FMP \(name): fmp-dss: not logged in (certsign dss login)")
+            }
+            guard FMPDSSProvider.session(loaded.session, matches: parameters) else {
+                throw CertificateProviderError(.authenticationFailed,
+                    "FMP \(name): the kept session is for \(loaded.session.username ?? "?") at \(loaded.session.host.absoluteString) \(loaded.session.environment)/\(loaded.session.project), not what the parameters ask for; log in (certsign dss login)")
+            }
+            let client = try self.client(for: loaded, parameters: parameters)
+            var updated = loaded
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await body(client, &updated)) } catch { outcome = .failure(error) }
+            let envelope = await client.lastEnvelope
+            if let session = await client.exportSession() { updated.session = session }
+            if updated != loaded {
+                if let store { try store.save(updated, replacing: loaded.session) }
+                self.state.withLock { $0.session = updated }
+            }
+            self.state.withLock { $0.lastEnvelope = envelope }
+            return try outcome.get()
+        }
+        if let store { return try await store.withLock(run) }
+        return try await run()
+    }
+
+    private func client(for stored: FMPSessionStore.Stored, parameters: ProviderParameters) throws -> FMPClient {
+        let allowsInsecure = try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? stored.allowsInsecureHTTP
+        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: allowsInsecure)
+        try policy.validate(stored.session.host)
+        let configuration = FMPClient.Configuration(session: stored.session, timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
+                                                    endpointPolicy: policy, additionalHeaders: additionalHeaders)
+        return FMPClient(session: stored.session, configuration: configuration,
+                         transport: try clientTransport(parameters, configuration))
+    }
+
+    /// The app's transport, or a CurlTransport with the TLS parameters, or nil (the client's default).
+    private func clientTransport(_ parameters: ProviderParameters, _ configuration: FMPClient.Configuration) throws -> (any HTTPTransport)? {
+        try RemoteTLSParameters.transport(for: parameters, endpointPolicy: configuration.endpointPolicy, given: transport,
+                                          identityLookup: clientIdentityLookup)
+    }
+
+    /// Whether a kept session serves `parameters`: each of host, API version, environment,
+    /// project, device and user that the parameters give is the session's.
+    private static func session(_ session: FMPSession, matches parameters: ProviderParameters) -> Bool {
+        do {
+            if let host = try parameters.url(ParameterKey.host) ?? parameters.url(ParameterKey.url), host != session.host { return false }
+            let pairs: [(ProviderParameters.Key, String?)] = [(ParameterKey.apiVersion, session.apiVersion), (ParameterKey.environment, session.environment),
+                                                              (ParameterKey.project, session.project), (ParameterKey.device, session.device),
+                                                              (ParameterKey.username, session.username)]
+            for (key, value) in pairs {
+                if let wanted = try parameters.string(key), wanted != value { return false }
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private static func choose(from certificates: [FMPCertificate], id wanted: Int?) throws -> FMPCertificate {
+        let available = certificates.map { String($0.id) }.joined(separator: ", ")
+        if let wanted {
+            guard let match = certificates.first(where: { $0.id == wanted }) else {
+                throw CertificateProviderError.invalidParameter("certificate \(wanted) is not among the user's DSS certificates (\(available.isEmpty ? "none" : available))")
+            }
+            return match
+        }
+        if certificates.count == 1 { return certificates[0] }
+        throw CertificateProviderError.invalidParameter(certificates.isEmpty
+            ? "the user has no DSS certificates"
+            : "the user has several DSS certificates (\(available)); set parameter 'certificateID'")
+    }
+
+    private func sessionStore(_ parameters: ProviderParameters) throws -> FMPSessionStore? {
+        guard let path = try parameters.string(ParameterKey.storeDirectory), !path.isEmpty else { return nil }
+        return FMPSessionStore(directory: URL(fileURLWithPath: path, isDirectory: true), warning: warning)
     }
 
     // MARK: Parameters
@@ -188,8 +391,10 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         for key in parameters.keys where !ParameterKey.all.contains(key) {
             throw CertificateProviderError.invalidParameter("parameter '\(key)' is not known to the fmp-dss provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))")
         }
+        _ = try parameters.url(ParameterKey.host)
         _ = try parameters.url(ParameterKey.url)
-        for key in [ParameterKey.apiVersion, ParameterKey.environment, ParameterKey.project, ParameterKey.device, ParameterKey.username] {
+        for key in [ParameterKey.apiVersion, ParameterKey.environment, ParameterKey.project, ParameterKey.device, ParameterKey.username,
+                    ParameterKey.storeDirectory] {
             _ = try parameters.string(key)
         }
         for key in [ParameterKey.password, ParameterKey.dssPassword, ParameterKey.pin] { _ = try parameters.secret(key) }
@@ -199,8 +404,10 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         try RemoteTLSParameters.check(parameters)
     }
 
-    private static func configuration(from parameters: ProviderParameters) throws -> FMPClient.Configuration {
-        guard let url = try parameters.url(ParameterKey.url) else { throw CertificateProviderError.invalidParameter("parameter 'url' is required") }
+    private func configuration(from parameters: ProviderParameters) throws -> FMPClient.Configuration {
+        guard let url = try parameters.url(ParameterKey.host) ?? parameters.url(ParameterKey.url) else {
+            throw CertificateProviderError.invalidParameter("parameter 'host' (the platform URL) is required to log in")
+        }
         let policy = RemoteEndpointPolicy(allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false)
         try policy.validate(url)
         return FMPClient.Configuration(
@@ -209,6 +416,6 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             project: try parameters.requiredString(ParameterKey.project),
             device: try parameters.string(ParameterKey.device) ?? ProcessInfo.processInfo.hostName,
             timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
-            endpointPolicy: policy)
+            endpointPolicy: policy, additionalHeaders: additionalHeaders)
     }
 }

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 
 STACK_OF(X509) *COpenSSLShims_sk_X509_new_null(void) { return sk_X509_new_null(); }
 int COpenSSLShims_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
@@ -48,3 +50,9 @@ int COpenSSLShims_sk_X509_ATTRIBUTE_push(STACK_OF(X509_ATTRIBUTE) *stack, X509_A
 void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack) { sk_X509_ATTRIBUTE_free(stack); }
 
 int COpenSSLShims_renameExchange(const char *from, const char *to) { return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u << 1 /* RENAME_EXCHANGE */); }
+
+int COpenSSLShims_disableCoreDumps(void) {
+    struct rlimit none = { 0, 0 };
+    if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}

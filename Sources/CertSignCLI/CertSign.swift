@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import COpenSSLShims
 import PKCS11Provider
 public import Foundation
 
@@ -17,6 +18,16 @@ public enum CertSign {
     public static let exitFailure: Int32 = 1
     /// Exit code for a usage error (BSD `EX_USAGE`).
     public static let exitUsage: Int32 = 64
+
+    /// Keeps the process's memory (passwords, PINs, unlocked keys) out of core dumps and away from
+    /// other processes of the same user: core file size 0 and not dumpable (which also refuses
+    /// `ptrace` attachment and `/proc/<pid>/mem` to non-root users). `certsign`'s `main` calls this
+    /// first; it holds until the process exits.
+    /// - Returns: whether both settings took effect.
+    @discardableResult
+    public static func disableCoreDumps() -> Bool {
+        COpenSSLShims_disableCoreDumps() == 0
+    }
 
     /// Runs one command line.
     ///

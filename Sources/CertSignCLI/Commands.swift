@@ -50,13 +50,18 @@ enum Commands {
 
 extension CommandContext {
     /// The providers this tool offers. Only the CLI decides what is registered.
-    /// - Parameter pkcs12: parameters the `pkcs12` provider starts with (alias, store password),
-    ///   over the store directory of this invocation.
-    func makeRegistry(pkcs12: ProviderParameters = ProviderParameters()) throws -> ProviderRegistry {
+    /// - Parameters:
+    ///   - pkcs12: parameters the `pkcs12` provider starts with (alias, store password), over the
+    ///     store directory of this invocation.
+    ///   - parameters: per provider, what the caller gave (`--param`): the provider is made with
+    ///     them, so a stored session or certificate is used only when it matches them.
+    func makeRegistry(pkcs12: ProviderParameters = ProviderParameters(),
+                      parameters: [ProviderID: ProviderParameters] = [:]) throws -> ProviderRegistry {
         var registry = ProviderRegistry()
         // registry: providers register here
         let environment = self.environment
         let storeDirectory = self.storeDirectory
+        let warn = warningPrinter
         try registry.register(.pkcs12, description: "local PKCS#12 (.p12/.pfx) files and the encrypted identity store") {
             try PKCS12CertificateProvider(parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
                                           environment: environment)
@@ -66,11 +71,15 @@ extension CommandContext {
             try PKCS12IdentityStore(directory: storeDirectory).identity(alias: alias, password: password)
         }
         try registry.register(.fmpDSS, description: "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'") {
-            FMPDSSProvider(clientIdentityLookup: identities)
+            FMPDSSProvider(parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+                           clientIdentityLookup: identities, warning: warn)
         }
+        let cryptoPro = parameters[.cryptoProDSS] ?? ProviderParameters()
         try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {
-            CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
-                                 clientIdentityLookup: identities)
+            let provider = CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+                                                clientIdentityLookup: identities, warning: warn)
+            try provider.setParameters(provider.parameters.merging(cryptoPro))
+            return provider
         }
         try registry.register(.csc, description: "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'") {
             CSCProvider(clientIdentityLookup: identities)

@@ -32,6 +32,12 @@ final class Console: @unchecked Sendable {
         standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 
+    /// Writes bytes as they are to standard output (a signature for `--out -`).
+    func outBytes(_ bytes: [UInt8]) {
+        clearProgress()
+        standardOutput.write(Data(bytes))
+    }
+
     func err(_ text: String) {
         clearProgress()
         standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))

@@ -16,13 +16,18 @@ public struct DocumentSigningRequest: Sendable {
     public var isDetached: Bool
     /// The digest algorithm to use (default SHA-256).
     public var digestAlgorithm: DigestAlgorithm
+    /// The document's file when the payload is its digest (default nil), so that a server which
+    /// signs whole documents can be sent the content instead.
+    public var contentFile: URL?
 
     /// Creates a request.
-    public init(payload: Payload, format: SignatureFormat = .cadesBES, isDetached: Bool = true, digestAlgorithm: DigestAlgorithm = .sha256) {
+    public init(payload: Payload, format: SignatureFormat = .cadesBES, isDetached: Bool = true, digestAlgorithm: DigestAlgorithm = .sha256,
+                contentFile: URL? = nil) {
         self.payload = payload
         self.format = format
         self.isDetached = isDetached
         self.digestAlgorithm = digestAlgorithm
+        self.contentFile = contentFile
     }
 }
 

@@ -121,13 +121,49 @@ package enum FileSystem {
         try syncDirectory(directory.isEmpty ? "." : directory)
     }
 
+    /// Refuses a directory that holds secrets when another user owns it or may write in it (as ssh
+    /// refuses such a `~/.ssh`): another user could swap its files. A missing directory passes.
+    /// - Parameters:
+    ///   - path: the directory.
+    ///   - what: how messages name it (`the identity store`).
+    /// - Throws: `.fileSystem` saying what is wrong and the command that fixes it.
+    package static func checkPrivateDirectory(_ path: String, what: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            // A link the user made to their own directory is fine; judge the directory it names.
+            guard stat(path, &info) == 0 else { return }
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw CertificateProviderError(.fileSystem, "\(what) '\(path)' is not a directory") }
+        if info.st_uid != geteuid() {
+            throw CertificateProviderError(.fileSystem,
+                "\(what) '\(path)' belongs to another user (uid \(info.st_uid)), who could replace what it holds; it is not used. Fix: chown \(geteuid()) '\(path)' (or move it away)")
+        }
+        if (info.st_mode & 0o022) != 0 {
+            throw CertificateProviderError(.fileSystem,
+                "\(what) '\(path)' can be written by other users (mode \(String(info.st_mode & 0o777, radix: 8))), who could replace what it holds; it is not used. Fix: chmod go-w '\(path)'")
+        }
+    }
+
+    /// Whether a file holding a secret (a session, a cache) may be trusted: a regular file (not a
+    /// link), owned by this user and not readable or writable by others. Returns nil when it may,
+    /// else why not; a missing file gives nil.
+    package static func untrustedFileReason(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return "it is not a regular file" }
+        guard info.st_uid == geteuid() else { return "it belongs to another user (uid \(info.st_uid))" }
+        guard (info.st_mode & 0o077) == 0 else { return "other users can read or write it (mode \(String(info.st_mode & 0o777, radix: 8)))" }
+        return nil
+    }
+
     /// An exclusive `flock(2)` on a lock file, held until ``release()``.
     package final class Lock {
         private var descriptor: Int32
 
         /// Opens (creating with 0600) and locks `path`, waiting for other holders.
         package init(path: String) throws {
-            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard descriptor >= 0 else { throw FileSystem.failure("opening the lock file", path) }
             while flock(descriptor, LOCK_EX) != 0 {
                 if errno == EINTR { continue }

@@ -152,9 +152,9 @@ struct FMPRouter: Sendable {
             resource = try reader.string("resource")
             table = try reader.string("table")
             column = try reader.string("column")
-            row = try reader.int("hhive_id")
+            row = try FMPRouter.number(reader, "hhive_id")
             password = try reader.string("password")
-            certificateID = try reader.int("certificate_id")
+            certificateID = try FMPRouter.number(reader, "certificate_id")
             pin = try reader.optionalString("certificate_pin")
             if let params = reader.value("params"), params.objectValue == nil, !params.isNull {
                 throw CertificateProviderError(.malformedInput, "FMP sign: field 'params' must be an object, found \(params.typeName)")
@@ -184,6 +184,19 @@ struct FMPRouter: Sendable {
         }
         let id = store.addSignature(owner: user.username, cell: cell, certificateID: record.id, cms: cms)
         return Reply.json(200, ["signature_id": .integer(id)])
+    }
+
+    /// A numeric field as a Django REST Framework `IntegerField` reads it: a JSON integer or a string
+    /// of decimal digits (the HHFWDss sample sends `"hhive_id": "1"`); anything else is refused.
+    static func number(_ reader: JSONObjectReader, _ key: String) throws -> Int {
+        if let text = try? reader.string(key) {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard let value = Int(trimmed), !trimmed.isEmpty else {
+                throw CertificateProviderError(.malformedInput, "request: field '\(key)' must be an integer or a string of digits, not \"\(text)\"")
+            }
+            return value
+        }
+        return try reader.int(key)
     }
 
     private func signs(_ user: EmulatorSeed.User) -> ServerResponse {

@@ -1,5 +1,8 @@
 import CertificateProviders
 public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The local record of signatures: one SQLite database file, one row per signature.
 ///
@@ -23,12 +26,15 @@ public actor SignatureJournal {
     /// migrating an older schema.
     ///
     /// - Parameters:
-    ///   - url: the database file; its directory must exist.
+    ///   - url: the database file; its directory must exist. A new file is created with mode 0600;
+    ///     a symbolic link, a file that is not a regular file, or one another user owns is refused
+    ///   (the journal names the documents you signed).
     ///   - busyTimeout: how long to wait for another process's write lock (default 10 s).
     /// - Throws: `.storeCorrupted` when the file is not SQLite, belongs to another application or
     ///   has a newer schema; `.fileSystem` when it cannot be opened; `.timeout` when it stays locked.
     public init(url: URL, busyTimeout: Duration = .seconds(10)) throws {
         self.url = url
+        try Self.createPrivately(url)
         try Self.checkHeader(url)
         let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         let connection = try SQLiteConnection(path: url.path, busyTimeoutMilliseconds: Int32(clamping: milliseconds))
@@ -173,6 +179,32 @@ public actor SignatureJournal {
                                documentSize: statement.int64(6), documentDigest: statement.blob(7) ?? [],
                                digestAlgorithm: statement.text(8) ?? "", format: SignatureFormat(statement.text(9) ?? ""),
                                isDetached: statement.int64(10) != 0, storage: storage)
+    }
+
+    /// Creates the file 0600 when it is missing, never following a symbolic link, and refuses a
+    /// path that is not a regular file of this user (a planted link or file), before SQLite opens it.
+    private static func createPrivately(_ url: URL) throws {
+        let path = url.path
+        let descriptor = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
+        guard descriptor >= 0 else {
+            if errno == ELOOP {
+                throw CertificateProviderError(.fileSystem, "the signature journal '\(path)' is a symbolic link; certsign does not follow it: remove the link")
+            }
+            throw CertificateProviderError(.fileSystem, "cannot open the signature journal '\(path)': \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw CertificateProviderError(.fileSystem, "cannot inspect the signature journal '\(path)': \(String(cString: strerror(errno)))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw CertificateProviderError(.fileSystem, "the signature journal '\(path)' is not a regular file; move it away")
+        }
+        guard info.st_uid == geteuid() else {
+            throw CertificateProviderError(.fileSystem, "the signature journal '\(path)' belongs to another user (uid \(info.st_uid)); move it away or choose another store")
+        }
+        // A journal an older build created 0644: SQLite gives its -wal and -shm files the same mode.
+        if (info.st_mode & 0o077) != 0 { _ = fchmod(descriptor, 0o600) }
     }
 
     /// Refuses a non-empty file that does not start with the SQLite header, before SQLite touches it.

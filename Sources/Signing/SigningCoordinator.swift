@@ -260,7 +260,8 @@ public actor SigningCoordinator {
         let fingerprint: String
         if let server = provider as? any DocumentSigning {
             let payload: DocumentSigningRequest.Payload = content.map { .content($0) } ?? .digest(digest, algorithm)
-            let request = DocumentSigningRequest(payload: payload, format: options.format, isDetached: options.isDetached, digestAlgorithm: algorithm)
+            var request = DocumentSigningRequest(payload: payload, format: options.format, isDetached: options.isDetached, digestAlgorithm: algorithm)
+            if content == nil, case .file(let url) = document.source { request.contentFile = url }
             signature = try await server.signDocument(request)
             try checkServerSignature(signature, request: request, expectedSigner: identity.certificate, document: document, content: content, provider: id)
             signer = identity.certificate

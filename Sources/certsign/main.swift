@@ -2,4 +2,5 @@
 import CertSignCLI
 import Foundation
 
+CertSign.disableCoreDumps()
 exit(await CertSign.main(arguments: Array(CommandLine.arguments.dropFirst())))

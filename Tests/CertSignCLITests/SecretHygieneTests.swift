@@ -81,8 +81,10 @@ import Testing
         #expect(try certsign(cryptoPro + ["--param-env", "password=FMP_PASSWORD", "--param-env", "pin=PIN", "--out", fixture.directory.path("cp.p7s")]).status == 0)
         #expect(try certsign(["--json"] + cryptoPro + ["--param-env", "password=FMP_PASSWORD", "--param-env", "pin=WRONG",
                                                        "--out", fixture.directory.path("cp2.p7s")]).status == 1)
-        #expect(try certsign(cryptoPro + ["--param-env", "password=WRONG", "--param-env", "pin=PIN", "--out", fixture.directory.path("cp3.p7s")]).status == 1)
-        #expect(try certsign(cryptoPro + ["--param-file", "password=\(passwordFile)", "--param-env", "pin=PIN",
+        // A store without the cached session, so the wrong password reaches the server.
+        let fresh = ["--store", fixture.directory.path("fresh-store")]
+        #expect(try certsign(fresh + cryptoPro + ["--param-env", "password=WRONG", "--param-env", "pin=PIN", "--out", fixture.directory.path("cp3.p7s")]).status == 1)
+        #expect(try certsign(fresh + cryptoPro + ["--param-file", "password=\(passwordFile)", "--param-env", "pin=PIN",
                                           "--out", fixture.directory.path("cp4.p7s")]).status == 1)
 
         // Every output, then every file written under the store and the work directory.

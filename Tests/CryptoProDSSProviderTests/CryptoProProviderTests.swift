@@ -70,7 +70,7 @@ struct CryptoProProviderTests {
                                                     CryptoProDSSProvider.ParameterKey.password: .secret(Secret("123123"))])
         }
         #expect(insecure?.reason.contains("clear-text") == true)
-        #expect(CryptoProDSSProvider.ParameterKey.all.count == 14)  // 11 of its own + trustedCAFile, clientIdentity, clientIdentityPassword
+        #expect(CryptoProDSSProvider.ParameterKey.all.count == 16)  // 13 of its own + trustedCAFile, clientIdentity, clientIdentityPassword
     }
 
     @Test("wrong password is authenticationFailed from initialize")
@@ -167,7 +167,7 @@ struct CryptoProProviderTests {
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
             let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self)
             #expect(!text.contains("123123"))
-            #expect(try FileManager.default.contentsOfDirectory(atPath: store) == ["cryptopro-dss-session.json"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store).sorted() == [".cryptopro-dss-session.lock", "cryptopro-dss-session.json"])
             #expect(!String(describing: first.parameters).contains("123123"))
 
             // A new provider (a new process) with the same parameters: no network call.
@@ -228,7 +228,8 @@ struct CryptoProProviderTests {
     @Test("a cache file that is not ours is storeCorrupted")
     func corruptCache() async throws {
         let directory = try TemporaryDirectory()
-        _ = try directory.write("cryptopro-dss-session.json", Data("{\"hello\":1}".utf8))
+        let path = try directory.write("cryptopro-dss-session.json", Data("{\"hello\":1}".utf8))
+        #expect(chmod(path, 0o600) == 0) // private, so it is read (a readable one is ignored)
         let provider = CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(directory.url.path)])
         #expect(throws: CertificateProviderError(.storeCorrupted, "")) { try provider.storedCertificate() }
     }

@@ -110,7 +110,7 @@ struct DSSEmulatorTests {
             expectEnvelope(try await client.json(.post, "\(dss)/sign/", token: token, "[1,2,3]"), 400, "invalid_field")
             expectEnvelope(try await client.json(.post, "\(dss)/certificates/", token: token, "{}"), 400, "missing_field")
             let wrongType = try await client.json(.post, "\(dss)/sign/", token: token,
-                                                  signBody.replacingOccurrences(of: "\"hhive_id\":1", with: "\"hhive_id\":\"1\""))
+                                                  signBody.replacingOccurrences(of: "\"hhive_id\":1", with: "\"hhive_id\":\"one\""))
             expectEnvelope(wrongType, 400, "invalid_field")
             #expect(String(decoding: wrongType.body, as: UTF8.self).contains("hhive_id"))
             let pinType = try await client.json(.post, "\(dss)/sign/", token: token,

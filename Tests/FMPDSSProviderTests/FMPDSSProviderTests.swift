@@ -51,8 +51,10 @@ struct FMPDSSProviderTests {
             let identity = try await provider.initialize(options: [:])
             #expect(identity.key.publicKeyAlgorithm == .rsa)
             #expect(try await provider.signatures().isEmpty)
-            let client = try #require(provider.client)
-            #expect(try await signSample(client).value == 121)
+            try provider.setParameters(provider.parameters.merging([FMPDSSProvider.ParameterKey.certificateID: .integer(StandardSeed.certificateID),
+                                                                    FMPDSSProvider.ParameterKey.pin: .secret(Secret(StandardSeed.certificatePIN))]))
+            #expect(try await provider.sign(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column,
+                                            hhiveID: StandardSeed.row).value == 121)
             let records = try await provider.signatures()
             let record = try #require(records.first)
             #expect(record.id == "121")

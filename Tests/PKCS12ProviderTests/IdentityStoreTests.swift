@@ -38,7 +38,7 @@ struct IdentityStoreTests {
         Fixtures.expectError(.wrongPassword) { _ = try store.identity(alias: alias, password: Secret("wrong")) }
         Fixtures.expectError(.passwordRequired) { _ = try store.identity(alias: alias, password: nil) }
         Fixtures.expectError(.notStored) { _ = try store.identity(alias: "absent", password: Secret("x")) }
-        Fixtures.expectError(.alreadyExists) { try store.import(original, alias: alias, storePassword: Secret("x"), options: Self.fast) }
+        Fixtures.expectError(.alreadyExists) { try store.import(original, alias: alias, storePassword: Secret("x-long-enough"), options: Self.fast) }
 
         // Export: a file other tools open with the new password.
         let exported = directory.path("exported.p12")
@@ -63,14 +63,15 @@ struct IdentityStoreTests {
         let directory = try TemporaryDirectory()
         let store = PKCS12IdentityStore(directory: directory.url)
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Encrypted At Rest")
-        try store.import(original, alias: "at-rest", storePassword: Secret("pw"))
+        try store.import(original, alias: "at-rest", storePassword: Secret("pw-store-1"))
         let bytes = try #require(try store.pkcs12Data(alias: "at-rest"))
-        let file = try PKCS12File(data: bytes, password: Secret("pw"))
+        let file = try PKCS12File(data: bytes, password: Secret("pw-store-1"))
         #expect(file.protection.plaintextKeyCount == 0)
         #expect(file.protection.keyEncryption.map(\.cipher) == ["AES-256-CBC"])
         #expect(file.protection.contentEncryption.map(\.cipher) == ["AES-256-CBC"])
         #expect(file.protection.keyEncryption.first?.pseudoRandomFunction == "hmacWithSHA256")
-        #expect((file.protection.keyEncryption.first?.iterations ?? 0) >= 2048)
+        #expect((file.protection.keyEncryption.first?.iterations ?? 0) >= 600_000)
+        #expect((file.protection.macIterations ?? 0) >= 600_000)
         #expect(file.protection.macAlgorithm?.name == "sha256")
         // No PKCS#8 key in the clear anywhere in the entry.
         let key = try #require(original.key as? LocalSigningKey)
@@ -103,7 +104,7 @@ struct IdentityStoreTests {
         let directory = try TemporaryDirectory()
         let root = directory.url.appendingPathComponent("nested/store")
         let store = PKCS12IdentityStore(directory: root)
-        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Modes"), alias: "modes", storePassword: Secret("pw"), options: Self.fast)
+        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Modes"), alias: "modes", storePassword: Secret("pw-store-1"), options: Self.fast)
         #expect(try Self.mode(root.path) == 0o700)
         #expect(try Self.mode(root.appendingPathComponent("identities").path) == 0o700)
         #expect(try Self.mode(root.appendingPathComponent("identities/modes").path) == 0o700)
@@ -120,7 +121,7 @@ struct IdentityStoreTests {
         try FileManager.default.createDirectory(at: shared.appendingPathComponent("identities"), withIntermediateDirectories: false,
                                                 attributes: [.posixPermissions: 0o755])
         let store = PKCS12IdentityStore(directory: shared)
-        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Shared"), alias: "shared", storePassword: Secret("pw"), options: Self.fast)
+        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Shared"), alias: "shared", storePassword: Secret("pw-store-1"), options: Self.fast)
         #expect(try Self.mode(shared.path) == 0o755)
         #expect(try Self.mode(shared.appendingPathComponent("identities").path) == 0o700)
         #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path) == ["identities"])
@@ -131,7 +132,7 @@ struct IdentityStoreTests {
         let directory = try TemporaryDirectory()
         let store = PKCS12IdentityStore(directory: directory.url)
         let identity = try Fixtures.pki.issueLeaf(subject: "CN=Alias")
-        Fixtures.expectError(.invalidParameter) { try store.import(identity, alias: alias, storePassword: Secret("pw"), options: Self.fast) }
+        Fixtures.expectError(.invalidParameter) { try store.import(identity, alias: alias, storePassword: Secret("pw-store-1"), options: Self.fast) }
         #expect(!FileManager.default.fileExists(atPath: directory.path("identities/b")))
     }
 
@@ -141,10 +142,10 @@ struct IdentityStoreTests {
         let store = PKCS12IdentityStore(directory: directory.url)
         let first = try Fixtures.pki.issueLeaf(subject: "CN=First")
         let second = try Fixtures.pki.issueLeaf(subject: "CN=Second")
-        try store.import(first, alias: "signer", storePassword: Secret("pw"), options: Self.fast)
-        try store.import(second, alias: "signer", storePassword: Secret("pw2"), replacingExisting: true, options: Self.fast)
+        try store.import(first, alias: "signer", storePassword: Secret("pw-store-1"), options: Self.fast)
+        try store.import(second, alias: "signer", storePassword: Secret("pw-store-2"), replacingExisting: true, options: Self.fast)
         #expect(try store.list().map(\.subject) == ["CN=Second"])
-        #expect(try store.identity(alias: "signer", password: Secret("pw2")).certificate == second.certificate)
+        #expect(try store.identity(alias: "signer", password: Secret("pw-store-2")).certificate == second.certificate)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path("identities")).filter { $0.hasPrefix(".") && $0 != ".lock" }
         #expect(leftovers.isEmpty)
     }
@@ -154,29 +155,29 @@ struct IdentityStoreTests {
         let directory = try TemporaryDirectory()
         let store = PKCS12IdentityStore(directory: directory.url)
         let old = try Fixtures.pki.issueLeaf(subject: "CN=Old Entry")
-        try store.import(old, alias: "signer", storePassword: Secret("pw"), options: Self.fast)
+        try store.import(old, alias: "signer", storePassword: Secret("pw-store-1"), options: Self.fast)
         let identities = directory.url.appendingPathComponent("identities")
 
         // 1. A complete new entry written but never renamed into place.
         let new = try Fixtures.pki.issueLeaf(subject: "CN=New Entry")
         let complete = identities.appendingPathComponent(".tmp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: complete, withIntermediateDirectories: false)
-        try Data(try PKCS12File.encode(new, password: Secret("pw"), options: Self.fast)).write(to: complete.appendingPathComponent("identity.p12"))
+        try Data(try PKCS12File.encode(new, password: Secret("pw-store-1"), options: Self.fast)).write(to: complete.appendingPathComponent("identity.p12"))
         try Data(#"{"alias":"signer"}"#.utf8).write(to: complete.appendingPathComponent("metadata.json"))
         // 2. A half-written temporary file (the process died inside write()).
         let half = identities.appendingPathComponent(".tmp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: half, withIntermediateDirectories: false)
-        let full = try PKCS12File.encode(new, password: Secret("pw"), options: Self.fast)
+        let full = try PKCS12File.encode(new, password: Secret("pw-store-1"), options: Self.fast)
         try Data(full.prefix(full.count / 2)).write(to: half.appendingPathComponent("identity.p12"))
         // 3. A deletion that renamed the entry aside but died before removing it.
         let deleted = identities.appendingPathComponent(".deleted-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: deleted, withIntermediateDirectories: false)
 
         #expect(try store.list().map(\.subject) == ["CN=Old Entry"])
-        #expect(try store.identity(alias: "signer", password: Secret("pw")).certificate == old.certificate)
+        #expect(try store.identity(alias: "signer", password: Secret("pw-store-1")).certificate == old.certificate)
 
         // The next change cleans the leftovers.
-        try store.import(new, alias: "other", storePassword: Secret("pw"), options: Self.fast)
+        try store.import(new, alias: "other", storePassword: Secret("pw-store-1"), options: Self.fast)
         let hidden = try FileManager.default.contentsOfDirectory(atPath: identities.path).filter { $0.hasPrefix(".") && $0 != ".lock" }
         #expect(hidden.isEmpty, "\(hidden)")
         #expect(try store.list().map(\.alias) == ["other", "signer"])
@@ -187,25 +188,25 @@ struct IdentityStoreTests {
         let directory = try TemporaryDirectory()
         let store = PKCS12IdentityStore(directory: directory.url)
         let old = try Fixtures.pki.issueLeaf(subject: "CN=Moved Aside")
-        try store.import(old, alias: "signer", storePassword: Secret("pw"), options: Self.fast)
+        try store.import(old, alias: "signer", storePassword: Secret("pw-store-1"), options: Self.fast)
         // The replacement renamed the old entry aside, then died before renaming the new one in.
         let identities = directory.url.appendingPathComponent("identities")
         try FileManager.default.moveItem(at: identities.appendingPathComponent("signer"),
                                          to: identities.appendingPathComponent(".replaced-\(UUID().uuidString)"))
         #expect(try store.list().isEmpty)
-        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Unrelated"), alias: "unrelated", storePassword: Secret("pw"), options: Self.fast)
-        #expect(try store.identity(alias: "signer", password: Secret("pw")).certificate == old.certificate)
+        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Unrelated"), alias: "unrelated", storePassword: Secret("pw-store-1"), options: Self.fast)
+        #expect(try store.identity(alias: "signer", password: Secret("pw-store-1")).certificate == old.certificate)
     }
 
     @Test("a damaged entry is reported as .storeCorrupted")
     func corruptedEntry() throws {
         let directory = try TemporaryDirectory()
         let store = PKCS12IdentityStore(directory: directory.url)
-        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Damaged"), alias: "damaged", storePassword: Secret("pw"), options: Self.fast)
+        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Damaged"), alias: "damaged", storePassword: Secret("pw-store-1"), options: Self.fast)
         let p12 = directory.path("identities/damaged/identity.p12")
         let bytes = try directory.read("identities/damaged/identity.p12")
         try Data(bytes.prefix(200)).write(to: URL(fileURLWithPath: p12))
-        Fixtures.expectError(.storeCorrupted) { _ = try store.identity(alias: "damaged", password: Secret("pw")) }
+        Fixtures.expectError(.storeCorrupted) { _ = try store.identity(alias: "damaged", password: Secret("pw-store-1")) }
         try Data("not json".utf8).write(to: URL(fileURLWithPath: directory.path("identities/damaged/metadata.json")))
         Fixtures.expectError(.storeCorrupted) { _ = try store.metadata(alias: "damaged") }
         #expect(try store.list().isEmpty)
@@ -235,7 +236,7 @@ struct IdentityStoreTests {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: tool)
                 process.arguments = ["import", storePath, alias, file]
-                process.environment = ["PKCS12_PASSWORD": "in", "STORE_PASSWORD": "stored", "START_AFTER": signal]
+                process.environment = ["PKCS12_PASSWORD": "in", "STORE_PASSWORD": "stored-pw", "START_AFTER": signal]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()
@@ -253,7 +254,7 @@ struct IdentityStoreTests {
             if aliases[0] == aliases[1] {
                 #expect(outputs.filter { $0.hasPrefix("ok") }.count == 1, "\(outputs)")
                 #expect(outputs.filter { $0.hasPrefix("error alreadyExists") }.count == 1, "\(outputs)")
-                let stored = try store.identity(alias: "same", password: Secret("stored"))
+                let stored = try store.identity(alias: "same", password: Secret("stored-pw"))
                 #expect([first.certificate, second.certificate].contains(stored.certificate))
                 #expect(try store.list().count == 1)
             } else {

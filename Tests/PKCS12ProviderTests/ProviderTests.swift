@@ -14,21 +14,21 @@ struct ProviderTests {
     func lifecycle() async throws {
         let directory = try TemporaryDirectory()
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Provider Signer", keyType: .p256)
-        let path = try directory.write("signer.p12", try Self.fileBytes(original, password: "file-pw"))
+        let path = try directory.write("signer.p12", try Self.fileBytes(original, password: "file-pw-123"))
         var registry = ProviderRegistry()
         try PKCS12CertificateProvider.register(in: &registry, environment: ["CERTSIGN_HOME": directory.path("home")])
         let provider = try registry.makeProvider(.pkcs12)
         #expect(provider.providerID == .pkcs12)
         #expect(try provider.storedCertificate() == nil) // nothing stored yet, and no prompt
 
-        let identity = try await provider.initialize(options: [.pkcs12File: .string(path), .pkcs12Password: .secret(Secret("file-pw")),
+        let identity = try await provider.initialize(options: [.pkcs12File: .string(path), .pkcs12Password: .secret(Secret("file-pw-123")),
                                                                 .pkcs12Alias: .string("работа")])
         #expect(identity.certificate == original.certificate)
         // Import inputs are not kept; the effective store password is.
         #expect(provider.parameters[.pkcs12File] == nil && provider.parameters[.pkcs12Password] == nil)
-        #expect(provider.parameters[.pkcs12StorePassword] == .secret(Secret("file-pw")))
+        #expect(provider.parameters[.pkcs12StorePassword] == .secret(Secret("file-pw-123")))
         #expect(provider.parameters[.pkcs12Alias] == .string("работа"))
-        #expect(!provider.parameters.description.contains("file-pw"))
+        #expect(!provider.parameters.description.contains("file-pw-123"))
 
         let pkcs12 = try #require(provider as? PKCS12CertificateProvider)
         #expect(pkcs12.pkcs12OpenCount == 1)
@@ -53,15 +53,15 @@ struct ProviderTests {
         let directory = try TemporaryDirectory()
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Stored Only")
         let first = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
-        _ = try await first.initialize(options: [.pkcs12Data: .data(try Self.fileBytes(original, password: "file")),
-                                                 .pkcs12Password: .secret(Secret("file")), .pkcs12StorePassword: .secret(Secret("store"))])
+        _ = try await first.initialize(options: [.pkcs12Data: .data(try Self.fileBytes(original, password: "file-pw-456")),
+                                                 .pkcs12Password: .secret(Secret("file-pw-456")), .pkcs12StorePassword: .secret(Secret("store-pw-1"))])
 
         let locked = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
         Fixtures.expectError(.passwordRequired) { _ = try locked.storedCertificate() }
         try locked.setParameters([.pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .secret(Secret("wrong"))])
         Fixtures.expectError(.wrongPassword) { _ = try locked.storedCertificate() }
         #expect(locked.pkcs12OpenCount == 1) // the failed attempt
-        try locked.setParameters([.pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .string("store")])
+        try locked.setParameters([.pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .string("store-pw-1")])
         #expect(try locked.storedCertificate()?.certificate == original.certificate)
         #expect(try locked.storedCertificate()?.certificate == original.certificate)
         #expect(locked.pkcs12OpenCount == 2)
@@ -70,7 +70,7 @@ struct ProviderTests {
         // Another process replacing the entry is noticed: the cache is keyed by the stored file.
         let replacement = try Fixtures.pki.issueLeaf(subject: "CN=Replacement")
         try PKCS12IdentityStore(directory: directory.url).import(replacement, alias: PKCS12CertificateProvider.defaultAlias,
-                                                                 storePassword: Secret("store"), replacingExisting: true)
+                                                                 storePassword: Secret("store-pw-1"), replacingExisting: true)
         #expect(try locked.storedCertificate()?.certificate == replacement.certificate)
         #expect(locked.pkcs12OpenCount == 3)
     }
@@ -79,9 +79,9 @@ struct ProviderTests {
     func concurrentStoredCertificate() async throws {
         let directory = try TemporaryDirectory()
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Concurrent")
-        try PKCS12IdentityStore(directory: directory.url).import(original, alias: "default", storePassword: Secret("pw"))
+        try PKCS12IdentityStore(directory: directory.url).import(original, alias: "default", storePassword: Secret("pw-store-1"))
         let provider = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path),
-                                                                  .pkcs12StorePassword: .secret(Secret("pw"))])
+                                                                  .pkcs12StorePassword: .secret(Secret("pw-store-1"))])
         let key = try #require(original.key as? LocalSigningKey)
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<16 {

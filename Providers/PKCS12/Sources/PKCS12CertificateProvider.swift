@@ -29,6 +29,10 @@ extension ProviderParameters.Key {
     /// PKCS#12 provider: where to read the store password instead of `storePassword`: `env:NAME`
     /// or `file:PATH`. Kept, so the secret itself need not be.
     public static let pkcs12StorePasswordSource: Self = "storePasswordSource"
+    /// PKCS#12 provider: open the file in memory only (boolean, default false): `initialize`
+    /// stores nothing, needs no store password, and `storedCertificate()` returns the identity it
+    /// opened until `deleteStoredCertificate()` or the provider ends. No copy of the key reaches disk.
+    public static let pkcs12InMemory: Self = "inMemory"
 }
 
 /// The `pkcs12` provider: signs with identities from PKCS#12 files, kept in an encrypted
@@ -47,6 +51,7 @@ extension ProviderParameters.Key {
 /// | `storePassword` (`.pkcs12StorePassword`) | secret | protects the stored copy; default: `password` |
 /// | `passwordSource` (`.pkcs12PasswordSource`) | string | `env:NAME` or `file:PATH` instead of `password` |
 /// | `storePasswordSource` (`.pkcs12StorePasswordSource`) | string | `env:NAME` or `file:PATH` instead of `storePassword` |
+/// | `inMemory` (`.pkcs12InMemory`) | boolean | open the file in memory only, store nothing (default false) |
 ///
 /// - ``initialize(options:)`` opens the file, stores its identity under the alias (replacing an
 ///   older one of that alias), keeps `alias`, `keyAlias`, `storeDirectory` and the effective
@@ -58,6 +63,8 @@ extension ProviderParameters.Key {
 ///   `.wrongPassword` when it does not unlock the entry. The unlocked identity is kept in memory
 ///   (keyed by the stored file's SHA-256 and the password), so signing many documents opens the
 ///   PKCS#12 once.
+/// - With `inMemory`, ``initialize(options:)`` only opens the file (no store, no store password)
+///   and ``storedCertificate()`` returns that identity, nil before.
 /// - ``deleteStoredCertificate()`` removes the entry; it succeeds when nothing is stored.
 /// - ``setParameters(_:)`` rejects unknown keys and bad values with `.invalidParameter` naming the key.
 public final class PKCS12CertificateProvider: CertificateProvider {
@@ -67,7 +74,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// Every key this provider accepts.
     public static let acceptedKeys: Set<ProviderParameters.Key> = [
         .pkcs12File, .pkcs12Data, .pkcs12Password, .pkcs12Alias, .pkcs12KeyAlias, .pkcs12StoreDirectory, .pkcs12StorePassword,
-        .pkcs12PasswordSource, .pkcs12StorePasswordSource,
+        .pkcs12PasswordSource, .pkcs12StorePasswordSource, .pkcs12InMemory,
     ]
     /// The alias used when none is configured.
     public static let defaultAlias = "default"
@@ -82,6 +89,8 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         var parameters: ProviderParameters
         var cache: [String: Cached] = [:]
         var openCount = 0
+        /// The identity `initialize` opened with `inMemory`.
+        var inMemoryIdentity: SigningIdentity?
     }
 
     private let environment: [String: String]
@@ -154,6 +163,19 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         let password = try resolveSecret(merged, direct: .pkcs12Password, source: .pkcs12PasswordSource)
         let alias = try PKCS12IdentityStore.validateAlias(try merged.string(.pkcs12Alias) ?? Self.defaultAlias)
         let keyAlias = try merged.string(.pkcs12KeyAlias)
+        if try merged.boolean(.pkcs12InMemory) == true {
+            state.withLock { $0.openCount += 1 }
+            let file = try PKCS12File(data: bytes, password: password)
+            let explicitAlias = merged[.pkcs12Alias] != nil ? alias : nil
+            let identity = try file.identity(alias: keyAlias ?? (file.keys.count > 1 ? explicitAlias : nil))
+            var kept = merged
+            for key in [ProviderParameters.Key.pkcs12File, .pkcs12Data, .pkcs12Password, .pkcs12PasswordSource] { kept[key] = nil }
+            state.withLock {
+                $0.parameters = kept
+                $0.inMemoryIdentity = identity
+            }
+            return identity
+        }
         let storePassword = try resolveSecret(merged, direct: .pkcs12StorePassword, source: .pkcs12StorePasswordSource) ?? password
         guard let storePassword, !storePassword.isEmpty else {
             throw CertificateProviderError(.passwordRequired,
@@ -194,6 +216,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// - Throws: `.passwordRequired` without `storePassword`, `.wrongPassword`, `.storeCorrupted`.
     public func storedCertificate() throws -> SigningIdentity? {
         let parameters = state.withLock { $0.parameters }
+        if try parameters.boolean(.pkcs12InMemory) == true { return state.withLock { $0.inMemoryIdentity } }
         let store = try makeStore(parameters)
         let alias = try PKCS12IdentityStore.validateAlias(try parameters.string(.pkcs12Alias) ?? Self.defaultAlias)
         guard let bytes = try store.pkcs12Data(alias: alias) else { return nil }
@@ -220,7 +243,11 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// Removes the entry stored under `alias`; succeeds when there is none.
     /// - Throws: `.fileSystem` when removing fails.
     public func deleteStoredCertificate() throws {
-        let parameters = state.withLock { $0.parameters }
+        let parameters = state.withLock { state -> ProviderParameters in
+            state.inMemoryIdentity = nil
+            return state.parameters
+        }
+        if try parameters.boolean(.pkcs12InMemory) == true { return }
         let store = try makeStore(parameters)
         let alias = try PKCS12IdentityStore.validateAlias(try parameters.string(.pkcs12Alias) ?? Self.defaultAlias)
         try store.delete(alias: alias)
@@ -288,6 +315,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             }
         }
         _ = try parameters.secret(.pkcs12Password)
+        _ = try parameters.boolean(.pkcs12InMemory)
         for (direct, source) in [(ProviderParameters.Key.pkcs12Password, ProviderParameters.Key.pkcs12PasswordSource),
                                  (.pkcs12StorePassword, .pkcs12StorePasswordSource)] {
             guard let specification = try parameters.string(source) else { continue }

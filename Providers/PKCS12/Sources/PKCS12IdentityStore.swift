@@ -71,6 +71,27 @@ public struct PKCS12IdentityStore: Sendable {
     /// The store's directory.
     public let directory: URL
 
+    /// How entries written from now on are protected: PBES2 with PBKDF2-HMAC-SHA256 at 600 000
+    /// iterations (OWASP's 2023 figure) and AES-256-CBC for the key and the certificates, and a
+    /// SHA-256 MAC at 600 000 iterations. Entries written with fewer iterations by older versions
+    /// still open.
+    public static let entryEncoding = PKCS12File.EncodingOptions(iterations: 600_000, macIterations: 600_000)
+
+    /// The shortest store password accepted for a new entry, in characters.
+    public static let minimumPasswordLength = 8
+
+    /// Refuses a store password for a new entry that is empty or shorter than ``minimumPasswordLength``.
+    /// - Throws: `.passwordRequired` for an empty password, `.invalidParameter` for a short one.
+    public static func checkNewStorePassword(_ password: Secret) throws {
+        guard !password.isEmpty else {
+            throw CertificateProviderError(.passwordRequired, "the stored copy needs a store password of at least \(minimumPasswordLength) characters")
+        }
+        let characters = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self).count }
+        guard characters >= minimumPasswordLength else {
+            throw CertificateProviderError.invalidParameter("a store password needs at least \(minimumPasswordLength) characters (this one has \(characters)); choose a longer one")
+        }
+    }
+
     /// The longest alias accepted, in UTF-8 bytes (names stay well under the 255-byte file-name limit).
     public static let maximumAliasLength = 200
 
@@ -123,16 +144,19 @@ public struct PKCS12IdentityStore: Sendable {
     /// - Parameters:
     ///   - identity: an identity with a ``LocalSigningKey``.
     ///   - alias: the entry name (see ``validateAlias(_:)``).
-    ///   - storePassword: protects the stored copy; must not be empty.
+    ///   - storePassword: protects the stored copy; at least ``minimumPasswordLength`` characters.
     ///   - replacingExisting: replace an entry of the same alias atomically instead of failing.
-    ///   - options: the PKCS#12 iteration counts.
+    ///   - options: the PKCS#12 protection (default ``entryEncoding``).
     /// - Returns: the entry's metadata.
     /// - Throws: `.alreadyExists` when the alias is taken (and `replacingExisting` is false),
-    ///   `.invalidParameter`, `.passwordRequired` for an empty password, `.fileSystem`.
+    ///   `.invalidParameter` (also for a store password shorter than ``minimumPasswordLength``),
+    ///   `.passwordRequired` for an empty password, `.fileSystem` (also for a store directory another
+    ///   user owns or may write in).
     @discardableResult
     public func `import`(_ identity: SigningIdentity, alias: String, storePassword: Secret, replacingExisting: Bool = false,
-                         options: PKCS12File.EncodingOptions = .default) throws -> Metadata {
+                         options: PKCS12File.EncodingOptions = PKCS12IdentityStore.entryEncoding) throws -> Metadata {
         let alias = try PKCS12IdentityStore.validateAlias(alias)
+        try PKCS12IdentityStore.checkNewStorePassword(storePassword)
         let pkcs12 = try PKCS12File.encode(identity, password: storePassword, friendlyName: alias, options: options)
         let metadata = Metadata(alias: alias, identity: identity)
         let json = try PKCS12IdentityStore.encoder.encode(metadata)
@@ -163,7 +187,7 @@ public struct PKCS12IdentityStore: Sendable {
         let identity = try file.identity(alias: keyAlias ?? (file.keys.count > 1 ? alias : nil))
         guard let protection = storePassword ?? password, !protection.isEmpty else {
             throw CertificateProviderError(.passwordRequired,
-                                           "the stored copy needs a non-empty store password: the file has none, so give a store password")
+                                           "the stored copy needs a store password of at least \(PKCS12IdentityStore.minimumPasswordLength) characters: the file has none, so give a store password")
         }
         let metadata = try self.import(identity, alias: alias, storePassword: protection, replacingExisting: replacingExisting)
         return (identity, metadata)
@@ -196,6 +220,7 @@ public struct PKCS12IdentityStore: Sendable {
     /// - Throws: `.fileSystem` when the directory exists but cannot be read.
     public func list() throws -> [Metadata] {
         let names: [String]
+        try checkDirectories()
         do {
             guard FileManager.default.fileExists(atPath: identitiesDirectory.path) else { return [] }
             names = try FileManager.default.contentsOfDirectory(atPath: identitiesDirectory.path)
@@ -211,6 +236,7 @@ public struct PKCS12IdentityStore: Sendable {
     /// - Throws: `.storeCorrupted` when the entry exists but its metadata is unreadable.
     public func metadata(alias: String) throws -> Metadata? {
         let alias = try PKCS12IdentityStore.validateAlias(alias)
+        try checkDirectories()
         let entry = entryDirectory(alias)
         guard FileSystem.exists(entry.path) else { return nil }
         guard let bytes = FileSystem.read(entry.appendingPathComponent(PKCS12IdentityStore.metadataName).path),
@@ -230,6 +256,7 @@ public struct PKCS12IdentityStore: Sendable {
     /// - Throws: `.storeCorrupted` when the entry exists without its PKCS#12 file.
     public func pkcs12Data(alias: String) throws -> [UInt8]? {
         let alias = try PKCS12IdentityStore.validateAlias(alias)
+        try checkDirectories()
         let entry = entryDirectory(alias)
         guard FileSystem.exists(entry.path) else { return nil }
         guard let bytes = FileSystem.read(entry.appendingPathComponent(PKCS12IdentityStore.pkcs12Name).path) else {
@@ -316,12 +343,20 @@ public struct PKCS12IdentityStore: Sendable {
     /// Runs `body` holding the store's exclusive lock, after creating the directories (0700) and
     /// cleaning up what interrupted changes left behind.
     func withLock<R>(_ body: () throws -> R) throws -> R {
+        try checkDirectories()
         try FileSystem.makePrivateDirectory(directory.path)
         try FileSystem.makePrivateDirectory(identitiesDirectory.path, tighteningExisting: true)
         let lock = try FileSystem.Lock(path: identitiesDirectory.appendingPathComponent(".lock").path)
         defer { lock.release() }
         recoverInterruptedChanges()
         return try body()
+    }
+
+    /// Refuses a store directory or `identities/` that another user owns or may write in
+    /// (`.fileSystem`, saying how to fix it).
+    func checkDirectories() throws {
+        try FileSystem.checkPrivateDirectory(directory.path, what: "the identity store")
+        try FileSystem.checkPrivateDirectory(identitiesDirectory.path, what: "the identity store's folder")
     }
 
     /// Removes temporary and deleted leftovers; puts back an entry that a replacement moved aside

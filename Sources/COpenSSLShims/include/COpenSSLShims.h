@@ -71,6 +71,10 @@ void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack);
  * -1 with errno (EINVAL / ENOSYS where the file system or kernel lacks it) */
 int COpenSSLShims_renameExchange(const char *from, const char *to);
 
+/* Keeps secrets out of core dumps for the rest of the process: RLIMIT_CORE 0 (soft and hard) and
+ * prctl(PR_SET_DUMPABLE, 0) (prctl is variadic, so Swift cannot call it); 0, or -1 with errno */
+int COpenSSLShims_disableCoreDumps(void);
+
 /* The GOST engine (gost_engine.c, the only user of the deprecated ENGINE API). Loads engine "gost"
  * (ENGINE_by_id, ENGINE_init, ENGINE_set_default with ENGINE_METHOD_ALL): 1 when loaded, 0 when
  * the engine is not installed (or OPENSSL_ENGINES points elsewhere); the error queue says why. */

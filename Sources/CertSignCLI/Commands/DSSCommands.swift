@@ -43,27 +43,34 @@ extension Commands {
         }
         let policy = RemoteEndpointPolicy(allowsInsecureHTTP: parsed.has("--allow-insecure-http"))
         try policy.validate(host)
-        let configuration = FMPClient.Configuration(
-            apiVersion: parsed.value("--api-version") ?? "v1", host: host, environment: try required("--environment"),
-            project: try required("--project"), device: parsed.value("--device") ?? context.machineDeviceID, endpointPolicy: policy)
         let user = try required("--user")
+        let device = parsed.value("--device") ?? context.machineDeviceID
+        var parameters: ProviderParameters = [
+            FMPDSSProvider.ParameterKey.host: .url(host),
+            FMPDSSProvider.ParameterKey.apiVersion: .string(parsed.value("--api-version") ?? "v1"),
+            FMPDSSProvider.ParameterKey.environment: .string(try required("--environment")),
+            FMPDSSProvider.ParameterKey.project: .string(try required("--project")),
+            FMPDSSProvider.ParameterKey.device: .string(device),
+            FMPDSSProvider.ParameterKey.username: .string(user),
+            FMPDSSProvider.ParameterKey.allowInsecureHTTP: .boolean(policy.allowsInsecureHTTP),
+        ]
         guard let password = try context.secret(parsed, prompt: "platform password for \(user): ") else {
             throw CertificateProviderError(.passwordRequired, "the platform password is needed")
         }
-        var tls = StoredFMPSession.TLS(trustedCAFile: parsed.value("--ca-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path },
-                                       clientIdentity: parsed.value("--client-identity"),
-                                       clientIdentityPasswordEnv: parsed.value("--client-identity-password-env"),
-                                       clientIdentityPasswordFile: parsed.value("--client-identity-password-file")
-                                           .map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        var tls = FMPLoginTLS(trustedCAFile: parsed.value("--ca-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+                              clientIdentity: parsed.value("--client-identity"),
+                              clientIdentityPasswordEnv: parsed.value("--client-identity-password-env"),
+                              clientIdentityPasswordFile: parsed.value("--client-identity-password-file")
+                                  .map { URL(fileURLWithPath: $0).standardizedFileURL.path })
         if tls.clientIdentity == nil, tls.clientIdentityPasswordEnv != nil || tls.clientIdentityPasswordFile != nil {
             throw UsageError(message: "--client-identity-password-env/-file need --client-identity ALIAS", usage: dssLoginUsage)
         }
-        if tls.trustedCAFile == nil, tls.clientIdentity == nil { tls = StoredFMPSession.TLS() }
-        let client = FMPClient(configuration: configuration, transport: try context.dssTransport(policy: policy, tls: tls))
-        let result = try await context.reportingEnvelope(client) { try await client.auth(username: user, password: password) }
-        try context.saveFMPSession(StoredFMPSession(session: result.value, allowsInsecureHTTP: policy.allowsInsecureHTTP,
-                                                    tls: tls.isEmpty ? nil : tls))
-        context.emit(envelopeJSON(result.envelope), human: "Authentication success (\(user) at \(host.absoluteString), device \(configuration.device))")
+        if tls.trustedCAFile == nil, tls.clientIdentity == nil { tls = FMPLoginTLS() }
+        parameters[FMPDSSProvider.ParameterKey.password] = .secret(password)
+        let provider = try context.fmpProvider(parameters, tls: tls)
+        let result = try await context.reportingEnvelope(provider) { try await provider.login() }
+        try context.saveFMPLoginTLS(tls)
+        context.emit(envelopeJSON(result.envelope), human: "Authentication success (\(user) at \(host.absoluteString), device \(device))")
         return CertSign.exitSuccess
     }
 
@@ -73,10 +80,9 @@ extension Commands {
         details: "DSS-PASSWORD is the DSS password (asked for when stdin is a terminal).\nexample: certsign dss certificates --dss-password-env DSS_PASSWORD",
         spec: OptionSpec(options: ["--dss-password-env", "--dss-password-file"])
     ) { parsed, context in
-        let client = try context.fmpClient()
         let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
-        let result = try await context.reportingEnvelope(client) { try await client.certificates(dssPassword: dssPassword) }
-        try await context.saveSession(of: client)
+        let provider = try context.fmpProvider([FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword)])
+        let result = try await context.reportingEnvelope(provider) { try await provider.certificates() }
         let rows = result.value.map { [String($0.id), $0.subject, $0.notAfter.map(Format.localDate) ?? "-", $0.hasPIN ? "yes" : "no"] }
         context.emit(envelopeJSON(result.envelope),
                      human: result.value.isEmpty ? "no certificates" : Format.table(["ID", "SUBJECT", "VALID UNTIL", "PIN"], rows))
@@ -114,14 +120,16 @@ extension Commands {
         } catch {
             throw UsageError(message: "--params must be JSON, such as '{}' or '{\"year\": 2026}'", usage: dssSignUsage)
         }
-        let client = try context.fmpClient()
         let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
-        let pin = try context.secret(parsed, name: "pin", prompt: "PIN of certificate \(certificateID): ", required: false)
-        let result = try await context.reportingEnvelope(client) {
-            try await client.sign(resource: resource, table: table, params: params, column: column, hhiveID: hhiveID,
-                                  dssPassword: dssPassword, certificateID: certificateID, certificatePIN: pin)
+        var parameters: ProviderParameters = [FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword),
+                                              FMPDSSProvider.ParameterKey.certificateID: .integer(certificateID)]
+        if let pin = try context.secret(parsed, name: "pin", prompt: "PIN of certificate \(certificateID): ", required: false) {
+            parameters[FMPDSSProvider.ParameterKey.pin] = .secret(pin)
         }
-        try await context.saveSession(of: client)
+        let provider = try context.fmpProvider(parameters)
+        let result = try await context.reportingEnvelope(provider) {
+            try await provider.sign(resource: resource, table: table, params: params, column: column, hhiveID: hhiveID)
+        }
         context.emit(envelopeJSON(result.envelope), human: "signed: signature_id \(result.value)")
         return CertSign.exitSuccess
     }
@@ -132,10 +140,10 @@ extension Commands {
         details: "  --out-dir DIR   also write each signature as DIR/<id>.p7s (to check with certsign verify)\nexample: certsign dss signs",
         spec: OptionSpec(options: ["--out-dir"])
     ) { parsed, context in
-        let client = try context.fmpClient()
-        let result = try await context.reportingEnvelope(client) { try await client.signs() }
-        try await context.saveSession(of: client)
+        let provider = try context.fmpProvider()
+        let result = try await context.reportingEnvelope(provider) { try await provider.signs() }
         if let directory = parsed.value("--out-dir") {
+            try context.makeOutputDirectory(directory)
             for signature in result.value {
                 try FileSystem.writeAtomically(URL(fileURLWithPath: directory).appendingPathComponent("\(signature.id).p7s").path, signature.signature)
             }
@@ -154,14 +162,13 @@ extension Commands {
         guard let id = Int(parsed.positionals[0]) else {
             throw UsageError(message: "the signature id must be a whole number, not '\(parsed.positionals[0])'", usage: "certsign dss remove ID")
         }
-        let client = try context.fmpClient()
-        let result = try await context.reportingEnvelope(client) { try await client.removeSign(id: id) }
-        try await context.saveSession(of: client)
+        let provider = try context.fmpProvider()
+        let result = try await context.reportingEnvelope(provider) { try await provider.removeSign(id: id) }
         context.emit(envelopeJSON(result.envelope), human: "removed signature \(id) (status \(FMPClient.responseStatus(from: result.envelope) ?? "?"))")
         return CertSign.exitSuccess
     }
 
-    static let emulatorUsage = "certsign emulator [--host 127.0.0.1] [--port N] [--faults] [--ca-out FILE] [--tls [--require-client-cert CA.pem]]"
+    static let emulatorUsage = "certsign emulator [--host 127.0.0.1] [--allow-remote] [--port N] [--faults] [--ca-out FILE] [--tls [--require-client-cert CA.pem]]"
 
     static let emulator = CommandDescriptor(
         words: ["emulator"], summary: "run the DSS emulator (FMP, CryptoPro DSS and CSC v2 routes) until Ctrl-C",
@@ -170,6 +177,9 @@ extension Commands {
         A local DSS server with real crypto, seeded with the HHFWDss sample's data: user Leonid / 123123,
         environment Leonid_environment, project Leonid_project, DSS password Saprun123, certificate
         12831 with PIN 123; the first signature id is 121.
+          --host ADDR    address to bind (default 127.0.0.1); only loopback addresses unless --allow-remote
+          --allow-remote bind a non-loopback address although the emulator serves published test
+                         credentials and keys (anyone who reaches it can sign as the seed's users)
           --port N       port to listen on (default 0: any free port; the URL is printed)
           --faults       let requests pick a fault with the X-Emulator-Fault header (for client tests)
           --ca-out FILE  write the emulator's CA certificate (PEM) for certsign verify --ca, and for
@@ -181,10 +191,16 @@ extension Commands {
                          by a CA in CA.pem (TLS alert certificate_required / unknown_ca)
         example: certsign emulator --port 8443 --tls --ca-out emulator-ca.pem
         """,
-        spec: OptionSpec(flags: ["--faults", "--tls"], options: ["--host", "--port", "--ca-out", "--require-client-cert"])
+        spec: OptionSpec(flags: ["--faults", "--tls", "--allow-remote"], options: ["--host", "--port", "--ca-out", "--require-client-cert"])
     ) { parsed, context in
         var configuration = DSSEmulator.Configuration()
-        if let host = parsed.value("--host") { configuration.host = host }
+        if let host = parsed.value("--host") {
+            guard isLoopbackAddress(host) || parsed.has("--allow-remote") else {
+                throw UsageError(message: "--host \(host) is not a loopback address; the emulator serves published credentials, so binding it elsewhere needs --allow-remote",
+                                 usage: emulatorUsage)
+            }
+            configuration.host = host
+        }
         if let portText = parsed.value("--port") {
             guard let port = UInt16(portText) else { throw UsageError(message: "--port must be 0…65535, not '\(portText)'", usage: emulatorUsage) }
             configuration.port = port
@@ -211,31 +227,34 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
+    /// Whether `host` is an IP literal of the loopback interface (`127.0.0.0/8`, `::1`).
+    static func isLoopbackAddress(_ host: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return (UInt32(bigEndian: v4.s_addr) >> 24) == 127 }
+        if inet_pton(AF_INET6, host, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
+        }
+        return false
+    }
+
     static func envelopeJSON(_ envelope: FMPEnvelope) -> Any {
         (try? JSONSerialization.jsonObject(with: Data(envelope.jsonString.utf8))) ?? [:]
     }
 }
 
-/// What `dss login` keeps in the store.
-struct StoredFMPSession: Codable {
-    var session: FMPSession
-    var allowsInsecureHTTP: Bool
-    /// How to reach a server behind a private CA or demanding a client certificate (nil: neither).
-    var tls: TLS?
-
-    /// `--ca-file` and `--client-identity` of the login; the identity password's source, never the password.
-    struct TLS: Codable {
-        var trustedCAFile: String?
-        var clientIdentity: String?
-        var clientIdentityPasswordEnv: String?
-        var clientIdentityPasswordFile: String?
-        var isEmpty: Bool { trustedCAFile == nil && clientIdentity == nil }
-    }
+/// The TLS settings of the last `dss login` (`fmp-tls.json` in the store, 0600): how to reach a server
+/// behind a private CA or demanding a client certificate. The session itself is the provider's
+/// (`fmp-session.json`); this keeps only what the provider must be given again on every call, and
+/// never the identity's password, only where it comes from.
+struct FMPLoginTLS: Codable, Equatable {
+    var trustedCAFile: String?
+    var clientIdentity: String?
+    var clientIdentityPasswordEnv: String?
+    var clientIdentityPasswordFile: String?
+    var isEmpty: Bool { trustedCAFile == nil && clientIdentity == nil }
 }
 
 extension CommandContext {
-    var fmpSessionURL: URL { storeDirectory.appendingPathComponent("fmp-session.json") }
-
     /// A stable per-machine device id: a UUID-shaped SHA-256 of /etc/machine-id (or the host name).
     var machineDeviceID: String {
         let seed = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8)) ?? ProcessInfo.processInfo.hostName
@@ -245,66 +264,74 @@ extension CommandContext {
         return parts.map(String.init).joined(separator: "-").uppercased()
     }
 
-    func saveFMPSession(_ stored: StoredFMPSession) throws {
+    /// The FMP DSS provider over this invocation's store (its session lives there), with `parameters`.
+    /// - Parameter tls: the TLS settings to use; nil means those of the last login.
+    func fmpProvider(_ parameters: ProviderParameters = ProviderParameters(), tls: FMPLoginTLS? = nil) throws -> FMPDSSProvider {
+        let store = identityStore
+        let provider = FMPDSSProvider(parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+                                      clientIdentityLookup: { alias, password in try store.identity(alias: alias, password: password) },
+                                      warning: warningPrinter)
+        let tlsParameters = try fmpTLSParameters(try tls ?? loadFMPLoginTLS())
+        try provider.setParameters(provider.parameters.merging(tlsParameters).merging(parameters))
+        return provider
+    }
+
+    /// Prints a library's warning on stderr.
+    var warningPrinter: @Sendable (String) -> Void {
+        let console = self.console
+        return { console.err("certsign: warning: \($0)") }
+    }
+
+    var fmpLoginTLSURL: URL { storeDirectory.appendingPathComponent("fmp-tls.json") }
+
+    /// Keeps the TLS settings of a successful login (removes them when the login used none).
+    func saveFMPLoginTLS(_ tls: FMPLoginTLS) throws {
+        if tls.isEmpty {
+            try? FileManager.default.removeItem(at: fmpLoginTLSURL)
+            return
+        }
         try FileSystem.makePrivateDirectory(storeDirectory.path)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try FileSystem.writeAtomically(fmpSessionURL.path, Array(try encoder.encode(stored)))
+        try FileSystem.writeAtomically(fmpLoginTLSURL.path, Array(try encoder.encode(tls)))
     }
 
-    func loadFMPSession() throws -> StoredFMPSession {
-        guard let data = FileManager.default.contents(atPath: fmpSessionURL.path) else {
-            throw CertificateProviderError(.notStored, "not logged in to a DSS platform (no \(fmpSessionURL.path)); run 'certsign dss login …' first")
-        }
+    /// The TLS settings of the last login; none when there are none.
+    func loadFMPLoginTLS() throws -> FMPLoginTLS {
+        guard let data = FileManager.default.contents(atPath: fmpLoginTLSURL.path) else { return FMPLoginTLS() }
         do {
-            return try JSONDecoder().decode(StoredFMPSession.self, from: data)
+            return try JSONDecoder().decode(FMPLoginTLS.self, from: data)
         } catch {
-            throw CertificateProviderError(.storeCorrupted, "the saved DSS session \(fmpSessionURL.path) is damaged; run 'certsign dss login …' again")
+            throw CertificateProviderError(.storeCorrupted, "the saved DSS TLS settings \(fmpLoginTLSURL.path) are damaged; run 'certsign dss login …' again")
         }
     }
 
-    /// A client on the saved session.
-    func fmpClient() throws -> FMPClient {
-        let stored = try loadFMPSession()
-        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: stored.allowsInsecureHTTP)
-        let configuration = FMPClient.Configuration(session: stored.session, endpointPolicy: policy)
-        return FMPClient(session: stored.session, configuration: configuration,
-                         transport: try dssTransport(policy: policy, tls: stored.tls ?? StoredFMPSession.TLS()))
-    }
-
-    /// A CurlTransport trusting `tls.trustedCAFile` and presenting the stored identity `tls.clientIdentity`.
-    func dssTransport(policy: RemoteEndpointPolicy, tls: StoredFMPSession.TLS) throws -> CurlTransport {
-        var identity: SigningIdentity?
-        if let alias = tls.clientIdentity {
-            var password: Secret?
-            if let variable = tls.clientIdentityPasswordEnv {
-                guard let value = environment[variable] else {
-                    throw CertificateProviderError.invalidParameter("environment variable \(variable) (the client identity's password) is not set")
-                }
-                password = Secret(value)
-            } else if let path = tls.clientIdentityPasswordFile {
-                password = try readSecretFile(path, option: "--client-identity-password-file")
+    /// The provider parameters for `tls`: the CA file, the client identity's alias and its password
+    /// read from the environment variable or file the login named.
+    func fmpTLSParameters(_ tls: FMPLoginTLS) throws -> ProviderParameters {
+        var parameters = ProviderParameters()
+        if let file = tls.trustedCAFile { parameters[FMPDSSProvider.ParameterKey.trustedCAFile] = .string(file) }
+        guard let alias = tls.clientIdentity else { return parameters }
+        parameters[FMPDSSProvider.ParameterKey.clientIdentity] = .string(alias)
+        if let variable = tls.clientIdentityPasswordEnv {
+            guard let value = environment[variable] else {
+                throw CertificateProviderError.invalidParameter("environment variable \(variable) (the client identity's password) is not set")
             }
-            identity = try identityStore.identity(alias: alias, password: password)
+            parameters[FMPDSSProvider.ParameterKey.clientIdentityPassword] = .secret(Secret(value))
+        } else if let path = tls.clientIdentityPasswordFile {
+            parameters[FMPDSSProvider.ParameterKey.clientIdentityPassword] =
+                .secret(try readSecretFile(path, option: "--client-identity-password-file"))
         }
-        return try CurlTransport(configuration: .init(endpointPolicy: policy, trustedCAFile: tls.trustedCAFile, clientIdentity: identity))
+        return parameters
     }
 
-    /// Saves the client's session again: a refresh or re-login rotates the tokens.
-    func saveSession(of client: FMPClient) async throws {
-        guard let session = await client.exportSession() else { return }
-        let stored = try loadFMPSession()
-        if session != stored.session { try saveFMPSession(StoredFMPSession(session: session, allowsInsecureHTTP: stored.allowsInsecureHTTP)) }
-    }
-
-    /// Runs a client call; on failure with `--json`, prints the platform envelope of the failed call
-    /// on stdout before the error goes to stderr.
-    func reportingEnvelope<T>(_ client: FMPClient, _ body: () async throws -> T) async throws -> T {
+    /// Runs a provider call; on failure with `--json`, prints the platform envelope of the failed
+    /// call on stdout before the error goes to stderr.
+    func reportingEnvelope<T>(_ provider: FMPDSSProvider, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {
-            if json, let envelope = await client.lastEnvelope { console.out(JSONOutput.render(Commands.envelopeJSON(envelope))) }
-            try? await saveSession(of: client)
+            if json, let envelope = provider.lastEnvelope { console.out(JSONOutput.render(Commands.envelopeJSON(envelope))) }
             throw error
         }
     }

@@ -13,8 +13,12 @@ extension Commands {
         words: ["identity", "import"], summary: "import a .p12/.pfx file into the identity store",
         usage: "certsign identity import FILE [--alias NAME] [--key-alias NAME] [--replace] [--password-env VAR | --password-file PATH | --password-stdin] [--store-password-env VAR | --store-password-file PATH]",
         details: """
-        The file's password (PASSWORD) also protects the stored copy unless a store password is given.
-        The stored copy is re-encrypted with PBES2 / AES-256; files are 0600 in a 0700 directory.
+        The file's password (PASSWORD; none for a file without one) also protects the stored copy
+        unless a store password is given. A store password has at least 8 characters: for a file
+        whose password is empty or shorter, give one with --store-password-env VAR or
+        --store-password-file PATH, or answer the prompt when stdin is a terminal.
+        The stored copy is re-encrypted with PBES2 / AES-256 (PBKDF2-HMAC-SHA256, 600 000
+        iterations); files are 0600 in a 0700 directory.
           --alias NAME       store entry name (default: the file name without extension)
           --key-alias NAME   which key of a file that holds several (friendly name or local key ID)
           --replace          replace an entry of the same alias
@@ -26,8 +30,19 @@ extension Commands {
         let path = parsed.positionals[0]
         let bytes = try context.readInputFile(path, what: "PKCS#12 file")
         let alias = parsed.value("--alias") ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        let password = try context.secret(parsed, prompt: "PKCS#12 password: ")
-        let storePassword = try context.optionalSecret(parsed, name: "store-password")
+        let password = try context.secret(parsed, prompt: "PKCS#12 password: ", required: false)
+        var storePassword = try context.optionalSecret(parsed, name: "store-password")
+        let minimum = PKCS12IdentityStore.minimumPasswordLength
+        let fileCharacters = password?.withUnsafeBytes { String(decoding: $0, as: UTF8.self).count } ?? 0
+        if storePassword == nil && fileCharacters < minimum {
+            // The file's own password cannot protect the stored copy: check the file first, then ask.
+            _ = try PKCS12File(data: bytes, password: password)
+            guard context.console.inputIsTerminal else {
+                throw CertificateProviderError(.passwordRequired,
+                    "the file's password is \(fileCharacters == 0 ? "empty" : "shorter than \(minimum) characters"), so it cannot protect the stored copy; give a store password of at least \(minimum) characters with --store-password-env VAR or --store-password-file PATH")
+            }
+            storePassword = try context.console.promptSecret("store password for '\(alias)' (at least \(minimum) characters): ")
+        }
         let store = context.identityStore
         let (identity, metadata) = try store.import(pkcs12Data: bytes, password: password, keyAlias: parsed.value("--key-alias"),
                                                    alias: alias, storePassword: storePassword, replacingExisting: parsed.has("--replace"))
@@ -135,6 +150,21 @@ extension CommandContext {
             throw CertificateProviderError(.fileSystem, "the \(what) \(path) cannot be read")
         }
         return Array(data)
+    }
+
+    /// Creates an output folder (`--out-dir`) with its missing parents; an existing one is used.
+    /// - Throws: `.fileSystem` when it exists and is not a directory, or cannot be created.
+    func makeOutputDirectory(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw CertificateProviderError(.fileSystem, "--out-dir \(path) exists and is not a directory") }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw CertificateProviderError(.fileSystem, "cannot create the --out-dir folder \(path): \(error.localizedDescription)")
+        }
     }
 
     /// Checks that `path` is a regular file this process can open, and returns its size.

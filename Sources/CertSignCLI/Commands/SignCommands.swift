@@ -2,6 +2,9 @@ import CertificateProviders
 import Foundation
 import PKCS12Provider
 import Signing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `certsign sign`, `certsign verify`, `certsign signatures list | remove`.
 extension Commands {
@@ -10,7 +13,7 @@ extension Commands {
     /// Files above this size show a progress bar (when stderr is a terminal).
     static let progressThreshold: Int64 = 16 << 20
 
-    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE | --out-dir DIR] [--attached] [--format cms|cades] [--digest sha256|sha384|sha512|streebog256|streebog512]"
+    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE|- | --out-dir DIR] [--replace] [--attached] [--format cms|cades] [--digest sha256|sha384|sha512|streebog256|streebog512]"
 
     static let sign = CommandDescriptor(
         words: ["sign"], summary: "sign documents (CAdES-BES detached .p7s by default)",
@@ -20,8 +23,15 @@ extension Commands {
           --identity ALIAS     a stored identity (PASSWORD = its store password)
           --p12 FILE           a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)
           --provider ID        any registered provider, configured with --param KEY=VALUE,
-                               --param-env KEY=VAR and --param-file KEY=PATH (secrets only through these two)
-        Output: DOCUMENT.p7s next to each document, or --out FILE (one document) / --out-dir DIR.
+                               --param-env KEY=VAR and --param-file KEY=PATH (secrets only through these two);
+                               what you give is what the provider uses, also when it holds a session
+          --replace            let '--provider pkcs12 --param file=…' replace an identity stored under
+                               the same alias (it stores what it opens, and says where)
+        Output: DOCUMENT.p7s next to each document, or --out FILE (one document) / --out-dir DIR
+        (created when missing). --out - writes the signature to standard output; DOCUMENT - reads
+        standard input (its signature goes to standard output unless --out says otherwise).
+        A signature never replaces a document being signed, a symbolic link, a device, a FIFO or a
+        directory, and two documents never share one signature file.
           --attached           embed the document in the signature (default: detached)
           --format cms|cades   plain CMS SignedData or CAdES-BES (default cades)
           --digest ALG         sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012);
@@ -30,7 +40,7 @@ extension Commands {
         signed, and the exit code is then 1. Every signature is recorded in the journal.
         example: certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD
         """,
-        spec: OptionSpec(flags: ["--attached"],
+        spec: OptionSpec(flags: ["--attached", "--replace"],
                          options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest"],
                          repeatable: ["--param", "--param-env", "--param-file"],
                          positionals: 1...1, unboundedPositionals: true).withPassword()
@@ -68,10 +78,25 @@ extension Commands {
             options.digestAlgorithm = digest
         }
         options.isDetached = !parsed.has("--attached")
-        if let directory = parsed.value("--out-dir") {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw CertificateProviderError(.fileSystem, "--out-dir \(directory) is not an existing directory")
+        if parsed.value("--provider") == ProviderID.fmpDSS.rawValue {
+            throw UsageError(message: "the fmp-dss provider signs platform resources (a table cell on the server), not files: use 'certsign dss sign --resource R --table T --column C --hhive-id N --certificate-id N'",
+                             usage: dssSignUsage)
+        }
+
+        // Where each signature goes, checked before anything is signed.
+        let fromStandardInput = documents.filter { $0 == "-" }.count
+        if fromStandardInput > 1 { throw UsageError(message: "standard input ('-') can be read only once", usage: signUsage) }
+        if fromStandardInput == 1 && parsed.has("--password-stdin") {
+            throw UsageError(message: "DOCUMENT '-' and --password-stdin both read standard input; give the password with --password-env or --password-file",
+                             usage: signUsage)
+        }
+        let outputs = try signatureOutputs(documents, parsed)
+        if let directory = parsed.value("--out-dir") { try context.makeOutputDirectory(directory) }
+        for output in outputs {
+            guard case .file(let url) = output else { continue }
+            if let problem = unreplaceableOutput(url.path) {
+                throw UsageError(message: "refusing to write the signature to \(url.path): \(problem); --out takes a regular file (replaced atomically) or '-' for standard output",
+                                 usage: signUsage)
             }
         }
 
@@ -79,8 +104,8 @@ extension Commands {
         var providerID: ProviderID
         var parameters = ProviderParameters()
         var pkcs12Parameters = ProviderParameters()
-        var temporaryStore: URL?
-        defer { if let temporaryStore { try? FileManager.default.removeItem(at: temporaryStore) } }
+        var providerParameters: [ProviderID: ProviderParameters] = [:]
+        var provisionsStore = false
         if let alias = parsed.value("--identity") {
             providerID = .pkcs12
             guard try context.identityStore.metadata(alias: alias) != nil else {
@@ -92,61 +117,89 @@ extension Commands {
             }
         } else if let file = parsed.value("--p12") {
             providerID = .pkcs12
-            let bytes = try context.readInputFile(file, what: "PKCS#12 file")
-            // The file is used directly: the provider's copy lives in a private temporary store
-            // (0700, removed when the command ends), never in the user's store.
-            let store = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-p12-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            temporaryStore = store
-            pkcs12Parameters[.pkcs12StoreDirectory] = .string(store.path)
-            parameters[.pkcs12Data] = .data(bytes)
-            parameters[.pkcs12Password] = .secret(try context.secret(parsed, prompt: "PKCS#12 password: ") ?? Secret(""))
-            parameters[.pkcs12Alias] = .string("p12")
+            // Opened in memory by the provider: nothing is stored, no copy of the key reaches disk.
+            parameters[.pkcs12Data] = .data(try context.readInputFile(file, what: "PKCS#12 file"))
+            if let password = try context.secret(parsed, prompt: "PKCS#12 password: ", required: false) {
+                parameters[.pkcs12Password] = .secret(password)
+            }
+            pkcs12Parameters[.pkcs12InMemory] = .boolean(true)
         } else {
             providerID = ProviderID(parsed.value("--provider") ?? "")
             parameters = try context.providerParameters(parsed)
             if parsed.value("--password-env") != nil || parsed.value("--password-file") != nil || parsed.has("--password-stdin") {
                 parameters[.init("password")] = .secret(try context.secret(parsed, prompt: "password: ") ?? Secret(""))
             }
+            if providerID == .pkcs12 {
+                provisionsStore = parameters[.pkcs12File] != nil || parameters[.pkcs12Data] != nil
+                if try parameters.boolean(.pkcs12InMemory) == true { provisionsStore = false }
+                // The provider reads alias, store password and the rest from what was given.
+                pkcs12Parameters = pkcs12Parameters.merging(parameters)
+            } else {
+                // The provider works with what the caller gave, also when it holds a session.
+                providerParameters[providerID] = parameters
+            }
         }
 
-        let registry = try context.makeRegistry(pkcs12: pkcs12Parameters)
+        let registry = try context.makeRegistry(pkcs12: pkcs12Parameters, parameters: providerParameters)
         let coordinator = SigningCoordinator(registry: registry, journal: try context.openJournal())
-        let identity = try await coordinator.identity(for: providerID, parameters: parameters)
-        if documents.count > 1, parsed.value("--out") == nil, let key = identity.key as? any BatchSigningKey {
-            // One authorization for many signatures (CSC): see signInBatches.
-            return try await signInBatches(documents, key: key, coordinator: coordinator, providerID: providerID, parameters: parameters,
-                                           options: options, outputDirectory: parsed.value("--out-dir"), context: context)
+        if provisionsStore {
+            // SAP's contract: initialize stores what it provisions. Say what and where, and never
+            // replace an entry silently.
+            let alias = try parameters.string(.pkcs12Alias) ?? PKCS12CertificateProvider.defaultAlias
+            if try context.identityStore.metadata(alias: alias) != nil && !parsed.has("--replace") {
+                throw CertificateProviderError(.alreadyExists,
+                    "an identity is already stored under the alias '\(alias)' in \(context.storeDirectory.path); pass --replace to replace it, --param alias=NAME to store under another name, or --p12 FILE to sign without storing")
+            }
+            let provider = try await coordinator.provider(.pkcs12)
+            let identity = try await provider.initialize(options: parameters)
+            let entry = context.storeDirectory.appendingPathComponent("identities").appendingPathComponent(alias).path
+            context.console.err("certsign: stored the identity of '\(identity.certificate.subject)' in the identity store as '\(alias)' (\(entry)); '--identity \(alias)' signs with it again, '--p12 FILE' signs without storing")
+        } else {
+            let identity = try await coordinator.identity(for: providerID, parameters: parameters)
+            if documents.count > 1, parsed.value("--out") == nil, !documents.contains("-"), let key = identity.key as? any BatchSigningKey {
+                // One authorization for many signatures (CSC): see signInBatches.
+                return try await signInBatches(documents, key: key, coordinator: coordinator, providerID: providerID, parameters: parameters,
+                                               options: options, outputDirectory: parsed.value("--out-dir"), context: context)
+            }
         }
 
         var results: [[String: Any]] = []
         var failures = 0
+        let console = context.console
+        // With the signature on stdout, messages go to stderr.
+        let toStandardOutput = outputs.contains(.standardOutput)
+        func report(_ text: String) { if toStandardOutput { console.err(text) } else { console.out(text) } }
         for (index, path) in documents.enumerated() {
             do {
                 try Task.checkCancellation()
-                let url = URL(fileURLWithPath: path)
-                let size = try context.documentSize(path)
-                let output: URL
-                if let out = parsed.value("--out") {
-                    output = URL(fileURLWithPath: out)
-                } else if let directory = parsed.value("--out-dir") {
-                    output = URL(fileURLWithPath: directory).appendingPathComponent(url.lastPathComponent + ".p7s")
+                let document: Document
+                var size: Int64
+                if path == "-" {
+                    var data = console.readStandardInput()
+                    let bytes = Array(data)
+                    data.resetBytes(in: 0..<data.count)
+                    document = .bytes(bytes, name: "stdin")
+                    size = Int64(bytes.count)
                 } else {
-                    output = URL(fileURLWithPath: path + ".p7s")
+                    size = try context.documentSize(path)
+                    document = .file(URL(fileURLWithPath: path))
                 }
                 let label = documents.count > 1 ? "signing \(index + 1)/\(documents.count)" : "signing"
-                let console = context.console
                 var progress: SigningProgress?
                 if size >= progressThreshold || documents.count > 1 {
                     progress = { done, total in console.progress(label, done: done, total: total) }
                 }
-                let result = try await coordinator.sign(document: .file(url), provider: providerID, parameters: parameters,
-                                                        options: options, output: output, progress: progress)
+                var outputURL: URL?
+                if case .file(let url) = outputs[index] { outputURL = url }
+                let result = try await coordinator.sign(document: document, provider: providerID, parameters: parameters,
+                                                        options: options, output: outputURL, progress: progress)
                 console.clearProgress()
-                results.append(["document": path, "signature": output.path, "id": result.record.id, "status": "signed",
+                if outputURL == nil { console.outBytes(result.signature) }
+                size = 0
+                results.append(["document": path, "signature": outputURL?.path ?? "-", "id": result.record.id, "status": "signed",
                                 "signer": result.signerCertificate.subject, "format": options.format.rawValue,
                                 "detached": options.isDetached, "digest": result.record.digestAlgorithm])
-                if !context.json { console.out("signed \(path) -> \(output.path)") }
+                if !context.json { report("signed \(path) -> \(outputURL?.path ?? "standard output")") }
             } catch let error as CertificateProviderError {
                 failures += 1
                 context.console.clearProgress()
@@ -154,13 +207,70 @@ extension Commands {
                 context.console.err("certsign: \(path): \(error.reason)")
             }
         }
-        if context.json {
+        if context.json && toStandardOutput {
+            context.console.err(JSONOutput.render(["signed": results.filter { $0["status"] as? String == "signed" }.count,
+                                                   "failed": failures, "results": results]))
+        } else if context.json {
             context.console.out(JSONOutput.render(["signed": results.filter { $0["status"] as? String == "signed" }.count,
                                                    "failed": failures, "results": results]))
         } else if documents.count > 1 {
-            context.console.out("\(documents.count - failures) of \(documents.count) documents signed")
+            report("\(documents.count - failures) of \(documents.count) documents signed")
         }
         return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
+    }
+
+    /// Where one signature goes.
+    enum SignatureOutput: Equatable {
+        case file(URL)
+        case standardOutput
+    }
+
+    /// The output of every document, in order: `--out FILE`, `--out -`, `--out-dir DIR`, or
+    /// `DOCUMENT.p7s` (standard output for DOCUMENT `-`).
+    /// - Throws: `UsageError` when a signature would replace a document being signed, or two
+    ///   documents would get the same signature file.
+    static func signatureOutputs(_ documents: [String], _ parsed: ParsedArguments) throws -> [SignatureOutput] {
+        let outputs: [SignatureOutput] = documents.map { path in
+            if let out = parsed.value("--out") { return out == "-" ? .standardOutput : .file(URL(fileURLWithPath: out)) }
+            if let directory = parsed.value("--out-dir") {
+                return .file(URL(fileURLWithPath: directory).appendingPathComponent((path == "-" ? "stdin" : URL(fileURLWithPath: path).lastPathComponent) + ".p7s"))
+            }
+            return path == "-" ? .standardOutput : .file(URL(fileURLWithPath: path + ".p7s"))
+        }
+        func key(_ path: String) -> String {
+            // The same file under two spellings: compare resolved paths.
+            URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        }
+        let inputs = Set(documents.filter { $0 != "-" }.map(key))
+        var seen: [String: String] = [:]
+        for (document, output) in zip(documents, outputs) {
+            guard case .file(let url) = output else { continue }
+            let target = key(url.path)
+            if inputs.contains(target) {
+                throw UsageError(message: "the signature of \(document) would replace the document \(url.path); choose another --out", usage: signUsage)
+            }
+            if let earlier = seen[target] {
+                throw UsageError(message: "\(earlier) and \(document) would both be signed into \(url.path); sign them into different --out-dir folders or rename one",
+                                 usage: signUsage)
+            }
+            seen[target] = document
+        }
+        return outputs
+    }
+
+    /// Why a signature must not be written over `path` (a link, device, FIFO, socket or
+    /// directory), or nil when it is missing or a regular file.
+    static func unreplaceableOutput(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFLNK: return "it is a symbolic link (certsign never replaces one; name the file it points to, or '-' for standard output)"
+        case S_IFDIR: return "it is a directory (use --out-dir for a folder)"
+        case S_IFIFO: return "it is a FIFO"
+        case S_IFCHR, S_IFBLK: return "it is a device"
+        default: return "it is not a regular file"
+        }
     }
 
     static let verifyUsage = "certsign verify SIGNATURE [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME]"
@@ -320,8 +430,13 @@ extension Commands {
     ) { _, context in
         let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
         let list = try await coordinator.signatures()
-        for (id, error) in list.unavailable.sorted(by: { $0.key < $1.key }) where !context.isUnconfigured(error) {
-            context.console.err("certsign: warning: the signature history of '\(id)' is unavailable: \(error.reason)")
+        for (id, error) in list.unavailable.sorted(by: { $0.key < $1.key }) {
+            if id == .fmpDSS && error.code == .authenticationFailed && error.reason.contains("not logged in") {
+                // The platform keeps a history only for a logged-in user: say why it is missing.
+                context.console.err("certsign: fmp-dss: not logged in (certsign dss login)")
+            } else if !context.isUnconfigured(error) || id == .fmpDSS {
+                context.console.err("certsign: warning: the signature history of '\(id)' is unavailable: \(error.reason)")
+            }
         }
         let entries = list.entries
         context.emit(["signatures": entries.map(signatureJSON)],

@@ -102,9 +102,12 @@ enum PKCS12Parser {
             }
         }
 
-        // Decode with the verified password, else with each candidate, keeping the best result.
+        // Decode with the verified password; else, when a MAC refused every form, with the form as
+        // given (only to tell a corrupt file from a wrong password: each further form would cost
+        // every part's derivation again); else with each candidate, keeping the best result.
         var best: Contents?
-        for form in verified.map({ [$0] }) ?? candidates {
+        let forms = verified.map { [$0] } ?? (macPresent ? Array(candidates.prefix(1)) : candidates)
+        for form in forms {
             let contents = try walk(p12, password: form, iterationsSpent: iterationsSpent)
             iterationsSpent = contents.iterationsSpent
             if contents.decryptedParts > best?.decryptedParts ?? -1 { best = contents }
