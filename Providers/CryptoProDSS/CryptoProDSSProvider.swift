@@ -292,7 +292,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// or read from the request's `contentFile`), `hash` sends its digest with `Hash: True` (the
     /// digest that fits the certificate's key; always detached), and `auto` (default) sends the
     /// document when it is at most `maxUploadBytes` (16 MiB) and its digest above. For a document
-    /// the server chooses the digest (SHA-256 on the emulator), so only `.sha256` is accepted there.
+    /// the server chooses the digest that fits the certificate's key (`DigestAlgorithm.preferred(for:)`:
+    /// Streebog-256/512 for GOST certificates, SHA-256 otherwise), so only that one is accepted there.
     /// Uses the current session (initializing from the parameters when there is none) and the `pin`
     /// parameter (or the `pin` given to ``initialize(options:)``).
     /// - Throws: `.unsupportedAlgorithm` for another format or digest; `.invalidParameter` for an
@@ -340,8 +341,10 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
         let document: [UInt8], isHash: Bool
         if sendsContent {
-            guard request.digestAlgorithm == .sha256 else {
-                throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the server chooses the digest of a document (SHA-256 here), not \(request.digestAlgorithm); use uploadMode 'hash' to choose it")
+            let keyAlgorithm = session.identity.certificate.publicKeyAlgorithm
+            let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
+            guard request.digestAlgorithm == fitting else {
+                throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the server chooses the digest of a document (\(fitting.displayName) for this \(keyAlgorithm.family) certificate), not \(request.digestAlgorithm.displayName); use uploadMode 'hash' to choose it")
             }
             switch request.payload {
             case .content(let bytes): document = bytes
@@ -360,9 +363,9 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             let certificate = session.identity.certificate
             switch request.payload {
             case .content(let bytes):
-                document = CryptoProDSSProvider.hashModeDigest(for: certificate, requested: request.digestAlgorithm).hash(bytes)
+                document = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: request.digestAlgorithm).hash(bytes)
             case .digest(let digest, let given):
-                let algorithm = CryptoProDSSProvider.hashModeDigest(for: certificate, requested: given)
+                let algorithm = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: given)
                 guard algorithm == given else {
                     throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the certificate's \(certificate.publicKeyAlgorithm) key needs a \(algorithm) digest, not \(given)")
                 }
@@ -386,11 +389,13 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         try await currentSession().client.certificates()
     }
 
-    /// The digest a hash-mode upload uses for a certificate's key: for RSA and EC keys the one
-    /// asked for (SHA-256 by default). Placeholder for the core's "which digest fits this key" rule,
-    /// which adds Streebog for GOST keys; replace it with that function when it lands.
-    private static func hashModeDigest(for certificate: Certificate, requested: DigestAlgorithm) -> DigestAlgorithm {
-        requested
+    /// The digest a hash-mode upload uses for a certificate's key, by the core's one rule
+    /// (`DigestAlgorithm.preferred(for:)`): the Streebog digest of its size for a GOST key; for RSA
+    /// and EC keys the one asked for (SHA-256 by default), but never Streebog.
+    private static func hashModeDigest(for certificate: Certificate, requested: DigestAlgorithm) throws -> DigestAlgorithm {
+        let keyAlgorithm = certificate.publicKeyAlgorithm
+        let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
+        return keyAlgorithm.isGOST || requested.isGOST ? fitting : requested
     }
 
     private static func uploadMode(_ parameters: ProviderParameters) throws -> UploadMode {

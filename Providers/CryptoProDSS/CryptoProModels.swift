@@ -60,7 +60,8 @@ public struct CryptoProSignatureParameters: Sendable, Equatable {
     /// Whether the signature leaves the content out (`IsDetached`, default true).
     public var isDetached: Bool
     /// Whether `Content` is a digest rather than the document (`Hash`, default false). A signature
-    /// of a digest is always detached; the emulator infers SHA-256/384/512 from the digest length.
+    /// of a digest is always detached; the emulator infers SHA-256/384/512 from the digest length, or
+    /// takes the Streebog digest that fits a GOST certificate.
     public var isHash: Bool
 
     /// Creates parameters; every argument documents its default above.

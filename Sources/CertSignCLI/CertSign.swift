@@ -62,7 +62,9 @@ public enum CertSign {
 enum ErrorText {
     static func render(_ error: CertificateProviderError) -> String {
         var text = "certsign: error: \(error.reason)"
-        if let hint = hint(for: error.code) { text += "\n  hint: \(hint)" }
+        // GOST and CryptoPro errors already say what to install or how to convert.
+        let saysWhatToDo = error.reason.hasPrefix("GOST needs ") || error.reason.contains("CryptoPro CSP")
+        if !saysWhatToDo, let hint = hint(for: error.code) { text += "\n  hint: \(hint)" }
         return text
     }
 

@@ -7,8 +7,9 @@ extension Certificate {
     /// elsewhere (a remote service, a token) into a container.
     ///
     /// RSA PKCS#1 v1.5 signatures are checked over the DigestInfo of `digest`, RSA-PSS with MGF1 of
-    /// the same digest and a salt as long as the digest, ECDSA signatures as DER `ECDSA-Sig-Value`s
-    /// (the ``SigningKey`` contract).
+    /// the same digest and a salt as long as the digest, ECDSA signatures as DER `ECDSA-Sig-Value`s,
+    /// GOST R 34.10-2012 signatures as raw values over the key's Streebog digest (the ``SigningKey``
+    /// contract).
     /// - Parameters:
     ///   - signature: the signature value.
     ///   - digest: the digest that was signed.
@@ -20,16 +21,26 @@ extension Certificate {
                                  scheme: SignatureScheme) -> Bool {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
-        let fits = publicKeyAlgorithm.isRSA ? (scheme == .rsaPKCS1v15 || scheme == .rsaPSS) : (publicKeyAlgorithm.isEC && scheme == .ecdsa)
-        guard fits, !signature.isEmpty, digest.count == digestAlgorithm.outputByteCount,
+        let isGOST = publicKeyAlgorithm.isGOST
+        let fits: Bool
+        if publicKeyAlgorithm.isRSA {
+            fits = scheme == .rsaPKCS1v15 || scheme == .rsaPSS
+        } else if isGOST {
+            // A GOST key signs only the Streebog digest of its size (DigestAlgorithm.preferred).
+            fits = scheme == .gostR34102012 && (try? DigestAlgorithm.preferred(for: publicKeyAlgorithm)) == digestAlgorithm
+        } else {
+            fits = publicKeyAlgorithm.isEC && scheme == .ecdsa && !digestAlgorithm.isGOST
+        }
+        guard fits, !signature.isEmpty, digest.count == digestAlgorithm.outputByteCount, let md = try? digestAlgorithm.evpMD(),
               let publicKey = X509_get0_pubkey(handle.pointer), let context = EVP_PKEY_CTX_new(publicKey, nil) else { return false }
         defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_signature_md(context, digestAlgorithm.evpMD) == 1 else { return false }
+        // The gost engine takes no digest setting: the key's size fixes it (checked above).
+        guard EVP_PKEY_verify_init(context) == 1, isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1 else { return false }
         if publicKeyAlgorithm.isRSA {
             guard EVP_PKEY_CTX_set_rsa_padding(context, scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) == 1 else { return false }
             if scheme == .rsaPSS {
                 guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
-                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, digestAlgorithm.evpMD) == 1 else { return false }
+                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1 else { return false }
             }
         }
         return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1

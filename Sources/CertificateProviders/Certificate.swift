@@ -56,6 +56,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Parses every certificate of a PEM bundle, in order.
     /// - Throws: `.malformedInput` when there is no certificate or one block is broken.
     public static func certificates(pemEncoded pem: String) throws -> [Certificate] {
+        GOSTEngine.load()
         OpenSSLErrorQueue.clear()
         return try MemoryBIO.withReadBIO(Array(pem.utf8)) { bio in
             var result: [Certificate] = []
@@ -103,7 +104,12 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         self.notValidAfter = after
         self.sha256Fingerprint = DigestAlgorithm.sha256.hash(der)
         guard let publicKey = X509_get0_pubkey(x509) else {
-            throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "the certificate's public key uses an algorithm OpenSSL cannot read")
+            let oid = Certificate.publicKeyAlgorithmOID(x509)
+            if let oid, GOSTEngine.isGOSTOID(oid), !GOSTEngine.isAvailable {
+                OpenSSLErrorQueue.clear()
+                throw GOSTEngine.unavailableError("the certificate's public key (\(oid))")
+            }
+            throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "the certificate's public key uses an algorithm OpenSSL cannot read (\(oid ?? "unknown OID"))")
         }
         self.publicKeyAlgorithm = EVPKeyHandle.algorithm(of: publicKey)
         self.publicKeySize = Int(EVP_PKEY_get_bits(publicKey))
@@ -170,6 +176,16 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
             _ = X509_NAME_print_ex(bio, name, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
         }) ?? []
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The dotted OID of the SubjectPublicKeyInfo's algorithm, read without decoding the key.
+    private static func publicKeyAlgorithmOID(_ x509: OpaquePointer) -> String? {
+        var object: OpaquePointer?
+        guard let publicKey = X509_get_X509_PUBKEY(x509), X509_PUBKEY_get0_param(&object, nil, nil, nil, publicKey) == 1, let object else { return nil }
+        var buffer = [CChar](repeating: 0, count: 128)
+        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func serialHex(_ x509: OpaquePointer) -> String {

@@ -10,34 +10,85 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
     /// The dotted OID.
     public let oid: String
 
-    private init(_ rawValue: String, outputByteCount: Int, oid: String) {
+    /// A readable name: `SHA-256`, `GOST R 34.11-2012 256` (Streebog).
+    public let displayName: String
+
+    private init(_ rawValue: String, outputByteCount: Int, oid: String, displayName: String) {
         self.rawValue = rawValue
         self.outputByteCount = outputByteCount
         self.oid = oid
+        self.displayName = displayName
     }
 
     public var description: String { rawValue }
 
-    public static let sha256 = DigestAlgorithm("sha256", outputByteCount: 32, oid: "2.16.840.1.101.3.4.2.1")
-    public static let sha384 = DigestAlgorithm("sha384", outputByteCount: 48, oid: "2.16.840.1.101.3.4.2.2")
-    public static let sha512 = DigestAlgorithm("sha512", outputByteCount: 64, oid: "2.16.840.1.101.3.4.2.3")
+    public static let sha256 = DigestAlgorithm("sha256", outputByteCount: 32, oid: "2.16.840.1.101.3.4.2.1", displayName: "SHA-256")
+    public static let sha384 = DigestAlgorithm("sha384", outputByteCount: 48, oid: "2.16.840.1.101.3.4.2.2", displayName: "SHA-384")
+    public static let sha512 = DigestAlgorithm("sha512", outputByteCount: 64, oid: "2.16.840.1.101.3.4.2.3", displayName: "SHA-512")
+    /// GOST R 34.11-2012 with a 256-bit hash (Streebog-256), the digest of GOST R 34.10-2012 256-bit
+    /// keys. Needs the gost engine (``GOSTEngine``).
+    public static let streebog256 = DigestAlgorithm("streebog256", outputByteCount: 32, oid: "1.2.643.7.1.1.2.2",
+                                                    displayName: "GOST R 34.11-2012 256")
+    /// GOST R 34.11-2012 with a 512-bit hash (Streebog-512), the digest of GOST R 34.10-2012 512-bit
+    /// keys. Needs the gost engine (``GOSTEngine``).
+    public static let streebog512 = DigestAlgorithm("streebog512", outputByteCount: 64, oid: "1.2.643.7.1.1.2.3",
+                                                    displayName: "GOST R 34.11-2012 512")
 
     /// Every supported digest.
-    public static let allSupported: [DigestAlgorithm] = [.sha256, .sha384, .sha512]
+    public static let allSupported: [DigestAlgorithm] = [.sha256, .sha384, .sha512, .streebog256, .streebog512]
 
-    /// The digest named `name` (`sha256`, `SHA-256`, …), or nil.
+    /// The digest named `name` (`sha256`, `SHA-256`, `streebog256`, `GOST R 34.11-2012 256`,
+    /// OpenSSL's `md_gost12_256`, or the dotted OID), or nil.
     public init?(name: String) {
         let normalized = name.lowercased().replacingOccurrences(of: "-", with: "")
-        guard let match = Self.allSupported.first(where: { $0.rawValue == normalized }) else { return nil }
+        let aliases = ["md_gost12_256": "streebog256", "md_gost12_512": "streebog512"]
+        let key = aliases[normalized] ?? normalized
+        guard let match = Self.allSupported.first(where: {
+            $0.rawValue == key || $0.oid == name || $0.displayName.lowercased() == name.lowercased()
+        }) else { return nil }
         self = match
     }
 
+    /// The digest that fits a key: Streebog-256 for GOST R 34.10-2012 256-bit keys, Streebog-512
+    /// for 512-bit ones, SHA-256 for RSA and EC keys.
+    ///
+    /// This is the one rule of the package for "which digest does this key sign with by default":
+    /// local CMS signing, server-side hash signing (CryptoPro DSS `Hash: True`) and the emulator all
+    /// ask here.
+    /// - Throws: `.unsupportedAlgorithm` for a GOST key of a size GOST R 34.10-2012 does not define.
+    public static func preferred(for keyAlgorithm: PublicKeyAlgorithm) throws -> DigestAlgorithm {
+        guard keyAlgorithm.isGOST else { return .sha256 }
+        switch keyAlgorithm.gostKeySize {
+        case 256: return .streebog256
+        case 512: return .streebog512
+        default: throw CertificateProviderError(.unsupportedAlgorithm, "no GOST R 34.11-2012 digest fits a \(keyAlgorithm) key")
+        }
+    }
+
+    /// Whether this is a GOST R 34.11-2012 (Streebog) digest.
+    public var isGOST: Bool { GOSTEngine.isGOSTOID(oid) }
+
+    /// Checks that this OpenSSL can compute the digest.
+    /// - Throws: `.unsupportedAlgorithm` ("GOST needs libengine-gost-openssl") for Streebog without
+    ///   the gost engine.
+    public func checkAvailable() throws { _ = try evpMD() }
+
     /// The OpenSSL digest for this algorithm.
-    package var evpMD: OpaquePointer {
+    /// - Throws: `.unsupportedAlgorithm` when OpenSSL has no implementation (Streebog without the
+    ///   gost engine), or for a value this build does not know.
+    package func evpMD() throws -> OpaquePointer {
         switch rawValue {
+        case "sha256": return EVP_sha256()
         case "sha384": return EVP_sha384()
         case "sha512": return EVP_sha512()
-        default: return EVP_sha256()
+        case "streebog256", "streebog512":
+            guard GOSTEngine.load(),
+                  let md = EVP_get_digestbyname(rawValue == "streebog256" ? SN_id_GostR3411_2012_256 : SN_id_GostR3411_2012_512) else {
+                throw GOSTEngine.unavailableError("the \(displayName) digest")
+            }
+            return md
+        default:
+            throw CertificateProviderError(.unsupportedAlgorithm, "the digest '\(rawValue)' is not supported")
         }
     }
 
@@ -55,11 +106,14 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
         public let algorithm: DigestAlgorithm
 
         /// Starts a hash.
+        ///
+        /// A digest OpenSSL cannot compute (Streebog without the gost engine) hashes to an empty
+        /// result; callers that can meet one check ``DigestAlgorithm/checkAvailable()`` first.
         public init(_ algorithm: DigestAlgorithm) {
             self.algorithm = algorithm
             // EVP_MD_CTX_new only fails on allocation failure, which Swift treats as fatal anyway.
             context = EVP_MD_CTX_new()!
-            EVP_DigestInit_ex(context, algorithm.evpMD, nil)
+            if let md = try? algorithm.evpMD() { EVP_DigestInit_ex(context, md, nil) }
         }
 
         /// Adds bytes.
@@ -77,7 +131,10 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
         public consuming func finalize() -> [UInt8] {
             var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
             var length: UInt32 = 0
-            EVP_DigestFinal_ex(context, &output, &length)
+            guard EVP_DigestFinal_ex(context, &output, &length) == 1 else {
+                ERR_clear_error()
+                return []
+            }
             return Array(output.prefix(Int(length)))
         }
 

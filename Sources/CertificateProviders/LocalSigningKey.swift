@@ -1,7 +1,8 @@
 internal import COpenSSL
 internal import COpenSSLShims
 
-/// A private key held in this process by OpenSSL (an `EVP_PKEY`): RSA or EC (P-256, P-384, P-521).
+/// A private key held in this process by OpenSSL (an `EVP_PKEY`): RSA, EC (P-256, P-384, P-521) or
+/// GOST R 34.10-2012 (256 and 512 bit, through the gost engine: see ``GOSTEngine``).
 ///
 /// Signing is synchronous under the hood and safe to call from many tasks at once: each call uses its
 /// own OpenSSL context.
@@ -22,39 +23,80 @@ public final class LocalSigningKey: SigningKey, Sendable {
 
     /// What kind of key to generate.
     public struct GenerationParameters: Sendable, Hashable, CustomStringConvertible {
-        let isRSA: Bool
+        enum Kind: Hashable { case rsa, ec, gost }
+        let kind: Kind
         let bits: Int
+        /// The EC curve, or the GOST parameter set as gost-engine names it (`A`, `B`, `TCA`, …).
         let curve: String
 
+        var isRSA: Bool { kind == .rsa }
+
         /// An RSA key of `bits` bits (2048 to 16384).
-        public static func rsa(bits: Int) -> Self { Self(isRSA: true, bits: bits, curve: "") }
+        public static func rsa(bits: Int) -> Self { Self(kind: .rsa, bits: bits, curve: "") }
         /// RSA-2048.
         public static let rsa2048 = rsa(bits: 2048)
         /// EC on NIST P-256 (prime256v1).
-        public static let p256 = Self(isRSA: false, bits: 256, curve: "P-256")
+        public static let p256 = Self(kind: .ec, bits: 256, curve: "P-256")
         /// EC on NIST P-384 (secp384r1).
-        public static let p384 = Self(isRSA: false, bits: 384, curve: "P-384")
+        public static let p384 = Self(kind: .ec, bits: 384, curve: "P-384")
         /// EC on NIST P-521 (secp521r1).
-        public static let p521 = Self(isRSA: false, bits: 521, curve: "P-521")
+        public static let p521 = Self(kind: .ec, bits: 521, curve: "P-521")
+        /// A GOST R 34.10-2012 256-bit key on a parameter set as `openssl genpkey -engine gost
+        /// -pkeyopt paramset:…` names it: `A` (CryptoPro A), `B`, `C`, `XA`, `XB`, `TCA` … `TCD` (TC26).
+        public static func gost256(parameterSet: String) -> Self { Self(kind: .gost, bits: 256, curve: parameterSet) }
+        /// A GOST R 34.10-2012 512-bit key on a parameter set: `A`, `B` or `C` (TC26).
+        public static func gost512(parameterSet: String) -> Self { Self(kind: .gost, bits: 512, curve: parameterSet) }
+        /// GOST R 34.10-2012 256-bit, parameter set A.
+        public static let gost256 = gost256(parameterSet: "A")
+        /// GOST R 34.10-2012 512-bit, parameter set A.
+        public static let gost512 = gost512(parameterSet: "A")
 
-        public var description: String { isRSA ? "RSA-\(bits)" : "EC \(curve)" }
+        public var description: String {
+            switch kind {
+            case .rsa: return "RSA-\(bits)"
+            case .ec: return "EC \(curve)"
+            case .gost: return "GOST R 34.10-2012 \(bits) (paramset \(curve))"
+            }
+        }
     }
 
     /// Generates a new key.
-    /// - Throws: `.unsupportedAlgorithm` for RSA sizes outside 2048…16384.
+    /// - Throws: `.unsupportedAlgorithm` for RSA sizes outside 2048…16384, an unknown GOST
+    ///   parameter set, or a GOST key without the gost engine ("GOST needs libengine-gost-openssl").
     public convenience init(generating parameters: GenerationParameters) throws {
+        GOSTEngine.load()
         OpenSSLErrorQueue.clear()
         let key: OpaquePointer?
-        if parameters.isRSA {
+        switch parameters.kind {
+        case .rsa:
             guard (2048...16384).contains(parameters.bits) else {
                 throw CertificateProviderError(.unsupportedAlgorithm, "RSA keys must have 2048 to 16384 bits, not \(parameters.bits)")
             }
             key = COpenSSLShims_EVP_RSA_gen(UInt32(parameters.bits))
-        } else {
+        case .ec:
             key = COpenSSLShims_EVP_EC_gen(parameters.curve)
+        case .gost:
+            key = try LocalSigningKey.generateGOST(parameters)
         }
         guard let key else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not generate a \(parameters) key") }
         self.init(handle: EVPKeyHandle(takingOwnershipOf: key))
+    }
+
+    private static func generateGOST(_ parameters: GenerationParameters) throws -> OpaquePointer {
+        guard GOSTEngine.load() else { throw GOSTEngine.unavailableError("a \(parameters) key") }
+        guard let context = EVP_PKEY_CTX_new_id(parameters.bits == 512 ? NID_id_GostR3410_2012_512 : NID_id_GostR3410_2012_256, nil) else {
+            throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "OpenSSL cannot make \(parameters) keys")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_keygen_init(context) == 1 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not start \(parameters) key generation") }
+        guard EVP_PKEY_CTX_ctrl_str(context, "paramset", parameters.curve) > 0 else {
+            throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "'\(parameters.curve)' is not a GOST R 34.10-2012 \(parameters.bits)-bit parameter set")
+        }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen(context, &key) == 1, let key else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not generate a \(parameters) key")
+        }
+        return key
     }
 
     /// Reads a PEM private key (PKCS#8, traditional RSA/EC, encrypted or not).
@@ -63,6 +105,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
     ///   - password: the password of an encrypted key; nil for a plain one.
     /// - Throws: `.wrongPassword`, `.passwordRequired`, `.malformedInput`.
     public convenience init(pemEncoded pem: String, password: Secret? = nil) throws {
+        GOSTEngine.load()
         OpenSSLErrorQueue.clear()
         let encrypted = pem.contains("ENCRYPTED")
         if encrypted && password == nil {
@@ -87,6 +130,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
     /// Reads a DER PKCS#8 (unencrypted) private key.
     /// - Throws: `.malformedInput`.
     public convenience init(pkcs8DEREncoded der: [UInt8]) throws {
+        GOSTEngine.load()
         OpenSSLErrorQueue.clear()
         let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
@@ -138,19 +182,22 @@ public final class LocalSigningKey: SigningKey, Sendable {
 
     /// Signs a precomputed digest without suspending.
     /// - Throws: `.invalidParameter` for a digest of the wrong length, `.unsupportedAlgorithm` for a
-    ///   scheme that does not fit the key.
+    ///   scheme or digest that does not fit the key (a GOST key signs only its own Streebog size).
     public func signSynchronously(digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) throws -> [UInt8] {
         guard digest.count == digestAlgorithm.outputByteCount else {
             throw CertificateProviderError.invalidParameter("a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
         }
         try checkScheme(scheme)
+        try checkDigest(digestAlgorithm)
+        let md = try digestAlgorithm.evpMD()
         OpenSSLErrorQueue.clear()
         guard let context = EVP_PKEY_CTX_new(handle.pointer, nil) else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not create a signing context")
         }
         defer { EVP_PKEY_CTX_free(context) }
+        // The gost engine takes no digest setting: the key's size fixes it (checked above).
         guard EVP_PKEY_sign_init(context) == 1,
-              EVP_PKEY_CTX_set_signature_md(context, digestAlgorithm.evpMD) == 1 else {
+              publicKeyAlgorithm.isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1 else {
             throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "the \(publicKeyAlgorithm) key cannot sign \(digestAlgorithm) digests")
         }
         if publicKeyAlgorithm.isRSA {
@@ -160,7 +207,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
             }
             if scheme == .rsaPSS {
                 guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
-                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, digestAlgorithm.evpMD) == 1 else {
+                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1 else {
                     throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not configure RSA-PSS")
                 }
             }
@@ -178,24 +225,41 @@ public final class LocalSigningKey: SigningKey, Sendable {
 
     /// Checks a signature made by this key (or its public half) over `data`.
     public func isValidSignature(_ signature: [UInt8], for data: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) -> Bool {
+        guard (try? checkScheme(scheme)) != nil, (try? checkDigest(digestAlgorithm)) != nil, let md = try? digestAlgorithm.evpMD() else { return false }
         let digest = digestAlgorithm.hash(data)
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
-        guard (try? checkScheme(scheme)) != nil, let context = EVP_PKEY_CTX_new(handle.pointer, nil) else { return false }
+        guard let context = EVP_PKEY_CTX_new(handle.pointer, nil) else { return false }
         defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_signature_md(context, digestAlgorithm.evpMD) == 1 else { return false }
+        guard EVP_PKEY_verify_init(context) == 1, publicKeyAlgorithm.isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1 else { return false }
         if publicKeyAlgorithm.isRSA {
             guard EVP_PKEY_CTX_set_rsa_padding(context, scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) == 1 else { return false }
             if scheme == .rsaPSS {
                 guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
-                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, digestAlgorithm.evpMD) == 1 else { return false }
+                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1 else { return false }
             }
         }
         return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
     }
 
+    private func checkDigest(_ digestAlgorithm: DigestAlgorithm) throws {
+        guard publicKeyAlgorithm.isGOST || digestAlgorithm.isGOST else { return }
+        let fitting = try DigestAlgorithm.preferred(for: publicKeyAlgorithm)
+        guard fitting == digestAlgorithm else {
+            throw CertificateProviderError(.unsupportedAlgorithm,
+                                           "a \(publicKeyAlgorithm.family) key signs \(fitting.displayName) digests, not \(digestAlgorithm.displayName)")
+        }
+    }
+
     private func checkScheme(_ scheme: SignatureScheme) throws {
-        let fits = publicKeyAlgorithm.isRSA ? (scheme == .rsaPKCS1v15 || scheme == .rsaPSS) : (publicKeyAlgorithm.isEC && scheme == .ecdsa)
+        let fits: Bool
+        if publicKeyAlgorithm.isRSA {
+            fits = scheme == .rsaPKCS1v15 || scheme == .rsaPSS
+        } else if publicKeyAlgorithm.isGOST {
+            fits = scheme == .gostR34102012
+        } else {
+            fits = publicKeyAlgorithm.isEC && scheme == .ecdsa
+        }
         guard fits else {
             throw CertificateProviderError(.unsupportedAlgorithm, "a \(publicKeyAlgorithm) key cannot sign with \(scheme)")
         }

@@ -5,7 +5,9 @@
 /// - ``signature(forDigest:digestAlgorithm:scheme:)`` signs a digest computed by the caller; for RSA
 ///   PKCS#1 v1.5 the implementation wraps it in a DigestInfo, so both calls give the same signature;
 /// - ECDSA signatures are DER-encoded `ECDSA-Sig-Value`s (as CMS and `openssl dgst` use);
-/// - RSA-PSS uses MGF1 with the same digest and a salt as long as the digest.
+/// - RSA-PSS uses MGF1 with the same digest and a salt as long as the digest;
+/// - GOST R 34.10-2012 signatures are the raw signature value (`s || r`, 64 or 128 bytes) that CMS
+///   carries (RFC 9215), over a Streebog digest.
 /// The calls may suspend (a remote key goes to its server) and may be made concurrently.
 public protocol SigningKey: Sendable {
     /// The key's algorithm (RSA, or EC with its curve).
@@ -33,7 +35,8 @@ extension SigningKey {
         try await signature(forDigest: digestAlgorithm.hash(data), digestAlgorithm: digestAlgorithm, scheme: scheme)
     }
 
-    /// The scheme to use by default with this key: PKCS#1 v1.5 for RSA, ECDSA for EC.
+    /// The scheme to use by default with this key: PKCS#1 v1.5 for RSA, ECDSA for EC, GOST R
+    /// 34.10-2012 for GOST keys.
     public var defaultScheme: SignatureScheme { SignatureScheme.default(for: publicKeyAlgorithm) }
 
     /// Whether this key is the private half of `certificate`'s public key.
@@ -56,16 +59,21 @@ public struct SignatureScheme: Hashable, Sendable, CustomStringConvertible {
     public static let rsaPSS = SignatureScheme("rsa-pss")
     /// ECDSA with a DER-encoded signature value.
     public static let ecdsa = SignatureScheme("ecdsa")
+    /// GOST R 34.10-2012 (256- or 512-bit keys) with the raw signature value CMS carries.
+    public static let gostR34102012 = SignatureScheme("gost-r-34.10-2012")
 
     /// The usual scheme for a key algorithm.
     public static func `default`(for algorithm: PublicKeyAlgorithm) -> SignatureScheme {
-        algorithm.isRSA ? .rsaPKCS1v15 : .ecdsa
+        if algorithm.isRSA { return .rsaPKCS1v15 }
+        return algorithm.isGOST ? .gostR34102012 : .ecdsa
     }
 }
 
-/// A public-key algorithm, with the curve for EC keys: an open set.
+/// A public-key algorithm, with the curve for EC keys and the parameter set for GOST keys: an open
+/// set.
 public struct PublicKeyAlgorithm: Hashable, Sendable, CustomStringConvertible {
-    /// The display name (`RSA`, `EC P-256`, …).
+    /// The display name (`RSA`, `EC P-256`,
+    /// `GOST R 34.10-2012 256 (id-tc26-gost-3410-2012-256-paramSetA)`, …).
     public let rawValue: String
     /// Creates an algorithm from its display name.
     public init(_ rawValue: String) { self.rawValue = rawValue }
@@ -81,4 +89,34 @@ public struct PublicKeyAlgorithm: Hashable, Sendable, CustomStringConvertible {
     public var isRSA: Bool { self == .rsa }
     /// Whether this is an EC (ECDSA) key on any curve.
     public var isEC: Bool { rawValue.hasPrefix("EC ") }
+
+    private static let gostPrefix = "GOST R 34.10-2012 "
+
+    /// A GOST R 34.10-2012 key of `bits` bits (256 or 512) on the named parameter set (OpenSSL's
+    /// short name, `id-tc26-gost-3410-2012-512-paramSetA`; nil when unknown).
+    public static func gostR34102012(bits: Int, parameterSet: String?) -> PublicKeyAlgorithm {
+        PublicKeyAlgorithm(gostPrefix + "\(bits)" + (parameterSet.map { " (\($0))" } ?? ""))
+    }
+
+    /// Whether this is a GOST R 34.10-2012 key (256 or 512 bits, any parameter set).
+    public var isGOST: Bool { rawValue.hasPrefix(Self.gostPrefix) }
+
+    /// For GOST keys, the key size the name states (256 or 512); nil for other keys.
+    public var gostKeySize: Int? {
+        guard isGOST else { return nil }
+        return Int(rawValue.dropFirst(Self.gostPrefix.count).prefix(while: \.isNumber))
+    }
+
+    /// For GOST keys, the parameter set (`id-GostR3410-2001-CryptoPro-A-ParamSet`, …); nil otherwise.
+    public var gostParameterSet: String? {
+        guard isGOST, let open = rawValue.firstIndex(of: "("), rawValue.hasSuffix(")") else { return nil }
+        return String(rawValue[rawValue.index(after: open)..<rawValue.index(before: rawValue.endIndex)])
+    }
+
+    /// The family without curve or parameter set: `RSA`, `EC`, `GOST R 34.10-2012 256`, `Ed25519`.
+    public var family: String {
+        if isEC { return "EC" }
+        if let size = gostKeySize { return Self.gostPrefix + "\(size)" }
+        return rawValue
+    }
 }

@@ -4,7 +4,9 @@ public import CertificateProviders
 public import Foundation
 
 /// An in-memory test certificate authority built with OpenSSL: a root, optional intermediates, and
-/// leaf identities with RSA or EC keys. Subjects may be Cyrillic.
+/// leaf identities with RSA, EC or GOST R 34.10-2012 keys (GOST needs the gost engine). Subjects may
+/// be Cyrillic. Each certificate is signed with the digest that fits its issuer's key (SHA-256, or
+/// Streebog for a GOST issuer).
 ///
 /// ```swift
 /// let pki = try TestPKI()
@@ -195,7 +197,8 @@ public struct TestPKI: Sendable {
             defer { X509_EXTENSION_free(ext) }
             guard X509_add_ext(x509, ext, -1) == 1 else { throw failure("X509_add_ext") }
         }
-        guard X509_sign(x509, issuerKey.handle.pointer, EVP_sha256()) > 0 else { throw failure("X509_sign") }
+        let digest = try DigestAlgorithm.preferred(for: issuerKey.publicKeyAlgorithm)
+        guard X509_sign(x509, issuerKey.handle.pointer, try digest.evpMD()) > 0 else { throw failure("X509_sign") }
         // Re-read from DER, as every real certificate is: an X509 that OpenSSL built in memory keeps
         // no cached encoding of its to-be-signed part, so each later i2d (every CMS signature that
         // embeds it) would encode it again from scratch.

@@ -214,10 +214,10 @@ struct CSCRouter: Sendable {
     private func list(_ body: JSONObjectReader, _ user: EmulatorSeed.User) throws -> ServerResponse {
         try CSCRouter.allowOnly(body, ["userID", "credentialInfo", "certificates", "certInfo", "authInfo", "onlyValid", "lang", "clientData",
                                        "maxResults", "pageToken"])
-        let ids = user.certificates.map { String($0.id) }
+        let ids = CSCRouter.credentials(of: user).map { String($0.id) }
         var answer: [String: JSONValue] = ["credentialIDs": .array(ids.map { .string($0) })]
         if try CSCRouter.flag(body, "credentialInfo") {
-            answer["credentialInfos"] = .array(try user.certificates.map { record in
+            answer["credentialInfos"] = .array(try CSCRouter.credentials(of: user).map { record in
                 var info = try describe(record, certificates: try body.optionalString("certificates") ?? "single",
                                         certInfo: try CSCRouter.flag(body, "certInfo"), authInfo: try CSCRouter.flag(body, "authInfo"))
                 info["credentialID"] = .string(String(record.id))
@@ -332,8 +332,14 @@ struct CSCRouter: Sendable {
         String(record.id) == CSCEmulatorCredentials.otpCredentialID
     }
 
+    /// The user's keys served as CSC credentials: every key but the GOST ones (issue 13), which the
+    /// FMP and CryptoPro surfaces serve; CSC v2 here names only RSA and ECDSA algorithms.
+    private static func credentials(of user: EmulatorSeed.User) -> [EmulatorSeed.CertificateRecord] {
+        user.certificates.filter { !$0.identity.certificate.publicKeyAlgorithm.isGOST }
+    }
+
     private func credential(_ id: String, of user: EmulatorSeed.User) throws -> EmulatorSeed.CertificateRecord {
-        guard let record = user.certificates.first(where: { String($0.id) == id }) else {
+        guard let record = CSCRouter.credentials(of: user).first(where: { String($0.id) == id }) else {
             throw Failure(400, "invalid_request", "Invalid parameter credentialID: '\(id)' is not a credential of this client")
         }
         return record

@@ -27,8 +27,9 @@ public enum CryptoProEmulatorClients {
 ///   the user's first certificate is the default.
 /// - `POST /SignServer/rest/api/documents`: a JSON string holding the base64 CMS. Types `CAdES`
 ///   (`CADESType` `BES`) and `CMS`; `IsDetached` and `Hash` are the strings `True`/`False`; with
-///   `Hash: True` the `Content` is a SHA-256/384/512 digest (chosen by its length) and the signature
-///   is detached.
+///   `Hash: True` the `Content` is a SHA-256/384/512 digest (chosen by its length) for RSA and EC
+///   certificates, the Streebog digest that fits the key (`DigestAlgorithm.preferred(for:)`) for
+///   GOST ones, and the signature is detached.
 ///
 /// Every error is `{"Message": …}` with a 4xx/5xx status. Tokens issued here belong to the pseudo
 /// device ``tokenDevice``, so FMP routes refuse them and this router refuses FMP tokens.
@@ -246,8 +247,15 @@ struct CryptoProRouter: Sendable {
             }
         }
         let digestAlgorithm: DigestAlgorithm?
-        if parsed.isHash {
-            digestAlgorithm = DigestAlgorithm.allSupported.first { $0.outputByteCount == parsed.content.count }
+        let keyAlgorithm = record.identity.certificate.publicKeyAlgorithm
+        if parsed.isHash, keyAlgorithm.isGOST {
+            // A GOST key signs one digest: a 32-byte hash is Streebog-256 here, never SHA-256.
+            guard let fitting = try? DigestAlgorithm.preferred(for: keyAlgorithm), fitting.outputByteCount == parsed.content.count else {
+                return CryptoProRouter.error(400, "a hash for the \(keyAlgorithm.family) certificate \(record.id) must be its GOST R 34.11-2012 digest, not \(parsed.content.count) bytes")
+            }
+            digestAlgorithm = fitting
+        } else if parsed.isHash {
+            digestAlgorithm = [DigestAlgorithm.sha256, .sha384, .sha512].first { $0.outputByteCount == parsed.content.count }
             guard digestAlgorithm != nil else {
                 return CryptoProRouter.error(400, "a hash must be a SHA-256, SHA-384 or SHA-512 digest (32, 48 or 64 bytes), not \(parsed.content.count) bytes")
             }

@@ -103,9 +103,11 @@ public struct EmulatorSeed: Sendable {
         self.tlsServerIdentity = tlsServerIdentity
     }
 
-    /// The HHFWDss sample's data (see ``StandardSeed``), plus a second certificate for Leonid and a
+    /// The HHFWDss sample's data (see ``StandardSeed``), plus more certificates for Leonid and a
     /// second user (`Maria`) so that isolation between users can be tested. Keys: EC P-256 for
-    /// 12831 and 12900, RSA-2048 for 12832; a fresh CA per call.
+    /// 12831 and 12900, RSA-2048 for 12832, GOST R 34.10-2012 256-bit for 12833 and 12901 and
+    /// 512-bit for 12834 (when the gost engine is available; without it the GOST certificates are
+    /// left out); a fresh CA per call.
     /// - Throws: `.cryptoFailure` when OpenSSL cannot make the keys or certificates.
     public static func standard() throws -> EmulatorSeed {
         let pki = try TestPKI(rootSubject: "CN=DSS Emulator Root CA,O=swift-certificate-providers")
@@ -120,14 +122,24 @@ public struct EmulatorSeed: Sendable {
                 CertificateRecord(id: StandardSeed.secondCertificateID,
                                   identity: try pki.issueLeaf(subject: "CN=Леонид Тестов (RSA),O=ООО Ромашка,C=RU", keyType: .rsa2048),
                                   pin: nil),
-            ])
+            ] + (GOSTEngine.isAvailable ? [
+                CertificateRecord(id: StandardSeed.gostCertificateID,
+                                  identity: try pki.issueLeaf(subject: "CN=Леонид Тестов (ГОСТ),O=ООО Ромашка,C=RU", keyType: .gost256),
+                                  pin: Secret(StandardSeed.certificatePIN)),
+                CertificateRecord(id: StandardSeed.gost512CertificateID,
+                                  identity: try pki.issueLeaf(subject: "CN=Леонид Тестов (ГОСТ 512),O=ООО Ромашка,C=RU", keyType: .gost512),
+                                  pin: nil),
+            ] : []))
         let maria = User(
             username: "Maria", password: Secret("456456"), environment: StandardSeed.environment, project: StandardSeed.project,
             dssPassword: Secret("Qwerty456"),
             certificates: [
                 CertificateRecord(id: 12900, identity: try pki.issueLeaf(subject: "CN=Мария Иванова,O=ООО Ромашка,C=RU", keyType: .p256),
                                   pin: Secret("456")),
-            ])
+            ] + (GOSTEngine.isAvailable ? [
+                CertificateRecord(id: 12901, identity: try pki.issueLeaf(subject: "CN=Мария Иванова (ГОСТ),O=ООО Ромашка,C=RU", keyType: .gost256),
+                                  pin: Secret("456")),
+            ] : []))
         let cells = [
             ResourceCell(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column,
                          row: StandardSeed.row, value: StandardSeed.cellValue),
@@ -159,6 +171,10 @@ public enum StandardSeed {
     public static let certificatePIN = "123"
     /// Leonid's second certificate (RSA-2048, no PIN).
     public static let secondCertificateID = 12832
+    /// Leonid's GOST R 34.10-2012 256-bit certificate (same PIN as ``certificateID``; needs the gost engine).
+    public static let gostCertificateID = 12833
+    /// Leonid's GOST R 34.10-2012 512-bit certificate (no PIN; needs the gost engine).
+    public static let gost512CertificateID = 12834
     /// The resource the sample signs.
     public static let resource = "GetBudgetPlanning"
     /// Its table.

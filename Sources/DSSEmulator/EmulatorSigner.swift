@@ -12,8 +12,9 @@ protocol EmulatorSigner: Sendable {
     func signCAdES(content: [UInt8], identity: SigningIdentity) throws -> [UInt8]
 }
 
-/// The package's `Signing` module: CAdES-BES (signing-certificate-v2), SHA-256, content attached,
-/// signer certificate and chain included. The emulator's keys are local OpenSSL keys.
+/// The package's `Signing` module: CAdES-BES (signing-certificate-v2), the digest that fits the key
+/// (SHA-256, Streebog for GOST keys), content attached, signer certificate and chain included. The
+/// emulator's keys are local OpenSSL keys.
 struct CMSEmulatorSigner: EmulatorSigner {
     func signCAdES(content: [UInt8], identity: SigningIdentity) throws -> [UInt8] {
         try CMSSigner.signSynchronously(content: content, identity: identity, format: .cadesBES, detached: false)

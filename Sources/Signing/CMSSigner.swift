@@ -28,17 +28,20 @@ public enum CMSSigner {
     ///   - identity: the signer: certificate, chain and key.
     ///   - format: `.cadesBES` (default) or `.cms`.
     ///   - detached: whether the content is left out of the signature (default true).
-    ///   - digestAlgorithm: SHA-256 (default), SHA-384 or SHA-512.
+    ///   - digestAlgorithm: SHA-256, SHA-384, SHA-512, Streebog-256 or -512; nil (default) takes the
+    ///     digest that fits the key (`DigestAlgorithm.preferred(for:)`: Streebog for GOST keys,
+    ///     SHA-256 otherwise).
     ///   - signingTime: the signing-time attribute (seconds precision).
     /// - Returns: the DER-encoded CMS ContentInfo.
     /// - Throws: `.keyCertificateMismatch` when the key is not the certificate's;
     ///   `.unsupportedAlgorithm` for a format or digest OpenSSL cannot make with the key;
     ///   whatever the key throws (a remote key: `.network`, `.authenticationFailed`, …).
     public static func sign(content: [UInt8], identity: SigningIdentity, format: SignatureFormat = .cadesBES,
-                            detached: Bool = true, digestAlgorithm: DigestAlgorithm = .sha256,
+                            detached: Bool = true, digestAlgorithm: DigestAlgorithm? = nil,
                             signingTime: Date = Date()) async throws -> [UInt8] {
-        try await sign(digest: digestAlgorithm.hash(content), attachedContent: detached ? nil : content, identity: identity,
-                       format: format, digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+        let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
+        return try await sign(digest: digestAlgorithm.hash(content), attachedContent: detached ? nil : content, identity: identity,
+                              format: format, digestAlgorithm: digestAlgorithm, signingTime: signingTime)
     }
 
     /// Makes a detached signature from the content's precomputed digest.
@@ -68,7 +71,8 @@ public enum CMSSigner {
     ///   - format: `.cadesBES` (default) or `.cms`.
     ///   - detached: whether the content is left out (default true). Attached signatures are limited
     ///     to ``attachedFileSizeLimit``.
-    ///   - digestAlgorithm: SHA-256 (default), SHA-384 or SHA-512.
+    ///   - digestAlgorithm: as in ``sign(content:identity:format:detached:digestAlgorithm:signingTime:)``
+    ///     (nil: the digest that fits the key).
     ///   - signingTime: the signing-time attribute.
     ///   - chunkSize: bytes per read (default 1 MiB).
     ///   - progress: called after each chunk with bytes hashed and the file size.
@@ -77,8 +81,9 @@ public enum CMSSigner {
     ///   signature of a file over the limit; `.cancelled`; as
     ///   ``sign(content:identity:format:detached:digestAlgorithm:signingTime:)``.
     public static func sign(fileAt url: URL, identity: SigningIdentity, format: SignatureFormat = .cadesBES,
-                            detached: Bool = true, digestAlgorithm: DigestAlgorithm = .sha256, signingTime: Date = Date(),
+                            detached: Bool = true, digestAlgorithm: DigestAlgorithm? = nil, signingTime: Date = Date(),
                             chunkSize: Int = CMSSigner.defaultChunkSize, progress: SigningProgress? = nil) async throws -> [UInt8] {
+        let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
         if detached {
             let digest = try await FileDigest.compute(url: url, algorithm: digestAlgorithm, chunkSize: chunkSize, progress: progress)
             return try await sign(digest: digest.digest, attachedContent: nil, identity: identity, format: format,
@@ -98,10 +103,11 @@ public enum CMSSigner {
     /// - Throws: `.unsupportedOperation` when the identity's key is not a `LocalSigningKey`; otherwise
     ///   as the asynchronous variant.
     public static func signSynchronously(content: [UInt8], identity: SigningIdentity, format: SignatureFormat = .cadesBES,
-                                         detached: Bool = true, digestAlgorithm: DigestAlgorithm = .sha256,
+                                         detached: Bool = true, digestAlgorithm: DigestAlgorithm? = nil,
                                          signingTime: Date = Date()) throws -> [UInt8] {
-        try signSynchronously(digest: digestAlgorithm.hash(content), attachedContent: detached ? nil : content, identity: identity,
-                              format: format, digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+        let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
+        return try signSynchronously(digest: digestAlgorithm.hash(content), attachedContent: detached ? nil : content, identity: identity,
+                                     format: format, digestAlgorithm: digestAlgorithm, signingTime: signingTime)
     }
 
     /// Makes a detached signature from a precomputed digest with a local key, without suspending.
@@ -118,12 +124,14 @@ public enum CMSSigner {
         guard let local = localKey(of: identity) else {
             throw CertificateProviderError.unsupportedOperation("synchronous signing needs a local key; '\(identity.certificate.subject)' has a \(type(of: identity.key))")
         }
+        _ = try resolve(digestAlgorithm, for: identity)
         return try signLocally(digest: digest, attachedContent: attachedContent, identity: identity, key: local, format: format,
                                digestAlgorithm: digestAlgorithm, signingTime: signingTime)
     }
 
     static func sign(digest: [UInt8], attachedContent: [UInt8]?, identity: SigningIdentity, format: SignatureFormat,
                      digestAlgorithm: DigestAlgorithm, signingTime: Date) async throws -> [UInt8] {
+        _ = try resolve(digestAlgorithm, for: identity)
         if let local = localKey(of: identity) {
             return try signLocally(digest: digest, attachedContent: attachedContent, identity: identity, key: local, format: format,
                                    digestAlgorithm: digestAlgorithm, signingTime: signingTime)
@@ -141,6 +149,25 @@ public enum CMSSigner {
                                                              scheme: scheme)
             return try SignedDataBuilder.finish(pending, signature: signature)
         }
+    }
+
+    /// The caller's digest, or the one that fits the signer's key; checked to be computable here.
+    ///
+    /// RSA and EC keys sign with any SHA-2 digest the caller asks for. GOST R 34.10-2012 keys sign
+    /// only with the GOST R 34.11-2012 digest of their size (as RFC 9215 and every GOST verifier
+    /// require), and Streebog goes only with GOST keys.
+    /// - Throws: `.unsupportedAlgorithm` for a digest that does not fit the key, or Streebog without
+    ///   the gost engine ("GOST needs libengine-gost-openssl").
+    static func resolve(_ digestAlgorithm: DigestAlgorithm?, for identity: SigningIdentity) throws -> DigestAlgorithm {
+        let keyAlgorithm = identity.certificate.publicKeyAlgorithm
+        let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
+        let resolved = digestAlgorithm ?? fitting
+        if (keyAlgorithm.isGOST || resolved.isGOST) && resolved != fitting {
+            throw CertificateProviderError(.unsupportedAlgorithm,
+                                           "a \(keyAlgorithm.family) key signs with \(fitting.displayName), not \(resolved.displayName); leave the digest out to use the key's")
+        }
+        try resolved.checkAvailable()
+        return resolved
     }
 
     /// Makes many signatures with a key that signs digests in batches (``BatchSigningKey``): every

@@ -195,20 +195,21 @@ public actor SigningCoordinator {
     private func produceBatch(_ documents: [Document], outputs: [URL?], id: ProviderID, resolved: ResolvedIdentity,
                               key: any BatchSigningKey, options: SigningOptions) async throws -> [SigningResult] {
         let signingTime = options.signingTime ?? Date()
+        let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: resolved.identity)
         var digested: [DigestedDocument] = []
         for document in documents {
-            digested.append(try await digest(of: document, options: options, progress: nil))
+            digested.append(try await digest(of: document, algorithm: algorithm, options: options, progress: nil))
         }
         try Task.checkCancellation()
         let signatures = try await CMSSigner.signBatch(digested.map { ($0.digest, options.isDetached ? nil : $0.content) },
                                                        identity: resolved.identity, key: key, format: options.format,
-                                                       digestAlgorithm: options.digestAlgorithm, signingTime: signingTime)
+                                                       digestAlgorithm: algorithm, signingTime: signingTime)
         try Task.checkCancellation()
         var results: [SigningResult] = []
         do {
             for index in documents.indices {
                 results.append(try finish(signature: signatures[index], signer: resolved.identity.certificate, fingerprint: resolved.fingerprint,
-                                          document: documents[index], digested: digested[index], id: id, options: options,
+                                          document: documents[index], digested: digested[index], algorithm: algorithm, id: id, options: options,
                                           signingTime: signingTime, output: outputs[index]))
             }
         } catch {
@@ -218,8 +219,8 @@ public actor SigningCoordinator {
         return results
     }
 
-    private func digest(of document: Document, options: SigningOptions, progress: SigningProgress?) async throws -> DigestedDocument {
-        let algorithm = options.digestAlgorithm
+    private func digest(of document: Document, algorithm: DigestAlgorithm, options: SigningOptions,
+                        progress: SigningProgress?) async throws -> DigestedDocument {
         let digest: [UInt8]
         let size: Int64
         var content: [UInt8]?
@@ -249,8 +250,8 @@ public actor SigningCoordinator {
                          options: SigningOptions, output: URL?, progress: SigningProgress?) async throws -> SigningResult {
         let identity = resolved.identity
         let signingTime = options.signingTime ?? Date()
-        let algorithm = options.digestAlgorithm
-        let digested = try await digest(of: document, options: options, progress: progress)
+        let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: identity)
+        let digested = try await digest(of: document, algorithm: algorithm, options: options, progress: progress)
         let digest = digested.digest, content = digested.content
         try Task.checkCancellation()
 
@@ -281,13 +282,13 @@ public actor SigningCoordinator {
             fingerprint = resolved.fingerprint
         }
         try Task.checkCancellation()
-        return try finish(signature: signature, signer: signer, fingerprint: fingerprint, document: document, digested: digested, id: id,
-                          options: options, signingTime: signingTime, output: output)
+        return try finish(signature: signature, signer: signer, fingerprint: fingerprint, document: document, digested: digested,
+                          algorithm: algorithm, id: id, options: options, signingTime: signingTime, output: output)
     }
 
     /// Writes a made signature to its output file (when given) and builds its result.
     private func finish(signature: [UInt8], signer: Certificate, fingerprint: String, document: Document, digested: DigestedDocument,
-                        id: ProviderID, options: SigningOptions, signingTime: Date, output: URL?) throws -> SigningResult {
+                        algorithm: DigestAlgorithm, id: ProviderID, options: SigningOptions, signingTime: Date, output: URL?) throws -> SigningResult {
         let storage: SignatureRecord.Storage
         if let output {
             // Signatures are public artifacts: 0644 (less the umask), written atomically.
@@ -298,7 +299,7 @@ public actor SigningCoordinator {
         }
         let record = SignatureRecord(createdAt: signingTime, providerID: id, signerSubject: signer.subject,
                                      signerFingerprint: fingerprint, documentName: document.name, documentSize: digested.size,
-                                     documentDigest: digested.digest, digestAlgorithm: options.digestAlgorithm.rawValue, format: options.format,
+                                     documentDigest: digested.digest, digestAlgorithm: algorithm.rawValue, format: options.format,
                                      isDetached: options.isDetached, storage: storage)
         return SigningResult(record: record, signature: signature, outputURL: output, signerCertificate: signer)
     }

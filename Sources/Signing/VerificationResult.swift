@@ -42,6 +42,9 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible {
         public static let signerRevoked = Code("signerRevoked")
         /// Revocation was asked for, and no usable answer could be had.
         public static let revocationUnknown = Code("revocationUnknown")
+        /// The signature uses an algorithm this OpenSSL cannot check (GOST without the gost engine:
+        /// the reason says what to install).
+        public static let unsupportedAlgorithm = Code("unsupportedAlgorithm")
     }
 
     /// What failed.

@@ -18,8 +18,8 @@ let host = ProcessInfo.processInfo
 print("certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(repetitions) runs per figure, \(Date())")
 
 // bench suites: each module adds one line here
-// CERTSIGN_BENCH_SUITES=signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf picks suites (default: all).
-let suites = Set((ProcessInfo.processInfo.environment["CERTSIGN_BENCH_SUITES"] ?? "signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf").split(separator: ",").map(String.init))
+// CERTSIGN_BENCH_SUITES=signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost picks suites (default: all).
+let suites = Set((ProcessInfo.processInfo.environment["CERTSIGN_BENCH_SUITES"] ?? "signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost").split(separator: ",").map(String.init))
 if suites.contains("signing") || ProcessInfo.processInfo.environment[SigningBench.childVariable] != nil {
     try await runSigningBenchmarks(harness)  // first: its child processes exit inside it
 }
@@ -29,5 +29,6 @@ if suites.contains("pkcs12-store") { try await runPKCS12StoreUnlockBenchmark(har
 if suites.contains("fmp") { try await runFMPBenchmarks(harness) }
 if suites.contains("cryptopro") { try await runCryptoProBenchmarks(harness) }
 if suites.contains("pkcs11") { try await runPKCS11Benchmarks(harness) }
+if suites.contains("gost") { try await runGOSTBenchmarks(harness) }
 
 harness.printTable()

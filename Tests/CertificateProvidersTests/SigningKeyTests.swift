@@ -84,7 +84,9 @@ import Testing
         let data = [UInt8](repeating: 0x61, count: 100_000)
         let path = try dir.write("data.bin", data)
         for digest in DigestAlgorithm.allSupported {
-            let theirs = try ExternalTool.run("openssl", ["dgst", "-\(digest.rawValue)", "-r", path]).output.split(separator: " ").first.map(String.init)
+            // Streebog is computed by the gost engine on both sides (GOSTTests covers it without the file).
+            let name = digest.isGOST ? ["-engine", "gost", "-md_gost12_\(digest.outputByteCount * 8)"] : ["-\(digest.rawValue)"]
+            let theirs = try ExternalTool.run("openssl", ["dgst"] + name + ["-r", path]).output.split(separator: " ").first.map(String.init)
             let ours = digest.hash(data).map { String(format: "%02x", $0) }.joined()
             #expect(ours == theirs)
             var hasher = DigestAlgorithm.Hasher(digest)

@@ -44,7 +44,9 @@ import Testing
             #expect(try maria.storedCertificate() == nil)
             await expectError(.authenticationFailed) { try await maria.signatures() }
             // With her password she logs in, and sees her own (empty) history.
-            let mariaIdentity = try await maria.initialize(options: [FMPDSSProvider.ParameterKey.password: .secret(Secret("456456"))])
+            // (Maria has a GOST certificate too, issue 13: name her EC one.)
+            let mariaIdentity = try await maria.initialize(options: [FMPDSSProvider.ParameterKey.password: .secret(Secret("456456")),
+                                                                     FMPDSSProvider.ParameterKey.certificateID: .integer(12900)])
             #expect(mariaIdentity.certificate.subject.contains("Мария"))
             #expect(try await maria.signatures().isEmpty)
         }

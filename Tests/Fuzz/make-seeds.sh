@@ -42,6 +42,22 @@ p12 ec-legacy -inkey ec.key -in ec.pem -legacy
 p12 ec-nomac -inkey ec.key -in ec.pem -nomac -iter 1
 p12 ec-plain -inkey ec.key -in ec.pem -keypbe NONE -certpbe NONE -iter 1
 p12 certs-only -nokeys -in ca.pem -iter 1
+# GOST R 34.10-2012 (when the gost engine is installed): 256- and 512-bit keys under the same CA,
+# PKCS#12 with TC26 PBES2 (gost89 / Kuznyechik) and a Streebog MAC, as openssl -engine gost writes.
+gost=no
+if openssl genpkey -engine gost -algorithm gost2012_256 -pkeyopt paramset:A -out gost256.key >/dev/null 2>&1; then
+  gost=yes
+  ssl genpkey -engine gost -algorithm gost2012_512 -pkeyopt paramset:A -out gost512.key
+  for bits in 256 512; do
+    ssl req -engine gost -new -md_gost12_$bits -key gost$bits.key -out gost$bits.csr -subj "/CN=Fuzz GOST $bits signer"
+    ssl x509 -engine gost -req -in gost$bits.csr -CA ca.pem -CAkey ca.key -CAcreateserial -extfile leaf.ext -days 30 -out gost$bits.pem
+    cp gost$bits.pem ../certificate/gost$bits.pem
+  done
+  p12 gost256-gost89 -engine gost -inkey gost256.key -in gost256.pem -keypbe gost89 -certpbe gost89 -macalg md_gost12_256 -iter 1 -maciter
+  p12 gost512-kuznyechik -engine gost -inkey gost512.key -in gost512.pem -keypbe kuznyechik-ctr-acpkm -certpbe kuznyechik-ctr-acpkm -macalg md_gost12_512 -iter 1 -maciter
+else
+  echo "make-seeds: no gost engine (libengine-gost-openssl): GOST seeds left out" >&2
+fi
 cp ../pkcs12-right-password/* ../pkcs12-wrong-password/
 
 # CMS: detached and attached, RSA (PKCS#1 v1.5 and PSS) and ECDSA, with and without attributes.
@@ -52,6 +68,10 @@ cms rsa-pss-attached -signer rsa.pem -inkey rsa.key -nodetach -keyopt rsa_paddin
 cms ec-detached -signer ec.pem -inkey ec.key
 cms ec-attached-noattr -signer ec.pem -inkey ec.key -nodetach -noattr
 cms ec-cades -signer ec.pem -inkey ec.key -cades
+if [ $gost = yes ]; then
+  cms gost256-cades -engine gost -signer gost256.pem -inkey gost256.key -cades
+  cms gost512-attached -engine gost -signer gost512.pem -inkey gost512.key -nodetach
+fi
 
 # Remote API answers: byte 0 = answer kind (low 3 bits) | status index << 4 (0 = 200, 4 = 400, 5 = 401,
 # 6 = 403, 7 = 404, 9 = 500), see ClientTargets.

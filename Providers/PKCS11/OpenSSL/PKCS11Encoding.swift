@@ -15,7 +15,7 @@ enum PKCS11Encoding {
         var octets: UnsafeMutablePointer<ASN1_OCTET_STRING>?
         X509_SIG_getm(info, &algorithmIdentifier, &octets)
         guard let algorithmIdentifier, let octets,
-              X509_ALGOR_set0(algorithmIdentifier, OBJ_nid2obj(EVP_MD_get_type(algorithm.evpMD)), V_ASN1_NULL, nil) == 1,
+              X509_ALGOR_set0(algorithmIdentifier, OBJ_nid2obj(EVP_MD_get_type(try algorithm.evpMD())), V_ASN1_NULL, nil) == 1,
               ASN1_OCTET_STRING_set(octets, digest, Int32(digest.count)) == 1 else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not build the \(algorithm) DigestInfo")
         }

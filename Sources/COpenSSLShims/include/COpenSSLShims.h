@@ -88,4 +88,11 @@ GENERAL_NAMES *COpenSSLShims_DIST_POINT_get0_fullname(const DIST_POINT *point);
  * prctl(PR_SET_DUMPABLE, 0) (prctl is variadic, so Swift cannot call it); 0, or -1 with errno */
 int COpenSSLShims_disableCoreDumps(void);
 
+/* The GOST engine (gost_engine.c, the only user of the deprecated ENGINE API). Loads engine "gost"
+ * (ENGINE_by_id, ENGINE_init, ENGINE_set_default with ENGINE_METHOD_ALL): 1 when loaded, 0 when
+ * the engine is not installed (or OPENSSL_ENGINES points elsewhere); the error queue says why. */
+int COpenSSLShims_GOST_engine_load(void);
+/* The NID of a GOST R 34.10 key's parameter set, NID_undef for any other key. */
+int COpenSSLShims_GOST_key_paramset_nid(const EVP_PKEY *key);
+
 #endif

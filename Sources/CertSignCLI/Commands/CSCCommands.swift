@@ -88,7 +88,7 @@ extension Commands {
                         let output = result.outputURL?.path ?? ""
                         results.append(["document": path, "signature": output, "id": result.record.id, "status": "signed",
                                         "signer": result.signerCertificate.subject, "format": options.format.rawValue,
-                                        "detached": options.isDetached, "digest": options.digestAlgorithm.rawValue])
+                                        "detached": options.isDetached, "digest": result.record.digestAlgorithm])
                         if !context.json { context.console.out("signed \(path) -> \(output)") }
                     }
                 } catch let error as CertificateProviderError {

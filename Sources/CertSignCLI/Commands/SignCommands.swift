@@ -13,7 +13,7 @@ extension Commands {
     /// Files above this size show a progress bar (when stderr is a terminal).
     static let progressThreshold: Int64 = 16 << 20
 
-    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE|- | --out-dir DIR] [--replace] [--attached] [--format cms|cades|pades] [--digest sha256|sha384|sha512] [--tsa URL [--tsa-ca FILE]...] [--field NAME] [--reason TEXT] [--location TEXT] [--in-place]"
+    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE|- | --out-dir DIR] [--replace] [--attached] [--format cms|cades|pades] [--digest sha256|sha384|sha512|streebog256|streebog512] [--tsa URL [--tsa-ca FILE]...] [--field NAME] [--reason TEXT] [--location TEXT] [--in-place]"
 
     static let sign = CommandDescriptor(
         words: ["sign"], summary: "sign documents (CAdES-BES detached .p7s by default)",
@@ -37,7 +37,8 @@ extension Commands {
           --format pades       sign PDFs inside the PDF (PAdES B-B): NAME-signed.pdf beside each PDF, or --out
                                FILE / --out-dir DIR / --in-place (atomic); --field NAME (default Signature1, 2, …),
                                --reason TEXT, --location TEXT; signing a signed PDF adds a countersignature
-          --digest ALG         sha256 (default), sha384 or sha512
+          --digest ALG         sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012);
+                               default: the key's digest (streebog256/512 for GOST keys, else sha256)
           --tsa URL            timestamp each new signature at this RFC 3161 TSA (CAdES-T; see certsign timestamp)
           --tsa-ca FILE        trust anchors for the TSA's certificate; repeatable (default: the system store)
         Many documents are signed with one unlock; a failing document is reported, the rest are still
@@ -89,7 +90,7 @@ extension Commands {
         }
         if let name = parsed.value("--digest") {
             guard let digest = DigestAlgorithm(name: name) else {
-                throw UsageError(message: "unknown --digest '\(name)' (sha256, sha384 or sha512)", usage: signUsage)
+                throw UsageError(message: "unknown --digest '\(name)' (sha256, sha384, sha512, streebog256 or streebog512)", usage: signUsage)
             }
             options.digestAlgorithm = digest
         }
@@ -197,7 +198,8 @@ extension Commands {
             do {
                 try Task.checkCancellation()
                 if pades {
-                    results.append(try await signPDF(path, identity: identity, parsed: parsed, digest: options.digestAlgorithm, context: context))
+                    let digest = try options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
+                    results.append(try await signPDF(path, identity: identity, parsed: parsed, digest: digest, context: context))
                     continue
                 }
                 let document: Document
@@ -244,7 +246,7 @@ extension Commands {
                 var entry: [String: Any] = ["document": path, "signature": outputURL?.path ?? "-", "id": result.record.id, "status": "signed",
                                             "signer": result.signerCertificate.subject,
                                             "format": timestampClient == nil ? options.format.rawValue : SignatureFormat.cadesT.rawValue,
-                                            "detached": options.isDetached, "digest": options.digestAlgorithm.rawValue]
+                                            "detached": options.isDetached, "digest": result.record.digestAlgorithm]
                 if let timestamps { entry["timestamps"] = timestamps }
                 results.append(entry)
                 if !context.json { report("signed \(path) -> \(outputURL?.path ?? "standard output")") }
@@ -425,7 +427,7 @@ extension Commands {
                                    "chain": signer.chain.map(\.subject)]
         if let certificate = signer.signerCertificate {
             json["signer"] = ["subject": certificate.subject, "issuer": certificate.issuer, "serialNumber": certificate.serialNumber,
-                              "sha256Fingerprint": certificate.sha256FingerprintHex]
+                              "sha256Fingerprint": certificate.sha256FingerprintHex, "keyAlgorithm": certificate.publicKeyAlgorithm.rawValue]
         }
         if let time = signer.signingTime { json["signingTime"] = Format.isoDate(time) }
         if let digest = signer.digestAlgorithm?.rawValue ?? signer.digestAlgorithmName { json["digest"] = digest }
@@ -461,13 +463,20 @@ extension Commands {
         for (index, signer) in result.signers.enumerated() {
             let indent = count > 1 ? "  " : ""
             if count > 1 { lines.append("signer \(index + 1) of \(count): \(signer.failure.map { "INVALID: \($0.reason)" } ?? "valid")") }
-            if let certificate = signer.signerCertificate { lines.append("\(indent)signer:       \(certificate.subject)") }
+            if let certificate = signer.signerCertificate {
+                lines.append("\(indent)signer:       \(certificate.subject)")
+                let key = certificate.publicKeyAlgorithm
+                lines.append("\(indent)key:          \(key)\(key.isGOST ? "" : " \(certificate.publicKeySize)-bit")")
+            }
             if let time = signer.signingTime { lines.append("\(indent)signing time: \(Format.localDate(time)) (claimed by the signer)") }
             if let timestamp = signer.timestamp {
                 let state = timestamp.isValid ? "valid" : "INVALID"
                 lines.append("\(indent)timestamp:    \(Format.localDate(timestamp.time)) by \(timestamp.tsa?.subject ?? "unknown TSA") (\(state))")
             }
-            if let digest = signer.digestAlgorithm?.description ?? signer.digestAlgorithmName { lines.append("\(indent)digest:       \(digest)") }
+            // GOST digests print their standard's name (GOST R 34.11-2012 256), SHA-2 its short one.
+            if let digest = signer.digestAlgorithm.map({ $0.isGOST ? $0.displayName : $0.rawValue }) ?? signer.digestAlgorithmName {
+                lines.append("\(indent)digest:       \(digest)")
+            }
             lines.append("\(indent)format:       \(signer.format == .cadesBES ? "CAdES-BES" : signer.format == .cms ? "CMS" : signer.format.rawValue)\(result.isDetached ? ", detached" : ", attached")")
             if let time = signer.checkedAt, signer.isValid { lines.append("\(indent)checked at:   \(Format.localDate(time))") }
             if let revocation = signer.revocation { lines.append("\(indent)revocation:   \(revocation)") }

@@ -21,11 +21,15 @@ package final class EVPKeyHandle: @unchecked Sendable {
 
     deinit { EVP_PKEY_free(pointer) }
 
-    /// The algorithm and curve of an `EVP_PKEY`.
+    /// The algorithm and curve (or GOST parameter set) of an `EVP_PKEY`.
     package static func algorithm(of key: OpaquePointer) -> PublicKeyAlgorithm {
         switch EVP_PKEY_get_base_id(key) {
         case EVP_PKEY_RSA, EVP_PKEY_RSA_PSS: return .rsa
         case EVP_PKEY_ED25519: return .ed25519
+        case NID_id_GostR3410_2012_256, NID_id_GostR3410_2012_512:
+            let nid = COpenSSLShims_GOST_key_paramset_nid(key)
+            let parameterSet = nid == NID_undef ? nil : OBJ_nid2sn(nid).map { String(cString: $0) }
+            return .gostR34102012(bits: EVP_PKEY_get_base_id(key) == NID_id_GostR3410_2012_256 ? 256 : 512, parameterSet: parameterSet)
         case EVP_PKEY_EC:
             var name = [CChar](repeating: 0, count: 80)
             var length = 0

@@ -23,6 +23,8 @@ package final class X509Handle: @unchecked Sendable {
     /// Parses DER bytes.
     /// - Throws: `.malformedInput` when the bytes are not one complete DER certificate.
     package static func parse(der: [UInt8]) throws -> X509Handle {
+        // A GOST public key is decoded while the certificate is parsed: the engine must be there first.
+        GOSTEngine.load()
         OpenSSLErrorQueue.clear()
         return try der.withUnsafeBufferPointer { buffer in
             guard buffer.count > 0 else { throw CertificateProviderError.malformedInput("the certificate is empty") }

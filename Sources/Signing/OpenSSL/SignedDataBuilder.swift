@@ -51,6 +51,7 @@ enum SignedDataBuilder {
         guard format == .cms || format == .cadesBES else {
             throw CertificateProviderError(.unsupportedAlgorithm, "signature format '\(format)' is not supported; use cms or cades")
         }
+        let md = try digestAlgorithm.evpMD()
         OpenSSLErrorQueue.clear()
         var flags = UInt32(CMS_PARTIAL | CMS_BINARY)
         if attachedContent == nil { flags |= UInt32(CMS_DETACHED) }
@@ -72,13 +73,13 @@ enum SignedDataBuilder {
         }
         var signerFlags = UInt32(CMS_PARTIAL | CMS_BINARY | CMS_NOSMIMECAP)
         if format == .cadesBES && signingCertificateAttribute == nil { signerFlags |= UInt32(CMS_CADES) }
-        guard let signerInfo = CMS_add1_signer(cms.pointer, certificate.handle.pointer, signerKey.pointer, digestAlgorithm.evpMD, signerFlags) else {
+        guard let signerInfo = CMS_add1_signer(cms.pointer, certificate.handle.pointer, signerKey.pointer, md, signerFlags) else {
             let entries = OpenSSLErrorQueue.drainEntries()
             if entries.contains(where: { $0.library == ERR_LIB_CMS && $0.reason == CMS_R_PRIVATE_KEY_DOES_NOT_MATCH_CERTIFICATE }) {
                 throw CertificateProviderError(.keyCertificateMismatch, "the signing key does not belong to the certificate '\(certificate.subject)'",
                                                openSSLErrors: entries.map(\.text))
             }
-            throw CertificateProviderError(.unsupportedAlgorithm, "OpenSSL cannot sign \(digestAlgorithm) with a \(certificate.publicKeyAlgorithm) key",
+            throw CertificateProviderError(.unsupportedAlgorithm, "OpenSSL cannot sign \(digestAlgorithm.displayName) digests with a \(certificate.publicKeyAlgorithm) key",
                                            openSSLErrors: entries.map(\.text))
         }
         if localKey == nil, scheme == .rsaPSS { try setPSSAlgorithm(signerInfo, digestAlgorithm: digestAlgorithm) }
@@ -120,14 +121,14 @@ enum SignedDataBuilder {
     /// verifier will.
     private static func isValid(_ signature: [UInt8], over data: [UInt8], publicKey: EVPKeyHandle, digestAlgorithm: DigestAlgorithm,
                                 pss: Bool) -> Bool {
-        guard let context = EVP_MD_CTX_new() else { return false }
+        guard let md = try? digestAlgorithm.evpMD(), let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
         var keyContext: OpaquePointer?
-        guard EVP_DigestVerifyInit(context, &keyContext, digestAlgorithm.evpMD, nil, publicKey.pointer) == 1 else { return false }
+        guard EVP_DigestVerifyInit(context, &keyContext, md, nil, publicKey.pointer) == 1 else { return false }
         if pss {
             guard let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
                   EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1,
-                  EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, digestAlgorithm.evpMD) == 1 else { return false }
+                  EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, md) == 1 else { return false }
         }
         return EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
     }
@@ -140,7 +141,7 @@ enum SignedDataBuilder {
         defer { RSA_PSS_PARAMS_free(parameters) }
         guard let hash = X509_ALGOR_new() else { throw failure() }
         parameters.pointee.hashAlgorithm = hash
-        X509_ALGOR_set_md(hash, digestAlgorithm.evpMD)
+        X509_ALGOR_set_md(hash, try digestAlgorithm.evpMD())
         var hashDER: UnsafeMutablePointer<UInt8>?
         let hashLength = i2d_X509_ALGOR(hash, &hashDER)
         guard hashLength > 0, let hashDER else { throw failure() }
@@ -194,8 +195,9 @@ enum SignedDataBuilder {
     /// `CMS_add1_signer` with `CMS_CADES` makes it (certificate hash and issuer/serial). Batch
     /// signers compute it once per identity instead of once per signature.
     static func signingCertificateV2(for certificate: Certificate, digestAlgorithm: DigestAlgorithm) throws -> [UInt8] {
+        let md = try digestAlgorithm.evpMD()
         OpenSSLErrorQueue.clear()
-        guard let value = OSSL_ESS_signing_cert_v2_new_init(digestAlgorithm.evpMD, certificate.handle.pointer, nil, 1) else {
+        guard let value = OSSL_ESS_signing_cert_v2_new_init(md, certificate.handle.pointer, nil, 1) else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not build the ESS signing-certificate-v2 attribute")
         }
         defer { ESS_SIGNING_CERT_V2_free(value) }

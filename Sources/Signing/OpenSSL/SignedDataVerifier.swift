@@ -69,6 +69,7 @@ enum SignedDataVerifier {
     }
 
     static func verify(signature: [UInt8], content: Content, trustAnchors: [Certificate], policy: ValidationPolicy) -> VerificationResult {
+        GOSTEngine.load()
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         var envelope = Envelope(validationTime: policy.validationTime ?? Date())
@@ -159,7 +160,18 @@ enum SignedDataVerifier {
         facts.digestAlgorithm = digestAlgorithm(digestAlgor)
         facts.digestAlgorithmName = algorithmName(digestAlgor, long: false)?.lowercased()
         facts.signatureAlgorithmName = algorithmName(signatureAlgor, long: true)
-        guard let signerX509, let signer = try? Certificate(handle: X509Handle(copying: signerX509)) else {
+        var parsedSigner: Certificate?
+        do {
+            parsedSigner = try signerX509.map { try Certificate(handle: X509Handle(copying: $0)) }
+            try facts.digestAlgorithm?.checkAvailable()
+        } catch let error as CertificateProviderError where error.code == .unsupportedAlgorithm {
+            // The signer's key or the digest needs an algorithm this OpenSSL lacks (GOST without
+            // the gost engine): say what to install rather than "damaged" or "missing".
+            return facts.result(VerificationFailure(.unsupportedAlgorithm, error.reason, openSSLErrors: error.openSSLErrors))
+        } catch {
+            parsedSigner = nil
+        }
+        guard let signer = parsedSigner else {
             return facts.result(failure(.signerCertificateMissing,
                                         "the signature does not contain the certificate of its signer (it was removed or replaced)"))
         }

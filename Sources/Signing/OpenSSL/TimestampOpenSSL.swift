@@ -28,7 +28,7 @@ package enum TimestampOpenSSL {
         defer { TS_MSG_IMPRINT_free(messageImprint) }
         guard let algorithm = X509_ALGOR_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate an algorithm") }
         defer { X509_ALGOR_free(algorithm) }
-        X509_ALGOR_set_md(algorithm, digest.evpMD)
+        X509_ALGOR_set_md(algorithm, try digest.evpMD())
         guard let nonceNumber = BN_bin2bn(nonce, Int32(nonce.count), nil) else { throw OpenSSLErrorQueue.error(.cryptoFailure, "BN_bin2bn") }
         defer { BN_free(nonceNumber) }
         guard let nonceInteger = BN_to_ASN1_INTEGER(nonceNumber, nil) else { throw OpenSSLErrorQueue.error(.cryptoFailure, "BN_to_ASN1_INTEGER") }

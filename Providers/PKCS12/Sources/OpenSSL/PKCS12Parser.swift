@@ -60,6 +60,7 @@ enum PKCS12Parser {
 
     static func parse(_ bytes: [UInt8], password: Secret?) throws -> PKCS12File {
         let legacyAvailable = OpenSSLProviders.loadLegacy()
+        GOSTEngine.load()
         guard !bytes.isEmpty else { throw CertificateProviderError.malformedInput("the PKCS#12 data is empty") }
         guard bytes.count <= PKCS12File.maximumSize else {
             throw CertificateProviderError.malformedInput(
@@ -88,6 +89,9 @@ enum PKCS12Parser {
                 let entries = OpenSSLErrorQueue.drainEntries()
                 guard entries.isEmpty else {
                     if isUnsupported(entries) {
+                        if let mac, usesGOST(mac.algorithm), !GOSTEngine.isAvailable {
+                            throw GOSTEngine.unavailableError("the PKCS#12 file's integrity check (MAC, \(mac.algorithm))")
+                        }
                         throw CertificateProviderError(.unsupportedAlgorithm,
                                                        "the file's integrity check (MAC) uses \(mac?.algorithm.description ?? "an unknown digest"), which this OpenSSL cannot compute",
                                                        openSSLErrors: entries.map(\.text))
@@ -121,6 +125,9 @@ enum PKCS12Parser {
         }
         func unsupported(_ names: [String]) -> CertificateProviderError {
             let name = names.first ?? "an unknown algorithm"
+            if !GOSTEngine.isAvailable, (contents.keyEncryption + contents.contentEncryption).contains(where: usesGOST) {
+                return GOSTEngine.unavailableError("the PKCS#12 file's encryption (\(name))")
+            }
             let hint = !legacyAvailable && (name.contains("RC2") || name.contains("RC4") || name.contains("DES"))
                 ? "; OpenSSL's legacy provider could not be loaded (install it or set OPENSSL_MODULES)" : ""
             return CertificateProviderError(.unsupportedAlgorithm, "the PKCS#12 file is encrypted with \(name), which this OpenSSL cannot decrypt\(hint)",
@@ -216,6 +223,7 @@ enum PKCS12Parser {
                 var algorithmPointer: UnsafePointer<X509_ALGOR>?
                 if let sig = PKCS12_SAFEBAG_get0_pkcs8(bag) { X509_SIG_get0(sig, &algorithmPointer, nil) }
                 let algorithm = describe(algorithmPointer)
+                if algorithm?.oid == cryptoProKeyBagOID { throw cryptoProExport() }
                 if let algorithm { contents.keyEncryption.append(algorithm) }
                 try checkIterations(algorithm?.iterations, what: "key encryption")
                 try spend(algorithm?.iterations, on: "key encryption", total: &contents.iterationsSpent)
@@ -248,6 +256,9 @@ enum PKCS12Parser {
             _ = PKCS8_pkey_get0(&object, nil, nil, nil, info)
             let entries = OpenSSLErrorQueue.drainEntries()
             let name = object.map { objectName(object: $0) } ?? "an unknown algorithm"
+            if let object, GOSTEngine.isGOSTOID(oid(object)), !GOSTEngine.isAvailable {
+                throw GOSTEngine.unavailableError("the PKCS#12 file's \(name) private key")
+            }
             if isUnsupported(entries) || object.map({ OBJ_obj2nid($0) == NID_undef }) == true {
                 throw CertificateProviderError(.unsupportedAlgorithm, "the PKCS#12 file holds a \(name) private key, which this OpenSSL cannot load",
                                                openSSLErrors: entries.map(\.text))
@@ -255,6 +266,25 @@ enum PKCS12Parser {
             throw CertificateProviderError(.malformedInput, "the \(name) private key in the PKCS#12 file is corrupt", openSSLErrors: entries.map(\.text))
         }
         return EVPKeyHandle(takingOwnershipOf: key)
+    }
+
+    /// The algorithm CryptoPro CSP writes on the key bags of its own PFX exports.
+    static let cryptoProKeyBagOID = "1.2.840.113549.1.12.1.80"
+
+    /// The error for a CryptoPro CSP PFX export, whose key protection no open tool reads.
+    private static func cryptoProExport() -> CertificateProviderError {
+        CertificateProviderError(.unsupportedAlgorithm,
+                                 "this PFX was exported by CryptoPro CSP in its own format: the private key is protected with CryptoPro's undocumented algorithm (OID \(cryptoProKeyBagOID)), which neither OpenSSL nor any other open tool can read. Convert it into a standard GOST PKCS#12 (TC26 PBES2, as `openssl pkcs12 -engine gost -export` writes): export the key again from CryptoPro CSP choosing the TC26/PKCS#12-compatible format where your CSP version offers it, or convert the key container with a converter that writes PKCS#12 for OpenSSL's gost engine; then open or import the new file")
+    }
+
+    /// Whether an encryption or MAC algorithm involves GOST (its OID, cipher or PRF in 1.2.643).
+    static func usesGOST(_ algorithm: PKCS12File.Algorithm) -> Bool {
+        if GOSTEngine.isGOSTOID(algorithm.oid) { return true }
+        return [algorithm.cipher, algorithm.pseudoRandomFunction, algorithm.name].compactMap { $0 }.contains { name in
+            guard let object = OBJ_txt2obj(name, 0) else { ERR_clear_error(); return false }
+            defer { ASN1_OBJECT_free(object) }
+            return GOSTEngine.isGOSTOID(oid(object))
+        }
     }
 
     /// Refuses iteration counts no tool writes before a key derivation spends minutes on them.
