@@ -29,3 +29,24 @@ final class CMSContentInfoHandle {
         return COpenSSLShims_sk_CMS_SignerInfo_value(infos, 0)
     }
 }
+
+extension CMSContentInfoHandle {
+    /// The DER inside a PEM `CMS` or `PKCS7` block, or nil when `bytes` hold no such block.
+    /// - Throws: when OpenSSL cannot read the bytes at all.
+    static func derFromPEM(_ bytes: [UInt8]) throws -> [UInt8]? {
+        try MemoryBIO.withReadBIO(bytes) { bio in
+            var name: UnsafeMutablePointer<CChar>?
+            var header: UnsafeMutablePointer<CChar>?
+            var data: UnsafeMutablePointer<UInt8>?
+            var length = 0
+            guard PEM_read_bio(bio, &name, &header, &data, &length) == 1 else { return nil }
+            defer {
+                COpenSSLShims_OPENSSL_free(name)
+                COpenSSLShims_OPENSSL_free(header)
+                COpenSSLShims_OPENSSL_free(data)
+            }
+            guard let name, ["CMS", "PKCS7"].contains(String(cString: name)), let data else { return nil }
+            return Array(UnsafeBufferPointer(start: data, count: length))
+        }
+    }
+}

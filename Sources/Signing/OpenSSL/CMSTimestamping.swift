@@ -12,20 +12,7 @@ enum CMSTimestamping {
         OpenSSLErrorQueue.clear()
         var raw: OpaquePointer?
         if bytes.starts(with: Array("-----BEGIN".utf8)) {
-            let der: [UInt8]? = try MemoryBIO.withReadBIO(bytes) { bio in
-                var name: UnsafeMutablePointer<CChar>?
-                var header: UnsafeMutablePointer<CChar>?
-                var data: UnsafeMutablePointer<UInt8>?
-                var length = 0
-                guard PEM_read_bio(bio, &name, &header, &data, &length) == 1 else { return nil }
-                defer {
-                    COpenSSLShims_OPENSSL_free(name)
-                    COpenSSLShims_OPENSSL_free(header)
-                    COpenSSLShims_OPENSSL_free(data)
-                }
-                guard let name, ["CMS", "PKCS7"].contains(String(cString: name)), let data else { return nil }
-                return Array(UnsafeBufferPointer(start: data, count: length))
-            }
+            let der = try CMSContentInfoHandle.derFromPEM(bytes)
             guard let der, der.first == 0x30 else { throw CertificateProviderError.malformedInput("the PEM block is not a CMS signature") }
             return try parse(der)
         } else {
