@@ -18,7 +18,7 @@ FILE_DEPS := /usr/lib/x86_64-linux-gnu/engines-3/gost.so:libengine-gost-openssl
 # Python module : PyPI package (interop oracles)
 PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11
 
-.PHONY: deps build test demo bench clean check-public-api test-asan fuzz docs
+.PHONY: deps build test demo bench clean check-public-api test-asan fuzz docs lint format
 
 deps:
 	@missing=""; \
@@ -129,3 +129,12 @@ docs: deps
 	    || { cat $(DOCS_DIR)/$$module.log >&2; rm -rf "$$graphs"; echo "docs: $$module failed" >&2; exit 1; }; \
 	  rm -rf "$$graphs"; echo "docs: $$module -> $(DOCS_DIR)/$$module.doccarchive"; \
 	done
+
+# Formatting is the checked-in .swift-format (120 columns, the swift-certificates choices), checked by
+# the toolchain's swift-format: `make lint` fails on any finding (CI runs it); `make format` rewrites.
+LINT_PATHS := Package.swift Sources Tests Providers
+lint:
+	swift-format lint --strict --recursive --parallel $(LINT_PATHS)
+
+format:
+	swift-format format --in-place --recursive --parallel $(LINT_PATHS)

@@ -172,15 +172,20 @@ let package = Package(
         ),
         .target(
             name: "DSSEmulator",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "Signing", "CMicroHTTPD", "CMicroHTTPDShims",
-                           "COpenSSL", "COpenSSLShims"],
+            dependencies: [
+                "CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "Signing", "CMicroHTTPD",
+                "CMicroHTTPDShims",
+                "COpenSSL", "COpenSSLShims",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CertSignCLI",
-            dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider",
-                           "COpenSSLShims", "PDFSigning"],
+            dependencies: [
+                "CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
+                "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider",
+                "COpenSSLShims", "PDFSigning",
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -190,8 +195,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "certsign-bench",
-            dependencies: ["CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "CertificateProvidersTesting",
-                           "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider", "PDFSigning"],
+            dependencies: [
+                "CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "CertificateProvidersTesting",
+                "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider",
+                "PDFSigning",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -206,8 +214,10 @@ let package = Package(
         // .build/fuzz; a plain build makes the same binary as a replay tool (no fuzzer runtime needed).
         .target(
             name: "CertSignFuzzTargets",
-            dependencies: ["CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                           "CryptoProDSSProvider", "DSSEmulator", "COpenSSL", "PDFSigning"],
+            dependencies: [
+                "CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
+                "CryptoProDSSProvider", "DSSEmulator", "COpenSSL", "PDFSigning",
+            ],
             path: "Tests/Fuzz/Targets",
             swiftSettings: swiftSettings
         ),
@@ -218,7 +228,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CrashSafetyTests",
-            dependencies: ["certsign", "PKCS12Provider", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "certsign", "PKCS12Provider", "Signing", "CertificateProviders", "CertificateProvidersTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -228,7 +240,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PKCS12ProviderTests",
-            dependencies: ["PKCS12Provider", "pkcs12-store-tool", "CertificateProviders", "CertificateProvidersTesting", "COpenSSL"],
+            dependencies: [
+                "PKCS12Provider", "pkcs12-store-tool", "CertificateProviders", "CertificateProvidersTesting",
+                "COpenSSL",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -245,8 +260,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RemoteSigningTests",
-            dependencies: ["RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting", "PKCS12Provider",
-                           "FMPDSSProvider", "CryptoProDSSProvider"],
+            dependencies: [
+                "RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting", "PKCS12Provider",
+                "FMPDSSProvider", "CryptoProDSSProvider",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -256,17 +273,24 @@ let package = Package(
         ),
         .testTarget(
             name: "TimestampRevocationTests",
-            dependencies: ["Signing", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "Signing", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FMPDSSProviderTests",
-            dependencies: ["FMPDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "FMPDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PKCS11ProviderTests",
-            dependencies: ["PKCS11Provider", "certsign", "pkcs11-fork-check", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "PKCS11Provider", "certsign", "pkcs11-fork-check", "Signing", "CertificateProviders",
+                "CertificateProvidersTesting",
+            ],
             exclude: ["FaultModule"],
             swiftSettings: swiftSettings
         ),
@@ -284,13 +308,19 @@ let package = Package(
         ),
         .testTarget(
             name: "CryptoProDSSProviderTests",
-            dependencies: ["CryptoProDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "CryptoProDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders",
+                "CertificateProvidersTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CSCProviderTests",
-            dependencies: ["CSCProvider", "DSSEmulator", "Signing", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
-                           "certsign"],
+            dependencies: [
+                "CSCProvider", "DSSEmulator", "Signing", "RemoteSigning", "CertificateProviders",
+                "CertificateProvidersTesting",
+                "certsign",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -55,9 +55,16 @@ public actor CSCClient {
         public var additionalHeaders: [(name: String, value: String)]
 
         /// Creates a configuration; every argument documents its default above.
-        public init(baseURL: URL, clientID: String, clientSecret: Secret? = nil, sendsClientSecretAsBasic: Bool = false,
-                    timeout: TimeInterval = 30, renewalMargin: TimeInterval = 30, endpointPolicy: RemoteEndpointPolicy = .default,
-                    additionalHeaders: [(name: String, value: String)] = []) {
+        public init(
+            baseURL: URL,
+            clientID: String,
+            clientSecret: Secret? = nil,
+            sendsClientSecretAsBasic: Bool = false,
+            timeout: TimeInterval = 30,
+            renewalMargin: TimeInterval = 30,
+            endpointPolicy: RemoteEndpointPolicy = .default,
+            additionalHeaders: [(name: String, value: String)] = []
+        ) {
             self.baseURL = baseURL
             self.clientID = clientID
             self.clientSecret = clientSecret
@@ -90,8 +97,10 @@ public actor CSCClient {
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
         // Without trustedCAFile or clientIdentity, CurlTransport(configuration:) cannot throw.
-        self.transport = transport ?? ((try? CurlTransport(configuration: .init(endpointPolicy: configuration.endpointPolicy)))
-            ?? CurlTransport())
+        self.transport =
+            transport
+            ?? ((try? CurlTransport(configuration: .init(endpointPolicy: configuration.endpointPolicy)))
+                ?? CurlTransport())
     }
 
     /// The current token, or nil (it is a secret).
@@ -106,12 +115,26 @@ public actor CSCClient {
         try request.setJSONBody([:])
         let response = try await transport.send(request)
         guard response.isSuccess else { throw failure("info", response) }
-        let reader = try JSONObjectReader(try response.json(context: "CSC info"), context: "CSC info", errorCode: .network)
+        let reader = try JSONObjectReader(
+            try response.json(context: "CSC info"),
+            context: "CSC info",
+            errorCode: .network
+        )
         let oauth2 = try reader.optionalString("oauth2").flatMap { $0.isEmpty ? nil : URL(string: $0) }
-        let algorithms = try reader.value("signAlgorithms").map { _ in try reader.object("signAlgorithms").array("algos").compactMap(\.stringValue) } ?? []
-        let info = CSCServiceInfo(specs: try reader.string("specs"), name: try reader.string("name"), region: try reader.optionalString("region") ?? "",
-                                  lang: try reader.optionalString("lang") ?? "", authTypes: try reader.array("authType").compactMap(\.stringValue),
-                                  oauth2: oauth2, methods: try reader.array("methods").compactMap(\.stringValue), signAlgorithms: algorithms)
+        let algorithms =
+            try reader.value("signAlgorithms").map { _ in
+                try reader.object("signAlgorithms").array("algos").compactMap(\.stringValue)
+            } ?? []
+        let info = CSCServiceInfo(
+            specs: try reader.string("specs"),
+            name: try reader.string("name"),
+            region: try reader.optionalString("region") ?? "",
+            lang: try reader.optionalString("lang") ?? "",
+            authTypes: try reader.array("authType").compactMap(\.stringValue),
+            oauth2: oauth2,
+            methods: try reader.array("methods").compactMap(\.stringValue),
+            signAlgorithms: algorithms
+        )
         serviceInfo = info
         return info
     }
@@ -121,12 +144,16 @@ public actor CSCClient {
     /// - Returns: the IDs and the descriptions the service returned (empty without `details`).
     /// - Throws: as the type's documentation says.
     public func listCredentials(details: Bool = false) async throws -> (ids: [String], credentials: [CSCCredential]) {
-        let body: JSONValue = details ? ["credentialInfo": true, "certificates": "chain", "certInfo": true, "authInfo": true] : [:]
+        let body: JSONValue =
+            details ? ["credentialInfo": true, "certificates": "chain", "certInfo": true, "authInfo": true] : [:]
         let json = try await call("credentials/list", body)
         let reader = try JSONObjectReader(json, context: "CSC credentials/list", errorCode: .network)
         let ids = try reader.array("credentialIDs").enumerated().map { index, value -> String in
             guard let id = value.stringValue else {
-                throw CertificateProviderError(.network, "CSC credentials/list: field 'credentialIDs[\(index)]' must be a string")
+                throw CertificateProviderError(
+                    .network,
+                    "CSC credentials/list: field 'credentialIDs[\(index)]' must be a string"
+                )
             }
             return id
         }
@@ -140,9 +167,17 @@ public actor CSCClient {
     /// `credentials/info` with the certificate chain, certificate and auth information.
     /// - Throws: `.serverRejected` for an unknown credential; as the type's documentation says.
     public func credentialInfo(_ credentialID: String) async throws -> CSCCredential {
-        let json = try await call("credentials/info", ["credentialID": .string(credentialID), "certificates": "chain",
-                                                       "certInfo": true, "authInfo": true])
-        return try CSCClient.decodeCredential(try JSONObjectReader(json, context: "CSC credentials/info", errorCode: .network), id: credentialID)
+        let json = try await call(
+            "credentials/info",
+            [
+                "credentialID": .string(credentialID), "certificates": "chain",
+                "certInfo": true, "authInfo": true,
+            ]
+        )
+        return try CSCClient.decodeCredential(
+            try JSONObjectReader(json, context: "CSC credentials/info", errorCode: .network),
+            id: credentialID
+        )
     }
 
     /// `credentials/authorize`: the SAD for `numSignatures` signatures.
@@ -154,9 +189,17 @@ public actor CSCClient {
     ///   - pin: the PIN (`authData` `PIN`), when the credential asks for one.
     ///   - otp: the one-time password (`authData` `OTP`), when the credential asks for one.
     /// - Throws: `.wrongPassword` for a refused PIN or OTP; as the type's documentation says.
-    public func authorize(credentialID: String, numSignatures: Int, hashes: [[UInt8]]? = nil, hashAlgorithm: DigestAlgorithm? = nil,
-                          pin: Secret? = nil, otp: Secret? = nil) async throws -> CSCAuthorization {
-        var body: [String: JSONValue] = ["credentialID": .string(credentialID), "numSignatures": .integer(numSignatures)]
+    public func authorize(
+        credentialID: String,
+        numSignatures: Int,
+        hashes: [[UInt8]]? = nil,
+        hashAlgorithm: DigestAlgorithm? = nil,
+        pin: Secret? = nil,
+        otp: Secret? = nil
+    ) async throws -> CSCAuthorization {
+        var body: [String: JSONValue] = [
+            "credentialID": .string(credentialID), "numSignatures": .integer(numSignatures),
+        ]
         if let hashes {
             body["hashes"] = .array(hashes.map { .string(Data($0).base64EncodedString()) })
             if let hashAlgorithm { body["hashAlgorithmOID"] = .string(hashAlgorithm.oid) }
@@ -173,7 +216,9 @@ public actor CSCClient {
         let json = try await call("credentials/authorize", .object(body), secrets: slots)
         let reader = try JSONObjectReader(json, context: "CSC credentials/authorize", errorCode: .network)
         let sad = try reader.string("SAD")
-        guard !sad.isEmpty else { throw CertificateProviderError(.network, "CSC credentials/authorize: field 'SAD' is empty") }
+        guard !sad.isEmpty else {
+            throw CertificateProviderError(.network, "CSC credentials/authorize: field 'SAD' is empty")
+        }
         return CSCAuthorization(sad: Secret(sad), expiresIn: try reader.optionalInt("expiresIn"))
     }
 
@@ -187,22 +232,35 @@ public actor CSCClient {
     /// - Returns: one signature value per hash (not yet checked: the caller verifies them).
     /// - Throws: `.authorizationExpired` when the SAD expired or is used up; `.network` when the
     ///   service returns another number of signatures; as the type's documentation says.
-    public func signHash(credentialID: String, sad: Secret, hashes: [[UInt8]], hashAlgorithm: DigestAlgorithm,
-                         signAlgorithm: String) async throws -> [[UInt8]] {
+    public func signHash(
+        credentialID: String,
+        sad: Secret,
+        hashes: [[UInt8]],
+        hashAlgorithm: DigestAlgorithm,
+        signAlgorithm: String
+    ) async throws -> [[UInt8]] {
         let slot = SecretSlot(sad)
-        let body: JSONValue = ["credentialID": .string(credentialID), "SAD": .string(slot.placeholder),
-                               "hashes": .array(hashes.map { .string(Data($0).base64EncodedString()) }),
-                               "hashAlgorithmOID": .string(hashAlgorithm.oid), "signAlgo": .string(signAlgorithm)]
+        let body: JSONValue = [
+            "credentialID": .string(credentialID), "SAD": .string(slot.placeholder),
+            "hashes": .array(hashes.map { .string(Data($0).base64EncodedString()) }),
+            "hashAlgorithmOID": .string(hashAlgorithm.oid), "signAlgo": .string(signAlgorithm),
+        ]
         let json = try await call("signatures/signHash", body, secrets: [slot])
         let reader = try JSONObjectReader(json, context: "CSC signatures/signHash", errorCode: .network)
         let signatures = try reader.array("signatures").enumerated().map { index, value -> [UInt8] in
             guard let text = value.stringValue, let data = Data(base64Encoded: text), !data.isEmpty else {
-                throw CertificateProviderError(.network, "CSC signatures/signHash: field 'signatures[\(index)]' must be a non-empty base64 string")
+                throw CertificateProviderError(
+                    .network,
+                    "CSC signatures/signHash: field 'signatures[\(index)]' must be a non-empty base64 string"
+                )
             }
             return Array(data)
         }
         guard signatures.count == hashes.count else {
-            throw CertificateProviderError(.network, "CSC signatures/signHash: the service returned \(signatures.count) signatures for \(hashes.count) hashes")
+            throw CertificateProviderError(
+                .network,
+                "CSC signatures/signHash: the service returned \(signatures.count) signatures for \(hashes.count) hashes"
+            )
         }
         return signatures
     }
@@ -217,10 +275,17 @@ public actor CSCClient {
         if reader.value("cert") != nil {
             let cert = try reader.object("cert")
             certificateStatus = try cert.optionalString("status")
-            certificates = try (cert.value("certificates") == nil ? [] : cert.array("certificates")).enumerated().map { index, value in
-                guard let text = value.stringValue, let der = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
-                      let certificate = try? Certificate(derEncoded: Array(der)) else {
-                    throw CertificateProviderError(.network, "CSC credential \(id): field 'cert.certificates[\(index)]' is not a base64 DER certificate")
+            certificates = try (cert.value("certificates") == nil ? [] : cert.array("certificates")).enumerated().map {
+                index,
+                value in
+                guard let text = value.stringValue,
+                    let der = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
+                    let certificate = try? Certificate(derEncoded: Array(der))
+                else {
+                    throw CertificateProviderError(
+                        .network,
+                        "CSC credential \(id): field 'cert.certificates[\(index)]' is not a base64 DER certificate"
+                    )
                 }
                 return certificate
             }
@@ -234,19 +299,35 @@ public actor CSCClient {
             authMode = try auth.optionalString("mode") ?? authMode
             if auth.value("objects") != nil {
                 objects = try auth.objects("objects").map {
-                    CSCCredential.AuthObject(type: try $0.optionalString("type") ?? "", id: try $0.string("id"),
-                                             format: try $0.optionalString("format"), label: try $0.optionalString("label"))
+                    CSCCredential.AuthObject(
+                        type: try $0.optionalString("type") ?? "",
+                        id: try $0.string("id"),
+                        format: try $0.optionalString("format"),
+                        label: try $0.optionalString("label")
+                    )
                 }
             }
         }
         let scalText = try reader.optionalString("SCAL") ?? "1"
         guard let scal = Int(scalText), scal == 1 || scal == 2 else {
-            throw CertificateProviderError(.network, "CSC credential \(id): field 'SCAL' must be \"1\" or \"2\", found \"\(scalText)\"")
+            throw CertificateProviderError(
+                .network,
+                "CSC credential \(id): field 'SCAL' must be \"1\" or \"2\", found \"\(scalText)\""
+            )
         }
-        return CSCCredential(id: id, keyStatus: try key.optionalString("status") ?? "enabled",
-                             keyAlgorithms: try key.array("algo").compactMap(\.stringValue), keyLength: try key.optionalInt("len") ?? 0,
-                             keyCurve: try key.optionalString("curve"), certificateStatus: certificateStatus, certificates: certificates,
-                             authMode: authMode, authObjects: objects, scal: scal, multisign: max(1, try reader.optionalInt("multisign") ?? 1))
+        return CSCCredential(
+            id: id,
+            keyStatus: try key.optionalString("status") ?? "enabled",
+            keyAlgorithms: try key.array("algo").compactMap(\.stringValue),
+            keyLength: try key.optionalInt("len") ?? 0,
+            keyCurve: try key.optionalString("curve"),
+            certificateStatus: certificateStatus,
+            certificates: certificates,
+            authMode: authMode,
+            authObjects: objects,
+            scal: scal,
+            multisign: max(1, try reader.optionalInt("multisign") ?? 1)
+        )
     }
 
     // MARK: Plumbing
@@ -261,8 +342,10 @@ public actor CSCClient {
             current = try await validToken(forceRenewalOf: current)
             response = try await send(request, token: current)
             if response.status == 401 {
-                throw CertificateProviderError(.authenticationFailed,
-                                               "CSC \(method): the service refused a fresh access token\(CSCClient.serverMessage(response)); check the client's permissions")
+                throw CertificateProviderError(
+                    .authenticationFailed,
+                    "CSC \(method): the service refused a fresh access token\(CSCClient.serverMessage(response)); check the client's permissions"
+                )
             }
         }
         guard response.isSuccess else { throw failure(method, response) }
@@ -277,7 +360,9 @@ public actor CSCClient {
 
     /// A token valid for at least the renewal margin (shared by concurrent callers).
     private func validToken(forceRenewalOf stale: CSCToken? = nil) async throws -> CSCToken {
-        if let token, token.isValid(margin: configuration.renewalMargin), stale.map({ $0.accessToken != token.accessToken }) ?? true {
+        if let token, token.isValid(margin: configuration.renewalMargin),
+            stale.map({ $0.accessToken != token.accessToken }) ?? true
+        {
             return token
         }
         if let pendingToken { return try await pendingToken.value }
@@ -292,10 +377,14 @@ public actor CSCClient {
     private func requestToken() async throws -> CSCToken {
         let info: CSCServiceInfo
         if let serviceInfo { info = serviceInfo } else { info = try await self.info() }
-        let tokenURL = (info.oauth2 ?? configuration.baseURL).appendingPathComponent("oauth2").appendingPathComponent("token")
+        let tokenURL = (info.oauth2 ?? configuration.baseURL).appendingPathComponent("oauth2").appendingPathComponent(
+            "token"
+        )
         var request = try makeRequest(tokenURL)
         request.setHeader("Accept", "application/json")
-        var fields: [(name: String, value: String)] = [("grant_type", "client_credentials"), ("client_id", configuration.clientID)]
+        var fields: [(name: String, value: String)] = [
+            ("grant_type", "client_credentials"), ("client_id", configuration.clientID),
+        ]
         if let secret = configuration.clientSecret {
             if configuration.sendsClientSecretAsBasic {
                 // RFC 6749 §2.3.1: both parts form-urlencoded, then joined with a colon.
@@ -316,18 +405,27 @@ public actor CSCClient {
         guard response.isSuccess else {
             let error = (try? JSONValue(parsing: response.body))?["error"]?.stringValue ?? ""
             if response.status == 401 || ["invalid_client", "invalid_grant", "unauthorized_client"].contains(error) {
-                throw CertificateProviderError(.authenticationFailed,
-                                               "CSC token: the authorization server refused client '\(configuration.clientID)' (HTTP \(response.status))\(CSCClient.serverMessage(response)); check clientID and clientSecret")
+                throw CertificateProviderError(
+                    .authenticationFailed,
+                    "CSC token: the authorization server refused client '\(configuration.clientID)' (HTTP \(response.status))\(CSCClient.serverMessage(response)); check clientID and clientSecret"
+                )
             }
             throw failure("token", response)
         }
-        let reader = try JSONObjectReader(try response.json(context: "CSC token"), context: "CSC token", errorCode: .network)
+        let reader = try JSONObjectReader(
+            try response.json(context: "CSC token"),
+            context: "CSC token",
+            errorCode: .network
+        )
         let accessToken = try reader.string("access_token")
         if let type = try reader.optionalString("token_type"), type.lowercased() != "bearer" {
             throw CertificateProviderError(.network, "CSC token: token_type '\(type)' is not supported (Bearer)")
         }
         let lifetime = try reader.optionalInt("expires_in") ?? 3600
-        return CSCToken(accessToken: Secret(accessToken), expiresAt: issuedAt.addingTimeInterval(TimeInterval(lifetime)))
+        return CSCToken(
+            accessToken: Secret(accessToken),
+            expiresAt: issuedAt.addingTimeInterval(TimeInterval(lifetime))
+        )
     }
 
     private func makeRequest(_ url: URL) throws -> HTTPRequest {
@@ -343,17 +441,32 @@ public actor CSCClient {
         let code = (json?["error"]?.stringValue ?? "").lowercased()
         let description = (json?["error_description"]?.stringValue ?? "").lowercased()
         switch response.status {
-        case 400..<500 where method == "credentials/authorize"
-            && (["invalid_pin", "invalid_otp"].contains(code) || description.contains("pin") || description.contains("otp")):
-            return CertificateProviderError(.wrongPassword, "CSC credentials/authorize: the service refused the PIN or OTP (HTTP \(response.status))\(message)")
-        case 400..<500 where method == "signatures/signHash"
-            && (code == "expired_sad" || (description.contains("sad") && (description.contains("expired") || description.contains("used")))):
-            return CertificateProviderError(.authorizationExpired,
-                                            "CSC signatures/signHash: the signature activation data is no longer valid (HTTP \(response.status))\(message); sign again")
+        case 400..<500
+        where method == "credentials/authorize"
+            && (["invalid_pin", "invalid_otp"].contains(code) || description.contains("pin")
+                || description.contains("otp")):
+            return CertificateProviderError(
+                .wrongPassword,
+                "CSC credentials/authorize: the service refused the PIN or OTP (HTTP \(response.status))\(message)"
+            )
+        case 400..<500
+        where method == "signatures/signHash"
+            && (code == "expired_sad"
+                || (description.contains("sad") && (description.contains("expired") || description.contains("used")))):
+            return CertificateProviderError(
+                .authorizationExpired,
+                "CSC signatures/signHash: the signature activation data is no longer valid (HTTP \(response.status))\(message); sign again"
+            )
         case 400..<500:
-            return CertificateProviderError(.serverRejected, "CSC \(method): the service refused the request (HTTP \(response.status))\(message)")
+            return CertificateProviderError(
+                .serverRejected,
+                "CSC \(method): the service refused the request (HTTP \(response.status))\(message)"
+            )
         case 500..<600:
-            return CertificateProviderError(.network, "CSC \(method): the service failed (HTTP \(response.status))\(message); try again later")
+            return CertificateProviderError(
+                .network,
+                "CSC \(method): the service failed (HTTP \(response.status))\(message); try again later"
+            )
         default:
             return CertificateProviderError(.network, "CSC \(method): unexpected HTTP \(response.status)\(message)")
         }
@@ -362,7 +475,9 @@ public actor CSCClient {
     /// `: <error>: <error_description>` from an error body, or "".
     package static func serverMessage(_ response: HTTPResponse) -> String {
         guard let json = try? JSONValue(parsing: response.body) else { return "" }
-        let parts = [json["error"]?.stringValue, json["error_description"]?.stringValue].compactMap { $0 }.filter { !$0.isEmpty }
+        let parts = [json["error"]?.stringValue, json["error_description"]?.stringValue].compactMap { $0 }.filter {
+            !$0.isEmpty
+        }
         guard !parts.isEmpty else { return "" }
         return ": \(parts.joined(separator: ": ").prefix(500))"
     }

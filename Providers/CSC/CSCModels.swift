@@ -21,8 +21,16 @@ public struct CSCServiceInfo: Sendable, Equatable {
     public var signAlgorithms: [String]
 
     /// Creates service information.
-    public init(specs: String, name: String, region: String, lang: String, authTypes: [String], oauth2: URL?, methods: [String],
-                signAlgorithms: [String]) {
+    public init(
+        specs: String,
+        name: String,
+        region: String,
+        lang: String,
+        authTypes: [String],
+        oauth2: URL?,
+        methods: [String],
+        signAlgorithms: [String]
+    ) {
         self.specs = specs
         self.name = name
         self.region = region
@@ -80,8 +88,19 @@ public struct CSCCredential: Sendable, Equatable {
     public var multisign: Int
 
     /// Creates a credential description.
-    public init(id: String, keyStatus: String, keyAlgorithms: [String], keyLength: Int, keyCurve: String?, certificateStatus: String?,
-                certificates: [Certificate], authMode: String, authObjects: [AuthObject], scal: Int, multisign: Int) {
+    public init(
+        id: String,
+        keyStatus: String,
+        keyAlgorithms: [String],
+        keyLength: Int,
+        keyCurve: String?,
+        certificateStatus: String?,
+        certificates: [Certificate],
+        authMode: String,
+        authObjects: [AuthObject],
+        scal: Int,
+        multisign: Int
+    ) {
         self.id = id
         self.keyStatus = keyStatus
         self.keyAlgorithms = keyAlgorithms
@@ -181,17 +200,28 @@ public enum CSCAlgorithms {
     /// (`sha256WithRSAEncryption`, `ecdsa-with-SHA256`) when the key lists it or its generic key OID.
     /// - Throws: `.unsupportedAlgorithm` naming what the key offers (RSA-PSS is not requested: it
     ///   needs DER parameters, and the CMS path signs with PKCS#1 v1.5).
-    public static func signAlgorithm(keyAlgorithms: [String], publicKeyAlgorithm: PublicKeyAlgorithm, digest: DigestAlgorithm,
-                                     scheme: SignatureScheme) throws -> String {
-        let wanted: String?, generic: String
+    public static func signAlgorithm(
+        keyAlgorithms: [String],
+        publicKeyAlgorithm: PublicKeyAlgorithm,
+        digest: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) throws -> String {
+        let wanted: String?
+        let generic: String
         switch scheme {
         case .rsaPKCS1v15 where publicKeyAlgorithm.isRSA: (wanted, generic) = (rsaPKCS1(digest), rsaEncryption)
         case .ecdsa where publicKeyAlgorithm.isEC: (wanted, generic) = (ecdsa(digest), ecPublicKey)
         default:
-            throw CertificateProviderError(.unsupportedAlgorithm, "CSC: a \(publicKeyAlgorithm) credential cannot sign with \(scheme) here (supported: RSA PKCS#1 v1.5, ECDSA)")
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "CSC: a \(publicKeyAlgorithm) credential cannot sign with \(scheme) here (supported: RSA PKCS#1 v1.5, ECDSA)"
+            )
         }
         guard let wanted, keyAlgorithms.contains(wanted) || keyAlgorithms.contains(generic) else {
-            throw CertificateProviderError(.unsupportedAlgorithm, "CSC: the credential's key offers \(keyAlgorithms.joined(separator: ", ")), not \(scheme) with \(digest)")
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "CSC: the credential's key offers \(keyAlgorithms.joined(separator: ", ")), not \(scheme) with \(digest)"
+            )
         }
         return wanted
     }

@@ -56,8 +56,10 @@ public final class CSCProvider: CertificateProvider {
         public static let timeout: ProviderParameters.Key = "timeout"
 
         /// Every key the provider accepts.
-        public static let all: Set<ProviderParameters.Key> = Set([url, clientID, clientSecret, credentialID, pin, otp, allowInsecureHTTP, timeout])
-            .union(RemoteTLSParameters.keys)
+        public static let all: Set<ProviderParameters.Key> = Set([
+            url, clientID, clientSecret, credentialID, pin, otp, allowInsecureHTTP, timeout,
+        ])
+        .union(RemoteTLSParameters.keys)
         /// The keys whose values are secrets.
         public static let secrets: Set<ProviderParameters.Key> = [clientSecret, pin, otp, clientIdentityPassword]
     }
@@ -82,8 +84,12 @@ public final class CSCProvider: CertificateProvider {
     ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
-    public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil,
-                additionalHeaders: [(name: String, value: String)] = [], clientIdentityLookup: ClientIdentityLookup? = nil) {
+    public init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        additionalHeaders: [(name: String, value: String)] = [],
+        clientIdentityLookup: ClientIdentityLookup? = nil
+    ) {
         self.transport = transport
         self.clientIdentityLookup = clientIdentityLookup
         self.additionalHeaders = additionalHeaders
@@ -115,29 +121,49 @@ public final class CSCProvider: CertificateProvider {
         if credentialID == nil {
             let ids = try await client.listCredentials().ids
             guard ids.count == 1 else {
-                throw CertificateProviderError.invalidParameter(ids.isEmpty
-                    ? "the CSC client '\(try merged.requiredString(ParameterKey.clientID))' has no credentials"
-                    : "the CSC client has \(ids.count) credentials (\(ids.joined(separator: ", "))); set parameter 'credentialID'")
+                throw CertificateProviderError.invalidParameter(
+                    ids.isEmpty
+                        ? "the CSC client '\(try merged.requiredString(ParameterKey.clientID))' has no credentials"
+                        : "the CSC client has \(ids.count) credentials (\(ids.joined(separator: ", "))); set parameter 'credentialID'"
+                )
             }
             credentialID = ids[0]
         }
-        guard let credentialID else { throw CertificateProviderError.invalidParameter("parameter 'credentialID' is required") }
+        guard let credentialID else {
+            throw CertificateProviderError.invalidParameter("parameter 'credentialID' is required")
+        }
         let credential: CSCCredential
         do {
             credential = try await client.credentialInfo(credentialID)
         } catch let error as CertificateProviderError where error.code == .serverRejected {
             let known = (try? await client.listCredentials().ids) ?? []
-            throw CertificateProviderError.invalidParameter("CSC credential '\(credentialID)' was refused (\(error.reason)); the client has: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+            throw CertificateProviderError.invalidParameter(
+                "CSC credential '\(credentialID)' was refused (\(error.reason)); the client has: \(known.isEmpty ? "none" : known.joined(separator: ", "))"
+            )
         }
         guard let certificate = credential.certificate else {
-            throw CertificateProviderError(.network, "CSC credential \(credentialID): the service returned no certificate")
+            throw CertificateProviderError(
+                .network,
+                "CSC credential \(credentialID): the service returned no certificate"
+            )
         }
         guard credential.keyStatus.lowercased() == "enabled" else {
-            throw CertificateProviderError.unsupportedOperation("CSC credential \(credentialID): the key is \(credential.keyStatus)")
+            throw CertificateProviderError.unsupportedOperation(
+                "CSC credential \(credentialID): the key is \(credential.keyStatus)"
+            )
         }
-        let key = CSCSigningKey(credential: credential, certificate: certificate, client: client,
-                                pin: try merged.secret(ParameterKey.pin), otp: try merged.secret(ParameterKey.otp))
-        let identity = SigningIdentity(certificate: certificate, chain: Array(credential.certificates.dropFirst()), key: key)
+        let key = CSCSigningKey(
+            credential: credential,
+            certificate: certificate,
+            client: client,
+            pin: try merged.secret(ParameterKey.pin),
+            otp: try merged.secret(ParameterKey.otp)
+        )
+        let identity = SigningIdentity(
+            certificate: certificate,
+            chain: Array(credential.certificates.dropFirst()),
+            key: key
+        )
         state.withLock { $0.identity = identity }
         return identity
     }
@@ -175,7 +201,9 @@ public final class CSCProvider: CertificateProvider {
 
     private static func check(_ parameters: ProviderParameters) throws {
         for key in parameters.keys where !ParameterKey.all.contains(key) {
-            throw CertificateProviderError.invalidParameter("parameter '\(key)' is not known to the csc provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))")
+            throw CertificateProviderError.invalidParameter(
+                "parameter '\(key)' is not known to the csc provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))"
+            )
         }
         _ = try parameters.url(ParameterKey.url)
         for key in [ParameterKey.clientID, ParameterKey.credentialID] { _ = try parameters.string(key) }
@@ -188,17 +216,32 @@ public final class CSCProvider: CertificateProvider {
     }
 
     private func makeClient(_ parameters: ProviderParameters) throws -> CSCClient {
-        guard let url = try parameters.url(ParameterKey.url) else { throw CertificateProviderError.invalidParameter("parameter 'url' is required") }
+        guard let url = try parameters.url(ParameterKey.url) else {
+            throw CertificateProviderError.invalidParameter("parameter 'url' is required")
+        }
         guard let clientID = try parameters.string(ParameterKey.clientID), !clientID.isEmpty else {
             throw CertificateProviderError.invalidParameter("parameter 'clientID' is required")
         }
-        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false)
+        let policy = RemoteEndpointPolicy(
+            allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false
+        )
         try policy.validate(url)
-        let configuration = CSCClient.Configuration(baseURL: url, clientID: clientID, clientSecret: try parameters.secret(ParameterKey.clientSecret),
-                                                    timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
-                                                    endpointPolicy: policy, additionalHeaders: additionalHeaders)
-        return CSCClient(configuration: configuration,
-                         transport: try RemoteTLSParameters.transport(for: parameters, endpointPolicy: policy, given: transport,
-                                                                      identityLookup: clientIdentityLookup))
+        let configuration = CSCClient.Configuration(
+            baseURL: url,
+            clientID: clientID,
+            clientSecret: try parameters.secret(ParameterKey.clientSecret),
+            timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
+            endpointPolicy: policy,
+            additionalHeaders: additionalHeaders
+        )
+        return CSCClient(
+            configuration: configuration,
+            transport: try RemoteTLSParameters.transport(
+                for: parameters,
+                endpointPolicy: policy,
+                given: transport,
+                identityLookup: clientIdentityLookup
+            )
+        )
     }
 }

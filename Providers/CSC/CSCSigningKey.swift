@@ -51,7 +51,11 @@ public struct CSCSigningKey: BatchSigningKey {
 
     /// Signs one digest: one authorization and one `signHash`.
     /// - Throws: as ``signatures(forDigests:digestAlgorithm:scheme:)``.
-    public func signature(forDigest digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+    public func signature(
+        forDigest digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
         try await signatures(forDigests: [digest], digestAlgorithm: digestAlgorithm, scheme: scheme)[0]
     }
 
@@ -61,32 +65,67 @@ public struct CSCSigningKey: BatchSigningKey {
     ///   not given; `.unsupportedAlgorithm` when the key offers no algorithm for `scheme` and
     ///   `digestAlgorithm`; `.invalidServerSignature` when a returned value does not verify; the
     ///   client's errors (`.wrongPassword`, `.authorizationExpired`, `.authenticationFailed`, …).
-    public func signatures(forDigests digests: [[UInt8]], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [[UInt8]] {
+    public func signatures(
+        forDigests digests: [[UInt8]],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [[UInt8]] {
         guard !digests.isEmpty else { throw CertificateProviderError.invalidParameter("CSC: there is nothing to sign") }
         guard digests.count <= maximumBatchSize else {
-            throw CertificateProviderError.invalidParameter("CSC credential \(credentialID) signs at most \(maximumBatchSize) hashes per authorization, not \(digests.count)")
+            throw CertificateProviderError.invalidParameter(
+                "CSC credential \(credentialID) signs at most \(maximumBatchSize) hashes per authorization, not \(digests.count)"
+            )
         }
         for digest in digests where digest.count != digestAlgorithm.outputByteCount {
-            throw CertificateProviderError.invalidParameter("CSC: a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
+            throw CertificateProviderError.invalidParameter(
+                "CSC: a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)"
+            )
         }
         if credential.needsPIN, pin == nil {
-            throw CertificateProviderError(.passwordRequired, "CSC credential \(credentialID) asks for a PIN: set parameter 'pin'")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "CSC credential \(credentialID) asks for a PIN: set parameter 'pin'"
+            )
         }
         if credential.needsOTP, otp == nil {
-            throw CertificateProviderError(.passwordRequired, "CSC credential \(credentialID) asks for a one-time password: set parameter 'otp'")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "CSC credential \(credentialID) asks for a one-time password: set parameter 'otp'"
+            )
         }
-        let signAlgorithm = try CSCAlgorithms.signAlgorithm(keyAlgorithms: credential.keyAlgorithms, publicKeyAlgorithm: publicKeyAlgorithm,
-                                                            digest: digestAlgorithm, scheme: scheme)
+        let signAlgorithm = try CSCAlgorithms.signAlgorithm(
+            keyAlgorithms: credential.keyAlgorithms,
+            publicKeyAlgorithm: publicKeyAlgorithm,
+            digest: digestAlgorithm,
+            scheme: scheme
+        )
         let boundToHashes = credential.scal == 2
-        let authorization = try await client.authorize(credentialID: credentialID, numSignatures: digests.count,
-                                                       hashes: boundToHashes ? digests : nil, hashAlgorithm: boundToHashes ? digestAlgorithm : nil,
-                                                       pin: credential.needsPIN ? pin : nil, otp: credential.needsOTP ? otp : nil)
-        let signatures = try await client.signHash(credentialID: credentialID, sad: authorization.sad, hashes: digests,
-                                                   hashAlgorithm: digestAlgorithm, signAlgorithm: signAlgorithm)
+        let authorization = try await client.authorize(
+            credentialID: credentialID,
+            numSignatures: digests.count,
+            hashes: boundToHashes ? digests : nil,
+            hashAlgorithm: boundToHashes ? digestAlgorithm : nil,
+            pin: credential.needsPIN ? pin : nil,
+            otp: credential.needsOTP ? otp : nil
+        )
+        let signatures = try await client.signHash(
+            credentialID: credentialID,
+            sad: authorization.sad,
+            hashes: digests,
+            hashAlgorithm: digestAlgorithm,
+            signAlgorithm: signAlgorithm
+        )
         for (index, signature) in signatures.enumerated()
-        where !certificate.isValidSignature(signature, forDigest: digests[index], digestAlgorithm: digestAlgorithm, scheme: scheme) {
-            throw CertificateProviderError(.invalidServerSignature,
-                                           "CSC credential \(credentialID): signature \(index + 1) of \(signatures.count) returned by signatures/signHash does not verify with the certificate '\(certificate.subject)' over its hash; nothing was signed")
+        where !certificate.isValidSignature(
+            signature,
+            forDigest: digests[index],
+            digestAlgorithm: digestAlgorithm,
+            scheme: scheme
+        ) {
+            throw CertificateProviderError(
+                .invalidServerSignature,
+                "CSC credential \(credentialID): signature \(index + 1) of \(signatures.count) returned by signatures/signHash does not verify with the certificate '\(certificate.subject)' over its hash; nothing was signed"
+            )
         }
         return signatures
     }

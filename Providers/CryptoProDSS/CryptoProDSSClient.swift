@@ -59,11 +59,19 @@ public actor CryptoProDSSClient {
         public var additionalHeaders: [(name: String, value: String)]
 
         /// Creates a configuration; every argument documents its default above.
-        public init(baseURL: URL, stsApplication: String = "STS", signServerApplication: String = "SignServer",
-                    clientID: String = Configuration.defaultClientID, clientSecret: Secret? = nil,
-                    resource: String = "urn:cryptopro:dss:signserver:signserver", timeout: TimeInterval = 30,
-                    renewalMargin: TimeInterval = 30, retryPolicy: RetryPolicy = .default, endpointPolicy: RemoteEndpointPolicy = .default,
-                    additionalHeaders: [(name: String, value: String)] = []) {
+        public init(
+            baseURL: URL,
+            stsApplication: String = "STS",
+            signServerApplication: String = "SignServer",
+            clientID: String = Configuration.defaultClientID,
+            clientSecret: Secret? = nil,
+            resource: String = "urn:cryptopro:dss:signserver:signserver",
+            timeout: TimeInterval = 30,
+            renewalMargin: TimeInterval = 30,
+            retryPolicy: RetryPolicy = .default,
+            endpointPolicy: RemoteEndpointPolicy = .default,
+            additionalHeaders: [(name: String, value: String)] = []
+        ) {
             self.baseURL = baseURL
             self.stsApplication = stsApplication
             self.signServerApplication = signServerApplication
@@ -113,14 +121,20 @@ public actor CryptoProDSSClient {
     ///   - token: the saved token, used while valid.
     ///   - credentials: user name and password to log in again when the token expires; nil makes an
     ///     expired token end in `.authenticationFailed`.
-    public init(configuration: Configuration, transport: (any HTTPTransport)? = nil, token: CryptoProToken?,
-                credentials: (username: String, password: Secret)?) {
+    public init(
+        configuration: Configuration,
+        transport: (any HTTPTransport)? = nil,
+        token: CryptoProToken?,
+        credentials: (username: String, password: Secret)?
+    ) {
         self.token = token
         self.credentials = credentials
         self.configuration = configuration
         // Without trustedCAFile or clientIdentity, CurlTransport(configuration:) cannot throw.
-        self.transport = transport ?? ((try? CurlTransport(configuration: .init(endpointPolicy: configuration.endpointPolicy)))
-            ?? CurlTransport())
+        self.transport =
+            transport
+            ?? ((try? CurlTransport(configuration: .init(endpointPolicy: configuration.endpointPolicy)))
+                ?? CurlTransport())
     }
 
     // MARK: Session
@@ -187,10 +201,16 @@ public actor CryptoProDSSClient {
     /// - Returns: the DER CMS ContentInfo the server made.
     /// - Throws: `.wrongPassword` (PIN), `.serverRejected` (unknown certificate, bad parameters),
     ///   `.invalidParameter` for a hash signature that is not detached; see the type's error list.
-    public func sign(document: [UInt8], certificateID: Int, pin: Secret?,
-                     parameters: CryptoProSignatureParameters = CryptoProSignatureParameters()) async throws -> [UInt8] {
+    public func sign(
+        document: [UInt8],
+        certificateID: Int,
+        pin: Secret?,
+        parameters: CryptoProSignatureParameters = CryptoProSignatureParameters()
+    ) async throws -> [UInt8] {
         if parameters.isHash, !parameters.isDetached {
-            throw CertificateProviderError.invalidParameter("CryptoPro DSS sign: a signature of a hash (Hash: True) is always detached; set isDetached")
+            throw CertificateProviderError.invalidParameter(
+                "CryptoPro DSS sign: a signature of a hash (Hash: True) is always detached; set isDetached"
+            )
         }
         var signature: [String: JSONValue] = [
             "Type": .string(parameters.type.rawValue),
@@ -201,7 +221,10 @@ public actor CryptoProDSSClient {
         if let slot = slots.first { signature["PinCode"] = .string(slot.placeholder) }
         var request = try makeRequest(.post, configuration.documentsURL)
         request.setHeader("Accept", "application/json")
-        try request.setJSONBody(["Content": .string(Data(document).base64EncodedString()), "Signature": .object(signature)], secrets: slots)
+        try request.setJSONBody(
+            ["Content": .string(Data(document).base64EncodedString()), "Signature": .object(signature)],
+            secrets: slots
+        )
         let response = try await sendAuthorized(request, name: "sign")
         return try CryptoProDSSClient.decodeSignature(try response.json(context: "CryptoPro DSS sign"))
     }
@@ -210,23 +233,43 @@ public actor CryptoProDSSClient {
 
     /// Decodes a successful token answer; `issuedAt` is when the request was sent.
     package static func decodeToken(_ response: HTTPResponse, issuedAt: Date) throws -> CryptoProToken {
-        let reader = try JSONObjectReader(try response.json(context: "CryptoPro DSS login"), context: "CryptoPro DSS login")
+        let reader = try JSONObjectReader(
+            try response.json(context: "CryptoPro DSS login"),
+            context: "CryptoPro DSS login"
+        )
         let access = try reader.string("access_token")
-        guard !access.isEmpty else { throw CertificateProviderError(.network, "CryptoPro DSS login: field 'access_token' is empty") }
+        guard !access.isEmpty else {
+            throw CertificateProviderError(.network, "CryptoPro DSS login: field 'access_token' is empty")
+        }
         let lifetime = try reader.optionalInt("expires_in") ?? 3600
-        guard lifetime >= 0 else { throw CertificateProviderError(.network, "CryptoPro DSS login: field 'expires_in' is negative") }
+        guard lifetime >= 0 else {
+            throw CertificateProviderError(.network, "CryptoPro DSS login: field 'expires_in' is negative")
+        }
         let type = try reader.optionalString("token_type") ?? "Bearer"
         guard type.caseInsensitiveCompare("Bearer") == .orderedSame else {
-            throw CertificateProviderError(.network, "CryptoPro DSS login: token_type '\(type)' is not supported (expected Bearer)")
+            throw CertificateProviderError(
+                .network,
+                "CryptoPro DSS login: token_type '\(type)' is not supported (expected Bearer)"
+            )
         }
-        return CryptoProToken(accessToken: Secret(access), expiresAt: issuedAt.addingTimeInterval(TimeInterval(lifetime)), tokenType: "Bearer")
+        return CryptoProToken(
+            accessToken: Secret(access),
+            expiresAt: issuedAt.addingTimeInterval(TimeInterval(lifetime)),
+            tokenType: "Bearer"
+        )
     }
 
     /// Decodes a certificates answer (a JSON array); `cache` maps base64 DER to parsed certificates
     /// (at most 64 entries are kept).
-    package static func decodeCertificates(_ json: JSONValue, cache: inout [String: Certificate]) throws -> [CryptoProCertificate] {
+    package static func decodeCertificates(
+        _ json: JSONValue,
+        cache: inout [String: Certificate]
+    ) throws -> [CryptoProCertificate] {
         guard let entries = json.arrayValue else {
-            throw CertificateProviderError(.network, "CryptoPro DSS certificates: the body must be a JSON array, found \(json.typeName)")
+            throw CertificateProviderError(
+                .network,
+                "CryptoPro DSS certificates: the body must be a JSON array, found \(json.typeName)"
+            )
         }
         return try entries.enumerated().map { index, entry in
             let reader = try JSONObjectReader(entry, context: "CryptoPro DSS certificates", path: "[\(index)].")
@@ -239,7 +282,10 @@ public actor CryptoProDSSClient {
                 do {
                     certificate = try Certificate(derEncoded: der)
                 } catch {
-                    throw CertificateProviderError(.network, "CryptoPro DSS certificates: field '[\(index)].CertificateBase64' is not a DER certificate")
+                    throw CertificateProviderError(
+                        .network,
+                        "CryptoPro DSS certificates: field '[\(index)].CertificateBase64' is not a DER certificate"
+                    )
                 }
                 if cache.count >= 64 { cache.removeAll() }
                 cache[base64] = certificate
@@ -247,25 +293,36 @@ public actor CryptoProDSSClient {
             let status: String?
             switch reader.value("Status") {
             case .string(let text)?: status = text
-            case .object(let members)?: status = members["Value"]?.stringValue ?? members["Value"]?.intValue.map(String.init)
+            case .object(let members)?:
+                status = members["Value"]?.stringValue ?? members["Value"]?.intValue.map(String.init)
             case .integer(let number)?: status = String(number)
             default: status = nil
             }
-            return CryptoProCertificate(id: try reader.int("ID"), distinguishedName: try reader.optionalString("DName") ?? certificate.subject,
-                                        certificate: certificate, status: status,
-                                        isDefault: try reader.value("IsDefault").map { _ in try reader.bool("IsDefault") } ?? false,
-                                        hasPIN: try reader.value("HasPin").map { _ in try reader.bool("HasPin") } ?? false,
-                                        friendlyName: try reader.optionalString("FriendlyName"))
+            return CryptoProCertificate(
+                id: try reader.int("ID"),
+                distinguishedName: try reader.optionalString("DName") ?? certificate.subject,
+                certificate: certificate,
+                status: status,
+                isDefault: try reader.value("IsDefault").map { _ in try reader.bool("IsDefault") } ?? false,
+                hasPIN: try reader.value("HasPin").map { _ in try reader.bool("HasPin") } ?? false,
+                friendlyName: try reader.optionalString("FriendlyName")
+            )
         }
     }
 
     /// Decodes a sign answer: a JSON string holding the base64 signature.
     package static func decodeSignature(_ json: JSONValue) throws -> [UInt8] {
         guard let text = json.stringValue else {
-            throw CertificateProviderError(.network, "CryptoPro DSS sign: the body must be a JSON string holding the base64 signature, found \(json.typeName)")
+            throw CertificateProviderError(
+                .network,
+                "CryptoPro DSS sign: the body must be a JSON string holding the base64 signature, found \(json.typeName)"
+            )
         }
         guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !data.isEmpty else {
-            throw CertificateProviderError(.network, "CryptoPro DSS sign: the signature the server returned is not base64")
+            throw CertificateProviderError(
+                .network,
+                "CryptoPro DSS sign: the signature the server returned is not base64"
+            )
         }
         return Array(data)
     }
@@ -276,8 +333,13 @@ public actor CryptoProDSSClient {
         var request = try makeRequest(.post, configuration.tokenURL)
         request.setHeader("Accept", "application/json")
         let slot = SecretSlot(password)
-        request.setFormBody([("grant_type", "password"), ("username", username), ("password", slot.placeholder),
-                             ("client_id", configuration.clientID), ("resource", configuration.resource)], secrets: [slot])
+        request.setFormBody(
+            [
+                ("grant_type", "password"), ("username", username), ("password", slot.placeholder),
+                ("client_id", configuration.clientID), ("resource", configuration.resource),
+            ],
+            secrets: [slot]
+        )
         if let secret = configuration.clientSecret {
             // RFC 6749 §2.3.1: both parts form-urlencoded, then joined with a colon.
             func encoded(_ text: String) -> String { String(HTTPRequest.formEncoded([(text, "")]).dropLast()) }
@@ -290,9 +352,13 @@ public actor CryptoProDSSClient {
             let message = CryptoProDSSClient.serverMessage(response)
             let oauthError = (try? JSONValue(parsing: response.body))?["error"]?.stringValue
             if response.status == 401 || response.status == 403
-                || (response.status == 400 && ["invalid_grant", "invalid_client", "unauthorized_client"].contains(oauthError ?? "")) {
-                throw CertificateProviderError(.authenticationFailed,
-                                               "CryptoPro DSS login: the STS refused the login of '\(username)' (HTTP \(response.status))\(message)")
+                || (response.status == 400
+                    && ["invalid_grant", "invalid_client", "unauthorized_client"].contains(oauthError ?? ""))
+            {
+                throw CertificateProviderError(
+                    .authenticationFailed,
+                    "CryptoPro DSS login: the STS refused the login of '\(username)' (HTTP \(response.status))\(message)"
+                )
             }
             throw failure("login", response)
         }
@@ -300,16 +366,21 @@ public actor CryptoProDSSClient {
     }
 
     /// A token valid for at least the renewal margin, logging in again when needed (shared by concurrent callers).
-    private func validToken(_ name: String, forceRenewalOf stale: CryptoProToken? = nil) async throws -> CryptoProToken {
+    private func validToken(_ name: String, forceRenewalOf stale: CryptoProToken? = nil) async throws -> CryptoProToken
+    {
         if let token, token.isValid(margin: configuration.renewalMargin),
-           stale.map({ $0.accessToken != token.accessToken }) ?? true {
+            stale.map({ $0.accessToken != token.accessToken }) ?? true
+        {
             return token
         }
         if let pendingLogin { return try await pendingLogin.value }
         guard let credentials else {
-            throw CertificateProviderError(.authenticationFailed, token == nil
-                ? "CryptoPro DSS \(name): not logged in; call login(username:password:) first"
-                : "CryptoPro DSS \(name): the token has expired and no credentials are kept to log in again; log in again")
+            throw CertificateProviderError(
+                .authenticationFailed,
+                token == nil
+                    ? "CryptoPro DSS \(name): not logged in; call login(username:password:) first"
+                    : "CryptoPro DSS \(name): the token has expired and no credentials are kept to log in again; log in again"
+            )
         }
         let task = Task { try await self.requestToken(username: credentials.username, password: credentials.password) }
         pendingLogin = task
@@ -329,8 +400,10 @@ public actor CryptoProDSSClient {
         }
         guard response.isSuccess else {
             if response.status == 401 {
-                throw CertificateProviderError(.authenticationFailed,
-                                               "CryptoPro DSS \(name): the server refused the token\(credentials == nil ? "" : " after a fresh login")\(CryptoProDSSClient.serverMessage(response)); log in again")
+                throw CertificateProviderError(
+                    .authenticationFailed,
+                    "CryptoPro DSS \(name): the server refused the token\(credentials == nil ? "" : " after a fresh login")\(CryptoProDSSClient.serverMessage(response)); log in again"
+                )
             }
             throw failure(name, response)
         }
@@ -353,22 +426,36 @@ public actor CryptoProDSSClient {
     private func failure(_ name: String, _ response: HTTPResponse) -> CertificateProviderError {
         let message = CryptoProDSSClient.serverMessage(response)
         switch response.status {
-        case let status where (status == 400 || status == 403) && name == "sign"
+        case let status
+        where (status == 400 || status == 403) && name == "sign"
             && ["pin", "пин"].contains(where: message.lowercased().contains):
-            return CertificateProviderError(.wrongPassword, "CryptoPro DSS sign: the server refused the certificate PIN (HTTP \(response.status))\(message)")
+            return CertificateProviderError(
+                .wrongPassword,
+                "CryptoPro DSS sign: the server refused the certificate PIN (HTTP \(response.status))\(message)"
+            )
         case 400..<500:
-            return CertificateProviderError(.serverRejected, "CryptoPro DSS \(name): the server refused the request (HTTP \(response.status))\(message)")
+            return CertificateProviderError(
+                .serverRejected,
+                "CryptoPro DSS \(name): the server refused the request (HTTP \(response.status))\(message)"
+            )
         case 500..<600:
-            return CertificateProviderError(.network, "CryptoPro DSS \(name): the server failed (HTTP \(response.status))\(message); try again later")
+            return CertificateProviderError(
+                .network,
+                "CryptoPro DSS \(name): the server failed (HTTP \(response.status))\(message); try again later"
+            )
         default:
-            return CertificateProviderError(.network, "CryptoPro DSS \(name): unexpected HTTP \(response.status) from the server\(message)")
+            return CertificateProviderError(
+                .network,
+                "CryptoPro DSS \(name): unexpected HTTP \(response.status) from the server\(message)"
+            )
         }
     }
 
     /// `: <Message>` from an error body (`Message`, else OAuth `error_description` / `error`), or "".
     package static func serverMessage(_ response: HTTPResponse) -> String {
         guard let json = try? JSONValue(parsing: response.body) else { return "" }
-        let message = json["Message"]?.stringValue ?? json["error_description"]?.stringValue ?? json["error"]?.stringValue
+        let message =
+            json["Message"]?.stringValue ?? json["error_description"]?.stringValue ?? json["error"]?.stringValue
         guard let message, !message.isEmpty else { return "" }
         return ": \(message.prefix(500))"
     }

@@ -153,9 +153,13 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     ///     parameter is refused).
     ///   - warning: called with a message when a cache file is ignored (foreign-owned, readable by
     ///     others, not a regular file, damaged); default none.
-    public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil,
-                additionalHeaders: [(name: String, value: String)] = [], clientIdentityLookup: ClientIdentityLookup? = nil,
-                warning: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        additionalHeaders: [(name: String, value: String)] = [],
+        clientIdentityLookup: ClientIdentityLookup? = nil,
+        warning: (@Sendable (String) -> Void)? = nil
+    ) {
         self.transport = transport
         self.clientIdentityLookup = clientIdentityLookup
         self.additionalHeaders = additionalHeaders
@@ -173,7 +177,9 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         try CryptoProDSSProvider.check(parameters)
         state.withLock { state in
             state.parameters = parameters
-            if let session = state.session, !CryptoProDSSProvider.matches(session.key, parameters) { state.session = nil }
+            if let session = state.session, !CryptoProDSSProvider.matches(session.key, parameters) {
+                state.session = nil
+            }
         }
     }
 
@@ -186,24 +192,52 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         let merged = parameters.merging(options)
         try CryptoProDSSProvider.check(merged)
         let configuration = try configuration(from: merged)
-        let client = CryptoProDSSClient(configuration: configuration, transport: try providerTransport(merged, configuration))
+        let client = CryptoProDSSClient(
+            configuration: configuration,
+            transport: try providerTransport(merged, configuration)
+        )
         let username = try merged.requiredString(ParameterKey.username)
         try await client.login(username: username, password: try merged.requiredSecret(ParameterKey.password))
         let certificates = try await client.certificates()
-        let chosen = try CryptoProDSSProvider.select(from: certificates, id: try merged.integer(ParameterKey.certificateID),
-                                                     name: try merged.string(ParameterKey.certificate))
-        let identity = SigningIdentity(certificate: chosen.certificate, chain: [],
-                                       key: ServerHeldSigningKey.cryptoProDSS(certificate: chosen.certificate, certificateID: chosen.id))
-        let key = SessionKey(url: configuration.baseURL.absoluteString, username: username, clientID: configuration.clientID,
-                             selection: try CryptoProDSSProvider.selection(merged))
-        let session = Session(key: key, identity: identity, certificateID: chosen.id, client: client, url: configuration.baseURL, username: username,
-                              pin: try merged.secret(ParameterKey.pin))
+        let chosen = try CryptoProDSSProvider.select(
+            from: certificates,
+            id: try merged.integer(ParameterKey.certificateID),
+            name: try merged.string(ParameterKey.certificate)
+        )
+        let identity = SigningIdentity(
+            certificate: chosen.certificate,
+            chain: [],
+            key: ServerHeldSigningKey.cryptoProDSS(certificate: chosen.certificate, certificateID: chosen.id)
+        )
+        let key = SessionKey(
+            url: configuration.baseURL.absoluteString,
+            username: username,
+            clientID: configuration.clientID,
+            selection: try CryptoProDSSProvider.selection(merged)
+        )
+        let session = Session(
+            key: key,
+            identity: identity,
+            certificateID: chosen.id,
+            client: client,
+            url: configuration.baseURL,
+            username: username,
+            pin: try merged.secret(ParameterKey.pin)
+        )
         state.withLock { $0.session = session }
         if let cache = try cache(merged), let token = await client.currentToken {
-            try cache.save(.init(url: key.url, username: username, clientID: key.clientID,
-                                 certificateID: chosen.id, certificateDER: Data(chosen.certificate.derRepresentation),
-                                 accessToken: CryptoProDSSProvider.text(of: token.accessToken), expiresAt: token.expiresAt,
-                                 selection: key.selection))
+            try cache.save(
+                .init(
+                    url: key.url,
+                    username: username,
+                    clientID: key.clientID,
+                    certificateID: chosen.id,
+                    certificateDER: Data(chosen.certificate.derRepresentation),
+                    accessToken: CryptoProDSSProvider.text(of: token.accessToken),
+                    expiresAt: token.expiresAt,
+                    selection: key.selection
+                )
+            )
         }
         return identity
     }
@@ -219,28 +253,53 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         guard let cache = try cache(parameters), let entry = try cache.load() else { return nil }
         let token = CryptoProToken(accessToken: Secret(entry.accessToken), expiresAt: entry.expiresAt)
         guard token.isValid(margin: 30), let url = URL(string: entry.url) else { return nil }
-        let key = SessionKey(url: entry.url, username: entry.username, clientID: entry.clientID,
-                             selection: entry.selection ?? "id:\(entry.certificateID)")
-        guard CryptoProDSSProvider.matches(key, parameters, cachedCertificateID: entry.certificateID) else { return nil }
+        let key = SessionKey(
+            url: entry.url,
+            username: entry.username,
+            clientID: entry.clientID,
+            selection: entry.selection ?? "id:\(entry.certificateID)"
+        )
+        guard CryptoProDSSProvider.matches(key, parameters, cachedCertificateID: entry.certificateID) else {
+            return nil
+        }
         let certificate: Certificate
         do {
             certificate = try Certificate(derEncoded: Array(entry.certificateDER))
         } catch {
-            throw CertificateProviderError(.storeCorrupted, "the CryptoPro DSS cache \(cache.fileURL.path) holds no valid certificate; delete it")
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the CryptoPro DSS cache \(cache.fileURL.path) holds no valid certificate; delete it"
+            )
         }
         var merged = parameters
         merged[ParameterKey.url] = .url(url)
         merged[ParameterKey.clientID] = .string(entry.clientID)
         let password = try parameters.secret(ParameterKey.password)
         let restored = try configuration(from: merged)
-        let client = CryptoProDSSClient(configuration: restored, transport: try providerTransport(merged, restored), token: token,
-                                        credentials: password.map { (entry.username, $0) })
-        let identity = SigningIdentity(certificate: certificate, chain: [],
-                                       key: ServerHeldSigningKey.cryptoProDSS(certificate: certificate, certificateID: entry.certificateID))
-        let session = Session(key: key, identity: identity, certificateID: entry.certificateID, client: client, url: url, username: entry.username,
-                              pin: try parameters.secret(ParameterKey.pin))
+        let client = CryptoProDSSClient(
+            configuration: restored,
+            transport: try providerTransport(merged, restored),
+            token: token,
+            credentials: password.map { (entry.username, $0) }
+        )
+        let identity = SigningIdentity(
+            certificate: certificate,
+            chain: [],
+            key: ServerHeldSigningKey.cryptoProDSS(certificate: certificate, certificateID: entry.certificateID)
+        )
+        let session = Session(
+            key: key,
+            identity: identity,
+            certificateID: entry.certificateID,
+            client: client,
+            url: url,
+            username: entry.username,
+            pin: try parameters.secret(ParameterKey.pin)
+        )
         return state.withLock { state -> SigningIdentity in
-            if let existing = state.session, CryptoProDSSProvider.matches(existing.key, state.parameters) { return existing.identity }
+            if let existing = state.session, CryptoProDSSProvider.matches(existing.key, state.parameters) {
+                return existing.identity
+            }
             state.session = session
             return identity
         }
@@ -249,8 +308,15 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// Whether a session made for `key` serves `parameters`: every one of `url`, `username`,
     /// `clientID` (default ``CryptoProDSSClient/Configuration/defaultClientID``) and the certificate
     /// selection that the parameters give must be the session's.
-    private static func matches(_ key: SessionKey, _ parameters: ProviderParameters, cachedCertificateID: Int? = nil) -> Bool {
-        let url: URL?, username: String?, clientID: String?, selection: String
+    private static func matches(
+        _ key: SessionKey,
+        _ parameters: ProviderParameters,
+        cachedCertificateID: Int? = nil
+    ) -> Bool {
+        let url: URL?
+        let username: String?
+        let clientID: String?
+        let selection: String
         do {
             url = try parameters.url(ParameterKey.url)
             username = try parameters.string(ParameterKey.username)
@@ -265,7 +331,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         if selection == key.selection { return true }
         // A cache from before selections were recorded, or an id that names the cached certificate.
         if let cachedCertificateID, selection == "id:\(cachedCertificateID)" { return true }
-        return parameters[ParameterKey.certificateID] == nil && parameters[ParameterKey.certificate] == nil && key.selection == "default"
+        return parameters[ParameterKey.certificateID] == nil && parameters[ParameterKey.certificate] == nil
+            && key.selection == "default"
     }
 
     /// The certificate selection the parameters ask for: `id:N`, `name:X` or `default`.
@@ -305,7 +372,11 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         switch request.format {
         case .cadesBES: type = .cades
         case .cms: type = .cms
-        default: throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: signature format '\(request.format)' is not supported (cades, cms)")
+        default:
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "CryptoPro DSS: signature format '\(request.format)' is not supported (cades, cms)"
+            )
         }
         let parameters = self.parameters
         let mode = try CryptoProDSSProvider.uploadMode(parameters)
@@ -329,56 +400,78 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         switch mode {
         case .content:
             guard let size else {
-                throw CertificateProviderError.invalidParameter("CryptoPro DSS: uploadMode 'content' needs the document, but only its digest was given")
+                throw CertificateProviderError.invalidParameter(
+                    "CryptoPro DSS: uploadMode 'content' needs the document, but only its digest was given"
+                )
             }
             guard size <= Int64(limit) else {
-                throw CertificateProviderError.invalidParameter("CryptoPro DSS: the document is \(size) bytes, more than maxUploadBytes (\(limit)); raise maxUploadBytes or use uploadMode 'hash' or 'auto'")
+                throw CertificateProviderError.invalidParameter(
+                    "CryptoPro DSS: the document is \(size) bytes, more than maxUploadBytes (\(limit)); raise maxUploadBytes or use uploadMode 'hash' or 'auto'"
+                )
             }
             sendsContent = true
         case .hash: sendsContent = false
         case .auto: sendsContent = size.map { $0 <= Int64(limit) } ?? false
         }
 
-        let document: [UInt8], isHash: Bool
+        let document: [UInt8]
+        let isHash: Bool
         if sendsContent {
             let keyAlgorithm = session.identity.certificate.publicKeyAlgorithm
             let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
             guard request.digestAlgorithm == fitting else {
-                throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the server chooses the digest of a document (\(fitting.displayName) for this \(keyAlgorithm.family) certificate), not \(request.digestAlgorithm.displayName); use uploadMode 'hash' to choose it")
+                throw CertificateProviderError(
+                    .unsupportedAlgorithm,
+                    "CryptoPro DSS: the server chooses the digest of a document (\(fitting.displayName) for this \(keyAlgorithm.family) certificate), not \(request.digestAlgorithm.displayName); use uploadMode 'hash' to choose it"
+                )
             }
             switch request.payload {
             case .content(let bytes): document = bytes
             case .digest:
                 // `sendsContent` implies a known size, so the file is there; it is at most `limit` bytes.
                 guard let url = request.contentFile, let data = FileManager.default.contents(atPath: url.path) else {
-                    throw CertificateProviderError(.fileSystem, "CryptoPro DSS: cannot read the document \(request.contentFile?.path ?? "-")")
+                    throw CertificateProviderError(
+                        .fileSystem,
+                        "CryptoPro DSS: cannot read the document \(request.contentFile?.path ?? "-")"
+                    )
                 }
                 document = Array(data)
             }
             isHash = false
         } else {
             guard request.isDetached else {
-                throw CertificateProviderError.invalidParameter("CryptoPro DSS: a signature of a digest is always detached")
+                throw CertificateProviderError.invalidParameter(
+                    "CryptoPro DSS: a signature of a digest is always detached"
+                )
             }
             let certificate = session.identity.certificate
             switch request.payload {
             case .content(let bytes):
-                document = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: request.digestAlgorithm).hash(bytes)
+                document = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: request.digestAlgorithm)
+                    .hash(bytes)
             case .digest(let digest, let given):
                 let algorithm = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: given)
                 guard algorithm == given else {
-                    throw CertificateProviderError(.unsupportedAlgorithm, "CryptoPro DSS: the certificate's \(certificate.publicKeyAlgorithm) key needs a \(algorithm) digest, not \(given)")
+                    throw CertificateProviderError(
+                        .unsupportedAlgorithm,
+                        "CryptoPro DSS: the certificate's \(certificate.publicKeyAlgorithm) key needs a \(algorithm) digest, not \(given)"
+                    )
                 }
                 guard digest.count == given.outputByteCount else {
-                    throw CertificateProviderError.invalidParameter("CryptoPro DSS: a \(given) digest is \(given.outputByteCount) bytes, not \(digest.count)")
+                    throw CertificateProviderError.invalidParameter(
+                        "CryptoPro DSS: a \(given) digest is \(given.outputByteCount) bytes, not \(digest.count)"
+                    )
                 }
                 document = digest
             }
             isHash = true
         }
-        let signature = try await session.client.sign(document: document, certificateID: session.certificateID,
-                                                      pin: try parameters.secret(ParameterKey.pin) ?? session.pin,
-                                                      parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: isHash))
+        let signature = try await session.client.sign(
+            document: document,
+            certificateID: session.certificateID,
+            pin: try parameters.secret(ParameterKey.pin) ?? session.pin,
+            parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: isHash)
+        )
         try await refreshCache(session, parameters: parameters)
         return signature
     }
@@ -392,7 +485,10 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// The digest a hash-mode upload uses for a certificate's key, by the core's one rule
     /// (`DigestAlgorithm.preferred(for:)`): the Streebog digest of its size for a GOST key; for RSA
     /// and EC keys the one asked for (SHA-256 by default), but never Streebog.
-    private static func hashModeDigest(for certificate: Certificate, requested: DigestAlgorithm) throws -> DigestAlgorithm {
+    private static func hashModeDigest(
+        for certificate: Certificate,
+        requested: DigestAlgorithm
+    ) throws -> DigestAlgorithm {
         let keyAlgorithm = certificate.publicKeyAlgorithm
         let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
         return keyAlgorithm.isGOST || requested.isGOST ? fitting : requested
@@ -401,7 +497,9 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     private static func uploadMode(_ parameters: ProviderParameters) throws -> UploadMode {
         guard let text = try parameters.string(ParameterKey.uploadMode) else { return .auto }
         guard let mode = UploadMode(rawValue: text) else {
-            throw CertificateProviderError.invalidParameter("parameter 'uploadMode' must be content, hash or auto, not '\(text)'")
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'uploadMode' must be content, hash or auto, not '\(text)'"
+            )
         }
         return mode
     }
@@ -412,7 +510,10 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         if let session = state.withLock({ $0.session }) { return session }
         _ = try await initialize(options: ProviderParameters())
         guard let session = state.withLock({ $0.session }) else {
-            throw CertificateProviderError(.authenticationFailed, "the CryptoPro DSS provider has no session; call initialize(options:)")
+            throw CertificateProviderError(
+                .authenticationFailed,
+                "the CryptoPro DSS provider has no session; call initialize(options:)"
+            )
         }
         return session
     }
@@ -422,20 +523,35 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         guard let cache = try cache(parameters), let token = await session.client.currentToken else { return }
         let text = CryptoProDSSProvider.text(of: token.accessToken)
         if let entry = try? cache.load(), entry.accessToken == text { return }
-        try cache.save(.init(url: session.url.absoluteString, username: session.username, clientID: session.client.configuration.clientID,
-                             certificateID: session.certificateID, certificateDER: Data(session.identity.certificate.derRepresentation),
-                             accessToken: text, expiresAt: token.expiresAt, selection: session.key.selection),
-                       replacingOnlyOlder: true)
+        try cache.save(
+            .init(
+                url: session.url.absoluteString,
+                username: session.username,
+                clientID: session.client.configuration.clientID,
+                certificateID: session.certificateID,
+                certificateDER: Data(session.identity.certificate.derRepresentation),
+                accessToken: text,
+                expiresAt: token.expiresAt,
+                selection: session.key.selection
+            ),
+            replacingOnlyOlder: true
+        )
     }
 
     // MARK: Selection
 
     /// Picks a certificate by id (0 = default), by name, or the default / only one.
-    static func select(from certificates: [CryptoProCertificate], id: Int?, name: String?) throws -> CryptoProCertificate {
+    static func select(
+        from certificates: [CryptoProCertificate],
+        id: Int?,
+        name: String?
+    ) throws -> CryptoProCertificate {
         let available = certificates.isEmpty ? "none" : certificates.map(\.label).joined(separator: ", ")
         if let id, id != 0 {
             guard let match = certificates.first(where: { $0.id == id }) else {
-                throw CertificateProviderError.invalidParameter("certificate \(id) is not among the user's CryptoPro DSS certificates (\(available))")
+                throw CertificateProviderError.invalidParameter(
+                    "certificate \(id) is not among the user's CryptoPro DSS certificates (\(available))"
+                )
             }
             return match
         }
@@ -445,32 +561,44 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                     || $0.certificate.subjectAttribute("CN") == name
             }
             guard matches.count == 1 else {
-                throw CertificateProviderError.invalidParameter(matches.isEmpty
-                    ? "no CryptoPro DSS certificate is named '\(name)' (friendly name, subject or CN); the user has: \(available)"
-                    : "several CryptoPro DSS certificates are named '\(name)' (\(matches.map(\.label).joined(separator: ", "))); set parameter 'certificateID'")
+                throw CertificateProviderError.invalidParameter(
+                    matches.isEmpty
+                        ? "no CryptoPro DSS certificate is named '\(name)' (friendly name, subject or CN); the user has: \(available)"
+                        : "several CryptoPro DSS certificates are named '\(name)' (\(matches.map(\.label).joined(separator: ", "))); set parameter 'certificateID'"
+                )
             }
             return matches[0]
         }
         if let match = certificates.first(where: \.isDefault) { return match }
         if id == nil, certificates.count == 1 { return certificates[0] }
-        throw CertificateProviderError.invalidParameter(certificates.isEmpty
-            ? "the user has no CryptoPro DSS certificates"
-            : "the user has no default CryptoPro DSS certificate; set parameter 'certificateID' or 'certificate' (the user has: \(available))")
+        throw CertificateProviderError.invalidParameter(
+            certificates.isEmpty
+                ? "the user has no CryptoPro DSS certificates"
+                : "the user has no default CryptoPro DSS certificate; set parameter 'certificateID' or 'certificate' (the user has: \(available))"
+        )
     }
 
     // MARK: Parameters
 
     private static func check(_ parameters: ProviderParameters) throws {
         for key in parameters.keys where !ParameterKey.all.contains(key) {
-            throw CertificateProviderError.invalidParameter("parameter '\(key)' is not known to the cryptopro-dss provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))")
+            throw CertificateProviderError.invalidParameter(
+                "parameter '\(key)' is not known to the cryptopro-dss provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))"
+            )
         }
         _ = try parameters.url(ParameterKey.url)
-        for key in [ParameterKey.username, ParameterKey.clientID, ParameterKey.certificate, ParameterKey.storeDirectory] {
+        for key in [
+            ParameterKey.username, ParameterKey.clientID, ParameterKey.certificate, ParameterKey.storeDirectory,
+        ] {
             _ = try parameters.string(key)
         }
-        for key in [ParameterKey.password, ParameterKey.clientSecret, ParameterKey.pin] { _ = try parameters.secret(key) }
+        for key in [ParameterKey.password, ParameterKey.clientSecret, ParameterKey.pin] {
+            _ = try parameters.secret(key)
+        }
         if let id = try parameters.integer(ParameterKey.certificateID), id < 0 {
-            throw CertificateProviderError.invalidParameter("parameter 'certificateID' must be 0 (the default certificate) or a certificate id, not \(id)")
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'certificateID' must be 0 (the default certificate) or a certificate id, not \(id)"
+            )
         }
         if let timeout = try parameters.integer(ParameterKey.timeout), timeout <= 0 {
             throw CertificateProviderError.invalidParameter("parameter 'timeout' must be a positive number of seconds")
@@ -478,24 +606,41 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         _ = try parameters.boolean(ParameterKey.allowInsecureHTTP)
         _ = try uploadMode(parameters)
         if let limit = try parameters.integer(ParameterKey.maxUploadBytes), limit <= 0 {
-            throw CertificateProviderError.invalidParameter("parameter 'maxUploadBytes' must be a positive number of bytes")
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'maxUploadBytes' must be a positive number of bytes"
+            )
         }
         try RemoteTLSParameters.check(parameters)
     }
 
     /// The app's transport, or a CurlTransport with the TLS parameters, or nil (the client's default).
-    private func providerTransport(_ parameters: ProviderParameters, _ configuration: CryptoProDSSClient.Configuration) throws -> (any HTTPTransport)? {
-        try RemoteTLSParameters.transport(for: parameters, endpointPolicy: configuration.endpointPolicy, given: transport,
-                                          identityLookup: clientIdentityLookup)
+    private func providerTransport(
+        _ parameters: ProviderParameters,
+        _ configuration: CryptoProDSSClient.Configuration
+    ) throws -> (any HTTPTransport)? {
+        try RemoteTLSParameters.transport(
+            for: parameters,
+            endpointPolicy: configuration.endpointPolicy,
+            given: transport,
+            identityLookup: clientIdentityLookup
+        )
     }
 
     private func configuration(from parameters: ProviderParameters) throws -> CryptoProDSSClient.Configuration {
-        guard let url = try parameters.url(ParameterKey.url) else { throw CertificateProviderError.invalidParameter("parameter 'url' is required") }
-        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false)
+        guard let url = try parameters.url(ParameterKey.url) else {
+            throw CertificateProviderError.invalidParameter("parameter 'url' is required")
+        }
+        let policy = RemoteEndpointPolicy(
+            allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false
+        )
         try policy.validate(url)
-        var configuration = CryptoProDSSClient.Configuration(baseURL: url, clientSecret: try parameters.secret(ParameterKey.clientSecret),
-                                                             timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
-                                                             endpointPolicy: policy, additionalHeaders: additionalHeaders)
+        var configuration = CryptoProDSSClient.Configuration(
+            baseURL: url,
+            clientSecret: try parameters.secret(ParameterKey.clientSecret),
+            timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
+            endpointPolicy: policy,
+            additionalHeaders: additionalHeaders
+        )
         if let clientID = try parameters.string(ParameterKey.clientID) { configuration.clientID = clientID }
         return configuration
     }

@@ -19,8 +19,15 @@ public struct CryptoProCertificate: Sendable, Equatable {
     public var friendlyName: String?
 
     /// Creates a certificate record.
-    public init(id: Int, distinguishedName: String, certificate: Certificate, status: String?, isDefault: Bool, hasPIN: Bool,
-                friendlyName: String?) {
+    public init(
+        id: Int,
+        distinguishedName: String,
+        certificate: Certificate,
+        status: String?,
+        isDefault: Bool,
+        hasPIN: Bool,
+        friendlyName: String?
+    ) {
         self.id = id
         self.distinguishedName = distinguishedName
         self.certificate = certificate
@@ -65,7 +72,12 @@ public struct CryptoProSignatureParameters: Sendable, Equatable {
     public var isHash: Bool
 
     /// Creates parameters; every argument documents its default above.
-    public init(type: CryptoProSignatureType = .cades, cadesType: String = "BES", isDetached: Bool = true, isHash: Bool = false) {
+    public init(
+        type: CryptoProSignatureType = .cades,
+        cadesType: String = "BES",
+        isDetached: Bool = true,
+        isHash: Bool = false
+    ) {
         self.type = type
         self.cadesType = cadesType
         self.isDetached = isDetached

@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -48,7 +49,9 @@ struct CryptoProSessionCache: Sendable {
     /// - Throws: `.storeCorrupted` when the file is not ours; `.fileSystem` when it cannot be read.
     func load() throws -> Entry? {
         if let reason = FileSystem.untrustedFileReason(fileURL.path) {
-            warning?("ignoring the CryptoPro DSS cache \(fileURL.path): \(reason); delete it (certsign writes its own with mode 0600)")
+            warning?(
+                "ignoring the CryptoPro DSS cache \(fileURL.path): \(reason); delete it (certsign writes its own with mode 0600)"
+            )
             return nil
         }
         let data: Data
@@ -57,7 +60,10 @@ struct CryptoProSessionCache: Sendable {
         } catch CocoaError.fileReadNoSuchFile {
             return nil
         } catch {
-            throw CertificateProviderError(.fileSystem, "cannot read the CryptoPro DSS cache \(fileURL.path): \(error.localizedDescription)")
+            throw CertificateProviderError(
+                .fileSystem,
+                "cannot read the CryptoPro DSS cache \(fileURL.path): \(error.localizedDescription)"
+            )
         }
         do {
             let decoder = JSONDecoder()
@@ -66,7 +72,10 @@ struct CryptoProSessionCache: Sendable {
             guard entry.version == 1 else { throw CertificateProviderError(.storeCorrupted, "unknown version") }
             return entry
         } catch {
-            throw CertificateProviderError(.storeCorrupted, "the CryptoPro DSS cache \(fileURL.path) is not a cache file of this provider; delete it")
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the CryptoPro DSS cache \(fileURL.path) is not a cache file of this provider; delete it"
+            )
         }
     }
 
@@ -86,7 +95,8 @@ struct CryptoProSessionCache: Sendable {
         let lock = try FileSystem.Lock(path: directory.appendingPathComponent(".cryptopro-dss-session.lock").path)
         defer { lock.release() }
         if replacingOnlyOlder, let current = try? load(), current.url == entry.url, current.username == entry.username,
-           current.clientID == entry.clientID, current.expiresAt >= entry.expiresAt {
+            current.clientID == entry.clientID, current.expiresAt >= entry.expiresAt
+        {
             return
         }
         try FileSystem.writeAtomically(fileURL.path, bytes)
@@ -96,7 +106,10 @@ struct CryptoProSessionCache: Sendable {
     /// - Throws: `.fileSystem` when it exists and cannot be removed.
     func delete() throws {
         if unlink(fileURL.path) != 0, errno != ENOENT {
-            throw CertificateProviderError(.fileSystem, "cannot remove the CryptoPro DSS cache \(fileURL.path): \(String(cString: strerror(errno)))")
+            throw CertificateProviderError(
+                .fileSystem,
+                "cannot remove the CryptoPro DSS cache \(fileURL.path): \(String(cString: strerror(errno)))"
+            )
         }
     }
 }

@@ -9,7 +9,10 @@ extension ServerHeldSigningKey {
     /// ``CryptoProDSSClient/sign(document:certificateID:pin:parameters:)``.
     public static func cryptoProDSS(certificate: Certificate, certificateID: Int) -> ServerHeldSigningKey {
         ServerHeldSigningKey(
-            certificate: certificate, certificateID: String(certificateID),
-            explanation: "the key of CryptoPro DSS certificate \(certificateID) stays on the server, which returns finished CAdES/CMS signatures, not raw signature values; sign through DocumentSigning.signDocument(_:) (CryptoProDSSProvider) instead")
+            certificate: certificate,
+            certificateID: String(certificateID),
+            explanation:
+                "the key of CryptoPro DSS certificate \(certificateID) stays on the server, which returns finished CAdES/CMS signatures, not raw signature values; sign through DocumentSigning.signDocument(_:) (CryptoProDSSProvider) instead"
+        )
     }
 }

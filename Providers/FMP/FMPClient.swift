@@ -49,9 +49,18 @@ public actor FMPClient {
         public var additionalHeaders: [(name: String, value: String)]
 
         /// Creates a configuration.
-        public init(apiVersion: String = "v1", host: URL, environment: String, project: String, device: String,
-                    routes: FMPRoutes = .standard, timeout: TimeInterval = 30, retryPolicy: RetryPolicy = .default,
-                    endpointPolicy: RemoteEndpointPolicy = .default, additionalHeaders: [(name: String, value: String)] = []) {
+        public init(
+            apiVersion: String = "v1",
+            host: URL,
+            environment: String,
+            project: String,
+            device: String,
+            routes: FMPRoutes = .standard,
+            timeout: TimeInterval = 30,
+            retryPolicy: RetryPolicy = .default,
+            endpointPolicy: RemoteEndpointPolicy = .default,
+            additionalHeaders: [(name: String, value: String)] = []
+        ) {
             self.apiVersion = apiVersion
             self.host = host
             self.environment = environment
@@ -66,11 +75,26 @@ public actor FMPClient {
 
         /// The configuration a saved session points at (host, API version, environment, project,
         /// device), with the other fields given here.
-        public init(session: FMPSession, routes: FMPRoutes = .standard, timeout: TimeInterval = 30, retryPolicy: RetryPolicy = .default,
-                    endpointPolicy: RemoteEndpointPolicy = .default, additionalHeaders: [(name: String, value: String)] = []) {
-            self.init(apiVersion: session.apiVersion, host: session.host, environment: session.environment, project: session.project,
-                      device: session.device, routes: routes, timeout: timeout, retryPolicy: retryPolicy, endpointPolicy: endpointPolicy,
-                      additionalHeaders: additionalHeaders)
+        public init(
+            session: FMPSession,
+            routes: FMPRoutes = .standard,
+            timeout: TimeInterval = 30,
+            retryPolicy: RetryPolicy = .default,
+            endpointPolicy: RemoteEndpointPolicy = .default,
+            additionalHeaders: [(name: String, value: String)] = []
+        ) {
+            self.init(
+                apiVersion: session.apiVersion,
+                host: session.host,
+                environment: session.environment,
+                project: session.project,
+                device: session.device,
+                routes: routes,
+                timeout: timeout,
+                retryPolicy: retryPolicy,
+                endpointPolicy: endpointPolicy,
+                additionalHeaders: additionalHeaders
+            )
         }
     }
 
@@ -123,9 +147,16 @@ public actor FMPClient {
     /// The current session (host, environment, project, device, tokens), or nil before login.
     public func exportSession() -> FMPSession? {
         guard let tokens else { return nil }
-        return FMPSession(host: configuration.host, apiVersion: configuration.apiVersion, environment: configuration.environment,
-                          project: configuration.project, device: configuration.device, username: username,
-                          token: tokens.access, refreshToken: tokens.refresh)
+        return FMPSession(
+            host: configuration.host,
+            apiVersion: configuration.apiVersion,
+            environment: configuration.environment,
+            project: configuration.project,
+            device: configuration.device,
+            username: username,
+            token: tokens.access,
+            refreshToken: tokens.refresh
+        )
     }
 
     /// Adopts a saved session's tokens.
@@ -133,9 +164,12 @@ public actor FMPClient {
     ///   environment, project or device than this client's configuration.
     public func importSession(_ session: FMPSession) throws {
         guard session.host == configuration.host, session.apiVersion == configuration.apiVersion,
-              session.environment == configuration.environment, session.project == configuration.project,
-              session.device == configuration.device else {
-            throw CertificateProviderError.invalidParameter("the saved session is for \(session.host.absoluteString) \(session.environment)/\(session.project), not this client's configuration")
+            session.environment == configuration.environment, session.project == configuration.project,
+            session.device == configuration.device
+        else {
+            throw CertificateProviderError.invalidParameter(
+                "the saved session is for \(session.host.absoluteString) \(session.environment)/\(session.project), not this client's configuration"
+            )
         }
         tokens = (session.token, session.refreshToken)
         username = session.username
@@ -170,7 +204,10 @@ public actor FMPClient {
     public func refreshSession() async throws {
         guard let current = tokens?.access else { throw notLoggedIn("refresh") }
         guard try await renew(after: current, reauthenticate: false) else {
-            throw CertificateProviderError(.authenticationFailed, "FMP refresh: the refresh token was refused; log in again")
+            throw CertificateProviderError(
+                .authenticationFailed,
+                "FMP refresh: the refresh token was refused; log in again"
+            )
         }
     }
 
@@ -179,8 +216,13 @@ public actor FMPClient {
     public func certificates(dssPassword: Secret) async throws -> FMPResult<[FMPCertificate]> {
         let password = SecretSlot(dssPassword)
         let body: JSONValue = ["password": .string(password.placeholder)]
-        let (envelope, raw) = try await call("certificates", method: .post, template: configuration.routes.certificates, json: body,
-                                             secrets: [password])
+        let (envelope, raw) = try await call(
+            "certificates",
+            method: .post,
+            template: configuration.routes.certificates,
+            json: body,
+            secrets: [password]
+        )
         let list = try FMPClient.decodeCertificates(raw)
         return FMPResult(value: list, envelope: envelope)
     }
@@ -201,22 +243,38 @@ public actor FMPClient {
     /// - Returns: the signature id (`121`).
     /// - Throws: `.wrongPassword` (DSS password or PIN), `.serverRejected` (unknown certificate or
     ///   cell), `.invalidParameter` when `params` is not an object; see the type's error list.
-    public func sign(resource: String, table: String, params: JSONValue = [:], column: String, hhiveID: Int,
-                     dssPassword: Secret, certificateID: Int, certificatePIN: Secret?) async throws -> FMPResult<Int> {
+    public func sign(
+        resource: String,
+        table: String,
+        params: JSONValue = [:],
+        column: String,
+        hhiveID: Int,
+        dssPassword: Secret,
+        certificateID: Int,
+        certificatePIN: Secret?
+    ) async throws -> FMPResult<Int> {
         guard params.objectValue != nil else {
-            throw CertificateProviderError.invalidParameter("FMP sign: params must be a JSON object, not \(params.typeName)")
+            throw CertificateProviderError.invalidParameter(
+                "FMP sign: params must be a JSON object, not \(params.typeName)"
+            )
         }
         var secrets = [SecretSlot(dssPassword)]
         var body: [String: JSONValue] = [
             "resource": .string(resource), "table": .string(table), "params": params, "column": .string(column),
-            "hhive_id": .integer(hhiveID), "password": .string(secrets[0].placeholder), "certificate_id": .integer(certificateID),
+            "hhive_id": .integer(hhiveID), "password": .string(secrets[0].placeholder),
+            "certificate_id": .integer(certificateID),
         ]
         if let certificatePIN {
             secrets.append(SecretSlot(certificatePIN))
             body["certificate_pin"] = .string(secrets[1].placeholder)
         }
-        let (envelope, raw) = try await call("sign", method: .post, template: configuration.routes.sign, json: .object(body),
-                                             secrets: secrets)
+        let (envelope, raw) = try await call(
+            "sign",
+            method: .post,
+            template: configuration.routes.sign,
+            json: .object(body),
+            secrets: secrets
+        )
         let id = try FMPClient.decodeSignResult(raw)
         return FMPResult(value: id, envelope: envelope)
     }
@@ -231,7 +289,13 @@ public actor FMPClient {
     /// Removes a signature (the sample's `remove`): `DELETE …/signs/{id}/`. Not retried.
     /// - Throws: `.notStored` when the server has no such signature for this user.
     public func removeSign(id: Int) async throws -> FMPResult<Void> {
-        let (envelope, _) = try await call("remove", method: .delete, template: configuration.routes.removeSign, json: nil, id: id)
+        let (envelope, _) = try await call(
+            "remove",
+            method: .delete,
+            template: configuration.routes.removeSign,
+            json: nil,
+            id: id
+        )
         return FMPResult(value: (), envelope: envelope)
     }
 
@@ -271,15 +335,21 @@ public actor FMPClient {
             do {
                 certificate = try Certificate(derEncoded: der)
             } catch {
-                throw CertificateProviderError(.network, "FMP certificates: field '\(entry.path)certificate' is not a DER certificate")
+                throw CertificateProviderError(
+                    .network,
+                    "FMP certificates: field '\(entry.path)certificate' is not a DER certificate"
+                )
             }
-            return FMPCertificate(id: try entry.int("id"), subject: try entry.optionalString("subject") ?? certificate.subject,
-                                  issuer: try entry.optionalString("issuer") ?? certificate.issuer,
-                                  serial: try entry.optionalString("serial") ?? certificate.serialNumber,
-                                  notBefore: try entry.optionalString("not_before").flatMap(FMPClient.date),
-                                  notAfter: try entry.optionalString("not_after").flatMap(FMPClient.date),
-                                  hasPIN: try entry.value("has_pin").map { _ in try entry.bool("has_pin") } ?? true,
-                                  certificate: certificate)
+            return FMPCertificate(
+                id: try entry.int("id"),
+                subject: try entry.optionalString("subject") ?? certificate.subject,
+                issuer: try entry.optionalString("issuer") ?? certificate.issuer,
+                serial: try entry.optionalString("serial") ?? certificate.serialNumber,
+                notBefore: try entry.optionalString("not_before").flatMap(FMPClient.date),
+                notAfter: try entry.optionalString("not_after").flatMap(FMPClient.date),
+                hasPIN: try entry.value("has_pin").map { _ in try entry.bool("has_pin") } ?? true,
+                certificate: certificate
+            )
         }
     }
 
@@ -291,10 +361,16 @@ public actor FMPClient {
     /// Decodes `result.raw` of a signs answer.
     package static func decodeSigns(_ raw: JSONValue) throws -> [FMPSignature] {
         try JSONObjectReader(raw, context: "FMP signs").objects("signs").map { entry in
-            FMPSignature(id: try entry.int("signature_id"), resource: try entry.string("resource"), table: try entry.string("table"),
-                         column: try entry.string("column"), hhiveID: try entry.int("hhive_id"), certificateID: try entry.int("certificate_id"),
-                         createdAt: try entry.optionalString("created_at").flatMap(FMPClient.date),
-                         signature: try entry.value("signature").map { _ in try entry.base64("signature") } ?? [])
+            FMPSignature(
+                id: try entry.int("signature_id"),
+                resource: try entry.string("resource"),
+                table: try entry.string("table"),
+                column: try entry.string("column"),
+                hhiveID: try entry.int("hhive_id"),
+                certificateID: try entry.int("certificate_id"),
+                createdAt: try entry.optionalString("created_at").flatMap(FMPClient.date),
+                signature: try entry.value("signature").map { _ in try entry.base64("signature") } ?? []
+            )
         }
     }
 
@@ -303,15 +379,23 @@ public actor FMPClient {
     private func obtainTokens(username: String, password: Secret) async throws -> FMPEnvelope {
         var request = try makeRequest(.post, template: configuration.routes.obtainToken, id: nil)
         let slot = SecretSlot(password)
-        request.setFormBody([("environment", configuration.environment), ("project", configuration.project), ("username", username),
-                             ("password", slot.placeholder), ("device_id", configuration.device)], secrets: [slot])
+        request.setFormBody(
+            [
+                ("environment", configuration.environment), ("project", configuration.project), ("username", username),
+                ("password", slot.placeholder), ("device_id", configuration.device),
+            ],
+            secrets: [slot]
+        )
         let response = try await configuration.retryPolicy.send(request, over: transport)
         let raw = try? JSONValue(parsing: response.body)
         var envelope = FMPEnvelope(response: response, raw: raw.map(FMPClient.redactingTokens))
         guard response.isSuccess else {
             lastEnvelope = envelope
             if response.status == 401 || response.status == 403 {
-                throw CertificateProviderError(.authenticationFailed, "FMP auth: the platform refused the login for '\(username)'\(FMPClient.detail(envelope))")
+                throw CertificateProviderError(
+                    .authenticationFailed,
+                    "FMP auth: the platform refused the login for '\(username)'\(FMPClient.detail(envelope))"
+                )
             }
             throw failure("auth", response: response, envelope: envelope)
         }
@@ -350,7 +434,11 @@ public actor FMPClient {
         let response = try await configuration.retryPolicy.send(request, over: transport)
         guard response.isSuccess else {
             if response.status == 401 || response.status == 403 || response.status == 400 { return false }
-            throw failure("refresh", response: response, envelope: FMPEnvelope(response: response, raw: try? JSONValue(parsing: response.body)))
+            throw failure(
+                "refresh",
+                response: response,
+                envelope: FMPEnvelope(response: response, raw: try? JSONValue(parsing: response.body))
+            )
         }
         let reader = try FMPClient.decodeTokens(response, context: "FMP refresh")
         tokens = (try reader.string("token"), try reader.string("refresh_token"))
@@ -359,27 +447,41 @@ public actor FMPClient {
 
     /// One authorized call with the 401 → refresh → re-auth ladder; returns the envelope and `raw`.
     /// `secrets` fill placeholders in `json` (the body is then a wiped `secretBody`).
-    private func call(_ name: String, method: HTTPMethod, template: String, json: JSONValue?, id: Int? = nil,
-                      secrets: [SecretSlot] = []) async throws -> (FMPEnvelope, JSONValue) {
+    private func call(
+        _ name: String,
+        method: HTTPMethod,
+        template: String,
+        json: JSONValue?,
+        id: Int? = nil,
+        secrets: [SecretSlot] = []
+    ) async throws -> (FMPEnvelope, JSONValue) {
         guard var token = tokens?.access else { throw notLoggedIn(name) }
         var request = try makeRequest(method, template: template, id: id)
         if let json { try request.setJSONBody(json, secrets: secrets) }
         var response = try await sendAuthorized(request, token: token)
         for reauthenticate in [false, true] where response.status == 401 {
-            guard try await renew(after: token, reauthenticate: reauthenticate), let fresh = tokens?.access else { continue }
+            guard try await renew(after: token, reauthenticate: reauthenticate), let fresh = tokens?.access else {
+                continue
+            }
             token = fresh
             response = try await sendAuthorized(request, token: token)
         }
-        let raw: JSONValue? = response.isSuccess ? try response.json(context: "FMP \(name)") : try? JSONValue(parsing: response.body)
+        let raw: JSONValue? =
+            response.isSuccess ? try response.json(context: "FMP \(name)") : try? JSONValue(parsing: response.body)
         let envelope = FMPEnvelope(response: response, raw: raw)
         lastEnvelope = envelope
         guard response.isSuccess, let raw else {
             if response.status == 401 {
-                throw CertificateProviderError(.authenticationFailed,
-                                               "FMP \(name): the platform refused the session after a token refresh and a new login\(FMPClient.detail(envelope)); log in again")
+                throw CertificateProviderError(
+                    .authenticationFailed,
+                    "FMP \(name): the platform refused the session after a token refresh and a new login\(FMPClient.detail(envelope)); log in again"
+                )
             }
             if response.status == 404, name == "remove", let id {
-                throw CertificateProviderError(.notStored, "FMP remove: the platform has no signature \(id) for this user\(FMPClient.detail(envelope))")
+                throw CertificateProviderError(
+                    .notStored,
+                    "FMP remove: the platform has no signature \(id) for this user\(FMPClient.detail(envelope))"
+                )
             }
             throw failure(name, response: response, envelope: envelope)
         }
@@ -394,9 +496,19 @@ public actor FMPClient {
     }
 
     private func makeRequest(_ method: HTTPMethod, template: String, id: Int?) throws -> HTTPRequest {
-        guard let url = FMPRoutes.url(host: configuration.host, template: template, apiVersion: configuration.apiVersion,
-                                      environment: configuration.environment, project: configuration.project, id: id) else {
-            throw CertificateProviderError.invalidParameter("the route '\(template)' does not make a URL under \(configuration.host.absoluteString)")
+        guard
+            let url = FMPRoutes.url(
+                host: configuration.host,
+                template: template,
+                apiVersion: configuration.apiVersion,
+                environment: configuration.environment,
+                project: configuration.project,
+                id: id
+            )
+        else {
+            throw CertificateProviderError.invalidParameter(
+                "the route '\(template)' does not make a URL under \(configuration.host.absoluteString)"
+            )
         }
         try configuration.endpointPolicy.validate(url)
         var request = HTTPRequest(method: method, url: url, timeout: configuration.timeout)
@@ -409,18 +521,33 @@ public actor FMPClient {
         let detail = FMPClient.detail(envelope)
         switch response.status {
         case 403 where envelope.errors.contains(where: { $0.code == "wrong_pin" || $0.code == "wrong_dss_password" }):
-            return CertificateProviderError(.wrongPassword, "FMP \(name): the platform refused the password or PIN\(detail)")
+            return CertificateProviderError(
+                .wrongPassword,
+                "FMP \(name): the platform refused the password or PIN\(detail)"
+            )
         case 400..<500:
-            return CertificateProviderError(.serverRejected, "FMP \(name): the platform refused the request (HTTP \(response.status))\(detail)")
+            return CertificateProviderError(
+                .serverRejected,
+                "FMP \(name): the platform refused the request (HTTP \(response.status))\(detail)"
+            )
         case 500..<600:
-            return CertificateProviderError(.network, "FMP \(name): the platform failed (HTTP \(response.status))\(detail); try again later")
+            return CertificateProviderError(
+                .network,
+                "FMP \(name): the platform failed (HTTP \(response.status))\(detail); try again later"
+            )
         default:
-            return CertificateProviderError(.network, "FMP \(name): unexpected HTTP \(response.status) from the platform")
+            return CertificateProviderError(
+                .network,
+                "FMP \(name): unexpected HTTP \(response.status) from the platform"
+            )
         }
     }
 
     private func notLoggedIn(_ name: String) -> CertificateProviderError {
-        CertificateProviderError(.authenticationFailed, "FMP \(name): not logged in; call auth(username:password:) first")
+        CertificateProviderError(
+            .authenticationFailed,
+            "FMP \(name): not logged in; call auth(username:password:) first"
+        )
     }
 
     private static func detail(_ envelope: FMPEnvelope) -> String {
@@ -430,7 +557,9 @@ public actor FMPClient {
 
     private static func redactingTokens(_ raw: JSONValue) -> JSONValue {
         guard var members = raw.objectValue else { return raw }
-        for key in ["token", "refresh_token", "access_token"] where members[key] != nil { members[key] = .string("<redacted>") }
+        for key in ["token", "refresh_token", "access_token"] where members[key] != nil {
+            members[key] = .string("<redacted>")
+        }
         return .object(members)
     }
 

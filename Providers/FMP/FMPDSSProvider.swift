@@ -124,9 +124,13 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
     ///   - warning: called with a message when a session file is ignored; default none.
-    public init(parameters: ProviderParameters = ProviderParameters(), transport: (any HTTPTransport)? = nil,
-                additionalHeaders: [(name: String, value: String)] = [], clientIdentityLookup: ClientIdentityLookup? = nil,
-                warning: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        additionalHeaders: [(name: String, value: String)] = [],
+        clientIdentityLookup: ClientIdentityLookup? = nil,
+        warning: (@Sendable (String) -> Void)? = nil
+    ) {
         self.transport = transport
         self.clientIdentityLookup = clientIdentityLookup
         self.additionalHeaders = additionalHeaders
@@ -168,8 +172,11 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             let chosen = try FMPDSSProvider.choose(from: certificates, id: wanted)
             stored.certificateID = chosen.id
             stored.certificateDER = Data(chosen.certificate.derRepresentation)
-            return SigningIdentity(certificate: chosen.certificate, chain: [],
-                                   key: ServerHeldSigningKey.fmpDSS(certificate: chosen.certificate, certificateID: chosen.id))
+            return SigningIdentity(
+                certificate: chosen.certificate,
+                chain: [],
+                key: ServerHeldSigningKey.fmpDSS(certificate: chosen.certificate, certificateID: chosen.id)
+            )
         }
         state.withLock { $0.identity = identity }
         return identity
@@ -182,15 +189,29 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         let parameters = self.parameters
         let wanted = try parameters.integer(ParameterKey.certificateID)
         let stored: FMPSessionStore.Stored?
-        if let store = try sessionStore(parameters) { stored = try store.load() } else { stored = state.withLock { $0.session } }
+        if let store = try sessionStore(parameters) {
+            stored = try store.load()
+        } else {
+            stored = state.withLock { $0.session }
+        }
         guard let stored, FMPDSSProvider.session(stored.session, matches: parameters),
-              let id = stored.certificateID, let der = stored.certificateDER, wanted == nil || wanted == id else { return nil }
-        if let identity = state.withLock({ $0.identity }), identity.certificate.derRepresentation == Array(der) { return identity }
+            let id = stored.certificateID, let der = stored.certificateDER, wanted == nil || wanted == id
+        else { return nil }
+        if let identity = state.withLock({ $0.identity }), identity.certificate.derRepresentation == Array(der) {
+            return identity
+        }
         let certificate: Certificate
         do { certificate = try Certificate(derEncoded: Array(der)) } catch {
-            throw CertificateProviderError(.storeCorrupted, "the saved FMP session holds no valid certificate; log in again ('certsign dss login …')")
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the saved FMP session holds no valid certificate; log in again ('certsign dss login …')"
+            )
         }
-        let identity = SigningIdentity(certificate: certificate, chain: [], key: ServerHeldSigningKey.fmpDSS(certificate: certificate, certificateID: id))
+        let identity = SigningIdentity(
+            certificate: certificate,
+            chain: [],
+            key: ServerHeldSigningKey.fmpDSS(certificate: certificate, certificateID: id)
+        )
         state.withLock { $0.identity = identity }
         return identity
     }
@@ -224,7 +245,9 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     public func certificates() async throws -> FMPResult<[FMPCertificate]> {
         let parameters = self.parameters
         let dssPassword = try parameters.requiredSecret(ParameterKey.dssPassword)
-        return try await withSession("certificates", parameters) { client, _ in try await client.certificates(dssPassword: dssPassword) }
+        return try await withSession("certificates", parameters) { client, _ in
+            try await client.certificates(dssPassword: dssPassword)
+        }
     }
 
     /// Signs a platform resource cell with the `certificateID` certificate (`dssPassword`, `pin`)
@@ -232,7 +255,13 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// have acted.
     /// - Returns: the signature id and the envelope.
     /// - Throws: `.invalidParameter` without `certificateID`; as ``FMPClient/sign(resource:table:params:column:hhiveID:dssPassword:certificateID:certificatePIN:)``.
-    public func sign(resource: String, table: String, params: JSONValue = [:], column: String, hhiveID: Int) async throws -> FMPResult<Int> {
+    public func sign(
+        resource: String,
+        table: String,
+        params: JSONValue = [:],
+        column: String,
+        hhiveID: Int
+    ) async throws -> FMPResult<Int> {
         let parameters = self.parameters
         let dssPassword = try parameters.requiredSecret(ParameterKey.dssPassword)
         guard let certificateID = try parameters.integer(ParameterKey.certificateID) else {
@@ -240,8 +269,16 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         }
         let pin = try parameters.secret(ParameterKey.pin)
         return try await withSession("sign", parameters) { client, _ in
-            try await client.sign(resource: resource, table: table, params: params, column: column, hhiveID: hhiveID,
-                                  dssPassword: dssPassword, certificateID: certificateID, certificatePIN: pin)
+            try await client.sign(
+                resource: resource,
+                table: table,
+                params: params,
+                column: column,
+                hhiveID: hhiveID,
+                dssPassword: dssPassword,
+                certificateID: certificateID,
+                certificatePIN: pin
+            )
         }
     }
 
@@ -261,9 +298,13 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// - Throws: `.authenticationFailed` when not logged in; as ``FMPClient/signs()``.
     public func signatures() async throws -> [RemoteSignatureRecord] {
         try await signs().value.map { sign in
-            RemoteSignatureRecord(id: String(sign.id), createdAt: sign.createdAt, certificateID: String(sign.certificateID),
-                                  summary: "\(sign.resource) / \(sign.table) / \(sign.column) / row \(sign.hhiveID)",
-                                  signature: sign.signature.isEmpty ? nil : sign.signature)
+            RemoteSignatureRecord(
+                id: String(sign.id),
+                createdAt: sign.createdAt,
+                certificateID: String(sign.certificateID),
+                summary: "\(sign.resource) / \(sign.table) / \(sign.column) / row \(sign.hhiveID)",
+                signature: sign.signature.isEmpty ? nil : sign.signature
+            )
         }
     }
 
@@ -271,7 +312,9 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// - Throws: `.invalidParameter` when `id` is not an integer; `.notStored` when the platform
     ///   has no such signature; as ``FMPClient/removeSign(id:)``.
     public func removeSignature(id: String) async throws {
-        guard let number = Int(id) else { throw CertificateProviderError.invalidParameter("an FMP signature id is an integer, not '\(id)'") }
+        guard let number = Int(id) else {
+            throw CertificateProviderError.invalidParameter("an FMP signature id is an integer, not '\(id)'")
+        }
         _ = try await removeSign(id: number)
     }
 
@@ -290,7 +333,10 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             state.withLock { $0.lastEnvelope = envelope }
             throw error
         }
-        let stored = FMPSessionStore.Stored(session: result.value, allowsInsecureHTTP: configuration.endpointPolicy.allowsInsecureHTTP)
+        let stored = FMPSessionStore.Stored(
+            session: result.value,
+            allowsInsecureHTTP: configuration.endpointPolicy.allowsInsecureHTTP
+        )
         if let store = try sessionStore(parameters) {
             _ = try await store.withLock { try store.save(stored, replacing: nil) }
         }
@@ -304,17 +350,25 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     /// Runs `body` with a client on the kept session (under the session lock when it is in a
     /// file); saves the session afterwards when the client renewed it, or `body` changed it.
-    private func withSession<T: Sendable>(_ name: String, _ parameters: ProviderParameters,
-                                          _ body: @Sendable (FMPClient, inout FMPSessionStore.Stored) async throws -> T) async throws -> T {
+    private func withSession<T: Sendable>(
+        _ name: String,
+        _ parameters: ProviderParameters,
+        _ body: @Sendable (FMPClient, inout FMPSessionStore.Stored) async throws -> T
+    ) async throws -> T {
         let store = try sessionStore(parameters)
         func run() async throws -> T {
             let loaded = try store.map { try $0.load() } ?? self.state.withLock { $0.session }
             guard let loaded else {
-                throw CertificateProviderError(.authenticationFailed, "FMP \(name): fmp-dss: not logged in (certsign dss login)")
+                throw CertificateProviderError(
+                    .authenticationFailed,
+                    "FMP \(name): fmp-dss: not logged in (certsign dss login)"
+                )
             }
             guard FMPDSSProvider.session(loaded.session, matches: parameters) else {
-                throw CertificateProviderError(.authenticationFailed,
-                    "FMP \(name): the kept session is for \(loaded.session.username ?? "?") at \(loaded.session.host.absoluteString) \(loaded.session.environment)/\(loaded.session.project), not what the parameters ask for; log in (certsign dss login)")
+                throw CertificateProviderError(
+                    .authenticationFailed,
+                    "FMP \(name): the kept session is for \(loaded.session.username ?? "?") at \(loaded.session.host.absoluteString) \(loaded.session.environment)/\(loaded.session.project), not what the parameters ask for; log in (certsign dss login)"
+                )
             }
             let client = try self.client(for: loaded, parameters: parameters)
             var updated = loaded
@@ -337,26 +391,46 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         let allowsInsecure = try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? stored.allowsInsecureHTTP
         let policy = RemoteEndpointPolicy(allowsInsecureHTTP: allowsInsecure)
         try policy.validate(stored.session.host)
-        let configuration = FMPClient.Configuration(session: stored.session, timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
-                                                    endpointPolicy: policy, additionalHeaders: additionalHeaders)
-        return FMPClient(session: stored.session, configuration: configuration,
-                         transport: try clientTransport(parameters, configuration))
+        let configuration = FMPClient.Configuration(
+            session: stored.session,
+            timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
+            endpointPolicy: policy,
+            additionalHeaders: additionalHeaders
+        )
+        return FMPClient(
+            session: stored.session,
+            configuration: configuration,
+            transport: try clientTransport(parameters, configuration)
+        )
     }
 
     /// The app's transport, or a CurlTransport with the TLS parameters, or nil (the client's default).
-    private func clientTransport(_ parameters: ProviderParameters, _ configuration: FMPClient.Configuration) throws -> (any HTTPTransport)? {
-        try RemoteTLSParameters.transport(for: parameters, endpointPolicy: configuration.endpointPolicy, given: transport,
-                                          identityLookup: clientIdentityLookup)
+    private func clientTransport(
+        _ parameters: ProviderParameters,
+        _ configuration: FMPClient.Configuration
+    ) throws -> (any HTTPTransport)? {
+        try RemoteTLSParameters.transport(
+            for: parameters,
+            endpointPolicy: configuration.endpointPolicy,
+            given: transport,
+            identityLookup: clientIdentityLookup
+        )
     }
 
     /// Whether a kept session serves `parameters`: each of host, API version, environment,
     /// project, device and user that the parameters give is the session's.
     private static func session(_ session: FMPSession, matches parameters: ProviderParameters) -> Bool {
         do {
-            if let host = try parameters.url(ParameterKey.host) ?? parameters.url(ParameterKey.url), host != session.host { return false }
-            let pairs: [(ProviderParameters.Key, String?)] = [(ParameterKey.apiVersion, session.apiVersion), (ParameterKey.environment, session.environment),
-                                                              (ParameterKey.project, session.project), (ParameterKey.device, session.device),
-                                                              (ParameterKey.username, session.username)]
+            if let host = try parameters.url(ParameterKey.host) ?? parameters.url(ParameterKey.url),
+                host != session.host
+            {
+                return false
+            }
+            let pairs: [(ProviderParameters.Key, String?)] = [
+                (ParameterKey.apiVersion, session.apiVersion), (ParameterKey.environment, session.environment),
+                (ParameterKey.project, session.project), (ParameterKey.device, session.device),
+                (ParameterKey.username, session.username),
+            ]
             for (key, value) in pairs {
                 if let wanted = try parameters.string(key), wanted != value { return false }
             }
@@ -370,14 +444,18 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         let available = certificates.map { String($0.id) }.joined(separator: ", ")
         if let wanted {
             guard let match = certificates.first(where: { $0.id == wanted }) else {
-                throw CertificateProviderError.invalidParameter("certificate \(wanted) is not among the user's DSS certificates (\(available.isEmpty ? "none" : available))")
+                throw CertificateProviderError.invalidParameter(
+                    "certificate \(wanted) is not among the user's DSS certificates (\(available.isEmpty ? "none" : available))"
+                )
             }
             return match
         }
         if certificates.count == 1 { return certificates[0] }
-        throw CertificateProviderError.invalidParameter(certificates.isEmpty
-            ? "the user has no DSS certificates"
-            : "the user has several DSS certificates (\(available)); set parameter 'certificateID'")
+        throw CertificateProviderError.invalidParameter(
+            certificates.isEmpty
+                ? "the user has no DSS certificates"
+                : "the user has several DSS certificates (\(available)); set parameter 'certificateID'"
+        )
     }
 
     private func sessionStore(_ parameters: ProviderParameters) throws -> FMPSessionStore? {
@@ -389,15 +467,22 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     private static func check(_ parameters: ProviderParameters) throws {
         for key in parameters.keys where !ParameterKey.all.contains(key) {
-            throw CertificateProviderError.invalidParameter("parameter '\(key)' is not known to the fmp-dss provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))")
+            throw CertificateProviderError.invalidParameter(
+                "parameter '\(key)' is not known to the fmp-dss provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))"
+            )
         }
         _ = try parameters.url(ParameterKey.host)
         _ = try parameters.url(ParameterKey.url)
-        for key in [ParameterKey.apiVersion, ParameterKey.environment, ParameterKey.project, ParameterKey.device, ParameterKey.username,
-                    ParameterKey.storeDirectory] {
+        for key in [
+            ParameterKey.apiVersion, ParameterKey.environment, ParameterKey.project, ParameterKey.device,
+            ParameterKey.username,
+            ParameterKey.storeDirectory,
+        ] {
             _ = try parameters.string(key)
         }
-        for key in [ParameterKey.password, ParameterKey.dssPassword, ParameterKey.pin] { _ = try parameters.secret(key) }
+        for key in [ParameterKey.password, ParameterKey.dssPassword, ParameterKey.pin] {
+            _ = try parameters.secret(key)
+        }
         _ = try parameters.integer(ParameterKey.certificateID)
         _ = try parameters.integer(ParameterKey.timeout)
         _ = try parameters.boolean(ParameterKey.allowInsecureHTTP)
@@ -408,14 +493,19 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         guard let url = try parameters.url(ParameterKey.host) ?? parameters.url(ParameterKey.url) else {
             throw CertificateProviderError.invalidParameter("parameter 'host' (the platform URL) is required to log in")
         }
-        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false)
+        let policy = RemoteEndpointPolicy(
+            allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false
+        )
         try policy.validate(url)
         return FMPClient.Configuration(
-            apiVersion: try parameters.string(ParameterKey.apiVersion) ?? "v1", host: url,
+            apiVersion: try parameters.string(ParameterKey.apiVersion) ?? "v1",
+            host: url,
             environment: try parameters.requiredString(ParameterKey.environment),
             project: try parameters.requiredString(ParameterKey.project),
             device: try parameters.string(ParameterKey.device) ?? ProcessInfo.processInfo.hostName,
             timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
-            endpointPolicy: policy, additionalHeaders: additionalHeaders)
+            endpointPolicy: policy,
+            additionalHeaders: additionalHeaders
+        )
     }
 }

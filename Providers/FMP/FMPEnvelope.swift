@@ -76,15 +76,27 @@ public struct FMPEnvelope: Sendable, Equatable, Codable {
         if !success {
             if let list = raw?["errors"]?.arrayValue {
                 errors = list.compactMap { entry in
-                    guard let code = entry["code"]?.stringValue ?? entry["code"].map({ $0.description }) else { return nil }
+                    guard let code = entry["code"]?.stringValue ?? entry["code"].map({ $0.description }) else {
+                        return nil
+                    }
                     return ErrorEntry(code: code, description: entry["description"]?.stringValue ?? "")
                 }
             }
             if errors.isEmpty {
-                errors = [ErrorEntry(code: "http_\(response.status)", description: raw?["message"]?.stringValue ?? "the server answered HTTP \(response.status)")]
+                errors = [
+                    ErrorEntry(
+                        code: "http_\(response.status)",
+                        description: raw?["message"]?.stringValue ?? "the server answered HTTP \(response.status)"
+                    )
+                ]
             }
         }
-        self.init(status: success ? "ok" : "error", http: HTTP(status: response.status), errors: errors, result: ResultPart(raw: raw ?? .null))
+        self.init(
+            status: success ? "ok" : "error",
+            http: HTTP(status: response.status),
+            errors: errors,
+            result: ResultPart(raw: raw ?? .null)
+        )
     }
 }
 

@@ -22,7 +22,16 @@ public struct FMPCertificate: Sendable, Equatable {
     public var certificate: Certificate
 
     /// Creates a certificate entry.
-    public init(id: Int, subject: String, issuer: String, serial: String, notBefore: Date?, notAfter: Date?, hasPIN: Bool, certificate: Certificate) {
+    public init(
+        id: Int,
+        subject: String,
+        issuer: String,
+        serial: String,
+        notBefore: Date?,
+        notAfter: Date?,
+        hasPIN: Bool,
+        certificate: Certificate
+    ) {
         self.id = id
         self.subject = subject
         self.issuer = issuer
@@ -54,7 +63,16 @@ public struct FMPSignature: Sendable, Equatable {
     public var signature: [UInt8]
 
     /// Creates a signature entry.
-    public init(id: Int, resource: String, table: String, column: String, hhiveID: Int, certificateID: Int, createdAt: Date?, signature: [UInt8]) {
+    public init(
+        id: Int,
+        resource: String,
+        table: String,
+        column: String,
+        hhiveID: Int,
+        certificateID: Int,
+        createdAt: Date?,
+        signature: [UInt8]
+    ) {
         self.id = id
         self.resource = resource
         self.table = table
@@ -89,8 +107,16 @@ public struct FMPSession: Sendable, Equatable, Codable, CustomStringConvertible 
     public var refreshToken: String
 
     /// Creates a session.
-    public init(host: URL, apiVersion: String, environment: String, project: String, device: String, username: String?,
-                token: String, refreshToken: String) {
+    public init(
+        host: URL,
+        apiVersion: String,
+        environment: String,
+        project: String,
+        device: String,
+        username: String?,
+        token: String,
+        refreshToken: String
+    ) {
         self.host = host
         self.apiVersion = apiVersion
         self.environment = environment

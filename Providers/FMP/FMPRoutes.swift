@@ -21,9 +21,14 @@ public struct FMPRoutes: Sendable, Equatable, Codable {
     public var removeSign: String
 
     /// Creates a route table; every parameter defaults to the standard route.
-    public init(obtainToken: String = "/api/{v}/auth/jwt/obtain/", refreshToken: String = "/api/{v}/auth/jwt/refresh/",
-                certificates: String = "/api/{v}/dss/{env}/{project}/certificates/", sign: String = "/api/{v}/dss/{env}/{project}/sign/",
-                signs: String = "/api/{v}/dss/{env}/{project}/signs/", removeSign: String = "/api/{v}/dss/{env}/{project}/signs/{id}/") {
+    public init(
+        obtainToken: String = "/api/{v}/auth/jwt/obtain/",
+        refreshToken: String = "/api/{v}/auth/jwt/refresh/",
+        certificates: String = "/api/{v}/dss/{env}/{project}/certificates/",
+        sign: String = "/api/{v}/dss/{env}/{project}/sign/",
+        signs: String = "/api/{v}/dss/{env}/{project}/signs/",
+        removeSign: String = "/api/{v}/dss/{env}/{project}/signs/{id}/"
+    ) {
         self.obtainToken = obtainToken
         self.refreshToken = refreshToken
         self.certificates = certificates
@@ -36,11 +41,19 @@ public struct FMPRoutes: Sendable, Equatable, Codable {
     public static let standard = FMPRoutes()
 
     /// The URL of `template` under `host`, placeholders filled and percent-encoded.
-    public static func url(host: URL, template: String, apiVersion: String, environment: String, project: String, id: Int? = nil) -> URL? {
+    public static func url(
+        host: URL,
+        template: String,
+        apiVersion: String,
+        environment: String,
+        project: String,
+        id: Int? = nil
+    ) -> URL? {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#;")
         func segment(_ value: String) -> String { value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value }
-        var path = template
+        var path =
+            template
             .replacingOccurrences(of: "{v}", with: segment(apiVersion))
             .replacingOccurrences(of: "{env}", with: segment(environment))
             .replacingOccurrences(of: "{project}", with: segment(project))

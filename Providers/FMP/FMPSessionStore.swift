@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,14 +36,19 @@ struct FMPSessionStore: Sendable {
     /// - Throws: `.storeCorrupted` when the file is not a session of this provider.
     func load() throws -> Stored? {
         if let reason = FileSystem.untrustedFileReason(fileURL.path) {
-            warning?("ignoring the FMP session \(fileURL.path): \(reason); delete it and log in again ('certsign dss login')")
+            warning?(
+                "ignoring the FMP session \(fileURL.path): \(reason); delete it and log in again ('certsign dss login')"
+            )
             return nil
         }
         guard let bytes = FileSystem.read(fileURL.path) else { return nil }
         do {
             return try JSONDecoder().decode(Stored.self, from: Data(bytes))
         } catch {
-            throw CertificateProviderError(.storeCorrupted, "the saved FMP session \(fileURL.path) is damaged; log in again ('certsign dss login …')")
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the saved FMP session \(fileURL.path) is damaged; log in again ('certsign dss login …')"
+            )
         }
     }
 

@@ -6,7 +6,10 @@ extension ServerHeldSigningKey {
     /// of a platform resource cell (the server builds the whole CAdES).
     public static func fmpDSS(certificate: Certificate, certificateID: Int) -> ServerHeldSigningKey {
         ServerHeldSigningKey(
-            certificate: certificate, certificateID: String(certificateID),
-            explanation: "the key of DSS certificate \(certificateID) stays on the server and the Foresight Mobile Platform signs platform resources only, not arbitrary data or digests; use FMPClient.sign(resource:table:params:column:hhiveID:dssPassword:certificateID:certificatePIN:)")
+            certificate: certificate,
+            certificateID: String(certificateID),
+            explanation:
+                "the key of DSS certificate \(certificateID) stays on the server and the Foresight Mobile Platform signs platform resources only, not arbitrary data or digests; use FMPClient.sign(resource:table:params:column:hhiveID:dssPassword:certificateID:certificatePIN:)"
+        )
     }
 }

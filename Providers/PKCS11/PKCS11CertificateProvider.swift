@@ -51,7 +51,9 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     public let providerID: ProviderID = .pkcs11
 
     /// Every key this provider accepts.
-    public static let acceptedKeys: Set<ProviderParameters.Key> = [.pkcs11Module, .pkcs11URI, .pkcs11PIN, .pkcs11Scheme]
+    public static let acceptedKeys: Set<ProviderParameters.Key> = [
+        .pkcs11Module, .pkcs11URI, .pkcs11PIN, .pkcs11Scheme,
+    ]
 
     private struct State {
         var parameters: ProviderParameters
@@ -75,9 +77,15 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     /// Registers this provider under `.pkcs11` in `registry`; each `makeProvider` call creates a
     /// fresh instance with `parameters`.
     /// - Throws: `.providerAlreadyRegistered`, `.invalidParameter`.
-    public static func register(in registry: inout ProviderRegistry, parameters: ProviderParameters = ProviderParameters()) throws {
+    public static func register(
+        in registry: inout ProviderRegistry,
+        parameters: ProviderParameters = ProviderParameters()
+    ) throws {
         try validate(parameters)
-        try registry.register(.pkcs11, description: "keys on smart cards, USB tokens and HSMs through PKCS#11 (RFC 7512 URIs)") {
+        try registry.register(
+            .pkcs11,
+            description: "keys on smart cards, USB tokens and HSMs through PKCS#11 (RFC 7512 URIs)"
+        ) {
             try PKCS11CertificateProvider(parameters: parameters)
         }
     }
@@ -109,7 +117,9 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         let (stored, pendingPIN) = state.withLock { ($0.parameters, $0.pendingPIN) }
         let merged = stored.merging(options)
         guard let uriText = try merged.string(.pkcs11URI) else {
-            throw CertificateProviderError.invalidParameter("parameter 'uri' (a pkcs11: URI such as pkcs11:token=test;object=rsakey) is required to initialize the pkcs11 provider")
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'uri' (a pkcs11: URI such as pkcs11:token=test;object=rsakey) is required to initialize the pkcs11 provider"
+            )
         }
         let uri = try PKCS11URI(uriText)
         let modulePath = try uri.modulePath ?? merged.string(.pkcs11Module) ?? PKCS11Module.defaultPath
@@ -150,7 +160,10 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     /// token are never deleted. Succeeds when nothing is open.
     public func deleteStoredCertificate() throws {
         let connection = state.withLock { state -> PKCS11TokenConnection? in
-            defer { state.connection = nil; state.identity = nil }
+            defer {
+                state.connection = nil
+                state.identity = nil
+            }
             return state.connection
         }
         connection?.close()
@@ -158,30 +171,58 @@ public final class PKCS11CertificateProvider: CertificateProvider {
 
     // MARK: Finding the key and its certificate
 
-    private static func findIdentity(uri: PKCS11URI, scheme: SignatureScheme?, connection: PKCS11TokenConnection, session: CK_SESSION_HANDLE,
-                                     epoch: UInt64) throws -> SigningIdentity {
+    private static func findIdentity(
+        uri: PKCS11URI,
+        scheme: SignatureScheme?,
+        connection: PKCS11TokenConnection,
+        session: CK_SESSION_HANDLE,
+        epoch: UInt64
+    ) throws -> SigningIdentity {
         let module = connection.module
         let token = try module.tokenInfo(slot: connection.currentSlot)
         let place = "on token '\(token.label)' (serial \(token.serialNumber))"
         if let type = uri.type, type != "private", type != "cert" {
-            throw CertificateProviderError.invalidParameter("the pkcs11: URI's type=\(type) names no signing key; use type=private or leave type out")
+            throw CertificateProviderError.invalidParameter(
+                "the pkcs11: URI's type=\(type) names no signing key; use type=private or leave type out"
+            )
         }
-        var keys = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_PRIVATE_KEY), label: uri.object, id: uri.id)
+        var keys = try module.findObjects(
+            session: session,
+            objectClass: CK_OBJECT_CLASS(CKO_PRIVATE_KEY),
+            label: uri.object,
+            id: uri.id
+        )
         if keys.isEmpty, uri.type == "cert" || uri.object != nil {
             // A URI naming the certificate's label (type=cert): take the key with that certificate's ID.
-            let certificates = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE), label: uri.object, id: uri.id)
+            let certificates = try module.findObjects(
+                session: session,
+                objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE),
+                label: uri.object,
+                id: uri.id
+            )
             for certificate in certificates {
-                if let id = try module.attribute(session: session, object: certificate, CK_ATTRIBUTE_TYPE(CKA_ID)), !id.isEmpty {
-                    keys += try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_PRIVATE_KEY), id: id)
+                if let id = try module.attribute(session: session, object: certificate, CK_ATTRIBUTE_TYPE(CKA_ID)),
+                    !id.isEmpty
+                {
+                    keys += try module.findObjects(
+                        session: session,
+                        objectClass: CK_OBJECT_CLASS(CKO_PRIVATE_KEY),
+                        id: id
+                    )
                 }
             }
         }
         guard !keys.isEmpty else {
-            throw CertificateProviderError(.noPrivateKey, "no private key matching \(uri.objectDescription) is \(place)")
+            throw CertificateProviderError(
+                .noPrivateKey,
+                "no private key matching \(uri.objectDescription) is \(place)"
+            )
         }
         guard keys.count == 1 else {
             let labels = try keys.map { try module.label(session: session, object: $0) }
-            throw CertificateProviderError.invalidParameter("\(keys.count) private keys match \(uri.objectDescription) \(place) (\(labels.joined(separator: ", "))); name one with object= or id= in the pkcs11: URI")
+            throw CertificateProviderError.invalidParameter(
+                "\(keys.count) private keys match \(uri.objectDescription) \(place) (\(labels.joined(separator: ", "))); name one with object= or id= in the pkcs11: URI"
+            )
         }
         let key = keys[0]
         let label = try module.label(session: session, object: key)
@@ -189,45 +230,91 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         let keyName = "the private key '\(label)'\(id.isEmpty ? "" : " (id \(Self.hex(id)))")"
         let keyType = try module.ulongAttribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE))
         guard keyType == CK_ULONG(CKK_RSA) || keyType == CK_ULONG(CKK_EC) else {
-            throw CertificateProviderError(.unsupportedAlgorithm, "\(keyName) \(place) is neither RSA nor EC (CKA_KEY_TYPE \(keyType.map { String($0) } ?? "unknown"))")
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "\(keyName) \(place) is neither RSA nor EC (CKA_KEY_TYPE \(keyType.map { String($0) } ?? "unknown"))"
+            )
         }
-        let certificateHandles = id.isEmpty
+        let certificateHandles =
+            id.isEmpty
             ? try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE), label: label)
             : try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE), id: id)
         let candidates = try certificateHandles.compactMap { handle -> Certificate? in
-            guard let der = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_VALUE)) else { return nil }
+            guard let der = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_VALUE)) else {
+                return nil
+            }
             return try? Certificate(derEncoded: der)
         }
         guard !candidates.isEmpty else {
-            throw CertificateProviderError(.certificateNotFound, "\(keyName) \(place) has no certificate with the same \(id.isEmpty ? "CKA_LABEL" : "CKA_ID"); write one to the token, e.g. pkcs11-tool --write-object cert.der --type cert --id \(Self.hex(id, separator: ""))")
+            throw CertificateProviderError(
+                .certificateNotFound,
+                "\(keyName) \(place) has no certificate with the same \(id.isEmpty ? "CKA_LABEL" : "CKA_ID"); write one to the token, e.g. pkcs11-tool --write-object cert.der --type cert --id \(Self.hex(id, separator: ""))"
+            )
         }
-        guard let certificate = try candidates.first(where: { try isKey(key, of: $0, keyType: keyType, id: id, session: session, module: module) }) else {
-            throw CertificateProviderError(.keyCertificateMismatch, "\(keyName) \(place) is not the key of the certificate '\(candidates[0].subject)' that has its CKA_ID")
+        guard
+            let certificate = try candidates.first(where: {
+                try isKey(key, of: $0, keyType: keyType, id: id, session: session, module: module)
+            })
+        else {
+            throw CertificateProviderError(
+                .keyCertificateMismatch,
+                "\(keyName) \(place) is not the key of the certificate '\(candidates[0].subject)' that has its CKA_ID"
+            )
         }
         let defaultScheme = scheme ?? SignatureScheme.default(for: certificate.publicKeyAlgorithm)
-        if defaultScheme != SignatureScheme.default(for: certificate.publicKeyAlgorithm) && !(certificate.publicKeyAlgorithm.isRSA && defaultScheme == .rsaPSS) {
-            throw CertificateProviderError(.unsupportedAlgorithm, "\(keyName) is a \(certificate.publicKeyAlgorithm) key and cannot sign with scheme '\(defaultScheme)'")
+        if defaultScheme != SignatureScheme.default(for: certificate.publicKeyAlgorithm)
+            && !(certificate.publicKeyAlgorithm.isRSA && defaultScheme == .rsaPSS)
+        {
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "\(keyName) is a \(certificate.publicKeyAlgorithm) key and cannot sign with scheme '\(defaultScheme)'"
+            )
         }
-        let alwaysAuthenticate = try module.boolAttribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_ALWAYS_AUTHENTICATE))
+        let alwaysAuthenticate = try module.boolAttribute(
+            session: session,
+            object: key,
+            CK_ATTRIBUTE_TYPE(CKA_ALWAYS_AUTHENTICATE)
+        )
         let chain = try chainCertificates(for: certificate, session: session, module: module)
-        let signingKey = PKCS11SigningKey(connection: connection, certificate: certificate, label: label, id: id, handle: key, epoch: epoch,
-                                          alwaysAuthenticate: alwaysAuthenticate, defaultScheme: defaultScheme)
+        let signingKey = PKCS11SigningKey(
+            connection: connection,
+            certificate: certificate,
+            label: label,
+            id: id,
+            handle: key,
+            epoch: epoch,
+            alwaysAuthenticate: alwaysAuthenticate,
+            defaultScheme: defaultScheme
+        )
         return SigningIdentity(certificate: certificate, chain: chain, key: signingKey)
     }
 
     /// Whether the private key `key` is the one of `certificate`: RSA by its modulus; EC by the point
     /// of the public key object with the same ID, or (when the token has none) by the curve.
-    private static func isKey(_ key: CK_OBJECT_HANDLE, of certificate: Certificate, keyType: CK_ULONG?, id: [UInt8],
-                              session: CK_SESSION_HANDLE, module: PKCS11Module) throws -> Bool {
+    private static func isKey(
+        _ key: CK_OBJECT_HANDLE,
+        of certificate: Certificate,
+        keyType: CK_ULONG?,
+        id: [UInt8],
+        session: CK_SESSION_HANDLE,
+        module: PKCS11Module
+    ) throws -> Bool {
         if keyType == CK_ULONG(CKK_RSA) {
-            guard let modulus = try module.attribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_MODULUS)) else {
+            guard let modulus = try module.attribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_MODULUS))
+            else {
                 return certificate.publicKeyAlgorithm.isRSA
             }
             return Array(modulus.drop { $0 == 0 }) == PKCS11Encoding.rsaModulus(of: certificate)
         }
         guard certificate.publicKeyAlgorithm.isEC else { return false }
-        if !id.isEmpty, let publicKey = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_PUBLIC_KEY), id: id).first,
-           let point = try module.attribute(session: session, object: publicKey, CK_ATTRIBUTE_TYPE(CKA_EC_POINT)) {
+        if !id.isEmpty,
+            let publicKey = try module.findObjects(
+                session: session,
+                objectClass: CK_OBJECT_CLASS(CKO_PUBLIC_KEY),
+                id: id
+            ).first,
+            let point = try module.attribute(session: session, object: publicKey, CK_ATTRIBUTE_TYPE(CKA_EC_POINT))
+        {
             return PKCS11Encoding.unwrapOctetString(point) == PKCS11Encoding.ecPoint(of: certificate)
         }
         let parameters = try module.attribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_EC_PARAMS))
@@ -235,15 +322,25 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     }
 
     /// The issuers of `leaf` among the token's certificates, leaf's issuer first.
-    private static func chainCertificates(for leaf: Certificate, session: CK_SESSION_HANDLE, module: PKCS11Module) throws -> [Certificate] {
-        let all = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE)).compactMap { handle -> Certificate? in
-            guard let der = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_VALUE)) else { return nil }
+    private static func chainCertificates(
+        for leaf: Certificate,
+        session: CK_SESSION_HANDLE,
+        module: PKCS11Module
+    ) throws -> [Certificate] {
+        let all = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE)).compactMap {
+            handle -> Certificate? in
+            guard let der = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_VALUE)) else {
+                return nil
+            }
             return try? Certificate(derEncoded: der)
         }
         var chain: [Certificate] = []
         var current = leaf
         while !current.isSelfIssued, chain.count < 8,
-              let issuer = all.first(where: { $0.subject == current.issuer && $0 != current && !chain.contains($0) && $0 != leaf }) {
+            let issuer = all.first(where: {
+                $0.subject == current.issuer && $0 != current && !chain.contains($0) && $0 != leaf
+            })
+        {
             chain.append(issuer)
             current = issuer
         }
@@ -260,24 +357,34 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     static func validate(_ parameters: ProviderParameters) throws {
         for key in parameters.keys where !acceptedKeys.contains(key) {
             let known = acceptedKeys.map(\.rawValue).sorted().joined(separator: ", ")
-            throw CertificateProviderError.invalidParameter("parameter '\(key)' is not used by the pkcs11 provider (it takes: \(known))")
+            throw CertificateProviderError.invalidParameter(
+                "parameter '\(key)' is not used by the pkcs11 provider (it takes: \(known))"
+            )
         }
         if let text = try parameters.string(.pkcs11URI) { _ = try PKCS11URI(text) }
         if let module = try parameters.string(.pkcs11Module), module.trimmingCharacters(in: .whitespaces).isEmpty {
             throw CertificateProviderError.invalidParameter("parameter 'module' must not be empty")
         }
         _ = try parameters.secret(.pkcs11PIN)
-        if let scheme = try parameters.string(.pkcs11Scheme), ![SignatureScheme.rsaPKCS1v15, .rsaPSS, .ecdsa].contains(SignatureScheme(scheme)) {
-            throw CertificateProviderError.invalidParameter("parameter 'scheme' must be rsa-pkcs1v15, rsa-pss or ecdsa, not '\(scheme)'")
+        if let scheme = try parameters.string(.pkcs11Scheme),
+            ![SignatureScheme.rsaPKCS1v15, .rsaPSS, .ecdsa].contains(SignatureScheme(scheme))
+        {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'scheme' must be rsa-pkcs1v15, rsa-pss or ecdsa, not '\(scheme)'"
+            )
         }
     }
 
     // MARK: Diagnostics (tests and benchmarks in this package)
 
     /// Login and session counters of the open identity's token connection.
-    package var connectionDiagnostics: (logins: Int, failedLogins: Int, contextLogins: Int, reopens: Int, sessionsOpened: Int)? {
+    package var connectionDiagnostics:
+        (logins: Int, failedLogins: Int, contextLogins: Int, reopens: Int, sessionsOpened: Int)?
+    {
         guard let counters = state.withLock({ $0.connection })?.diagnostics else { return nil }
-        return (counters.logins, counters.failedLogins, counters.contextLogins, counters.reopens, counters.sessionsOpened)
+        return (
+            counters.logins, counters.failedLogins, counters.contextLogins, counters.reopens, counters.sessionsOpened
+        )
     }
 
     /// Closes every session of the application on the identity's token from outside the pool

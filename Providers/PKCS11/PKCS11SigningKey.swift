@@ -36,8 +36,16 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
     let connection: PKCS11TokenConnection
     private let cachedHandle: Mutex<(epoch: UInt64, handle: CK_OBJECT_HANDLE)>
 
-    init(connection: PKCS11TokenConnection, certificate: Certificate, label: String, id: [UInt8], handle: CK_OBJECT_HANDLE,
-         epoch: UInt64, alwaysAuthenticate: Bool, defaultScheme: SignatureScheme) {
+    init(
+        connection: PKCS11TokenConnection,
+        certificate: Certificate,
+        label: String,
+        id: [UInt8],
+        handle: CK_OBJECT_HANDLE,
+        epoch: UInt64,
+        alwaysAuthenticate: Bool,
+        defaultScheme: SignatureScheme
+    ) {
         self.connection = connection
         publicKeyAlgorithm = certificate.publicKeyAlgorithm
         keySize = certificate.publicKeySize
@@ -53,18 +61,35 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
     /// - Throws: `.invalidParameter` for a digest of the wrong length; `.unsupportedAlgorithm` for a
     ///   scheme that does not fit the key or a mechanism the token lacks; `.wrongPassword`,
     ///   `.pinLocked`, `.tokenNotFound` and the other PKCS#11 codes, each naming its `CKR_*` value.
-    public func signature(forDigest digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+    public func signature(
+        forDigest digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
         try signSynchronously(digest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
     }
 
     /// Signs a precomputed digest without suspending (the token call blocks the calling thread).
     /// - Throws: as ``signature(forDigest:digestAlgorithm:scheme:)``.
-    public func signSynchronously(digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) throws -> [UInt8] {
+    public func signSynchronously(
+        digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) throws -> [UInt8] {
         guard digest.count == digestAlgorithm.outputByteCount else {
-            throw CertificateProviderError.invalidParameter("a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
+            throw CertificateProviderError.invalidParameter(
+                "a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)"
+            )
         }
-        let fits = publicKeyAlgorithm.isRSA ? (scheme == .rsaPKCS1v15 || scheme == .rsaPSS) : (publicKeyAlgorithm.isEC && scheme == .ecdsa)
-        guard fits else { throw CertificateProviderError(.unsupportedAlgorithm, "a \(publicKeyAlgorithm) key cannot sign with \(scheme)") }
+        let fits =
+            publicKeyAlgorithm.isRSA
+            ? (scheme == .rsaPKCS1v15 || scheme == .rsaPSS) : (publicKeyAlgorithm.isEC && scheme == .ecdsa)
+        guard fits else {
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "a \(publicKeyAlgorithm) key cannot sign with \(scheme)"
+            )
+        }
         let input = scheme == .rsaPKCS1v15 ? try PKCS11Encoding.digestInfo(digest, algorithm: digestAlgorithm) : digest
         do {
             let raw = try connection.withSession { session, epoch in
@@ -72,16 +97,26 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
             }
             return scheme == .ecdsa ? try PKCS11Encoding.ecdsaSignatureDER(raw: raw) : raw
         } catch let failure as PKCS11Failure {
-            throw failure.providerError("signing with the key '\(label)' on token '\(connection.tokenFilter.tokenDescription)'")
+            throw failure.providerError(
+                "signing with the key '\(label)' on token '\(connection.tokenFilter.tokenDescription)'"
+            )
         }
     }
 
-    private func sign(_ input: [UInt8], session: CK_SESSION_HANDLE, epoch: UInt64, scheme: SignatureScheme,
-                      digestAlgorithm: DigestAlgorithm) throws -> [UInt8] {
+    private func sign(
+        _ input: [UInt8],
+        session: CK_SESSION_HANDLE,
+        epoch: UInt64,
+        scheme: SignatureScheme,
+        digestAlgorithm: DigestAlgorithm
+    ) throws -> [UInt8] {
         let module = connection.module
         let handle = try keyHandle(session: session, epoch: epoch)
-        var pssParameters = CK_RSA_PKCS_PSS_PARAMS(hashAlg: Self.hashMechanism(digestAlgorithm), mgf: Self.mgf(digestAlgorithm),
-                                                   sLen: CK_ULONG(digestAlgorithm.outputByteCount))
+        var pssParameters = CK_RSA_PKCS_PSS_PARAMS(
+            hashAlg: Self.hashMechanism(digestAlgorithm),
+            mgf: Self.mgf(digestAlgorithm),
+            sLen: CK_ULONG(digestAlgorithm.outputByteCount)
+        )
         try withUnsafeMutablePointer(to: &pssParameters) { parameters in
             var mechanism = CK_MECHANISM()
             switch scheme {
@@ -119,10 +154,17 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
     private func keyHandle(session: CK_SESSION_HANDLE, epoch: UInt64) throws -> CK_OBJECT_HANDLE {
         let cached = cachedHandle.withLock { $0 }
         if cached.epoch == epoch { return cached.handle }
-        let handles = try connection.module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_PRIVATE_KEY),
-                                                        label: id.isEmpty ? label : nil, id: id.isEmpty ? nil : id)
+        let handles = try connection.module.findObjects(
+            session: session,
+            objectClass: CK_OBJECT_CLASS(CKO_PRIVATE_KEY),
+            label: id.isEmpty ? label : nil,
+            id: id.isEmpty ? nil : id
+        )
         guard let handle = handles.first else {
-            throw CertificateProviderError(.noPrivateKey, "the key '\(label)' is no longer on token '\(connection.tokenFilter.tokenDescription)'")
+            throw CertificateProviderError(
+                .noPrivateKey,
+                "the key '\(label)' is no longer on token '\(connection.tokenFilter.tokenDescription)'"
+            )
         }
         cachedHandle.withLock { $0 = (epoch, handle) }
         return handle

@@ -57,10 +57,18 @@ public struct PKCS11TokenInventory: Sendable {
         let module = try PKCS11Module.load(path)
         do {
             // Uninitialised tokens (SoftHSM's free slot, blank cards) hold nothing to sign with.
-            tokens = try module.slotsWithTokens().filter { $0.token.flags & CK_FLAGS(CKF_TOKEN_INITIALIZED) != 0 }.map { slot in
-                Token(slotID: UInt(slot.id), slotDescription: slot.description, label: slot.token.label, manufacturer: slot.token.manufacturer,
-                      model: slot.token.model, serialNumber: slot.token.serialNumber, flags: Self.flagNames(slot.token.flags),
-                      keys: (try? Self.keys(module: module, slot: slot)) ?? [])
+            tokens = try module.slotsWithTokens().filter { $0.token.flags & CK_FLAGS(CKF_TOKEN_INITIALIZED) != 0 }.map {
+                slot in
+                Token(
+                    slotID: UInt(slot.id),
+                    slotDescription: slot.description,
+                    label: slot.token.label,
+                    manufacturer: slot.token.manufacturer,
+                    model: slot.token.model,
+                    serialNumber: slot.token.serialNumber,
+                    flags: Self.flagNames(slot.token.flags),
+                    keys: (try? Self.keys(module: module, slot: slot)) ?? []
+                )
             }
         } catch let failure as PKCS11Failure {
             throw failure.providerError("listing the tokens of the PKCS#11 module \(path)")
@@ -69,24 +77,45 @@ public struct PKCS11TokenInventory: Sendable {
 
     private static func keys(module: PKCS11Module, slot: PKCS11Module.Slot) throws -> [KeyEntry] {
         var session: CK_SESSION_HANDLE = 0
-        try module.call("C_OpenSession") { $0.C_OpenSession?(slot.id, CK_FLAGS(CKF_SERIAL_SESSION), nil, nil, &session) }
+        try module.call("C_OpenSession") {
+            $0.C_OpenSession?(slot.id, CK_FLAGS(CKF_SERIAL_SESSION), nil, nil, &session)
+        }
         defer { _ = module.rv { $0.C_CloseSession?(session) } }
         var entries: [KeyEntry] = []
         for handle in try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE)) {
-            guard let id = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_ID)), !id.isEmpty,
-                  let der = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_VALUE)),
-                  let certificate = try? Certificate(derEncoded: der) else { continue }
-            let privateKeys = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_PRIVATE_KEY), id: id)
-            let publicKeys = try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_PUBLIC_KEY), id: id)
-            guard !privateKeys.isEmpty || !publicKeys.isEmpty else { continue } // a CA certificate, not a signer
-            let keyLabel = try (privateKeys.first ?? publicKeys.first).map { try module.label(session: session, object: $0) } ?? ""
+            guard let id = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_ID)),
+                !id.isEmpty,
+                let der = try module.attribute(session: session, object: handle, CK_ATTRIBUTE_TYPE(CKA_VALUE)),
+                let certificate = try? Certificate(derEncoded: der)
+            else { continue }
+            let privateKeys = try module.findObjects(
+                session: session,
+                objectClass: CK_OBJECT_CLASS(CKO_PRIVATE_KEY),
+                id: id
+            )
+            let publicKeys = try module.findObjects(
+                session: session,
+                objectClass: CK_OBJECT_CLASS(CKO_PUBLIC_KEY),
+                id: id
+            )
+            guard !privateKeys.isEmpty || !publicKeys.isEmpty else { continue }  // a CA certificate, not a signer
+            let keyLabel =
+                try (privateKeys.first ?? publicKeys.first).map { try module.label(session: session, object: $0) } ?? ""
             let label = keyLabel.isEmpty ? try module.label(session: session, object: handle) : keyLabel
             var uri = PKCS11URI()
             uri.token = slot.token.label
             uri.serial = slot.token.serialNumber
             if !label.isEmpty { uri.object = label }
             uri.id = id
-            entries.append(KeyEntry(label: label, id: id, certificate: certificate, privateKeyVisible: !privateKeys.isEmpty, uri: uri.description))
+            entries.append(
+                KeyEntry(
+                    label: label,
+                    id: id,
+                    certificate: certificate,
+                    privateKeyVisible: !privateKeys.isEmpty,
+                    uri: uri.description
+                )
+            )
         }
         return entries
     }
@@ -94,10 +123,13 @@ public struct PKCS11TokenInventory: Sendable {
     static func flagNames(_ flags: CK_FLAGS) -> [String] {
         let names: [(CK_FLAGS, String)] = [
             (CK_FLAGS(CKF_TOKEN_INITIALIZED), "token initialized"), (CK_FLAGS(CKF_LOGIN_REQUIRED), "login required"),
-            (CK_FLAGS(CKF_USER_PIN_INITIALIZED), "user PIN initialized"), (CK_FLAGS(CKF_PROTECTED_AUTHENTICATION_PATH), "protected authentication path"),
+            (CK_FLAGS(CKF_USER_PIN_INITIALIZED), "user PIN initialized"),
+            (CK_FLAGS(CKF_PROTECTED_AUTHENTICATION_PATH), "protected authentication path"),
             (CK_FLAGS(CKF_WRITE_PROTECTED), "write protected"), (CK_FLAGS(CKF_RNG), "rng"),
-            (CK_FLAGS(CKF_USER_PIN_COUNT_LOW), "user PIN count low"), (CK_FLAGS(CKF_USER_PIN_FINAL_TRY), "user PIN final try"),
-            (CK_FLAGS(CKF_USER_PIN_LOCKED), "user PIN locked"), (CK_FLAGS(CKF_USER_PIN_TO_BE_CHANGED), "user PIN to be changed"),
+            (CK_FLAGS(CKF_USER_PIN_COUNT_LOW), "user PIN count low"),
+            (CK_FLAGS(CKF_USER_PIN_FINAL_TRY), "user PIN final try"),
+            (CK_FLAGS(CKF_USER_PIN_LOCKED), "user PIN locked"),
+            (CK_FLAGS(CKF_USER_PIN_TO_BE_CHANGED), "user PIN to be changed"),
             (CK_FLAGS(CKF_SO_PIN_LOCKED), "SO PIN locked"),
         ]
         return names.filter { flags & $0.0 != 0 }.map(\.1)

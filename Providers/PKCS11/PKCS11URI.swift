@@ -38,7 +38,9 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
     ///   an unknown path attribute, or a PIN inside the URI.
     public init(_ text: String) throws {
         guard text.lowercased().hasPrefix("pkcs11:") else {
-            throw CertificateProviderError.invalidParameter("'\(Self.redactingPIN(text))' is not a pkcs11: URI (RFC 7512), e.g. pkcs11:token=test;object=rsakey")
+            throw CertificateProviderError.invalidParameter(
+                "'\(Self.redactingPIN(text))' is not a pkcs11: URI (RFC 7512), e.g. pkcs11:token=test;object=rsakey"
+            )
         }
         let body = text.dropFirst("pkcs11:".count)
         let parts = body.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
@@ -49,9 +51,10 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
             switch name {
             case "pin-value", "pin-source":
                 throw CertificateProviderError.invalidParameter(
-                    "the pkcs11: URI has a \(name) attribute; PINs are never taken from a URI: give the PIN as the secret parameter 'pin' (certsign: --param-env pin=VAR)")
+                    "the pkcs11: URI has a \(name) attribute; PINs are never taken from a URI: give the PIN as the secret parameter 'pin' (certsign: --param-env pin=VAR)"
+                )
             case "module-path": modulePath = try Self.decodeString(value, name)
-            default: continue // RFC 7512 §2.3: unknown query attributes are ignored (module-name, vendor ones)
+            default: continue  // RFC 7512 §2.3: unknown query attributes are ignored (module-name, vendor ones)
             }
         }
         for attribute in path.split(separator: ";") {
@@ -66,21 +69,29 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
             case "type":
                 let kind = try Self.decodeString(value, name)
                 guard ["private", "public", "cert", "secret-key", "data"].contains(kind) else {
-                    throw CertificateProviderError.invalidParameter("the pkcs11: URI's type=\(kind) is not one of private, public, cert, secret-key, data")
+                    throw CertificateProviderError.invalidParameter(
+                        "the pkcs11: URI's type=\(kind) is not one of private, public, cert, secret-key, data"
+                    )
                 }
                 type = kind
             case "slot-id":
                 guard let number = UInt(try Self.decodeString(value, name)) else {
-                    throw CertificateProviderError.invalidParameter("the pkcs11: URI's slot-id must be a decimal number")
+                    throw CertificateProviderError.invalidParameter(
+                        "the pkcs11: URI's slot-id must be a decimal number"
+                    )
                 }
                 slotID = number
-            case "slot-description", "slot-manufacturer", "library-manufacturer", "library-description", "library-version":
+            case "slot-description", "slot-manufacturer", "library-manufacturer", "library-description",
+                "library-version":
                 continue
             case "pin-value", "pin-source":
                 throw CertificateProviderError.invalidParameter(
-                    "the pkcs11: URI has a \(name) attribute; PINs are never taken from a URI: give the PIN as the secret parameter 'pin' (certsign: --param-env pin=VAR)")
+                    "the pkcs11: URI has a \(name) attribute; PINs are never taken from a URI: give the PIN as the secret parameter 'pin' (certsign: --param-env pin=VAR)"
+                )
             default:
-                throw CertificateProviderError.invalidParameter("the pkcs11: URI has an unknown attribute '\(name)' (RFC 7512: token, manufacturer, serial, model, object, id, type)")
+                throw CertificateProviderError.invalidParameter(
+                    "the pkcs11: URI has an unknown attribute '\(name)' (RFC 7512: token, manufacturer, serial, model, object, id, type)"
+                )
             }
         }
     }
@@ -94,7 +105,11 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
         if let serial { parts.append("serial=" + Self.encode(Array(serial.utf8))) }
         if let slotID { parts.append("slot-id=\(slotID)") }
         if let object { parts.append("object=" + Self.encode(Array(object.utf8))) }
-        if let id { parts.append("id=" + id.map { "%" + ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()) }
+        if let id {
+            parts.append(
+                "id=" + id.map { "%" + ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
+            )
+        }
         if let type { parts.append("type=" + type) }
         var text = "pkcs11:" + parts.joined(separator: ";")
         if let modulePath { text += "?module-path=" + Self.encode(Array(modulePath.utf8)) }
@@ -123,7 +138,9 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
 
     private static func split(_ attribute: Substring) throws -> (String, Substring) {
         guard let equals = attribute.firstIndex(of: "=") else {
-            throw CertificateProviderError.invalidParameter("the pkcs11: URI attribute '\(attribute)' has no '=' (write name=value)")
+            throw CertificateProviderError.invalidParameter(
+                "the pkcs11: URI attribute '\(attribute)' has no '=' (write name=value)"
+            )
         }
         return (attribute[..<equals].lowercased(), attribute[attribute.index(after: equals)...])
     }
@@ -131,7 +148,9 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
     private static func decodeString(_ value: Substring, _ name: String) throws -> String {
         let bytes = try decode(value, name)
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw CertificateProviderError.invalidParameter("the pkcs11: URI's \(name) is not UTF-8 after percent-decoding")
+            throw CertificateProviderError.invalidParameter(
+                "the pkcs11: URI's \(name) is not UTF-8 after percent-decoding"
+            )
         }
         return text
     }
@@ -141,9 +160,14 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
         var bytes: [UInt8] = []
         var iterator = Array(value.utf8).makeIterator()
         while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
             guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw CertificateProviderError.invalidParameter("the pkcs11: URI's \(name) has a bad percent escape (write %XX with two hex digits)")
+                throw CertificateProviderError.invalidParameter(
+                    "the pkcs11: URI's \(name) has a bad percent escape (write %XX with two hex digits)"
+                )
             }
             bytes.append(high << 4 | low)
         }
@@ -164,7 +188,9 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
         var text = ""
         for byte in bytes {
             let scalar = Unicode.Scalar(byte)
-            if (byte < 0x80 && (scalar.properties.isAlphabetic || ("0"..."9").contains(Character(scalar)))) || "-._~:[]@!$'()*+,&".unicodeScalars.contains(scalar) {
+            if (byte < 0x80 && (scalar.properties.isAlphabetic || ("0"..."9").contains(Character(scalar))))
+                || "-._~:[]@!$'()*+,&".unicodeScalars.contains(scalar)
+            {
                 text.unicodeScalars.append(scalar)
             } else {
                 text += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)

@@ -59,7 +59,10 @@ enum ArgumentParser {
                 result.positionals.append(argument)
                 continue
             }
-            if argument == "--" { onlyPositionals = true; continue }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
             var name = argument
             var inlineValue: String?
             if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
@@ -67,14 +70,18 @@ enum ArgumentParser {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             if spec.flags.contains(name) {
-                guard inlineValue == nil else { throw UsageError(message: "option \(name) takes no value", usage: usage) }
+                guard inlineValue == nil else {
+                    throw UsageError(message: "option \(name) takes no value", usage: usage)
+                }
                 result.flags.insert(name)
             } else if spec.options.contains(name) || spec.repeatable.contains(name) {
                 let value: String
                 if let inlineValue {
                     value = inlineValue
                 } else {
-                    guard index < arguments.count else { throw UsageError(message: "option \(name) needs a value", usage: usage) }
+                    guard index < arguments.count else {
+                        throw UsageError(message: "option \(name) needs a value", usage: usage)
+                    }
                     value = arguments[index]
                     index += 1
                 }
@@ -84,7 +91,11 @@ enum ArgumentParser {
                     result.options[name] = [value]
                 }
             } else if ["password", "pin", "dss-password"].map({ "--" + $0 }).contains(name) {
-                throw UsageError(message: "secrets are never taken on the command line (\(name)); use --…-env VAR, --…-file PATH, --password-stdin or the prompt", usage: usage)
+                throw UsageError(
+                    message:
+                        "secrets are never taken on the command line (\(name)); use --…-env VAR, --…-file PATH, --password-stdin or the prompt",
+                    usage: usage
+                )
             } else {
                 throw UsageError(message: "unknown option \(name)", usage: usage)
             }
@@ -93,7 +104,10 @@ enum ArgumentParser {
             throw UsageError(message: "missing argument", usage: usage)
         }
         if !spec.unboundedPositionals && result.positionals.count > spec.positionals.upperBound {
-            throw UsageError(message: "unexpected argument '\(result.positionals[spec.positionals.upperBound])'", usage: usage)
+            throw UsageError(
+                message: "unexpected argument '\(result.positionals[spec.positionals.upperBound])'",
+                usage: usage
+            )
         }
         return result
     }

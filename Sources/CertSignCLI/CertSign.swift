@@ -1,7 +1,7 @@
-import CertificateProviders
 internal import COpenSSLShims
-import PKCS11Provider
+import CertificateProviders
 public import Foundation
+import PKCS11Provider
 
 /// The `certsign` command-line tool as a library: `main.swift` calls ``CertSign/main(arguments:environment:)``
 /// and exits with its result, and tests call it in-process or run the built binary.
@@ -35,11 +35,19 @@ public enum CertSign {
     ///   - arguments: the arguments after the program name.
     ///   - environment: the process environment (secrets may be read from it by name).
     /// - Returns: the exit code.
-    public static func main(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) async -> Int32 {
+    public static func main(
+        arguments: [String],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async -> Int32 {
         let console = Console(environment: environment)
         do {
             let invocation = try Invocation.parse(arguments)
-            let context = try CommandContext(console: console, json: invocation.json, storeOverride: invocation.store, environment: environment)
+            let context = try CommandContext(
+                console: console,
+                json: invocation.json,
+                storeOverride: invocation.store,
+                environment: environment
+            )
             return try await invocation.run(context)
         } catch let error as UsageError {
             console.err("certsign: \(error.message)")
@@ -70,19 +78,27 @@ enum ErrorText {
 
     static func hint(for code: CertificateProviderError.Code) -> String? {
         switch code {
-        case .wrongPassword: return "check the password (it is case-sensitive; PKCS#12 passwords from Windows may differ from the login password)"
+        case .wrongPassword:
+            return
+                "check the password (it is case-sensitive; PKCS#12 passwords from Windows may differ from the login password)"
         case .passwordRequired: return "give it with --password-env VAR, --password-file PATH or --password-stdin"
         case .malformedInput: return "the file is damaged or of another kind; check that it is the file you meant"
-        case .unsupportedAlgorithm: return "re-export the file or key with a modern algorithm (openssl pkcs12 -export without -legacy)"
+        case .unsupportedAlgorithm:
+            return "re-export the file or key with a modern algorithm (openssl pkcs12 -export without -legacy)"
         case .providerNotFound: return "run 'certsign providers' to see the registered providers"
         case .notStored: return "run 'certsign identity list' to see what is stored"
         case .alreadyExists: return "choose another --alias or delete the existing one first"
         case .authenticationFailed: return "log in again ('certsign dss login …') and check the user name and password"
         case .network, .timeout: return "check that the server is reachable and try again"
         case .storeCorrupted: return "move the damaged file aside; certsign never overwrites it"
-        case .pinLocked: return "unlock the PIN with the SO PIN (pkcs11-tool --login --login-type so --init-pin) or the token's own tool"
-        case .tokenNotFound, .certificateNotFound: return "run 'certsign tokens --module PATH' to see the tokens and the pkcs11: URI of each key"
-        case .moduleNotLoadable: return "give --param module=PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
+        case .pinLocked:
+            return
+                "unlock the PIN with the SO PIN (pkcs11-tool --login --login-type so --init-pin) or the token's own tool"
+        case .tokenNotFound, .certificateNotFound:
+            return "run 'certsign tokens --module PATH' to see the tokens and the pkcs11: URI of each key"
+        case .moduleNotLoadable:
+            return
+                "give --param module=PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
         default: return nil
         }
     }

@@ -1,19 +1,22 @@
-import CertificateProviders
-import Foundation
-import PKCS12Provider
-import FMPDSSProvider
-import CryptoProDSSProvider
 import CSCProvider
+import CertificateProviders
+import CryptoProDSSProvider
+import FMPDSSProvider
+import Foundation
 import PKCS11Provider
+import PKCS12Provider
 import RemoteSigning
 
 /// The command table.
 enum Commands {
-    static let all: [CommandDescriptor] = [providers] + identityCommands + signingCommands + timestampCommands + dssCommands + tokenCommands + cscCommands + [demo] // commands: more are added by their files
+    static let all: [CommandDescriptor] =
+        [providers] + identityCommands + signingCommands + timestampCommands + dssCommands + tokenCommands + cscCommands
+        + [demo]  // commands: more are added by their files
 
     static func listing(_ commands: [CommandDescriptor]) -> String {
         let width = commands.map(\.name.count).max() ?? 0
-        return commands.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)" }.joined(separator: "\n")
+        return commands.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)" }
+            .joined(separator: "\n")
     }
 
     static func overview() -> String {
@@ -37,13 +40,18 @@ enum Commands {
     }
 
     static let providers = CommandDescriptor(
-        words: ["providers"], summary: "list the registered certificate providers",
-        usage: "certsign providers", details: "", spec: OptionSpec()
+        words: ["providers"],
+        summary: "list the registered certificate providers",
+        usage: "certsign providers",
+        details: "",
+        spec: OptionSpec()
     ) { _, context in
         let registry = try context.makeRegistry()
         let rows = registry.registrationsByID
-        context.emit(["providers": rows.map { ["id": $0.id.rawValue, "description": $0.description] }],
-                     human: Format.table(["ID", "DESCRIPTION"], rows.map { [$0.id.rawValue, $0.description] }))
+        context.emit(
+            ["providers": rows.map { ["id": $0.id.rawValue, "description": $0.description] }],
+            human: Format.table(["ID", "DESCRIPTION"], rows.map { [$0.id.rawValue, $0.description] })
+        )
         return CertSign.exitSuccess
     }
 }
@@ -55,33 +63,47 @@ extension CommandContext {
     ///     store directory of this invocation.
     ///   - parameters: per provider, what the caller gave (`--param`): the provider is made with
     ///     them, so a stored session or certificate is used only when it matches them.
-    func makeRegistry(pkcs12: ProviderParameters = ProviderParameters(),
-                      parameters: [ProviderID: ProviderParameters] = [:]) throws -> ProviderRegistry {
+    func makeRegistry(
+        pkcs12: ProviderParameters = ProviderParameters(),
+        parameters: [ProviderID: ProviderParameters] = [:]
+    ) throws -> ProviderRegistry {
         var registry = ProviderRegistry()
         // registry: providers register here
         let environment = self.environment
         let storeDirectory = self.storeDirectory
         let warn = warningPrinter
-        try registry.register(.pkcs12, description: "local PKCS#12 (.p12/.pfx) files and the encrypted identity store") {
-            try PKCS12CertificateProvider(parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
-                                          environment: environment)
+        try registry.register(.pkcs12, description: "local PKCS#12 (.p12/.pfx) files and the encrypted identity store")
+        {
+            try PKCS12CertificateProvider(
+                parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
+                environment: environment
+            )
         }
         // The remote providers' clientIdentity parameter names an identity in this store.
         let identities: ClientIdentityLookup = { alias, password in
             try PKCS12IdentityStore(directory: storeDirectory).identity(alias: alias, password: password)
         }
         try registry.register(.fmpDSS, description: "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'") {
-            FMPDSSProvider(parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
-                           clientIdentityLookup: identities, warning: warn)
+            FMPDSSProvider(
+                parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+                clientIdentityLookup: identities,
+                warning: warn
+            )
         }
         let cryptoPro = parameters[.cryptoProDSS] ?? ProviderParameters()
         try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {
-            let provider = CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
-                                                clientIdentityLookup: identities, warning: warn)
+            let provider = CryptoProDSSProvider(
+                parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+                clientIdentityLookup: identities,
+                warning: warn
+            )
             try provider.setParameters(provider.parameters.merging(cryptoPro))
             return provider
         }
-        try registry.register(.csc, description: "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'") {
+        try registry.register(
+            .csc,
+            description: "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'"
+        ) {
             CSCProvider(clientIdentityLookup: identities)
         }
         try PKCS11CertificateProvider.register(in: &registry)

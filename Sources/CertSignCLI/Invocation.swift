@@ -29,7 +29,8 @@ struct Invocation {
     var versionRequested = false
     var groupWords: [String] = []
 
-    static let globalUsage = "certsign [--store DIR] [--json] <command> [options]   (certsign --help lists the commands)"
+    static let globalUsage =
+        "certsign [--store DIR] [--json] <command> [options]   (certsign --help lists the commands)"
 
     /// Splits out global options (accepted anywhere before `--`) and finds the command.
     static func parse(_ arguments: [String]) throws -> Invocation {
@@ -40,18 +41,29 @@ struct Invocation {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if afterDoubleDash { rest.append(argument); continue }
+            if afterDoubleDash {
+                rest.append(argument)
+                continue
+            }
             switch argument {
-            case "--": afterDoubleDash = true; rest.append(argument)
+            case "--":
+                afterDoubleDash = true
+                rest.append(argument)
             case "--json": invocation.json = true
             case "--help", "-h": invocation.helpRequested = true
             case "--version": invocation.versionRequested = true
             case "--store":
-                guard index < arguments.count else { throw UsageError(message: "option --store needs a directory", usage: globalUsage) }
+                guard index < arguments.count else {
+                    throw UsageError(message: "option --store needs a directory", usage: globalUsage)
+                }
                 invocation.store = arguments[index]
                 index += 1
             default:
-                if argument.hasPrefix("--store=") { invocation.store = String(argument.dropFirst("--store=".count)) } else { rest.append(argument) }
+                if argument.hasPrefix("--store=") {
+                    invocation.store = String(argument.dropFirst("--store=".count))
+                } else {
+                    rest.append(argument)
+                }
             }
         }
         // The longest run of leading words that names a command.
@@ -72,7 +84,9 @@ struct Invocation {
     func run(_ context: CommandContext) async throws -> Int32 {
         let console = context.console
         if versionRequested && command == nil {
-            console.out(context.json ? JSONOutput.render(["version": CertSign.version]) : "certsign \(CertSign.version)")
+            console.out(
+                context.json ? JSONOutput.render(["version": CertSign.version]) : "certsign \(CertSign.version)"
+            )
             return CertSign.exitSuccess
         }
         guard let command else {
@@ -82,8 +96,11 @@ struct Invocation {
                     console.out(Commands.listing(group))
                     return CertSign.exitSuccess
                 }
-                throw UsageError(message: "'\(groupWords[0])' needs a subcommand: \(group.map { $0.words.dropFirst().joined(separator: " ") }.joined(separator: ", "))",
-                                 usage: group.map(\.usage).joined(separator: "\n       "))
+                throw UsageError(
+                    message:
+                        "'\(groupWords[0])' needs a subcommand: \(group.map { $0.words.dropFirst().joined(separator: " ") }.joined(separator: ", "))",
+                    usage: group.map(\.usage).joined(separator: "\n       ")
+                )
             }
             if helpRequested || arguments.isEmpty {
                 if helpRequested {
@@ -95,7 +112,9 @@ struct Invocation {
             throw UsageError(message: "unknown command '\(arguments[0])'", usage: Invocation.globalUsage)
         }
         if helpRequested {
-            console.out("usage: \(command.usage)\n\n\(command.summary)\n\(command.details.isEmpty ? "" : "\n" + command.details)")
+            console.out(
+                "usage: \(command.usage)\n\n\(command.summary)\n\(command.details.isEmpty ? "" : "\n" + command.details)"
+            )
             return CertSign.exitSuccess
         }
         let parsed = try ArgumentParser.parse(arguments, spec: command.spec, usage: command.usage)
@@ -116,7 +135,9 @@ struct CommandContext: Sendable {
         self.json = json
         self.environment = environment
         if let storeOverride {
-            guard !storeOverride.isEmpty else { throw UsageError(message: "--store needs a directory", usage: Invocation.globalUsage) }
+            guard !storeOverride.isEmpty else {
+                throw UsageError(message: "--store needs a directory", usage: Invocation.globalUsage)
+            }
             storeDirectory = URL(fileURLWithPath: storeOverride)
         } else if let home = environment["CERTSIGN_HOME"], !home.isEmpty {
             storeDirectory = URL(fileURLWithPath: home)
@@ -142,10 +163,17 @@ struct CommandContext: Sendable {
     ///   - prompt: what the prompt says.
     ///   - required: whether a missing secret is an error (else nil is returned without prompting
     ///     when stdin is not a terminal).
-    func secret(_ parsed: ParsedArguments, name: String = "password", prompt: String, required: Bool = true) throws -> Secret? {
+    func secret(
+        _ parsed: ParsedArguments,
+        name: String = "password",
+        prompt: String,
+        required: Bool = true
+    ) throws -> Secret? {
         if let variable = parsed.value("--\(name)-env") {
             guard let value = environment[variable] else {
-                throw CertificateProviderError.invalidParameter("environment variable \(variable) (from --\(name)-env) is not set")
+                throw CertificateProviderError.invalidParameter(
+                    "environment variable \(variable) (from --\(name)-env) is not set"
+                )
             }
             return Secret(value)
         }
@@ -158,7 +186,10 @@ struct CommandContext: Sendable {
         }
         if console.inputIsTerminal { return try console.promptSecret(prompt) }
         if required {
-            throw CertificateProviderError(.passwordRequired, "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed and stdin is not a terminal; use --\(name)-env VAR or --\(name)-file PATH")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed and stdin is not a terminal; use --\(name)-env VAR or --\(name)-file PATH"
+            )
         }
         return nil
     }
@@ -183,16 +214,23 @@ struct CommandContext: Sendable {
         }
         for item in parsed.values("--param") {
             let (key, value) = try split(item, "--param")
-            if ["password", "pin", "dssPassword", "storePassword", "clientSecret", "otp", "clientIdentityPassword"].contains(key.rawValue) {
-                throw UsageError(message: "--param \(key)=… would put a secret on the command line; use --param-env \(key)=VAR or --param-file \(key)=PATH",
-                                 usage: "--param-env KEY=VAR | --param-file KEY=PATH")
+            if ["password", "pin", "dssPassword", "storePassword", "clientSecret", "otp", "clientIdentityPassword"]
+                .contains(key.rawValue)
+            {
+                throw UsageError(
+                    message:
+                        "--param \(key)=… would put a secret on the command line; use --param-env \(key)=VAR or --param-file \(key)=PATH",
+                    usage: "--param-env KEY=VAR | --param-file KEY=PATH"
+                )
             }
             parameters[key] = .string(value)
         }
         for item in parsed.values("--param-env") {
             let (key, variable) = try split(item, "--param-env")
             guard let value = environment[variable] else {
-                throw CertificateProviderError.invalidParameter("environment variable \(variable) (from --param-env \(key)=…) is not set")
+                throw CertificateProviderError.invalidParameter(
+                    "environment variable \(variable) (from --param-env \(key)=…) is not set"
+                )
             }
             parameters[key] = .secret(Secret(value))
         }

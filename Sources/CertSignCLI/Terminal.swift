@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,8 +15,12 @@ final class Console: @unchecked Sendable {
     private var lastProgressDraw: UInt64 = 0
     private var progressVisible = false
 
-    init(environment: [String: String], standardInput: FileHandle = .standardInput,
-         standardOutput: FileHandle = .standardOutput, standardError: FileHandle = .standardError) {
+    init(
+        environment: [String: String],
+        standardInput: FileHandle = .standardInput,
+        standardOutput: FileHandle = .standardOutput,
+        standardError: FileHandle = .standardError
+    ) {
         self.environment = environment
         self.standardInput = standardInput
         self.standardOutput = standardOutput
@@ -51,7 +56,10 @@ final class Console: @unchecked Sendable {
     func promptSecret(_ prompt: String) throws -> Secret {
         let descriptor = standardInput.fileDescriptor
         guard isatty(descriptor) == 1 else {
-            throw CertificateProviderError(.passwordRequired, "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed: use --password-env VAR, --password-file PATH or --password-stdin")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed: use --password-env VAR, --password-file PATH or --password-stdin"
+            )
         }
         // Echo goes off (dropping anything typed before the prompt) BEFORE the prompt appears, so
         // nothing typed after the prompt is echoed or discarded; as glibc's getpass does.
@@ -106,7 +114,10 @@ enum Format {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(count)
         var unit = 0
-        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
         return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
     }
 
@@ -144,7 +155,11 @@ enum Format {
 enum JSONOutput {
     static func render(_ object: Any) -> String {
         guard JSONSerialization.isValidJSONObject(object),
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
+            let data = try? JSONSerialization.data(
+                withJSONObject: object,
+                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            )
+        else {
             return "{}"
         }
         return String(decoding: data, as: UTF8.self)

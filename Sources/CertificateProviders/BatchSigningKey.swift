@@ -22,5 +22,9 @@ public protocol BatchSigningKey: SigningKey {
     /// - Returns: one signature per digest, in order.
     /// - Throws: `.invalidParameter` when a digest length does not match `digestAlgorithm` or the
     ///   batch is larger than ``maximumBatchSize``; whatever a single signature would throw.
-    func signatures(forDigests digests: [[UInt8]], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [[UInt8]]
+    func signatures(
+        forDigests digests: [[UInt8]],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [[UInt8]]
 }

@@ -28,8 +28,13 @@ public protocol BinaryHTTPFetching: Sendable {
     /// - Returns: the answer's media type (nil when the server sent none) and its body.
     /// - Throws: `.serverRejected`, `.network`, `.timeout`, `.cancelled`, `.invalidParameter` for a
     ///   URL the fetcher refuses.
-    func post(_ url: URL, contentType: String, body: [UInt8], timeout: TimeInterval,
-              maximumBytes: Int) async throws -> (contentType: String?, body: [UInt8])
+    func post(
+        _ url: URL,
+        contentType: String,
+        body: [UInt8],
+        timeout: TimeInterval,
+        maximumBytes: Int
+    ) async throws -> (contentType: String?, body: [UInt8])
 
     /// Fetches `url` with `GET` (a CRL distribution point).
     ///

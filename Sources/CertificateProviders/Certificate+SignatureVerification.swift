@@ -17,8 +17,12 @@ extension Certificate {
     ///   - scheme: the signature scheme.
     /// - Returns: false for a wrong signature, a digest of the wrong length, or a scheme that does not
     ///   fit the key; never throws.
-    public func isValidSignature(_ signature: [UInt8], forDigest digest: [UInt8], digestAlgorithm: DigestAlgorithm,
-                                 scheme: SignatureScheme) -> Bool {
+    public func isValidSignature(
+        _ signature: [UInt8],
+        forDigest digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) -> Bool {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         let isGOST = publicKeyAlgorithm.isGOST
@@ -27,20 +31,29 @@ extension Certificate {
             fits = scheme == .rsaPKCS1v15 || scheme == .rsaPSS
         } else if isGOST {
             // A GOST key signs only the Streebog digest of its size (DigestAlgorithm.preferred).
-            fits = scheme == .gostR34102012 && (try? DigestAlgorithm.preferred(for: publicKeyAlgorithm)) == digestAlgorithm
+            fits =
+                scheme == .gostR34102012 && (try? DigestAlgorithm.preferred(for: publicKeyAlgorithm)) == digestAlgorithm
         } else {
             fits = publicKeyAlgorithm.isEC && scheme == .ecdsa && !digestAlgorithm.isGOST
         }
-        guard fits, !signature.isEmpty, digest.count == digestAlgorithm.outputByteCount, let md = try? digestAlgorithm.evpMD(),
-              let publicKey = X509_get0_pubkey(handle.pointer), let context = EVP_PKEY_CTX_new(publicKey, nil) else { return false }
+        guard fits, !signature.isEmpty, digest.count == digestAlgorithm.outputByteCount,
+            let md = try? digestAlgorithm.evpMD(),
+            let publicKey = X509_get0_pubkey(handle.pointer), let context = EVP_PKEY_CTX_new(publicKey, nil)
+        else { return false }
         defer { EVP_PKEY_CTX_free(context) }
         // The gost engine takes no digest setting: the key's size fixes it (checked above).
-        guard EVP_PKEY_verify_init(context) == 1, isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1 else { return false }
+        guard EVP_PKEY_verify_init(context) == 1, isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1 else {
+            return false
+        }
         if publicKeyAlgorithm.isRSA {
-            guard EVP_PKEY_CTX_set_rsa_padding(context, scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) == 1 else { return false }
+            guard
+                EVP_PKEY_CTX_set_rsa_padding(context, scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING)
+                    == 1
+            else { return false }
             if scheme == .rsaPSS {
                 guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
-                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1 else { return false }
+                    EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1
+                else { return false }
             }
         }
         return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1

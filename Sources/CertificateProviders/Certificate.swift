@@ -48,7 +48,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public init(pemEncoded pem: String) throws {
         let all = try Certificate.certificates(pemEncoded: pem)
         guard all.count == 1 else {
-            throw CertificateProviderError.malformedInput("expected one PEM certificate, found \(all.count); use Certificate.certificates(pemEncoded:) for bundles")
+            throw CertificateProviderError.malformedInput(
+                "expected one PEM certificate, found \(all.count); use Certificate.certificates(pemEncoded:) for bundles"
+            )
         }
         self = all[0]
     }
@@ -63,13 +65,19 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
             while true {
                 guard let x509 = PEM_read_bio_X509(bio, nil, nil, nil) else {
                     let entries = OpenSSLErrorQueue.drainEntries()
-                    let endOfInput = entries.last.map { $0.library == ERR_LIB_PEM && $0.reason == PEM_R_NO_START_LINE } ?? true
+                    let endOfInput =
+                        entries.last.map { $0.library == ERR_LIB_PEM && $0.reason == PEM_R_NO_START_LINE } ?? true
                     if endOfInput && !result.isEmpty { return result }
                     if result.isEmpty && endOfInput {
-                        throw CertificateProviderError.malformedInput("no PEM certificate found (expected -----BEGIN CERTIFICATE-----)")
+                        throw CertificateProviderError.malformedInput(
+                            "no PEM certificate found (expected -----BEGIN CERTIFICATE-----)"
+                        )
                     }
-                    throw CertificateProviderError(.malformedInput, "PEM certificate number \(result.count + 1) is corrupt or truncated",
-                                                   openSSLErrors: entries.map(\.text))
+                    throw CertificateProviderError(
+                        .malformedInput,
+                        "PEM certificate number \(result.count + 1) is corrupt or truncated",
+                        openSSLErrors: entries.map(\.text)
+                    )
                 }
                 result.append(try Certificate(handle: X509Handle(takingOwnershipOf: x509)))
             }
@@ -81,7 +89,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public static func certificates(derOrPEM bytes: [UInt8]) throws -> [Certificate] {
         if bytes.first == 0x30 { return [try Certificate(derEncoded: bytes)] }
         guard let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN") else {
-            throw CertificateProviderError.malformedInput(bytes.isEmpty ? "the certificate file is empty" : "the data is neither a DER nor a PEM certificate")
+            throw CertificateProviderError.malformedInput(
+                bytes.isEmpty ? "the certificate file is empty" : "the data is neither a DER nor a PEM certificate"
+            )
         }
         return try certificates(pemEncoded: text)
     }
@@ -97,7 +107,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         self.subject = Certificate.rfc2253(X509_get_subject_name(x509))
         self.issuer = Certificate.rfc2253(X509_get_issuer_name(x509))
         self.serialNumber = Certificate.serialHex(x509)
-        guard let before = Certificate.date(X509_get0_notBefore(x509)), let after = Certificate.date(X509_get0_notAfter(x509)) else {
+        guard let before = Certificate.date(X509_get0_notBefore(x509)),
+            let after = Certificate.date(X509_get0_notAfter(x509))
+        else {
             throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's validity dates cannot be read")
         }
         self.notValidBefore = before
@@ -109,7 +121,10 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
                 OpenSSLErrorQueue.clear()
                 throw GOSTEngine.unavailableError("the certificate's public key (\(oid))")
             }
-            throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "the certificate's public key uses an algorithm OpenSSL cannot read (\(oid ?? "unknown OID"))")
+            throw OpenSSLErrorQueue.error(
+                .unsupportedAlgorithm,
+                "the certificate's public key uses an algorithm OpenSSL cannot read (\(oid ?? "unknown OID"))"
+            )
         }
         self.publicKeyAlgorithm = EVPKeyHandle.algorithm(of: publicKey)
         self.publicKeySize = Int(EVP_PKEY_get_bits(publicKey))
@@ -123,7 +138,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     /// The PEM encoding (`-----BEGIN CERTIFICATE-----`, 64-column base64).
     public var pemRepresentation: String {
-        let base64 = Data(derRepresentation).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        let base64 = Data(derRepresentation).base64EncodedString(options: [
+            .lineLength64Characters, .endLineWithLineFeed,
+        ])
         return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
     }
 
@@ -143,7 +160,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether subject and issuer are the same name.
-    public var isSelfIssued: Bool { X509_NAME_cmp(X509_get_subject_name(handle.pointer), X509_get_issuer_name(handle.pointer)) == 0 }
+    public var isSelfIssued: Bool {
+        X509_NAME_cmp(X509_get_subject_name(handle.pointer), X509_get_issuer_name(handle.pointer)) == 0
+    }
 
     /// Whether `date` is within the validity period.
     public func isValid(at date: Date = Date()) -> Bool { notValidBefore <= date && date <= notValidAfter }
@@ -153,10 +172,14 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         let nid = OBJ_txt2nid(shortName)
         guard nid != NID_undef, let name = X509_get_subject_name(handle.pointer) else { return nil }
         let index = X509_NAME_get_index_by_NID(name, nid, -1)
-        guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
+        guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry)
+        else { return nil }
         var utf8: UnsafeMutablePointer<UInt8>?
         let length = ASN1_STRING_to_UTF8(&utf8, data)
-        guard length >= 0, let utf8 else { ERR_clear_error(); return nil }
+        guard length >= 0, let utf8 else {
+            ERR_clear_error()
+            return nil
+        }
         defer { COpenSSLShims_OPENSSL_free(utf8) }
         return String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self)
     }
@@ -165,23 +188,28 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         "Certificate(subject: \(subject), serial: \(serialNumber), notValidAfter: \(notValidAfter))"
     }
 
-    public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.derRepresentation == rhs.derRepresentation }
+    public static func == (lhs: Certificate, rhs: Certificate) -> Bool {
+        lhs.derRepresentation == rhs.derRepresentation
+    }
     public func hash(into hasher: inout Swift.Hasher) { hasher.combine(derRepresentation) }
 
     // MARK: Field extraction
 
     private static func rfc2253(_ name: OpaquePointer?) -> String {
         guard let name else { return "" }
-        let bytes = (try? MemoryBIO.collecting { bio in
-            _ = X509_NAME_print_ex(bio, name, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
-        }) ?? []
+        let bytes =
+            (try? MemoryBIO.collecting { bio in
+                _ = X509_NAME_print_ex(bio, name, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
+            }) ?? []
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The dotted OID of the SubjectPublicKeyInfo's algorithm, read without decoding the key.
     private static func publicKeyAlgorithmOID(_ x509: OpaquePointer) -> String? {
         var object: OpaquePointer?
-        guard let publicKey = X509_get_X509_PUBKEY(x509), X509_PUBKEY_get0_param(&object, nil, nil, nil, publicKey) == 1, let object else { return nil }
+        guard let publicKey = X509_get_X509_PUBKEY(x509),
+            X509_PUBKEY_get0_param(&object, nil, nil, nil, publicKey) == 1, let object
+        else { return nil }
         var buffer = [CChar](repeating: 0, count: 128)
         let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
         guard length > 0 else { return nil }
@@ -215,7 +243,11 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
             var buffer = [CChar](repeating: 0, count: 128)
             let length = OBJ_obj2txt(&buffer, Int32(buffer.count), COpenSSLShims_sk_ASN1_OBJECT_value(stack, index), 1)
             guard length > 0 else { continue }
-            result.append(ExtendedKeyUsage(oid: String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+            result.append(
+                ExtendedKeyUsage(
+                    oid: String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                )
+            )
         }
         return result
     }

@@ -57,7 +57,9 @@ public protocol CertificateProvider: AnyObject, Sendable {
 
 extension CertificateProvider {
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' does not support initialize(options:)")
+        throw CertificateProviderError.unsupportedOperation(
+            "provider '\(providerID)' does not support initialize(options:)"
+        )
     }
 
     public func storedCertificate() throws -> SigningIdentity? {
@@ -65,7 +67,9 @@ extension CertificateProvider {
     }
 
     public func deleteStoredCertificate() throws {
-        throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' does not support deleting stored certificates")
+        throw CertificateProviderError.unsupportedOperation(
+            "provider '\(providerID)' does not support deleting stored certificates"
+        )
     }
 
     public var parameters: ProviderParameters { ProviderParameters() }

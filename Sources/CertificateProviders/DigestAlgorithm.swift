@@ -22,17 +22,40 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    public static let sha256 = DigestAlgorithm("sha256", outputByteCount: 32, oid: "2.16.840.1.101.3.4.2.1", displayName: "SHA-256")
-    public static let sha384 = DigestAlgorithm("sha384", outputByteCount: 48, oid: "2.16.840.1.101.3.4.2.2", displayName: "SHA-384")
-    public static let sha512 = DigestAlgorithm("sha512", outputByteCount: 64, oid: "2.16.840.1.101.3.4.2.3", displayName: "SHA-512")
+    public static let sha256 = DigestAlgorithm(
+        "sha256",
+        outputByteCount: 32,
+        oid: "2.16.840.1.101.3.4.2.1",
+        displayName: "SHA-256"
+    )
+    public static let sha384 = DigestAlgorithm(
+        "sha384",
+        outputByteCount: 48,
+        oid: "2.16.840.1.101.3.4.2.2",
+        displayName: "SHA-384"
+    )
+    public static let sha512 = DigestAlgorithm(
+        "sha512",
+        outputByteCount: 64,
+        oid: "2.16.840.1.101.3.4.2.3",
+        displayName: "SHA-512"
+    )
     /// GOST R 34.11-2012 with a 256-bit hash (Streebog-256), the digest of GOST R 34.10-2012 256-bit
     /// keys. Needs the gost engine (``GOSTEngine``).
-    public static let streebog256 = DigestAlgorithm("streebog256", outputByteCount: 32, oid: "1.2.643.7.1.1.2.2",
-                                                    displayName: "GOST R 34.11-2012 256")
+    public static let streebog256 = DigestAlgorithm(
+        "streebog256",
+        outputByteCount: 32,
+        oid: "1.2.643.7.1.1.2.2",
+        displayName: "GOST R 34.11-2012 256"
+    )
     /// GOST R 34.11-2012 with a 512-bit hash (Streebog-512), the digest of GOST R 34.10-2012 512-bit
     /// keys. Needs the gost engine (``GOSTEngine``).
-    public static let streebog512 = DigestAlgorithm("streebog512", outputByteCount: 64, oid: "1.2.643.7.1.1.2.3",
-                                                    displayName: "GOST R 34.11-2012 512")
+    public static let streebog512 = DigestAlgorithm(
+        "streebog512",
+        outputByteCount: 64,
+        oid: "1.2.643.7.1.1.2.3",
+        displayName: "GOST R 34.11-2012 512"
+    )
 
     /// Every supported digest.
     public static let allSupported: [DigestAlgorithm] = [.sha256, .sha384, .sha512, .streebog256, .streebog512]
@@ -43,9 +66,11 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
         let normalized = name.lowercased().replacingOccurrences(of: "-", with: "")
         let aliases = ["md_gost12_256": "streebog256", "md_gost12_512": "streebog512"]
         let key = aliases[normalized] ?? normalized
-        guard let match = Self.allSupported.first(where: {
-            $0.rawValue == key || $0.oid == name || $0.displayName.lowercased() == name.lowercased()
-        }) else { return nil }
+        guard
+            let match = Self.allSupported.first(where: {
+                $0.rawValue == key || $0.oid == name || $0.displayName.lowercased() == name.lowercased()
+            })
+        else { return nil }
         self = match
     }
 
@@ -61,7 +86,11 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
         switch keyAlgorithm.gostKeySize {
         case 256: return .streebog256
         case 512: return .streebog512
-        default: throw CertificateProviderError(.unsupportedAlgorithm, "no GOST R 34.11-2012 digest fits a \(keyAlgorithm) key")
+        default:
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "no GOST R 34.11-2012 digest fits a \(keyAlgorithm) key"
+            )
         }
     }
 
@@ -83,7 +112,10 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
         case "sha512": return EVP_sha512()
         case "streebog256", "streebog512":
             guard GOSTEngine.load(),
-                  let md = EVP_get_digestbyname(rawValue == "streebog256" ? SN_id_GostR3411_2012_256 : SN_id_GostR3411_2012_512) else {
+                let md = EVP_get_digestbyname(
+                    rawValue == "streebog256" ? SN_id_GostR3411_2012_256 : SN_id_GostR3411_2012_512
+                )
+            else {
                 throw GOSTEngine.unavailableError("the \(displayName) digest")
             }
             return md

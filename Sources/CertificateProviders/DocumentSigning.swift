@@ -21,8 +21,13 @@ public struct DocumentSigningRequest: Sendable {
     public var contentFile: URL?
 
     /// Creates a request.
-    public init(payload: Payload, format: SignatureFormat = .cadesBES, isDetached: Bool = true, digestAlgorithm: DigestAlgorithm = .sha256,
-                contentFile: URL? = nil) {
+    public init(
+        payload: Payload,
+        format: SignatureFormat = .cadesBES,
+        isDetached: Bool = true,
+        digestAlgorithm: DigestAlgorithm = .sha256,
+        contentFile: URL? = nil
+    ) {
         self.payload = payload
         self.format = format
         self.isDetached = isDetached
@@ -56,7 +61,13 @@ public struct RemoteSignatureRecord: Sendable, Equatable {
     public var signature: [UInt8]?
 
     /// Creates a record.
-    public init(id: String, createdAt: Date? = nil, certificateID: String? = nil, summary: String, signature: [UInt8]? = nil) {
+    public init(
+        id: String,
+        createdAt: Date? = nil,
+        certificateID: String? = nil,
+        summary: String,
+        signature: [UInt8]? = nil
+    ) {
         self.id = id
         self.createdAt = createdAt
         self.certificateID = certificateID

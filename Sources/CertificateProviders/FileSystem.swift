@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -26,7 +27,9 @@ package enum FileSystem {
     package static func makePrivateDirectory(_ path: String, tighteningExisting: Bool = false) throws {
         var info = stat()
         if stat(path, &info) == 0 {
-            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw CertificateProviderError(.fileSystem, "'\(path)' exists and is not a directory") }
+            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw CertificateProviderError(.fileSystem, "'\(path)' exists and is not a directory")
+            }
             if tighteningExisting, (info.st_mode & 0o077) != 0, info.st_uid == geteuid() { _ = chmod(path, 0o700) }
             return
         }
@@ -80,7 +83,9 @@ package enum FileSystem {
     /// `rename(2)`; a non-empty directory at `to` gives `.alreadyExists`.
     package static func rename(_ from: String, _ to: String) throws {
         guard Glibc.rename(from, to) == 0 else {
-            if errno == ENOTEMPTY || errno == EEXIST { throw CertificateProviderError(.alreadyExists, "'\(to)' already exists") }
+            if errno == ENOTEMPTY || errno == EEXIST {
+                throw CertificateProviderError(.alreadyExists, "'\(to)' already exists")
+            }
             throw failure("renaming '\(from)' to", to)
         }
     }
@@ -88,7 +93,12 @@ package enum FileSystem {
     /// `link(2)`: makes `to` appear atomically, failing with `.alreadyExists` when it exists.
     package static func link(_ from: String, _ to: String) throws {
         guard Glibc.link(from, to) == 0 else {
-            if errno == EEXIST { throw CertificateProviderError(.alreadyExists, "'\(to)' already exists; choose another file name or remove it first") }
+            if errno == EEXIST {
+                throw CertificateProviderError(
+                    .alreadyExists,
+                    "'\(to)' already exists; choose another file name or remove it first"
+                )
+            }
             throw failure("creating", to)
         }
     }
@@ -134,14 +144,20 @@ package enum FileSystem {
             // A link the user made to their own directory is fine; judge the directory it names.
             guard stat(path, &info) == 0 else { return }
         }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw CertificateProviderError(.fileSystem, "\(what) '\(path)' is not a directory") }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CertificateProviderError(.fileSystem, "\(what) '\(path)' is not a directory")
+        }
         if info.st_uid != geteuid() {
-            throw CertificateProviderError(.fileSystem,
-                "\(what) '\(path)' belongs to another user (uid \(info.st_uid)), who could replace what it holds; it is not used. Fix: chown \(geteuid()) '\(path)' (or move it away)")
+            throw CertificateProviderError(
+                .fileSystem,
+                "\(what) '\(path)' belongs to another user (uid \(info.st_uid)), who could replace what it holds; it is not used. Fix: chown \(geteuid()) '\(path)' (or move it away)"
+            )
         }
         if (info.st_mode & 0o022) != 0 {
-            throw CertificateProviderError(.fileSystem,
-                "\(what) '\(path)' can be written by other users (mode \(String(info.st_mode & 0o777, radix: 8))), who could replace what it holds; it is not used. Fix: chmod go-w '\(path)'")
+            throw CertificateProviderError(
+                .fileSystem,
+                "\(what) '\(path)' can be written by other users (mode \(String(info.st_mode & 0o777, radix: 8))), who could replace what it holds; it is not used. Fix: chmod go-w '\(path)'"
+            )
         }
     }
 
@@ -153,7 +169,9 @@ package enum FileSystem {
         guard lstat(path, &info) == 0 else { return nil }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return "it is not a regular file" }
         guard info.st_uid == geteuid() else { return "it belongs to another user (uid \(info.st_uid))" }
-        guard (info.st_mode & 0o077) == 0 else { return "other users can read or write it (mode \(String(info.st_mode & 0o777, radix: 8)))" }
+        guard (info.st_mode & 0o077) == 0 else {
+            return "other users can read or write it (mode \(String(info.st_mode & 0o777, radix: 8)))"
+        }
         return nil
     }
 

@@ -70,7 +70,10 @@ public final class LocalSigningKey: SigningKey, Sendable {
         switch parameters.kind {
         case .rsa:
             guard (2048...16384).contains(parameters.bits) else {
-                throw CertificateProviderError(.unsupportedAlgorithm, "RSA keys must have 2048 to 16384 bits, not \(parameters.bits)")
+                throw CertificateProviderError(
+                    .unsupportedAlgorithm,
+                    "RSA keys must have 2048 to 16384 bits, not \(parameters.bits)"
+                )
             }
             key = COpenSSLShims_EVP_RSA_gen(UInt32(parameters.bits))
         case .ec:
@@ -84,13 +87,23 @@ public final class LocalSigningKey: SigningKey, Sendable {
 
     private static func generateGOST(_ parameters: GenerationParameters) throws -> OpaquePointer {
         guard GOSTEngine.load() else { throw GOSTEngine.unavailableError("a \(parameters) key") }
-        guard let context = EVP_PKEY_CTX_new_id(parameters.bits == 512 ? NID_id_GostR3410_2012_512 : NID_id_GostR3410_2012_256, nil) else {
+        guard
+            let context = EVP_PKEY_CTX_new_id(
+                parameters.bits == 512 ? NID_id_GostR3410_2012_512 : NID_id_GostR3410_2012_256,
+                nil
+            )
+        else {
             throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "OpenSSL cannot make \(parameters) keys")
         }
         defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_keygen_init(context) == 1 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not start \(parameters) key generation") }
+        guard EVP_PKEY_keygen_init(context) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not start \(parameters) key generation")
+        }
         guard EVP_PKEY_CTX_ctrl_str(context, "paramset", parameters.curve) > 0 else {
-            throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "'\(parameters.curve)' is not a GOST R 34.10-2012 \(parameters.bits)-bit parameter set")
+            throw OpenSSLErrorQueue.error(
+                .unsupportedAlgorithm,
+                "'\(parameters.curve)' is not a GOST R 34.10-2012 \(parameters.bits)-bit parameter set"
+            )
         }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen(context, &key) == 1, let key else {
@@ -121,7 +134,9 @@ public final class LocalSigningKey: SigningKey, Sendable {
             return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
         }
         guard let key else {
-            if encrypted { throw OpenSSLErrorQueue.error(.wrongPassword, "the password does not decrypt the private key") }
+            if encrypted {
+                throw OpenSSLErrorQueue.error(.wrongPassword, "the password does not decrypt the private key")
+            }
             throw OpenSSLErrorQueue.error(.malformedInput, "no readable PEM private key found")
         }
         self.init(handle: EVPKeyHandle(takingOwnershipOf: key))
@@ -150,7 +165,15 @@ public final class LocalSigningKey: SigningKey, Sendable {
             if let password {
                 ok = password.withCString { cString in
                     password.withUnsafeBytes { raw in
-                        PEM_write_bio_PKCS8PrivateKey(bio, handle.pointer, EVP_aes_256_cbc(), cString, Int32(raw.count), nil, nil)
+                        PEM_write_bio_PKCS8PrivateKey(
+                            bio,
+                            handle.pointer,
+                            EVP_aes_256_cbc(),
+                            cString,
+                            Int32(raw.count),
+                            nil,
+                            nil
+                        )
                     }
                 }
             } else {
@@ -167,25 +190,43 @@ public final class LocalSigningKey: SigningKey, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    public func signature(for data: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+    public func signature(
+        for data: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
         try signSynchronously(data: data, digestAlgorithm: digestAlgorithm, scheme: scheme)
     }
 
-    public func signature(forDigest digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+    public func signature(
+        forDigest digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
         try signSynchronously(digest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
     }
 
     /// Signs `data` without suspending (for callers that are already off the cooperative pool).
-    public func signSynchronously(data: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) throws -> [UInt8] {
+    public func signSynchronously(
+        data: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) throws -> [UInt8] {
         try signSynchronously(digest: digestAlgorithm.hash(data), digestAlgorithm: digestAlgorithm, scheme: scheme)
     }
 
     /// Signs a precomputed digest without suspending.
     /// - Throws: `.invalidParameter` for a digest of the wrong length, `.unsupportedAlgorithm` for a
     ///   scheme or digest that does not fit the key (a GOST key signs only its own Streebog size).
-    public func signSynchronously(digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) throws -> [UInt8] {
+    public func signSynchronously(
+        digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) throws -> [UInt8] {
         guard digest.count == digestAlgorithm.outputByteCount else {
-            throw CertificateProviderError.invalidParameter("a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
+            throw CertificateProviderError.invalidParameter(
+                "a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)"
+            )
         }
         try checkScheme(scheme)
         try checkDigest(digestAlgorithm)
@@ -197,8 +238,12 @@ public final class LocalSigningKey: SigningKey, Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         // The gost engine takes no digest setting: the key's size fixes it (checked above).
         guard EVP_PKEY_sign_init(context) == 1,
-              publicKeyAlgorithm.isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1 else {
-            throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "the \(publicKeyAlgorithm) key cannot sign \(digestAlgorithm) digests")
+            publicKeyAlgorithm.isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1
+        else {
+            throw OpenSSLErrorQueue.error(
+                .unsupportedAlgorithm,
+                "the \(publicKeyAlgorithm) key cannot sign \(digestAlgorithm) digests"
+            )
         }
         if publicKeyAlgorithm.isRSA {
             let padding = scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING
@@ -207,7 +252,8 @@ public final class LocalSigningKey: SigningKey, Sendable {
             }
             if scheme == .rsaPSS {
                 guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
-                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1 else {
+                    EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1
+                else {
                     throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not configure RSA-PSS")
                 }
             }
@@ -224,19 +270,32 @@ public final class LocalSigningKey: SigningKey, Sendable {
     }
 
     /// Checks a signature made by this key (or its public half) over `data`.
-    public func isValidSignature(_ signature: [UInt8], for data: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) -> Bool {
-        guard (try? checkScheme(scheme)) != nil, (try? checkDigest(digestAlgorithm)) != nil, let md = try? digestAlgorithm.evpMD() else { return false }
+    public func isValidSignature(
+        _ signature: [UInt8],
+        for data: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) -> Bool {
+        guard (try? checkScheme(scheme)) != nil, (try? checkDigest(digestAlgorithm)) != nil,
+            let md = try? digestAlgorithm.evpMD()
+        else { return false }
         let digest = digestAlgorithm.hash(data)
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         guard let context = EVP_PKEY_CTX_new(handle.pointer, nil) else { return false }
         defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_verify_init(context) == 1, publicKeyAlgorithm.isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1 else { return false }
+        guard EVP_PKEY_verify_init(context) == 1,
+            publicKeyAlgorithm.isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1
+        else { return false }
         if publicKeyAlgorithm.isRSA {
-            guard EVP_PKEY_CTX_set_rsa_padding(context, scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) == 1 else { return false }
+            guard
+                EVP_PKEY_CTX_set_rsa_padding(context, scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING)
+                    == 1
+            else { return false }
             if scheme == .rsaPSS {
                 guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
-                      EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1 else { return false }
+                    EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1
+                else { return false }
             }
         }
         return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
@@ -246,8 +305,10 @@ public final class LocalSigningKey: SigningKey, Sendable {
         guard publicKeyAlgorithm.isGOST || digestAlgorithm.isGOST else { return }
         let fitting = try DigestAlgorithm.preferred(for: publicKeyAlgorithm)
         guard fitting == digestAlgorithm else {
-            throw CertificateProviderError(.unsupportedAlgorithm,
-                                           "a \(publicKeyAlgorithm.family) key signs \(fitting.displayName) digests, not \(digestAlgorithm.displayName)")
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "a \(publicKeyAlgorithm.family) key signs \(fitting.displayName) digests, not \(digestAlgorithm.displayName)"
+            )
         }
     }
 
@@ -261,7 +322,10 @@ public final class LocalSigningKey: SigningKey, Sendable {
             fits = publicKeyAlgorithm.isEC && scheme == .ecdsa
         }
         guard fits else {
-            throw CertificateProviderError(.unsupportedAlgorithm, "a \(publicKeyAlgorithm) key cannot sign with \(scheme)")
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "a \(publicKeyAlgorithm) key cannot sign with \(scheme)"
+            )
         }
     }
 }

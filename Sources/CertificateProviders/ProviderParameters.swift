@@ -98,7 +98,9 @@ public struct ProviderParameters: Sendable, Equatable, CustomStringConvertible, 
         case nil: return nil
         case .integer(let value): return value
         case .string(let value):
-            guard let number = Int(value.trimmingCharacters(in: .whitespaces)) else { throw wrongType(key, "an integer") }
+            guard let number = Int(value.trimmingCharacters(in: .whitespaces)) else {
+                throw wrongType(key, "an integer")
+            }
             return number
         default: throw wrongType(key, "an integer")
         }
@@ -128,7 +130,9 @@ public struct ProviderParameters: Sendable, Equatable, CustomStringConvertible, 
         case nil: return nil
         case .url(let value): return value
         case .string(let value):
-            guard let url = URL(string: value), url.scheme != nil else { throw wrongType(key, "a URL such as https://host/path") }
+            guard let url = URL(string: value), url.scheme != nil else {
+                throw wrongType(key, "a URL such as https://host/path")
+            }
             return url
         default: throw wrongType(key, "a URL")
         }

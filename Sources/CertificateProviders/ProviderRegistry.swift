@@ -30,9 +30,14 @@ public struct ProviderRegistry: Sendable {
     /// - Throws: `.providerAlreadyRegistered` when `id` is taken (there is no silent replace).
     public mutating func register(_ id: ProviderID, description: String, factory: @escaping Factory) throws {
         guard registrations[id] == nil else {
-            throw CertificateProviderError(.providerAlreadyRegistered, "a provider is already registered under the ID '\(id)'")
+            throw CertificateProviderError(
+                .providerAlreadyRegistered,
+                "a provider is already registered under the ID '\(id)'"
+            )
         }
-        guard !id.rawValue.isEmpty else { throw CertificateProviderError.invalidParameter("a provider ID must not be empty") }
+        guard !id.rawValue.isEmpty else {
+            throw CertificateProviderError.invalidParameter("a provider ID must not be empty")
+        }
         registrations[id] = Registration(id: id, description: description, factory: factory)
     }
 
@@ -43,12 +48,14 @@ public struct ProviderRegistry: Sendable {
         guard let registration = registrations[id] else {
             let known = registeredIDs.map(\.rawValue).joined(separator: ", ")
             throw CertificateProviderError.providerNotFound(
-                "no provider is registered under '\(id)'; registered: \(known.isEmpty ? "none" : known)")
+                "no provider is registered under '\(id)'; registered: \(known.isEmpty ? "none" : known)"
+            )
         }
         let provider = try registration.factory()
         guard provider.providerID == id else {
             throw CertificateProviderError.invalidParameter(
-                "the factory registered under '\(id)' made a provider whose ID is '\(provider.providerID)'")
+                "the factory registered under '\(id)' made a provider whose ID is '\(provider.providerID)'"
+            )
         }
         return provider
     }

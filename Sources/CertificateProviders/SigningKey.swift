@@ -26,12 +26,20 @@ public protocol SigningKey: Sendable {
     /// Signs a precomputed digest.
     /// - Throws: `.invalidParameter` when the digest length does not match `digestAlgorithm`;
     ///   `.unsupportedAlgorithm` when the scheme does not fit the key.
-    func signature(forDigest digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8]
+    func signature(
+        forDigest digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8]
 }
 
 extension SigningKey {
     /// Hashes `data` locally and calls ``signature(forDigest:digestAlgorithm:scheme:)``.
-    public func signature(for data: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+    public func signature(
+        for data: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
         try await signature(forDigest: digestAlgorithm.hash(data), digestAlgorithm: digestAlgorithm, scheme: scheme)
     }
 

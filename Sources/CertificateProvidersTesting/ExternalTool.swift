@@ -33,7 +33,8 @@ public enum ExternalTool {
     /// The path of an executable product of this package (`certsign`, `journal-stress`, …), built
     /// next to the running test bundle (`.build/<config>/`), or nil when it is not there.
     public static func builtProduct(_ name: String) -> String? {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
         // The test binary may sit inside a bundle directory: walk up to the build directory.
         for _ in 0..<4 {
@@ -56,8 +57,13 @@ public enum ExternalTool {
     ///   - directory: the working directory.
     /// - Throws: when the tool is missing or cannot start.
     @discardableResult
-    public static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:],
-                           input: Data? = nil, directory: URL? = nil) throws -> Result {
+    public static func run(
+        _ tool: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        input: Data? = nil,
+        directory: URL? = nil
+    ) throws -> Result {
         guard let executable = path(of: tool) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "\(tool) is not installed"])
         }
@@ -66,7 +72,9 @@ public enum ExternalTool {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         if let directory { process.currentDirectoryURL = directory }
-        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
         process.standardInput = stdin

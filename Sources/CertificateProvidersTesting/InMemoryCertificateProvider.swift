@@ -42,9 +42,14 @@ public final class InMemoryCertificateProvider: CertificateProvider {
     ///   - requiredParameters: keys that must be present (after merging) for `initialize`.
     ///   - stored: an identity that is stored from the start.
     ///   - source: makes the identity on `initialize`.
-    public init(id: ProviderID = "test.in-memory", parameters: ProviderParameters = ProviderParameters(),
-                acceptedParameters: Set<ProviderParameters.Key>? = nil, requiredParameters: Set<ProviderParameters.Key> = [],
-                stored: SigningIdentity? = nil, source: @escaping IdentitySource) {
+    public init(
+        id: ProviderID = "test.in-memory",
+        parameters: ProviderParameters = ProviderParameters(),
+        acceptedParameters: Set<ProviderParameters.Key>? = nil,
+        requiredParameters: Set<ProviderParameters.Key> = [],
+        stored: SigningIdentity? = nil,
+        source: @escaping IdentitySource
+    ) {
         self.providerID = id
         self.source = source
         self.acceptedParameters = acceptedParameters
@@ -53,7 +58,8 @@ public final class InMemoryCertificateProvider: CertificateProvider {
     }
 
     /// Creates a provider whose `initialize` always yields `identity`.
-    public convenience init(id: ProviderID = "test.in-memory", identity: SigningIdentity, storedFromStart: Bool = false) {
+    public convenience init(id: ProviderID = "test.in-memory", identity: SigningIdentity, storedFromStart: Bool = false)
+    {
         self.init(id: id, stored: storedFromStart ? identity : nil, source: { _ in identity })
     }
 
@@ -64,7 +70,9 @@ public final class InMemoryCertificateProvider: CertificateProvider {
         try validate(options)
         let merged = state.withLock { $0.parameters.merging(options) }
         for key in requiredParameters.sorted() where merged[key] == nil {
-            throw CertificateProviderError.invalidParameter("parameter '\(key)' is required by provider '\(providerID)'")
+            throw CertificateProviderError.invalidParameter(
+                "parameter '\(key)' is required by provider '\(providerID)'"
+            )
         }
         let identity = try await source(merged)
         state.withLock {
@@ -93,7 +101,9 @@ public final class InMemoryCertificateProvider: CertificateProvider {
     private func validate(_ parameters: ProviderParameters) throws {
         guard let acceptedParameters else { return }
         for key in parameters.keys where !acceptedParameters.contains(key) {
-            throw CertificateProviderError.invalidParameter("provider '\(providerID)' does not accept parameter '\(key)'")
+            throw CertificateProviderError.invalidParameter(
+                "provider '\(providerID)' does not accept parameter '\(key)'"
+            )
         }
     }
 }

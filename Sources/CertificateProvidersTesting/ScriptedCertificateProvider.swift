@@ -14,7 +14,8 @@ import Synchronization
 public final class ScriptedCertificateProvider: CertificateProvider, SignatureHistoryProviding {
     /// The calls that can be scripted.
     public enum Operation: String, Sendable, CaseIterable {
-        case initialize, storedCertificate, deleteStoredCertificate, parameters, setParameters, signatures, removeSignature
+        case initialize, storedCertificate, deleteStoredCertificate, parameters, setParameters, signatures,
+            removeSignature
     }
 
     /// What a call does.

@@ -11,7 +11,9 @@ public enum TestPDF {
         objects.append("<< /Type /Pages /Kids [\(kids)] /Count \(pages) >>")
         objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
         for page in 0..<pages {
-            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents \(5 + 2 * page) 0 R >>")
+            objects.append(
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents \(5 + 2 * page) 0 R >>"
+            )
             let text = "BT /F1 24 Tf 72 720 Td (Page \(page + 1) of a test contract) Tj ET"
             objects.append("<< /Length \(text.utf8.count) >>\nstream\n\(text)\nendstream")
         }
@@ -36,7 +38,9 @@ extension TestPDF {
     /// (referenced from the catalog as `/CertSignPayload`), streaming to disk: memory stays flat.
     /// - Throws: when the file cannot be written.
     public static func writeLarge(to url: URL, mebibytes: Int) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil), let handle = FileHandle(forWritingAtPath: url.path) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: url.path)
+        else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
         defer { try? handle.close() }

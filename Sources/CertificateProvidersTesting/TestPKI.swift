@@ -46,12 +46,21 @@ public struct TestPKI: Sendable {
     ///     not supported); `Certificate.subject` prints it back unchanged.
     ///   - keyType: the root's key (default RSA-2048).
     ///   - validity: validity period (default: from one day ago for ten years).
-    public init(rootSubject: String = "CN=Test Root CA,O=swift-certificate-providers",
-                keyType: LocalSigningKey.GenerationParameters = .rsa2048,
-                validity: ClosedRange<Date> = TestPKI.defaultValidity) throws {
+    public init(
+        rootSubject: String = "CN=Test Root CA,O=swift-certificate-providers",
+        keyType: LocalSigningKey.GenerationParameters = .rsa2048,
+        validity: ClosedRange<Date> = TestPKI.defaultValidity
+    ) throws {
         let key = try LocalSigningKey(generating: keyType)
-        let certificate = try TestPKI.makeCertificate(subject: rootSubject, publicKey: key, issuerName: nil, issuerCertificate: nil,
-                                                     issuerKey: key, validity: validity, profile: .authority)
+        let certificate = try TestPKI.makeCertificate(
+            subject: rootSubject,
+            publicKey: key,
+            issuerName: nil,
+            issuerCertificate: nil,
+            issuerKey: key,
+            validity: validity,
+            profile: .authority
+        )
         root = Authority(certificate: certificate, key: key, chain: [])
     }
 
@@ -61,20 +70,34 @@ public struct TestPKI: Sendable {
     }
 
     /// Issues an intermediate CA under `issuer` (default: the root).
-    public func issueIntermediate(subject: String, keyType: LocalSigningKey.GenerationParameters = .rsa2048,
-                                  issuer: Authority? = nil, validity: ClosedRange<Date> = TestPKI.defaultValidity) throws -> Authority {
+    public func issueIntermediate(
+        subject: String,
+        keyType: LocalSigningKey.GenerationParameters = .rsa2048,
+        issuer: Authority? = nil,
+        validity: ClosedRange<Date> = TestPKI.defaultValidity
+    ) throws -> Authority {
         let issuer = issuer ?? root
         let key = try LocalSigningKey(generating: keyType)
-        let certificate = try TestPKI.makeCertificate(subject: subject, publicKey: key, issuerName: issuer.certificate,
-                                                     issuerCertificate: issuer.certificate, issuerKey: issuer.key,
-                                                     validity: validity, profile: .authority)
+        let certificate = try TestPKI.makeCertificate(
+            subject: subject,
+            publicKey: key,
+            issuerName: issuer.certificate,
+            issuerCertificate: issuer.certificate,
+            issuerKey: issuer.key,
+            validity: validity,
+            profile: .authority
+        )
         return Authority(certificate: certificate, key: key, chain: [issuer.certificate] + issuer.chain)
     }
 
     /// Issues a leaf signing identity (digitalSignature + nonRepudiation, emailProtection and
     /// clientAuth) under `issuer` (default: the root). Its chain runs issuer first, root last.
-    public func issueLeaf(subject: String, keyType: LocalSigningKey.GenerationParameters = .p256,
-                          issuer: Authority? = nil, validity: ClosedRange<Date> = TestPKI.defaultValidity) throws -> SigningIdentity {
+    public func issueLeaf(
+        subject: String,
+        keyType: LocalSigningKey.GenerationParameters = .p256,
+        issuer: Authority? = nil,
+        validity: ClosedRange<Date> = TestPKI.defaultValidity
+    ) throws -> SigningIdentity {
         let issuer = issuer ?? root
         let key = try LocalSigningKey(generating: keyType)
         let certificate = try issueCertificate(subject: subject, publicKey: key, issuer: issuer, validity: validity)
@@ -82,51 +105,92 @@ public struct TestPKI: Sendable {
     }
 
     /// Issues a leaf certificate for an existing key.
-    public func issueCertificate(subject: String, publicKey key: LocalSigningKey, issuer: Authority? = nil,
-                                 validity: ClosedRange<Date> = TestPKI.defaultValidity) throws -> Certificate {
+    public func issueCertificate(
+        subject: String,
+        publicKey key: LocalSigningKey,
+        issuer: Authority? = nil,
+        validity: ClosedRange<Date> = TestPKI.defaultValidity
+    ) throws -> Certificate {
         let issuer = issuer ?? root
-        return try TestPKI.makeCertificate(subject: subject, publicKey: key, issuerName: issuer.certificate,
-                                           issuerCertificate: issuer.certificate, issuerKey: issuer.key,
-                                           validity: validity, profile: .leaf)
+        return try TestPKI.makeCertificate(
+            subject: subject,
+            publicKey: key,
+            issuerName: issuer.certificate,
+            issuerCertificate: issuer.certificate,
+            issuerKey: issuer.key,
+            validity: validity,
+            profile: .leaf
+        )
     }
 
     /// Issues a leaf identity whose extensions are exactly `extensions` (besides subject and
     /// authority key identifiers), each in OpenSSL configuration syntax, e.g.
     /// `("extendedKeyUsage", "critical,timeStamping")`, `("authorityInfoAccess", "OCSP;URI:http://…")`,
     /// `("crlDistributionPoints", "URI:http://…")`, `("keyUsage", "critical,digitalSignature")`.
-    public func issueLeaf(subject: String, keyType: LocalSigningKey.GenerationParameters = .p256, issuer: Authority? = nil,
-                          validity: ClosedRange<Date> = TestPKI.defaultValidity,
-                          extensions: [(name: String, value: String)]) throws -> SigningIdentity {
+    public func issueLeaf(
+        subject: String,
+        keyType: LocalSigningKey.GenerationParameters = .p256,
+        issuer: Authority? = nil,
+        validity: ClosedRange<Date> = TestPKI.defaultValidity,
+        extensions: [(name: String, value: String)]
+    ) throws -> SigningIdentity {
         let issuer = issuer ?? root
         let key = try LocalSigningKey(generating: keyType)
-        let certificate = try TestPKI.makeCertificate(subject: subject, publicKey: key, issuerName: issuer.certificate,
-                                                      issuerCertificate: issuer.certificate, issuerKey: issuer.key,
-                                                      validity: validity, profile: .custom(extensions))
+        let certificate = try TestPKI.makeCertificate(
+            subject: subject,
+            publicKey: key,
+            issuerName: issuer.certificate,
+            issuerCertificate: issuer.certificate,
+            issuerKey: issuer.key,
+            validity: validity,
+            profile: .custom(extensions)
+        )
         return SigningIdentity(certificate: certificate, chain: [issuer.certificate] + issuer.chain, key: key)
     }
 
     /// Issues a TLS server identity (digitalSignature + keyEncipherment, serverAuth) under `issuer`
     /// (default: the root) naming `dnsNames` and `ipAddresses` in its subjectAltName (`localhost`,
     /// `127.0.0.1`, `::1` by default). Its chain runs issuer first, root last.
-    public func issueTLSServer(subject: String = "CN=localhost", dnsNames: [String] = ["localhost"],
-                               ipAddresses: [String] = ["127.0.0.1", "::1"], keyType: LocalSigningKey.GenerationParameters = .p256,
-                               issuer: Authority? = nil, validity: ClosedRange<Date> = TestPKI.defaultValidity) throws -> SigningIdentity {
+    public func issueTLSServer(
+        subject: String = "CN=localhost",
+        dnsNames: [String] = ["localhost"],
+        ipAddresses: [String] = ["127.0.0.1", "::1"],
+        keyType: LocalSigningKey.GenerationParameters = .p256,
+        issuer: Authority? = nil,
+        validity: ClosedRange<Date> = TestPKI.defaultValidity
+    ) throws -> SigningIdentity {
         let issuer = issuer ?? root
         let key = try LocalSigningKey(generating: keyType)
         let names = (dnsNames.map { "DNS:\($0)" } + ipAddresses.map { "IP:\($0)" }).joined(separator: ",")
-        let certificate = try TestPKI.makeCertificate(subject: subject, publicKey: key, issuerName: issuer.certificate,
-                                                     issuerCertificate: issuer.certificate, issuerKey: issuer.key,
-                                                     validity: validity, profile: .tlsServer(subjectAltName: names))
+        let certificate = try TestPKI.makeCertificate(
+            subject: subject,
+            publicKey: key,
+            issuerName: issuer.certificate,
+            issuerCertificate: issuer.certificate,
+            issuerKey: issuer.key,
+            validity: validity,
+            profile: .tlsServer(subjectAltName: names)
+        )
         return SigningIdentity(certificate: certificate, chain: [issuer.certificate] + issuer.chain, key: key)
     }
 
     // MARK: OpenSSL
 
-    private enum Profile { case authority, leaf, tlsServer(subjectAltName: String), custom([(name: String, value: String)]) }
+    private enum Profile {
+        case authority, leaf
+        case tlsServer(subjectAltName: String)
+        case custom([(name: String, value: String)])
+    }
 
-    private static func makeCertificate(subject: String, publicKey: LocalSigningKey, issuerName: Certificate?,
-                                        issuerCertificate: Certificate?, issuerKey: LocalSigningKey,
-                                        validity: ClosedRange<Date>, profile: Profile) throws -> Certificate {
+    private static func makeCertificate(
+        subject: String,
+        publicKey: LocalSigningKey,
+        issuerName: Certificate?,
+        issuerCertificate: Certificate?,
+        issuerKey: LocalSigningKey,
+        validity: ClosedRange<Date>,
+        profile: Profile
+    ) throws -> Certificate {
         ERR_clear_error()
         guard let x509 = X509_new() else { throw failure("X509_new") }
         let handle = X509Handle(takingOwnershipOf: x509)
@@ -144,7 +208,8 @@ public struct TestPKI: Sendable {
         guard X509_set_serialNumber(x509, serial) == 1 else { throw failure("X509_set_serialNumber") }
 
         guard ASN1_TIME_set(X509_getm_notBefore(x509), time_t(validity.lowerBound.timeIntervalSince1970)) != nil,
-              ASN1_TIME_set(X509_getm_notAfter(x509), time_t(validity.upperBound.timeIntervalSince1970)) != nil else {
+            ASN1_TIME_set(X509_getm_notAfter(x509), time_t(validity.upperBound.timeIntervalSince1970)) != nil
+        else {
             throw failure("ASN1_TIME_set")
         }
 
@@ -173,21 +238,32 @@ public struct TestPKI: Sendable {
         let extensions: [(Int32, String)]
         switch profile {
         case .authority:
-            extensions = [(NID_basic_constraints, "critical,CA:TRUE"), (NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature"),
-                          (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always")]
+            extensions = [
+                (NID_basic_constraints, "critical,CA:TRUE"),
+                (NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature"),
+                (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always"),
+            ]
         case .leaf:
-            extensions = [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature,nonRepudiation"),
-                          (NID_ext_key_usage, "emailProtection,clientAuth"),
-                          (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always")]
+            extensions = [
+                (NID_basic_constraints, "critical,CA:FALSE"),
+                (NID_key_usage, "critical,digitalSignature,nonRepudiation"),
+                (NID_ext_key_usage, "emailProtection,clientAuth"),
+                (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always"),
+            ]
         case .tlsServer(let subjectAltName):
-            extensions = [(NID_basic_constraints, "critical,CA:FALSE"), (NID_key_usage, "critical,digitalSignature,keyEncipherment"),
-                          (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, subjectAltName),
-                          (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always")]
+            extensions = [
+                (NID_basic_constraints, "critical,CA:FALSE"),
+                (NID_key_usage, "critical,digitalSignature,keyEncipherment"),
+                (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, subjectAltName),
+                (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always"),
+            ]
         case .custom(let named):
             var list: [(Int32, String)] = []
             for (name, value) in named {
                 let nid = OBJ_txt2nid(name)
-                guard nid != NID_undef else { throw CertificateProviderError.invalidParameter("unknown certificate extension '\(name)'") }
+                guard nid != NID_undef else {
+                    throw CertificateProviderError.invalidParameter("unknown certificate extension '\(name)'")
+                }
                 list.append((nid, value))
             }
             extensions = list + [(NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always")]

@@ -51,7 +51,13 @@ final class CSCSADStore: Sendable {
     }
 
     /// Uses `hashes.count` signatures of a SAD: the entry before use, or why it cannot be used.
-    func consume(_ sad: String, username: String, credentialID: String, hashes: [String], expireFirst: Bool) -> Result<Entry, CSCRouter.Failure> {
+    func consume(
+        _ sad: String,
+        username: String,
+        credentialID: String,
+        hashes: [String],
+        expireFirst: Bool
+    ) -> Result<Entry, CSCRouter.Failure> {
         entries.withLock { entries in
             if expireFirst { entries[sad]?.expiresAt = .distantPast }
             guard let entry = entries[sad], entry.username == username, entry.credentialID == credentialID else {
@@ -62,10 +68,22 @@ final class CSCSADStore: Sendable {
                 return .failure(.init(400, "invalid_request", "SAD expired"))
             }
             guard entry.remaining >= hashes.count else {
-                return .failure(.init(400, "invalid_request", "SAD used up: it allows \(entry.remaining) more signatures, not \(hashes.count)"))
+                return .failure(
+                    .init(
+                        400,
+                        "invalid_request",
+                        "SAD used up: it allows \(entry.remaining) more signatures, not \(hashes.count)"
+                    )
+                )
             }
             if let authorized = entry.hashes, let stray = hashes.first(where: { !authorized.contains($0) }) {
-                return .failure(.init(400, "invalid_request", "Invalid parameter hashes: hash \(stray) was not authorized by the SAD (SCAL 2)"))
+                return .failure(
+                    .init(
+                        400,
+                        "invalid_request",
+                        "Invalid parameter hashes: hash \(stray) was not authorized by the SAD (SCAL 2)"
+                    )
+                )
             }
             var updated = entry
             updated.remaining -= hashes.count
@@ -123,7 +141,9 @@ struct CSCRouter: Sendable {
             return response
         }
         if request.bodyTooLarge {
-            return CSCRouter.reply(Failure(413, "invalid_request", "the request body is larger than \(configuration.maxBodyBytes) bytes"))
+            return CSCRouter.reply(
+                Failure(413, "invalid_request", "the request body is larger than \(configuration.maxBodyBytes) bytes")
+            )
         }
         do {
             if request.path == CSCRouter.tokenPath { return try token(request) }
@@ -135,13 +155,20 @@ struct CSCRouter: Sendable {
             case "credentials/list": return try list(body, user)
             case "credentials/info": return try credentialInfo(body, user)
             case "credentials/authorize": return try authorize(body, user)
-            case "signatures/signHash": return try signHash(body, user, sadExpired: fault == .sadExpired, wrongHash: fault == .wrongHash)
+            case "signatures/signHash":
+                return try signHash(body, user, sadExpired: fault == .sadExpired, wrongHash: fault == .wrongHash)
             default: throw Failure(404, "invalid_request", "no CSC method \(method)")
             }
         } catch let failure as Failure {
             return CSCRouter.reply(failure)
         } catch {
-            return CSCRouter.reply(Failure(400, "invalid_request", (error as? CertificateProviderError)?.reason ?? "the request is malformed"))
+            return CSCRouter.reply(
+                Failure(
+                    400,
+                    "invalid_request",
+                    (error as? CertificateProviderError)?.reason ?? "the request is malformed"
+                )
+            )
         }
     }
 
@@ -153,34 +180,62 @@ struct CSCRouter: Sendable {
 
     private func token(_ request: ServerRequest) throws -> ServerResponse {
         guard request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
-              let form = Form.parse(request.body) else {
+            let form = Form.parse(request.body)
+        else {
             throw Failure(400, "invalid_request", "the body must be application/x-www-form-urlencoded UTF-8")
         }
         guard form["grant_type"] == "client_credentials" else {
-            throw Failure(400, "unsupported_grant_type", "grant_type '\(form["grant_type"] ?? "")' is not supported; use client_credentials")
+            throw Failure(
+                400,
+                "unsupported_grant_type",
+                "grant_type '\(form["grant_type"] ?? "")' is not supported; use client_credentials"
+            )
         }
-        var clientID = form["client_id"], secret = form["client_secret"]
+        var clientID = form["client_id"]
+        var secret = form["client_secret"]
         if let basic = CSCRouter.basicCredentials(request.header("Authorization")) {
-            guard clientID == nil || clientID == basic.user else { throw Failure(400, "invalid_request", "client_id differs from the HTTP Basic user") }
+            guard clientID == nil || clientID == basic.user else {
+                throw Failure(400, "invalid_request", "client_id differs from the HTTP Basic user")
+            }
             clientID = basic.user
             secret = basic.password
         }
-        guard let clientID, !clientID.isEmpty else { throw Failure(400, "invalid_request", "form field 'client_id' is missing") }
+        guard let clientID, !clientID.isEmpty else {
+            throw Failure(400, "invalid_request", "form field 'client_id' is missing")
+        }
         guard let user = store.user(named: clientID), let secret, user.password == Secret(secret) else {
             throw Failure(401, "invalid_client", "client authentication failed")
         }
-        let session = EmulatorStore.Token(username: user.username, environment: user.environment, project: user.project,
-                                          device: CSCRouter.tokenDevice, expiresAt: Date())
-        let issued = store.issueTokens(for: session, accessLifetime: configuration.accessTokenLifetime, refreshLifetime: 0)
-        return Reply.json(200, ["access_token": .string(issued.access), "token_type": "Bearer",
-                                "expires_in": .integer(Int(configuration.accessTokenLifetime.rounded(.down)))])
+        let session = EmulatorStore.Token(
+            username: user.username,
+            environment: user.environment,
+            project: user.project,
+            device: CSCRouter.tokenDevice,
+            expiresAt: Date()
+        )
+        let issued = store.issueTokens(
+            for: session,
+            accessLifetime: configuration.accessTokenLifetime,
+            refreshLifetime: 0
+        )
+        return Reply.json(
+            200,
+            [
+                "access_token": .string(issued.access), "token_type": "Bearer",
+                "expires_in": .integer(Int(configuration.accessTokenLifetime.rounded(.down))),
+            ]
+        )
     }
 
     private static func basicCredentials(_ header: String?) -> (user: String, password: String)? {
         guard let header, header.count > 6, header.lowercased().hasPrefix("basic "),
-              let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-              let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
-        return (String(text[..<colon]).removingPercentEncoding ?? "", String(text[text.index(after: colon)...]).removingPercentEncoding ?? "")
+            let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        return (
+            String(text[..<colon]).removingPercentEncoding ?? "",
+            String(text[text.index(after: colon)...]).removingPercentEncoding ?? ""
+        )
     }
 
     private func authorized(_ request: ServerRequest, expireFirst: Bool) throws -> EmulatorSeed.User {
@@ -191,7 +246,9 @@ struct CSCRouter: Sendable {
         if expireFirst { store.expireAccessToken(token) }
         switch store.lookUpAccessToken(token) {
         case .valid(let session) where session.device == CSCRouter.tokenDevice:
-            guard let user = store.user(named: session.username) else { throw Failure(401, "invalid_token", "the token's client is gone") }
+            guard let user = store.user(named: session.username) else {
+                throw Failure(401, "invalid_token", "the token's client is gone")
+            }
             return user
         case .expired: throw Failure(401, "expired_token", "the access token has expired")
         default: throw Failure(401, "invalid_token", "the access token is unknown")
@@ -202,27 +259,47 @@ struct CSCRouter: Sendable {
 
     private func info(_ body: JSONObjectReader) -> ServerResponse {
         let oauth2 = (baseURL?.absoluteString ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        return Reply.json(200, [
-            "specs": "2.0.0.0", "name": "DSS Emulator (swift-certificate-providers)", "region": "RU", "lang": "en-US",
-            "description": "a development CSC service with real keys and no real users",
-            "authType": ["oauth2client"], "oauth2": .string(oauth2),
-            "methods": ["info", "oauth2/token", "credentials/list", "credentials/info", "credentials/authorize", "signatures/signHash"],
-            "signAlgorithms": ["algos": .array((CSCRouter.rsaAlgorithms + CSCRouter.ecdsaAlgorithms).map { .string($0) })],
-        ])
+        return Reply.json(
+            200,
+            [
+                "specs": "2.0.0.0", "name": "DSS Emulator (swift-certificate-providers)", "region": "RU",
+                "lang": "en-US",
+                "description": "a development CSC service with real keys and no real users",
+                "authType": ["oauth2client"], "oauth2": .string(oauth2),
+                "methods": [
+                    "info", "oauth2/token", "credentials/list", "credentials/info", "credentials/authorize",
+                    "signatures/signHash",
+                ],
+                "signAlgorithms": [
+                    "algos": .array((CSCRouter.rsaAlgorithms + CSCRouter.ecdsaAlgorithms).map { .string($0) })
+                ],
+            ]
+        )
     }
 
     private func list(_ body: JSONObjectReader, _ user: EmulatorSeed.User) throws -> ServerResponse {
-        try CSCRouter.allowOnly(body, ["userID", "credentialInfo", "certificates", "certInfo", "authInfo", "onlyValid", "lang", "clientData",
-                                       "maxResults", "pageToken"])
+        try CSCRouter.allowOnly(
+            body,
+            [
+                "userID", "credentialInfo", "certificates", "certInfo", "authInfo", "onlyValid", "lang", "clientData",
+                "maxResults", "pageToken",
+            ]
+        )
         let ids = CSCRouter.credentials(of: user).map { String($0.id) }
         var answer: [String: JSONValue] = ["credentialIDs": .array(ids.map { .string($0) })]
         if try CSCRouter.flag(body, "credentialInfo") {
-            answer["credentialInfos"] = .array(try CSCRouter.credentials(of: user).map { record in
-                var info = try describe(record, certificates: try body.optionalString("certificates") ?? "single",
-                                        certInfo: try CSCRouter.flag(body, "certInfo"), authInfo: try CSCRouter.flag(body, "authInfo"))
-                info["credentialID"] = .string(String(record.id))
-                return .object(info)
-            })
+            answer["credentialInfos"] = .array(
+                try CSCRouter.credentials(of: user).map { record in
+                    var info = try describe(
+                        record,
+                        certificates: try body.optionalString("certificates") ?? "single",
+                        certInfo: try CSCRouter.flag(body, "certInfo"),
+                        authInfo: try CSCRouter.flag(body, "authInfo")
+                    )
+                    info["credentialID"] = .string(String(record.id))
+                    return .object(info)
+                }
+            )
         }
         return Reply.json(200, .object(answer))
     }
@@ -230,24 +307,46 @@ struct CSCRouter: Sendable {
     private func credentialInfo(_ body: JSONObjectReader, _ user: EmulatorSeed.User) throws -> ServerResponse {
         try CSCRouter.allowOnly(body, ["credentialID", "certificates", "certInfo", "authInfo", "lang", "clientData"])
         let record = try credential(try body.string("credentialID"), of: user)
-        return Reply.json(200, .object(try describe(record, certificates: try body.optionalString("certificates") ?? "single",
-                                                    certInfo: try CSCRouter.flag(body, "certInfo"), authInfo: try CSCRouter.flag(body, "authInfo"))))
+        return Reply.json(
+            200,
+            .object(
+                try describe(
+                    record,
+                    certificates: try body.optionalString("certificates") ?? "single",
+                    certInfo: try CSCRouter.flag(body, "certInfo"),
+                    authInfo: try CSCRouter.flag(body, "authInfo")
+                )
+            )
+        )
     }
 
     private func authorize(_ body: JSONObjectReader, _ user: EmulatorSeed.User) throws -> ServerResponse {
-        try CSCRouter.allowOnly(body, ["credentialID", "numSignatures", "hashes", "hashAlgorithmOID", "authData", "description", "clientData"])
+        try CSCRouter.allowOnly(
+            body,
+            ["credentialID", "numSignatures", "hashes", "hashAlgorithmOID", "authData", "description", "clientData"]
+        )
         let credentialID = try body.string("credentialID")
         let record = try credential(credentialID, of: user)
         let count = try body.int("numSignatures")
         guard (1...CSCEmulatorCredentials.multisign).contains(count) else {
-            throw Failure(400, "invalid_request", "Invalid parameter numSignatures: 1…\(CSCEmulatorCredentials.multisign), not \(count)")
+            throw Failure(
+                400,
+                "invalid_request",
+                "Invalid parameter numSignatures: 1…\(CSCEmulatorCredentials.multisign), not \(count)"
+            )
         }
         var hashes: Set<String>?
         if CSCRouter.scal(of: record) == 2 {
-            guard body.value("hashes") != nil else { throw Failure(400, "invalid_request", "Missing parameter hashes: the credential has SCAL 2") }
+            guard body.value("hashes") != nil else {
+                throw Failure(400, "invalid_request", "Missing parameter hashes: the credential has SCAL 2")
+            }
             let list = try CSCRouter.hashes(body, algorithm: try CSCRouter.digest(body))
             guard list.count == count else {
-                throw Failure(400, "invalid_request", "Invalid parameter hashes: \(list.count) hashes for numSignatures \(count)")
+                throw Failure(
+                    400,
+                    "invalid_request",
+                    "Invalid parameter hashes: \(list.count) hashes for numSignatures \(count)"
+                )
             }
             hashes = Set(list.map { Data($0).base64EncodedString() })
         } else if body.value("hashes") != nil {
@@ -257,53 +356,98 @@ struct CSCRouter: Sendable {
         if body.value("authData") != nil {
             for entry in try body.objects("authData") {
                 let id = try entry.string("id")
-                guard id == "PIN" || id == "OTP", given[id] == nil else { throw Failure(400, "invalid_request", "Invalid parameter authData: id '\(id)'") }
+                guard id == "PIN" || id == "OTP", given[id] == nil else {
+                    throw Failure(400, "invalid_request", "Invalid parameter authData: id '\(id)'")
+                }
                 given[id] = try entry.string("value")
             }
         }
         if let pin = record.pin {
-            guard let value = given["PIN"] else { throw Failure(400, "invalid_request", "Missing parameter authData: the credential asks for its PIN") }
+            guard let value = given["PIN"] else {
+                throw Failure(400, "invalid_request", "Missing parameter authData: the credential asks for its PIN")
+            }
             guard Secret(value) == pin else { throw Failure(400, "invalid_pin", "Invalid PIN") }
         } else if given["PIN"] != nil {
             throw Failure(400, "invalid_request", "Invalid parameter authData: the credential has no PIN")
         }
         if CSCRouter.asksForOTP(record) {
-            guard let value = given["OTP"] else { throw Failure(400, "invalid_request", "Missing parameter authData: the credential asks for an OTP") }
-            guard Secret(value) == Secret(CSCEmulatorCredentials.otp) else { throw Failure(400, "invalid_otp", "Invalid OTP") }
+            guard let value = given["OTP"] else {
+                throw Failure(400, "invalid_request", "Missing parameter authData: the credential asks for an OTP")
+            }
+            guard Secret(value) == Secret(CSCEmulatorCredentials.otp) else {
+                throw Failure(400, "invalid_otp", "Invalid OTP")
+            }
         } else if given["OTP"] != nil {
             throw Failure(400, "invalid_request", "Invalid parameter authData: the credential takes no OTP")
         }
-        let sad = sads.issue(.init(username: user.username, credentialID: credentialID, remaining: count, hashes: hashes,
-                                   expiresAt: Date().addingTimeInterval(TimeInterval(CSCEmulatorCredentials.sadLifetime))))
+        let sad = sads.issue(
+            .init(
+                username: user.username,
+                credentialID: credentialID,
+                remaining: count,
+                hashes: hashes,
+                expiresAt: Date().addingTimeInterval(TimeInterval(CSCEmulatorCredentials.sadLifetime))
+            )
+        )
         return Reply.json(200, ["SAD": .string(sad), "expiresIn": .integer(CSCEmulatorCredentials.sadLifetime)])
     }
 
-    private func signHash(_ body: JSONObjectReader, _ user: EmulatorSeed.User, sadExpired: Bool, wrongHash: Bool) throws -> ServerResponse {
-        try CSCRouter.allowOnly(body, ["credentialID", "SAD", "hashes", "hashAlgorithmOID", "signAlgo", "signAlgoParams", "operationMode",
-                                       "validity_period", "response_uri", "clientData"])
+    private func signHash(
+        _ body: JSONObjectReader,
+        _ user: EmulatorSeed.User,
+        sadExpired: Bool,
+        wrongHash: Bool
+    ) throws -> ServerResponse {
+        try CSCRouter.allowOnly(
+            body,
+            [
+                "credentialID", "SAD", "hashes", "hashAlgorithmOID", "signAlgo", "signAlgoParams", "operationMode",
+                "validity_period", "response_uri", "clientData",
+            ]
+        )
         let credentialID = try body.string("credentialID")
         let record = try credential(credentialID, of: user)
         let algorithm = try CSCRouter.digest(body)
         let hashes = try CSCRouter.hashes(body, algorithm: algorithm)
         guard !hashes.isEmpty else { throw Failure(400, "invalid_request", "Invalid parameter hashes: empty") }
         let signAlgo = try body.string("signAlgo")
-        guard let key = record.identity.key as? LocalSigningKey else { throw Failure(500, "server_error", "the credential's key is not here") }
+        guard let key = record.identity.key as? LocalSigningKey else {
+            throw Failure(500, "server_error", "the credential's key is not here")
+        }
         let scheme: SignatureScheme
         if key.publicKeyAlgorithm.isRSA, let index = CSCRouter.rsaAlgorithms.firstIndex(of: signAlgo) {
             guard DigestAlgorithm.allSupported[index] == algorithm else {
-                throw Failure(400, "invalid_request", "Invalid parameter signAlgo: \(signAlgo) does not go with hashAlgorithmOID \(algorithm.oid)")
+                throw Failure(
+                    400,
+                    "invalid_request",
+                    "Invalid parameter signAlgo: \(signAlgo) does not go with hashAlgorithmOID \(algorithm.oid)"
+                )
             }
             scheme = .rsaPKCS1v15
         } else if key.publicKeyAlgorithm.isEC, let index = CSCRouter.ecdsaAlgorithms.firstIndex(of: signAlgo) {
             guard DigestAlgorithm.allSupported[index] == algorithm else {
-                throw Failure(400, "invalid_request", "Invalid parameter signAlgo: \(signAlgo) does not go with hashAlgorithmOID \(algorithm.oid)")
+                throw Failure(
+                    400,
+                    "invalid_request",
+                    "Invalid parameter signAlgo: \(signAlgo) does not go with hashAlgorithmOID \(algorithm.oid)"
+                )
             }
             scheme = .ecdsa
         } else {
-            throw Failure(400, "invalid_request", "Invalid parameter signAlgo: \(signAlgo) is not among the key's algorithms")
+            throw Failure(
+                400,
+                "invalid_request",
+                "Invalid parameter signAlgo: \(signAlgo) is not among the key's algorithms"
+            )
         }
         let encoded = hashes.map { Data($0).base64EncodedString() }
-        switch sads.consume(try body.string("SAD"), username: user.username, credentialID: credentialID, hashes: encoded, expireFirst: sadExpired) {
+        switch sads.consume(
+            try body.string("SAD"),
+            username: user.username,
+            credentialID: credentialID,
+            hashes: encoded,
+            expireFirst: sadExpired
+        ) {
         case .failure(let failure): throw failure
         case .success: break
         }
@@ -311,7 +455,10 @@ struct CSCRouter: Sendable {
             // The wrong-hash fault signs the hash of the hash: a valid signature over other bytes.
             let signed = wrongHash ? algorithm.hash(hash) : hash
             do {
-                return .string(Data(try key.signSynchronously(digest: signed, digestAlgorithm: algorithm, scheme: scheme)).base64EncodedString())
+                return .string(
+                    Data(try key.signSynchronously(digest: signed, digestAlgorithm: algorithm, scheme: scheme))
+                        .base64EncodedString()
+                )
             } catch {
                 throw Failure(500, "server_error", "the key could not sign: \(error)")
             }
@@ -340,25 +487,48 @@ struct CSCRouter: Sendable {
 
     private func credential(_ id: String, of user: EmulatorSeed.User) throws -> EmulatorSeed.CertificateRecord {
         guard let record = CSCRouter.credentials(of: user).first(where: { String($0.id) == id }) else {
-            throw Failure(400, "invalid_request", "Invalid parameter credentialID: '\(id)' is not a credential of this client")
+            throw Failure(
+                400,
+                "invalid_request",
+                "Invalid parameter credentialID: '\(id)' is not a credential of this client"
+            )
         }
         return record
     }
 
-    private func describe(_ record: EmulatorSeed.CertificateRecord, certificates: String, certInfo: Bool, authInfo: Bool) throws -> [String: JSONValue] {
+    private func describe(
+        _ record: EmulatorSeed.CertificateRecord,
+        certificates: String,
+        certInfo: Bool,
+        authInfo: Bool
+    ) throws -> [String: JSONValue] {
         let certificate = record.identity.certificate
         let isRSA = certificate.publicKeyAlgorithm.isRSA
-        var key: [String: JSONValue] = ["status": "enabled", "algo": .array((isRSA ? CSCRouter.rsaAlgorithms : CSCRouter.ecdsaAlgorithms).map { .string($0) }),
-                                        "len": .integer(certificate.publicKeySize)]
-        let curves: [PublicKeyAlgorithm: String] = [.ecP256: "1.2.840.10045.3.1.7", .ecP384: "1.3.132.0.34", .ecP521: "1.3.132.0.35"]
+        var key: [String: JSONValue] = [
+            "status": "enabled",
+            "algo": .array((isRSA ? CSCRouter.rsaAlgorithms : CSCRouter.ecdsaAlgorithms).map { .string($0) }),
+            "len": .integer(certificate.publicKeySize),
+        ]
+        let curves: [PublicKeyAlgorithm: String] = [
+            .ecP256: "1.2.840.10045.3.1.7", .ecP384: "1.3.132.0.34", .ecP521: "1.3.132.0.35",
+        ]
         if let curve = curves[certificate.publicKeyAlgorithm] { key["curve"] = .string(curve) }
         var cert: [String: JSONValue] = ["status": .string(certificate.isValid() ? "valid" : "expired")]
         switch certificates {
         case "none": break
         case "single": cert["certificates"] = [.string(Data(certificate.derRepresentation).base64EncodedString())]
         case "chain":
-            cert["certificates"] = .array(([certificate] + record.identity.chain).map { .string(Data($0.derRepresentation).base64EncodedString()) })
-        default: throw Failure(400, "invalid_request", "Invalid parameter certificates: none, single or chain, not '\(certificates)'")
+            cert["certificates"] = .array(
+                ([certificate] + record.identity.chain).map {
+                    .string(Data($0.derRepresentation).base64EncodedString())
+                }
+            )
+        default:
+            throw Failure(
+                400,
+                "invalid_request",
+                "Invalid parameter certificates: none, single or chain, not '\(certificates)'"
+            )
         }
         if certInfo {
             cert["issuerDN"] = .string(certificate.issuer)
@@ -367,15 +537,19 @@ struct CSCRouter: Sendable {
             cert["validFrom"] = .string(CSCRouter.generalizedTime(certificate.notValidBefore))
             cert["validTo"] = .string(CSCRouter.generalizedTime(certificate.notValidAfter))
         }
-        var info: [String: JSONValue] = ["key": .object(key), "cert": .object(cert), "SCAL": .string(String(CSCRouter.scal(of: record))),
-                                         "multisign": .integer(CSCEmulatorCredentials.multisign)]
+        var info: [String: JSONValue] = [
+            "key": .object(key), "cert": .object(cert), "SCAL": .string(String(CSCRouter.scal(of: record))),
+            "multisign": .integer(CSCEmulatorCredentials.multisign),
+        ]
         if authInfo {
             var objects: [JSONValue] = []
             if record.pin != nil {
                 objects.append(["type": "Password", "id": "PIN", "format": "N", "label": "PIN"])
             }
             if CSCRouter.asksForOTP(record) {
-                objects.append(["type": "Password", "id": "OTP", "format": "N", "label": "One-time password", "generator": "totp"])
+                objects.append([
+                    "type": "Password", "id": "OTP", "format": "N", "label": "One-time password", "generator": "totp",
+                ])
             }
             info["auth"] = ["mode": .string(objects.isEmpty ? "implicit" : "explicit"), "objects": .array(objects)]
         }
@@ -386,13 +560,19 @@ struct CSCRouter: Sendable {
 
     private static func object(_ body: [UInt8]) throws -> JSONObjectReader {
         guard !body.isEmpty else { return try JSONObjectReader([:], context: "CSC request") }
-        guard let json = try? JSONValue(parsing: body) else { throw Failure(400, "invalid_request", "the body must be a JSON object") }
+        guard let json = try? JSONValue(parsing: body) else {
+            throw Failure(400, "invalid_request", "the body must be a JSON object")
+        }
         return try JSONObjectReader(json, context: "CSC request", errorCode: .malformedInput)
     }
 
     private static func allowOnly(_ body: JSONObjectReader, _ known: Set<String>) throws {
         for key in body.members.keys where !known.contains(key) {
-            throw Failure(400, "invalid_request", "unknown parameter '\(key)' (known: \(known.sorted().joined(separator: ", ")))")
+            throw Failure(
+                400,
+                "invalid_request",
+                "unknown parameter '\(key)' (known: \(known.sorted().joined(separator: ", ")))"
+            )
         }
     }
 
@@ -404,15 +584,25 @@ struct CSCRouter: Sendable {
     private static func digest(_ body: JSONObjectReader) throws -> DigestAlgorithm {
         let oid = try body.string("hashAlgorithmOID")
         guard let algorithm = DigestAlgorithm.allSupported.first(where: { $0.oid == oid }) else {
-            throw Failure(400, "invalid_request", "Invalid parameter hashAlgorithmOID: \(oid) (SHA-256, SHA-384 or SHA-512)")
+            throw Failure(
+                400,
+                "invalid_request",
+                "Invalid parameter hashAlgorithmOID: \(oid) (SHA-256, SHA-384 or SHA-512)"
+            )
         }
         return algorithm
     }
 
     private static func hashes(_ body: JSONObjectReader, algorithm: DigestAlgorithm) throws -> [[UInt8]] {
         try body.array("hashes").enumerated().map { index, value in
-            guard let text = value.stringValue, let data = Data(base64Encoded: text), data.count == algorithm.outputByteCount else {
-                throw Failure(400, "invalid_request", "Invalid parameter hashes[\(index)]: a base64 \(algorithm) hash of \(algorithm.outputByteCount) bytes")
+            guard let text = value.stringValue, let data = Data(base64Encoded: text),
+                data.count == algorithm.outputByteCount
+            else {
+                throw Failure(
+                    400,
+                    "invalid_request",
+                    "Invalid parameter hashes[\(index)]: a base64 \(algorithm) hash of \(algorithm.outputByteCount) bytes"
+                )
             }
             return Array(data)
         }

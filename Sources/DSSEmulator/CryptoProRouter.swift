@@ -69,7 +69,10 @@ struct CryptoProRouter: Sendable {
 
     private func only(_ method: String, _ request: ServerRequest, _ body: () -> ServerResponse) -> ServerResponse {
         guard request.method == method else {
-            var response = CryptoProRouter.error(405, "The requested resource does not support http method '\(request.method)'; use \(method)")
+            var response = CryptoProRouter.error(
+                405,
+                "The requested resource does not support http method '\(request.method)'; use \(method)"
+            )
             response.headers.append(("Allow", method))
             return response
         }
@@ -82,7 +85,10 @@ struct CryptoProRouter: Sendable {
     // MARK: STS
 
     private func oauthError(_ status: Int, _ code: String, _ description: String) -> ServerResponse {
-        Reply.json(status, ["error": .string(code), "error_description": .string(description), "Message": .string(description)])
+        Reply.json(
+            status,
+            ["error": .string(code), "error_description": .string(description), "Message": .string(description)]
+        )
     }
 
     private func token(_ request: ServerRequest) -> ServerResponse {
@@ -96,7 +102,11 @@ struct CryptoProRouter: Sendable {
             return oauthError(400, "invalid_request", "form field '\(field)' is missing")
         }
         guard form["grant_type"] == "password" else {
-            return oauthError(400, "unsupported_grant_type", "grant_type '\(form["grant_type"] ?? "")' is not supported; use password")
+            return oauthError(
+                400,
+                "unsupported_grant_type",
+                "grant_type '\(form["grant_type"] ?? "")' is not supported; use password"
+            )
         }
         let clientID = form["client_id"] ?? ""
         switch clientID {
@@ -104,45 +114,81 @@ struct CryptoProRouter: Sendable {
             break
         case CryptoProEmulatorClients.confidentialClientID:
             guard let basic = CryptoProRouter.basicCredentials(request.header("Authorization")),
-                  basic.user == CryptoProEmulatorClients.confidentialClientID,
-                  Secret(basic.password) == Secret(CryptoProEmulatorClients.confidentialClientSecret) else {
-                return oauthError(401, "invalid_client", "client '\(clientID)' must authenticate with HTTP Basic and its secret")
+                basic.user == CryptoProEmulatorClients.confidentialClientID,
+                Secret(basic.password) == Secret(CryptoProEmulatorClients.confidentialClientSecret)
+            else {
+                return oauthError(
+                    401,
+                    "invalid_client",
+                    "client '\(clientID)' must authenticate with HTTP Basic and its secret"
+                )
             }
         default:
             return oauthError(400, "invalid_client", "unknown client_id '\(clientID)'")
         }
         guard form["resource"] == CryptoProEmulatorClients.resource else {
-            return oauthError(400, "invalid_target", "unknown resource '\(form["resource"] ?? "")'; use \(CryptoProEmulatorClients.resource)")
+            return oauthError(
+                400,
+                "invalid_target",
+                "unknown resource '\(form["resource"] ?? "")'; use \(CryptoProEmulatorClients.resource)"
+            )
         }
-        guard let user = store.user(named: form["username"] ?? ""), user.password == Secret(form["password"] ?? "") else {
+        guard let user = store.user(named: form["username"] ?? ""), user.password == Secret(form["password"] ?? "")
+        else {
             return oauthError(400, "invalid_grant", "the user name or password is incorrect")
         }
-        let session = EmulatorStore.Token(username: user.username, environment: user.environment, project: user.project,
-                                          device: CryptoProRouter.tokenDevice, expiresAt: Date())
-        let issued = store.issueTokens(for: session, accessLifetime: configuration.accessTokenLifetime, refreshLifetime: 0)
-        return Reply.json(200, ["access_token": .string(issued.access),
-                                "expires_in": .integer(Int(configuration.accessTokenLifetime.rounded(.down))),
-                                "token_type": "Bearer"])
+        let session = EmulatorStore.Token(
+            username: user.username,
+            environment: user.environment,
+            project: user.project,
+            device: CryptoProRouter.tokenDevice,
+            expiresAt: Date()
+        )
+        let issued = store.issueTokens(
+            for: session,
+            accessLifetime: configuration.accessTokenLifetime,
+            refreshLifetime: 0
+        )
+        return Reply.json(
+            200,
+            [
+                "access_token": .string(issued.access),
+                "expires_in": .integer(Int(configuration.accessTokenLifetime.rounded(.down))),
+                "token_type": "Bearer",
+            ]
+        )
     }
 
     private static func basicCredentials(_ header: String?) -> (user: String, password: String)? {
         guard let header, header.count > 6, header.lowercased().hasPrefix("basic "),
-              let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-              let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") else { return nil }
+            let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
         let user = String(text[..<colon]).removingPercentEncoding ?? ""
         let password = String(text[text.index(after: colon)...]).removingPercentEncoding ?? ""
         return (user, password)
     }
 
-    private func authorized(_ request: ServerRequest, _ expireToken: Bool, _ body: (EmulatorSeed.User) -> ServerResponse) -> ServerResponse {
+    private func authorized(
+        _ request: ServerRequest,
+        _ expireToken: Bool,
+        _ body: (EmulatorSeed.User) -> ServerResponse
+    ) -> ServerResponse {
         guard let header = request.header("Authorization"), header.hasPrefix("Bearer "), header.count > 7 else {
-            return CryptoProRouter.error(401, "Authorization has been denied for this request: send Authorization: Bearer <token>")
+            return CryptoProRouter.error(
+                401,
+                "Authorization has been denied for this request: send Authorization: Bearer <token>"
+            )
         }
         let token = String(header.dropFirst(7))
         if expireToken { store.expireAccessToken(token) }
         guard case .valid(let session) = store.lookUpAccessToken(token), session.device == CryptoProRouter.tokenDevice,
-              let user = store.user(named: session.username) else {
-            return CryptoProRouter.error(401, "Authorization has been denied for this request: the token is unknown or expired")
+            let user = store.user(named: session.username)
+        else {
+            return CryptoProRouter.error(
+                401,
+                "Authorization has been denied for this request: the token is unknown or expired"
+            )
         }
         return body(user)
     }
@@ -182,23 +228,36 @@ struct CryptoProRouter: Sendable {
         let content = try reader.base64("Content")
         let signature = try reader.object("Signature")
         for key in signature.members.keys where !["Type", "Parameters", "CertificateId", "PinCode"].contains(key) {
-            throw CertificateProviderError(.malformedInput, "unknown field 'Signature.\(key)' (known: Type, Parameters, CertificateId, PinCode)")
+            throw CertificateProviderError(
+                .malformedInput,
+                "unknown field 'Signature.\(key)' (known: Type, Parameters, CertificateId, PinCode)"
+            )
         }
         let type = try signature.string("Type")
         guard type == "CAdES" || type == "CMS" else {
-            throw CertificateProviderError(.malformedInput, "signature type '\(type)' is not supported (supported: CAdES, CMS)")
+            throw CertificateProviderError(
+                .malformedInput,
+                "signature type '\(type)' is not supported (supported: CAdES, CMS)"
+            )
         }
         let parameters = try signature.object("Parameters")
         let allowed: Set<String> = type == "CAdES" ? ["CADESType", "IsDetached", "Hash"] : ["IsDetached", "Hash"]
         for key in parameters.members.keys where !allowed.contains(key) {
-            throw CertificateProviderError(.malformedInput, "unknown signature parameter '\(key)' for \(type) (known: \(allowed.sorted().joined(separator: ", ")))")
+            throw CertificateProviderError(
+                .malformedInput,
+                "unknown signature parameter '\(key)' for \(type) (known: \(allowed.sorted().joined(separator: ", ")))"
+            )
         }
         func flag(_ key: String) throws -> Bool {
             guard let value = try parameters.optionalString(key) else { return false }
             switch value {
             case "True": return true
             case "False": return false
-            default: throw CertificateProviderError(.malformedInput, "signature parameter '\(key)' must be \"True\" or \"False\", found \"\(value)\"")
+            default:
+                throw CertificateProviderError(
+                    .malformedInput,
+                    "signature parameter '\(key)' must be \"True\" or \"False\", found \"\(value)\""
+                )
             }
         }
         let format: SignatureFormat
@@ -206,20 +265,36 @@ struct CryptoProRouter: Sendable {
         case "CAdES":
             let level = try parameters.string("CADESType")
             guard level == "BES" else {
-                throw CertificateProviderError(.malformedInput, "CADESType '\(level)' is not supported by this server (supported: BES)")
+                throw CertificateProviderError(
+                    .malformedInput,
+                    "CADESType '\(level)' is not supported by this server (supported: BES)"
+                )
             }
             format = .cadesBES
         case "CMS":
             format = .cms
         default:
-            throw CertificateProviderError(.malformedInput, "signature type '\(type)' is not supported (supported: CAdES, CMS)")
+            throw CertificateProviderError(
+                .malformedInput,
+                "signature type '\(type)' is not supported (supported: CAdES, CMS)"
+            )
         }
-        let detached = try flag("IsDetached"), isHash = try flag("Hash")
+        let detached = try flag("IsDetached")
+        let isHash = try flag("Hash")
         if isHash, !detached {
-            throw CertificateProviderError(.malformedInput, "a signature of a hash (Hash: True) must be detached (IsDetached: True)")
+            throw CertificateProviderError(
+                .malformedInput,
+                "a signature of a hash (Hash: True) must be detached (IsDetached: True)"
+            )
         }
-        return SignRequest(content: content, format: format, detached: detached, isHash: isHash,
-                           certificateID: try signature.int("CertificateId"), pin: try signature.optionalString("PinCode"))
+        return SignRequest(
+            content: content,
+            format: format,
+            detached: detached,
+            isHash: isHash,
+            certificateID: try signature.int("CertificateId"),
+            pin: try signature.optionalString("PinCode")
+        )
     }
 
     private func sign(_ request: ServerRequest, _ user: EmulatorSeed.User) -> ServerResponse {
@@ -237,27 +312,45 @@ struct CryptoProRouter: Sendable {
             record = user.certificates.first { $0.id == parsed.certificateID }
         }
         guard let record else {
-            return CryptoProRouter.error(404, parsed.certificateID == 0 ? "the user has no default certificate"
-                                                                        : "certificate \(parsed.certificateID) was not found for this user")
+            return CryptoProRouter.error(
+                404,
+                parsed.certificateID == 0
+                    ? "the user has no default certificate"
+                    : "certificate \(parsed.certificateID) was not found for this user"
+            )
         }
         if let expected = record.pin {
             guard let pin = parsed.pin, Secret(pin) == expected else {
-                return CryptoProRouter.error(403, parsed.pin == nil ? "the PIN code of certificate \(record.id) is required (PinCode)"
-                                                                     : "the PIN code of certificate \(record.id) is wrong")
+                return CryptoProRouter.error(
+                    403,
+                    parsed.pin == nil
+                        ? "the PIN code of certificate \(record.id) is required (PinCode)"
+                        : "the PIN code of certificate \(record.id) is wrong"
+                )
             }
         }
         let digestAlgorithm: DigestAlgorithm?
         let keyAlgorithm = record.identity.certificate.publicKeyAlgorithm
         if parsed.isHash, keyAlgorithm.isGOST {
             // A GOST key signs one digest: a 32-byte hash is Streebog-256 here, never SHA-256.
-            guard let fitting = try? DigestAlgorithm.preferred(for: keyAlgorithm), fitting.outputByteCount == parsed.content.count else {
-                return CryptoProRouter.error(400, "a hash for the \(keyAlgorithm.family) certificate \(record.id) must be its GOST R 34.11-2012 digest, not \(parsed.content.count) bytes")
+            guard let fitting = try? DigestAlgorithm.preferred(for: keyAlgorithm),
+                fitting.outputByteCount == parsed.content.count
+            else {
+                return CryptoProRouter.error(
+                    400,
+                    "a hash for the \(keyAlgorithm.family) certificate \(record.id) must be its GOST R 34.11-2012 digest, not \(parsed.content.count) bytes"
+                )
             }
             digestAlgorithm = fitting
         } else if parsed.isHash {
-            digestAlgorithm = [DigestAlgorithm.sha256, .sha384, .sha512].first { $0.outputByteCount == parsed.content.count }
+            digestAlgorithm = [DigestAlgorithm.sha256, .sha384, .sha512].first {
+                $0.outputByteCount == parsed.content.count
+            }
             guard digestAlgorithm != nil else {
-                return CryptoProRouter.error(400, "a hash must be a SHA-256, SHA-384 or SHA-512 digest (32, 48 or 64 bytes), not \(parsed.content.count) bytes")
+                return CryptoProRouter.error(
+                    400,
+                    "a hash must be a SHA-256, SHA-384 or SHA-512 digest (32, 48 or 64 bytes), not \(parsed.content.count) bytes"
+                )
             }
         } else {
             digestAlgorithm = nil
@@ -267,11 +360,19 @@ struct CryptoProRouter: Sendable {
             // Synchronous: this runs on a libmicrohttpd thread, which must not wait for the
             // cooperative pool (see EmulatorSigner).
             if let digestAlgorithm {
-                cms = try CMSSigner.signSynchronously(digest: parsed.content, identity: record.identity, format: parsed.format,
-                                                      digestAlgorithm: digestAlgorithm)
+                cms = try CMSSigner.signSynchronously(
+                    digest: parsed.content,
+                    identity: record.identity,
+                    format: parsed.format,
+                    digestAlgorithm: digestAlgorithm
+                )
             } else {
-                cms = try CMSSigner.signSynchronously(content: parsed.content, identity: record.identity, format: parsed.format,
-                                                      detached: parsed.detached)
+                cms = try CMSSigner.signSynchronously(
+                    content: parsed.content,
+                    identity: record.identity,
+                    format: parsed.format,
+                    detached: parsed.detached
+                )
             }
         } catch {
             return CryptoProRouter.error(500, "the server could not sign: \(error)")

@@ -79,11 +79,22 @@ public final class DSSEmulator: Sendable {
         }
 
         /// Creates a configuration.
-        public init(host: String = "127.0.0.1", port: UInt16 = 0, apiVersion: String = "v1", faultsEnabled: Bool = false,
-                    maxBodyBytes: Int = 1 << 20, connectionMemoryLimit: Int = 64 << 10, connectionTimeoutSeconds: Int = 30,
-                    connectionLimit: Int = 64, accessTokenLifetime: TimeInterval = 3600, refreshTokenLifetime: TimeInterval = 30 * 86_400,
-                    maxFaultDelayMilliseconds: Int = 60_000, requestLogLimit: Int = 1000,
-                    requestLogKeepsSecrets: Bool = false, tls: TLS? = nil) {
+        public init(
+            host: String = "127.0.0.1",
+            port: UInt16 = 0,
+            apiVersion: String = "v1",
+            faultsEnabled: Bool = false,
+            maxBodyBytes: Int = 1 << 20,
+            connectionMemoryLimit: Int = 64 << 10,
+            connectionTimeoutSeconds: Int = 30,
+            connectionLimit: Int = 64,
+            accessTokenLifetime: TimeInterval = 3600,
+            refreshTokenLifetime: TimeInterval = 30 * 86_400,
+            maxFaultDelayMilliseconds: Int = 60_000,
+            requestLogLimit: Int = 1000,
+            requestLogKeepsSecrets: Bool = false,
+            tls: TLS? = nil
+        ) {
             self.tls = tls
             self.host = host
             self.port = port
@@ -136,11 +147,15 @@ public final class DSSEmulator: Sendable {
             case "sad-expired": self = .sadExpired
             case "wrong-hash": self = .wrongHash
             default:
-                if value.hasPrefix("large-body="), let bytes = Int(value.dropFirst(11)), (16...(64 << 20)).contains(bytes) {
+                if value.hasPrefix("large-body="), let bytes = Int(value.dropFirst(11)),
+                    (16...(64 << 20)).contains(bytes)
+                {
                     self = .largeBody(bytes: bytes)
                     return
                 }
-                guard value.hasPrefix("delay="), let milliseconds = Int(value.dropFirst(6)), milliseconds >= 0 else { return nil }
+                guard value.hasPrefix("delay="), let milliseconds = Int(value.dropFirst(6)), milliseconds >= 0 else {
+                    return nil
+                }
                 self = .delay(milliseconds: milliseconds)
             }
         }
@@ -227,18 +242,25 @@ public final class DSSEmulator: Sendable {
         try running.withLock { current in
             if current != nil { throw CertificateProviderError.invalidParameter("the emulator is already running") }
             stopping.store(false, ordering: .sequentiallyConsistent)
-            let limits = MicroHTTPServer.Limits(maxBodyBytes: configuration.maxBodyBytes,
-                                                connectionMemoryLimit: configuration.connectionMemoryLimit,
-                                                connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
-                                                connectionLimit: configuration.connectionLimit)
+            let limits = MicroHTTPServer.Limits(
+                maxBodyBytes: configuration.maxBodyBytes,
+                connectionMemoryLimit: configuration.connectionMemoryLimit,
+                connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
+                connectionLimit: configuration.connectionLimit
+            )
             let server = MicroHTTPServer(limits: limits, tls: try tlsMaterial()) { [weak self] request in
                 self?.respond(to: request)
             }
             let port = try server.start(host: configuration.host, port: configuration.port)
-            let host = configuration.host.contains(":") ? "[\(configuration.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))]" : configuration.host
+            let host =
+                configuration.host.contains(":")
+                ? "[\(configuration.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))]"
+                : configuration.host
             guard let url = URL(string: "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)/") else {
                 server.stop()
-                throw CertificateProviderError.invalidParameter("the emulator host '\(configuration.host)' does not make a URL")
+                throw CertificateProviderError.invalidParameter(
+                    "the emulator host '\(configuration.host)' does not make a URL"
+                )
             }
             current = (server, url)
             return url
@@ -249,15 +271,22 @@ public final class DSSEmulator: Sendable {
     private func tlsMaterial() throws -> MicroHTTPServer.TLSMaterial? {
         guard let tls = configuration.tls else { return nil }
         guard let identity = tls.serverIdentity ?? seed.tlsServerIdentity else {
-            throw CertificateProviderError.invalidParameter("HTTPS needs a server identity: set Configuration.TLS.serverIdentity or the seed's tlsServerIdentity")
+            throw CertificateProviderError.invalidParameter(
+                "HTTPS needs a server identity: set Configuration.TLS.serverIdentity or the seed's tlsServerIdentity"
+            )
         }
         guard let key = identity.key as? LocalSigningKey else {
             throw CertificateProviderError.invalidParameter("the emulator's TLS server key must be a local key")
         }
         let chain = ([identity.certificate] + identity.chain).map(\.pemRepresentation).joined()
-        let trust = tls.clientCertificateAuthorities.isEmpty ? nil : tls.clientCertificateAuthorities.map(\.pemRepresentation).joined()
-        return MicroHTTPServer.TLSMaterial(keyPEM: Secret(try key.pemRepresentation(password: nil)), certificateChainPEM: chain,
-                                           clientTrustPEM: trust)
+        let trust =
+            tls.clientCertificateAuthorities.isEmpty
+            ? nil : tls.clientCertificateAuthorities.map(\.pemRepresentation).joined()
+        return MicroHTTPServer.TLSMaterial(
+            keyPEM: Secret(try key.pemRepresentation(password: nil)),
+            certificateChainPEM: chain,
+            clientTrustPEM: trust
+        )
     }
 
     /// Stops listening, closes every connection and waits for in-flight requests (a pending
@@ -297,10 +326,19 @@ public final class DSSEmulator: Sendable {
     /// handlers a request over HTTP gets (for the fuzz harness, `Tests/Fuzz`). A body longer than
     /// ``Configuration/maxBodyBytes`` is cut and flagged as the server does.
     /// - Returns: the response, or nil when the server would drop the connection.
-    package func handle(method: String, path: String, headers: [(name: String, value: String)],
-                        body: [UInt8]) -> (status: Int, headers: [(name: String, value: String)], body: [UInt8])? {
-        let request = ServerRequest(method: method, path: path, headers: headers, body: Array(body.prefix(configuration.maxBodyBytes)),
-                                    bodyTooLarge: body.count > configuration.maxBodyBytes)
+    package func handle(
+        method: String,
+        path: String,
+        headers: [(name: String, value: String)],
+        body: [UInt8]
+    ) -> (status: Int, headers: [(name: String, value: String)], body: [UInt8])? {
+        let request = ServerRequest(
+            method: method,
+            path: path,
+            headers: headers,
+            body: Array(body.prefix(configuration.maxBodyBytes)),
+            bodyTooLarge: body.count > configuration.maxBodyBytes
+        )
         return respond(to: request).map { ($0.status, $0.headers, $0.body) }
     }
 
@@ -313,7 +351,8 @@ public final class DSSEmulator: Sendable {
         var fault: Fault?
         if configuration.faultsEnabled, let value = request.header(Fault.headerName) {
             guard let parsed = Fault(headerValue: value) else {
-                let message = "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, expired-token, large-body=<bytes>, sad-expired, wrong-hash)"
+                let message =
+                    "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, expired-token, large-body=<bytes>, sad-expired, wrong-hash)"
                 return isCryptoPro ? CryptoProRouter.error(400, message) : Reply.error(400, "unknown_fault", message)
             }
             fault = parsed
@@ -325,7 +364,11 @@ public final class DSSEmulator: Sendable {
             let message = "simulated server failure (\(Fault.headerName): status-500)"
             return isCryptoPro ? CryptoProRouter.error(500, message) : Reply.error(500, "internal_error", message)
         case .malformedJSON?:
-            return ServerResponse(status: 200, headers: [("Content-Type", "application/json")], body: Array("{\"status\": \"ok\", \"result\": {\"raw\": [".utf8))
+            return ServerResponse(
+                status: 200,
+                headers: [("Content-Type", "application/json")],
+                body: Array("{\"status\": \"ok\", \"result\": {\"raw\": [".utf8)
+            )
         case .largeBody(let bytes)?:
             var body = Array("{\"padding\":\"".utf8)
             body += [UInt8](repeating: UInt8(ascii: "x"), count: max(0, bytes - body.count - 2))
@@ -340,7 +383,9 @@ public final class DSSEmulator: Sendable {
         if csc.owns(request.path) { return csc.handle(request, fault: fault) }
         if isCryptoPro { return cryptoPro.handle(request, expireToken: fault == .expiredToken) }
         let tsa = TSARouter(pki: pki, configuration: configuration)
-        if tsa.owns(request.path) { return tsa.handle(request) { self.stopping.load(ordering: .sequentiallyConsistent) } }
+        if tsa.owns(request.path) {
+            return tsa.handle(request) { self.stopping.load(ordering: .sequentiallyConsistent) }
+        }
         let revocation = RevocationRouter(pki: pki)
         if revocation.owns(request.path) { return revocation.handle(request) }
         let router = FMPRouter(store: store, configuration: configuration, signer: signer)
@@ -358,11 +403,19 @@ public final class DSSEmulator: Sendable {
             body = DSSEmulator.redactingSecrets(body, contentType: request.header("Content-Type"))
             headers = headers.map { header in
                 // HTTP Basic carries a confidential client's secret; bearer tokens are kept for tests.
-                let isBasic = header.name.caseInsensitiveCompare("Authorization") == .orderedSame && header.value.lowercased().hasPrefix("basic ")
+                let isBasic =
+                    header.name.caseInsensitiveCompare("Authorization") == .orderedSame
+                    && header.value.lowercased().hasPrefix("basic ")
                 return isBasic ? (header.name, "Basic \(DSSEmulator.redactedValue)") : header
             }
         }
-        let entry = ReceivedRequest(method: request.method, path: request.path, headers: headers, body: body, receivedAt: Date())
+        let entry = ReceivedRequest(
+            method: request.method,
+            path: request.path,
+            headers: headers,
+            body: body,
+            receivedAt: Date()
+        )
         log.withLock { log in
             log.append(entry)
             if log.count > configuration.requestLogLimit { log.removeFirst(log.count - configuration.requestLogLimit) }
@@ -384,11 +437,13 @@ public final class DSSEmulator: Sendable {
         guard !body.isEmpty else { return body }
         let type = (contentType ?? "").lowercased()
         if type.hasPrefix("application/x-www-form-urlencoded") {
-            let fields = body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { field -> [UInt8] in
+            let fields = body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map {
+                field -> [UInt8] in
                 guard let equals = field.firstIndex(of: UInt8(ascii: "=")) else { return Array(field) }
                 let name = String(decoding: field[..<equals], as: UTF8.self)
                 let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
-                return secretFieldNames.contains(decoded) ? Array(field[...equals]) + Array(redactedValue.utf8) : Array(field)
+                return secretFieldNames.contains(decoded)
+                    ? Array(field[...equals]) + Array(redactedValue.utf8) : Array(field)
             }
             return Array(fields.joined(separator: [UInt8(ascii: "&")]))
         }
@@ -401,12 +456,14 @@ public final class DSSEmulator: Sendable {
                 for (key, member) in members {
                     if key == "authData", case .array(let entries) = member {
                         // CSC authData: [{"id": "PIN" | "OTP", "value": secret}]
-                        result[key] = .array(entries.map { entry in
-                            guard case .object(var fields) = entry, fields["value"] != nil else { return entry }
-                            fields["value"] = .string(redactedValue)
-                            redacted = true
-                            return .object(fields)
-                        })
+                        result[key] = .array(
+                            entries.map { entry in
+                                guard case .object(var fields) = entry, fields["value"] != nil else { return entry }
+                                fields["value"] = .string(redactedValue)
+                                redacted = true
+                                return .object(fields)
+                            }
+                        )
                     } else if secretFieldNames.contains(key) {
                         result[key] = .string(redactedValue)
                         redacted = true

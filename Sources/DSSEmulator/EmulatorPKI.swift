@@ -37,12 +37,21 @@ final class EmulatorPKI: Sendable {
         }
         self.authority = authority
         let pki = TestPKI(root: authority)
-        timestampIdentity = try pki.issueLeaf(subject: "CN=DSS Emulator TSA,O=swift-certificate-providers", keyType: .p256,
-                                              extensions: [("basicConstraints", "critical,CA:FALSE"),
-                                                           ("keyUsage", "critical,digitalSignature,nonRepudiation"),
-                                                           ("extendedKeyUsage", "critical,timeStamping")])
+        timestampIdentity = try pki.issueLeaf(
+            subject: "CN=DSS Emulator TSA,O=swift-certificate-providers",
+            keyType: .p256,
+            extensions: [
+                ("basicConstraints", "critical,CA:FALSE"),
+                ("keyUsage", "critical,digitalSignature,nonRepudiation"),
+                ("extendedKeyUsage", "critical,timeStamping"),
+            ]
+        )
         var serials: Set<String> = [EmulatorPKI.normalized(timestampIdentity.certificate.serialNumber)]
-        for user in seed.users { for record in user.certificates { serials.insert(EmulatorPKI.normalized(record.identity.certificate.serialNumber)) } }
+        for user in seed.users {
+            for record in user.certificates {
+                serials.insert(EmulatorPKI.normalized(record.identity.certificate.serialNumber))
+            }
+        }
         knownSerials = serials
     }
 

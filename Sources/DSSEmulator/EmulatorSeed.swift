@@ -41,8 +41,14 @@ public struct EmulatorSeed: Sendable {
         public var certificates: [CertificateRecord]
 
         /// Creates a user.
-        public init(username: String, password: Secret, environment: String, project: String, dssPassword: Secret,
-                    certificates: [CertificateRecord]) {
+        public init(
+            username: String,
+            password: Secret,
+            environment: String,
+            project: String,
+            dssPassword: Secret,
+            certificates: [CertificateRecord]
+        ) {
             self.username = username
             self.password = password
             self.environment = environment
@@ -93,8 +99,14 @@ public struct EmulatorSeed: Sendable {
     public var tlsServerIdentity: SigningIdentity?
 
     /// Creates a seed.
-    public init(certificateAuthority: Certificate, users: [User], cells: [ResourceCell], firstSignatureID: Int,
-                tlsServerIdentity: SigningIdentity? = nil, certificateAuthorityKey: LocalSigningKey? = nil) {
+    public init(
+        certificateAuthority: Certificate,
+        users: [User],
+        cells: [ResourceCell],
+        firstSignatureID: Int,
+        tlsServerIdentity: SigningIdentity? = nil,
+        certificateAuthorityKey: LocalSigningKey? = nil
+    ) {
         self.certificateAuthority = certificateAuthority
         self.certificateAuthorityKey = certificateAuthorityKey
         self.users = users
@@ -112,44 +124,105 @@ public struct EmulatorSeed: Sendable {
     public static func standard() throws -> EmulatorSeed {
         let pki = try TestPKI(rootSubject: "CN=DSS Emulator Root CA,O=swift-certificate-providers")
         let leonid = User(
-            username: StandardSeed.username, password: Secret(StandardSeed.password),
-            environment: StandardSeed.environment, project: StandardSeed.project,
+            username: StandardSeed.username,
+            password: Secret(StandardSeed.password),
+            environment: StandardSeed.environment,
+            project: StandardSeed.project,
             dssPassword: Secret(StandardSeed.dssPassword),
             certificates: [
-                CertificateRecord(id: StandardSeed.certificateID,
-                                  identity: try pki.issueLeaf(subject: "CN=Леонид Тестов,O=ООО Ромашка,L=Москва,C=RU", keyType: .p256),
-                                  pin: Secret(StandardSeed.certificatePIN)),
-                CertificateRecord(id: StandardSeed.secondCertificateID,
-                                  identity: try pki.issueLeaf(subject: "CN=Леонид Тестов (RSA),O=ООО Ромашка,C=RU", keyType: .rsa2048),
-                                  pin: nil),
-            ] + (GOSTEngine.isAvailable ? [
-                CertificateRecord(id: StandardSeed.gostCertificateID,
-                                  identity: try pki.issueLeaf(subject: "CN=Леонид Тестов (ГОСТ),O=ООО Ромашка,C=RU", keyType: .gost256),
-                                  pin: Secret(StandardSeed.certificatePIN)),
-                CertificateRecord(id: StandardSeed.gost512CertificateID,
-                                  identity: try pki.issueLeaf(subject: "CN=Леонид Тестов (ГОСТ 512),O=ООО Ромашка,C=RU", keyType: .gost512),
-                                  pin: nil),
-            ] : []))
+                CertificateRecord(
+                    id: StandardSeed.certificateID,
+                    identity: try pki.issueLeaf(
+                        subject: "CN=Леонид Тестов,O=ООО Ромашка,L=Москва,C=RU",
+                        keyType: .p256
+                    ),
+                    pin: Secret(StandardSeed.certificatePIN)
+                ),
+                CertificateRecord(
+                    id: StandardSeed.secondCertificateID,
+                    identity: try pki.issueLeaf(
+                        subject: "CN=Леонид Тестов (RSA),O=ООО Ромашка,C=RU",
+                        keyType: .rsa2048
+                    ),
+                    pin: nil
+                ),
+            ]
+                + (GOSTEngine.isAvailable
+                    ? [
+                        CertificateRecord(
+                            id: StandardSeed.gostCertificateID,
+                            identity: try pki.issueLeaf(
+                                subject: "CN=Леонид Тестов (ГОСТ),O=ООО Ромашка,C=RU",
+                                keyType: .gost256
+                            ),
+                            pin: Secret(StandardSeed.certificatePIN)
+                        ),
+                        CertificateRecord(
+                            id: StandardSeed.gost512CertificateID,
+                            identity: try pki.issueLeaf(
+                                subject: "CN=Леонид Тестов (ГОСТ 512),O=ООО Ромашка,C=RU",
+                                keyType: .gost512
+                            ),
+                            pin: nil
+                        ),
+                    ] : [])
+        )
         let maria = User(
-            username: "Maria", password: Secret("456456"), environment: StandardSeed.environment, project: StandardSeed.project,
+            username: "Maria",
+            password: Secret("456456"),
+            environment: StandardSeed.environment,
+            project: StandardSeed.project,
             dssPassword: Secret("Qwerty456"),
             certificates: [
-                CertificateRecord(id: 12900, identity: try pki.issueLeaf(subject: "CN=Мария Иванова,O=ООО Ромашка,C=RU", keyType: .p256),
-                                  pin: Secret("456")),
-            ] + (GOSTEngine.isAvailable ? [
-                CertificateRecord(id: 12901, identity: try pki.issueLeaf(subject: "CN=Мария Иванова (ГОСТ),O=ООО Ромашка,C=RU", keyType: .gost256),
-                                  pin: Secret("456")),
-            ] : []))
+                CertificateRecord(
+                    id: 12900,
+                    identity: try pki.issueLeaf(subject: "CN=Мария Иванова,O=ООО Ромашка,C=RU", keyType: .p256),
+                    pin: Secret("456")
+                )
+            ]
+                + (GOSTEngine.isAvailable
+                    ? [
+                        CertificateRecord(
+                            id: 12901,
+                            identity: try pki.issueLeaf(
+                                subject: "CN=Мария Иванова (ГОСТ),O=ООО Ромашка,C=RU",
+                                keyType: .gost256
+                            ),
+                            pin: Secret("456")
+                        )
+                    ] : [])
+        )
         let cells = [
-            ResourceCell(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column,
-                         row: StandardSeed.row, value: StandardSeed.cellValue),
-            ResourceCell(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column, row: 2, value: "БП-2026-002"),
-            ResourceCell(resource: StandardSeed.resource, table: StandardSeed.table, column: "Сумма", row: 1, value: "1500000.00"),
+            ResourceCell(
+                resource: StandardSeed.resource,
+                table: StandardSeed.table,
+                column: StandardSeed.column,
+                row: StandardSeed.row,
+                value: StandardSeed.cellValue
+            ),
+            ResourceCell(
+                resource: StandardSeed.resource,
+                table: StandardSeed.table,
+                column: StandardSeed.column,
+                row: 2,
+                value: "БП-2026-002"
+            ),
+            ResourceCell(
+                resource: StandardSeed.resource,
+                table: StandardSeed.table,
+                column: "Сумма",
+                row: 1,
+                value: "1500000.00"
+            ),
         ]
-        return EmulatorSeed(certificateAuthority: pki.root.certificate, users: [leonid, maria], cells: cells,
-                            firstSignatureID: StandardSeed.firstSignatureID,
-                            tlsServerIdentity: try pki.issueTLSServer(subject: "CN=DSS Emulator,O=swift-certificate-providers"),
-                            certificateAuthorityKey: pki.root.key)
+        return EmulatorSeed(
+            certificateAuthority: pki.root.certificate,
+            users: [leonid, maria],
+            cells: cells,
+            firstSignatureID: StandardSeed.firstSignatureID,
+            tlsServerIdentity: try pki.issueTLSServer(subject: "CN=DSS Emulator,O=swift-certificate-providers"),
+            certificateAuthorityKey: pki.root.key
+        )
     }
 }
 

@@ -56,9 +56,15 @@ final class EmulatorStore: Sendable {
     }
 
     /// Issues a fresh access + refresh token pair.
-    func issueTokens(for session: Token, accessLifetime: TimeInterval, refreshLifetime: TimeInterval) -> (access: String, refresh: String) {
-        let access = EmulatorStore.randomToken(), refresh = EmulatorStore.randomToken()
-        var accessToken = session, refreshToken = session
+    func issueTokens(
+        for session: Token,
+        accessLifetime: TimeInterval,
+        refreshLifetime: TimeInterval
+    ) -> (access: String, refresh: String) {
+        let access = EmulatorStore.randomToken()
+        let refresh = EmulatorStore.randomToken()
+        var accessToken = session
+        var refreshToken = session
         accessToken.expiresAt = Date().addingTimeInterval(accessLifetime)
         refreshToken.expiresAt = Date().addingTimeInterval(refreshLifetime)
         state.withLock {
@@ -71,7 +77,9 @@ final class EmulatorStore: Sendable {
     /// Consumes a refresh token (single use) and returns the session it belonged to, or nil.
     func redeemRefreshToken(_ token: String) -> Token? {
         state.withLock { state -> Token? in
-            guard let session = state.refreshTokens.removeValue(forKey: token), session.expiresAt > Date() else { return nil }
+            guard let session = state.refreshTokens.removeValue(forKey: token), session.expiresAt > Date() else {
+                return nil
+            }
             return session
         }
     }
@@ -107,7 +115,14 @@ final class EmulatorStore: Sendable {
         state.withLock { state -> Int in
             let id = state.nextSignatureID
             state.nextSignatureID += 1
-            state.signatures[id] = StoredSignature(id: id, owner: owner, cell: cell, certificateID: certificateID, createdAt: Date(), cms: cms)
+            state.signatures[id] = StoredSignature(
+                id: id,
+                owner: owner,
+                cell: cell,
+                certificateID: certificateID,
+                createdAt: Date(),
+                cms: cms
+            )
             return id
         }
     }

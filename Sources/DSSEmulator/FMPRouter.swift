@@ -42,12 +42,20 @@ struct FMPRouter: Sendable {
 
     private func only(_ method: String, _ request: ServerRequest, _ body: () -> ServerResponse) -> ServerResponse {
         guard request.method == method else {
-            var response = Reply.error(405, "method_not_allowed", "\(request.method) is not allowed on \(request.path); use \(method)")
+            var response = Reply.error(
+                405,
+                "method_not_allowed",
+                "\(request.method) is not allowed on \(request.path); use \(method)"
+            )
             response.headers.append(("Allow", method))
             return response
         }
         if request.bodyTooLarge {
-            return Reply.error(413, "payload_too_large", "the request body is larger than \(configuration.maxBodyBytes) bytes")
+            return Reply.error(
+                413,
+                "payload_too_large",
+                "the request body is larger than \(configuration.maxBodyBytes) bytes"
+            )
         }
         return body()
     }
@@ -62,13 +70,23 @@ struct FMPRouter: Sendable {
             return Reply.error(400, "missing_field", "form field '\(field)' is missing")
         }
         guard let user = store.user(named: form["username"] ?? ""), user.password == Secret(form["password"] ?? ""),
-              user.environment == form["environment"], user.project == form["project"] else {
-            return Reply.error(401, "invalid_credentials", "unknown user, wrong password, or the user is not in this environment and project")
+            user.environment == form["environment"], user.project == form["project"]
+        else {
+            return Reply.error(
+                401,
+                "invalid_credentials",
+                "unknown user, wrong password, or the user is not in this environment and project"
+            )
         }
         let device = form["device_id"] ?? ""
         guard !device.isEmpty else { return Reply.error(400, "invalid_field", "form field 'device_id' is empty") }
-        let session = EmulatorStore.Token(username: user.username, environment: user.environment, project: user.project,
-                                          device: device, expiresAt: Date())
+        let session = EmulatorStore.Token(
+            username: user.username,
+            environment: user.environment,
+            project: user.project,
+            device: device,
+            expiresAt: Date()
+        )
         return tokens(for: session)
     }
 
@@ -82,19 +100,30 @@ struct FMPRouter: Sendable {
             return Reply.badRequest(error)
         }
         guard let session = store.redeemRefreshToken(refreshToken) else {
-            return Reply.error(401, "invalid_refresh_token", "the refresh token is unknown, used or expired; log in again")
+            return Reply.error(
+                401,
+                "invalid_refresh_token",
+                "the refresh token is unknown, used or expired; log in again"
+            )
         }
         return tokens(for: session)
     }
 
     private func tokens(for session: EmulatorStore.Token) -> ServerResponse {
-        let issued = store.issueTokens(for: session, accessLifetime: configuration.accessTokenLifetime,
-                                       refreshLifetime: configuration.refreshTokenLifetime)
+        let issued = store.issueTokens(
+            for: session,
+            accessLifetime: configuration.accessTokenLifetime,
+            refreshLifetime: configuration.refreshTokenLifetime
+        )
         return Reply.json(200, ["token": .string(issued.access), "refresh_token": .string(issued.refresh)])
     }
 
-    private func authorized(_ request: ServerRequest, _ rest: [String], _ expireToken: Bool,
-                            _ body: (EmulatorSeed.User) -> ServerResponse) -> ServerResponse {
+    private func authorized(
+        _ request: ServerRequest,
+        _ rest: [String],
+        _ expireToken: Bool,
+        _ body: (EmulatorSeed.User) -> ServerResponse
+    ) -> ServerResponse {
         guard let header = request.header("Authorization"), header.hasPrefix("Bearer "), header.count > 7 else {
             return Reply.error(401, "unauthorized", "send Authorization: Bearer <token> (log in first)")
         }
@@ -109,7 +138,8 @@ struct FMPRouter: Sendable {
         guard request.header("X-Device-Id") == session.device else {
             return Reply.error(401, "device_mismatch", "the token was issued to another device (X-Device-Id)")
         }
-        guard rest[1] == session.environment, rest[2] == session.project, let user = store.user(named: session.username) else {
+        guard rest[1] == session.environment, rest[2] == session.project, let user = store.user(named: session.username)
+        else {
             return Reply.error(404, "not_found", "no environment '\(rest[1])' with project '\(rest[2])' for this user")
         }
         return body(user)
@@ -144,8 +174,12 @@ struct FMPRouter: Sendable {
     }
 
     private func sign(_ request: ServerRequest, _ user: EmulatorSeed.User) -> ServerResponse {
-        let resource, table, column, password: String
-        let row, certificateID: Int
+        let resource: String
+        let table: String
+        let column: String
+        let password: String
+        let row: Int
+        let certificateID: Int
         let pin: String?
         do {
             let reader = try Reply.jsonObject(request.body)
@@ -157,7 +191,10 @@ struct FMPRouter: Sendable {
             certificateID = try FMPRouter.number(reader, "certificate_id")
             pin = try reader.optionalString("certificate_pin")
             if let params = reader.value("params"), params.objectValue == nil, !params.isNull {
-                throw CertificateProviderError(.malformedInput, "FMP sign: field 'params' must be an object, found \(params.typeName)")
+                throw CertificateProviderError(
+                    .malformedInput,
+                    "FMP sign: field 'params' must be an object, found \(params.typeName)"
+                )
             }
         } catch {
             return Reply.badRequest(error)
@@ -192,7 +229,10 @@ struct FMPRouter: Sendable {
         if let text = try? reader.string(key) {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard let value = Int(trimmed), !trimmed.isEmpty else {
-                throw CertificateProviderError(.malformedInput, "request: field '\(key)' must be an integer or a string of digits, not \"\(text)\"")
+                throw CertificateProviderError(
+                    .malformedInput,
+                    "request: field '\(key)' must be an integer or a string of digits, not \"\(text)\""
+                )
             }
             return value
         }
@@ -228,22 +268,31 @@ enum Reply {
     static func json(_ status: Int, _ value: JSONValue) -> ServerResponse {
         // JSONValue built here never holds NaN or infinity, the only encoding failure.
         let body = (try? value.jsonBytes()) ?? Array("{}".utf8)
-        return ServerResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: body)
+        return ServerResponse(
+            status: status,
+            headers: [("Content-Type", "application/json; charset=utf-8")],
+            body: body
+        )
     }
 
     /// An FMP error envelope.
     static func error(_ status: Int, _ code: String, _ description: String) -> ServerResponse {
-        json(status, [
-            "status": "error",
-            "http": ["status": .integer(status)],
-            "errors": [["code": .string(code), "description": .string(description)]],
-        ])
+        json(
+            status,
+            [
+                "status": "error",
+                "http": ["status": .integer(status)],
+                "errors": [["code": .string(code), "description": .string(description)]],
+            ]
+        )
     }
 
     /// 400 for a request body that is not JSON or has a wrong shape, naming the field.
     static func badRequest(_ error: any Error) -> ServerResponse {
         let reason = (error as? CertificateProviderError)?.reason ?? "the request body is malformed"
-        let code = reason.contains("not valid JSON") ? "bad_json" : reason.contains("is missing") ? "missing_field" : "invalid_field"
+        let code =
+            reason.contains("not valid JSON")
+            ? "bad_json" : reason.contains("is missing") ? "missing_field" : "invalid_field"
         return Reply.error(400, code, reason)
     }
 
@@ -271,8 +320,12 @@ enum Form {
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let pieces = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ piece: Substring) -> String? { piece.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
-            guard let name = decode(pieces[0]), let value = pieces.count > 1 ? decode(pieces[1]) : "" else { return nil }
+            func decode(_ piece: Substring) -> String? {
+                piece.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
+            guard let name = decode(pieces[0]), let value = pieces.count > 1 ? decode(pieces[1]) : "" else {
+                return nil
+            }
             fields[name] = value
         }
         return fields

@@ -26,12 +26,18 @@ struct RevocationRouter: Sendable {
             return ServerResponse(status: 200, headers: [("Content-Type", "application/pkix-crl")], body: crl)
         }
         guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
-        guard let answer = try? ocspResponse(to: request.body) else { return Self.text(500, "the OCSP response could not be made") }
+        guard let answer = try? ocspResponse(to: request.body) else {
+            return Self.text(500, "the OCSP response could not be made")
+        }
         return ServerResponse(status: 200, headers: [("Content-Type", "application/ocsp-response")], body: answer)
     }
 
     static func text(_ status: Int, _ message: String) -> ServerResponse {
-        ServerResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array((message + "\n").utf8))
+        ServerResponse(
+            status: status,
+            headers: [("Content-Type", "text/plain; charset=utf-8")],
+            body: Array((message + "\n").utf8)
+        )
     }
 
     private static func methodNotAllowed(_ method: String) -> ServerResponse {
@@ -46,18 +52,26 @@ struct RevocationRouter: Sendable {
     func ocspResponse(to body: [UInt8]) throws -> [UInt8] {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
-        guard let request = body.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-            var cursor = buffer.baseAddress
-            return buffer.count > 0 ? d2i_OCSP_REQUEST(nil, &cursor, buffer.count) : nil
-        }) else {
+        guard
+            let request = body.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                var cursor = buffer.baseAddress
+                return buffer.count > 0 ? d2i_OCSP_REQUEST(nil, &cursor, buffer.count) : nil
+            })
+        else {
             return try Self.encode(status: OCSP_RESPONSE_STATUS_MALFORMEDREQUEST, basic: nil)
         }
         defer { OCSP_REQUEST_free(request) }
-        guard let basic = OCSP_BASICRESP_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_BASICRESP_new") }
+        guard let basic = OCSP_BASICRESP_new() else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_BASICRESP_new")
+        }
         defer { OCSP_BASICRESP_free(basic) }
         let ca = pki.authority.certificate.handle.pointer
-        let revoked = Dictionary(pki.revoked.map { ($0.serialNumber, $0.date) }, uniquingKeysWith: { first, _ in first })
-        guard let thisUpdate = ASN1_TIME_set(nil, time(nil)), let nextUpdate = X509_time_adj_ex(nil, 0, 3600, nil) else {
+        let revoked = Dictionary(
+            pki.revoked.map { ($0.serialNumber, $0.date) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        guard let thisUpdate = ASN1_TIME_set(nil, time(nil)), let nextUpdate = X509_time_adj_ex(nil, 0, 3600, nil)
+        else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "ASN1_TIME_set")
         }
         defer {
@@ -66,7 +80,8 @@ struct RevocationRouter: Sendable {
         }
         let count = OCSP_request_onereq_count(request)
         for index in 0..<count {
-            guard let one = OCSP_request_onereq_get0(request, index), let certificateID = OCSP_onereq_get0_id(one) else { continue }
+            guard let one = OCSP_request_onereq_get0(request, index), let certificateID = OCSP_onereq_get0_id(one)
+            else { continue }
             var digestObject: OpaquePointer?
             var serial: UnsafeMutablePointer<ASN1_INTEGER>?
             _ = OCSP_id_get0_info(nil, &digestObject, nil, &serial, certificateID)
@@ -74,7 +89,8 @@ struct RevocationRouter: Sendable {
             var revocationTime: UnsafeMutablePointer<ASN1_TIME>?
             defer { ASN1_TIME_free(revocationTime) }
             if let digest = EVP_get_digestbyname(OBJ_nid2sn(OBJ_obj2nid(digestObject))),
-               let caID = OCSP_cert_to_id(digest, nil, ca) {
+                let caID = OCSP_cert_to_id(digest, nil, ca)
+            {
                 defer { OCSP_CERTID_free(caID) }
                 if OCSP_id_issuer_cmp(caID, certificateID) == 0, let hex = serial.flatMap(Self.hex) {
                     if let date = revoked[hex] {
@@ -86,21 +102,33 @@ struct RevocationRouter: Sendable {
                 }
             }
             ERR_clear_error()
-            guard OCSP_basic_add1_status(basic, certificateID, status, status == V_OCSP_CERTSTATUS_REVOKED ? OCSP_REVOKED_STATUS_UNSPECIFIED : -1,
-                                         revocationTime, thisUpdate, nextUpdate) != nil else {
+            guard
+                OCSP_basic_add1_status(
+                    basic,
+                    certificateID,
+                    status,
+                    status == V_OCSP_CERTSTATUS_REVOKED ? OCSP_REVOKED_STATUS_UNSPECIFIED : -1,
+                    revocationTime,
+                    thisUpdate,
+                    nextUpdate
+                ) != nil
+            else {
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_basic_add1_status")
             }
         }
         _ = OCSP_copy_nonce(basic, request)
         guard let key = pki.authority.key.handle.pointer as OpaquePointer?,
-              OCSP_basic_sign(basic, ca, key, EVP_sha256(), nil, 0) == 1 else {
+            OCSP_basic_sign(basic, ca, key, EVP_sha256(), nil, 0) == 1
+        else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_basic_sign")
         }
         return try Self.encode(status: OCSP_RESPONSE_STATUS_SUCCESSFUL, basic: basic)
     }
 
     private static func encode(status: Int32, basic: OpaquePointer?) throws -> [UInt8] {
-        guard let response = OCSP_response_create(status, basic) else { throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_response_create") }
+        guard let response = OCSP_response_create(status, basic) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_response_create")
+        }
         defer { OCSP_RESPONSE_free(response) }
         var output: UnsafeMutablePointer<UInt8>?
         let length = i2d_OCSP_RESPONSE(response, &output)
@@ -135,18 +163,24 @@ struct RevocationRouter: Sendable {
             ASN1_TIME_free(nextUpdate)
         }
         guard X509_CRL_set_version(crl, 1) == 1, X509_CRL_set_issuer_name(crl, X509_get_subject_name(ca)) == 1,
-              X509_CRL_set1_lastUpdate(crl, lastUpdate) == 1, X509_CRL_set1_nextUpdate(crl, nextUpdate) == 1 else {
+            X509_CRL_set1_lastUpdate(crl, lastUpdate) == 1, X509_CRL_set1_nextUpdate(crl, nextUpdate) == 1
+        else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not fill the CRL")
         }
         for revocation in pki.revoked {
-            guard let entry = X509_REVOKED_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "X509_REVOKED_new") }
+            guard let entry = X509_REVOKED_new() else {
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "X509_REVOKED_new")
+            }
             var number: OpaquePointer?
             guard BN_hex2bn(&number, revocation.serialNumber) > 0, let number else {
                 X509_REVOKED_free(entry)
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "BN_hex2bn")
             }
             defer { BN_free(number) }
-            guard let serial = BN_to_ASN1_INTEGER(number, nil) else { X509_REVOKED_free(entry); throw OpenSSLErrorQueue.error(.cryptoFailure, "serial") }
+            guard let serial = BN_to_ASN1_INTEGER(number, nil) else {
+                X509_REVOKED_free(entry)
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "serial")
+            }
             defer { ASN1_INTEGER_free(serial) }
             guard let date = ASN1_TIME_set(nil, time_t(revocation.date.timeIntervalSince1970)) else {
                 X509_REVOKED_free(entry)
@@ -154,7 +188,8 @@ struct RevocationRouter: Sendable {
             }
             defer { ASN1_TIME_free(date) }
             guard X509_REVOKED_set_serialNumber(entry, serial) == 1, X509_REVOKED_set_revocationDate(entry, date) == 1,
-                  X509_CRL_add0_revoked(crl, entry) == 1 else {
+                X509_CRL_add0_revoked(crl, entry) == 1
+            else {
                 X509_REVOKED_free(entry)
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add a CRL entry")
             }

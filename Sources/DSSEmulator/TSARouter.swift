@@ -23,7 +23,8 @@ struct TSARouter: Sendable {
 
     /// Faults selected by the path.
     enum Fault: Equatable {
-        case reject, wrongNonce, wrongImprint, slow(milliseconds: Int)
+        case reject, wrongNonce, wrongImprint
+        case slow(milliseconds: Int)
 
         init?(pathComponent: String) {
             switch pathComponent {
@@ -32,7 +33,9 @@ struct TSARouter: Sendable {
             case "wrong-imprint": self = .wrongImprint
             case "slow": self = .slow(milliseconds: 2000)
             default:
-                guard pathComponent.hasPrefix("slow="), let milliseconds = Int(pathComponent.dropFirst(5)), milliseconds >= 0 else { return nil }
+                guard pathComponent.hasPrefix("slow="), let milliseconds = Int(pathComponent.dropFirst(5)),
+                    milliseconds >= 0
+                else { return nil }
                 self = .slow(milliseconds: milliseconds)
             }
         }
@@ -43,9 +46,14 @@ struct TSARouter: Sendable {
     func handle(_ request: ServerRequest, isStopping: @Sendable () -> Bool) -> ServerResponse {
         var fault: Fault?
         if request.path != TSARouter.path {
-            let component = String(request.path.dropFirst(TSARouter.path.count + 1)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            let component = String(request.path.dropFirst(TSARouter.path.count + 1)).trimmingCharacters(
+                in: CharacterSet(charactersIn: "/")
+            )
             guard configuration.faultsEnabled, let parsed = Fault(pathComponent: component) else {
-                return RevocationRouter.text(404, "no route for \(request.path) (TSA faults need the emulator's faults enabled)")
+                return RevocationRouter.text(
+                    404,
+                    "no route for \(request.path) (TSA faults need the emulator's faults enabled)"
+                )
             }
             fault = parsed
         }
@@ -54,12 +62,16 @@ struct TSARouter: Sendable {
             response.headers.append(("Allow", "POST"))
             return response
         }
-        if request.bodyTooLarge { return RevocationRouter.text(413, "the request body is larger than \(configuration.maxBodyBytes) bytes") }
+        if request.bodyTooLarge {
+            return RevocationRouter.text(413, "the request body is larger than \(configuration.maxBodyBytes) bytes")
+        }
         guard (request.header("Content-Type") ?? "").lowercased().hasPrefix(Self.queryType) else {
             return RevocationRouter.text(415, "the TSA takes Content-Type \(Self.queryType)")
         }
         if case .slow(let milliseconds)? = fault {
-            let deadline = Date().addingTimeInterval(Double(min(milliseconds, configuration.maxFaultDelayMilliseconds)) / 1000)
+            let deadline = Date().addingTimeInterval(
+                Double(min(milliseconds, configuration.maxFaultDelayMilliseconds)) / 1000
+            )
             while Date() < deadline, !isStopping() { usleep(10_000) }
         }
         guard let reply = try? respond(to: request.body, fault: fault) else {
@@ -77,33 +89,44 @@ struct TSARouter: Sendable {
         defer { OpenSSLErrorQueue.clear() }
         if fault == .reject { return try Self.rejection() }
         var query = query
-        if fault == .wrongNonce || fault == .wrongImprint { query = try Self.tamper(query, nonce: fault == .wrongNonce) }
+        if fault == .wrongNonce || fault == .wrongImprint {
+            query = try Self.tamper(query, nonce: fault == .wrongNonce)
+        }
         guard let context = TS_RESP_CTX_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "TS_RESP_CTX_new") }
         defer { TS_RESP_CTX_free(context) }
-        guard let policy = OBJ_txt2obj(EmulatorPKI.timestampPolicy, 1) else { throw OpenSSLErrorQueue.error(.cryptoFailure, "policy OID") }
+        guard let policy = OBJ_txt2obj(EmulatorPKI.timestampPolicy, 1) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "policy OID")
+        }
         defer { ASN1_OBJECT_free(policy) }
         let identity = pki.timestampIdentity
         guard let key = identity.key as? LocalSigningKey,
-              TS_RESP_CTX_set_signer_cert(context, identity.certificate.handle.pointer) == 1,
-              TS_RESP_CTX_set_signer_key(context, key.handle.pointer) == 1,
-              TS_RESP_CTX_set_signer_digest(context, EVP_sha256()) == 1,
-              TS_RESP_CTX_set_ess_cert_id_digest(context, EVP_sha256()) == 1,
-              TS_RESP_CTX_set_def_policy(context, policy) == 1,
-              TS_RESP_CTX_add_md(context, EVP_sha256()) == 1, TS_RESP_CTX_add_md(context, EVP_sha384()) == 1,
-              TS_RESP_CTX_add_md(context, EVP_sha512()) == 1,
-              TS_RESP_CTX_set_accuracy(context, 1, 0, 0) == 1 else {
+            TS_RESP_CTX_set_signer_cert(context, identity.certificate.handle.pointer) == 1,
+            TS_RESP_CTX_set_signer_key(context, key.handle.pointer) == 1,
+            TS_RESP_CTX_set_signer_digest(context, EVP_sha256()) == 1,
+            TS_RESP_CTX_set_ess_cert_id_digest(context, EVP_sha256()) == 1,
+            TS_RESP_CTX_set_def_policy(context, policy) == 1,
+            TS_RESP_CTX_add_md(context, EVP_sha256()) == 1, TS_RESP_CTX_add_md(context, EVP_sha384()) == 1,
+            TS_RESP_CTX_add_md(context, EVP_sha512()) == 1,
+            TS_RESP_CTX_set_accuracy(context, 1, 0, 0) == 1
+        else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not set up the TSA")
         }
         try withX509Stack([pki.authority.certificate]) { stack in
-            guard TS_RESP_CTX_set_certs(context, stack) == 1 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "TS_RESP_CTX_set_certs") }
+            guard TS_RESP_CTX_set_certs(context, stack) == 1 else {
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "TS_RESP_CTX_set_certs")
+            }
         }
-        TS_RESP_CTX_set_serial_cb(context, { _, _ in
-            // A random positive 64-bit serial per token (RFC 3161 2.4.2: unique per TSA).
-            var bytes = [UInt8](repeating: 0, count: 8)
-            guard RAND_bytes(&bytes, 8) == 1, let number = BN_bin2bn(bytes, 8, nil) else { return nil }
-            defer { BN_free(number) }
-            return BN_to_ASN1_INTEGER(number, nil)
-        }, nil)
+        TS_RESP_CTX_set_serial_cb(
+            context,
+            { _, _ in
+                // A random positive 64-bit serial per token (RFC 3161 2.4.2: unique per TSA).
+                var bytes = [UInt8](repeating: 0, count: 8)
+                guard RAND_bytes(&bytes, 8) == 1, let number = BN_bin2bn(bytes, 8, nil) else { return nil }
+                defer { BN_free(number) }
+                return BN_to_ASN1_INTEGER(number, nil)
+            },
+            nil
+        )
         let response: OpaquePointer? = try MemoryBIO.withReadBIO(query) { TS_RESP_create_response(context, $0) }
         guard let response else { throw OpenSSLErrorQueue.error(.cryptoFailure, "TS_RESP_create_response") }
         defer { TS_RESP_free(response) }
@@ -120,12 +143,16 @@ struct TSARouter: Sendable {
 
     /// A TimeStampResp with status rejection and failure info badRequest, no token.
     private static func rejection() throws -> [UInt8] {
-        guard let response = TS_RESP_new(), let status = TS_STATUS_INFO_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "TS_RESP_new") }
+        guard let response = TS_RESP_new(), let status = TS_STATUS_INFO_new() else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "TS_RESP_new")
+        }
         defer {
             TS_RESP_free(response)
             TS_STATUS_INFO_free(status)
         }
-        guard TS_STATUS_INFO_set_status(status, Int32(TS_STATUS_REJECTION)) == 1, TS_RESP_set_status_info(response, status) == 1 else {
+        guard TS_STATUS_INFO_set_status(status, Int32(TS_STATUS_REJECTION)) == 1,
+            TS_RESP_set_status_info(response, status) == 1
+        else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "TS_STATUS_INFO_set_status")
         }
         return try encode(response)
@@ -133,20 +160,25 @@ struct TSARouter: Sendable {
 
     /// The query with its nonce (or first imprint byte) changed, so the token answers another request.
     private static func tamper(_ query: [UInt8], nonce: Bool) throws -> [UInt8] {
-        guard let request = query.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-            var cursor = buffer.baseAddress
-            return d2i_TS_REQ(nil, &cursor, buffer.count)
-        }) else { return query }
+        guard
+            let request = query.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                var cursor = buffer.baseAddress
+                return d2i_TS_REQ(nil, &cursor, buffer.count)
+            })
+        else { return query }
         defer { TS_REQ_free(request) }
         if nonce {
             guard let number = BN_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "BN_new") }
             defer { BN_free(number) }
             _ = BN_set_word(number, 0x5EED_0BAD)
-            guard let integer = BN_to_ASN1_INTEGER(number, nil) else { throw OpenSSLErrorQueue.error(.cryptoFailure, "BN_to_ASN1_INTEGER") }
+            guard let integer = BN_to_ASN1_INTEGER(number, nil) else {
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "BN_to_ASN1_INTEGER")
+            }
             defer { ASN1_INTEGER_free(integer) }
             _ = TS_REQ_set_nonce(request, integer)
         } else if let imprint = TS_REQ_get_msg_imprint(request), let message = TS_MSG_IMPRINT_get_msg(imprint),
-                  let data = message.pointee.data, message.pointee.length > 0 {
+            let data = message.pointee.data, message.pointee.length > 0
+        {
             data[0] ^= 0xFF
         }
         var output: UnsafeMutablePointer<UInt8>?

@@ -31,8 +31,14 @@ struct IncrementalUpdate {
     ///   - kind: the kind of section to write.
     ///   - size: the file's `/Size` before the update.
     ///   - trailerEntries: `/Root`, `/Info`, `/ID` as PDF syntax (`/Root 1 0 R …`).
-    func serialize(originalSize: Int64, needsLeadingNewline: Bool, previous: Int64, kind: PDFFile.XrefKind, size: Int,
-                   trailerEntries: String) -> Serialized {
+    func serialize(
+        originalSize: Int64,
+        needsLeadingNewline: Bool,
+        previous: Int64,
+        kind: PDFFile.XrefKind,
+        size: Int,
+        trailerEntries: String
+    ) -> Serialized {
         var out: [UInt8] = needsLeadingNewline ? [0x0A] : []
         var offsets: [Int: Int] = [:]
         var entries: [(number: Int, generation: Int, offset: Int64)] = []
@@ -67,12 +73,17 @@ struct IncrementalUpdate {
                 index.append("\(group.first!.number) \(group.count)")
                 for entry in group {
                     data.append(1)
-                    for shift in stride(from: (offsetWidth - 1) * 8, through: 0, by: -8) { data.append(UInt8(truncatingIfNeeded: entry.offset >> Int64(shift))) }
+                    for shift in stride(from: (offsetWidth - 1) * 8, through: 0, by: -8) {
+                        data.append(UInt8(truncatingIfNeeded: entry.offset >> Int64(shift)))
+                    }
                     data.append(UInt8(truncatingIfNeeded: entry.generation >> 8))
                     data.append(UInt8(truncatingIfNeeded: entry.generation))
                 }
             }
-            out += Array("\(streamNumber) 0 obj\n<< /Type /XRef /Size \(newSize) /W [1 \(offsetWidth) 2] /Index [\(index.joined(separator: " "))] \(trailerEntries) /Prev \(previous) /Length \(data.count) >>\nstream\n".utf8)
+            out += Array(
+                "\(streamNumber) 0 obj\n<< /Type /XRef /Size \(newSize) /W [1 \(offsetWidth) 2] /Index [\(index.joined(separator: " "))] \(trailerEntries) /Prev \(previous) /Length \(data.count) >>\nstream\n"
+                    .utf8
+            )
             out += data
             out += Array("\nendstream\nendobj\n".utf8)
         }

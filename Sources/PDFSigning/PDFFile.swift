@@ -39,7 +39,9 @@ struct PDFFile: ~Copyable {
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            let got = bytes.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw FileSystem.failure("cannot read", path)
@@ -54,7 +56,9 @@ struct PDFFile: ~Copyable {
     func write(_ bytes: [UInt8], at offset: Int64) throws {
         var done = 0
         while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            let wrote = bytes.withUnsafeBytes {
+                pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            }
             if wrote < 0 {
                 if errno == EINTR { continue }
                 throw FileSystem.failure("cannot write", path)
@@ -68,7 +72,9 @@ struct PDFFile: ~Copyable {
         var offset = range.lowerBound
         while offset < range.upperBound {
             let chunk = try read(at: offset, count: Int(min(Int64(1 << 20), range.upperBound - offset)))
-            guard !chunk.isEmpty else { throw CertificateProviderError(.malformedInput, "'\(path)' ends before byte \(range.upperBound)") }
+            guard !chunk.isEmpty else {
+                throw CertificateProviderError(.malformedInput, "'\(path)' ends before byte \(range.upperBound)")
+            }
             chunk.withUnsafeBytes(body)
             offset += Int64(chunk.count)
         }
@@ -84,7 +90,10 @@ struct PDFFile: ~Copyable {
         let tailLength = Int(min(size, 4096))
         let tail = try read(at: size - Int64(tailLength), count: tailLength)
         guard let marker = PDFBytes.lastIndex(of: Array("startxref".utf8), in: tail) else {
-            throw CertificateProviderError(.malformedInput, "'\(path)' has no startxref near its end: it is not a complete PDF")
+            throw CertificateProviderError(
+                .malformedInput,
+                "'\(path)' has no startxref near its end: it is not a complete PDF"
+            )
         }
         var index = marker + 9
         while index < tail.count, PDFBytes.isWhitespace(tail[index]) { index += 1 }
@@ -103,10 +112,14 @@ struct PDFFile: ~Copyable {
         while start < head.count, PDFBytes.isWhitespace(head[start]) { start += 1 }
         if Array(head[start...]).starts(with: Array("xref".utf8)) { return (offset, .table) }
         if let text = String(bytes: head[start...], encoding: .isoLatin1),
-           text.range(of: #"^\d+\s+\d+\s+obj"#, options: .regularExpression) != nil {
+            text.range(of: #"^\d+\s+\d+\s+obj"#, options: .regularExpression) != nil
+        {
             return (offset, .stream)
         }
-        throw CertificateProviderError(.malformedInput, "'\(path)': startxref does not point at a cross-reference section")
+        throw CertificateProviderError(
+            .malformedInput,
+            "'\(path)': startxref does not point at a cross-reference section"
+        )
     }
 
     /// The end offsets of every `%%EOF` marker (just after the marker), in file order, read in
@@ -136,7 +149,9 @@ enum PDFBytes {
     static func isWhitespace(_ byte: UInt8) -> Bool { [0x00, 0x09, 0x0A, 0x0C, 0x0D, 0x20].contains(byte) }
 
     static func firstIndex(of needle: [UInt8], in haystack: [UInt8], from start: Int = 0) -> Int? {
-        guard !needle.isEmpty, haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
+        guard !needle.isEmpty, haystack.count >= needle.count, start <= haystack.count - needle.count else {
+            return nil
+        }
         var index = start
         while index <= haystack.count - needle.count {
             if haystack[index] == needle[0], Array(haystack[index..<(index + needle.count)]) == needle { return index }
@@ -182,7 +197,12 @@ enum PDFBytes {
                 if isWhitespace(byte) { continue }
                 return nil
             }
-            if let first = high { out.append(first << 4 | value); high = nil } else { high = value }
+            if let first = high {
+                out.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
         }
         if let high { out.append(high << 4) }
         return out
@@ -192,7 +212,8 @@ enum PDFBytes {
     /// UTF-16BE with a byte order mark.
     static func textString(_ text: String) -> String {
         let ascii = text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
-        let bytes: [UInt8] = ascii ? Array(text.utf8) : [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let bytes: [UInt8] =
+            ascii ? Array(text.utf8) : [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
         return "<" + String(decoding: hex(bytes), as: UTF8.self) + ">"
     }
 
@@ -201,7 +222,15 @@ enum PDFBytes {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "D:%04d%02d%02d%02d%02d%02d+00'00'", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+        return String(
+            format: "D:%04d%02d%02d%02d%02d%02d+00'00'",
+            c.year!,
+            c.month!,
+            c.day!,
+            c.hour!,
+            c.minute!,
+            c.second!
+        )
     }
 
     /// Reads a PDF date (`D:YYYYMMDDHHmmSS` with optional `Z` or `±HH'mm'`); nil when unreadable.
@@ -216,8 +245,12 @@ enum PDFBytes {
             return Int(String(chars[start..<(start + length)])) ?? fallback
         }
         var components = DateComponents()
-        components.year = part(0, 4, 0); components.month = part(4, 2, 1); components.day = part(6, 2, 1)
-        components.hour = part(8, 2, 0); components.minute = part(10, 2, 0); components.second = part(12, 2, 0)
+        components.year = part(0, 4, 0)
+        components.month = part(4, 2, 1)
+        components.day = part(6, 2, 1)
+        components.hour = part(8, 2, 0)
+        components.minute = part(10, 2, 0)
+        components.second = part(12, 2, 0)
         var offset = 0
         let rest = Array(text.dropFirst(digits.count))
         if let sign = rest.first, sign == "+" || sign == "-" {

@@ -81,7 +81,11 @@ public enum PDFSignatureVerifier {
     /// - Returns: the report; a PDF without signatures gives an empty, invalid report.
     /// - Throws: `.unsupportedOperation` for an encrypted PDF; `.malformedInput` when qpdf cannot
     ///   read it; `.fileSystem`.
-    public static func verify(pdfAt url: URL, trustAnchors: [Certificate], policy: ValidationPolicy = ValidationPolicy()) throws -> PDFVerificationReport {
+    public static func verify(
+        pdfAt url: URL,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy = ValidationPolicy()
+    ) throws -> PDFVerificationReport {
         let document = try QPDFDocument(path: url.path)
         let file = try PDFFile(path: url.path)
         let ends = try file.endOfFileMarkers()
@@ -100,12 +104,17 @@ public enum PDFSignatureVerifier {
         for field in fields {
             guard let value = document.key(field.handle, "/V"), document.isDictionary(value) else { continue }
             let range = (document.key(value, "/ByteRange").map(document.items) ?? []).compactMap(document.integer)
-            found.append(Found(field: field.name,
-                               subFilter: document.key(value, "/SubFilter").map(document.unparse).map { String($0.dropFirst()) },
-                               byteRange: range, contents: document.key(value, "/Contents").flatMap(document.bytes) ?? [],
-                               claimedTime: document.key(value, "/M").flatMap(document.text).flatMap(PDFBytes.parseDate),
-                               reason: document.key(value, "/Reason").flatMap(document.text),
-                               location: document.key(value, "/Location").flatMap(document.text)))
+            found.append(
+                Found(
+                    field: field.name,
+                    subFilter: document.key(value, "/SubFilter").map(document.unparse).map { String($0.dropFirst()) },
+                    byteRange: range,
+                    contents: document.key(value, "/Contents").flatMap(document.bytes) ?? [],
+                    claimedTime: document.key(value, "/M").flatMap(document.text).flatMap(PDFBytes.parseDate),
+                    reason: document.key(value, "/Reason").flatMap(document.text),
+                    location: document.key(value, "/Location").flatMap(document.text)
+                )
+            )
         }
         let lastEnd = ends.last ?? file.size
         let coveredEnds = found.map { $0.byteRange.count == 4 ? $0.byteRange[2] + $0.byteRange[3] : 0 }
@@ -114,35 +123,68 @@ public enum PDFSignatureVerifier {
         var reports: [PDFSignatureReport] = []
         for (index, signature) in found.enumerated() {
             let coveredEnd = coveredEnds[index]
-            let problem = try byteRangeProblem(signature.byteRange, contents: signature.contents, file: file, ends: ends)
+            let problem = try byteRangeProblem(
+                signature.byteRange,
+                contents: signature.contents,
+                file: file,
+                ends: ends
+            )
             let covered = try coveredBytes(signature.byteRange, file: file)
-            let der = CMSSigner.firstDERElementLength(signature.contents).map { Array(signature.contents.prefix($0)) } ?? signature.contents
-            let verification = CMSVerifier.verify(signature: der, content: covered, trustAnchors: trustAnchors, policy: policy)
+            let der =
+                CMSSigner.firstDERElementLength(signature.contents).map { Array(signature.contents.prefix($0)) }
+                ?? signature.contents
+            let verification = CMSVerifier.verify(
+                signature: der,
+                content: covered,
+                trustAnchors: trustAnchors,
+                policy: policy
+            )
             let revision = ends.filter { $0 <= coveredEnd }.count
             let wholeFile = try isOnlyWhitespace(file, from: coveredEnd, to: file.size)
             let later: PDFLaterChanges = wholeFile ? .none : (furthest >= lastEnd ? .signed : .unsigned)
-            reports.append(PDFSignatureReport(field: signature.field, subFilter: signature.subFilter, byteRange: signature.byteRange,
-                                              revision: revision, coversWholeFile: wholeFile, laterChanges: later,
-                                              claimedTime: signature.claimedTime, reason: signature.reason, location: signature.location,
-                                              byteRangeProblem: problem, verification: verification))
+            reports.append(
+                PDFSignatureReport(
+                    field: signature.field,
+                    subFilter: signature.subFilter,
+                    byteRange: signature.byteRange,
+                    revision: revision,
+                    coversWholeFile: wholeFile,
+                    laterChanges: later,
+                    claimedTime: signature.claimedTime,
+                    reason: signature.reason,
+                    location: signature.location,
+                    byteRangeProblem: problem,
+                    verification: verification
+                )
+            )
         }
         return PDFVerificationReport(signatures: reports, revisionCount: ends.count)
     }
 
     /// Checks ByteRange `[0, a, b, c]`: starts at 0; `a..<b` is exactly the hex string `/Contents`
     /// holds; `b + c` lies in the file, right after a `%%EOF` (and its end of line).
-    static func byteRangeProblem(_ range: [Int64], contents: [UInt8], file: borrowing PDFFile, ends: [Int64]) throws -> String? {
+    static func byteRangeProblem(
+        _ range: [Int64],
+        contents: [UInt8],
+        file: borrowing PDFFile,
+        ends: [Int64]
+    ) throws -> String? {
         guard range.count == 4 else { return "the ByteRange does not have four numbers" }
         guard range[0] == 0 else { return "the ByteRange does not start at the beginning of the file" }
         let (a, b, c) = (range[1], range[2], range[3])
-        guard a > 0, b > a + 1, c >= 0, b + c <= file.size else { return "the ByteRange lies outside the file or overlaps itself" }
+        guard a > 0, b > a + 1, c >= 0, b + c <= file.size else {
+            return "the ByteRange lies outside the file or overlaps itself"
+        }
         guard b - a <= 4 << 20 else { return "the gap in the ByteRange is larger than any signature" }
         let gap = try file.read(at: a, count: Int(b - a))
-        guard gap.first == 0x3C, gap.last == 0x3E, let decoded = PDFBytes.unhex(gap.dropFirst().dropLast()), decoded == contents else {
+        guard gap.first == 0x3C, gap.last == 0x3E, let decoded = PDFBytes.unhex(gap.dropFirst().dropLast()),
+            decoded == contents
+        else {
             return "the unsigned gap in the ByteRange is not exactly the signature's /Contents"
         }
         let coveredEnd = b + c
-        guard let end = ends.last(where: { $0 <= coveredEnd }), try isOnlyWhitespace(file, from: end, to: coveredEnd) else {
+        guard let end = ends.last(where: { $0 <= coveredEnd }), try isOnlyWhitespace(file, from: end, to: coveredEnd)
+        else {
             return "the signed range does not end at a %%EOF marker"
         }
         return nil

@@ -27,8 +27,14 @@ public struct PDFSignatureOptions: Sendable {
     public var digestAlgorithm: DigestAlgorithm
 
     /// Creates options; every parameter defaults to the value documented on its property.
-    public init(fieldName: String? = nil, reason: String? = nil, location: String? = nil, contactInfo: String? = nil,
-                signingTime: Date? = nil, digestAlgorithm: DigestAlgorithm = .sha256) {
+    public init(
+        fieldName: String? = nil,
+        reason: String? = nil,
+        location: String? = nil,
+        contactInfo: String? = nil,
+        signingTime: Date? = nil,
+        digestAlgorithm: DigestAlgorithm = .sha256
+    ) {
         self.fieldName = fieldName
         self.reason = reason
         self.location = location
@@ -80,15 +86,24 @@ public enum PDFSigner {
     ///   or a field that is already signed; `.malformedInput` for a file qpdf cannot read;
     ///   `.fileSystem`; whatever the key throws.
     @discardableResult
-    public static func sign(pdfAt input: URL, writingTo output: URL, identity: SigningIdentity,
-                            options: PDFSignatureOptions = PDFSignatureOptions()) async throws -> PDFSigningResult {
+    public static func sign(
+        pdfAt input: URL,
+        writingTo output: URL,
+        identity: SigningIdentity,
+        options: PDFSignatureOptions = PDFSignatureOptions()
+    ) async throws -> PDFSigningResult {
         let inPlace = input.standardizedFileURL.path == output.standardizedFileURL.path
         if !inPlace, FileSystem.exists(output.path) {
-            throw CertificateProviderError(.alreadyExists, "'\(output.path)' already exists; choose another output or sign in place")
+            throw CertificateProviderError(
+                .alreadyExists,
+                "'\(output.path)' already exists; choose another output or sign in place"
+            )
         }
         let plan = try SigningPlan.make(input: input.path, identity: identity, options: options)
         let directory = output.deletingLastPathComponent().path
-        let temporary = (directory as NSString).appendingPathComponent(".\(output.lastPathComponent).\(UUID().uuidString).partial")
+        let temporary = (directory as NSString).appendingPathComponent(
+            ".\(output.lastPathComponent).\(UUID().uuidString).partial"
+        )
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileSystem.failure("creating", temporary) }
         close(descriptor)
@@ -100,13 +115,18 @@ public enum PDFSigner {
             let target = try PDFFile(path: temporary, writable: true)
             let source = try PDFFile(path: input.path)
             guard source.size == plan.originalSize else {
-                throw CertificateProviderError(.fileSystem, "'\(input.path)' changed while it was being signed; try again")
+                throw CertificateProviderError(
+                    .fileSystem,
+                    "'\(input.path)' changed while it was being signed; try again"
+                )
             }
             var written: Int64 = 0
             var copyError: (any Error)?
             try source.forEachChunk(in: 0..<source.size) { chunk in
                 guard copyError == nil else { return }
-                do { try target.write(Array(chunk.bindMemory(to: UInt8.self)), at: written) } catch { copyError = error }
+                do { try target.write(Array(chunk.bindMemory(to: UInt8.self)), at: written) } catch {
+                    copyError = error
+                }
                 written += Int64(chunk.count)
             }
             if let copyError { throw copyError }
@@ -119,8 +139,10 @@ public enum PDFSigner {
             guard rangeText.count <= SigningPlan.byteRangeWidth else {
                 throw CertificateProviderError(.invalidParameter, "the PDF is too large to sign")
             }
-            try target.write(rangeText + [UInt8](repeating: 0x20, count: SigningPlan.byteRangeWidth - rangeText.count),
-                             at: plan.originalSize + Int64(plan.byteRangeOffset))
+            try target.write(
+                rangeText + [UInt8](repeating: 0x20, count: SigningPlan.byteRangeWidth - rangeText.count),
+                at: plan.originalSize + Int64(plan.byteRangeOffset)
+            )
 
             var hasher = DigestAlgorithm.Hasher(options.digestAlgorithm)
             try target.forEachChunk(in: 0..<contentsStart) { hasher.update($0) }
@@ -128,13 +150,25 @@ public enum PDFSigner {
             let digest = hasher.finalize()
             try Task.checkCancellation()
 
-            let cms = try await CMSSigner.signPAdES(digest: digest, identity: identity, digestAlgorithm: options.digestAlgorithm)
+            let cms = try await CMSSigner.signPAdES(
+                digest: digest,
+                identity: identity,
+                digestAlgorithm: options.digestAlgorithm
+            )
             guard cms.count <= plan.reservedSize else {
-                throw CertificateProviderError(.cryptoFailure, "the signature (\(cms.count) bytes) is larger than the \(plan.reservedSize) bytes reserved for it")
+                throw CertificateProviderError(
+                    .cryptoFailure,
+                    "the signature (\(cms.count) bytes) is larger than the \(plan.reservedSize) bytes reserved for it"
+                )
             }
             try target.write(PDFBytes.hex(cms), at: contentsStart + 1)
             try target.sync()
-            result = PDFSigningResult(fieldName: plan.fieldName, byteRange: byteRange, signatureSize: cms.count, reservedSize: plan.reservedSize)
+            result = PDFSigningResult(
+                fieldName: plan.fieldName,
+                byteRange: byteRange,
+                signatureSize: cms.count,
+                reservedSize: plan.reservedSize
+            )
         } catch is CancellationError {
             throw CertificateProviderError(.cancelled, "signing '\(input.lastPathComponent)' was cancelled")
         }
@@ -152,7 +186,9 @@ public enum PDFSigner {
     /// twice, as certificate and as issuer and serial), the largest signature its key can make, and
     /// room for the CMS structure and signed attributes. Never a fixed guess.
     public static func contentsReservation(for identity: SigningIdentity) -> Int {
-        let certificates = identity.certificate.derRepresentation.count * 2 + identity.chain.reduce(0) { $0 + $1.derRepresentation.count }
+        let certificates =
+            identity.certificate.derRepresentation.count * 2
+            + identity.chain.reduce(0) { $0 + $1.derRepresentation.count }
         let signature = max(512, identity.key.keySize / 4 + 16)
         return certificates + signature + 2048
     }
@@ -199,8 +235,12 @@ struct SigningPlan: Sendable {
         if let wanted = options.fieldName {
             fieldName = wanted
             if let field = fields.all.first(where: { $0.name == wanted }) {
-                guard field.isSignature, document.key(field.handle, "/V") == nil, document.isIndirect(field.handle) else {
-                    throw CertificateProviderError(.alreadyExists, "the PDF already has a field '\(wanted)' that is signed or not a signature field; choose another --field")
+                guard field.isSignature, document.key(field.handle, "/V") == nil, document.isIndirect(field.handle)
+                else {
+                    throw CertificateProviderError(
+                        .alreadyExists,
+                        "the PDF already has a field '\(wanted)' that is signed or not a signature field; choose another --field"
+                    )
                 }
                 existingField = field
             }
@@ -217,33 +257,56 @@ struct SigningPlan: Sendable {
             document.set(existingField.handle, "/V", document.newName(signaturePlaceholder))
             let id = document.objectID(existingField.handle)
             fieldNumber = id.number
-            update.objects.append(.init(number: id.number, generation: id.generation, body: Array(document.unparseResolved(existingField.handle).utf8)))
+            update.objects.append(
+                .init(
+                    number: id.number,
+                    generation: id.generation,
+                    body: Array(document.unparseResolved(existingField.handle).utf8)
+                )
+            )
         } else {
             fieldNumber = nextNumber
             nextNumber += 1
-            guard document.pageCount > 0 else { throw CertificateProviderError(.malformedInput, "'\(input)' has no pages") }
+            guard document.pageCount > 0 else {
+                throw CertificateProviderError(.malformedInput, "'\(input)' has no pages")
+            }
             let page = document.page(0)
             let annotations = document.newArray()
-            for item in document.items(document.key(page, "/Annots") ?? document.newArray()) { document.append(annotations, item) }
+            for item in document.items(document.key(page, "/Annots") ?? document.newArray()) {
+                document.append(annotations, item)
+            }
             document.append(annotations, document.newName(fieldPlaceholder))
             document.set(page, "/Annots", annotations)
             let pageID = document.objectID(page)
-            update.objects.append(.init(number: pageID.number, generation: pageID.generation, body: Array(document.unparseResolved(page).utf8)))
-            let widget = "<< /Type /Annot /Subtype /Widget /FT /Sig /T \(PDFBytes.textString(fieldName)) /V \(signatureNumber) 0 R /F 132 /Rect [0 0 0 0] /P \(document.unparse(page)) >>"
+            update.objects.append(
+                .init(
+                    number: pageID.number,
+                    generation: pageID.generation,
+                    body: Array(document.unparseResolved(page).utf8)
+                )
+            )
+            let widget =
+                "<< /Type /Annot /Subtype /Widget /FT /Sig /T \(PDFBytes.textString(fieldName)) /V \(signatureNumber) 0 R /F 132 /Rect [0 0 0 0] /P \(document.unparse(page)) >>"
             update.objects.append(.init(number: fieldNumber, generation: 0, body: Array(widget.utf8)))
             let fieldArray = document.newArray()
-            for item in document.items(document.key(form, "/Fields") ?? document.newArray()) { document.append(fieldArray, item) }
+            for item in document.items(document.key(form, "/Fields") ?? document.newArray()) {
+                document.append(fieldArray, item)
+            }
             document.append(fieldArray, document.newName(fieldPlaceholder))
             document.set(form, "/Fields", fieldArray)
         }
         document.set(form, "/SigFlags", document.newInteger(3))
         if acroFormIndirect {
             let id = document.objectID(form)
-            update.objects.append(.init(number: id.number, generation: id.generation, body: Array(document.unparseResolved(form).utf8)))
+            update.objects.append(
+                .init(number: id.number, generation: id.generation, body: Array(document.unparseResolved(form).utf8))
+            )
         } else {
             document.set(root, "/AcroForm", form)
             let id = document.objectID(root)
-            update.objects.append(.init(number: id.number, generation: id.generation, body: Array(document.unparseResolved(root).utf8)))
+            update.objects.append(
+                .init(number: id.number, generation: id.generation, body: Array(document.unparseResolved(root).utf8))
+            )
         }
         update.objects = update.objects.map { object in
             let text = String(decoding: object.body, as: UTF8.self)
@@ -254,13 +317,16 @@ struct SigningPlan: Sendable {
 
         // The signature dictionary, with room for the ByteRange numbers and the CMS.
         let reserved = PDFSigner.contentsReservation(for: identity)
-        var head = "<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /M (\(PDFBytes.date(options.signingTime ?? Date())))"
+        var head =
+            "<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /M (\(PDFBytes.date(options.signingTime ?? Date())))"
         if let reason = options.reason { head += " /Reason \(PDFBytes.textString(reason))" }
         if let location = options.location { head += " /Location \(PDFBytes.textString(location))" }
         if let contact = options.contactInfo { head += " /ContactInfo \(PDFBytes.textString(contact))" }
         head += " /ByteRange ["
         let placeholderRange = "0 0 0 0" + String(repeating: " ", count: byteRangeWidth - 7)
-        let signatureBody = Array((head + placeholderRange + "] /Contents ").utf8) + [0x3C] + [UInt8](repeating: 0x30, count: reserved * 2) + Array("> >>".utf8)
+        let signatureBody =
+            Array((head + placeholderRange + "] /Contents ").utf8) + [0x3C]
+            + [UInt8](repeating: 0x30, count: reserved * 2) + Array("> >>".utf8)
         update.objects.append(.init(number: signatureNumber, generation: 0, body: signatureBody))
 
         // Trailer: /Root, /Info, /ID (first part kept, second new).
@@ -268,27 +334,48 @@ struct SigningPlan: Sendable {
         if let info = document.key(document.trailer, "/Info") { trailer += " /Info \(document.unparse(info))" }
         let idItems = document.key(document.trailer, "/ID").map(document.items) ?? []
         let permanentID = idItems.first.flatMap(document.bytes) ?? randomBytes(16)
-        trailer += " /ID [<\(String(decoding: PDFBytes.hex(permanentID), as: UTF8.self))> <\(String(decoding: PDFBytes.hex(randomBytes(16)), as: UTF8.self))>]"
+        trailer +=
+            " /ID [<\(String(decoding: PDFBytes.hex(permanentID), as: UTF8.self))> <\(String(decoding: PDFBytes.hex(randomBytes(16)), as: UTF8.self))>]"
 
         let lastByte = try file.read(at: file.size - 1, count: 1).first
-        let serialized = update.serialize(originalSize: file.size, needsLeadingNewline: lastByte != 0x0A && lastByte != 0x0D,
-                                          previous: last.offset, kind: last.kind, size: max(Int(size), nextNumber), trailerEntries: trailer)
+        let serialized = update.serialize(
+            originalSize: file.size,
+            needsLeadingNewline: lastByte != 0x0A && lastByte != 0x0D,
+            previous: last.offset,
+            kind: last.kind,
+            size: max(Int(size), nextNumber),
+            trailerEntries: trailer
+        )
         let signatureStart = serialized.objectOffsets[signatureNumber]!
         let headerLength = "\(signatureNumber) 0 obj\n".utf8.count
-        return SigningPlan(originalSize: file.size, update: serialized.bytes,
-                           byteRangeOffset: signatureStart + headerLength + head.utf8.count,
-                           contentsOffset: signatureStart + headerLength + head.utf8.count + byteRangeWidth + "] /Contents ".utf8.count,
-                           reservedSize: reserved, fieldName: fieldName)
+        return SigningPlan(
+            originalSize: file.size,
+            update: serialized.bytes,
+            byteRangeOffset: signatureStart + headerLength + head.utf8.count,
+            contentsOffset: signatureStart + headerLength + head.utf8.count + byteRangeWidth
+                + "] /Contents ".utf8.count,
+            reservedSize: reserved,
+            fieldName: fieldName
+        )
     }
 
     /// Throws when a certification signature (DocMDP, permission 1) forbids any change.
     private static func refuseIfLocked(_ document: QPDFDocument, path: String) throws {
-        guard let signature = document.key(document.root, "/Perms").flatMap({ document.key($0, "/DocMDP") }) else { return }
+        guard let signature = document.key(document.root, "/Perms").flatMap({ document.key($0, "/DocMDP") }) else {
+            return
+        }
         for reference in document.items(document.key(signature, "/Reference") ?? document.newArray()) {
-            guard let method = document.key(reference, "/TransformMethod"), document.isName(method, "/DocMDP") else { continue }
-            let permission = document.key(reference, "/TransformParams").flatMap { document.key($0, "/P") }.flatMap(document.integer) ?? 2
+            guard let method = document.key(reference, "/TransformMethod"), document.isName(method, "/DocMDP") else {
+                continue
+            }
+            let permission =
+                document.key(reference, "/TransformParams").flatMap { document.key($0, "/P") }.flatMap(document.integer)
+                ?? 2
             if permission == 1 {
-                throw CertificateProviderError(.pdfChangesForbidden, "'\(path)' is certified with 'no changes allowed' (DocMDP P=1): another signature would invalidate the certification")
+                throw CertificateProviderError(
+                    .pdfChangesForbidden,
+                    "'\(path)' is certified with 'no changes allowed' (DocMDP P=1): another signature would invalidate the certification"
+                )
             }
         }
     }
@@ -320,7 +407,9 @@ struct PDFFields {
             let kids = document.key(handle, "/Kids").map(document.items) ?? []
             let namedKids = kids.filter { document.key($0, "/T") != nil }
             if namedKids.isEmpty {
-                if partial != nil || !prefix.isEmpty { found.append(Field(name: name, handle: handle, isSignature: isSignature)) }
+                if partial != nil || !prefix.isEmpty {
+                    found.append(Field(name: name, handle: handle, isSignature: isSignature))
+                }
             } else {
                 for kid in namedKids { walk(kid, prefix: name, inheritedType: isSignature, depth: depth + 1) }
             }

@@ -41,7 +41,9 @@ final class QPDFDocument {
     }
 
     private func lastError() -> String? {
-        guard qpdf_has_error(data) != QPDF_FALSE, let error = qpdf_get_error(data), let text = qpdf_get_error_full_text(data, error) else { return nil }
+        guard qpdf_has_error(data) != QPDF_FALSE, let error = qpdf_get_error(data),
+            let text = qpdf_get_error_full_text(data, error)
+        else { return nil }
         return String(cString: text)
     }
 
@@ -53,14 +55,17 @@ final class QPDFDocument {
     // MARK: Objects
 
     func key(_ object: qpdf_oh, _ name: String) -> qpdf_oh? {
-        guard qpdf_oh_is_dictionary(data, object) != QPDF_FALSE, qpdf_oh_has_key(data, object, name) != QPDF_FALSE else { return nil }
+        guard qpdf_oh_is_dictionary(data, object) != QPDF_FALSE, qpdf_oh_has_key(data, object, name) != QPDF_FALSE
+        else { return nil }
         let value = qpdf_oh_get_key(data, object, name)
         return qpdf_oh_is_null(data, value) != QPDF_FALSE ? nil : value
     }
     func isDictionary(_ object: qpdf_oh) -> Bool { qpdf_oh_is_dictionary(data, object) != QPDF_FALSE }
     func isArray(_ object: qpdf_oh) -> Bool { qpdf_oh_is_array(data, object) != QPDF_FALSE }
     func isIndirect(_ object: qpdf_oh) -> Bool { qpdf_oh_is_indirect(data, object) != QPDF_FALSE }
-    func isName(_ object: qpdf_oh, _ name: String) -> Bool { qpdf_oh_is_name_and_equals(data, object, name) != QPDF_FALSE }
+    func isName(_ object: qpdf_oh, _ name: String) -> Bool {
+        qpdf_oh_is_name_and_equals(data, object, name) != QPDF_FALSE
+    }
     func objectID(_ object: qpdf_oh) -> (number: Int, generation: Int) {
         (Int(qpdf_oh_get_object_id(data, object)), Int(qpdf_oh_get_generation(data, object)))
     }
@@ -76,11 +81,15 @@ final class QPDFDocument {
         guard qpdf_oh_is_string(data, object) != QPDF_FALSE else { return nil }
         var length = 0
         guard let pointer = qpdf_oh_get_binary_string_value(data, object, &length) else { return nil }
-        return pointer.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        return pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+            Array(UnsafeBufferPointer(start: $0, count: length))
+        }
     }
     /// A text string decoded (PDFDocEncoding or UTF-16BE) to UTF-8.
     func text(_ object: qpdf_oh) -> String? {
-        guard qpdf_oh_is_string(data, object) != QPDF_FALSE, let value = qpdf_oh_get_utf8_value(data, object) else { return nil }
+        guard qpdf_oh_is_string(data, object) != QPDF_FALSE, let value = qpdf_oh_get_utf8_value(data, object) else {
+            return nil
+        }
         return String(cString: value)
     }
     /// PDF syntax of the object; indirect objects as `n g R`.
@@ -95,12 +104,17 @@ final class QPDFDocument {
     func newName(_ name: String) -> qpdf_oh { qpdf_oh_new_name(data, name) }
     func newInteger(_ value: Int64) -> qpdf_oh { qpdf_oh_new_integer(data, value) }
     func append(_ array: qpdf_oh, _ item: qpdf_oh) { qpdf_oh_append_item(data, array, item) }
-    func set(_ dictionary: qpdf_oh, _ key: String, _ value: qpdf_oh) { qpdf_oh_replace_key(data, dictionary, key, value) }
+    func set(_ dictionary: qpdf_oh, _ key: String, _ value: qpdf_oh) {
+        qpdf_oh_replace_key(data, dictionary, key, value)
+    }
 }
 
 /// The errors PDF signing throws, with the action for the user in the reason.
 enum PDFSigningErrors {
     static func encrypted(_ path: String) -> CertificateProviderError {
-        CertificateProviderError(.unsupportedOperation, "'\(path)' is encrypted; signing encrypted PDFs is not supported yet: decrypt it first (qpdf --decrypt)")
+        CertificateProviderError(
+            .unsupportedOperation,
+            "'\(path)' is encrypted; signing encrypted PDFs is not supported yet: decrypt it first (qpdf --decrypt)"
+        )
     }
 }

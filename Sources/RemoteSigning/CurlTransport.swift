@@ -51,9 +51,14 @@ public final class CurlTransport: HTTPTransport {
         public var maximumConnectionsPerHost: Int
 
         /// Creates a configuration.
-        public init(endpointPolicy: RemoteEndpointPolicy = .default, trustedCAFile: String? = nil,
-                    trustedCAFileReplacesSystemStore: Bool = false, clientIdentity: SigningIdentity? = nil,
-                    maximumResponseBodyBytes: Int = 16 << 20, maximumConnectionsPerHost: Int = 8) {
+        public init(
+            endpointPolicy: RemoteEndpointPolicy = .default,
+            trustedCAFile: String? = nil,
+            trustedCAFileReplacesSystemStore: Bool = false,
+            clientIdentity: SigningIdentity? = nil,
+            maximumResponseBodyBytes: Int = 16 << 20,
+            maximumConnectionsPerHost: Int = 8
+        ) {
             self.endpointPolicy = endpointPolicy
             self.trustedCAFile = trustedCAFile
             self.trustedCAFileReplacesSystemStore = trustedCAFileReplacesSystemStore
@@ -92,7 +97,9 @@ public final class CurlTransport: HTTPTransport {
     /// Sends one request (see the type's documentation for the error contract).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try configuration.endpointPolicy.validate(request.url)
-        if Task.isCancelled { throw CertificateProviderError(.cancelled, "the request was cancelled before it was sent") }
+        if Task.isCancelled {
+            throw CertificateProviderError(.cancelled, "the request was cancelled before it was sent")
+        }
         let transfer = try CurlTransfer(request: request, configuration: configuration, tls: tls, pool: loop)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in

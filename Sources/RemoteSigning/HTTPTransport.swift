@@ -66,8 +66,13 @@ public struct HTTPRequest: Sendable, Equatable {
     public var timeout: TimeInterval
 
     /// Creates a request.
-    public init(method: HTTPMethod = .get, url: URL, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
-                timeout: TimeInterval = 30) {
+    public init(
+        method: HTTPMethod = .get,
+        url: URL,
+        headers: [(name: String, value: String)] = [],
+        body: [UInt8] = [],
+        timeout: TimeInterval = 30
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -142,8 +147,9 @@ public struct HTTPRequest: Sendable, Equatable {
 
     static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
             return true
         default:
             return false
@@ -152,16 +158,21 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// Replaces every slot's placeholder in `encoded` by the secret's bytes (as `append` writes them)
     /// into a new buffer that becomes a `Secret`; `encoded` and the scratch buffer are wiped.
-    private static func substituting(_ slots: [SecretSlot], into encoded: inout [UInt8],
-                                     append: (Secret, inout [UInt8]) -> Void) -> Secret {
+    private static func substituting(
+        _ slots: [SecretSlot],
+        into encoded: inout [UInt8],
+        append: (Secret, inout [UInt8]) -> Void
+    ) -> Secret {
         var output: [UInt8] = []
         output.reserveCapacity(encoded.count + slots.reduce(0) { $0 + 3 * $1.secret.count })
         var index = 0
         let placeholders = slots.map { (Array($0.placeholder.utf8), $0.secret) }
         outer: while index < encoded.count {
             if encoded[index] == UInt8(ascii: "s") {
-                for (placeholder, secret) in placeholders where encoded.count - index >= placeholder.count
-                    && encoded[index..<(index + placeholder.count)].elementsEqual(placeholder) {
+                for (placeholder, secret) in placeholders
+                where encoded.count - index >= placeholder.count
+                    && encoded[index..<(index + placeholder.count)].elementsEqual(placeholder)
+                {
                     append(secret, &output)
                     index += placeholder.count
                     continue outer
@@ -194,8 +205,10 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// Requests are equal when method, URL, headers (in order), body, secret body and timeout are.
     public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
-        lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.secretBody == rhs.secretBody && lhs.timeout == rhs.timeout
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+        lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.secretBody == rhs.secretBody
+            && lhs.timeout == rhs.timeout
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
+            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 }
 
@@ -252,13 +265,17 @@ public struct HTTPResponse: Sendable, Equatable {
         do {
             return try JSONValue(parsing: body)
         } catch {
-            throw CertificateProviderError(.network, "\(context): the server answered HTTP \(status) with a body that is not JSON (\(body.count) bytes)")
+            throw CertificateProviderError(
+                .network,
+                "\(context): the server answered HTTP \(status) with a body that is not JSON (\(body.count) bytes)"
+            )
         }
     }
 
     /// Responses are equal when status, headers (in order) and body are.
     public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
+            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 }

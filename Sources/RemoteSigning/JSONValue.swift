@@ -7,7 +7,8 @@ import Foundation
 /// Integers and other numbers are distinct cases so ids survive a round trip exactly; `true` and
 /// `false` are never confused with `1` and `0`. Objects print with sorted keys.
 public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByDictionaryLiteral,
-    ExpressibleByArrayLiteral, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    ExpressibleByArrayLiteral, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral
+{
     /// `null`.
     case null
     /// `true` or `false`.
@@ -53,7 +54,9 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
             case "c", "B": self = .bool(number.boolValue)
             case "i", "s", "l", "q": self = .integer(number.intValue)
             default:
-                if number is NSDecimalNumber, let exact = Int(exactly: number.doubleValue), number.stringValue == String(exact) {
+                if number is NSDecimalNumber, let exact = Int(exactly: number.doubleValue),
+                    number.stringValue == String(exact)
+                {
                     self = .integer(exact)
                 } else {
                     self = .number(number.doubleValue)
@@ -75,13 +78,21 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
         let container = try decoder.singleValueContainer()
         // Most common first: every failed attempt costs a thrown DecodingError. Foundation's decoder
         // never reads `true` as an Int or `1` as a Bool, so the order does not change the result.
-        if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([String: JSONValue].self) { self = .object(value) }
-        else if let value = try? container.decode(Int.self) { self = .integer(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if container.decodeNil() { self = .null }
-        else { self = .number(try container.decode(Double.self)) }
+        if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if container.decodeNil() {
+            self = .null
+        } else {
+            self = .number(try container.decode(Double.self))
+        }
     }
 
     /// Encodes the value as JSON.
@@ -115,11 +126,15 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
     /// - Throws: `.invalidParameter` for a non-finite number (JSON cannot hold NaN or infinity).
     public func jsonBytes(prettyPrinted: Bool = false) throws -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = prettyPrinted ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            prettyPrinted
+            ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
         do {
             return Array(try encoder.encode(self))
         } catch {
-            throw CertificateProviderError.invalidParameter("the value cannot be written as JSON (a number is NaN or infinite)")
+            throw CertificateProviderError.invalidParameter(
+                "the value cannot be written as JSON (a number is NaN or infinite)"
+            )
         }
     }
 
@@ -135,7 +150,10 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
     }
 
     /// The string, or nil.
-    public var stringValue: String? { if case .string(let value) = self { return value }; return nil }
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
     /// The integer (a number with no fractional part is accepted), or nil.
     public var intValue: Int? {
         switch self {
@@ -145,11 +163,20 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
         }
     }
     /// The boolean, or nil.
-    public var boolValue: Bool? { if case .bool(let value) = self { return value }; return nil }
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
     /// The elements of an array, or nil.
-    public var arrayValue: [JSONValue]? { if case .array(let value) = self { return value }; return nil }
+    public var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
     /// The members of an object, or nil.
-    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { return value }; return nil }
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
     /// Whether this is `null`.
     public var isNull: Bool { self == .null }
 
@@ -184,7 +211,12 @@ public struct JSONObjectReader: Sendable {
 
     /// Wraps `value`, which must be an object.
     /// - Throws: `errorCode` when `value` is not an object.
-    public init(_ value: JSONValue, context: String, path: String = "", errorCode: CertificateProviderError.Code = .network) throws {
+    public init(
+        _ value: JSONValue,
+        context: String,
+        path: String = "",
+        errorCode: CertificateProviderError.Code = .network
+    ) throws {
         guard case .object(let members) = value else {
             let what = path.isEmpty ? "the JSON body" : "field '\(path.dropLast())'"
             throw CertificateProviderError(errorCode, "\(context): \(what) must be an object, found \(value.typeName)")
@@ -269,7 +301,10 @@ public struct JSONObjectReader: Sendable {
     }
 
     private func wrongType(_ key: String, _ expected: String, _ found: JSONValue) -> CertificateProviderError {
-        CertificateProviderError(errorCode, "\(context): field '\(path)\(key)' must be \(expected), found \(found.typeName)")
+        CertificateProviderError(
+            errorCode,
+            "\(context): field '\(path)\(key)' must be \(expected), found \(found.typeName)"
+        )
     }
 }
 

@@ -1,5 +1,6 @@
 import CertificateProviders
 public import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,7 +30,9 @@ public struct RemoteEndpointPolicy: Sendable, Equatable {
     /// - Throws: `.invalidParameter` saying why the URL is refused and how to allow it.
     public func validate(_ url: URL) throws {
         guard let scheme = url.scheme?.lowercased() else {
-            throw CertificateProviderError.invalidParameter("the server URL '\(url.absoluteString)' has no scheme; use https://host/")
+            throw CertificateProviderError.invalidParameter(
+                "the server URL '\(url.absoluteString)' has no scheme; use https://host/"
+            )
         }
         guard let host = url.host, !host.isEmpty else {
             throw CertificateProviderError.invalidParameter("the server URL '\(url.absoluteString)' has no host")
@@ -40,9 +43,12 @@ public struct RemoteEndpointPolicy: Sendable, Equatable {
         case "http":
             if allowsInsecureHTTP || RemoteEndpointPolicy.isLoopback(host: host) { return }
             throw CertificateProviderError.invalidParameter(
-                "refusing clear-text http:// to '\(host)': passwords and tokens would be readable on the network; use https://, or allow it explicitly (--allow-insecure-http)")
+                "refusing clear-text http:// to '\(host)': passwords and tokens would be readable on the network; use https://, or allow it explicitly (--allow-insecure-http)"
+            )
         default:
-            throw CertificateProviderError.invalidParameter("the server URL scheme '\(scheme)' is not supported; use https://")
+            throw CertificateProviderError.invalidParameter(
+                "the server URL scheme '\(scheme)' is not supported; use https://"
+            )
         }
     }
 

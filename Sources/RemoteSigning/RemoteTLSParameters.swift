@@ -34,7 +34,9 @@ public enum RemoteTLSParameters {
         _ = try parameters.string(trustedCAFile)
         let alias = try parameters.string(clientIdentity)
         if try parameters.secret(clientIdentityPassword) != nil, alias == nil {
-            throw CertificateProviderError.invalidParameter("parameter 'clientIdentityPassword' is set but 'clientIdentity' is not")
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'clientIdentityPassword' is set but 'clientIdentity' is not"
+            )
         }
     }
 
@@ -49,23 +51,31 @@ public enum RemoteTLSParameters {
     /// - Throws: `.invalidParameter` when TLS parameters come with an app transport, or
     ///   `clientIdentity` without a lookup; the lookup's errors (`.notStored`, `.wrongPassword`);
     ///   ``CurlTransport/init(configuration:)``'s errors for the CA file and the identity.
-    public static func transport(for parameters: ProviderParameters, endpointPolicy: RemoteEndpointPolicy,
-                                 given: (any HTTPTransport)?, identityLookup: ClientIdentityLookup?) throws -> (any HTTPTransport)? {
+    public static func transport(
+        for parameters: ProviderParameters,
+        endpointPolicy: RemoteEndpointPolicy,
+        given: (any HTTPTransport)?,
+        identityLookup: ClientIdentityLookup?
+    ) throws -> (any HTTPTransport)? {
         let caFile = try parameters.string(trustedCAFile)
         let alias = try parameters.string(clientIdentity)
         guard caFile != nil || alias != nil else { return given }
         guard given == nil else {
             throw CertificateProviderError.invalidParameter(
-                "parameters 'trustedCAFile' and 'clientIdentity' configure the provider's own transport; this provider was given a transport: configure that one instead")
+                "parameters 'trustedCAFile' and 'clientIdentity' configure the provider's own transport; this provider was given a transport: configure that one instead"
+            )
         }
         var identity: SigningIdentity?
         if let alias {
             guard let identityLookup else {
                 throw CertificateProviderError.invalidParameter(
-                    "parameter 'clientIdentity' needs an identity store: create the provider with a clientIdentityLookup")
+                    "parameter 'clientIdentity' needs an identity store: create the provider with a clientIdentityLookup"
+                )
             }
             identity = try identityLookup(alias, try parameters.secret(clientIdentityPassword))
         }
-        return try CurlTransport(configuration: .init(endpointPolicy: endpointPolicy, trustedCAFile: caFile, clientIdentity: identity))
+        return try CurlTransport(
+            configuration: .init(endpointPolicy: endpointPolicy, trustedCAFile: caFile, clientIdentity: identity)
+        )
     }
 }

@@ -23,8 +23,14 @@ public struct RetryPolicy: Sendable, Equatable {
     public var retriesTimeouts: Bool
 
     /// Creates a policy; every parameter documents its default above.
-    public init(maxAttempts: Int = 3, initialBackoff: TimeInterval = 0.1, backoffMultiplier: Double = 2, maxBackoff: TimeInterval = 2,
-                retryableStatuses: Set<Int> = [502, 503, 504], retriesTimeouts: Bool = false) {
+    public init(
+        maxAttempts: Int = 3,
+        initialBackoff: TimeInterval = 0.1,
+        backoffMultiplier: Double = 2,
+        maxBackoff: TimeInterval = 2,
+        retryableStatuses: Set<Int> = [502, 503, 504],
+        retriesTimeouts: Bool = false
+    ) {
         self.maxAttempts = max(1, maxAttempts)
         self.initialBackoff = max(0, initialBackoff)
         self.backoffMultiplier = max(1, backoffMultiplier)

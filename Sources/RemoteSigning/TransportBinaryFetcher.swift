@@ -24,27 +24,48 @@ public struct TransportBinaryFetcher: BinaryHTTPFetching {
     }
 
     /// Sends a `POST` and returns the 2xx answer (see `BinaryHTTPFetching`).
-    public func post(_ url: URL, contentType: String, body: [UInt8], timeout: TimeInterval,
-                     maximumBytes: Int) async throws -> (contentType: String?, body: [UInt8]) {
+    public func post(
+        _ url: URL,
+        contentType: String,
+        body: [UInt8],
+        timeout: TimeInterval,
+        maximumBytes: Int
+    ) async throws -> (contentType: String?, body: [UInt8]) {
         try endpointPolicy.validate(url)
-        let request = HTTPRequest(method: .post, url: url, headers: [("Content-Type", contentType), ("Accept", "*/*")], body: body,
-                                  timeout: timeout)
+        let request = HTTPRequest(
+            method: .post,
+            url: url,
+            headers: [("Content-Type", contentType), ("Accept", "*/*")],
+            body: body,
+            timeout: timeout
+        )
         return try check(try await transport.send(request), url: url, maximumBytes: maximumBytes)
     }
 
     /// Sends a `GET` and returns the 2xx answer (see `BinaryHTTPFetching`).
-    public func get(_ url: URL, timeout: TimeInterval, maximumBytes: Int) async throws -> (contentType: String?, body: [UInt8]) {
+    public func get(
+        _ url: URL,
+        timeout: TimeInterval,
+        maximumBytes: Int
+    ) async throws -> (contentType: String?, body: [UInt8]) {
         try endpointPolicy.validate(url)
         let request = HTTPRequest(method: .get, url: url, headers: [("Accept", "*/*")], timeout: timeout)
         return try check(try await transport.send(request), url: url, maximumBytes: maximumBytes)
     }
 
-    private func check(_ response: HTTPResponse, url: URL, maximumBytes: Int) throws -> (contentType: String?, body: [UInt8]) {
+    private func check(
+        _ response: HTTPResponse,
+        url: URL,
+        maximumBytes: Int
+    ) throws -> (contentType: String?, body: [UInt8]) {
         guard response.isSuccess else {
             throw CertificateProviderError(.serverRejected, "\(url.absoluteString) answered HTTP \(response.status)")
         }
         guard response.body.count <= maximumBytes else {
-            throw CertificateProviderError(.network, "\(url.absoluteString) answered \(response.body.count) bytes, more than the \(maximumBytes) allowed")
+            throw CertificateProviderError(
+                .network,
+                "\(url.absoluteString) answered \(response.body.count) bytes, more than the \(maximumBytes) allowed"
+            )
         }
         return (response.header("Content-Type"), response.body)
     }

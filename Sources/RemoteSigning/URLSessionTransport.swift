@@ -1,9 +1,10 @@
 import CertificateProviders
 import Foundation
+import Synchronization
+
 #if canImport(FoundationNetworking)
 internal import FoundationNetworking
 #endif
-import Synchronization
 
 /// An ``HTTPTransport`` on `URLSession` (FoundationNetworking, libcurl on Linux), kept for apps
 /// that want Foundation's networking; the package's default is ``CurlTransport``.
@@ -39,9 +40,12 @@ public final class URLSessionTransport: HTTPTransport {
         public var maximumResponseBodyBytes: Int
 
         /// Creates a configuration.
-        public init(endpointPolicy: RemoteEndpointPolicy = .default, maximumConnectionsPerHost: Int = 8,
-                    sessionCount: Int = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)),
-                    maximumResponseBodyBytes: Int = 16 << 20) {
+        public init(
+            endpointPolicy: RemoteEndpointPolicy = .default,
+            maximumConnectionsPerHost: Int = 8,
+            sessionCount: Int = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)),
+            maximumResponseBodyBytes: Int = 16 << 20
+        ) {
             self.endpointPolicy = endpointPolicy
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.sessionCount = max(1, sessionCount)
@@ -69,7 +73,9 @@ public final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.httpCookieAcceptPolicy = .never
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        delegates = (0..<configuration.sessionCount).map { _ in SessionDelegate(limit: configuration.maximumResponseBodyBytes) }
+        delegates = (0..<configuration.sessionCount).map { _ in
+            SessionDelegate(limit: configuration.maximumResponseBodyBytes)
+        }
         sessions = delegates.map { delegate in
             URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
         }
@@ -88,7 +94,9 @@ public final class URLSessionTransport: HTTPTransport {
     /// Sends one request (see the type's documentation for the error contract).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try configuration.endpointPolicy.validate(request.url)
-        if Task.isCancelled { throw CertificateProviderError(.cancelled, "the request was cancelled before it was sent") }
+        if Task.isCancelled {
+            throw CertificateProviderError(.cancelled, "the request was cancelled before it was sent")
+        }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.timeoutInterval = max(0.001, request.timeout)
@@ -107,23 +115,40 @@ public final class URLSessionTransport: HTTPTransport {
                     case .failure(let failure as CertificateProviderError):
                         outcome.finish(continuation, .failure(failure))
                     case .failure(let error):
-                        outcome.finish(continuation, .failure(URLSessionTransport.map(error, description: description, timeout: request.timeout)))
+                        outcome.finish(
+                            continuation,
+                            .failure(URLSessionTransport.map(error, description: description, timeout: request.timeout))
+                        )
                     case .success(let (response, data)):
                         guard let http = response as? HTTPURLResponse else {
-                            outcome.finish(continuation, .failure(CertificateProviderError(.network, "\(description): the answer is not an HTTP response")))
+                            outcome.finish(
+                                continuation,
+                                .failure(
+                                    CertificateProviderError(
+                                        .network,
+                                        "\(description): the answer is not an HTTP response"
+                                    )
+                                )
+                            )
                             return
                         }
                         let headers = http.allHeaderFields.compactMap { key, value -> (name: String, value: String)? in
                             guard let name = key as? String else { return nil }
                             return (name, "\(value)")
                         }
-                        outcome.finish(continuation, .success(HTTPResponse(status: http.statusCode, headers: headers, body: data)))
+                        outcome.finish(
+                            continuation,
+                            .success(HTTPResponse(status: http.statusCode, headers: headers, body: data))
+                        )
                     }
                 }
                 outcome.attach(task)
                 let deadline = DispatchTime.now() + .nanoseconds(Int(max(0.001, request.timeout) * 1e9))
                 DispatchQueue.global().asyncAfter(deadline: deadline) {
-                    let error = CertificateProviderError(.timeout, "\(description): no complete answer within \(URLSessionTransport.format(request.timeout)) s")
+                    let error = CertificateProviderError(
+                        .timeout,
+                        "\(description): no complete answer within \(URLSessionTransport.format(request.timeout)) s"
+                    )
                     if outcome.finish(continuation, .failure(error)) { task.cancel() }
                 }
                 task.resume()
@@ -146,16 +171,30 @@ public final class URLSessionTransport: HTTPTransport {
         case NSURLErrorCancelled:
             return CertificateProviderError(.cancelled, "\(description): the request was cancelled")
         case NSURLErrorCannotConnectToHost:
-            return CertificateProviderError(.network, "\(description): the connection was refused; is the server running?")
+            return CertificateProviderError(
+                .network,
+                "\(description): the connection was refused; is the server running?"
+            )
         case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed:
             return CertificateProviderError(.network, "\(description): the host name cannot be resolved")
         case NSURLErrorNetworkConnectionLost, NSURLErrorBadServerResponse, NSURLErrorZeroByteResource:
-            return CertificateProviderError(.network, "\(description): the server closed the connection without a complete answer")
-        case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasBadDate,
-             NSURLErrorServerCertificateHasUnknownRoot, NSURLErrorServerCertificateNotYetValid, NSURLErrorClientCertificateRejected:
-            return CertificateProviderError(.network, "\(description): the TLS connection failed (the server certificate is not trusted or the handshake failed)")
+            return CertificateProviderError(
+                .network,
+                "\(description): the server closed the connection without a complete answer"
+            )
+        case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted,
+            NSURLErrorServerCertificateHasBadDate,
+            NSURLErrorServerCertificateHasUnknownRoot, NSURLErrorServerCertificateNotYetValid,
+            NSURLErrorClientCertificateRejected:
+            return CertificateProviderError(
+                .network,
+                "\(description): the TLS connection failed (the server certificate is not trusted or the handshake failed)"
+            )
         default:
-            return CertificateProviderError(.network, "\(description): \(nsError.localizedDescription) (URL error \(nsError.code))")
+            return CertificateProviderError(
+                .network,
+                "\(description): \(nsError.localizedDescription) (URL error \(nsError.code))"
+            )
         }
     }
 }
@@ -188,7 +227,10 @@ private final class Outcome: Sendable {
 
     /// Returns true when this call resumed the continuation.
     @discardableResult
-    func finish(_ continuation: CheckedContinuation<HTTPResponse, any Error>, _ result: Result<HTTPResponse, CertificateProviderError>) -> Bool {
+    func finish(
+        _ continuation: CheckedContinuation<HTTPResponse, any Error>,
+        _ result: Result<HTTPResponse, CertificateProviderError>
+    ) -> Bool {
         let first = state.withLock { box -> Bool in
             guard !box.value.finished else { return false }
             box.value.finished = true
@@ -225,12 +267,21 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     }
 
     private func tooLargeError(_ task: URLSessionTask) -> CertificateProviderError {
-        let target = task.originalRequest.map { "\($0.httpMethod ?? "GET") \($0.url?.host ?? "")\($0.url?.path ?? "")" } ?? "the request"
-        return CertificateProviderError(.responseTooLarge, "\(target): the answer is larger than \(limit) bytes (maximumResponseBodyBytes); refused")
+        let target =
+            task.originalRequest.map { "\($0.httpMethod ?? "GET") \($0.url?.host ?? "")\($0.url?.path ?? "")" }
+            ?? "the request"
+        return CertificateProviderError(
+            .responseTooLarge,
+            "\(target): the answer is larger than \(limit) bytes (maximumResponseBodyBytes); refused"
+        )
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         if response.expectedContentLength > Int64(limit) {
             tasks.withLock { $0[dataTask.taskIdentifier]?.tooLarge = true }
             completionHandler(.cancel)
@@ -242,7 +293,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let cancel = tasks.withLock { tasks -> Bool in
             let id = dataTask.taskIdentifier
-            guard let tooLarge = tasks[id]?.tooLarge, !tooLarge, let received = tasks[id]?.body.count else { return false }
+            guard let tooLarge = tasks[id]?.tooLarge, !tooLarge, let received = tasks[id]?.body.count else {
+                return false
+            }
             if received + data.count > limit {
                 tasks[id]?.tooLarge = true
                 tasks[id]?.body = []
@@ -265,8 +318,13 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 }

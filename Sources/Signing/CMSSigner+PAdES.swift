@@ -15,19 +15,38 @@ extension CMSSigner {
     ///   - identity: the signer.
     ///   - digestAlgorithm: SHA-256 (default), SHA-384 or SHA-512.
     /// - Returns: the DER ContentInfo.
-    package static func signPAdES(digest: [UInt8], identity: SigningIdentity, digestAlgorithm: DigestAlgorithm) async throws -> [UInt8] {
+    package static func signPAdES(
+        digest: [UInt8],
+        identity: SigningIdentity,
+        digestAlgorithm: DigestAlgorithm
+    ) async throws -> [UInt8] {
         guard identity.key.matches(identity.certificate) else {
-            throw CertificateProviderError(.keyCertificateMismatch, "the signing key does not belong to the certificate '\(identity.certificate.subject)'")
+            throw CertificateProviderError(
+                .keyCertificateMismatch,
+                "the signing key does not belong to the certificate '\(identity.certificate.subject)'"
+            )
         }
         let scheme = identity.key.defaultScheme
-        let prepared = try SignedDataBuilder.prepare(digest: digest, attachedContent: nil, certificate: identity.certificate,
-                                                     chain: identity.chain, localKey: nil, format: .cadesBES,
-                                                     digestAlgorithm: digestAlgorithm, signingTime: nil, scheme: scheme)
+        let prepared = try SignedDataBuilder.prepare(
+            digest: digest,
+            attachedContent: nil,
+            certificate: identity.certificate,
+            chain: identity.chain,
+            localKey: nil,
+            format: .cadesBES,
+            digestAlgorithm: digestAlgorithm,
+            signingTime: nil,
+            scheme: scheme
+        )
         switch prepared {
         case .finished(let der):
             return der
         case .pending(let pending):
-            let signature = try await identity.key.signature(for: pending.signedAttributes, digestAlgorithm: digestAlgorithm, scheme: scheme)
+            let signature = try await identity.key.signature(
+                for: pending.signedAttributes,
+                digestAlgorithm: digestAlgorithm,
+                scheme: scheme
+            )
             return try SignedDataBuilder.finish(pending, signature: signature)
         }
     }

@@ -36,12 +36,23 @@ public enum CMSSigner {
     /// - Throws: `.keyCertificateMismatch` when the key is not the certificate's;
     ///   `.unsupportedAlgorithm` for a format or digest OpenSSL cannot make with the key;
     ///   whatever the key throws (a remote key: `.network`, `.authenticationFailed`, …).
-    public static func sign(content: [UInt8], identity: SigningIdentity, format: SignatureFormat = .cadesBES,
-                            detached: Bool = true, digestAlgorithm: DigestAlgorithm? = nil,
-                            signingTime: Date = Date()) async throws -> [UInt8] {
+    public static func sign(
+        content: [UInt8],
+        identity: SigningIdentity,
+        format: SignatureFormat = .cadesBES,
+        detached: Bool = true,
+        digestAlgorithm: DigestAlgorithm? = nil,
+        signingTime: Date = Date()
+    ) async throws -> [UInt8] {
         let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
-        return try await sign(digest: digestAlgorithm.hash(content), attachedContent: detached ? nil : content, identity: identity,
-                              format: format, digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+        return try await sign(
+            digest: digestAlgorithm.hash(content),
+            attachedContent: detached ? nil : content,
+            identity: identity,
+            format: format,
+            digestAlgorithm: digestAlgorithm,
+            signingTime: signingTime
+        )
     }
 
     /// Makes a detached signature from the content's precomputed digest.
@@ -55,10 +66,21 @@ public enum CMSSigner {
     /// - Returns: the DER-encoded detached CMS ContentInfo.
     /// - Throws: `.invalidParameter` when the digest length does not fit the algorithm; as
     ///   ``sign(content:identity:format:detached:digestAlgorithm:signingTime:)``.
-    public static func sign(digest: [UInt8], identity: SigningIdentity, format: SignatureFormat = .cadesBES,
-                            digestAlgorithm: DigestAlgorithm = .sha256, signingTime: Date = Date()) async throws -> [UInt8] {
-        try await sign(digest: digest, attachedContent: nil, identity: identity, format: format,
-                       digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+    public static func sign(
+        digest: [UInt8],
+        identity: SigningIdentity,
+        format: SignatureFormat = .cadesBES,
+        digestAlgorithm: DigestAlgorithm = .sha256,
+        signingTime: Date = Date()
+    ) async throws -> [UInt8] {
+        try await sign(
+            digest: digest,
+            attachedContent: nil,
+            identity: identity,
+            format: format,
+            digestAlgorithm: digestAlgorithm,
+            signingTime: signingTime
+        )
     }
 
     /// Signs a file, reading it in chunks: a detached signature never holds the file in memory.
@@ -80,18 +102,47 @@ public enum CMSSigner {
     /// - Throws: `.fileSystem` when the file cannot be read; `.invalidParameter` for an attached
     ///   signature of a file over the limit; `.cancelled`; as
     ///   ``sign(content:identity:format:detached:digestAlgorithm:signingTime:)``.
-    public static func sign(fileAt url: URL, identity: SigningIdentity, format: SignatureFormat = .cadesBES,
-                            detached: Bool = true, digestAlgorithm: DigestAlgorithm? = nil, signingTime: Date = Date(),
-                            chunkSize: Int = CMSSigner.defaultChunkSize, progress: SigningProgress? = nil) async throws -> [UInt8] {
+    public static func sign(
+        fileAt url: URL,
+        identity: SigningIdentity,
+        format: SignatureFormat = .cadesBES,
+        detached: Bool = true,
+        digestAlgorithm: DigestAlgorithm? = nil,
+        signingTime: Date = Date(),
+        chunkSize: Int = CMSSigner.defaultChunkSize,
+        progress: SigningProgress? = nil
+    ) async throws -> [UInt8] {
         let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
         if detached {
-            let digest = try await FileDigest.compute(url: url, algorithm: digestAlgorithm, chunkSize: chunkSize, progress: progress)
-            return try await sign(digest: digest.digest, attachedContent: nil, identity: identity, format: format,
-                                  digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+            let digest = try await FileDigest.compute(
+                url: url,
+                algorithm: digestAlgorithm,
+                chunkSize: chunkSize,
+                progress: progress
+            )
+            return try await sign(
+                digest: digest.digest,
+                attachedContent: nil,
+                identity: identity,
+                format: format,
+                digestAlgorithm: digestAlgorithm,
+                signingTime: signingTime
+            )
         }
-        let content = try await FileDigest.read(url: url, limit: attachedFileSizeLimit, chunkSize: chunkSize, progress: progress)
-        return try await sign(digest: digestAlgorithm.hash(content), attachedContent: content, identity: identity, format: format,
-                              digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+        let content = try await FileDigest.read(
+            url: url,
+            limit: attachedFileSizeLimit,
+            chunkSize: chunkSize,
+            progress: progress
+        )
+        return try await sign(
+            digest: digestAlgorithm.hash(content),
+            attachedContent: content,
+            identity: identity,
+            format: format,
+            digestAlgorithm: digestAlgorithm,
+            signingTime: signingTime
+        )
     }
 
     /// Signs bytes with a local (OpenSSL) key without suspending: for callers on threads that are
@@ -102,51 +153,112 @@ public enum CMSSigner {
     /// - Returns: the DER-encoded CMS ContentInfo.
     /// - Throws: `.unsupportedOperation` when the identity's key is not a `LocalSigningKey`; otherwise
     ///   as the asynchronous variant.
-    public static func signSynchronously(content: [UInt8], identity: SigningIdentity, format: SignatureFormat = .cadesBES,
-                                         detached: Bool = true, digestAlgorithm: DigestAlgorithm? = nil,
-                                         signingTime: Date = Date()) throws -> [UInt8] {
+    public static func signSynchronously(
+        content: [UInt8],
+        identity: SigningIdentity,
+        format: SignatureFormat = .cadesBES,
+        detached: Bool = true,
+        digestAlgorithm: DigestAlgorithm? = nil,
+        signingTime: Date = Date()
+    ) throws -> [UInt8] {
         let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
-        return try signSynchronously(digest: digestAlgorithm.hash(content), attachedContent: detached ? nil : content, identity: identity,
-                                     format: format, digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+        return try signSynchronously(
+            digest: digestAlgorithm.hash(content),
+            attachedContent: detached ? nil : content,
+            identity: identity,
+            format: format,
+            digestAlgorithm: digestAlgorithm,
+            signingTime: signingTime
+        )
     }
 
     /// Makes a detached signature from a precomputed digest with a local key, without suspending.
     /// - Throws: `.unsupportedOperation` when the identity's key is not a `LocalSigningKey`;
     ///   `.invalidParameter` when the digest length does not fit the algorithm.
-    public static func signSynchronously(digest: [UInt8], identity: SigningIdentity, format: SignatureFormat = .cadesBES,
-                                         digestAlgorithm: DigestAlgorithm = .sha256, signingTime: Date = Date()) throws -> [UInt8] {
-        try signSynchronously(digest: digest, attachedContent: nil, identity: identity, format: format,
-                              digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+    public static func signSynchronously(
+        digest: [UInt8],
+        identity: SigningIdentity,
+        format: SignatureFormat = .cadesBES,
+        digestAlgorithm: DigestAlgorithm = .sha256,
+        signingTime: Date = Date()
+    ) throws -> [UInt8] {
+        try signSynchronously(
+            digest: digest,
+            attachedContent: nil,
+            identity: identity,
+            format: format,
+            digestAlgorithm: digestAlgorithm,
+            signingTime: signingTime
+        )
     }
 
-    private static func signSynchronously(digest: [UInt8], attachedContent: [UInt8]?, identity: SigningIdentity, format: SignatureFormat,
-                                          digestAlgorithm: DigestAlgorithm, signingTime: Date) throws -> [UInt8] {
+    private static func signSynchronously(
+        digest: [UInt8],
+        attachedContent: [UInt8]?,
+        identity: SigningIdentity,
+        format: SignatureFormat,
+        digestAlgorithm: DigestAlgorithm,
+        signingTime: Date
+    ) throws -> [UInt8] {
         guard let local = localKey(of: identity) else {
-            throw CertificateProviderError.unsupportedOperation("synchronous signing needs a local key; '\(identity.certificate.subject)' has a \(type(of: identity.key))")
+            throw CertificateProviderError.unsupportedOperation(
+                "synchronous signing needs a local key; '\(identity.certificate.subject)' has a \(type(of: identity.key))"
+            )
         }
         _ = try resolve(digestAlgorithm, for: identity)
-        return try signLocally(digest: digest, attachedContent: attachedContent, identity: identity, key: local, format: format,
-                               digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+        return try signLocally(
+            digest: digest,
+            attachedContent: attachedContent,
+            identity: identity,
+            key: local,
+            format: format,
+            digestAlgorithm: digestAlgorithm,
+            signingTime: signingTime
+        )
     }
 
-    static func sign(digest: [UInt8], attachedContent: [UInt8]?, identity: SigningIdentity, format: SignatureFormat,
-                     digestAlgorithm: DigestAlgorithm, signingTime: Date) async throws -> [UInt8] {
+    static func sign(
+        digest: [UInt8],
+        attachedContent: [UInt8]?,
+        identity: SigningIdentity,
+        format: SignatureFormat,
+        digestAlgorithm: DigestAlgorithm,
+        signingTime: Date
+    ) async throws -> [UInt8] {
         _ = try resolve(digestAlgorithm, for: identity)
         if let local = localKey(of: identity) {
-            return try signLocally(digest: digest, attachedContent: attachedContent, identity: identity, key: local, format: format,
-                                   digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+            return try signLocally(
+                digest: digest,
+                attachedContent: attachedContent,
+                identity: identity,
+                key: local,
+                format: format,
+                digestAlgorithm: digestAlgorithm,
+                signingTime: signingTime
+            )
         }
         try checkKey(identity)
         let scheme = identity.key.defaultScheme
-        let prepared = try SignedDataBuilder.prepare(digest: digest, attachedContent: attachedContent, certificate: identity.certificate,
-                                                     chain: identity.chain, localKey: nil, format: format,
-                                                     digestAlgorithm: digestAlgorithm, signingTime: signingTime, scheme: scheme)
+        let prepared = try SignedDataBuilder.prepare(
+            digest: digest,
+            attachedContent: attachedContent,
+            certificate: identity.certificate,
+            chain: identity.chain,
+            localKey: nil,
+            format: format,
+            digestAlgorithm: digestAlgorithm,
+            signingTime: signingTime,
+            scheme: scheme
+        )
         switch prepared {
         case .finished(let der):
             return der
         case .pending(let pending):
-            let signature = try await identity.key.signature(for: pending.signedAttributes, digestAlgorithm: digestAlgorithm,
-                                                             scheme: scheme)
+            let signature = try await identity.key.signature(
+                for: pending.signedAttributes,
+                digestAlgorithm: digestAlgorithm,
+                scheme: scheme
+            )
             return try SignedDataBuilder.finish(pending, signature: signature)
         }
     }
@@ -163,8 +275,10 @@ public enum CMSSigner {
         let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
         let resolved = digestAlgorithm ?? fitting
         if (keyAlgorithm.isGOST || resolved.isGOST) && resolved != fitting {
-            throw CertificateProviderError(.unsupportedAlgorithm,
-                                           "a \(keyAlgorithm.family) key signs with \(fitting.displayName), not \(resolved.displayName); leave the digest out to use the key's")
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "a \(keyAlgorithm.family) key signs with \(fitting.displayName), not \(resolved.displayName); leave the digest out to use the key's"
+            )
         }
         try resolved.checkAvailable()
         return resolved
@@ -185,17 +299,31 @@ public enum CMSSigner {
     /// - Returns: one DER ContentInfo per item, in order.
     /// - Throws: `.keyCertificateMismatch`; `.cryptoFailure` when the key returns another number of
     ///   signatures or one that does not verify; whatever the key throws.
-    static func signBatch(_ items: [(digest: [UInt8], attachedContent: [UInt8]?)], identity: SigningIdentity, key: any BatchSigningKey,
-                          format: SignatureFormat, digestAlgorithm: DigestAlgorithm, signingTime: Date) async throws -> [[UInt8]] {
+    static func signBatch(
+        _ items: [(digest: [UInt8], attachedContent: [UInt8]?)],
+        identity: SigningIdentity,
+        key: any BatchSigningKey,
+        format: SignatureFormat,
+        digestAlgorithm: DigestAlgorithm,
+        signingTime: Date
+    ) async throws -> [[UInt8]] {
         try checkKey(identity)
         let scheme = key.defaultScheme
         var pendings: [SignedDataBuilder.Pending] = []
         var finished: [Int: [UInt8]] = [:]
         var pendingIndexes: [Int] = []
         for (index, item) in items.enumerated() {
-            let prepared = try SignedDataBuilder.prepare(digest: item.digest, attachedContent: item.attachedContent, certificate: identity.certificate,
-                                                         chain: identity.chain, localKey: nil, format: format,
-                                                         digestAlgorithm: digestAlgorithm, signingTime: signingTime, scheme: scheme)
+            let prepared = try SignedDataBuilder.prepare(
+                digest: item.digest,
+                attachedContent: item.attachedContent,
+                certificate: identity.certificate,
+                chain: identity.chain,
+                localKey: nil,
+                format: format,
+                digestAlgorithm: digestAlgorithm,
+                signingTime: signingTime,
+                scheme: scheme
+            )
             switch prepared {
             case .finished(let der): finished[index] = der
             case .pending(let pending):
@@ -211,7 +339,10 @@ public enum CMSSigner {
             let digests = chunk.map { digestAlgorithm.hash($0.signedAttributes) }
             let made = try await key.signatures(forDigests: digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
             guard made.count == digests.count else {
-                throw CertificateProviderError(.cryptoFailure, "the signing key returned \(made.count) signatures for \(digests.count) digests")
+                throw CertificateProviderError(
+                    .cryptoFailure,
+                    "the signing key returned \(made.count) signatures for \(digests.count) digests"
+                )
             }
             signatures += made
         }
@@ -230,14 +361,28 @@ public enum CMSSigner {
     static func localKey(of identity: SigningIdentity) -> LocalSigningKey? { identity.key as? LocalSigningKey }
 
     /// Signs with a local key without suspending.
-    static func signLocally(digest: [UInt8], attachedContent: [UInt8]?, identity: SigningIdentity, key: LocalSigningKey,
-                            format: SignatureFormat, digestAlgorithm: DigestAlgorithm, signingTime: Date,
-                            signingCertificateAttribute: [UInt8]? = nil) throws -> [UInt8] {
+    static func signLocally(
+        digest: [UInt8],
+        attachedContent: [UInt8]?,
+        identity: SigningIdentity,
+        key: LocalSigningKey,
+        format: SignatureFormat,
+        digestAlgorithm: DigestAlgorithm,
+        signingTime: Date,
+        signingCertificateAttribute: [UInt8]? = nil
+    ) throws -> [UInt8] {
         try checkKey(identity)
-        let prepared = try SignedDataBuilder.prepare(digest: digest, attachedContent: attachedContent, certificate: identity.certificate,
-                                                     chain: identity.chain, localKey: key.handle, format: format,
-                                                     digestAlgorithm: digestAlgorithm, signingTime: signingTime,
-                                                     signingCertificateAttribute: signingCertificateAttribute)
+        let prepared = try SignedDataBuilder.prepare(
+            digest: digest,
+            attachedContent: attachedContent,
+            certificate: identity.certificate,
+            chain: identity.chain,
+            localKey: key.handle,
+            format: format,
+            digestAlgorithm: digestAlgorithm,
+            signingTime: signingTime,
+            signingCertificateAttribute: signingCertificateAttribute
+        )
         guard case .finished(let der) = prepared else {
             throw CertificateProviderError(.cryptoFailure, "OpenSSL did not finish a signature with a local key")
         }
@@ -246,7 +391,10 @@ public enum CMSSigner {
 
     private static func checkKey(_ identity: SigningIdentity) throws {
         guard identity.key.matches(identity.certificate) else {
-            throw CertificateProviderError(.keyCertificateMismatch, "the signing key does not belong to the certificate '\(identity.certificate.subject)'")
+            throw CertificateProviderError(
+                .keyCertificateMismatch,
+                "the signing key does not belong to the certificate '\(identity.certificate.subject)'"
+            )
         }
     }
 }

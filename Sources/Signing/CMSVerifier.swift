@@ -26,9 +26,18 @@ public enum CMSVerifier {
     ///     anchors). Empty: the chain is not checked and the result says so.
     ///   - policy: validation time, algorithms, key usage, revocation; default strict and offline.
     /// - Returns: the result with every signer, and the first signer's details at the top level.
-    public static func verify(signature: [UInt8], content: [UInt8]?, trustAnchors: [Certificate],
-                              policy: ValidationPolicy = ValidationPolicy()) -> VerificationResult {
-        SignedDataVerifier.verify(signature: signature, content: content.map { .bytes($0) } ?? .none, trustAnchors: trustAnchors, policy: policy)
+    public static func verify(
+        signature: [UInt8],
+        content: [UInt8]?,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy = ValidationPolicy()
+    ) -> VerificationResult {
+        SignedDataVerifier.verify(
+            signature: signature,
+            content: content.map { .bytes($0) } ?? .none,
+            trustAnchors: trustAnchors,
+            policy: policy
+        )
     }
 
     /// Verifies a signature over a file, streaming the file through the digests.
@@ -39,9 +48,18 @@ public enum CMSVerifier {
     ///   - trustAnchors: as in ``verify(signature:content:trustAnchors:policy:)``.
     ///   - policy: as in ``verify(signature:content:trustAnchors:policy:)``.
     /// - Throws: `.fileSystem` when the file cannot be opened.
-    public static func verify(signature: [UInt8], contentFileAt url: URL, trustAnchors: [Certificate],
-                              policy: ValidationPolicy = ValidationPolicy()) throws -> VerificationResult {
+    public static func verify(
+        signature: [UInt8],
+        contentFileAt url: URL,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy = ValidationPolicy()
+    ) throws -> VerificationResult {
         _ = try FileDigest.fileSize(url)
-        return SignedDataVerifier.verify(signature: signature, content: .file(url), trustAnchors: trustAnchors, policy: policy)
+        return SignedDataVerifier.verify(
+            signature: signature,
+            content: .file(url),
+            trustAnchors: trustAnchors,
+            policy: policy
+        )
     }
 }

@@ -48,8 +48,13 @@ public struct SigningOptions: Sendable, Hashable {
     public var chunkSize: Int
 
     /// Creates options; every parameter has the documented default.
-    public init(format: SignatureFormat = .cadesBES, isDetached: Bool = true, digestAlgorithm: DigestAlgorithm? = nil,
-                signingTime: Date? = nil, chunkSize: Int = CMSSigner.defaultChunkSize) {
+    public init(
+        format: SignatureFormat = .cadesBES,
+        isDetached: Bool = true,
+        digestAlgorithm: DigestAlgorithm? = nil,
+        signingTime: Date? = nil,
+        chunkSize: Int = CMSSigner.defaultChunkSize
+    ) {
         self.format = format
         self.isDetached = isDetached
         self.digestAlgorithm = digestAlgorithm

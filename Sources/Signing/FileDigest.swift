@@ -12,7 +12,12 @@ enum FileDigest {
 
     /// Hashes a file chunk by chunk.
     /// - Throws: `.fileSystem`, `.cancelled`.
-    static func compute(url: URL, algorithm: DigestAlgorithm, chunkSize: Int, progress: SigningProgress?) async throws -> Result {
+    static func compute(
+        url: URL,
+        algorithm: DigestAlgorithm,
+        chunkSize: Int,
+        progress: SigningProgress?
+    ) async throws -> Result {
         var hasher = DigestAlgorithm.Hasher(algorithm)
         let size = try await forEachChunk(url: url, chunkSize: chunkSize, progress: progress) { hasher.update($0) }
         return Result(digest: hasher.finalize(), size: size)
@@ -24,11 +29,14 @@ enum FileDigest {
         let size = try fileSize(url)
         guard size <= limit else {
             throw CertificateProviderError.invalidParameter(
-                "'\(url.lastPathComponent)' has \(size) bytes; attached signatures are limited to \(limit) bytes, use a detached signature")
+                "'\(url.lastPathComponent)' has \(size) bytes; attached signatures are limited to \(limit) bytes, use a detached signature"
+            )
         }
         var content: [UInt8] = []
         content.reserveCapacity(Int(size))
-        _ = try await forEachChunk(url: url, chunkSize: chunkSize, progress: progress) { content.append(contentsOf: $0) }
+        _ = try await forEachChunk(url: url, chunkSize: chunkSize, progress: progress) {
+            content.append(contentsOf: $0)
+        }
         return content
     }
 
@@ -42,21 +50,29 @@ enum FileDigest {
         return Int64(info.st_size)
     }
 
-    private static func forEachChunk(url: URL, chunkSize: Int, progress: SigningProgress?,
-                                     _ body: (UnsafeRawBufferPointer) -> Void) async throws -> Int64 {
+    private static func forEachChunk(
+        url: URL,
+        chunkSize: Int,
+        progress: SigningProgress?,
+        _ body: (UnsafeRawBufferPointer) -> Void
+    ) async throws -> Int64 {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw fileError("cannot open", url) }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw fileError("cannot read", url) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw CertificateProviderError(.fileSystem, "'\(url.path)' is not a regular file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw CertificateProviderError(.fileSystem, "'\(url.path)' is not a regular file")
+        }
         let total = Int64(info.st_size)
         _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(4096, chunkSize), alignment: 4096)
         defer { buffer.deallocate() }
         var done: Int64 = 0
         while true {
-            if Task.isCancelled { throw CertificateProviderError(.cancelled, "signing '\(url.lastPathComponent)' was cancelled") }
+            if Task.isCancelled {
+                throw CertificateProviderError(.cancelled, "signing '\(url.lastPathComponent)' was cancelled")
+            }
             let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
             if count < 0 {
                 if errno == EINTR { continue }

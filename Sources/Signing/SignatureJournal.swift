@@ -1,5 +1,6 @@
 import CertificateProviders
 public import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,7 +37,8 @@ public actor SignatureJournal {
         self.url = url
         try Self.createPrivately(url)
         try Self.checkHeader(url)
-        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds =
+            busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         let connection = try SQLiteConnection(path: url.path, busyTimeoutMilliseconds: Int32(clamping: milliseconds))
         try Self.prepareSchema(connection, busyTimeout: busyTimeout)
         self.connection = connection
@@ -63,15 +65,23 @@ public actor SignatureJournal {
                 for record in records {
                     current = record
                     statement.reset()
-                    let path: SQLiteValue, inline: SQLiteValue
+                    let path: SQLiteValue
+                    let inline: SQLiteValue
                     switch record.storage {
-                    case .file(let url): path = .text(url.path); inline = .null
-                    case .inline(let bytes): path = .null; inline = .blob(bytes)
+                    case .file(let url):
+                        path = .text(url.path)
+                        inline = .null
+                    case .inline(let bytes):
+                        path = .null
+                        inline = .blob(bytes)
                     }
-                    try statement.bind([.text(record.id), .real(record.createdAt.timeIntervalSince1970), .text(record.providerID.rawValue),
-                                        .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
-                                        .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
-                                        .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline])
+                    try statement.bind([
+                        .text(record.id), .real(record.createdAt.timeIntervalSince1970),
+                        .text(record.providerID.rawValue),
+                        .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
+                        .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
+                        .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline,
+                    ])
                     _ = try statement.step()
                 }
             }
@@ -83,18 +93,22 @@ public actor SignatureJournal {
     /// The INSERT statement, prepared once per connection (batch signing appends many rows).
     private func insertStatement() throws -> SQLiteStatement {
         if let prepared = preparedInsert { return prepared }
-        let statement = try connection.prepare("""
+        let statement = try connection.prepare(
+            """
             INSERT INTO signatures (id, created_at, provider_id, signer_subject, signer_fingerprint, document_name,
                 document_size, document_digest, digest_algorithm, format, detached, signature_path, signature)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-            """)
+            """
+        )
         preparedInsert = statement
         return statement
     }
 
     /// Every record, newest first.
     public func records() throws -> [SignatureRecord] {
-        let statement = try connection.prepare("SELECT \(Self.columns) FROM signatures ORDER BY created_at DESC, rowid DESC")
+        let statement = try connection.prepare(
+            "SELECT \(Self.columns) FROM signatures ORDER BY created_at DESC, rowid DESC"
+        )
         var result: [SignatureRecord] = []
         while try statement.step() { result.append(try Self.record(statement)) }
         return result
@@ -123,25 +137,36 @@ public actor SignatureJournal {
     /// change when a signature is upgraded to CAdES-T).
     /// - Throws: `.notStored` when there is no such record; `.storeCorrupted`, `.fileSystem`, `.timeout`.
     public func update(_ record: SignatureRecord) throws {
-        let path: SQLiteValue, inline: SQLiteValue
+        let path: SQLiteValue
+        let inline: SQLiteValue
         switch record.storage {
-        case .file(let url): path = .text(url.path); inline = .null
-        case .inline(let bytes): path = .null; inline = .blob(bytes)
+        case .file(let url):
+            path = .text(url.path)
+            inline = .null
+        case .inline(let bytes):
+            path = .null
+            inline = .blob(bytes)
         }
         let changed = try connection.writeTransaction {
-            let statement = try connection.prepare("""
+            let statement = try connection.prepare(
+                """
                 UPDATE signatures SET created_at = ?2, provider_id = ?3, signer_subject = ?4, signer_fingerprint = ?5, document_name = ?6,
                     document_size = ?7, document_digest = ?8, digest_algorithm = ?9, format = ?10, detached = ?11, signature_path = ?12,
                     signature = ?13 WHERE id = ?1
-                """)
-            try statement.bind([.text(record.id), .real(record.createdAt.timeIntervalSince1970), .text(record.providerID.rawValue),
-                                .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
-                                .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
-                                .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline])
+                """
+            )
+            try statement.bind([
+                .text(record.id), .real(record.createdAt.timeIntervalSince1970), .text(record.providerID.rawValue),
+                .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
+                .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
+                .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline,
+            ])
             _ = try statement.step()
             return connection.changes > 0
         }
-        guard changed else { throw CertificateProviderError(.notStored, "the journal has no signature with id \(record.id)") }
+        guard changed else {
+            throw CertificateProviderError(.notStored, "the journal has no signature with id \(record.id)")
+        }
     }
 
     /// The number of records.
@@ -152,7 +177,10 @@ public actor SignatureJournal {
     public func checkIntegrity() throws {
         let answer = try connection.text("PRAGMA integrity_check")
         guard answer == "ok" else {
-            throw CertificateProviderError(.storeCorrupted, "the signature journal '\(url.path)' is damaged: \(answer ?? "no answer")")
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the signature journal '\(url.path)' is damaged: \(answer ?? "no answer")"
+            )
         }
     }
 
@@ -198,12 +226,20 @@ public actor SignatureJournal {
         } else {
             storage = .inline(statement.blob(12) ?? [])
         }
-        return SignatureRecord(id: statement.text(0) ?? "", createdAt: Date(timeIntervalSince1970: statement.double(1)),
-                               providerID: ProviderID(statement.text(2) ?? ""), signerSubject: statement.text(3) ?? "",
-                               signerFingerprint: statement.text(4) ?? "", documentName: statement.text(5) ?? "",
-                               documentSize: statement.int64(6), documentDigest: statement.blob(7) ?? [],
-                               digestAlgorithm: statement.text(8) ?? "", format: SignatureFormat(statement.text(9) ?? ""),
-                               isDetached: statement.int64(10) != 0, storage: storage)
+        return SignatureRecord(
+            id: statement.text(0) ?? "",
+            createdAt: Date(timeIntervalSince1970: statement.double(1)),
+            providerID: ProviderID(statement.text(2) ?? ""),
+            signerSubject: statement.text(3) ?? "",
+            signerFingerprint: statement.text(4) ?? "",
+            documentName: statement.text(5) ?? "",
+            documentSize: statement.int64(6),
+            documentDigest: statement.blob(7) ?? [],
+            digestAlgorithm: statement.text(8) ?? "",
+            format: SignatureFormat(statement.text(9) ?? ""),
+            isDetached: statement.int64(10) != 0,
+            storage: storage
+        )
     }
 
     /// Creates the file 0600 when it is missing, never following a symbolic link, and refuses a
@@ -213,20 +249,35 @@ public actor SignatureJournal {
         let descriptor = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard descriptor >= 0 else {
             if errno == ELOOP {
-                throw CertificateProviderError(.fileSystem, "the signature journal '\(path)' is a symbolic link; certsign does not follow it: remove the link")
+                throw CertificateProviderError(
+                    .fileSystem,
+                    "the signature journal '\(path)' is a symbolic link; certsign does not follow it: remove the link"
+                )
             }
-            throw CertificateProviderError(.fileSystem, "cannot open the signature journal '\(path)': \(String(cString: strerror(errno)))")
+            throw CertificateProviderError(
+                .fileSystem,
+                "cannot open the signature journal '\(path)': \(String(cString: strerror(errno)))"
+            )
         }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            throw CertificateProviderError(.fileSystem, "cannot inspect the signature journal '\(path)': \(String(cString: strerror(errno)))")
+            throw CertificateProviderError(
+                .fileSystem,
+                "cannot inspect the signature journal '\(path)': \(String(cString: strerror(errno)))"
+            )
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw CertificateProviderError(.fileSystem, "the signature journal '\(path)' is not a regular file; move it away")
+            throw CertificateProviderError(
+                .fileSystem,
+                "the signature journal '\(path)' is not a regular file; move it away"
+            )
         }
         guard info.st_uid == geteuid() else {
-            throw CertificateProviderError(.fileSystem, "the signature journal '\(path)' belongs to another user (uid \(info.st_uid)); move it away or choose another store")
+            throw CertificateProviderError(
+                .fileSystem,
+                "the signature journal '\(path)' belongs to another user (uid \(info.st_uid)); move it away or choose another store"
+            )
         }
         // A journal an older build created 0644: SQLite gives its -wal and -shm files the same mode.
         if (info.st_mode & 0o077) != 0 { _ = fchmod(descriptor, 0o600) }
@@ -239,8 +290,10 @@ public actor SignatureJournal {
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         guard !header.isEmpty else { return }
         guard header == Data("SQLite format 3\0".utf8) else {
-            throw CertificateProviderError(.storeCorrupted,
-                "'\(url.path)' is not a signature journal (not an SQLite database); it was left untouched: move it away or choose another journal file")
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "'\(url.path)' is not a signature journal (not an SQLite database); it was left untouched: move it away or choose another journal file"
+            )
         }
     }
 
@@ -261,12 +314,16 @@ public actor SignatureJournal {
             do {
                 mode = try connection.text("PRAGMA journal_mode = WAL")
                 break
-            } catch let error as CertificateProviderError where error.code == .timeout && ContinuousClock.now < deadline {
+            } catch let error as CertificateProviderError where error.code == .timeout && ContinuousClock.now < deadline
+            {
                 usleep(2_000)
             }
         }
         if mode?.lowercased() != "wal" {
-            throw CertificateProviderError(.fileSystem, "the signature journal '\(connection.path)' cannot use WAL mode (is it on a network file system?)")
+            throw CertificateProviderError(
+                .fileSystem,
+                "the signature journal '\(connection.path)' cannot use WAL mode (is it on a network file system?)"
+            )
         }
         try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 4000")
         guard applicationID != Self.applicationID || version != Self.schemaVersion else { return }
@@ -284,16 +341,22 @@ public actor SignatureJournal {
         if applicationID == 0 {
             let tables = try connection.integer("SELECT count(*) FROM sqlite_master")
             guard tables == 0 && version == 0 else {
-                throw CertificateProviderError(.storeCorrupted,
-                    "'\(connection.path)' is an SQLite database of another application; it was left untouched: choose another journal file")
+                throw CertificateProviderError(
+                    .storeCorrupted,
+                    "'\(connection.path)' is an SQLite database of another application; it was left untouched: choose another journal file"
+                )
             }
         } else if applicationID != Self.applicationID {
-            throw CertificateProviderError(.storeCorrupted,
-                "'\(connection.path)' belongs to another application (application_id \(applicationID)); it was left untouched")
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "'\(connection.path)' belongs to another application (application_id \(applicationID)); it was left untouched"
+            )
         }
         if version > Self.schemaVersion {
-            throw CertificateProviderError(.storeCorrupted,
-                "the signature journal '\(connection.path)' has schema version \(version), newer than this build's \(Self.schemaVersion); update certsign")
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the signature journal '\(connection.path)' has schema version \(version), newer than this build's \(Self.schemaVersion); update certsign"
+            )
         }
     }
 

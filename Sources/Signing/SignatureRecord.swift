@@ -37,9 +37,20 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
     public var storage: Storage
 
     /// Creates a record.
-    public init(id: String = UUID().uuidString, createdAt: Date = Date(), providerID: ProviderID, signerSubject: String,
-                signerFingerprint: String, documentName: String, documentSize: Int64, documentDigest: [UInt8],
-                digestAlgorithm: String, format: SignatureFormat, isDetached: Bool, storage: Storage) {
+    public init(
+        id: String = UUID().uuidString,
+        createdAt: Date = Date(),
+        providerID: ProviderID,
+        signerSubject: String,
+        signerFingerprint: String,
+        documentName: String,
+        documentSize: Int64,
+        documentDigest: [UInt8],
+        digestAlgorithm: String,
+        format: SignatureFormat,
+        isDetached: Bool,
+        storage: Storage
+    ) {
         self.id = id
         self.createdAt = createdAt
         self.providerID = providerID

@@ -41,9 +41,20 @@ public struct SignerVerification: Sendable, CustomStringConvertible {
     public var isValid: Bool { failure == nil }
 
     /// Creates a per-signer result (``CMSVerifier`` makes these; public for tests and tools).
-    public init(failure: VerificationFailure?, signerCertificate: Certificate?, signingTime: Date?, digestAlgorithm: DigestAlgorithm?,
-                digestAlgorithmName: String?, signatureAlgorithmName: String?, format: SignatureFormat, chainChecked: Bool,
-                chain: [Certificate], checkedAt: Date?, timestamp: VerifiedTimestamp?, revocation: RevocationStatus?) {
+    public init(
+        failure: VerificationFailure?,
+        signerCertificate: Certificate?,
+        signingTime: Date?,
+        digestAlgorithm: DigestAlgorithm?,
+        digestAlgorithmName: String?,
+        signatureAlgorithmName: String?,
+        format: SignatureFormat,
+        chainChecked: Bool,
+        chain: [Certificate],
+        checkedAt: Date?,
+        timestamp: VerifiedTimestamp?,
+        revocation: RevocationStatus?
+    ) {
         self.failure = failure
         self.signerCertificate = signerCertificate
         self.signingTime = signingTime

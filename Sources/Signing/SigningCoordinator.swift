@@ -48,7 +48,10 @@ public actor SigningCoordinator {
     ///
     /// `storedCertificate()` returning nil, or throwing `.unsupportedOperation` or
     /// `.passwordRequired`, leads to `initialize(options: parameters)`; other errors are thrown.
-    public func identity(for id: ProviderID, parameters: ProviderParameters = ProviderParameters()) async throws -> SigningIdentity {
+    public func identity(
+        for id: ProviderID,
+        parameters: ProviderParameters = ProviderParameters()
+    ) async throws -> SigningIdentity {
         try await resolve(id, parameters: parameters).identity
     }
 
@@ -58,7 +61,9 @@ public actor SigningCoordinator {
         var identity: SigningIdentity?
         do {
             identity = try provider.storedCertificate()
-        } catch let error as CertificateProviderError where error.code == .unsupportedOperation || error.code == .passwordRequired {
+        } catch let error as CertificateProviderError
+            where error.code == .unsupportedOperation || error.code == .passwordRequired
+        {
             identity = nil
         }
         let resolved: SigningIdentity
@@ -92,14 +97,26 @@ public actor SigningCoordinator {
     /// - Throws: `.cancelled` (nothing written, nothing recorded); `.providerNotFound`; the
     ///   provider's and key's errors; `.fileSystem`; journal errors (the output file is then
     ///   removed again, so no signature exists without its record).
-    public func sign(document: Document, provider id: ProviderID, parameters: ProviderParameters = ProviderParameters(),
-                     options: SigningOptions = SigningOptions(), output: URL? = nil,
-                     progress: SigningProgress? = nil) async throws -> SigningResult {
+    public func sign(
+        document: Document,
+        provider id: ProviderID,
+        parameters: ProviderParameters = ProviderParameters(),
+        options: SigningOptions = SigningOptions(),
+        output: URL? = nil,
+        progress: SigningProgress? = nil
+    ) async throws -> SigningResult {
         do {
             let provider = try provider(id)
             let resolved = try await resolve(id, parameters: parameters)
-            let result = try await produce(document: document, id: id, provider: provider, resolved: resolved, options: options,
-                                           output: output, progress: progress)
+            let result = try await produce(
+                document: document,
+                id: id,
+                provider: provider,
+                resolved: resolved,
+                options: options,
+                output: output,
+                progress: progress
+            )
             try await record([result])
             return result
         } catch is CancellationError {
@@ -129,9 +146,14 @@ public actor SigningCoordinator {
     /// - Returns: one result per document, in order.
     /// - Throws: `.invalidParameter` for a document name that is not a file name (with an output
     ///   directory); as ``sign(document:provider:parameters:options:output:progress:)``.
-    public func sign(documents: [Document], provider id: ProviderID, parameters: ProviderParameters = ProviderParameters(),
-                     options: SigningOptions = SigningOptions(), outputDirectory: URL? = nil,
-                     progress: SigningProgress? = nil) async throws -> [SigningResult] {
+    public func sign(
+        documents: [Document],
+        provider id: ProviderID,
+        parameters: ProviderParameters = ProviderParameters(),
+        options: SigningOptions = SigningOptions(),
+        outputDirectory: URL? = nil,
+        progress: SigningProgress? = nil
+    ) async throws -> [SigningResult] {
         var results: [SigningResult] = []
         results.reserveCapacity(documents.count)
         do {
@@ -139,33 +161,58 @@ public actor SigningCoordinator {
             let resolved = try await resolve(id, parameters: parameters)
             func output(for document: Document) throws -> URL? {
                 guard let outputDirectory else { return nil }
-                guard !document.name.isEmpty, !document.name.contains("/"), document.name != ".", document.name != ".." else {
-                    throw CertificateProviderError.invalidParameter("the document name '\(document.name)' cannot be used as a file name")
+                guard !document.name.isEmpty, !document.name.contains("/"), document.name != ".", document.name != ".."
+                else {
+                    throw CertificateProviderError.invalidParameter(
+                        "the document name '\(document.name)' cannot be used as a file name"
+                    )
                 }
                 return outputDirectory.appendingPathComponent(document.name + ".p7s")
             }
             if !(provider is any DocumentSigning), CMSSigner.localKey(of: resolved.identity) == nil,
-               let key = resolved.identity.key as? any BatchSigningKey {
+                let key = resolved.identity.key as? any BatchSigningKey
+            {
                 // One key operation per chunk (a remote service authorizes once for N signatures).
                 let chunkSize = max(1, key.maximumBatchSize)
                 for start in stride(from: 0, to: documents.count, by: chunkSize) {
                     let chunk = Array(documents[start..<min(start + chunkSize, documents.count)])
                     let outputs = try chunk.map(output(for:))
-                    for result in try await produceBatch(chunk, outputs: outputs, id: id, resolved: resolved, key: key, options: options) {
+                    for result in try await produceBatch(
+                        chunk,
+                        outputs: outputs,
+                        id: id,
+                        resolved: resolved,
+                        key: key,
+                        options: options
+                    ) {
                         results.append(result)
                         progress?(Int64(results.count), Int64(documents.count))
                     }
                 }
             } else {
                 for document in documents {
-                    results.append(try await produce(document: document, id: id, provider: provider, resolved: resolved, options: options,
-                                                     output: try output(for: document), progress: nil))
+                    results.append(
+                        try await produce(
+                            document: document,
+                            id: id,
+                            provider: provider,
+                            resolved: resolved,
+                            options: options,
+                            output: try output(for: document),
+                            progress: nil
+                        )
+                    )
                     progress?(Int64(results.count), Int64(documents.count))
                 }
             }
         } catch {
             if !results.isEmpty { try await record(results) }
-            if error is CancellationError { throw CertificateProviderError(.cancelled, "batch signing was cancelled after \(results.count) documents") }
+            if error is CancellationError {
+                throw CertificateProviderError(
+                    .cancelled,
+                    "batch signing was cancelled after \(results.count) documents"
+                )
+            }
             throw error
         }
         try await record(results)
@@ -178,7 +225,9 @@ public actor SigningCoordinator {
         do {
             try await journal.append(contentsOf: results.map(\.record))
         } catch {
-            for result in results { if let output = result.outputURL { try? FileManager.default.removeItem(at: output) } }
+            for result in results {
+                if let output = result.outputURL { try? FileManager.default.removeItem(at: output) }
+            }
             throw error
         }
     }
@@ -192,8 +241,14 @@ public actor SigningCoordinator {
 
     /// Signs a chunk of documents with one batch operation of the key; writes every output file
     /// only once all signatures are made; does not touch the journal.
-    private func produceBatch(_ documents: [Document], outputs: [URL?], id: ProviderID, resolved: ResolvedIdentity,
-                              key: any BatchSigningKey, options: SigningOptions) async throws -> [SigningResult] {
+    private func produceBatch(
+        _ documents: [Document],
+        outputs: [URL?],
+        id: ProviderID,
+        resolved: ResolvedIdentity,
+        key: any BatchSigningKey,
+        options: SigningOptions
+    ) async throws -> [SigningResult] {
         let signingTime = options.signingTime ?? Date()
         let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: resolved.identity)
         var digested: [DigestedDocument] = []
@@ -201,26 +256,48 @@ public actor SigningCoordinator {
             digested.append(try await digest(of: document, algorithm: algorithm, options: options, progress: nil))
         }
         try Task.checkCancellation()
-        let signatures = try await CMSSigner.signBatch(digested.map { ($0.digest, options.isDetached ? nil : $0.content) },
-                                                       identity: resolved.identity, key: key, format: options.format,
-                                                       digestAlgorithm: algorithm, signingTime: signingTime)
+        let signatures = try await CMSSigner.signBatch(
+            digested.map { ($0.digest, options.isDetached ? nil : $0.content) },
+            identity: resolved.identity,
+            key: key,
+            format: options.format,
+            digestAlgorithm: algorithm,
+            signingTime: signingTime
+        )
         try Task.checkCancellation()
         var results: [SigningResult] = []
         do {
             for index in documents.indices {
-                results.append(try finish(signature: signatures[index], signer: resolved.identity.certificate, fingerprint: resolved.fingerprint,
-                                          document: documents[index], digested: digested[index], algorithm: algorithm, id: id, options: options,
-                                          signingTime: signingTime, output: outputs[index]))
+                results.append(
+                    try finish(
+                        signature: signatures[index],
+                        signer: resolved.identity.certificate,
+                        fingerprint: resolved.fingerprint,
+                        document: documents[index],
+                        digested: digested[index],
+                        algorithm: algorithm,
+                        id: id,
+                        options: options,
+                        signingTime: signingTime,
+                        output: outputs[index]
+                    )
+                )
             }
         } catch {
-            for result in results { if let output = result.outputURL { try? FileManager.default.removeItem(at: output) } }
+            for result in results {
+                if let output = result.outputURL { try? FileManager.default.removeItem(at: output) }
+            }
             throw error
         }
         return results
     }
 
-    private func digest(of document: Document, algorithm: DigestAlgorithm, options: SigningOptions,
-                        progress: SigningProgress?) async throws -> DigestedDocument {
+    private func digest(
+        of document: Document,
+        algorithm: DigestAlgorithm,
+        options: SigningOptions,
+        progress: SigningProgress?
+    ) async throws -> DigestedDocument {
         let digest: [UInt8]
         let size: Int64
         var content: [UInt8]?
@@ -232,11 +309,21 @@ public actor SigningCoordinator {
             progress?(size, size)
         case .file(let url):
             if options.isDetached {
-                let result = try await FileDigest.compute(url: url, algorithm: algorithm, chunkSize: options.chunkSize, progress: progress)
+                let result = try await FileDigest.compute(
+                    url: url,
+                    algorithm: algorithm,
+                    chunkSize: options.chunkSize,
+                    progress: progress
+                )
                 digest = result.digest
                 size = result.size
             } else {
-                let bytes = try await FileDigest.read(url: url, limit: CMSSigner.attachedFileSizeLimit, chunkSize: options.chunkSize, progress: progress)
+                let bytes = try await FileDigest.read(
+                    url: url,
+                    limit: CMSSigner.attachedFileSizeLimit,
+                    chunkSize: options.chunkSize,
+                    progress: progress
+                )
                 digest = algorithm.hash(bytes)
                 size = Int64(bytes.count)
                 content = bytes
@@ -246,13 +333,21 @@ public actor SigningCoordinator {
     }
 
     /// Makes one signature and writes its output file; does not touch the journal.
-    private func produce(document: Document, id: ProviderID, provider: any CertificateProvider, resolved: ResolvedIdentity,
-                         options: SigningOptions, output: URL?, progress: SigningProgress?) async throws -> SigningResult {
+    private func produce(
+        document: Document,
+        id: ProviderID,
+        provider: any CertificateProvider,
+        resolved: ResolvedIdentity,
+        options: SigningOptions,
+        output: URL?,
+        progress: SigningProgress?
+    ) async throws -> SigningResult {
         let identity = resolved.identity
         let signingTime = options.signingTime ?? Date()
         let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: identity)
         let digested = try await digest(of: document, algorithm: algorithm, options: options, progress: progress)
-        let digest = digested.digest, content = digested.content
+        let digest = digested.digest
+        let content = digested.content
         try Task.checkCancellation()
 
         let signature: [UInt8]
@@ -260,35 +355,81 @@ public actor SigningCoordinator {
         let fingerprint: String
         if let server = provider as? any DocumentSigning {
             let payload: DocumentSigningRequest.Payload = content.map { .content($0) } ?? .digest(digest, algorithm)
-            var request = DocumentSigningRequest(payload: payload, format: options.format, isDetached: options.isDetached, digestAlgorithm: algorithm)
+            var request = DocumentSigningRequest(
+                payload: payload,
+                format: options.format,
+                isDetached: options.isDetached,
+                digestAlgorithm: algorithm
+            )
             if content == nil, case .file(let url) = document.source { request.contentFile = url }
             signature = try await server.signDocument(request)
-            try checkServerSignature(signature, request: request, expectedSigner: identity.certificate, document: document, content: content, provider: id)
+            try checkServerSignature(
+                signature,
+                request: request,
+                expectedSigner: identity.certificate,
+                document: document,
+                content: content,
+                provider: id
+            )
             signer = identity.certificate
             fingerprint = resolved.fingerprint
         } else {
             let attached = options.isDetached ? nil : content
             if let local = CMSSigner.localKey(of: identity) {
                 // Local keys sign synchronously on this actor: no executor hop per signature in batches.
-                let attribute = options.format == .cadesBES ? try signingCertificateAttribute(for: id, algorithm: algorithm) : nil
-                signature = try CMSSigner.signLocally(digest: digest, attachedContent: attached, identity: identity, key: local,
-                                                      format: options.format, digestAlgorithm: algorithm, signingTime: signingTime,
-                                                      signingCertificateAttribute: attribute)
+                let attribute =
+                    options.format == .cadesBES ? try signingCertificateAttribute(for: id, algorithm: algorithm) : nil
+                signature = try CMSSigner.signLocally(
+                    digest: digest,
+                    attachedContent: attached,
+                    identity: identity,
+                    key: local,
+                    format: options.format,
+                    digestAlgorithm: algorithm,
+                    signingTime: signingTime,
+                    signingCertificateAttribute: attribute
+                )
             } else {
-                signature = try await CMSSigner.sign(digest: digest, attachedContent: attached, identity: identity,
-                                                     format: options.format, digestAlgorithm: algorithm, signingTime: signingTime)
+                signature = try await CMSSigner.sign(
+                    digest: digest,
+                    attachedContent: attached,
+                    identity: identity,
+                    format: options.format,
+                    digestAlgorithm: algorithm,
+                    signingTime: signingTime
+                )
             }
             signer = identity.certificate
             fingerprint = resolved.fingerprint
         }
         try Task.checkCancellation()
-        return try finish(signature: signature, signer: signer, fingerprint: fingerprint, document: document, digested: digested,
-                          algorithm: algorithm, id: id, options: options, signingTime: signingTime, output: output)
+        return try finish(
+            signature: signature,
+            signer: signer,
+            fingerprint: fingerprint,
+            document: document,
+            digested: digested,
+            algorithm: algorithm,
+            id: id,
+            options: options,
+            signingTime: signingTime,
+            output: output
+        )
     }
 
     /// Writes a made signature to its output file (when given) and builds its result.
-    private func finish(signature: [UInt8], signer: Certificate, fingerprint: String, document: Document, digested: DigestedDocument,
-                        algorithm: DigestAlgorithm, id: ProviderID, options: SigningOptions, signingTime: Date, output: URL?) throws -> SigningResult {
+    private func finish(
+        signature: [UInt8],
+        signer: Certificate,
+        fingerprint: String,
+        document: Document,
+        digested: DigestedDocument,
+        algorithm: DigestAlgorithm,
+        id: ProviderID,
+        options: SigningOptions,
+        signingTime: Date,
+        output: URL?
+    ) throws -> SigningResult {
         let storage: SignatureRecord.Storage
         if let output {
             // Signatures are public artifacts: 0644 (less the umask), written atomically.
@@ -297,10 +438,19 @@ public actor SigningCoordinator {
         } else {
             storage = .inline(signature)
         }
-        let record = SignatureRecord(createdAt: signingTime, providerID: id, signerSubject: signer.subject,
-                                     signerFingerprint: fingerprint, documentName: document.name, documentSize: digested.size,
-                                     documentDigest: digested.digest, digestAlgorithm: algorithm.rawValue, format: options.format,
-                                     isDetached: options.isDetached, storage: storage)
+        let record = SignatureRecord(
+            createdAt: signingTime,
+            providerID: id,
+            signerSubject: signer.subject,
+            signerFingerprint: fingerprint,
+            documentName: document.name,
+            documentSize: digested.size,
+            documentDigest: digested.digest,
+            digestAlgorithm: algorithm.rawValue,
+            format: options.format,
+            isDetached: options.isDetached,
+            storage: storage
+        )
         return SigningResult(record: record, signature: signature, outputURL: output, signerCertificate: signer)
     }
 
@@ -308,7 +458,10 @@ public actor SigningCoordinator {
     private func signingCertificateAttribute(for id: ProviderID, algorithm: DigestAlgorithm) throws -> [UInt8]? {
         guard let resolved = identities[id] else { return nil }
         if let cached = resolved.signingCertificateAttributes[algorithm] { return cached }
-        let attribute = try SignedDataBuilder.signingCertificateV2(for: resolved.identity.certificate, digestAlgorithm: algorithm)
+        let attribute = try SignedDataBuilder.signingCertificateV2(
+            for: resolved.identity.certificate,
+            digestAlgorithm: algorithm
+        )
         identities[id]?.signingCertificateAttributes[algorithm] = attribute
         return attribute
     }
@@ -319,8 +472,14 @@ public actor SigningCoordinator {
     /// detached-ness are the ones asked for.
     /// - Throws: `.serverRejected` when it does not verify; `.serverSignatureMismatch` when it is
     ///   not what was asked for.
-    private func checkServerSignature(_ signature: [UInt8], request: DocumentSigningRequest, expectedSigner: Certificate, document: Document,
-                                      content: [UInt8]?, provider: ProviderID) throws {
+    private func checkServerSignature(
+        _ signature: [UInt8],
+        request: DocumentSigningRequest,
+        expectedSigner: Certificate,
+        document: Document,
+        content: [UInt8]?,
+        provider: ProviderID
+    ) throws {
         // The selected certificate's fitness and key size are the caller's choice, as for local
         // keys; what is judged here is whether the server did what it was asked.
         let policy = ValidationPolicy(algorithms: .permissive, requiresSigningKeyUsage: false)
@@ -333,13 +492,17 @@ public actor SigningCoordinator {
             result = CMSVerifier.verify(signature: signature, content: nil, trustAnchors: [], policy: policy)
         }
         guard result.isValid, let signer = result.signerCertificate else {
-            throw CertificateProviderError(.serverRejected,
-                "provider '\(provider)' returned a signature that does not verify over '\(document.name)': \(result.failure?.reason ?? "no signer")")
+            throw CertificateProviderError(
+                .serverRejected,
+                "provider '\(provider)' returned a signature that does not verify over '\(document.name)': \(result.failure?.reason ?? "no signer")"
+            )
         }
         var mismatches: [String] = []
         if result.signers.count != 1 { mismatches.append("it has \(result.signers.count) signers, not one") }
         if signer != expectedSigner {
-            mismatches.append("it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))")
+            mismatches.append(
+                "it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))"
+            )
         }
         if result.format != request.format {
             mismatches.append("its format is \(result.format?.rawValue ?? "unknown"), not \(request.format.rawValue)")
@@ -349,11 +512,17 @@ public actor SigningCoordinator {
             mismatches.append("its digest is \(found), not \(request.digestAlgorithm.rawValue)")
         }
         if result.isDetached != request.isDetached {
-            mismatches.append(result.isDetached ? "it is detached, an attached signature was asked for" : "it embeds the document, a detached signature was asked for")
+            mismatches.append(
+                result.isDetached
+                    ? "it is detached, an attached signature was asked for"
+                    : "it embeds the document, a detached signature was asked for"
+            )
         }
         guard mismatches.isEmpty else {
-            throw CertificateProviderError(.serverSignatureMismatch,
-                "provider '\(provider)' returned a signature over '\(document.name)' that is not the one asked for: \(mismatches.joined(separator: "; ")); nothing was written or recorded")
+            throw CertificateProviderError(
+                .serverSignatureMismatch,
+                "provider '\(provider)' returned a signature over '\(document.name)' that is not the one asked for: \(mismatches.joined(separator: "; ")); nothing was written or recorded"
+            )
         }
     }
 
@@ -368,12 +537,18 @@ public actor SigningCoordinator {
     ///   - trust: trust anchors; empty checks only the signature, and the result says so.
     ///   - policy: validation time, algorithms, key usage, revocation (default strict, offline).
     /// - Throws: `.fileSystem` when a content file cannot be read.
-    public func verify(signature: [UInt8], content: Document?, trust: [Certificate],
-                       policy: ValidationPolicy = ValidationPolicy()) throws -> VerificationResult {
+    public func verify(
+        signature: [UInt8],
+        content: Document?,
+        trust: [Certificate],
+        policy: ValidationPolicy = ValidationPolicy()
+    ) throws -> VerificationResult {
         switch content?.source {
         case .none: return CMSVerifier.verify(signature: signature, content: nil, trustAnchors: trust, policy: policy)
-        case .bytes(let bytes)?: return CMSVerifier.verify(signature: signature, content: bytes, trustAnchors: trust, policy: policy)
-        case .file(let url)?: return try CMSVerifier.verify(signature: signature, contentFileAt: url, trustAnchors: trust, policy: policy)
+        case .bytes(let bytes)?:
+            return CMSVerifier.verify(signature: signature, content: bytes, trustAnchors: trust, policy: policy)
+        case .file(let url)?:
+            return try CMSVerifier.verify(signature: signature, contentFileAt: url, trustAnchors: trust, policy: policy)
         }
     }
 
@@ -387,8 +562,15 @@ public actor SigningCoordinator {
     /// - Throws: journal errors.
     public func signatures() async throws -> SignatureList {
         var entries = try await journal.records().map { record in
-            SignatureEntry(id: record.id, location: .journal, providerID: record.providerID, createdAt: record.createdAt,
-                           summary: record.documentName, record: record, remoteRecord: nil)
+            SignatureEntry(
+                id: record.id,
+                location: .journal,
+                providerID: record.providerID,
+                createdAt: record.createdAt,
+                summary: record.documentName,
+                record: record,
+                remoteRecord: nil
+            )
         }
         var unavailable: [ProviderID: CertificateProviderError] = [:]
         for id in registry.registeredIDs {
@@ -400,8 +582,17 @@ public actor SigningCoordinator {
             guard let history = provider as? any SignatureHistoryProviding else { continue }
             do {
                 for remote in try await history.signatures() {
-                    entries.append(SignatureEntry(id: remote.id, location: .server(id), providerID: id, createdAt: remote.createdAt,
-                                                  summary: remote.summary, record: nil, remoteRecord: remote))
+                    entries.append(
+                        SignatureEntry(
+                            id: remote.id,
+                            location: .server(id),
+                            providerID: id,
+                            createdAt: remote.createdAt,
+                            summary: remote.summary,
+                            record: nil,
+                            remoteRecord: remote
+                        )
+                    )
                 }
             } catch let error as CertificateProviderError {
                 unavailable[id] = error
@@ -423,7 +614,9 @@ public actor SigningCoordinator {
             }
         case .server(let providerID):
             guard let history = try provider(providerID) as? any SignatureHistoryProviding else {
-                throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' keeps no signature history")
+                throw CertificateProviderError.unsupportedOperation(
+                    "provider '\(providerID)' keeps no signature history"
+                )
             }
             try await history.removeSignature(id: id)
         }

@@ -52,8 +52,14 @@ public struct ValidationPolicy: Sendable {
 
     /// Creates a policy; every parameter defaults to the strict, offline value documented on its
     /// property.
-    public init(validationTime: Date? = nil, algorithms: AlgorithmPolicy = .strict, requiresSigningKeyUsage: Bool = true,
-                checkRevocation: Bool = false, crls: [[UInt8]] = [], timestampTrustAnchors: [Certificate]? = nil) {
+    public init(
+        validationTime: Date? = nil,
+        algorithms: AlgorithmPolicy = .strict,
+        requiresSigningKeyUsage: Bool = true,
+        checkRevocation: Bool = false,
+        crls: [[UInt8]] = [],
+        timestampTrustAnchors: [Certificate]? = nil
+    ) {
         self.validationTime = validationTime
         self.algorithms = algorithms
         self.requiresSigningKeyUsage = requiresSigningKeyUsage
@@ -90,7 +96,11 @@ public struct AlgorithmPolicy: Sendable, Hashable {
     }
 
     /// The default: MD2, MD4, MD5 and SHA-1 refused; RSA ≥ 2048 bits; EC ≥ 256 bits.
-    public static let strict = AlgorithmPolicy(refusedDigests: ["md2", "md4", "md5", "sha1"], minimumRSAKeyBits: 2048, minimumECKeyBits: 256)
+    public static let strict = AlgorithmPolicy(
+        refusedDigests: ["md2", "md4", "md5", "sha1"],
+        minimumRSAKeyBits: 2048,
+        minimumECKeyBits: 256
+    )
 
     /// Accepts every algorithm OpenSSL can verify, for reading old archives. Say so to your users:
     /// a signature with MD5 or SHA-1 can be forged.

@@ -7,13 +7,25 @@ struct Sample: Sendable {
     var max: Double
 
     /// A sample of one value.
-    init(_ value: Double) { median = value; min = value; max = value }
-    init(median: Double, min: Double, max: Double) { self.median = median; self.min = min; self.max = max }
+    init(_ value: Double) {
+        median = value
+        min = value
+        max = value
+    }
+    init(median: Double, min: Double, max: Double) {
+        self.median = median
+        self.min = min
+        self.max = max
+    }
 
     /// Builds a sample from raw values (median, min, max).
     init(values: [Double]) {
         let sorted = values.sorted()
-        median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
+        median =
+            sorted.isEmpty
+            ? 0
+            : (sorted.count % 2 == 1
+                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
         min = sorted.first ?? 0
         max = sorted.last ?? 0
     }
@@ -92,23 +104,34 @@ final class BenchHarness: @unchecked Sendable {
     }
 
     /// Runs a command once and returns its status and outputs.
-    func runCommand(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
+    func runCommand(
+        _ tool: String,
+        _ arguments: [String],
+        environment: [String: String] = [:]
+    ) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [tool] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
         let errorBox = ErrorBox()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { errorBox.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async {
+            errorBox.data = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
         let output = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errorBox.data, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: output, as: UTF8.self),
+            String(decoding: errorBox.data, as: UTF8.self)
+        )
     }
 
     private final class ErrorBox: @unchecked Sendable {
@@ -117,10 +140,26 @@ final class BenchHarness: @unchecked Sendable {
     }
 
     /// Adds a row.
-    func record(_ name: String, ours: Sample, baseline: Sample, baselineName: String, unit: Unit,
-                goal: Double? = nil, higherIsBetter: Bool) {
-        rows.append(Row(name: name, ours: ours, baseline: baseline, baselineName: baselineName, unit: unit,
-                        goal: goal, higherIsBetter: higherIsBetter))
+    func record(
+        _ name: String,
+        ours: Sample,
+        baseline: Sample,
+        baselineName: String,
+        unit: Unit,
+        goal: Double? = nil,
+        higherIsBetter: Bool
+    ) {
+        rows.append(
+            Row(
+                name: name,
+                ours: ours,
+                baseline: baseline,
+                baselineName: baselineName,
+                unit: unit,
+                goal: goal,
+                higherIsBetter: higherIsBetter
+            )
+        )
     }
 
     /// Adds a line printed under the table.
@@ -130,20 +169,28 @@ final class BenchHarness: @unchecked Sendable {
     func printTable() {
         func format(_ sample: Sample, _ unit: Unit) -> String {
             func number(_ value: Double) -> String {
-                value >= 1000 ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value) : String(format: "%.3f", value)
+                value >= 1000
+                    ? String(format: "%.0f", value)
+                    : value >= 10 ? String(format: "%.1f", value) : String(format: "%.3f", value)
             }
             return "\(number(sample.median))\(unit.suffix) [\(number(sample.min))–\(number(sample.max))]"
         }
-        let header = ["benchmark", "ours (median [min–max])", "baseline", "baseline (median [min–max])", "ratio", "goal"]
+        let header = [
+            "benchmark", "ours (median [min–max])", "baseline", "baseline (median [min–max])", "ratio", "goal",
+        ]
         var lines: [[String]] = [header]
         for row in rows {
             let goal = row.goal.map { String(format: "≥ %.2f %@", $0, row.holds == true ? "ok" : "MISSED") } ?? "-"
-            lines.append([row.name, format(row.ours, row.unit), row.baselineName, format(row.baseline, row.unit),
-                          String(format: "%.2f", row.ratio), goal])
+            lines.append([
+                row.name, format(row.ours, row.unit), row.baselineName, format(row.baseline, row.unit),
+                String(format: "%.2f", row.ratio), goal,
+            ])
         }
         let widths = (0..<header.count).map { column in lines.map { $0[column].count }.max() ?? 0 }
         for (index, line) in lines.enumerated() {
-            print(zip(line, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  "))
+            print(
+                zip(line, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            )
             if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
         }
         for note in notes { print("note: \(note)") }

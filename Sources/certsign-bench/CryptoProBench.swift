@@ -29,17 +29,28 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
     }
     var bare = HTTPRequest(url: certificatesRequestURL)
     bare.setHeader("Authorization", "Bearer \(bearer)")
-    let bareRate = try await harness.time { for _ in 0..<certificatesCount { _ = try await transport.send(bare) } }.rate(count: Double(certificatesCount))
+    let bareRate = try await harness.time { for _ in 0..<certificatesCount { _ = try await transport.send(bare) } }
+        .rate(count: Double(certificatesCount))
     let listBody = try await transport.send(bare).body
     let parseRate = try await harness.time {
         for _ in 0..<certificatesCount {
             for entry in try JSONValue(parsing: listBody).arrayValue ?? [] {
-                _ = try Certificate(derEncoded: Array(Data(base64Encoded: entry["CertificateBase64"]?.stringValue ?? "") ?? Data()))
+                _ = try Certificate(
+                    derEncoded: Array(Data(base64Encoded: entry["CertificateBase64"]?.stringValue ?? "") ?? Data())
+                )
             }
         }
     }.rate(count: Double(certificatesCount))
-    harness.note(String(format: "CryptoPro %@: bare CurlTransport GET certificates %.0f/s sequential; JSON + 2 Certificate parses of its %d-byte body %.0f/s (the client caches parsed certificates)",
-                        scheme, bareRate.median, listBody.count, parseRate.median))
+    harness.note(
+        String(
+            format:
+                "CryptoPro %@: bare CurlTransport GET certificates %.0f/s sequential; JSON + 2 Certificate parses of its %d-byte body %.0f/s (the client caches parsed certificates)",
+            scheme,
+            bareRate.median,
+            listBody.count,
+            parseRate.median
+        )
+    )
 
     guard wrkIsAvailable(harness) else {
         harness.note("CryptoPro \(scheme): wrk is not installed (apt-get install wrk); no client rows")
@@ -54,21 +65,56 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
     let parallel = try await interleaved(harness, count: 800, inFlight: 8, certificatesCall) {
         try wrkOnce(harness, connections: 8, url: certificatesURL, headers: headers)
     }
-    harness.record("CryptoPro certificates() round trips, sequential, \(scheme)", ours: sequential.ours, baseline: sequential.wrk,
-                   baselineName: "wrk -t1 -c1 GET certificates \(scheme)", unit: .perSecond, goal: remoteRoundTripGoal, higherIsBetter: true)
-    harness.record("CryptoPro certificates() round trips, 8 in flight, \(scheme)", ours: parallel.ours, baseline: parallel.wrk,
-                   baselineName: "wrk -t1 -c8 GET certificates \(scheme)", unit: .perSecond, goal: remoteRoundTripGoal, higherIsBetter: true)
+    harness.record(
+        "CryptoPro certificates() round trips, sequential, \(scheme)",
+        ours: sequential.ours,
+        baseline: sequential.wrk,
+        baselineName: "wrk -t1 -c1 GET certificates \(scheme)",
+        unit: .perSecond,
+        goal: remoteRoundTripGoal,
+        higherIsBetter: true
+    )
+    harness.record(
+        "CryptoPro certificates() round trips, 8 in flight, \(scheme)",
+        ours: parallel.ours,
+        baseline: parallel.wrk,
+        baselineName: "wrk -t1 -c8 GET certificates \(scheme)",
+        unit: .perSecond,
+        goal: remoteRoundTripGoal,
+        higherIsBetter: true
+    )
 
-    let body = #"{"Content":"\#(Data(document).base64EncodedString())","Signature":{"CertificateId":\#(StandardSeed.certificateID),"Parameters":{"CADESType":"BES","Hash":"False","IsDetached":"True"},"PinCode":"\#(StandardSeed.certificatePIN)","Type":"CAdES"}}"#
+    let body =
+        #"{"Content":"\#(Data(document).base64EncodedString())","Signature":{"CertificateId":\#(StandardSeed.certificateID),"Parameters":{"CADESType":"BES","Hash":"False","IsDetached":"True"},"PinCode":"\#(StandardSeed.certificatePIN)","Type":"CAdES"}}"#
     let script = harness.scratch.appendingPathComponent("cryptopro-sign.lua")
     let lua = "wrk.method = \"POST\"\nwrk.body = [[\(body)]]\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
     try Data(lua.utf8).write(to: script)
-    let signs = try await interleaved(harness, count: 100, {
-        _ = try await client.sign(document: document, certificateID: StandardSeed.certificateID, pin: pin)
-    }) {
-        try wrkOnce(harness, connections: 1, url: base.absoluteString + "SignServer/rest/api/documents", headers: headers, script: script.path)
-    }
-    harness.record("CryptoPro sign round trips (detached CAdES-BES P-256, 4 KiB), sequential, \(scheme)", ours: signs.ours, baseline: signs.wrk,
-                   baselineName: "wrk -t1 -c1 POST documents \(scheme)", unit: .perSecond, goal: remoteRoundTripGoal, higherIsBetter: true)
-    harness.note("CryptoPro \(scheme): emulator in-process on \(base.absoluteString); client = CryptoProDSSClient over CurlTransport; certificates lists 2")
+    let signs = try await interleaved(
+        harness,
+        count: 100,
+        {
+            _ = try await client.sign(document: document, certificateID: StandardSeed.certificateID, pin: pin)
+        },
+        wrk: {
+            try wrkOnce(
+                harness,
+                connections: 1,
+                url: base.absoluteString + "SignServer/rest/api/documents",
+                headers: headers,
+                script: script.path
+            )
+        }
+    )
+    harness.record(
+        "CryptoPro sign round trips (detached CAdES-BES P-256, 4 KiB), sequential, \(scheme)",
+        ours: signs.ours,
+        baseline: signs.wrk,
+        baselineName: "wrk -t1 -c1 POST documents \(scheme)",
+        unit: .perSecond,
+        goal: remoteRoundTripGoal,
+        higherIsBetter: true
+    )
+    harness.note(
+        "CryptoPro \(scheme): emulator in-process on \(base.absoluteString); client = CryptoProDSSClient over CurlTransport; certificates lists 2"
+    )
 }

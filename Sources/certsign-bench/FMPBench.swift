@@ -9,15 +9,24 @@ import RemoteSigning
 let remoteRoundTripGoal = 0.8
 
 /// One `wrk` run of one second on one URL: its Requests/sec.
-func wrkOnce(_ harness: BenchHarness, connections: Int, url: String, headers: [String], script: String? = nil) throws -> Double {
+func wrkOnce(
+    _ harness: BenchHarness,
+    connections: Int,
+    url: String,
+    headers: [String],
+    script: String? = nil
+) throws -> Double {
     var arguments = ["-t1", "-c\(connections)", "-d1s"] + headers.flatMap { ["-H", $0] }
     if let script { arguments += ["-s", script] }
     let result = try harness.runCommand("wrk", arguments + [url])
     guard let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),
-          let rate = Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces)) else {
+        let rate = Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces))
+    else {
         throw BenchError("wrk printed no Requests/sec: \(result.output) \(result.error)")
     }
-    guard !result.output.contains("Non-2xx") else { throw BenchError("wrk got non-2xx answers from \(url): \(result.output)") }
+    guard !result.output.contains("Non-2xx") else {
+        throw BenchError("wrk got non-2xx answers from \(url): \(result.output)")
+    }
     return rate
 }
 
@@ -28,8 +37,13 @@ func wrkOnce(_ harness: BenchHarness, connections: Int, url: String, headers: [S
 ///   - inFlight: how many tasks run them (count / inFlight each).
 ///   - operation: one client round trip.
 ///   - wrk: one wrk run, returning Requests/sec.
-func interleaved(_ harness: BenchHarness, count: Int, inFlight: Int = 1, _ operation: @escaping @Sendable () async throws -> Void,
-                 wrk: () throws -> Double) async throws -> (ours: Sample, wrk: Sample) {
+func interleaved(
+    _ harness: BenchHarness,
+    count: Int,
+    inFlight: Int = 1,
+    _ operation: @escaping @Sendable () async throws -> Void,
+    wrk: () throws -> Double
+) async throws -> (ours: Sample, wrk: Sample) {
     func round() async throws -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
         if inFlight == 1 {
@@ -43,7 +57,8 @@ func interleaved(_ harness: BenchHarness, count: Int, inFlight: Int = 1, _ opera
         return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
     _ = try await round()
-    var ours: [Double] = [], baseline: [Double] = []
+    var ours: [Double] = []
+    var baseline: [Double] = []
     for _ in 0..<harness.repetitions {
         ours.append(try await round())
         baseline.append(try wrk())
@@ -53,17 +68,27 @@ func interleaved(_ harness: BenchHarness, count: Int, inFlight: Int = 1, _ opera
 
 /// Whether `wrk` can be run.
 func wrkIsAvailable(_ harness: BenchHarness) -> Bool {
-    FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") || (try? harness.runCommand("which", ["wrk"]).status) == 0
+    FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk")
+        || (try? harness.runCommand("which", ["wrk"]).status) == 0
 }
 
 /// An emulator over HTTP or HTTPS and a CurlTransport that trusts it.
-func startBenchEmulator(tls: Bool, scratch: URL, name: String) throws -> (emulator: DSSEmulator, base: URL, transport: CurlTransport) {
-    let emulator = try DSSEmulator(configuration: .init(connectionLimit: 128, requestLogLimit: 0, tls: tls ? .init() : nil))
+func startBenchEmulator(
+    tls: Bool,
+    scratch: URL,
+    name: String
+) throws -> (emulator: DSSEmulator, base: URL, transport: CurlTransport) {
+    let emulator = try DSSEmulator(
+        configuration: .init(connectionLimit: 128, requestLogLimit: 0, tls: tls ? .init() : nil)
+    )
     let base = try emulator.start()
     guard tls else { return (emulator, base, CurlTransport()) }
     let caFile = scratch.appendingPathComponent("\(name)-emulator-ca.pem")
     try Data(emulator.certificateAuthorityPEM.utf8).write(to: caFile)
-    return (emulator, base, try CurlTransport(configuration: .init(trustedCAFile: caFile.path, trustedCAFileReplacesSystemStore: true)))
+    return (
+        emulator, base,
+        try CurlTransport(configuration: .init(trustedCAFile: caFile.path, trustedCAFileReplacesSystemStore: true))
+    )
 }
 
 /// FMP DSS round trips against the in-process emulator, beside `wrk` on the same routes in the same
@@ -77,15 +102,29 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     let scheme = tls ? "HTTPS" : "HTTP"
     let (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: harness.scratch, name: "fmp")
     defer { emulator.stop() }
-    let client = FMPClient(configuration: .init(host: base, environment: StandardSeed.environment, project: StandardSeed.project,
-                                                device: "bench-device"), transport: transport)
+    let client = FMPClient(
+        configuration: .init(
+            host: base,
+            environment: StandardSeed.environment,
+            project: StandardSeed.project,
+            device: "bench-device"
+        ),
+        transport: transport
+    )
     _ = try await client.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
     guard let token = await client.exportSession()?.token else { throw BenchError("FMP bench: no token after login") }
-    let dssPassword = Secret(StandardSeed.dssPassword), pin = Secret(StandardSeed.certificatePIN)
+    let dssPassword = Secret(StandardSeed.dssPassword)
+    let pin = Secret(StandardSeed.certificatePIN)
     @Sendable func sign() async throws {
-        _ = try await client.sign(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column,
-                                  hhiveID: StandardSeed.row, dssPassword: dssPassword, certificateID: StandardSeed.certificateID,
-                                  certificatePIN: pin)
+        _ = try await client.sign(
+            resource: StandardSeed.resource,
+            table: StandardSeed.table,
+            column: StandardSeed.column,
+            hhiveID: StandardSeed.row,
+            dssPassword: dssPassword,
+            certificateID: StandardSeed.certificateID,
+            certificatePIN: pin
+        )
     }
     // A short history, so signs() carries a realistic body (3 signatures, ~5 KB of JSON).
     for _ in 0..<3 { try await sign() }
@@ -99,11 +138,22 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     var bare = HTTPRequest(url: signsRequestURL)
     bare.setHeader("Authorization", "Bearer \(token)")
     bare.setHeader("X-Device-Id", "bench-device")
-    let bareRate = try await harness.time { for _ in 0..<sequentialCount { _ = try await transport.send(bare) } }.rate(count: Double(sequentialCount))
+    let bareRate = try await harness.time { for _ in 0..<sequentialCount { _ = try await transport.send(bare) } }.rate(
+        count: Double(sequentialCount)
+    )
     let bodyBytes = try await transport.send(bare).body
-    let parseRate = try await harness.time { for _ in 0..<sequentialCount { _ = try JSONValue(parsing: bodyBytes) } }.rate(count: Double(sequentialCount))
-    harness.note(String(format: "FMP %@: bare CurlTransport GET signs/ %.0f/s sequential; JSONValue parse of its %d-byte body %.0f/s",
-                        scheme, bareRate.median, bodyBytes.count, parseRate.median))
+    let parseRate = try await harness.time { for _ in 0..<sequentialCount { _ = try JSONValue(parsing: bodyBytes) } }
+        .rate(count: Double(sequentialCount))
+    harness.note(
+        String(
+            format:
+                "FMP %@: bare CurlTransport GET signs/ %.0f/s sequential; JSONValue parse of its %d-byte body %.0f/s",
+            scheme,
+            bareRate.median,
+            bodyBytes.count,
+            parseRate.median
+        )
+    )
 
     guard wrkIsAvailable(harness) else {
         harness.note("FMP \(scheme): wrk is not installed (apt-get install wrk); no client rows")
@@ -118,12 +168,27 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     let parallel = try await interleaved(harness, count: 800, inFlight: 8, signsCall) {
         try wrkOnce(harness, connections: 8, url: signsURL, headers: headers)
     }
-    harness.record("FMP signs() round trips, sequential, \(scheme)", ours: sequential.ours, baseline: sequential.wrk,
-                   baselineName: "wrk -t1 -c1 GET signs/ \(scheme)", unit: .perSecond, goal: remoteRoundTripGoal, higherIsBetter: true)
-    harness.record("FMP signs() round trips, 8 in flight, \(scheme)", ours: parallel.ours, baseline: parallel.wrk,
-                   baselineName: "wrk -t1 -c8 GET signs/ \(scheme)", unit: .perSecond, goal: remoteRoundTripGoal, higherIsBetter: true)
+    harness.record(
+        "FMP signs() round trips, sequential, \(scheme)",
+        ours: sequential.ours,
+        baseline: sequential.wrk,
+        baselineName: "wrk -t1 -c1 GET signs/ \(scheme)",
+        unit: .perSecond,
+        goal: remoteRoundTripGoal,
+        higherIsBetter: true
+    )
+    harness.record(
+        "FMP signs() round trips, 8 in flight, \(scheme)",
+        ours: parallel.ours,
+        baseline: parallel.wrk,
+        baselineName: "wrk -t1 -c8 GET signs/ \(scheme)",
+        unit: .perSecond,
+        goal: remoteRoundTripGoal,
+        higherIsBetter: true
+    )
 
-    let body = #"{"resource":"GetBudgetPlanning","table":"ПланированиеБюджета","params":{},"column":"Номер","hhive_id":1,"password":"Saprun123","certificate_id":12831,"certificate_pin":"123"}"#
+    let body =
+        #"{"resource":"GetBudgetPlanning","table":"ПланированиеБюджета","params":{},"column":"Номер","hhive_id":1,"password":"Saprun123","certificate_id":12831,"certificate_pin":"123"}"#
     let script = harness.scratch.appendingPathComponent("fmp-sign.lua")
     let lua = "wrk.method = \"POST\"\nwrk.body = [[\(body)]]\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
     try Data(lua.utf8).write(to: script)
@@ -134,14 +199,31 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     bareSign.setHeader("Content-Type", "application/json")
     bareSign.setHeader("Authorization", "Bearer \(token)")
     bareSign.setHeader("X-Device-Id", "bench-device")
-    let bareSignRate = try await harness.time { for _ in 0..<100 { _ = try await transport.send(bareSign) } }.rate(count: 100)
+    let bareSignRate = try await harness.time { for _ in 0..<100 { _ = try await transport.send(bareSign) } }.rate(
+        count: 100
+    )
     let clientSignRate = try await harness.time { for _ in 0..<100 { try await sign() } }.rate(count: 100)
-    harness.note(String(format: "FMP %@: bare CurlTransport POST sign/ %.0f/s, FMPClient.sign %.0f/s sequential (same moment)", scheme,
-                        bareSignRate.median, clientSignRate.median))
+    harness.note(
+        String(
+            format: "FMP %@: bare CurlTransport POST sign/ %.0f/s, FMPClient.sign %.0f/s sequential (same moment)",
+            scheme,
+            bareSignRate.median,
+            clientSignRate.median
+        )
+    )
     let signs = try await interleaved(harness, count: 100, sign) {
         try wrkOnce(harness, connections: 1, url: signURL, headers: headers, script: script.path)
     }
-    harness.record("FMP sign round trips (CAdES-BES P-256), sequential, \(scheme)", ours: signs.ours, baseline: signs.wrk,
-                   baselineName: "wrk -t1 -c1 POST sign/ \(scheme)", unit: .perSecond, goal: remoteRoundTripGoal, higherIsBetter: true)
-    harness.note("FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on \(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)")
+    harness.record(
+        "FMP sign round trips (CAdES-BES P-256), sequential, \(scheme)",
+        ours: signs.ours,
+        baseline: signs.wrk,
+        baselineName: "wrk -t1 -c1 POST sign/ \(scheme)",
+        unit: .perSecond,
+        goal: remoteRoundTripGoal,
+        higherIsBetter: true
+    )
+    harness.note(
+        "FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on \(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)"
+    )
 }

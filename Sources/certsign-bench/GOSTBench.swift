@@ -21,15 +21,24 @@ func runGOSTBenchmarks(_ harness: BenchHarness) async throws {
     let count = 500
     func rate() async throws -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
-        for index in 0..<count { _ = try await CMSSigner.sign(content: documents[index % documents.count], identity: identity) }
+        for index in 0..<count {
+            _ = try await CMSSigner.sign(content: documents[index % documents.count], identity: identity)
+        }
         return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
     _ = try await rate()
-    var ours: [Double] = [], baseline: [Double] = []
+    var ours: [Double] = []
+    var baseline: [Double] = []
     for _ in 0..<max(5, harness.repetitions) {
         baseline.append(try SigningBench.opensslSignRate(harness, "ecdsap256"))
         ours.append(try await rate())
     }
-    harness.record("CMSSigner.sign 1 KiB GOST-256 (CAdES, Streebog-256)", ours: Sample(values: ours), baseline: Sample(values: baseline),
-                   baselineName: "openssl speed ecdsap256 sign/s (no GOST in openssl speed)", unit: .perSecond, higherIsBetter: true)
+    harness.record(
+        "CMSSigner.sign 1 KiB GOST-256 (CAdES, Streebog-256)",
+        ours: Sample(values: ours),
+        baseline: Sample(values: baseline),
+        baselineName: "openssl speed ecdsap256 sign/s (no GOST in openssl speed)",
+        unit: .perSecond,
+        higherIsBetter: true
+    )
 }

@@ -14,12 +14,20 @@ func runPDFBenchmarks(_ harness: BenchHarness) async throws {
     let file = harness.scratch.appendingPathComponent("large-\(mebibytes)MiB.pdf")
     try TestPDF.writeLarge(to: file, mebibytes: mebibytes)
     defer { try? FileManager.default.removeItem(at: file) }
-    guard let executable = Bundle.main.executablePath else { throw BenchError("cannot locate certsign-bench for the child runs") }
+    guard let executable = Bundle.main.executablePath else {
+        throw BenchError("cannot locate certsign-bench for the child runs")
+    }
     var seconds: [Double] = []
     var peaks: [Double] = []
     for index in 0...harness.repetitions {
-        let result = try harness.runCommand(executable, ["1"], environment: [PDFBench.childVariable: file.path, "CERTSIGN_BENCH_SUITES": "pdf"])
-        guard result.status == 0, let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("PDF-CHILD") }) else {
+        let result = try harness.runCommand(
+            executable,
+            ["1"],
+            environment: [PDFBench.childVariable: file.path, "CERTSIGN_BENCH_SUITES": "pdf"]
+        )
+        guard result.status == 0,
+            let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("PDF-CHILD") })
+        else {
             throw BenchError("PDF signing child failed: \(result.error)")
         }
         var values: [String: Double] = [:]
@@ -27,17 +35,32 @@ func runPDFBenchmarks(_ harness: BenchHarness) async throws {
             let parts = field.split(separator: "=")
             if parts.count == 2 { values[String(parts[0])] = Double(parts[1]) }
         }
-        guard let time = values["seconds"], let rss = values["maxrss_kib"] else { throw BenchError("unreadable child output: \(line)") }
+        guard let time = values["seconds"], let rss = values["maxrss_kib"] else {
+            throw BenchError("unreadable child output: \(line)")
+        }
         if index > 0 {
             seconds.append(time)
             peaks.append(rss / 1024)
         }
     }
     let baseline = try harness.timeCommand("openssl", ["dgst", "-sha256", file.path])
-    harness.record("sign \(mebibytes) MiB PDF (PAdES B-B, SHA-256)", ours: Sample(values: seconds), baseline: baseline,
-                   baselineName: "openssl dgst -sha256", unit: .seconds, higherIsBetter: false)
-    harness.record("peak RSS signing \(mebibytes) MiB PDF", ours: Sample(values: peaks), baseline: Sample(64),
-                   baselineName: "limit 64 MiB", unit: .mebibytes, goal: 1, higherIsBetter: false)
+    harness.record(
+        "sign \(mebibytes) MiB PDF (PAdES B-B, SHA-256)",
+        ours: Sample(values: seconds),
+        baseline: baseline,
+        baselineName: "openssl dgst -sha256",
+        unit: .seconds,
+        higherIsBetter: false
+    )
+    harness.record(
+        "peak RSS signing \(mebibytes) MiB PDF",
+        ours: Sample(values: peaks),
+        baseline: Sample(64),
+        baselineName: "limit 64 MiB",
+        unit: .mebibytes,
+        goal: 1,
+        higherIsBetter: false
+    )
 }
 
 enum PDFBench {

@@ -15,34 +15,74 @@ func runPKCS11Benchmarks(_ harness: BenchHarness) async throws {
 
 private func measurePKCS11(_ harness: BenchHarness) async throws {
     let module = "/usr/lib/softhsm/libsofthsm2.so"
-    guard FileManager.default.fileExists(atPath: module) else { throw BenchError("SoftHSM2 is not installed (\(module))") }
+    guard FileManager.default.fileExists(atPath: module) else {
+        throw BenchError("SoftHSM2 is not installed (\(module))")
+    }
     let directory = harness.scratch.appendingPathComponent("pkcs11", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory.appendingPathComponent("tokens"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+        at: directory.appendingPathComponent("tokens"),
+        withIntermediateDirectories: true
+    )
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
     let config = path("softhsm2.conf")
-    try "directories.tokendir = \(path("tokens"))\nobjectstore.backend = file\nlog.level = ERROR\n".write(toFile: config, atomically: true, encoding: .utf8)
+    try "directories.tokendir = \(path("tokens"))\nobjectstore.backend = file\nlog.level = ERROR\n".write(
+        toFile: config,
+        atomically: true,
+        encoding: .utf8
+    )
     // SoftHSM reads this at C_Initialize, which happens once in this process: set it before.
     setenv("SOFTHSM2_CONF", config, 1)
     let pin = "1234"
     let environment = ["SOFTHSM2_CONF": config, "PIN": pin]
     func run(_ tool: String, _ arguments: [String], extra: [String: String] = [:]) throws -> String {
         let result = try harness.runCommand(tool, arguments, environment: environment.merging(extra) { _, new in new })
-        guard result.status == 0 else { throw BenchError("\(tool) \(arguments.prefix(3).joined(separator: " ")) failed: \(result.error)") }
+        guard result.status == 0 else {
+            throw BenchError("\(tool) \(arguments.prefix(3).joined(separator: " ")) failed: \(result.error)")
+        }
         return result.output
     }
 
     // Token, keys and certificates made by softhsm2-util, pkcs11-tool and openssl.
     _ = try run("softhsm2-util", ["--init-token", "--free", "--label", "bench", "--pin", pin, "--so-pin", "5678"])
-    _ = try run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("ca.key"),
-                            "-out", path("ca.pem"), "-subj", "/CN=Bench Token CA", "-days", "30"])
+    _ = try run(
+        "openssl",
+        [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("ca.key"),
+            "-out", path("ca.pem"), "-subj", "/CN=Bench Token CA", "-days", "30",
+        ]
+    )
     for (id, label, type) in [("01", "rsakey", "rsa:2048"), ("02", "eckey", "EC:prime256v1")] {
-        _ = try run("pkcs11-tool", ["--module", module, "--token-label", "bench", "--login", "--pin", "env:PIN", "--keypairgen", "--key-type", type,
-                                    "--id", id, "--label", label])
-        _ = try run("pkcs11-tool", ["--module", module, "--token-label", "bench", "--read-object", "--type", "pubkey", "--id", id, "-o", path("\(id).pub")])
-        _ = try run("openssl", ["x509", "-new", "-subj", "/CN=Bench \(label)", "-force_pubkey", path("\(id).pub"), "-keyform", "DER",
-                                "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-days", "30", "-outform", "DER", "-out", path("\(id).der")])
-        _ = try run("pkcs11-tool", ["--module", module, "--token-label", "bench", "--login", "--pin", "env:PIN", "--write-object", path("\(id).der"),
-                                    "--type", "cert", "--id", id, "--label", label])
+        _ = try run(
+            "pkcs11-tool",
+            [
+                "--module", module, "--token-label", "bench", "--login", "--pin", "env:PIN", "--keypairgen",
+                "--key-type", type,
+                "--id", id, "--label", label,
+            ]
+        )
+        _ = try run(
+            "pkcs11-tool",
+            [
+                "--module", module, "--token-label", "bench", "--read-object", "--type", "pubkey", "--id", id, "-o",
+                path("\(id).pub"),
+            ]
+        )
+        _ = try run(
+            "openssl",
+            [
+                "x509", "-new", "-subj", "/CN=Bench \(label)", "-force_pubkey", path("\(id).pub"), "-keyform", "DER",
+                "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-days", "30", "-outform", "DER", "-out",
+                path("\(id).der"),
+            ]
+        )
+        _ = try run(
+            "pkcs11-tool",
+            [
+                "--module", module, "--token-label", "bench", "--login", "--pin", "env:PIN", "--write-object",
+                path("\(id).der"),
+                "--type", "cert", "--id", id, "--label", label,
+            ]
+        )
     }
 
     let signatures = 200
@@ -65,37 +105,65 @@ private func measurePKCS11(_ harness: BenchHarness) async throws {
         """
     for (label, name) in [("rsakey", "RSA-2048, PKCS#1 v1.5"), ("eckey", "EC P-256, ECDSA")] {
         let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(module)])
-        let identity = try await provider.initialize(options: [.pkcs11URI: .string("pkcs11:token=bench;object=\(label)"), .pkcs11PIN: .secret(Secret(pin))])
+        let identity = try await provider.initialize(options: [
+            .pkcs11URI: .string("pkcs11:token=bench;object=\(label)"), .pkcs11PIN: .secret(Secret(pin)),
+        ])
         let ours = try await harness.time {
             for _ in 0..<signatures {
-                _ = try await identity.key.signature(for: document, digestAlgorithm: .sha256, scheme: identity.key.defaultScheme)
+                _ = try await identity.key.signature(
+                    for: document,
+                    digestAlgorithm: .sha256,
+                    scheme: identity.key.defaultScheme
+                )
             }
         }
-        let output = try run("python3", ["-c", pythonScript], extra: ["MODULE": module, "LABEL": label, "N": String(signatures),
-                                                                       "RUNS": String(harness.repetitions)])
+        let output = try run(
+            "python3",
+            ["-c", pythonScript],
+            extra: [
+                "MODULE": module, "LABEL": label, "N": String(signatures),
+                "RUNS": String(harness.repetitions),
+            ]
+        )
         let pythonRuns = output.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard !pythonRuns.isEmpty else { throw BenchError("python-pkcs11 printed no timings: \(output)") }
-        harness.record("PKCS#11 sign \(signatures)×, provider (\(name))", ours: ours.rate(count: Double(signatures)),
-                       baseline: Sample(values: pythonRuns).rate(count: Double(signatures)), baselineName: "python-pkcs11 raw C_Sign, same key",
-                       unit: .perSecond, goal: 0.8, higherIsBetter: true)
+        harness.record(
+            "PKCS#11 sign \(signatures)×, provider (\(name))",
+            ours: ours.rate(count: Double(signatures)),
+            baseline: Sample(values: pythonRuns).rate(count: Double(signatures)),
+            baselineName: "python-pkcs11 raw C_Sign, same key",
+            unit: .perSecond,
+            goal: 0.8,
+            higherIsBetter: true
+        )
         if label == "rsakey" {
             // Whole CAdES-BES signatures (CMS built here, signed on the token), 8 tasks at once.
             let concurrent = try await harness.time {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for _ in 0..<8 {
                         group.addTask {
-                            for _ in 0..<(signatures / 8) { _ = try await CMSSigner.sign(content: document, identity: identity, format: .cadesBES) }
+                            for _ in 0..<(signatures / 8) {
+                                _ = try await CMSSigner.sign(content: document, identity: identity, format: .cadesBES)
+                            }
                         }
                     }
                     try await group.waitForAll()
                 }
             }
-            harness.record("PKCS#11 CAdES-BES \(signatures)×, 8 tasks (\(name))", ours: concurrent.rate(count: Double(signatures)),
-                           baseline: Sample(values: pythonRuns).rate(count: Double(signatures)), baselineName: "python-pkcs11 raw C_Sign, same key",
-                           unit: .perSecond, goal: 0.5, higherIsBetter: true)
+            harness.record(
+                "PKCS#11 CAdES-BES \(signatures)×, 8 tasks (\(name))",
+                ours: concurrent.rate(count: Double(signatures)),
+                baseline: Sample(values: pythonRuns).rate(count: Double(signatures)),
+                baselineName: "python-pkcs11 raw C_Sign, same key",
+                unit: .perSecond,
+                goal: 0.5,
+                higherIsBetter: true
+            )
         }
         try provider.deleteStoredCertificate()
     }
-    harness.note("pkcs11: SoftHSM2 \(module); the provider hashes in-process and signs with CKM_RSA_PKCS over a DigestInfo / CKM_ECDSA; "
-                 + "python-pkcs11 uses CKM_SHA256_RSA_PKCS / CKM_ECDSA on one session")
+    harness.note(
+        "pkcs11: SoftHSM2 \(module); the provider hashes in-process and signs with CKM_RSA_PKCS over a DigestInfo / CKM_ECDSA; "
+            + "python-pkcs11 uses CKM_SHA256_RSA_PKCS / CKM_ECDSA on one session"
+    )
 }

@@ -1,5 +1,5 @@
-import CertificateProviders
 internal import COpenSSL
+import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
@@ -22,21 +22,46 @@ private func measurePKCS12(_ harness: BenchHarness) async throws {
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     // A key and certificate made by openssl, exported by openssl: default (PBES2, 2048 iterations) and -legacy.
-    _ = try harness.runCommand("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("key.pem"), "-out", path("cert.pem"),
-                                           "-subj", "/CN=PKCS12 Bench", "-days", "30"])
+    _ = try harness.runCommand(
+        "openssl",
+        [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("key.pem"), "-out", path("cert.pem"),
+            "-subj", "/CN=PKCS12 Bench", "-days", "30",
+        ]
+    )
     for (name, extra) in [("default.p12", [String]()), ("legacy.p12", ["-legacy"])] {
-        let result = try harness.runCommand("openssl", ["pkcs12", "-export", "-in", path("cert.pem"), "-inkey", path("key.pem"),
-                                                        "-out", path(name), "-passout", "env:P12PASS"] + extra, environment: environment)
+        let result = try harness.runCommand(
+            "openssl",
+            [
+                "pkcs12", "-export", "-in", path("cert.pem"), "-inkey", path("key.pem"),
+                "-out", path(name), "-passout", "env:P12PASS",
+            ] + extra,
+            environment: environment
+        )
         guard result.status == 0 else { throw BenchError("openssl pkcs12 -export failed: \(result.error)") }
     }
 
     let secret = Secret(password)
-    for (name, label, flags) in [("default.p12", "openssl default, PBES2 2048 it.", [String]()), ("legacy.p12", "openssl -legacy, RC2/3DES", ["-legacy"])] {
+    for (name, label, flags) in [
+        ("default.p12", "openssl default, PBES2 2048 it.", [String]()),
+        ("legacy.p12", "openssl -legacy, RC2/3DES", ["-legacy"]),
+    ] {
         let file = path(name)
         let ours = try await harness.time { _ = try PKCS12File(contentsOf: file, password: secret).identity() }
-        let process = try harness.timeCommand("openssl", ["pkcs12", "-in", file, "-noout", "-passin", "env:P12PASS"] + flags, environment: environment)
-        harness.record("PKCS#12 open (\(label))", ours: ours, baseline: process, baselineName: "openssl pkcs12 -noout (process)",
-                       unit: .seconds, goal: 1 / 1.5, higherIsBetter: false)
+        let process = try harness.timeCommand(
+            "openssl",
+            ["pkcs12", "-in", file, "-noout", "-passin", "env:P12PASS"] + flags,
+            environment: environment
+        )
+        harness.record(
+            "PKCS#12 open (\(label))",
+            ours: ours,
+            baseline: process,
+            baselineName: "openssl pkcs12 -noout (process)",
+            unit: .seconds,
+            goal: 1 / 1.5,
+            higherIsBetter: false
+        )
         // In-process: alternate the two so that load from other processes hits both alike.
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
         var oursValues: [Double] = []
@@ -47,25 +72,38 @@ private func measurePKCS12(_ harness: BenchHarness) async throws {
             let middle = DispatchTime.now().uptimeNanoseconds
             try openSSLParse(bytes, password: password)
             let end = DispatchTime.now().uptimeNanoseconds
-            guard index > 0 else { continue } // warm-up
+            guard index > 0 else { continue }  // warm-up
             oursValues.append(Double(middle - start) / 1e9)
             baselineValues.append(Double(end - middle) / 1e9)
         }
-        harness.record("PKCS#12 open from memory (\(label))", ours: Sample(values: oursValues), baseline: Sample(values: baselineValues),
-                       baselineName: "PKCS12_parse in-process (interleaved)", unit: .seconds, goal: 1 / 1.5, higherIsBetter: false)
+        harness.record(
+            "PKCS#12 open from memory (\(label))",
+            ours: Sample(values: oursValues),
+            baseline: Sample(values: baselineValues),
+            baselineName: "PKCS12_parse in-process (interleaved)",
+            unit: .seconds,
+            goal: 1 / 1.5,
+            higherIsBetter: false
+        )
     }
 
     // Signing N documents through the provider: the identity is unlocked once and kept in memory.
     let documents = 200
     let store = path("store")
     let provider = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(store)])
-    _ = try await provider.initialize(options: [.pkcs12File: .string(path("default.p12")), .pkcs12Password: .secret(secret)])
+    _ = try await provider.initialize(options: [
+        .pkcs12File: .string(path("default.p12")), .pkcs12Password: .secret(secret),
+    ])
     let document = Array(repeating: UInt8(0x61), count: 4096)
     let opensBefore = provider.pkcs12OpenCount
     let cached = try await harness.time(warmUp: false) {
         for _ in 0..<documents {
             guard let identity = try provider.storedCertificate() else { throw BenchError("nothing stored") }
-            _ = try await identity.key.signature(for: document, digestAlgorithm: .sha256, scheme: identity.key.defaultScheme)
+            _ = try await identity.key.signature(
+                for: document,
+                digestAlgorithm: .sha256,
+                scheme: identity.key.defaultScheme
+            )
         }
     }
     let opens = provider.pkcs12OpenCount - opensBefore
@@ -76,15 +114,27 @@ private func measurePKCS12(_ harness: BenchHarness) async throws {
     let reopening = try await harness.time(warmUp: false) {
         for _ in 0..<reopened {
             let identity = try PKCS12File(data: storedBytes, password: secret).identity()
-            _ = try await identity.key.signature(for: document, digestAlgorithm: .sha256, scheme: identity.key.defaultScheme)
+            _ = try await identity.key.signature(
+                for: document,
+                digestAlgorithm: .sha256,
+                scheme: identity.key.defaultScheme
+            )
         }
     }
-    harness.record("sign \(documents) docs, provider (RSA-2048)", ours: cached.rate(count: Double(documents)),
-                   baseline: reopening.rate(count: Double(reopened)), baselineName: "reopen the stored PKCS#12 per document",
-                   unit: .perSecond, goal: 2, higherIsBetter: true)
-    harness.note("pkcs12: initialize() opened the PKCS#12 \(opensBefore) time(s); the \(documents * harness.repetitions) signatures after it "
-                 + "(storedCertificate() + sign each) opened it \(opens) more time(s); "
-                 + String(format: "%.3f ms per signature", cached.median / Double(documents) * 1000))
+    harness.record(
+        "sign \(documents) docs, provider (RSA-2048)",
+        ours: cached.rate(count: Double(documents)),
+        baseline: reopening.rate(count: Double(reopened)),
+        baselineName: "reopen the stored PKCS#12 per document",
+        unit: .perSecond,
+        goal: 2,
+        higherIsBetter: true
+    )
+    harness.note(
+        "pkcs12: initialize() opened the PKCS#12 \(opensBefore) time(s); the \(documents * harness.repetitions) signatures after it "
+            + "(storedCertificate() + sign each) opened it \(opens) more time(s); "
+            + String(format: "%.3f ms per signature", cached.median / Double(documents) * 1000)
+    )
 }
 
 /// OpenSSL's own one-call parse, for the in-process baseline.
@@ -114,10 +164,21 @@ func runPKCS12StoreUnlockBenchmark(_ harness: BenchHarness) async throws {
         try store.import(identity, alias: "bench", storePassword: Secret(password))
         let entry = directory.appendingPathComponent("identities/bench/identity.p12").path
         let ours = try await harness.time { _ = try store.identity(alias: "bench", password: Secret(password)) }
-        let openssl = try harness.timeCommand("openssl", ["pkcs12", "-in", entry, "-noout", "-passin", "env:P12PASS"], environment: ["P12PASS": password])
+        let openssl = try harness.timeCommand(
+            "openssl",
+            ["pkcs12", "-in", entry, "-noout", "-passin", "env:P12PASS"],
+            environment: ["P12PASS": password]
+        )
         let iterations = PKCS12IdentityStore.entryEncoding.iterations
-        harness.record("unlock one store entry (PBKDF2-SHA256 \(iterations) it.)", ours: ours, baseline: openssl,
-                       baselineName: "openssl pkcs12 -noout (process), same entry", unit: .seconds, goal: 1 / 1.5, higherIsBetter: false)
+        harness.record(
+            "unlock one store entry (PBKDF2-SHA256 \(iterations) it.)",
+            ours: ours,
+            baseline: openssl,
+            baselineName: "openssl pkcs12 -noout (process), same entry",
+            unit: .seconds,
+            goal: 1 / 1.5,
+            higherIsBetter: false
+        )
     } catch {
         harness.note("pkcs12-store benchmark could not run: \(error)")
     }

@@ -32,12 +32,16 @@ enum SigningBench {
 
         // Ours: each run is a fresh child process that signs the file once and reports the time of
         // the signing call and its own peak RSS.
-        guard let executable = Bundle.main.executablePath else { throw BenchError("cannot locate certsign-bench for the child runs") }
+        guard let executable = Bundle.main.executablePath else {
+            throw BenchError("cannot locate certsign-bench for the child runs")
+        }
         var seconds: [Double] = []
         var peaks: [Double] = []
         for index in 0...harness.repetitions {
             let result = try harness.runCommand(executable, ["1"], environment: [childVariable: file.path])
-            guard result.status == 0, let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("SIGNING-CHILD") }) else {
+            guard result.status == 0,
+                let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("SIGNING-CHILD") })
+            else {
                 throw BenchError("signing child failed: \(result.error)")
             }
             var values: [String: Double] = [:]
@@ -45,17 +49,33 @@ enum SigningBench {
                 let parts = field.split(separator: "=")
                 if parts.count == 2 { values[String(parts[0])] = Double(parts[1]) }
             }
-            guard let time = values["seconds"], let rss = values["maxrss_kib"] else { throw BenchError("unreadable child output: \(line)") }
+            guard let time = values["seconds"], let rss = values["maxrss_kib"] else {
+                throw BenchError("unreadable child output: \(line)")
+            }
             if index > 0 {
                 seconds.append(time)
                 peaks.append(rss / 1024)
             }
         }
         let baseline = try harness.timeCommand("openssl", ["dgst", "-sha256", file.path])
-        harness.record("sign \(label) detached (CAdES, SHA-256)", ours: Sample(values: seconds), baseline: baseline,
-                       baselineName: "openssl dgst -sha256", unit: .seconds, goal: 1 / 1.3, higherIsBetter: false)
-        harness.record("peak RSS signing \(label)", ours: Sample(values: peaks), baseline: Sample(64),
-                       baselineName: "limit 64 MiB", unit: .mebibytes, goal: 1, higherIsBetter: false)
+        harness.record(
+            "sign \(label) detached (CAdES, SHA-256)",
+            ours: Sample(values: seconds),
+            baseline: baseline,
+            baselineName: "openssl dgst -sha256",
+            unit: .seconds,
+            goal: 1 / 1.3,
+            higherIsBetter: false
+        )
+        harness.record(
+            "peak RSS signing \(label)",
+            ours: Sample(values: peaks),
+            baseline: Sample(64),
+            baselineName: "limit 64 MiB",
+            unit: .mebibytes,
+            goal: 1,
+            higherIsBetter: false
+        )
     }
 
     /// Writes `mebibytes` MiB of pseudo-random blocks.
@@ -66,7 +86,9 @@ enum SigningBench {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             block[index] = UInt8(truncatingIfNeeded: state >> 33)
         }
-        guard FileManager.default.createFile(atPath: url.path, contents: nil), let handle = FileHandle(forWritingAtPath: url.path) else { throw BenchError("cannot create \(url.path)") }
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: url.path)
+        else { throw BenchError("cannot create \(url.path)") }
         defer { try? handle.close() }
         for _ in 0..<mebibytes { try handle.write(contentsOf: block) }
     }
@@ -101,15 +123,24 @@ enum SigningBench {
         // Short, many, interleaved rounds: this figure is compared with a baseline on a machine whose
         // speed varies from second to second, so both medians must sample the same moments.
         let rounds = max(9, harness.repetitions)
-        for (keyType, count, tool, name) in [(LocalSigningKey.GenerationParameters.rsa2048, 500, "rsa2048", "RSA-2048"),
-                                             (.p256, 2000, "ecdsap256", "P-256")] {
+        for (keyType, count, tool, name) in [
+            (LocalSigningKey.GenerationParameters.rsa2048, 500, "rsa2048", "RSA-2048"),
+            (.p256, 2000, "ecdsap256", "P-256"),
+        ] {
             let identity = try pki.issueLeaf(subject: "CN=Batch \(name)", keyType: keyType)
             let directory = harness.scratch.appendingPathComponent("batch-\(tool)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             var registry = ProviderRegistry()
-            try registry.register(.pkcs12, description: "bench identity") { InMemoryCertificateProvider(id: .pkcs12, identity: identity, storedFromStart: true) }
-            let coordinator = SigningCoordinator(registry: registry, journal: try SignatureJournal(url: directory.appendingPathComponent("journal.sqlite")))
-            let batch = (0..<count).map { index in Document.bytes(documents[index % documents.count], name: "doc \(index)") }
+            try registry.register(.pkcs12, description: "bench identity") {
+                InMemoryCertificateProvider(id: .pkcs12, identity: identity, storedFromStart: true)
+            }
+            let coordinator = SigningCoordinator(
+                registry: registry,
+                journal: try SignatureJournal(url: directory.appendingPathComponent("journal.sqlite"))
+            )
+            let batch = (0..<count).map { index in
+                Document.bytes(documents[index % documents.count], name: "doc \(index)")
+            }
 
             func rate(_ body: () async throws -> Void) async throws -> Double {
                 let start = DispatchTime.now().uptimeNanoseconds
@@ -117,15 +148,22 @@ enum SigningBench {
                 return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
             let direct: () async throws -> Void = {
-                for index in 0..<count { _ = try await CMSSigner.sign(content: documents[index % documents.count], identity: identity) }
+                for index in 0..<count {
+                    _ = try await CMSSigner.sign(content: documents[index % documents.count], identity: identity)
+                }
             }
-            let batched: () async throws -> Void = { _ = try await coordinator.sign(documents: batch, provider: .pkcs12) }
+            let batched: () async throws -> Void = {
+                _ = try await coordinator.sign(documents: batch, provider: .pkcs12)
+            }
             let single: () async throws -> Void = {
                 for document in batch { _ = try await coordinator.sign(document: document, provider: .pkcs12) }
             }
             try await direct()
             try await batched()
-            var baseline: [Double] = [], directRates: [Double] = [], batchRates: [Double] = [], singleRates: [Double] = []
+            var baseline: [Double] = []
+            var directRates: [Double] = []
+            var batchRates: [Double] = []
+            var singleRates: [Double] = []
             for _ in 0..<rounds {
                 baseline.append(try opensslSignRate(harness, tool))
                 directRates.append(try await rate(direct))
@@ -133,12 +171,31 @@ enum SigningBench {
                 singleRates.append(try await rate(single))
             }
             let base = Sample(values: baseline)
-            harness.record("CMSSigner.sign 1 KiB \(name) (CAdES)", ours: Sample(values: directRates), baseline: base,
-                           baselineName: "openssl speed \(tool) sign/s", unit: .perSecond, higherIsBetter: true)
-            harness.record("batch coordinator.sign(documents:) 1 KiB \(name)", ours: Sample(values: batchRates), baseline: base,
-                           baselineName: "openssl speed \(tool) sign/s", unit: .perSecond, goal: keyType == .rsa2048 ? 0.8 : nil, higherIsBetter: true)
-            harness.record("per-document coordinator.sign 1 KiB \(name)", ours: Sample(values: singleRates), baseline: base,
-                           baselineName: "openssl speed \(tool) sign/s", unit: .perSecond, higherIsBetter: true)
+            harness.record(
+                "CMSSigner.sign 1 KiB \(name) (CAdES)",
+                ours: Sample(values: directRates),
+                baseline: base,
+                baselineName: "openssl speed \(tool) sign/s",
+                unit: .perSecond,
+                higherIsBetter: true
+            )
+            harness.record(
+                "batch coordinator.sign(documents:) 1 KiB \(name)",
+                ours: Sample(values: batchRates),
+                baseline: base,
+                baselineName: "openssl speed \(tool) sign/s",
+                unit: .perSecond,
+                goal: keyType == .rsa2048 ? 0.8 : nil,
+                higherIsBetter: true
+            )
+            harness.record(
+                "per-document coordinator.sign 1 KiB \(name)",
+                ours: Sample(values: singleRates),
+                baseline: base,
+                baselineName: "openssl speed \(tool) sign/s",
+                unit: .perSecond,
+                higherIsBetter: true
+            )
         }
     }
 
@@ -148,8 +205,13 @@ enum SigningBench {
         // `openssl speed` stops its loops with SIGALRM, and processes started by Foundation's
         // Process inherit the calling thread's signal mask, in which Swift's runtime blocks
         // SIGALRM: the run would never end. perl clears the mask, then execs openssl.
-        let result = try harness.runCommand("perl", ["-MPOSIX", "-e", "sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die; exec @ARGV or die",
-                                                     "openssl", "speed", "-seconds", "1", "-multi", "1", tool])
+        let result = try harness.runCommand(
+            "perl",
+            [
+                "-MPOSIX", "-e", "sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die; exec @ARGV or die",
+                "openssl", "speed", "-seconds", "1", "-multi", "1", tool,
+            ]
+        )
         guard result.status == 0 else { throw BenchError("openssl speed \(tool) failed: \(result.error)") }
         let marker = tool.hasPrefix("rsa") ? "rsa 2048 bits" : "ecdsa (nistp256)"
         guard let line = result.output.split(separator: "\n").last(where: { $0.contains(marker) }) else {

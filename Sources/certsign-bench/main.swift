@@ -15,15 +15,21 @@ if let profile = ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PROFILE"] {
     exit(0)
 }
 let host = ProcessInfo.processInfo
-print("certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(repetitions) runs per figure, \(Date())")
+print(
+    "certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(repetitions) runs per figure, \(Date())"
+)
 
 // bench suites: each module adds one line here
 // CERTSIGN_BENCH_SUITES=signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost picks suites (default: all).
-let suites = Set((ProcessInfo.processInfo.environment["CERTSIGN_BENCH_SUITES"] ?? "signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost").split(separator: ",").map(String.init))
+let suites = Set(
+    (ProcessInfo.processInfo.environment["CERTSIGN_BENCH_SUITES"]
+        ?? "signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost").split(separator: ",").map(String.init)
+)
 if suites.contains("signing") || ProcessInfo.processInfo.environment[SigningBench.childVariable] != nil {
     try await runSigningBenchmarks(harness)  // first: its child processes exit inside it
 }
-if suites.contains("pdf") { try await runPDFBenchmarks(harness) }  // before the others: its child processes exit inside it
+// Before the others: its child processes exit inside it.
+if suites.contains("pdf") { try await runPDFBenchmarks(harness) }
 if suites.contains("pkcs12") { try await runPKCS12Benchmarks(harness) }
 if suites.contains("pkcs12-store") { try await runPKCS12StoreUnlockBenchmark(harness) }
 if suites.contains("fmp") { try await runFMPBenchmarks(harness) }

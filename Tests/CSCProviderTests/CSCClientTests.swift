@@ -1,6 +1,6 @@
+import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
-import CSCProvider
 import DSSEmulator
 import Foundation
 import RemoteSigning
@@ -14,9 +14,19 @@ struct CSCClientTests {
             let info = try await makeClient(url).info()
             #expect(info.specs == "2.0.0.0")
             #expect(info.authTypes == ["oauth2client"])
-            #expect(info.oauth2?.absoluteString == url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
-            #expect(Set(info.methods).isSuperset(of: ["credentials/list", "credentials/info", "credentials/authorize", "signatures/signHash"]))
-            #expect(info.signAlgorithms.contains("1.2.840.10045.4.3.2") && info.signAlgorithms.contains("1.2.840.113549.1.1.11"))
+            #expect(
+                info.oauth2?.absoluteString
+                    == url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            )
+            #expect(
+                Set(info.methods).isSuperset(of: [
+                    "credentials/list", "credentials/info", "credentials/authorize", "signatures/signHash",
+                ])
+            )
+            #expect(
+                info.signAlgorithms.contains("1.2.840.10045.4.3.2")
+                    && info.signAlgorithms.contains("1.2.840.113549.1.1.11")
+            )
             let sent = requests(emulator, "info")
             #expect(sent.count == 1)
             #expect(try members(sent.first).isEmpty)
@@ -36,17 +46,41 @@ struct CSCClientTests {
             let credential = try await client.credentialInfo(pinCredential)
             #expect(credential.certificate == sharedSeed.users[0].certificates[0].identity.certificate)
             #expect(credential.certificates.count == 2, "leaf and the CA")
-            #expect(credential.scal == 1 && credential.needsPIN && !credential.needsOTP && credential.authMode == "explicit")
-            #expect(credential.keyAlgorithms.contains("1.2.840.10045.4.3.2") && credential.keyCurve == "1.2.840.10045.3.1.7")
+            #expect(
+                credential.scal == 1 && credential.needsPIN && !credential.needsOTP && credential.authMode == "explicit"
+            )
+            #expect(
+                credential.keyAlgorithms.contains("1.2.840.10045.4.3.2") && credential.keyCurve == "1.2.840.10045.3.1.7"
+            )
 
             let digest = DigestAlgorithm.sha256.hash(Array("one".utf8))
-            let authorization = try await client.authorize(credentialID: pinCredential, numSignatures: 1, pin: Secret(StandardSeed.certificatePIN))
+            let authorization = try await client.authorize(
+                credentialID: pinCredential,
+                numSignatures: 1,
+                pin: Secret(StandardSeed.certificatePIN)
+            )
             #expect(authorization.expiresIn == CSCEmulatorCredentials.sadLifetime)
-            #expect(!authorization.description.contains(authorization.sad.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
-            let signatures = try await client.signHash(credentialID: pinCredential, sad: authorization.sad, hashes: [digest],
-                                                       hashAlgorithm: .sha256, signAlgorithm: "1.2.840.10045.4.3.2")
+            #expect(
+                !authorization.description.contains(
+                    authorization.sad.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                )
+            )
+            let signatures = try await client.signHash(
+                credentialID: pinCredential,
+                sad: authorization.sad,
+                hashes: [digest],
+                hashAlgorithm: .sha256,
+                signAlgorithm: "1.2.840.10045.4.3.2"
+            )
             #expect(signatures.count == 1)
-            #expect(credential.certificates[0].isValidSignature(signatures[0], forDigest: digest, digestAlgorithm: .sha256, scheme: .ecdsa))
+            #expect(
+                credential.certificates[0].isValidSignature(
+                    signatures[0],
+                    forDigest: digest,
+                    digestAlgorithm: .sha256,
+                    scheme: .ecdsa
+                )
+            )
 
             // The token request: a client-credentials form, the secret in the form.
             let token = try #require(requests(emulator, "oauth2/token").first)
@@ -56,21 +90,38 @@ struct CSCClientTests {
             // The method bodies.
             let lists = requests(emulator, "credentials/list")
             #expect(try members(lists[0]).isEmpty)
-            #expect(try members(lists[1]) == ["credentialInfo": true, "certificates": "chain", "certInfo": true, "authInfo": true])
-            #expect(try members(requests(emulator, "credentials/info").first)
-                == ["credentialID": .string(pinCredential), "certificates": "chain", "certInfo": true, "authInfo": true])
-            #expect(try members(requests(emulator, "credentials/authorize").first)
-                == ["credentialID": .string(pinCredential), "numSignatures": 1, "authData": [["id": "PIN", "value": "123"]]])
+            #expect(
+                try members(lists[1]) == [
+                    "credentialInfo": true, "certificates": "chain", "certInfo": true, "authInfo": true,
+                ]
+            )
+            #expect(
+                try members(requests(emulator, "credentials/info").first)
+                    == [
+                        "credentialID": .string(pinCredential), "certificates": "chain", "certInfo": true,
+                        "authInfo": true,
+                    ]
+            )
+            #expect(
+                try members(requests(emulator, "credentials/authorize").first)
+                    == [
+                        "credentialID": .string(pinCredential), "numSignatures": 1,
+                        "authData": [["id": "PIN", "value": "123"]],
+                    ]
+            )
             let signHash = try members(requests(emulator, "signatures/signHash").first)
             #expect(Set(signHash.keys) == ["credentialID", "SAD", "hashes", "hashAlgorithmOID", "signAlgo"])
             #expect(signHash["credentialID"] == .string(pinCredential))
             #expect(signHash["hashes"] == [.string(base64(digest))])
             #expect(signHash["hashAlgorithmOID"] == "2.16.840.1.101.3.4.2.1")
             #expect(signHash["signAlgo"] == "1.2.840.10045.4.3.2")
-            #expect(signHash["SAD"] == .string(authorization.sad.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
+            #expect(
+                signHash["SAD"] == .string(authorization.sad.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+            )
             // One token for all; every method but info carries it.
             #expect(requests(emulator, "oauth2/token").count == 1)
-            for request in emulator.receivedRequests where request.path.hasPrefix("/csc/v2/") && request.path != "/csc/v2/info" {
+            for request in emulator.receivedRequests
+            where request.path.hasPrefix("/csc/v2/") && request.path != "/csc/v2/info" {
                 #expect(request.method == "POST")
                 #expect(request.header("Authorization")?.hasPrefix("Bearer ") == true, "\(request.path)")
                 #expect(request.header("Content-Type") == "application/json")
@@ -85,24 +136,56 @@ struct CSCClientTests {
             let credential = try await client.credentialInfo(scal2Credential)
             #expect(credential.scal == 2 && !credential.needsPIN && credential.authMode == "implicit")
             let digests = ["a", "b"].map { DigestAlgorithm.sha384.hash(Array($0.utf8)) }
-            let authorization = try await client.authorize(credentialID: scal2Credential, numSignatures: 2, hashes: digests, hashAlgorithm: .sha384)
-            #expect(try members(requests(emulator, "credentials/authorize").first)
-                == ["credentialID": .string(scal2Credential), "numSignatures": 2, "hashes": .array(digests.map { .string(base64($0)) }),
-                    "hashAlgorithmOID": "2.16.840.1.101.3.4.2.2"])
+            let authorization = try await client.authorize(
+                credentialID: scal2Credential,
+                numSignatures: 2,
+                hashes: digests,
+                hashAlgorithm: .sha384
+            )
+            #expect(
+                try members(requests(emulator, "credentials/authorize").first)
+                    == [
+                        "credentialID": .string(scal2Credential), "numSignatures": 2,
+                        "hashes": .array(digests.map { .string(base64($0)) }),
+                        "hashAlgorithmOID": "2.16.840.1.101.3.4.2.2",
+                    ]
+            )
             let other = DigestAlgorithm.sha384.hash(Array("c".utf8))
             await expectError(.serverRejected) {
-                try await client.signHash(credentialID: scal2Credential, sad: authorization.sad, hashes: [other], hashAlgorithm: .sha384,
-                                          signAlgorithm: "1.2.840.113549.1.1.12")
+                try await client.signHash(
+                    credentialID: scal2Credential,
+                    sad: authorization.sad,
+                    hashes: [other],
+                    hashAlgorithm: .sha384,
+                    signAlgorithm: "1.2.840.113549.1.1.12"
+                )
             }
-            let signatures = try await client.signHash(credentialID: scal2Credential, sad: authorization.sad, hashes: digests,
-                                                       hashAlgorithm: .sha384, signAlgorithm: "1.2.840.113549.1.1.12")
+            let signatures = try await client.signHash(
+                credentialID: scal2Credential,
+                sad: authorization.sad,
+                hashes: digests,
+                hashAlgorithm: .sha384,
+                signAlgorithm: "1.2.840.113549.1.1.12"
+            )
             for (signature, digest) in zip(signatures, digests) {
-                #expect(credential.certificates[0].isValidSignature(signature, forDigest: digest, digestAlgorithm: .sha384, scheme: .rsaPKCS1v15))
+                #expect(
+                    credential.certificates[0].isValidSignature(
+                        signature,
+                        forDigest: digest,
+                        digestAlgorithm: .sha384,
+                        scheme: .rsaPKCS1v15
+                    )
+                )
             }
             // The SAD allowed two signatures: it is used up.
             await expectError(.authorizationExpired) {
-                try await client.signHash(credentialID: scal2Credential, sad: authorization.sad, hashes: [digests[0]], hashAlgorithm: .sha384,
-                                          signAlgorithm: "1.2.840.113549.1.1.12")
+                try await client.signHash(
+                    credentialID: scal2Credential,
+                    sad: authorization.sad,
+                    hashes: [digests[0]],
+                    hashAlgorithm: .sha384,
+                    signAlgorithm: "1.2.840.113549.1.1.12"
+                )
             }
         }
     }
@@ -113,15 +196,32 @@ struct CSCClientTests {
             let client = makeClient(url, client: "Maria", secret: "456456")
             let credential = try await client.credentialInfo(otpCredential)
             #expect(credential.needsPIN && credential.needsOTP && credential.authSummary == "PIN + OTP")
-            _ = try await client.authorize(credentialID: otpCredential, numSignatures: 1, pin: Secret("456"), otp: Secret(CSCEmulatorCredentials.otp))
-            #expect(try members(requests(emulator, "credentials/authorize").first)["authData"]
-                == [["id": "PIN", "value": "456"], ["id": "OTP", "value": .string(CSCEmulatorCredentials.otp)]])
+            _ = try await client.authorize(
+                credentialID: otpCredential,
+                numSignatures: 1,
+                pin: Secret("456"),
+                otp: Secret(CSCEmulatorCredentials.otp)
+            )
+            #expect(
+                try members(requests(emulator, "credentials/authorize").first)["authData"]
+                    == [["id": "PIN", "value": "456"], ["id": "OTP", "value": .string(CSCEmulatorCredentials.otp)]]
+            )
             let wrongPIN = await expectError(.wrongPassword) {
-                try await client.authorize(credentialID: otpCredential, numSignatures: 1, pin: Secret("000"), otp: Secret(CSCEmulatorCredentials.otp))
+                try await client.authorize(
+                    credentialID: otpCredential,
+                    numSignatures: 1,
+                    pin: Secret("000"),
+                    otp: Secret(CSCEmulatorCredentials.otp)
+                )
             }
             #expect(wrongPIN?.reason.contains("invalid_pin") == true)
             let wrongOTP = await expectError(.wrongPassword) {
-                try await client.authorize(credentialID: otpCredential, numSignatures: 1, pin: Secret("456"), otp: Secret("000000"))
+                try await client.authorize(
+                    credentialID: otpCredential,
+                    numSignatures: 1,
+                    pin: Secret("456"),
+                    otp: Secret("000000")
+                )
             }
             #expect(wrongOTP?.reason.contains("invalid_otp") == true)
             #expect(wrongOTP?.reason.contains("456") == false)
@@ -158,7 +258,9 @@ struct CSCClientTests {
     @Test("faults: a wrong client secret and a token that keeps expiring are authenticationFailed")
     func authenticationFaults() async throws {
         try await withEmulator { emulator, url in
-            let wrong = await expectError(.authenticationFailed) { try await makeClient(url, secret: "nope").listCredentials() }
+            let wrong = await expectError(.authenticationFailed) {
+                try await makeClient(url, secret: "nope").listCredentials()
+            }
             #expect(wrong?.reason.contains("invalid_client") == true)
             #expect(wrong?.reason.contains("nope") == false)
             emulator.clearReceivedRequests()
@@ -174,11 +276,20 @@ struct CSCClientTests {
     func sadExpired() async throws {
         try await withEmulator { _, url in
             let client = makeClient(url, headers: faultHeader(.sadExpired))
-            let authorization = try await client.authorize(credentialID: scal2Credential, numSignatures: 1,
-                                                           hashes: [DigestAlgorithm.sha256.hash([1])], hashAlgorithm: .sha256)
+            let authorization = try await client.authorize(
+                credentialID: scal2Credential,
+                numSignatures: 1,
+                hashes: [DigestAlgorithm.sha256.hash([1])],
+                hashAlgorithm: .sha256
+            )
             let error = await expectError(.authorizationExpired) {
-                try await client.signHash(credentialID: scal2Credential, sad: authorization.sad, hashes: [DigestAlgorithm.sha256.hash([1])],
-                                          hashAlgorithm: .sha256, signAlgorithm: "1.2.840.113549.1.1.11")
+                try await client.signHash(
+                    credentialID: scal2Credential,
+                    sad: authorization.sad,
+                    hashes: [DigestAlgorithm.sha256.hash([1])],
+                    hashAlgorithm: .sha256,
+                    signAlgorithm: "1.2.840.113549.1.1.11"
+                )
             }
             #expect(error?.reason.contains("SAD expired") == true)
             await expectError(.serverRejected) { try await makeClient(url).credentialInfo("12900") }
@@ -189,12 +300,21 @@ struct CSCClientTests {
     func logRedaction() async throws {
         try await withEmulator(.init(faultsEnabled: true)) { emulator, url in
             let client = makeClient(url, client: "Maria", secret: "456456")
-            _ = try await client.authorize(credentialID: otpCredential, numSignatures: 1, pin: Secret("456"), otp: Secret(CSCEmulatorCredentials.otp))
+            _ = try await client.authorize(
+                credentialID: otpCredential,
+                numSignatures: 1,
+                pin: Secret("456"),
+                otp: Secret(CSCEmulatorCredentials.otp)
+            )
             let token = try #require(requests(emulator, "oauth2/token").first)
             #expect(token.text.contains("client_secret=\(DSSEmulator.redactedValue)") && !token.text.contains("456456"))
             let authorize = try #require(requests(emulator, "credentials/authorize").first)
-            #expect(try members(authorize)["authData"] == [["id": "PIN", "value": .string(DSSEmulator.redactedValue)],
-                                                          ["id": "OTP", "value": .string(DSSEmulator.redactedValue)]])
+            #expect(
+                try members(authorize)["authData"] == [
+                    ["id": "PIN", "value": .string(DSSEmulator.redactedValue)],
+                    ["id": "OTP", "value": .string(DSSEmulator.redactedValue)],
+                ]
+            )
             #expect(!authorize.text.contains(CSCEmulatorCredentials.otp))
         }
     }
@@ -207,12 +327,16 @@ struct CSCClientTests {
             try unknown.setJSONBody(["credentialID": "12831", "pin": "123"])
             let client = makeClient(url)
             _ = try await client.listCredentials()
-            let bearer = try #require(await client.currentToken).accessToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            let bearer = try #require(await client.currentToken).accessToken.withUnsafeBytes {
+                String(decoding: $0, as: UTF8.self)
+            }
             unknown.setHeader("Authorization", "Bearer \(bearer)")
             let refused = try await transport.send(unknown)
             #expect(refused.status == 400)
             #expect(try JSONValue(parsing: refused.body)["error"] == "invalid_request")
-            let get = try await transport.send(HTTPRequest(method: .get, url: url.appendingPathComponent("csc/v2/info")))
+            let get = try await transport.send(
+                HTTPRequest(method: .get, url: url.appendingPathComponent("csc/v2/info"))
+            )
             #expect(get.status == 405 && get.header("Allow") == "POST")
             var noToken = HTTPRequest(method: .post, url: url.appendingPathComponent("csc/v2/credentials/list"))
             try noToken.setJSONBody([:])

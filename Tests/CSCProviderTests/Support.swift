@@ -1,6 +1,6 @@
+import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
-import CSCProvider
 import DSSEmulator
 import Foundation
 import RemoteSigning
@@ -20,8 +20,10 @@ let otpCredential = CSCEmulatorCredentials.otpCredentialID
 
 /// Starts an emulator (faults on, secrets kept in the request log unless told) on an ephemeral
 /// loopback port for the duration of `body`.
-func withEmulator<R>(_ configuration: DSSEmulator.Configuration = .init(faultsEnabled: true, requestLogKeepsSecrets: true),
-                     _ body: (DSSEmulator, URL) async throws -> R) async throws -> R {
+func withEmulator<R>(
+    _ configuration: DSSEmulator.Configuration = .init(faultsEnabled: true, requestLogKeepsSecrets: true),
+    _ body: (DSSEmulator, URL) async throws -> R
+) async throws -> R {
     let emulator = try DSSEmulator(configuration: configuration, seed: sharedSeed)
     let url = try emulator.start()
     defer { emulator.stop() }
@@ -29,8 +31,14 @@ func withEmulator<R>(_ configuration: DSSEmulator.Configuration = .init(faultsEn
 }
 
 /// Provider parameters for a client of the emulator (Leonid unless told).
-func cscParameters(_ url: URL, credentialID: String? = nil, client: String = StandardSeed.username,
-                   secret: String = StandardSeed.password, pin: String? = nil, otp: String? = nil) -> ProviderParameters {
+func cscParameters(
+    _ url: URL,
+    credentialID: String? = nil,
+    client: String = StandardSeed.username,
+    secret: String = StandardSeed.password,
+    pin: String? = nil,
+    otp: String? = nil
+) -> ProviderParameters {
     var parameters = ProviderParameters([
         CSCProvider.ParameterKey.url: .url(url),
         CSCProvider.ParameterKey.clientID: .string(client),
@@ -43,10 +51,23 @@ func cscParameters(_ url: URL, credentialID: String? = nil, client: String = Sta
 }
 
 /// A client of the emulator as Leonid (or `client` / `secret`).
-func makeClient(_ url: URL, client: String = StandardSeed.username, secret: String = StandardSeed.password, renewalMargin: TimeInterval = 30,
-                headers: [(name: String, value: String)] = []) -> CSCClient {
-    CSCClient(configuration: .init(baseURL: url, clientID: client, clientSecret: Secret(secret), timeout: 10, renewalMargin: renewalMargin,
-                                   additionalHeaders: headers))
+func makeClient(
+    _ url: URL,
+    client: String = StandardSeed.username,
+    secret: String = StandardSeed.password,
+    renewalMargin: TimeInterval = 30,
+    headers: [(name: String, value: String)] = []
+) -> CSCClient {
+    CSCClient(
+        configuration: .init(
+            baseURL: url,
+            clientID: client,
+            clientSecret: Secret(secret),
+            timeout: 10,
+            renewalMargin: renewalMargin,
+            additionalHeaders: headers
+        )
+    )
 }
 
 /// The fault header for `fault`.
@@ -56,11 +77,16 @@ func faultHeader(_ fault: DSSEmulator.Fault) -> [(name: String, value: String)] 
 
 /// The emulator's received requests to a CSC method (`credentials/authorize`) or to `oauth2/token`.
 func requests(_ emulator: DSSEmulator, _ method: String) -> [DSSEmulator.ReceivedRequest] {
-    emulator.receivedRequests.filter { $0.path == "/csc/v2/\(method)" || ($0.path == "/\(method)" && method == "oauth2/token") }
+    emulator.receivedRequests.filter {
+        $0.path == "/csc/v2/\(method)" || ($0.path == "/\(method)" && method == "oauth2/token")
+    }
 }
 
 /// The members of a received JSON body.
-func members(_ request: DSSEmulator.ReceivedRequest?, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: JSONValue] {
+func members(
+    _ request: DSSEmulator.ReceivedRequest?,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> [String: JSONValue] {
     guard case .object(let members)? = request?.json else {
         Issue.record("the body is not a JSON object: \(request?.text ?? "no request")", sourceLocation: sourceLocation)
         return [:]
@@ -70,8 +96,11 @@ func members(_ request: DSSEmulator.ReceivedRequest?, sourceLocation: SourceLoca
 
 /// Expects a `CertificateProviderError` with `code`.
 @discardableResult
-func expectError<R>(_ code: CertificateProviderError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-                    _ body: () async throws -> R) async -> CertificateProviderError? {
+func expectError<R>(
+    _ code: CertificateProviderError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> R
+) async -> CertificateProviderError? {
     do {
         _ = try await body()
         Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
@@ -89,15 +118,25 @@ func expectError<R>(_ code: CertificateProviderError.Code, sourceLocation: Sourc
 func opensslVerify(_ cms: [UInt8], content: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws {
     let directory = try TemporaryDirectory()
     let signature = try directory.write("signature.der", cms)
-    try opensslVerify(signatureFile: signature, contentFile: try directory.write("document.bin", content), sourceLocation: sourceLocation)
+    try opensslVerify(
+        signatureFile: signature,
+        contentFile: try directory.write("document.bin", content),
+        sourceLocation: sourceLocation
+    )
 }
 
 /// Verifies a detached CAdES-BES file against its content file with `openssl cms -verify`.
-func opensslVerify(signatureFile: String, contentFile: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+func opensslVerify(signatureFile: String, contentFile: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+{
     let directory = try TemporaryDirectory()
     let ca = try directory.write("ca.pem", text: sharedSeed.certificateAuthority.pemRepresentation)
-    let result = try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", signatureFile,
-                                                  "-content", contentFile, "-CAfile", ca, "-purpose", "any", "-out", "/dev/null"])
+    let result = try ExternalTool.run(
+        "openssl",
+        [
+            "cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", signatureFile,
+            "-content", contentFile, "-CAfile", ca, "-purpose", "any", "-out", "/dev/null",
+        ]
+    )
     #expect(result.succeeded, "openssl cms -verify failed: \(result.errorOutput)", sourceLocation: sourceLocation)
 }
 

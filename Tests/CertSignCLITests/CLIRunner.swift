@@ -9,12 +9,23 @@ enum CLI {
 
     /// Runs `certsign` with a private store directory and the given environment.
     @discardableResult
-    static func run(_ arguments: [String], store: TemporaryDirectory? = nil, environment: [String: String] = [:],
-                    input: String? = nil, directory: URL? = nil) throws -> ExternalTool.Result {
+    static func run(
+        _ arguments: [String],
+        store: TemporaryDirectory? = nil,
+        environment: [String: String] = [:],
+        input: String? = nil,
+        directory: URL? = nil
+    ) throws -> ExternalTool.Result {
         var environment = environment
         if let store { environment["CERTSIGN_HOME"] = store.url.path }
         environment["TZ"] = environment["TZ"] ?? "Europe/Moscow"
-        return try ExternalTool.run(binary, arguments, environment: environment, input: input.map { Data($0.utf8) }, directory: directory)
+        return try ExternalTool.run(
+            binary,
+            arguments,
+            environment: environment,
+            input: input.map { Data($0.utf8) },
+            directory: directory
+        )
     }
 
     /// Parses stdout as one JSON object.

@@ -8,10 +8,16 @@ import Testing
 @Suite struct FileSafetyCommandTests {
     /// A `.p12` without a password, made by `openssl pkcs12 -export -passout pass:`.
     static func passwordlessP12(_ fixture: CLIFixture) throws -> String {
-        let key = try fixture.directory.write("nopass.key", text: try (fixture.signer.key as! LocalSigningKey).pemRepresentation(password: nil))
+        let key = try fixture.directory.write(
+            "nopass.key",
+            text: try (fixture.signer.key as! LocalSigningKey).pemRepresentation(password: nil)
+        )
         let certificate = try fixture.directory.write("nopass.pem", text: fixture.signer.certificate.pemRepresentation)
         let path = fixture.directory.path("nopass.p12")
-        let made = try ExternalTool.run("openssl", ["pkcs12", "-export", "-inkey", key, "-in", certificate, "-out", path, "-passout", "pass:"])
+        let made = try ExternalTool.run(
+            "openssl",
+            ["pkcs12", "-export", "-inkey", key, "-in", certificate, "-out", path, "-passout", "pass:"]
+        )
         try #require(made.succeeded, "\(made.errorOutput)")
         return path
     }
@@ -25,16 +31,26 @@ import Testing
         let signed = try fixture.run(["sign", document, "--p12", p12], environment: ["TMPDIR": temporary.url.path])
         #expect(signed.status == 0, "\(signed.errorOutput)")
         #expect(try fixture.opensslVerifies(document + ".p7s", content: document))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path).isEmpty, "a temporary copy was left")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: temporary.url.path).isEmpty,
+            "a temporary copy was left"
+        )
         #expect(!FileManager.default.fileExists(atPath: fixture.store.path("identities")), "--p12 stored something")
         // With its password, a protected file signs too (and still stores nothing).
-        let protected = try fixture.run(["sign", document, "--p12", fixture.p12Path, "--password-env", "P", "--out", fixture.directory.path("p.p7s")],
-                                        environment: ["P": fixture.password, "TMPDIR": temporary.url.path])
+        let protected = try fixture.run(
+            [
+                "sign", document, "--p12", fixture.p12Path, "--password-env", "P", "--out",
+                fixture.directory.path("p.p7s"),
+            ],
+            environment: ["P": fixture.password, "TMPDIR": temporary.url.path]
+        )
         #expect(protected.status == 0, "\(protected.errorOutput)")
         #expect(!FileManager.default.fileExists(atPath: fixture.store.path("identities")))
     }
 
-    @Test("item 8: --out never replaces a document, a link, a device, a FIFO or a directory; same-name documents refused; - is stdin/stdout; --out-dir created")
+    @Test(
+        "item 8: --out never replaces a document, a link, a device, a FIFO or a directory; same-name documents refused; - is stdin/stdout; --out-dir created"
+    )
     func outputRules() throws {
         let fixture = try CLIFixture()
         let env = ["P": fixture.password]
@@ -45,10 +61,18 @@ import Testing
         #expect(overDocument.status == 64)
         #expect(try fixture.directory.read("doc.txt") == Array("содержимое\n".utf8))
 
-        for folder in ["a", "b"] { try FileManager.default.createDirectory(atPath: fixture.directory.path(folder), withIntermediateDirectories: true) }
+        for folder in ["a", "b"] {
+            try FileManager.default.createDirectory(
+                atPath: fixture.directory.path(folder),
+                withIntermediateDirectories: true
+            )
+        }
         let a = try fixture.directory.write("a/same.txt", text: "A")
         let b = try fixture.directory.write("b/same.txt", text: "B")
-        let collision = try fixture.run(["sign", a, b, "--out-dir", fixture.directory.path("out")] + key, environment: env)
+        let collision = try fixture.run(
+            ["sign", a, b, "--out-dir", fixture.directory.path("out")] + key,
+            environment: env
+        )
         #expect(collision.status == 64)
         #expect(collision.errorOutput.contains(a) && collision.errorOutput.contains(b))
         #expect(!FileManager.default.fileExists(atPath: fixture.directory.path("out/same.txt.p7s")))
@@ -79,13 +103,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: fixture.directory.path("-")))
         let piped = try fixture.directory.write("piped.p7s", toStdout.standardOutput.map { $0 })
         #expect(try fixture.opensslVerifies(piped, content: document))
-        let fromStdin = try fixture.run(["sign", "-", "--out", fixture.directory.path("stdin.p7s")] + key, environment: env, input: "из потока\n")
+        let fromStdin = try fixture.run(
+            ["sign", "-", "--out", fixture.directory.path("stdin.p7s")] + key,
+            environment: env,
+            input: "из потока\n"
+        )
         #expect(fromStdin.status == 0, "\(fromStdin.errorOutput)")
         let streamed = try fixture.directory.write("streamed.txt", text: "из потока\n")
         #expect(try fixture.opensslVerifies(fixture.directory.path("stdin.p7s"), content: streamed))
 
         // --out-dir is created when missing.
-        let created = try fixture.run(["sign", a, "--out-dir", fixture.directory.path("new/signed")] + key, environment: env)
+        let created = try fixture.run(
+            ["sign", a, "--out-dir", fixture.directory.path("new/signed")] + key,
+            environment: env
+        )
         #expect(created.status == 0, "\(created.errorOutput)")
         #expect(try fixture.opensslVerifies(fixture.directory.path("new/signed/same.txt.p7s"), content: a))
     }
@@ -94,10 +125,15 @@ import Testing
     func provisioningSaysWhatItStores() throws {
         let fixture = try CLIFixture()
         let document = try fixture.document("d.txt", "d")
-        let arguments = ["sign", document, "--provider", "pkcs12", "--param", "file=\(fixture.p12Path)", "--param-env", "password=P"]
+        let arguments = [
+            "sign", document, "--provider", "pkcs12", "--param", "file=\(fixture.p12Path)", "--param-env", "password=P",
+        ]
         let first = try fixture.run(arguments, environment: ["P": fixture.password])
         #expect(first.status == 0, "\(first.errorOutput)")
-        #expect(first.errorOutput.contains("stored") && first.errorOutput.contains("'default'") && first.errorOutput.contains("--p12"))
+        #expect(
+            first.errorOutput.contains("stored") && first.errorOutput.contains("'default'")
+                && first.errorOutput.contains("--p12")
+        )
         #expect(first.errorOutput.contains(fixture.store.path("identities/default")))
         let again = try fixture.run(arguments, environment: ["P": fixture.password])
         #expect(again.status == 1)
@@ -105,13 +141,20 @@ import Testing
         #expect(try fixture.run(arguments + ["--replace"], environment: ["P": fixture.password]).status == 0)
     }
 
-    @Test("item 9: journal.sqlite is 0600 and a planted link is refused; identities/ that others own or may write is refused")
+    @Test(
+        "item 9: journal.sqlite is 0600 and a planted link is refused; identities/ that others own or may write is refused"
+    )
     func storeFilesArePrivate() throws {
         let fixture = try CLIFixture()
         let env = ["P": fixture.password]
         let document = try fixture.document("d.txt", "d")
-        #expect(try fixture.run(["sign", document, "--p12", fixture.p12Path, "--password-env", "P"], environment: env).status == 0)
-        let mode = try FileManager.default.attributesOfItem(atPath: fixture.store.path("journal.sqlite"))[.posixPermissions] as? NSNumber
+        #expect(
+            try fixture.run(["sign", document, "--p12", fixture.p12Path, "--password-env", "P"], environment: env)
+                .status == 0
+        )
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: fixture.store.path("journal.sqlite"))[.posixPermissions]
+            as? NSNumber
         #expect(mode?.intValue == 0o600)
 
         let planted = try TemporaryDirectory()
@@ -122,10 +165,18 @@ import Testing
         #expect(linked.errorOutput.contains("symbolic link"))
         #expect(try planted.read("victim") == Array("not a journal".utf8))
 
-        #expect(try fixture.run(["identity", "import", fixture.p12Path, "--alias", "ivanov", "--password-env", "P"], environment: env).status == 0)
+        #expect(
+            try fixture.run(
+                ["identity", "import", fixture.p12Path, "--alias", "ivanov", "--password-env", "P"],
+                environment: env
+            ).status == 0
+        )
         let identities = fixture.store.path("identities")
         #expect(chmod(identities, 0o777) == 0)
-        let writable = try fixture.run(["sign", document, "--identity", "ivanov", "--password-env", "P"], environment: env)
+        let writable = try fixture.run(
+            ["sign", document, "--identity", "ivanov", "--password-env", "P"],
+            environment: env
+        )
         #expect(writable.status == 1)
         #expect(writable.errorOutput.contains("chmod go-w"))
         #expect(chmod(identities, 0o700) == 0)
@@ -136,14 +187,23 @@ import Testing
             #expect(foreign.errorOutput.contains("another user"))
             #expect(chown(identities, 0, 0) == 0)
         }
-        #expect(try fixture.run(["sign", document, "--identity", "ivanov", "--password-env", "P"], environment: env).status == 0)
+        #expect(
+            try fixture.run(["sign", document, "--identity", "ivanov", "--password-env", "P"], environment: env).status
+                == 0
+        )
     }
 
-    @Test("item 10: store entries use 600 000 PBKDF2 iterations; short store passwords refused; import of a password-less file asks for a store password")
+    @Test(
+        "item 10: store entries use 600 000 PBKDF2 iterations; short store passwords refused; import of a password-less file asks for a store password"
+    )
     func storePasswords() throws {
         let fixture = try CLIFixture()
-        #expect(try fixture.run(["identity", "import", fixture.p12Path, "--alias", "strong", "--password-env", "P"],
-                                environment: ["P": fixture.password]).status == 0)
+        #expect(
+            try fixture.run(
+                ["identity", "import", fixture.p12Path, "--alias", "strong", "--password-env", "P"],
+                environment: ["P": fixture.password]
+            ).status == 0
+        )
         let stored = try PKCS12IdentityStore(directory: fixture.store.url).pkcs12Data(alias: "strong")
         let file = try PKCS12File(data: try #require(stored), password: Secret(fixture.password))
         #expect(file.protection.keyEncryption.allSatisfy { ($0.iterations ?? 0) >= 600_000 })
@@ -153,13 +213,24 @@ import Testing
         let without = try fixture.run(["identity", "import", p12, "--alias", "nopass"])
         #expect(without.status == 1)
         #expect(without.errorOutput.contains("--store-password-env"))
-        let short = try fixture.run(["identity", "import", p12, "--alias", "nopass", "--store-password-env", "S"], environment: ["S": "x"])
+        let short = try fixture.run(
+            ["identity", "import", p12, "--alias", "nopass", "--store-password-env", "S"],
+            environment: ["S": "x"]
+        )
         #expect(short.status == 1)
         #expect(short.errorOutput.contains("8 characters"))
-        let good = try fixture.run(["identity", "import", p12, "--alias", "nopass", "--store-password-env", "S"], environment: ["S": "long enough"])
+        let good = try fixture.run(
+            ["identity", "import", p12, "--alias", "nopass", "--store-password-env", "S"],
+            environment: ["S": "long enough"]
+        )
         #expect(good.status == 0, "\(good.errorOutput)")
         let document = try fixture.document("d.txt", "d")
-        #expect(try fixture.run(["sign", document, "--identity", "nopass", "--password-env", "S"], environment: ["S": "long enough"]).status == 0)
+        #expect(
+            try fixture.run(
+                ["sign", document, "--identity", "nopass", "--password-env", "S"],
+                environment: ["S": "long enough"]
+            ).status == 0
+        )
     }
 
     @Test("item 11: the emulator refuses a non-loopback address without --allow-remote")
@@ -168,28 +239,48 @@ import Testing
         #expect(refused.status == 64)
         #expect(refused.errorOutput.contains("--allow-remote"))
         let (process, output) = try Self.start(["emulator", "--host", "0.0.0.0", "--allow-remote", "--port", "0"])
-        defer { process.terminate(); process.waitUntilExit() }
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
         #expect(output.contains("listening on http://0.0.0.0:"), "\(output)")
     }
 
     @Test("item 13: a running certsign has core dumps off (RLIMIT_CORE 0) and is not dumpable")
     func noCoreDumps() throws {
         // Not dumpable makes /proc/<pid> root's: run certsign as nobody to see it.
-        let asNobody = geteuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary] : [CLI.binary]
+        let asNobody =
+            geteuid() == 0
+            ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary] : [CLI.binary]
         let (process, output) = try Self.start(["emulator", "--port", "0"], command: asNobody)
-        defer { process.terminate(); process.waitUntilExit() }
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
         #expect(output.contains("listening"), "\(output)")
         let pid = process.processIdentifier
         let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
         let core = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
-        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"], "\(core)")
+        #expect(
+            core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"],
+            "\(core)"
+        )
         var info = stat()
         #expect(stat("/proc/\(pid)/status", &info) == 0)
         #expect(info.st_uid == 0, "/proc/<pid> of a non-dumpable process belongs to root")
         if geteuid() == 0 {
             // The same check has a meaning: a dumpable process run as nobody owns its /proc entry.
-            let (sleeper, _) = try Self.start([], command: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c", "echo up; sleep 30"])
-            defer { sleeper.terminate(); sleeper.waitUntilExit() }
+            let (sleeper, _) = try Self.start(
+                [],
+                command: [
+                    "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+                    "echo up; sleep 30",
+                ]
+            )
+            defer {
+                sleeper.terminate()
+                sleeper.waitUntilExit()
+            }
             var other = stat()
             #expect(stat("/proc/\(sleeper.processIdentifier)/status", &other) == 0)
             #expect(other.st_uid == 65534)

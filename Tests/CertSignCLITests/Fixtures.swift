@@ -18,23 +18,38 @@ struct CLIFixture {
         store = try TemporaryDirectory(prefix: "certsign-store")
         pki = try TestPKI(rootSubject: "CN=CLI Test Root,O=Тест")
         signer = try pki.issueLeaf(subject: "CN=Подписант CLI,O=ООО Ромашка", keyType: keyType)
-        let key = try directory.write("signer.key", text: try (signer.key as! LocalSigningKey).pemRepresentation(password: nil))
+        let key = try directory.write(
+            "signer.key",
+            text: try (signer.key as! LocalSigningKey).pemRepresentation(password: nil)
+        )
         let certificate = try directory.write("signer.pem", text: signer.certificate.pemRepresentation)
         rootPath = try directory.write("root.pem", text: pki.root.certificate.pemRepresentation)
         p12Path = directory.path("signer.p12")
-        let made = try ExternalTool.run("openssl", ["pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", rootPath,
-                                                   "-name", "signer", "-out", p12Path, "-passout", "env:P12PASS"],
-                                        environment: ["P12PASS": password])
+        let made = try ExternalTool.run(
+            "openssl",
+            [
+                "pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", rootPath,
+                "-name", "signer", "-out", p12Path, "-passout", "env:P12PASS",
+            ],
+            environment: ["P12PASS": password]
+        )
         try #require(made.succeeded, "openssl pkcs12 -export failed: \(made.errorOutput)")
         try FileManager.default.removeItem(atPath: key)
     }
 
     /// Runs certsign with this fixture's store.
     @discardableResult
-    func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> ExternalTool.Result {
+    func run(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        input: String? = nil
+    ) throws -> ExternalTool.Result {
         let result = try CLI.run(arguments, store: store, environment: environment, input: input)
         // No secret ever reaches any output.
-        #expect(!result.output.contains(password) && !result.errorOutput.contains(password), "a password leaked: \(arguments)")
+        #expect(
+            !result.output.contains(password) && !result.errorOutput.contains(password),
+            "a password leaked: \(arguments)"
+        )
         #expect(!result.errorOutput.contains("Fatal error"), "certsign crashed: \(result.errorOutput)")
         return result
     }
@@ -43,7 +58,10 @@ struct CLIFixture {
 
     /// `openssl cms -verify` on a detached or attached signature made by certsign.
     func opensslVerifies(_ signature: String, content: String?, cades: Bool = true, ca: String? = nil) throws -> Bool {
-        var arguments = ["cms", "-verify", "-binary", "-inform", "DER", "-in", signature, "-CAfile", ca ?? rootPath, "-out", "/dev/null"]
+        var arguments = [
+            "cms", "-verify", "-binary", "-inform", "DER", "-in", signature, "-CAfile", ca ?? rootPath, "-out",
+            "/dev/null",
+        ]
         if cades { arguments.append("-cades") }
         if let content { arguments += ["-content", content] }
         return try ExternalTool.run("openssl", arguments).succeeded

@@ -7,7 +7,13 @@ import Testing
     @Test func importListShowExportDelete() throws {
         let fixture = try CLIFixture()
         let secretEnv = ["P12_PASSWORD": fixture.password]
-        let imported = try fixture.run(["--json", "identity", "import", fixture.p12Path, "--alias", "подписант", "--password-env", "P12_PASSWORD"], environment: secretEnv)
+        let imported = try fixture.run(
+            [
+                "--json", "identity", "import", fixture.p12Path, "--alias", "подписант", "--password-env",
+                "P12_PASSWORD",
+            ],
+            environment: secretEnv
+        )
         #expect(imported.status == 0, "\(imported.errorOutput)")
         let importedJSON = try #require(try CLI.json(imported)["imported"] as? [String: Any])
         #expect(importedJSON["alias"] as? String == "подписант")
@@ -15,17 +21,30 @@ import Testing
         #expect(importedJSON["chain"] as? [String] == ["CN=CLI Test Root,O=Тест"])
 
         // A second import under the same alias is refused; --replace replaces.
-        let again = try fixture.run(["identity", "import", fixture.p12Path, "--alias", "подписант", "--password-env", "P12_PASSWORD"], environment: secretEnv)
+        let again = try fixture.run(
+            ["identity", "import", fixture.p12Path, "--alias", "подписант", "--password-env", "P12_PASSWORD"],
+            environment: secretEnv
+        )
         #expect(again.status == 1)
         #expect(again.errorOutput.contains("подписант"))
-        #expect(try fixture.run(["identity", "import", fixture.p12Path, "--alias", "подписант", "--replace", "--password-env", "P12_PASSWORD"],
-                                environment: secretEnv).status == 0)
+        #expect(
+            try fixture.run(
+                [
+                    "identity", "import", fixture.p12Path, "--alias", "подписант", "--replace", "--password-env",
+                    "P12_PASSWORD",
+                ],
+                environment: secretEnv
+            ).status == 0
+        )
 
         let list = try fixture.run(["--json", "identity", "list"])
         #expect(list.status == 0)
         let identities = try #require(try CLI.json(list)["identities"] as? [[String: Any]])
         #expect(identities.count == 1)
-        for field in ["alias", "subject", "issuer", "serialNumber", "notValidBefore", "notValidAfter", "sha256Fingerprint", "keyAlgorithm", "keySize", "chainLength", "importedAt"] {
+        for field in [
+            "alias", "subject", "issuer", "serialNumber", "notValidBefore", "notValidAfter", "sha256Fingerprint",
+            "keyAlgorithm", "keySize", "chainLength", "importedAt",
+        ] {
             #expect(identities[0][field] != nil, "identity list lacks \(field)")
         }
         #expect(identities[0]["sha256Fingerprint"] as? String == fixture.signer.certificate.sha256FingerprintHex)
@@ -40,12 +59,21 @@ import Testing
         // Export with the password from a file; openssl opens the result.
         let passwordFile = try fixture.directory.write("pass.txt", text: fixture.password + "\n")
         let exported = fixture.directory.path("exported.p12")
-        let export = try fixture.run(["identity", "export", "подписант", "--out", exported, "--password-file", passwordFile])
+        let export = try fixture.run([
+            "identity", "export", "подписант", "--out", exported, "--password-file", passwordFile,
+        ])
         #expect(export.status == 0, "\(export.errorOutput)")
-        let opened = try ExternalTool.run("openssl", ["pkcs12", "-in", exported, "-noout", "-passin", "env:P"], environment: ["P": fixture.password])
+        let opened = try ExternalTool.run(
+            "openssl",
+            ["pkcs12", "-in", exported, "-noout", "-passin", "env:P"],
+            environment: ["P": fixture.password]
+        )
         #expect(opened.succeeded, "\(opened.errorOutput)")
         // Exporting over an existing file is refused.
-        #expect(try fixture.run(["identity", "export", "подписант", "--out", exported, "--password-file", passwordFile]).status == 1)
+        #expect(
+            try fixture.run(["identity", "export", "подписант", "--out", exported, "--password-file", passwordFile])
+                .status == 1
+        )
         #expect(try fixture.run(["identity", "export", "подписант", "--password-file", passwordFile]).status == 64)
 
         #expect(try fixture.run(["identity", "delete", "подписант"]).status == 0)
@@ -56,9 +84,15 @@ import Testing
 
     @Test func storeFilesArePrivate() throws {
         let fixture = try CLIFixture()
-        #expect(try fixture.run(["identity", "import", fixture.p12Path, "--alias", "a", "--password-stdin"], input: fixture.password + "\n").status == 0)
+        #expect(
+            try fixture.run(
+                ["identity", "import", fixture.p12Path, "--alias", "a", "--password-stdin"],
+                input: fixture.password + "\n"
+            ).status == 0
+        )
         let identities = fixture.store.url.appendingPathComponent("identities").path
-        let mode = (try FileManager.default.attributesOfItem(atPath: identities)[.posixPermissions] as? NSNumber)?.intValue
+        let mode = (try FileManager.default.attributesOfItem(atPath: identities)[.posixPermissions] as? NSNumber)?
+            .intValue
         #expect(mode == 0o700)
     }
 }
@@ -66,9 +100,17 @@ import Testing
 @Suite struct SignCommandTests {
     @Test func signWithStoredIdentityAndVerify() throws {
         let fixture = try CLIFixture(keyType: .rsa2048)
-        #expect(try fixture.run(["identity", "import", fixture.p12Path, "--alias", "ivanov", "--password-stdin"], input: fixture.password).status == 0)
+        #expect(
+            try fixture.run(
+                ["identity", "import", fixture.p12Path, "--alias", "ivanov", "--password-stdin"],
+                input: fixture.password
+            ).status == 0
+        )
         let invoice = try fixture.document("счёт.txt", "Счёт № 1\n")
-        let signed = try fixture.run(["--json", "sign", invoice, "--identity", "ivanov", "--password-stdin"], input: fixture.password + "\n")
+        let signed = try fixture.run(
+            ["--json", "sign", invoice, "--identity", "ivanov", "--password-stdin"],
+            input: fixture.password + "\n"
+        )
         #expect(signed.status == 0, "\(signed.errorOutput)")
         let signedJSON = try CLI.json(signed)
         #expect(signedJSON["signed"] as? Int == 1)
@@ -89,7 +131,9 @@ import Testing
         #expect(goodJSON["signingTime"] as? String != nil)
 
         let tampered = try fixture.document("tampered.txt", "Счёт № 2\n")
-        let changed = try fixture.run(["--json", "verify", invoice + ".p7s", "--content", tampered, "--ca", fixture.rootPath])
+        let changed = try fixture.run([
+            "--json", "verify", invoice + ".p7s", "--content", tampered, "--ca", fixture.rootPath,
+        ])
         #expect(changed.status == 1)
         #expect((try CLI.json(changed)["failure"] as? [String: Any])?["code"] as? String == "contentChanged")
 
@@ -114,7 +158,9 @@ import Testing
         let id = try #require(entry["id"] as? String)
         #expect(try fixture.run(["signatures", "remove", id]).status == 0)
         #expect(try fixture.run(["signatures", "remove", id]).status == 1)
-        #expect((try CLI.json(try fixture.run(["--json", "signatures", "list"]))["signatures"] as? [Any])?.isEmpty == true)
+        #expect(
+            (try CLI.json(try fixture.run(["--json", "signatures", "list"]))["signatures"] as? [Any])?.isEmpty == true
+        )
     }
 
     @Test func signWithP12FileAndFormats() throws {
@@ -122,26 +168,41 @@ import Testing
         let passwordFile = try fixture.directory.write("p12.pass", text: fixture.password)
         let document = try fixture.document("report.xml", "<report>данные</report>\n")
         let outDir = try TemporaryDirectory()
-        let attached = try fixture.run(["sign", document, "--p12", fixture.p12Path, "--password-file", passwordFile,
-                                        "--attached", "--format", "cms", "--digest", "sha512", "--out-dir", outDir.url.path])
+        let attached = try fixture.run([
+            "sign", document, "--p12", fixture.p12Path, "--password-file", passwordFile,
+            "--attached", "--format", "cms", "--digest", "sha512", "--out-dir", outDir.url.path,
+        ])
         #expect(attached.status == 0, "\(attached.errorOutput)")
         let output = outDir.path("report.xml.p7s")
         #expect(try fixture.opensslVerifies(output, content: nil, cades: false))
         let explicit = fixture.directory.path("explicit.sig")
-        #expect(try fixture.run(["sign", document, "--p12", fixture.p12Path, "--password-file", passwordFile, "--out", explicit]).status == 0)
+        #expect(
+            try fixture.run([
+                "sign", document, "--p12", fixture.p12Path, "--password-file", passwordFile, "--out", explicit,
+            ]).status == 0
+        )
         #expect(try fixture.opensslVerifies(explicit, content: document))
         // --p12 leaves nothing in the user's store.
-        #expect((try CLI.json(try fixture.run(["--json", "identity", "list"]))["identities"] as? [Any])?.isEmpty == true)
+        #expect(
+            (try CLI.json(try fixture.run(["--json", "identity", "list"]))["identities"] as? [Any])?.isEmpty == true
+        )
     }
 
     @Test func batchKeepsGoingPastAFailingDocument() throws {
         let fixture = try CLIFixture()
-        #expect(try fixture.run(["identity", "import", fixture.p12Path, "--alias", "batch", "--password-stdin"], input: fixture.password).status == 0)
+        #expect(
+            try fixture.run(
+                ["identity", "import", fixture.p12Path, "--alias", "batch", "--password-stdin"],
+                input: fixture.password
+            ).status == 0
+        )
         let first = try fixture.document("one.txt", "1")
         let third = try fixture.document("three.txt", "3")
         let missing = fixture.directory.path("two.txt")
-        let result = try fixture.run(["--json", "sign", first, missing, third, "--identity", "batch", "--password-env", "P"],
-                                     environment: ["P": fixture.password])
+        let result = try fixture.run(
+            ["--json", "sign", first, missing, third, "--identity", "batch", "--password-env", "P"],
+            environment: ["P": fixture.password]
+        )
         #expect(result.status == 1)
         #expect(result.errorOutput.contains("two.txt"))
         let json = try CLI.json(result)
@@ -160,11 +221,22 @@ import Testing
         func expectFailure(_ arguments: [String], _ status: Int32, _ fragment: String, input: String? = nil) throws {
             let result = try fixture.run(arguments, environment: env, input: input)
             #expect(result.status == status, "\(arguments): \(result.errorOutput)")
-            #expect(result.errorOutput.lowercased().contains(fragment.lowercased()), "\(arguments): \(result.errorOutput)")
+            #expect(
+                result.errorOutput.lowercased().contains(fragment.lowercased()),
+                "\(arguments): \(result.errorOutput)"
+            )
             #expect(result.errorOutput.split(separator: "\n").count <= 3, "too long: \(result.errorOutput)")
         }
-        try expectFailure(["identity", "import", fixture.directory.path("absent.p12"), "--password-env", "P"], 1, "does not exist")
-        try expectFailure(["identity", "import", fixture.directory.url.path, "--password-env", "P"], 1, "is a directory")
+        try expectFailure(
+            ["identity", "import", fixture.directory.path("absent.p12"), "--password-env", "P"],
+            1,
+            "does not exist"
+        )
+        try expectFailure(
+            ["identity", "import", fixture.directory.url.path, "--password-env", "P"],
+            1,
+            "is a directory"
+        )
         let unreadable = fixture.directory.path("unreadable.p12")
         if geteuid() == 0 {
             // root reads any file regardless of its mode: a symlink loop is a file nobody can open.
@@ -174,16 +246,27 @@ import Testing
             chmod(unreadable, 0)
         }
         try expectFailure(["identity", "import", unreadable, "--password-env", "P"], 1, "cannot be read")
-        let corrupt = try fixture.directory.write("corrupt.p12", Array(try fixture.directory.read("signer.p12").prefix(300)))
+        let corrupt = try fixture.directory.write(
+            "corrupt.p12",
+            Array(try fixture.directory.read("signer.p12").prefix(300))
+        )
         try expectFailure(["identity", "import", corrupt, "--password-env", "P"], 1, "error")
         try expectFailure(["identity", "import", fixture.p12Path, "--password-stdin"], 1, "password", input: "wrong")
         try expectFailure(["sign", fixture.p12Path, "--provider", "no.such.provider"], 1, "no provider is registered")
-        try expectFailure(["sign", fixture.p12Path, "--provider", "cryptopro-dss", "--param", "novalue"], 64, "KEY=VALUE")
+        try expectFailure(
+            ["sign", fixture.p12Path, "--provider", "cryptopro-dss", "--param", "novalue"],
+            64,
+            "KEY=VALUE"
+        )
         try expectFailure(["sign", fixture.p12Path, "--provider", "cryptopro-dss", "--param", "pin=123"], 64, "secret")
         try expectFailure(["sign", fixture.p12Path], 64, "--identity")
         try expectFailure(["sign", "--identity", "x"], 64, "missing argument")
         try expectFailure(["sign", fixture.p12Path, "--identity", "nobody", "--password-env", "P"], 1, "no identity")
-        try expectFailure(["identity", "import", fixture.p12Path, "--password-env", "UNSET_VARIABLE_FOR_TEST"], 1, "is not set")
+        try expectFailure(
+            ["identity", "import", fixture.p12Path, "--password-env", "UNSET_VARIABLE_FOR_TEST"],
+            1,
+            "is not set"
+        )
         try expectFailure(["identity", "import", fixture.p12Path], 1, "password")
         let garbage = try fixture.run(["verify", corrupt, "--no-chain-check"])
         #expect(garbage.status == 1)

@@ -13,16 +13,20 @@ struct PDFCommandTests {
         #expect(try ExternalTool.run("qpdf", ["--object-streams=generate", source, contract]).status == 0)
 
         // Default output: contract-signed.pdf beside the input.
-        let signed = try fixture.run(["--json", "sign", contract, "--format", "pades", "--p12", fixture.p12Path, "--password-file", passwordFile,
-                                      "--reason", "Согласовано", "--location", "Berlin"])
+        let signed = try fixture.run([
+            "--json", "sign", contract, "--format", "pades", "--p12", fixture.p12Path, "--password-file", passwordFile,
+            "--reason", "Согласовано", "--location", "Berlin",
+        ])
         #expect(signed.status == 0, "\(signed.errorOutput)")
         let signedPath = fixture.directory.path("contract-signed.pdf")
         #expect(FileManager.default.fileExists(atPath: signedPath))
         #expect(try ExternalTool.run("pdfsig", [signedPath]).output.contains("Signature is Valid."))
 
         // Countersign in place, into a named field.
-        let second = try fixture.run(["sign", signedPath, "--format", "pades", "--p12", fixture.p12Path, "--password-file", passwordFile,
-                                      "--field", "Approval", "--in-place"])
+        let second = try fixture.run([
+            "sign", signedPath, "--format", "pades", "--p12", fixture.p12Path, "--password-file", passwordFile,
+            "--field", "Approval", "--in-place",
+        ])
         #expect(second.status == 0, "\(second.errorOutput)")
 
         let verified = try fixture.run(["--json", "verify", signedPath, "--ca", fixture.rootPath])
@@ -49,7 +53,10 @@ struct PDFCommandTests {
     @Test func padesOptionsNeedPadesFormat() throws {
         let fixture = try CLIFixture()
         let document = try fixture.document("a.txt", "a")
-        let result = try fixture.run(["sign", document, "--p12", fixture.p12Path, "--password-stdin", "--in-place"], input: fixture.password)
+        let result = try fixture.run(
+            ["sign", document, "--p12", fixture.p12Path, "--password-stdin", "--in-place"],
+            input: fixture.password
+        )
         #expect(result.status != 0)
         #expect(result.errorOutput.contains("--format pades"))
     }

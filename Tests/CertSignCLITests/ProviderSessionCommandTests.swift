@@ -7,13 +7,24 @@ import Testing
 /// Issue 12, provider sessions: what the caller asks for is what happens, with two emulator users
 /// (Leonid, Maria) and their certificates, run as real `certsign` processes.
 @Suite struct ProviderSessionCommandTests {
-    static let env = ["LEONID_PASSWORD": StandardSeed.password, "LEONID_PIN": StandardSeed.certificatePIN,
-                      "MARIA_PASSWORD": "456456", "MARIA_PIN": "456",
-                      "FMP_PASSWORD": StandardSeed.password, "DSS_PASSWORD": StandardSeed.dssPassword, "PIN": StandardSeed.certificatePIN]
+    static let env = [
+        "LEONID_PASSWORD": StandardSeed.password, "LEONID_PIN": StandardSeed.certificatePIN,
+        "MARIA_PASSWORD": "456456", "MARIA_PIN": "456",
+        "FMP_PASSWORD": StandardSeed.password, "DSS_PASSWORD": StandardSeed.dssPassword,
+        "PIN": StandardSeed.certificatePIN,
+    ]
 
-    static func cryptoPro(_ url: String, user: String, certificate: Int, passwordVariable: String, pinVariable: String?) -> [String] {
-        var arguments = ["--provider", "cryptopro-dss", "--param", "url=\(url)", "--param", "username=\(user)",
-                         "--param-env", "password=\(passwordVariable)", "--param", "certificateID=\(certificate)"]
+    static func cryptoPro(
+        _ url: String,
+        user: String,
+        certificate: Int,
+        passwordVariable: String,
+        pinVariable: String?
+    ) -> [String] {
+        var arguments = [
+            "--provider", "cryptopro-dss", "--param", "url=\(url)", "--param", "username=\(user)",
+            "--param-env", "password=\(passwordVariable)", "--param", "certificateID=\(certificate)",
+        ]
         if let pinVariable { arguments += ["--param-env", "pin=\(pinVariable)"] }
         return arguments
     }
@@ -24,7 +35,9 @@ import Testing
         return (try CLI.json(verified)["signer"] as? [String: Any])?["subject"] as? String ?? "none"
     }
 
-    @Test("item 1: a cached CryptoPro session never overrides --param (other user, other certificate, other server); the PIN is kept")
+    @Test(
+        "item 1: a cached CryptoPro session never overrides --param (other user, other certificate, other server); the PIN is kept"
+    )
     func cryptoProSessionFollowsParameters() throws {
         let emulator = try DSSEmulator()
         let url = try emulator.start().absoluteString
@@ -33,47 +46,90 @@ import Testing
         let document = try store.write("act.txt", text: "Акт сверки\n")
 
         // Leonid with his RSA certificate (no PIN): the session is cached in the store.
-        let leonid = try CLI.run(["sign", document, "--out", store.path("leonid.p7s")]
-                                 + Self.cryptoPro(url, user: "Leonid", certificate: StandardSeed.secondCertificateID, passwordVariable: "LEONID_PASSWORD", pinVariable: nil),
-                                 store: store, environment: Self.env)
+        let leonid = try CLI.run(
+            ["sign", document, "--out", store.path("leonid.p7s")]
+                + Self.cryptoPro(
+                    url,
+                    user: "Leonid",
+                    certificate: StandardSeed.secondCertificateID,
+                    passwordVariable: "LEONID_PASSWORD",
+                    pinVariable: nil
+                ),
+            store: store,
+            environment: Self.env
+        )
         #expect(leonid.status == 0, "\(leonid.errorOutput)")
         #expect(FileManager.default.fileExists(atPath: store.path("cryptopro-dss-session.json")))
 
         // Maria with certificate 12900 and her PIN: signed by Maria, not by the cached Leonid.
-        let maria = try CLI.run(["sign", document, "--out", store.path("maria.p7s")]
-                                + Self.cryptoPro(url, user: "Maria", certificate: 12900, passwordVariable: "MARIA_PASSWORD", pinVariable: "MARIA_PIN"),
-                                store: store, environment: Self.env)
+        let maria = try CLI.run(
+            ["sign", document, "--out", store.path("maria.p7s")]
+                + Self.cryptoPro(
+                    url,
+                    user: "Maria",
+                    certificate: 12900,
+                    passwordVariable: "MARIA_PASSWORD",
+                    pinVariable: "MARIA_PIN"
+                ),
+            store: store,
+            environment: Self.env
+        )
         #expect(maria.status == 0, "\(maria.errorOutput)")
         #expect(try Self.signer(of: store.path("leonid.p7s"), content: document).contains("Леонид Тестов (RSA)"))
         #expect(try Self.signer(of: store.path("maria.p7s"), content: document).contains("Мария Иванова"))
 
         // Another server than the cached one: the cached session must not sign for it.
-        let elsewhere = try CLI.run(["sign", document, "--out", store.path("elsewhere.p7s")]
-                                    + Self.cryptoPro("http://127.0.0.1:1/", user: "Maria", certificate: 12900, passwordVariable: "MARIA_PASSWORD", pinVariable: "MARIA_PIN"),
-                                    store: store, environment: Self.env)
+        let elsewhere = try CLI.run(
+            ["sign", document, "--out", store.path("elsewhere.p7s")]
+                + Self.cryptoPro(
+                    "http://127.0.0.1:1/",
+                    user: "Maria",
+                    certificate: 12900,
+                    passwordVariable: "MARIA_PASSWORD",
+                    pinVariable: "MARIA_PIN"
+                ),
+            store: store,
+            environment: Self.env
+        )
         #expect(elsewhere.status == 1)
         #expect(!FileManager.default.fileExists(atPath: store.path("elsewhere.p7s")))
 
         // The same PIN-protected command twice: the second run uses the cache and still sends the PIN.
         for round in 1...2 {
-            let pinned = try CLI.run(["sign", document, "--out", store.path("pin-\(round).p7s")]
-                                     + Self.cryptoPro(url, user: "Leonid", certificate: StandardSeed.certificateID, passwordVariable: "LEONID_PASSWORD", pinVariable: "LEONID_PIN"),
-                                     store: store, environment: Self.env)
+            let pinned = try CLI.run(
+                ["sign", document, "--out", store.path("pin-\(round).p7s")]
+                    + Self.cryptoPro(
+                        url,
+                        user: "Leonid",
+                        certificate: StandardSeed.certificateID,
+                        passwordVariable: "LEONID_PASSWORD",
+                        pinVariable: "LEONID_PIN"
+                    ),
+                store: store,
+                environment: Self.env
+            )
             #expect(pinned.status == 0, "round \(round): \(pinned.errorOutput)")
         }
         let logins = emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count
         #expect(logins == 3, "Leonid RSA, Maria, Leonid 12831; the second PIN run reuses the cache")
     }
 
-    @Test("item 2: two real processes renewing one FMP session at once both succeed, and the session on file keeps working")
+    @Test(
+        "item 2: two real processes renewing one FMP session at once both succeed, and the session on file keeps working"
+    )
     func fmpSessionUnderTwoProcesses() throws {
         let emulator = try DSSEmulator()
         let url = try emulator.start()
         defer { emulator.stop() }
         let store = try TemporaryDirectory()
-        let login = try CLI.run(["dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment, "--project",
-                                 StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD"],
-                                store: store, environment: Self.env)
+        let login = try CLI.run(
+            [
+                "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment, "--project",
+                StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
+            ],
+            store: store,
+            environment: Self.env
+        )
         #expect(login.status == 0, "\(login.errorOutput)")
         for round in 0..<3 {
             // Every access token expires: each process must renew with the single-use refresh token.
@@ -100,7 +156,9 @@ import Testing
         #expect(after.status == 0, "the session on file was overwritten by an older one: \(after.errorOutput)")
     }
 
-    @Test("item 3: signatures list shows the FMP history after dss login + dss sign, and says when not logged in; sign --provider fmp-dss points to dss sign")
+    @Test(
+        "item 3: signatures list shows the FMP history after dss login + dss sign, and says when not logged in; sign --provider fmp-dss points to dss sign"
+    )
     func fmpThroughTheGenericPath() throws {
         let emulator = try DSSEmulator()
         let url = try emulator.start()
@@ -110,17 +168,35 @@ import Testing
         #expect(before.status == 0)
         #expect(before.errorOutput.contains("fmp-dss: not logged in (certsign dss login)"))
 
-        #expect(try CLI.run(["dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment, "--project",
-                             StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD"],
-                            store: store, environment: Self.env).status == 0)
-        let signed = try CLI.run(["dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--column",
-                                  StandardSeed.column, "--hhive-id", "1", "--certificate-id", "12831", "--dss-password-env", "DSS_PASSWORD",
-                                  "--pin-env", "PIN"], store: store, environment: Self.env)
+        #expect(
+            try CLI.run(
+                [
+                    "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
+                    "--project",
+                    StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
+                ],
+                store: store,
+                environment: Self.env
+            ).status == 0
+        )
+        let signed = try CLI.run(
+            [
+                "dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--column",
+                StandardSeed.column, "--hhive-id", "1", "--certificate-id", "12831", "--dss-password-env",
+                "DSS_PASSWORD",
+                "--pin-env", "PIN",
+            ],
+            store: store,
+            environment: Self.env
+        )
         #expect(signed.status == 0, "\(signed.errorOutput)")
         let list = try CLI.run(["--json", "signatures", "list"], store: store)
         #expect(list.status == 0, "\(list.errorOutput)")
         let entries = try #require(try CLI.json(list)["signatures"] as? [[String: Any]])
-        #expect(entries.contains { $0["id"] as? String == "121" && $0["provider"] as? String == "fmp-dss" }, "\(list.output)")
+        #expect(
+            entries.contains { $0["id"] as? String == "121" && $0["provider"] as? String == "fmp-dss" },
+            "\(list.output)"
+        )
         #expect(!list.errorOutput.contains("not logged in"))
 
         let document = try store.write("doc.txt", text: "x")
@@ -135,9 +211,17 @@ import Testing
         let url = try emulator.start()
         defer { emulator.stop() }
         let store = try TemporaryDirectory()
-        #expect(try CLI.run(["dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment, "--project",
-                             StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD"],
-                            store: store, environment: Self.env).status == 0)
+        #expect(
+            try CLI.run(
+                [
+                    "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
+                    "--project",
+                    StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
+                ],
+                store: store,
+                environment: Self.env
+            ).status == 0
+        )
         let session = store.path("fmp-session.json")
         #expect(chmod(session, 0o644) == 0)
         let readable = try CLI.run(["dss", "signs"], store: store)
@@ -154,12 +238,27 @@ import Testing
 
         // CryptoPro: a cache that others can read is not used; certsign logs in again and says so.
         let document = try store.write("d.txt", text: "d")
-        let arguments = Self.cryptoPro(url.absoluteString, user: "Leonid", certificate: StandardSeed.secondCertificateID,
-                                       passwordVariable: "LEONID_PASSWORD", pinVariable: nil)
-        #expect(try CLI.run(["sign", document, "--out", store.path("1.p7s")] + arguments, store: store, environment: Self.env).status == 0)
+        let arguments = Self.cryptoPro(
+            url.absoluteString,
+            user: "Leonid",
+            certificate: StandardSeed.secondCertificateID,
+            passwordVariable: "LEONID_PASSWORD",
+            pinVariable: nil
+        )
+        #expect(
+            try CLI.run(
+                ["sign", document, "--out", store.path("1.p7s")] + arguments,
+                store: store,
+                environment: Self.env
+            ).status == 0
+        )
         #expect(chmod(store.path("cryptopro-dss-session.json"), 0o644) == 0)
         let logins = emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count
-        let again = try CLI.run(["sign", document, "--out", store.path("2.p7s")] + arguments, store: store, environment: Self.env)
+        let again = try CLI.run(
+            ["sign", document, "--out", store.path("2.p7s")] + arguments,
+            store: store,
+            environment: Self.env
+        )
         #expect(again.status == 0, "\(again.errorOutput)")
         #expect(again.errorOutput.contains("ignoring the CryptoPro DSS cache"))
         #expect(emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count == logins + 1)

@@ -12,7 +12,10 @@ import Testing
         let url = try emulator.start()
         defer { emulator.stop() }
         let store = try TemporaryDirectory()
-        let env = ["FMP_PASSWORD": StandardSeed.password, "DSS_PASSWORD": StandardSeed.dssPassword, "PIN": StandardSeed.certificatePIN]
+        let env = [
+            "FMP_PASSWORD": StandardSeed.password, "DSS_PASSWORD": StandardSeed.dssPassword,
+            "PIN": StandardSeed.certificatePIN,
+        ]
         func certsign(_ arguments: [String]) throws -> ExternalTool.Result {
             let result = try CLI.run(arguments, store: store, environment: env)
             for secret in [StandardSeed.password, StandardSeed.dssPassword] {
@@ -20,24 +23,35 @@ import Testing
             }
             return result
         }
-        let login = try certsign(["--json", "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
-                                  "--project", StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD"])
+        let login = try certsign([
+            "--json", "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
+            "--project", StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
+        ])
         #expect(login.status == 0, "\(login.errorOutput)")
         let envelope = try CLI.json(login)
         #expect(envelope["status"] as? String == "ok")
         #expect((envelope["http"] as? [String: Any])?["status"] as? Int == 200)
         let sessionFile = store.url.appendingPathComponent("fmp-session.json").path
-        #expect((try FileManager.default.attributesOfItem(atPath: sessionFile)[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(
+            (try FileManager.default.attributesOfItem(atPath: sessionFile)[.posixPermissions] as? NSNumber)?.intValue
+                == 0o600
+        )
 
         let certificates = try certsign(["dss", "certificates", "--dss-password-env", "DSS_PASSWORD"])
         #expect(certificates.status == 0)
         #expect(certificates.output.contains("12831"))
-        let wrong = try CLI.run(["dss", "certificates", "--dss-password-env", "WRONG"], store: store, environment: ["WRONG": "nope"])
+        let wrong = try CLI.run(
+            ["dss", "certificates", "--dss-password-env", "WRONG"],
+            store: store,
+            environment: ["WRONG": "nope"]
+        )
         #expect(wrong.status == 1)
 
-        let signed = try certsign(["--json", "dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table,
-                                   "--column", StandardSeed.column, "--hhive-id", "1", "--certificate-id", "12831",
-                                   "--dss-password-env", "DSS_PASSWORD", "--pin-env", "PIN"])
+        let signed = try certsign([
+            "--json", "dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table,
+            "--column", StandardSeed.column, "--hhive-id", "1", "--certificate-id", "12831",
+            "--dss-password-env", "DSS_PASSWORD", "--pin-env", "PIN",
+        ])
         #expect(signed.status == 0, "\(signed.errorOutput)")
         let signedRaw = try #require((try CLI.json(signed)["result"] as? [String: Any])?["raw"] as? [String: Any])
         #expect(signedRaw["signature_id"] as? Int == 121)
@@ -46,7 +60,10 @@ import Testing
         let signs = try certsign(["dss", "signs", "--out-dir", out.url.path])
         #expect(signs.output.contains("121"))
         let ca = try out.write("ca.pem", text: emulator.certificateAuthorityPEM)
-        let verified = try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", out.path("121.p7s"), "-CAfile", ca])
+        let verified = try ExternalTool.run(
+            "openssl",
+            ["cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", out.path("121.p7s"), "-CAfile", ca]
+        )
         #expect(verified.succeeded, "\(verified.errorOutput)")
         #expect(verified.output == StandardSeed.cellValue)
 
@@ -63,8 +80,14 @@ import Testing
         let notLoggedIn = try CLI.run(["dss", "signs"], store: store)
         #expect(notLoggedIn.status == 1)
         #expect(notLoggedIn.errorOutput.contains("dss login"))
-        let insecure = try CLI.run(["dss", "login", "--host", "http://fmp.example.invalid/", "--environment", "e", "--project", "p",
-                                    "--user", "u", "--password-env", "X"], store: store, environment: ["X": "x"])
+        let insecure = try CLI.run(
+            [
+                "dss", "login", "--host", "http://fmp.example.invalid/", "--environment", "e", "--project", "p",
+                "--user", "u", "--password-env", "X",
+            ],
+            store: store,
+            environment: ["X": "x"]
+        )
         #expect(insecure.status == 1)
         #expect(insecure.errorOutput.contains("http"))
     }
@@ -76,20 +99,36 @@ import Testing
         let store = try TemporaryDirectory()
         let document = try store.write("договор.txt", text: "Договор № 7\n")
         let env = ["DSS_USER_PASSWORD": StandardSeed.password, "DSS_PIN": StandardSeed.certificatePIN]
-        let signed = try CLI.run(["sign", document, "--provider", "cryptopro-dss", "--param", "url=\(url.absoluteString)",
-                                  "--param", "username=\(StandardSeed.username)", "--param-env", "password=DSS_USER_PASSWORD",
-                                  "--param", "certificateID=\(StandardSeed.certificateID)", "--param-env", "pin=DSS_PIN"],
-                                 store: store, environment: env)
+        let signed = try CLI.run(
+            [
+                "sign", document, "--provider", "cryptopro-dss", "--param", "url=\(url.absoluteString)",
+                "--param", "username=\(StandardSeed.username)", "--param-env", "password=DSS_USER_PASSWORD",
+                "--param", "certificateID=\(StandardSeed.certificateID)", "--param-env", "pin=DSS_PIN",
+            ],
+            store: store,
+            environment: env
+        )
         #expect(signed.status == 0, "\(signed.errorOutput)")
         #expect(!signed.output.contains(StandardSeed.password) && !signed.errorOutput.contains(StandardSeed.password))
         let ca = try store.write("ca.pem", text: emulator.certificateAuthorityPEM)
-        let verified = try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", document + ".p7s",
-                                                       "-content", document, "-CAfile", ca, "-out", "/dev/null"])
+        let verified = try ExternalTool.run(
+            "openssl",
+            [
+                "cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", document + ".p7s",
+                "-content", document, "-CAfile", ca, "-out", "/dev/null",
+            ]
+        )
         #expect(verified.succeeded, "\(verified.errorOutput)")
-        let wrongPIN = try CLI.run(["sign", document, "--provider", "cryptopro-dss", "--param", "url=\(url.absoluteString)",
-                                    "--param", "username=\(StandardSeed.username)", "--param-env", "password=DSS_USER_PASSWORD",
-                                    "--param", "certificateID=\(StandardSeed.certificateID)", "--param-env", "pin=BAD", "--out", store.path("x.p7s")],
-                                   store: TemporaryDirectory(), environment: env.merging(["BAD": "999"]) { $1 })
+        let wrongPIN = try CLI.run(
+            [
+                "sign", document, "--provider", "cryptopro-dss", "--param", "url=\(url.absoluteString)",
+                "--param", "username=\(StandardSeed.username)", "--param-env", "password=DSS_USER_PASSWORD",
+                "--param", "certificateID=\(StandardSeed.certificateID)", "--param-env", "pin=BAD", "--out",
+                store.path("x.p7s"),
+            ],
+            store: TemporaryDirectory(),
+            environment: env.merging(["BAD": "999"]) { $1 }
+        )
         #expect(wrongPIN.status == 1)
         #expect(!FileManager.default.fileExists(atPath: store.path("x.p7s")))
     }
@@ -97,7 +136,9 @@ import Testing
     @Test func demoRunsTheWalkThrough() throws {
         let demo = try CLI.run(["demo"])
         #expect(demo.status == 0, "\(demo.errorOutput)")
-        for fragment in ["Authentication success", "12831", "signature_id 121", "VALID", "removed signature 121", "demo finished"] {
+        for fragment in [
+            "Authentication success", "12831", "signature_id 121", "VALID", "removed signature 121", "demo finished",
+        ] {
             #expect(demo.output.contains(fragment), "demo output lacks \(fragment)")
         }
     }

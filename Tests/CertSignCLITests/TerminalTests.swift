@@ -8,49 +8,64 @@ import Testing
     @Test func progressBarOnATerminalOnlyAndPromptWithoutEcho() throws {
         try #require(ExternalTool.isAvailable("script"), "util-linux 'script' is not installed")
         let fixture = try CLIFixture()
-        #expect(try fixture.run(["identity", "import", fixture.p12Path, "--alias", "tty", "--password-stdin"], input: fixture.password).status == 0)
+        #expect(
+            try fixture.run(
+                ["identity", "import", fixture.p12Path, "--alias", "tty", "--password-stdin"],
+                input: fixture.password
+            ).status == 0
+        )
         // A 17 MiB document is over the 16 MiB progress threshold.
         let big = fixture.directory.path("big.bin")
         try Data(count: 17 << 20).write(to: URL(fileURLWithPath: big))
         let passwordFile = try fixture.directory.write("pw", text: fixture.password)
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let command = [CLI.binary, "sign", big, "--identity", "tty", "--password-file", passwordFile].map(quoted).joined(separator: " ")
-        let onTerminal = try ExternalTool.run("script", ["-qec", command, "/dev/null"], environment: ["CERTSIGN_HOME": fixture.store.url.path])
+        let command = [CLI.binary, "sign", big, "--identity", "tty", "--password-file", passwordFile].map(quoted)
+            .joined(separator: " ")
+        let onTerminal = try ExternalTool.run(
+            "script",
+            ["-qec", command, "/dev/null"],
+            environment: ["CERTSIGN_HOME": fixture.store.url.path]
+        )
         #expect(onTerminal.succeeded, "\(onTerminal.output)")
         #expect(onTerminal.output.contains("signing ["), "no progress bar on a terminal: \(onTerminal.output)")
         #expect(onTerminal.output.contains("100%"))
         // Not a terminal: no progress bar, nothing extra on stderr.
-        let piped = try fixture.run(["sign", big, "--identity", "tty", "--password-file", passwordFile, "--out", big + ".2.p7s"])
+        let piped = try fixture.run([
+            "sign", big, "--identity", "tty", "--password-file", passwordFile, "--out", big + ".2.p7s",
+        ])
         #expect(piped.status == 0)
         #expect(piped.errorOutput.isEmpty, "stderr: \(piped.errorOutput)")
 
         // The password prompt appears on the terminal and the typed password is not echoed. Python's
         // pty module plays the person: it waits for the prompt, then types.
         let driver = """
-        import os, pty, signal, sys
-        signal.alarm(120)  # never hang the test run
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execv(sys.argv[1], sys.argv[1:])
-        seen = b""
-        while b"password:" not in seen:
-            chunk = os.read(fd, 1024)
-            if not chunk: break
-            seen += chunk
-        os.write(fd, os.environ["TYPED"].encode() + b"\\n")
-        while True:
-            try:
+            import os, pty, signal, sys
+            signal.alarm(120)  # never hang the test run
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            seen = b""
+            while b"password:" not in seen:
                 chunk = os.read(fd, 1024)
-            except OSError:
-                break
-            if not chunk: break
-            seen += chunk
-        _, status = os.waitpid(pid, 0)
-        sys.stdout.write(seen.decode("utf-8", "replace"))
-        sys.exit(os.waitstatus_to_exitcode(status))
-        """
-        let typed = try ExternalTool.run("python3", ["-c", driver, CLI.binary, "identity", "import", fixture.p12Path, "--alias", "prompted"],
-                                         environment: ["CERTSIGN_HOME": fixture.store.url.path, "TYPED": fixture.password])
+                if not chunk: break
+                seen += chunk
+            os.write(fd, os.environ["TYPED"].encode() + b"\\n")
+            while True:
+                try:
+                    chunk = os.read(fd, 1024)
+                except OSError:
+                    break
+                if not chunk: break
+                seen += chunk
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.write(seen.decode("utf-8", "replace"))
+            sys.exit(os.waitstatus_to_exitcode(status))
+            """
+        let typed = try ExternalTool.run(
+            "python3",
+            ["-c", driver, CLI.binary, "identity", "import", fixture.p12Path, "--alias", "prompted"],
+            environment: ["CERTSIGN_HOME": fixture.store.url.path, "TYPED": fixture.password]
+        )
         #expect(typed.succeeded, "\(typed.output) \(typed.errorOutput)")
         #expect(typed.output.contains("PKCS#12 password:"))
         #expect(!typed.output.contains(fixture.password), "the password was echoed")

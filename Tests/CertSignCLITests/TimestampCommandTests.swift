@@ -8,7 +8,9 @@ import Testing
 /// against an in-process emulator (TSA, CRL) on an ephemeral port.
 @Suite("certsign timestamp and revocation options")
 struct TimestampCommandTests {
-    @Test("sign --tsa makes CAdES-T; timestamp upgrades a CAdES-BES file in place and its journal row; verify reports the timestamp")
+    @Test(
+        "sign --tsa makes CAdES-T; timestamp upgrades a CAdES-BES file in place and its journal row; verify reports the timestamp"
+    )
     func timestampCommands() throws {
         let fixture = try CLIFixture()
         let emulator = try DSSEmulator(configuration: .init(faultsEnabled: true, requestLogLimit: 0))
@@ -19,15 +21,24 @@ struct TimestampCommandTests {
         let environment = ["P12PASS": fixture.password]
 
         let first = try fixture.document("first.txt", "первый документ\n")
-        let signed = try fixture.run(["--json", "sign", first, "--p12", fixture.p12Path, "--password-env", "P12PASS", "--tsa", tsa, "--tsa-ca", tsaCA],
-                                     environment: environment)
+        let signed = try fixture.run(
+            [
+                "--json", "sign", first, "--p12", fixture.p12Path, "--password-env", "P12PASS", "--tsa", tsa,
+                "--tsa-ca", tsaCA,
+            ],
+            environment: environment
+        )
         #expect(signed.succeeded, "\(signed.errorOutput)")
         let signedResult = try #require((try CLI.json(signed)["results"] as? [[String: Any]])?.first)
         #expect(signedResult["format"] as? String == "cades-t")
         #expect(try fixture.opensslVerifies(first + ".p7s", content: first))
-        let verified = try fixture.run(["--json", "verify", first + ".p7s", "--ca", fixture.rootPath, "--tsa-ca", tsaCA])
+        let verified = try fixture.run([
+            "--json", "verify", first + ".p7s", "--ca", fixture.rootPath, "--tsa-ca", tsaCA,
+        ])
         #expect(verified.succeeded, "\(verified.output)\(verified.errorOutput)")
-        let timestamp = try #require((try CLI.json(verified)["signers"] as? [[String: Any]])?.first?["timestamp"] as? [String: Any])
+        let timestamp = try #require(
+            (try CLI.json(verified)["signers"] as? [[String: Any]])?.first?["timestamp"] as? [String: Any]
+        )
         #expect(timestamp["valid"] as? Bool == true)
         #expect(timestamp["tsa"] as? String == emulator.timestampAuthorityCertificate.subject)
         #expect(timestamp["time"] is String)
@@ -38,7 +49,12 @@ struct TimestampCommandTests {
 
         // A CAdES-BES file, upgraded in place.
         let second = try fixture.document("second.txt", "второй документ\n")
-        #expect(try fixture.run(["sign", second, "--p12", fixture.p12Path, "--password-env", "P12PASS"], environment: environment).succeeded)
+        #expect(
+            try fixture.run(
+                ["sign", second, "--p12", fixture.p12Path, "--password-env", "P12PASS"],
+                environment: environment
+            ).succeeded
+        )
         let before = try Data(contentsOf: URL(fileURLWithPath: second + ".p7s"))
         let upgraded = try fixture.run(["--json", "timestamp", second + ".p7s", "--tsa", tsa, "--tsa-ca", tsaCA])
         #expect(upgraded.succeeded, "\(upgraded.errorOutput)")
@@ -59,47 +75,88 @@ struct TimestampCommandTests {
 
         // A TSA fault: typed error, exit 1, the file untouched.
         let third = try fixture.document("third.txt", "третий\n")
-        #expect(try fixture.run(["sign", third, "--p12", fixture.p12Path, "--password-env", "P12PASS"], environment: environment).succeeded)
+        #expect(
+            try fixture.run(
+                ["sign", third, "--p12", fixture.p12Path, "--password-env", "P12PASS"],
+                environment: environment
+            ).succeeded
+        )
         let untouched = try Data(contentsOf: URL(fileURLWithPath: third + ".p7s"))
-        let faulty = try fixture.run(["--json", "timestamp", third + ".p7s", "--tsa", tsa + "/wrong-nonce", "--tsa-ca", tsaCA])
+        let faulty = try fixture.run([
+            "--json", "timestamp", third + ".p7s", "--tsa", tsa + "/wrong-nonce", "--tsa-ca", tsaCA,
+        ])
         #expect(faulty.status == 1)
         #expect((try CLI.json(faulty)["results"] as? [[String: Any]])?.first?["code"] as? String == "timestampInvalid")
         #expect(try Data(contentsOf: URL(fileURLWithPath: third + ".p7s")) == untouched)
         #expect(try fixture.run(["timestamp", third + ".p7s"]).status == 64)
     }
 
-    @Test("verify --crl: good before the revocation, signerRevoked after; --check-revocation with no source is revocationUnknown")
+    @Test(
+        "verify --crl: good before the revocation, signerRevoked after; --check-revocation with no source is revocationUnknown"
+    )
     func crlOptions() async throws {
         let fixture = try CLIFixture()
         let document = try fixture.document("doc.txt", "акт\n")
-        #expect(try fixture.run(["sign", document, "--p12", fixture.p12Path, "--password-env", "P12PASS"], environment: ["P12PASS": fixture.password]).succeeded)
+        #expect(
+            try fixture.run(
+                ["sign", document, "--p12", fixture.p12Path, "--password-env", "P12PASS"],
+                environment: ["P12PASS": fixture.password]
+            ).succeeded
+        )
         // An emulator seeded with the fixture's CA serves that CA's CRL.
-        let seed = EmulatorSeed(certificateAuthority: fixture.pki.root.certificate, users: [], cells: [], firstSignatureID: 1,
-                                certificateAuthorityKey: fixture.pki.root.key)
+        let seed = EmulatorSeed(
+            certificateAuthority: fixture.pki.root.certificate,
+            users: [],
+            cells: [],
+            firstSignatureID: 1,
+            certificateAuthorityKey: fixture.pki.root.key
+        )
         let emulator = try DSSEmulator(configuration: .init(requestLogLimit: 0), seed: seed)
         try emulator.start()
         defer { emulator.stop() }
         func crl(_ name: String) throws -> String {
-            let result = try ExternalTool.run("curl", ["-sf", "-o", fixture.directory.path(name), try #require(emulator.crlURL).absoluteString])
+            let result = try ExternalTool.run(
+                "curl",
+                ["-sf", "-o", fixture.directory.path(name), try #require(emulator.crlURL).absoluteString]
+            )
             #expect(result.succeeded)
             return fixture.directory.path(name)
         }
         let clean = try crl("clean.crl")
         let good = try fixture.run(["--json", "verify", document + ".p7s", "--ca", fixture.rootPath, "--crl", clean])
         #expect(good.succeeded, "\(good.output)")
-        #expect(((try CLI.json(good)["signers"] as? [[String: Any]])?.first?["revocation"] as? [String: Any])?["status"] as? String == "good")
+        #expect(
+            ((try CLI.json(good)["signers"] as? [[String: Any]])?.first?["revocation"] as? [String: Any])?["status"]
+                as? String == "good"
+        )
         emulator.revoke(fixture.signer.certificate)
         let listed = try crl("revoked.crl")
-        let pem = try ExternalTool.run("openssl", ["crl", "-inform", "DER", "-in", listed, "-out", fixture.directory.path("revoked.pem")])
+        let pem = try ExternalTool.run(
+            "openssl",
+            ["crl", "-inform", "DER", "-in", listed, "-out", fixture.directory.path("revoked.pem")]
+        )
         #expect(pem.succeeded)
         for file in [listed, fixture.directory.path("revoked.pem")] {
-            let revoked = try fixture.run(["--json", "verify", document + ".p7s", "--ca", fixture.rootPath, "--crl", file])
+            let revoked = try fixture.run([
+                "--json", "verify", document + ".p7s", "--ca", fixture.rootPath, "--crl", file,
+            ])
             #expect(revoked.status == 1)
-            #expect((try CLI.json(revoked)["failure"] as? [String: Any])?["code"] as? String == "signerRevoked", "\(revoked.output)")
+            #expect(
+                (try CLI.json(revoked)["failure"] as? [String: Any])?["code"] as? String == "signerRevoked",
+                "\(revoked.output)"
+            )
         }
-        let nowhere = try fixture.run(["--json", "verify", document + ".p7s", "--ca", fixture.rootPath, "--check-revocation"])
+        let nowhere = try fixture.run([
+            "--json", "verify", document + ".p7s", "--ca", fixture.rootPath, "--check-revocation",
+        ])
         #expect(nowhere.status == 1)
-        #expect((try CLI.json(nowhere)["failure"] as? [String: Any])?["code"] as? String == "revocationUnknown", "\(nowhere.output)")
-        #expect(try fixture.run(["verify", document + ".p7s", "--ca", fixture.rootPath, "--crl", fixture.rootPath]).status != 0)
+        #expect(
+            (try CLI.json(nowhere)["failure"] as? [String: Any])?["code"] as? String == "revocationUnknown",
+            "\(nowhere.output)"
+        )
+        #expect(
+            try fixture.run(["verify", document + ".p7s", "--ca", fixture.rootPath, "--crl", fixture.rootPath]).status
+                != 0
+        )
     }
 }

@@ -5,10 +5,22 @@ import Testing
 
 @Suite struct CertificateTests {
     /// Makes a self-signed certificate with the real `openssl` CLI and returns (PEM path, DER path).
-    private func makeWithOpenSSL(_ dir: TemporaryDirectory, name: String, subject: String, keyArgs: [String]) throws -> (pem: String, der: String) {
-        let pem = dir.path("\(name).pem"), der = dir.path("\(name).der"), key = dir.path("\(name).key")
-        let made = try ExternalTool.run("openssl", ["req", "-x509", "-utf8", "-nodes", "-days", "30", "-subj", subject,
-                                                   "-keyout", key, "-out", pem] + keyArgs)
+    private func makeWithOpenSSL(
+        _ dir: TemporaryDirectory,
+        name: String,
+        subject: String,
+        keyArgs: [String]
+    ) throws -> (pem: String, der: String) {
+        let pem = dir.path("\(name).pem")
+        let der = dir.path("\(name).der")
+        let key = dir.path("\(name).key")
+        let made = try ExternalTool.run(
+            "openssl",
+            [
+                "req", "-x509", "-utf8", "-nodes", "-days", "30", "-subj", subject,
+                "-keyout", key, "-out", pem,
+            ] + keyArgs
+        )
         try #require(made.succeeded, "openssl req failed: \(made.errorOutput)")
         let converted = try ExternalTool.run("openssl", ["x509", "-in", pem, "-outform", "DER", "-out", der])
         try #require(converted.succeeded)
@@ -16,18 +28,32 @@ import Testing
     }
 
     private func opensslField(_ path: String, _ args: [String]) throws -> String {
-        try ExternalTool.run("openssl", ["x509", "-in", path, "-noout"] + args).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try ExternalTool.run("openssl", ["x509", "-in", path, "-noout"] + args).output.trimmingCharacters(
+            in: .whitespacesAndNewlines
+        )
     }
 
     @Test func parsesDERAndPEMWithCyrillicSubject() throws {
         let dir = try TemporaryDirectory()
-        let files = try makeWithOpenSSL(dir, name: "rsa", subject: "/C=RU/O=ООО Ромашка/CN=Иванов Иван Иванович",
-                                        keyArgs: ["-newkey", "rsa:2048"])
-        let fromPEM = try Certificate(pemEncoded: String(decoding: try Data(contentsOf: URL(fileURLWithPath: files.pem)), as: UTF8.self))
+        let files = try makeWithOpenSSL(
+            dir,
+            name: "rsa",
+            subject: "/C=RU/O=ООО Ромашка/CN=Иванов Иван Иванович",
+            keyArgs: ["-newkey", "rsa:2048"]
+        )
+        let fromPEM = try Certificate(
+            pemEncoded: String(decoding: try Data(contentsOf: URL(fileURLWithPath: files.pem)), as: UTF8.self)
+        )
         let fromDER = try Certificate(derEncoded: Array(try Data(contentsOf: URL(fileURLWithPath: files.der))))
         #expect(fromPEM == fromDER)
         #expect(fromPEM.subject == "CN=Иванов Иван Иванович,O=ООО Ромашка,C=RU")
-        #expect(fromPEM.subject == (try opensslField(files.pem, ["-subject", "-nameopt", "RFC2253,-esc_msb"])).replacingOccurrences(of: "subject=", with: ""))
+        #expect(
+            fromPEM.subject
+                == (try opensslField(files.pem, ["-subject", "-nameopt", "RFC2253,-esc_msb"])).replacingOccurrences(
+                    of: "subject=",
+                    with: ""
+                )
+        )
         #expect(fromPEM.issuer == fromPEM.subject)
         #expect(fromPEM.isSelfIssued)
         #expect(fromPEM.subjectAttribute("CN") == "Иванов Иван Иванович")
@@ -49,12 +75,19 @@ import Testing
 
     @Test func parsesP384AndBundles() throws {
         let dir = try TemporaryDirectory()
-        let ec = try makeWithOpenSSL(dir, name: "ec", subject: "/CN=P-384 signer", keyArgs: ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-384"])
+        let ec = try makeWithOpenSSL(
+            dir,
+            name: "ec",
+            subject: "/CN=P-384 signer",
+            keyArgs: ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-384"]
+        )
         let rsa = try makeWithOpenSSL(dir, name: "rsa", subject: "/CN=RSA signer", keyArgs: ["-newkey", "rsa:2048"])
         let ecCertificate = try Certificate(derEncoded: Array(try Data(contentsOf: URL(fileURLWithPath: ec.der))))
         #expect(ecCertificate.publicKeyAlgorithm == .ecP384)
         #expect(ecCertificate.publicKeySize == 384)
-        let bundleText = try String(contentsOfFile: ec.pem, encoding: .utf8) + "\n" + String(contentsOfFile: rsa.pem, encoding: .utf8)
+        let bundleText =
+            try String(contentsOfFile: ec.pem, encoding: .utf8) + "\n"
+            + String(contentsOfFile: rsa.pem, encoding: .utf8)
         let bundle = try Certificate.certificates(pemEncoded: bundleText)
         #expect(bundle.map(\.subject) == ["CN=P-384 signer", "CN=RSA signer"])
         #expect(try Certificate.certificates(derOrPEM: Array(bundleText.utf8)).count == 2)
@@ -89,7 +122,9 @@ import Testing
     @Test func truncatedAndFlippedDERNeverCrash() throws {
         let der = try TestPKI().root.certificate.derRepresentation
         for length in [1, 2, 4, 10, 100, der.count / 2, der.count - 1] {
-            #expect(throws: CertificateProviderError(.malformedInput, "")) { try Certificate(derEncoded: Array(der.prefix(length))) }
+            #expect(throws: CertificateProviderError(.malformedInput, "")) {
+                try Certificate(derEncoded: Array(der.prefix(length)))
+            }
         }
         #expect(throws: CertificateProviderError(.malformedInput, "")) { try Certificate(derEncoded: der + [0]) }
         // Flipped bits either still parse (a changed field) or fail as malformedInput; never a crash.

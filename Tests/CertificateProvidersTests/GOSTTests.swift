@@ -11,7 +11,10 @@ struct GOSTTests {
     static func openssl(_ arguments: [String], input: Data? = nil) throws -> ExternalTool.Result {
         let result = try ExternalTool.run("openssl", arguments, input: input)
         guard result.succeeded else {
-            throw CertificateProviderError(.cryptoFailure, "openssl \(arguments.joined(separator: " ")) failed: \(result.errorOutput)")
+            throw CertificateProviderError(
+                .cryptoFailure,
+                "openssl \(arguments.joined(separator: " ")) failed: \(result.errorOutput)"
+            )
         }
         return result
     }
@@ -50,11 +53,17 @@ struct GOSTTests {
         }
     }
 
-    @Test(arguments: [(LocalSigningKey.GenerationParameters.gost256, 256, "id-GostR3410-2001-CryptoPro-A-ParamSet"),
-                      (.gost256(parameterSet: "TCB"), 256, "id-tc26-gost-3410-2012-256-paramSetB"),
-                      (.gost512, 512, "id-tc26-gost-3410-2012-512-paramSetA"),
-                      (.gost512(parameterSet: "B"), 512, "id-tc26-gost-3410-2012-512-paramSetB")])
-    func generatedKeysSignDigestsOpenSSLVerifies(parameters: LocalSigningKey.GenerationParameters, bits: Int, parameterSet: String) async throws {
+    @Test(arguments: [
+        (LocalSigningKey.GenerationParameters.gost256, 256, "id-GostR3410-2001-CryptoPro-A-ParamSet"),
+        (.gost256(parameterSet: "TCB"), 256, "id-tc26-gost-3410-2012-256-paramSetB"),
+        (.gost512, 512, "id-tc26-gost-3410-2012-512-paramSetA"),
+        (.gost512(parameterSet: "B"), 512, "id-tc26-gost-3410-2012-512-paramSetB"),
+    ])
+    func generatedKeysSignDigestsOpenSSLVerifies(
+        parameters: LocalSigningKey.GenerationParameters,
+        bits: Int,
+        parameterSet: String
+    ) async throws {
         let key = try LocalSigningKey(generating: parameters)
         #expect(key.publicKeyAlgorithm.isGOST)
         #expect(key.publicKeyAlgorithm.gostKeySize == bits)
@@ -67,15 +76,22 @@ struct GOSTTests {
         let signature = try await key.signature(for: data, digestAlgorithm: digestAlgorithm, scheme: .gostR34102012)
         #expect(signature.count == bits / 4, "a raw GOST signature is r || s, \(bits / 4) bytes")
         #expect(key.isValidSignature(signature, for: data, digestAlgorithm: digestAlgorithm, scheme: .gostR34102012))
-        #expect(!key.isValidSignature(signature, for: data + [0], digestAlgorithm: digestAlgorithm, scheme: .gostR34102012))
+        #expect(
+            !key.isValidSignature(signature, for: data + [0], digestAlgorithm: digestAlgorithm, scheme: .gostR34102012)
+        )
 
         // openssl pkeyutl with the engine checks the same signature over the same digest.
         let directory = try TemporaryDirectory(prefix: "gost-key")
         let publicKey = try directory.write("pub.pem", text: key.publicKeyPEMRepresentation)
         let digest = try directory.write("digest.bin", digestAlgorithm.hash(data))
         let signatureFile = try directory.write("sig.bin", signature)
-        let checked = try ExternalTool.run("openssl", ["pkeyutl", "-engine", "gost", "-verify", "-pubin", "-inkey", publicKey,
-                                                       "-in", digest, "-sigfile", signatureFile])
+        let checked = try ExternalTool.run(
+            "openssl",
+            [
+                "pkeyutl", "-engine", "gost", "-verify", "-pubin", "-inkey", publicKey,
+                "-in", digest, "-sigfile", signatureFile,
+            ]
+        )
         #expect(checked.succeeded, "\(checked.errorOutput)")
 
         // The PEM round trip keeps the key; an encrypted PEM is read back with its password.
@@ -108,13 +124,22 @@ struct GOSTTests {
 
     @Test func certificatesShowGOSTKeysAndParameterSets() throws {
         let directory = try TemporaryDirectory(prefix: "gost-cert")
-        for (algorithm, paramset, md, expected) in [("gost2012_256", "TCA", "md_gost12_256", "GOST R 34.10-2012 256 (id-tc26-gost-3410-2012-256-paramSetA)"),
-                                                    ("gost2012_512", "C", "md_gost12_512", "GOST R 34.10-2012 512 (id-tc26-gost-3410-2012-512-paramSetC)")] {
-            let key = directory.path("\(algorithm).key"), certificate = directory.path("\(algorithm).pem")
-            try Self.openssl(["genpkey", "-engine", "gost", "-algorithm", algorithm, "-pkeyopt", "paramset:\(paramset)", "-out", key])
-            try Self.openssl(["req", "-engine", "gost", "-new", "-x509", "-\(md)", "-key", key, "-subj", "/CN=Сертификат ГОСТ",
-                              "-days", "10", "-out", certificate, "-utf8"])
-            let parsed = try Certificate(pemEncoded: String(decoding: try directory.read("\(algorithm).pem"), as: UTF8.self))
+        for (algorithm, paramset, md, expected) in [
+            ("gost2012_256", "TCA", "md_gost12_256", "GOST R 34.10-2012 256 (id-tc26-gost-3410-2012-256-paramSetA)"),
+            ("gost2012_512", "C", "md_gost12_512", "GOST R 34.10-2012 512 (id-tc26-gost-3410-2012-512-paramSetC)"),
+        ] {
+            let key = directory.path("\(algorithm).key")
+            let certificate = directory.path("\(algorithm).pem")
+            try Self.openssl([
+                "genpkey", "-engine", "gost", "-algorithm", algorithm, "-pkeyopt", "paramset:\(paramset)", "-out", key,
+            ])
+            try Self.openssl([
+                "req", "-engine", "gost", "-new", "-x509", "-\(md)", "-key", key, "-subj", "/CN=Сертификат ГОСТ",
+                "-days", "10", "-out", certificate, "-utf8",
+            ])
+            let parsed = try Certificate(
+                pemEncoded: String(decoding: try directory.read("\(algorithm).pem"), as: UTF8.self)
+            )
             #expect(parsed.publicKeyAlgorithm.rawValue == expected)
             #expect(parsed.publicKeySize == (algorithm.hasSuffix("512") ? 512 : 256))
             #expect(parsed.subject == "CN=Сертификат ГОСТ")
@@ -134,6 +159,9 @@ struct GOSTTests {
         let verified = try ExternalTool.run("openssl", ["verify", "-engine", "gost", "-CAfile", root, certificate])
         #expect(verified.succeeded, "\(verified.output) \(verified.errorOutput)")
         let text = try Self.openssl(["x509", "-engine", "gost", "-in", certificate, "-noout", "-text"]).output
-        #expect(text.contains("GOST R 34.10-2012 with GOST R 34.11-2012 (512 bit)"), "a 512-bit issuer signs with Streebog-512")
+        #expect(
+            text.contains("GOST R 34.10-2012 with GOST R 34.11-2012 (512 bit)"),
+            "a 512-bit issuer signs with Streebog-512"
+        )
     }
 }

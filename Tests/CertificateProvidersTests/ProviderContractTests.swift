@@ -18,7 +18,9 @@ private final class BareProvider: CertificateProvider {
         }
         #expect(throws: CertificateProviderError(.unsupportedOperation, "")) { try provider.storedCertificate() }
         #expect(throws: CertificateProviderError(.unsupportedOperation, "")) { try provider.deleteStoredCertificate() }
-        #expect(throws: CertificateProviderError(.unsupportedOperation, "")) { try provider.setParameters(["url": .string("x")]) }
+        #expect(throws: CertificateProviderError(.unsupportedOperation, "")) {
+            try provider.setParameters(["url": .string("x")])
+        }
         #expect(provider.parameters.isEmpty)
         do {
             _ = try provider.storedCertificate()
@@ -49,8 +51,12 @@ private final class BareProvider: CertificateProvider {
 
     @Test func parametersAreValidatedAndKeptOnError() async throws {
         let identity = try Self.pki.get().issueLeaf(subject: "CN=Params")
-        let provider = InMemoryCertificateProvider(id: "test.params", acceptedParameters: [.url, .keySize],
-                                                   requiredParameters: [.url], source: { _ in identity })
+        let provider = InMemoryCertificateProvider(
+            id: "test.params",
+            acceptedParameters: [.url, .keySize],
+            requiredParameters: [.url],
+            source: { _ in identity }
+        )
         try provider.setParameters([.keySize: .integer(2048)])
         do {
             try provider.setParameters(["bogus": .string("1")])
@@ -60,7 +66,9 @@ private final class BareProvider: CertificateProvider {
             #expect(error.reason.contains("bogus"))
         }
         #expect(try provider.parameters.integer(.keySize) == 2048)
-        await #expect(throws: CertificateProviderError(.invalidParameter, "")) { try await provider.initialize(options: [:]) }
+        await #expect(throws: CertificateProviderError(.invalidParameter, "")) {
+            try await provider.initialize(options: [:])
+        }
         _ = try await provider.initialize(options: [.url: .url(URL(string: "https://dss.example")!)])
         #expect(try provider.storedCertificate() != nil)
     }
@@ -85,12 +93,18 @@ private final class BareProvider: CertificateProvider {
 
     @Test func scriptedProviderFailsAndDelaysOnCommand() async throws {
         let identity = try Self.pki.get().issueLeaf(subject: "CN=Scripted")
-        let provider = ScriptedCertificateProvider(identity: identity, history: [RemoteSignatureRecord(id: "121", summary: "cell")])
+        let provider = ScriptedCertificateProvider(
+            identity: identity,
+            history: [RemoteSignatureRecord(id: "121", summary: "cell")]
+        )
         provider.script(.initialize, .fail(CertificateProviderError(.network, "offline")), .succeed)
         await #expect(throws: CertificateProviderError(.network, "")) { try await provider.initialize(options: [:]) }
         _ = try await provider.initialize(options: [:])
         #expect(try provider.storedCertificate() != nil)
-        provider.script(.storedCertificate, .delay(.milliseconds(20), then: .fail(CertificateProviderError(.storeCorrupted, "x"))))
+        provider.script(
+            .storedCertificate,
+            .delay(.milliseconds(20), then: .fail(CertificateProviderError(.storeCorrupted, "x")))
+        )
         #expect(throws: CertificateProviderError(.storeCorrupted, "")) { try provider.storedCertificate() }
         // A delayed async call honours cancellation.
         provider.script(.signatures, .delay(.seconds(30), then: .succeed))
@@ -98,7 +112,9 @@ private final class BareProvider: CertificateProvider {
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         try await provider.removeSignature(id: "121")
-        await #expect(throws: CertificateProviderError(.notStored, "")) { try await provider.removeSignature(id: "121") }
+        await #expect(throws: CertificateProviderError(.notStored, "")) {
+            try await provider.removeSignature(id: "121")
+        }
         #expect(provider.calls.first == .initialize)
         #expect(provider.calls.filter { $0 == .initialize }.count == 2)
     }
@@ -108,8 +124,12 @@ private final class BareProvider: CertificateProvider {
     @Test func registerLookUpAndSwap() throws {
         let identity = try TestPKI().issueLeaf(subject: "CN=Registry")
         var registry = ProviderRegistry()
-        try registry.register("com.example.one", description: "first") { InMemoryCertificateProvider(id: "com.example.one", identity: identity) }
-        try registry.register(.pkcs12, description: "stand-in for PKCS#12") { InMemoryCertificateProvider(id: .pkcs12, identity: identity) }
+        try registry.register("com.example.one", description: "first") {
+            InMemoryCertificateProvider(id: "com.example.one", identity: identity)
+        }
+        try registry.register(.pkcs12, description: "stand-in for PKCS#12") {
+            InMemoryCertificateProvider(id: .pkcs12, identity: identity)
+        }
         #expect(registry.registeredIDs == [.init("com.example.one"), .pkcs12])
         #expect(registry.registrationsByID.map(\.description) == ["first", "stand-in for PKCS#12"])
         let provider = try registry.makeProvider(.pkcs12)
@@ -124,7 +144,9 @@ private final class BareProvider: CertificateProvider {
         var registry = ProviderRegistry()
         try registry.register("dup", description: "a") { InMemoryCertificateProvider(id: "dup", identity: identity) }
         #expect(throws: CertificateProviderError(.providerAlreadyRegistered, "")) {
-            try registry.register("dup", description: "b") { InMemoryCertificateProvider(id: "dup", identity: identity) }
+            try registry.register("dup", description: "b") {
+                InMemoryCertificateProvider(id: "dup", identity: identity)
+            }
         }
         #expect(registry.registrationsByID.first?.description == "a")
     }
@@ -132,7 +154,9 @@ private final class BareProvider: CertificateProvider {
     @Test func notFoundNamesTheKnownIDs() throws {
         var registry = ProviderRegistry()
         #expect(throws: CertificateProviderError(.providerNotFound, "")) { try registry.makeProvider("nope") }
-        try registry.register("known.one", description: "x") { ScriptedCertificateProvider(id: "known.one", identity: try TestPKI().issueLeaf(subject: "CN=x")) }
+        try registry.register("known.one", description: "x") {
+            ScriptedCertificateProvider(id: "known.one", identity: try TestPKI().issueLeaf(subject: "CN=x"))
+        }
         do {
             _ = try registry.makeProvider("nope")
             Issue.record("expected providerNotFound")

@@ -4,7 +4,10 @@ import Testing
 @Suite struct SecretTests {
     @Test func neverShowsItsValue() {
         let secret = Secret("пароль-123")
-        let texts = [secret.description, secret.debugDescription, "\(secret)", String(describing: secret), String(reflecting: secret)]
+        let texts = [
+            secret.description, secret.debugDescription, "\(secret)", String(describing: secret),
+            String(reflecting: secret),
+        ]
         for text in texts {
             #expect(!text.contains("пароль"))
             #expect(!text.contains("123"))

@@ -22,13 +22,21 @@ struct CrashFixture {
         store = try TemporaryDirectory(prefix: "certsign-crash-store")
         pki = try TestPKI(rootSubject: "CN=Crash Test Root,O=Тест", keyType: .p256)
         signer = try pki.issueLeaf(subject: "CN=Подписант,O=Crash", keyType: keyType)
-        let key = try work.write("signer.key", text: try (signer.key as! LocalSigningKey).pemRepresentation(password: nil))
+        let key = try work.write(
+            "signer.key",
+            text: try (signer.key as! LocalSigningKey).pemRepresentation(password: nil)
+        )
         let certificate = try work.write("signer.pem", text: signer.certificate.pemRepresentation)
         rootPath = try work.write("root.pem", text: pki.root.certificate.pemRepresentation)
         p12Path = work.path("signer.p12")
-        let made = try ExternalTool.run("openssl", ["pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", rootPath,
-                                                   "-name", "signer", "-out", p12Path, "-passout", "env:P12PASS"],
-                                        environment: ["P12PASS": password])
+        let made = try ExternalTool.run(
+            "openssl",
+            [
+                "pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", rootPath,
+                "-name", "signer", "-out", p12Path, "-passout", "env:P12PASS",
+            ],
+            environment: ["P12PASS": password]
+        )
         try #require(made.succeeded, "openssl pkcs12 -export failed: \(made.errorOutput)")
         try FileManager.default.removeItem(atPath: key)
         try FileManager.default.createDirectory(atPath: work.path("logs"), withIntermediateDirectories: true)
@@ -45,7 +53,8 @@ struct CrashFixture {
     var journalURL: URL { store.url.appendingPathComponent("journal.sqlite") }
 
     func importArguments(alias: String, replace: Bool = false) -> [String] {
-        ["identity", "import", p12Path, "--alias", alias, "--password-env", "CS_PASSWORD"] + (replace ? ["--replace"] : [])
+        ["identity", "import", p12Path, "--alias", alias, "--password-env", "CS_PASSWORD"]
+            + (replace ? ["--replace"] : [])
     }
 
     func signArguments(_ documents: [String], identity: String = "signer") -> [String] {
@@ -59,19 +68,31 @@ struct CrashFixture {
     /// Runs certsign to completion through `ExternalTool` (stdout captured) for the final checks.
     func certsign(_ arguments: [String]) throws -> ExternalTool.Result {
         let result = try ExternalTool.run(Subprocess.certsign, arguments, environment: environment)
-        #expect(!result.output.contains(password) && !result.errorOutput.contains(password), "a password leaked: \(arguments)")
+        #expect(
+            !result.output.contains(password) && !result.errorOutput.contains(password),
+            "a password leaked: \(arguments)"
+        )
         return result
     }
 
     /// `openssl cms -verify` of a detached CAdES signature against the test root.
     func opensslVerifies(_ signature: String, content: String) throws -> Bool {
-        try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-inform", "DER", "-in", signature, "-content", content,
-                                         "-CAfile", rootPath, "-cades", "-out", "/dev/null"]).succeeded
+        try ExternalTool.run(
+            "openssl",
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", signature, "-content", content,
+                "-CAfile", rootPath, "-cades", "-out", "/dev/null",
+            ]
+        ).succeeded
     }
 
     /// `openssl pkcs12` opens an exported file with the password.
     func opensslOpens(_ pkcs12: String) throws -> Bool {
-        try ExternalTool.run("openssl", ["pkcs12", "-in", pkcs12, "-noout", "-passin", "env:P"], environment: ["P": password]).succeeded
+        try ExternalTool.run(
+            "openssl",
+            ["pkcs12", "-in", pkcs12, "-noout", "-passin", "env:P"],
+            environment: ["P": password]
+        ).succeeded
     }
 
     /// Parses stdout as one JSON object.
@@ -104,8 +125,14 @@ extension CrashFixture {
                 _ = try #require(try store.pkcs12Data(alias: name))
             }
         }
-        #expect(imported.isSubset(of: Set(visible)), "reported imports vanished: \(imported.subtracting(visible)); \(context)")
-        #expect(Set(try store.list().map(\.alias)) == Set(visible), "the store lists other entries than it holds; \(context)")
+        #expect(
+            imported.isSubset(of: Set(visible)),
+            "reported imports vanished: \(imported.subtracting(visible)); \(context)"
+        )
+        #expect(
+            Set(try store.list().map(\.alias)) == Set(visible),
+            "the store lists other entries than it holds; \(context)"
+        )
         if let alias, visible.contains(alias) {
             let identity = try store.identity(alias: alias, password: Secret(password))
             #expect(identity.certificate.sha256Fingerprint == signer.certificate.sha256Fingerprint, "\(context)")
@@ -124,11 +151,17 @@ extension CrashFixture {
                 continue
             }
             files.insert(url.path)
-            #expect(FileManager.default.fileExists(atPath: url.path), "row \(record.id) points to a missing \(url.path); \(context)")
+            #expect(
+                FileManager.default.fileExists(atPath: url.path),
+                "row \(record.id) points to a missing \(url.path); \(context)"
+            )
         }
         #expect(files.count == records.count, "two rows for one signature file; \(context)")
         for document in signed {
-            #expect(files.contains(document + ".p7s"), "the reported signature of \(document) has no journal row; \(context)")
+            #expect(
+                files.contains(document + ".p7s"),
+                "the reported signature of \(document) has no journal row; \(context)"
+            )
         }
     }
 }

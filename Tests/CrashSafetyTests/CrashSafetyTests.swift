@@ -20,7 +20,9 @@ import Testing
     /// anywhere from early start-up to just past the end, odd runs in the last quarter, where the
     /// files are written.
     static func delay(_ time: Double, _ run: Int, _ random: inout SplitMix64) -> Double {
-        time * (run.isMultiple(of: 2) ? Double.random(in: 0.3...1.05, using: &random) : Double.random(in: 0.75...1.05, using: &random))
+        time
+            * (run.isMultiple(of: 2)
+                ? Double.random(in: 0.3...1.05, using: &random) : Double.random(in: 0.75...1.05, using: &random))
     }
 
     @Test func killedCommandsLeaveAWorkingStore() async throws {
@@ -35,28 +37,40 @@ import Testing
         var importTimes: [Double] = []
         for alias in ["signer", "replaced", "calibration"] {
             let log = fixture.log("import-\(alias)")
-            let (outcome, time) = try Subprocess.run(fixture.importArguments(alias: alias), environment: environment, log: log)
+            let (outcome, time) = try Subprocess.run(
+                fixture.importArguments(alias: alias),
+                environment: environment,
+                log: log
+            )
             try #require(outcome.succeeded, "import \(alias): \(outcome) \(Subprocess.errors(log))")
             imported.insert(alias)
             importTimes.append(time)
         }
         let importTime = CrashFixture.median(importTimes)  // the first estimate, reported
-        var importLanded = 0, importInsideWrite = 0
+        var importLanded = 0
+        var importInsideWrite = 0
         for run in 0..<Self.importKills {
             // Every fourth run replaces an entry that an earlier import reported: it must never vanish.
             let replace = run % 4 == 3
             let alias = replace ? "replaced" : "k\(run)"
             let log = fixture.log("import-\(alias)")
             let delay = Self.delay(importTimes.suffix(5).max() ?? importTime, run, &random)
-            let (outcome, finishedIn) = try Subprocess.runKilled(after: delay, fixture.importArguments(alias: alias, replace: replace),
-                                                                 environment: environment, log: log)
+            let (outcome, finishedIn) = try Subprocess.runKilled(
+                after: delay,
+                fixture.importArguments(alias: alias, replace: replace),
+                environment: environment,
+                log: log
+            )
             if let finishedIn { importTimes.append(finishedIn) }
             switch outcome {
             case .exited(0): imported.insert(alias)
             case .signaled: importLanded += 1
-            case .exited: Issue.record("import \(alias) failed without a kill: \(outcome) \(Subprocess.errors(log)); \(context)")
+            case .exited:
+                Issue.record("import \(alias) failed without a kill: \(outcome) \(Subprocess.errors(log)); \(context)")
             }
-            if CrashFixture.names(in: fixture.identitiesDirectory).hidden.contains(where: { $0.hasPrefix(".tmp-") || $0.hasPrefix(".replaced-") }) {
+            if CrashFixture.names(in: fixture.identitiesDirectory).hidden.contains(where: {
+                $0.hasPrefix(".tmp-") || $0.hasPrefix(".replaced-")
+            }) {
                 importInsideWrite += 1
             }
             try fixture.checkIdentities(mustHave: imported, open: alias, context: "\(context)")
@@ -66,7 +80,9 @@ import Testing
         var signed: [String] = []
         var attempted: [String] = []
         func makeDocuments(_ run: String) throws -> [String] {
-            let documents = try (0..<Self.documentsPerSign).map { try fixture.work.write("s\(run)-\($0).txt", text: "Документ \(run)/\($0)\n") }
+            let documents = try (0..<Self.documentsPerSign).map {
+                try fixture.work.write("s\(run)-\($0).txt", text: "Документ \(run)/\($0)\n")
+            }
             attempted += documents
             return documents
         }
@@ -74,18 +90,28 @@ import Testing
         for run in ["cal0", "cal1"] {
             let documents = try makeDocuments(run)
             let log = fixture.log("sign-\(run)")
-            let (outcome, time) = try Subprocess.run(fixture.signArguments(documents), environment: environment, log: log)
+            let (outcome, time) = try Subprocess.run(
+                fixture.signArguments(documents),
+                environment: environment,
+                log: log
+            )
             try #require(outcome.succeeded, "sign: \(outcome) \(Subprocess.errors(log))")
             signed += documents
             signTimes.append(time)
         }
         let signTime = CrashFixture.median(signTimes)  // the first estimate, reported
-        var signLanded = 0, signInsideWrite = 0
+        var signLanded = 0
+        var signInsideWrite = 0
         for run in 0..<Self.signKills {
             let documents = try makeDocuments("\(run)")
             let log = fixture.log("sign-\(run)")
             let delay = Self.delay(signTimes.suffix(5).max() ?? signTime, run, &random)
-            let (outcome, finishedIn) = try Subprocess.runKilled(after: delay, fixture.signArguments(documents), environment: environment, log: log)
+            let (outcome, finishedIn) = try Subprocess.runKilled(
+                after: delay,
+                fixture.signArguments(documents),
+                environment: environment,
+                log: log
+            )
             if let finishedIn { signTimes.append(finishedIn) }
             switch outcome {
             case .exited(0): signed += documents
@@ -93,8 +119,10 @@ import Testing
             case .exited: Issue.record("sign failed without a kill: \(outcome) \(Subprocess.errors(log)); \(context)")
             }
             // Killed inside a write (a temporary .p7s left) or after some signatures of the batch were made.
-            if outcome != .exited(0), CrashFixture.names(in: fixture.work.url.path).hidden.contains(where: { $0.hasPrefix(".s\(run)-") })
-                || documents.contains(where: { FileManager.default.fileExists(atPath: $0 + ".p7s") }) {
+            if outcome != .exited(0),
+                CrashFixture.names(in: fixture.work.url.path).hidden.contains(where: { $0.hasPrefix(".s\(run)-") })
+                    || documents.contains(where: { FileManager.default.fileExists(atPath: $0 + ".p7s") })
+            {
                 signInsideWrite += 1
             }
             try await fixture.checkJournal(mustHave: signed, context: "\(context)")
@@ -106,27 +134,39 @@ import Testing
         for run in ["cal0", "cal1"] {
             let path = fixture.work.path("e-\(run).p12")
             let log = fixture.log("export-\(run)")
-            let (outcome, time) = try Subprocess.run(fixture.exportArguments(to: path), environment: environment, log: log)
+            let (outcome, time) = try Subprocess.run(
+                fixture.exportArguments(to: path),
+                environment: environment,
+                log: log
+            )
             try #require(outcome.succeeded, "export: \(outcome) \(Subprocess.errors(log))")
             exported.append(path)
             exportTimes.append(time)
         }
         let exportTime = CrashFixture.median(exportTimes)  // the first estimate, reported
-        var exportLanded = 0, exportInsideWrite = 0
+        var exportLanded = 0
+        var exportInsideWrite = 0
         var exportTargets: [String] = exported
         for run in 0..<Self.exportKills {
             let path = fixture.work.path("e\(run).p12")
             exportTargets.append(path)
             let log = fixture.log("export-\(run)")
             let delay = Self.delay(exportTimes.suffix(5).max() ?? exportTime, run, &random)
-            let (outcome, finishedIn) = try Subprocess.runKilled(after: delay, fixture.exportArguments(to: path), environment: environment, log: log)
+            let (outcome, finishedIn) = try Subprocess.runKilled(
+                after: delay,
+                fixture.exportArguments(to: path),
+                environment: environment,
+                log: log
+            )
             if let finishedIn { exportTimes.append(finishedIn) }
             switch outcome {
             case .exited(0): exported.append(path)
             case .signaled: exportLanded += 1
             case .exited: Issue.record("export failed without a kill: \(outcome) \(Subprocess.errors(log)); \(context)")
             }
-            if CrashFixture.names(in: fixture.work.url.path).hidden.contains(where: { $0.hasPrefix(".e\(run).p12.tmp-") }) {
+            if CrashFixture.names(in: fixture.work.url.path).hidden.contains(where: {
+                $0.hasPrefix(".e\(run).p12.tmp-")
+            }) {
                 exportInsideWrite += 1
             }
             // Whatever exists under the final name is a complete file.
@@ -142,24 +182,49 @@ import Testing
         for path in exportTargets where FileManager.default.fileExists(atPath: path) {
             #expect(try fixture.opensslOpens(path), "openssl cannot open \(path); \(context)")
         }
-        for path in exported { #expect(FileManager.default.fileExists(atPath: path), "export \(path) reported success but is missing") }
+        for path in exported {
+            #expect(FileManager.default.fileExists(atPath: path), "export \(path) reported success but is missing")
+        }
 
         let trust = [fixture.pki.root.certificate]
-        let verifier = SigningCoordinator(registry: ProviderRegistry(), journal: try SignatureJournal(url: fixture.work.url.appendingPathComponent("verify.sqlite")))
+        let verifier = SigningCoordinator(
+            registry: ProviderRegistry(),
+            journal: try SignatureJournal(url: fixture.work.url.appendingPathComponent("verify.sqlite"))
+        )
         for document in attempted where FileManager.default.fileExists(atPath: document + ".p7s") {
             let signature = try fixture.work.read(URL(fileURLWithPath: document + ".p7s").lastPathComponent)
-            let result = try await verifier.verify(signature: signature, content: .file(URL(fileURLWithPath: document)), trust: trust)
-            #expect(result.isValid, "\(document).p7s exists under its final name but does not verify: \(result); \(context)")
+            let result = try await verifier.verify(
+                signature: signature,
+                content: .file(URL(fileURLWithPath: document)),
+                trust: trust
+            )
+            #expect(
+                result.isValid,
+                "\(document).p7s exists under its final name but does not verify: \(result); \(context)"
+            )
         }
         for document in signed {
-            #expect(try fixture.opensslVerifies(document + ".p7s", content: document), "openssl rejects \(document).p7s; \(context)")
+            #expect(
+                try fixture.opensslVerifies(document + ".p7s", content: document),
+                "openssl rejects \(document).p7s; \(context)"
+            )
         }
 
         let list = try fixture.certsign(["--json", "identity", "list"])
         #expect(list.status == 0, "identity list after the kills: \(list.errorOutput)")
-        let listed = Set(try #require(try CrashFixture.json(list)["identities"] as? [[String: Any]]).compactMap { $0["alias"] as? String })
-        #expect(imported.isSubset(of: listed), "reported imports missing from 'identity list': \(imported.subtracting(listed)); \(context)")
-        #expect(listed == Set(CrashFixture.names(in: fixture.identitiesDirectory).visible), "'identity list' hides a broken entry")
+        let listed = Set(
+            try #require(try CrashFixture.json(list)["identities"] as? [[String: Any]]).compactMap {
+                $0["alias"] as? String
+            }
+        )
+        #expect(
+            imported.isSubset(of: listed),
+            "reported imports missing from 'identity list': \(imported.subtracting(listed)); \(context)"
+        )
+        #expect(
+            listed == Set(CrashFixture.names(in: fixture.identitiesDirectory).visible),
+            "'identity list' hides a broken entry"
+        )
 
         // Sign with an entry a killed import may have left (complete or absent, never broken), else the replaced one.
         let alias = listed.subtracting(imported).sorted().first ?? "replaced"
@@ -175,16 +240,24 @@ import Testing
         let rows = try #require(try CrashFixture.json(signatures)["signatures"] as? [[String: Any]])
         let files = rows.compactMap { $0["signatureFile"] as? String }
         #expect(Set(rows.compactMap { $0["id"] as? String }).count == rows.count, "duplicate journal ids")
-        #expect(Set(signed + [final]).map { $0 + ".p7s" }.allSatisfy(Set(files).contains), "reported signatures missing from the journal; \(context)")
+        #expect(
+            Set(signed + [final]).map { $0 + ".p7s" }.allSatisfy(Set(files).contains),
+            "reported signatures missing from the journal; \(context)"
+        )
 
         // A kill between a signature's file and its journal row leaves a complete, valid .p7s without
         // a row (never a row without its file): counted for the report.
-        let orphans = attempted.filter { FileManager.default.fileExists(atPath: $0 + ".p7s") && !files.contains($0 + ".p7s") }.count
+        let orphans = attempted.filter {
+            FileManager.default.fileExists(atPath: $0 + ".p7s") && !files.contains($0 + ".p7s")
+        }.count
 
         // The next change cleans up what the kills left in the store; export still works.
         let after = try fixture.certsign(fixture.importArguments(alias: "after"))
         #expect(after.status == 0, "import after the kills: \(after.errorOutput)")
-        #expect(CrashFixture.names(in: fixture.identitiesDirectory).hidden == [".lock"], "leftovers survived the next change")
+        #expect(
+            CrashFixture.names(in: fixture.identitiesDirectory).hidden == [".lock"],
+            "leftovers survived the next change"
+        )
         let exportFinal = fixture.work.path("final.p12")
         let exportAfter = try fixture.certsign(fixture.exportArguments(alias: "replaced", to: exportFinal))
         #expect(exportAfter.status == 0, "export after the kills: \(exportAfter.errorOutput)")
@@ -199,29 +272,40 @@ import Testing
             export \(String(format: "%.0f", exportTime * 1000)) ms, \(exportLanded)/\(Self.exportKills) killed (\(exportInsideWrite) mid-write)
             """
         try fixture.work.write("report.txt", text: report)
-        if let path = ProcessInfo.processInfo.environment["CRASH_SAFETY_REPORT"] { try? report.write(toFile: path, atomically: true, encoding: .utf8) }
+        if let path = ProcessInfo.processInfo.environment["CRASH_SAFETY_REPORT"] {
+            try? report.write(toFile: path, atomically: true, encoding: .utf8)
+        }
     }
 
     @Test func eightProcessesSignOneHundredDocumentsEach() async throws {
         let fixture = try CrashFixture(keyType: .rsa2048)
         let environment = fixture.environment
         let log = fixture.log("import")
-        let (imported, _) = try Subprocess.run(fixture.importArguments(alias: "signer"), environment: environment, log: log)
+        let (imported, _) = try Subprocess.run(
+            fixture.importArguments(alias: "signer"),
+            environment: environment,
+            log: log
+        )
         try #require(imported.succeeded, "import: \(Subprocess.errors(log))")
 
-        let processes = 8, documentsEach = 100
+        let processes = 8
+        let documentsEach = 100
         var batches: [[String]] = []
         for process in 0..<processes {
             let directory = fixture.work.url.appendingPathComponent("p\(process)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            batches.append(try (0..<documentsEach).map { number in
-                let path = directory.appendingPathComponent("d\(number).txt").path
-                try Data("процесс \(process), документ \(number)\n".utf8).write(to: URL(fileURLWithPath: path))
-                return path
-            })
+            batches.append(
+                try (0..<documentsEach).map { number in
+                    let path = directory.appendingPathComponent("d\(number).txt").path
+                    try Data("процесс \(process), документ \(number)\n".utf8).write(to: URL(fileURLWithPath: path))
+                    return path
+                }
+            )
         }
         let logs = (0..<processes).map { fixture.log("sign-\($0)") }
-        let pids = try batches.indices.map { try Subprocess.start(fixture.signArguments(batches[$0]), environment: environment, log: logs[$0]) }
+        let pids = try batches.indices.map {
+            try Subprocess.start(fixture.signArguments(batches[$0]), environment: environment, log: logs[$0])
+        }
         let outcomes = pids.map(Subprocess.wait)
         for (index, outcome) in outcomes.enumerated() {
             #expect(outcome.succeeded, "process \(index): \(outcome) \(Subprocess.errors(logs[index]))")
@@ -239,16 +323,26 @@ import Testing
         #expect(Set(rows.compactMap { $0["signatureFile"] as? String }) == expected)
 
         // Every signature verifies (in-process, same code as `certsign verify`); a sample with openssl and certsign.
-        let verifier = SigningCoordinator(registry: ProviderRegistry(), journal: try SignatureJournal(url: fixture.work.url.appendingPathComponent("verify.sqlite")))
+        let verifier = SigningCoordinator(
+            registry: ProviderRegistry(),
+            journal: try SignatureJournal(url: fixture.work.url.appendingPathComponent("verify.sqlite"))
+        )
         let trust = [fixture.pki.root.certificate]
         for document in batches.joined() {
             let signature = Array(try Data(contentsOf: URL(fileURLWithPath: document + ".p7s")))
-            let result = try await verifier.verify(signature: signature, content: .file(URL(fileURLWithPath: document)), trust: trust)
+            let result = try await verifier.verify(
+                signature: signature,
+                content: .file(URL(fileURLWithPath: document)),
+                trust: trust
+            )
             #expect(result.isValid, "\(document).p7s: \(result)")
         }
         for (process, batch) in batches.enumerated() {
             let document = batch[(process * 37) % documentsEach]
-            #expect(try fixture.opensslVerifies(document + ".p7s", content: document), "openssl rejects \(document).p7s")
+            #expect(
+                try fixture.opensslVerifies(document + ".p7s", content: document),
+                "openssl rejects \(document).p7s"
+            )
         }
         let verified = try fixture.certsign(["verify", batches[7][99] + ".p7s", "--ca", fixture.rootPath])
         #expect(verified.status == 0, "\(verified.output) \(verified.errorOutput)")
@@ -262,9 +356,14 @@ import Testing
         for round in 0..<10 {
             let store = work.url.appendingPathComponent("store\(round)").path
             let logs = (0..<16).map { work.path("round\(round)-\($0)") }
-            let pids = try logs.map { try Subprocess.start(["--json", "signatures", "list"], environment: ["CERTSIGN_HOME": store], log: $0) }
+            let pids = try logs.map {
+                try Subprocess.start(["--json", "signatures", "list"], environment: ["CERTSIGN_HOME": store], log: $0)
+            }
             for (index, outcome) in pids.map(Subprocess.wait).enumerated() {
-                #expect(outcome.succeeded, "round \(round), process \(index): \(outcome) \(Subprocess.errors(logs[index]))")
+                #expect(
+                    outcome.succeeded,
+                    "round \(round), process \(index): \(outcome) \(Subprocess.errors(logs[index]))"
+                )
             }
         }
     }

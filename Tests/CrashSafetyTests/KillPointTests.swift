@@ -12,7 +12,10 @@ import Testing
 /// entry), signing (file + journal row) and export is hit once.
 @Suite(.serialized, .enabled(if: ExternalTool.isAvailable("strace"), "needs strace to kill at exact system calls"))
 struct KillPointTests {
-    static let steps = ["mkdir", "mkdirat", "rename", "renameat", "renameat2", "link", "linkat", "unlink", "unlinkat", "rmdir", "fsync", "fdatasync", "pwrite64"]
+    static let steps = [
+        "mkdir", "mkdirat", "rename", "renameat", "renameat2", "link", "linkat", "unlink", "unlinkat", "rmdir", "fsync",
+        "fdatasync", "pwrite64",
+    ]
 
     /// The fixture's environment for a process run under strace: LeakSanitizer cannot run under
     /// ptrace, so an AddressSanitizer build (`make test-asan`) turns leak checking off there.
@@ -26,22 +29,40 @@ struct KillPointTests {
     /// How many times a clean run calls each step.
     static func countSteps(_ arguments: [String], fixture: CrashFixture) throws -> [String: Int] {
         let trace = fixture.work.path("logs/trace-\(UUID().uuidString)")
-        let result = try ExternalTool.run("strace", ["-f", "-qq", "-o", trace, "-e", "trace=\(steps.joined(separator: ","))",
-                                                     Subprocess.certsign] + arguments, environment: tracedEnvironment(fixture))
+        let result = try ExternalTool.run(
+            "strace",
+            [
+                "-f", "-qq", "-o", trace, "-e", "trace=\(steps.joined(separator: ","))",
+                Subprocess.certsign,
+            ] + arguments,
+            environment: tracedEnvironment(fixture)
+        )
         try #require(result.succeeded, "traced run failed: \(result.errorOutput)")
         var counts: [String: Int] = [:]
-        for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") where !line.contains("resumed>") {
+        for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        where !line.contains("resumed>") {
             for step in steps where line.contains(" \(step)(") { counts[step, default: 0] += 1 }
         }
         return counts
     }
 
     /// Runs `certsign arguments` under strace, SIGKILLed on entry to the `occurrence`-th `step`.
-    static func runKilled(at step: String, occurrence: Int, _ arguments: [String], fixture: CrashFixture) throws -> Subprocess.Outcome {
+    static func runKilled(
+        at step: String,
+        occurrence: Int,
+        _ arguments: [String],
+        fixture: CrashFixture
+    ) throws -> Subprocess.Outcome {
         let log = fixture.log("\(step)-\(occurrence)")
-        let pid = try Subprocess.start(arguments, environment: tracedEnvironment(fixture), log: log,
-                                       via: ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(step)",
-                                             "-e", "inject=\(step):signal=KILL:when=\(occurrence)"])
+        let pid = try Subprocess.start(
+            arguments,
+            environment: tracedEnvironment(fixture),
+            log: log,
+            via: [
+                "strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(step)",
+                "-e", "inject=\(step):signal=KILL:when=\(occurrence)",
+            ]
+        )
         return Subprocess.wait(pid)
     }
 
@@ -50,7 +71,11 @@ struct KillPointTests {
         var imported: Set<String> = []
         for alias in ["signer", "replaced"] {
             let log = fixture.log("import-\(alias)")
-            let (outcome, _) = try Subprocess.run(fixture.importArguments(alias: alias), environment: fixture.environment, log: log)
+            let (outcome, _) = try Subprocess.run(
+                fixture.importArguments(alias: alias),
+                environment: fixture.environment,
+                log: log
+            )
             try #require(outcome.succeeded, "import: \(Subprocess.errors(log))")
             imported.insert(alias)
         }
@@ -62,7 +87,10 @@ struct KillPointTests {
             for occurrence in 1...count {
                 let outcome = try Self.runKilled(at: step, occurrence: occurrence, replace, fixture: fixture)
                 if outcome == .signaled(SIGKILL) { killed["import", default: 0] += 1 }
-                #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "import killed at \(step) #\(occurrence): \(outcome)")
+                #expect(
+                    outcome == .signaled(SIGKILL) || outcome.succeeded,
+                    "import killed at \(step) #\(occurrence): \(outcome)"
+                )
                 try fixture.checkIdentities(mustHave: imported, context: "import killed at \(step) #\(occurrence)")
             }
         }
@@ -73,11 +101,23 @@ struct KillPointTests {
         for (step, count) in try Self.countSteps(probeImport, fixture: fixture).sorted(by: { $0.key < $1.key }) {
             for occurrence in 1...count {
                 let alias = "new-\(step)-\(occurrence)"
-                let outcome = try Self.runKilled(at: step, occurrence: occurrence, fixture.importArguments(alias: alias), fixture: fixture)
+                let outcome = try Self.runKilled(
+                    at: step,
+                    occurrence: occurrence,
+                    fixture.importArguments(alias: alias),
+                    fixture: fixture
+                )
                 if outcome == .signaled(SIGKILL) { killed["import", default: 0] += 1 }
-                #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "import killed at \(step) #\(occurrence): \(outcome)")
+                #expect(
+                    outcome == .signaled(SIGKILL) || outcome.succeeded,
+                    "import killed at \(step) #\(occurrence): \(outcome)"
+                )
                 if outcome.succeeded { imported.insert(alias) }
-                try fixture.checkIdentities(mustHave: imported, open: alias, context: "new import killed at \(step) #\(occurrence)")
+                try fixture.checkIdentities(
+                    mustHave: imported,
+                    open: alias,
+                    context: "new import killed at \(step) #\(occurrence)"
+                )
             }
         }
 
@@ -88,23 +128,43 @@ struct KillPointTests {
         var run = 0
         func documents() throws -> [String] {
             run += 1
-            let made = try (0..<2).map { try fixture.work.write("k\(run)-\($0).txt", text: "kill point \(run)/\($0)\n") }
+            let made = try (0..<2).map {
+                try fixture.work.write("k\(run)-\($0).txt", text: "kill point \(run)/\($0)\n")
+            }
             attempted += made
             return made
         }
         func removeJournal() {
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: fixture.journalURL.path + suffix) }
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: fixture.journalURL.path + suffix)
+            }
         }
-        for (step, count) in try Self.countSteps(fixture.signArguments(try documents()), fixture: fixture).sorted(by: { $0.key < $1.key }) {
+        for (step, count) in try Self.countSteps(fixture.signArguments(try documents()), fixture: fixture).sorted(by: {
+            $0.key < $1.key
+        }) {
             for occurrence in stride(from: 1, through: count, by: step == "pwrite64" ? 4 : 1) {
                 removeJournal()
                 let batch = try documents()
-                let outcome = try Self.runKilled(at: step, occurrence: occurrence, fixture.signArguments(batch), fixture: fixture)
+                let outcome = try Self.runKilled(
+                    at: step,
+                    occurrence: occurrence,
+                    fixture.signArguments(batch),
+                    fixture: fixture
+                )
                 if outcome == .signaled(SIGKILL) { killed["sign (new journal)", default: 0] += 1 }
-                #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "first sign killed at \(step) #\(occurrence): \(outcome)")
-                try await fixture.checkJournal(mustHave: outcome.succeeded ? batch : [], context: "first sign killed at \(step) #\(occurrence)")
+                #expect(
+                    outcome == .signaled(SIGKILL) || outcome.succeeded,
+                    "first sign killed at \(step) #\(occurrence): \(outcome)"
+                )
+                try await fixture.checkJournal(
+                    mustHave: outcome.succeeded ? batch : [],
+                    context: "first sign killed at \(step) #\(occurrence)"
+                )
                 let list = try fixture.certsign(["--json", "signatures", "list"])
-                #expect(list.status == 0, "first sign killed at \(step) #\(occurrence): the journal is unusable: \(list.errorOutput)")
+                #expect(
+                    list.status == 0,
+                    "first sign killed at \(step) #\(occurrence): the journal is unusable: \(list.errorOutput)"
+                )
             }
         }
 
@@ -115,48 +175,87 @@ struct KillPointTests {
         signed += setup
         let probe = try documents()
         signed += probe
-        for (step, count) in try Self.countSteps(fixture.signArguments(probe), fixture: fixture).sorted(by: { $0.key < $1.key }) {
+        for (step, count) in try Self.countSteps(fixture.signArguments(probe), fixture: fixture).sorted(by: {
+            $0.key < $1.key
+        }) {
             // SQLite writes many pages: every third pwrite is enough to hit each transaction phase.
             for occurrence in stride(from: 1, through: count, by: step == "pwrite64" ? 3 : 1) {
                 let batch = try documents()
-                let outcome = try Self.runKilled(at: step, occurrence: occurrence, fixture.signArguments(batch), fixture: fixture)
+                let outcome = try Self.runKilled(
+                    at: step,
+                    occurrence: occurrence,
+                    fixture.signArguments(batch),
+                    fixture: fixture
+                )
                 if outcome == .signaled(SIGKILL) { killed["sign", default: 0] += 1 }
-                #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "sign killed at \(step) #\(occurrence): \(outcome)")
+                #expect(
+                    outcome == .signaled(SIGKILL) || outcome.succeeded,
+                    "sign killed at \(step) #\(occurrence): \(outcome)"
+                )
                 if outcome.succeeded { signed += batch }
                 try await fixture.checkJournal(mustHave: signed, context: "sign killed at \(step) #\(occurrence)")
             }
         }
         let trust = [fixture.pki.root.certificate]
-        let verifier = SigningCoordinator(registry: ProviderRegistry(), journal: try SignatureJournal(url: fixture.work.url.appendingPathComponent("verify.sqlite")))
+        let verifier = SigningCoordinator(
+            registry: ProviderRegistry(),
+            journal: try SignatureJournal(url: fixture.work.url.appendingPathComponent("verify.sqlite"))
+        )
         for document in attempted where FileManager.default.fileExists(atPath: document + ".p7s") {
             let signature = Array(try Data(contentsOf: URL(fileURLWithPath: document + ".p7s")))
-            let result = try await verifier.verify(signature: signature, content: .file(URL(fileURLWithPath: document)), trust: trust)
+            let result = try await verifier.verify(
+                signature: signature,
+                content: .file(URL(fileURLWithPath: document)),
+                trust: trust
+            )
             #expect(result.isValid, "\(document).p7s exists under its final name but does not verify: \(result)")
         }
 
         // Export.
         let probePath = fixture.work.path("probe.p12")
-        for (step, count) in try Self.countSteps(fixture.exportArguments(to: probePath), fixture: fixture).sorted(by: { $0.key < $1.key }) {
+        for (step, count) in try Self.countSteps(fixture.exportArguments(to: probePath), fixture: fixture).sorted(by: {
+            $0.key < $1.key
+        }) {
             for occurrence in 1...count {
                 let path = fixture.work.path("x-\(step)-\(occurrence).p12")
-                let outcome = try Self.runKilled(at: step, occurrence: occurrence, fixture.exportArguments(to: path), fixture: fixture)
+                let outcome = try Self.runKilled(
+                    at: step,
+                    occurrence: occurrence,
+                    fixture.exportArguments(to: path),
+                    fixture: fixture
+                )
                 if outcome == .signaled(SIGKILL) { killed["export", default: 0] += 1 }
-                #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "export killed at \(step) #\(occurrence): \(outcome)")
+                #expect(
+                    outcome == .signaled(SIGKILL) || outcome.succeeded,
+                    "export killed at \(step) #\(occurrence): \(outcome)"
+                )
                 if outcome.succeeded || FileManager.default.fileExists(atPath: path) {
-                    #expect(try fixture.opensslOpens(path), "export killed at \(step) #\(occurrence) left a file openssl cannot open")
+                    #expect(
+                        try fixture.opensslOpens(path),
+                        "export killed at \(step) #\(occurrence) left a file openssl cannot open"
+                    )
                 }
             }
         }
 
         // Every command still works on the store.
         let list = try fixture.certsign(["--json", "identity", "list"])
-        let listed = Set(try #require(try CrashFixture.json(list)["identities"] as? [[String: Any]]).compactMap { $0["alias"] as? String })
-        #expect(imported.isSubset(of: listed) && listed == Set(CrashFixture.names(in: fixture.identitiesDirectory).visible))
+        let listed = Set(
+            try #require(try CrashFixture.json(list)["identities"] as? [[String: Any]]).compactMap {
+                $0["alias"] as? String
+            }
+        )
+        #expect(
+            imported.isSubset(of: listed) && listed == Set(CrashFixture.names(in: fixture.identitiesDirectory).visible)
+        )
         let final = try fixture.work.write("final.txt", text: "final\n")
         #expect(try fixture.certsign(fixture.signArguments([final], identity: "replaced")).status == 0)
         #expect(try fixture.certsign(["verify", final + ".p7s", "--ca", fixture.rootPath]).status == 0)
         #expect(try fixture.certsign(["--json", "signatures", "list"]).status == 0)
-        #expect(["import", "sign (new journal)", "sign", "export"].allSatisfy { killed[$0, default: 0] > 0 }, "\(killed)")
+        #expect(
+            ["import", "sign (new journal)", "sign", "export"].allSatisfy { killed[$0, default: 0] > 0 },
+            "\(killed)"
+        )
         try fixture.work.write("report.txt", text: "kill points: \(killed)")
         if let path = ProcessInfo.processInfo.environment["CRASH_SAFETY_REPORT"] {
             try? "kill points: \(killed)\n".write(toFile: path + ".points", atomically: true, encoding: .utf8)

@@ -28,15 +28,20 @@ enum Subprocess {
 
     /// Starts `certsign arguments` with stdin from /dev/null and stdout/stderr into `log`.`out`/`.err`.
     /// `via` runs it under a wrapper command (`strace …`), found on PATH.
-    static func start(_ arguments: [String], environment: [String: String], log: String, via wrapper: [String] = []) throws -> pid_t {
+    static func start(
+        _ arguments: [String],
+        environment: [String: String],
+        log: String,
+        via wrapper: [String] = []
+    ) throws -> pid_t {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let executable = wrapper.first.map { ExternalTool.path(of: $0) ?? $0 } ?? certsign
         let argv = [executable] + wrapper.dropFirst() + (wrapper.isEmpty ? [] : [certsign]) + arguments
         let cArguments = argv.map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            cArguments.forEach { free($0) }
-            envp.forEach { free($0) }
+            for argument in cArguments { free(argument) }
+            for entry in envp { free(entry) }
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -46,7 +51,9 @@ enum Subprocess {
         posix_spawn_file_actions_addopen(&actions, 2, log + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &actions, nil, cArguments, envp)
-        guard status == 0 else { throw SpawnError(description: "posix_spawn \(executable): \(String(cString: strerror(status)))") }
+        guard status == 0 else {
+            throw SpawnError(description: "posix_spawn \(executable): \(String(cString: strerror(status)))")
+        }
         return pid
     }
 
@@ -69,8 +76,12 @@ enum Subprocess {
     /// Starts the process and sends SIGKILL after `delay` seconds unless it ended first (polled
     /// every half millisecond, so a run that ends early reports how long it took).
     /// - Returns: the outcome, and the run time when the process ended by itself before the kill.
-    static func runKilled(after delay: Double, _ arguments: [String], environment: [String: String],
-                          log: String) throws -> (outcome: Outcome, finishedIn: Double?) {
+    static func runKilled(
+        after delay: Double,
+        _ arguments: [String],
+        environment: [String: String],
+        log: String
+    ) throws -> (outcome: Outcome, finishedIn: Double?) {
         let began = Date()
         let pid = try start(arguments, environment: environment, log: log)
         var status: Int32 = 0
@@ -78,7 +89,9 @@ enum Subprocess {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid {
                 let signal = status & 0x7F
-                return (signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal), Date().timeIntervalSince(began))
+                return (
+                    signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal), Date().timeIntervalSince(began)
+                )
             }
             usleep(500)
         }

@@ -14,29 +14,50 @@ struct CryptoProClientTests {
             let before = Date()
             let client = makeClient(url)
             let token = try await client.login(username: "Leonid", password: Secret("123123"))
-            #expect(token.expiresAt >= before.addingTimeInterval(899) && token.expiresAt <= Date().addingTimeInterval(901))
-            #expect(!String(describing: token).contains(token.accessToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
+            #expect(
+                token.expiresAt >= before.addingTimeInterval(899) && token.expiresAt <= Date().addingTimeInterval(901)
+            )
+            #expect(
+                !String(describing: token).contains(
+                    token.accessToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                )
+            )
             #expect(await client.isAuthenticated)
             let sent = try #require(requests(emulator, endingWith: "/STS/oauth/token").first)
             #expect(sent.method == "POST")
             #expect(sent.header("Content-Type") == "application/x-www-form-urlencoded")
             #expect(sent.header("Authorization") == nil)
-            #expect(sent.text == "grant_type=password&username=Leonid&password=123123&client_id=cryptopro.cloud.csp&resource=urn%3Acryptopro%3Adss%3Asignserver%3Asignserver")
+            #expect(
+                sent.text
+                    == "grant_type=password&username=Leonid&password=123123&client_id=cryptopro.cloud.csp&resource=urn%3Acryptopro%3Adss%3Asignserver%3Asignserver"
+            )
         }
     }
 
     @Test("a confidential client authenticates with HTTP Basic; a wrong secret is authenticationFailed")
     func confidentialClient() async throws {
         try await withEmulator(.init(faultsEnabled: true, requestLogKeepsSecrets: true)) { emulator, url in
-            let good = makeClient(url, clientID: CryptoProEmulatorClients.confidentialClientID,
-                                  clientSecret: Secret(CryptoProEmulatorClients.confidentialClientSecret))
+            let good = makeClient(
+                url,
+                clientID: CryptoProEmulatorClients.confidentialClientID,
+                clientSecret: Secret(CryptoProEmulatorClients.confidentialClientSecret)
+            )
             try await good.login(username: "Leonid", password: Secret("123123"))
             let header = try #require(requests(emulator, endingWith: "/oauth/token").last?.header("Authorization"))
-            let decoded = String(decoding: try #require(Data(base64Encoded: String(header.dropFirst(6)))), as: UTF8.self)
+            let decoded = String(
+                decoding: try #require(Data(base64Encoded: String(header.dropFirst(6)))),
+                as: UTF8.self
+            )
             #expect(header.hasPrefix("Basic "))
             #expect(decoded == "certsign.confidential:Conf1dential-Secret")
-            let bad = makeClient(url, clientID: CryptoProEmulatorClients.confidentialClientID, clientSecret: Secret("nope"))
-            let error = await expectError(.authenticationFailed) { try await bad.login(username: "Leonid", password: Secret("123123")) }
+            let bad = makeClient(
+                url,
+                clientID: CryptoProEmulatorClients.confidentialClientID,
+                clientSecret: Secret("nope")
+            )
+            let error = await expectError(.authenticationFailed) {
+                try await bad.login(username: "Leonid", password: Secret("123123"))
+            }
             #expect(error?.reason.contains("HTTP Basic") == true)
             #expect(error?.reason.contains("nope") == false)
         }
@@ -46,10 +67,14 @@ struct CryptoProClientTests {
     func wrongPassword() async throws {
         try await withEmulator { _, url in
             let client = makeClient(url)
-            let error = await expectError(.authenticationFailed) { try await client.login(username: "Leonid", password: Secret("wrong-pass-77")) }
+            let error = await expectError(.authenticationFailed) {
+                try await client.login(username: "Leonid", password: Secret("wrong-pass-77"))
+            }
             #expect(error?.reason.contains("incorrect") == true)
             #expect(error?.reason.contains("wrong-pass-77") == false)
-            await expectError(.authenticationFailed) { try await client.login(username: "Nobody", password: Secret("x")) }
+            await expectError(.authenticationFailed) {
+                try await client.login(username: "Nobody", password: Secret("x"))
+            }
             await expectError(.authenticationFailed) { try await client.certificates() }
         }
     }
@@ -85,17 +110,30 @@ struct CryptoProClientTests {
             #expect(try hasSigningCertificateV2(detached))
             try opensslVerify(detached, emulator: emulator, cades: true, detachedContent: document)
 
-            let attached = try await client.sign(document: document, certificateID: 12831, pin: pin,
-                                                 parameters: .init(isDetached: false))
+            let attached = try await client.sign(
+                document: document,
+                certificateID: 12831,
+                pin: pin,
+                parameters: .init(isDetached: false)
+            )
             #expect(try isAttached(attached))
             #expect(try opensslVerify(attached, emulator: emulator, cades: true) == document)
 
-            let cmsDetached = try await client.sign(document: document, certificateID: 12832, pin: nil, parameters: .init(type: .cms))
+            let cmsDetached = try await client.sign(
+                document: document,
+                certificateID: 12832,
+                pin: nil,
+                parameters: .init(type: .cms)
+            )
             #expect(try !hasSigningCertificateV2(cmsDetached))
             try opensslVerify(cmsDetached, emulator: emulator, cades: false, detachedContent: document)
 
-            let cmsAttached = try await client.sign(document: document, certificateID: 12832, pin: nil,
-                                                    parameters: .init(type: .cms, isDetached: false))
+            let cmsAttached = try await client.sign(
+                document: document,
+                certificateID: 12832,
+                pin: nil,
+                parameters: .init(type: .cms, isDetached: false)
+            )
             #expect(try opensslVerify(cmsAttached, emulator: emulator, cades: false) == document)
         }
     }
@@ -105,16 +143,29 @@ struct CryptoProClientTests {
         try await withEmulator { emulator, url in
             let client = try await loggedInClient(url)
             for algorithm in [DigestAlgorithm.sha256, .sha512] {
-                let cms = try await client.sign(document: algorithm.hash(document), certificateID: 12832, pin: nil,
-                                                parameters: .init(isHash: true))
+                let cms = try await client.sign(
+                    document: algorithm.hash(document),
+                    certificateID: 12832,
+                    pin: nil,
+                    parameters: .init(isHash: true)
+                )
                 try opensslVerify(cms, emulator: emulator, cades: true, detachedContent: document)
             }
             await expectError(.invalidParameter) {
-                try await client.sign(document: DigestAlgorithm.sha256.hash(document), certificateID: 12832, pin: nil,
-                                      parameters: .init(isDetached: false, isHash: true))
+                try await client.sign(
+                    document: DigestAlgorithm.sha256.hash(document),
+                    certificateID: 12832,
+                    pin: nil,
+                    parameters: .init(isDetached: false, isHash: true)
+                )
             }
             let error = await expectError(.serverRejected) {
-                try await client.sign(document: [1, 2, 3], certificateID: 12832, pin: nil, parameters: .init(isHash: true))
+                try await client.sign(
+                    document: [1, 2, 3],
+                    certificateID: 12832,
+                    pin: nil,
+                    parameters: .init(isHash: true)
+                )
             }
             #expect(error?.reason.contains("32, 48 or 64 bytes") == true)
         }
@@ -125,7 +176,12 @@ struct CryptoProClientTests {
         try await withEmulator(.init(faultsEnabled: true, requestLogKeepsSecrets: true)) { emulator, url in
             let client = try await loggedInClient(url)
             _ = try await client.sign(document: document, certificateID: 12831, pin: Secret("123"))
-            _ = try await client.sign(document: document, certificateID: 0, pin: Secret("123"), parameters: .init(type: .cms, isDetached: false))
+            _ = try await client.sign(
+                document: document,
+                certificateID: 0,
+                pin: Secret("123"),
+                parameters: .init(type: .cms, isDetached: false)
+            )
             let sent = requests(emulator, endingWith: "/SignServer/rest/api/documents")
             #expect(sent.count == 2)
             #expect(sent.allSatisfy { $0.method == "POST" && $0.header("Content-Type") == "application/json" })
@@ -151,7 +207,11 @@ struct CryptoProClientTests {
             #expect(sent[1].json == expectedCMS)
             // Case-sensitive names: exactly these keys, nothing more.
             #expect(sent[0].json?.objectValue?.keys.sorted() == ["Content", "Signature"])
-            #expect(sent[0].json?["Signature"]?.objectValue?.keys.sorted() == ["CertificateId", "Parameters", "PinCode", "Type"])
+            #expect(
+                sent[0].json?["Signature"]?.objectValue?.keys.sorted() == [
+                    "CertificateId", "Parameters", "PinCode", "Type",
+                ]
+            )
         }
     }
 
@@ -171,11 +231,17 @@ struct CryptoProClientTests {
     func signErrors() async throws {
         try await withEmulator { _, url in
             let client = try await loggedInClient(url)
-            let wrong = await expectError(.wrongPassword) { try await client.sign(document: document, certificateID: 12831, pin: Secret("999")) }
+            let wrong = await expectError(.wrongPassword) {
+                try await client.sign(document: document, certificateID: 12831, pin: Secret("999"))
+            }
             #expect(wrong?.reason.contains("PIN code of certificate 12831 is wrong") == true)
             #expect(wrong?.reason.contains("999") == false)
-            await expectError(.wrongPassword) { try await client.sign(document: document, certificateID: 12831, pin: nil) }
-            let unknown = await expectError(.serverRejected) { try await client.sign(document: document, certificateID: 4242, pin: nil) }
+            await expectError(.wrongPassword) {
+                try await client.sign(document: document, certificateID: 12831, pin: nil)
+            }
+            let unknown = await expectError(.serverRejected) {
+                try await client.sign(document: document, certificateID: 4242, pin: nil)
+            }
             #expect(unknown?.reason.contains("HTTP 404") == true)
             #expect(unknown?.reason.contains("certificate 4242 was not found") == true)
         }
@@ -187,7 +253,9 @@ struct CryptoProClientTests {
             let client500 = makeClient(url, headers: [(DSSEmulator.Fault.headerName, "status-500")])
             await client500.adopt(try #require(await (try await loggedInClient(url)).currentToken))
             emulator.clearReceivedRequests()
-            let error = await expectError(.network) { try await client500.sign(document: document, certificateID: 12832, pin: nil) }
+            let error = await expectError(.network) {
+                try await client500.sign(document: document, certificateID: 12832, pin: nil)
+            }
             #expect(error?.reason.contains("HTTP 500") == true)
             #expect(error?.reason.contains("simulated server failure") == true)
             #expect(requests(emulator, endingWith: "/documents").count == 1)
@@ -195,7 +263,9 @@ struct CryptoProClientTests {
             let malformed = makeClient(url, headers: [(DSSEmulator.Fault.headerName, "malformed-json")])
             await malformed.adopt(try #require(await (try await loggedInClient(url)).currentToken))
             emulator.clearReceivedRequests()
-            let bad = await expectError(.network) { try await malformed.sign(document: document, certificateID: 12832, pin: nil) }
+            let bad = await expectError(.network) {
+                try await malformed.sign(document: document, certificateID: 12832, pin: nil)
+            }
             #expect(bad?.reason.contains("not JSON") == true)
             #expect(requests(emulator, endingWith: "/documents").count == 1)
             await expectError(.network) { try await malformed.certificates() }
@@ -225,7 +295,9 @@ struct CryptoProClientTests {
             await expectError(.timeout) { try await client.sign(document: document, certificateID: 12832, pin: nil) }
             // A busy server may log the request after the client gave up: wait for it, then check
             // that it came once.
-            for _ in 0..<100 where requests(emulator, endingWith: "/documents").isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            for _ in 0..<100 where requests(emulator, endingWith: "/documents").isEmpty {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             try await Task.sleep(for: .milliseconds(300))
             #expect(requests(emulator, endingWith: "/documents").count == 1)
         }
@@ -240,7 +312,11 @@ struct CryptoProClientTests {
             emulator.clearReceivedRequests()
             let cms = try await client.sign(document: document, certificateID: 12832, pin: nil)
             try opensslVerify(cms, emulator: emulator, cades: true, detachedContent: document)
-            #expect(emulator.receivedRequests.map(\.path) == ["/SignServer/rest/api/documents", "/STS/oauth/token", "/SignServer/rest/api/documents"])
+            #expect(
+                emulator.receivedRequests.map(\.path) == [
+                    "/SignServer/rest/api/documents", "/STS/oauth/token", "/SignServer/rest/api/documents",
+                ]
+            )
             let second = try #require(await client.currentToken)
             #expect(first.accessToken != second.accessToken)
         }
@@ -254,7 +330,11 @@ struct CryptoProClientTests {
             emulator.clearReceivedRequests()
             let error = await expectError(.authenticationFailed) { try await client.certificates() }
             #expect(error?.reason.contains("after a fresh login") == true)
-            #expect(emulator.receivedRequests.map(\.path) == ["/SignServer/rest/api/certificates", "/STS/oauth/token", "/SignServer/rest/api/certificates"])
+            #expect(
+                emulator.receivedRequests.map(\.path) == [
+                    "/SignServer/rest/api/certificates", "/STS/oauth/token", "/SignServer/rest/api/certificates",
+                ]
+            )
         }
     }
 
@@ -267,8 +347,12 @@ struct CryptoProClientTests {
             emulator.clearReceivedRequests()
             _ = try await client.certificates()
             _ = try await client.certificates()
-            #expect(emulator.receivedRequests.map(\.path) == ["/STS/oauth/token", "/SignServer/rest/api/certificates",
-                                                              "/STS/oauth/token", "/SignServer/rest/api/certificates"])
+            #expect(
+                emulator.receivedRequests.map(\.path) == [
+                    "/STS/oauth/token", "/SignServer/rest/api/certificates",
+                    "/STS/oauth/token", "/SignServer/rest/api/certificates",
+                ]
+            )
         }
     }
 
@@ -301,28 +385,41 @@ struct CryptoProClientTests {
 
     @Test("clear-text http to a non-loopback host is refused before any request")
     func endpointPolicy() async throws {
-        let client = CryptoProDSSClient(configuration: .init(baseURL: try #require(URL(string: "http://dss.example.com/"))))
-        let error = await expectError(.invalidParameter) { try await client.login(username: "Leonid", password: Secret("123123")) }
+        let client = CryptoProDSSClient(
+            configuration: .init(baseURL: try #require(URL(string: "http://dss.example.com/")))
+        )
+        let error = await expectError(.invalidParameter) {
+            try await client.login(username: "Leonid", password: Secret("123123"))
+        }
         #expect(error?.reason.contains("clear-text") == true)
     }
 
     @Test("malformed certificate lists are network errors naming the field")
     func malformedCertificates() async throws {
-        let transport = CannedTransport(token: #"{"access_token":"t","expires_in":3600,"token_type":"Bearer"}"#,
-                                        certificates: #"[{"ID":1,"CertificateBase64":"AAAA","IsDefault":true}]"#)
-        let client = CryptoProDSSClient(configuration: .init(baseURL: try #require(URL(string: "https://dss.example/"))), transport: transport)
+        let transport = CannedTransport(
+            token: #"{"access_token":"t","expires_in":3600,"token_type":"Bearer"}"#,
+            certificates: #"[{"ID":1,"CertificateBase64":"AAAA","IsDefault":true}]"#
+        )
+        let client = CryptoProDSSClient(
+            configuration: .init(baseURL: try #require(URL(string: "https://dss.example/"))),
+            transport: transport
+        )
         try await client.login(username: "u", password: Secret("p"))
         let error = await expectError(.network) { try await client.certificates() }
         #expect(error?.reason.contains("'[0].CertificateBase64' is not a DER certificate") == true)
 
-        let notArray = CryptoProDSSClient(configuration: .init(baseURL: try #require(URL(string: "https://dss.example/"))),
-                                          transport: CannedTransport(token: #"{"access_token":"t","expires_in":3600}"#, certificates: #"{"ID":1}"#))
+        let notArray = CryptoProDSSClient(
+            configuration: .init(baseURL: try #require(URL(string: "https://dss.example/"))),
+            transport: CannedTransport(token: #"{"access_token":"t","expires_in":3600}"#, certificates: #"{"ID":1}"#)
+        )
         try await notArray.login(username: "u", password: Secret("p"))
         let shape = await expectError(.network) { try await notArray.certificates() }
         #expect(shape?.reason.contains("must be a JSON array, found object") == true)
 
-        let noToken = CryptoProDSSClient(configuration: .init(baseURL: try #require(URL(string: "https://dss.example/"))),
-                                         transport: CannedTransport(token: #"{"expires_in":3600}"#, certificates: "[]"))
+        let noToken = CryptoProDSSClient(
+            configuration: .init(baseURL: try #require(URL(string: "https://dss.example/"))),
+            transport: CannedTransport(token: #"{"expires_in":3600}"#, certificates: "[]")
+        )
         let missing = await expectError(.network) { try await noToken.login(username: "u", password: Secret("p")) }
         #expect(missing?.reason.contains("'access_token' is missing") == true)
     }

@@ -25,13 +25,21 @@ struct CryptoProGOSTTests {
     /// `openssl cms -engine gost -verify -cades` against the emulator's CA.
     func opensslVerifiesGOST(_ cms: [UInt8], emulator: DSSEmulator, content: [UInt8]) throws -> ExternalTool.Result {
         let directory = try TemporaryDirectory()
-        return try ExternalTool.run("openssl", ["cms", "-engine", "gost", "-verify", "-binary", "-cades", "-inform", "DER",
-                                                "-in", try directory.write("s.der", cms), "-content", try directory.write("d.bin", content),
-                                                "-CAfile", try directory.write("ca.pem", text: emulator.certificateAuthorityPEM),
-                                                "-purpose", "any", "-out", "/dev/null"])
+        return try ExternalTool.run(
+            "openssl",
+            [
+                "cms", "-engine", "gost", "-verify", "-binary", "-cades", "-inform", "DER",
+                "-in", try directory.write("s.der", cms), "-content", try directory.write("d.bin", content),
+                "-CAfile", try directory.write("ca.pem", text: emulator.certificateAuthorityPEM),
+                "-purpose", "any", "-out", "/dev/null",
+            ]
+        )
     }
 
-    @Test(arguments: [(StandardSeed.gostCertificateID, DigestAlgorithm.streebog256), (StandardSeed.gost512CertificateID, .streebog512)])
+    @Test(arguments: [
+        (StandardSeed.gostCertificateID, DigestAlgorithm.streebog256),
+        (StandardSeed.gost512CertificateID, .streebog512),
+    ])
     func hashModeSendsTheStreebogDigest(certificateID: Int, digest: DigestAlgorithm) async throws {
         try await withEmulator(.init(faultsEnabled: true, requestLogKeepsSecrets: true)) { emulator, url in
             let provider = CryptoProDSSProvider(parameters: parameters(url, certificateID: certificateID))
@@ -39,10 +47,14 @@ struct CryptoProGOSTTests {
             #expect(identity.certificate.publicKeyAlgorithm.isGOST)
             #expect(try DigestAlgorithm.preferred(for: identity.certificate.publicKeyAlgorithm) == digest)
 
-            let hashed = try await provider.signDocument(DocumentSigningRequest(payload: .digest(digest.hash(Self.document), digest)))
+            let hashed = try await provider.signDocument(
+                DocumentSigningRequest(payload: .digest(digest.hash(Self.document), digest))
+            )
             let hashedCheck = try opensslVerifiesGOST(hashed, emulator: emulator, content: Self.document)
             #expect(hashedCheck.succeeded, "\(hashedCheck.errorOutput)")
-            let content = try await provider.signDocument(DocumentSigningRequest(payload: .content(Self.document), digestAlgorithm: digest))
+            let content = try await provider.signDocument(
+                DocumentSigningRequest(payload: .content(Self.document), digestAlgorithm: digest)
+            )
             let contentCheck = try opensslVerifiesGOST(content, emulator: emulator, content: Self.document)
             #expect(contentCheck.succeeded, "\(contentCheck.errorOutput)")
 
@@ -52,10 +64,14 @@ struct CryptoProGOSTTests {
 
             // A SHA digest does not fit a GOST key, on either payload.
             await expectError(.unsupportedAlgorithm) {
-                try await provider.signDocument(DocumentSigningRequest(payload: .digest(DigestAlgorithm.sha256.hash(Self.document), .sha256)))
+                try await provider.signDocument(
+                    DocumentSigningRequest(payload: .digest(DigestAlgorithm.sha256.hash(Self.document), .sha256))
+                )
             }
             await expectError(.unsupportedAlgorithm) {
-                try await provider.signDocument(DocumentSigningRequest(payload: .content(Self.document), digestAlgorithm: .sha256))
+                try await provider.signDocument(
+                    DocumentSigningRequest(payload: .content(Self.document), digestAlgorithm: .sha256)
+                )
             }
             #expect(requests(emulator, endingWith: "/documents").count == 2, "refused requests never reach the server")
         }
@@ -65,9 +81,12 @@ struct CryptoProGOSTTests {
         try await withEmulator { _, url in
             let client = try await loggedInClient(url)
             await expectError(.serverRejected) {
-                try await client.sign(document: DigestAlgorithm.sha384.hash(Self.document), certificateID: StandardSeed.gostCertificateID,
-                                      pin: Secret(StandardSeed.certificatePIN),
-                                      parameters: CryptoProSignatureParameters(isDetached: true, isHash: true))
+                try await client.sign(
+                    document: DigestAlgorithm.sha384.hash(Self.document),
+                    certificateID: StandardSeed.gostCertificateID,
+                    pin: Secret(StandardSeed.certificatePIN),
+                    parameters: CryptoProSignatureParameters(isDetached: true, isHash: true)
+                )
             }
         }
     }

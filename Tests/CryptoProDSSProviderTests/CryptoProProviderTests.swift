@@ -49,7 +49,8 @@ struct CryptoProProviderTests {
             #expect(byID?.reason.contains(#"12831 "Леонид Тестов" (default)"#) == true)
             #expect(byID?.reason.contains("12832") == true)
             let byName = await expectError(.invalidParameter) {
-                try await provider.initialize(options: [CryptoProDSSProvider.ParameterKey.certificate: .string("Мария")])
+                try await provider.initialize(options: [CryptoProDSSProvider.ParameterKey.certificate: .string("Мария")]
+                )
             }
             #expect(byName?.reason.contains("no CryptoPro DSS certificate is named 'Мария'") == true)
             let stored = try provider.storedCertificate()
@@ -60,23 +61,36 @@ struct CryptoProProviderTests {
     @Test("parameters: unknown keys, wrong types, missing url and insecure http are invalidParameter")
     func parameterChecks() async throws {
         let provider = CryptoProDSSProvider()
-        #expect(throws: CertificateProviderError.invalidParameter("")) { try provider.setParameters(["dssPassword": .string("x")]) }
-        #expect(throws: CertificateProviderError.invalidParameter("")) { try provider.setParameters([CryptoProDSSProvider.ParameterKey.certificateID: .string("abc")]) }
-        #expect(throws: CertificateProviderError.invalidParameter("")) { try provider.setParameters([CryptoProDSSProvider.ParameterKey.certificateID: .integer(-1)]) }
-        await expectError(.invalidParameter) { try await provider.initialize(options: [CryptoProDSSProvider.ParameterKey.username: .string("Leonid")]) }
+        #expect(throws: CertificateProviderError.invalidParameter("")) {
+            try provider.setParameters(["dssPassword": .string("x")])
+        }
+        #expect(throws: CertificateProviderError.invalidParameter("")) {
+            try provider.setParameters([CryptoProDSSProvider.ParameterKey.certificateID: .string("abc")])
+        }
+        #expect(throws: CertificateProviderError.invalidParameter("")) {
+            try provider.setParameters([CryptoProDSSProvider.ParameterKey.certificateID: .integer(-1)])
+        }
+        await expectError(.invalidParameter) {
+            try await provider.initialize(options: [CryptoProDSSProvider.ParameterKey.username: .string("Leonid")])
+        }
         let insecure = await expectError(.invalidParameter) {
-            try await provider.initialize(options: [CryptoProDSSProvider.ParameterKey.url: .string("http://dss.example.com/"),
-                                                    CryptoProDSSProvider.ParameterKey.username: .string("Leonid"),
-                                                    CryptoProDSSProvider.ParameterKey.password: .secret(Secret("123123"))])
+            try await provider.initialize(options: [
+                CryptoProDSSProvider.ParameterKey.url: .string("http://dss.example.com/"),
+                CryptoProDSSProvider.ParameterKey.username: .string("Leonid"),
+                CryptoProDSSProvider.ParameterKey.password: .secret(Secret("123123")),
+            ])
         }
         #expect(insecure?.reason.contains("clear-text") == true)
-        #expect(CryptoProDSSProvider.ParameterKey.all.count == 16)  // 13 of its own + trustedCAFile, clientIdentity, clientIdentityPassword
+        // 13 of its own + trustedCAFile, clientIdentity, clientIdentityPassword
+        #expect(CryptoProDSSProvider.ParameterKey.all.count == 16)
     }
 
     @Test("wrong password is authenticationFailed from initialize")
     func wrongPassword() async throws {
         try await withEmulator { _, url in
-            let provider = CryptoProDSSProvider(parameters: parameters(url, [CryptoProDSSProvider.ParameterKey.password: .secret(Secret("nope"))]))
+            let provider = CryptoProDSSProvider(
+                parameters: parameters(url, [CryptoProDSSProvider.ParameterKey.password: .secret(Secret("nope"))])
+            )
             await expectError(.authenticationFailed) { try await provider.initialize(options: [:]) }
         }
     }
@@ -88,11 +102,15 @@ struct CryptoProProviderTests {
             _ = try await provider.initialize(options: [:])
             let detached = try await provider.signDocument(DocumentSigningRequest(payload: .content(document)))
             try opensslVerify(detached, emulator: emulator, cades: true, detachedContent: document)
-            let attached = try await provider.signDocument(DocumentSigningRequest(payload: .content(document), isDetached: false))
+            let attached = try await provider.signDocument(
+                DocumentSigningRequest(payload: .content(document), isDetached: false)
+            )
             #expect(try opensslVerify(attached, emulator: emulator, cades: true) == document)
             let cms = try await provider.signDocument(DocumentSigningRequest(payload: .content(document), format: .cms))
             try opensslVerify(cms, emulator: emulator, cades: false, detachedContent: document)
-            let digest = try await provider.signDocument(DocumentSigningRequest(payload: .digest(DigestAlgorithm.sha384.hash(document), .sha384)))
+            let digest = try await provider.signDocument(
+                DocumentSigningRequest(payload: .digest(DigestAlgorithm.sha384.hash(document), .sha384))
+            )
             try opensslVerify(digest, emulator: emulator, cades: true, detachedContent: document)
 
             let bodies = requests(emulator, endingWith: "/documents").compactMap(\.json)
@@ -103,16 +121,25 @@ struct CryptoProProviderTests {
             #expect(bodies.map { $0["Signature"]?["Parameters"]?["Hash"] } == ["False", "False", "False", "True"])
 
             await expectError(.unsupportedAlgorithm) {
-                try await provider.signDocument(DocumentSigningRequest(payload: .content(document), format: SignatureFormat("xades")))
+                try await provider.signDocument(
+                    DocumentSigningRequest(payload: .content(document), format: SignatureFormat("xades"))
+                )
             }
             await expectError(.unsupportedAlgorithm) {
-                try await provider.signDocument(DocumentSigningRequest(payload: .content(document), digestAlgorithm: .sha512))
+                try await provider.signDocument(
+                    DocumentSigningRequest(payload: .content(document), digestAlgorithm: .sha512)
+                )
             }
             await expectError(.invalidParameter) {
                 try await provider.signDocument(DocumentSigningRequest(payload: .digest([1, 2], .sha256)))
             }
             await expectError(.invalidParameter) {
-                try await provider.signDocument(DocumentSigningRequest(payload: .digest(DigestAlgorithm.sha256.hash(document), .sha256), isDetached: false))
+                try await provider.signDocument(
+                    DocumentSigningRequest(
+                        payload: .digest(DigestAlgorithm.sha256.hash(document), .sha256),
+                        isDetached: false
+                    )
+                )
             }
         }
     }
@@ -120,10 +147,16 @@ struct CryptoProProviderTests {
     @Test("signDocument with a wrong PIN is wrongPassword; without a session it initializes from the parameters")
     func signDocumentErrors() async throws {
         try await withEmulator { emulator, url in
-            let provider = CryptoProDSSProvider(parameters: parameters(url, [CryptoProDSSProvider.ParameterKey.pin: .secret(Secret("000"))]))
-            await expectError(.wrongPassword) { try await provider.signDocument(DocumentSigningRequest(payload: .content(document))) }
+            let provider = CryptoProDSSProvider(
+                parameters: parameters(url, [CryptoProDSSProvider.ParameterKey.pin: .secret(Secret("000"))])
+            )
+            await expectError(.wrongPassword) {
+                try await provider.signDocument(DocumentSigningRequest(payload: .content(document)))
+            }
             #expect(requests(emulator, endingWith: "/oauth/token").count == 1)
-            try provider.setParameters(parameters(url, [CryptoProDSSProvider.ParameterKey.certificateID: .integer(12832)]))
+            try provider.setParameters(
+                parameters(url, [CryptoProDSSProvider.ParameterKey.certificateID: .integer(12832)])
+            )
             try provider.deleteStoredCertificate()
             let cms = try await provider.signDocument(DocumentSigningRequest(payload: .content(document)))
             #expect(try signerCertificate(cms) == sharedSeed.users[0].certificates[1].identity.certificate)
@@ -146,7 +179,11 @@ struct CryptoProProviderTests {
         try await withEmulator { _, url in
             let identity = try await CryptoProDSSProvider(parameters: parameters(url)).initialize(options: [:])
             let error = await expectError(.unsupportedOperation) {
-                try await identity.key.signature(forDigest: DigestAlgorithm.sha256.hash(document), digestAlgorithm: .sha256, scheme: .ecdsa)
+                try await identity.key.signature(
+                    forDigest: DigestAlgorithm.sha256.hash(document),
+                    digestAlgorithm: .sha256,
+                    scheme: .ecdsa
+                )
             }
             #expect(error?.reason.contains("signDocument") == true)
             #expect(identity.key.publicKeyAlgorithm == .ecP256)
@@ -158,8 +195,13 @@ struct CryptoProProviderTests {
         try await withEmulator { emulator, url in
             let directory = try TemporaryDirectory()
             let store = directory.path("store")
-            let withStore = parameters(url, [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(store),
-                                             CryptoProDSSProvider.ParameterKey.certificateID: .integer(12832)])
+            let withStore = parameters(
+                url,
+                [
+                    CryptoProDSSProvider.ParameterKey.storeDirectory: .string(store),
+                    CryptoProDSSProvider.ParameterKey.certificateID: .integer(12832),
+                ]
+            )
             let first = CryptoProDSSProvider(parameters: withStore)
             let identity = try await first.initialize(options: [:])
             let file = store + "/cryptopro-dss-session.json"
@@ -167,7 +209,11 @@ struct CryptoProProviderTests {
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
             let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self)
             #expect(!text.contains("123123"))
-            #expect(try FileManager.default.contentsOfDirectory(atPath: store).sorted() == [".cryptopro-dss-session.lock", "cryptopro-dss-session.json"])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: store).sorted() == [
+                    ".cryptopro-dss-session.lock", "cryptopro-dss-session.json",
+                ]
+            )
             #expect(!String(describing: first.parameters).contains("123123"))
 
             // A new provider (a new process) with the same parameters: no network call.
@@ -182,7 +228,9 @@ struct CryptoProProviderTests {
             #expect(emulator.receivedRequests.map(\.path) == ["/SignServer/rest/api/documents"])
 
             // Another user or URL does not get the cached identity.
-            let other = CryptoProDSSProvider(parameters: withStore.merging([CryptoProDSSProvider.ParameterKey.username: .string("Maria")]))
+            let other = CryptoProDSSProvider(
+                parameters: withStore.merging([CryptoProDSSProvider.ParameterKey.username: .string("Maria")])
+            )
             #expect(try other.storedCertificate()?.certificate == nil)
 
             // Forgetting removes the file; a fresh provider finds nothing.
@@ -229,8 +277,10 @@ struct CryptoProProviderTests {
     func corruptCache() async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("cryptopro-dss-session.json", Data("{\"hello\":1}".utf8))
-        #expect(chmod(path, 0o600) == 0) // private, so it is read (a readable one is ignored)
-        let provider = CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(directory.url.path)])
+        #expect(chmod(path, 0o600) == 0)  // private, so it is read (a readable one is ignored)
+        let provider = CryptoProDSSProvider(parameters: [
+            CryptoProDSSProvider.ParameterKey.storeDirectory: .string(directory.url.path)
+        ])
         #expect(throws: CertificateProviderError(.storeCorrupted, "")) { try provider.storedCertificate() }
     }
 }

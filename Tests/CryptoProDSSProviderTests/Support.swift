@@ -12,8 +12,10 @@ let sharedSeed: EmulatorSeed = {
 }()
 
 /// Starts an emulator on an ephemeral loopback port for the duration of `body`.
-func withEmulator<R>(_ configuration: DSSEmulator.Configuration = .init(faultsEnabled: true),
-                     _ body: (DSSEmulator, URL) async throws -> R) async throws -> R {
+func withEmulator<R>(
+    _ configuration: DSSEmulator.Configuration = .init(faultsEnabled: true),
+    _ body: (DSSEmulator, URL) async throws -> R
+) async throws -> R {
     let emulator = try DSSEmulator(configuration: configuration, seed: sharedSeed)
     let url = try emulator.start()
     defer { emulator.stop() }
@@ -21,14 +23,32 @@ func withEmulator<R>(_ configuration: DSSEmulator.Configuration = .init(faultsEn
 }
 
 /// A client for the emulator (not logged in).
-func makeClient(_ url: URL, timeout: TimeInterval = 10, renewalMargin: TimeInterval = 30, clientID: String = CryptoProEmulatorClients.publicClientID,
-                clientSecret: Secret? = nil, headers: [(name: String, value: String)] = []) -> CryptoProDSSClient {
-    CryptoProDSSClient(configuration: .init(baseURL: url, clientID: clientID, clientSecret: clientSecret, timeout: timeout,
-                                            renewalMargin: renewalMargin, additionalHeaders: headers))
+func makeClient(
+    _ url: URL,
+    timeout: TimeInterval = 10,
+    renewalMargin: TimeInterval = 30,
+    clientID: String = CryptoProEmulatorClients.publicClientID,
+    clientSecret: Secret? = nil,
+    headers: [(name: String, value: String)] = []
+) -> CryptoProDSSClient {
+    CryptoProDSSClient(
+        configuration: .init(
+            baseURL: url,
+            clientID: clientID,
+            clientSecret: clientSecret,
+            timeout: timeout,
+            renewalMargin: renewalMargin,
+            additionalHeaders: headers
+        )
+    )
 }
 
 /// A client logged in as Leonid.
-func loggedInClient(_ url: URL, timeout: TimeInterval = 10, headers: [(name: String, value: String)] = []) async throws -> CryptoProDSSClient {
+func loggedInClient(
+    _ url: URL,
+    timeout: TimeInterval = 10,
+    headers: [(name: String, value: String)] = []
+) async throws -> CryptoProDSSClient {
     let client = makeClient(url, timeout: timeout, headers: headers)
     try await client.login(username: StandardSeed.username, password: Secret(StandardSeed.password))
     return client
@@ -41,8 +61,11 @@ func requests(_ emulator: DSSEmulator, endingWith suffix: String) -> [DSSEmulato
 
 /// Expects a `CertificateProviderError` with `code`.
 @discardableResult
-func expectError<R>(_ code: CertificateProviderError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-                    _ body: () async throws -> R) async -> CertificateProviderError? {
+func expectError<R>(
+    _ code: CertificateProviderError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> R
+) async -> CertificateProviderError? {
     do {
         _ = try await body()
         Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
@@ -59,13 +82,21 @@ func expectError<R>(_ code: CertificateProviderError.Code, sourceLocation: Sourc
 /// Verifies a CMS with `openssl cms -verify -binary` (`-cades` when asked) against the emulator's CA,
 /// with `content` for a detached signature; returns the verified content openssl wrote.
 @discardableResult
-func opensslVerify(_ cms: [UInt8], emulator: DSSEmulator, cades: Bool, detachedContent content: [UInt8]? = nil,
-                   sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
+func opensslVerify(
+    _ cms: [UInt8],
+    emulator: DSSEmulator,
+    cades: Bool,
+    detachedContent content: [UInt8]? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> [UInt8] {
     let directory = try TemporaryDirectory()
     let signature = try directory.write("signature.der", cms)
     let ca = try directory.write("ca.pem", text: emulator.certificateAuthorityPEM)
     let output = directory.path("content.out")
-    var arguments = ["cms", "-verify", "-binary", "-inform", "DER", "-in", signature, "-CAfile", ca, "-purpose", "any", "-out", output]
+    var arguments = [
+        "cms", "-verify", "-binary", "-inform", "DER", "-in", signature, "-CAfile", ca, "-purpose", "any", "-out",
+        output,
+    ]
     if cades { arguments.append("-cades") }
     if let content { arguments += ["-content", try directory.write("document.bin", content)] }
     let result = try ExternalTool.run("openssl", arguments)
@@ -97,8 +128,13 @@ func signerCertificate(_ cms: [UInt8]) throws -> Certificate {
     let directory = try TemporaryDirectory()
     let signature = try directory.write("signature.der", cms)
     let signer = directory.path("signer.pem")
-    let result = try ExternalTool.run("openssl", ["cms", "-verify", "-noverify", "-binary", "-inform", "DER", "-in", signature,
-                                                  "-content", try directory.write("document.bin", document), "-signer", signer, "-out", "/dev/null"])
+    let result = try ExternalTool.run(
+        "openssl",
+        [
+            "cms", "-verify", "-noverify", "-binary", "-inform", "DER", "-in", signature,
+            "-content", try directory.write("document.bin", document), "-signer", signer, "-out", "/dev/null",
+        ]
+    )
     #expect(result.succeeded, "\(result.errorOutput)")
     return try Certificate(pemEncoded: String(decoding: try directory.read("signer.pem"), as: UTF8.self))
 }

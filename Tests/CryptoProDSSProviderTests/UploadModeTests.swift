@@ -9,11 +9,17 @@ import Testing
 /// Issue 12 items 1 and 6: the `uploadMode` parameter, and sessions that serve only the parameters
 /// they were made for (two emulator users, several certificates).
 @Suite struct UploadModeTests {
-    static func parameters(_ url: URL, user: String = StandardSeed.username, password: String = StandardSeed.password,
-                           certificateID: Int = StandardSeed.secondCertificateID) -> ProviderParameters {
-        [CryptoProDSSProvider.ParameterKey.url: .url(url), CryptoProDSSProvider.ParameterKey.username: .string(user),
-         CryptoProDSSProvider.ParameterKey.password: .secret(Secret(password)),
-         CryptoProDSSProvider.ParameterKey.certificateID: .integer(certificateID)]
+    static func parameters(
+        _ url: URL,
+        user: String = StandardSeed.username,
+        password: String = StandardSeed.password,
+        certificateID: Int = StandardSeed.secondCertificateID
+    ) -> ProviderParameters {
+        [
+            CryptoProDSSProvider.ParameterKey.url: .url(url), CryptoProDSSProvider.ParameterKey.username: .string(user),
+            CryptoProDSSProvider.ParameterKey.password: .secret(Secret(password)),
+            CryptoProDSSProvider.ParameterKey.certificateID: .integer(certificateID),
+        ]
     }
 
     /// The `Hash` flag and the base64 `Content` of the last documents request the emulator received.
@@ -26,7 +32,9 @@ import Testing
         return (hash, Array(content))
     }
 
-    @Test("auto sends the document up to maxUploadBytes and its digest above; content and hash force one; the result verifies")
+    @Test(
+        "auto sends the document up to maxUploadBytes and its digest above; content and hash force one; the result verifies"
+    )
     func uploadModes() async throws {
         try await withEmulator { emulator, url in
             let directory = try TemporaryDirectory()
@@ -43,48 +51,72 @@ import Testing
             #expect(upload.content == document)
             _ = try opensslVerify(signature, emulator: emulator, cades: true, detachedContent: document)
 
-            try provider.setParameters(Self.parameters(url).merging([CryptoProDSSProvider.ParameterKey.maxUploadBytes: .integer(8)]))
+            try provider.setParameters(
+                Self.parameters(url).merging([CryptoProDSSProvider.ParameterKey.maxUploadBytes: .integer(8)])
+            )
             signature = try await provider.signDocument(request)
             upload = try Self.lastUpload(emulator)
             #expect(upload.hash == "True")
             #expect(upload.content == digest)
             _ = try opensslVerify(signature, emulator: emulator, cades: true, detachedContent: document)
 
-            try provider.setParameters(Self.parameters(url).merging([CryptoProDSSProvider.ParameterKey.uploadMode: .string("hash")]))
+            try provider.setParameters(
+                Self.parameters(url).merging([CryptoProDSSProvider.ParameterKey.uploadMode: .string("hash")])
+            )
             _ = try await provider.signDocument(DocumentSigningRequest(payload: .content(document)))
             #expect(try Self.lastUpload(emulator).hash == "True")
             #expect(try Self.lastUpload(emulator).content == digest)
 
-            try provider.setParameters(Self.parameters(url).merging([CryptoProDSSProvider.ParameterKey.uploadMode: .string("content"),
-                                                                     CryptoProDSSProvider.ParameterKey.maxUploadBytes: .integer(8)]))
+            try provider.setParameters(
+                Self.parameters(url).merging([
+                    CryptoProDSSProvider.ParameterKey.uploadMode: .string("content"),
+                    CryptoProDSSProvider.ParameterKey.maxUploadBytes: .integer(8),
+                ])
+            )
             await expectError(.invalidParameter) { try await provider.signDocument(request) }
-            await expectError(.invalidParameter) { try await provider.signDocument(DocumentSigningRequest(payload: .digest(digest, .sha256))) }
+            await expectError(.invalidParameter) {
+                try await provider.signDocument(DocumentSigningRequest(payload: .digest(digest, .sha256)))
+            }
             await expectError(.invalidParameter) {
                 try provider.setParameters([CryptoProDSSProvider.ParameterKey.uploadMode: .string("sometimes")])
             }
         }
     }
 
-    @Test("a stored session serves only its own user, certificate and server; the PIN given is used with a cached session")
+    @Test(
+        "a stored session serves only its own user, certificate and server; the PIN given is used with a cached session"
+    )
     func sessionsFollowParameters() async throws {
         try await withEmulator { _, url in
             let store = try TemporaryDirectory()
-            let withStore: ProviderParameters = [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(store.url.path)]
+            let withStore: ProviderParameters = [
+                CryptoProDSSProvider.ParameterKey.storeDirectory: .string(store.url.path)
+            ]
             let leonid = CryptoProDSSProvider(parameters: withStore.merging(Self.parameters(url)))
             _ = try await leonid.initialize(options: [:])
 
             // A new process asking for Maria's certificate must not get Leonid's cached one.
-            let maria = CryptoProDSSProvider(parameters: withStore.merging(Self.parameters(url, user: "Maria", password: "456456", certificateID: 12900)))
+            let maria = CryptoProDSSProvider(
+                parameters: withStore.merging(
+                    Self.parameters(url, user: "Maria", password: "456456", certificateID: 12900)
+                )
+            )
             #expect(try maria.storedCertificate() == nil)
-            let other = CryptoProDSSProvider(parameters: withStore.merging(Self.parameters(url, certificateID: StandardSeed.certificateID)))
+            let other = CryptoProDSSProvider(
+                parameters: withStore.merging(Self.parameters(url, certificateID: StandardSeed.certificateID))
+            )
             #expect(try other.storedCertificate() == nil)
-            let elsewhere = CryptoProDSSProvider(parameters: withStore.merging(Self.parameters(URL(string: "http://127.0.0.1:1/")!)))
+            let elsewhere = CryptoProDSSProvider(
+                parameters: withStore.merging(Self.parameters(URL(string: "http://127.0.0.1:1/")!))
+            )
             #expect(try elsewhere.storedCertificate() == nil)
             let same = CryptoProDSSProvider(parameters: withStore.merging(Self.parameters(url)))
             #expect(try same.storedCertificate()?.certificate.subject.contains("RSA") == true)
 
             // setParameters to another user drops the session in memory too.
-            try leonid.setParameters(withStore.merging(Self.parameters(url, user: "Maria", password: "456456", certificateID: 12900)))
+            try leonid.setParameters(
+                withStore.merging(Self.parameters(url, user: "Maria", password: "456456", certificateID: 12900))
+            )
             #expect(try leonid.storedCertificate() == nil)
 
             // PIN-protected: the cached session still sends the PIN of the parameters.

@@ -36,14 +36,21 @@ struct DSSEmulatorTests {
         #expect(v6.absoluteString.hasPrefix("http://[::1]:"))
         // FoundationNetworking on Linux rejects IPv6 literal URLs (URL error -1000), so ask curl.
         if ExternalTool.isAvailable("curl") {
-            let answer = try ExternalTool.run("curl", ["-s", "-g", "-o", "/dev/null", "-w", "%{http_code}", v6.absoluteString + "x"])
+            let answer = try ExternalTool.run(
+                "curl",
+                ["-s", "-g", "-o", "/dev/null", "-w", "%{http_code}", v6.absoluteString + "x"]
+            )
             #expect(answer.output == "404")
         }
         bound.stop()
-        #expect(throws: CertificateProviderError.self) { try DSSEmulator(configuration: .init(host: "not-an-ip"), seed: sharedSeed).start() }
+        #expect(throws: CertificateProviderError.self) {
+            try DSSEmulator(configuration: .init(host: "not-an-ip"), seed: sharedSeed).start()
+        }
     }
 
-    @Test("a sign makes an attached CAdES-BES of the cell value that openssl cms -verify -cades accepts against the emulator's CA")
+    @Test(
+        "a sign makes an attached CAdES-BES of the cell value that openssl cms -verify -cades accepts against the emulator's CA"
+    )
     func signatureVerifies() async throws {
         try await withEmulator { emulator, client in
             let token = try await client.login()
@@ -60,11 +67,19 @@ struct DSSEmulatorTests {
             let directory = try TemporaryDirectory()
             let signature = try directory.write("s.der", cms)
             let ca = try directory.write("ca.pem", text: emulator.certificateAuthorityPEM)
-            let verify = try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", signature,
-                                                          "-CAfile", ca, "-purpose", "any", "-out", directory.path("out")])
+            let verify = try ExternalTool.run(
+                "openssl",
+                [
+                    "cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", signature,
+                    "-CAfile", ca, "-purpose", "any", "-out", directory.path("out"),
+                ]
+            )
             #expect(verify.succeeded, "\(verify.errorOutput)")
             #expect(String(decoding: try directory.read("out"), as: UTF8.self) == "БП-2026-001")
-            let printed = try ExternalTool.run("openssl", ["cms", "-cmsout", "-print", "-inform", "DER", "-in", signature])
+            let printed = try ExternalTool.run(
+                "openssl",
+                ["cms", "-cmsout", "-print", "-inform", "DER", "-in", signature]
+            )
             #expect(printed.output.contains("id-smime-aa-signingCertificateV2"))
         }
     }
@@ -87,18 +102,44 @@ struct DSSEmulatorTests {
     func authorization() async throws {
         try await withEmulator { _, client in
             expectEnvelope(try await client.json(.get, "\(dss)/signs/", token: nil, ""), 401, "unauthorized")
-            expectEnvelope(try await client.send(.get, "\(dss)/signs/", headers: [("Authorization", "Basic abc")]), 401, "unauthorized")
+            expectEnvelope(
+                try await client.send(.get, "\(dss)/signs/", headers: [("Authorization", "Basic abc")]),
+                401,
+                "unauthorized"
+            )
             expectEnvelope(try await client.json(.get, "\(dss)/signs/", token: "forged", ""), 401, "unauthorized")
             let token = try await client.login()
-            expectEnvelope(try await client.json(.get, "\(dss)/signs/", token: token, device: "other-device", ""), 401, "device_mismatch")
-            expectEnvelope(try await client.json(.get, "/api/v1/dss/Other_environment/Leonid_project/signs/", token: token, ""), 404, "not_found")
-            let badLogin = try await client.send(.post, "/api/v1/auth/jwt/obtain/", headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                                                 body: Array("environment=Leonid_environment&project=Leonid_project&username=Leonid&password=x&device_id=d".utf8))
+            expectEnvelope(
+                try await client.json(.get, "\(dss)/signs/", token: token, device: "other-device", ""),
+                401,
+                "device_mismatch"
+            )
+            expectEnvelope(
+                try await client.json(.get, "/api/v1/dss/Other_environment/Leonid_project/signs/", token: token, ""),
+                404,
+                "not_found"
+            )
+            let badLogin = try await client.send(
+                .post,
+                "/api/v1/auth/jwt/obtain/",
+                headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                body: Array(
+                    "environment=Leonid_environment&project=Leonid_project&username=Leonid&password=x&device_id=d".utf8
+                )
+            )
             expectEnvelope(badLogin, 401, "invalid_credentials")
             let missing = try await client.send(.post, "/api/v1/auth/jwt/obtain/", body: Array("username=Leonid".utf8))
             expectEnvelope(missing, 400, "missing_field")
-            expectEnvelope(try await client.json(.post, "/api/v1/auth/jwt/refresh/", token: nil, #"{"refresh_token":"nope"}"#), 401, "invalid_refresh_token")
-            expectEnvelope(try await client.json(.post, "/api/v1/auth/jwt/refresh/", token: nil, #"{"refresh_token":42}"#), 400, "invalid_field")
+            expectEnvelope(
+                try await client.json(.post, "/api/v1/auth/jwt/refresh/", token: nil, #"{"refresh_token":"nope"}"#),
+                401,
+                "invalid_refresh_token"
+            )
+            expectEnvelope(
+                try await client.json(.post, "/api/v1/auth/jwt/refresh/", token: nil, #"{"refresh_token":42}"#),
+                400,
+                "invalid_field"
+            )
         }
     }
 
@@ -106,26 +147,63 @@ struct DSSEmulatorTests {
     func badBodies() async throws {
         try await withEmulator(.init(maxBodyBytes: 4096)) { emulator, client in
             let token = try await client.login()
-            expectEnvelope(try await client.json(.post, "\(dss)/sign/", token: token, "{\"resource\": "), 400, "bad_json")
+            expectEnvelope(
+                try await client.json(.post, "\(dss)/sign/", token: token, "{\"resource\": "),
+                400,
+                "bad_json"
+            )
             expectEnvelope(try await client.json(.post, "\(dss)/sign/", token: token, "[1,2,3]"), 400, "invalid_field")
-            expectEnvelope(try await client.json(.post, "\(dss)/certificates/", token: token, "{}"), 400, "missing_field")
-            let wrongType = try await client.json(.post, "\(dss)/sign/", token: token,
-                                                  signBody.replacingOccurrences(of: "\"hhive_id\":1", with: "\"hhive_id\":\"one\""))
+            expectEnvelope(
+                try await client.json(.post, "\(dss)/certificates/", token: token, "{}"),
+                400,
+                "missing_field"
+            )
+            let wrongType = try await client.json(
+                .post,
+                "\(dss)/sign/",
+                token: token,
+                signBody.replacingOccurrences(of: "\"hhive_id\":1", with: "\"hhive_id\":\"one\"")
+            )
             expectEnvelope(wrongType, 400, "invalid_field")
             #expect(String(decoding: wrongType.body, as: UTF8.self).contains("hhive_id"))
-            let pinType = try await client.json(.post, "\(dss)/sign/", token: token,
-                                                signBody.replacingOccurrences(of: "\"certificate_pin\":\"123\"", with: "\"certificate_pin\":123"))
+            let pinType = try await client.json(
+                .post,
+                "\(dss)/sign/",
+                token: token,
+                signBody.replacingOccurrences(of: "\"certificate_pin\":\"123\"", with: "\"certificate_pin\":123")
+            )
             expectEnvelope(pinType, 400, "invalid_field")
-            let params = try await client.json(.post, "\(dss)/sign/", token: token, signBody.replacingOccurrences(of: "\"params\":{}", with: "\"params\":\"{}\""))
+            let params = try await client.json(
+                .post,
+                "\(dss)/sign/",
+                token: token,
+                signBody.replacingOccurrences(of: "\"params\":{}", with: "\"params\":\"{}\"")
+            )
             expectEnvelope(params, 400, "invalid_field")
             let huge = "{\"password\": \"" + String(repeating: "A", count: 64 * 1024) + "\"}"
-            expectEnvelope(try await client.json(.post, "\(dss)/certificates/", token: token, huge), 413, "payload_too_large")
+            expectEnvelope(
+                try await client.json(.post, "\(dss)/certificates/", token: token, huge),
+                413,
+                "payload_too_large"
+            )
             let bigger = [UInt8](repeating: 0x41, count: 3 << 20)
-            expectEnvelope(try await client.send(.post, "/api/v1/auth/jwt/obtain/", body: bigger), 413, "payload_too_large")
-            expectEnvelope(try await client.send(.post, "/api/v1/auth/jwt/obtain/", body: [0xFF, 0xFE, 0x3D]), 400, "bad_form")
+            expectEnvelope(
+                try await client.send(.post, "/api/v1/auth/jwt/obtain/", body: bigger),
+                413,
+                "payload_too_large"
+            )
+            expectEnvelope(
+                try await client.send(.post, "/api/v1/auth/jwt/obtain/", body: [0xFF, 0xFE, 0x3D]),
+                400,
+                "bad_form"
+            )
             // Headers beyond the connection memory limit: libmicrohttpd refuses them itself (431) or closes.
             do {
-                let huge = try await client.send(.get, "\(dss)/signs/", headers: [("X-Padding", String(repeating: "p", count: 96 * 1024))])
+                let huge = try await client.send(
+                    .get,
+                    "\(dss)/signs/",
+                    headers: [("X-Padding", String(repeating: "p", count: 96 * 1024))]
+                )
                 #expect(huge.status == 431 || huge.status == 413 || huge.status == 400, "HTTP \(huge.status)")
             } catch let error as CertificateProviderError {
                 #expect(error.code == .network)
@@ -136,33 +214,86 @@ struct DSSEmulatorTests {
         }
     }
 
-    @Test("DSS refusals: wrong DSS password and PIN → 403; unknown certificate, cell → 404; another user's signature → 404")
+    @Test(
+        "DSS refusals: wrong DSS password and PIN → 403; unknown certificate, cell → 404; another user's signature → 404"
+    )
     func refusals() async throws {
         try await withEmulator { emulator, client in
             let leonid = try await client.login()
             let maria = try await client.login(user: "Maria", password: "456456")
-            expectEnvelope(try await client.json(.post, "\(dss)/certificates/", token: leonid, #"{"password":"Saprun124"}"#), 403, "wrong_dss_password")
-            expectEnvelope(try await client.json(.post, "\(dss)/sign/", token: leonid, signBody.replacingOccurrences(of: "Saprun123", with: "x")),
-                           403, "wrong_dss_password")
-            expectEnvelope(try await client.json(.post, "\(dss)/sign/", token: leonid, signBody.replacingOccurrences(of: "\"123\"", with: "\"124\"")),
-                           403, "wrong_pin")
-            expectEnvelope(try await client.json(.post, "\(dss)/sign/", token: leonid, signBody.replacingOccurrences(of: "12831", with: "12900")),
-                           404, "certificate_not_found")
-            expectEnvelope(try await client.json(.post, "\(dss)/sign/", token: leonid, signBody.replacingOccurrences(of: "\"hhive_id\":1", with: "\"hhive_id\":77")),
-                           404, "resource_not_found")
-            let mariaSign = signBody.replacingOccurrences(of: "Saprun123", with: "Qwerty456").replacingOccurrences(of: "12831", with: "12900")
-                .replacingOccurrences(of: "\"123\"", with: "\"456\"")
+            expectEnvelope(
+                try await client.json(.post, "\(dss)/certificates/", token: leonid, #"{"password":"Saprun124"}"#),
+                403,
+                "wrong_dss_password"
+            )
+            expectEnvelope(
+                try await client.json(
+                    .post,
+                    "\(dss)/sign/",
+                    token: leonid,
+                    signBody.replacingOccurrences(of: "Saprun123", with: "x")
+                ),
+                403,
+                "wrong_dss_password"
+            )
+            expectEnvelope(
+                try await client.json(
+                    .post,
+                    "\(dss)/sign/",
+                    token: leonid,
+                    signBody.replacingOccurrences(of: "\"123\"", with: "\"124\"")
+                ),
+                403,
+                "wrong_pin"
+            )
+            expectEnvelope(
+                try await client.json(
+                    .post,
+                    "\(dss)/sign/",
+                    token: leonid,
+                    signBody.replacingOccurrences(of: "12831", with: "12900")
+                ),
+                404,
+                "certificate_not_found"
+            )
+            expectEnvelope(
+                try await client.json(
+                    .post,
+                    "\(dss)/sign/",
+                    token: leonid,
+                    signBody.replacingOccurrences(of: "\"hhive_id\":1", with: "\"hhive_id\":77")
+                ),
+                404,
+                "resource_not_found"
+            )
+            let mariaSign = signBody.replacingOccurrences(of: "Saprun123", with: "Qwerty456").replacingOccurrences(
+                of: "12831",
+                with: "12900"
+            )
+            .replacingOccurrences(of: "\"123\"", with: "\"456\"")
             let signed = try await client.json(.post, "\(dss)/sign/", token: maria, mariaSign)
             #expect(try signed.json(context: "sign") == ["signature_id": 121])
-            expectEnvelope(try await client.json(.delete, "\(dss)/signs/121/", token: leonid, ""), 404, "signature_not_found")
-            expectEnvelope(try await client.json(.delete, "\(dss)/signs/abc/", token: leonid, ""), 404, "signature_not_found")
+            expectEnvelope(
+                try await client.json(.delete, "\(dss)/signs/121/", token: leonid, ""),
+                404,
+                "signature_not_found"
+            )
+            expectEnvelope(
+                try await client.json(.delete, "\(dss)/signs/abc/", token: leonid, ""),
+                404,
+                "signature_not_found"
+            )
             let leonidList = try await client.json(.get, "\(dss)/signs/", token: leonid, "")
             #expect(try leonidList.json(context: "signs") == ["signs": []])
             #expect(emulator.storedSignatureIDs == [121])
             let removed = try await client.json(.delete, "\(dss)/signs/121/", token: maria, "")
             #expect(removed.status == 200)
             #expect(try removed.json(context: "remove") == [:])
-            expectEnvelope(try await client.json(.delete, "\(dss)/signs/121/", token: maria, ""), 404, "signature_not_found")
+            expectEnvelope(
+                try await client.json(.delete, "\(dss)/signs/121/", token: maria, ""),
+                404,
+                "signature_not_found"
+            )
         }
     }
 
@@ -170,15 +301,27 @@ struct DSSEmulatorTests {
     func faults() async throws {
         try await withEmulator { _, client in
             let token = try await client.login()
-            let ignored = try await client.send(.get, "\(dss)/signs/", headers: [("Authorization", "Bearer \(token)"), ("X-Device-Id", "raw-device"),
-                                                                                 (DSSEmulator.Fault.headerName, "status-500")])
+            let ignored = try await client.send(
+                .get,
+                "\(dss)/signs/",
+                headers: [
+                    ("Authorization", "Bearer \(token)"), ("X-Device-Id", "raw-device"),
+                    (DSSEmulator.Fault.headerName, "status-500"),
+                ]
+            )
             #expect(ignored.status == 200)
         }
         try await withEmulator(.init(faultsEnabled: true)) { emulator, client in
             let token = try await client.login()
             func send(_ fault: String) async throws -> HTTPResponse {
-                try await client.send(.get, "\(dss)/signs/", headers: [("Authorization", "Bearer \(token)"), ("X-Device-Id", "raw-device"),
-                                                                       (DSSEmulator.Fault.headerName, fault)])
+                try await client.send(
+                    .get,
+                    "\(dss)/signs/",
+                    headers: [
+                        ("Authorization", "Bearer \(token)"), ("X-Device-Id", "raw-device"),
+                        (DSSEmulator.Fault.headerName, fault),
+                    ]
+                )
             }
             expectEnvelope(try await send("teleport"), 400, "unknown_fault")
             expectEnvelope(try await send("status-500"), 500, "internal_error")
@@ -208,7 +351,8 @@ struct DSSEmulatorTests {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<24 {
                     group.addTask {
-                        index % 3 == 0 ? try await client.json(.post, "\(dss)/sign/", token: token, signBody).status
+                        index % 3 == 0
+                            ? try await client.json(.post, "\(dss)/sign/", token: token, signBody).status
                             : try await client.json(.get, "\(dss)/signs/", token: token, "").status
                     }
                 }

@@ -12,17 +12,32 @@ struct InProcessHandlingTests {
     @Test("login, certificates and routing errors answer as over HTTP, without starting the server")
     func answersAsOverHTTP() throws {
         let emulator = try DSSEmulator(seed: sharedSeed)
-        let form = HTTPRequest.formEncoded([("environment", "Leonid_environment"), ("project", "Leonid_project"), ("username", "Leonid"),
-                                            ("password", "123123"), ("device_id", "in-process")])
-        let login = try #require(emulator.handle(method: "POST", path: "/api/v1/auth/jwt/obtain/",
-                                                 headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8)))
+        let form = HTTPRequest.formEncoded([
+            ("environment", "Leonid_environment"), ("project", "Leonid_project"), ("username", "Leonid"),
+            ("password", "123123"), ("device_id", "in-process"),
+        ])
+        let login = try #require(
+            emulator.handle(
+                method: "POST",
+                path: "/api/v1/auth/jwt/obtain/",
+                headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                body: Array(form.utf8)
+            )
+        )
         #expect(login.status == 200)
         let token = try #require(try JSONValue(parsing: login.body)["token"]?.stringValue)
 
-        let certificates = try #require(emulator.handle(method: "POST", path: "/api/v1/dss/Leonid_environment/Leonid_project/certificates/",
-                                                        headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)"),
-                                                                  ("X-Device-Id", "in-process")],
-                                                        body: Array(#"{"password": "Saprun123"}"#.utf8)))
+        let certificates = try #require(
+            emulator.handle(
+                method: "POST",
+                path: "/api/v1/dss/Leonid_environment/Leonid_project/certificates/",
+                headers: [
+                    ("Content-Type", "application/json"), ("Authorization", "Bearer \(token)"),
+                    ("X-Device-Id", "in-process"),
+                ],
+                body: Array(#"{"password": "Saprun123"}"#.utf8)
+            )
+        )
         #expect(certificates.status == 200)
         let list = try JSONValue(parsing: certificates.body)["certificates"]?.arrayValue
         #expect(list?.first?["id"]?.intValue == 12831)
@@ -35,8 +50,12 @@ struct InProcessHandlingTests {
     @Test("a body over maxBodyBytes is refused with 413, as the server cuts and flags it")
     func oversizedBody() throws {
         let emulator = try DSSEmulator(configuration: .init(maxBodyBytes: 16), seed: sharedSeed)
-        let response = emulator.handle(method: "POST", path: "/STS/oauth/token", headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                                       body: Array(repeating: UInt8(ascii: "a"), count: 17))
+        let response = emulator.handle(
+            method: "POST",
+            path: "/STS/oauth/token",
+            headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Array(repeating: UInt8(ascii: "a"), count: 17)
+        )
         #expect(response?.status == 413)
     }
 }

@@ -12,10 +12,15 @@ import Testing
         try await withEmulator { _, client in
             let token = try await client.login()
             func sign(hhive: String, certificate: String) async throws -> HTTPResponse {
-                try await client.json(.post, "\(dss)/sign/", token: token, """
+                try await client.json(
+                    .post,
+                    "\(dss)/sign/",
+                    token: token,
+                    """
                     {"resource":"GetBudgetPlanning","table":"ПланированиеБюджета","params":{},"column":"Номер","hhive_id":\(hhive),\
                     "password":"Saprun123","certificate_id":\(certificate),"certificate_pin":"123"}
-                    """)
+                    """
+                )
             }
             let strings = try await sign(hhive: "\"1\"", certificate: "\"12831\"")
             #expect(strings.status == 200, "\(String(decoding: strings.body, as: UTF8.self))")

@@ -11,16 +11,31 @@ struct RequestLogRedactionTests {
     /// (JSON), CryptoPro password (form), PIN (JSON), client secret (HTTP Basic), and a wrong password.
     private func sendSecrets(_ client: RawClient) async throws {
         let token = try await client.login()
-        #expect(try await client.json(.post, "\(dss)/certificates/", token: token, #"{"password":"Saprun123"}"#).status == 200)
+        #expect(
+            try await client.json(.post, "\(dss)/certificates/", token: token, #"{"password":"Saprun123"}"#).status
+                == 200
+        )
         #expect(try await client.json(.post, "\(dss)/sign/", token: token, signBody).status == 200)
         _ = try await client.json(.post, "\(dss)/certificates/", token: token, #"{"password":"Wr0ng-Secret-77"}"#)
         let cryptoPro = try await client.cryptoProLogin()
-        _ = try await client.documents(cryptoPro, #"{"Content":"aGk=","Signature":{"Type":"CMS","CertificateId":12831,"PinCode":"123","Parameters":{}}}"#)
-        let basic = Data("\(CryptoProEmulatorClients.confidentialClientID):\(CryptoProEmulatorClients.confidentialClientSecret)".utf8).base64EncodedString()
-        let form = HTTPRequest.formEncoded([("grant_type", "password"), ("username", "Leonid"), ("password", "123123"),
-                                            ("client_id", CryptoProEmulatorClients.confidentialClientID), ("resource", CryptoProEmulatorClients.resource)])
-        _ = try await client.send(.post, "/STS/oauth/token", headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Authorization", "Basic \(basic)")],
-                                  body: Array(form.utf8))
+        _ = try await client.documents(
+            cryptoPro,
+            #"{"Content":"aGk=","Signature":{"Type":"CMS","CertificateId":12831,"PinCode":"123","Parameters":{}}}"#
+        )
+        let basic = Data(
+            "\(CryptoProEmulatorClients.confidentialClientID):\(CryptoProEmulatorClients.confidentialClientSecret)".utf8
+        ).base64EncodedString()
+        let form = HTTPRequest.formEncoded([
+            ("grant_type", "password"), ("username", "Leonid"), ("password", "123123"),
+            ("client_id", CryptoProEmulatorClients.confidentialClientID),
+            ("resource", CryptoProEmulatorClients.resource),
+        ])
+        _ = try await client.send(
+            .post,
+            "/STS/oauth/token",
+            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Authorization", "Basic \(basic)")],
+            body: Array(form.utf8)
+        )
     }
 
     private func logText(_ emulator: DSSEmulator) -> String {
@@ -34,12 +49,20 @@ struct RequestLogRedactionTests {
         try await withEmulator { emulator, client in
             try await sendSecrets(client)
             let log = logText(emulator)
-            for secret in ["123123", "Saprun123", "Wr0ng-Secret-77", "\"123\"", CryptoProEmulatorClients.confidentialClientSecret,
-                           Data("\(CryptoProEmulatorClients.confidentialClientID):\(CryptoProEmulatorClients.confidentialClientSecret)".utf8).base64EncodedString()] {
+            for secret in [
+                "123123", "Saprun123", "Wr0ng-Secret-77", "\"123\"", CryptoProEmulatorClients.confidentialClientSecret,
+                Data(
+                    "\(CryptoProEmulatorClients.confidentialClientID):\(CryptoProEmulatorClients.confidentialClientSecret)"
+                        .utf8
+                ).base64EncodedString(),
+            ] {
                 #expect(!log.contains(secret), "the request log keeps \(secret)")
             }
             let obtain = try #require(emulator.receivedRequests.first { $0.path.hasSuffix("/auth/jwt/obtain/") })
-            #expect(obtain.text == "environment=Leonid_environment&project=Leonid_project&username=Leonid&password=\(DSSEmulator.redactedValue)&device_id=raw-device")
+            #expect(
+                obtain.text
+                    == "environment=Leonid_environment&project=Leonid_project&username=Leonid&password=\(DSSEmulator.redactedValue)&device_id=raw-device"
+            )
             let sign = try #require(emulator.receivedRequests.first { $0.path.hasSuffix("/sign/") })
             #expect(sign.json?["password"]?.stringValue == DSSEmulator.redactedValue)
             #expect(sign.json?["certificate_pin"]?.stringValue == DSSEmulator.redactedValue)

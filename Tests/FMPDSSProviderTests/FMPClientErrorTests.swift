@@ -7,13 +7,17 @@ import Testing
 
 @Suite("FMPClient: every error path over real HTTP")
 struct FMPClientErrorTests {
-    @Test("status-500, malformed-json and drop on sign → .network, and the sign request is sent exactly once",
-          arguments: ["status-500", "malformed-json", "drop"])
+    @Test(
+        "status-500, malformed-json and drop on sign → .network, and the sign request is sent exactly once",
+        arguments: ["status-500", "malformed-json", "drop"]
+    )
     func signFaults(fault: String) async throws {
         try await withEmulator(faults: true) { emulator, url in
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
-            let client = FMPClient(configuration: .init(session: session, additionalHeaders: [(DSSEmulator.Fault.headerName, fault)]))
+            let client = FMPClient(
+                configuration: .init(session: session, additionalHeaders: [(DSSEmulator.Fault.headerName, fault)])
+            )
             try await client.importSession(session)
             emulator.clearReceivedRequests()
             await expectError(.network) { try await signSample(client) }
@@ -22,12 +26,20 @@ struct FMPClientErrorTests {
         }
     }
 
-    @Test("a sign that outlives the timeout → .timeout before the server answers; not resent, and the server still signs once")
+    @Test(
+        "a sign that outlives the timeout → .timeout before the server answers; not resent, and the server still signs once"
+    )
     func signTimeout() async throws {
         try await withEmulator(faults: true) { emulator, url in
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
-            let client = FMPClient(configuration: .init(session: session, timeout: 1, additionalHeaders: [(DSSEmulator.Fault.headerName, "delay=3000")]))
+            let client = FMPClient(
+                configuration: .init(
+                    session: session,
+                    timeout: 1,
+                    additionalHeaders: [(DSSEmulator.Fault.headerName, "delay=3000")]
+                )
+            )
             try await client.importSession(session)
             emulator.clearReceivedRequests()
             // The delayed answer would be a success: `.timeout` proves the client's 1 s deadline fired
@@ -36,7 +48,9 @@ struct FMPClientErrorTests {
             await expectError(.timeout) { try await signSample(client) }
             // A busy server may log the request after the client gave up: wait for it, then check
             // that it came once.
-            for _ in 0..<100 where requests(emulator, endingWith: "/sign/").isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            for _ in 0..<100 where requests(emulator, endingWith: "/sign/").isEmpty {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             try await Task.sleep(for: .milliseconds(300))
             #expect(requests(emulator, endingWith: "/sign/").count == 1)
             // The server finishes the delayed request and signs exactly once.
@@ -55,7 +69,13 @@ struct FMPClientErrorTests {
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
             let policy = RetryPolicy(maxAttempts: 3, initialBackoff: 0.01)
-            let client = FMPClient(configuration: .init(session: session, retryPolicy: policy, additionalHeaders: [(DSSEmulator.Fault.headerName, "drop")]))
+            let client = FMPClient(
+                configuration: .init(
+                    session: session,
+                    retryPolicy: policy,
+                    additionalHeaders: [(DSSEmulator.Fault.headerName, "drop")]
+                )
+            )
             try await client.importSession(session)
             emulator.clearReceivedRequests()
             await expectError(.network) { try await client.signs() }
@@ -69,7 +89,9 @@ struct FMPClientErrorTests {
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
             for fault in ["malformed-json", "status-500"] {
-                let client = FMPClient(configuration: .init(session: session, additionalHeaders: [(DSSEmulator.Fault.headerName, fault)]))
+                let client = FMPClient(
+                    configuration: .init(session: session, additionalHeaders: [(DSSEmulator.Fault.headerName, fault)])
+                )
                 try await client.importSession(session)
                 let error = await expectError(.network) { try await client.signs() }
                 if fault == "status-500" { #expect(error?.reason.contains("internal_error") == true) }
@@ -85,28 +107,66 @@ struct FMPClientErrorTests {
             #expect(await client.lastEnvelope?.errors.first?.code == "wrong_dss_password")
             #expect(await client.lastEnvelope?.http.status == 403)
             await expectError(.wrongPassword) {
-                try await client.sign(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column, hhiveID: 1,
-                                      dssPassword: Secret(StandardSeed.dssPassword), certificateID: 12831, certificatePIN: Secret("999"))
+                try await client.sign(
+                    resource: StandardSeed.resource,
+                    table: StandardSeed.table,
+                    column: StandardSeed.column,
+                    hhiveID: 1,
+                    dssPassword: Secret(StandardSeed.dssPassword),
+                    certificateID: 12831,
+                    certificatePIN: Secret("999")
+                )
             }
             #expect(await client.lastEnvelope?.errors.first?.code == "wrong_pin")
             let unknown = await expectError(.serverRejected) {
-                try await client.sign(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column, hhiveID: 1,
-                                      dssPassword: Secret(StandardSeed.dssPassword), certificateID: 99999, certificatePIN: nil)
+                try await client.sign(
+                    resource: StandardSeed.resource,
+                    table: StandardSeed.table,
+                    column: StandardSeed.column,
+                    hhiveID: 1,
+                    dssPassword: Secret(StandardSeed.dssPassword),
+                    certificateID: 99999,
+                    certificatePIN: nil
+                )
             }
             #expect(unknown?.reason.contains("certificate_not_found") == true)
             await expectError(.serverRejected) {
-                try await client.sign(resource: "NoSuchResource", table: StandardSeed.table, column: StandardSeed.column, hhiveID: 1,
-                                      dssPassword: Secret(StandardSeed.dssPassword), certificateID: 12832, certificatePIN: nil)
+                try await client.sign(
+                    resource: "NoSuchResource",
+                    table: StandardSeed.table,
+                    column: StandardSeed.column,
+                    hhiveID: 1,
+                    dssPassword: Secret(StandardSeed.dssPassword),
+                    certificateID: 12832,
+                    certificatePIN: nil
+                )
             }
             await expectError(.invalidParameter) {
-                try await client.sign(resource: StandardSeed.resource, table: StandardSeed.table, params: [1, 2], column: StandardSeed.column,
-                                      hhiveID: 1, dssPassword: Secret(StandardSeed.dssPassword), certificateID: 12831, certificatePIN: nil)
+                try await client.sign(
+                    resource: StandardSeed.resource,
+                    table: StandardSeed.table,
+                    params: [1, 2],
+                    column: StandardSeed.column,
+                    hhiveID: 1,
+                    dssPassword: Secret(StandardSeed.dssPassword),
+                    certificateID: 12831,
+                    certificatePIN: nil
+                )
             }
             await expectError(.notStored) { try await client.removeSign(id: 4242) }
             #expect(emulator.storedSignatureIDs.isEmpty)
             // The certificate without a PIN signs without one.
-            #expect(try await client.sign(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column, hhiveID: 1,
-                                          dssPassword: Secret(StandardSeed.dssPassword), certificateID: 12832, certificatePIN: nil).value == 121)
+            #expect(
+                try await client.sign(
+                    resource: StandardSeed.resource,
+                    table: StandardSeed.table,
+                    column: StandardSeed.column,
+                    hhiveID: 1,
+                    dssPassword: Secret(StandardSeed.dssPassword),
+                    certificateID: 12832,
+                    certificatePIN: nil
+                ).value == 121
+            )
         }
     }
 
@@ -116,7 +176,9 @@ struct FMPClientErrorTests {
             let client = makeClient(url)
             await expectError(.authenticationFailed) { try await client.signs() }
             #expect(emulator.receivedRequests.isEmpty)
-            let error = await expectError(.authenticationFailed) { try await client.auth(username: "Leonid", password: Secret("s3cr3t-XYZ")) }
+            let error = await expectError(.authenticationFailed) {
+                try await client.auth(username: "Leonid", password: Secret("s3cr3t-XYZ"))
+            }
             #expect(error?.reason.contains("s3cr3t-XYZ") == false, "the reason must not echo the password")
             #expect(error.map { "\($0)" }?.contains("s3cr3t-XYZ") == false)
             #expect(await client.lastEnvelope?.status == "error")
@@ -131,9 +193,17 @@ struct FMPClientErrorTests {
         let client = makeClient(url, retryPolicy: .never)
         await expectError(.network) { try await client.auth(username: "Leonid", password: Secret("123123")) }
 
-        let remote = FMPClient(configuration: .init(host: try #require(URL(string: "http://testmasterfmp.fsight.cloud/")),
-                                                    environment: "E", project: "P", device: "D"))
-        let refused = await expectError(.invalidParameter) { try await remote.auth(username: "Leonid", password: Secret("123123")) }
+        let remote = FMPClient(
+            configuration: .init(
+                host: try #require(URL(string: "http://testmasterfmp.fsight.cloud/")),
+                environment: "E",
+                project: "P",
+                device: "D"
+            )
+        )
+        let refused = await expectError(.invalidParameter) {
+            try await remote.auth(username: "Leonid", password: Secret("123123"))
+        }
         #expect(refused?.reason.contains("http://") == true)
     }
 }

@@ -11,14 +11,24 @@ struct FMPClientProtocolTests {
     func exactRequests() async throws {
         try await withEmulator(keepSecrets: true) { emulator, url in
             let client = try await loggedInClient(url)
-            _ = try await client.sign(resource: StandardSeed.resource, table: StandardSeed.table, params: ["year": 2026],
-                                      column: StandardSeed.column, hhiveID: 1, dssPassword: Secret(StandardSeed.dssPassword),
-                                      certificateID: 12831, certificatePIN: Secret("123"))
+            _ = try await client.sign(
+                resource: StandardSeed.resource,
+                table: StandardSeed.table,
+                params: ["year": 2026],
+                column: StandardSeed.column,
+                hhiveID: 1,
+                dssPassword: Secret(StandardSeed.dssPassword),
+                certificateID: 12831,
+                certificatePIN: Secret("123")
+            )
             let obtain = try #require(requests(emulator, endingWith: "/auth/jwt/obtain/").first)
             #expect(obtain.method == "POST")
             #expect(obtain.path == "/api/v1/auth/jwt/obtain/")
             #expect(obtain.header("Content-Type") == "application/x-www-form-urlencoded")
-            #expect(obtain.text == "environment=Leonid_environment&project=Leonid_project&username=Leonid&password=123123&device_id=test-device-1")
+            #expect(
+                obtain.text
+                    == "environment=Leonid_environment&project=Leonid_project&username=Leonid&password=123123&device_id=test-device-1"
+            )
 
             let sign = try #require(requests(emulator, endingWith: "/sign/").first)
             #expect(sign.path == "/api/v1/dss/Leonid_environment/Leonid_project/sign/")
@@ -26,7 +36,8 @@ struct FMPClientProtocolTests {
             #expect(sign.header("X-Device-Id") == "test-device-1")
             #expect(sign.header("Authorization")?.hasPrefix("Bearer ") == true)
             let expected: JSONValue = [
-                "resource": "GetBudgetPlanning", "table": "ПланированиеБюджета", "params": ["year": 2026], "column": "Номер",
+                "resource": "GetBudgetPlanning", "table": "ПланированиеБюджета", "params": ["year": 2026],
+                "column": "Номер",
                 "hhive_id": 1, "password": "Saprun123", "certificate_id": 12831, "certificate_pin": "123",
             ]
             #expect(sign.json == expected)
@@ -142,7 +153,9 @@ struct FMPClientProtocolTests {
 
     @Test("the seed helpers read the envelope JSON like the sample app")
     func seedHelpers() {
-        let ok: JSONValue = ["status": "ok", "http": ["status": 200], "errors": [], "result": ["raw": ["signature_id": 121]]]
+        let ok: JSONValue = [
+            "status": "ok", "http": ["status": 200], "errors": [], "result": ["raw": ["signature_id": 121]],
+        ]
         #expect(FMPClient.signatureID(from: ok) == 121)
         #expect(FMPClient.responseStatus(from: ok) == "ok")
         let failed: JSONValue = ["status": "error", "result": ["raw": ["signature_id": 121]]]
@@ -156,11 +169,23 @@ struct FMPClientProtocolTests {
     @Test("routes can be overridden and values are percent-encoded as path segments")
     func routes() throws {
         let host = try #require(URL(string: "https://fmp.example.com/base/"))
-        let url = FMPRoutes.url(host: host, template: FMPRoutes.standard.removeSign, apiVersion: "v1",
-                                environment: "Окружение 1", project: "a/b", id: 121)
-        #expect(url?.absoluteString == "https://fmp.example.com/base/api/v1/dss/%D0%9E%D0%BA%D1%80%D1%83%D0%B6%D0%B5%D0%BD%D0%B8%D0%B5%201/a%2Fb/signs/121/")
+        let url = FMPRoutes.url(
+            host: host,
+            template: FMPRoutes.standard.removeSign,
+            apiVersion: "v1",
+            environment: "Окружение 1",
+            project: "a/b",
+            id: 121
+        )
+        #expect(
+            url?.absoluteString
+                == "https://fmp.example.com/base/api/v1/dss/%D0%9E%D0%BA%D1%80%D1%83%D0%B6%D0%B5%D0%BD%D0%B8%D0%B5%201/a%2Fb/signs/121/"
+        )
         let custom = FMPRoutes(signs: "/mobile/{v}/history/{env}")
-        #expect(FMPRoutes.url(host: host, template: custom.signs, apiVersion: "v2", environment: "E", project: "P")?.absoluteString
-                == "https://fmp.example.com/base/mobile/v2/history/E")
+        #expect(
+            FMPRoutes.url(host: host, template: custom.signs, apiVersion: "v2", environment: "E", project: "P")?
+                .absoluteString
+                == "https://fmp.example.com/base/mobile/v2/history/E"
+        )
     }
 }

@@ -20,8 +20,11 @@ struct FMPClientWalkthroughTests {
 
             let certificates = try await client.certificates(dssPassword: Secret(StandardSeed.dssPassword))
             // The GOST certificates (issue 13) follow the sample's two when the gost engine is there.
-            let gost = GOSTEngine.isAvailable ? [StandardSeed.gostCertificateID, StandardSeed.gost512CertificateID] : []
-            #expect(certificates.value.map(\.id) == [StandardSeed.certificateID, StandardSeed.secondCertificateID] + gost)
+            let gost =
+                GOSTEngine.isAvailable ? [StandardSeed.gostCertificateID, StandardSeed.gost512CertificateID] : []
+            #expect(
+                certificates.value.map(\.id) == [StandardSeed.certificateID, StandardSeed.secondCertificateID] + gost
+            )
             let first = try #require(certificates.value.first)
             #expect(first.hasPIN)
             #expect(first.certificate.subject.contains("Леонид Тестов"))

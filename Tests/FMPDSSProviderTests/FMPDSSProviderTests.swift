@@ -51,10 +51,20 @@ struct FMPDSSProviderTests {
             let identity = try await provider.initialize(options: [:])
             #expect(identity.key.publicKeyAlgorithm == .rsa)
             #expect(try await provider.signatures().isEmpty)
-            try provider.setParameters(provider.parameters.merging([FMPDSSProvider.ParameterKey.certificateID: .integer(StandardSeed.certificateID),
-                                                                    FMPDSSProvider.ParameterKey.pin: .secret(Secret(StandardSeed.certificatePIN))]))
-            #expect(try await provider.sign(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column,
-                                            hhiveID: StandardSeed.row).value == 121)
+            try provider.setParameters(
+                provider.parameters.merging([
+                    FMPDSSProvider.ParameterKey.certificateID: .integer(StandardSeed.certificateID),
+                    FMPDSSProvider.ParameterKey.pin: .secret(Secret(StandardSeed.certificatePIN)),
+                ])
+            )
+            #expect(
+                try await provider.sign(
+                    resource: StandardSeed.resource,
+                    table: StandardSeed.table,
+                    column: StandardSeed.column,
+                    hhiveID: StandardSeed.row
+                ).value == 121
+            )
             let records = try await provider.signatures()
             let record = try #require(records.first)
             #expect(record.id == "121")
@@ -68,12 +78,16 @@ struct FMPDSSProviderTests {
         }
     }
 
-    @Test("parameter checks: unknown key, wrong type, several certificates, foreign certificate id, http:// to a remote host")
+    @Test(
+        "parameter checks: unknown key, wrong type, several certificates, foreign certificate id, http:// to a remote host"
+    )
     func parameterChecks() async throws {
         try await withEmulator { _, url in
             let provider = FMPDSSProvider()
             await expectError(.invalidParameter) { try provider.setParameters(["colour": .string("red")]) }
-            await expectError(.invalidParameter) { try provider.setParameters([FMPDSSProvider.ParameterKey.certificateID: .string("twelve")]) }
+            await expectError(.invalidParameter) {
+                try provider.setParameters([FMPDSSProvider.ParameterKey.certificateID: .string("twelve")])
+            }
             #expect(provider.parameters.isEmpty)
             try provider.setParameters(parameters(url, certificateID: nil))
             let several = await expectError(.invalidParameter) { try await provider.initialize(options: [:]) }
@@ -82,17 +96,24 @@ struct FMPDSSProviderTests {
                 try await provider.initialize(options: [FMPDSSProvider.ParameterKey.certificateID: .integer(12900)])
             }
             await expectError(.wrongPassword) {
-                try await provider.initialize(options: [FMPDSSProvider.ParameterKey.certificateID: .integer(12831),
-                                                        FMPDSSProvider.ParameterKey.dssPassword: .secret(Secret("nope"))])
+                try await provider.initialize(options: [
+                    FMPDSSProvider.ParameterKey.certificateID: .integer(12831),
+                    FMPDSSProvider.ParameterKey.dssPassword: .secret(Secret("nope")),
+                ])
             }
             await expectError(.invalidParameter) {
-                try await provider.initialize(options: [FMPDSSProvider.ParameterKey.url: .string("http://fmp.example.com/")])
+                try await provider.initialize(options: [
+                    FMPDSSProvider.ParameterKey.url: .string("http://fmp.example.com/")
+                ])
             }
             await expectError(.invalidParameter) {
                 try await FMPDSSProvider().initialize(options: [FMPDSSProvider.ParameterKey.url: .url(url)])
             }
-            #expect(try await provider.initialize(options: [FMPDSSProvider.ParameterKey.certificateID: .integer(12831)]).certificate.subject
-                    .contains("Леонид"))
+            #expect(
+                try await provider.initialize(options: [FMPDSSProvider.ParameterKey.certificateID: .integer(12831)])
+                    .certificate.subject
+                    .contains("Леонид")
+            )
             #expect(provider.parameters.description.contains(StandardSeed.password) == false)
         }
     }

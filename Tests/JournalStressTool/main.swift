@@ -20,15 +20,24 @@ guard let command = arguments.first else { fail("usage: journal-stress insert|si
 do {
     switch command {
     case "insert":
-        guard arguments.count == 4, let count = Int(arguments[2]) else { fail("usage: journal-stress insert <journal> <count> <tag>") }
+        guard arguments.count == 4, let count = Int(arguments[2]) else {
+            fail("usage: journal-stress insert <journal> <count> <tag>")
+        }
         let journal = try SignatureJournal(url: URL(fileURLWithPath: arguments[1]))
         let tag = arguments[3]
         for index in 0..<count {
-            let record = SignatureRecord(providerID: "test.stress", signerSubject: "CN=Процесс \(tag)", signerFingerprint: "00",
-                                         documentName: "Документ \(tag)-\(index).pdf", documentSize: Int64(index),
-                                         documentDigest: DigestAlgorithm.sha256.hash(Array("\(tag)-\(index)".utf8)),
-                                         digestAlgorithm: "sha256", format: .cadesBES, isDetached: true,
-                                         storage: .inline(Array(repeating: UInt8(index & 0xFF), count: 64)))
+            let record = SignatureRecord(
+                providerID: "test.stress",
+                signerSubject: "CN=Процесс \(tag)",
+                signerFingerprint: "00",
+                documentName: "Документ \(tag)-\(index).pdf",
+                documentSize: Int64(index),
+                documentDigest: DigestAlgorithm.sha256.hash(Array("\(tag)-\(index)".utf8)),
+                digestAlgorithm: "sha256",
+                format: .cadesBES,
+                isDetached: true,
+                storage: .inline(Array(repeating: UInt8(index & 0xFF), count: 64))
+            )
             try await journal.append(record)
         }
     case "sign-loop":
@@ -45,7 +54,11 @@ do {
         var index = 0
         while true {
             let output = URL(fileURLWithPath: arguments[2]).appendingPathComponent("signature-\(index % 8).p7s")
-            _ = try await coordinator.sign(document: .bytes(document, name: "Документ \(index)"), provider: "test.stress", output: output)
+            _ = try await coordinator.sign(
+                document: .bytes(document, name: "Документ \(index)"),
+                provider: "test.stress",
+                output: output
+            )
             if index == 0 {
                 FileHandle.standardOutput.write(Data("ready\n".utf8))
             }

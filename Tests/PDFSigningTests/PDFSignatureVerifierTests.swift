@@ -16,7 +16,12 @@ struct PDFSignatureVerifierTests {
         let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
         let first = URL(fileURLWithPath: directory.path("first.pdf"))
         let second = URL(fileURLWithPath: directory.path("second.pdf"))
-        try await PDFSigner.sign(pdfAt: input, writingTo: first, identity: pki.rsa, options: PDFSignatureOptions(reason: "Автор"))
+        try await PDFSigner.sign(
+            pdfAt: input,
+            writingTo: first,
+            identity: pki.rsa,
+            options: PDFSignatureOptions(reason: "Автор")
+        )
         try await PDFSigner.sign(pdfAt: first, writingTo: second, identity: try PDFPKI.external(pki.ec))
         let report = try PDFSignatureVerifier.verify(pdfAt: second, trustAnchors: [pki.root])
         #expect(report.isValid)

@@ -11,7 +11,11 @@ struct ForwardingSigningKey: SigningKey {
     var publicKeyAlgorithm: PublicKeyAlgorithm { inner.publicKeyAlgorithm }
     var keySize: Int { inner.keySize }
     var publicKeyDERRepresentation: [UInt8] { inner.publicKeyDERRepresentation }
-    func signature(forDigest digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+    func signature(
+        forDigest digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
         try await inner.signature(forDigest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
     }
 }
@@ -33,7 +37,11 @@ struct PDFPKI: Sendable {
 
     static func external(_ identity: SigningIdentity) throws -> SigningIdentity {
         let local = try #require(identity.key as? LocalSigningKey)
-        return SigningIdentity(certificate: identity.certificate, chain: identity.chain, key: ForwardingSigningKey(inner: local))
+        return SigningIdentity(
+            certificate: identity.certificate,
+            chain: identity.chain,
+            key: ForwardingSigningKey(inner: local)
+        )
     }
 }
 
@@ -43,29 +51,46 @@ struct PDFSignerTests {
     init() throws { pki = try PDFPKI() }
 
     /// Checks a signed file with all three oracles; `signatures` is how many it must hold.
-    func expectValid(_ path: String, signatures: Int, directory: TemporaryDirectory,
-                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectValid(
+        _ path: String,
+        signatures: Int,
+        directory: TemporaryDirectory,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let check = try PDFFixtures.qpdfCheck(path)
-        #expect(check.status == 0 && !check.output.contains("WARNING"), "qpdf --check: \(check.output) \(check.errorOutput)", sourceLocation: sourceLocation)
+        #expect(
+            check.status == 0 && !check.output.contains("WARNING"),
+            "qpdf --check: \(check.output) \(check.errorOutput)",
+            sourceLocation: sourceLocation
+        )
         let verdicts = try PDFFixtures.pyhankoValidate(path, root: pki.root, in: directory)
         #expect(verdicts.count == signatures, "pyHanko: \(verdicts)", sourceLocation: sourceLocation)
         for verdict in verdicts {
             #expect(verdict.contains("INTACT:TRUSTED"), "pyHanko: \(verdict)", sourceLocation: sourceLocation)
         }
         let pdfsig = try PDFFixtures.pdfsig(path)
-        #expect(pdfsig.components(separatedBy: "Signature Validation: Signature is Valid.").count - 1 == signatures,
-                "pdfsig: \(pdfsig)", sourceLocation: sourceLocation)
+        #expect(
+            pdfsig.components(separatedBy: "Signature Validation: Signature is Valid.").count - 1 == signatures,
+            "pdfsig: \(pdfsig)",
+            sourceLocation: sourceLocation
+        )
     }
 
-    @Test("classic, object-stream and linearized PDFs made by qpdf; RSA and EC; local and external keys",
-          arguments: PDFFixtures.Variant.allCases)
+    @Test(
+        "classic, object-stream and linearized PDFs made by qpdf; RSA and EC; local and external keys",
+        arguments: PDFFixtures.Variant.allCases
+    )
     func signsEveryVariant(_ variant: PDFFixtures.Variant) async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-sign")
         let input = try PDFFixtures.make(variant, in: directory)
         for (name, identity) in [("rsa", pki.rsa), ("ec-external", try PDFPKI.external(pki.ec))] {
             let output = directory.path("\(variant)-\(name)-signed.pdf")
-            let result = try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: input), writingTo: URL(fileURLWithPath: output), identity: identity,
-                                                  options: PDFSignatureOptions(reason: "Согласовано", location: "Berlin"))
+            let result = try await PDFSigner.sign(
+                pdfAt: URL(fileURLWithPath: input),
+                writingTo: URL(fileURLWithPath: output),
+                identity: identity,
+                options: PDFSignatureOptions(reason: "Согласовано", location: "Berlin")
+            )
             #expect(result.fieldName == "Signature1")
             #expect(result.signatureSize <= result.reservedSize)
             try expectValid(output, signatures: 1, directory: directory)
@@ -76,8 +101,10 @@ struct PDFSignerTests {
         }
     }
 
-    @Test("a second signature (countersignature) keeps the first valid, on every variant",
-          arguments: PDFFixtures.Variant.allCases)
+    @Test(
+        "a second signature (countersignature) keeps the first valid, on every variant",
+        arguments: PDFFixtures.Variant.allCases
+    )
     func countersigns(_ variant: PDFFixtures.Variant) async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-countersign")
         let input = try PDFFixtures.make(variant, in: directory)
@@ -96,7 +123,11 @@ struct PDFSignerTests {
         let pyhanko = directory.path("pyhanko.pdf")
         try PDFFixtures.pyhankoSign(input, output: pyhanko, identity: pki.rsa, field: "PyHankoSig", in: directory)
         let output = directory.path("both.pdf")
-        try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: pyhanko), writingTo: URL(fileURLWithPath: output), identity: pki.ec)
+        try await PDFSigner.sign(
+            pdfAt: URL(fileURLWithPath: pyhanko),
+            writingTo: URL(fileURLWithPath: output),
+            identity: pki.ec
+        )
         try expectValid(output, signatures: 2, directory: directory)
     }
 
@@ -105,11 +136,20 @@ struct PDFSignerTests {
         let directory = try TemporaryDirectory(prefix: "pdf-inplace")
         let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
         let before = try Data(contentsOf: input)
-        try await PDFSigner.sign(pdfAt: input, writingTo: input, identity: pki.rsa, options: PDFSignatureOptions(fieldName: "Approval"))
+        try await PDFSigner.sign(
+            pdfAt: input,
+            writingTo: input,
+            identity: pki.rsa,
+            options: PDFSignatureOptions(fieldName: "Approval")
+        )
         let after = try Data(contentsOf: input)
         #expect(after.count > before.count && after.prefix(before.count) == before)
         try expectValid(input.path, signatures: 1, directory: directory)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).allSatisfy { !$0.hasSuffix(".partial") })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path).allSatisfy {
+                !$0.hasSuffix(".partial")
+            }
+        )
     }
 
     @Test("an existing output is refused; a signed field name is refused")
@@ -117,13 +157,22 @@ struct PDFSignerTests {
         let directory = try TemporaryDirectory(prefix: "pdf-refuse")
         let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
         let output = URL(fileURLWithPath: directory.path("out.pdf"))
-        try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: pki.rsa, options: PDFSignatureOptions(fieldName: "Approval"))
+        try await PDFSigner.sign(
+            pdfAt: input,
+            writingTo: output,
+            identity: pki.rsa,
+            options: PDFSignatureOptions(fieldName: "Approval")
+        )
         await #expect(throws: CertificateProviderError(.alreadyExists, "")) {
             try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: pki.rsa)
         }
         await #expect(throws: CertificateProviderError(.alreadyExists, "")) {
-            try await PDFSigner.sign(pdfAt: output, writingTo: URL(fileURLWithPath: directory.path("again.pdf")), identity: pki.rsa,
-                                     options: PDFSignatureOptions(fieldName: "Approval"))
+            try await PDFSigner.sign(
+                pdfAt: output,
+                writingTo: URL(fileURLWithPath: directory.path("again.pdf")),
+                identity: pki.rsa,
+                options: PDFSignatureOptions(fieldName: "Approval")
+            )
         }
     }
 
@@ -133,11 +182,17 @@ struct PDFSignerTests {
         let input = try PDFFixtures.make(.classic, in: directory)
         for (name, userPassword) in [("open", ""), ("locked", "user-secret")] {
             let encrypted = directory.path("\(name).pdf")
-            let result = try ExternalTool.run("qpdf", ["--encrypt", userPassword, "owner-secret", "256", "--", input, encrypted])
+            let result = try ExternalTool.run(
+                "qpdf",
+                ["--encrypt", userPassword, "owner-secret", "256", "--", input, encrypted]
+            )
             try #require(result.status == 0, "\(result.errorOutput)")
             do {
-                try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: encrypted), writingTo: URL(fileURLWithPath: directory.path("\(name)-signed.pdf")),
-                                         identity: pki.rsa)
+                try await PDFSigner.sign(
+                    pdfAt: URL(fileURLWithPath: encrypted),
+                    writingTo: URL(fileURLWithPath: directory.path("\(name)-signed.pdf")),
+                    identity: pki.rsa
+                )
                 Issue.record("an encrypted PDF (\(name)) was signed")
             } catch let error as CertificateProviderError {
                 #expect(error.code == .unsupportedOperation)
@@ -152,9 +207,20 @@ struct PDFSignerTests {
         let directory = try TemporaryDirectory(prefix: "pdf-docmdp")
         let input = try PDFFixtures.make(.classic, in: directory)
         let certified = directory.path("certified.pdf")
-        try PDFFixtures.pyhankoSign(input, output: certified, identity: pki.rsa, field: "Author", in: directory, certifyNoChanges: true)
+        try PDFFixtures.pyhankoSign(
+            input,
+            output: certified,
+            identity: pki.rsa,
+            field: "Author",
+            in: directory,
+            certifyNoChanges: true
+        )
         await #expect(throws: CertificateProviderError(.pdfChangesForbidden, "")) {
-            try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: certified), writingTo: URL(fileURLWithPath: directory.path("x.pdf")), identity: pki.ec)
+            try await PDFSigner.sign(
+                pdfAt: URL(fileURLWithPath: certified),
+                writingTo: URL(fileURLWithPath: directory.path("x.pdf")),
+                identity: pki.ec
+            )
         }
     }
 

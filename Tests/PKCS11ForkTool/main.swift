@@ -7,6 +7,7 @@
 import CertificateProviders
 import Foundation
 import PKCS11Provider
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +30,9 @@ func signOrExit(_ key: PKCS11SigningKey, _ name: String) {
 }
 
 let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(arguments[1])])
-let identity = try await provider.initialize(options: [.pkcs11URI: .string(arguments[2]), .pkcs11PIN: .secret(Secret(pin))])
+let identity = try await provider.initialize(options: [
+    .pkcs11URI: .string(arguments[2]), .pkcs11PIN: .secret(Secret(pin)),
+])
 guard let key = identity.key as? PKCS11SigningKey else { exit(1) }
 try Data(identity.certificate.pemRepresentation.utf8).write(to: URL(fileURLWithPath: arguments[3] + "cert.pem"))
 signOrExit(key, "parent-before.sig")
@@ -38,7 +41,10 @@ if child == 0 {
     // Only synchronous calls here: the parent's threads (Swift's cooperative pool) do not exist in the child.
     signOrExit(key, "child.sig")
     // What the child's pool did: it must have re-opened (and logged in) once.
-    let counters = provider.connectionDiagnostics.map { "reopens=\($0.reopens) logins=\($0.logins) failedLogins=\($0.failedLogins)" } ?? "none"
+    let counters =
+        provider.connectionDiagnostics.map {
+            "reopens=\($0.reopens) logins=\($0.logins) failedLogins=\($0.failedLogins)"
+        } ?? "none"
     try? Data(counters.utf8).write(to: URL(fileURLWithPath: arguments[3] + "child-counters.txt"))
     _exit(0)
 }

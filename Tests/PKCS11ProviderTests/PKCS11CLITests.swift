@@ -6,8 +6,13 @@ import Testing
 /// `certsign tokens` and `certsign sign --provider pkcs11`, run as child processes against tokens in a
 /// directory of each test's own (a child process reads its own `SOFTHSM2_CONF`). OpenSC's
 /// `pkcs11-spy.so` sits between certsign and SoftHSM where a test counts `C_Login` calls.
-@Suite("PKCS#11 in the certsign CLI", .enabled(if: SoftHSMFixture.isAvailable && ExternalTool.builtProduct("certsign") != nil,
-                                              "softhsm2, opensc, openssl or the certsign binary is missing"))
+@Suite(
+    "PKCS#11 in the certsign CLI",
+    .enabled(
+        if: SoftHSMFixture.isAvailable && ExternalTool.builtProduct("certsign") != nil,
+        "softhsm2, opensc, openssl or the certsign binary is missing"
+    )
+)
 struct PKCS11CLITests {
     static let spyModule = "/usr/lib/x86_64-linux-gnu/pkcs11-spy.so"
 
@@ -20,21 +25,46 @@ struct PKCS11CLITests {
         init() throws {
             directory = try TemporaryDirectory(prefix: "pkcs11-cli")
             try FileManager.default.createDirectory(atPath: directory.path("tokens"), withIntermediateDirectories: true)
-            configPath = try directory.write("softhsm2.conf", text: "directories.tokendir = \(directory.path("tokens"))\nobjectstore.backend = file\nlog.level = ERROR\n")
-            try SoftHSMFixture.tool("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
-                                                directory.path("ca.key"), "-out", directory.path("ca.pem"), "-subj", "/CN=CLI Token CA", "-days", "30"],
-                                    config: configPath)
-            let maker = TokenMaker(directory: directory, configPath: configPath, caPath: directory.path("ca.pem"), caKeyPath: directory.path("ca.key"))
+            configPath = try directory.write(
+                "softhsm2.conf",
+                text:
+                    "directories.tokendir = \(directory.path("tokens"))\nobjectstore.backend = file\nlog.level = ERROR\n"
+            )
+            try SoftHSMFixture.tool(
+                "openssl",
+                [
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                    directory.path("ca.key"), "-out", directory.path("ca.pem"), "-subj", "/CN=CLI Token CA", "-days",
+                    "30",
+                ],
+                config: configPath
+            )
+            let maker = TokenMaker(
+                directory: directory,
+                configPath: configPath,
+                caPath: directory.path("ca.pem"),
+                caKeyPath: directory.path("ca.key")
+            )
             serial = try maker.initToken("cli")
-            try maker.keyPair(token: "cli", id: "01", label: "rsakey", type: "rsa:2048", subject: "/CN=CLI Token Signer")
+            try maker.keyPair(
+                token: "cli",
+                id: "01",
+                label: "rsakey",
+                type: "rsa:2048",
+                subject: "/CN=CLI Token Signer"
+            )
         }
 
         /// Runs certsign with this token directory, a private store, and `environment`.
         func certsign(_ arguments: [String], environment: [String: String] = [:]) throws -> ExternalTool.Result {
             let binary = try #require(ExternalTool.builtProduct("certsign"))
-            return try ExternalTool.run(binary, arguments, environment: [
-                "SOFTHSM2_CONF": configPath, "CERTSIGN_HOME": directory.path("home"),
-            ].merging(environment) { _, new in new })
+            return try ExternalTool.run(
+                binary,
+                arguments,
+                environment: [
+                    "SOFTHSM2_CONF": configPath, "CERTSIGN_HOME": directory.path("home"),
+                ].merging(environment) { _, new in new }
+            )
         }
 
         /// `C_Login` calls and their results in a pkcs11-spy log.
@@ -55,7 +85,10 @@ struct PKCS11CLITests {
         #expect(human.succeeded, "\(human.errorOutput)")
         #expect(human.output.contains("token 'cli'"))
         #expect(human.output.contains("login required"))
-        #expect(human.output.contains("pkcs11:token=cli;serial=\(token.serial);object=rsakey;id=%01"), "\(human.output)")
+        #expect(
+            human.output.contains("pkcs11:token=cli;serial=\(token.serial);object=rsakey;id=%01"),
+            "\(human.output)"
+        )
         let json = try token.certsign(["--json", "tokens", "--module", SoftHSMFixture.softHSMModule])
         let object = try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any]
         let tokens = try #require(object?["tokens"] as? [[String: Any]])
@@ -68,19 +101,32 @@ struct PKCS11CLITests {
         #expect(missing.status == 1 && missing.errorOutput.contains("/etc/hostname"))
     }
 
-    @Test("certsign sign --provider pkcs11 --param uri=… --param-env pin=VAR makes a CAdES-BES openssl accepts; --param pin=… is refused")
+    @Test(
+        "certsign sign --provider pkcs11 --param uri=… --param-env pin=VAR makes a CAdES-BES openssl accepts; --param pin=… is refused"
+    )
     func sign() throws {
         let token = try OwnToken()
         let document = try token.directory.write("invoice.txt", text: "invoice 42\n")
-        let result = try token.certsign(["sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
-                                         "--param", "module=\(SoftHSMFixture.softHSMModule)", "--param-env", "pin=TOKEN_PIN"],
-                                        environment: ["TOKEN_PIN": SoftHSMFixture.pin])
+        let result = try token.certsign(
+            [
+                "sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
+                "--param", "module=\(SoftHSMFixture.softHSMModule)", "--param-env", "pin=TOKEN_PIN",
+            ],
+            environment: ["TOKEN_PIN": SoftHSMFixture.pin]
+        )
         #expect(result.succeeded, "\(result.errorOutput)")
-        let verify = try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-inform", "DER", "-in", document + ".p7s", "-content", document,
-                                                      "-CAfile", token.directory.path("ca.pem"), "-purpose", "any", "-out", "/dev/null"])
+        let verify = try ExternalTool.run(
+            "openssl",
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", document + ".p7s", "-content", document,
+                "-CAfile", token.directory.path("ca.pem"), "-purpose", "any", "-out", "/dev/null",
+            ]
+        )
         #expect(verify.succeeded, "\(verify.errorOutput)")
-        let onCommandLine = try token.certsign(["sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
-                                                "--param", "pin=\(SoftHSMFixture.pin)"])
+        let onCommandLine = try token.certsign([
+            "sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
+            "--param", "pin=\(SoftHSMFixture.pin)",
+        ])
         #expect(onCommandLine.status == 64)
     }
 
@@ -88,16 +134,34 @@ struct PKCS11CLITests {
     func wrongPINOneLogin() throws {
         try #require(FileManager.default.fileExists(atPath: Self.spyModule), "OpenSC's pkcs11-spy.so is not installed")
         let token = try OwnToken()
-        let flags = { try SoftHSMFixture.tool("pkcs11-tool", ["--module", SoftHSMFixture.softHSMModule, "-T"], config: token.configPath).output }
+        let flags = {
+            try SoftHSMFixture.tool(
+                "pkcs11-tool",
+                ["--module", SoftHSMFixture.softHSMModule, "-T"],
+                config: token.configPath
+            ).output
+        }
         #expect(!(try flags()).contains("user PIN count low"))
         let document = try token.directory.write("doc.txt", text: "doc\n")
         let log = token.directory.path("spy.log")
-        let result = try token.certsign(["sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
-                                         "--param", "module=\(Self.spyModule)", "--param-env", "pin=TOKEN_PIN"],
-                                        environment: ["TOKEN_PIN": "wrong-pin-Жz", "PKCS11SPY": SoftHSMFixture.softHSMModule, "PKCS11SPY_OUTPUT": log])
+        let result = try token.certsign(
+            [
+                "sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
+                "--param", "module=\(Self.spyModule)", "--param-env", "pin=TOKEN_PIN",
+            ],
+            environment: [
+                "TOKEN_PIN": "wrong-pin-Жz", "PKCS11SPY": SoftHSMFixture.softHSMModule, "PKCS11SPY_OUTPUT": log,
+            ]
+        )
         #expect(result.status == 1)
-        #expect(!result.output.contains("wrong-pin-Жz") && !result.errorOutput.contains("wrong-pin-Жz"), "the PIN is never printed")
-        #expect(result.errorOutput.contains("CKR_PIN_INCORRECT") && result.errorOutput.contains("will not be retried"), "\(result.errorOutput)")
+        #expect(
+            !result.output.contains("wrong-pin-Жz") && !result.errorOutput.contains("wrong-pin-Жz"),
+            "the PIN is never printed"
+        )
+        #expect(
+            result.errorOutput.contains("CKR_PIN_INCORRECT") && result.errorOutput.contains("will not be retried"),
+            "\(result.errorOutput)"
+        )
         let logins = try token.logins(inSpyLog: log)
         #expect(logins.count == 1, "\(logins)")
         #expect(logins.first?.contains("CKR_PIN_INCORRECT") == true)
@@ -111,9 +175,15 @@ struct PKCS11CLITests {
         try SoftHSMFixture.setUserPINLocked(tokenDirectory: token.directory.path("tokens"), serial: token.serial)
         let document = try token.directory.write("doc.txt", text: "doc\n")
         let log = token.directory.path("spy.log")
-        let result = try token.certsign(["sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
-                                         "--param", "module=\(Self.spyModule)", "--param-env", "pin=TOKEN_PIN"],
-                                        environment: ["TOKEN_PIN": SoftHSMFixture.pin, "PKCS11SPY": SoftHSMFixture.softHSMModule, "PKCS11SPY_OUTPUT": log])
+        let result = try token.certsign(
+            [
+                "sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
+                "--param", "module=\(Self.spyModule)", "--param-env", "pin=TOKEN_PIN",
+            ],
+            environment: [
+                "TOKEN_PIN": SoftHSMFixture.pin, "PKCS11SPY": SoftHSMFixture.softHSMModule, "PKCS11SPY_OUTPUT": log,
+            ]
+        )
         #expect(result.status == 1)
         #expect(result.errorOutput.contains("locked"), "\(result.errorOutput)")
         #expect(try token.logins(inSpyLog: log).isEmpty)
@@ -122,23 +192,39 @@ struct PKCS11CLITests {
 
 /// A process that forks after logging in: the child re-initialises the module and signs with the
 /// identity made before the fork; the parent keeps signing afterwards.
-@Suite("PKCS#11 across fork", .enabled(if: SoftHSMFixture.isAvailable && ExternalTool.builtProduct("pkcs11-fork-check") != nil,
-                                      "softhsm2 or the pkcs11-fork-check helper is missing"))
+@Suite(
+    "PKCS#11 across fork",
+    .enabled(
+        if: SoftHSMFixture.isAvailable && ExternalTool.builtProduct("pkcs11-fork-check") != nil,
+        "softhsm2 or the pkcs11-fork-check helper is missing"
+    )
+)
 struct PKCS11ForkTests {
     @Test("parent signs, child (after fork) signs, parent signs again: all three verify with the certificate's key")
     func forkedChildSigns() throws {
         let token = try PKCS11CLITests.OwnToken()
         let helper = try #require(ExternalTool.builtProduct("pkcs11-fork-check"))
         let prefix = token.directory.path("fork-")
-        let result = try ExternalTool.run(helper, [SoftHSMFixture.softHSMModule, "pkcs11:token=cli;object=rsakey", prefix],
-                                          environment: ["SOFTHSM2_CONF": token.configPath, "TOKEN_PIN": SoftHSMFixture.pin])
+        let result = try ExternalTool.run(
+            helper,
+            [SoftHSMFixture.softHSMModule, "pkcs11:token=cli;object=rsakey", prefix],
+            environment: ["SOFTHSM2_CONF": token.configPath, "TOKEN_PIN": SoftHSMFixture.pin]
+        )
         #expect(result.succeeded, "\(result.errorOutput)")
         // The child re-initialised the module, dropped the parent's sessions and logged in once again.
-        #expect(try String(contentsOfFile: prefix + "child-counters.txt", encoding: .utf8) == "reopens=1 logins=2 failedLogins=0")
+        #expect(
+            try String(contentsOfFile: prefix + "child-counters.txt", encoding: .utf8)
+                == "reopens=1 logins=2 failedLogins=0"
+        )
         let digest = try token.directory.write("digest.bin", DigestAlgorithm.sha256.hash(Array("fork check\n".utf8)))
         for name in ["parent-before.sig", "child.sig", "parent-after.sig"] {
-            let verify = try ExternalTool.run("openssl", ["pkeyutl", "-verify", "-certin", "-inkey", prefix + "cert.pem", "-in", digest,
-                                                          "-sigfile", prefix + name, "-pkeyopt", "digest:sha256"])
+            let verify = try ExternalTool.run(
+                "openssl",
+                [
+                    "pkeyutl", "-verify", "-certin", "-inkey", prefix + "cert.pem", "-in", digest,
+                    "-sigfile", prefix + name, "-pkeyopt", "digest:sha256",
+                ]
+            )
             #expect(verify.succeeded, "\(name): \(verify.output) \(verify.errorOutput)")
         }
     }

@@ -6,7 +6,10 @@ import Testing
 
 /// Wrong and locked PINs, missing tokens, keys, certificates and modules: typed errors that name what
 /// was looked for, and PIN tries that are never wasted.
-@Suite("PKCS#11 errors on SoftHSM2", .enabled(if: SoftHSMFixture.isAvailable, "softhsm2, opensc or openssl is not installed"))
+@Suite(
+    "PKCS#11 errors on SoftHSM2",
+    .enabled(if: SoftHSMFixture.isAvailable, "softhsm2, opensc or openssl is not installed")
+)
 struct PKCS11ErrorTests {
     @Test("wrong PIN → .wrongPassword, exactly one failed login (token flags read before and after by pkcs11-tool)")
     func wrongPIN() async throws {
@@ -15,18 +18,25 @@ struct PKCS11ErrorTests {
         #expect(!before.contains("user PIN count low"), "\(before)")
         let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule)])
         let error = await PKCS11Testing.error {
-            _ = try await provider.initialize(options: [.pkcs11URI: .string("pkcs11:token=wrong-pin;object=eckey"), .pkcs11PIN: .secret(Secret("0000"))])
+            _ = try await provider.initialize(options: [
+                .pkcs11URI: .string("pkcs11:token=wrong-pin;object=eckey"), .pkcs11PIN: .secret(Secret("0000")),
+            ])
         }
         #expect(error?.code == .wrongPassword)
         #expect(error?.reason.contains("CKR_PIN_INCORRECT") == true, "\(String(describing: error))")
         #expect(error?.reason.contains("will not be retried") == true)
-        #expect(error?.reason.contains("CKF_USER_PIN_COUNT_LOW") == true, "the token's PIN state is reported: \(String(describing: error))")
+        #expect(
+            error?.reason.contains("CKF_USER_PIN_COUNT_LOW") == true,
+            "the token's PIN state is reported: \(String(describing: error))"
+        )
         #expect(error?.reason.contains("0000") == false)
         let after = try fixture.tokenFlags(SoftHSMFixture.Token.wrongPIN)
         #expect(after.contains("user PIN count low"), "SoftHSM marks a failed login: \(after)")
         #expect(try provider.storedCertificate() == nil)
         // The right PIN still works (one failure does not lock SoftHSM) and clears the mark.
-        _ = try await provider.initialize(options: [.pkcs11URI: .string("pkcs11:token=wrong-pin;object=eckey"), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin))])
+        _ = try await provider.initialize(options: [
+            .pkcs11URI: .string("pkcs11:token=wrong-pin;object=eckey"), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+        ])
         #expect(!(try fixture.tokenFlags(SoftHSMFixture.Token.wrongPIN)).contains("user PIN count low"))
     }
 
@@ -34,7 +44,9 @@ struct PKCS11ErrorTests {
     func lockedPIN() async throws {
         let fixture = try SoftHSMFixture.shared()
         #expect(try fixture.tokenFlags(SoftHSMFixture.Token.locked).contains("user PIN locked"))
-        let error = await PKCS11Testing.error { _ = try await PKCS11Testing.provider("pkcs11:token=locked;object=eckey") }
+        let error = await PKCS11Testing.error {
+            _ = try await PKCS11Testing.provider("pkcs11:token=locked;object=eckey")
+        }
         #expect(error?.code == .pinLocked)
         #expect(error?.reason.contains("no login was tried") == true, "\(String(describing: error))")
         #expect(error?.reason.contains("'locked'") == true)
@@ -42,23 +54,31 @@ struct PKCS11ErrorTests {
 
     @Test("no PIN and no PIN pad → .passwordRequired")
     func noPIN() async throws {
-        let error = await PKCS11Testing.error { _ = try await PKCS11Testing.provider("pkcs11:token=no-pin;object=eckey", pin: nil) }
+        let error = await PKCS11Testing.error {
+            _ = try await PKCS11Testing.provider("pkcs11:token=no-pin;object=eckey", pin: nil)
+        }
         #expect(error?.code == .passwordRequired)
     }
 
     @Test("no such token → .tokenNotFound naming the URI's token attributes")
     func noToken() async throws {
-        let error = await PKCS11Testing.error { _ = try await PKCS11Testing.provider("pkcs11:token=no-such-token;object=rsakey") }
+        let error = await PKCS11Testing.error {
+            _ = try await PKCS11Testing.provider("pkcs11:token=no-such-token;object=rsakey")
+        }
         #expect(error?.code == .tokenNotFound)
         #expect(error?.reason.contains("token=no-such-token") == true, "\(String(describing: error))")
-        let serialError = await PKCS11Testing.error { _ = try await PKCS11Testing.provider("pkcs11:serial=0000000000000000;object=rsakey") }
+        let serialError = await PKCS11Testing.error {
+            _ = try await PKCS11Testing.provider("pkcs11:serial=0000000000000000;object=rsakey")
+        }
         #expect(serialError?.code == .tokenNotFound)
         #expect(serialError?.reason.contains("serial=0000000000000000") == true)
     }
 
     @Test("no such key → .noPrivateKey naming the object or id")
     func noKey() async throws {
-        let byLabel = await PKCS11Testing.error { _ = try await PKCS11Testing.provider("pkcs11:token=signer;object=missing-key") }
+        let byLabel = await PKCS11Testing.error {
+            _ = try await PKCS11Testing.provider("pkcs11:token=signer;object=missing-key")
+        }
         #expect(byLabel?.code == .noPrivateKey)
         #expect(byLabel?.reason.contains("object=missing-key") == true, "\(String(describing: byLabel))")
         let byID = await PKCS11Testing.error { _ = try await PKCS11Testing.provider("pkcs11:token=signer;id=%7F%01") }
@@ -68,9 +88,14 @@ struct PKCS11ErrorTests {
 
     @Test("a key without certificate → .certificateNotFound naming the key")
     func keyWithoutCertificate() async throws {
-        let error = await PKCS11Testing.error { _ = try await PKCS11Testing.provider("pkcs11:token=signer;object=nocert") }
+        let error = await PKCS11Testing.error {
+            _ = try await PKCS11Testing.provider("pkcs11:token=signer;object=nocert")
+        }
         #expect(error?.code == .certificateNotFound)
-        #expect(error?.reason.contains("'nocert'") == true && error?.reason.contains("id 04") == true, "\(String(describing: error))")
+        #expect(
+            error?.reason.contains("'nocert'") == true && error?.reason.contains("id 04") == true,
+            "\(String(describing: error))"
+        )
     }
 
     @Test("several keys match → .invalidParameter listing them")
@@ -80,12 +105,16 @@ struct PKCS11ErrorTests {
         #expect(error?.reason.contains("rsakey") == true)
     }
 
-    @Test("a module path that is not a PKCS#11 module → .moduleNotLoadable naming the path",
-          arguments: ["/usr/lib/x86_64-linux-gnu/libz.so.1", "/etc/hostname", "/nonexistent/libpkcs11.so"])
+    @Test(
+        "a module path that is not a PKCS#11 module → .moduleNotLoadable naming the path",
+        arguments: ["/usr/lib/x86_64-linux-gnu/libz.so.1", "/etc/hostname", "/nonexistent/libpkcs11.so"]
+    )
     func notAModule(path: String) async throws {
         let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(path)])
         let error = await PKCS11Testing.error {
-            _ = try await provider.initialize(options: [.pkcs11URI: .string("pkcs11:token=signer;object=rsakey"), .pkcs11PIN: .secret(Secret("1234"))])
+            _ = try await provider.initialize(options: [
+                .pkcs11URI: .string("pkcs11:token=signer;object=rsakey"), .pkcs11PIN: .secret(Secret("1234")),
+            ])
         }
         #expect(error?.code == .moduleNotLoadable)
         #expect(error?.reason.contains(path) == true, "\(String(describing: error))")
@@ -99,13 +128,17 @@ struct PKCS11ErrorTests {
         let inPath = await PKCS11Testing.error { _ = try PKCS11URI("pkcs11:token=signer;pin-value=98765") }
         #expect(inPath?.code == .invalidParameter && inPath?.reason.contains("98765") == false)
         let provider = try PKCS11CertificateProvider()
-        let viaParameters = await PKCS11Testing.error { try provider.setParameters([.pkcs11URI: .string("pkcs11:object=x?pin-value=98765")]) }
+        let viaParameters = await PKCS11Testing.error {
+            try provider.setParameters([.pkcs11URI: .string("pkcs11:object=x?pin-value=98765")])
+        }
         #expect(viaParameters?.code == .invalidParameter)
     }
 
     @Test("unknown parameters are rejected by name")
     func unknownParameter() async throws {
-        let error = await PKCS11Testing.error { _ = try PKCS11CertificateProvider(parameters: ["password": .string("x")]) }
+        let error = await PKCS11Testing.error {
+            _ = try PKCS11CertificateProvider(parameters: ["password": .string("x")])
+        }
         #expect(error?.code == .invalidParameter && error?.reason.contains("'password'") == true)
     }
 }
@@ -114,7 +147,9 @@ struct PKCS11ErrorTests {
 struct PKCS11URITests {
     @Test("attributes, percent-decoding and the id as bytes")
     func parse() throws {
-        let uri = try PKCS11URI("pkcs11:token=My%20Token;manufacturer=SoftHSM%20project;serial=abc123;model=SoftHSM%20v2;object=sign%3Bkey;id=%01%A0;type=private?module-path=/usr/lib/softhsm/libsofthsm2.so")
+        let uri = try PKCS11URI(
+            "pkcs11:token=My%20Token;manufacturer=SoftHSM%20project;serial=abc123;model=SoftHSM%20v2;object=sign%3Bkey;id=%01%A0;type=private?module-path=/usr/lib/softhsm/libsofthsm2.so"
+        )
         #expect(uri.token == "My Token")
         #expect(uri.manufacturer == "SoftHSM project")
         #expect(uri.serial == "abc123")
@@ -127,8 +162,13 @@ struct PKCS11URITests {
         #expect(try PKCS11URI("pkcs11:object=%D0%BA%D0%BB%D1%8E%D1%87").object == "ключ")
     }
 
-    @Test("bad URIs are .invalidParameter", arguments: ["token=x", "pkcs11:token=%2", "pkcs11:token=%zz", "pkcs11:colour=blue",
-                                                        "pkcs11:type=secret", "pkcs11:token", "pkcs11:object=%FF%FE"])
+    @Test(
+        "bad URIs are .invalidParameter",
+        arguments: [
+            "token=x", "pkcs11:token=%2", "pkcs11:token=%zz", "pkcs11:colour=blue",
+            "pkcs11:type=secret", "pkcs11:token", "pkcs11:object=%FF%FE",
+        ]
+    )
     func bad(text: String) {
         #expect(throws: CertificateProviderError.self) { try PKCS11URI(text) }
     }
@@ -147,11 +187,17 @@ struct CKRMappingTests {
         #expect(CKRNames.name(0x8000_0012) == "CKR_VENDOR_DEFINED+0x12")
     }
 
-    @Test("the codes tell the caller what to do", arguments: [
-        ("CKR_PIN_INCORRECT", "wrongPassword"), ("CKR_PIN_LOCKED", "pinLocked"), ("CKR_TOKEN_NOT_PRESENT", "tokenNotFound"),
-        ("CKR_MECHANISM_INVALID", "unsupportedAlgorithm"), ("CKR_FUNCTION_CANCELED", "cancelled"), ("CKR_KEY_FUNCTION_NOT_PERMITTED", "unsupportedOperation"),
-        ("CKR_DATA_LEN_RANGE", "invalidParameter"), ("CKR_DEVICE_ERROR", "tokenFailure"), ("CKR_PIN_EXPIRED", "authenticationFailed"),
-    ])
+    @Test(
+        "the codes tell the caller what to do",
+        arguments: [
+            ("CKR_PIN_INCORRECT", "wrongPassword"), ("CKR_PIN_LOCKED", "pinLocked"),
+            ("CKR_TOKEN_NOT_PRESENT", "tokenNotFound"),
+            ("CKR_MECHANISM_INVALID", "unsupportedAlgorithm"), ("CKR_FUNCTION_CANCELED", "cancelled"),
+            ("CKR_KEY_FUNCTION_NOT_PERMITTED", "unsupportedOperation"),
+            ("CKR_DATA_LEN_RANGE", "invalidParameter"), ("CKR_DEVICE_ERROR", "tokenFailure"),
+            ("CKR_PIN_EXPIRED", "authenticationFailed"),
+        ]
+    )
     func codes(name: String, code: String) throws {
         let value = try #require(CKRNames.byValue.first { $0.value == name }?.key)
         #expect(CKRNames.providerError(value).code.rawValue == code)

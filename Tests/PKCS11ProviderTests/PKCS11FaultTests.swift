@@ -5,6 +5,7 @@ import PKCS11Provider
 import Signing
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,16 +14,26 @@ import Glibc
 /// compiled here with the system C compiler) that forwards every call to SoftHSM: a session limit
 /// (`CKR_SESSION_COUNT` beyond 2 sessions) and a token pulled out and put back (`CKR_DEVICE_REMOVED`
 /// after SoftHSM closed every session of the slot).
-@Suite("PKCS#11 session limit and token removal", .enabled(if: SoftHSMFixture.isAvailable && ExternalTool.isAvailable("cc"),
-                                                           "softhsm2 or a C compiler is missing"))
+@Suite(
+    "PKCS#11 session limit and token removal",
+    .enabled(
+        if: SoftHSMFixture.isAvailable && ExternalTool.isAvailable("cc"),
+        "softhsm2 or a C compiler is missing"
+    )
+)
 struct PKCS11FaultTests {
     /// The compiled fault module of this test process.
     static let module: Result<String, FixtureError> = {
         do {
             let directory = try TemporaryDirectory(prefix: "pkcs11-fault-module")
-            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("FaultModule/fault-module.c").path
+            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "FaultModule/fault-module.c"
+            ).path
             let output = "\(directory.path("fault-module.so"))"
-            let result = try ExternalTool.run("cc", ["-shared", "-fPIC", "-O1", "-I/usr/include/p11-kit-1", "-o", output, source, "-ldl", "-lpthread"])
+            let result = try ExternalTool.run(
+                "cc",
+                ["-shared", "-fPIC", "-O1", "-I/usr/include/p11-kit-1", "-o", output, source, "-ldl", "-lpthread"]
+            )
             guard result.succeeded else { return .failure(FixtureError("cc failed: \(result.errorOutput)")) }
             // The module stays loaded for the process: keep its directory (in the system temp folder) until exit.
             Self.keep.withLock { $0 = directory }
@@ -45,7 +56,9 @@ struct PKCS11FaultTests {
     static func provider(_ uri: String) async throws -> (PKCS11CertificateProvider, SigningIdentity) {
         _ = try SoftHSMFixture.shared()
         let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(try module.get())])
-        let identity = try await provider.initialize(options: [.pkcs11URI: .string(uri), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin))])
+        let identity = try await provider.initialize(options: [
+            .pkcs11URI: .string(uri), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+        ])
         return (provider, identity)
     }
 
@@ -60,7 +73,11 @@ struct PKCS11FaultTests {
             Thread {
                 for _ in 0..<4 {
                     do {
-                        let signature = try key.signSynchronously(digest: digest, digestAlgorithm: .sha256, scheme: .rsaPKCS1v15)
+                        let signature = try key.signSynchronously(
+                            digest: digest,
+                            digestAlgorithm: .sha256,
+                            scheme: .rsaPKCS1v15
+                        )
                         signatures.withLock { $0.append(signature) }
                     } catch {
                         failures.withLock { $0.append("\(error)") }
@@ -68,8 +85,10 @@ struct PKCS11FaultTests {
                 }
             }
         }
-        threads.forEach { $0.start() }
-        while signatures.withLock({ $0.count }) + failures.withLock({ $0.count }) < 32 { try await Task.sleep(for: .milliseconds(20)) }
+        for thread in threads { thread.start() }
+        while signatures.withLock({ $0.count }) + failures.withLock({ $0.count }) < 32 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         #expect(failures.withLock { $0 }.isEmpty)
         #expect(signatures.withLock { $0.count } == 32)
         let maxOpen = try Self.control("fault_max_open_sessions", as: (@convention(c) () -> Int32).self)()
@@ -84,19 +103,28 @@ struct PKCS11FaultTests {
         let digestPath = try directory.write("digest.bin", digest)
         for (index, signature) in signatures.withLock({ $0 }).enumerated() where index % 8 == 0 {
             let path = try directory.write("sig-\(index).der", signature)
-            let verify = try ExternalTool.run("openssl", ["pkeyutl", "-verify", "-certin", "-inkey", certificate, "-in", digestPath, "-sigfile", path,
-                                                          "-pkeyopt", "digest:sha256"])
+            let verify = try ExternalTool.run(
+                "openssl",
+                [
+                    "pkeyutl", "-verify", "-certin", "-inkey", certificate, "-in", digestPath, "-sigfile", path,
+                    "-pkeyopt", "digest:sha256",
+                ]
+            )
             #expect(verify.succeeded, "\(verify.errorOutput)")
         }
     }
 
-    @Test("token pulled and put back (CKR_DEVICE_REMOVED, every session gone): one clean re-open, the signature succeeds")
+    @Test(
+        "token pulled and put back (CKR_DEVICE_REMOVED, every session gone): one clean re-open, the signature succeeds"
+    )
     func tokenPulled() async throws {
         let directory = try TemporaryDirectory()
         let (provider, identity) = try await Self.provider("pkcs11:token=pulled;object=eckey")
         let document = Array("pulled\n".utf8)
         _ = try await CMSSigner.sign(content: document, identity: identity, format: .cadesBES)
-        try Self.control("fault_pull_token", as: (@convention(c) (UnsafePointer<CChar>) -> Void).self)(SoftHSMFixture.Token.pulled)
+        try Self.control("fault_pull_token", as: (@convention(c) (UnsafePointer<CChar>) -> Void).self)(
+            SoftHSMFixture.Token.pulled
+        )
         let signature = try await CMSSigner.sign(content: document, identity: identity, format: .cadesBES)
         #expect(try PKCS11Testing.opensslVerifies(signature, content: document, in: directory).succeeded)
         let diagnostics = try #require(provider.connectionDiagnostics)

@@ -7,7 +7,10 @@ import Testing
 
 /// Signing on SoftHSM2 tokens made by softhsm2-util / pkcs11-tool / python-pkcs11; every signature
 /// is checked by `openssl cms -verify` (or `openssl pkeyutl -verify`) against the test CA.
-@Suite("PKCS#11 signing on SoftHSM2", .enabled(if: SoftHSMFixture.isAvailable, "softhsm2, opensc or openssl is not installed"))
+@Suite(
+    "PKCS#11 signing on SoftHSM2",
+    .enabled(if: SoftHSMFixture.isAvailable, "softhsm2, opensc or openssl is not installed")
+)
 struct PKCS11SigningTests {
     static let document = Array("Счёт № 42: PKCS#11 signing test\n".utf8)
 
@@ -39,18 +42,29 @@ struct PKCS11SigningTests {
         #expect(try PKCS11Testing.opensslPrint(signature, in: directory).contains("ecdsa-with-SHA256"))
     }
 
-    @Test("P-384 by token serial and label, SHA-384", .enabled(if: SoftHSMFixture.hasPythonPKCS11, "python-pkcs11 exports the P-384 public key"))
+    @Test(
+        "P-384 by token serial and label, SHA-384",
+        .enabled(if: SoftHSMFixture.hasPythonPKCS11, "python-pkcs11 exports the P-384 public key")
+    )
     func p384BySerial() async throws {
         let directory = try TemporaryDirectory()
         let serial = try #require(try SoftHSMFixture.shared().serials[SoftHSMFixture.Token.signer])
         let (_, identity) = try await PKCS11Testing.provider("pkcs11:serial=\(serial);object=ec384")
         #expect(identity.key.publicKeyAlgorithm == .ecP384)
-        let signature = try await CMSSigner.sign(content: Self.document, identity: identity, format: .cadesBES, digestAlgorithm: .sha384)
+        let signature = try await CMSSigner.sign(
+            content: Self.document,
+            identity: identity,
+            format: .cadesBES,
+            digestAlgorithm: .sha384
+        )
         let result = try PKCS11Testing.opensslVerifies(signature, content: Self.document, in: directory)
         #expect(result.succeeded, "\(result.errorOutput)")
     }
 
-    @Test("a key generated through python-pkcs11 signs too", .enabled(if: SoftHSMFixture.hasPythonPKCS11, "python-pkcs11 is not installed"))
+    @Test(
+        "a key generated through python-pkcs11 signs too",
+        .enabled(if: SoftHSMFixture.hasPythonPKCS11, "python-pkcs11 is not installed")
+    )
     func pythonMadeKey() async throws {
         let directory = try TemporaryDirectory()
         let (_, identity) = try await PKCS11Testing.provider("pkcs11:token=signer;object=pykey;type=private")
@@ -60,7 +74,9 @@ struct PKCS11SigningTests {
         #expect(result.succeeded, "\(result.errorOutput)")
     }
 
-    @Test("RSA-PSS: CKM_RSA_PKCS_PSS (MGF1-SHA256, salt 32) verifies with openssl pkeyutl -pkeyopt rsa_padding_mode:pss")
+    @Test(
+        "RSA-PSS: CKM_RSA_PKCS_PSS (MGF1-SHA256, salt 32) verifies with openssl pkeyutl -pkeyopt rsa_padding_mode:pss"
+    )
     func rsaPSSRaw() async throws {
         let directory = try TemporaryDirectory()
         let (_, identity) = try await PKCS11Testing.provider("pkcs11:token=pss;object=rsakey")
@@ -69,8 +85,13 @@ struct PKCS11SigningTests {
         let certificate = try directory.write("cert.pem", text: identity.certificate.pemRepresentation)
         let digestPath = try directory.write("digest.bin", digest)
         let signaturePath = try directory.write("sig.bin", signature)
-        let result = try ExternalTool.run("openssl", ["pkeyutl", "-verify", "-certin", "-inkey", certificate, "-in", digestPath, "-sigfile", signaturePath,
-                                                      "-pkeyopt", "digest:sha256", "-pkeyopt", "rsa_padding_mode:pss", "-pkeyopt", "rsa_pss_saltlen:32"])
+        let result = try ExternalTool.run(
+            "openssl",
+            [
+                "pkeyutl", "-verify", "-certin", "-inkey", certificate, "-in", digestPath, "-sigfile", signaturePath,
+                "-pkeyopt", "digest:sha256", "-pkeyopt", "rsa_padding_mode:pss", "-pkeyopt", "rsa_pss_saltlen:32",
+            ]
+        )
         #expect(result.succeeded, "\(result.output) \(result.errorOutput)")
         // PSS is randomised: a second signature differs and verifies too.
         let again = try await identity.key.signature(forDigest: digest, digestAlgorithm: .sha256, scheme: .rsaPSS)
@@ -81,12 +102,21 @@ struct PKCS11SigningTests {
     func rsaPSSCAdES() async throws {
         let directory = try TemporaryDirectory()
         _ = try SoftHSMFixture.shared()
-        let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule), .pkcs11Scheme: .string("rsa-pss")])
-        let identity = try await provider.initialize(options: [.pkcs11URI: .string("pkcs11:token=pss;object=rsakey"),
-                                                               .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin))])
+        let provider = try PKCS11CertificateProvider(parameters: [
+            .pkcs11Module: .string(SoftHSMFixture.softHSMModule), .pkcs11Scheme: .string("rsa-pss"),
+        ])
+        let identity = try await provider.initialize(options: [
+            .pkcs11URI: .string("pkcs11:token=pss;object=rsakey"),
+            .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+        ])
         #expect(identity.key.defaultScheme == .rsaPSS)
         for digest in [DigestAlgorithm.sha256, .sha512] {
-            let signature = try await CMSSigner.sign(content: Self.document, identity: identity, format: .cadesBES, digestAlgorithm: digest)
+            let signature = try await CMSSigner.sign(
+                content: Self.document,
+                identity: identity,
+                format: .cadesBES,
+                digestAlgorithm: digest
+            )
             let result = try PKCS11Testing.opensslVerifies(signature, content: Self.document, in: directory)
             #expect(result.succeeded, "\(digest): \(result.errorOutput)")
             let dump = try PKCS11Testing.opensslPrint(signature, in: directory)
@@ -94,7 +124,10 @@ struct PKCS11SigningTests {
             #expect(dump.contains("mgf1"))
         }
         let ecError = await PKCS11Testing.error {
-            _ = try await provider.initialize(options: [.pkcs11URI: .string("pkcs11:token=signer;object=eckey"), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin))])
+            _ = try await provider.initialize(options: [
+                .pkcs11URI: .string("pkcs11:token=signer;object=eckey"),
+                .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+            ])
         }
         #expect(ecError?.code == .unsupportedAlgorithm)
     }
@@ -123,7 +156,9 @@ struct PKCS11SigningTests {
                 group.addTask {
                     let content = Array("document \(index)\n".utf8)
                     var last: [UInt8] = []
-                    for _ in 0..<4 { last = try await CMSSigner.sign(content: content, identity: identity, format: .cadesBES) }
+                    for _ in 0..<4 {
+                        last = try await CMSSigner.sign(content: content, identity: identity, format: .cadesBES)
+                    }
                     return (index, last)
                 }
             }
@@ -131,7 +166,11 @@ struct PKCS11SigningTests {
         }
         #expect(signatures.count == 8)
         for (index, signature) in signatures {
-            let result = try PKCS11Testing.opensslVerifies(signature, content: Array("document \(index)\n".utf8), in: directory)
+            let result = try PKCS11Testing.opensslVerifies(
+                signature,
+                content: Array("document \(index)\n".utf8),
+                in: directory
+            )
             #expect(result.succeeded, "signer \(index): \(result.errorOutput)")
         }
         let diagnostics = try #require(provider.connectionDiagnostics)
@@ -160,9 +199,11 @@ struct PKCS11SigningTests {
         #expect(try provider.parameters.string(.pkcs11URI) == "pkcs11:token=signer;object=eckey")
         try provider.deleteStoredCertificate()
         #expect(try provider.storedCertificate() == nil)
-        let error = await PKCS11Testing.error { _ = try await identity.key.signature(for: Self.document, digestAlgorithm: .sha256, scheme: .ecdsa) }
+        let error = await PKCS11Testing.error {
+            _ = try await identity.key.signature(for: Self.document, digestAlgorithm: .sha256, scheme: .ecdsa)
+        }
         #expect(error?.code == .notStored)
-        try provider.deleteStoredCertificate() // nothing open: no-op
+        try provider.deleteStoredCertificate()  // nothing open: no-op
         // The key is still on the token: a new provider finds it again.
         let (_, again) = try await PKCS11Testing.provider("pkcs11:token=signer;object=eckey")
         #expect(again.certificate == identity.certificate)
@@ -171,9 +212,11 @@ struct PKCS11SigningTests {
     @Test("the module from the URI's ?module-path=, and a URI naming the certificate (type=cert)")
     func modulePathAndCertificateURI() async throws {
         _ = try SoftHSMFixture.shared()
-        let provider = try PKCS11CertificateProvider() // default module: p11-kit's proxy, overridden by the URI
+        let provider = try PKCS11CertificateProvider()  // default module: p11-kit's proxy, overridden by the URI
         let identity = try await provider.initialize(options: [
-            .pkcs11URI: .string("pkcs11:token=signer;object=rsakey;type=cert?module-path=\(SoftHSMFixture.softHSMModule)"),
+            .pkcs11URI: .string(
+                "pkcs11:token=signer;object=rsakey;type=cert?module-path=\(SoftHSMFixture.softHSMModule)"
+            ),
             .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
         ])
         #expect(identity.certificate.subject.contains("RSA Token Signer"))
@@ -184,8 +227,11 @@ struct PKCS11SigningTests {
     func pinThroughSetParameters() async throws {
         _ = try SoftHSMFixture.shared()
         let provider = try PKCS11CertificateProvider()
-        try provider.setParameters([.pkcs11Module: .string(SoftHSMFixture.softHSMModule), .pkcs11URI: .string("pkcs11:token=signer;object=eckey"),
-                                    .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin))])
+        try provider.setParameters([
+            .pkcs11Module: .string(SoftHSMFixture.softHSMModule),
+            .pkcs11URI: .string("pkcs11:token=signer;object=eckey"),
+            .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+        ])
         #expect(provider.parameters[.pkcs11PIN] == nil)
         #expect(!provider.parameters.description.contains(SoftHSMFixture.pin))
         let identity = try await provider.initialize(options: ProviderParameters())
@@ -197,11 +243,20 @@ struct PKCS11SigningTests {
         let directory = try TemporaryDirectory()
         _ = try SoftHSMFixture.shared()
         var registry = ProviderRegistry()
-        try PKCS11CertificateProvider.register(in: &registry, parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule)])
+        try PKCS11CertificateProvider.register(
+            in: &registry,
+            parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule)]
+        )
         let journal = try SignatureJournal(url: directory.url.appendingPathComponent("journal.sqlite"))
         let coordinator = SigningCoordinator(registry: registry, journal: journal)
-        let parameters: ProviderParameters = [.pkcs11URI: .string("pkcs11:token=signer;object=rsakey"), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin))]
-        let result = try await coordinator.sign(document: .bytes(Self.document, name: "invoice.txt"), provider: .pkcs11, parameters: parameters)
+        let parameters: ProviderParameters = [
+            .pkcs11URI: .string("pkcs11:token=signer;object=rsakey"), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+        ]
+        let result = try await coordinator.sign(
+            document: .bytes(Self.document, name: "invoice.txt"),
+            provider: .pkcs11,
+            parameters: parameters
+        )
         #expect(try PKCS11Testing.opensslVerifies(result.signature, content: Self.document, in: directory).succeeded)
     }
 }

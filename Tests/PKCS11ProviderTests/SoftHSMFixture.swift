@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,61 +50,111 @@ final class SoftHSMFixture: Sendable {
 
     /// Labels of the tokens made here.
     enum Token {
-        static let signer = "signer"         // rsakey 01, eckey 02, ec384 03, nocert 04, pykey 05 (Python), the CA certificate
-        static let always = "always-auth"    // rsakey 01 with CKA_ALWAYS_AUTHENTICATE
-        static let wrongPIN = "wrong-pin"    // eckey 01
-        static let locked = "locked"         // eckey 01, user PIN locked
-        static let reopen = "reopen"         // eckey 01
-        static let noPIN = "no-pin"          // eckey 01, never logged in by the tests
-        static let pss = "pss"               // rsakey 01 (RSA-PSS signing)
-        static let concurrent = "concurrent" // rsakey 01
-        static let limited = "limited"       // rsakey 01, used through the fault module (session limit)
-        static let pulled = "pulled"         // eckey 01, used through the fault module (token pulled)
+        static let signer = "signer"  // rsakey 01, eckey 02, ec384 03, nocert 04, pykey 05 (Python), the CA certificate
+        static let always = "always-auth"  // rsakey 01 with CKA_ALWAYS_AUTHENTICATE
+        static let wrongPIN = "wrong-pin"  // eckey 01
+        static let locked = "locked"  // eckey 01, user PIN locked
+        static let reopen = "reopen"  // eckey 01
+        static let noPIN = "no-pin"  // eckey 01, never logged in by the tests
+        static let pss = "pss"  // rsakey 01 (RSA-PSS signing)
+        static let concurrent = "concurrent"  // rsakey 01
+        static let limited = "limited"  // rsakey 01, used through the fault module (session limit)
+        static let pulled = "pulled"  // eckey 01, used through the fault module (token pulled)
     }
 
     private init() throws {
         directory = try TemporaryDirectory(prefix: "pkcs11-softhsm")
         try FileManager.default.createDirectory(atPath: directory.path("tokens"), withIntermediateDirectories: true)
-        configPath = try directory.write("softhsm2.conf", text: """
-            directories.tokendir = \(directory.path("tokens"))
-            objectstore.backend = file
-            log.level = ERROR
-            slots.removable = false
+        configPath = try directory.write(
+            "softhsm2.conf",
+            text: """
+                directories.tokendir = \(directory.path("tokens"))
+                objectstore.backend = file
+                log.level = ERROR
+                slots.removable = false
 
-            """)
+                """
+        )
         // The in-process module reads this at its (one) C_Initialize: set before any test loads it.
         setenv("SOFTHSM2_CONF", configPath, 1)
 
         caPath = directory.path("ca.pem")
-        try Self.tool("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                                  "-keyout", directory.path("ca.key"), "-out", caPath, "-subj", "/CN=Test Token CA/O=swift-certificate-providers",
-                                  "-days", "30", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
-                      config: configPath)
+        try Self.tool(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-keyout", directory.path("ca.key"), "-out", caPath, "-subj",
+                "/CN=Test Token CA/O=swift-certificate-providers",
+                "-days", "30", "-addext", "basicConstraints=critical,CA:TRUE", "-addext",
+                "keyUsage=critical,keyCertSign,cRLSign",
+            ],
+            config: configPath
+        )
         caCertificate = try Certificate(pemEncoded: String(decoding: try directory.read("ca.pem"), as: UTF8.self))
 
         var serials: [String: String] = [:]
-        let maker = TokenMaker(directory: directory, configPath: configPath, caPath: caPath, caKeyPath: directory.path("ca.key"))
+        let maker = TokenMaker(
+            directory: directory,
+            configPath: configPath,
+            caPath: caPath,
+            caKeyPath: directory.path("ca.key")
+        )
         serials[Token.signer] = try maker.initToken(Token.signer)
-        try maker.keyPair(token: Token.signer, id: "01", label: "rsakey", type: "rsa:2048", subject: "/CN=RSA Token Signer")
-        try maker.keyPair(token: Token.signer, id: "02", label: "eckey", type: "EC:prime256v1", subject: "/CN=EC Token Signer")
+        try maker.keyPair(
+            token: Token.signer,
+            id: "01",
+            label: "rsakey",
+            type: "rsa:2048",
+            subject: "/CN=RSA Token Signer"
+        )
+        try maker.keyPair(
+            token: Token.signer,
+            id: "02",
+            label: "eckey",
+            type: "EC:prime256v1",
+            subject: "/CN=EC Token Signer"
+        )
         if Self.hasPythonPKCS11 {
             // pkcs11-tool 0.23 cannot export a P-384 public key ("cannot create EVP_PKEY"): python-pkcs11 does.
             try maker.keyPair(token: Token.signer, id: "03", label: "ec384", type: "EC:secp384r1", subject: nil)
-            try maker.certify(token: Token.signer, id: "03", label: "ec384", subject: "/CN=EC P-384 Token Signer", exportWithPython: true)
+            try maker.certify(
+                token: Token.signer,
+                id: "03",
+                label: "ec384",
+                subject: "/CN=EC P-384 Token Signer",
+                exportWithPython: true
+            )
         }
         try maker.keyPair(token: Token.signer, id: "04", label: "nocert", type: "EC:prime256v1", subject: nil)
         if Self.hasPythonPKCS11 {
             try maker.pythonRSAKeyPair(token: Token.signer, id: "05", label: "pykey")
             try maker.certify(token: Token.signer, id: "05", label: "pykey", subject: "/CN=Python Made Token Signer")
         }
-        try maker.writeCertificate(token: Token.signer, der: caCertificate.derRepresentation, id: "ca", label: "Test Token CA")
+        try maker.writeCertificate(
+            token: Token.signer,
+            der: caCertificate.derRepresentation,
+            id: "ca",
+            label: "Test Token CA"
+        )
 
         serials[Token.always] = try maker.initToken(Token.always)
-        try maker.keyPair(token: Token.always, id: "01", label: "rsakey", type: "rsa:2048", subject: "/CN=Always Authenticate Signer",
-                          extra: ["--always-auth"])
+        try maker.keyPair(
+            token: Token.always,
+            id: "01",
+            label: "rsakey",
+            type: "rsa:2048",
+            subject: "/CN=Always Authenticate Signer",
+            extra: ["--always-auth"]
+        )
         for label in [Token.wrongPIN, Token.locked, Token.reopen, Token.noPIN, Token.pulled] {
             serials[label] = try maker.initToken(label)
-            try maker.keyPair(token: label, id: "01", label: "eckey", type: "EC:prime256v1", subject: "/CN=\(label) signer")
+            try maker.keyPair(
+                token: label,
+                id: "01",
+                label: "eckey",
+                type: "EC:prime256v1",
+                subject: "/CN=\(label) signer"
+            )
         }
         for label in [Token.pss, Token.concurrent, Token.limited] {
             serials[label] = try maker.initToken(label)
@@ -115,10 +166,22 @@ final class SoftHSMFixture: Sendable {
 
     /// Runs a tool with `SOFTHSM2_CONF` (and the PIN, for `--pin env:PIN`) in its environment.
     @discardableResult
-    static func tool(_ name: String, _ arguments: [String], config: String, input: Data? = nil) throws -> ExternalTool.Result {
-        let result = try ExternalTool.run(name, arguments, environment: ["SOFTHSM2_CONF": config, "PIN": pin, "SO_PIN": soPIN], input: input)
+    static func tool(
+        _ name: String,
+        _ arguments: [String],
+        config: String,
+        input: Data? = nil
+    ) throws -> ExternalTool.Result {
+        let result = try ExternalTool.run(
+            name,
+            arguments,
+            environment: ["SOFTHSM2_CONF": config, "PIN": pin, "SO_PIN": soPIN],
+            input: input
+        )
         guard result.succeeded else {
-            throw FixtureError("\(name) \(arguments.prefix(4).joined(separator: " ")) … failed: \(result.errorOutput)\(result.output)")
+            throw FixtureError(
+                "\(name) \(arguments.prefix(4).joined(separator: " ")) … failed: \(result.errorOutput)\(result.output)"
+            )
         }
         return result
     }
@@ -132,14 +195,20 @@ final class SoftHSMFixture: Sendable {
         let tokens = try FileManager.default.contentsOfDirectory(atPath: tokenDirectory)
         for token in tokens {
             let path = "\(tokenDirectory)/\(token)/token.object"
-            guard var bytes = FileManager.default.contents(atPath: path).map(Array.init), bytes.count > 16 else { continue }
+            guard var bytes = FileManager.default.contents(atPath: path).map(Array.init), bytes.count > 16 else {
+                continue
+            }
             guard String(decoding: bytes, as: UTF8.self).contains(serial) else { continue }
             let marker: [UInt8] = [0, 0, 0, 0, 0x80, 0, 0x53, 0x4B, 0, 0, 0, 0, 0, 0, 0, 2]
-            guard let start = (0...(bytes.count - marker.count - 8)).first(where: { Array(bytes[$0..<$0 + marker.count]) == marker }) else {
+            guard
+                let start = (0...(bytes.count - marker.count - 8)).first(where: {
+                    Array(bytes[$0..<$0 + marker.count]) == marker
+                })
+            else {
                 throw FixtureError("no CKA_OS_TOKENFLAGS in \(path)")
             }
             let value = start + marker.count
-            bytes[value + 5] |= 0x04 // CKF_USER_PIN_LOCKED = 0x00040000
+            bytes[value + 5] |= 0x04  // CKF_USER_PIN_LOCKED = 0x00040000
             bytes[7] &+= 1
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             return
@@ -152,7 +221,8 @@ final class SoftHSMFixture: Sendable {
         let result = try Self.tool("pkcs11-tool", ["--module", Self.softHSMModule, "-L"], config: configPath)
         let blocks = result.output.components(separatedBy: "Slot ")
         guard let block = blocks.first(where: { $0.contains("token label        : \(label)\n") }),
-              let line = block.split(separator: "\n").first(where: { $0.contains("token flags") }) else {
+            let line = block.split(separator: "\n").first(where: { $0.contains("token flags") })
+        else {
             throw FixtureError("token \(label) not listed: \(result.output)")
         }
         return String(line)
@@ -169,8 +239,14 @@ struct TokenMaker {
 
     /// `softhsm2-util --init-token`; returns the token's serial number.
     func initToken(_ label: String) throws -> String {
-        try SoftHSMFixture.tool("softhsm2-util", ["--init-token", "--free", "--label", label, "--pin", SoftHSMFixture.pin,
-                                                  "--so-pin", SoftHSMFixture.soPIN], config: configPath)
+        try SoftHSMFixture.tool(
+            "softhsm2-util",
+            [
+                "--init-token", "--free", "--label", label, "--pin", SoftHSMFixture.pin,
+                "--so-pin", SoftHSMFixture.soPIN,
+            ],
+            config: configPath
+        )
         let listing = try SoftHSMFixture.tool("pkcs11-tool", ["--module", module, "-L"], config: configPath).output
         for block in listing.components(separatedBy: "Slot ") where block.contains("token label        : \(label)\n") {
             if let line = block.split(separator: "\n").first(where: { $0.contains("serial num") }) {
@@ -181,9 +257,16 @@ struct TokenMaker {
     }
 
     /// `pkcs11-tool --keypairgen`, then a certificate for the public key (when `subject` is given).
-    func keyPair(token: String, id: String, label: String, type: String, subject: String?, extra: [String] = []) throws {
-        try SoftHSMFixture.tool("pkcs11-tool", ["--module", module, "--token-label", token, "--login", "--pin", "env:PIN", "--keypairgen",
-                                                "--key-type", type, "--id", id, "--label", label] + extra, config: configPath)
+    func keyPair(token: String, id: String, label: String, type: String, subject: String?, extra: [String] = []) throws
+    {
+        try SoftHSMFixture.tool(
+            "pkcs11-tool",
+            [
+                "--module", module, "--token-label", token, "--login", "--pin", "env:PIN", "--keypairgen",
+                "--key-type", type, "--id", id, "--label", label,
+            ] + extra,
+            config: configPath
+        )
         if let subject { try certify(token: token, id: id, label: label, subject: subject) }
     }
 
@@ -201,28 +284,58 @@ struct TokenMaker {
                     key = session.get_key(object_class=ObjectClass.PUBLIC_KEY, id=bytes.fromhex(os.environ["KEY_ID"]))
                     open(os.environ["OUT"], "wb").write(encode_ec_public_key(key))
                 """
-            let result = try ExternalTool.run("python3", ["-c", script], environment: [
-                "SOFTHSM2_CONF": configPath, "MODULE": module, "TOKEN": token, "KEY_ID": id, "OUT": publicKey,
-            ])
-            guard result.succeeded else { throw FixtureError("python-pkcs11 public key export failed: \(result.errorOutput)") }
+            let result = try ExternalTool.run(
+                "python3",
+                ["-c", script],
+                environment: [
+                    "SOFTHSM2_CONF": configPath, "MODULE": module, "TOKEN": token, "KEY_ID": id, "OUT": publicKey,
+                ]
+            )
+            guard result.succeeded else {
+                throw FixtureError("python-pkcs11 public key export failed: \(result.errorOutput)")
+            }
         } else {
-            try SoftHSMFixture.tool("pkcs11-tool", ["--module", module, "--token-label", token, "--read-object", "--type", "pubkey", "--id", id,
-                                                    "-o", publicKey], config: configPath)
+            try SoftHSMFixture.tool(
+                "pkcs11-tool",
+                [
+                    "--module", module, "--token-label", token, "--read-object", "--type", "pubkey", "--id", id,
+                    "-o", publicKey,
+                ],
+                config: configPath
+            )
         }
         let certificate = directory.path("\(token)-\(id).cert.der")
-        try SoftHSMFixture.tool("openssl", ["x509", "-new", "-subj", subject, "-force_pubkey", publicKey, "-keyform", "DER", "-CA", caPath,
-                                            "-CAkey", caKeyPath, "-days", "30", "-outform", "DER", "-out", certificate,
-                                            "-extfile", try directory.write("leaf.ext", text: "keyUsage=critical,digitalSignature,nonRepudiation\n")],
-                                config: configPath)
-        try SoftHSMFixture.tool("pkcs11-tool", ["--module", module, "--token-label", token, "--login", "--pin", "env:PIN", "--write-object",
-                                                certificate, "--type", "cert", "--id", id, "--label", label], config: configPath)
+        try SoftHSMFixture.tool(
+            "openssl",
+            [
+                "x509", "-new", "-subj", subject, "-force_pubkey", publicKey, "-keyform", "DER", "-CA", caPath,
+                "-CAkey", caKeyPath, "-days", "30", "-outform", "DER", "-out", certificate,
+                "-extfile",
+                try directory.write("leaf.ext", text: "keyUsage=critical,digitalSignature,nonRepudiation\n"),
+            ],
+            config: configPath
+        )
+        try SoftHSMFixture.tool(
+            "pkcs11-tool",
+            [
+                "--module", module, "--token-label", token, "--login", "--pin", "env:PIN", "--write-object",
+                certificate, "--type", "cert", "--id", id, "--label", label,
+            ],
+            config: configPath
+        )
     }
 
     /// Writes a certificate object (a CA certificate for the chain).
     func writeCertificate(token: String, der: [UInt8], id: String, label: String) throws {
         let path = try directory.write("\(token)-\(id).der", der)
-        try SoftHSMFixture.tool("pkcs11-tool", ["--module", module, "--token-label", token, "--login", "--pin", "env:PIN", "--write-object",
-                                                path, "--type", "cert", "--id", id, "--label", label], config: configPath)
+        try SoftHSMFixture.tool(
+            "pkcs11-tool",
+            [
+                "--module", module, "--token-label", token, "--login", "--pin", "env:PIN", "--write-object",
+                path, "--type", "cert", "--id", id, "--label", label,
+            ],
+            config: configPath
+        )
     }
 
     /// An RSA-2048 key pair generated on the token through python-pkcs11 (an independent client).
@@ -235,9 +348,14 @@ struct TokenMaker {
             with t.open(rw=True, user_pin=os.environ["PIN"]) as session:
                 session.generate_keypair(KeyType.RSA, 2048, id=bytes.fromhex(os.environ["KEY_ID"]), label=os.environ["LABEL"], store=True)
             """
-        let result = try ExternalTool.run("python3", ["-c", script], environment: [
-            "SOFTHSM2_CONF": configPath, "PIN": SoftHSMFixture.pin, "MODULE": module, "TOKEN": token, "KEY_ID": id, "LABEL": label,
-        ])
+        let result = try ExternalTool.run(
+            "python3",
+            ["-c", script],
+            environment: [
+                "SOFTHSM2_CONF": configPath, "PIN": SoftHSMFixture.pin, "MODULE": module, "TOKEN": token, "KEY_ID": id,
+                "LABEL": label,
+            ]
+        )
         guard result.succeeded else { throw FixtureError("python-pkcs11 key generation failed: \(result.errorOutput)") }
     }
 }

@@ -7,7 +7,10 @@ import Testing
 /// Helpers shared by the PKCS#11 suites.
 enum PKCS11Testing {
     /// A provider initialised with `uri` on the shared SoftHSM fixture (module loaded directly).
-    static func provider(_ uri: String, pin: String? = SoftHSMFixture.pin) async throws -> (PKCS11CertificateProvider, SigningIdentity) {
+    static func provider(
+        _ uri: String,
+        pin: String? = SoftHSMFixture.pin
+    ) async throws -> (PKCS11CertificateProvider, SigningIdentity) {
         _ = try SoftHSMFixture.shared()
         let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule)])
         var options: ProviderParameters = [.pkcs11URI: .string(uri)]
@@ -31,12 +34,21 @@ enum PKCS11Testing {
     }
 
     /// `openssl cms -verify` of a detached DER signature over `content` against the fixture's CA.
-    static func opensslVerifies(_ signature: [UInt8], content: [UInt8], in directory: TemporaryDirectory) throws -> ExternalTool.Result {
+    static func opensslVerifies(
+        _ signature: [UInt8],
+        content: [UInt8],
+        in directory: TemporaryDirectory
+    ) throws -> ExternalTool.Result {
         let fixture = try SoftHSMFixture.shared()
         let signaturePath = try directory.write("signature-\(UUID().uuidString).p7s", signature)
         let contentPath = try directory.write("content-\(UUID().uuidString).txt", content)
-        return try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-inform", "DER", "-in", signaturePath, "-content", contentPath,
-                                                "-CAfile", fixture.caPath, "-purpose", "any", "-out", "/dev/null"])
+        return try ExternalTool.run(
+            "openssl",
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", signaturePath, "-content", contentPath,
+                "-CAfile", fixture.caPath, "-purpose", "any", "-out", "/dev/null",
+            ]
+        )
     }
 
     /// The `openssl cms -cmsout -print` dump of a signature (to check its attributes and algorithms).

@@ -12,8 +12,12 @@ struct BadInputTests {
     static let fixture: (bytes: [UInt8], identity: SigningIdentity) = {
         // TestPKI and the writer only fail when OpenSSL is broken, which every test would show.
         let identity = try! Fixtures.pki.issueLeaf(subject: "CN=Bad Input Fixture", keyType: .p256)
-        let bytes = try! PKCS12File.encode(identity, password: Secret("fixture"), friendlyName: "fixture",
-                                           options: .init(iterations: 16, macIterations: 16))
+        let bytes = try! PKCS12File.encode(
+            identity,
+            password: Secret("fixture"),
+            friendlyName: "fixture",
+            options: .init(iterations: 16, macIterations: 16)
+        )
         return (bytes, identity)
     }()
 
@@ -29,11 +33,19 @@ struct BadInputTests {
         try Self.flipBits(in: Self.fixture.bytes, password: "fixture", original: Self.fixture.identity, stride: 3)
     }
 
-    @Test("single bit flips in an openssl -legacy file (RC2-40, 3DES, SHA-1 MAC)", .enabled(if: Fixtures.hasOpenSSL, "openssl is not installed"))
+    @Test(
+        "single bit flips in an openssl -legacy file (RC2-40, 3DES, SHA-1 MAC)",
+        .enabled(if: Fixtures.hasOpenSSL, "openssl is not installed")
+    )
     func bitFlipsLegacy() throws {
         let directory = try TemporaryDirectory()
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Legacy Flips")
-        let bytes = try Fixtures.opensslExport(original, password: "flip", arguments: ["-legacy", "-iter", "16"], in: directory)
+        let bytes = try Fixtures.opensslExport(
+            original,
+            password: "flip",
+            arguments: ["-legacy", "-iter", "16"],
+            in: directory
+        )
         try Self.flipBits(in: bytes, password: "flip", original: original, stride: 5)
     }
 
@@ -88,16 +100,23 @@ struct BadInputTests {
     @Test("a DER certificate and a PEM file are named as what they are")
     func otherFormats() throws {
         let identity = Self.fixture.identity
-        let der = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: identity.certificate.derRepresentation, password: nil) }
+        let der = Fixtures.expectError(.malformedInput) {
+            _ = try PKCS12File(data: identity.certificate.derRepresentation, password: nil)
+        }
         #expect(der?.reason.contains("DER X.509 certificate") == true)
         let key = try #require(identity.key as? LocalSigningKey)
         let pem = identity.certificate.pemRepresentation + (try key.pemRepresentation(password: nil))
-        let pemError = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: Array(pem.utf8), password: nil) }
+        let pemError = Fixtures.expectError(.malformedInput) {
+            _ = try PKCS12File(data: Array(pem.utf8), password: nil)
+        }
         #expect(pemError?.reason.contains("PEM") == true)
         // What `openssl pkcs12 -nodes` prints: attribute lines before each block.
-        let dumped = "Bag Attributes\n    localKeyID: 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F 10 11 12 13 14\n    friendlyName: signer\n"
+        let dumped =
+            "Bag Attributes\n    localKeyID: 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F 10 11 12 13 14\n    friendlyName: signer\n"
             + "subject=CN = Bad Input Fixture\nissuer=CN = PKCS12 Test Root, O = swift-certificate-providers\n" + pem
-        let dumpedError = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: Array(dumped.utf8), password: nil) }
+        let dumpedError = Fixtures.expectError(.malformedInput) {
+            _ = try PKCS12File(data: Array(dumped.utf8), password: nil)
+        }
         #expect(dumpedError?.reason.contains("PEM") == true)
     }
 
@@ -108,9 +127,11 @@ struct BadInputTests {
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.write(contentsOf: Data(Self.fixture.bytes))
-        try handle.truncate(atOffset: 50 * 1_048_576) // sparse: 50 MB on the file system, no time to write
+        try handle.truncate(atOffset: 50 * 1_048_576)  // sparse: 50 MB on the file system, no time to write
         try handle.close()
-        let error = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(contentsOf: path, password: Secret("fixture")) }
+        let error = Fixtures.expectError(.malformedInput) {
+            _ = try PKCS12File(contentsOf: path, password: Secret("fixture"))
+        }
         #expect(error?.reason.contains("50 MiB") == true)
         let bytes = Self.fixture.bytes + [UInt8](repeating: 0, count: 50 * 1_048_576)
         Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: bytes, password: Secret("fixture")) }
@@ -121,10 +142,13 @@ struct BadInputTests {
         var bytes = Self.fixture.bytes
         // The file ends with the MAC iterations `02 01 10` (16) inside MacData, the PFX's last element.
         #expect(Array(bytes.suffix(3)) == [0x02, 0x01, 0x10])
-        #expect(bytes[1] == 0x82) // PFX length in long form, two bytes
+        #expect(bytes[1] == 0x82)  // PFX length in long form, two bytes
         var found: Int?
         for index in stride(from: bytes.count - 3, through: 0, by: -1) where bytes[index] == 0x30 {
-            if Int(bytes[index + 1]) == bytes.count - index - 2 { found = index; break }
+            if Int(bytes[index + 1]) == bytes.count - index - 2 {
+                found = index
+                break
+            }
         }
         let macData = try #require(found)
         bytes.removeLast(3)
@@ -133,14 +157,18 @@ struct BadInputTests {
         let length = (Int(bytes[2]) << 8 | Int(bytes[3])) + 3
         bytes[2] = UInt8(length >> 8)
         bytes[3] = UInt8(length & 0xFF)
-        let error = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: bytes, password: Secret("fixture")) }
+        let error = Fixtures.expectError(.malformedInput) {
+            _ = try PKCS12File(data: bytes, password: Secret("fixture"))
+        }
         #expect(error?.reason.contains("2147483647") == true, "\(String(describing: error))")
     }
 
     @Test("missing file and directory → .fileSystem")
     func notAFile() throws {
         let directory = try TemporaryDirectory()
-        Fixtures.expectError(.fileSystem) { _ = try PKCS12File(contentsOf: directory.path("absent.p12"), password: nil) }
+        Fixtures.expectError(.fileSystem) {
+            _ = try PKCS12File(contentsOf: directory.path("absent.p12"), password: nil)
+        }
         Fixtures.expectError(.fileSystem) { _ = try PKCS12File(contentsOf: directory.url.path, password: nil) }
     }
 
@@ -149,7 +177,9 @@ struct BadInputTests {
         var bytes = Self.fixture.bytes
         // The MAC value is the last OCTET STRING near the end; flip a bit in it.
         bytes[bytes.count - 30] ^= 0x01
-        let error = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: bytes, password: Secret("fixture")) }
+        let error = Fixtures.expectError(.malformedInput) {
+            _ = try PKCS12File(data: bytes, password: Secret("fixture"))
+        }
         #expect(error?.reason.contains("integrity") == true)
         Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("other")) }
     }
@@ -157,7 +187,11 @@ struct BadInputTests {
 
 extension Fixtures {
     /// Expects a `CertificateProviderError` whose code is one of `codes`.
-    static func expectErrorIn(_ codes: Set<CertificateProviderError.Code>, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+    static func expectErrorIn(
+        _ codes: Set<CertificateProviderError.Code>,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () throws -> Void
+    ) {
         do {
             try body()
             Issue.record("expected one of \(codes), but it succeeded", sourceLocation: sourceLocation)

@@ -17,22 +17,36 @@ struct FuzzRegressionTests {
     /// certificate part and key each just under the old per-derivation limit (10 000 000), so one
     /// open ran three 10-million-iteration derivations: over 10 s under the fuzz build (3 s without
     /// sanitizers). The limit is now 3 000 000, so the MAC is refused before any derivation runs.
-    @Test("10-million-iteration derivations → .malformedInput before any derivation, with the right and a wrong password",
-          arguments: ["fuzz-password", "wrong password"])
+    @Test(
+        "10-million-iteration derivations → .malformedInput before any derivation, with the right and a wrong password",
+        arguments: ["fuzz-password", "wrong password"]
+    )
     func iterationLimit(password: String) throws {
         let bytes = try Self.regression("pkcs12-right-password", "iterations-9999999-each.p12")
-        let error = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: bytes, password: Secret(password)) }
-        #expect(error?.reason.contains("9999999 key-derivation iterations (at most 3000000 accepted)") == true, "\(String(describing: error))")
+        let error = Fixtures.expectError(.malformedInput) {
+            _ = try PKCS12File(data: bytes, password: Secret(password))
+        }
+        #expect(
+            error?.reason.contains("9999999 key-derivation iterations (at most 3000000 accepted)") == true,
+            "\(String(describing: error))"
+        )
     }
 
     /// `openssl pkcs12 -export -iter 2999999`: each derivation is within the limit, together they
     /// are three times over it. The MAC runs, then the certificate part is refused before its
     /// derivation.
-    @Test("derivations each under the limit but together over it → .malformedInput, with the right and a wrong password",
-          arguments: ["fuzz-password", "wrong password"])
+    @Test(
+        "derivations each under the limit but together over it → .malformedInput, with the right and a wrong password",
+        arguments: ["fuzz-password", "wrong password"]
+    )
     func iterationTotal(password: String) throws {
         let bytes = try Self.regression("pkcs12-right-password", "iterations-2999999-each.p12")
-        let error = Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: bytes, password: Secret(password)) }
-        #expect(error?.reason.contains("more than 3000000 key-derivation iterations in total") == true, "\(String(describing: error))")
+        let error = Fixtures.expectError(.malformedInput) {
+            _ = try PKCS12File(data: bytes, password: Secret(password))
+        }
+        #expect(
+            error?.reason.contains("more than 3000000 key-derivation iterations in total") == true,
+            "\(String(describing: error))"
+        )
     }
 }

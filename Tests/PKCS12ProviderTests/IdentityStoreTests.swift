@@ -38,7 +38,9 @@ struct IdentityStoreTests {
         Fixtures.expectError(.wrongPassword) { _ = try store.identity(alias: alias, password: Secret("wrong")) }
         Fixtures.expectError(.passwordRequired) { _ = try store.identity(alias: alias, password: nil) }
         Fixtures.expectError(.notStored) { _ = try store.identity(alias: "absent", password: Secret("x")) }
-        Fixtures.expectError(.alreadyExists) { try store.import(original, alias: alias, storePassword: Secret("x-long-enough"), options: Self.fast) }
+        Fixtures.expectError(.alreadyExists) {
+            try store.import(original, alias: alias, storePassword: Secret("x-long-enough"), options: Self.fast)
+        }
 
         // Export: a file other tools open with the new password.
         let exported = directory.path("exported.p12")
@@ -47,10 +49,19 @@ struct IdentityStoreTests {
         let reopened = try PKCS12File(contentsOf: exported, password: Secret("export-pw"))
         #expect(try reopened.identity().certificate == original.certificate)
         if Fixtures.hasOpenSSL {
-            try Fixtures.run("openssl", ["pkcs12", "-in", exported, "-noout", "-passin", "env:P"], environment: ["P": "export-pw"])
+            try Fixtures.run(
+                "openssl",
+                ["pkcs12", "-in", exported, "-noout", "-passin", "env:P"],
+                environment: ["P": "export-pw"]
+            )
         }
         Fixtures.expectError(.alreadyExists) {
-            try store.export(alias: alias, password: Secret("хранилище"), exportPassword: Secret("export-pw"), to: exported)
+            try store.export(
+                alias: alias,
+                password: Secret("хранилище"),
+                exportPassword: Secret("export-pw"),
+                to: exported
+            )
         }
 
         #expect(try store.delete(alias: alias))
@@ -85,7 +96,10 @@ struct IdentityStoreTests {
         }
     }
 
-    @Test("importing a file with an empty password needs a store password", .enabled(if: Fixtures.hasOpenSSL, "openssl is not installed"))
+    @Test(
+        "importing a file with an empty password needs a store password",
+        .enabled(if: Fixtures.hasOpenSSL, "openssl is not installed")
+    )
     func importEmptyPasswordFile() async throws {
         let directory = try TemporaryDirectory()
         let store = PKCS12IdentityStore(directory: directory.url.appendingPathComponent("store"))
@@ -93,9 +107,16 @@ struct IdentityStoreTests {
         let bytes = try Fixtures.opensslExport(original, password: nil, in: directory)
         Fixtures.expectError(.passwordRequired) { try store.import(pkcs12Data: bytes, password: nil, alias: "empty") }
         #expect(try store.list().isEmpty)
-        let imported = try store.import(pkcs12Data: bytes, password: nil, alias: "empty", storePassword: Secret("now protected"))
+        let imported = try store.import(
+            pkcs12Data: bytes,
+            password: nil,
+            alias: "empty",
+            storePassword: Secret("now protected")
+        )
         #expect(imported.identity.certificate == original.certificate)
-        try await Fixtures.signAndVerifyWithOpenSSL(try store.identity(alias: "empty", password: Secret("now protected")))
+        try await Fixtures.signAndVerifyWithOpenSSL(
+            try store.identity(alias: "empty", password: Secret("now protected"))
+        )
         Fixtures.expectError(.wrongPassword) { _ = try store.identity(alias: "empty", password: Secret("")) }
     }
 
@@ -104,7 +125,12 @@ struct IdentityStoreTests {
         let directory = try TemporaryDirectory()
         let root = directory.url.appendingPathComponent("nested/store")
         let store = PKCS12IdentityStore(directory: root)
-        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Modes"), alias: "modes", storePassword: Secret("pw-store-1"), options: Self.fast)
+        try store.import(
+            try Fixtures.pki.issueLeaf(subject: "CN=Modes"),
+            alias: "modes",
+            storePassword: Secret("pw-store-1"),
+            options: Self.fast
+        )
         #expect(try Self.mode(root.path) == 0o700)
         #expect(try Self.mode(root.appendingPathComponent("identities").path) == 0o700)
         #expect(try Self.mode(root.appendingPathComponent("identities/modes").path) == 0o700)
@@ -117,22 +143,41 @@ struct IdentityStoreTests {
     func existingDirectoryKeepsMode() throws {
         let directory = try TemporaryDirectory()
         let shared = directory.url.appendingPathComponent("shared")
-        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
-        try FileManager.default.createDirectory(at: shared.appendingPathComponent("identities"), withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            at: shared,
+            withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o755]
+        )
+        try FileManager.default.createDirectory(
+            at: shared.appendingPathComponent("identities"),
+            withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o755]
+        )
         let store = PKCS12IdentityStore(directory: shared)
-        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Shared"), alias: "shared", storePassword: Secret("pw-store-1"), options: Self.fast)
+        try store.import(
+            try Fixtures.pki.issueLeaf(subject: "CN=Shared"),
+            alias: "shared",
+            storePassword: Secret("pw-store-1"),
+            options: Self.fast
+        )
         #expect(try Self.mode(shared.path) == 0o755)
         #expect(try Self.mode(shared.appendingPathComponent("identities").path) == 0o700)
         #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path) == ["identities"])
     }
 
-    @Test("alias validation", arguments: ["", "a/b", "..", ".hidden", "a..b", "tab\there", "nul\u{0}", " padded", String(repeating: "я", count: 101)])
+    @Test(
+        "alias validation",
+        arguments: [
+            "", "a/b", "..", ".hidden", "a..b", "tab\there", "nul\u{0}", " padded", String(repeating: "я", count: 101),
+        ]
+    )
     func badAliases(alias: String) throws {
         let directory = try TemporaryDirectory()
         let store = PKCS12IdentityStore(directory: directory.url)
         let identity = try Fixtures.pki.issueLeaf(subject: "CN=Alias")
-        Fixtures.expectError(.invalidParameter) { try store.import(identity, alias: alias, storePassword: Secret("pw-store-1"), options: Self.fast) }
+        Fixtures.expectError(.invalidParameter) {
+            try store.import(identity, alias: alias, storePassword: Secret("pw-store-1"), options: Self.fast)
+        }
         #expect(!FileManager.default.fileExists(atPath: directory.path("identities/b")))
     }
 
@@ -143,10 +188,18 @@ struct IdentityStoreTests {
         let first = try Fixtures.pki.issueLeaf(subject: "CN=First")
         let second = try Fixtures.pki.issueLeaf(subject: "CN=Second")
         try store.import(first, alias: "signer", storePassword: Secret("pw-store-1"), options: Self.fast)
-        try store.import(second, alias: "signer", storePassword: Secret("pw-store-2"), replacingExisting: true, options: Self.fast)
+        try store.import(
+            second,
+            alias: "signer",
+            storePassword: Secret("pw-store-2"),
+            replacingExisting: true,
+            options: Self.fast
+        )
         #expect(try store.list().map(\.subject) == ["CN=Second"])
         #expect(try store.identity(alias: "signer", password: Secret("pw-store-2")).certificate == second.certificate)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path("identities")).filter { $0.hasPrefix(".") && $0 != ".lock" }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path("identities")).filter {
+            $0.hasPrefix(".") && $0 != ".lock"
+        }
         #expect(leftovers.isEmpty)
     }
 
@@ -162,7 +215,9 @@ struct IdentityStoreTests {
         let new = try Fixtures.pki.issueLeaf(subject: "CN=New Entry")
         let complete = identities.appendingPathComponent(".tmp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: complete, withIntermediateDirectories: false)
-        try Data(try PKCS12File.encode(new, password: Secret("pw-store-1"), options: Self.fast)).write(to: complete.appendingPathComponent("identity.p12"))
+        try Data(try PKCS12File.encode(new, password: Secret("pw-store-1"), options: Self.fast)).write(
+            to: complete.appendingPathComponent("identity.p12")
+        )
         try Data(#"{"alias":"signer"}"#.utf8).write(to: complete.appendingPathComponent("metadata.json"))
         // 2. A half-written temporary file (the process died inside write()).
         let half = identities.appendingPathComponent(".tmp-\(UUID().uuidString)")
@@ -178,7 +233,9 @@ struct IdentityStoreTests {
 
         // The next change cleans the leftovers.
         try store.import(new, alias: "other", storePassword: Secret("pw-store-1"), options: Self.fast)
-        let hidden = try FileManager.default.contentsOfDirectory(atPath: identities.path).filter { $0.hasPrefix(".") && $0 != ".lock" }
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: identities.path).filter {
+            $0.hasPrefix(".") && $0 != ".lock"
+        }
         #expect(hidden.isEmpty, "\(hidden)")
         #expect(try store.list().map(\.alias) == ["other", "signer"])
     }
@@ -191,10 +248,17 @@ struct IdentityStoreTests {
         try store.import(old, alias: "signer", storePassword: Secret("pw-store-1"), options: Self.fast)
         // The replacement renamed the old entry aside, then died before renaming the new one in.
         let identities = directory.url.appendingPathComponent("identities")
-        try FileManager.default.moveItem(at: identities.appendingPathComponent("signer"),
-                                         to: identities.appendingPathComponent(".replaced-\(UUID().uuidString)"))
+        try FileManager.default.moveItem(
+            at: identities.appendingPathComponent("signer"),
+            to: identities.appendingPathComponent(".replaced-\(UUID().uuidString)")
+        )
         #expect(try store.list().isEmpty)
-        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Unrelated"), alias: "unrelated", storePassword: Secret("pw-store-1"), options: Self.fast)
+        try store.import(
+            try Fixtures.pki.issueLeaf(subject: "CN=Unrelated"),
+            alias: "unrelated",
+            storePassword: Secret("pw-store-1"),
+            options: Self.fast
+        )
         #expect(try store.identity(alias: "signer", password: Secret("pw-store-1")).certificate == old.certificate)
     }
 
@@ -202,11 +266,18 @@ struct IdentityStoreTests {
     func corruptedEntry() throws {
         let directory = try TemporaryDirectory()
         let store = PKCS12IdentityStore(directory: directory.url)
-        try store.import(try Fixtures.pki.issueLeaf(subject: "CN=Damaged"), alias: "damaged", storePassword: Secret("pw-store-1"), options: Self.fast)
+        try store.import(
+            try Fixtures.pki.issueLeaf(subject: "CN=Damaged"),
+            alias: "damaged",
+            storePassword: Secret("pw-store-1"),
+            options: Self.fast
+        )
         let p12 = directory.path("identities/damaged/identity.p12")
         let bytes = try directory.read("identities/damaged/identity.p12")
         try Data(bytes.prefix(200)).write(to: URL(fileURLWithPath: p12))
-        Fixtures.expectError(.storeCorrupted) { _ = try store.identity(alias: "damaged", password: Secret("pw-store-1")) }
+        Fixtures.expectError(.storeCorrupted) {
+            _ = try store.identity(alias: "damaged", password: Secret("pw-store-1"))
+        }
         try Data("not json".utf8).write(to: URL(fileURLWithPath: directory.path("identities/damaged/metadata.json")))
         Fixtures.expectError(.storeCorrupted) { _ = try store.metadata(alias: "damaged") }
         #expect(try store.list().isEmpty)
@@ -214,18 +285,33 @@ struct IdentityStoreTests {
 
     @Test("the default directory: $CERTSIGN_HOME, else $XDG_DATA_HOME/certsign, else ~/.local/share/certsign")
     func defaultDirectory() {
-        #expect(PKCS12IdentityStore.defaultDirectory(environment: ["CERTSIGN_HOME": "/srv/cs", "XDG_DATA_HOME": "/x", "HOME": "/h"]).path == "/srv/cs")
-        #expect(PKCS12IdentityStore.defaultDirectory(environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]).path == "/x/certsign")
+        #expect(
+            PKCS12IdentityStore.defaultDirectory(environment: [
+                "CERTSIGN_HOME": "/srv/cs", "XDG_DATA_HOME": "/x", "HOME": "/h",
+            ]).path == "/srv/cs"
+        )
+        #expect(
+            PKCS12IdentityStore.defaultDirectory(environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]).path
+                == "/x/certsign"
+        )
         #expect(PKCS12IdentityStore.defaultDirectory(environment: ["HOME": "/h"]).path == "/h/.local/share/certsign")
     }
 
-    @Test("two processes importing the same alias: one succeeds, one gets .alreadyExists; different aliases: both succeed")
+    @Test(
+        "two processes importing the same alias: one succeeds, one gets .alreadyExists; different aliases: both succeed"
+    )
     func concurrentImports() throws {
         let directory = try TemporaryDirectory()
         let first = try Fixtures.pki.issueLeaf(subject: "CN=Process One")
         let second = try Fixtures.pki.issueLeaf(subject: "CN=Process Two")
-        let firstPath = try directory.write("one.p12", try PKCS12File.encode(first, password: Secret("in"), options: Self.fast))
-        let secondPath = try directory.write("two.p12", try PKCS12File.encode(second, password: Secret("in"), options: Self.fast))
+        let firstPath = try directory.write(
+            "one.p12",
+            try PKCS12File.encode(first, password: Secret("in"), options: Self.fast)
+        )
+        let secondPath = try directory.write(
+            "two.p12",
+            try PKCS12File.encode(second, password: Secret("in"), options: Self.fast)
+        )
         let tool = Fixtures.storeToolPath
         #expect(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing")
 
@@ -261,7 +347,9 @@ struct IdentityStoreTests {
                 #expect(outputs.allSatisfy { $0.hasPrefix("ok") }, "\(outputs)")
                 #expect(try store.list().map(\.alias) == ["left", "right"])
             }
-            let hidden = try FileManager.default.contentsOfDirectory(atPath: storePath + "/identities").filter { $0.hasPrefix(".") && $0 != ".lock" }
+            let hidden = try FileManager.default.contentsOfDirectory(atPath: storePath + "/identities").filter {
+                $0.hasPrefix(".") && $0 != ".lock"
+            }
             #expect(hidden.isEmpty)
         }
     }

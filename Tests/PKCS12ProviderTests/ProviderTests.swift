@@ -7,7 +7,12 @@ import Testing
 @Suite("PKCS12CertificateProvider (SAP contract)")
 struct ProviderTests {
     static func fileBytes(_ identity: SigningIdentity, password: String) throws -> [UInt8] {
-        try PKCS12File.encode(identity, password: Secret(password), friendlyName: "from-file", options: .init(iterations: 64, macIterations: 64))
+        try PKCS12File.encode(
+            identity,
+            password: Secret(password),
+            friendlyName: "from-file",
+            options: .init(iterations: 64, macIterations: 64)
+        )
     }
 
     @Test("registry → initialize from a file → storedCertificate without reopening → delete")
@@ -19,10 +24,12 @@ struct ProviderTests {
         try PKCS12CertificateProvider.register(in: &registry, environment: ["CERTSIGN_HOME": directory.path("home")])
         let provider = try registry.makeProvider(.pkcs12)
         #expect(provider.providerID == .pkcs12)
-        #expect(try provider.storedCertificate() == nil) // nothing stored yet, and no prompt
+        #expect(try provider.storedCertificate() == nil)  // nothing stored yet, and no prompt
 
-        let identity = try await provider.initialize(options: [.pkcs12File: .string(path), .pkcs12Password: .secret(Secret("file-pw-123")),
-                                                                .pkcs12Alias: .string("работа")])
+        let identity = try await provider.initialize(options: [
+            .pkcs12File: .string(path), .pkcs12Password: .secret(Secret("file-pw-123")),
+            .pkcs12Alias: .string("работа"),
+        ])
         #expect(identity.certificate == original.certificate)
         // Import inputs are not kept; the effective store password is.
         #expect(provider.parameters[.pkcs12File] == nil && provider.parameters[.pkcs12Password] == nil)
@@ -35,7 +42,11 @@ struct ProviderTests {
         for _ in 0..<20 {
             let stored = try #require(try provider.storedCertificate())
             #expect(stored.certificate == original.certificate)
-            _ = try await stored.key.signature(for: Array("doc".utf8), digestAlgorithm: .sha256, scheme: stored.key.defaultScheme)
+            _ = try await stored.key.signature(
+                for: Array("doc".utf8),
+                digestAlgorithm: .sha256,
+                scheme: stored.key.defaultScheme
+            )
         }
         #expect(pkcs12.pkcs12OpenCount == 1, "signing many documents must not reopen the PKCS#12")
 
@@ -45,32 +56,46 @@ struct ProviderTests {
 
         try provider.deleteStoredCertificate()
         #expect(try provider.storedCertificate() == nil)
-        try provider.deleteStoredCertificate() // nothing stored: still succeeds
+        try provider.deleteStoredCertificate()  // nothing stored: still succeeds
     }
 
-    @Test("a fresh provider unlocks the stored identity once with the store password, and says when it is missing or wrong")
+    @Test(
+        "a fresh provider unlocks the stored identity once with the store password, and says when it is missing or wrong"
+    )
     func storedCertificateNeedsPassword() async throws {
         let directory = try TemporaryDirectory()
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Stored Only")
         let first = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
-        _ = try await first.initialize(options: [.pkcs12Data: .data(try Self.fileBytes(original, password: "file-pw-456")),
-                                                 .pkcs12Password: .secret(Secret("file-pw-456")), .pkcs12StorePassword: .secret(Secret("store-pw-1"))])
+        _ = try await first.initialize(options: [
+            .pkcs12Data: .data(try Self.fileBytes(original, password: "file-pw-456")),
+            .pkcs12Password: .secret(Secret("file-pw-456")), .pkcs12StorePassword: .secret(Secret("store-pw-1")),
+        ])
 
         let locked = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
         Fixtures.expectError(.passwordRequired) { _ = try locked.storedCertificate() }
-        try locked.setParameters([.pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .secret(Secret("wrong"))])
+        try locked.setParameters([
+            .pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .secret(Secret("wrong")),
+        ])
         Fixtures.expectError(.wrongPassword) { _ = try locked.storedCertificate() }
-        #expect(locked.pkcs12OpenCount == 1) // the failed attempt
-        try locked.setParameters([.pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .string("store-pw-1")])
+        #expect(locked.pkcs12OpenCount == 1)  // the failed attempt
+        try locked.setParameters([
+            .pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .string("store-pw-1"),
+        ])
         #expect(try locked.storedCertificate()?.certificate == original.certificate)
         #expect(try locked.storedCertificate()?.certificate == original.certificate)
         #expect(locked.pkcs12OpenCount == 2)
-        if Fixtures.hasOpenSSL { try await Fixtures.signAndVerifyWithOpenSSL(try #require(try locked.storedCertificate())) }
+        if Fixtures.hasOpenSSL {
+            try await Fixtures.signAndVerifyWithOpenSSL(try #require(try locked.storedCertificate()))
+        }
 
         // Another process replacing the entry is noticed: the cache is keyed by the stored file.
         let replacement = try Fixtures.pki.issueLeaf(subject: "CN=Replacement")
-        try PKCS12IdentityStore(directory: directory.url).import(replacement, alias: PKCS12CertificateProvider.defaultAlias,
-                                                                 storePassword: Secret("store-pw-1"), replacingExisting: true)
+        try PKCS12IdentityStore(directory: directory.url).import(
+            replacement,
+            alias: PKCS12CertificateProvider.defaultAlias,
+            storePassword: Secret("store-pw-1"),
+            replacingExisting: true
+        )
         #expect(try locked.storedCertificate()?.certificate == replacement.certificate)
         #expect(locked.pkcs12OpenCount == 3)
     }
@@ -79,16 +104,26 @@ struct ProviderTests {
     func concurrentStoredCertificate() async throws {
         let directory = try TemporaryDirectory()
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Concurrent")
-        try PKCS12IdentityStore(directory: directory.url).import(original, alias: "default", storePassword: Secret("pw-store-1"))
-        let provider = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path),
-                                                                  .pkcs12StorePassword: .secret(Secret("pw-store-1"))])
+        try PKCS12IdentityStore(directory: directory.url).import(
+            original,
+            alias: "default",
+            storePassword: Secret("pw-store-1")
+        )
+        let provider = try PKCS12CertificateProvider(parameters: [
+            .pkcs12StoreDirectory: .string(directory.url.path),
+            .pkcs12StorePassword: .secret(Secret("pw-store-1")),
+        ])
         let key = try #require(original.key as? LocalSigningKey)
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<16 {
                 group.addTask {
                     let identity = try #require(try provider.storedCertificate())
                     let document = Array("document \(index)".utf8)
-                    let signature = try await identity.key.signature(for: document, digestAlgorithm: .sha256, scheme: .ecdsa)
+                    let signature = try await identity.key.signature(
+                        for: document,
+                        digestAlgorithm: .sha256,
+                        scheme: .ecdsa
+                    )
                     return key.isValidSignature(signature, for: document, digestAlgorithm: .sha256, scheme: .ecdsa)
                 }
             }
@@ -104,20 +139,30 @@ struct ProviderTests {
         let bytes = try Self.fileBytes(original, password: "из окружения")
         let environment = ["CERTSIGN_HOME": directory.path("home"), "P12_PASSWORD": "из окружения"]
         let provider = try PKCS12CertificateProvider(environment: environment)
-        _ = try await provider.initialize(options: [.pkcs12Data: .data(bytes), .pkcs12PasswordSource: .string("env:P12_PASSWORD")])
+        _ = try await provider.initialize(options: [
+            .pkcs12Data: .data(bytes), .pkcs12PasswordSource: .string("env:P12_PASSWORD"),
+        ])
         #expect(provider.parameters[.pkcs12StorePasswordSource] == .string("env:P12_PASSWORD"))
         #expect(provider.parameters[.pkcs12StorePassword] == nil && provider.parameters[.pkcs12PasswordSource] == nil)
         #expect(try provider.storedCertificate()?.certificate == original.certificate)
 
         // A fresh provider reads the store password from a file (first line, newline dropped).
         let passwordFile = try directory.write("store-password.txt", text: "из окружения\nsecond line ignored\n")
-        let fresh = try PKCS12CertificateProvider(parameters: [.pkcs12StorePasswordSource: .string("file:\(passwordFile)")], environment: environment)
+        let fresh = try PKCS12CertificateProvider(
+            parameters: [.pkcs12StorePasswordSource: .string("file:\(passwordFile)")],
+            environment: environment
+        )
         #expect(try fresh.storedCertificate()?.certificate == original.certificate)
 
-        let unset = try PKCS12CertificateProvider(parameters: [.pkcs12StorePasswordSource: .string("env:NOT_SET_ANYWHERE")], environment: environment)
+        let unset = try PKCS12CertificateProvider(
+            parameters: [.pkcs12StorePasswordSource: .string("env:NOT_SET_ANYWHERE")],
+            environment: environment
+        )
         Fixtures.expectError(.passwordRequired) { _ = try unset.storedCertificate() }
-        let missingFile = try PKCS12CertificateProvider(parameters: [.pkcs12StorePasswordSource: .string("file:\(directory.path("none"))")],
-                                                        environment: environment)
+        let missingFile = try PKCS12CertificateProvider(
+            parameters: [.pkcs12StorePasswordSource: .string("file:\(directory.path("none"))")],
+            environment: environment
+        )
         Fixtures.expectError(.fileSystem) { _ = try missingFile.storedCertificate() }
     }
 
@@ -130,52 +175,76 @@ struct ProviderTests {
             _ = try await provider.initialize(options: [.pkcs12Data: .data(bytes), .pkcs12Password: .string("wrong")])
         }
         await #expect(throws: CertificateProviderError(.malformedInput, "")) {
-            _ = try await provider.initialize(options: [.pkcs12Data: .data(Array(bytes.prefix(100))), .pkcs12Password: .string("right")])
+            _ = try await provider.initialize(options: [
+                .pkcs12Data: .data(Array(bytes.prefix(100))), .pkcs12Password: .string("right"),
+            ])
         }
         await #expect(throws: CertificateProviderError(.invalidParameter, "")) {
             _ = try await provider.initialize(options: [.pkcs12Password: .string("right")])
         }
         await #expect(throws: CertificateProviderError(.fileSystem, "")) {
-            _ = try await provider.initialize(options: [.pkcs12File: .string(directory.path("absent.p12")), .pkcs12Password: .string("right")])
+            _ = try await provider.initialize(options: [
+                .pkcs12File: .string(directory.path("absent.p12")), .pkcs12Password: .string("right"),
+            ])
         }
         #expect(try provider.storedCertificate() == nil)
         #expect(try PKCS12IdentityStore(directory: directory.url).list().isEmpty)
     }
 
-    @Test("a file with two keys: the alias parameter selects one", .enabled(if: Fixtures.hasKeytool, "keytool (JDK) is not installed"))
+    @Test(
+        "a file with two keys: the alias parameter selects one",
+        .enabled(if: Fixtures.hasKeytool, "keytool (JDK) is not installed")
+    )
     func twoKeysThroughProvider() async throws {
         let directory = try TemporaryDirectory()
         let keystore = directory.path("two.p12")
         for alias in ["alpha", "beta"] {
-            try Fixtures.run("keytool", ["-genkeypair", "-alias", alias, "-keyalg", "EC", "-keysize", "256", "-dname", "CN=\(alias)",
-                                         "-validity", "30", "-storetype", "PKCS12", "-keystore", keystore, "-storepass:env", "P"], environment: ["P": "two-keys"])
+            try Fixtures.run(
+                "keytool",
+                [
+                    "-genkeypair", "-alias", alias, "-keyalg", "EC", "-keysize", "256", "-dname", "CN=\(alias)",
+                    "-validity", "30", "-storetype", "PKCS12", "-keystore", keystore, "-storepass:env", "P",
+                ],
+                environment: ["P": "two-keys"]
+            )
         }
-        let provider = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.path("store"))])
+        let provider = try PKCS12CertificateProvider(parameters: [
+            .pkcs12StoreDirectory: .string(directory.path("store"))
+        ])
         let options: ProviderParameters = [.pkcs12File: .string(keystore), .pkcs12Password: .string("two-keys")]
-        let ambiguous = await #expect(throws: CertificateProviderError.self) { _ = try await provider.initialize(options: options) }
+        let ambiguous = await #expect(throws: CertificateProviderError.self) {
+            _ = try await provider.initialize(options: options)
+        }
         #expect(ambiguous?.code == .invalidParameter && ambiguous?.reason.contains("alpha") == true)
         let beta = try await provider.initialize(options: options.merging([.pkcs12Alias: .string("beta")]))
         #expect(beta.certificate.subject == "CN=beta")
-        let stored = try await provider.initialize(options: options.merging([.pkcs12Alias: .string("main"), .pkcs12KeyAlias: .string("alpha")]))
+        let stored = try await provider.initialize(
+            options: options.merging([.pkcs12Alias: .string("main"), .pkcs12KeyAlias: .string("alpha")])
+        )
         #expect(stored.certificate.subject == "CN=alpha")
         #expect(try provider.store.list().map(\.alias) == ["beta", "main"])
     }
 
-    @Test("setParameters rejects bad values naming the key and keeps the old parameters",
-          arguments: [
-              (ProviderParameters([.init("colour"): .string("blue")]), "colour"),
-              ([.pkcs12Alias: .string("a/b")], "alias"),
-              ([.pkcs12Alias: .boolean(true)], "alias"),
-              ([.pkcs12File: .string("/tmp/x.p12"), .pkcs12Data: .data([1])], "data"),
-              ([.pkcs12Data: .string("bytes")], "data"),
-              ([.pkcs12StorePassword: .string("")], "storePassword"),
-              ([.pkcs12StorePassword: .integer(1)], "storePassword"),
-              ([.pkcs12StoreDirectory: .string("/etc/hostname")], "storeDirectory"),
-              ([.pkcs12KeyAlias: .string(" ")], "keyAlias"),
-              ([.pkcs12PasswordSource: .string("pass:secret")], "passwordSource"),
-              ([.pkcs12StorePasswordSource: .string("env:")], "storePasswordSource"),
-              ([.pkcs12StorePasswordSource: .string("env:X"), .pkcs12StorePassword: .string("y")], "storePasswordSource"),
-          ] as [(ProviderParameters, String)])
+    @Test(
+        "setParameters rejects bad values naming the key and keeps the old parameters",
+        arguments: [
+            (ProviderParameters([.init("colour"): .string("blue")]), "colour"),
+            ([.pkcs12Alias: .string("a/b")], "alias"),
+            ([.pkcs12Alias: .boolean(true)], "alias"),
+            ([.pkcs12File: .string("/tmp/x.p12"), .pkcs12Data: .data([1])], "data"),
+            ([.pkcs12Data: .string("bytes")], "data"),
+            ([.pkcs12StorePassword: .string("")], "storePassword"),
+            ([.pkcs12StorePassword: .integer(1)], "storePassword"),
+            ([.pkcs12StoreDirectory: .string("/etc/hostname")], "storeDirectory"),
+            ([.pkcs12KeyAlias: .string(" ")], "keyAlias"),
+            ([.pkcs12PasswordSource: .string("pass:secret")], "passwordSource"),
+            ([.pkcs12StorePasswordSource: .string("env:")], "storePasswordSource"),
+            (
+                [.pkcs12StorePasswordSource: .string("env:X"), .pkcs12StorePassword: .string("y")],
+                "storePasswordSource"
+            ),
+        ] as [(ProviderParameters, String)]
+    )
     func setParametersValidation(parameters: ProviderParameters, key: String) throws {
         let provider = try PKCS12CertificateProvider(parameters: [.pkcs12Alias: .string("kept")])
         let error = Fixtures.expectError(.invalidParameter) { try provider.setParameters(parameters) }

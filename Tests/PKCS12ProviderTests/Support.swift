@@ -16,15 +16,25 @@ enum Fixtures {
     static let hasKeytool = ExternalTool.isAvailable("keytool")
     static let hasPythonCryptography: Bool = {
         guard ExternalTool.isAvailable("python3") else { return false }
-        return (try? ExternalTool.run("python3", ["-c", "import cryptography.hazmat.primitives.serialization.pkcs12"]))?.succeeded ?? false
+        return
+            (try? ExternalTool.run("python3", ["-c", "import cryptography.hazmat.primitives.serialization.pkcs12"]))?
+            .succeeded ?? false
     }()
 
     /// Runs a tool and requires it to succeed.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:], directory: TemporaryDirectory? = nil) throws -> ExternalTool.Result {
+    static func run(
+        _ tool: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        directory: TemporaryDirectory? = nil
+    ) throws -> ExternalTool.Result {
         let result = try ExternalTool.run(tool, arguments, environment: environment, directory: directory?.url)
         guard result.succeeded else {
-            throw CertificateProviderError(.cryptoFailure, "\(tool) \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.errorOutput)")
+            throw CertificateProviderError(
+                .cryptoFailure,
+                "\(tool) \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.errorOutput)"
+            )
         }
         return result
     }
@@ -40,11 +50,18 @@ enum Fixtures {
     }
 
     /// `openssl pkcs12 -export` of `identity` with the password passed through the environment.
-    static func opensslExport(_ identity: SigningIdentity, password: String?, arguments extra: [String] = [], name: String? = "signer",
-                              in directory: TemporaryDirectory) throws -> [UInt8] {
+    static func opensslExport(
+        _ identity: SigningIdentity,
+        password: String?,
+        arguments extra: [String] = [],
+        name: String? = "signer",
+        in directory: TemporaryDirectory
+    ) throws -> [UInt8] {
         try writePEM(identity, in: directory)
-        var arguments = ["pkcs12", "-export", "-in", directory.path("cert.pem"), "-inkey", directory.path("key.pem"),
-                         "-out", directory.path("out.p12")]
+        var arguments = [
+            "pkcs12", "-export", "-in", directory.path("cert.pem"), "-inkey", directory.path("key.pem"),
+            "-out", directory.path("out.p12"),
+        ]
         if !identity.chain.isEmpty { arguments += ["-certfile", directory.path("chain.pem")] }
         if let name { arguments += ["-name", name] }
         arguments += password.map { _ in ["-passout", "env:P12PASS"] } ?? ["-passout", "pass:"]
@@ -57,14 +74,29 @@ enum Fixtures {
     static func signAndVerifyWithOpenSSL(_ identity: SigningIdentity) async throws {
         let directory = try TemporaryDirectory(prefix: "pkcs12-verify")
         let document = Array("Документ для подписи \(UUID().uuidString)".utf8)
-        let signature = try await identity.key.signature(for: document, digestAlgorithm: .sha256, scheme: identity.key.defaultScheme)
+        let signature = try await identity.key.signature(
+            for: document,
+            digestAlgorithm: .sha256,
+            scheme: identity.key.defaultScheme
+        )
         try directory.write("document.txt", document)
         try directory.write("signature.bin", signature)
         try directory.write("cert.pem", text: identity.certificate.pemRepresentation)
-        try run("openssl", ["x509", "-in", directory.path("cert.pem"), "-noout", "-pubkey", "-out", directory.path("public.pem")])
-        let result = try ExternalTool.run("openssl", ["dgst", "-sha256", "-verify", directory.path("public.pem"),
-                                                      "-signature", directory.path("signature.bin"), directory.path("document.txt")])
-        #expect(result.succeeded && result.output.contains("Verified OK"), "openssl could not verify: \(result.output) \(result.errorOutput)")
+        try run(
+            "openssl",
+            ["x509", "-in", directory.path("cert.pem"), "-noout", "-pubkey", "-out", directory.path("public.pem")]
+        )
+        let result = try ExternalTool.run(
+            "openssl",
+            [
+                "dgst", "-sha256", "-verify", directory.path("public.pem"),
+                "-signature", directory.path("signature.bin"), directory.path("document.txt"),
+            ]
+        )
+        #expect(
+            result.succeeded && result.output.contains("Verified OK"),
+            "openssl could not verify: \(result.output) \(result.errorOutput)"
+        )
         #expect(identity.key.matches(identity.certificate))
     }
 
@@ -73,8 +105,11 @@ enum Fixtures {
 
     /// Expects `body` to throw a `CertificateProviderError` with `code`; returns it.
     @discardableResult
-    static func expectError(_ code: CertificateProviderError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-                            _ body: () throws -> Void) -> CertificateProviderError? {
+    static func expectError(
+        _ code: CertificateProviderError.Code,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () throws -> Void
+    ) -> CertificateProviderError? {
         do {
             try body()
             Issue.record("expected \(code), but it succeeded", sourceLocation: sourceLocation)

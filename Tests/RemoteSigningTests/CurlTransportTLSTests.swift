@@ -7,6 +7,7 @@ import Foundation
 import PKCS12Provider
 import RemoteSigning
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,8 +15,11 @@ import Glibc
 private func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
 
 @discardableResult
-private func expectCode<R>(_ code: CertificateProviderError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-                           _ body: () async throws -> R) async -> CertificateProviderError? {
+private func expectCode<R>(
+    _ code: CertificateProviderError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> R
+) async -> CertificateProviderError? {
     do {
         _ = try await body()
         Issue.record("expected \(code), the call succeeded", sourceLocation: sourceLocation)
@@ -40,7 +44,9 @@ private struct ClientPKI {
 
     init() throws {
         authority = try TestPKI(rootSubject: "CN=Client CA,O=swift-certificate-providers tests", keyType: .p256)
-        stranger = try TestPKI(rootSubject: "CN=Other CA,O=elsewhere", keyType: .p256).issueLeaf(subject: "CN=Stranger,O=elsewhere")
+        stranger = try TestPKI(rootSubject: "CN=Other CA,O=elsewhere", keyType: .p256).issueLeaf(
+            subject: "CN=Stranger,O=elsewhere"
+        )
         directory = try TemporaryDirectory()
         store = PKCS12IdentityStore(directory: directory.url.appendingPathComponent("store"))
         let issued = try authority.issueLeaf(subject: "CN=Клиент TLS,O=ООО Ромашка", keyType: .p256)
@@ -55,11 +61,21 @@ private struct ClientPKI {
 
 @Suite("CurlTransport over loopback HTTPS: the emulator (libmicrohttpd + GnuTLS) and Python's ssl server")
 struct CurlTransportTLSTests {
-    private func withTLSEmulator<R>(host: String = "127.0.0.1", serverIdentity: SigningIdentity? = nil, clientCAs: [Certificate] = [],
-                                    faults: Bool = false, _ body: (DSSEmulator, URL, String) async throws -> R) async throws -> R {
-        let emulator = try DSSEmulator(configuration: .init(host: host, faultsEnabled: faults,
-                                                            tls: .init(serverIdentity: serverIdentity, clientCertificateAuthorities: clientCAs)),
-                                       seed: sharedSeed)
+    private func withTLSEmulator<R>(
+        host: String = "127.0.0.1",
+        serverIdentity: SigningIdentity? = nil,
+        clientCAs: [Certificate] = [],
+        faults: Bool = false,
+        _ body: (DSSEmulator, URL, String) async throws -> R
+    ) async throws -> R {
+        let emulator = try DSSEmulator(
+            configuration: .init(
+                host: host,
+                faultsEnabled: faults,
+                tls: .init(serverIdentity: serverIdentity, clientCertificateAuthorities: clientCAs)
+            ),
+            seed: sharedSeed
+        )
         let base = try emulator.start()
         defer { emulator.stop() }
         let directory = try TemporaryDirectory()
@@ -73,37 +89,60 @@ struct CurlTransportTLSTests {
         return request
     }
 
-    @Test("trusted through trustedCAFile (added to, or replacing, the system store): FMP and CryptoPro round trips work")
+    @Test(
+        "trusted through trustedCAFile (added to, or replacing, the system store): FMP and CryptoPro round trips work"
+    )
     func trustedByCAFile() async throws {
         try await withTLSEmulator { emulator, base, caFile in
             #expect(base.scheme == "https")
             for replaces in [false, true] {
-                let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile, trustedCAFileReplacesSystemStore: replaces))
+                let transport = try CurlTransport(
+                    configuration: .init(trustedCAFile: caFile, trustedCAFileReplacesSystemStore: replaces)
+                )
                 #expect(try await transport.send(try notFoundRequest(base)).status == 404)
-                let fmp = FMPClient(configuration: .init(host: base, environment: StandardSeed.environment, project: StandardSeed.project,
-                                                         device: "tls-test"), transport: transport)
+                let fmp = FMPClient(
+                    configuration: .init(
+                        host: base,
+                        environment: StandardSeed.environment,
+                        project: StandardSeed.project,
+                        device: "tls-test"
+                    ),
+                    transport: transport
+                )
                 _ = try await fmp.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
                 let certificates = try await fmp.certificates(dssPassword: Secret(StandardSeed.dssPassword)).value
                 #expect(certificates.contains { $0.id == StandardSeed.certificateID })
-                let signatureID = try await fmp.sign(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column,
-                                                     hhiveID: StandardSeed.row, dssPassword: Secret(StandardSeed.dssPassword),
-                                                     certificateID: StandardSeed.certificateID,
-                                                     certificatePIN: Secret(StandardSeed.certificatePIN)).value
+                let signatureID = try await fmp.sign(
+                    resource: StandardSeed.resource,
+                    table: StandardSeed.table,
+                    column: StandardSeed.column,
+                    hhiveID: StandardSeed.row,
+                    dssPassword: Secret(StandardSeed.dssPassword),
+                    certificateID: StandardSeed.certificateID,
+                    certificatePIN: Secret(StandardSeed.certificatePIN)
+                ).value
                 #expect(emulator.storedSignatureIDs.contains(signatureID))
 
                 let cryptoPro = CryptoProDSSClient(configuration: .init(baseURL: base), transport: transport)
                 _ = try await cryptoPro.login(username: StandardSeed.username, password: Secret(StandardSeed.password))
-                let cades = try await cryptoPro.sign(document: Array("документ".utf8), certificateID: StandardSeed.certificateID,
-                                                     pin: Secret(StandardSeed.certificatePIN))
+                let cades = try await cryptoPro.sign(
+                    document: Array("документ".utf8),
+                    certificateID: StandardSeed.certificateID,
+                    pin: Secret(StandardSeed.certificatePIN)
+                )
                 #expect(!cades.isEmpty)
             }
         }
     }
 
-    @Test("without trustedCAFile → .untrustedServerCertificate naming the server certificate; nothing reaches the server")
+    @Test(
+        "without trustedCAFile → .untrustedServerCertificate naming the server certificate; nothing reaches the server"
+    )
     func untrustedWithoutCAFile() async throws {
         try await withTLSEmulator { emulator, base, _ in
-            let error = await expectCode(.untrustedServerCertificate) { try await CurlTransport().send(try notFoundRequest(base)) }
+            let error = await expectCode(.untrustedServerCertificate) {
+                try await CurlTransport().send(try notFoundRequest(base))
+            }
             #expect(error?.reason.contains("CN=DSS Emulator") == true, "\(String(describing: error))")
             #expect(error?.reason.contains("trustedCAFile") == true)
             #expect(emulator.receivedRequests.isEmpty)
@@ -111,7 +150,9 @@ struct CurlTransportTLSTests {
             let directory = try TemporaryDirectory()
             let other = try directory.write("other.pem", text: try TestPKI().root.certificate.pemRepresentation)
             await expectCode(.untrustedServerCertificate) {
-                try await CurlTransport(configuration: .init(trustedCAFile: other, trustedCAFileReplacesSystemStore: true)).send(try notFoundRequest(base))
+                try await CurlTransport(
+                    configuration: .init(trustedCAFile: other, trustedCAFileReplacesSystemStore: true)
+                ).send(try notFoundRequest(base))
             }
         }
     }
@@ -119,7 +160,11 @@ struct CurlTransportTLSTests {
     @Test("a server certificate for another host → .serverHostnameMismatch")
     func hostnameMismatch() async throws {
         let pki = try TestPKI(rootSubject: "CN=Mismatch CA", keyType: .p256)
-        let elsewhere = try pki.issueTLSServer(subject: "CN=elsewhere.example", dnsNames: ["elsewhere.example"], ipAddresses: ["192.0.2.7"])
+        let elsewhere = try pki.issueTLSServer(
+            subject: "CN=elsewhere.example",
+            dnsNames: ["elsewhere.example"],
+            ipAddresses: ["192.0.2.7"]
+        )
         try await withTLSEmulator(serverIdentity: elsewhere) { emulator, base, _ in
             let directory = try TemporaryDirectory()
             let caFile = try directory.write("mismatch-ca.pem", text: pki.root.certificate.pemRepresentation)
@@ -131,15 +176,24 @@ struct CurlTransportTLSTests {
         }
     }
 
-    @Test("client certificate required: from a stored identity → works; missing or from another CA → .clientCertificateRejected")
+    @Test(
+        "client certificate required: from a stored identity → works; missing or from another CA → .clientCertificateRejected"
+    )
     func clientCertificates() async throws {
         let client = try ClientPKI()
         try await withTLSEmulator(clientCAs: [client.authority.root.certificate]) { emulator, base, caFile in
             let identity = try client.storedIdentity()
             let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: identity))
             #expect(try await transport.send(try notFoundRequest(base)).status == 404)
-            let fmp = FMPClient(configuration: .init(host: base, environment: StandardSeed.environment, project: StandardSeed.project,
-                                                     device: "tls-test"), transport: transport)
+            let fmp = FMPClient(
+                configuration: .init(
+                    host: base,
+                    environment: StandardSeed.environment,
+                    project: StandardSeed.project,
+                    device: "tls-test"
+                ),
+                transport: transport
+            )
             _ = try await fmp.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
             #expect(emulator.receivedRequests.count == 2)
             emulator.clearReceivedRequests()
@@ -147,36 +201,53 @@ struct CurlTransportTLSTests {
             let missing = await expectCode(.clientCertificateRejected) {
                 try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(try notFoundRequest(base))
             }
-            #expect(missing?.reason.contains("no client certificate was configured") == true, "\(String(describing: missing))")
+            #expect(
+                missing?.reason.contains("no client certificate was configured") == true,
+                "\(String(describing: missing))"
+            )
             let foreign = await expectCode(.clientCertificateRejected) {
-                try await CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: client.stranger)).send(try notFoundRequest(base))
+                try await CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: client.stranger))
+                    .send(try notFoundRequest(base))
             }
             #expect(foreign?.reason.contains("CN=Stranger") == true, "\(String(describing: foreign))")
             #expect(emulator.receivedRequests.isEmpty)
         }
     }
 
-    @Test("providers: trustedCAFile, clientIdentity (a store alias) and clientIdentityPassword reach a server demanding a client certificate")
+    @Test(
+        "providers: trustedCAFile, clientIdentity (a store alias) and clientIdentityPassword reach a server demanding a client certificate"
+    )
     func providerParameters() async throws {
         let client = try ClientPKI()
         let store = client.store
         let lookup: ClientIdentityLookup = { alias, password in try store.identity(alias: alias, password: password) }
         try await withTLSEmulator(clientCAs: [client.authority.root.certificate]) { emulator, base, caFile in
-            let tls: ProviderParameters = [RemoteTLSParameters.trustedCAFile: .string(caFile),
-                                           RemoteTLSParameters.clientIdentity: .string(ClientPKI.alias),
-                                           RemoteTLSParameters.clientIdentityPassword: .secret(Secret(ClientPKI.storePassword))]
-            let fmp = FMPDSSProvider(parameters: ProviderParameters([
-                FMPDSSProvider.ParameterKey.url: .url(base), FMPDSSProvider.ParameterKey.environment: .string(StandardSeed.environment),
-                FMPDSSProvider.ParameterKey.project: .string(StandardSeed.project), FMPDSSProvider.ParameterKey.username: .string(StandardSeed.username),
-                FMPDSSProvider.ParameterKey.password: .secret(Secret(StandardSeed.password)),
-                FMPDSSProvider.ParameterKey.dssPassword: .secret(Secret(StandardSeed.dssPassword)),
-                FMPDSSProvider.ParameterKey.certificateID: .integer(StandardSeed.certificateID),
-            ]).merging(tls), clientIdentityLookup: lookup)
+            let tls: ProviderParameters = [
+                RemoteTLSParameters.trustedCAFile: .string(caFile),
+                RemoteTLSParameters.clientIdentity: .string(ClientPKI.alias),
+                RemoteTLSParameters.clientIdentityPassword: .secret(Secret(ClientPKI.storePassword)),
+            ]
+            let fmp = FMPDSSProvider(
+                parameters: ProviderParameters([
+                    FMPDSSProvider.ParameterKey.url: .url(base),
+                    FMPDSSProvider.ParameterKey.environment: .string(StandardSeed.environment),
+                    FMPDSSProvider.ParameterKey.project: .string(StandardSeed.project),
+                    FMPDSSProvider.ParameterKey.username: .string(StandardSeed.username),
+                    FMPDSSProvider.ParameterKey.password: .secret(Secret(StandardSeed.password)),
+                    FMPDSSProvider.ParameterKey.dssPassword: .secret(Secret(StandardSeed.dssPassword)),
+                    FMPDSSProvider.ParameterKey.certificateID: .integer(StandardSeed.certificateID),
+                ]).merging(tls),
+                clientIdentityLookup: lookup
+            )
             #expect(try await fmp.initialize(options: [:]).certificate.subject.contains("Леонид"))
-            let cryptoPro = CryptoProDSSProvider(parameters: ProviderParameters([
-                CryptoProDSSProvider.ParameterKey.url: .url(base), CryptoProDSSProvider.ParameterKey.username: .string(StandardSeed.username),
-                CryptoProDSSProvider.ParameterKey.password: .secret(Secret(StandardSeed.password)),
-            ]).merging(tls), clientIdentityLookup: lookup)
+            let cryptoPro = CryptoProDSSProvider(
+                parameters: ProviderParameters([
+                    CryptoProDSSProvider.ParameterKey.url: .url(base),
+                    CryptoProDSSProvider.ParameterKey.username: .string(StandardSeed.username),
+                    CryptoProDSSProvider.ParameterKey.password: .secret(Secret(StandardSeed.password)),
+                ]).merging(tls),
+                clientIdentityLookup: lookup
+            )
             _ = try await cryptoPro.initialize(options: [:])
             #expect(emulator.receivedRequests.count >= 4)
             // Wrong identity password → the store's .wrongPassword; no lookup → .invalidParameter;
@@ -188,16 +259,22 @@ struct CurlTransportTLSTests {
                 try await FMPDSSProvider(parameters: fmp.parameters).initialize(options: [:])
             }
             await expectCode(.invalidParameter) {
-                try await CryptoProDSSProvider(parameters: cryptoPro.parameters, transport: CurlTransport()).initialize(options: [:])
+                try await CryptoProDSSProvider(parameters: cryptoPro.parameters, transport: CurlTransport()).initialize(
+                    options: [:])
             }
-            await expectCode(.invalidParameter) { try fmp.setParameters([RemoteTLSParameters.clientIdentity: .boolean(true)]) }
+            await expectCode(.invalidParameter) {
+                try fmp.setParameters([RemoteTLSParameters.clientIdentity: .boolean(true)])
+            }
         }
     }
 
     @Test("a client identity whose key is held by a server is refused when the transport is made")
     func remoteKeyRefused() async throws {
         let certificate = try TestPKI().issueLeaf(subject: "CN=Remote").certificate
-        let remote = SigningIdentity(certificate: certificate, key: ServerHeldSigningKey.fmpDSS(certificate: certificate, certificateID: 1))
+        let remote = SigningIdentity(
+            certificate: certificate,
+            key: ServerHeldSigningKey.fmpDSS(certificate: certificate, certificateID: 1)
+        )
         await expectCode(.invalidParameter) { try CurlTransport(configuration: .init(clientIdentity: remote)) }
     }
 
@@ -218,7 +295,9 @@ struct CurlTransportTLSTests {
     func limitsOverHTTPS() async throws {
         try await withTLSEmulator(faults: true) { _, base, caFile in
             let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile))
-            await expectCode(.responseTooLarge) { try await transport.send(try notFoundRequest(base, fault: "large-body=\(20 << 20)")) }
+            await expectCode(.responseTooLarge) {
+                try await transport.send(try notFoundRequest(base, fault: "large-body=\(20 << 20)"))
+            }
             let task = Task { try await transport.send(try notFoundRequest(base, fault: "delay=5000", timeout: 30)) }
             try await Task.sleep(for: .milliseconds(200))
             task.cancel()
@@ -233,26 +312,37 @@ struct CurlTransportTLSTests {
         let listener = try SilentListener()
         defer { listener.close() }
         let error = await expectCode(.timeout) {
-            try await CurlTransport().send(HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 0.5))
+            try await CurlTransport().send(
+                HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 0.5)
+            )
         }
         #expect(error?.reason.contains("TLS handshake") == true, "\(String(describing: error))")
     }
 
     // MARK: A server the package did not write
 
-    @Test("Python http.server in ssl, client certificate required: stored identity works over one kept-alive connection; missing or foreign → .clientCertificateRejected")
+    @Test(
+        "Python http.server in ssl, client certificate required: stored identity works over one kept-alive connection; missing or foreign → .clientCertificateRejected"
+    )
     func pythonServer() async throws {
         let client = try ClientPKI()
         let serverPKI = try TestPKI(rootSubject: "CN=Python Server CA", keyType: .p256)
-        let server = try PythonTLSServer(serverIdentity: try serverPKI.issueTLSServer(), clientCA: client.authority.root.certificate)
+        let server = try PythonTLSServer(
+            serverIdentity: try serverPKI.issueTLSServer(),
+            clientCA: client.authority.root.certificate
+        )
         defer { server.stop() }
         let directory = try TemporaryDirectory()
         let caFile = try directory.write("python-ca.pem", text: serverPKI.root.certificate.pemRepresentation)
-        let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: try client.storedIdentity()))
+        let transport = try CurlTransport(
+            configuration: .init(trustedCAFile: caFile, clientIdentity: try client.storedIdentity())
+        )
         var ports: Set<Int> = []
         for name in ["localhost", "127.0.0.1", "[::1]"] where name != "[::1]" || server.hasIPv6 {
             for _ in 0..<3 {
-                let response = try await transport.send(HTTPRequest(url: try url("https://\(name):\(server.port(for: name))/hello")))
+                let response = try await transport.send(
+                    HTTPRequest(url: try url("https://\(name):\(server.port(for: name))/hello"))
+                )
                 #expect(response.status == 200)
                 let json = try response.json(context: "python")
                 #expect(json["client"]?.stringValue == "Клиент TLS")
@@ -267,7 +357,9 @@ struct CurlTransportTLSTests {
         #expect(redirect.status == 302)
         #expect(redirect.header("location") == "/hello?followed=1")
         let missing = await expectCode(.clientCertificateRejected) {
-            try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
+            try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(
+                HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/"))
+            )
         }
         #expect(missing?.reason.contains("no client certificate") == true)
         await expectCode(.clientCertificateRejected) {
@@ -295,7 +387,9 @@ private final class SilentListener: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(descriptor, 8) == 0 else {
             _ = Glibc.close(descriptor)
@@ -324,53 +418,61 @@ private final class PythonTLSServer: Sendable {
 
     init(serverIdentity: SigningIdentity, clientCA: Certificate) throws {
         directory = try TemporaryDirectory()
-        guard let key = serverIdentity.key as? LocalSigningKey else { throw CertificateProviderError.invalidParameter("local key needed") }
-        let certificate = try directory.write("server.pem", text: ([serverIdentity.certificate] + serverIdentity.chain).map(\.pemRepresentation).joined())
+        guard let key = serverIdentity.key as? LocalSigningKey else {
+            throw CertificateProviderError.invalidParameter("local key needed")
+        }
+        let certificate = try directory.write(
+            "server.pem",
+            text: ([serverIdentity.certificate] + serverIdentity.chain).map(\.pemRepresentation).joined()
+        )
         let keyFile = try directory.write("server-key.pem", text: try key.pemRepresentation(password: nil))
         let trust = try directory.write("client-ca.pem", text: clientCA.pemRepresentation)
-        let script = try directory.write("server.py", text: """
-            import http.server, json, socket, ssl, sys, threading
-            class Handler(http.server.BaseHTTPRequestHandler):
-                protocol_version = "HTTP/1.1"
-                def do_GET(self):
-                    if self.path == "/redirect":
-                        self.send_response(302)
-                        self.send_header("Location", "/hello?followed=1")
-                        self.send_header("Content-Length", "0")
+        let script = try directory.write(
+            "server.py",
+            text: """
+                import http.server, json, socket, ssl, sys, threading
+                class Handler(http.server.BaseHTTPRequestHandler):
+                    protocol_version = "HTTP/1.1"
+                    def do_GET(self):
+                        if self.path == "/redirect":
+                            self.send_response(302)
+                            self.send_header("Location", "/hello?followed=1")
+                            self.send_header("Content-Length", "0")
+                            self.end_headers()
+                            return
+                        peer = self.connection.getpeercert() or {}
+                        cn = next((value for rdn in peer.get("subject", ()) for (name, value) in rdn if name == "commonName"), None)
+                        body = json.dumps({"client": cn, "client_port": self.client_address[1], "path": self.path}).encode()
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(body)))
                         self.end_headers()
-                        return
-                    peer = self.connection.getpeercert() or {}
-                    cn = next((value for rdn in peer.get("subject", ()) for (name, value) in rdn if name == "commonName"), None)
-                    body = json.dumps({"client": cn, "client_port": self.client_address[1], "path": self.path}).encode()
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                def log_message(self, *args):
+                        self.wfile.write(body)
+                    def log_message(self, *args):
+                        pass
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                context.minimum_version = ssl.TLSVersion.TLSv1_2
+                context.load_cert_chain(sys.argv[1], sys.argv[2])
+                context.load_verify_locations(sys.argv[3])
+                context.verify_mode = ssl.CERT_REQUIRED
+                class Server(http.server.ThreadingHTTPServer):
+                    daemon_threads = True
+                    def get_request(self):
+                        raw, address = self.socket.accept()
+                        return context.wrap_socket(raw, server_side=True), address
+                class Server6(Server):
+                    address_family = socket.AF_INET6
+                servers = [Server(("127.0.0.1", 0), Handler)]
+                try:
+                    servers.append(Server6(("::1", 0), Handler))
+                except OSError:
                     pass
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.minimum_version = ssl.TLSVersion.TLSv1_2
-            context.load_cert_chain(sys.argv[1], sys.argv[2])
-            context.load_verify_locations(sys.argv[3])
-            context.verify_mode = ssl.CERT_REQUIRED
-            class Server(http.server.ThreadingHTTPServer):
-                daemon_threads = True
-                def get_request(self):
-                    raw, address = self.socket.accept()
-                    return context.wrap_socket(raw, server_side=True), address
-            class Server6(Server):
-                address_family = socket.AF_INET6
-            servers = [Server(("127.0.0.1", 0), Handler)]
-            try:
-                servers.append(Server6(("::1", 0), Handler))
-            except OSError:
-                pass
-            print(" ".join(str(s.server_address[1]) for s in servers), flush=True)
-            for s in servers[1:]:
-                threading.Thread(target=s.serve_forever, daemon=True).start()
-            servers[0].serve_forever()
-            """)
+                print(" ".join(str(s.server_address[1]) for s in servers), flush=True)
+                for s in servers[1:]:
+                    threading.Thread(target=s.serve_forever, daemon=True).start()
+                servers[0].serve_forever()
+                """
+        )
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ExternalTool.path(of: "python3") ?? "/usr/bin/python3")
         process.arguments = [script, certificate, keyFile, trust]
@@ -384,7 +486,8 @@ private final class PythonTLSServer: Sendable {
             if chunk.isEmpty { break }
             line += chunk
         }
-        let ports = String(decoding: line, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
+        let ports = String(decoding: line, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap
+        { Int($0) }
         guard let first = ports.first else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

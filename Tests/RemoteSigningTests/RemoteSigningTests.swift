@@ -12,8 +12,11 @@ let sharedSeed: EmulatorSeed = {
 private func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
 
 @discardableResult
-private func expectCode<R>(_ code: CertificateProviderError.Code, sourceLocation: SourceLocation = #_sourceLocation,
-                           _ body: () async throws -> R) async -> CertificateProviderError? {
+private func expectCode<R>(
+    _ code: CertificateProviderError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> R
+) async -> CertificateProviderError? {
     do {
         _ = try await body()
         Issue.record("expected \(code), the call succeeded", sourceLocation: sourceLocation)
@@ -28,13 +31,20 @@ private func expectCode<R>(_ code: CertificateProviderError.Code, sourceLocation
 
 @Suite("RemoteEndpointPolicy")
 struct RemoteEndpointPolicyTests {
-    @Test("https anywhere; http only to loopback", arguments: [
-        ("https://fmp.example.com/", true), ("http://127.0.0.1:8080/", true), ("http://127.1.2.3/", true), ("http://localhost/", true),
-        ("http://LOCALHOST:1/", true), ("http://api.localhost/", true), ("http://[::1]:8080/", true), ("http://[0:0:0:0:0:0:0:1]/", true),
-        ("http://[::ffff:127.0.0.1]/", true), ("http://fmp.example.com/", false), ("http://10.0.0.1/", false), ("http://128.0.0.1/", false),
-        ("http://localhost.evil.com/", false), ("http://127.0.0.1.evil.com/", false), ("http://[::2]/", false), ("ftp://127.0.0.1/", false),
-        ("file:///etc/passwd", false),
-    ])
+    @Test(
+        "https anywhere; http only to loopback",
+        arguments: [
+            ("https://fmp.example.com/", true), ("http://127.0.0.1:8080/", true), ("http://127.1.2.3/", true),
+            ("http://localhost/", true),
+            ("http://LOCALHOST:1/", true), ("http://api.localhost/", true), ("http://[::1]:8080/", true),
+            ("http://[0:0:0:0:0:0:0:1]/", true),
+            ("http://[::ffff:127.0.0.1]/", true), ("http://fmp.example.com/", false), ("http://10.0.0.1/", false),
+            ("http://128.0.0.1/", false),
+            ("http://localhost.evil.com/", false), ("http://127.0.0.1.evil.com/", false), ("http://[::2]/", false),
+            ("ftp://127.0.0.1/", false),
+            ("file:///etc/passwd", false),
+        ]
+    )
     func defaults(address: String, allowed: Bool) throws {
         let target = try url(address)
         if allowed {
@@ -60,11 +70,21 @@ struct RemoteEndpointPolicyTests {
 
 @Suite("JSONValue and JSONObjectReader")
 struct JSONTests {
-    @Test("number kinds at the edges: Int range, fraction and exponent make a number; booleans stay booleans; fragments parse")
+    @Test(
+        "number kinds at the edges: Int range, fraction and exponent make a number; booleans stay booleans; fragments parse"
+    )
     func numberEdges() throws {
-        let value = try JSONValue(parsing: "[true, false, 0, 1, -5, 1.5, 1.0, 1e3, 12345678901234567890, 9223372036854775807, -9223372036854775808]")
-        #expect(value == [.bool(true), .bool(false), .integer(0), .integer(1), .integer(-5), .number(1.5), .number(1.0), .number(1000),
-                          .number(1.2345678901234567e19), .integer(Int.max), .integer(Int.min)])
+        let value = try JSONValue(
+            parsing:
+                "[true, false, 0, 1, -5, 1.5, 1.0, 1e3, 12345678901234567890, 9223372036854775807, -9223372036854775808]"
+        )
+        #expect(
+            value == [
+                .bool(true), .bool(false), .integer(0), .integer(1), .integer(-5), .number(1.5), .number(1.0),
+                .number(1000),
+                .number(1.2345678901234567e19), .integer(Int.max), .integer(Int.min),
+            ]
+        )
         #expect(try JSONValue(parsing: "\"Номер\"") == .string("Номер"))
         #expect(try JSONValue(parsing: "null") == .null)
         #expect(try JSONValue(parsing: "7") == .integer(7))
@@ -118,8 +138,10 @@ struct JSONTests {
 
     @Test("form encoding escapes reserved characters and UTF-8")
     func form() {
-        #expect(HTTPRequest.formEncoded([("user name", "Лёня"), ("p", "a&b=c+d/é~")])
-                == "user%20name=%D0%9B%D1%91%D0%BD%D1%8F&p=a%26b%3Dc%2Bd%2F%C3%A9~")
+        #expect(
+            HTTPRequest.formEncoded([("user name", "Лёня"), ("p", "a&b=c+d/é~")])
+                == "user%20name=%D0%9B%D1%91%D0%BD%D1%8F&p=a%26b%3Dc%2Bd%2F%C3%A9~"
+        )
     }
 }
 
@@ -131,7 +153,8 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         switch self {
         case .curl:
             // No trustedCAFile or clientIdentity: the initialiser cannot throw.
-            return (try? CurlTransport(configuration: .init(maximumResponseBodyBytes: maximumResponseBodyBytes))) ?? CurlTransport()
+            return (try? CurlTransport(configuration: .init(maximumResponseBodyBytes: maximumResponseBodyBytes)))
+                ?? CurlTransport()
         case .urlSession:
             return URLSessionTransport(configuration: .init(maximumResponseBodyBytes: maximumResponseBodyBytes))
         }
@@ -149,8 +172,17 @@ struct TransportTests {
         return try await body(emulator, base)
     }
 
-    private func request(_ base: URL, _ method: HTTPMethod = .get, fault: String? = nil, timeout: TimeInterval = 10) throws -> HTTPRequest {
-        var request = HTTPRequest(method: method, url: try url(base.absoluteString + "api/v1/nothing/"), timeout: timeout)
+    private func request(
+        _ base: URL,
+        _ method: HTTPMethod = .get,
+        fault: String? = nil,
+        timeout: TimeInterval = 10
+    ) throws -> HTTPRequest {
+        var request = HTTPRequest(
+            method: method,
+            url: try url(base.absoluteString + "api/v1/nothing/"),
+            timeout: timeout
+        )
         if let fault { request.setHeader(DSSEmulator.Fault.headerName, fault) }
         return request
     }
@@ -167,13 +199,18 @@ struct TransportTests {
         }
     }
 
-    @Test("a delayed answer → .timeout after the request's timeout, not after the delay", arguments: TransportKind.allCases)
+    @Test(
+        "a delayed answer → .timeout after the request's timeout, not after the delay",
+        arguments: TransportKind.allCases
+    )
     func timeout(kind: TransportKind) async throws {
         try await withFaultyEmulator { _, base in
             // The answer comes after 3 s and would be a success: getting `.timeout` proves the 0.25 s
             // deadline fired first. (No wall-clock assertion: other tests may keep the cooperative pool
             // busy, which delays when this task resumes, not when the deadline fires.)
-            let error = await expectCode(.timeout) { try await kind.make().send(try request(base, fault: "delay=3000", timeout: 0.25)) }
+            let error = await expectCode(.timeout) {
+                try await kind.make().send(try request(base, fault: "delay=3000", timeout: 0.25))
+            }
             #expect(error?.reason.contains("0.25") == true)
         }
     }
@@ -187,10 +224,15 @@ struct TransportTests {
         await expectCode(.network) { try await kind.make().send(try request(base)) }
     }
 
-    @Test("a 20 MiB answer → .responseTooLarge (default limit 16 MiB); a configured limit holds to the byte", arguments: TransportKind.allCases)
+    @Test(
+        "a 20 MiB answer → .responseTooLarge (default limit 16 MiB); a configured limit holds to the byte",
+        arguments: TransportKind.allCases
+    )
     func responseLimit(kind: TransportKind) async throws {
         try await withFaultyEmulator { (_: DSSEmulator, base: URL) async throws -> Void in
-            let error = await expectCode(.responseTooLarge) { try await kind.make().send(try request(base, fault: "large-body=\(20 << 20)")) }
+            let error = await expectCode(.responseTooLarge) {
+                try await kind.make().send(try request(base, fault: "large-body=\(20 << 20)"))
+            }
             #expect(error?.reason.contains("\(16 << 20) bytes") == true)
             let small = kind.make(maximumResponseBodyBytes: 4096)
             #expect(try await small.send(try request(base, fault: "large-body=4096")).body.count == 4096)
@@ -208,13 +250,17 @@ struct TransportTests {
             }
         }
         let directory = try TemporaryDirectory()
-        await expectCode(.fileSystem) { try CurlTransport(configuration: .init(trustedCAFile: directory.path("missing.pem"))) }
+        await expectCode(.fileSystem) {
+            try CurlTransport(configuration: .init(trustedCAFile: directory.path("missing.pem")))
+        }
         let empty = try directory.write("empty.pem", text: "no certificate here\n")
         await expectCode(.malformedInput) { try CurlTransport(configuration: .init(trustedCAFile: empty)) }
     }
 
-    @Test("https:// to a server that does not speak TLS → a TLS error (TLS is attempted and verified, never downgraded)",
-          arguments: TransportKind.allCases)
+    @Test(
+        "https:// to a server that does not speak TLS → a TLS error (TLS is attempted and verified, never downgraded)",
+        arguments: TransportKind.allCases
+    )
     func tlsFailure(kind: TransportKind) async throws {
         try await withFaultyEmulator { emulator, base in
             let port = try #require(base.port)
@@ -235,15 +281,22 @@ struct TransportTests {
         }
     }
 
-    @Test("GET is retried on dropped connections with backoff; POST is sent exactly once", arguments: TransportKind.allCases)
+    @Test(
+        "GET is retried on dropped connections with backoff; POST is sent exactly once",
+        arguments: TransportKind.allCases
+    )
     func retry(kind: TransportKind) async throws {
         try await withFaultyEmulator { (emulator: DSSEmulator, base: URL) async throws -> Void in
             let policy = RetryPolicy(maxAttempts: 3, initialBackoff: 0.01, backoffMultiplier: 2)
             await expectCode(.network) { try await policy.send(try request(base, fault: "drop"), over: kind.make()) }
             #expect(emulator.receivedRequests.map(\.method) == ["GET", "GET", "GET"])
             emulator.clearReceivedRequests()
-            await expectCode(.network) { try await policy.send(try request(base, .post, fault: "drop"), over: kind.make()) }
-            await expectCode(.network) { try await policy.send(try request(base, .delete, fault: "drop"), over: kind.make()) }
+            await expectCode(.network) {
+                try await policy.send(try request(base, .post, fault: "drop"), over: kind.make())
+            }
+            await expectCode(.network) {
+                try await policy.send(try request(base, .delete, fault: "drop"), over: kind.make())
+            }
             #expect(emulator.receivedRequests.map(\.method) == ["POST", "DELETE"])
             emulator.clearReceivedRequests()
             // A 500 is an answer, not a transient failure: returned at once.
@@ -251,7 +304,9 @@ struct TransportTests {
             #expect(answered.status == 500)
             #expect(emulator.receivedRequests.count == 1)
             emulator.clearReceivedRequests()
-            await expectCode(.timeout) { try await policy.send(try request(base, fault: "delay=2000", timeout: 0.2), over: kind.make()) }
+            await expectCode(.timeout) {
+                try await policy.send(try request(base, fault: "delay=2000", timeout: 0.2), over: kind.make())
+            }
             // The client may give up before a busy server has even logged the request (on a loaded
             // machine, before the request left at all): wait for it, then check that no second
             // attempt follows (a timeout is not retried).

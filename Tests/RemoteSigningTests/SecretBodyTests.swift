@@ -54,23 +54,42 @@ struct SecretBodyTests {
         #expect(form.secretBody == nil)
     }
 
-    @Test("FMP and CryptoPro clients send passwords and PINs only in secretBody, and the server gets them intact",
-          arguments: TransportKind.allCases)
+    @Test(
+        "FMP and CryptoPro clients send passwords and PINs only in secretBody, and the server gets them intact",
+        arguments: TransportKind.allCases
+    )
     func clients(kind: TransportKind) async throws {
         let emulator = try DSSEmulator(configuration: .init(requestLogKeepsSecrets: true), seed: sharedSeed)
         let base = try emulator.start()
         defer { emulator.stop() }
         let recorder = RecordingTransport(kind.make())
-        let fmp = FMPClient(configuration: .init(host: base, environment: StandardSeed.environment, project: StandardSeed.project,
-                                                 device: "secret-body"), transport: recorder)
+        let fmp = FMPClient(
+            configuration: .init(
+                host: base,
+                environment: StandardSeed.environment,
+                project: StandardSeed.project,
+                device: "secret-body"
+            ),
+            transport: recorder
+        )
         _ = try await fmp.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
         _ = try await fmp.certificates(dssPassword: Secret(StandardSeed.dssPassword))
-        _ = try await fmp.sign(resource: StandardSeed.resource, table: StandardSeed.table, column: StandardSeed.column, hhiveID: StandardSeed.row,
-                               dssPassword: Secret(StandardSeed.dssPassword), certificateID: StandardSeed.certificateID,
-                               certificatePIN: Secret(StandardSeed.certificatePIN))
+        _ = try await fmp.sign(
+            resource: StandardSeed.resource,
+            table: StandardSeed.table,
+            column: StandardSeed.column,
+            hhiveID: StandardSeed.row,
+            dssPassword: Secret(StandardSeed.dssPassword),
+            certificateID: StandardSeed.certificateID,
+            certificatePIN: Secret(StandardSeed.certificatePIN)
+        )
         let cryptoPro = CryptoProDSSClient(configuration: .init(baseURL: base), transport: recorder)
         _ = try await cryptoPro.login(username: StandardSeed.username, password: Secret(StandardSeed.password))
-        _ = try await cryptoPro.sign(document: Array("текст".utf8), certificateID: StandardSeed.certificateID, pin: Secret(StandardSeed.certificatePIN))
+        _ = try await cryptoPro.sign(
+            document: Array("текст".utf8),
+            certificateID: StandardSeed.certificateID,
+            pin: Secret(StandardSeed.certificatePIN)
+        )
 
         let secrets = [StandardSeed.password, StandardSeed.dssPassword, StandardSeed.certificatePIN]
         let carrying = recorder.requests.filter { $0.method == .post }

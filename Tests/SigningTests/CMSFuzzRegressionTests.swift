@@ -21,7 +21,9 @@ struct CMSFuzzRegressionTests {
     /// 3.0.19). The verifier no longer calls `CMS_verify`: it streams the content through
     /// `CMS_dataInit` itself and frees every BIO it gets back, so nothing leaks (`make fuzz` and
     /// `make test-asan` check leaks with LeakSanitizer).
-    @Test("An unknown digest in digestAlgorithms is malformed (detached), contentMissing without content, and leaks nothing")
+    @Test(
+        "An unknown digest in digestAlgorithms is malformed (detached), contentMissing without content, and leaks nothing"
+    )
     func unknownDigestAlgorithm() throws {
         let signature = try Self.regression("unknown-digest-algorithm-detached.p7s")
         let content = Array("certsign fuzz content\n".utf8)

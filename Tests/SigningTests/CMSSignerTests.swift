@@ -9,21 +9,36 @@ struct CMSSignerTests {
     let fixture: Fixture
     init() throws { fixture = try Fixture() }
 
-    static let content = Array("Планирование бюджета, строка 1\n".utf8) + (0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+    static let content =
+        Array("Планирование бюджета, строка 1\n".utf8) + (0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
 
-    @Test("RSA and EC, detached and attached, CMS and CAdES, SHA-256/384/512, local and external keys",
-          arguments: [false, true])
+    @Test(
+        "RSA and EC, detached and attached, CMS and CAdES, SHA-256/384/512, local and external keys",
+        arguments: [false, true]
+    )
     func matrix(external: Bool) async throws {
         for base in [fixture.rsa, fixture.ec] {
             let identity = external ? try Fixture.external(base) : base
             for format in [SignatureFormat.cms, .cadesBES] {
                 for detached in [true, false] {
                     for digest in DigestAlgorithm.allSupported where !digest.isGOST {  // GOST digests: GOSTSigningTests
-                        let signature = try await CMSSigner.sign(content: Self.content, identity: identity, format: format,
-                                                                 detached: detached, digestAlgorithm: digest)
-                        let result = try OpenSSLCLI.verify(signature: signature, content: detached ? Self.content : nil,
-                                                           root: fixture.pki.root.certificate, cades: format == .cadesBES)
-                        #expect(result.succeeded, "\(base.key.publicKeyAlgorithm) \(format) detached=\(detached) \(digest): \(result.errorOutput)")
+                        let signature = try await CMSSigner.sign(
+                            content: Self.content,
+                            identity: identity,
+                            format: format,
+                            detached: detached,
+                            digestAlgorithm: digest
+                        )
+                        let result = try OpenSSLCLI.verify(
+                            signature: signature,
+                            content: detached ? Self.content : nil,
+                            root: fixture.pki.root.certificate,
+                            cades: format == .cadesBES
+                        )
+                        #expect(
+                            result.succeeded,
+                            "\(base.key.publicKeyAlgorithm) \(format) detached=\(detached) \(digest): \(result.errorOutput)"
+                        )
                     }
                 }
             }
@@ -41,7 +56,12 @@ struct CMSSignerTests {
         let plain = try await CMSSigner.sign(content: Self.content, identity: fixture.ec, format: .cms)
         #expect(!(try OpenSSLCLI.print(plain)).contains("signingCertificateV2"))
         // openssl -cades really checks the attribute: it refuses the plain CMS signature.
-        let refused = try OpenSSLCLI.verify(signature: plain, content: Self.content, root: fixture.pki.root.certificate, cades: true)
+        let refused = try OpenSSLCLI.verify(
+            signature: plain,
+            content: Self.content,
+            root: fixture.pki.root.certificate,
+            cades: true
+        )
         #expect(!refused.succeeded)
         #expect(refused.errorOutput.contains("missing signing certificate attribute"))
         // The chain is included: leaf and root.
@@ -60,7 +80,12 @@ struct CMSSignerTests {
     func emptyContent() async throws {
         for detached in [true, false] {
             let signature = try await CMSSigner.sign(content: [], identity: fixture.rsa, detached: detached)
-            let result = try OpenSSLCLI.verify(signature: signature, content: detached ? [] : nil, root: fixture.pki.root.certificate, cades: true)
+            let result = try OpenSSLCLI.verify(
+                signature: signature,
+                content: detached ? [] : nil,
+                root: fixture.pki.root.certificate,
+                cades: true
+            )
             #expect(result.succeeded, "\(result.errorOutput)")
         }
     }

@@ -16,10 +16,23 @@ struct CMSVerifierTests {
     func accepts() async throws {
         let time = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 60)
         for identity in [fixture.rsa, fixture.ec] {
-            for (format, detached, digest) in [(SignatureFormat.cadesBES, true, DigestAlgorithm.sha256), (.cms, false, .sha384), (.cadesBES, false, .sha512)] {
-                let signature = try await CMSSigner.sign(content: Self.content, identity: identity, format: format, detached: detached,
-                                                         digestAlgorithm: digest, signingTime: time)
-                let result = CMSVerifier.verify(signature: signature, content: detached ? Self.content : nil, trustAnchors: anchors)
+            for (format, detached, digest) in [
+                (SignatureFormat.cadesBES, true, DigestAlgorithm.sha256), (.cms, false, .sha384),
+                (.cadesBES, false, .sha512),
+            ] {
+                let signature = try await CMSSigner.sign(
+                    content: Self.content,
+                    identity: identity,
+                    format: format,
+                    detached: detached,
+                    digestAlgorithm: digest,
+                    signingTime: time
+                )
+                let result = CMSVerifier.verify(
+                    signature: signature,
+                    content: detached ? Self.content : nil,
+                    trustAnchors: anchors
+                )
                 #expect(result.isValid, "\(result)")
                 #expect(result.signerCertificate == identity.certificate)
                 #expect(result.signingTime == time)
@@ -52,8 +65,11 @@ struct CMSVerifierTests {
         let signerPath = try directory.write("signer.pem", text: identity.certificate.pemRepresentation)
         let keyPath = try directory.write("key.pem", text: try key.pemRepresentation(password: nil))
         let chainPath = try directory.write("chain.pem", text: fixture.pki.root.certificate.pemRepresentation)
-        var arguments = ["cms", "-sign", "-binary", "-in", document, "-signer", signerPath, "-inkey", keyPath, "-certfile", chainPath,
-                         "-outform", "DER", "-out", directory.path("doc.p7s")]
+        var arguments = [
+            "cms", "-sign", "-binary", "-in", document, "-signer", signerPath, "-inkey", keyPath, "-certfile",
+            chainPath,
+            "-outform", "DER", "-out", directory.path("doc.p7s"),
+        ]
         switch variant {
         case "attached": arguments.append("-nodetach")
         case "cades-sha384": arguments += ["-cades", "-md", "sha384"]
@@ -63,15 +79,26 @@ struct CMSVerifierTests {
         let made = try ExternalTool.run("openssl", arguments)
         try #require(made.succeeded, "\(made.errorOutput)")
         let signature = try directory.read("doc.p7s")
-        let result = CMSVerifier.verify(signature: signature, content: variant == "attached" ? nil : Self.content, trustAnchors: anchors)
+        let result = CMSVerifier.verify(
+            signature: signature,
+            content: variant == "attached" ? nil : Self.content,
+            trustAnchors: anchors
+        )
         #expect(result.isValid, "\(result)")
         #expect(result.signerCertificate == identity.certificate)
         #expect(result.signingTime != nil)
         #expect(result.format == (variant == "cades-sha384" ? .cadesBES : .cms))
         #expect(result.digestAlgorithm == (variant == "cades-sha384" ? .sha384 : .sha256))
         // PEM form too.
-        let pem = try ExternalTool.run("openssl", ["cms", "-cmsout", "-inform", "DER", "-in", directory.path("doc.p7s"), "-outform", "PEM"])
-        let fromPEM = CMSVerifier.verify(signature: Array(pem.standardOutput), content: variant == "attached" ? nil : Self.content, trustAnchors: anchors)
+        let pem = try ExternalTool.run(
+            "openssl",
+            ["cms", "-cmsout", "-inform", "DER", "-in", directory.path("doc.p7s"), "-outform", "PEM"]
+        )
+        let fromPEM = CMSVerifier.verify(
+            signature: Array(pem.standardOutput),
+            content: variant == "attached" ? nil : Self.content,
+            trustAnchors: anchors
+        )
         #expect(fromPEM.isValid, "\(fromPEM)")
     }
 
@@ -90,29 +117,44 @@ struct CMSVerifierTests {
         let marker = Array("ПланированиеБюджета".utf8)
         let index = try #require(attached.firstRange(of: marker)).lowerBound
         attached[index] ^= 0x01
-        #expect(CMSVerifier.verify(signature: attached, content: nil, trustAnchors: anchors).failure?.code == .contentChanged)
+        #expect(
+            CMSVerifier.verify(signature: attached, content: nil, trustAnchors: anchors).failure?.code
+                == .contentChanged
+        )
     }
 
     @Test("A detached signature without content is contentMissing")
     func contentMissing() async throws {
         let signature = try await CMSSigner.sign(content: Self.content, identity: fixture.rsa)
-        #expect(CMSVerifier.verify(signature: signature, content: nil, trustAnchors: anchors).failure?.code == .contentMissing)
+        #expect(
+            CMSVerifier.verify(signature: signature, content: nil, trustAnchors: anchors).failure?.code
+                == .contentMissing
+        )
     }
 
     @Test("A wrong trust anchor is untrustedSigner")
     func wrongAnchor() async throws {
         let other = try TestPKI(rootSubject: "CN=Other Root")
         let signature = try await CMSSigner.sign(content: Self.content, identity: fixture.ec)
-        let result = CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: [other.root.certificate])
+        let result = CMSVerifier.verify(
+            signature: signature,
+            content: Self.content,
+            trustAnchors: [other.root.certificate]
+        )
         #expect(result.failure?.code == .untrustedSigner, "\(result)")
         #expect(!result.chainChecked)
         #expect(result.signerCertificate == fixture.ec.certificate)
     }
 
-    @Test("A signer expired at the validation time is signerExpired, whatever signingTime claims; an audit at a past time accepts it")
+    @Test(
+        "A signer expired at the validation time is signerExpired, whatever signingTime claims; an audit at a past time accepts it"
+    )
     func expired() async throws {
         let now = Date()
-        let pki = try TestPKI(rootSubject: "CN=Old Root", validity: now.addingTimeInterval(-365 * 86_400)...now.addingTimeInterval(365 * 86_400))
+        let pki = try TestPKI(
+            rootSubject: "CN=Old Root",
+            validity: now.addingTimeInterval(-365 * 86_400)...now.addingTimeInterval(365 * 86_400)
+        )
         let anchors = [pki.root.certificate]
         let past = now.addingTimeInterval(-30 * 86_400)...now.addingTimeInterval(-86_400)
         let expired = try pki.issueLeaf(subject: "CN=Expired Signer", keyType: .p256, validity: past)
@@ -120,7 +162,9 @@ struct CMSVerifierTests {
         let rejected = CMSVerifier.verify(signature: late, content: Self.content, trustAnchors: anchors)
         #expect(rejected.failure?.code == .signerExpired, "\(rejected)")
         // Without anchors the validity period is still checked.
-        #expect(CMSVerifier.verify(signature: late, content: Self.content, trustAnchors: []).failure?.code == .signerExpired)
+        #expect(
+            CMSVerifier.verify(signature: late, content: Self.content, trustAnchors: []).failure?.code == .signerExpired
+        )
         // A signingTime inside the validity is only a claim: still expired now (finding 1).
         let claimed = now.addingTimeInterval(-10 * 86_400)
         let inTime = try await CMSSigner.sign(content: Self.content, identity: expired, signingTime: claimed)
@@ -129,8 +173,12 @@ struct CMSVerifierTests {
         #expect(stillRejected.signingTime == Date(timeIntervalSince1970: claimed.timeIntervalSince1970.rounded(.down)))
         // An audit at a time the certificate was valid accepts it, and says when it checked.
         let auditTime = now.addingTimeInterval(-5 * 86_400)
-        let audited = CMSVerifier.verify(signature: inTime, content: Self.content, trustAnchors: anchors,
-                                         policy: ValidationPolicy(validationTime: auditTime))
+        let audited = CMSVerifier.verify(
+            signature: inTime,
+            content: Self.content,
+            trustAnchors: anchors,
+            policy: ValidationPolicy(validationTime: auditTime)
+        )
         #expect(audited.isValid, "\(audited)")
         #expect(audited.validationTime == auditTime)
         #expect(audited.signers.first?.checkedAt == auditTime)
@@ -139,8 +187,11 @@ struct CMSVerifierTests {
     @Test("Truncated and garbage files are malformed")
     func malformed() async throws {
         let signature = try await CMSSigner.sign(content: Self.content, identity: fixture.rsa)
-        for bad in [Array(signature.prefix(signature.count / 2)), Array(signature.dropLast()), [UInt8](repeating: 0x42, count: 300),
-                    [], Array("-----BEGIN CMS-----\nAAAA\n-----END CMS-----\n".utf8), signature + [0, 0]] {
+        for bad in [
+            Array(signature.prefix(signature.count / 2)), Array(signature.dropLast()),
+            [UInt8](repeating: 0x42, count: 300),
+            [], Array("-----BEGIN CMS-----\nAAAA\n-----END CMS-----\n".utf8), signature + [0, 0],
+        ] {
             let result = CMSVerifier.verify(signature: bad, content: Self.content, trustAnchors: anchors)
             #expect(result.failure?.code == .malformed, "\(bad.count) bytes: \(result)")
             #expect(result.signerCertificate == nil)
@@ -169,7 +220,8 @@ struct CMSVerifierTests {
         let certificateRange = try #require(signature.firstRange(of: original.derRepresentation))
         signature.replaceSubrange(certificateRange, with: replacement.derRepresentation)
         // The SignerInfo's issuerAndSerialNumber comes before the signed attributes.
-        let serial = Self.serialBytes(original), newSerial = Self.serialBytes(replacement)
+        let serial = Self.serialBytes(original)
+        let newSerial = Self.serialBytes(replacement)
         let serialRange = try #require(signature.firstRange(of: serial))
         signature.replaceSubrange(serialRange, with: newSerial)
 
@@ -177,7 +229,12 @@ struct CMSVerifierTests {
         #expect(result.failure?.code == .certificateSwapped, "\(result)")
         #expect(result.signerCertificate == replacement)
         // openssl agrees.
-        let tool = try OpenSSLCLI.verify(signature: signature, content: Self.content, root: fixture.pki.root.certificate, cades: true)
+        let tool = try OpenSSLCLI.verify(
+            signature: signature,
+            content: Self.content,
+            root: fixture.pki.root.certificate,
+            cades: true
+        )
         #expect(!tool.succeeded)
     }
 
@@ -186,12 +243,21 @@ struct CMSVerifierTests {
         let directory = try TemporaryDirectory(prefix: "signing-nocerts")
         let key = try #require(fixture.ec.key as? LocalSigningKey)
         let document = try directory.write("doc.bin", Self.content)
-        let made = try ExternalTool.run("openssl", ["cms", "-sign", "-binary", "-nocerts", "-in", document,
-                                                    "-signer", try directory.write("s.pem", text: fixture.ec.certificate.pemRepresentation),
-                                                    "-inkey", try directory.write("k.pem", text: try key.pemRepresentation(password: nil)),
-                                                    "-outform", "DER", "-out", directory.path("doc.p7s")])
+        let made = try ExternalTool.run(
+            "openssl",
+            [
+                "cms", "-sign", "-binary", "-nocerts", "-in", document,
+                "-signer", try directory.write("s.pem", text: fixture.ec.certificate.pemRepresentation),
+                "-inkey", try directory.write("k.pem", text: try key.pemRepresentation(password: nil)),
+                "-outform", "DER", "-out", directory.path("doc.p7s"),
+            ]
+        )
         try #require(made.succeeded, "\(made.errorOutput)")
-        let result = CMSVerifier.verify(signature: try directory.read("doc.p7s"), content: Self.content, trustAnchors: anchors)
+        let result = CMSVerifier.verify(
+            signature: try directory.read("doc.p7s"),
+            content: Self.content,
+            trustAnchors: anchors
+        )
         #expect(result.failure?.code == .signerCertificateMissing, "\(result)")
     }
 
@@ -200,11 +266,27 @@ struct CMSVerifierTests {
         let directory = try TemporaryDirectory(prefix: "signing-verify-file")
         let path = try directory.write("doc.bin", Self.content)
         let signature = try await CMSSigner.sign(content: Self.content, identity: fixture.ec)
-        #expect(try CMSVerifier.verify(signature: signature, contentFileAt: URL(fileURLWithPath: path), trustAnchors: anchors).isValid)
+        #expect(
+            try CMSVerifier.verify(
+                signature: signature,
+                contentFileAt: URL(fileURLWithPath: path),
+                trustAnchors: anchors
+            ).isValid
+        )
         try directory.write("doc.bin", Self.content + [1])
-        #expect(try CMSVerifier.verify(signature: signature, contentFileAt: URL(fileURLWithPath: path), trustAnchors: anchors).failure?.code == .contentChanged)
+        #expect(
+            try CMSVerifier.verify(
+                signature: signature,
+                contentFileAt: URL(fileURLWithPath: path),
+                trustAnchors: anchors
+            ).failure?.code == .contentChanged
+        )
         #expect(throws: CertificateProviderError(.fileSystem, "")) {
-            _ = try CMSVerifier.verify(signature: signature, contentFileAt: URL(fileURLWithPath: directory.path("missing")), trustAnchors: anchors)
+            _ = try CMSVerifier.verify(
+                signature: signature,
+                contentFileAt: URL(fileURLWithPath: directory.path("missing")),
+                trustAnchors: anchors
+            )
         }
     }
 

@@ -39,20 +39,36 @@ struct OpenSSLFixtures {
     ///   - key: `genpkey` arguments (`-algorithm RSA -pkeyopt rsa_keygen_bits:1024`, …).
     ///   - extensions: lines of an OpenSSL extension section.
     ///   - certificateDigest: the digest the issuer signs the certificate with (`sha256`, `sha1`).
-    mutating func issue(_ name: String, key: [String] = ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"],
-                        extensions: [String] = ["basicConstraints=critical,CA:FALSE", "keyUsage=critical,digitalSignature,nonRepudiation"],
-                        certificateDigest: String = "sha256", issuer: Issued? = nil, days: Int = 30) throws -> Issued {
+    mutating func issue(
+        _ name: String,
+        key: [String] = ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"],
+        extensions: [String] = [
+            "basicConstraints=critical,CA:FALSE", "keyUsage=critical,digitalSignature,nonRepudiation",
+        ],
+        certificateDigest: String = "sha256",
+        issuer: Issued? = nil,
+        days: Int = 30
+    ) throws -> Issued {
         serial += 1
         let keyPath = directory.path("\(name)-key.pem")
         try openssl(["genpkey"] + key + ["-out", keyPath])
         let request = directory.path("\(name).csr")
         try openssl(["req", "-new", "-key", keyPath, "-subj", "/CN=\(name)/O=Evil Fixtures", "-out", request])
-        let extensionFile = try directory.write("\(name).cnf", text: "[v3]\n" + extensions.joined(separator: "\n") + "\n")
+        let extensionFile = try directory.write(
+            "\(name).cnf",
+            text: "[v3]\n" + extensions.joined(separator: "\n") + "\n"
+        )
         let certificatePath = directory.path("\(name).pem")
-        try openssl(["x509", "-req", "-in", request, "-CA", issuer?.certificatePath ?? rootPath, "-CAkey", issuer?.keyPath ?? rootKeyPath,
-                     "-set_serial", "\(serial)", "-days", "\(days)", "-\(certificateDigest)", "-extfile", extensionFile, "-extensions", "v3",
-                     "-out", certificatePath])
-        let certificate = try Certificate(pemEncoded: String(decoding: try directory.read("\(name).pem"), as: UTF8.self))
+        try openssl([
+            "x509", "-req", "-in", request, "-CA", issuer?.certificatePath ?? rootPath, "-CAkey",
+            issuer?.keyPath ?? rootKeyPath,
+            "-set_serial", "\(serial)", "-days", "\(days)", "-\(certificateDigest)", "-extfile", extensionFile,
+            "-extensions", "v3",
+            "-out", certificatePath,
+        ])
+        let certificate = try Certificate(
+            pemEncoded: String(decoding: try directory.read("\(name).pem"), as: UTF8.self)
+        )
         return Issued(certificate: certificate, certificatePath: certificatePath, keyPath: keyPath)
     }
 
@@ -60,10 +76,16 @@ struct OpenSSLFixtures {
     func sign(_ content: [UInt8], by signer: Issued, extra: [String] = [], certfile: [Issued] = []) throws -> [UInt8] {
         let name = "sig-\(UUID().uuidString)"
         let document = try directory.write("\(name).bin", content)
-        var arguments = ["cms", "-sign", "-binary", "-in", document, "-signer", signer.certificatePath, "-inkey", signer.keyPath,
-                         "-outform", "DER", "-out", directory.path("\(name).p7s")] + extra
+        var arguments =
+            [
+                "cms", "-sign", "-binary", "-in", document, "-signer", signer.certificatePath, "-inkey", signer.keyPath,
+                "-outform", "DER", "-out", directory.path("\(name).p7s"),
+            ] + extra
         if !certfile.isEmpty {
-            let bundle = try directory.write("\(name)-certs.pem", text: certfile.map(\.certificate.pemRepresentation).joined())
+            let bundle = try directory.write(
+                "\(name)-certs.pem",
+                text: certfile.map(\.certificate.pemRepresentation).joined()
+            )
             arguments += ["-certfile", bundle]
         }
         try openssl(arguments)
@@ -74,16 +96,24 @@ struct OpenSSLFixtures {
     func resign(_ signature: [UInt8], by signer: Issued, extra: [String] = []) throws -> [UInt8] {
         let name = "resign-\(UUID().uuidString)"
         let input = try directory.write("\(name)-in.p7s", signature)
-        try openssl(["cms", "-resign", "-binary", "-inform", "DER", "-in", input, "-signer", signer.certificatePath, "-inkey", signer.keyPath,
-                     "-outform", "DER", "-out", directory.path("\(name).p7s")] + extra)
+        try openssl(
+            [
+                "cms", "-resign", "-binary", "-inform", "DER", "-in", input, "-signer", signer.certificatePath,
+                "-inkey", signer.keyPath,
+                "-outform", "DER", "-out", directory.path("\(name).p7s"),
+            ] + extra
+        )
         return try directory.read("\(name).p7s")
     }
 
     /// `openssl cms -verify` (the oracle) with the root as CA file.
     func opensslVerifies(_ signature: [UInt8], content: [UInt8]?, extra: [String] = []) throws -> ExternalTool.Result {
         let name = "verify-\(UUID().uuidString)"
-        var arguments = ["cms", "-verify", "-binary", "-inform", "DER", "-in", try directory.write("\(name).p7s", signature),
-                         "-CAfile", rootPath, "-out", directory.path("\(name).out")] + extra
+        var arguments =
+            [
+                "cms", "-verify", "-binary", "-inform", "DER", "-in", try directory.write("\(name).p7s", signature),
+                "-CAfile", rootPath, "-out", directory.path("\(name).out"),
+            ] + extra
         if let content { arguments += ["-content", try directory.write("\(name).bin", content)] }
         return try ExternalTool.run("openssl", arguments)
     }

@@ -6,10 +6,24 @@ import Testing
 
 @Suite("SignatureJournal: SQLite, WAL, schema versions, foreign files, several processes")
 struct SignatureJournalTests {
-    static func record(_ name: String, storage: SignatureRecord.Storage = .inline([1, 2, 3]), at time: Date = Date()) -> SignatureRecord {
-        SignatureRecord(createdAt: time, providerID: "pkcs12", signerSubject: "CN=Иванов Иван,O=ООО Ромашка", signerFingerprint: "AB:CD",
-                        documentName: name, documentSize: 42, documentDigest: DigestAlgorithm.sha256.hash(Array(name.utf8)),
-                        digestAlgorithm: "sha256", format: .cadesBES, isDetached: true, storage: storage)
+    static func record(
+        _ name: String,
+        storage: SignatureRecord.Storage = .inline([1, 2, 3]),
+        at time: Date = Date()
+    ) -> SignatureRecord {
+        SignatureRecord(
+            createdAt: time,
+            providerID: "pkcs12",
+            signerSubject: "CN=Иванов Иван,O=ООО Ромашка",
+            signerFingerprint: "AB:CD",
+            documentName: name,
+            documentSize: 42,
+            documentDigest: DigestAlgorithm.sha256.hash(Array(name.utf8)),
+            digestAlgorithm: "sha256",
+            format: .cadesBES,
+            isDetached: true,
+            storage: storage
+        )
     }
 
     static func sqlite(_ path: String, _ sql: String) throws -> String {
@@ -24,7 +38,11 @@ struct SignatureJournalTests {
         let url = URL(fileURLWithPath: directory.path("journal.sqlite"))
         let journal = try SignatureJournal(url: url)
         let older = Self.record("ПланированиеБюджета — Номер 1.pdf", at: Date(timeIntervalSince1970: 1_700_000_000))
-        let newer = Self.record("Договор №5.docx", storage: .file(URL(fileURLWithPath: "/tmp/Подпись.p7s")), at: Date(timeIntervalSince1970: 1_700_000_100))
+        let newer = Self.record(
+            "Договор №5.docx",
+            storage: .file(URL(fileURLWithPath: "/tmp/Подпись.p7s")),
+            at: Date(timeIntervalSince1970: 1_700_000_100)
+        )
         try await journal.append(older)
         try await journal.append(newer)
         #expect(try await journal.records() == [newer, older])
@@ -49,7 +67,8 @@ struct SignatureJournalTests {
     func appendMany() async throws {
         let directory = try TemporaryDirectory(prefix: "journal")
         let journal = try SignatureJournal(url: URL(fileURLWithPath: directory.path("journal.sqlite")))
-        let first = Self.record("один"), second = Self.record("два")
+        let first = Self.record("один")
+        let second = Self.record("два")
         try await journal.append(contentsOf: [first, second])
         #expect(try await journal.count() == 2)
         await #expect(throws: CertificateProviderError(.alreadyExists, "")) {
@@ -64,7 +83,11 @@ struct SignatureJournalTests {
         let url = URL(fileURLWithPath: directory.path("journal.sqlite"))
         do {
             let journal = try SignatureJournal(url: url)
-            try await journal.append(contentsOf: (0..<60).map { Self.record("запись \($0)", storage: .inline([UInt8](repeating: UInt8($0), count: 2048))) })
+            try await journal.append(
+                contentsOf: (0..<60).map {
+                    Self.record("запись \($0)", storage: .inline([UInt8](repeating: UInt8($0), count: 2048)))
+                }
+            )
         }
         // The last connection closed: everything is checkpointed into the main file.
         var bytes = try directory.read("journal.sqlite")
@@ -91,7 +114,9 @@ struct SignatureJournalTests {
         default: bytes = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         }
         let path = try directory.write("journal.sqlite", bytes)
-        #expect(throws: CertificateProviderError(.storeCorrupted, "")) { _ = try SignatureJournal(url: URL(fileURLWithPath: path)) }
+        #expect(throws: CertificateProviderError(.storeCorrupted, "")) {
+            _ = try SignatureJournal(url: URL(fileURLWithPath: path))
+        }
         #expect(try directory.read("journal.sqlite") == bytes)
     }
 
@@ -113,10 +138,15 @@ struct SignatureJournalTests {
 
         let otherID = directory.path("other-id.sqlite")
         _ = try Self.sqlite(otherID, "PRAGMA application_id = 1234; CREATE TABLE t (x);")
-        #expect(throws: CertificateProviderError(.storeCorrupted, "")) { _ = try SignatureJournal(url: URL(fileURLWithPath: otherID)) }
+        #expect(throws: CertificateProviderError(.storeCorrupted, "")) {
+            _ = try SignatureJournal(url: URL(fileURLWithPath: otherID))
+        }
 
         let newer = directory.path("newer.sqlite")
-        _ = try Self.sqlite(newer, "PRAGMA application_id = \(SignatureJournal.applicationID); PRAGMA user_version = 99; CREATE TABLE signatures (id TEXT);")
+        _ = try Self.sqlite(
+            newer,
+            "PRAGMA application_id = \(SignatureJournal.applicationID); PRAGMA user_version = 99; CREATE TABLE signatures (id TEXT);"
+        )
         do {
             _ = try SignatureJournal(url: URL(fileURLWithPath: newer))
             Issue.record("a newer journal was opened")
@@ -132,7 +162,9 @@ struct SignatureJournalTests {
         let directory = try TemporaryDirectory(prefix: "journal")
         let path = directory.path("v1.sqlite")
         // The schema as version 1 of this package wrote it.
-        _ = try Self.sqlite(path, """
+        _ = try Self.sqlite(
+            path,
+            """
             PRAGMA application_id = \(SignatureJournal.applicationID); PRAGMA user_version = 1;
             CREATE TABLE signatures (id TEXT PRIMARY KEY NOT NULL, created_at REAL NOT NULL, provider_id TEXT NOT NULL,
               signer_subject TEXT NOT NULL, signer_fingerprint TEXT NOT NULL, document_name TEXT NOT NULL,
@@ -140,14 +172,20 @@ struct SignatureJournalTests {
               detached INTEGER NOT NULL, signature_path TEXT, signature BLOB,
               CHECK (signature_path IS NOT NULL OR signature IS NOT NULL));
             INSERT INTO signatures VALUES ('old-1', 1700000000, 'fmp-dss', 'CN=Леонид', '01', 'Бюджет.xlsx', 10, x'00', 'sha256', 'cades', 1, NULL, x'3000');
-            """)
+            """
+        )
         let journal = try SignatureJournal(url: URL(fileURLWithPath: path))
         let records = try await journal.records()
         #expect(records.map(\.id) == ["old-1"])
         #expect(records.first?.documentName == "Бюджет.xlsx")
         #expect(records.first?.storage == .inline([0x30, 0x00]))
         #expect(try Self.sqlite(path, "PRAGMA user_version") == "\(SignatureJournal.schemaVersion)")
-        #expect(try Self.sqlite(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'signatures_by_%'") == "2")
+        #expect(
+            try Self.sqlite(
+                path,
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'signatures_by_%'"
+            ) == "2"
+        )
     }
 
     @Test("4 processes × 200 signatures at once give exactly 800 rows")
@@ -202,7 +240,9 @@ struct SignatureJournalTests {
         #expect(try await journal.count() == records.count + 1)
         // Every .p7s under its final name is complete and verifies.
         let document = [UInt8](repeating: 0x5A, count: 256 << 10)
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".p7s") && !$0.hasPrefix(".") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {
+            $0.hasSuffix(".p7s") && !$0.hasPrefix(".")
+        }
         #expect(!files.isEmpty)
         for file in files {
             let signature = try directory.read(file)

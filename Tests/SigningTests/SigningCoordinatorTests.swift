@@ -54,10 +54,20 @@ final class ServerSigningProvider: DocumentSigning {
         }
         switch request.payload {
         case .content(let bytes):
-            return try await CMSSigner.sign(content: bytes, identity: signer, format: format, detached: isDetached,
-                                            digestAlgorithm: digestAlgorithm)
+            return try await CMSSigner.sign(
+                content: bytes,
+                identity: signer,
+                format: format,
+                detached: isDetached,
+                digestAlgorithm: digestAlgorithm
+            )
         case .digest(let digest, let algorithm):
-            return try await CMSSigner.sign(digest: digest, identity: signer, format: format, digestAlgorithm: algorithm)
+            return try await CMSSigner.sign(
+                digest: digest,
+                identity: signer,
+                format: format,
+                digestAlgorithm: algorithm
+            )
         }
     }
 }
@@ -76,7 +86,9 @@ struct SigningCoordinatorTests {
     func makeCoordinator(_ register: (inout ProviderRegistry) throws -> Void) throws -> SigningCoordinator {
         var registry = ProviderRegistry()
         try register(&registry)
-        let journal = try SignatureJournal(url: URL(fileURLWithPath: directory.path("journal-\(UUID().uuidString).sqlite")))
+        let journal = try SignatureJournal(
+            url: URL(fileURLWithPath: directory.path("journal-\(UUID().uuidString).sqlite"))
+        )
         return SigningCoordinator(registry: registry, journal: journal)
     }
 
@@ -87,7 +99,9 @@ struct SigningCoordinatorTests {
         return URL(fileURLWithPath: try directory.write(name, bytes))
     }
 
-    @Test("Bytes are signed with the stored identity, recorded, and verify with openssl; batch signing initializes once")
+    @Test(
+        "Bytes are signed with the stored identity, recorded, and verify with openssl; batch signing initializes once"
+    )
     func signBytes() async throws {
         let provider = InMemoryCertificateProvider(id: .pkcs12, identity: fixture.rsa)
         let coordinator = try makeCoordinator { registry in
@@ -95,8 +109,12 @@ struct SigningCoordinatorTests {
         }
         var results: [SigningResult] = []
         for index in 0..<5 {
-            results.append(try await coordinator.sign(document: .bytes(Self.content + [UInt8(index)], name: "Бюджет \(index).txt"),
-                                                      provider: .pkcs12))
+            results.append(
+                try await coordinator.sign(
+                    document: .bytes(Self.content + [UInt8(index)], name: "Бюджет \(index).txt"),
+                    provider: .pkcs12
+                )
+            )
         }
         #expect(provider.initializeCount == 1)
         let first = try #require(results.first)
@@ -106,33 +124,57 @@ struct SigningCoordinatorTests {
         #expect(first.record.documentDigest == DigestAlgorithm.sha256.hash(Self.content + [0]))
         #expect(first.record.signerFingerprint == fixture.rsa.certificate.sha256FingerprintHex)
         #expect(first.record.storage == .inline(first.signature))
-        let tool = try OpenSSLCLI.verify(signature: first.signature, content: Self.content + [0], root: fixture.pki.root.certificate, cades: true)
+        let tool = try OpenSSLCLI.verify(
+            signature: first.signature,
+            content: Self.content + [0],
+            root: fixture.pki.root.certificate,
+            cades: true
+        )
         #expect(tool.succeeded, "\(tool.errorOutput)")
         let records = try await coordinator.journal.records()
         #expect(Set(records.map(\.id)) == Set(results.map(\.record.id)))
     }
 
-    @Test("Options reach the signature: CMS, attached, SHA-512, signing time; external keys work through the coordinator")
+    @Test(
+        "Options reach the signature: CMS, attached, SHA-512, signing time; external keys work through the coordinator"
+    )
     func options() async throws {
         let external = try Fixture.external(fixture.ec)
         let coordinator = try makeCoordinator { registry in
-            try registry.register("test.remote-key", description: "remote") { InMemoryCertificateProvider(id: "test.remote-key", identity: external) }
+            try registry.register("test.remote-key", description: "remote") {
+                InMemoryCertificateProvider(id: "test.remote-key", identity: external)
+            }
         }
         let time = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 3600).rounded(.down))
         let options = SigningOptions(format: .cms, isDetached: false, digestAlgorithm: .sha512, signingTime: time)
-        let result = try await coordinator.sign(document: .bytes(Self.content, name: "a"), provider: "test.remote-key", options: options)
-        let verified = try await coordinator.verify(signature: result.signature, content: nil, trust: [fixture.pki.root.certificate])
+        let result = try await coordinator.sign(
+            document: .bytes(Self.content, name: "a"),
+            provider: "test.remote-key",
+            options: options
+        )
+        let verified = try await coordinator.verify(
+            signature: result.signature,
+            content: nil,
+            trust: [fixture.pki.root.certificate]
+        )
         #expect(verified.isValid, "\(verified)")
         #expect(verified.format == .cms)
         #expect(!verified.isDetached)
         #expect(verified.digestAlgorithm == .sha512)
         #expect(verified.signingTime == time)
         #expect(verified.embeddedContent == Self.content)
-        let tool = try OpenSSLCLI.verify(signature: result.signature, content: nil, root: fixture.pki.root.certificate, cades: false)
+        let tool = try OpenSSLCLI.verify(
+            signature: result.signature,
+            content: nil,
+            root: fixture.pki.root.certificate,
+            cades: false
+        )
         #expect(tool.succeeded, "\(tool.errorOutput)")
     }
 
-    @Test("Identity resolution: stored first, initialize when none or unsupported, other errors surface and nothing is recorded")
+    @Test(
+        "Identity resolution: stored first, initialize when none or unsupported, other errors surface and nothing is recorded"
+    )
     func identityResolution() async throws {
         let unsupported = ScriptedCertificateProvider(id: "test.a", identity: fixture.ec)
         unsupported.script(.storedCertificate, .fail(.unsupportedOperation("no store")))
@@ -163,14 +205,20 @@ struct SigningCoordinatorTests {
     @Test("A file is streamed in chunks with progress, and the .p7s verifies with openssl; attached files too")
     func signFile() async throws {
         let coordinator = try makeCoordinator { registry in
-            try registry.register(.pkcs12, description: "") { InMemoryCertificateProvider(id: .pkcs12, identity: fixture.rsa, storedFromStart: true) }
+            try registry.register(.pkcs12, description: "") {
+                InMemoryCertificateProvider(id: .pkcs12, identity: fixture.rsa, storedFromStart: true)
+            }
         }
         let size = 3 << 20 + 12345
         let file = try makeFile("Отчёт.bin", size: size)
         let progress = Mutex<[(Int64, Int64)]>([])
         let output = URL(fileURLWithPath: directory.path("Отчёт.bin.p7s"))
-        let result = try await coordinator.sign(document: .file(file), provider: .pkcs12,
-                                                options: SigningOptions(digestAlgorithm: .sha384, chunkSize: 256 << 10), output: output) { done, total in
+        let result = try await coordinator.sign(
+            document: .file(file),
+            provider: .pkcs12,
+            options: SigningOptions(digestAlgorithm: .sha384, chunkSize: 256 << 10),
+            output: output
+        ) { done, total in
             progress.withLock { $0.append((done, total)) }
         }
         let calls = progress.withLock { $0 }
@@ -182,22 +230,43 @@ struct SigningCoordinatorTests {
         #expect(result.record.documentSize == Int64(size))
         #expect(result.record.storage == .file(output))
         #expect(try directory.read("Отчёт.bin.p7s") == result.signature)
-        let tool = try ExternalTool.run("openssl", ["cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", output.path,
-                                                    "-content", file.path, "-CAfile", try directory.write("root.pem", text: fixture.pki.root.certificate.pemRepresentation),
-                                                    "-out", "/dev/null"])
+        let tool = try ExternalTool.run(
+            "openssl",
+            [
+                "cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", output.path,
+                "-content", file.path, "-CAfile",
+                try directory.write("root.pem", text: fixture.pki.root.certificate.pemRepresentation),
+                "-out", "/dev/null",
+            ]
+        )
         #expect(tool.succeeded, "\(tool.errorOutput)")
-        let verified = try await coordinator.verify(signature: result.signature, content: .file(file), trust: [fixture.pki.root.certificate])
+        let verified = try await coordinator.verify(
+            signature: result.signature,
+            content: .file(file),
+            trust: [fixture.pki.root.certificate]
+        )
         #expect(verified.isValid)
 
-        let attached = try await coordinator.sign(document: .file(file), provider: .pkcs12, options: SigningOptions(isDetached: false))
-        let attachedCheck = try OpenSSLCLI.verify(signature: attached.signature, content: nil, root: fixture.pki.root.certificate, cades: true)
+        let attached = try await coordinator.sign(
+            document: .file(file),
+            provider: .pkcs12,
+            options: SigningOptions(isDetached: false)
+        )
+        let attachedCheck = try OpenSSLCLI.verify(
+            signature: attached.signature,
+            content: nil,
+            root: fixture.pki.root.certificate,
+            cades: true
+        )
         #expect(attachedCheck.succeeded, "\(attachedCheck.errorOutput)")
     }
 
     @Test("An attached signature of a file over the limit is refused before reading it")
     func attachedLimit() async throws {
         let coordinator = try makeCoordinator { registry in
-            try registry.register(.pkcs12, description: "") { InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true) }
+            try registry.register(.pkcs12, description: "") {
+                InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true)
+            }
         }
         let path = directory.path("sparse.bin")
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
@@ -205,27 +274,40 @@ struct SigningCoordinatorTests {
         try handle.truncate(atOffset: UInt64(CMSSigner.attachedFileSizeLimit + 1))
         try handle.close()
         await #expect(throws: CertificateProviderError(.invalidParameter, "")) {
-            _ = try await coordinator.sign(document: .file(URL(fileURLWithPath: path)), provider: .pkcs12, options: SigningOptions(isDetached: false))
+            _ = try await coordinator.sign(
+                document: .file(URL(fileURLWithPath: path)),
+                provider: .pkcs12,
+                options: SigningOptions(isDetached: false)
+            )
         }
     }
 
     @Test("Cancellation stops between chunks and leaves no .p7s, no temporary file and no journal row")
     func cancellation() async throws {
         let coordinator = try makeCoordinator { registry in
-            try registry.register(.pkcs12, description: "") { InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true) }
+            try registry.register(.pkcs12, description: "") {
+                InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true)
+            }
         }
         let file = try makeFile("big.bin", size: 4 << 20)
         let output = URL(fileURLWithPath: directory.path("big.bin.p7s"))
         let chunks = Mutex(0)
         let task = Task {
-            try await coordinator.sign(document: .file(file), provider: .pkcs12, options: SigningOptions(chunkSize: 64 << 10), output: output) { _, _ in
+            try await coordinator.sign(
+                document: .file(file),
+                provider: .pkcs12,
+                options: SigningOptions(chunkSize: 64 << 10),
+                output: output
+            ) { _, _ in
                 chunks.withLock { $0 += 1 }
                 withUnsafeCurrentTask { $0?.cancel() }
             }
         }
         await #expect(throws: CertificateProviderError(.cancelled, "")) { _ = try await task.value }
         #expect(chunks.withLock { $0 } == 1)
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains(".p7s") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {
+            $0.contains(".p7s")
+        }
         #expect(left.isEmpty)
         #expect(try await coordinator.journal.count() == 0)
     }
@@ -233,11 +315,16 @@ struct SigningCoordinatorTests {
     @Test("A missing output directory fails with fileSystem and records nothing")
     func outputFailure() async throws {
         let coordinator = try makeCoordinator { registry in
-            try registry.register(.pkcs12, description: "") { InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true) }
+            try registry.register(.pkcs12, description: "") {
+                InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true)
+            }
         }
         await #expect(throws: CertificateProviderError(.fileSystem, "")) {
-            _ = try await coordinator.sign(document: .bytes(Self.content, name: "x"), provider: .pkcs12,
-                                           output: URL(fileURLWithPath: directory.path("no/such/dir/x.p7s")))
+            _ = try await coordinator.sign(
+                document: .bytes(Self.content, name: "x"),
+                provider: .pkcs12,
+                output: URL(fileURLWithPath: directory.path("no/such/dir/x.p7s"))
+            )
         }
         #expect(try await coordinator.journal.count() == 0)
     }
@@ -250,18 +337,32 @@ struct SigningCoordinatorTests {
         }
         let bytes = try await coordinator.sign(document: .bytes(Self.content, name: "b"), provider: server.providerID)
         let file = try makeFile("doc.bin", size: 100_000)
-        let streamed = try await coordinator.sign(document: .file(file), provider: server.providerID,
-                                                  options: SigningOptions(format: .cms, digestAlgorithm: .sha384))
+        let streamed = try await coordinator.sign(
+            document: .file(file),
+            provider: server.providerID,
+            options: SigningOptions(format: .cms, digestAlgorithm: .sha384)
+        )
         let requests = server.received
         #expect(requests.count == 2)
-        if case .content(let sent) = requests.first?.payload { #expect(sent == Self.content) } else { Issue.record("bytes were not sent as content") }
+        if case .content(let sent) = requests.first?.payload {
+            #expect(sent == Self.content)
+        } else {
+            Issue.record("bytes were not sent as content")
+        }
         if case .digest(let digest, let algorithm) = requests.last?.payload {
             #expect(algorithm == .sha384)
             #expect(digest == DigestAlgorithm.sha384.hash(try directory.read("doc.bin")))
-        } else { Issue.record("a detached file was not sent as a digest") }
+        } else {
+            Issue.record("a detached file was not sent as a digest")
+        }
         #expect(requests.last?.format == .cms)
         #expect(bytes.signerCertificate == fixture.rsa.certificate)
-        let tool = try OpenSSLCLI.verify(signature: streamed.signature, content: try directory.read("doc.bin"), root: fixture.pki.root.certificate, cades: false)
+        let tool = try OpenSSLCLI.verify(
+            signature: streamed.signature,
+            content: try directory.read("doc.bin"),
+            root: fixture.pki.root.certificate,
+            cades: false
+        )
         #expect(tool.succeeded, "\(tool.errorOutput)")
         #expect(try await coordinator.journal.count() == 2)
     }
@@ -269,7 +370,9 @@ struct SigningCoordinatorTests {
     @Test("A DocumentSigning provider returning a signature that does not verify is serverRejected")
     func documentSigningGarbage() async throws {
         let coordinator = try makeCoordinator { registry in
-            try registry.register("test.server-signing", description: "") { ServerSigningProvider(identity: fixture.rsa, returnsGarbage: true) }
+            try registry.register("test.server-signing", description: "") {
+                ServerSigningProvider(identity: fixture.rsa, returnsGarbage: true)
+            }
         }
         await #expect(throws: CertificateProviderError(.serverRejected, "")) {
             _ = try await coordinator.sign(document: .bytes(Self.content, name: "b"), provider: "test.server-signing")
@@ -277,12 +380,18 @@ struct SigningCoordinatorTests {
         #expect(try await coordinator.journal.count() == 0)
     }
 
-    @Test("Finding 7: a DocumentSigning result with another signer, format, digest or detached-ness is serverSignatureMismatch; nothing written or recorded")
+    @Test(
+        "Finding 7: a DocumentSigning result with another signer, format, digest or detached-ness is serverSignatureMismatch; nothing written or recorded"
+    )
     func documentSigningMismatch() async throws {
-        let stranger = try TestPKI(rootSubject: "CN=Server's Other CA").issueLeaf(subject: "CN=Not The Selected One", keyType: .p256)
+        let stranger = try TestPKI(rootSubject: "CN=Server's Other CA").issueLeaf(
+            subject: "CN=Not The Selected One",
+            keyType: .p256
+        )
         let cases: [(ServerSigningProvider.Misbehaviour, String)] = [
             (.otherSigner(stranger), "not by the selected certificate"), (.otherSigner(fixture.ec), "CN=EC Signer"),
-            (.format(.cms), "format is cms"), (.digest(.sha512), "digest is sha512"), (.attached, "embeds the document"),
+            (.format(.cms), "format is cms"), (.digest(.sha512), "digest is sha512"),
+            (.attached, "embeds the document"),
         ]
         for (misbehaviour, words) in cases {
             let server = ServerSigningProvider(identity: fixture.rsa, misbehaviour: misbehaviour)
@@ -291,7 +400,11 @@ struct SigningCoordinatorTests {
             }
             let output = URL(fileURLWithPath: directory.path("mismatch-\(UUID().uuidString).p7s"))
             do {
-                _ = try await coordinator.sign(document: .bytes(Self.content, name: "b"), provider: server.providerID, output: output)
+                _ = try await coordinator.sign(
+                    document: .bytes(Self.content, name: "b"),
+                    provider: server.providerID,
+                    output: output
+                )
                 Issue.record("\(misbehaviour): the signature was accepted")
             } catch let error as CertificateProviderError {
                 #expect(error.code == .serverSignatureMismatch, "\(misbehaviour): \(error)")
@@ -314,14 +427,24 @@ struct SigningCoordinatorTests {
 
     @Test("signatures() merges the journal with server histories, each saying where it lives; removal goes there")
     func history() async throws {
-        let remote = ScriptedCertificateProvider(id: .fmpDSS, identity: fixture.ec, history: [
-            RemoteSignatureRecord(id: "121", createdAt: Date(timeIntervalSince1970: 1_000), certificateID: "12831",
-                                  summary: "GetBudgetPlanning / ПланированиеБюджета / Номер / 1"),
-        ])
+        let remote = ScriptedCertificateProvider(
+            id: .fmpDSS,
+            identity: fixture.ec,
+            history: [
+                RemoteSignatureRecord(
+                    id: "121",
+                    createdAt: Date(timeIntervalSince1970: 1_000),
+                    certificateID: "12831",
+                    summary: "GetBudgetPlanning / ПланированиеБюджета / Номер / 1"
+                )
+            ]
+        )
         let failing = ScriptedCertificateProvider(id: "test.down", identity: fixture.ec)
         failing.script(.signatures, .fail(CertificateProviderError(.network, "server down")))
         let coordinator = try makeCoordinator { registry in
-            try registry.register(.pkcs12, description: "") { InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true) }
+            try registry.register(.pkcs12, description: "") {
+                InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true)
+            }
             try registry.register(.fmpDSS, description: "") { remote }
             try registry.register("test.down", description: "") { failing }
         }
@@ -336,9 +459,15 @@ struct SigningCoordinatorTests {
         try await coordinator.removeSignature(id: "121", location: .server(.fmpDSS))
         try await coordinator.removeSignature(id: local.record.id, location: .journal)
         #expect(try await coordinator.signatures().entries.isEmpty)
-        await #expect(throws: CertificateProviderError(.notStored, "")) { try await coordinator.removeSignature(id: "121", location: .server(.fmpDSS)) }
-        await #expect(throws: CertificateProviderError(.notStored, "")) { try await coordinator.removeSignature(id: local.record.id, location: .journal) }
-        await #expect(throws: CertificateProviderError(.unsupportedOperation, "")) { try await coordinator.removeSignature(id: "1", location: .server(.pkcs12)) }
+        await #expect(throws: CertificateProviderError(.notStored, "")) {
+            try await coordinator.removeSignature(id: "121", location: .server(.fmpDSS))
+        }
+        await #expect(throws: CertificateProviderError(.notStored, "")) {
+            try await coordinator.removeSignature(id: local.record.id, location: .journal)
+        }
+        await #expect(throws: CertificateProviderError(.unsupportedOperation, "")) {
+            try await coordinator.removeSignature(id: "1", location: .server(.pkcs12))
+        }
     }
 
     @Test("Batch signing: one identity, files written per document, one journal transaction, openssl accepts each")
@@ -351,8 +480,12 @@ struct SigningCoordinatorTests {
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         let documents = (0..<4).map { Document.bytes(Self.content + [UInt8($0)], name: "Документ \($0)") }
         let progress = Mutex<[Int64]>([])
-        let results = try await coordinator.sign(documents: documents, provider: .pkcs12,
-                                                 options: SigningOptions(digestAlgorithm: .sha512), outputDirectory: output) { done, total in
+        let results = try await coordinator.sign(
+            documents: documents,
+            provider: .pkcs12,
+            options: SigningOptions(digestAlgorithm: .sha512),
+            outputDirectory: output
+        ) { done, total in
             #expect(total == 4)
             progress.withLock { $0.append(done) }
         }
@@ -364,26 +497,40 @@ struct SigningCoordinatorTests {
             #expect(result.outputURL == file)
             #expect(result.record.storage == .file(file))
             #expect(Array(try Data(contentsOf: file)) == result.signature)
-            let tool = try OpenSSLCLI.verify(signature: result.signature, content: Self.content + [UInt8(index)],
-                                             root: fixture.pki.root.certificate, cades: true)
+            let tool = try OpenSSLCLI.verify(
+                signature: result.signature,
+                content: Self.content + [UInt8(index)],
+                root: fixture.pki.root.certificate,
+                cades: true
+            )
             #expect(tool.succeeded, "\(tool.errorOutput)")
         }
         #expect(try await coordinator.journal.count() == 4)
 
         await #expect(throws: CertificateProviderError(.invalidParameter, "")) {
-            _ = try await coordinator.sign(documents: [.bytes([1], name: "a/b")], provider: .pkcs12, outputDirectory: output)
+            _ = try await coordinator.sign(
+                documents: [.bytes([1], name: "a/b")],
+                provider: .pkcs12,
+                outputDirectory: output
+            )
         }
     }
 
     @Test("A batch that fails midway records the signatures made before the failure")
     func batchFailure() async throws {
         let coordinator = try makeCoordinator { registry in
-            try registry.register(.pkcs12, description: "") { InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true) }
+            try registry.register(.pkcs12, description: "") {
+                InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true)
+            }
         }
         let missing = URL(fileURLWithPath: directory.path("missing.bin"))
         await #expect(throws: CertificateProviderError(.fileSystem, "")) {
-            _ = try await coordinator.sign(documents: [.bytes(Self.content, name: "первый"), .file(missing), .bytes(Self.content, name: "третий")],
-                                           provider: .pkcs12)
+            _ = try await coordinator.sign(
+                documents: [
+                    .bytes(Self.content, name: "первый"), .file(missing), .bytes(Self.content, name: "третий"),
+                ],
+                provider: .pkcs12
+            )
         }
         #expect(try await coordinator.journal.records().map(\.documentName) == ["первый"])
     }

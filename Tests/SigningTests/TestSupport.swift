@@ -10,7 +10,11 @@ struct ForwardingSigningKey: SigningKey {
     var publicKeyAlgorithm: PublicKeyAlgorithm { inner.publicKeyAlgorithm }
     var keySize: Int { inner.keySize }
     var publicKeyDERRepresentation: [UInt8] { inner.publicKeyDERRepresentation }
-    func signature(forDigest digest: [UInt8], digestAlgorithm: DigestAlgorithm, scheme: SignatureScheme) async throws -> [UInt8] {
+    func signature(
+        forDigest digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
         try await inner.signature(forDigest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
     }
 }
@@ -30,19 +34,30 @@ struct Fixture: Sendable {
     /// `identity` with its key wrapped so that it is not a LocalSigningKey.
     static func external(_ identity: SigningIdentity) throws -> SigningIdentity {
         let local = try #require(identity.key as? LocalSigningKey)
-        return SigningIdentity(certificate: identity.certificate, chain: identity.chain, key: ForwardingSigningKey(inner: local))
+        return SigningIdentity(
+            certificate: identity.certificate,
+            chain: identity.chain,
+            key: ForwardingSigningKey(inner: local)
+        )
     }
 }
 
 /// `openssl cms -verify` on files written to a temporary directory.
 enum OpenSSLCLI {
     /// Verifies `signature` (DER) over `content`; returns the tool's result.
-    static func verify(signature: [UInt8], content: [UInt8]?, root: Certificate, cades: Bool) throws -> ExternalTool.Result {
+    static func verify(
+        signature: [UInt8],
+        content: [UInt8]?,
+        root: Certificate,
+        cades: Bool
+    ) throws -> ExternalTool.Result {
         let directory = try TemporaryDirectory(prefix: "signing-cli")
         let signaturePath = try directory.write("doc.p7s", signature)
         let rootPath = try directory.write("root.pem", text: root.pemRepresentation)
-        var arguments = ["cms", "-verify", "-binary", "-inform", "DER", "-in", signaturePath, "-CAfile", rootPath,
-                         "-out", directory.path("out.bin")]
+        var arguments = [
+            "cms", "-verify", "-binary", "-inform", "DER", "-in", signaturePath, "-CAfile", rootPath,
+            "-out", directory.path("out.bin"),
+        ]
         if let content { arguments += ["-content", try directory.write("doc.bin", content)] }
         if cades { arguments.append("-cades") }
         let result = try ExternalTool.run("openssl", arguments)

@@ -22,15 +22,27 @@ struct ValidationModelTests {
 
     // MARK: Finding 1
 
-    @Test("Finding 1: a certificate that expired in 2021 with a backdated signingTime of 2020-06-01 is signerExpired, as openssl says")
+    @Test(
+        "Finding 1: a certificate that expired in 2021 with a backdated signingTime of 2020-06-01 is signerExpired, as openssl says"
+    )
     func backdatedSigningTime() async throws {
-        let pki = try TestPKI(rootSubject: "CN=Backdating Root", validity: try Self.utc("2019-01-01T00:00:00Z")...Date().addingTimeInterval(365 * 86_400))
-        let expired = try pki.issueLeaf(subject: "CN=Expired In 2021", keyType: .p256,
-                                        validity: try Self.utc("2019-06-01T00:00:00Z")...Self.utc("2021-06-01T00:00:00Z"))
+        let pki = try TestPKI(
+            rootSubject: "CN=Backdating Root",
+            validity: try Self.utc("2019-01-01T00:00:00Z")...Date().addingTimeInterval(365 * 86_400)
+        )
+        let expired = try pki.issueLeaf(
+            subject: "CN=Expired In 2021",
+            keyType: .p256,
+            validity: try Self.utc("2019-06-01T00:00:00Z")...Self.utc("2021-06-01T00:00:00Z")
+        )
         let claimed = try Self.utc("2020-06-01T00:00:00Z")
         let signature = try await CMSSigner.sign(content: Self.content, identity: expired, signingTime: claimed)
 
-        let result = CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: [pki.root.certificate])
+        let result = CMSVerifier.verify(
+            signature: signature,
+            content: Self.content,
+            trustAnchors: [pki.root.certificate]
+        )
         #expect(result.failure?.code == .signerExpired, "\(result)")
         #expect(result.signingTime == claimed, "the claim is still reported")
         #expect(result.failure?.reason.contains("claimed signing time proves nothing") == true)
@@ -40,27 +52,42 @@ struct ValidationModelTests {
         #expect(!oracle.succeeded)
         #expect(oracle.errorOutput.contains("certificate has expired"), "\(oracle.errorOutput)")
         // An audit at a time inside the validity (the CLI's --at) accepts it.
-        let audit = CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: [pki.root.certificate],
-                                       policy: ValidationPolicy(validationTime: try Self.utc("2020-06-02T00:00:00Z")))
+        let audit = CMSVerifier.verify(
+            signature: signature,
+            content: Self.content,
+            trustAnchors: [pki.root.certificate],
+            policy: ValidationPolicy(validationTime: try Self.utc("2020-06-02T00:00:00Z"))
+        )
         #expect(audit.isValid, "\(audit)")
         #expect(audit.signers.first?.checkedAt == (try Self.utc("2020-06-02T00:00:00Z")))
     }
 
     // MARK: Finding 2
 
-    @Test("Finding 2: MD5 and SHA-1 message digests are weakAlgorithm, named; the permissive policy reads them", arguments: ["md5", "sha1"])
+    @Test(
+        "Finding 2: MD5 and SHA-1 message digests are weakAlgorithm, named; the permissive policy reads them",
+        arguments: ["md5", "sha1"]
+    )
     func weakDigests(digest: String) async throws {
         var tools = try OpenSSLFixtures(pki: fixture.pki)
         let signer = try tools.issue("Weak Digest", key: ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
         for cades in [false, true] {
-            let signature = try tools.sign(Self.content, by: signer, extra: ["-md", digest] + (cades ? ["-cades"] : []))
+            let signature = try tools.sign(
+                Self.content,
+                by: signer,
+                extra: ["-md", digest] + (cades ? ["-cades"] : [])
+            )
             let result = CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors)
             #expect(result.failure?.code == .weakAlgorithm, "\(result)")
             #expect(result.failure?.reason.contains(digest.uppercased()) == true, "\(result)")
             #expect(result.signers.first?.digestAlgorithmName == digest)
             #expect(result.digestAlgorithm == nil)
-            let archive = CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors,
-                                             policy: ValidationPolicy(algorithms: .permissive))
+            let archive = CMSVerifier.verify(
+                signature: signature,
+                content: Self.content,
+                trustAnchors: anchors,
+                policy: ValidationPolicy(algorithms: .permissive)
+            )
             #expect(archive.isValid, "\(archive)")
         }
     }
@@ -76,8 +103,14 @@ struct ValidationModelTests {
             let result = CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors)
             #expect(result.failure?.code == .weakAlgorithm, "\(signer.certificate.subject): \(result)")
             #expect(result.failure?.reason.contains(word) == true, "\(result)")
-            #expect(CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors,
-                                       policy: ValidationPolicy(algorithms: .permissive)).isValid)
+            #expect(
+                CMSVerifier.verify(
+                    signature: signature,
+                    content: Self.content,
+                    trustAnchors: anchors,
+                    policy: ValidationPolicy(algorithms: .permissive)
+                ).isValid
+            )
         }
     }
 
@@ -85,21 +118,36 @@ struct ValidationModelTests {
     func pss() async throws {
         var tools = try OpenSSLFixtures(pki: fixture.pki)
         let signer = try tools.issue("PSS Signer", key: ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
-        let good = try tools.sign(Self.content, by: signer, extra: ["-keyopt", "rsa_padding_mode:pss", "-md", "sha256"])
+        let good = try tools.sign(
+            Self.content,
+            by: signer,
+            extra: ["-keyopt", "rsa_padding_mode:pss", "-md", "sha256"]
+        )
         let result = CMSVerifier.verify(signature: good, content: Self.content, trustAnchors: anchors)
         #expect(result.isValid, "\(result)")
         #expect(result.signers.first?.signatureAlgorithmName == "rsassaPss")
         let weak = try tools.sign(Self.content, by: signer, extra: ["-keyopt", "rsa_padding_mode:pss", "-md", "sha1"])
-        #expect(CMSVerifier.verify(signature: weak, content: Self.content, trustAnchors: anchors).failure?.code == .weakAlgorithm)
+        #expect(
+            CMSVerifier.verify(signature: weak, content: Self.content, trustAnchors: anchors).failure?.code
+                == .weakAlgorithm
+        )
     }
 
     // MARK: Finding 3
 
-    @Test("Finding 3: a TLS server certificate (keyEncipherment, serverAuth) is certificateNotForSigning, as openssl says")
+    @Test(
+        "Finding 3: a TLS server certificate (keyEncipherment, serverAuth) is certificateNotForSigning, as openssl says"
+    )
     func keyUsage() async throws {
         var tools = try OpenSSLFixtures(pki: fixture.pki)
-        let server = try tools.issue("tls.example.org", key: ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
-                                     extensions: ["basicConstraints=critical,CA:FALSE", "keyUsage=critical,keyEncipherment", "extendedKeyUsage=serverAuth"])
+        let server = try tools.issue(
+            "tls.example.org",
+            key: ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
+            extensions: [
+                "basicConstraints=critical,CA:FALSE", "keyUsage=critical,keyEncipherment",
+                "extendedKeyUsage=serverAuth",
+            ]
+        )
         let signature = try tools.sign(Self.content, by: server)
         let result = CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors)
         #expect(result.failure?.code == .certificateNotForSigning, "\(result)")
@@ -108,22 +156,40 @@ struct ValidationModelTests {
         #expect(oracle.errorOutput.contains("unsuitable certificate purpose"), "\(oracle.errorOutput)")
 
         // keyUsage allows signing, extendedKeyUsage does not: still not for documents.
-        let serverSigning = try tools.issue("sign.tls.example.org",
-                                            extensions: ["keyUsage=critical,digitalSignature", "extendedKeyUsage=serverAuth,clientAuth"])
-        let second = CMSVerifier.verify(signature: try tools.sign(Self.content, by: serverSigning), content: Self.content, trustAnchors: anchors)
+        let serverSigning = try tools.issue(
+            "sign.tls.example.org",
+            extensions: ["keyUsage=critical,digitalSignature", "extendedKeyUsage=serverAuth,clientAuth"]
+        )
+        let second = CMSVerifier.verify(
+            signature: try tools.sign(Self.content, by: serverSigning),
+            content: Self.content,
+            trustAnchors: anchors
+        )
         #expect(second.failure?.code == .certificateNotForSigning, "\(second)")
         #expect(second.failure?.reason.contains("serverAuth") == true)
 
         // documentSigning, anyExtendedKeyUsage and no extensions at all are fit for signing.
-        for (name, extensions) in [("Document Signer", ["keyUsage=critical,nonRepudiation", "extendedKeyUsage=1.3.6.1.5.5.7.3.36"]),
-                                   ("Any Purpose", ["extendedKeyUsage=anyExtendedKeyUsage"]), ("No Extensions", ["subjectKeyIdentifier=hash"])] {
+        for (name, extensions) in [
+            ("Document Signer", ["keyUsage=critical,nonRepudiation", "extendedKeyUsage=1.3.6.1.5.5.7.3.36"]),
+            ("Any Purpose", ["extendedKeyUsage=anyExtendedKeyUsage"]), ("No Extensions", ["subjectKeyIdentifier=hash"]),
+        ] {
             let signer = try tools.issue(name, extensions: extensions)
-            let accepted = CMSVerifier.verify(signature: try tools.sign(Self.content, by: signer), content: Self.content, trustAnchors: anchors)
+            let accepted = CMSVerifier.verify(
+                signature: try tools.sign(Self.content, by: signer),
+                content: Self.content,
+                trustAnchors: anchors
+            )
             #expect(accepted.isValid, "\(name): \(accepted)")
         }
         // The rule can be switched off explicitly.
-        #expect(CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors,
-                                   policy: ValidationPolicy(requiresSigningKeyUsage: false)).isValid)
+        #expect(
+            CMSVerifier.verify(
+                signature: signature,
+                content: Self.content,
+                trustAnchors: anchors,
+                policy: ValidationPolicy(requiresSigningKeyUsage: false)
+            ).isValid
+        )
     }
 
     // MARK: Finding 4
@@ -142,16 +208,28 @@ struct ValidationModelTests {
         // Intact signature, other content beside it.
         var other = Self.content
         other[0] ^= 0x20
-        #expect(CMSVerifier.verify(signature: attached, content: other, trustAnchors: anchors).failure?.code == .contentChanged)
+        #expect(
+            CMSVerifier.verify(signature: attached, content: other, trustAnchors: anchors).failure?.code
+                == .contentChanged
+        )
         // The same through a file, and the identical content accepted both ways.
         let directory = try TemporaryDirectory(prefix: "signing-attached")
         let same = URL(fileURLWithPath: try directory.write("same.bin", Self.content))
         let different = URL(fileURLWithPath: try directory.write("different.bin", other))
         let longer = URL(fileURLWithPath: try directory.write("longer.bin", Self.content + [0]))
         #expect(try CMSVerifier.verify(signature: attached, contentFileAt: same, trustAnchors: anchors).isValid)
-        #expect(try CMSVerifier.verify(signature: attached, contentFileAt: different, trustAnchors: anchors).failure?.code == .contentChanged)
-        #expect(try CMSVerifier.verify(signature: attached, contentFileAt: longer, trustAnchors: anchors).failure?.code == .contentChanged)
-        #expect(try CMSVerifier.verify(signature: tampered, contentFileAt: same, trustAnchors: anchors).failure?.code == .contentChanged)
+        #expect(
+            try CMSVerifier.verify(signature: attached, contentFileAt: different, trustAnchors: anchors).failure?.code
+                == .contentChanged
+        )
+        #expect(
+            try CMSVerifier.verify(signature: attached, contentFileAt: longer, trustAnchors: anchors).failure?.code
+                == .contentChanged
+        )
+        #expect(
+            try CMSVerifier.verify(signature: tampered, contentFileAt: same, trustAnchors: anchors).failure?.code
+                == .contentChanged
+        )
         #expect(CMSVerifier.verify(signature: attached, content: Self.content, trustAnchors: anchors).isValid)
     }
 
@@ -162,15 +240,22 @@ struct ValidationModelTests {
     func essSignature(order: String, directory: TemporaryDirectory) throws -> [UInt8] {
         let key = try #require(fixture.rsa.key as? LocalSigningKey)
         let script = try directory.write("ess.py", text: Self.essScript)
-        let made = try ExternalTool.run("python3", [script, try directory.write("signer.pem", text: fixture.rsa.certificate.pemRepresentation),
-                                                    try directory.write("issuer.pem", text: fixture.pki.root.certificate.pemRepresentation),
-                                                    try directory.write("key.pem", text: try key.pemRepresentation(password: nil)),
-                                                    try directory.write("doc.bin", Self.content), directory.path("\(order).p7s"), order])
+        let made = try ExternalTool.run(
+            "python3",
+            [
+                script, try directory.write("signer.pem", text: fixture.rsa.certificate.pemRepresentation),
+                try directory.write("issuer.pem", text: fixture.pki.root.certificate.pemRepresentation),
+                try directory.write("key.pem", text: try key.pemRepresentation(password: nil)),
+                try directory.write("doc.bin", Self.content), directory.path("\(order).p7s"), order,
+            ]
+        )
         try #require(made.succeeded, "\(made.errorOutput)")
         return try directory.read("\(order).p7s")
     }
 
-    @Test("Finding 5: an ESS signing-certificate-v2 that also names the issuer is accepted, as openssl -cades does; a list led by another certificate is certificateSwapped")
+    @Test(
+        "Finding 5: an ESS signing-certificate-v2 that also names the issuer is accepted, as openssl -cades does; a list led by another certificate is certificateSwapped"
+    )
     func essListsIssuer() async throws {
         let directory = try TemporaryDirectory(prefix: "signing-ess")
         let signature = try essSignature(order: "signer,issuer", directory: directory)
@@ -179,64 +264,74 @@ struct ValidationModelTests {
         #expect(result.format == .cadesBES)
         // Without trust anchors (the issuer is then not looked for) too.
         #expect(CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: []).isValid)
-        let oracle = try OpenSSLCLI.verify(signature: signature, content: Self.content, root: fixture.pki.root.certificate, cades: true)
+        let oracle = try OpenSSLCLI.verify(
+            signature: signature,
+            content: Self.content,
+            root: fixture.pki.root.certificate,
+            cades: true
+        )
         #expect(oracle.succeeded, "\(oracle.errorOutput)")
 
         let issuerFirst = try essSignature(order: "issuer,signer", directory: directory)
-        #expect(CMSVerifier.verify(signature: issuerFirst, content: Self.content, trustAnchors: anchors).failure?.code == .certificateSwapped)
+        #expect(
+            CMSVerifier.verify(signature: issuerFirst, content: Self.content, trustAnchors: anchors).failure?.code
+                == .certificateSwapped
+        )
     }
 
     static let essScript = #"""
-    import sys, hashlib, datetime
-    from asn1crypto import cms, x509, pem, tsp
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import padding, ec
+        import sys, hashlib, datetime
+        from asn1crypto import cms, x509, pem, tsp
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding, ec
 
-    def certificate(path):
-        data = open(path, 'rb').read()
-        if pem.detect(data):
-            _, _, data = pem.unarmor(data)
-        return x509.Certificate.load(data)
+        def certificate(path):
+            data = open(path, 'rb').read()
+            if pem.detect(data):
+                _, _, data = pem.unarmor(data)
+            return x509.Certificate.load(data)
 
-    signer, issuer = certificate(sys.argv[1]), certificate(sys.argv[2])
-    key = serialization.load_pem_private_key(open(sys.argv[3], 'rb').read(), None)
-    content = open(sys.argv[4], 'rb').read()
-    named = {'signer': signer, 'issuer': issuer}
-    ids = [tsp.ESSCertIDv2({'cert_hash': hashlib.sha256(named[n].dump()).digest()}) for n in sys.argv[6].split(',')]
-    attributes = [
-        cms.CMSAttribute({'type': 'content_type', 'values': ['data']}),
-        cms.CMSAttribute({'type': 'message_digest', 'values': [hashlib.sha256(content).digest()]}),
-        cms.CMSAttribute({'type': 'signing_time', 'values': [cms.Time({'utc_time': datetime.datetime.now(datetime.timezone.utc)})]}),
-        cms.CMSAttribute({'type': 'signing_certificate_v2', 'values': [tsp.SigningCertificateV2({'certs': ids})]}),
-    ]
-    attributes.sort(key=lambda a: a.dump())  # DER orders a SET OF by encoding
-    signed = cms.CMSAttributes(attributes)
-    if isinstance(key, ec.EllipticCurvePrivateKey):
-        value, algorithm = key.sign(signed.dump(), ec.ECDSA(hashes.SHA256())), 'sha256_ecdsa'
-    else:
-        value, algorithm = key.sign(signed.dump(), padding.PKCS1v15(), hashes.SHA256()), 'rsassa_pkcs1v15'
-    info = cms.SignerInfo({
-        'version': 'v1',
-        'sid': cms.SignerIdentifier({'issuer_and_serial_number': cms.IssuerAndSerialNumber(
-            {'issuer': signer.issuer, 'serial_number': signer.serial_number})}),
-        'digest_algorithm': {'algorithm': 'sha256'},
-        'signed_attrs': signed,
-        'signature_algorithm': {'algorithm': algorithm},
-        'signature': value,
-    })
-    data = cms.SignedData({
-        'version': 'v1',
-        'digest_algorithms': [{'algorithm': 'sha256'}],
-        'encap_content_info': {'content_type': 'data'},
-        'certificates': [signer, issuer],
-        'signer_infos': [info],
-    })
-    open(sys.argv[5], 'wb').write(cms.ContentInfo({'content_type': 'signed_data', 'content': data}).dump())
-    """#
+        signer, issuer = certificate(sys.argv[1]), certificate(sys.argv[2])
+        key = serialization.load_pem_private_key(open(sys.argv[3], 'rb').read(), None)
+        content = open(sys.argv[4], 'rb').read()
+        named = {'signer': signer, 'issuer': issuer}
+        ids = [tsp.ESSCertIDv2({'cert_hash': hashlib.sha256(named[n].dump()).digest()}) for n in sys.argv[6].split(',')]
+        attributes = [
+            cms.CMSAttribute({'type': 'content_type', 'values': ['data']}),
+            cms.CMSAttribute({'type': 'message_digest', 'values': [hashlib.sha256(content).digest()]}),
+            cms.CMSAttribute({'type': 'signing_time', 'values': [cms.Time({'utc_time': datetime.datetime.now(datetime.timezone.utc)})]}),
+            cms.CMSAttribute({'type': 'signing_certificate_v2', 'values': [tsp.SigningCertificateV2({'certs': ids})]}),
+        ]
+        attributes.sort(key=lambda a: a.dump())  # DER orders a SET OF by encoding
+        signed = cms.CMSAttributes(attributes)
+        if isinstance(key, ec.EllipticCurvePrivateKey):
+            value, algorithm = key.sign(signed.dump(), ec.ECDSA(hashes.SHA256())), 'sha256_ecdsa'
+        else:
+            value, algorithm = key.sign(signed.dump(), padding.PKCS1v15(), hashes.SHA256()), 'rsassa_pkcs1v15'
+        info = cms.SignerInfo({
+            'version': 'v1',
+            'sid': cms.SignerIdentifier({'issuer_and_serial_number': cms.IssuerAndSerialNumber(
+                {'issuer': signer.issuer, 'serial_number': signer.serial_number})}),
+            'digest_algorithm': {'algorithm': 'sha256'},
+            'signed_attrs': signed,
+            'signature_algorithm': {'algorithm': algorithm},
+            'signature': value,
+        })
+        data = cms.SignedData({
+            'version': 'v1',
+            'digest_algorithms': [{'algorithm': 'sha256'}],
+            'encap_content_info': {'content_type': 'data'},
+            'certificates': [signer, issuer],
+            'signer_infos': [info],
+        })
+        open(sys.argv[5], 'wb').write(cms.ContentInfo({'content_type': 'signed_data', 'content': data}).dump())
+        """#
 
     // MARK: Finding 6
 
-    @Test("Finding 6: every SignerInfo is verified, chain-checked and reported; valid only when all are (openssl cms -resign)")
+    @Test(
+        "Finding 6: every SignerInfo is verified, chain-checked and reported; valid only when all are (openssl cms -resign)"
+    )
     func everySigner() async throws {
         var tools = try OpenSSLFixtures(pki: fixture.pki)
         // CMS keeps SignerInfos in a DER SET, ordered by encoding: a short ECDSA SignerInfo comes
@@ -254,7 +349,10 @@ struct ValidationModelTests {
             #expect(result.signers.allSatisfy { $0.isValid && $0.chainChecked })
             let secondResult = try #require(result.signers.first { $0.signerCertificate == second.certificate })
             #expect(secondResult.chain == [second.certificate, fixture.pki.root.certificate])
-            #expect(result.signerCertificate == result.signers.first?.signerCertificate, "the top level describes the first signer")
+            #expect(
+                result.signerCertificate == result.signers.first?.signerCertificate,
+                "the top level describes the first signer"
+            )
             #expect(result.chain == result.signers.first?.chain)
         }
 
@@ -279,7 +377,11 @@ struct ValidationModelTests {
         let weakResult = CMSVerifier.verify(signature: weakPair, content: Self.content, trustAnchors: anchors)
         #expect(weakResult.signers.map { $0.failure?.code } == [nil, .weakAlgorithm], "\(weakResult)")
         #expect(weakResult.failure?.code == .weakAlgorithm)
-        let tls = try tools.issue("tls.example.org", key: rsa, extensions: ["keyUsage=critical,keyEncipherment", "extendedKeyUsage=serverAuth"])
+        let tls = try tools.issue(
+            "tls.example.org",
+            key: rsa,
+            extensions: ["keyUsage=critical,keyEncipherment", "extendedKeyUsage=serverAuth"]
+        )
         let withTLS = try tools.resign(try tools.sign(Self.content, by: first), by: tls)
         let tlsResult = CMSVerifier.verify(signature: withTLS, content: Self.content, trustAnchors: [])
         #expect(tlsResult.failure?.code == .certificateNotForSigning, "\(tlsResult)")
@@ -292,23 +394,43 @@ struct ValidationModelTests {
         let signature = try await CMSSigner.sign(content: Self.content, identity: fixture.ec)
         var policy = ValidationPolicy()
         policy.checkRevocation = true
-        let result = CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors, policy: policy)
+        let result = CMSVerifier.verify(
+            signature: signature,
+            content: Self.content,
+            trustAnchors: anchors,
+            policy: policy
+        )
         #expect(result.failure?.code == .revocationUnknown, "\(result)")
         #expect(result.signers.first?.revocation?.state == .unknown)
-        #expect(CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors).signers.first?.revocation == nil)
+        #expect(
+            CMSVerifier.verify(signature: signature, content: Self.content, trustAnchors: anchors).signers.first?
+                .revocation == nil
+        )
     }
 
     // MARK: Offline
 
-    @Test("Verification is offline: certificates naming OCSP, CA issuers and CRL URLs on a loopback listener get no connection")
+    @Test(
+        "Verification is offline: certificates naming OCSP, CA issuers and CRL URLs on a loopback listener get no connection"
+    )
     func offline() async throws {
         let listener = try LoopbackListener()
         let base = "http://127.0.0.1:\(listener.port)"
         var tools = try OpenSSLFixtures(pki: fixture.pki)
-        let network = ["authorityInfoAccess=OCSP;URI:\(base)/ocsp,caIssuers;URI:\(base)/ca.crt", "crlDistributionPoints=URI:\(base)/ca.crl"]
-        let intermediate = try tools.issue("Online Intermediate", key: ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
-                                           extensions: ["basicConstraints=critical,CA:TRUE", "keyUsage=critical,keyCertSign,cRLSign"] + network)
-        let leaf = try tools.issue("Online Leaf", extensions: ["keyUsage=critical,digitalSignature"] + network, issuer: intermediate)
+        let network = [
+            "authorityInfoAccess=OCSP;URI:\(base)/ocsp,caIssuers;URI:\(base)/ca.crt",
+            "crlDistributionPoints=URI:\(base)/ca.crl",
+        ]
+        let intermediate = try tools.issue(
+            "Online Intermediate",
+            key: ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
+            extensions: ["basicConstraints=critical,CA:TRUE", "keyUsage=critical,keyCertSign,cRLSign"] + network
+        )
+        let leaf = try tools.issue(
+            "Online Leaf",
+            extensions: ["keyUsage=critical,digitalSignature"] + network,
+            issuer: intermediate
+        )
 
         let complete = try tools.sign(Self.content, by: leaf, certfile: [intermediate])
         let valid = CMSVerifier.verify(signature: complete, content: Self.content, trustAnchors: anchors)
@@ -341,7 +463,9 @@ final class LoopbackListener {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
@@ -375,7 +499,9 @@ final class LoopbackListener {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = port.bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(connected == 0)
     }

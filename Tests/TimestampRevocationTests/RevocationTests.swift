@@ -5,6 +5,7 @@ import Foundation
 import RemoteSigning
 import Signing
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,9 @@ func pickFreePort() throws -> UInt16 {
     address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+        }
     }
     try #require(bound)
     return UInt16(bigEndian: address.sin_port)
@@ -44,33 +47,44 @@ final class OpenSSLRevocationFixture: @unchecked Sendable {
     init() throws {
         directory = try TemporaryDirectory(prefix: "ocsp-responder")
         pki = try TestPKI(rootSubject: "CN=OCSP Test Root,O=swift-certificate-providers")
-        let caFiles = (certificate: try directory.write("ca.pem", text: pki.root.certificate.pemRepresentation),
-                       key: try directory.write("ca.key", text: try pki.root.key.pemRepresentation(password: nil)))
+        let caFiles = (
+            certificate: try directory.write("ca.pem", text: pki.root.certificate.pemRepresentation),
+            key: try directory.write("ca.key", text: try pki.root.key.pemRepresentation(password: nil))
+        )
         revokedAt = Date().addingTimeInterval(-3600).rounded
         var attempt = 0
         while true {
             attempt += 1
             let port = try pickFreePort()
-            let extensions: [(name: String, value: String)] = [("basicConstraints", "critical,CA:FALSE"),
-                                                               ("keyUsage", "critical,digitalSignature,nonRepudiation"),
-                                                               ("extendedKeyUsage", "emailProtection"),
-                                                               ("authorityInfoAccess", "OCSP;URI:http://127.0.0.1:\(port)/")]
+            let extensions: [(name: String, value: String)] = [
+                ("basicConstraints", "critical,CA:FALSE"),
+                ("keyUsage", "critical,digitalSignature,nonRepudiation"),
+                ("extendedKeyUsage", "emailProtection"),
+                ("authorityInfoAccess", "OCSP;URI:http://127.0.0.1:\(port)/"),
+            ]
             let good = try pki.issueLeaf(subject: "CN=Good Signer", extensions: extensions)
             let revoked = try pki.issueLeaf(subject: "CN=Revoked Signer", extensions: extensions)
             let unknown = try pki.issueLeaf(subject: "CN=Unknown Signer", extensions: extensions)
             func line(_ identity: SigningIdentity, revoked: Date?) -> String {
                 var serial = identity.certificate.serialNumber.uppercased()
                 if serial.count % 2 == 1 { serial = "0" + serial }
-                return [revoked == nil ? "V" : "R", OpenSSLRevocationFixture.indexTime(identity.certificate.notValidAfter),
-                        revoked.map(OpenSSLRevocationFixture.indexTime) ?? "", serial, "unknown",
-                        "/CN=\(identity.certificate.subjectAttribute("CN") ?? "")"].joined(separator: "\t")
+                return [
+                    revoked == nil ? "V" : "R", OpenSSLRevocationFixture.indexTime(identity.certificate.notValidAfter),
+                    revoked.map(OpenSSLRevocationFixture.indexTime) ?? "", serial, "unknown",
+                    "/CN=\(identity.certificate.subjectAttribute("CN") ?? "")",
+                ].joined(separator: "\t")
             }
-            let index = try directory.write("index.txt", text: line(good, revoked: nil) + "\n" + line(revoked, revoked: revokedAt) + "\n")
+            let index = try directory.write(
+                "index.txt",
+                text: line(good, revoked: nil) + "\n" + line(revoked, revoked: revokedAt) + "\n"
+            )
             try directory.write("index.txt.attr", text: "unique_subject = no\n")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try #require(ExternalTool.path(of: "openssl")))
-            process.arguments = ["ocsp", "-index", index, "-port", "\(port)", "-rsigner", caFiles.certificate, "-rkey", caFiles.key,
-                                 "-CA", caFiles.certificate, "-ignore_err", "-nmin", "60"]
+            process.arguments = [
+                "ocsp", "-index", index, "-port", "\(port)", "-rsigner", caFiles.certificate, "-rkey", caFiles.key,
+                "-CA", caFiles.certificate, "-ignore_err", "-nmin", "60",
+            ]
             // The responder says when it listens. (Probing with a bare connect is not an option:
             // openssl 3.0's responder then hangs on that empty connection.)
             let log = directory.path("responder-\(attempt).log")
@@ -81,7 +95,12 @@ final class OpenSSLRevocationFixture: @unchecked Sendable {
             try process.run()
             var ready = false
             for _ in 0..<200 where process.isRunning {
-                if let text = try? String(contentsOfFile: log, encoding: .utf8), text.contains("waiting for OCSP client connections") { ready = true; break }
+                if let text = try? String(contentsOfFile: log, encoding: .utf8),
+                    text.contains("waiting for OCSP client connections")
+                {
+                    ready = true
+                    break
+                }
                 usleep(25_000)
             }
             try? handle.close()
@@ -95,21 +114,33 @@ final class OpenSSLRevocationFixture: @unchecked Sendable {
             }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
-            guard attempt < 5 else { throw CertificateProviderError(.network, "openssl ocsp did not start after 5 ports") }
+            guard attempt < 5 else {
+                throw CertificateProviderError(.network, "openssl ocsp did not start after 5 ports")
+            }
         }
         try directory.write("crlnumber", text: "01\n")
-        let config = try directory.write("ca.cnf", text: """
-            [ ca ]
-            default_ca = test_ca
-            [ test_ca ]
-            database = \(directory.path("index.txt"))
-            crlnumber = \(directory.path("crlnumber"))
-            default_md = sha256
-            default_crl_days = 1
-            """)
-        let made = try ExternalTool.run("openssl", ["ca", "-gencrl", "-config", config, "-keyfile", caFiles.key, "-cert", caFiles.certificate,
-                                                    "-out", directory.path("crl.pem")])
-        guard made.succeeded else { throw CertificateProviderError(.cryptoFailure, "openssl ca -gencrl: \(made.errorOutput)") }
+        let config = try directory.write(
+            "ca.cnf",
+            text: """
+                [ ca ]
+                default_ca = test_ca
+                [ test_ca ]
+                database = \(directory.path("index.txt"))
+                crlnumber = \(directory.path("crlnumber"))
+                default_md = sha256
+                default_crl_days = 1
+                """
+        )
+        let made = try ExternalTool.run(
+            "openssl",
+            [
+                "ca", "-gencrl", "-config", config, "-keyfile", caFiles.key, "-cert", caFiles.certificate,
+                "-out", directory.path("crl.pem"),
+            ]
+        )
+        guard made.succeeded else {
+            throw CertificateProviderError(.cryptoFailure, "openssl ca -gencrl: \(made.errorOutput)")
+        }
         crl = try directory.read("crl.pem")
     }
 
@@ -138,13 +169,24 @@ extension Date {
 struct RevocationTests {
     let document = Array("Акт сверки\n".utf8)
 
-    func verify(_ identity: SigningIdentity, fixture: OpenSSLRevocationFixture, policy: ValidationPolicy) async throws -> VerificationResult {
+    func verify(
+        _ identity: SigningIdentity,
+        fixture: OpenSSLRevocationFixture,
+        policy: ValidationPolicy
+    ) async throws -> VerificationResult {
         let signature = try await CMSSigner.sign(content: document, identity: identity)
-        return try await CMSVerifier.verify(signature: signature, content: .bytes(document, name: "doc"), trustAnchors: [fixture.pki.root.certificate],
-                                            policy: policy, fetcher: loopbackFetcher)
+        return try await CMSVerifier.verify(
+            signature: signature,
+            content: .bytes(document, name: "doc"),
+            trustAnchors: [fixture.pki.root.certificate],
+            policy: policy,
+            fetcher: loopbackFetcher
+        )
     }
 
-    @Test("good / revoked / unknown through a real openssl ocsp responder (OCSP URL from the AIA) and through its CRL file")
+    @Test(
+        "good / revoked / unknown through a real openssl ocsp responder (OCSP URL from the AIA) and through its CRL file"
+    )
     func openSSLResponderAndCRL() async throws {
         let fixture = try OpenSSLRevocationFixture()
         var online = ValidationPolicy()
@@ -178,7 +220,11 @@ struct RevocationTests {
 
         // The checker on its own agrees.
         let checker = RevocationChecker(configuration: .init(checksOnline: true), fetcher: loopbackFetcher)
-        let status = await checker.status(of: fixture.revoked.certificate, issuer: fixture.pki.root.certificate, trustAnchors: [fixture.pki.root.certificate])
+        let status = await checker.status(
+            of: fixture.revoked.certificate,
+            issuer: fixture.pki.root.certificate,
+            trustAnchors: [fixture.pki.root.certificate]
+        )
         #expect(status.state == .revoked && status.revocationTime == fixture.revokedAt)
         // Without --check-revocation nothing is asked: valid, no revocation reported.
         let plain = try await verify(fixture.revoked, fixture: fixture, policy: ValidationPolicy())
@@ -187,21 +233,29 @@ struct RevocationTests {
 
     /// A CRL (no entries) signed by `authority`, made by an emulator seeded with that CA.
     func withEmulatorCRL(authority: TestPKI.Authority) async throws -> [UInt8] {
-        let seed = EmulatorSeed(certificateAuthority: authority.certificate, users: [], cells: [], firstSignatureID: 1,
-                                certificateAuthorityKey: authority.key)
+        let seed = EmulatorSeed(
+            certificateAuthority: authority.certificate,
+            users: [],
+            cells: [],
+            firstSignatureID: 1,
+            certificateAuthorityKey: authority.key
+        )
         let emulator = try DSSEmulator(configuration: .init(requestLogLimit: 0), seed: seed)
         try emulator.start()
         defer { emulator.stop() }
         return try await loopbackFetcher.get(try #require(emulator.crlURL), timeout: 10, maximumBytes: 1 << 20).body
     }
 
-    @Test("a trusted timestamp before the revocation keeps the signature valid; without it, or after it, .signerRevoked")
+    @Test(
+        "a trusted timestamp before the revocation keeps the signature valid; without it, or after it, .signerRevoked"
+    )
     func timestampBeforeRevocation() async throws {
         try await withEmulator { emulator in
             let signer = emulatorSigner
             let revokedAt = Date().addingTimeInterval(-3600).rounded
             emulator.revoke(signer.certificate, at: revokedAt)
-            let crl = try await loopbackFetcher.get(try #require(emulator.crlURL), timeout: 10, maximumBytes: 1 << 20).body
+            let crl = try await loopbackFetcher.get(try #require(emulator.crlURL), timeout: 10, maximumBytes: 1 << 20)
+                .body
             var policy = ValidationPolicy()
             policy.crls = [crl]
             let signature = try await CMSSigner.sign(content: document, identity: signer)
@@ -212,25 +266,54 @@ struct RevocationTests {
             #expect(bare.signers.first?.revocation?.revocationTime == revokedAt)
 
             // A timestamp from now (after the revocation) proves nothing useful.
-            let late = try await SignatureTimestamper.addTimestamps(to: signature, authority: try emulatorTSA(emulator)).signature
-            #expect(CMSVerifier.verify(signature: late, content: document, trustAnchors: [ca], policy: policy).failure?.code == .signerRevoked)
+            let late = try await SignatureTimestamper.addTimestamps(to: signature, authority: try emulatorTSA(emulator))
+                .signature
+            #expect(
+                CMSVerifier.verify(signature: late, content: document, trustAnchors: [ca], policy: policy).failure?.code
+                    == .signerRevoked
+            )
 
             // A token from two hours ago (pyHanko's test TSA with a fixed time, RSA TSA certificate
             // with a critical timeStamping EKU under its own root), inserted with asn1crypto.
             let directory = try TemporaryDirectory(prefix: "revoked-ts")
             let tsaPKI = try TestPKI(rootSubject: "CN=Past TSA Root")
-            let tsa = try writePEM(try tsaPKI.issueLeaf(subject: "CN=Past TSA", keyType: .rsa2048,
-                                                        extensions: [("extendedKeyUsage", "critical,timeStamping")]), in: directory, name: "tsa")
+            let tsa = try writePEM(
+                try tsaPKI.issueLeaf(
+                    subject: "CN=Past TSA",
+                    keyType: .rsa2048,
+                    extensions: [("extendedKeyUsage", "critical,timeStamping")]
+                ),
+                in: directory,
+                name: "tsa"
+            )
             let signaturePath = try directory.write("s.p7s", signature)
-            #expect(try Python.run(Python.extract, [signaturePath, "0", directory.path("value.bin"), directory.path("none.der")]).succeeded)
+            #expect(
+                try Python.run(
+                    Python.extract,
+                    [signaturePath, "0", directory.path("value.bin"), directory.path("none.der")]
+                ).succeeded
+            )
             let past = Date().addingTimeInterval(-7200).rounded
-            let made = try Python.run(Python.dummyTimestamp, [tsa.certificate, tsa.key, directory.path("value.bin"), directory.path("token.der"),
-                                                              ISO8601DateFormatter().string(from: past)])
+            let made = try Python.run(
+                Python.dummyTimestamp,
+                [
+                    tsa.certificate, tsa.key, directory.path("value.bin"), directory.path("token.der"),
+                    ISO8601DateFormatter().string(from: past),
+                ]
+            )
             #expect(made.succeeded, "\(made.errorOutput)")
-            let inserted = try Python.run(Python.insert, [signaturePath, directory.path("token.der"), directory.path("t.p7s")])
+            let inserted = try Python.run(
+                Python.insert,
+                [signaturePath, directory.path("token.der"), directory.path("t.p7s")]
+            )
             #expect(inserted.succeeded, "\(inserted.errorOutput)")
             policy.timestampTrustAnchors = [tsaPKI.root.certificate]
-            let early = CMSVerifier.verify(signature: try directory.read("t.p7s"), content: document, trustAnchors: [ca], policy: policy)
+            let early = CMSVerifier.verify(
+                signature: try directory.read("t.p7s"),
+                content: document,
+                trustAnchors: [ca],
+                policy: policy
+            )
             #expect(early.isValid, "\(String(describing: early.failure))")
             #expect(early.signers.first?.timestamp?.time == past)
             #expect(early.signers.first?.revocation?.state == .revoked)
@@ -245,21 +328,39 @@ struct RevocationTests {
             let leaf = try directory.write("leaf.pem", text: emulatorSigner.certificate.pemRepresentation)
             let url = try #require(emulator.ocspURL).absoluteString
             func ask() throws -> String {
-                let result = try ExternalTool.run("openssl", ["ocsp", "-issuer", ca, "-cert", leaf, "-url", url, "-CAfile", ca, "-resp_text"])
+                let result = try ExternalTool.run(
+                    "openssl",
+                    ["ocsp", "-issuer", ca, "-cert", leaf, "-url", url, "-CAfile", ca, "-resp_text"]
+                )
                 #expect(result.succeeded, "\(result.errorOutput)")
                 #expect(result.errorOutput.contains("Response verify OK"), "\(result.errorOutput)")
                 return result.output
             }
             #expect(try ask().contains("\(leaf): good"))
-            let crlBefore = try directory.write("before.der", try await loopbackFetcher.get(try #require(emulator.crlURL), timeout: 10, maximumBytes: 1 << 20).body)
-            let checked = try ExternalTool.run("openssl", ["crl", "-inform", "DER", "-in", crlBefore, "-CAfile", ca, "-noout"])
+            let crlBefore = try directory.write(
+                "before.der",
+                try await loopbackFetcher.get(try #require(emulator.crlURL), timeout: 10, maximumBytes: 1 << 20).body
+            )
+            let checked = try ExternalTool.run(
+                "openssl",
+                ["crl", "-inform", "DER", "-in", crlBefore, "-CAfile", ca, "-noout"]
+            )
             #expect(checked.succeeded && checked.errorOutput.contains("verify OK"), "\(checked.errorOutput)")
             emulator.revoke(emulatorSigner.certificate)
             #expect(try ask().contains("\(leaf): revoked"))
-            let crlAfter = try directory.write("after.der", try await loopbackFetcher.get(try #require(emulator.crlURL), timeout: 10, maximumBytes: 1 << 20).body)
-            let text = try ExternalTool.run("openssl", ["crl", "-inform", "DER", "-in", crlAfter, "-CAfile", ca, "-noout", "-text"])
+            let crlAfter = try directory.write(
+                "after.der",
+                try await loopbackFetcher.get(try #require(emulator.crlURL), timeout: 10, maximumBytes: 1 << 20).body
+            )
+            let text = try ExternalTool.run(
+                "openssl",
+                ["crl", "-inform", "DER", "-in", crlAfter, "-CAfile", ca, "-noout", "-text"]
+            )
             #expect(text.succeeded)
-            #expect(text.output.uppercased().contains(emulatorSigner.certificate.serialNumber.uppercased()), "\(text.output)")
+            #expect(
+                text.output.uppercased().contains(emulatorSigner.certificate.serialNumber.uppercased()),
+                "\(text.output)"
+            )
         }
     }
 
@@ -268,25 +369,50 @@ struct RevocationTests {
         try await withEmulator { emulator in
             let key = try #require(sharedSeed.certificateAuthorityKey)
             let pki = TestPKI(root: TestPKI.Authority(certificate: sharedSeed.certificateAuthority, key: key))
-            let signer = try pki.issueLeaf(subject: "CN=CRL DP Signer", extensions: [("keyUsage", "critical,digitalSignature"),
-                                                                                      ("crlDistributionPoints", "URI:\(try #require(emulator.crlURL).absoluteString)")])
+            let signer = try pki.issueLeaf(
+                subject: "CN=CRL DP Signer",
+                extensions: [
+                    ("keyUsage", "critical,digitalSignature"),
+                    ("crlDistributionPoints", "URI:\(try #require(emulator.crlURL).absoluteString)"),
+                ]
+            )
             let signature = try await CMSSigner.sign(content: document, identity: signer)
             var policy = ValidationPolicy()
             policy.checkRevocation = true
-            let before = try await CMSVerifier.verify(signature: signature, content: .bytes(document, name: "doc"), trustAnchors: [sharedSeed.certificateAuthority],
-                                                      policy: policy, fetcher: loopbackFetcher)
+            let before = try await CMSVerifier.verify(
+                signature: signature,
+                content: .bytes(document, name: "doc"),
+                trustAnchors: [sharedSeed.certificateAuthority],
+                policy: policy,
+                fetcher: loopbackFetcher
+            )
             #expect(before.isValid, "\(String(describing: before.failure))")
             #expect(before.signers.first?.revocation?.source.contains("/crl") == true)
             emulator.revoke(signer.certificate)
-            let after = try await CMSVerifier.verify(signature: signature, content: .bytes(document, name: "doc"), trustAnchors: [sharedSeed.certificateAuthority],
-                                                     policy: policy, fetcher: loopbackFetcher)
+            let after = try await CMSVerifier.verify(
+                signature: signature,
+                content: .bytes(document, name: "doc"),
+                trustAnchors: [sharedSeed.certificateAuthority],
+                policy: policy,
+                fetcher: loopbackFetcher
+            )
             #expect(after.failure?.code == .signerRevoked, "\(String(describing: after.failure))")
             // Unreachable distribution point: unknown, never a silent VALID.
-            let lost = try pki.issueLeaf(subject: "CN=Lost Signer", extensions: [("keyUsage", "critical,digitalSignature"),
-                                                                                  ("crlDistributionPoints", "URI:http://127.0.0.1:1/crl")])
+            let lost = try pki.issueLeaf(
+                subject: "CN=Lost Signer",
+                extensions: [
+                    ("keyUsage", "critical,digitalSignature"),
+                    ("crlDistributionPoints", "URI:http://127.0.0.1:1/crl"),
+                ]
+            )
             let lostSignature = try await CMSSigner.sign(content: document, identity: lost)
-            let unknown = try await CMSVerifier.verify(signature: lostSignature, content: .bytes(document, name: "doc"), trustAnchors: [sharedSeed.certificateAuthority],
-                                                       policy: policy, fetcher: loopbackFetcher)
+            let unknown = try await CMSVerifier.verify(
+                signature: lostSignature,
+                content: .bytes(document, name: "doc"),
+                trustAnchors: [sharedSeed.certificateAuthority],
+                policy: policy,
+                fetcher: loopbackFetcher
+            )
             #expect(unknown.failure?.code == .revocationUnknown, "\(String(describing: unknown.failure))")
         }
     }

@@ -25,10 +25,13 @@ struct PKCS11Failure: Error, CustomStringConvertible {
 
     /// Whether the session (or the token) went away: a clean re-open may help, once.
     var sessionLost: Bool {
-        [CK_RV(CKR_SESSION_HANDLE_INVALID), CK_RV(CKR_SESSION_CLOSED), CK_RV(CKR_TOKEN_NOT_PRESENT), CK_RV(CKR_DEVICE_REMOVED),
-         CK_RV(CKR_CRYPTOKI_NOT_INITIALIZED), CK_RV(CKR_USER_NOT_LOGGED_IN),
-         // A private object's handle dies when another part of the process logs out of the token.
-         CK_RV(CKR_OBJECT_HANDLE_INVALID), CK_RV(CKR_KEY_HANDLE_INVALID)].contains(rv)
+        [
+            CK_RV(CKR_SESSION_HANDLE_INVALID), CK_RV(CKR_SESSION_CLOSED), CK_RV(CKR_TOKEN_NOT_PRESENT),
+            CK_RV(CKR_DEVICE_REMOVED),
+            CK_RV(CKR_CRYPTOKI_NOT_INITIALIZED), CK_RV(CKR_USER_NOT_LOGGED_IN),
+            // A private object's handle dies when another part of the process logs out of the token.
+            CK_RV(CKR_OBJECT_HANDLE_INVALID), CK_RV(CKR_KEY_HANDLE_INVALID),
+        ].contains(rv)
     }
 
     /// The package error for this failure; `context` says what was being done ("signing with 'rsakey'").
@@ -42,15 +45,19 @@ struct PKCS11Failure: Error, CustomStringConvertible {
         switch Int(rv) {
         case Int(CKR_PIN_INCORRECT), Int(CKR_PIN_INVALID), Int(CKR_PIN_LEN_RANGE): return .wrongPassword
         case Int(CKR_PIN_LOCKED): return .pinLocked
-        case Int(CKR_PIN_EXPIRED), Int(CKR_USER_PIN_NOT_INITIALIZED), Int(CKR_USER_NOT_LOGGED_IN): return .authenticationFailed
-        case Int(CKR_TOKEN_NOT_PRESENT), Int(CKR_DEVICE_REMOVED), Int(CKR_SLOT_ID_INVALID), Int(CKR_TOKEN_NOT_RECOGNIZED):
+        case Int(CKR_PIN_EXPIRED), Int(CKR_USER_PIN_NOT_INITIALIZED), Int(CKR_USER_NOT_LOGGED_IN):
+            return .authenticationFailed
+        case Int(CKR_TOKEN_NOT_PRESENT), Int(CKR_DEVICE_REMOVED), Int(CKR_SLOT_ID_INVALID),
+            Int(CKR_TOKEN_NOT_RECOGNIZED):
             return .tokenNotFound
-        case Int(CKR_MECHANISM_INVALID), Int(CKR_MECHANISM_PARAM_INVALID), Int(CKR_KEY_TYPE_INCONSISTENT), Int(CKR_KEY_SIZE_RANGE),
-             Int(CKR_FUNCTION_NOT_SUPPORTED), Int(CKR_CURVE_NOT_SUPPORTED):
+        case Int(CKR_MECHANISM_INVALID), Int(CKR_MECHANISM_PARAM_INVALID), Int(CKR_KEY_TYPE_INCONSISTENT),
+            Int(CKR_KEY_SIZE_RANGE),
+            Int(CKR_FUNCTION_NOT_SUPPORTED), Int(CKR_CURVE_NOT_SUPPORTED):
             return .unsupportedAlgorithm
-        case Int(CKR_KEY_FUNCTION_NOT_PERMITTED), Int(CKR_KEY_NOT_NEEDED), Int(CKR_FUNCTION_REJECTED): return .unsupportedOperation
+        case Int(CKR_KEY_FUNCTION_NOT_PERMITTED), Int(CKR_KEY_NOT_NEEDED), Int(CKR_FUNCTION_REJECTED):
+            return .unsupportedOperation
         case Int(CKR_ARGUMENTS_BAD), Int(CKR_DATA_LEN_RANGE), Int(CKR_DATA_INVALID), Int(CKR_ATTRIBUTE_VALUE_INVALID),
-             Int(CKR_TEMPLATE_INCOMPLETE), Int(CKR_TEMPLATE_INCONSISTENT):
+            Int(CKR_TEMPLATE_INCOMPLETE), Int(CKR_TEMPLATE_INCONSISTENT):
             return .invalidParameter
         case Int(CKR_FUNCTION_CANCELED), Int(CKR_CANCEL): return .cancelled
         case Int(CKR_OBJECT_HANDLE_INVALID), Int(CKR_KEY_HANDLE_INVALID): return .noPrivateKey

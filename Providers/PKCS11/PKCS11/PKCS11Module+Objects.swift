@@ -3,18 +3,29 @@ internal import CPKCS11Shims
 
 extension PKCS11Module {
     /// The objects of `objectClass` with the given label and/or ID (`C_FindObjects*`).
-    func findObjects(session: CK_SESSION_HANDLE, objectClass: CK_OBJECT_CLASS, label: String? = nil, id: [UInt8]? = nil) throws -> [CK_OBJECT_HANDLE] {
+    func findObjects(
+        session: CK_SESSION_HANDLE,
+        objectClass: CK_OBJECT_CLASS,
+        label: String? = nil,
+        id: [UInt8]? = nil
+    ) throws -> [CK_OBJECT_HANDLE] {
         var values: [[UInt8]] = [withUnsafeBytes(of: objectClass) { Array($0) }]
         var types: [CK_ATTRIBUTE_TYPE] = [CK_ATTRIBUTE_TYPE(CKA_CLASS)]
-        if let label { values.append(Array(label.utf8)); types.append(CK_ATTRIBUTE_TYPE(CKA_LABEL)) }
-        if let id { values.append(id); types.append(CK_ATTRIBUTE_TYPE(CKA_ID)) }
+        if let label {
+            values.append(Array(label.utf8))
+            types.append(CK_ATTRIBUTE_TYPE(CKA_LABEL))
+        }
+        if let id {
+            values.append(id)
+            types.append(CK_ATTRIBUTE_TYPE(CKA_ID))
+        }
         // Copy every value into memory that stays put for the three calls.
         let buffers = values.map { value -> UnsafeMutableRawBufferPointer in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(value.count, 1), alignment: 8)
             buffer.copyBytes(from: value)
             return buffer
         }
-        defer { buffers.forEach { $0.deallocate() } }
+        defer { for buffer in buffers { buffer.deallocate() } }
         var template = zip(types, zip(buffers, values)).map { type, pair in
             CK_ATTRIBUTE(type: type, pValue: pair.0.baseAddress, ulValueLen: CK_ULONG(pair.1.count))
         }
@@ -25,7 +36,10 @@ extension PKCS11Module {
         while true {
             var count: CK_ULONG = 0
             let rv = self.rv { $0.C_FindObjects?(session, &batch, CK_ULONG(batch.count), &count) }
-            guard rv == CK_RV(CKR_OK) else { failure = PKCS11Failure(function: "C_FindObjects", rv: rv); break }
+            guard rv == CK_RV(CKR_OK) else {
+                failure = PKCS11Failure(function: "C_FindObjects", rv: rv)
+                break
+            }
             if count == 0 { break }
             found += batch.prefix(Int(count))
         }
@@ -52,19 +66,30 @@ extension PKCS11Module {
     }
 
     /// A `CK_ULONG` attribute (CKA_KEY_TYPE, …), nil when absent.
-    func ulongAttribute(session: CK_SESSION_HANDLE, object: CK_OBJECT_HANDLE, _ type: CK_ATTRIBUTE_TYPE) throws -> CK_ULONG? {
-        guard let bytes = try attribute(session: session, object: object, type), bytes.count == MemoryLayout<CK_ULONG>.size else { return nil }
+    func ulongAttribute(
+        session: CK_SESSION_HANDLE,
+        object: CK_OBJECT_HANDLE,
+        _ type: CK_ATTRIBUTE_TYPE
+    ) throws -> CK_ULONG? {
+        guard let bytes = try attribute(session: session, object: object, type),
+            bytes.count == MemoryLayout<CK_ULONG>.size
+        else { return nil }
         return bytes.withUnsafeBytes { $0.loadUnaligned(as: CK_ULONG.self) }
     }
 
     /// A `CK_BBOOL` attribute, false when absent.
     func boolAttribute(session: CK_SESSION_HANDLE, object: CK_OBJECT_HANDLE, _ type: CK_ATTRIBUTE_TYPE) throws -> Bool {
-        guard let bytes = try attribute(session: session, object: object, type), let first = bytes.first else { return false }
+        guard let bytes = try attribute(session: session, object: object, type), let first = bytes.first else {
+            return false
+        }
         return first != 0
     }
 
     /// The label (CKA_LABEL) as text.
     func label(session: CK_SESSION_HANDLE, object: CK_OBJECT_HANDLE) throws -> String {
-        String(decoding: try attribute(session: session, object: object, CK_ATTRIBUTE_TYPE(CKA_LABEL)) ?? [], as: UTF8.self)
+        String(
+            decoding: try attribute(session: session, object: object, CK_ATTRIBUTE_TYPE(CKA_LABEL)) ?? [],
+            as: UTF8.self
+        )
     }
 }

@@ -3,6 +3,7 @@ internal import CPKCS11Shims
 import CertificateProviders
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,14 +53,19 @@ final class PKCS11Module: @unchecked Sendable {
             var message = [CChar](repeating: 0, count: 512)
             guard let library = CPKCS11Shims_dlopen(path, &message, message.count) else {
                 let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                throw CertificateProviderError(.moduleNotLoadable, "the PKCS#11 module \(path) cannot be loaded: \(text)")
+                throw CertificateProviderError(
+                    .moduleNotLoadable,
+                    "the PKCS#11 module \(path) cannot be loaded: \(text)"
+                )
             }
             var list: UnsafeMutablePointer<CK_FUNCTION_LIST>?
             let rv = CPKCS11Shims_get_function_list(library, &list)
             guard rv == CK_RV(CKR_OK), let list else {
                 // Leave the library loaded: unloading a library whose constructors ran is not always safe.
-                let why = rv == CK_RV(CKR_FUNCTION_NOT_SUPPORTED) ? "it has no C_GetFunctionList, so it is not a PKCS#11 module"
-                                                                   : "C_GetFunctionList returned \(CKRNames.name(rv))"
+                let why =
+                    rv == CK_RV(CKR_FUNCTION_NOT_SUPPORTED)
+                    ? "it has no C_GetFunctionList, so it is not a PKCS#11 module"
+                    : "C_GetFunctionList returned \(CKRNames.name(rv))"
                 throw CertificateProviderError(.moduleNotLoadable, "\(path) is not usable as a PKCS#11 module: \(why)")
             }
             let module = PKCS11Module(path: path, functions: list)
@@ -69,7 +75,10 @@ final class PKCS11Module: @unchecked Sendable {
         do {
             _ = try module.ensureInitialized()
         } catch let failure as PKCS11Failure {
-            throw CertificateProviderError(.moduleNotLoadable, "the PKCS#11 module \(path) did not initialise: \(failure)")
+            throw CertificateProviderError(
+                .moduleNotLoadable,
+                "the PKCS#11 module \(path) did not initialise: \(failure)"
+            )
         }
         return module
     }
@@ -83,11 +92,15 @@ final class PKCS11Module: @unchecked Sendable {
             if state.initializedPID == pid { return state.generation }
             var arguments = CK_C_INITIALIZE_ARGS()
             arguments.flags = CK_FLAGS(CKF_OS_LOCKING_OK)
-            var rv = withUnsafeMutablePointer(to: &arguments) { pointer in self.rv { $0.C_Initialize?(UnsafeMutableRawPointer(pointer)) } }
+            var rv = withUnsafeMutablePointer(to: &arguments) { pointer in
+                self.rv { $0.C_Initialize?(UnsafeMutableRawPointer(pointer)) }
+            }
             if rv == CK_RV(CKR_CRYPTOKI_ALREADY_INITIALIZED) && state.initializedPID != nil {
                 // A forked child of a process that initialised it: start over, as PKCS#11 2.40 §6.7.7 asks.
                 _ = self.rv { $0.C_Finalize?(nil) }
-                rv = withUnsafeMutablePointer(to: &arguments) { pointer in self.rv { $0.C_Initialize?(UnsafeMutableRawPointer(pointer)) } }
+                rv = withUnsafeMutablePointer(to: &arguments) { pointer in
+                    self.rv { $0.C_Initialize?(UnsafeMutableRawPointer(pointer)) }
+                }
             }
             // ALREADY_INITIALIZED on the first call: another part of this process initialised the module.
             guard rv == CK_RV(CKR_OK) || rv == CK_RV(CKR_CRYPTOKI_ALREADY_INITIALIZED) else {
@@ -163,8 +176,13 @@ final class PKCS11Module: @unchecked Sendable {
     func tokenInfo(slot: CK_SLOT_ID) throws -> TokenInfo {
         var info = CK_TOKEN_INFO()
         try call("C_GetTokenInfo") { $0.C_GetTokenInfo?(slot, &info) }
-        return TokenInfo(label: Self.text(info.label), manufacturer: Self.text(info.manufacturerID), model: Self.text(info.model),
-                         serialNumber: Self.text(info.serialNumber), flags: info.flags)
+        return TokenInfo(
+            label: Self.text(info.label),
+            manufacturer: Self.text(info.manufacturerID),
+            model: Self.text(info.model),
+            serialNumber: Self.text(info.serialNumber),
+            flags: info.flags
+        )
     }
 
     /// A blank-padded PKCS#11 text field (a fixed-size C array imported as a tuple) as a trimmed string.

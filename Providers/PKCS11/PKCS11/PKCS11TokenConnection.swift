@@ -92,11 +92,16 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         }
         guard let first = matching.first else {
             let present = slots.map { "'\($0.token.label)' (serial \($0.token.serialNumber))" }.joined(separator: ", ")
-            throw CertificateProviderError(.tokenNotFound, "no token matching \(filter.tokenDescription) is present in the PKCS#11 module \(module.path); tokens present: \(present.isEmpty ? "none" : present)")
+            throw CertificateProviderError(
+                .tokenNotFound,
+                "no token matching \(filter.tokenDescription) is present in the PKCS#11 module \(module.path); tokens present: \(present.isEmpty ? "none" : present)"
+            )
         }
         guard matching.count == 1 else {
             let names = matching.map { "'\($0.token.label)' (serial \($0.token.serialNumber))" }.joined(separator: ", ")
-            throw CertificateProviderError.invalidParameter("\(matching.count) tokens match \(filter.tokenDescription): \(names); add serial= to the pkcs11: URI")
+            throw CertificateProviderError.invalidParameter(
+                "\(matching.count) tokens match \(filter.tokenDescription): \(names); add serial= to the pkcs11: URI"
+            )
         }
         return first.id
     }
@@ -135,7 +140,12 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            guard !closed else { throw CertificateProviderError(.notStored, "the PKCS#11 identity was logged out (deleteStoredCertificate); initialize it again") }
+            guard !closed else {
+                throw CertificateProviderError(
+                    .notStored,
+                    "the PKCS#11 identity was logged out (deleteStoredCertificate); initialize it again"
+                )
+            }
             if try module.ensureInitialized() != moduleGeneration || needsReopen {
                 // A forked child (the parent's handles mean nothing here), or a re-open that failed before.
                 idle.removeAll()
@@ -240,7 +250,10 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         try module.call("C_GetSessionInfo") { $0.C_GetSessionInfo?(session, &info) }
         if info.state == CK_STATE(CKS_RO_USER_FUNCTIONS) || info.state == CK_STATE(CKS_RW_USER_FUNCTIONS) { return }
         if token.flags & CK_FLAGS(CKF_USER_PIN_LOCKED) != 0 {
-            throw CertificateProviderError(.pinLocked, "the user PIN of token '\(token.label)' is locked (CKF_USER_PIN_LOCKED); no login was tried. Unlock it with the SO PIN (e.g. pkcs11-tool --init-pin --login --login-type so)")
+            throw CertificateProviderError(
+                .pinLocked,
+                "the user PIN of token '\(token.label)' is locked (CKF_USER_PIN_LOCKED); no login was tried. Unlock it with the SO PIN (e.g. pkcs11-tool --init-pin --login --login-type so)"
+            )
         }
         let rv: CK_RV
         if let pin {
@@ -252,16 +265,22 @@ final class PKCS11TokenConnection: @unchecked Sendable {
             // A PIN pad or biometric reader: the token asks the user itself.
             rv = module.rv { $0.C_Login?(session, CK_USER_TYPE(CKU_USER), nil, 0) }
         } else {
-            throw CertificateProviderError(.passwordRequired, "token '\(token.label)' needs the user PIN: give the secret parameter 'pin' (certsign: --param-env pin=VAR)\(Self.pinWarning(token.flags))")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "token '\(token.label)' needs the user PIN: give the secret parameter 'pin' (certsign: --param-env pin=VAR)\(Self.pinWarning(token.flags))"
+            )
         }
         counters.logins += 1
         if rv == CK_RV(CKR_OK) || rv == CK_RV(CKR_USER_ALREADY_LOGGED_IN) { return }
         counters.failedLogins += 1
         let failure = PKCS11Failure(function: "C_Login", rv: rv)
         if failure.providerError("").code == .wrongPassword {
-            pin = nil // never tried again
+            pin = nil  // never tried again
             let after = (try? module.tokenInfo(slot: slotID))?.flags ?? token.flags
-            throw CertificateProviderError(.wrongPassword, "the PIN for token '\(token.label)' is wrong (C_Login returned \(failure.name)); it was tried once and will not be retried\(Self.pinWarning(after))")
+            throw CertificateProviderError(
+                .wrongPassword,
+                "the PIN for token '\(token.label)' is wrong (C_Login returned \(failure.name)); it was tried once and will not be retried\(Self.pinWarning(after))"
+            )
         }
         throw failure.providerError("logging in to token '\(token.label)'")
     }
@@ -274,11 +293,16 @@ final class PKCS11TokenConnection: @unchecked Sendable {
             return self.pin
         }
         guard let pin else {
-            throw CertificateProviderError(.passwordRequired, "the key '\(keyLabel)' asks for the PIN before each signature (CKA_ALWAYS_AUTHENTICATE) and no PIN is available")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "the key '\(keyLabel)' asks for the PIN before each signature (CKA_ALWAYS_AUTHENTICATE) and no PIN is available"
+            )
         }
         let rv = pin.withUnsafeBytes { bytes in
             let pointer = UnsafeMutablePointer(mutating: bytes.bindMemory(to: CK_UTF8CHAR.self).baseAddress)
-            return module.rv { $0.C_Login?(session, CK_USER_TYPE(CKU_CONTEXT_SPECIFIC), pointer, CK_ULONG(bytes.count)) }
+            return module.rv {
+                $0.C_Login?(session, CK_USER_TYPE(CKU_CONTEXT_SPECIFIC), pointer, CK_ULONG(bytes.count))
+            }
         }
         guard rv == CK_RV(CKR_OK) else {
             let failure = PKCS11Failure(function: "C_Login(CKU_CONTEXT_SPECIFIC)", rv: rv)
@@ -289,9 +313,15 @@ final class PKCS11TokenConnection: @unchecked Sendable {
 
     /// " (one try left before the PIN locks)" and the like, from the token's PIN flags.
     static func pinWarning(_ flags: CK_FLAGS) -> String {
-        if flags & CK_FLAGS(CKF_USER_PIN_LOCKED) != 0 { return "; the PIN is now locked (CKF_USER_PIN_LOCKED): unlock it with the SO PIN" }
-        if flags & CK_FLAGS(CKF_USER_PIN_FINAL_TRY) != 0 { return "; one try left before the PIN locks (CKF_USER_PIN_FINAL_TRY)" }
-        if flags & CK_FLAGS(CKF_USER_PIN_COUNT_LOW) != 0 { return "; the token reports few tries left (CKF_USER_PIN_COUNT_LOW)" }
+        if flags & CK_FLAGS(CKF_USER_PIN_LOCKED) != 0 {
+            return "; the PIN is now locked (CKF_USER_PIN_LOCKED): unlock it with the SO PIN"
+        }
+        if flags & CK_FLAGS(CKF_USER_PIN_FINAL_TRY) != 0 {
+            return "; one try left before the PIN locks (CKF_USER_PIN_FINAL_TRY)"
+        }
+        if flags & CK_FLAGS(CKF_USER_PIN_COUNT_LOW) != 0 {
+            return "; the token reports few tries left (CKF_USER_PIN_COUNT_LOW)"
+        }
         return ""
     }
 
@@ -304,7 +334,7 @@ final class PKCS11TokenConnection: @unchecked Sendable {
             if !tokenKey.isEmpty, let session = idle.first {
                 module.releaseToken(tokenKey) { _ = module.rv { $0.C_Logout?(session) } }
             } else if !tokenKey.isEmpty {
-                module.releaseToken(tokenKey) {} // every session is in use or gone: closing them logs out
+                module.releaseToken(tokenKey) {}  // every session is in use or gone: closing them logs out
             }
             for session in idle { _ = module.rv { $0.C_CloseSession?(session) } }
             idle.removeAll()

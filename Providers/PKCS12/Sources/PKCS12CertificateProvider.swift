@@ -73,7 +73,8 @@ public final class PKCS12CertificateProvider: CertificateProvider {
 
     /// Every key this provider accepts.
     public static let acceptedKeys: Set<ProviderParameters.Key> = [
-        .pkcs12File, .pkcs12Data, .pkcs12Password, .pkcs12Alias, .pkcs12KeyAlias, .pkcs12StoreDirectory, .pkcs12StorePassword,
+        .pkcs12File, .pkcs12Data, .pkcs12Password, .pkcs12Alias, .pkcs12KeyAlias, .pkcs12StoreDirectory,
+        .pkcs12StorePassword,
         .pkcs12PasswordSource, .pkcs12StorePasswordSource, .pkcs12InMemory,
     ]
     /// The alias used when none is configured.
@@ -103,8 +104,10 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     ///   - parameters: initial parameters (validated as by ``setParameters(_:)``).
     ///   - environment: where the default store directory is looked up (`CERTSIGN_HOME`, …).
     /// - Throws: `.invalidParameter` naming a rejected key.
-    public init(parameters: ProviderParameters = ProviderParameters(),
-                environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public init(
+        parameters: ProviderParameters = ProviderParameters(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
         try PKCS12CertificateProvider.validate(parameters)
         self.environment = environment
         self.state = Mutex(State(parameters: parameters))
@@ -113,10 +116,14 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// Registers this provider under `.pkcs12` in `registry`; each `makeProvider` call creates a
     /// fresh instance with `parameters`.
     /// - Throws: `.providerAlreadyRegistered`, `.invalidParameter`.
-    public static func register(in registry: inout ProviderRegistry, parameters: ProviderParameters = ProviderParameters(),
-                                environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public static func register(
+        in registry: inout ProviderRegistry,
+        parameters: ProviderParameters = ProviderParameters(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
         try validate(parameters)
-        try registry.register(.pkcs12, description: "PKCS#12 files (.p12/.pfx) and the encrypted local identity store") {
+        try registry.register(.pkcs12, description: "PKCS#12 files (.p12/.pfx) and the encrypted local identity store")
+        {
             try PKCS12CertificateProvider(parameters: parameters, environment: environment)
         }
     }
@@ -158,7 +165,9 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         } else if let path = try merged.string(.pkcs12File) {
             bytes = try PKCS12File.readFile(PKCS12CertificateProvider.path(path))
         } else {
-            throw CertificateProviderError.invalidParameter("parameter 'file' (a PKCS#12 path) or 'data' (its bytes) is required to initialize the pkcs12 provider")
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'file' (a PKCS#12 path) or 'data' (its bytes) is required to initialize the pkcs12 provider"
+            )
         }
         let password = try resolveSecret(merged, direct: .pkcs12Password, source: .pkcs12PasswordSource)
         let alias = try PKCS12IdentityStore.validateAlias(try merged.string(.pkcs12Alias) ?? Self.defaultAlias)
@@ -169,17 +178,22 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             let explicitAlias = merged[.pkcs12Alias] != nil ? alias : nil
             let identity = try file.identity(alias: keyAlias ?? (file.keys.count > 1 ? explicitAlias : nil))
             var kept = merged
-            for key in [ProviderParameters.Key.pkcs12File, .pkcs12Data, .pkcs12Password, .pkcs12PasswordSource] { kept[key] = nil }
+            for key in [ProviderParameters.Key.pkcs12File, .pkcs12Data, .pkcs12Password, .pkcs12PasswordSource] {
+                kept[key] = nil
+            }
             state.withLock {
                 $0.parameters = kept
                 $0.inMemoryIdentity = identity
             }
             return identity
         }
-        let storePassword = try resolveSecret(merged, direct: .pkcs12StorePassword, source: .pkcs12StorePasswordSource) ?? password
+        let storePassword =
+            try resolveSecret(merged, direct: .pkcs12StorePassword, source: .pkcs12StorePasswordSource) ?? password
         guard let storePassword, !storePassword.isEmpty else {
-            throw CertificateProviderError(.passwordRequired,
-                                           "the stored copy needs a password: the file has none, so set parameter 'storePassword'")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "the stored copy needs a password: the file has none, so set parameter 'storePassword'"
+            )
         }
         let store = try makeStore(merged)
         state.withLock { $0.openCount += 1 }
@@ -206,7 +220,11 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         }
         state.withLock {
             $0.parameters = kept
-            $0.cache[cacheKey(store, alias)] = Cached(fileDigest: storedDigest, password: storePassword, identity: identity)
+            $0.cache[cacheKey(store, alias)] = Cached(
+                fileDigest: storedDigest,
+                password: storePassword,
+                identity: identity
+            )
         }
         return identity
     }
@@ -220,19 +238,28 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         let store = try makeStore(parameters)
         let alias = try PKCS12IdentityStore.validateAlias(try parameters.string(.pkcs12Alias) ?? Self.defaultAlias)
         guard let bytes = try store.pkcs12Data(alias: alias) else { return nil }
-        guard let password = try resolveSecret(parameters, direct: .pkcs12StorePassword, source: .pkcs12StorePasswordSource) else {
-            throw CertificateProviderError(.passwordRequired,
-                                           "an identity is stored under '\(alias)'; set parameter 'storePassword' or 'storePasswordSource' to unlock it")
+        guard
+            let password = try resolveSecret(
+                parameters,
+                direct: .pkcs12StorePassword,
+                source: .pkcs12StorePasswordSource
+            )
+        else {
+            throw CertificateProviderError(
+                .passwordRequired,
+                "an identity is stored under '\(alias)'; set parameter 'storePassword' or 'storePasswordSource' to unlock it"
+            )
         }
         let digest = DigestAlgorithm.sha256.hash(bytes)
         let key = cacheKey(store, alias)
         func cached() -> SigningIdentity? {
-            guard let entry = state.withLock({ $0.cache[key] }), entry.fileDigest == digest, entry.password == password else { return nil }
+            guard let entry = state.withLock({ $0.cache[key] }), entry.fileDigest == digest, entry.password == password
+            else { return nil }
             return entry.identity
         }
         if let identity = cached() { return identity }
         return try unlocking.withLock { _ in
-            if let identity = cached() { return identity } // another task unlocked it meanwhile
+            if let identity = cached() { return identity }  // another task unlocked it meanwhile
             state.withLock { $0.openCount += 1 }
             let identity = try PKCS12IdentityStore.unlock(bytes, alias: alias, password: password)
             state.withLock { $0.cache[key] = Cached(fileDigest: digest, password: password, identity: identity) }
@@ -257,13 +284,19 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     // MARK: Parameters
 
     /// The secret under `direct`, else the one `source` points at, else nil.
-    private func resolveSecret(_ parameters: ProviderParameters, direct: ProviderParameters.Key, source: ProviderParameters.Key) throws -> Secret? {
+    private func resolveSecret(
+        _ parameters: ProviderParameters,
+        direct: ProviderParameters.Key,
+        source: ProviderParameters.Key
+    ) throws -> Secret? {
         if let secret = try parameters.secret(direct) { return secret }
         guard let specification = try parameters.string(source) else { return nil }
         return try PasswordSource(specification, key: source).read(environment: environment)
     }
 
-    private func cacheKey(_ store: PKCS12IdentityStore, _ alias: String) -> String { store.directory.path + "\u{0}" + alias }
+    private func cacheKey(_ store: PKCS12IdentityStore, _ alias: String) -> String {
+        store.directory.path + "\u{0}" + alias
+    }
 
     private func makeStore(_ parameters: ProviderParameters) throws -> PKCS12IdentityStore {
         guard let directory = try PKCS12CertificateProvider.storeDirectory(parameters) else {
@@ -286,7 +319,9 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     static func validate(_ parameters: ProviderParameters) throws {
         for key in parameters.keys where !acceptedKeys.contains(key) {
             let known = acceptedKeys.map(\.rawValue).sorted().joined(separator: ", ")
-            throw CertificateProviderError.invalidParameter("parameter '\(key)' is not used by the pkcs12 provider (it takes: \(known))")
+            throw CertificateProviderError.invalidParameter(
+                "parameter '\(key)' is not used by the pkcs12 provider (it takes: \(known))"
+            )
         }
         func nonEmptyString(_ key: ProviderParameters.Key) throws -> String? {
             guard let value = try parameters.string(key) else { return nil }
@@ -308,31 +343,46 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         }
         _ = try nonEmptyString(.pkcs12KeyAlias)
         if let directory = try nonEmptyString(.pkcs12StoreDirectory) {
-            guard !directory.contains("\u{0}") else { throw CertificateProviderError.invalidParameter("parameter 'storeDirectory' must be a path") }
+            guard !directory.contains("\u{0}") else {
+                throw CertificateProviderError.invalidParameter("parameter 'storeDirectory' must be a path")
+            }
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path(directory), isDirectory: &isDirectory), !isDirectory.boolValue {
-                throw CertificateProviderError.invalidParameter("parameter 'storeDirectory': '\(directory)' exists and is not a directory")
+            if FileManager.default.fileExists(atPath: path(directory), isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
+                throw CertificateProviderError.invalidParameter(
+                    "parameter 'storeDirectory': '\(directory)' exists and is not a directory"
+                )
             }
         }
         _ = try parameters.secret(.pkcs12Password)
         _ = try parameters.boolean(.pkcs12InMemory)
-        for (direct, source) in [(ProviderParameters.Key.pkcs12Password, ProviderParameters.Key.pkcs12PasswordSource),
-                                 (.pkcs12StorePassword, .pkcs12StorePasswordSource)] {
+        for (direct, source) in [
+            (ProviderParameters.Key.pkcs12Password, ProviderParameters.Key.pkcs12PasswordSource),
+            (.pkcs12StorePassword, .pkcs12StorePasswordSource),
+        ] {
             guard let specification = try parameters.string(source) else { continue }
             _ = try PasswordSource(specification, key: source)
             if parameters[direct] != nil {
-                throw CertificateProviderError.invalidParameter("parameters '\(direct)' and '\(source)' exclude each other; give one")
+                throw CertificateProviderError.invalidParameter(
+                    "parameters '\(direct)' and '\(source)' exclude each other; give one"
+                )
             }
         }
         if let storePassword = try parameters.secret(.pkcs12StorePassword), storePassword.isEmpty {
-            throw CertificateProviderError.invalidParameter("parameter 'storePassword' must not be empty (the stored key would be unprotected)")
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'storePassword' must not be empty (the stored key would be unprotected)"
+            )
         }
     }
 }
 
 /// Where a password is read from: `env:NAME` or `file:PATH`, as `openssl -passin` spells them.
 struct PasswordSource {
-    enum Kind { case environment(String), file(String) }
+    enum Kind {
+        case environment(String)
+        case file(String)
+    }
     let kind: Kind
     let key: ProviderParameters.Key
 
@@ -356,7 +406,10 @@ struct PasswordSource {
         switch kind {
         case .environment(let name):
             guard let value = environment[name] else {
-                throw CertificateProviderError(.passwordRequired, "the environment variable \(name) named by '\(key)' is not set")
+                throw CertificateProviderError(
+                    .passwordRequired,
+                    "the environment variable \(name) named by '\(key)' is not set"
+                )
             }
             return Secret(value)
         case .file(let path):

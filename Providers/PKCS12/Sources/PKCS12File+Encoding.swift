@@ -33,13 +33,22 @@ extension PKCS12File {
     /// - Returns: the DER PKCS#12 bytes.
     /// - Throws: `.unsupportedOperation` for a non-local key, `.invalidParameter` for an empty password
     ///   or bad iteration counts, `.cryptoFailure` when OpenSSL fails.
-    public static func encode(_ identity: SigningIdentity, password: Secret, friendlyName: String? = nil,
-                              options: EncodingOptions = .default) throws -> [UInt8] {
+    public static func encode(
+        _ identity: SigningIdentity,
+        password: Secret,
+        friendlyName: String? = nil,
+        options: EncodingOptions = .default
+    ) throws -> [UInt8] {
         guard let key = identity.key as? LocalSigningKey else {
-            throw CertificateProviderError.unsupportedOperation("only a local (OpenSSL) key can be written to a PKCS#12 file; this identity's key is \(type(of: identity.key))")
+            throw CertificateProviderError.unsupportedOperation(
+                "only a local (OpenSSL) key can be written to a PKCS#12 file; this identity's key is \(type(of: identity.key))"
+            )
         }
         guard !password.isEmpty else {
-            throw CertificateProviderError(.passwordRequired, "a PKCS#12 file written by this package needs a non-empty password (an empty one would leave the key unprotected)")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "a PKCS#12 file written by this package needs a non-empty password (an empty one would leave the key unprotected)"
+            )
         }
         guard password.withUnsafeBytes({ !$0.contains(0) }) else {
             throw CertificateProviderError.invalidParameter("the PKCS#12 password must not contain NUL characters")
@@ -48,27 +57,51 @@ extension PKCS12File {
         // maximumIterations in total, so the writer keeps to the same total.
         let allowed = 1...PKCS12File.maximumIterations
         guard allowed.contains(options.iterations), allowed.contains(options.macIterations),
-              allowed.contains(2 * options.iterations + options.macIterations) else {
+            allowed.contains(2 * options.iterations + options.macIterations)
+        else {
             throw CertificateProviderError.invalidParameter(
-                "PKCS#12 iteration counts must be at least 1 and, for the key, the certificates and the MAC together (2 × iterations + macIterations), at most \(PKCS12File.maximumIterations)")
+                "PKCS#12 iteration counts must be at least 1 and, for the key, the certificates and the MAC together (2 × iterations + macIterations), at most \(PKCS12File.maximumIterations)"
+            )
         }
         guard key.matches(identity.certificate) else {
-            throw CertificateProviderError(.keyCertificateMismatch, "the identity's key does not match its certificate (\(identity.certificate.subject))")
+            throw CertificateProviderError(
+                .keyCertificateMismatch,
+                "the identity's key does not match its certificate (\(identity.certificate.subject))"
+            )
         }
         OpenSSLErrorQueue.clear()
         return try withX509Stack(identity.chain) { chain in
             try password.withCString { pass -> [UInt8] in
-                guard let p12 = PKCS12_create_ex(pass, friendlyName, key.handle.pointer, identity.certificate.handle.pointer, chain,
-                                                 NID_aes_256_cbc, NID_aes_256_cbc, Int32(options.iterations), -1, 0, nil, nil) else {
+                guard
+                    let p12 = PKCS12_create_ex(
+                        pass,
+                        friendlyName,
+                        key.handle.pointer,
+                        identity.certificate.handle.pointer,
+                        chain,
+                        NID_aes_256_cbc,
+                        NID_aes_256_cbc,
+                        Int32(options.iterations),
+                        -1,
+                        0,
+                        nil,
+                        nil
+                    )
+                else {
                     throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not build the PKCS#12 structure")
                 }
                 defer { PKCS12_free(p12) }
-                guard PKCS12_set_mac(p12, pass, Int32(password.count), nil, 0, Int32(options.macIterations), EVP_sha256()) == 1 else {
+                guard
+                    PKCS12_set_mac(p12, pass, Int32(password.count), nil, 0, Int32(options.macIterations), EVP_sha256())
+                        == 1
+                else {
                     throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not add the PKCS#12 MAC")
                 }
                 var output: UnsafeMutablePointer<UInt8>?
                 let length = i2d_PKCS12(p12, &output)
-                guard length > 0, let output else { throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not encode the PKCS#12 file") }
+                guard length > 0, let output else {
+                    throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not encode the PKCS#12 file")
+                }
                 defer { COpenSSLShims_OPENSSL_free(output) }
                 return Array(UnsafeBufferPointer(start: output, count: Int(length)))
             }

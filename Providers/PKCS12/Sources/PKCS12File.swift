@@ -62,7 +62,13 @@ public struct PKCS12File: Sendable {
         public let iterations: Int?
 
         /// Creates a description (used by the parser).
-        public init(name: String, oid: String, cipher: String? = nil, pseudoRandomFunction: String? = nil, iterations: Int? = nil) {
+        public init(
+            name: String,
+            oid: String,
+            cipher: String? = nil,
+            pseudoRandomFunction: String? = nil,
+            iterations: Int? = nil
+        ) {
             self.name = name
             self.oid = oid
             self.cipher = cipher
@@ -158,26 +164,37 @@ public struct PKCS12File: Sendable {
     public func identity(alias: String? = nil) throws -> SigningIdentity {
         let entry = try selectKey(alias: alias)
         guard let leaf = entry.certificate else {
-            let what = certificates.isEmpty ? "the file holds no certificate at all"
+            let what =
+                certificates.isEmpty
+                ? "the file holds no certificate at all"
                 : "it matches none of the \(certificates.count) certificate(s) in the file (\(certificates.map(\.subject).joined(separator: "; ")))"
-            throw CertificateProviderError(.keyCertificateMismatch,
-                                           "the private key '\(entry.displayName)' has no certificate: \(what); export the file again with the key's certificate")
+            throw CertificateProviderError(
+                .keyCertificateMismatch,
+                "the private key '\(entry.displayName)' has no certificate: \(what); export the file again with the key's certificate"
+            )
         }
-        return SigningIdentity(certificate: leaf, chain: PKCS12File.chain(above: leaf, in: certificates), key: entry.key)
+        return SigningIdentity(
+            certificate: leaf,
+            chain: PKCS12File.chain(above: leaf, in: certificates),
+            key: entry.key
+        )
     }
 
     /// The key entry `alias` selects (see ``identity(alias:)``).
     /// - Throws: `.noPrivateKey`, `.invalidParameter`.
     public func selectKey(alias: String?) throws -> KeyEntry {
         guard !keys.isEmpty else {
-            throw CertificateProviderError(.noPrivateKey,
-                                           "the PKCS#12 file holds no private key (\(certificates.count) certificate(s) only); export it again including the private key")
+            throw CertificateProviderError(
+                .noPrivateKey,
+                "the PKCS#12 file holds no private key (\(certificates.count) certificate(s) only); export it again including the private key"
+            )
         }
         let choices = keys.map { "'\($0.displayName)'" }.joined(separator: ", ")
         guard let alias, !alias.isEmpty else {
             guard keys.count == 1 else {
                 throw CertificateProviderError.invalidParameter(
-                    "the PKCS#12 file holds \(keys.count) private keys; choose one by its alias (friendly name or local key ID): \(choices)")
+                    "the PKCS#12 file holds \(keys.count) private keys; choose one by its alias (friendly name or local key ID): \(choices)"
+                )
             }
             return keys[0]
         }
@@ -185,13 +202,19 @@ public struct PKCS12File: Sendable {
         if exact.count == 1 { return exact[0] }
         let folded = keys.filter { $0.friendlyName?.lowercased() == alias.lowercased() }
         if exact.isEmpty, folded.count == 1 { return folded[0] }
-        let byID = keys.filter { $0.localKeyIDHex?.caseInsensitiveCompare(alias.replacingOccurrences(of: ":", with: "")) == .orderedSame }
+        let byID = keys.filter {
+            $0.localKeyIDHex?.caseInsensitiveCompare(alias.replacingOccurrences(of: ":", with: "")) == .orderedSame
+        }
         if exact.isEmpty, folded.isEmpty, byID.count == 1 { return byID[0] }
         if exact.count > 1 || folded.count > 1 || byID.count > 1 {
-            throw CertificateProviderError.invalidParameter("several private keys in the PKCS#12 file are named '\(alias)'; the file holds: \(choices)")
+            throw CertificateProviderError.invalidParameter(
+                "several private keys in the PKCS#12 file are named '\(alias)'; the file holds: \(choices)"
+            )
         }
         if keys.count == 1, keys[0].friendlyName == nil, keys[0].localKeyID == nil { return keys[0] }
-        throw CertificateProviderError.invalidParameter("no private key in the PKCS#12 file is named '\(alias)'; the file holds: \(choices)")
+        throw CertificateProviderError.invalidParameter(
+            "no private key in the PKCS#12 file is named '\(alias)'; the file holds: \(choices)"
+        )
     }
 
     /// Orders the issuers of `leaf` found in `pool`: issuer first, root last.
@@ -201,7 +224,10 @@ public struct PKCS12File: Sendable {
         var used: Set<Certificate> = [leaf]
         while !current.isSelfIssued, chain.count < 16 {
             let candidates = pool.filter { !used.contains($0) && PKCS12Parser.issued(current, by: $0) }
-            guard let issuer = candidates.first(where: { PKCS12Parser.signatureVerifies(current, by: $0) }) ?? candidates.first else { break }
+            guard
+                let issuer = candidates.first(where: { PKCS12Parser.signatureVerifies(current, by: $0) })
+                    ?? candidates.first
+            else { break }
             chain.append(issuer)
             used.insert(issuer)
             current = issuer
@@ -214,25 +240,33 @@ public struct PKCS12File: Sendable {
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: path)
         } catch {
-            throw CertificateProviderError(.fileSystem, "cannot read the PKCS#12 file '\(path)': \(PKCS12File.describe(error))")
+            throw CertificateProviderError(
+                .fileSystem,
+                "cannot read the PKCS#12 file '\(path)': \(PKCS12File.describe(error))"
+            )
         }
         if let type = attributes[.type] as? FileAttributeType, type == .typeDirectory {
             throw CertificateProviderError(.fileSystem, "'\(path)' is a directory, not a PKCS#12 file")
         }
         if let size = attributes[.size] as? NSNumber, size.intValue > maximumSize {
             throw CertificateProviderError.malformedInput(
-                "'\(path)' is \(size.intValue / 1_048_576) MiB; a PKCS#12 identity is a few kilobytes (at most \(maximumSize / 1_048_576) MiB accepted): this is not a PKCS#12 file")
+                "'\(path)' is \(size.intValue / 1_048_576) MiB; a PKCS#12 identity is a few kilobytes (at most \(maximumSize / 1_048_576) MiB accepted): this is not a PKCS#12 file"
+            )
         }
         do {
             return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
-            throw CertificateProviderError(.fileSystem, "cannot read the PKCS#12 file '\(path)': \(PKCS12File.describe(error))")
+            throw CertificateProviderError(
+                .fileSystem,
+                "cannot read the PKCS#12 file '\(path)': \(PKCS12File.describe(error))"
+            )
         }
     }
 
     static func describe(_ error: any Error) -> String {
         if let cocoa = error as? CocoaError, let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError,
-           underlying.domain == NSPOSIXErrorDomain {
+            underlying.domain == NSPOSIXErrorDomain
+        {
             return String(cString: strerror(Int32(underlying.code)))
         }
         if let cocoa = error as? CocoaError {

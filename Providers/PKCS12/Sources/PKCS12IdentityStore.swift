@@ -1,6 +1,6 @@
+internal import COpenSSLShims
 public import CertificateProviders
 public import Foundation
-internal import COpenSSLShims
 
 /// A directory of signing identities, one entry per alias: the identity as a PKCS#12 file
 /// re-encrypted with PBES2 / AES-256-CBC (never a plaintext key on disk) and its certificate metadata
@@ -84,11 +84,16 @@ public struct PKCS12IdentityStore: Sendable {
     /// - Throws: `.passwordRequired` for an empty password, `.invalidParameter` for a short one.
     public static func checkNewStorePassword(_ password: Secret) throws {
         guard !password.isEmpty else {
-            throw CertificateProviderError(.passwordRequired, "the stored copy needs a store password of at least \(minimumPasswordLength) characters")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "the stored copy needs a store password of at least \(minimumPasswordLength) characters"
+            )
         }
         let characters = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self).count }
         guard characters >= minimumPasswordLength else {
-            throw CertificateProviderError.invalidParameter("a store password needs at least \(minimumPasswordLength) characters (this one has \(characters)); choose a longer one")
+            throw CertificateProviderError.invalidParameter(
+                "a store password needs at least \(minimumPasswordLength) characters (this one has \(characters)); choose a longer one"
+            )
         }
     }
 
@@ -107,12 +112,17 @@ public struct PKCS12IdentityStore: Sendable {
 
     /// `$CERTSIGN_HOME`, else `$XDG_DATA_HOME/certsign`, else `~/.local/share/certsign`.
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let home = environment["CERTSIGN_HOME"], !home.isEmpty { return URL(fileURLWithPath: home, isDirectory: true) }
+        if let home = environment["CERTSIGN_HOME"], !home.isEmpty {
+            return URL(fileURLWithPath: home, isDirectory: true)
+        }
         if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
             return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("certsign", isDirectory: true)
         }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share/certsign", isDirectory: true)
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(
+            ".local/share/certsign",
+            isDirectory: true
+        )
     }
 
     /// Checks an alias and returns its normalised (NFC) form.
@@ -124,16 +134,27 @@ public struct PKCS12IdentityStore: Sendable {
     public static func validateAlias(_ alias: String) throws -> String {
         let normalized = alias.precomposedStringWithCanonicalMapping
         func reject(_ why: String) -> CertificateProviderError {
-            .invalidParameter("alias '\(alias.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined())' is not allowed: \(why)")
+            .invalidParameter(
+                "alias '\(alias.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined())' is not allowed: \(why)"
+            )
         }
-        guard !normalized.isEmpty else { throw CertificateProviderError.invalidParameter("the alias must not be empty") }
-        guard normalized.utf8.count <= maximumAliasLength else { throw reject("longer than \(maximumAliasLength) UTF-8 bytes") }
+        guard !normalized.isEmpty else {
+            throw CertificateProviderError.invalidParameter("the alias must not be empty")
+        }
+        guard normalized.utf8.count <= maximumAliasLength else {
+            throw reject("longer than \(maximumAliasLength) UTF-8 bytes")
+        }
         guard !normalized.contains("/"), !normalized.contains("\\") else { throw reject("it contains a slash") }
-        guard !normalized.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.value == 0 }) else {
+        guard !normalized.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.value == 0 })
+        else {
             throw reject("it contains control characters")
         }
-        guard !normalized.hasPrefix("."), !normalized.contains("..") else { throw reject("it starts with '.' or contains '..'") }
-        guard normalized.trimmingCharacters(in: .whitespacesAndNewlines) == normalized else { throw reject("it starts or ends with white space") }
+        guard !normalized.hasPrefix("."), !normalized.contains("..") else {
+            throw reject("it starts with '.' or contains '..'")
+        }
+        guard normalized.trimmingCharacters(in: .whitespacesAndNewlines) == normalized else {
+            throw reject("it starts or ends with white space")
+        }
         return normalized
     }
 
@@ -153,8 +174,13 @@ public struct PKCS12IdentityStore: Sendable {
     ///   `.passwordRequired` for an empty password, `.fileSystem` (also for a store directory another
     ///   user owns or may write in).
     @discardableResult
-    public func `import`(_ identity: SigningIdentity, alias: String, storePassword: Secret, replacingExisting: Bool = false,
-                         options: PKCS12File.EncodingOptions = PKCS12IdentityStore.entryEncoding) throws -> Metadata {
+    public func `import`(
+        _ identity: SigningIdentity,
+        alias: String,
+        storePassword: Secret,
+        replacingExisting: Bool = false,
+        options: PKCS12File.EncodingOptions = PKCS12IdentityStore.entryEncoding
+    ) throws -> Metadata {
         let alias = try PKCS12IdentityStore.validateAlias(alias)
         try PKCS12IdentityStore.checkNewStorePassword(storePassword)
         let pkcs12 = try PKCS12File.encode(identity, password: storePassword, friendlyName: alias, options: options)
@@ -180,16 +206,29 @@ public struct PKCS12IdentityStore: Sendable {
     /// - Throws: whatever opening the file throws (`.wrongPassword`, `.malformedInput`, …), then
     ///   what ``import(_:alias:storePassword:replacingExisting:options:)`` throws.
     @discardableResult
-    public func `import`(pkcs12Data: [UInt8], password: Secret?, keyAlias: String? = nil, alias: String, storePassword: Secret? = nil,
-                         replacingExisting: Bool = false) throws -> (identity: SigningIdentity, metadata: Metadata) {
+    public func `import`(
+        pkcs12Data: [UInt8],
+        password: Secret?,
+        keyAlias: String? = nil,
+        alias: String,
+        storePassword: Secret? = nil,
+        replacingExisting: Bool = false
+    ) throws -> (identity: SigningIdentity, metadata: Metadata) {
         let alias = try PKCS12IdentityStore.validateAlias(alias)
         let file = try PKCS12File(data: pkcs12Data, password: password)
         let identity = try file.identity(alias: keyAlias ?? (file.keys.count > 1 ? alias : nil))
         guard let protection = storePassword ?? password, !protection.isEmpty else {
-            throw CertificateProviderError(.passwordRequired,
-                                           "the stored copy needs a store password of at least \(PKCS12IdentityStore.minimumPasswordLength) characters: the file has none, so give a store password")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "the stored copy needs a store password of at least \(PKCS12IdentityStore.minimumPasswordLength) characters: the file has none, so give a store password"
+            )
         }
-        let metadata = try self.import(identity, alias: alias, storePassword: protection, replacingExisting: replacingExisting)
+        let metadata = try self.import(
+            identity,
+            alias: alias,
+            storePassword: protection,
+            replacingExisting: replacingExisting
+        )
         return (identity, metadata)
     }
 
@@ -225,7 +264,10 @@ public struct PKCS12IdentityStore: Sendable {
             guard FileManager.default.fileExists(atPath: identitiesDirectory.path) else { return [] }
             names = try FileManager.default.contentsOfDirectory(atPath: identitiesDirectory.path)
         } catch {
-            throw CertificateProviderError(.fileSystem, "cannot list the identity store '\(directory.path)': \(PKCS12File.describe(error))")
+            throw CertificateProviderError(
+                .fileSystem,
+                "cannot list the identity store '\(directory.path)': \(PKCS12File.describe(error))"
+            )
         }
         return names.filter { !$0.hasPrefix(".") }
             .compactMap { try? metadata(alias: $0) }
@@ -240,8 +282,12 @@ public struct PKCS12IdentityStore: Sendable {
         let entry = entryDirectory(alias)
         guard FileSystem.exists(entry.path) else { return nil }
         guard let bytes = FileSystem.read(entry.appendingPathComponent(PKCS12IdentityStore.metadataName).path),
-              let metadata = try? PKCS12IdentityStore.decoder.decode(Metadata.self, from: Data(bytes)) else {
-            throw CertificateProviderError(.storeCorrupted, "the metadata of '\(alias)' in '\(directory.path)' is missing or unreadable; delete the entry and import it again")
+            let metadata = try? PKCS12IdentityStore.decoder.decode(Metadata.self, from: Data(bytes))
+        else {
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the metadata of '\(alias)' in '\(directory.path)' is missing or unreadable; delete the entry and import it again"
+            )
         }
         return metadata
     }
@@ -260,7 +306,10 @@ public struct PKCS12IdentityStore: Sendable {
         let entry = entryDirectory(alias)
         guard FileSystem.exists(entry.path) else { return nil }
         guard let bytes = FileSystem.read(entry.appendingPathComponent(PKCS12IdentityStore.pkcs12Name).path) else {
-            throw CertificateProviderError(.storeCorrupted, "the entry '\(alias)' in '\(directory.path)' has no readable PKCS#12 file; delete it and import it again")
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the entry '\(alias)' in '\(directory.path)' has no readable PKCS#12 file; delete it and import it again"
+            )
         }
         return bytes
     }
@@ -273,7 +322,10 @@ public struct PKCS12IdentityStore: Sendable {
     ///   `password` is nil, `.wrongPassword`, `.storeCorrupted` when the stored file is damaged.
     public func identity(alias: String, password: Secret?) throws -> SigningIdentity {
         guard let bytes = try pkcs12Data(alias: alias) else {
-            throw CertificateProviderError(.notStored, "nothing is stored under the alias '\(alias)' in '\(directory.path)'")
+            throw CertificateProviderError(
+                .notStored,
+                "nothing is stored under the alias '\(alias)' in '\(directory.path)'"
+            )
         }
         return try PKCS12IdentityStore.unlock(bytes, alias: alias, password: password)
     }
@@ -292,7 +344,9 @@ public struct PKCS12IdentityStore: Sendable {
         let alias = try PKCS12IdentityStore.validateAlias(alias)
         let bytes = try PKCS12File.encode(identity, password: exportPassword, friendlyName: alias)
         let destination = URL(fileURLWithPath: path)
-        let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).tmp-\(UUID().uuidString)")
+        let temporary = destination.deletingLastPathComponent().appendingPathComponent(
+            ".\(destination.lastPathComponent).tmp-\(UUID().uuidString)"
+        )
         try FileSystem.writeNewFile(temporary.path, bytes)
         do {
             try FileSystem.link(temporary.path, destination.path)
@@ -306,15 +360,25 @@ public struct PKCS12IdentityStore: Sendable {
 
     static func unlock(_ bytes: [UInt8], alias: String, password: Secret?) throws -> SigningIdentity {
         guard let password else {
-            throw CertificateProviderError(.passwordRequired, "the identity '\(alias)' is encrypted; give the store password to unlock it")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "the identity '\(alias)' is encrypted; give the store password to unlock it"
+            )
         }
         do {
             return try PKCS12File(data: bytes, password: password).identity()
-        } catch let error as CertificateProviderError where error.code == .wrongPassword || error.code == .passwordRequired {
+        } catch let error as CertificateProviderError
+            where error.code == .wrongPassword || error.code == .passwordRequired
+        {
             throw CertificateProviderError(.wrongPassword, "the store password does not unlock the identity '\(alias)'")
-        } catch let error as CertificateProviderError where error.code == .malformedInput || error.code == .noPrivateKey || error.code == .keyCertificateMismatch {
-            throw CertificateProviderError(.storeCorrupted, "the stored identity '\(alias)' is damaged (\(error.reason)); delete it and import it again",
-                                           openSSLErrors: error.openSSLErrors)
+        } catch let error as CertificateProviderError
+            where error.code == .malformedInput || error.code == .noPrivateKey || error.code == .keyCertificateMismatch
+        {
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the stored identity '\(alias)' is damaged (\(error.reason)); delete it and import it again",
+                openSSLErrors: error.openSSLErrors
+            )
         }
     }
 
@@ -366,11 +430,12 @@ public struct PKCS12IdentityStore: Sendable {
         for name in names where name.hasPrefix(".") {
             let url = identitiesDirectory.appendingPathComponent(name)
             if name.hasPrefix(".replaced-"),
-               let bytes = FileSystem.read(url.appendingPathComponent(PKCS12IdentityStore.metadataName).path),
-               let metadata = try? PKCS12IdentityStore.decoder.decode(Metadata.self, from: Data(bytes)),
-               (try? PKCS12IdentityStore.validateAlias(metadata.alias)) != nil,
-               !FileSystem.exists(entryDirectory(metadata.alias).path),
-               (try? FileSystem.rename(url.path, entryDirectory(metadata.alias).path)) != nil {
+                let bytes = FileSystem.read(url.appendingPathComponent(PKCS12IdentityStore.metadataName).path),
+                let metadata = try? PKCS12IdentityStore.decoder.decode(Metadata.self, from: Data(bytes)),
+                (try? PKCS12IdentityStore.validateAlias(metadata.alias)) != nil,
+                !FileSystem.exists(entryDirectory(metadata.alias).path),
+                (try? FileSystem.rename(url.path, entryDirectory(metadata.alias).path)) != nil
+            {
                 continue
             }
             if name.hasPrefix(".tmp-") || name.hasPrefix(".deleted-") || name.hasPrefix(".replaced-") {
@@ -384,13 +449,19 @@ public struct PKCS12IdentityStore: Sendable {
     private func write(entry alias: String, pkcs12: [UInt8], metadata: [UInt8], replacingExisting: Bool) throws {
         let final = entryDirectory(alias)
         if !replacingExisting && FileSystem.exists(final.path) {
-            throw CertificateProviderError(.alreadyExists, "an identity is already stored under the alias '\(alias)'; delete it first or choose another alias")
+            throw CertificateProviderError(
+                .alreadyExists,
+                "an identity is already stored under the alias '\(alias)'; delete it first or choose another alias"
+            )
         }
         let temporary = identitiesDirectory.appendingPathComponent(".tmp-\(UUID().uuidString)", isDirectory: true)
         do {
             try FileSystem.makePrivateDirectory(temporary.path)
             try FileSystem.writeNewFile(temporary.appendingPathComponent(PKCS12IdentityStore.pkcs12Name).path, pkcs12)
-            try FileSystem.writeNewFile(temporary.appendingPathComponent(PKCS12IdentityStore.metadataName).path, metadata)
+            try FileSystem.writeNewFile(
+                temporary.appendingPathComponent(PKCS12IdentityStore.metadataName).path,
+                metadata
+            )
             try FileSystem.syncDirectory(temporary.path)
             if FileSystem.exists(final.path) {
                 // Swap the new entry with the old one in one step, so readers and a crash see the old
@@ -403,13 +474,19 @@ public struct PKCS12IdentityStore: Sendable {
                 }
                 let code = errno
                 guard code == EINVAL || code == ENOSYS else {
-                    throw CertificateProviderError(.fileSystem, "cannot replace the entry '\(final.path)': \(String(cString: strerror(code)))")
+                    throw CertificateProviderError(
+                        .fileSystem,
+                        "cannot replace the entry '\(final.path)': \(String(cString: strerror(code)))"
+                    )
                 }
                 // The file system cannot exchange: move the old entry aside, then the new one in.
             }
             var replaced: URL?
             if FileSystem.exists(final.path) {
-                let aside = identitiesDirectory.appendingPathComponent(".replaced-\(UUID().uuidString)", isDirectory: true)
+                let aside = identitiesDirectory.appendingPathComponent(
+                    ".replaced-\(UUID().uuidString)",
+                    isDirectory: true
+                )
                 try FileSystem.rename(final.path, aside.path)
                 replaced = aside
             }
@@ -418,7 +495,10 @@ public struct PKCS12IdentityStore: Sendable {
             } catch let error as CertificateProviderError {
                 if let replaced { try? FileSystem.rename(replaced.path, final.path) }
                 if error.code == .alreadyExists {
-                    throw CertificateProviderError(.alreadyExists, "an identity is already stored under the alias '\(alias)'")
+                    throw CertificateProviderError(
+                        .alreadyExists,
+                        "an identity is already stored under the alias '\(alias)'"
+                    )
                 }
                 throw error
             }

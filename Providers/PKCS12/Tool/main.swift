@@ -29,7 +29,11 @@ do {
         let file = try PKCS12File(data: bytes, password: secret("PKCS12_PASSWORD"))
         let identity = try file.identity()
         waitForStartSignal()
-        let metadata = try store.import(identity, alias: arguments[2], storePassword: secret("STORE_PASSWORD") ?? Secret(""))
+        let metadata = try store.import(
+            identity,
+            alias: arguments[2],
+            storePassword: secret("STORE_PASSWORD") ?? Secret("")
+        )
         print("ok \(metadata.sha256Fingerprint)")
     case ("open", 2):
         let file = try PKCS12File(contentsOf: arguments[1], password: secret("PKCS12_PASSWORD"))

@@ -1,5 +1,5 @@
-import CertificateProviders
 import CSCProvider
+import CertificateProviders
 import Foundation
 import PKCS12Provider
 import Signing
@@ -9,42 +9,57 @@ import Signing
 extension Commands {
     static let cscCommands: [CommandDescriptor] = [cscCredentials]
 
-    static let cscCredentialsUsage = "certsign csc credentials --param url=URL --param clientID=ID --param-env clientSecret=VAR [--param trustedCAFile=PEM] [--param allowInsecureHTTP=true]"
+    static let cscCredentialsUsage =
+        "certsign csc credentials --param url=URL --param clientID=ID --param-env clientSecret=VAR [--param trustedCAFile=PEM] [--param allowInsecureHTTP=true]"
 
     static let cscCredentials = CommandDescriptor(
-        words: ["csc", "credentials"], summary: "list the credentials of a CSC API v2 signing service",
+        words: ["csc", "credentials"],
+        summary: "list the credentials of a CSC API v2 signing service",
         usage: cscCredentialsUsage,
         details: """
-        Lists every credential of the OAuth client with its certificate subject, key, SCAL and what
-        authorizing it asks for (PIN, OTP). Parameters as for 'certsign sign --provider csc': url,
-        clientID, clientSecret (secret: --param-env or --param-file only), trustedCAFile,
-        clientIdentity with clientIdentityPassword, allowInsecureHTTP, timeout.
-        example: certsign csc credentials --param url=https://csc.example.eu --param clientID=Leonid \\
-                   --param-env clientSecret=CSC_SECRET
-        """,
+            Lists every credential of the OAuth client with its certificate subject, key, SCAL and what
+            authorizing it asks for (PIN, OTP). Parameters as for 'certsign sign --provider csc': url,
+            clientID, clientSecret (secret: --param-env or --param-file only), trustedCAFile,
+            clientIdentity with clientIdentityPassword, allowInsecureHTTP, timeout.
+            example: certsign csc credentials --param url=https://csc.example.eu --param clientID=Leonid \\
+                       --param-env clientSecret=CSC_SECRET
+            """,
         spec: OptionSpec(repeatable: ["--param", "--param-env", "--param-file"])
     ) { parsed, context in
         let parameters = try context.providerParameters(parsed)
-        guard parameters[CSCProvider.ParameterKey.url] != nil, parameters[CSCProvider.ParameterKey.clientID] != nil else {
+        guard parameters[CSCProvider.ParameterKey.url] != nil, parameters[CSCProvider.ParameterKey.clientID] != nil
+        else {
             throw UsageError(message: "--param url=… and --param clientID=… are required", usage: cscCredentialsUsage)
         }
-        let provider = CSCProvider(parameters: parameters, clientIdentityLookup: { alias, password in
-            try context.identityStore.identity(alias: alias, password: password)
-        })
+        let provider = CSCProvider(
+            parameters: parameters,
+            clientIdentityLookup: { alias, password in
+                try context.identityStore.identity(alias: alias, password: password)
+            }
+        )
         let credentials = try await provider.credentials()
         let rows = credentials.map { credential -> [String] in
-            [credential.id, credential.certificate?.subject ?? "-",
-             "\(credential.certificate?.publicKeyAlgorithm.description ?? "?") \(credential.keyLength)",
-             String(credential.scal), credential.authSummary]
+            [
+                credential.id, credential.certificate?.subject ?? "-",
+                "\(credential.certificate?.publicKeyAlgorithm.description ?? "?") \(credential.keyLength)",
+                String(credential.scal), credential.authSummary,
+            ]
         }
         let json: [[String: Any]] = credentials.map { credential in
-            ["id": credential.id, "subject": credential.certificate?.subject ?? "", "issuer": credential.certificate?.issuer ?? "",
-             "key": credential.certificate?.publicKeyAlgorithm.description ?? "", "keyLength": credential.keyLength,
-             "keyStatus": credential.keyStatus, "algorithms": credential.keyAlgorithms, "scal": credential.scal,
-             "authMode": credential.authMode, "auth": credential.authObjects.map(\.id), "multisign": credential.multisign]
+            [
+                "id": credential.id, "subject": credential.certificate?.subject ?? "",
+                "issuer": credential.certificate?.issuer ?? "",
+                "key": credential.certificate?.publicKeyAlgorithm.description ?? "", "keyLength": credential.keyLength,
+                "keyStatus": credential.keyStatus, "algorithms": credential.keyAlgorithms, "scal": credential.scal,
+                "authMode": credential.authMode, "auth": credential.authObjects.map(\.id),
+                "multisign": credential.multisign,
+            ]
         }
-        context.emit(["credentials": json],
-                     human: credentials.isEmpty ? "no credentials" : Format.table(["ID", "SUBJECT", "KEY", "SCAL", "AUTH"], rows))
+        context.emit(
+            ["credentials": json],
+            human: credentials.isEmpty
+                ? "no credentials" : Format.table(["ID", "SUBJECT", "KEY", "SCAL", "AUTH"], rows)
+        )
         return CertSign.exitSuccess
     }
 }
@@ -54,9 +69,16 @@ extension Commands {
     /// signed in chunks of the key's `maximumBatchSize` per output directory, each chunk with one
     /// authorization (one PIN / OTP use) through `SigningCoordinator.sign(documents:)`. Output, JSON
     /// and exit code are those of the one-by-one loop; a failing chunk reports each of its documents.
-    static func signInBatches(_ paths: [String], key: any BatchSigningKey, coordinator: SigningCoordinator, providerID: ProviderID,
-                              parameters: ProviderParameters, options: SigningOptions, outputDirectory: String?,
-                              context: CommandContext) async throws -> Int32 {
+    static func signInBatches(
+        _ paths: [String],
+        key: any BatchSigningKey,
+        coordinator: SigningCoordinator,
+        providerID: ProviderID,
+        parameters: ProviderParameters,
+        options: SigningOptions,
+        outputDirectory: String?,
+        context: CommandContext
+    ) async throws -> Int32 {
         var results: [[String: Any]] = []
         var failures = 0
         func fail(_ path: String, _ error: CertificateProviderError) {
@@ -73,8 +95,14 @@ extension Commands {
                 fail(path, error)
                 continue
             }
-            let directory = outputDirectory.map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: path).deletingLastPathComponent()
-            if let index = groups.firstIndex(where: { $0.directory == directory }) { groups[index].paths.append(path) } else { groups.append((directory, [path])) }
+            let directory =
+                outputDirectory.map { URL(fileURLWithPath: $0) }
+                ?? URL(fileURLWithPath: path).deletingLastPathComponent()
+            if let index = groups.firstIndex(where: { $0.directory == directory }) {
+                groups[index].paths.append(path)
+            } else {
+                groups.append((directory, [path]))
+            }
         }
         let chunkSize = max(1, key.maximumBatchSize)
         for group in groups {
@@ -82,13 +110,20 @@ extension Commands {
                 try Task.checkCancellation()
                 let chunk = Array(group.paths[start..<min(start + chunkSize, group.paths.count)])
                 do {
-                    let signed = try await coordinator.sign(documents: chunk.map { .file(URL(fileURLWithPath: $0)) }, provider: providerID,
-                                                            parameters: parameters, options: options, outputDirectory: group.directory)
+                    let signed = try await coordinator.sign(
+                        documents: chunk.map { .file(URL(fileURLWithPath: $0)) },
+                        provider: providerID,
+                        parameters: parameters,
+                        options: options,
+                        outputDirectory: group.directory
+                    )
                     for (path, result) in zip(chunk, signed) {
                         let output = result.outputURL?.path ?? ""
-                        results.append(["document": path, "signature": output, "id": result.record.id, "status": "signed",
-                                        "signer": result.signerCertificate.subject, "format": options.format.rawValue,
-                                        "detached": options.isDetached, "digest": result.record.digestAlgorithm])
+                        results.append([
+                            "document": path, "signature": output, "id": result.record.id, "status": "signed",
+                            "signer": result.signerCertificate.subject, "format": options.format.rawValue,
+                            "detached": options.isDetached, "digest": result.record.digestAlgorithm,
+                        ])
                         if !context.json { context.console.out("signed \(path) -> \(output)") }
                     }
                 } catch let error as CertificateProviderError {
@@ -97,8 +132,12 @@ extension Commands {
             }
         }
         if context.json {
-            context.console.out(JSONOutput.render(["signed": results.filter { $0["status"] as? String == "signed" }.count,
-                                                   "failed": failures, "results": results]))
+            context.console.out(
+                JSONOutput.render([
+                    "signed": results.filter { $0["status"] as? String == "signed" }.count,
+                    "failed": failures, "results": results,
+                ])
+            )
         } else {
             context.console.out("\(paths.count - failures) of \(paths.count) documents signed")
         }

@@ -10,36 +10,47 @@ import RemoteSigning
 extension Commands {
     static let dssCommands: [CommandDescriptor] = [dssLogin, dssCertificates, dssSign, dssSigns, dssRemove, emulator]
 
-    static let dssLoginUsage = "certsign dss login --host URL [--api-version v1] --environment E --project P [--device ID] --user U [--allow-insecure-http] [--ca-file FILE] [--client-identity ALIAS [--client-identity-password-env VAR | --client-identity-password-file PATH]] [--password-env VAR | --password-file PATH | --password-stdin]"
+    static let dssLoginUsage =
+        "certsign dss login --host URL [--api-version v1] --environment E --project P [--device ID] --user U [--allow-insecure-http] [--ca-file FILE] [--client-identity ALIAS [--client-identity-password-env VAR | --client-identity-password-file PATH]] [--password-env VAR | --password-file PATH | --password-stdin]"
 
     static let dssLogin = CommandDescriptor(
-        words: ["dss", "login"], summary: "authenticate to a Foresight Mobile Platform and keep the session",
+        words: ["dss", "login"],
+        summary: "authenticate to a Foresight Mobile Platform and keep the session",
         usage: dssLoginUsage,
         details: """
-        The session (host, environment, project, device, tokens) is kept 0600 in the store as
-        fmp-session.json, so the other dss commands need no connection flags. PASSWORD is the user's
-        platform password. http:// is refused except on loopback unless --allow-insecure-http is given.
-          --device ID   the X-Device-Id to send (default: a stable id derived from this machine's id)
-          --ca-file FILE          PEM CA certificates to trust for the server, besides the system store
-          --client-identity ALIAS present this stored identity (certsign identity import) as the TLS
-                                  client certificate; its password comes from
-                                  --client-identity-password-env VAR or --client-identity-password-file PATH
-        The CA file, the alias and where the identity password comes from (the variable's name or the
-        file's path, never the password) are kept with the session for the other dss commands.
-        example: certsign dss login --host https://fmp.example.ru --environment Leonid_environment \\
-                   --project Leonid_project --user Leonid --password-env FMP_PASSWORD
-        """,
-        spec: OptionSpec(flags: ["--allow-insecure-http"],
-                         options: ["--host", "--api-version", "--environment", "--project", "--device", "--user", "--ca-file",
-                                   "--client-identity", "--client-identity-password-env", "--client-identity-password-file"]).withPassword()
+            The session (host, environment, project, device, tokens) is kept 0600 in the store as
+            fmp-session.json, so the other dss commands need no connection flags. PASSWORD is the user's
+            platform password. http:// is refused except on loopback unless --allow-insecure-http is given.
+              --device ID   the X-Device-Id to send (default: a stable id derived from this machine's id)
+              --ca-file FILE          PEM CA certificates to trust for the server, besides the system store
+              --client-identity ALIAS present this stored identity (certsign identity import) as the TLS
+                                      client certificate; its password comes from
+                                      --client-identity-password-env VAR or --client-identity-password-file PATH
+            The CA file, the alias and where the identity password comes from (the variable's name or the
+            file's path, never the password) are kept with the session for the other dss commands.
+            example: certsign dss login --host https://fmp.example.ru --environment Leonid_environment \\
+                       --project Leonid_project --user Leonid --password-env FMP_PASSWORD
+            """,
+        spec: OptionSpec(
+            flags: ["--allow-insecure-http"],
+            options: [
+                "--host", "--api-version", "--environment", "--project", "--device", "--user", "--ca-file",
+                "--client-identity", "--client-identity-password-env", "--client-identity-password-file",
+            ]
+        ).withPassword()
     ) { parsed, context in
         func required(_ name: String) throws -> String {
-            guard let value = parsed.value(name), !value.isEmpty else { throw UsageError(message: "\(name) is required", usage: dssLoginUsage) }
+            guard let value = parsed.value(name), !value.isEmpty else {
+                throw UsageError(message: "\(name) is required", usage: dssLoginUsage)
+            }
             return value
         }
         let hostText = try required("--host")
         guard let host = URL(string: hostText), host.scheme == "http" || host.scheme == "https", host.host != nil else {
-            throw UsageError(message: "--host must be an http:// or https:// URL, not '\(hostText)'", usage: dssLoginUsage)
+            throw UsageError(
+                message: "--host must be an http:// or https:// URL, not '\(hostText)'",
+                usage: dssLoginUsage
+            )
         }
         let policy = RemoteEndpointPolicy(allowsInsecureHTTP: parsed.has("--allow-insecure-http"))
         try policy.validate(host)
@@ -57,63 +68,89 @@ extension Commands {
         guard let password = try context.secret(parsed, prompt: "platform password for \(user): ") else {
             throw CertificateProviderError(.passwordRequired, "the platform password is needed")
         }
-        var tls = FMPLoginTLS(trustedCAFile: parsed.value("--ca-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path },
-                              clientIdentity: parsed.value("--client-identity"),
-                              clientIdentityPasswordEnv: parsed.value("--client-identity-password-env"),
-                              clientIdentityPasswordFile: parsed.value("--client-identity-password-file")
-                                  .map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+        var tls = FMPLoginTLS(
+            trustedCAFile: parsed.value("--ca-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+            clientIdentity: parsed.value("--client-identity"),
+            clientIdentityPasswordEnv: parsed.value("--client-identity-password-env"),
+            clientIdentityPasswordFile: parsed.value("--client-identity-password-file")
+                .map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        )
         if tls.clientIdentity == nil, tls.clientIdentityPasswordEnv != nil || tls.clientIdentityPasswordFile != nil {
-            throw UsageError(message: "--client-identity-password-env/-file need --client-identity ALIAS", usage: dssLoginUsage)
+            throw UsageError(
+                message: "--client-identity-password-env/-file need --client-identity ALIAS",
+                usage: dssLoginUsage
+            )
         }
         if tls.trustedCAFile == nil, tls.clientIdentity == nil { tls = FMPLoginTLS() }
         parameters[FMPDSSProvider.ParameterKey.password] = .secret(password)
         let provider = try context.fmpProvider(parameters, tls: tls)
         let result = try await context.reportingEnvelope(provider) { try await provider.login() }
         try context.saveFMPLoginTLS(tls)
-        context.emit(envelopeJSON(result.envelope), human: "Authentication success (\(user) at \(host.absoluteString), device \(device))")
+        context.emit(
+            envelopeJSON(result.envelope),
+            human: "Authentication success (\(user) at \(host.absoluteString), device \(device))"
+        )
         return CertSign.exitSuccess
     }
 
     static let dssCertificates = CommandDescriptor(
-        words: ["dss", "certificates"], summary: "list the DSS certificates of the logged-in user",
+        words: ["dss", "certificates"],
+        summary: "list the DSS certificates of the logged-in user",
         usage: "certsign dss certificates [--dss-password-env VAR | --dss-password-file PATH]",
-        details: "DSS-PASSWORD is the DSS password (asked for when stdin is a terminal).\nexample: certsign dss certificates --dss-password-env DSS_PASSWORD",
+        details:
+            "DSS-PASSWORD is the DSS password (asked for when stdin is a terminal).\nexample: certsign dss certificates --dss-password-env DSS_PASSWORD",
         spec: OptionSpec(options: ["--dss-password-env", "--dss-password-file"])
     ) { parsed, context in
         let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
         let provider = try context.fmpProvider([FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword)])
         let result = try await context.reportingEnvelope(provider) { try await provider.certificates() }
-        let rows = result.value.map { [String($0.id), $0.subject, $0.notAfter.map(Format.localDate) ?? "-", $0.hasPIN ? "yes" : "no"] }
-        context.emit(envelopeJSON(result.envelope),
-                     human: result.value.isEmpty ? "no certificates" : Format.table(["ID", "SUBJECT", "VALID UNTIL", "PIN"], rows))
+        let rows = result.value.map {
+            [String($0.id), $0.subject, $0.notAfter.map(Format.localDate) ?? "-", $0.hasPIN ? "yes" : "no"]
+        }
+        context.emit(
+            envelopeJSON(result.envelope),
+            human: result.value.isEmpty
+                ? "no certificates" : Format.table(["ID", "SUBJECT", "VALID UNTIL", "PIN"], rows)
+        )
         return CertSign.exitSuccess
     }
 
-    static let dssSignUsage = "certsign dss sign --resource R --table T [--params JSON] --column C --hhive-id N --certificate-id N [--dss-password-env VAR | --dss-password-file PATH] [--pin-env VAR | --pin-file PATH]"
+    static let dssSignUsage =
+        "certsign dss sign --resource R --table T [--params JSON] --column C --hhive-id N --certificate-id N [--dss-password-env VAR | --dss-password-file PATH] [--pin-env VAR | --pin-file PATH]"
 
     static let dssSign = CommandDescriptor(
-        words: ["dss", "sign"], summary: "sign a platform resource cell on the DSS server",
+        words: ["dss", "sign"],
+        summary: "sign a platform resource cell on the DSS server",
         usage: dssSignUsage,
         details: """
-        Signs the cell (resource, table, column, row = --hhive-id) with the DSS certificate
-        --certificate-id; prints the signature id. A sign request is never retried automatically.
-        example: certsign dss sign --resource GetBudgetPlanning --table ПланированиеБюджета --column Номер \\
-                   --hhive-id 1 --certificate-id 12831 --dss-password-env DSS_PASSWORD --pin-env DSS_PIN
-        """,
-        spec: OptionSpec(options: ["--resource", "--table", "--params", "--column", "--hhive-id", "--certificate-id",
-                                   "--dss-password-env", "--dss-password-file", "--pin-env", "--pin-file"])
+            Signs the cell (resource, table, column, row = --hhive-id) with the DSS certificate
+            --certificate-id; prints the signature id. A sign request is never retried automatically.
+            example: certsign dss sign --resource GetBudgetPlanning --table ПланированиеБюджета --column Номер \\
+                       --hhive-id 1 --certificate-id 12831 --dss-password-env DSS_PASSWORD --pin-env DSS_PIN
+            """,
+        spec: OptionSpec(options: [
+            "--resource", "--table", "--params", "--column", "--hhive-id", "--certificate-id",
+            "--dss-password-env", "--dss-password-file", "--pin-env", "--pin-file",
+        ])
     ) { parsed, context in
         func required(_ name: String) throws -> String {
-            guard let value = parsed.value(name), !value.isEmpty else { throw UsageError(message: "\(name) is required", usage: dssSignUsage) }
+            guard let value = parsed.value(name), !value.isEmpty else {
+                throw UsageError(message: "\(name) is required", usage: dssSignUsage)
+            }
             return value
         }
         func number(_ name: String) throws -> Int {
             let text = try required(name)
-            guard let value = Int(text) else { throw UsageError(message: "\(name) must be a whole number, not '\(text)'", usage: dssSignUsage) }
+            guard let value = Int(text) else {
+                throw UsageError(message: "\(name) must be a whole number, not '\(text)'", usage: dssSignUsage)
+            }
             return value
         }
-        let resource = try required("--resource"), table = try required("--table"), column = try required("--column")
-        let hhiveID = try number("--hhive-id"), certificateID = try number("--certificate-id")
+        let resource = try required("--resource")
+        let table = try required("--table")
+        let column = try required("--column")
+        let hhiveID = try number("--hhive-id")
+        let certificateID = try number("--certificate-id")
         let params: JSONValue
         do {
             params = try JSONValue(parsing: parsed.value("--params") ?? "{}")
@@ -121,9 +158,16 @@ extension Commands {
             throw UsageError(message: "--params must be JSON, such as '{}' or '{\"year\": 2026}'", usage: dssSignUsage)
         }
         let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
-        var parameters: ProviderParameters = [FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword),
-                                              FMPDSSProvider.ParameterKey.certificateID: .integer(certificateID)]
-        if let pin = try context.secret(parsed, name: "pin", prompt: "PIN of certificate \(certificateID): ", required: false) {
+        var parameters: ProviderParameters = [
+            FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword),
+            FMPDSSProvider.ParameterKey.certificateID: .integer(certificateID),
+        ]
+        if let pin = try context.secret(
+            parsed,
+            name: "pin",
+            prompt: "PIN of certificate \(certificateID): ",
+            required: false
+        ) {
             parameters[FMPDSSProvider.ParameterKey.pin] = .secret(pin)
         }
         let provider = try context.fmpProvider(parameters)
@@ -135,9 +179,11 @@ extension Commands {
     }
 
     static let dssSigns = CommandDescriptor(
-        words: ["dss", "signs"], summary: "list the signatures the DSS server keeps for the user",
+        words: ["dss", "signs"],
+        summary: "list the signatures the DSS server keeps for the user",
         usage: "certsign dss signs [--out-dir DIR]",
-        details: "  --out-dir DIR   also write each signature as DIR/<id>.p7s (to check with certsign verify)\nexample: certsign dss signs",
+        details:
+            "  --out-dir DIR   also write each signature as DIR/<id>.p7s (to check with certsign verify)\nexample: certsign dss signs",
         spec: OptionSpec(options: ["--out-dir"])
     ) { parsed, context in
         let provider = try context.fmpProvider()
@@ -145,82 +191,124 @@ extension Commands {
         if let directory = parsed.value("--out-dir") {
             try context.makeOutputDirectory(directory)
             for signature in result.value {
-                try FileSystem.writeAtomically(URL(fileURLWithPath: directory).appendingPathComponent("\(signature.id).p7s").path, signature.signature)
+                try FileSystem.writeAtomically(
+                    URL(fileURLWithPath: directory).appendingPathComponent("\(signature.id).p7s").path,
+                    signature.signature
+                )
             }
         }
-        let rows = result.value.map { [String($0.id), "\($0.resource) / \($0.table) / \($0.column) / \($0.hhiveID)", String($0.certificateID),
-                                      $0.createdAt.map(Format.localDate) ?? "-"] }
-        context.emit(envelopeJSON(result.envelope),
-                     human: result.value.isEmpty ? "no signatures" : Format.table(["ID", "RESOURCE / TABLE / COLUMN / ROW", "CERTIFICATE", "CREATED"], rows))
+        let rows = result.value.map {
+            [
+                String($0.id), "\($0.resource) / \($0.table) / \($0.column) / \($0.hhiveID)", String($0.certificateID),
+                $0.createdAt.map(Format.localDate) ?? "-",
+            ]
+        }
+        context.emit(
+            envelopeJSON(result.envelope),
+            human: result.value.isEmpty
+                ? "no signatures"
+                : Format.table(["ID", "RESOURCE / TABLE / COLUMN / ROW", "CERTIFICATE", "CREATED"], rows)
+        )
         return CertSign.exitSuccess
     }
 
     static let dssRemove = CommandDescriptor(
-        words: ["dss", "remove"], summary: "remove a signature from the DSS server",
-        usage: "certsign dss remove ID", details: "example: certsign dss remove 121", spec: OptionSpec(positionals: 1...1)
+        words: ["dss", "remove"],
+        summary: "remove a signature from the DSS server",
+        usage: "certsign dss remove ID",
+        details: "example: certsign dss remove 121",
+        spec: OptionSpec(positionals: 1...1)
     ) { parsed, context in
         guard let id = Int(parsed.positionals[0]) else {
-            throw UsageError(message: "the signature id must be a whole number, not '\(parsed.positionals[0])'", usage: "certsign dss remove ID")
+            throw UsageError(
+                message: "the signature id must be a whole number, not '\(parsed.positionals[0])'",
+                usage: "certsign dss remove ID"
+            )
         }
         let provider = try context.fmpProvider()
         let result = try await context.reportingEnvelope(provider) { try await provider.removeSign(id: id) }
-        context.emit(envelopeJSON(result.envelope), human: "removed signature \(id) (status \(FMPClient.responseStatus(from: result.envelope) ?? "?"))")
+        context.emit(
+            envelopeJSON(result.envelope),
+            human: "removed signature \(id) (status \(FMPClient.responseStatus(from: result.envelope) ?? "?"))"
+        )
         return CertSign.exitSuccess
     }
 
-    static let emulatorUsage = "certsign emulator [--host 127.0.0.1] [--allow-remote] [--port N] [--faults] [--ca-out FILE] [--tls [--require-client-cert CA.pem]]"
+    static let emulatorUsage =
+        "certsign emulator [--host 127.0.0.1] [--allow-remote] [--port N] [--faults] [--ca-out FILE] [--tls [--require-client-cert CA.pem]]"
 
     static let emulator = CommandDescriptor(
-        words: ["emulator"], summary: "run the DSS emulator (FMP, CryptoPro DSS and CSC v2 routes) until Ctrl-C",
+        words: ["emulator"],
+        summary: "run the DSS emulator (FMP, CryptoPro DSS and CSC v2 routes) until Ctrl-C",
         usage: emulatorUsage,
         details: """
-        A local DSS server with real crypto, seeded with the HHFWDss sample's data: user Leonid / 123123,
-        environment Leonid_environment, project Leonid_project, DSS password Saprun123, certificate
-        12831 with PIN 123; the first signature id is 121.
-          --host ADDR    address to bind (default 127.0.0.1); only loopback addresses unless --allow-remote
-          --allow-remote bind a non-loopback address although the emulator serves published test
-                         credentials and keys (anyone who reaches it can sign as the seed's users)
-          --port N       port to listen on (default 0: any free port; the URL is printed)
-          --faults       let requests pick a fault with the X-Emulator-Fault header (for client tests)
-          --ca-out FILE  write the emulator's CA certificate (PEM) for certsign verify --ca, and for
-                         clients of --tls (dss login --ca-file FILE)
-          --tls          serve HTTPS with a certificate from the emulator CA naming localhost,
-                         127.0.0.1 and ::1
-          --require-client-cert CA.pem
-                         with --tls: close every connection without a client certificate issued
-                         by a CA in CA.pem (TLS alert certificate_required / unknown_ca)
-        example: certsign emulator --port 8443 --tls --ca-out emulator-ca.pem
-        """,
-        spec: OptionSpec(flags: ["--faults", "--tls", "--allow-remote"], options: ["--host", "--port", "--ca-out", "--require-client-cert"])
+            A local DSS server with real crypto, seeded with the HHFWDss sample's data: user Leonid / 123123,
+            environment Leonid_environment, project Leonid_project, DSS password Saprun123, certificate
+            12831 with PIN 123; the first signature id is 121.
+              --host ADDR    address to bind (default 127.0.0.1); only loopback addresses unless --allow-remote
+              --allow-remote bind a non-loopback address although the emulator serves published test
+                             credentials and keys (anyone who reaches it can sign as the seed's users)
+              --port N       port to listen on (default 0: any free port; the URL is printed)
+              --faults       let requests pick a fault with the X-Emulator-Fault header (for client tests)
+              --ca-out FILE  write the emulator's CA certificate (PEM) for certsign verify --ca, and for
+                             clients of --tls (dss login --ca-file FILE)
+              --tls          serve HTTPS with a certificate from the emulator CA naming localhost,
+                             127.0.0.1 and ::1
+              --require-client-cert CA.pem
+                             with --tls: close every connection without a client certificate issued
+                             by a CA in CA.pem (TLS alert certificate_required / unknown_ca)
+            example: certsign emulator --port 8443 --tls --ca-out emulator-ca.pem
+            """,
+        spec: OptionSpec(
+            flags: ["--faults", "--tls", "--allow-remote"],
+            options: ["--host", "--port", "--ca-out", "--require-client-cert"]
+        )
     ) { parsed, context in
         var configuration = DSSEmulator.Configuration()
         if let host = parsed.value("--host") {
             guard isLoopbackAddress(host) || parsed.has("--allow-remote") else {
-                throw UsageError(message: "--host \(host) is not a loopback address; the emulator serves published credentials, so binding it elsewhere needs --allow-remote",
-                                 usage: emulatorUsage)
+                throw UsageError(
+                    message:
+                        "--host \(host) is not a loopback address; the emulator serves published credentials, so binding it elsewhere needs --allow-remote",
+                    usage: emulatorUsage
+                )
             }
             configuration.host = host
         }
         if let portText = parsed.value("--port") {
-            guard let port = UInt16(portText) else { throw UsageError(message: "--port must be 0…65535, not '\(portText)'", usage: emulatorUsage) }
+            guard let port = UInt16(portText) else {
+                throw UsageError(message: "--port must be 0…65535, not '\(portText)'", usage: emulatorUsage)
+            }
             configuration.port = port
         }
         configuration.faultsEnabled = parsed.has("--faults")
         configuration.requestLogLimit = 0
         if let caFile = parsed.value("--require-client-cert") {
-            guard parsed.has("--tls") else { throw UsageError(message: "--require-client-cert needs --tls", usage: emulatorUsage) }
-            guard let bytes = FileManager.default.contents(atPath: caFile) else {
-                throw CertificateProviderError(.fileSystem, "cannot read the client CA file \(caFile) (from --require-client-cert)")
+            guard parsed.has("--tls") else {
+                throw UsageError(message: "--require-client-cert needs --tls", usage: emulatorUsage)
             }
-            configuration.tls = .init(clientCertificateAuthorities: try Certificate.certificates(derOrPEM: Array(bytes)))
+            guard let bytes = FileManager.default.contents(atPath: caFile) else {
+                throw CertificateProviderError(
+                    .fileSystem,
+                    "cannot read the client CA file \(caFile) (from --require-client-cert)"
+                )
+            }
+            configuration.tls = .init(
+                clientCertificateAuthorities: try Certificate.certificates(derOrPEM: Array(bytes))
+            )
         } else if parsed.has("--tls") {
             configuration.tls = .init()
         }
         let server = try DSSEmulator(configuration: configuration)
         let url = try server.start()
-        if let caOut = parsed.value("--ca-out") { try FileSystem.writeAtomically(caOut, Array(server.certificateAuthorityPEM.utf8)) }
-        context.emit(["url": url.absoluteString, "faults": configuration.faultsEnabled, "tls": configuration.tls != nil],
-                     human: "DSS emulator listening on \(url.absoluteString)\(configuration.faultsEnabled ? " (faults enabled)" : "") — Ctrl-C stops it")
+        if let caOut = parsed.value("--ca-out") {
+            try FileSystem.writeAtomically(caOut, Array(server.certificateAuthorityPEM.utf8))
+        }
+        context.emit(
+            ["url": url.absoluteString, "faults": configuration.faultsEnabled, "tls": configuration.tls != nil],
+            human:
+                "DSS emulator listening on \(url.absoluteString)\(configuration.faultsEnabled ? " (faults enabled)" : "") — Ctrl-C stops it"
+        )
         await SignalWaiter.waitForTermination()
         server.stop()
         context.console.err("DSS emulator stopped")
@@ -229,7 +317,8 @@ extension Commands {
 
     /// Whether `host` is an IP literal of the loopback interface (`127.0.0.0/8`, `::1`).
     static func isLoopbackAddress(_ host: String) -> Bool {
-        var v4 = in_addr(), v6 = in6_addr()
+        var v4 = in_addr()
+        var v6 = in6_addr()
         if inet_pton(AF_INET, host, &v4) == 1 { return (UInt32(bigEndian: v4.s_addr) >> 24) == 127 }
         if inet_pton(AF_INET6, host, &v6) == 1 {
             return withUnsafeBytes(of: &v6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
@@ -258,19 +347,29 @@ extension CommandContext {
     /// A stable per-machine device id: a UUID-shaped SHA-256 of /etc/machine-id (or the host name).
     var machineDeviceID: String {
         let seed = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8)) ?? ProcessInfo.processInfo.hostName
-        let digest = DigestAlgorithm.sha256.hash(Array("certsign-device:\(seed.trimmingCharacters(in: .whitespacesAndNewlines))".utf8))
+        let digest = DigestAlgorithm.sha256.hash(
+            Array("certsign-device:\(seed.trimmingCharacters(in: .whitespacesAndNewlines))".utf8)
+        )
         let hex = Format.hex(Array(digest.prefix(16)))
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        let parts = [
+            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+            hex.dropFirst(20),
+        ]
         return parts.map(String.init).joined(separator: "-").uppercased()
     }
 
     /// The FMP DSS provider over this invocation's store (its session lives there), with `parameters`.
     /// - Parameter tls: the TLS settings to use; nil means those of the last login.
-    func fmpProvider(_ parameters: ProviderParameters = ProviderParameters(), tls: FMPLoginTLS? = nil) throws -> FMPDSSProvider {
+    func fmpProvider(
+        _ parameters: ProviderParameters = ProviderParameters(),
+        tls: FMPLoginTLS? = nil
+    ) throws -> FMPDSSProvider {
         let store = identityStore
-        let provider = FMPDSSProvider(parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
-                                      clientIdentityLookup: { alias, password in try store.identity(alias: alias, password: password) },
-                                      warning: warningPrinter)
+        let provider = FMPDSSProvider(
+            parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+            clientIdentityLookup: { alias, password in try store.identity(alias: alias, password: password) },
+            warning: warningPrinter
+        )
         let tlsParameters = try fmpTLSParameters(try tls ?? loadFMPLoginTLS())
         try provider.setParameters(provider.parameters.merging(tlsParameters).merging(parameters))
         return provider
@@ -302,7 +401,10 @@ extension CommandContext {
         do {
             return try JSONDecoder().decode(FMPLoginTLS.self, from: data)
         } catch {
-            throw CertificateProviderError(.storeCorrupted, "the saved DSS TLS settings \(fmpLoginTLSURL.path) are damaged; run 'certsign dss login …' again")
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the saved DSS TLS settings \(fmpLoginTLSURL.path) are damaged; run 'certsign dss login …' again"
+            )
         }
     }
 
@@ -315,7 +417,9 @@ extension CommandContext {
         parameters[FMPDSSProvider.ParameterKey.clientIdentity] = .string(alias)
         if let variable = tls.clientIdentityPasswordEnv {
             guard let value = environment[variable] else {
-                throw CertificateProviderError.invalidParameter("environment variable \(variable) (the client identity's password) is not set")
+                throw CertificateProviderError.invalidParameter(
+                    "environment variable \(variable) (the client identity's password) is not set"
+                )
             }
             parameters[FMPDSSProvider.ParameterKey.clientIdentityPassword] = .secret(Secret(value))
         } else if let path = tls.clientIdentityPasswordFile {
@@ -331,7 +435,9 @@ extension CommandContext {
         do {
             return try await body()
         } catch {
-            if json, let envelope = provider.lastEnvelope { console.out(JSONOutput.render(Commands.envelopeJSON(envelope))) }
+            if json, let envelope = provider.lastEnvelope {
+                console.out(JSONOutput.render(Commands.envelopeJSON(envelope)))
+            }
             throw error
         }
     }
@@ -339,7 +445,10 @@ extension CommandContext {
     /// A secret that must be given (prompted for on a terminal).
     func requiredSecret(_ parsed: ParsedArguments, name: String, prompt: String) throws -> Secret {
         guard let value = try secret(parsed, name: name, prompt: prompt) else {
-            throw CertificateProviderError(.passwordRequired, "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed")
+            throw CertificateProviderError(
+                .passwordRequired,
+                "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed"
+            )
         }
         return value
     }
@@ -380,6 +489,11 @@ enum SignalWaiter {
         // Guarded by its lock.
         private let lock = NSLock()
         private var done = false
-        func set() -> Bool { lock.withLock { defer { done = true }; return !done } }
+        func set() -> Bool {
+            lock.withLock {
+                defer { done = true }
+                return !done
+            }
+        }
     }
 }

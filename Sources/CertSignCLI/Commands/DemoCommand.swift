@@ -10,16 +10,17 @@ import Signing
 /// beyond loopback; everything happens in a temporary store that is removed afterwards.
 extension Commands {
     static let demo = CommandDescriptor(
-        words: ["demo"], summary: "run the HHFWDss walk-through and an offline PKCS#12 demo, with no setup",
+        words: ["demo"],
+        summary: "run the HHFWDss walk-through and an offline PKCS#12 demo, with no setup",
         usage: "certsign demo [--keep]",
         details: """
-        Starts the DSS emulator on a free loopback port, then runs, as real certsign commands: login
-        ("Authentication success"), certificates, signs (empty), sign the GetBudgetPlanning cell with
-        certificate 12831 (signature_id 121), signs, verify 121's CMS, remove 121, signs (empty). Then
-        makes a throwaway PKCS#12 with a test CA, imports it, signs a file, verifies it, lists and
-        removes the journal entry.
-          --keep   keep the temporary directory (its path is printed)
-        """,
+            Starts the DSS emulator on a free loopback port, then runs, as real certsign commands: login
+            ("Authentication success"), certificates, signs (empty), sign the GetBudgetPlanning cell with
+            certificate 12831 (signature_id 121), signs, verify 121's CMS, remove 121, signs (empty). Then
+            makes a throwaway PKCS#12 with a test CA, imports it, signs a file, verifies it, lists and
+            removes the journal entry.
+              --keep   keep the temporary directory (its path is printed)
+            """,
         spec: OptionSpec(flags: ["--keep"])
     ) { parsed, context in
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-demo-\(UUID().uuidString)")
@@ -53,10 +54,18 @@ struct DemoRunner {
 
     /// Runs one command as `certsign` would, after printing it.
     private func step(_ arguments: [String]) async throws {
-        say("\n$ certsign " + arguments.map { $0.contains(" ") || $0.isEmpty || $0.contains("{") ? "'\($0)'" : $0 }.joined(separator: " "))
+        say(
+            "\n$ certsign "
+                + arguments.map { $0.contains(" ") || $0.isEmpty || $0.contains("{") ? "'\($0)'" : $0 }.joined(
+                    separator: " "
+                )
+        )
         let status = await CertSign.main(arguments: ["--store", store] + arguments, environment: environment)
         guard status == CertSign.exitSuccess else {
-            throw CertificateProviderError(.serverRejected, "the demo step 'certsign \(arguments.joined(separator: " "))' failed with exit code \(status)")
+            throw CertificateProviderError(
+                .serverRejected,
+                "the demo step 'certsign \(arguments.joined(separator: " "))' failed with exit code \(status)"
+            )
         }
     }
 
@@ -65,20 +74,26 @@ struct DemoRunner {
         let emulator = try DSSEmulator(configuration: DSSEmulator.Configuration(requestLogLimit: 0))
         let url = try emulator.start()
         defer { emulator.stop() }
-        say("DSS emulator listening on \(url.absoluteString) (user \(StandardSeed.username), environment \(StandardSeed.environment))")
+        say(
+            "DSS emulator listening on \(url.absoluteString) (user \(StandardSeed.username), environment \(StandardSeed.environment))"
+        )
         let caPath = work.appendingPathComponent("emulator-ca.pem").path
         try FileSystem.writeAtomically(caPath, Array(emulator.certificateAuthorityPEM.utf8))
         let signatures = work.appendingPathComponent("dss-signatures").path
         try FileSystem.makePrivateDirectory(signatures)
 
-        try await step(["dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
-                        "--project", StandardSeed.project, "--user", StandardSeed.username, "--password-env", "DEMO_FMP_PASSWORD"])
+        try await step([
+            "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
+            "--project", StandardSeed.project, "--user", StandardSeed.username, "--password-env", "DEMO_FMP_PASSWORD",
+        ])
         try await step(["dss", "certificates", "--dss-password-env", "DEMO_DSS_PASSWORD"])
         try await step(["dss", "signs"])
-        try await step(["dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--params", "{}",
-                        "--column", StandardSeed.column, "--hhive-id", String(StandardSeed.row),
-                        "--certificate-id", String(StandardSeed.certificateID),
-                        "--dss-password-env", "DEMO_DSS_PASSWORD", "--pin-env", "DEMO_PIN"])
+        try await step([
+            "dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--params", "{}",
+            "--column", StandardSeed.column, "--hhive-id", String(StandardSeed.row),
+            "--certificate-id", String(StandardSeed.certificateID),
+            "--dss-password-env", "DEMO_DSS_PASSWORD", "--pin-env", "DEMO_PIN",
+        ])
         try await step(["dss", "signs", "--out-dir", signatures])
         try await step(["verify", "\(signatures)/\(StandardSeed.firstSignatureID).p7s", "--ca", caPath])
         try await step(["dss", "remove", String(StandardSeed.firstSignatureID)])

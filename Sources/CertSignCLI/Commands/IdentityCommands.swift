@@ -1,31 +1,39 @@
 import CertificateProviders
 import Foundation
 import PKCS12Provider
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `certsign identity import | list | show | delete | export`: the local PKCS#12 identity store.
 extension Commands {
-    static let identityCommands: [CommandDescriptor] = [identityImport, identityList, identityShow, identityDelete, identityExport]
+    static let identityCommands: [CommandDescriptor] = [
+        identityImport, identityList, identityShow, identityDelete, identityExport,
+    ]
 
     static let identityImport = CommandDescriptor(
-        words: ["identity", "import"], summary: "import a .p12/.pfx file into the identity store",
-        usage: "certsign identity import FILE [--alias NAME] [--key-alias NAME] [--replace] [--password-env VAR | --password-file PATH | --password-stdin] [--store-password-env VAR | --store-password-file PATH]",
+        words: ["identity", "import"],
+        summary: "import a .p12/.pfx file into the identity store",
+        usage:
+            "certsign identity import FILE [--alias NAME] [--key-alias NAME] [--replace] [--password-env VAR | --password-file PATH | --password-stdin] [--store-password-env VAR | --store-password-file PATH]",
         details: """
-        The file's password (PASSWORD; none for a file without one) also protects the stored copy
-        unless a store password is given. A store password has at least 8 characters: for a file
-        whose password is empty or shorter, give one with --store-password-env VAR or
-        --store-password-file PATH, or answer the prompt when stdin is a terminal.
-        The stored copy is re-encrypted with PBES2 / AES-256 (PBKDF2-HMAC-SHA256, 600 000
-        iterations); files are 0600 in a 0700 directory.
-          --alias NAME       store entry name (default: the file name without extension)
-          --key-alias NAME   which key of a file that holds several (friendly name or local key ID)
-          --replace          replace an entry of the same alias
-        example: certsign identity import ivanov.p12 --alias ivanov --password-env P12_PASSWORD
-        """,
-        spec: OptionSpec(flags: ["--replace"], options: ["--alias", "--key-alias", "--store-password-env", "--store-password-file"],
-                         positionals: 1...1).withPassword()
+            The file's password (PASSWORD; none for a file without one) also protects the stored copy
+            unless a store password is given. A store password has at least 8 characters: for a file
+            whose password is empty or shorter, give one with --store-password-env VAR or
+            --store-password-file PATH, or answer the prompt when stdin is a terminal.
+            The stored copy is re-encrypted with PBES2 / AES-256 (PBKDF2-HMAC-SHA256, 600 000
+            iterations); files are 0600 in a 0700 directory.
+              --alias NAME       store entry name (default: the file name without extension)
+              --key-alias NAME   which key of a file that holds several (friendly name or local key ID)
+              --replace          replace an entry of the same alias
+            example: certsign identity import ivanov.p12 --alias ivanov --password-env P12_PASSWORD
+            """,
+        spec: OptionSpec(
+            flags: ["--replace"],
+            options: ["--alias", "--key-alias", "--store-password-env", "--store-password-file"],
+            positionals: 1...1
+        ).withPassword()
     ) { parsed, context in
         let path = parsed.positionals[0]
         let bytes = try context.readInputFile(path, what: "PKCS#12 file")
@@ -38,38 +46,65 @@ extension Commands {
             // The file's own password cannot protect the stored copy: check the file first, then ask.
             _ = try PKCS12File(data: bytes, password: password)
             guard context.console.inputIsTerminal else {
-                throw CertificateProviderError(.passwordRequired,
-                    "the file's password is \(fileCharacters == 0 ? "empty" : "shorter than \(minimum) characters"), so it cannot protect the stored copy; give a store password of at least \(minimum) characters with --store-password-env VAR or --store-password-file PATH")
+                throw CertificateProviderError(
+                    .passwordRequired,
+                    "the file's password is \(fileCharacters == 0 ? "empty" : "shorter than \(minimum) characters"), so it cannot protect the stored copy; give a store password of at least \(minimum) characters with --store-password-env VAR or --store-password-file PATH"
+                )
             }
-            storePassword = try context.console.promptSecret("store password for '\(alias)' (at least \(minimum) characters): ")
+            storePassword = try context.console.promptSecret(
+                "store password for '\(alias)' (at least \(minimum) characters): "
+            )
         }
         let store = context.identityStore
-        let (identity, metadata) = try store.import(pkcs12Data: bytes, password: password, keyAlias: parsed.value("--key-alias"),
-                                                   alias: alias, storePassword: storePassword, replacingExisting: parsed.has("--replace"))
-        context.emit(["imported": metadataJSON(metadata, chain: identity.chain)],
-                     human: "imported '\(metadata.alias)': \(metadata.subject)\n  valid until \(Format.localDate(metadata.notValidAfter)), \(metadata.keyAlgorithm) \(metadata.keySize)-bit, chain of \(identity.chain.count)")
+        let (identity, metadata) = try store.import(
+            pkcs12Data: bytes,
+            password: password,
+            keyAlias: parsed.value("--key-alias"),
+            alias: alias,
+            storePassword: storePassword,
+            replacingExisting: parsed.has("--replace")
+        )
+        context.emit(
+            ["imported": metadataJSON(metadata, chain: identity.chain)],
+            human:
+                "imported '\(metadata.alias)': \(metadata.subject)\n  valid until \(Format.localDate(metadata.notValidAfter)), \(metadata.keyAlgorithm) \(metadata.keySize)-bit, chain of \(identity.chain.count)"
+        )
         return CertSign.exitSuccess
     }
 
     static let identityList = CommandDescriptor(
-        words: ["identity", "list"], summary: "list stored identities (no password needed)",
-        usage: "certsign identity list", details: "example: certsign --json identity list", spec: OptionSpec()
+        words: ["identity", "list"],
+        summary: "list stored identities (no password needed)",
+        usage: "certsign identity list",
+        details: "example: certsign --json identity list",
+        spec: OptionSpec()
     ) { _, context in
         let entries = try context.identityStore.list()
-        let rows = entries.map { [$0.alias, $0.subject, Format.localDate($0.notValidAfter), "\($0.keyAlgorithm) \($0.keySize)"] }
-        context.emit(["identities": entries.map { metadataJSON($0, chain: nil) }],
-                     human: entries.isEmpty ? "no identities in \(context.storeDirectory.path)" : Format.table(["ALIAS", "SUBJECT", "VALID UNTIL", "KEY"], rows))
+        let rows = entries.map {
+            [$0.alias, $0.subject, Format.localDate($0.notValidAfter), "\($0.keyAlgorithm) \($0.keySize)"]
+        }
+        context.emit(
+            ["identities": entries.map { metadataJSON($0, chain: nil) }],
+            human: entries.isEmpty
+                ? "no identities in \(context.storeDirectory.path)"
+                : Format.table(["ALIAS", "SUBJECT", "VALID UNTIL", "KEY"], rows)
+        )
         return CertSign.exitSuccess
     }
 
     static let identityShow = CommandDescriptor(
-        words: ["identity", "show"], summary: "show one stored identity's certificate details",
-        usage: "certsign identity show ALIAS", details: "example: certsign identity show ivanov",
+        words: ["identity", "show"],
+        summary: "show one stored identity's certificate details",
+        usage: "certsign identity show ALIAS",
+        details: "example: certsign identity show ivanov",
         spec: OptionSpec(positionals: 1...1)
     ) { parsed, context in
         let alias = parsed.positionals[0]
         guard let metadata = try context.identityStore.metadata(alias: alias) else {
-            throw CertificateProviderError(.notStored, "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)")
+            throw CertificateProviderError(
+                .notStored,
+                "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)"
+            )
         }
         let lines = [
             "alias:        \(metadata.alias)",
@@ -88,39 +123,54 @@ extension Commands {
     }
 
     static let identityDelete = CommandDescriptor(
-        words: ["identity", "delete"], summary: "delete a stored identity",
-        usage: "certsign identity delete ALIAS", details: "example: certsign identity delete ivanov",
+        words: ["identity", "delete"],
+        summary: "delete a stored identity",
+        usage: "certsign identity delete ALIAS",
+        details: "example: certsign identity delete ivanov",
         spec: OptionSpec(positionals: 1...1)
     ) { parsed, context in
         let alias = parsed.positionals[0]
         guard try context.identityStore.delete(alias: alias) else {
-            throw CertificateProviderError(.notStored, "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)")
+            throw CertificateProviderError(
+                .notStored,
+                "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)"
+            )
         }
         context.emit(["deleted": alias], human: "deleted '\(alias)'")
         return CertSign.exitSuccess
     }
 
-    static let identityExportUsage = "certsign identity export ALIAS --out FILE [--password-env VAR | --password-file PATH | --password-stdin] [--export-password-env VAR | --export-password-file PATH]"
+    static let identityExportUsage =
+        "certsign identity export ALIAS --out FILE [--password-env VAR | --password-file PATH | --password-stdin] [--export-password-env VAR | --export-password-file PATH]"
 
     static let identityExport = CommandDescriptor(
-        words: ["identity", "export"], summary: "export a stored identity to a new .p12 file",
+        words: ["identity", "export"],
+        summary: "export a stored identity to a new .p12 file",
         usage: identityExportUsage,
         details: """
-        PASSWORD is the store password; the new file is protected by the export password (default: the
-        same), PBES2 / AES-256 with a SHA-256 MAC, mode 0600. The output file must not exist.
-        example: certsign identity export ivanov --out ivanov-copy.p12 --password-env P12_PASSWORD
-        """,
-        spec: OptionSpec(options: ["--out", "--export-password-env", "--export-password-file"], positionals: 1...1).withPassword()
+            PASSWORD is the store password; the new file is protected by the export password (default: the
+            same), PBES2 / AES-256 with a SHA-256 MAC, mode 0600. The output file must not exist.
+            example: certsign identity export ivanov --out ivanov-copy.p12 --password-env P12_PASSWORD
+            """,
+        spec: OptionSpec(options: ["--out", "--export-password-env", "--export-password-file"], positionals: 1...1)
+            .withPassword()
     ) { parsed, context in
         let alias = parsed.positionals[0]
-        guard let out = parsed.value("--out") else { throw UsageError(message: "--out FILE is required", usage: identityExportUsage) }
+        guard let out = parsed.value("--out") else {
+            throw UsageError(message: "--out FILE is required", usage: identityExportUsage)
+        }
         let store = context.identityStore
         guard try store.metadata(alias: alias) != nil else {
-            throw CertificateProviderError(.notStored, "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)")
+            throw CertificateProviderError(
+                .notStored,
+                "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)"
+            )
         }
         let password = try context.secret(parsed, prompt: "store password for '\(alias)': ")
         let exportPassword = try context.optionalSecret(parsed, name: "export-password") ?? password
-        guard let password, let exportPassword else { throw CertificateProviderError(.passwordRequired, "a password is needed") }
+        guard let password, let exportPassword else {
+            throw CertificateProviderError(.passwordRequired, "a password is needed")
+        }
         try store.export(alias: alias, password: password, exportPassword: exportPassword, to: out)
         context.emit(["exported": ["alias": alias, "file": out]], human: "exported '\(alias)' to \(out)")
         return CertSign.exitSuccess
@@ -157,13 +207,18 @@ extension CommandContext {
     func makeOutputDirectory(_ path: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw CertificateProviderError(.fileSystem, "--out-dir \(path) exists and is not a directory") }
+            guard isDirectory.boolValue else {
+                throw CertificateProviderError(.fileSystem, "--out-dir \(path) exists and is not a directory")
+            }
             return
         }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw CertificateProviderError(.fileSystem, "cannot create the --out-dir folder \(path): \(error.localizedDescription)")
+            throw CertificateProviderError(
+                .fileSystem,
+                "cannot create the --out-dir folder \(path): \(error.localizedDescription)"
+            )
         }
     }
 
@@ -177,14 +232,20 @@ extension CommandContext {
             if code == ENOENT && lstat(path, &link) != 0 {
                 throw CertificateProviderError(.fileSystem, "the \(what) \(path) does not exist")
             }
-            throw CertificateProviderError(.fileSystem, "the \(what) \(path) cannot be read: \(String(cString: strerror(code)))")
+            throw CertificateProviderError(
+                .fileSystem,
+                "the \(what) \(path) cannot be read: \(String(cString: strerror(code)))"
+            )
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw CertificateProviderError(.fileSystem, "\(path) is a directory, not a \(what)")
         }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw CertificateProviderError(.fileSystem, "the \(what) \(path) cannot be read: \(String(cString: strerror(errno))) (check its permissions)")
+            throw CertificateProviderError(
+                .fileSystem,
+                "the \(what) \(path) cannot be read: \(String(cString: strerror(errno))) (check its permissions)"
+            )
         }
         close(descriptor)
         return Int64(info.st_size)

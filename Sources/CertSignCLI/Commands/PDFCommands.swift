@@ -7,45 +7,71 @@ import Signing
 extension Commands {
     /// Signs each PDF with `identity` as PAdES B-B. Output: `--out FILE`, `--in-place`, `--out-dir DIR`
     /// or `NAME-signed.pdf` beside the input.
-    static func signPDF(_ path: String, identity: SigningIdentity, parsed: ParsedArguments, digest: DigestAlgorithm,
-                        context: CommandContext) async throws -> [String: Any] {
+    static func signPDF(
+        _ path: String,
+        identity: SigningIdentity,
+        parsed: ParsedArguments,
+        digest: DigestAlgorithm,
+        context: CommandContext
+    ) async throws -> [String: Any] {
         let input = URL(fileURLWithPath: path)
         _ = try context.documentSize(path)
         let output: URL
         if parsed.has("--in-place") {
             guard parsed.value("--out") == nil, parsed.value("--out-dir") == nil else {
-                throw UsageError(message: "--in-place replaces the document: do not give --out or --out-dir with it", usage: signUsage)
+                throw UsageError(
+                    message: "--in-place replaces the document: do not give --out or --out-dir with it",
+                    usage: signUsage
+                )
             }
             output = input
         } else if let out = parsed.value("--out") {
             output = URL(fileURLWithPath: out)
         } else {
             let name = input.deletingPathExtension().lastPathComponent + "-signed.pdf"
-            let directory = parsed.value("--out-dir").map { URL(fileURLWithPath: $0) } ?? input.deletingLastPathComponent()
+            let directory =
+                parsed.value("--out-dir").map { URL(fileURLWithPath: $0) } ?? input.deletingLastPathComponent()
             output = directory.appendingPathComponent(name)
         }
-        let options = PDFSignatureOptions(fieldName: parsed.value("--field"), reason: parsed.value("--reason"),
-                                          location: parsed.value("--location"), digestAlgorithm: digest)
+        let options = PDFSignatureOptions(
+            fieldName: parsed.value("--field"),
+            reason: parsed.value("--reason"),
+            location: parsed.value("--location"),
+            digestAlgorithm: digest
+        )
         let result = try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: identity, options: options)
         if !context.json { context.console.out("signed \(path) -> \(output.path) (field \(result.fieldName))") }
-        return ["document": path, "signature": output.path, "status": "signed", "signer": identity.certificate.subject,
-                "format": "pades", "field": result.fieldName, "digest": digest.rawValue]
+        return [
+            "document": path, "signature": output.path, "status": "signed", "signer": identity.certificate.subject,
+            "format": "pades", "field": result.fieldName, "digest": digest.rawValue,
+        ]
     }
 
     /// Whether the file starts like a PDF.
     static func isPDF(_ bytes: [UInt8]) -> Bool { bytes.starts(with: Array("%PDF-".utf8)) }
 
     /// Verifies every signature of a PDF; exit 0 only when there is at least one and all are valid.
-    static func verifyPDF(_ path: String, trust: [Certificate], policy: ValidationPolicy, context: CommandContext) throws -> Int32 {
-        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: trust, policy: policy)
+    static func verifyPDF(
+        _ path: String,
+        trust: [Certificate],
+        policy: ValidationPolicy,
+        context: CommandContext
+    ) throws -> Int32 {
+        let report = try PDFSignatureVerifier.verify(
+            pdfAt: URL(fileURLWithPath: path),
+            trustAnchors: trust,
+            policy: policy
+        )
         var signatures: [[String: Any]] = []
         var lines: [String] = []
         if report.signatures.isEmpty { lines.append("INVALID: \(path) has no signatures") }
         for signature in report.signatures {
             var json = verificationJSON(signature.verification)
             json["valid"] = signature.isValid
-            var pdf: [String: Any] = ["field": signature.field, "revision": signature.revision,
-                                      "coversWholeFile": signature.coversWholeFile, "laterChanges": signature.laterChanges.rawValue]
+            var pdf: [String: Any] = [
+                "field": signature.field, "revision": signature.revision,
+                "coversWholeFile": signature.coversWholeFile, "laterChanges": signature.laterChanges.rawValue,
+            ]
             if let problem = signature.byteRangeProblem { pdf["byteRangeProblem"] = problem }
             if let subFilter = signature.subFilter { pdf["subFilter"] = subFilter }
             if let time = signature.claimedTime { pdf["claimedTime"] = Format.isoDate(time) }
@@ -62,8 +88,10 @@ extension Commands {
             default: lines.append("WARNING: the file was changed after this signature; the changes are not signed")
             }
         }
-        context.emit(["document": path, "valid": report.isValid, "revisions": report.revisionCount, "signatures": signatures],
-                     human: lines.joined(separator: "\n"))
+        context.emit(
+            ["document": path, "valid": report.isValid, "revisions": report.revisionCount, "signatures": signatures],
+            human: lines.joined(separator: "\n")
+        )
         return report.isValid ? CertSign.exitSuccess : CertSign.exitFailure
     }
 }

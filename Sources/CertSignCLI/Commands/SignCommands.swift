@@ -2,6 +2,7 @@ import CertificateProviders
 import Foundation
 import PKCS12Provider
 import Signing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,43 +14,50 @@ extension Commands {
     /// Files above this size show a progress bar (when stderr is a terminal).
     static let progressThreshold: Int64 = 16 << 20
 
-    static let signUsage = "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE|- | --out-dir DIR] [--replace] [--attached] [--format cms|cades|pades] [--digest sha256|sha384|sha512|streebog256|streebog512] [--tsa URL [--tsa-ca FILE]...] [--field NAME] [--reason TEXT] [--location TEXT] [--in-place]"
+    static let signUsage =
+        "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE|- | --out-dir DIR] [--replace] [--attached] [--format cms|cades|pades] [--digest sha256|sha384|sha512|streebog256|streebog512] [--tsa URL [--tsa-ca FILE]...] [--field NAME] [--reason TEXT] [--location TEXT] [--in-place]"
 
     static let sign = CommandDescriptor(
-        words: ["sign"], summary: "sign documents (CAdES-BES detached .p7s by default)",
+        words: ["sign"],
+        summary: "sign documents (CAdES-BES detached .p7s by default)",
         usage: signUsage,
         details: """
-        Where the key comes from (one of):
-          --identity ALIAS     a stored identity (PASSWORD = its store password)
-          --p12 FILE           a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)
-          --provider ID        any registered provider, configured with --param KEY=VALUE,
-                               --param-env KEY=VAR and --param-file KEY=PATH (secrets only through these two);
-                               what you give is what the provider uses, also when it holds a session
-          --replace            let '--provider pkcs12 --param file=…' replace an identity stored under
-                               the same alias (it stores what it opens, and says where)
-        Output: DOCUMENT.p7s next to each document, or --out FILE (one document) / --out-dir DIR
-        (created when missing). --out - writes the signature to standard output; DOCUMENT - reads
-        standard input (its signature goes to standard output unless --out says otherwise).
-        A signature never replaces a document being signed, a symbolic link, a device, a FIFO or a
-        directory, and two documents never share one signature file.
-          --attached           embed the document in the signature (default: detached)
-          --format cms|cades   plain CMS SignedData or CAdES-BES (default cades)
-          --format pades       sign PDFs inside the PDF (PAdES B-B): NAME-signed.pdf beside each PDF, or --out
-                               FILE / --out-dir DIR / --in-place (atomic); --field NAME (default Signature1, 2, …),
-                               --reason TEXT, --location TEXT; signing a signed PDF adds a countersignature
-          --digest ALG         sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012);
-                               default: the key's digest (streebog256/512 for GOST keys, else sha256)
-          --tsa URL            timestamp each new signature at this RFC 3161 TSA (CAdES-T; see certsign timestamp)
-          --tsa-ca FILE        trust anchors for the TSA's certificate; repeatable (default: the system store)
-        Many documents are signed with one unlock; a failing document is reported, the rest are still
-        signed, and the exit code is then 1. Every signature is recorded in the journal.
-        example: certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD
-        """,
-        spec: OptionSpec(flags: ["--attached", "--replace", "--in-place"],
-                         options: ["--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest", "--tsa",
-                                   "--field", "--reason", "--location"],
-                         repeatable: ["--param", "--param-env", "--param-file", "--tsa-ca"],
-                         positionals: 1...1, unboundedPositionals: true).withPassword()
+            Where the key comes from (one of):
+              --identity ALIAS     a stored identity (PASSWORD = its store password)
+              --p12 FILE           a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)
+              --provider ID        any registered provider, configured with --param KEY=VALUE,
+                                   --param-env KEY=VAR and --param-file KEY=PATH (secrets only through these two);
+                                   what you give is what the provider uses, also when it holds a session
+              --replace            let '--provider pkcs12 --param file=…' replace an identity stored under
+                                   the same alias (it stores what it opens, and says where)
+            Output: DOCUMENT.p7s next to each document, or --out FILE (one document) / --out-dir DIR
+            (created when missing). --out - writes the signature to standard output; DOCUMENT - reads
+            standard input (its signature goes to standard output unless --out says otherwise).
+            A signature never replaces a document being signed, a symbolic link, a device, a FIFO or a
+            directory, and two documents never share one signature file.
+              --attached           embed the document in the signature (default: detached)
+              --format cms|cades   plain CMS SignedData or CAdES-BES (default cades)
+              --format pades       sign PDFs inside the PDF (PAdES B-B): NAME-signed.pdf beside each PDF, or --out
+                                   FILE / --out-dir DIR / --in-place (atomic); --field NAME (default Signature1, 2, …),
+                                   --reason TEXT, --location TEXT; signing a signed PDF adds a countersignature
+              --digest ALG         sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012);
+                                   default: the key's digest (streebog256/512 for GOST keys, else sha256)
+              --tsa URL            timestamp each new signature at this RFC 3161 TSA (CAdES-T; see certsign timestamp)
+              --tsa-ca FILE        trust anchors for the TSA's certificate; repeatable (default: the system store)
+            Many documents are signed with one unlock; a failing document is reported, the rest are still
+            signed, and the exit code is then 1. Every signature is recorded in the journal.
+            example: certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD
+            """,
+        spec: OptionSpec(
+            flags: ["--attached", "--replace", "--in-place"],
+            options: [
+                "--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest", "--tsa",
+                "--field", "--reason", "--location",
+            ],
+            repeatable: ["--param", "--param-env", "--param-file", "--tsa-ca"],
+            positionals: 1...1,
+            unboundedPositionals: true
+        ).withPassword()
     ) { parsed, context in
         try await runSign(parsed, context)
     }
@@ -58,30 +66,50 @@ extension Commands {
         let documents = parsed.positionals
         let sources = [parsed.value("--identity"), parsed.value("--p12"), parsed.value("--provider")].compactMap { $0 }
         guard sources.count == 1 else {
-            throw UsageError(message: sources.isEmpty ? "say where the key comes from: --identity ALIAS, --p12 FILE or --provider ID"
-                                                      : "give only one of --identity, --p12 and --provider", usage: signUsage)
+            throw UsageError(
+                message: sources.isEmpty
+                    ? "say where the key comes from: --identity ALIAS, --p12 FILE or --provider ID"
+                    : "give only one of --identity, --p12 and --provider",
+                usage: signUsage
+            )
         }
         if parsed.value("--out") != nil && documents.count > 1 {
-            throw UsageError(message: "--out names one output file; use --out-dir DIR for several documents", usage: signUsage)
+            throw UsageError(
+                message: "--out names one output file; use --out-dir DIR for several documents",
+                usage: signUsage
+            )
         }
         if parsed.value("--out") != nil && parsed.value("--out-dir") != nil {
             throw UsageError(message: "give either --out or --out-dir", usage: signUsage)
         }
-        let hasProviderParameters = !(parsed.values("--param") + parsed.values("--param-env") + parsed.values("--param-file")).isEmpty
+        let hasProviderParameters =
+            !(parsed.values("--param") + parsed.values("--param-env") + parsed.values("--param-file")).isEmpty
         if hasProviderParameters && parsed.value("--provider") == nil {
             throw UsageError(message: "--param, --param-env and --param-file go with --provider", usage: signUsage)
         }
         let timestampClient = try context.timestampClient(parsed, usage: signUsage)
         var options = SigningOptions()
         let pades = parsed.value("--format") == "pades"
-        if !pades, parsed.has("--in-place") || ["--field", "--reason", "--location"].contains(where: { parsed.value($0) != nil }) {
-            throw UsageError(message: "--in-place, --field, --reason and --location go with --format pades", usage: signUsage)
+        if !pades,
+            parsed.has("--in-place")
+                || ["--field", "--reason", "--location"].contains(where: { parsed.value($0) != nil })
+        {
+            throw UsageError(
+                message: "--in-place, --field, --reason and --location go with --format pades",
+                usage: signUsage
+            )
         }
         if pades, parsed.value("--tsa") != nil {
-            throw UsageError(message: "PAdES B-T (a timestamp inside the PDF signature) is not supported yet: sign without --tsa", usage: signUsage)
+            throw UsageError(
+                message: "PAdES B-T (a timestamp inside the PDF signature) is not supported yet: sign without --tsa",
+                usage: signUsage
+            )
         }
         if pades, parsed.has("--attached") {
-            throw UsageError(message: "a PAdES signature lives inside the PDF: --attached does not apply", usage: signUsage)
+            throw UsageError(
+                message: "a PAdES signature lives inside the PDF: --attached does not apply",
+                usage: signUsage
+            )
         }
         switch pades ? "cades" : parsed.value("--format") ?? "cades" {
         case "cades", "cades-bes": options.format = .cadesBES
@@ -90,36 +118,54 @@ extension Commands {
         }
         if let name = parsed.value("--digest") {
             guard let digest = DigestAlgorithm(name: name) else {
-                throw UsageError(message: "unknown --digest '\(name)' (sha256, sha384, sha512, streebog256 or streebog512)", usage: signUsage)
+                throw UsageError(
+                    message: "unknown --digest '\(name)' (sha256, sha384, sha512, streebog256 or streebog512)",
+                    usage: signUsage
+                )
             }
             options.digestAlgorithm = digest
         }
         options.isDetached = !parsed.has("--attached")
         if parsed.value("--provider") == ProviderID.fmpDSS.rawValue {
-            throw UsageError(message: "the fmp-dss provider signs platform resources (a table cell on the server), not files: use 'certsign dss sign --resource R --table T --column C --hhive-id N --certificate-id N'",
-                             usage: dssSignUsage)
+            throw UsageError(
+                message:
+                    "the fmp-dss provider signs platform resources (a table cell on the server), not files: use 'certsign dss sign --resource R --table T --column C --hhive-id N --certificate-id N'",
+                usage: dssSignUsage
+            )
         }
 
         // Where each signature goes, checked before anything is signed.
         let fromStandardInput = documents.filter { $0 == "-" }.count
-        if fromStandardInput > 1 { throw UsageError(message: "standard input ('-') can be read only once", usage: signUsage) }
+        if fromStandardInput > 1 {
+            throw UsageError(message: "standard input ('-') can be read only once", usage: signUsage)
+        }
         if fromStandardInput == 1 && parsed.has("--password-stdin") {
-            throw UsageError(message: "DOCUMENT '-' and --password-stdin both read standard input; give the password with --password-env or --password-file",
-                             usage: signUsage)
+            throw UsageError(
+                message:
+                    "DOCUMENT '-' and --password-stdin both read standard input; give the password with --password-env or --password-file",
+                usage: signUsage
+            )
         }
         if pades, documents.contains("-") || parsed.value("--out") == "-" {
-            throw UsageError(message: "PAdES signs PDF files in place or into another file: '-' (standard input or output) does not apply",
-                             usage: signUsage)
+            throw UsageError(
+                message:
+                    "PAdES signs PDF files in place or into another file: '-' (standard input or output) does not apply",
+                usage: signUsage
+            )
         }
         // PAdES writes PDFs (checked by signPDF); only its --out is checked here, as a file to replace.
         let outputs = pades ? [] : try signatureOutputs(documents, parsed)
         if let directory = parsed.value("--out-dir") { try context.makeOutputDirectory(directory) }
-        let checkedOutputs = pades ? (parsed.value("--out").map { [SignatureOutput.file(URL(fileURLWithPath: $0))] } ?? []) : outputs
+        let checkedOutputs =
+            pades ? (parsed.value("--out").map { [SignatureOutput.file(URL(fileURLWithPath: $0))] } ?? []) : outputs
         for output in checkedOutputs {
             guard case .file(let url) = output else { continue }
             if let problem = unreplaceableOutput(url.path) {
-                throw UsageError(message: "refusing to write the signature to \(url.path): \(problem); --out takes a regular file (replaced atomically) or '-' for standard output",
-                                 usage: signUsage)
+                throw UsageError(
+                    message:
+                        "refusing to write the signature to \(url.path): \(problem); --out takes a regular file (replaced atomically) or '-' for standard output",
+                    usage: signUsage
+                )
             }
         }
 
@@ -132,7 +178,10 @@ extension Commands {
         if let alias = parsed.value("--identity") {
             providerID = .pkcs12
             guard try context.identityStore.metadata(alias: alias) != nil else {
-                throw CertificateProviderError(.notStored, "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)")
+                throw CertificateProviderError(
+                    .notStored,
+                    "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)"
+                )
             }
             pkcs12Parameters[.pkcs12Alias] = .string(alias)
             if let password = try context.secret(parsed, prompt: "store password for '\(alias)': ") {
@@ -149,7 +198,9 @@ extension Commands {
         } else {
             providerID = ProviderID(parsed.value("--provider") ?? "")
             parameters = try context.providerParameters(parsed)
-            if parsed.value("--password-env") != nil || parsed.value("--password-file") != nil || parsed.has("--password-stdin") {
+            if parsed.value("--password-env") != nil || parsed.value("--password-file") != nil
+                || parsed.has("--password-stdin")
+            {
                 parameters[.init("password")] = .secret(try context.secret(parsed, prompt: "password: ") ?? Secret(""))
             }
             if providerID == .pkcs12 {
@@ -171,20 +222,34 @@ extension Commands {
             // replace an entry silently.
             let alias = try parameters.string(.pkcs12Alias) ?? PKCS12CertificateProvider.defaultAlias
             if try context.identityStore.metadata(alias: alias) != nil && !parsed.has("--replace") {
-                throw CertificateProviderError(.alreadyExists,
-                    "an identity is already stored under the alias '\(alias)' in \(context.storeDirectory.path); pass --replace to replace it, --param alias=NAME to store under another name, or --p12 FILE to sign without storing")
+                throw CertificateProviderError(
+                    .alreadyExists,
+                    "an identity is already stored under the alias '\(alias)' in \(context.storeDirectory.path); pass --replace to replace it, --param alias=NAME to store under another name, or --p12 FILE to sign without storing"
+                )
             }
             let provider = try await coordinator.provider(.pkcs12)
             identity = try await provider.initialize(options: parameters)
             let entry = context.storeDirectory.appendingPathComponent("identities").appendingPathComponent(alias).path
-            context.console.err("certsign: stored the identity of '\(identity.certificate.subject)' in the identity store as '\(alias)' (\(entry)); '--identity \(alias)' signs with it again, '--p12 FILE' signs without storing")
+            context.console.err(
+                "certsign: stored the identity of '\(identity.certificate.subject)' in the identity store as '\(alias)' (\(entry)); '--identity \(alias)' signs with it again, '--p12 FILE' signs without storing"
+            )
         } else {
             identity = try await coordinator.identity(for: providerID, parameters: parameters)
-            if !pades, documents.count > 1, parsed.value("--out") == nil, !documents.contains("-"), timestampClient == nil,
-               let key = identity.key as? any BatchSigningKey {
+            if !pades, documents.count > 1, parsed.value("--out") == nil, !documents.contains("-"),
+                timestampClient == nil,
+                let key = identity.key as? any BatchSigningKey
+            {
                 // One authorization for many signatures (CSC): see signInBatches.
-                return try await signInBatches(documents, key: key, coordinator: coordinator, providerID: providerID, parameters: parameters,
-                                               options: options, outputDirectory: parsed.value("--out-dir"), context: context)
+                return try await signInBatches(
+                    documents,
+                    key: key,
+                    coordinator: coordinator,
+                    providerID: providerID,
+                    parameters: parameters,
+                    options: options,
+                    outputDirectory: parsed.value("--out-dir"),
+                    context: context
+                )
             }
         }
 
@@ -198,8 +263,11 @@ extension Commands {
             do {
                 try Task.checkCancellation()
                 if pades {
-                    let digest = try options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
-                    results.append(try await signPDF(path, identity: identity, parsed: parsed, digest: digest, context: context))
+                    let digest =
+                        try options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
+                    results.append(
+                        try await signPDF(path, identity: identity, parsed: parsed, digest: digest, context: context)
+                    )
                     continue
                 }
                 let document: Document
@@ -221,48 +289,75 @@ extension Commands {
                 }
                 var outputURL: URL?
                 if case .file(let url) = outputs[index] { outputURL = url }
-                let result = try await coordinator.sign(document: document, provider: providerID, parameters: parameters,
-                                                        options: options, output: outputURL, progress: progress)
+                let result = try await coordinator.sign(
+                    document: document,
+                    provider: providerID,
+                    parameters: parameters,
+                    options: options,
+                    output: outputURL,
+                    progress: progress
+                )
                 console.clearProgress()
                 var signature = result.signature
                 var timestamps: Any?
                 if let timestampClient {
                     if let outputURL {
-                        timestamps = try await upgradeSignatureFile(outputURL.path, client: timestampClient, journal: coordinator.journal,
-                                                                    context: context).json["timestamps"]
+                        timestamps = try await upgradeSignatureFile(
+                            outputURL.path,
+                            client: timestampClient,
+                            journal: coordinator.journal,
+                            context: context
+                        ).json["timestamps"]
                     } else {
                         // Standard output: timestamp the bytes before they go out; the journal keeps them.
-                        let stamped = try await SignatureTimestamper.addTimestamps(to: signature, authority: timestampClient)
+                        let stamped = try await SignatureTimestamper.addTimestamps(
+                            to: signature,
+                            authority: timestampClient
+                        )
                         signature = stamped.signature
                         var record = result.record
                         record.format = .cadesT
                         record.storage = .inline(signature)
                         try await coordinator.journal.update(record)
-                        timestamps = stamped.addedTokens.compactMap { $0 }.map { ["time": Format.isoDate($0.time), "tsa": $0.authority] }
+                        timestamps = stamped.addedTokens.compactMap { $0 }.map {
+                            ["time": Format.isoDate($0.time), "tsa": $0.authority]
+                        }
                     }
                 }
                 if outputURL == nil { console.outBytes(signature) }
                 size = 0
-                var entry: [String: Any] = ["document": path, "signature": outputURL?.path ?? "-", "id": result.record.id, "status": "signed",
-                                            "signer": result.signerCertificate.subject,
-                                            "format": timestampClient == nil ? options.format.rawValue : SignatureFormat.cadesT.rawValue,
-                                            "detached": options.isDetached, "digest": result.record.digestAlgorithm]
+                var entry: [String: Any] = [
+                    "document": path, "signature": outputURL?.path ?? "-", "id": result.record.id, "status": "signed",
+                    "signer": result.signerCertificate.subject,
+                    "format": timestampClient == nil ? options.format.rawValue : SignatureFormat.cadesT.rawValue,
+                    "detached": options.isDetached, "digest": result.record.digestAlgorithm,
+                ]
                 if let timestamps { entry["timestamps"] = timestamps }
                 results.append(entry)
                 if !context.json { report("signed \(path) -> \(outputURL?.path ?? "standard output")") }
             } catch let error as CertificateProviderError {
                 failures += 1
                 context.console.clearProgress()
-                results.append(["document": path, "status": "failed", "error": error.reason, "code": error.code.rawValue])
+                results.append([
+                    "document": path, "status": "failed", "error": error.reason, "code": error.code.rawValue,
+                ])
                 context.console.err("certsign: \(path): \(error.reason)")
             }
         }
         if context.json && toStandardOutput {
-            context.console.err(JSONOutput.render(["signed": results.filter { $0["status"] as? String == "signed" }.count,
-                                                   "failed": failures, "results": results]))
+            context.console.err(
+                JSONOutput.render([
+                    "signed": results.filter { $0["status"] as? String == "signed" }.count,
+                    "failed": failures, "results": results,
+                ])
+            )
         } else if context.json {
-            context.console.out(JSONOutput.render(["signed": results.filter { $0["status"] as? String == "signed" }.count,
-                                                   "failed": failures, "results": results]))
+            context.console.out(
+                JSONOutput.render([
+                    "signed": results.filter { $0["status"] as? String == "signed" }.count,
+                    "failed": failures, "results": results,
+                ])
+            )
         } else if documents.count > 1 {
             report("\(documents.count - failures) of \(documents.count) documents signed")
         }
@@ -281,9 +376,15 @@ extension Commands {
     ///   documents would get the same signature file.
     static func signatureOutputs(_ documents: [String], _ parsed: ParsedArguments) throws -> [SignatureOutput] {
         let outputs: [SignatureOutput] = documents.map { path in
-            if let out = parsed.value("--out") { return out == "-" ? .standardOutput : .file(URL(fileURLWithPath: out)) }
+            if let out = parsed.value("--out") {
+                return out == "-" ? .standardOutput : .file(URL(fileURLWithPath: out))
+            }
             if let directory = parsed.value("--out-dir") {
-                return .file(URL(fileURLWithPath: directory).appendingPathComponent((path == "-" ? "stdin" : URL(fileURLWithPath: path).lastPathComponent) + ".p7s"))
+                return .file(
+                    URL(fileURLWithPath: directory).appendingPathComponent(
+                        (path == "-" ? "stdin" : URL(fileURLWithPath: path).lastPathComponent) + ".p7s"
+                    )
+                )
             }
             return path == "-" ? .standardOutput : .file(URL(fileURLWithPath: path + ".p7s"))
         }
@@ -297,11 +398,18 @@ extension Commands {
             guard case .file(let url) = output else { continue }
             let target = key(url.path)
             if inputs.contains(target) {
-                throw UsageError(message: "the signature of \(document) would replace the document \(url.path); choose another --out", usage: signUsage)
+                throw UsageError(
+                    message:
+                        "the signature of \(document) would replace the document \(url.path); choose another --out",
+                    usage: signUsage
+                )
             }
             if let earlier = seen[target] {
-                throw UsageError(message: "\(earlier) and \(document) would both be signed into \(url.path); sign them into different --out-dir folders or rename one",
-                                 usage: signUsage)
+                throw UsageError(
+                    message:
+                        "\(earlier) and \(document) would both be signed into \(url.path); sign them into different --out-dir folders or rename one",
+                    usage: signUsage
+                )
             }
             seen[target] = document
         }
@@ -315,7 +423,9 @@ extension Commands {
         guard lstat(path, &info) == 0 else { return nil }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return nil
-        case S_IFLNK: return "it is a symbolic link (certsign never replaces one; name the file it points to, or '-' for standard output)"
+        case S_IFLNK:
+            return
+                "it is a symbolic link (certsign never replaces one; name the file it points to, or '-' for standard output)"
         case S_IFDIR: return "it is a directory (use --out-dir for a folder)"
         case S_IFIFO: return "it is a FIFO"
         case S_IFCHR, S_IFBLK: return "it is a device"
@@ -323,32 +433,38 @@ extension Commands {
         }
     }
 
-    static let verifyUsage = "certsign verify SIGNATURE|FILE.pdf [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME] [--tsa-ca FILE]... [--crl FILE]... [--check-revocation]"
+    static let verifyUsage =
+        "certsign verify SIGNATURE|FILE.pdf [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME] [--tsa-ca FILE]... [--crl FILE]... [--check-revocation]"
 
     static let verify = CommandDescriptor(
-        words: ["verify"], summary: "verify a CMS / CAdES signature, every signer of it",
+        words: ["verify"],
+        summary: "verify a CMS / CAdES signature, every signer of it",
         usage: verifyUsage,
         details: """
-          --content DOCUMENT  the signed document (for detached signatures; default: SIGNATURE without .p7s,
-                              used only when the signature does not embed its content). For a signature that
-                              embeds its content, a DOCUMENT given must be that content, byte for byte
-          --ca FILE           trust anchor certificates (PEM or DER, bundles allowed); repeatable
-          --no-chain-check    check only the signature and the document, not who signed it
-          --at TIME           validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits
-          --tsa-ca FILE       trust anchors for signature timestamps (CAdES-T) (default: the --ca anchors); repeatable
-          --crl FILE          a CRL (PEM or DER) to check each signer's certificate against; repeatable, offline
-          --check-revocation  ask the network: OCSP from the certificate's AIA, else its CRL distribution points
-                              (10 s and 256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature
-        VALID means: every signer's signature verifies over the document; no MD5, SHA-1, RSA < 2048 or
-        EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
-        at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
-        from the network. Exit code 0 when the signature is valid, 1 when it is not (the reason is printed).
-        A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers, whether the
-        file changed after it (laterChanges: none, signed, unsigned) and the CMS as above.
-        example: certsign verify invoice.pdf.p7s --ca root-ca.pem
-        """,
-        spec: OptionSpec(flags: ["--no-chain-check", "--check-revocation"], options: ["--content", "--at"],
-                         repeatable: ["--ca", "--tsa-ca", "--crl"], positionals: 1...1)
+              --content DOCUMENT  the signed document (for detached signatures; default: SIGNATURE without .p7s,
+                                  used only when the signature does not embed its content). For a signature that
+                                  embeds its content, a DOCUMENT given must be that content, byte for byte
+              --ca FILE           trust anchor certificates (PEM or DER, bundles allowed); repeatable
+              --no-chain-check    check only the signature and the document, not who signed it
+              --at TIME           validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits
+              --tsa-ca FILE       trust anchors for signature timestamps (CAdES-T) (default: the --ca anchors); repeatable
+              --crl FILE          a CRL (PEM or DER) to check each signer's certificate against; repeatable, offline
+              --check-revocation  ask the network: OCSP from the certificate's AIA, else its CRL distribution points
+                                  (10 s and 256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature
+            VALID means: every signer's signature verifies over the document; no MD5, SHA-1, RSA < 2048 or
+            EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
+            at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
+            from the network. Exit code 0 when the signature is valid, 1 when it is not (the reason is printed).
+            A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers, whether the
+            file changed after it (laterChanges: none, signed, unsigned) and the CMS as above.
+            example: certsign verify invoice.pdf.p7s --ca root-ca.pem
+            """,
+        spec: OptionSpec(
+            flags: ["--no-chain-check", "--check-revocation"],
+            options: ["--content", "--at"],
+            repeatable: ["--ca", "--tsa-ca", "--crl"],
+            positionals: 1...1
+        )
     ) { parsed, context in
         try await runVerify(parsed, context)
     }
@@ -357,7 +473,10 @@ extension Commands {
         let signaturePath = parsed.positionals[0]
         let caFiles = parsed.values("--ca")
         if caFiles.isEmpty && !parsed.has("--no-chain-check") {
-            throw UsageError(message: "give the trust anchors with --ca FILE, or --no-chain-check to check only the signature", usage: verifyUsage)
+            throw UsageError(
+                message: "give the trust anchors with --ca FILE, or --no-chain-check to check only the signature",
+                usage: verifyUsage
+            )
         }
         if !caFiles.isEmpty && parsed.has("--no-chain-check") {
             throw UsageError(message: "--ca and --no-chain-check contradict each other", usage: verifyUsage)
@@ -369,7 +488,10 @@ extension Commands {
             let fractional = ISO8601DateFormatter()
             fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             guard let time = formatter.date(from: at) ?? fractional.date(from: at) else {
-                throw UsageError(message: "--at '\(at)' is not an ISO 8601 time such as 2026-01-31T12:00:00Z", usage: verifyUsage)
+                throw UsageError(
+                    message: "--at '\(at)' is not an ISO 8601 time such as 2026-01-31T12:00:00Z",
+                    usage: verifyUsage
+                )
             }
             policy.validationTime = time
         }
@@ -377,7 +499,9 @@ extension Commands {
         let signature = try context.readInputFile(signaturePath, what: "signature")
         var trust: [Certificate] = []
         for file in caFiles {
-            trust += try Certificate.certificates(derOrPEM: try context.readInputFile(file, what: "CA certificate file"))
+            trust += try Certificate.certificates(
+                derOrPEM: try context.readInputFile(file, what: "CA certificate file")
+            )
         }
         if isPDF(signature) { return try verifyPDF(signaturePath, trust: trust, policy: policy, context: context) }
         let document: (String) throws -> Document = { path in
@@ -386,16 +510,26 @@ extension Commands {
         }
         var contentPath = parsed.value("--content")
         let coordinator = SigningCoordinator(registry: ProviderRegistry(), journal: try context.openJournal())
-        var result = try await context.verify(signature: signature, content: try contentPath.map(document), trust: trust, policy: policy,
-                                              coordinator: coordinator)
+        var result = try await context.verify(
+            signature: signature,
+            content: try contentPath.map(document),
+            trust: trust,
+            policy: policy,
+            coordinator: coordinator
+        )
         // DOC beside DOC.p7s is taken only for a detached signature: an attached one is checked
         // over the content it embeds, never over a file that happens to lie next to it.
         if contentPath == nil, result.isDetached, signaturePath.hasSuffix(".p7s") {
             let candidate = String(signaturePath.dropLast(4))
             if FileManager.default.fileExists(atPath: candidate) {
                 contentPath = candidate
-                result = try await context.verify(signature: signature, content: try document(candidate), trust: trust, policy: policy,
-                                                  coordinator: coordinator)
+                result = try await context.verify(
+                    signature: signature,
+                    content: try document(candidate),
+                    trust: trust,
+                    policy: policy,
+                    coordinator: coordinator
+                )
             }
         }
         var json = verificationJSON(result)
@@ -408,8 +542,10 @@ extension Commands {
     /// The JSON of a verification: the first signer's fields at the top level (as before several
     /// signers were reported), and `signers` with each one.
     static func verificationJSON(_ result: VerificationResult) -> [String: Any] {
-        var json: [String: Any] = ["valid": result.isValid, "chainChecked": result.chainChecked, "detached": result.isDetached,
-                                   "validationTime": Format.isoDate(result.validationTime)]
+        var json: [String: Any] = [
+            "valid": result.isValid, "chainChecked": result.chainChecked, "detached": result.isDetached,
+            "validationTime": Format.isoDate(result.validationTime),
+        ]
         if let first = result.signers.first {
             json.merge(signerJSON(first)) { current, _ in current }
             json["valid"] = result.isValid
@@ -423,11 +559,16 @@ extension Commands {
     }
 
     static func signerJSON(_ signer: SignerVerification) -> [String: Any] {
-        var json: [String: Any] = ["valid": signer.isValid, "chainChecked": signer.chainChecked, "format": signer.format.rawValue,
-                                   "chain": signer.chain.map(\.subject)]
+        var json: [String: Any] = [
+            "valid": signer.isValid, "chainChecked": signer.chainChecked, "format": signer.format.rawValue,
+            "chain": signer.chain.map(\.subject),
+        ]
         if let certificate = signer.signerCertificate {
-            json["signer"] = ["subject": certificate.subject, "issuer": certificate.issuer, "serialNumber": certificate.serialNumber,
-                              "sha256Fingerprint": certificate.sha256FingerprintHex, "keyAlgorithm": certificate.publicKeyAlgorithm.rawValue]
+            json["signer"] = [
+                "subject": certificate.subject, "issuer": certificate.issuer, "serialNumber": certificate.serialNumber,
+                "sha256Fingerprint": certificate.sha256FingerprintHex,
+                "keyAlgorithm": certificate.publicKeyAlgorithm.rawValue,
+            ]
         }
         if let time = signer.signingTime { json["signingTime"] = Format.isoDate(time) }
         if let digest = signer.digestAlgorithm?.rawValue ?? signer.digestAlgorithmName { json["digest"] = digest }
@@ -436,7 +577,9 @@ extension Commands {
         if let timestamp = signer.timestamp {
             var entry: [String: Any] = ["time": Format.isoDate(timestamp.time), "valid": timestamp.isValid]
             if let tsa = timestamp.tsa { entry["tsa"] = tsa.subject }
-            if let failure = timestamp.failure { entry["failure"] = ["code": failure.code.rawValue, "reason": failure.reason] }
+            if let failure = timestamp.failure {
+                entry["failure"] = ["code": failure.code.rawValue, "reason": failure.reason]
+            }
             json["timestamp"] = entry
         }
         if let revocation = signer.revocation {
@@ -455,39 +598,61 @@ extension Commands {
         if let failure = result.failure {
             lines.append("INVALID: \(failure.reason)")
         } else if result.chainChecked {
-            lines.append(count > 1 ? "VALID: signature, document and the chains of all \(count) signers verified"
-                                   : "VALID: signature, document and signer's chain verified")
+            lines.append(
+                count > 1
+                    ? "VALID: signature, document and the chains of all \(count) signers verified"
+                    : "VALID: signature, document and signer's chain verified"
+            )
         } else {
             lines.append("VALID signature and document; the signer's chain was NOT checked (--no-chain-check)")
         }
         for (index, signer) in result.signers.enumerated() {
             let indent = count > 1 ? "  " : ""
-            if count > 1 { lines.append("signer \(index + 1) of \(count): \(signer.failure.map { "INVALID: \($0.reason)" } ?? "valid")") }
+            if count > 1 {
+                lines.append(
+                    "signer \(index + 1) of \(count): \(signer.failure.map { "INVALID: \($0.reason)" } ?? "valid")"
+                )
+            }
             if let certificate = signer.signerCertificate {
                 lines.append("\(indent)signer:       \(certificate.subject)")
                 let key = certificate.publicKeyAlgorithm
                 lines.append("\(indent)key:          \(key)\(key.isGOST ? "" : " \(certificate.publicKeySize)-bit")")
             }
-            if let time = signer.signingTime { lines.append("\(indent)signing time: \(Format.localDate(time)) (claimed by the signer)") }
+            if let time = signer.signingTime {
+                lines.append("\(indent)signing time: \(Format.localDate(time)) (claimed by the signer)")
+            }
             if let timestamp = signer.timestamp {
                 let state = timestamp.isValid ? "valid" : "INVALID"
-                lines.append("\(indent)timestamp:    \(Format.localDate(timestamp.time)) by \(timestamp.tsa?.subject ?? "unknown TSA") (\(state))")
+                lines.append(
+                    "\(indent)timestamp:    \(Format.localDate(timestamp.time)) by \(timestamp.tsa?.subject ?? "unknown TSA") (\(state))"
+                )
             }
             // GOST digests print their standard's name (GOST R 34.11-2012 256), SHA-2 its short one.
-            if let digest = signer.digestAlgorithm.map({ $0.isGOST ? $0.displayName : $0.rawValue }) ?? signer.digestAlgorithmName {
+            if let digest = signer.digestAlgorithm.map({ $0.isGOST ? $0.displayName : $0.rawValue })
+                ?? signer.digestAlgorithmName
+            {
                 lines.append("\(indent)digest:       \(digest)")
             }
-            lines.append("\(indent)format:       \(signer.format == .cadesBES ? "CAdES-BES" : signer.format == .cms ? "CMS" : signer.format.rawValue)\(result.isDetached ? ", detached" : ", attached")")
-            if let time = signer.checkedAt, signer.isValid { lines.append("\(indent)checked at:   \(Format.localDate(time))") }
+            lines.append(
+                "\(indent)format:       \(signer.format == .cadesBES ? "CAdES-BES" : signer.format == .cms ? "CMS" : signer.format.rawValue)\(result.isDetached ? ", detached" : ", attached")"
+            )
+            if let time = signer.checkedAt, signer.isValid {
+                lines.append("\(indent)checked at:   \(Format.localDate(time))")
+            }
             if let revocation = signer.revocation { lines.append("\(indent)revocation:   \(revocation)") }
-            if signer.chainChecked && signer.isValid { lines.append("\(indent)chain:        " + signer.chain.map(\.subject).joined(separator: " <- ")) }
+            if signer.chainChecked && signer.isValid {
+                lines.append("\(indent)chain:        " + signer.chain.map(\.subject).joined(separator: " <- "))
+            }
         }
         return lines.joined(separator: "\n")
     }
 
     static let signaturesList = CommandDescriptor(
-        words: ["signatures", "list"], summary: "list signatures: the local journal and server histories",
-        usage: "certsign signatures list", details: "example: certsign --json signatures list", spec: OptionSpec()
+        words: ["signatures", "list"],
+        summary: "list signatures: the local journal and server histories",
+        usage: "certsign signatures list",
+        details: "example: certsign --json signatures list",
+        spec: OptionSpec()
     ) { _, context in
         let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
         let list = try await coordinator.signatures()
@@ -496,22 +661,35 @@ extension Commands {
                 // The platform keeps a history only for a logged-in user: say why it is missing.
                 context.console.err("certsign: fmp-dss: not logged in (certsign dss login)")
             } else if !context.isUnconfigured(error) || id == .fmpDSS {
-                context.console.err("certsign: warning: the signature history of '\(id)' is unavailable: \(error.reason)")
+                context.console.err(
+                    "certsign: warning: the signature history of '\(id)' is unavailable: \(error.reason)"
+                )
             }
         }
         let entries = list.entries
-        context.emit(["signatures": entries.map(signatureJSON)],
-                     human: entries.isEmpty ? "no signatures" : Format.table(
-                        ["ID", "WHERE", "CREATED", "DOCUMENT", "SIGNER"],
-                        entries.map { [$0.id, $0.location.description, $0.createdAt.map(Format.localDate) ?? "-", $0.summary,
-                                       $0.record?.signerSubject ?? "-"] }))
+        context.emit(
+            ["signatures": entries.map(signatureJSON)],
+            human: entries.isEmpty
+                ? "no signatures"
+                : Format.table(
+                    ["ID", "WHERE", "CREATED", "DOCUMENT", "SIGNER"],
+                    entries.map {
+                        [
+                            $0.id, $0.location.description, $0.createdAt.map(Format.localDate) ?? "-", $0.summary,
+                            $0.record?.signerSubject ?? "-",
+                        ]
+                    }
+                )
+        )
         return CertSign.exitSuccess
     }
 
     static let signaturesRemove = CommandDescriptor(
-        words: ["signatures", "remove"], summary: "remove a signature record (journal row or server history entry)",
+        words: ["signatures", "remove"],
+        summary: "remove a signature record (journal row or server history entry)",
         usage: "certsign signatures remove ID",
-        details: "The journal row is removed; a .p7s file written earlier is left where it is.\nexample: certsign signatures remove 0F1C…",
+        details:
+            "The journal row is removed; a .p7s file written earlier is left where it is.\nexample: certsign signatures remove 0F1C…",
         spec: OptionSpec(positionals: 1...1)
     ) { parsed, context in
         let id = parsed.positionals[0]
@@ -521,16 +699,23 @@ extension Commands {
             throw CertificateProviderError(.notStored, "no signature with id \(id); run 'certsign signatures list'")
         }
         guard matches.count == 1 else {
-            throw CertificateProviderError.invalidParameter("id \(id) exists in several places: \(matches.map(\.location.description).joined(separator: ", "))")
+            throw CertificateProviderError.invalidParameter(
+                "id \(id) exists in several places: \(matches.map(\.location.description).joined(separator: ", "))"
+            )
         }
         try await coordinator.removeSignature(id: id, location: entry.location)
-        context.emit(["removed": ["id": id, "location": entry.location.description]], human: "removed \(id) (\(entry.location))")
+        context.emit(
+            ["removed": ["id": id, "location": entry.location.description]],
+            human: "removed \(id) (\(entry.location))"
+        )
         return CertSign.exitSuccess
     }
 
     static func signatureJSON(_ entry: SignatureEntry) -> [String: Any] {
-        var json: [String: Any] = ["id": entry.id, "location": entry.location.description, "provider": entry.providerID.rawValue,
-                                   "summary": entry.summary]
+        var json: [String: Any] = [
+            "id": entry.id, "location": entry.location.description, "provider": entry.providerID.rawValue,
+            "summary": entry.summary,
+        ]
         if let date = entry.createdAt { json["createdAt"] = Format.isoDate(date) }
         if let record = entry.record {
             json["document"] = record.documentName
@@ -554,9 +739,16 @@ extension CommandContext {
     /// The signature journal in the store directory (created on first use).
     func openJournal() throws -> SignatureJournal {
         do {
-            try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: storeDirectory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
         } catch {
-            throw CertificateProviderError(.fileSystem, "cannot create the store directory \(storeDirectory.path): \(error.localizedDescription)")
+            throw CertificateProviderError(
+                .fileSystem,
+                "cannot create the store directory \(storeDirectory.path): \(error.localizedDescription)"
+            )
         }
         return try SignatureJournal(url: storeDirectory.appendingPathComponent("journal.sqlite"))
     }

@@ -11,17 +11,18 @@ extension Commands {
     static let timestampUsage = "certsign timestamp SIGNATURE... --tsa URL [--tsa-ca FILE]..."
 
     static let timestamp = CommandDescriptor(
-        words: ["timestamp"], summary: "add RFC 3161 signature timestamps to signatures in place (CAdES-T)",
+        words: ["timestamp"],
+        summary: "add RFC 3161 signature timestamps to signatures in place (CAdES-T)",
         usage: timestampUsage,
         details: """
-          --tsa URL        the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)
-          --tsa-ca FILE    trust anchors for the TSA's certificate (PEM or DER); repeatable; default: the system store
-        Every signer of each SIGNATURE (.p7s, CMS or CAdES-BES) gets a timestamp over its signature value
-        (id-aa-signatureTimeStampToken); signers that have one already are left as they are. Each file is
-        replaced atomically, and its journal row, if any, says cades-t. A failing file is reported, the others
-        are still done, and the exit code is then 1.
-        example: certsign timestamp invoice.pdf.p7s --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem
-        """,
+              --tsa URL        the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)
+              --tsa-ca FILE    trust anchors for the TSA's certificate (PEM or DER); repeatable; default: the system store
+            Every signer of each SIGNATURE (.p7s, CMS or CAdES-BES) gets a timestamp over its signature value
+            (id-aa-signatureTimeStampToken); signers that have one already are left as they are. Each file is
+            replaced atomically, and its journal row, if any, says cades-t. A failing file is reported, the others
+            are still done, and the exit code is then 1.
+            example: certsign timestamp invoice.pdf.p7s --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem
+            """,
         spec: OptionSpec(options: ["--tsa"], repeatable: ["--tsa-ca"], positionals: 1...1, unboundedPositionals: true)
     ) { parsed, context in
         guard let client = try context.timestampClient(parsed, usage: timestampUsage) else {
@@ -35,18 +36,27 @@ extension Commands {
                 let upgrade = try await upgradeSignatureFile(path, client: client, journal: journal, context: context)
                 results.append(upgrade.json)
                 if !context.json {
-                    context.console.out(upgrade.added == 0 ? "\(path): every signer already has a timestamp"
-                                                           : "timestamped \(path): \(upgrade.added) signer(s), \(upgrade.times)")
+                    context.console.out(
+                        upgrade.added == 0
+                            ? "\(path): every signer already has a timestamp"
+                            : "timestamped \(path): \(upgrade.added) signer(s), \(upgrade.times)"
+                    )
                 }
             } catch let error as CertificateProviderError {
                 failures += 1
-                results.append(["signature": path, "status": "failed", "error": error.reason, "code": error.code.rawValue])
+                results.append([
+                    "signature": path, "status": "failed", "error": error.reason, "code": error.code.rawValue,
+                ])
                 context.console.err("certsign: \(path): \(error.reason)")
             }
         }
         if context.json {
-            context.console.out(JSONOutput.render(["timestamped": results.filter { $0["status"] as? String == "timestamped" }.count,
-                                                   "failed": failures, "results": results]))
+            context.console.out(
+                JSONOutput.render([
+                    "timestamped": results.filter { $0["status"] as? String == "timestamped" }.count,
+                    "failed": failures, "results": results,
+                ])
+            )
         }
         return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
     }
@@ -60,14 +70,20 @@ extension Commands {
 
     /// Timestamps every signer of the signature file at `path` that has no timestamp yet, replaces
     /// the file atomically, and marks its journal rows `cades-t`.
-    static func upgradeSignatureFile(_ path: String, client: TimestampAuthorityClient, journal: SignatureJournal,
-                                     context: CommandContext) async throws -> TimestampUpgrade {
+    static func upgradeSignatureFile(
+        _ path: String,
+        client: TimestampAuthorityClient,
+        journal: SignatureJournal,
+        context: CommandContext
+    ) async throws -> TimestampUpgrade {
         let original = try context.readInputFile(path, what: "signature")
         let result = try await SignatureTimestamper.addTimestamps(to: original, authority: client)
         let tokens = result.addedTokens.compactMap { $0 }
-        var json: [String: Any] = ["signature": path, "status": tokens.isEmpty ? "unchanged" : "timestamped",
-                                   "signers": result.addedTokens.count,
-                                   "timestamps": tokens.map { ["time": Format.isoDate($0.time), "tsa": $0.authority] }]
+        var json: [String: Any] = [
+            "signature": path, "status": tokens.isEmpty ? "unchanged" : "timestamped",
+            "signers": result.addedTokens.count,
+            "timestamps": tokens.map { ["time": Format.isoDate($0.time), "tsa": $0.authority] },
+        ]
         guard !tokens.isEmpty else { return TimestampUpgrade(added: 0, times: "", json: json) }
         // Signatures are public artifacts: 0644 (less the umask), written atomically.
         try FileSystem.writeAtomically(path, result.signature, mode: 0o644)
@@ -80,8 +96,11 @@ extension Commands {
             updated += 1
         }
         json["journalRowsUpdated"] = updated
-        return TimestampUpgrade(added: tokens.count, times: tokens.map { "\(Format.localDate($0.time)) by \($0.authority)" }.joined(separator: "; "),
-                                json: json)
+        return TimestampUpgrade(
+            added: tokens.count,
+            times: tokens.map { "\(Format.localDate($0.time)) by \($0.authority)" }.joined(separator: "; "),
+            json: json
+        )
     }
 }
 
@@ -90,7 +109,11 @@ extension CommandContext {
     /// allowed to any host, because these objects are signed and checked after they arrive and
     /// nothing secret is sent (see `TransportBinaryFetcher`).
     func binaryFetcher() throws -> TransportBinaryFetcher {
-        TransportBinaryFetcher(transport: try CurlTransport(configuration: .init(endpointPolicy: RemoteEndpointPolicy(allowsInsecureHTTP: true))))
+        TransportBinaryFetcher(
+            transport: try CurlTransport(
+                configuration: .init(endpointPolicy: RemoteEndpointPolicy(allowsInsecureHTTP: true))
+            )
+        )
     }
 
     /// The TSA client of `--tsa URL [--tsa-ca FILE]...`, or nil without `--tsa`.
@@ -101,10 +124,15 @@ extension CommandContext {
             }
             return nil
         }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url.host != nil
+        else {
             throw UsageError(message: "--tsa '\(text)' is not an http:// or https:// URL", usage: usage)
         }
-        return TimestampAuthorityClient(configuration: .init(url: url, trustAnchors: try timestampAnchors(parsed)), fetcher: try binaryFetcher())
+        return TimestampAuthorityClient(
+            configuration: .init(url: url, trustAnchors: try timestampAnchors(parsed)),
+            fetcher: try binaryFetcher()
+        )
     }
 
     /// The certificates of every `--tsa-ca FILE`.
@@ -130,11 +158,22 @@ extension CommandContext {
 
     /// Verifies with the policy; with `checkRevocation` the OCSP / CRL answers are fetched first
     /// (10 s and 256 KiB per OCSP answer, 16 MiB per CRL).
-    func verify(signature: [UInt8], content: Document?, trust: [Certificate], policy: ValidationPolicy,
-                coordinator: SigningCoordinator) async throws -> VerificationResult {
+    func verify(
+        signature: [UInt8],
+        content: Document?,
+        trust: [Certificate],
+        policy: ValidationPolicy,
+        coordinator: SigningCoordinator
+    ) async throws -> VerificationResult {
         guard policy.checkRevocation else {
             return try await coordinator.verify(signature: signature, content: content, trust: trust, policy: policy)
         }
-        return try await CMSVerifier.verify(signature: signature, content: content, trustAnchors: trust, policy: policy, fetcher: try binaryFetcher())
+        return try await CMSVerifier.verify(
+            signature: signature,
+            content: content,
+            trustAnchors: trust,
+            policy: policy,
+            fetcher: try binaryFetcher()
+        )
     }
 }

@@ -4,9 +4,14 @@ internal import COpenSSLShims
 /// Short-lived memory BIOs, created and freed inside one call (STYLE.md habit 4).
 package enum MemoryBIO {
     /// Calls `body` with a read-only BIO over `bytes`; the BIO is freed when `body` returns.
-    package static func withReadBIO<R>(_ bytes: some ContiguousBytesLike, _ body: (OpaquePointer) throws -> R) throws -> R {
+    package static func withReadBIO<R>(
+        _ bytes: some ContiguousBytesLike,
+        _ body: (OpaquePointer) throws -> R
+    ) throws -> R {
         try bytes.withBytes { buffer in
-            guard buffer.count <= Int(Int32.max) else { throw CertificateProviderError.malformedInput("input is too large (\(buffer.count) bytes)") }
+            guard buffer.count <= Int(Int32.max) else {
+                throw CertificateProviderError.malformedInput("input is too large (\(buffer.count) bytes)")
+            }
             // A zero-length BIO_new_mem_buf still needs a valid pointer; use a one-byte stand-in.
             let dummy: [UInt8] = [0]
             return try dummy.withUnsafeBytes { fallback in
@@ -22,7 +27,9 @@ package enum MemoryBIO {
 
     /// Calls `body` with a writable memory BIO and returns what was written to it.
     package static func collecting(_ body: (OpaquePointer) throws -> Void) throws -> [UInt8] {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate a memory BIO") }
+        guard let bio = BIO_new(BIO_s_mem()) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate a memory BIO")
+        }
         defer { BIO_free(bio) }
         try body(bio)
         return contents(of: bio)

@@ -29,7 +29,10 @@ package final class EVPKeyHandle: @unchecked Sendable {
         case NID_id_GostR3410_2012_256, NID_id_GostR3410_2012_512:
             let nid = COpenSSLShims_GOST_key_paramset_nid(key)
             let parameterSet = nid == NID_undef ? nil : OBJ_nid2sn(nid).map { String(cString: $0) }
-            return .gostR34102012(bits: EVP_PKEY_get_base_id(key) == NID_id_GostR3410_2012_256 ? 256 : 512, parameterSet: parameterSet)
+            return .gostR34102012(
+                bits: EVP_PKEY_get_base_id(key) == NID_id_GostR3410_2012_256 ? 256 : 512,
+                parameterSet: parameterSet
+            )
         case EVP_PKEY_EC:
             var name = [CChar](repeating: 0, count: 80)
             var length = 0
@@ -50,7 +53,10 @@ package final class EVPKeyHandle: @unchecked Sendable {
     package static func publicKeyDER(of key: OpaquePointer) -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         let length = i2d_PUBKEY(key, &output)
-        guard length > 0, let output else { ERR_clear_error(); return [] }
+        guard length > 0, let output else {
+            ERR_clear_error()
+            return []
+        }
         defer { COpenSSLShims_OPENSSL_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }

@@ -31,9 +31,11 @@ public enum GOSTEngine {
     /// The error for a GOST operation on a machine without the engine.
     /// - Parameter what: what needed GOST ("the certificate's GOST R 34.10-2012 key").
     package static func unavailableError(_ what: String) -> CertificateProviderError {
-        CertificateProviderError(.unsupportedAlgorithm,
-                                 "GOST needs \(packageName): \(what) uses GOST R 34.10/34.11-2012, and OpenSSL's gost engine could not be loaded; install it (apt-get install \(packageName)) or check OPENSSL_ENGINES",
-                                 openSSLErrors: outcome.errors)
+        CertificateProviderError(
+            .unsupportedAlgorithm,
+            "GOST needs \(packageName): \(what) uses GOST R 34.10/34.11-2012, and OpenSSL's gost engine could not be loaded; install it (apt-get install \(packageName)) or check OPENSSL_ENGINES",
+            openSSLErrors: outcome.errors
+        )
     }
 
     /// Whether a dotted OID is in the Russian national arc (GOST algorithms and parameter sets, 1.2.643).

@@ -23,8 +23,13 @@ package enum OpenSSLErrorQueue {
             var buffer = [CChar](repeating: 0, count: 256)
             ERR_error_string_n(code, &buffer, buffer.count)
             let text = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            entries.append(Entry(library: COpenSSLShims_ERR_GET_LIB(code), reason: COpenSSLShims_ERR_GET_REASON(code), text: text))
-            if entries.count > 64 { ERR_clear_error(); break }
+            entries.append(
+                Entry(library: COpenSSLShims_ERR_GET_LIB(code), reason: COpenSSLShims_ERR_GET_REASON(code), text: text)
+            )
+            if entries.count > 64 {
+                ERR_clear_error()
+                break
+            }
         }
         return entries
     }

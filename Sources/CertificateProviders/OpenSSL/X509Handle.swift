@@ -30,12 +30,17 @@ package final class X509Handle: @unchecked Sendable {
             guard buffer.count > 0 else { throw CertificateProviderError.malformedInput("the certificate is empty") }
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             guard let x509 = d2i_X509(nil, &cursor, buffer.count) else {
-                throw OpenSSLErrorQueue.error(.malformedInput, "the bytes are not a DER X.509 certificate (corrupt or truncated)")
+                throw OpenSSLErrorQueue.error(
+                    .malformedInput,
+                    "the bytes are not a DER X.509 certificate (corrupt or truncated)"
+                )
             }
             let consumed = cursor.map { $0 - buffer.baseAddress! } ?? 0
             guard consumed == buffer.count else {
                 X509_free(x509)
-                throw CertificateProviderError.malformedInput("the certificate has \(buffer.count - consumed) unexpected bytes after its end")
+                throw CertificateProviderError.malformedInput(
+                    "the certificate has \(buffer.count - consumed) unexpected bytes after its end"
+                )
             }
             return X509Handle(takingOwnershipOf: x509)
         }
@@ -45,7 +50,9 @@ package final class X509Handle: @unchecked Sendable {
     package func derBytes() throws -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         let length = i2d_X509(pointer, &output)
-        guard length > 0, let output else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the certificate") }
+        guard length > 0, let output else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the certificate")
+        }
         defer { COpenSSLShims_OPENSSL_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
@@ -53,7 +60,9 @@ package final class X509Handle: @unchecked Sendable {
 
 /// Builds a temporary `STACK_OF(X509)` holding up-refs of `certificates`, freed after `body`.
 package func withX509Stack<R>(_ certificates: [Certificate], _ body: (OpaquePointer) throws -> R) throws -> R {
-    guard let stack = COpenSSLShims_sk_X509_new_null() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate a certificate stack") }
+    guard let stack = COpenSSLShims_sk_X509_new_null() else {
+        throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate a certificate stack")
+    }
     defer { COpenSSLShims_sk_X509_pop_free(stack) }
     for certificate in certificates {
         X509_up_ref(certificate.handle.pointer)

@@ -3,6 +3,7 @@ internal import CMicroHTTPDShims
 import CertificateProviders
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,11 +73,17 @@ final class MicroHTTPServer: Sendable {
     /// Binds `host:port` (port 0 = ephemeral) and starts serving; returns the bound port.
     func start(host: String, port: UInt16) throws -> UInt16 {
         if tls != nil, CMicroHTTPDShims_tls_supported() == 0 {
-            throw CertificateProviderError.unsupportedOperation("this libmicrohttpd was built without TLS (MHD_FEATURE_TLS); install Debian's libmicrohttpd12")
+            throw CertificateProviderError.unsupportedOperation(
+                "this libmicrohttpd was built without TLS (MHD_FEATURE_TLS); install Debian's libmicrohttpd12"
+            )
         }
         return try daemon.withLock { current in
-            guard current == nil else { throw CertificateProviderError.invalidParameter("the emulator is already running") }
-            var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue
+            guard current == nil else {
+                throw CertificateProviderError.invalidParameter("the emulator is already running")
+            }
+            var flags =
+                MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
+                | MHD_USE_POLL.rawValue
             let context = Unmanaged.passUnretained(self).toOpaque()
             var started: OpaquePointer?
             var v4 = sockaddr_in()
@@ -89,7 +96,9 @@ final class MicroHTTPServer: Sendable {
                         startDaemon(flags: flags, address: address, context: context)
                     }
                 }
-            } else if inet_pton(AF_INET6, host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), &v6.sin6_addr) == 1 {
+            } else if inet_pton(AF_INET6, host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), &v6.sin6_addr)
+                == 1
+            {
                 flags |= MHD_USE_IPv6.rawValue
                 v6.sin6_family = sa_family_t(AF_INET6)
                 v6.sin6_port = port.bigEndian
@@ -99,13 +108,21 @@ final class MicroHTTPServer: Sendable {
                     }
                 }
             } else {
-                throw CertificateProviderError.invalidParameter("the emulator host must be an IP address such as 127.0.0.1 or ::1, not '\(host)'")
+                throw CertificateProviderError.invalidParameter(
+                    "the emulator host must be an IP address such as 127.0.0.1 or ::1, not '\(host)'"
+                )
             }
             guard let started else {
                 if tls != nil {
-                    throw CertificateProviderError(.network, "the emulator cannot listen with TLS on \(host):\(port) (address in use, or the server key or certificate is unusable)")
+                    throw CertificateProviderError(
+                        .network,
+                        "the emulator cannot listen with TLS on \(host):\(port) (address in use, or the server key or certificate is unusable)"
+                    )
                 }
-                throw CertificateProviderError(.network, "the emulator cannot listen on \(host):\(port) (address in use or not available)")
+                throw CertificateProviderError(
+                    .network,
+                    "the emulator cannot listen on \(host):\(port) (address in use or not available)"
+                )
             }
             let bound = CMicroHTTPDShims_bind_port(started)
             guard bound != 0 else {
@@ -126,17 +143,41 @@ final class MicroHTTPServer: Sendable {
         if let running { MHD_stop_daemon(running.pointer) }
     }
 
-    private func startDaemon(flags: UInt32, address: UnsafePointer<sockaddr>, context: UnsafeMutableRawPointer) -> OpaquePointer? {
+    private func startDaemon(
+        flags: UInt32,
+        address: UnsafePointer<sockaddr>,
+        context: UnsafeMutableRawPointer
+    ) -> OpaquePointer? {
         guard let tls else {
-            return CMicroHTTPDShims_start(flags, address, accessHandler, context, completedHandler, nil,
-                                          limits.connectionMemoryLimit, UInt32(limits.connectionTimeoutSeconds), UInt32(limits.connectionLimit))
+            return CMicroHTTPDShims_start(
+                flags,
+                address,
+                accessHandler,
+                context,
+                completedHandler,
+                nil,
+                limits.connectionMemoryLimit,
+                UInt32(limits.connectionTimeoutSeconds),
+                UInt32(limits.connectionLimit)
+            )
         }
         // libmicrohttpd reads the PEM while the daemon starts (GnuTLS copies it).
         return tls.keyPEM.withCString { key in
             func start(_ trust: UnsafePointer<CChar>?) -> OpaquePointer? {
-                CMicroHTTPDShims_start_tls(flags, address, accessHandler, context, completedHandler, nil,
-                                           limits.connectionMemoryLimit, UInt32(limits.connectionTimeoutSeconds),
-                                           UInt32(limits.connectionLimit), key, tls.certificateChainPEM, trust)
+                CMicroHTTPDShims_start_tls(
+                    flags,
+                    address,
+                    accessHandler,
+                    context,
+                    completedHandler,
+                    nil,
+                    limits.connectionMemoryLimit,
+                    UInt32(limits.connectionTimeoutSeconds),
+                    UInt32(limits.connectionLimit),
+                    key,
+                    tls.certificateChainPEM,
+                    trust
+                )
             }
             guard let trust = tls.clientTrustPEM else { return start(nil) }
             return trust.withCString { start($0) }
@@ -146,14 +187,23 @@ final class MicroHTTPServer: Sendable {
     // MARK: Per request
 
     fileprivate func handle(connection: OpaquePointer, method: String, path: String, context: RequestContext) -> Bool {
-        let request = ServerRequest(method: method, path: path, headers: MicroHTTPServer.headers(of: connection),
-                                    body: context.body, bodyTooLarge: context.tooLarge)
+        let request = ServerRequest(
+            method: method,
+            path: path,
+            headers: MicroHTTPServer.headers(of: connection),
+            body: context.body,
+            bodyTooLarge: context.tooLarge
+        )
         guard let response = handler(request) else { return false }
         return response.body.withUnsafeBytes { bytes -> Bool in
             // MHD_RESPMEM_MUST_COPY (raw value 2): MHD copies the bytes before this closure returns.
             guard let mustCopy = MHD_ResponseMemoryMode(rawValue: 2),
-                  let mhdResponse = MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
-                                                                    mustCopy) else { return false }
+                let mhdResponse = MHD_create_response_from_buffer(
+                    bytes.count,
+                    UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                    mustCopy
+                )
+            else { return false }
             defer { MHD_destroy_response(mhdResponse) }
             for header in response.headers { _ = MHD_add_response_header(mhdResponse, header.name, header.value) }
             return MHD_queue_response(connection, UInt32(response.status), mhdResponse) == MHD_Result.YES
@@ -174,12 +224,17 @@ final class MicroHTTPServer: Sendable {
         let collector = HeaderCollector()
         let box = Unmanaged.passRetained(collector)
         defer { box.release() }
-        _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
-            guard let cls, let key else { return MHD_Result.YES }
-            let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
-            collector.headers.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
-            return MHD_Result.YES
-        }, box.toOpaque())
+        _ = MHD_get_connection_values(
+            connection,
+            MHD_ValueKind.HEADER_KIND,
+            { cls, _, key, value in
+                guard let cls, let key else { return MHD_Result.YES }
+                let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
+                collector.headers.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+                return MHD_Result.YES
+            },
+            box.toOpaque()
+        )
         return collector.headers
     }
 }
@@ -201,25 +256,41 @@ private final class HeaderCollector {
 
 /// The MHD access handler: `cls` is the unretained server (alive while the daemon runs, because
 /// `stop()` joins every thread before the server can go away).
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, perRequest in
+private let accessHandler: MHD_AccessHandlerCallback = {
+    cls,
+    connection,
+    url,
+    method,
+    _,
+    uploadData,
+    uploadDataSize,
+    perRequest in
     guard let cls, let connection, let perRequest else { return MHD_Result.NO }
     let server = Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue()
     guard let existing = perRequest.pointee else {
         // A client certificate is checked before anything of the request is used; a missing or
         // untrusted one ends the connection with a TLS alert.
-        if server.requiresClientCertificate, CMicroHTTPDShims_check_client_certificate(connection) == 0 { return MHD_Result.NO }
+        if server.requiresClientCertificate, CMicroHTTPDShims_check_client_certificate(connection) == 0 {
+            return MHD_Result.NO
+        }
         perRequest.pointee = Unmanaged.passRetained(RequestContext()).toOpaque()
         return MHD_Result.YES
     }
     let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
     if let uploadDataSize, uploadDataSize.pointee > 0 {
-        if let uploadData { server.accept(chunk: UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee), into: context) }
+        if let uploadData {
+            server.accept(
+                chunk: UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee),
+                into: context
+            )
+        }
         uploadDataSize.pointee = 0
         return MHD_Result.YES
     }
     let path = url.map { String(cString: $0) } ?? "/"
     let verb = method.map { String(cString: $0) } ?? "GET"
-    return server.handle(connection: connection, method: verb, path: path, context: context) ? MHD_Result.YES : MHD_Result.NO
+    return server.handle(connection: connection, method: verb, path: path, context: context)
+        ? MHD_Result.YES : MHD_Result.NO
 }
 
 /// Releases the per-request context when MHD is done with the request (answered, dropped or timed out).

@@ -101,7 +101,12 @@ final class CurlMultiLoop: @unchecked Sendable {
                 } else if curl_multi_add_handle(multi, transfer.handle) == CURLM_OK {
                     active[transfer.handle] = transfer
                 } else {
-                    finish(transfer, .failure(CertificateProviderError(.network, "\(transfer.summary): libcurl refused the transfer")))
+                    finish(
+                        transfer,
+                        .failure(
+                            CertificateProviderError(.network, "\(transfer.summary): libcurl refused the transfer")
+                        )
+                    )
                 }
             }
             for transfer in cancels where active.removeValue(forKey: transfer.handle) != nil {
@@ -122,7 +127,15 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         for (handle, transfer) in active {
             curl_multi_remove_handle(multi, handle)
-            finish(transfer, .failure(CertificateProviderError(.cancelled, "\(transfer.summary): the transport was released during the request")))
+            finish(
+                transfer,
+                .failure(
+                    CertificateProviderError(
+                        .cancelled,
+                        "\(transfer.summary): the transport was released during the request"
+                    )
+                )
+            )
         }
         active.removeAll()
         let idle = inbox.withLock { box in

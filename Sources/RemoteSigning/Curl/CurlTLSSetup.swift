@@ -43,7 +43,9 @@ final class CurlTLSSetup: @unchecked Sendable {
             do {
                 certificates = try Certificate.certificates(derOrPEM: bytes)
             } catch {
-                throw CertificateProviderError.malformedInput("the trusted CA file '\(file)' holds no PEM or DER certificate")
+                throw CertificateProviderError.malformedInput(
+                    "the trusted CA file '\(file)' holds no PEM or DER certificate"
+                )
             }
             guard !certificates.isEmpty else {
                 throw CertificateProviderError.malformedInput("the trusted CA file '\(file)' holds no certificate")
@@ -59,7 +61,8 @@ final class CurlTLSSetup: @unchecked Sendable {
         if let identity = configuration.clientIdentity {
             guard let local = identity.key as? LocalSigningKey else {
                 throw CertificateProviderError.invalidParameter(
-                    "the TLS client identity '\(identity.certificate.subject)' has a key this process does not hold (\(type(of: identity.key))); use a stored identity or a PKCS#12 file")
+                    "the TLS client identity '\(identity.certificate.subject)' has a key this process does not hold (\(type(of: identity.key))); use a stored identity or a PKCS#12 file"
+                )
             }
             key = local
             identityCertificates = [identity.certificate] + identity.chain
@@ -77,10 +80,16 @@ final class CurlTLSSetup: @unchecked Sendable {
             config = nil
         } else {
             let config = UnsafeMutablePointer<CCurlShims_tls_config>.allocate(capacity: 1)
-            config.initialize(to: CCurlShims_tls_config(
-                certificate: identityCertificates.first?.handle.pointer, private_key: key?.handle.pointer,
-                chain: UnsafePointer(chain.baseAddress), chain_count: Int32(chain.count),
-                extra_anchors: UnsafePointer(anchors.baseAddress), extra_anchor_count: Int32(anchors.count)))
+            config.initialize(
+                to: CCurlShims_tls_config(
+                    certificate: identityCertificates.first?.handle.pointer,
+                    private_key: key?.handle.pointer,
+                    chain: UnsafePointer(chain.baseAddress),
+                    chain_count: Int32(chain.count),
+                    extra_anchors: UnsafePointer(anchors.baseAddress),
+                    extra_anchor_count: Int32(anchors.count)
+                )
+            )
             self.config = config
         }
     }

@@ -3,6 +3,7 @@ internal import CCurlShims
 import CertificateProviders
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,12 @@ final class CurlTransfer: @unchecked Sendable {
     private var upload: UnsafeMutableRawBufferPointer?
     private var bodyTooLarge = false
 
-    init(request: HTTPRequest, configuration: CurlTransport.Configuration, tls: CurlTLSSetup, pool: CurlMultiLoop) throws {
+    init(
+        request: HTTPRequest,
+        configuration: CurlTransport.Configuration,
+        tls: CurlTLSSetup,
+        pool: CurlMultiLoop
+    ) throws {
         self.request = request
         self.tls = tls
         timeout = max(0.001, request.timeout)
@@ -125,7 +131,9 @@ final class CurlTransfer: @unchecked Sendable {
             // again when a reused connection turns out to be closed.
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, request.bodyCount), alignment: 1)
             request.withBodyBytes { bytes in
-                if let base = bytes.baseAddress, !bytes.isEmpty { buffer.baseAddress?.copyMemory(from: base, byteCount: bytes.count) }
+                if let base = bytes.baseAddress, !bytes.isEmpty {
+                    buffer.baseAddress?.copyMemory(from: base, byteCount: bytes.count)
+                }
             }
             upload = buffer
             set(CCurlShims_easy_setopt_long(handle, CURLOPT_POST, 1))
@@ -139,9 +147,12 @@ final class CurlTransfer: @unchecked Sendable {
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
             guard !header.name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
-                  !header.value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                !header.value.contains(where: { $0 == "\r" || $0 == "\n" })
+            else {
                 if let list { curl_slist_free_all(list) }
-                throw CertificateProviderError.invalidParameter("the header '\(header.name)' has a line break or colon in its name or value")
+                throw CertificateProviderError.invalidParameter(
+                    "the header '\(header.name)' has a line break or colon in its name or value"
+                )
             }
             // "Name;" sends a header with an empty value ("Name:" would remove curl's own).
             let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
@@ -152,7 +163,10 @@ final class CurlTransfer: @unchecked Sendable {
         headerList = list
         set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)))
         guard failed == CURLE_OK else {
-            throw CertificateProviderError(.network, "\(summary): libcurl refused an option (\(String(cString: curl_easy_strerror(failed))))")
+            throw CertificateProviderError(
+                .network,
+                "\(summary): libcurl refused an option (\(String(cString: curl_easy_strerror(failed))))"
+            )
         }
     }
 
@@ -170,18 +184,25 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
         // One header line per call, CRLF included; split on the first colon without making a
         // String of the whole line first.
-        if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
-           bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/") {
+        if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"),
+            bytes[2] == UInt8(ascii: "T"),
+            bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/")
+        {
             headers.removeAll(keepingCapacity: true)  // a new response (after 1xx or a proxy's CONNECT answer)
             return
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-        var start = colon + 1, end = bytes.count
+        var start = colon + 1
+        var end = bytes.count
         while start < end, isSpace(bytes[start]) { start += 1 }
         while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-        headers.append((String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self),
-                        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
+        headers.append(
+            (
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self),
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            )
+        )
     }
 
     // MARK: Outcome (loop thread)
@@ -204,20 +225,30 @@ final class CurlTransfer: @unchecked Sendable {
         let host = request.url.host ?? ""
         let seconds = String(format: "%g", timeout)
         if bodyTooLarge || code == CURLE_FILESIZE_EXCEEDED {
-            return CertificateProviderError(.responseTooLarge,
-                "\(summary): the answer is larger than \(limit) bytes (maximumResponseBodyBytes); refused")
+            return CertificateProviderError(
+                .responseTooLarge,
+                "\(summary): the answer is larger than \(limit) bytes (maximumResponseBodyBytes); refused"
+            )
         }
         if isCancellationRequested || code == CURLE_ABORTED_BY_CALLBACK { return cancelledError() }
-        let subject = String(cString: withUnsafeBytes(of: &tlsReport.pointee.subject) { $0.bindMemory(to: CChar.self).baseAddress! })
-        let issuer = String(cString: withUnsafeBytes(of: &tlsReport.pointee.issuer) { $0.bindMemory(to: CChar.self).baseAddress! })
-        let serverCertificate = subject.isEmpty ? "the server certificate" : "the server certificate '\(subject)' (issued by '\(issuer)')"
+        let subject = String(
+            cString: withUnsafeBytes(of: &tlsReport.pointee.subject) { $0.bindMemory(to: CChar.self).baseAddress! }
+        )
+        let issuer = String(
+            cString: withUnsafeBytes(of: &tlsReport.pointee.issuer) { $0.bindMemory(to: CChar.self).baseAddress! }
+        )
+        let serverCertificate =
+            subject.isEmpty ? "the server certificate" : "the server certificate '\(subject)' (issued by '\(issuer)')"
         let lowered = curlText.lowercased()
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             var handshaken: curl_off_t = 0
             _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_APPCONNECT_TIME_T, &handshaken)
             if isHTTPS && tlsReport.pointee.hello_sent != 0 && handshaken == 0 {
-                return CertificateProviderError(.timeout, "\(summary): the TLS handshake with \(host) did not finish within \(seconds) s")
+                return CertificateProviderError(
+                    .timeout,
+                    "\(summary): the TLS handshake with \(host) did not finish within \(seconds) s"
+                )
             }
             if isHTTPS && tlsReport.pointee.hello_sent == 0 {
                 return CertificateProviderError(.timeout, "\(summary): no connection to \(host) within \(seconds) s")
@@ -227,18 +258,30 @@ final class CurlTransfer: @unchecked Sendable {
             let verifyError = tlsReport.pointee.verify_error
             if verifyError != 0 {
                 let why = String(cString: CCurlShims_verify_error_string(verifyError))
-                return CertificateProviderError(.untrustedServerCertificate,
-                    "\(summary): \(serverCertificate) is not trusted (\(why)); trust its CA with trustedCAFile (--ca-file) or check the URL")
+                return CertificateProviderError(
+                    .untrustedServerCertificate,
+                    "\(summary): \(serverCertificate) is not trusted (\(why)); trust its CA with trustedCAFile (--ca-file) or check the URL"
+                )
             }
-            if lowered.contains("subject name") || lowered.contains("does not match") || lowered.contains("no alternative") {
-                return CertificateProviderError(.serverHostnameMismatch,
-                    "\(summary): \(serverCertificate) does not name the host '\(host)'; use a host name the certificate was issued for (\(curlText))")
+            if lowered.contains("subject name") || lowered.contains("does not match")
+                || lowered.contains("no alternative")
+            {
+                return CertificateProviderError(
+                    .serverHostnameMismatch,
+                    "\(summary): \(serverCertificate) does not name the host '\(host)'; use a host name the certificate was issued for (\(curlText))"
+                )
             }
-            return CertificateProviderError(.untrustedServerCertificate, "\(summary): \(serverCertificate) is not trusted (\(curlText))")
+            return CertificateProviderError(
+                .untrustedServerCertificate,
+                "\(summary): \(serverCertificate) is not trusted (\(curlText))"
+            )
         case CURLE_SSL_CACERT_BADFILE:
             return CertificateProviderError(.fileSystem, "\(summary): the CA file cannot be used (\(curlText))")
         case CURLE_SSL_CERTPROBLEM:
-            return CertificateProviderError(.tls, "\(summary): the TLS client identity cannot be used (the key does not match the certificate, or its type is not usable for TLS)")
+            return CertificateProviderError(
+                .tls,
+                "\(summary): the TLS client identity cannot be used (the key does not match the certificate, or its type is not usable for TLS)"
+            )
         default:
             break
         }
@@ -248,37 +291,61 @@ final class CurlTransfer: @unchecked Sendable {
         // the client finished its side of the handshake, and a server that closes at once may reset
         // the connection before the alert is read: a server that asked for a certificate and then
         // hung up without answering refused it too.
-        let sent = clientSubject.map { "the client certificate '\($0)' was sent" }
+        let sent =
+            clientSubject.map { "the client certificate '\($0)' was sent" }
             ?? "no client certificate was configured (set clientIdentity / --client-identity)"
         let alert = Int(tlsReport.pointee.alert_received)
         let requested = tlsReport.pointee.certificate_requested != 0
         let droppedCodes = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING]
-        let rejectingAlerts = [116: "certificate required", 42: "bad certificate", 43: "unsupported certificate", 44: "certificate revoked",
-                               45: "certificate expired", 46: "certificate unknown", 48: "unknown CA", 49: "access denied", 40: "handshake failure"]
+        let rejectingAlerts = [
+            116: "certificate required", 42: "bad certificate", 43: "unsupported certificate",
+            44: "certificate revoked",
+            45: "certificate expired", 46: "certificate unknown", 48: "unknown CA", 49: "access denied",
+            40: "handshake failure",
+        ]
         if let name = rejectingAlerts[alert], alert != 40 || requested {
-            return CertificateProviderError(.clientCertificateRejected,
-                "\(summary): \(host) refused the TLS client certificate with the alert '\(name)': \(sent)")
+            return CertificateProviderError(
+                .clientCertificateRejected,
+                "\(summary): \(host) refused the TLS client certificate with the alert '\(name)': \(sent)"
+            )
         }
-        let rejections = ["alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
-                          "alert access denied", "alert unsupported certificate", "alert certificate expired", "alert certificate revoked"]
+        let rejections = [
+            "alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
+            "alert access denied", "alert unsupported certificate", "alert certificate expired",
+            "alert certificate revoked",
+        ]
         if droppedCodes.contains(code), rejections.contains(where: lowered.contains) {
-            return CertificateProviderError(.clientCertificateRejected, "\(summary): \(host) refused the TLS client certificate: \(sent) (\(curlText))")
+            return CertificateProviderError(
+                .clientCertificateRejected,
+                "\(summary): \(host) refused the TLS client certificate: \(sent) (\(curlText))"
+            )
         }
         if droppedCodes.contains(code), requested, alert < 0 {
-            return CertificateProviderError(.clientCertificateRejected,
-                "\(summary): \(host) asked for a TLS client certificate and closed the connection without answering, so it refused it: \(sent) (\(curlText))")
+            return CertificateProviderError(
+                .clientCertificateRejected,
+                "\(summary): \(host) asked for a TLS client certificate and closed the connection without answering, so it refused it: \(sent) (\(curlText))"
+            )
         }
         switch code {
         case CURLE_SSL_CONNECT_ERROR:
             return CertificateProviderError(.tls, "\(summary): the TLS handshake with \(host) failed (\(curlText))")
         case CURLE_COULDNT_CONNECT:
-            return CertificateProviderError(.network, "\(summary): the connection was refused; is the server running? (\(curlText))")
+            return CertificateProviderError(
+                .network,
+                "\(summary): the connection was refused; is the server running? (\(curlText))"
+            )
         case CURLE_COULDNT_RESOLVE_HOST:
             return CertificateProviderError(.network, "\(summary): the host name '\(host)' cannot be resolved")
         case CURLE_COULDNT_RESOLVE_PROXY:
-            return CertificateProviderError(.network, "\(summary): the proxy host name cannot be resolved (https_proxy / HTTPS_PROXY)")
+            return CertificateProviderError(
+                .network,
+                "\(summary): the proxy host name cannot be resolved (https_proxy / HTTPS_PROXY)"
+            )
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
-            return CertificateProviderError(.network, "\(summary): the server closed the connection without a complete answer (\(curlText))")
+            return CertificateProviderError(
+                .network,
+                "\(summary): the server closed the connection without a complete answer (\(curlText))"
+            )
         default:
             return CertificateProviderError(.network, "\(summary): \(curlText) (curl error \(code.rawValue))")
         }
@@ -299,6 +366,8 @@ private let curlWriteHeader: curl_write_callback = { data, size, count, user in
     guard let user else { return 0 }
     let length = size * count
     guard length > 0, let data else { return length }
-    Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().receiveHeader(UnsafeRawBufferPointer(start: data, count: length))
+    Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().receiveHeader(
+        UnsafeRawBufferPointer(start: data, count: length)
+    )
     return length
 }

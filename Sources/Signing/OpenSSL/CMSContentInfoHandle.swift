@@ -18,14 +18,18 @@ final class CMSContentInfoHandle {
     func derBytes() throws -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         let length = i2d_CMS_ContentInfo(pointer, &output)
-        guard length > 0, let output else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the CMS signature") }
+        guard length > 0, let output else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the CMS signature")
+        }
         defer { COpenSSLShims_OPENSSL_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
 
     /// The first SignerInfo, or nil when the structure is not SignedData or has no signer.
     var firstSignerInfo: OpaquePointer? {
-        guard let infos = CMS_get0_SignerInfos(pointer), COpenSSLShims_sk_CMS_SignerInfo_num(infos) > 0 else { return nil }
+        guard let infos = CMS_get0_SignerInfos(pointer), COpenSSLShims_sk_CMS_SignerInfo_num(infos) > 0 else {
+            return nil
+        }
         return COpenSSLShims_sk_CMS_SignerInfo_value(infos, 0)
     }
 }

@@ -13,18 +13,28 @@ enum CMSTimestamping {
         var raw: OpaquePointer?
         if bytes.starts(with: Array("-----BEGIN".utf8)) {
             let der = try CMSContentInfoHandle.derFromPEM(bytes)
-            guard let der, der.first == 0x30 else { throw CertificateProviderError.malformedInput("the PEM block is not a CMS signature") }
+            guard let der, der.first == 0x30 else {
+                throw CertificateProviderError.malformedInput("the PEM block is not a CMS signature")
+            }
             return try parse(der)
         } else {
             raw = bytes.withUnsafeBufferPointer { buffer -> OpaquePointer? in
                 guard buffer.count > 0 else { return nil }
                 var cursor = buffer.baseAddress
                 guard let parsed = d2i_CMS_ContentInfo(nil, &cursor, buffer.count) else { return nil }
-                guard let cursor, let base = buffer.baseAddress, cursor - base == buffer.count else { CMS_ContentInfo_free(parsed); return nil }
+                guard let cursor, let base = buffer.baseAddress, cursor - base == buffer.count else {
+                    CMS_ContentInfo_free(parsed)
+                    return nil
+                }
                 return parsed
             }
         }
-        guard let raw else { throw OpenSSLErrorQueue.error(.malformedInput, "the data is not a CMS signature (corrupt, truncated or another format)") }
+        guard let raw else {
+            throw OpenSSLErrorQueue.error(
+                .malformedInput,
+                "the data is not a CMS signature (corrupt, truncated or another format)"
+            )
+        }
         let cms = CMSContentInfoHandle(takingOwnershipOf: raw)
         guard OBJ_obj2nid(CMS_get0_type(raw)) == NID_pkcs7_signed, cms.firstSignerInfo != nil else {
             throw CertificateProviderError.malformedInput("the CMS structure is not SignedData with a signer")
@@ -34,13 +44,19 @@ enum CMSTimestamping {
 
     /// Every SignerInfo, in order (borrowed from `cms`).
     static func signerInfos(of cms: CMSContentInfoHandle) throws -> [OpaquePointer] {
-        guard let infos = CMS_get0_SignerInfos(cms.pointer) else { throw CertificateProviderError.malformedInput("the signature has no SignerInfos") }
-        return (0..<COpenSSLShims_sk_CMS_SignerInfo_num(infos)).compactMap { COpenSSLShims_sk_CMS_SignerInfo_value(infos, $0) }
+        guard let infos = CMS_get0_SignerInfos(cms.pointer) else {
+            throw CertificateProviderError.malformedInput("the signature has no SignerInfos")
+        }
+        return (0..<COpenSSLShims_sk_CMS_SignerInfo_num(infos)).compactMap {
+            COpenSSLShims_sk_CMS_SignerInfo_value(infos, $0)
+        }
     }
 
     /// The signature value of a SignerInfo: what a signature timestamp's imprint covers.
     static func signatureValue(of signerInfo: OpaquePointer) -> [UInt8] {
-        guard let value = CMS_SignerInfo_get0_signature(signerInfo), let data = ASN1_STRING_get0_data(value) else { return [] }
+        guard let value = CMS_SignerInfo_get0_signature(signerInfo), let data = ASN1_STRING_get0_data(value) else {
+            return []
+        }
         return Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(value))))
     }
 
@@ -54,7 +70,8 @@ enum CMSTimestamping {
             guard last >= 0, let attribute = CMS_unsigned_get_attr(signerInfo, last) else { break }
             for index in 0..<X509_ATTRIBUTE_count(attribute) {
                 guard let value = X509_ATTRIBUTE_get0_type(attribute, index), value.pointee.type == V_ASN1_SEQUENCE,
-                      let sequence = value.pointee.value.sequence, let data = sequence.pointee.data else {
+                    let sequence = value.pointee.value.sequence, let data = sequence.pointee.data
+                else {
                     tokens.append([])
                     continue
                 }
@@ -68,8 +85,14 @@ enum CMSTimestamping {
     /// Adds a token as the unsigned attribute `id-aa-signatureTimeStampToken`.
     static func addToken(_ token: [UInt8], to signerInfo: OpaquePointer) throws {
         guard !token.isEmpty, token.count <= Int(Int32.max),
-              CMS_unsigned_add1_attr_by_OBJ(signerInfo, OBJ_nid2obj(NID_id_smime_aa_timeStampToken), V_ASN1_SEQUENCE, token,
-                                            Int32(token.count)) == 1 else {
+            CMS_unsigned_add1_attr_by_OBJ(
+                signerInfo,
+                OBJ_nid2obj(NID_id_smime_aa_timeStampToken),
+                V_ASN1_SEQUENCE,
+                token,
+                Int32(token.count)
+            ) == 1
+        else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the signature timestamp to the SignerInfo")
         }
     }

@@ -16,13 +16,17 @@ package enum RevocationOpenSSL {
     static func isIssued(_ certificate: Certificate, by issuer: Certificate) -> Bool {
         defer { ERR_clear_error() }
         guard X509_check_issued(issuer.handle.pointer, certificate.handle.pointer) == X509_V_OK,
-              let key = X509_get0_pubkey(issuer.handle.pointer) else { return false }
+            let key = X509_get0_pubkey(issuer.handle.pointer)
+        else { return false }
         return X509_verify(certificate.handle.pointer, key) == 1
     }
 
     /// The OCSP responder URLs of a certificate's authorityInfoAccess.
     static func ocspURLs(of certificate: Certificate) -> [URL] {
-        guard let stack = X509_get1_ocsp(certificate.handle.pointer) else { ERR_clear_error(); return [] }
+        guard let stack = X509_get1_ocsp(certificate.handle.pointer) else {
+            ERR_clear_error()
+            return []
+        }
         defer { X509_email_free(stack) }
         return (0..<COpenSSLShims_sk_OPENSSL_STRING_num(stack)).compactMap { index in
             COpenSSLShims_sk_OPENSSL_STRING_value(stack, index).flatMap { URL(string: String(cString: $0)) }
@@ -31,16 +35,27 @@ package enum RevocationOpenSSL {
 
     /// The URI full names of a certificate's CRL distribution points.
     static func crlURLs(of certificate: Certificate) -> [URL] {
-        guard let raw = X509_get_ext_d2i(certificate.handle.pointer, NID_crl_distribution_points, nil, nil) else { ERR_clear_error(); return [] }
+        guard let raw = X509_get_ext_d2i(certificate.handle.pointer, NID_crl_distribution_points, nil, nil) else {
+            ERR_clear_error()
+            return []
+        }
         let points = OpaquePointer(raw)
         defer { CRL_DIST_POINTS_free(points) }
         var urls: [URL] = []
         for index in 0..<COpenSSLShims_sk_DIST_POINT_num(points) {
-            guard let names = COpenSSLShims_DIST_POINT_get0_fullname(COpenSSLShims_sk_DIST_POINT_value(points, index)) else { continue }
+            guard let names = COpenSSLShims_DIST_POINT_get0_fullname(COpenSSLShims_sk_DIST_POINT_value(points, index))
+            else { continue }
             for nameIndex in 0..<COpenSSLShims_sk_GENERAL_NAME_num(names) {
-                guard let uri = COpenSSLShims_GENERAL_NAME_get0_uri(COpenSSLShims_sk_GENERAL_NAME_value(names, nameIndex)),
-                      let data = ASN1_STRING_get0_data(uri) else { continue }
-                let text = String(decoding: UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(uri))), as: UTF8.self)
+                guard
+                    let uri = COpenSSLShims_GENERAL_NAME_get0_uri(
+                        COpenSSLShims_sk_GENERAL_NAME_value(names, nameIndex)
+                    ),
+                    let data = ASN1_STRING_get0_data(uri)
+                else { continue }
+                let text = String(
+                    decoding: UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(uri))),
+                    as: UTF8.self
+                )
                 if let url = URL(string: text) { urls.append(url) }
             }
         }
@@ -51,7 +66,9 @@ package enum RevocationOpenSSL {
     /// responders expect), with a random nonce.
     package static func makeOCSPRequest(for certificate: Certificate, issuer: Certificate) throws -> OCSPRequest {
         OpenSSLErrorQueue.clear()
-        guard let request = OCSP_REQUEST_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_REQUEST_new") }
+        guard let request = OCSP_REQUEST_new() else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_REQUEST_new")
+        }
         defer { OCSP_REQUEST_free(request) }
         guard let identifier = OCSP_cert_to_id(EVP_sha1(), certificate.handle.pointer, issuer.handle.pointer) else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not make the OCSP certificate id")
@@ -60,7 +77,9 @@ package enum RevocationOpenSSL {
             OCSP_CERTID_free(identifier)
             throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_request_add0_id")
         }
-        guard OCSP_request_add1_nonce(request, nil, -1) == 1 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_request_add1_nonce") }
+        guard OCSP_request_add1_nonce(request, nil, -1) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "OCSP_request_add1_nonce")
+        }
         var output: UnsafeMutablePointer<UInt8>?
         let length = i2d_OCSP_REQUEST(request, &output)
         guard length > 0, let output else { throw OpenSSLErrorQueue.error(.cryptoFailure, "i2d_OCSP_REQUEST") }
@@ -77,28 +96,48 @@ package enum RevocationOpenSSL {
     /// - Throws: `.network` for bytes that are not an OCSP response; `.serverRejected` for an
     ///   unsuccessful response status; `.cryptoFailure` naming any other failed check (the caller
     ///   reports each as an unknown status).
-    package static func checkOCSPResponse(_ der: [UInt8], request: OCSPRequest, certificate: Certificate, issuer: Certificate,
-                                  trustAnchors: [Certificate], at time: Date, skew: TimeInterval, source: String) throws -> RevocationStatus {
+    package static func checkOCSPResponse(
+        _ der: [UInt8],
+        request: OCSPRequest,
+        certificate: Certificate,
+        issuer: Certificate,
+        trustAnchors: [Certificate],
+        at time: Date,
+        skew: TimeInterval,
+        source: String
+    ) throws -> RevocationStatus {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
-        guard let response = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-            var cursor = buffer.baseAddress
-            return buffer.count > 0 ? d2i_OCSP_RESPONSE(nil, &cursor, buffer.count) : nil
-        }) else { throw OpenSSLErrorQueue.error(.network, "the answer is not an OCSP response") }
+        guard
+            let response = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                var cursor = buffer.baseAddress
+                return buffer.count > 0 ? d2i_OCSP_RESPONSE(nil, &cursor, buffer.count) : nil
+            })
+        else { throw OpenSSLErrorQueue.error(.network, "the answer is not an OCSP response") }
         defer { OCSP_RESPONSE_free(response) }
         let status = OCSP_response_status(response)
         guard status == OCSP_RESPONSE_STATUS_SUCCESSFUL else {
-            throw CertificateProviderError(.serverRejected, "the OCSP responder answered \(String(cString: OCSP_response_status_str(Int(status))))")
+            throw CertificateProviderError(
+                .serverRejected,
+                "the OCSP responder answered \(String(cString: OCSP_response_status_str(Int(status))))"
+            )
         }
-        guard let basic = OCSP_response_get1_basic(response) else { throw OpenSSLErrorQueue.error(.network, "the OCSP response has no basic response") }
+        guard let basic = OCSP_response_get1_basic(response) else {
+            throw OpenSSLErrorQueue.error(.network, "the OCSP response has no basic response")
+        }
         defer { OCSP_BASICRESP_free(basic) }
-        guard let parsedRequest = request.der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-            var cursor = buffer.baseAddress
-            return d2i_OCSP_REQUEST(nil, &cursor, buffer.count)
-        }) else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not read back the OCSP request") }
+        guard
+            let parsedRequest = request.der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                var cursor = buffer.baseAddress
+                return d2i_OCSP_REQUEST(nil, &cursor, buffer.count)
+            })
+        else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not read back the OCSP request") }
         defer { OCSP_REQUEST_free(parsedRequest) }
         if OCSP_check_nonce(parsedRequest, basic) == 0 {
-            throw CertificateProviderError(.cryptoFailure, "the OCSP response's nonce differs from the request's (a replayed answer)")
+            throw CertificateProviderError(
+                .cryptoFailure,
+                "the OCSP response's nonce differs from the request's (a replayed answer)"
+            )
         }
         guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "X509_STORE_new") }
         defer { X509_STORE_free(store) }
@@ -110,7 +149,10 @@ package enum RevocationOpenSSL {
         }
         let verified = try withX509Stack([issuer]) { OCSP_basic_verify(basic, $0, store, 0) == 1 }
         guard verified else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "the OCSP response is not signed by the issuer or a responder it authorized (id-kp-OCSPSigning)")
+            throw OpenSSLErrorQueue.error(
+                .cryptoFailure,
+                "the OCSP response is not signed by the issuer or a responder it authorized (id-kp-OCSPSigning)"
+            )
         }
         guard let identifier = OCSP_cert_to_id(EVP_sha1(), certificate.handle.pointer, issuer.handle.pointer) else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not make the OCSP certificate id")
@@ -121,11 +163,24 @@ package enum RevocationOpenSSL {
         var revocationTime: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
         var thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
         var nextUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
-        guard OCSP_resp_find_status(basic, identifier, &certificateStatus, &reason, &revocationTime, &thisUpdate, &nextUpdate) == 1 else {
+        guard
+            OCSP_resp_find_status(
+                basic,
+                identifier,
+                &certificateStatus,
+                &reason,
+                &revocationTime,
+                &thisUpdate,
+                &nextUpdate
+            ) == 1
+        else {
             throw CertificateProviderError(.cryptoFailure, "the OCSP response does not cover this certificate")
         }
         guard let thisUpdate, OCSP_check_validity(thisUpdate, nextUpdate, Int(skew), -1) == 1 else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "the OCSP response is not current (thisUpdate in the future or nextUpdate passed)")
+            throw OpenSSLErrorQueue.error(
+                .cryptoFailure,
+                "the OCSP response is not current (thisUpdate in the future or nextUpdate passed)"
+            )
         }
         switch certificateStatus {
         case V_OCSP_CERTSTATUS_GOOD:
@@ -142,8 +197,14 @@ package enum RevocationOpenSSL {
 
     /// The status of `certificate` in `crl`, or nil when the CRL is not the issuer's, is not signed
     /// by it, or is not current at `time`.
-    static func status(of certificate: Certificate, issuer: Certificate, in crl: CertificateRevocationList, at time: Date,
-                       skew: TimeInterval, source: String) -> (status: RevocationStatus?, problem: String?) {
+    static func status(
+        of certificate: Certificate,
+        issuer: Certificate,
+        in crl: CertificateRevocationList,
+        at time: Date,
+        skew: TimeInterval,
+        source: String
+    ) -> (status: RevocationStatus?, problem: String?) {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         let pointer = crl.handle.pointer
@@ -153,13 +214,16 @@ package enum RevocationOpenSSL {
         guard let key = X509_get0_pubkey(issuer.handle.pointer), X509_CRL_verify(pointer, key) == 1 else {
             return (nil, "\(source) is not signed by '\(issuer.subject)'")
         }
-        guard crl.thisUpdate <= time.addingTimeInterval(skew) else { return (nil, "\(source) was issued after the validation time") }
+        guard crl.thisUpdate <= time.addingTimeInterval(skew) else {
+            return (nil, "\(source) was issued after the validation time")
+        }
         if let next = crl.nextUpdate, next < time.addingTimeInterval(-skew) {
             return (nil, "\(source) is out of date (nextUpdate \(next))")
         }
         var entry: OpaquePointer?
         if X509_CRL_get0_by_cert(pointer, &entry, certificate.handle.pointer) == 1, let entry {
-            guard let revoked = X509_REVOKED_get0_revocationDate(entry), let date = TimestampOpenSSL.date(revoked) else {
+            guard let revoked = X509_REVOKED_get0_revocationDate(entry), let date = TimestampOpenSSL.date(revoked)
+            else {
                 return (nil, "\(source) lists the certificate without a readable revocation date")
             }
             return (RevocationStatus(state: .revoked, revocationTime: date, source: source), nil)

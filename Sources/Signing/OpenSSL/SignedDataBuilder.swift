@@ -41,15 +41,28 @@ enum SignedDataBuilder {
     ///   - localKey: the OpenSSL private key, or nil to prepare for an external signature.
     ///   - scheme: the external key's scheme; `.rsaPSS` makes the SignerInfo's algorithm RSASSA-PSS
     ///     (RFC 4056: MGF1 with the same digest, salt as long as the digest). Ignored for local keys.
-    static func prepare(digest: [UInt8], attachedContent: [UInt8]?, certificate: Certificate, chain: [Certificate],
-                        localKey: EVPKeyHandle?, format: SignatureFormat, digestAlgorithm: DigestAlgorithm,
-                        signingTime: Date?, signingCertificateAttribute: [UInt8]? = nil,
-                        scheme: SignatureScheme? = nil) throws -> Prepared {
+    static func prepare(
+        digest: [UInt8],
+        attachedContent: [UInt8]?,
+        certificate: Certificate,
+        chain: [Certificate],
+        localKey: EVPKeyHandle?,
+        format: SignatureFormat,
+        digestAlgorithm: DigestAlgorithm,
+        signingTime: Date?,
+        signingCertificateAttribute: [UInt8]? = nil,
+        scheme: SignatureScheme? = nil
+    ) throws -> Prepared {
         guard digest.count == digestAlgorithm.outputByteCount else {
-            throw CertificateProviderError.invalidParameter("a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)")
+            throw CertificateProviderError.invalidParameter(
+                "a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)"
+            )
         }
         guard format == .cms || format == .cadesBES else {
-            throw CertificateProviderError(.unsupportedAlgorithm, "signature format '\(format)' is not supported; use cms or cades")
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "signature format '\(format)' is not supported; use cms or cades"
+            )
         }
         let md = try digestAlgorithm.evpMD()
         OpenSSLErrorQueue.clear()
@@ -67,27 +80,48 @@ enum SignedDataBuilder {
             signerKey = localKey
         } else {
             guard let publicKey = X509_get_pubkey(certificate.handle.pointer) else {
-                throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "the signer certificate's public key cannot be read")
+                throw OpenSSLErrorQueue.error(
+                    .unsupportedAlgorithm,
+                    "the signer certificate's public key cannot be read"
+                )
             }
             signerKey = EVPKeyHandle(takingOwnershipOf: publicKey)
         }
         var signerFlags = UInt32(CMS_PARTIAL | CMS_BINARY | CMS_NOSMIMECAP)
         if format == .cadesBES && signingCertificateAttribute == nil { signerFlags |= UInt32(CMS_CADES) }
-        guard let signerInfo = CMS_add1_signer(cms.pointer, certificate.handle.pointer, signerKey.pointer, md, signerFlags) else {
+        guard
+            let signerInfo = CMS_add1_signer(
+                cms.pointer,
+                certificate.handle.pointer,
+                signerKey.pointer,
+                md,
+                signerFlags
+            )
+        else {
             let entries = OpenSSLErrorQueue.drainEntries()
-            if entries.contains(where: { $0.library == ERR_LIB_CMS && $0.reason == CMS_R_PRIVATE_KEY_DOES_NOT_MATCH_CERTIFICATE }) {
-                throw CertificateProviderError(.keyCertificateMismatch, "the signing key does not belong to the certificate '\(certificate.subject)'",
-                                               openSSLErrors: entries.map(\.text))
+            if entries.contains(where: {
+                $0.library == ERR_LIB_CMS && $0.reason == CMS_R_PRIVATE_KEY_DOES_NOT_MATCH_CERTIFICATE
+            }) {
+                throw CertificateProviderError(
+                    .keyCertificateMismatch,
+                    "the signing key does not belong to the certificate '\(certificate.subject)'",
+                    openSSLErrors: entries.map(\.text)
+                )
             }
-            throw CertificateProviderError(.unsupportedAlgorithm, "OpenSSL cannot sign \(digestAlgorithm.displayName) digests with a \(certificate.publicKeyAlgorithm) key",
-                                           openSSLErrors: entries.map(\.text))
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "OpenSSL cannot sign \(digestAlgorithm.displayName) digests with a \(certificate.publicKeyAlgorithm) key",
+                openSSLErrors: entries.map(\.text)
+            )
         }
         if localKey == nil, scheme == .rsaPSS { try setPSSAlgorithm(signerInfo, digestAlgorithm: digestAlgorithm) }
         for issuer in chain where CMS_add1_cert(cms.pointer, issuer.handle.pointer) == 0 {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the chain certificate '\(issuer.subject)'")
         }
         try addAttributes(signerInfo, digest: digest, signingTime: signingTime)
-        if format == .cadesBES, let signingCertificateAttribute { try addSigningCertificate(signingCertificateAttribute, to: signerInfo) }
+        if format == .cadesBES, let signingCertificateAttribute {
+            try addSigningCertificate(signingCertificateAttribute, to: signerInfo)
+        }
         if let attachedContent { try embed(attachedContent, in: cms) }
 
         if localKey != nil {
@@ -96,9 +130,16 @@ enum SignedDataBuilder {
             }
             return .finished(try cms.derBytes())
         }
-        return .pending(Pending(cms: cms, signerInfo: signerInfo, signedAttributes: try signedAttributesDER(signerInfo),
-                                 publicKey: signerKey, digestAlgorithm: digestAlgorithm,
-                                 scheme: scheme ?? SignatureScheme.default(for: certificate.publicKeyAlgorithm)))
+        return .pending(
+            Pending(
+                cms: cms,
+                signerInfo: signerInfo,
+                signedAttributes: try signedAttributesDER(signerInfo),
+                publicKey: signerKey,
+                digestAlgorithm: digestAlgorithm,
+                scheme: scheme ?? SignatureScheme.default(for: certificate.publicKeyAlgorithm)
+            )
+        )
     }
 
     /// Puts an external signature into a pending SignerInfo, checks it, and encodes the result.
@@ -106,29 +147,46 @@ enum SignedDataBuilder {
     static func finish(_ pending: Pending, signature: [UInt8]) throws -> [UInt8] {
         OpenSSLErrorQueue.clear()
         guard !signature.isEmpty, signature.count <= Int(Int32.max),
-              let slot = CMS_SignerInfo_get0_signature(pending.signerInfo),
-              ASN1_STRING_set(slot, signature, Int32(signature.count)) == 1 else {
+            let slot = CMS_SignerInfo_get0_signature(pending.signerInfo),
+            ASN1_STRING_set(slot, signature, Int32(signature.count)) == 1
+        else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not store the key's signature in the CMS structure")
         }
-        guard isValid(signature, over: pending.signedAttributes, publicKey: pending.publicKey, digestAlgorithm: pending.digestAlgorithm,
-                      pss: pending.scheme == .rsaPSS) else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "the signing key returned a signature that does not verify with the signer certificate")
+        guard
+            isValid(
+                signature,
+                over: pending.signedAttributes,
+                publicKey: pending.publicKey,
+                digestAlgorithm: pending.digestAlgorithm,
+                pss: pending.scheme == .rsaPSS
+            )
+        else {
+            throw OpenSSLErrorQueue.error(
+                .cryptoFailure,
+                "the signing key returned a signature that does not verify with the signer certificate"
+            )
         }
         return try pending.cms.derBytes()
     }
 
     /// Checks an external signature with the certificate's key (PKCS#1 v1.5, PSS or ECDSA), as a CMS
     /// verifier will.
-    private static func isValid(_ signature: [UInt8], over data: [UInt8], publicKey: EVPKeyHandle, digestAlgorithm: DigestAlgorithm,
-                                pss: Bool) -> Bool {
+    private static func isValid(
+        _ signature: [UInt8],
+        over data: [UInt8],
+        publicKey: EVPKeyHandle,
+        digestAlgorithm: DigestAlgorithm,
+        pss: Bool
+    ) -> Bool {
         guard let md = try? digestAlgorithm.evpMD(), let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
         var keyContext: OpaquePointer?
         guard EVP_DigestVerifyInit(context, &keyContext, md, nil, publicKey.pointer) == 1 else { return false }
         if pss {
             guard let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
-                  EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1,
-                  EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, md) == 1 else { return false }
+                EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1,
+                EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, md) == 1
+            else { return false }
         }
         return EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
     }
@@ -136,7 +194,9 @@ enum SignedDataBuilder {
     /// Makes the SignerInfo's signature algorithm RSASSA-PSS (RFC 4056) with `digestAlgorithm`, MGF1
     /// with the same digest and a salt as long as the digest, encoded by OpenSSL's RSA_PSS_PARAMS.
     private static func setPSSAlgorithm(_ signerInfo: OpaquePointer, digestAlgorithm: DigestAlgorithm) throws {
-        func failure() -> CertificateProviderError { OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the RSASSA-PSS parameters") }
+        func failure() -> CertificateProviderError {
+            OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the RSASSA-PSS parameters")
+        }
         guard let parameters = RSA_PSS_PARAMS_new() else { throw failure() }
         defer { RSA_PSS_PARAMS_free(parameters) }
         guard let hash = X509_ALGOR_new() else { throw failure() }
@@ -150,7 +210,8 @@ enum SignedDataBuilder {
         parameters.pointee.maskGenAlgorithm = mgf
         guard let mgfParameter = ASN1_STRING_new() else { throw failure() }
         guard ASN1_STRING_set(mgfParameter, hashDER, hashLength) == 1,
-              X509_ALGOR_set0(mgf, OBJ_nid2obj(NID_mgf1), V_ASN1_SEQUENCE, UnsafeMutableRawPointer(mgfParameter)) == 1 else {
+            X509_ALGOR_set0(mgf, OBJ_nid2obj(NID_mgf1), V_ASN1_SEQUENCE, UnsafeMutableRawPointer(mgfParameter)) == 1
+        else {
             ASN1_STRING_free(mgfParameter)
             throw failure()
         }
@@ -165,7 +226,9 @@ enum SignedDataBuilder {
         CMS_SignerInfo_get0_algs(signerInfo, nil, nil, nil, &algorithm)
         guard let algorithm, let sequence = ASN1_STRING_new() else { throw failure() }
         guard ASN1_STRING_set(sequence, parametersDER, parametersLength) == 1,
-              X509_ALGOR_set0(algorithm, OBJ_nid2obj(NID_rsassaPss), V_ASN1_SEQUENCE, UnsafeMutableRawPointer(sequence)) == 1 else {
+            X509_ALGOR_set0(algorithm, OBJ_nid2obj(NID_rsassaPss), V_ASN1_SEQUENCE, UnsafeMutableRawPointer(sequence))
+                == 1
+        else {
             ASN1_STRING_free(sequence)
             throw failure()
         }
@@ -181,12 +244,27 @@ enum SignedDataBuilder {
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signing time")
             }
             defer { ASN1_TIME_free(time) }
-            guard CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_signingTime, time.pointee.type, time, -1) == 1 else {
+            guard CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_signingTime, time.pointee.type, time, -1) == 1
+            else {
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the CMS signing time")
             }
         }
-        guard CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_contentType, V_ASN1_OBJECT, UnsafeRawPointer(OBJ_nid2obj(NID_pkcs7_data)), -1) == 1,
-              CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_messageDigest, V_ASN1_OCTET_STRING, digest, Int32(digest.count)) == 1 else {
+        guard
+            CMS_signed_add1_attr_by_NID(
+                signerInfo,
+                NID_pkcs9_contentType,
+                V_ASN1_OBJECT,
+                UnsafeRawPointer(OBJ_nid2obj(NID_pkcs7_data)),
+                -1
+            ) == 1,
+            CMS_signed_add1_attr_by_NID(
+                signerInfo,
+                NID_pkcs9_messageDigest,
+                V_ASN1_OCTET_STRING,
+                digest,
+                Int32(digest.count)
+            ) == 1
+        else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the CMS signed attributes")
         }
     }
@@ -203,16 +281,22 @@ enum SignedDataBuilder {
         defer { ESS_SIGNING_CERT_V2_free(value) }
         var output: UnsafeMutablePointer<UInt8>?
         let length = i2d_ESS_SIGNING_CERT_V2(value, &output)
-        guard length > 0, let output else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the ESS signing-certificate-v2 attribute") }
+        guard length > 0, let output else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the ESS signing-certificate-v2 attribute")
+        }
         defer { COpenSSLShims_OPENSSL_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
 
     private static func addSigningCertificate(_ der: [UInt8], to signerInfo: OpaquePointer) throws {
-        guard let sequence = ASN1_STRING_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate an ASN.1 string") }
+        guard let sequence = ASN1_STRING_new() else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate an ASN.1 string")
+        }
         defer { ASN1_STRING_free(sequence) }
         guard ASN1_STRING_set(sequence, der, Int32(der.count)) == 1,
-              CMS_signed_add1_attr_by_NID(signerInfo, NID_id_smime_aa_signingCertificateV2, V_ASN1_SEQUENCE, sequence, -1) == 1 else {
+            CMS_signed_add1_attr_by_NID(signerInfo, NID_id_smime_aa_signingCertificateV2, V_ASN1_SEQUENCE, sequence, -1)
+                == 1
+        else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the ESS signing-certificate-v2 attribute")
         }
     }
@@ -222,10 +306,15 @@ enum SignedDataBuilder {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not embed the content in the CMS structure")
         }
         if slot.pointee == nil { slot.pointee = ASN1_OCTET_STRING_new() }
-        guard let octets = slot.pointee else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate the embedded content") }
+        guard let octets = slot.pointee else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate the embedded content")
+        }
         // ASN1_STRING_set copies; a zero-length set still needs a valid pointer.
-        let stored = content.isEmpty ? ASN1_STRING_set(octets, "", 0) : ASN1_STRING_set(octets, content, Int32(content.count))
-        guard stored == 1 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not embed the content in the CMS structure") }
+        let stored =
+            content.isEmpty ? ASN1_STRING_set(octets, "", 0) : ASN1_STRING_set(octets, content, Int32(content.count))
+        guard stored == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not embed the content in the CMS structure")
+        }
         octets.pointee.flags &= ~Int(ASN1_STRING_FLAG_CONT)
     }
 
@@ -238,13 +327,17 @@ enum SignedDataBuilder {
         // The stack only borrows the attributes; they stay owned by the SignerInfo.
         defer { COpenSSLShims_sk_X509_ATTRIBUTE_free(stack) }
         for index in 0..<CMS_signed_get_attr_count(signerInfo) {
-            guard let attribute = CMS_signed_get_attr(signerInfo, index), COpenSSLShims_sk_X509_ATTRIBUTE_push(stack, attribute) > 0 else {
+            guard let attribute = CMS_signed_get_attr(signerInfo, index),
+                COpenSSLShims_sk_X509_ATTRIBUTE_push(stack, attribute) > 0
+            else {
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "could not collect the signed attributes")
             }
         }
         var output: UnsafeMutablePointer<UInt8>?
         let length = ASN1_item_i2d(stack, &output, PKCS7_ATTR_SIGN_it())
-        guard length > 0, let output else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signed attributes") }
+        guard length > 0, let output else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signed attributes")
+        }
         defer { COpenSSLShims_OPENSSL_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }

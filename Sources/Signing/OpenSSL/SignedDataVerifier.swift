@@ -36,10 +36,19 @@ enum SignedDataVerifier {
         func result(_ failure: VerificationFailure?, signers: [SignerVerification] = []) -> VerificationResult {
             let first = signers.first
             let fallbackChain = certificates
-            return VerificationResult(failure: failure, signerCertificate: first?.signerCertificate, signingTime: first?.signingTime,
-                                      digestAlgorithm: first?.digestAlgorithm, format: first?.format, isDetached: isDetached,
-                                      chainChecked: first?.chainChecked ?? false, chain: first?.chain ?? fallbackChain,
-                                      embeddedContent: embeddedContent, signers: signers, validationTime: validationTime)
+            return VerificationResult(
+                failure: failure,
+                signerCertificate: first?.signerCertificate,
+                signingTime: first?.signingTime,
+                digestAlgorithm: first?.digestAlgorithm,
+                format: first?.format,
+                isDetached: isDetached,
+                chainChecked: first?.chainChecked ?? false,
+                chain: first?.chain ?? fallbackChain,
+                embeddedContent: embeddedContent,
+                signers: signers,
+                validationTime: validationTime
+            )
         }
     }
 
@@ -60,22 +69,42 @@ enum SignedDataVerifier {
 
         func result(_ failure: VerificationFailure?) -> SignerVerification {
             let fallbackChain = signer.map { signer in [signer] + certificates.filter { $0 != signer } } ?? certificates
-            return SignerVerification(failure: failure, signerCertificate: signer, signingTime: signingTime, digestAlgorithm: digestAlgorithm,
-                                      digestAlgorithmName: digestAlgorithmName, signatureAlgorithmName: signatureAlgorithmName,
-                                      format: format, chainChecked: chainChecked && failure == nil,
-                                      chain: failure == nil && chainChecked ? chain : fallbackChain, checkedAt: checkedAt,
-                                      timestamp: timestamp, revocation: revocation)
+            return SignerVerification(
+                failure: failure,
+                signerCertificate: signer,
+                signingTime: signingTime,
+                digestAlgorithm: digestAlgorithm,
+                digestAlgorithmName: digestAlgorithmName,
+                signatureAlgorithmName: signatureAlgorithmName,
+                format: format,
+                chainChecked: chainChecked && failure == nil,
+                chain: failure == nil && chainChecked ? chain : fallbackChain,
+                checkedAt: checkedAt,
+                timestamp: timestamp,
+                revocation: revocation
+            )
         }
     }
 
-    static func verify(signature: [UInt8], content: Content, trustAnchors: [Certificate], policy: ValidationPolicy) -> VerificationResult {
+    static func verify(
+        signature: [UInt8],
+        content: Content,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy
+    ) -> VerificationResult {
         GOSTEngine.load()
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         var envelope = Envelope(validationTime: policy.validationTime ?? Date())
         guard let cms = parse(signature) else {
-            return envelope.result(failure(.malformed, signature.isEmpty ? "the signature file is empty"
-                                               : "the data is not a CMS signature (corrupt, truncated or another format)"))
+            return envelope.result(
+                failure(
+                    .malformed,
+                    signature.isEmpty
+                        ? "the signature file is empty"
+                        : "the data is not a CMS signature (corrupt, truncated or another format)"
+                )
+            )
         }
         let infos = signerInfos(cms)
         guard OBJ_obj2nid(CMS_get0_type(cms.pointer)) == NID_pkcs7_signed, !infos.isEmpty else {
@@ -84,7 +113,9 @@ enum SignedDataVerifier {
         envelope.isDetached = CMS_is_detached(cms.pointer) == 1
         envelope.certificates = embeddedCertificates(cms)
         if !envelope.isDetached, let slot = CMS_get0_content(cms.pointer), let octets = slot.pointee {
-            envelope.embeddedContent = octets.pointee.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(octets.pointee.length))) } ?? []
+            envelope.embeddedContent =
+                octets.pointee.data.map { Array(UnsafeBufferPointer(start: $0, count: Int(octets.pointee.length))) }
+                ?? []
         }
 
         // An attached signature is verified over the content it embeds; a document given beside it
@@ -94,15 +125,23 @@ enum SignedDataVerifier {
             switch sameBytes(embedded, content) {
             case true?, nil: break
             case false?:
-                contentFailure = VerificationFailure(.contentChanged, "the document given beside the signature is not the content the signature embeds: one of them was changed")
+                contentFailure = VerificationFailure(
+                    .contentChanged,
+                    "the document given beside the signature is not the content the signature embeds: one of them was changed"
+                )
             }
         }
 
         _ = CMS_set1_signers_certs(cms.pointer, nil, 0)
         ERR_clear_error()
         let contentChecks = checkContent(cms, infos, content: envelope.isDetached ? content : .none)
-        let context = Context(certificates: envelope.certificates, trustAnchors: trustAnchors, policy: policy,
-                              validationTime: envelope.validationTime, signerCount: infos.count)
+        let context = Context(
+            certificates: envelope.certificates,
+            trustAnchors: trustAnchors,
+            policy: policy,
+            validationTime: envelope.validationTime,
+            signerCount: infos.count
+        )
         var signers: [SignerVerification] = []
         for (index, info) in infos.enumerated() {
             signers.append(verifySigner(info, context: context.forSigner(index), contentCheck: contentChecks[index]))
@@ -113,8 +152,14 @@ enum SignedDataVerifier {
         }
         guard signers.count > 1 else { return envelope.result(failure, signers: signers) }
         let who = signers[index].signerCertificate.map { " ('\($0.subject)')" } ?? ""
-        return envelope.result(VerificationFailure(failure.code, "signer \(index + 1) of \(signers.count)\(who): \(failure.reason)",
-                                                   openSSLErrors: failure.openSSLErrors), signers: signers)
+        return envelope.result(
+            VerificationFailure(
+                failure.code,
+                "signer \(index + 1) of \(signers.count)\(who): \(failure.reason)",
+                openSSLErrors: failure.openSSLErrors
+            ),
+            signers: signers
+        )
     }
 
     // MARK: One signer
@@ -144,11 +189,16 @@ enum SignedDataVerifier {
         }
     }
 
-    private static func verifySigner(_ info: OpaquePointer, context: Context, contentCheck: ContentCheck) -> SignerVerification {
+    private static func verifySigner(
+        _ info: OpaquePointer,
+        context: Context,
+        contentCheck: ContentCheck
+    ) -> SignerVerification {
         var facts = SignerFacts()
         facts.certificates = context.certificates
         facts.signingTime = signingTime(info)
-        let hasESS = CMS_signed_get_attr_by_NID(info, NID_id_smime_aa_signingCertificateV2, -1) >= 0
+        let hasESS =
+            CMS_signed_get_attr_by_NID(info, NID_id_smime_aa_signingCertificateV2, -1) >= 0
             || CMS_signed_get_attr_by_NID(info, NID_id_smime_aa_signingCertificate, -1) >= 0
         facts.format = hasESS ? .cadesBES : .cms
 
@@ -167,13 +217,19 @@ enum SignedDataVerifier {
         } catch let error as CertificateProviderError where error.code == .unsupportedAlgorithm {
             // The signer's key or the digest needs an algorithm this OpenSSL lacks (GOST without
             // the gost engine): say what to install rather than "damaged" or "missing".
-            return facts.result(VerificationFailure(.unsupportedAlgorithm, error.reason, openSSLErrors: error.openSSLErrors))
+            return facts.result(
+                VerificationFailure(.unsupportedAlgorithm, error.reason, openSSLErrors: error.openSSLErrors)
+            )
         } catch {
             parsedSigner = nil
         }
         guard let signer = parsedSigner else {
-            return facts.result(failure(.signerCertificateMissing,
-                                        "the signature does not contain the certificate of its signer (it was removed or replaced)"))
+            return facts.result(
+                failure(
+                    .signerCertificateMissing,
+                    "the signature does not contain the certificate of its signer (it was removed or replaced)"
+                )
+            )
         }
         facts.signer = signer
 
@@ -181,8 +237,13 @@ enum SignedDataVerifier {
         if CMS_signed_get_attr_count(info) >= 0 {
             ERR_clear_error()
             if CMS_SignerInfo_verify(info) != 1 {
-                return facts.result(VerificationFailure(.signatureInvalid, "the signature value does not verify with the signer's key: the signature was altered",
-                                                        openSSLErrors: OpenSSLErrorQueue.drain()))
+                return facts.result(
+                    VerificationFailure(
+                        .signatureInvalid,
+                        "the signature value does not verify with the signer's key: the signature was altered",
+                        openSSLErrors: OpenSSLErrorQueue.drain()
+                    )
+                )
             }
         }
 
@@ -190,53 +251,102 @@ enum SignedDataVerifier {
         switch contentCheck {
         case .verified: break
         case .changed(let errors):
-            return facts.result(VerificationFailure(.contentChanged, "the document does not match the signature: it was changed after signing",
-                                                    openSSLErrors: errors))
+            return facts.result(
+                VerificationFailure(
+                    .contentChanged,
+                    "the document does not match the signature: it was changed after signing",
+                    openSSLErrors: errors
+                )
+            )
         case .missing:
-            return facts.result(VerificationFailure(.contentMissing, "the signature is detached: give the signed document to check it"))
+            return facts.result(
+                VerificationFailure(.contentMissing, "the signature is detached: give the signed document to check it")
+            )
         case .unreadable:
             return facts.result(VerificationFailure(.contentMissing, "the signed document cannot be read"))
         case .damaged(let errors):
-            return facts.result(VerificationFailure(.malformed, "the signature cannot be checked: its structure is damaged", openSSLErrors: errors))
+            return facts.result(
+                VerificationFailure(
+                    .malformed,
+                    "the signature cannot be checked: its structure is damaged",
+                    openSSLErrors: errors
+                )
+            )
         }
 
         // 3. ESS signing-certificate(-v2): the certificate is the one the signer signed.
         if let swapped = checkESS(info, signer: signer) { return facts.result(swapped) }
 
         // 4. Algorithms and key sizes.
-        if let weak = weakAlgorithm(digestNID: digestNID, digestName: facts.digestAlgorithmName, signatureAlgor: signatureAlgor,
-                                    signer: signer, policy: context.policy.algorithms) {
+        if let weak = weakAlgorithm(
+            digestNID: digestNID,
+            digestName: facts.digestAlgorithmName,
+            signatureAlgor: signatureAlgor,
+            signer: signer,
+            policy: context.policy.algorithms
+        ) {
             return facts.result(weak)
         }
 
         // 5. The certificate is meant for signing.
-        if context.policy.requiresSigningKeyUsage, let unfit = signingPurposeFailure(signer) { return facts.result(unfit) }
+        if context.policy.requiresSigningKeyUsage, let unfit = signingPurposeFailure(signer) {
+            return facts.result(unfit)
+        }
 
         // 6. The time to check at: a valid trusted timestamp's proven time inside the certificate's
         //    validity, else the validation time. signingTime is a claim and plays no part.
-        let signerContext = SignerContext(signerInfo: info, signer: signer, index: context.index, certificates: context.certificates,
-                                          trustAnchors: context.trustAnchors, timestampTrustAnchors: context.timestampTrustAnchors,
-                                          policy: context.policy, validationTime: context.validationTime)
+        let signerContext = SignerContext(
+            signerInfo: info,
+            signer: signer,
+            index: context.index,
+            certificates: context.certificates,
+            trustAnchors: context.trustAnchors,
+            timestampTrustAnchors: context.timestampTrustAnchors,
+            policy: context.policy,
+            validationTime: context.validationTime
+        )
         facts.timestamp = signatureTimestamp(for: signerContext)
         var provenTime: Date?
         if let timestamp = facts.timestamp {
             guard timestamp.isValid else {
                 let reason = timestamp.failure?.reason ?? "it does not verify"
-                return facts.result(VerificationFailure(.timestampInvalid, "the signature timestamp is not valid: \(reason)",
-                                                        openSSLErrors: timestamp.failure?.openSSLErrors ?? []))
+                return facts.result(
+                    VerificationFailure(
+                        .timestampInvalid,
+                        "the signature timestamp is not valid: \(reason)",
+                        openSSLErrors: timestamp.failure?.openSSLErrors ?? []
+                    )
+                )
             }
-            if signer.isValid(at: timestamp.time) && timestamp.time <= context.validationTime { provenTime = timestamp.time }
+            if signer.isValid(at: timestamp.time) && timestamp.time <= context.validationTime {
+                provenTime = timestamp.time
+            }
         }
         let checkTime = provenTime ?? context.validationTime
         facts.checkedAt = checkTime
         if !signer.isValid(at: checkTime) {
-            return facts.result(VerificationFailure(.signerExpired, validityReason(signer, at: checkTime, proven: provenTime != nil,
-                                                                                   claimed: facts.signingTime)))
+            return facts.result(
+                VerificationFailure(
+                    .signerExpired,
+                    validityReason(
+                        signer,
+                        at: checkTime,
+                        proven: provenTime != nil,
+                        claimed: facts.signingTime
+                    )
+                )
+            )
         }
 
         // 7. The chain, at the same time.
         if !context.trustAnchors.isEmpty {
-            switch verifyChain(signer: signer, untrusted: context.certificates, anchors: context.trustAnchors, at: checkTime, proven: provenTime != nil) {
+            switch verifyChain(
+                signer: signer,
+                untrusted: context.certificates,
+                anchors: context.trustAnchors,
+                at: checkTime,
+                proven: provenTime != nil
+            ) {
             case .success(let chain):
                 facts.chain = chain
                 facts.chainChecked = true
@@ -248,7 +358,11 @@ enum SignedDataVerifier {
 
         // 8. Revocation, only when asked.
         if context.policy.wantsRevocation {
-            let status = revocationStatus(chain: facts.chainChecked ? facts.chain : [signer], provenTime: provenTime, context: signerContext)
+            let status = revocationStatus(
+                chain: facts.chainChecked ? facts.chain : [signer],
+                provenTime: provenTime,
+                context: signerContext
+            )
             facts.revocation = status
             switch status.state {
             case .good:
@@ -258,10 +372,19 @@ enum SignedDataVerifier {
                 // certificate was still good.
                 if let provenTime, let revoked = status.revocationTime, provenTime < revoked { break }
                 let when = status.revocationTime.map { " on \($0)" } ?? ""
-                return facts.result(VerificationFailure(.signerRevoked, "the signer's certificate was revoked\(when) (\(status.source))"))
+                return facts.result(
+                    VerificationFailure(
+                        .signerRevoked,
+                        "the signer's certificate was revoked\(when) (\(status.source))"
+                    )
+                )
             default:
-                return facts.result(VerificationFailure(.revocationUnknown,
-                                                        "revocation was asked for and no usable answer could be had (\(status.source))"))
+                return facts.result(
+                    VerificationFailure(
+                        .revocationUnknown,
+                        "revocation was asked for and no usable answer could be had (\(status.source))"
+                    )
+                )
             }
         }
         return facts.result(nil)
@@ -296,8 +419,13 @@ enum SignedDataVerifier {
     }
 
     private static func signerInfos(_ cms: CMSContentInfoHandle) -> [OpaquePointer] {
-        guard let infos = CMS_get0_SignerInfos(cms.pointer) else { ERR_clear_error(); return [] }
-        return (0..<COpenSSLShims_sk_CMS_SignerInfo_num(infos)).compactMap { COpenSSLShims_sk_CMS_SignerInfo_value(infos, $0) }
+        guard let infos = CMS_get0_SignerInfos(cms.pointer) else {
+            ERR_clear_error()
+            return []
+        }
+        return (0..<COpenSSLShims_sk_CMS_SignerInfo_num(infos)).compactMap {
+            COpenSSLShims_sk_CMS_SignerInfo_value(infos, $0)
+        }
     }
 
     private static func withContentBIO<R>(_ content: Content, _ body: (OpaquePointer?) -> R) throws -> R {
@@ -332,7 +460,8 @@ enum SignedDataVerifier {
                 do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch { return false }
                 if chunk.isEmpty { return offset == embedded.count }
                 guard offset + chunk.count <= embedded.count,
-                      chunk.elementsEqual(embedded[offset..<(offset + chunk.count)]) else { return false }
+                    chunk.elementsEqual(embedded[offset..<(offset + chunk.count)])
+                else { return false }
                 offset += chunk.count
             }
         }
@@ -340,7 +469,11 @@ enum SignedDataVerifier {
 
     /// Streams the content (the embedded one when `content` is `.none`) once through the digests
     /// of the SignedData and checks each signer's content digest against it.
-    private static func checkContent(_ cms: CMSContentInfoHandle, _ infos: [OpaquePointer], content: Content) -> [ContentCheck] {
+    private static func checkContent(
+        _ cms: CMSContentInfoHandle,
+        _ infos: [OpaquePointer],
+        content: Content
+    ) -> [ContentCheck] {
         if CMS_is_detached(cms.pointer) == 1, case .none = content { return infos.map { _ in .missing } }
         let checks: [ContentCheck]? = try? withContentBIO(content) { source in
             ERR_clear_error()
@@ -371,7 +504,10 @@ enum SignedDataVerifier {
     }
 
     private static func embeddedCertificates(_ cms: CMSContentInfoHandle) -> [Certificate] {
-        guard let stack = CMS_get1_certs(cms.pointer) else { ERR_clear_error(); return [] }
+        guard let stack = CMS_get1_certs(cms.pointer) else {
+            ERR_clear_error()
+            return []
+        }
         defer { COpenSSLShims_sk_X509_pop_free(stack) }
         return (try? certificates(fromX509Stack: stack)) ?? []
     }
@@ -379,9 +515,12 @@ enum SignedDataVerifier {
     private static func signingTime(_ signerInfo: OpaquePointer) -> Date? {
         let location = CMS_signed_get_attr_by_NID(signerInfo, NID_pkcs9_signingTime, -1)
         guard location >= 0, let attribute = CMS_signed_get_attr(signerInfo, location),
-              let value = X509_ATTRIBUTE_get0_type(attribute, 0) else { return nil }
+            let value = X509_ATTRIBUTE_get0_type(attribute, 0)
+        else { return nil }
         let type = value.pointee.type
-        guard type == V_ASN1_UTCTIME || type == V_ASN1_GENERALIZEDTIME, let time = value.pointee.value.utctime else { return nil }
+        guard type == V_ASN1_UTCTIME || type == V_ASN1_GENERALIZEDTIME, let time = value.pointee.value.utctime else {
+            return nil
+        }
         var components = tm()
         guard ASN1_TIME_to_tm(time, &components) == 1 else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(timegm(&components)))
@@ -440,7 +579,10 @@ enum SignedDataVerifier {
             guard parameterType == V_ASN1_SEQUENCE, let parameter else { return NID_sha1 }
             let sequence = parameter.assumingMemoryBound(to: ASN1_STRING.self)
             var cursor = UnsafePointer(sequence.pointee.data)
-            guard let parameters = d2i_RSA_PSS_PARAMS(nil, &cursor, Int(sequence.pointee.length)) else { ERR_clear_error(); return nil }
+            guard let parameters = d2i_RSA_PSS_PARAMS(nil, &cursor, Int(sequence.pointee.length)) else {
+                ERR_clear_error()
+                return nil
+            }
             defer { RSA_PSS_PARAMS_free(parameters) }
             guard let hash = parameters.pointee.hashAlgorithm else { return NID_sha1 }
             return algorithmNID(hash)
@@ -450,26 +592,49 @@ enum SignedDataVerifier {
         return digest
     }
 
-    private static func weakAlgorithm(digestNID: Int32, digestName name: String?, signatureAlgor: UnsafeMutablePointer<X509_ALGOR>?,
-                                      signer: Certificate, policy: AlgorithmPolicy) -> VerificationFailure? {
+    private static func weakAlgorithm(
+        digestNID: Int32,
+        digestName name: String?,
+        signatureAlgor: UnsafeMutablePointer<X509_ALGOR>?,
+        signer: Certificate,
+        policy: AlgorithmPolicy
+    ) -> VerificationFailure? {
         if let name, policy.refusedDigests.contains(name) {
-            return VerificationFailure(.weakAlgorithm, "the signature uses the message digest \(name.uppercased()), which is no longer secure (collisions can be made)")
+            return VerificationFailure(
+                .weakAlgorithm,
+                "the signature uses the message digest \(name.uppercased()), which is no longer secure (collisions can be made)"
+            )
         }
-        if let nid = signatureDigestNID(signatureAlgor), let inner = digestName(nid: nid), policy.refusedDigests.contains(inner) {
+        if let nid = signatureDigestNID(signatureAlgor), let inner = digestName(nid: nid),
+            policy.refusedDigests.contains(inner)
+        {
             let algorithm = algorithmName(signatureAlgor, long: true) ?? inner
-            return VerificationFailure(.weakAlgorithm, "the signature algorithm \(algorithm) uses \(inner.uppercased()), which is no longer secure")
+            return VerificationFailure(
+                .weakAlgorithm,
+                "the signature algorithm \(algorithm) uses \(inner.uppercased()), which is no longer secure"
+            )
         }
         return weakKey(signer, role: "the signer's", policy: policy)
     }
 
-    private static func weakKey(_ certificate: Certificate, role: String, policy: AlgorithmPolicy) -> VerificationFailure? {
+    private static func weakKey(
+        _ certificate: Certificate,
+        role: String,
+        policy: AlgorithmPolicy
+    ) -> VerificationFailure? {
         let algorithm = certificate.publicKeyAlgorithm
         let bits = certificate.publicKeySize
         if algorithm.isRSA, bits < policy.minimumRSAKeyBits {
-            return VerificationFailure(.weakAlgorithm, "\(role) RSA key has \(bits) bits ('\(certificate.subject)'); at least \(policy.minimumRSAKeyBits) are required")
+            return VerificationFailure(
+                .weakAlgorithm,
+                "\(role) RSA key has \(bits) bits ('\(certificate.subject)'); at least \(policy.minimumRSAKeyBits) are required"
+            )
         }
         if algorithm.isEC || algorithm.rawValue == "EC", bits < policy.minimumECKeyBits {
-            return VerificationFailure(.weakAlgorithm, "\(role) \(algorithm) key has \(bits) bits ('\(certificate.subject)'); at least \(policy.minimumECKeyBits) are required")
+            return VerificationFailure(
+                .weakAlgorithm,
+                "\(role) \(algorithm) key has \(bits) bits ('\(certificate.subject)'); at least \(policy.minimumECKeyBits) are required"
+            )
         }
         return nil
     }
@@ -478,11 +643,19 @@ enum SignedDataVerifier {
     /// the end is the caller's choice and is not judged; every certificate below it is.
     private static func weakChainAlgorithm(_ chain: [Certificate], policy: AlgorithmPolicy) -> VerificationFailure? {
         for (index, certificate) in chain.dropLast().enumerated() {
-            if index > 0, let weak = weakKey(certificate, role: "an issuing certificate's", policy: policy) { return weak }
+            if index > 0, let weak = weakKey(certificate, role: "an issuing certificate's", policy: policy) {
+                return weak
+            }
             var digest: Int32 = NID_undef
-            guard X509_get_signature_info(certificate.handle.pointer, &digest, nil, nil, nil) == 1 else { ERR_clear_error(); continue }
+            guard X509_get_signature_info(certificate.handle.pointer, &digest, nil, nil, nil) == 1 else {
+                ERR_clear_error()
+                continue
+            }
             if let name = digestName(nid: digest), policy.refusedDigests.contains(name) {
-                return VerificationFailure(.weakAlgorithm, "the certificate '\(certificate.subject)' is signed with \(name.uppercased()), which is no longer secure")
+                return VerificationFailure(
+                    .weakAlgorithm,
+                    "the certificate '\(certificate.subject)' is signed with \(name.uppercased()), which is no longer secure"
+                )
             }
         }
         return nil
@@ -492,14 +665,20 @@ enum SignedDataVerifier {
     /// (when present) must include emailProtection, documentSigning or anyExtendedKeyUsage.
     private static func signingPurposeFailure(_ certificate: Certificate) -> VerificationFailure? {
         if let usage = certificate.keyUsage, usage.isDisjoint(with: [.digitalSignature, .nonRepudiation]) {
-            return VerificationFailure(.certificateNotForSigning,
-                                       "the signer certificate '\(certificate.subject)' is not meant for signing: its key usage is \(usage.names.joined(separator: ", ")) (digitalSignature or nonRepudiation is needed)")
+            return VerificationFailure(
+                .certificateNotForSigning,
+                "the signer certificate '\(certificate.subject)' is not meant for signing: its key usage is \(usage.names.joined(separator: ", ")) (digitalSignature or nonRepudiation is needed)"
+            )
         }
         let extended = certificate.extendedKeyUsage
-        let signing: Set<ExtendedKeyUsage> = [.emailProtection, ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.36"), ExtendedKeyUsage(oid: "2.5.29.37.0")]
+        let signing: Set<ExtendedKeyUsage> = [
+            .emailProtection, ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.36"), ExtendedKeyUsage(oid: "2.5.29.37.0"),
+        ]
         if !extended.isEmpty, signing.isDisjoint(with: extended) {
-            return VerificationFailure(.certificateNotForSigning,
-                                       "the signer certificate '\(certificate.subject)' is not meant for signing documents: its extended key usage is \(extended.map(\.description).joined(separator: ", ")) (emailProtection, documentSigning or anyExtendedKeyUsage is needed)")
+            return VerificationFailure(
+                .certificateNotForSigning,
+                "the signer certificate '\(certificate.subject)' is not meant for signing documents: its extended key usage is \(extended.map(\.description).joined(separator: ", ")) (emailProtection, documentSigning or anyExtendedKeyUsage is needed)"
+            )
         }
         return nil
     }
@@ -518,20 +697,27 @@ enum SignedDataVerifier {
         for (nid, isV2) in [(NID_id_smime_aa_signingCertificateV2, true), (NID_id_smime_aa_signingCertificate, false)] {
             guard CMS_signed_get_attr_by_NID(signerInfo, nid, -1) >= 0 else { continue }
             guard let raw = CMS_signed_get0_data_by_OBJ(signerInfo, OBJ_nid2obj(nid), -3, V_ASN1_SEQUENCE),
-                  let firstOnly = firstCertificateIDOnly(raw.assumingMemoryBound(to: ASN1_STRING.self)) else {
+                let firstOnly = firstCertificateIDOnly(raw.assumingMemoryBound(to: ASN1_STRING.self))
+            else {
                 return failure(.malformed, "the signing-certificate attribute is damaged")
             }
             firstOnly.withUnsafeBufferPointer { buffer in
                 var cursor = buffer.baseAddress
-                if isV2 { v2 = d2i_ESS_SIGNING_CERT_V2(nil, &cursor, buffer.count) } else { v1 = d2i_ESS_SIGNING_CERT(nil, &cursor, buffer.count) }
+                if isV2 {
+                    v2 = d2i_ESS_SIGNING_CERT_V2(nil, &cursor, buffer.count)
+                } else {
+                    v1 = d2i_ESS_SIGNING_CERT(nil, &cursor, buffer.count)
+                }
             }
             if (isV2 ? v2 : v1) == nil { return failure(.malformed, "the signing-certificate attribute is damaged") }
         }
         guard v1 != nil || v2 != nil else { return nil }
         let matches = (try? withX509Stack([signer]) { OSSL_ESS_check_signing_certs(v1, v2, $0, 1) == 1 }) ?? false
         guard matches else {
-            return failure(.certificateSwapped,
-                           "the certificate in the signature is not the one the signer signed (ESS signing-certificate mismatch): it was swapped")
+            return failure(
+                .certificateSwapped,
+                "the certificate in the signature is not the one the signer signed (ESS signing-certificate mismatch): it was swapped"
+            )
         }
         return nil
     }
@@ -540,48 +726,78 @@ enum SignedDataVerifier {
     /// OpenSSL's generic ASN.1 codec: `SEQUENCE { certs SEQUENCE OF ESSCertID, policies OPTIONAL }`.
     private static func firstCertificateIDOnly(_ value: UnsafeMutablePointer<ASN1_STRING>) -> [UInt8]? {
         var cursor = UnsafePointer(value.pointee.data)
-        guard let outer = d2i_ASN1_SEQUENCE_ANY(nil, &cursor, Int(value.pointee.length)) else { ERR_clear_error(); return nil }
+        guard let outer = d2i_ASN1_SEQUENCE_ANY(nil, &cursor, Int(value.pointee.length)) else {
+            ERR_clear_error()
+            return nil
+        }
         defer { COpenSSLShims_sk_ASN1_TYPE_pop_free(outer) }
         guard COpenSSLShims_sk_ASN1_TYPE_num(outer) >= 1, let certs = COpenSSLShims_sk_ASN1_TYPE_value(outer, 0),
-              certs.pointee.type == V_ASN1_SEQUENCE, let certsString = certs.pointee.value.sequence else { return nil }
+            certs.pointee.type == V_ASN1_SEQUENCE, let certsString = certs.pointee.value.sequence
+        else { return nil }
         var inner = UnsafePointer(certsString.pointee.data)
-        guard let identifiers = d2i_ASN1_SEQUENCE_ANY(nil, &inner, Int(certsString.pointee.length)) else { ERR_clear_error(); return nil }
+        guard let identifiers = d2i_ASN1_SEQUENCE_ANY(nil, &inner, Int(certsString.pointee.length)) else {
+            ERR_clear_error()
+            return nil
+        }
         defer { COpenSSLShims_sk_ASN1_TYPE_pop_free(identifiers) }
         guard COpenSSLShims_sk_ASN1_TYPE_num(identifiers) >= 1 else { return nil }
-        while COpenSSLShims_sk_ASN1_TYPE_num(identifiers) > 1 { ASN1_TYPE_free(COpenSSLShims_sk_ASN1_TYPE_pop(identifiers)) }
+        while COpenSSLShims_sk_ASN1_TYPE_num(identifiers) > 1 {
+            ASN1_TYPE_free(COpenSSLShims_sk_ASN1_TYPE_pop(identifiers))
+        }
         while COpenSSLShims_sk_ASN1_TYPE_num(outer) > 1 { ASN1_TYPE_free(COpenSSLShims_sk_ASN1_TYPE_pop(outer)) }
         guard let reduced = encode({ i2d_ASN1_SEQUENCE_ANY(identifiers, &$0) }),
-              ASN1_STRING_set(certsString, reduced, Int32(reduced.count)) == 1 else { return nil }
+            ASN1_STRING_set(certsString, reduced, Int32(reduced.count)) == 1
+        else { return nil }
         return encode { i2d_ASN1_SEQUENCE_ANY(outer, &$0) }
     }
 
     private static func encode(_ body: (inout UnsafeMutablePointer<UInt8>?) -> Int32) -> [UInt8]? {
         var output: UnsafeMutablePointer<UInt8>?
         let length = body(&output)
-        guard length > 0, let output else { ERR_clear_error(); return nil }
+        guard length > 0, let output else {
+            ERR_clear_error()
+            return nil
+        }
         defer { COpenSSLShims_OPENSSL_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
 
-    private static func validityReason(_ certificate: Certificate, at date: Date, proven: Bool, claimed: Date?) -> String {
+    private static func validityReason(
+        _ certificate: Certificate,
+        at date: Date,
+        proven: Bool,
+        claimed: Date?
+    ) -> String {
         let when = proven ? "at the time its signature timestamp proves (\(date))" : "at the validation time \(date)"
         if date < certificate.notValidBefore {
-            return "the signer certificate '\(certificate.subject)' was not yet valid \(when); it is valid from \(certificate.notValidBefore)"
+            return
+                "the signer certificate '\(certificate.subject)' was not yet valid \(when); it is valid from \(certificate.notValidBefore)"
         }
-        var reason = "the signer certificate '\(certificate.subject)' had expired \(when); it was valid until \(certificate.notValidAfter)"
+        var reason =
+            "the signer certificate '\(certificate.subject)' had expired \(when); it was valid until \(certificate.notValidAfter)"
         if let claimed, certificate.isValid(at: claimed), !proven {
-            reason += ". The signature claims to be made on \(claimed), but a claimed signing time proves nothing: only a trusted signature timestamp does"
+            reason +=
+                ". The signature claims to be made on \(claimed), but a claimed signing time proves nothing: only a trusted signature timestamp does"
         }
         return reason
     }
 
-    private static func verifyChain(signer: Certificate, untrusted: [Certificate], anchors: [Certificate], at date: Date,
-                                    proven: Bool) -> ChainOutcome {
-        guard let store = X509_STORE_new() else { return .failure(failure(.untrustedSigner, "could not create a certificate store")) }
+    private static func verifyChain(
+        signer: Certificate,
+        untrusted: [Certificate],
+        anchors: [Certificate],
+        at date: Date,
+        proven: Bool
+    ) -> ChainOutcome {
+        guard let store = X509_STORE_new() else {
+            return .failure(failure(.untrustedSigner, "could not create a certificate store"))
+        }
         defer { X509_STORE_free(store) }
         for anchor in anchors { _ = X509_STORE_add_cert(store, anchor.handle.pointer) }
         ERR_clear_error()
-        guard let context = X509_STORE_CTX_new() else { return .failure(failure(.untrustedSigner, "could not create a verification context")) }
+        guard let context = X509_STORE_CTX_new() else {
+            return .failure(failure(.untrustedSigner, "could not create a verification context"))
+        }
         defer { X509_STORE_CTX_free(context) }
         let outcome: ChainOutcome? = try? withX509Stack(untrusted) { stack in
             guard X509_STORE_CTX_init(context, store, signer.handle.pointer, stack) == 1 else {
@@ -600,16 +816,29 @@ enum SignedDataVerifier {
             let code = X509_STORE_CTX_get_error(context)
             let depth = X509_STORE_CTX_get_error_depth(context)
             let text = String(cString: X509_verify_cert_error_string(Int(code)))
-            let subject = X509_STORE_CTX_get_current_cert(context).flatMap { try? Certificate(handle: X509Handle(copying: $0)).subject } ?? "?"
+            let subject =
+                X509_STORE_CTX_get_current_cert(context).flatMap {
+                    try? Certificate(handle: X509Handle(copying: $0)).subject
+                } ?? "?"
             let what = depth == 0 ? "the signer certificate" : "the issuing certificate '\(subject)'"
             let when = proven ? "the time its signature timestamp proves (\(date))" : "the validation time \(date)"
             switch code {
             case X509_V_ERR_CERT_HAS_EXPIRED, X509_V_ERR_CERT_NOT_YET_VALID:
-                return .failure(VerificationFailure(.signerExpired, "\(what) was not valid at \(when) (\(text))", openSSLErrors: OpenSSLErrorQueue.drain()))
+                return .failure(
+                    VerificationFailure(
+                        .signerExpired,
+                        "\(what) was not valid at \(when) (\(text))",
+                        openSSLErrors: OpenSSLErrorQueue.drain()
+                    )
+                )
             default:
-                return .failure(VerificationFailure(.untrustedSigner,
-                                                    "the signer's chain does not lead to a trusted certificate: \(what): \(text)",
-                                                    openSSLErrors: OpenSSLErrorQueue.drain()))
+                return .failure(
+                    VerificationFailure(
+                        .untrustedSigner,
+                        "the signer's chain does not lead to a trusted certificate: \(what): \(text)",
+                        openSSLErrors: OpenSSLErrorQueue.drain()
+                    )
+                )
             }
         }
         return outcome ?? .failure(failure(.untrustedSigner, "could not build the chain"))

@@ -65,7 +65,12 @@ extension SignedDataVerifier {
     /// in here, e.g. through a field added to ``SignerContext``. Until then it answers `.unknown`,
     /// so asking for revocation never yields a silent VALID.
     static func revocationStatus(chain: [Certificate], provenTime: Date?, context: SignerContext) -> RevocationStatus {
-        RevocationSeam.status(chain: chain, certificates: context.certificates, policy: context.policy,
-                              validationTime: context.validationTime, provenTime: provenTime)
+        RevocationSeam.status(
+            chain: chain,
+            certificates: context.certificates,
+            policy: context.policy,
+            validationTime: context.validationTime,
+            provenTime: provenTime
+        )
     }
 }

@@ -20,14 +20,21 @@ extension CMSVerifier {
     ///   - revocation: timeouts and size limits of those fetches (its `crls` and `checksOnline` are
     ///     ignored: the policy decides).
     /// - Throws: `.fileSystem` when a content file cannot be read.
-    public static func verify(signature: [UInt8], content: Document?, trustAnchors: [Certificate], policy: ValidationPolicy,
-                              fetcher: any BinaryHTTPFetching,
-                              revocation: RevocationChecker.Configuration = RevocationChecker.Configuration()) async throws -> VerificationResult {
+    public static func verify(
+        signature: [UInt8],
+        content: Document?,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy,
+        fetcher: any BinaryHTTPFetching,
+        revocation: RevocationChecker.Configuration = RevocationChecker.Configuration()
+    ) async throws -> VerificationResult {
         func run(_ policy: ValidationPolicy) throws -> VerificationResult {
             switch content?.source {
             case .none: return verify(signature: signature, content: nil, trustAnchors: trustAnchors, policy: policy)
-            case .bytes(let bytes)?: return verify(signature: signature, content: bytes, trustAnchors: trustAnchors, policy: policy)
-            case .file(let url)?: return try verify(signature: signature, contentFileAt: url, trustAnchors: trustAnchors, policy: policy)
+            case .bytes(let bytes)?:
+                return verify(signature: signature, content: bytes, trustAnchors: trustAnchors, policy: policy)
+            case .file(let url)?:
+                return try verify(signature: signature, contentFileAt: url, trustAnchors: trustAnchors, policy: policy)
             }
         }
         guard policy.checkRevocation else { return try run(policy) }
@@ -42,9 +49,16 @@ extension CMSVerifier {
         var answers: [String: RevocationStatus] = [:]
         for signer in learned.signers {
             guard let certificate = signer.signerCertificate, answers[certificate.sha256FingerprintHex] == nil,
-                  let issuer = RevocationSeam.issuer(of: certificate, chain: signer.chain, certificates: signer.chain) else { continue }
+                let issuer = RevocationSeam.issuer(of: certificate, chain: signer.chain, certificates: signer.chain)
+            else { continue }
             var problems: [String] = []
-            let status = await checker.onlineStatus(of: certificate, issuer: issuer, trustAnchors: trustAnchors, problems: &problems)
+            let status =
+                await checker.onlineStatus(
+                    of: certificate,
+                    issuer: issuer,
+                    trustAnchors: trustAnchors,
+                    problems: &problems
+                )
                 ?? RevocationStatus(state: .unknown, source: problems.joined(separator: "; "))
             answers[certificate.sha256FingerprintHex] = status
         }
@@ -60,21 +74,35 @@ enum RevocationSeam {
     /// signature's certificates whose subject is its issuer and whose key signed it.
     static func issuer(of certificate: Certificate, chain: [Certificate], certificates: [Certificate]) -> Certificate? {
         if chain.count > 1, chain[0] == certificate { return chain[1] }
-        return certificates.first { $0 != certificate && $0.subject == certificate.issuer && RevocationOpenSSL.isIssued(certificate, by: $0) }
+        return certificates.first {
+            $0 != certificate && $0.subject == certificate.issuer && RevocationOpenSSL.isIssued(certificate, by: $0)
+        }
     }
 
     /// The status for the signer of `chain` from the policy's CRLs, then the answers fetched
     /// before verification; `.unknown` naming what was tried when neither decides.
-    static func status(chain: [Certificate], certificates: [Certificate], policy: ValidationPolicy, validationTime: Date,
-                       provenTime: Date?) -> RevocationStatus {
-        guard let signer = chain.first else { return RevocationStatus(state: .unknown, source: "no signer certificate") }
+    static func status(
+        chain: [Certificate],
+        certificates: [Certificate],
+        policy: ValidationPolicy,
+        validationTime: Date,
+        provenTime: Date?
+    ) -> RevocationStatus {
+        guard let signer = chain.first else {
+            return RevocationStatus(state: .unknown, source: "no signer certificate")
+        }
         guard let issuer = issuer(of: signer, chain: chain, certificates: certificates) else {
-            return RevocationStatus(state: .unknown, source: "the issuer of '\(signer.subject)' is not known (give trust anchors with --ca)")
+            return RevocationStatus(
+                state: .unknown,
+                source: "the issuer of '\(signer.subject)' is not known (give trust anchors with --ca)"
+            )
         }
         var problems: [String] = []
         var crls: [CertificateRevocationList] = []
         for (index, bytes) in policy.crls.enumerated() {
-            do { crls += try CertificateRevocationList.lists(derOrPEM: bytes) } catch let error as CertificateProviderError {
+            do { crls += try CertificateRevocationList.lists(derOrPEM: bytes) } catch let error
+                as CertificateProviderError
+            {
                 problems.append("CRL \(index + 1): \(error.reason)")
             } catch {
                 problems.append("CRL \(index + 1): \(error)")
@@ -82,7 +110,14 @@ enum RevocationSeam {
         }
         // CRLs are judged at the validation time; a CRL issued later than a proven time still
         // lists revocations that happened before it, so the proven time only matters to the pipeline.
-        if let status = RevocationChecker.offlineStatus(of: signer, issuer: issuer, crls: crls, at: validationTime, skew: 300, problems: &problems) {
+        if let status = RevocationChecker.offlineStatus(
+            of: signer,
+            issuer: issuer,
+            crls: crls,
+            at: validationTime,
+            skew: 300,
+            problems: &problems
+        ) {
             return status
         }
         if let answer = policy.onlineRevocationAnswers[signer.sha256FingerprintHex] {

@@ -21,17 +21,30 @@ public struct CertificateRevocationList: Sendable, CustomStringConvertible {
     /// - Throws: `.malformedInput` when the bytes are not one complete DER CRL.
     public init(derEncoded der: [UInt8]) throws {
         OpenSSLErrorQueue.clear()
-        guard let crl = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-            guard buffer.count > 0 else { return nil }
-            var cursor = buffer.baseAddress
-            guard let parsed = d2i_X509_CRL(nil, &cursor, buffer.count) else { return nil }
-            guard let cursor, let base = buffer.baseAddress, cursor - base == buffer.count else { X509_CRL_free(parsed); return nil }
-            return parsed
-        }) else { throw OpenSSLErrorQueue.error(.malformedInput, "the data is not a DER X.509 CRL (corrupt, truncated or another format)") }
+        guard
+            let crl = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                guard buffer.count > 0 else { return nil }
+                var cursor = buffer.baseAddress
+                guard let parsed = d2i_X509_CRL(nil, &cursor, buffer.count) else { return nil }
+                guard let cursor, let base = buffer.baseAddress, cursor - base == buffer.count else {
+                    X509_CRL_free(parsed)
+                    return nil
+                }
+                return parsed
+            })
+        else {
+            throw OpenSSLErrorQueue.error(
+                .malformedInput,
+                "the data is not a DER X.509 CRL (corrupt, truncated or another format)"
+            )
+        }
         let handle = CRLHandle(takingOwnershipOf: crl)
         self.handle = handle
         derRepresentation = der
-        issuer = (try? MemoryBIO.collecting { _ = X509_NAME_print_ex($0, X509_CRL_get_issuer(crl), 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8()) })
+        issuer =
+            (try? MemoryBIO.collecting {
+                _ = X509_NAME_print_ex($0, X509_CRL_get_issuer(crl), 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
+            })
             .map { String(decoding: $0, as: UTF8.self) } ?? ""
         guard let last = X509_CRL_get0_lastUpdate(crl), let date = TimestampOpenSSL.date(last) else {
             throw CertificateProviderError.malformedInput("the CRL has no readable thisUpdate")
@@ -44,7 +57,9 @@ public struct CertificateRevocationList: Sendable, CustomStringConvertible {
     /// - Throws: `.malformedInput` when none can be read.
     public static func lists(derOrPEM bytes: [UInt8]) throws -> [CertificateRevocationList] {
         let marker = Array("-----BEGIN".utf8)
-        let isPEM = bytes.count >= marker.count && (0...(bytes.count - marker.count)).contains { bytes[$0..<($0 + marker.count)].elementsEqual(marker) }
+        let isPEM =
+            bytes.count >= marker.count
+            && (0...(bytes.count - marker.count)).contains { bytes[$0..<($0 + marker.count)].elementsEqual(marker) }
         guard isPEM else {
             return [try CertificateRevocationList(derEncoded: bytes)]
         }
@@ -57,7 +72,11 @@ public struct CertificateRevocationList: Sendable, CustomStringConvertible {
                 let length = i2d_X509_CRL(crl, &output)
                 guard length > 0, let output else { continue }
                 defer { COpenSSLShims_OPENSSL_free(output) }
-                lists.append(try CertificateRevocationList(derEncoded: Array(UnsafeBufferPointer(start: output, count: Int(length)))))
+                lists.append(
+                    try CertificateRevocationList(
+                        derEncoded: Array(UnsafeBufferPointer(start: output, count: Int(length)))
+                    )
+                )
             }
         }
         OpenSSLErrorQueue.clear()

@@ -31,8 +31,14 @@ public struct RevocationChecker: Sendable {
         public var allowedClockSkew: TimeInterval
 
         /// Creates a configuration.
-        public init(crls: [CertificateRevocationList] = [], checksOnline: Bool = false, timeout: TimeInterval = 10,
-                    maximumOCSPResponseBytes: Int = 256 << 10, maximumCRLBytes: Int = 16 << 20, allowedClockSkew: TimeInterval = 300) {
+        public init(
+            crls: [CertificateRevocationList] = [],
+            checksOnline: Bool = false,
+            timeout: TimeInterval = 10,
+            maximumOCSPResponseBytes: Int = 256 << 10,
+            maximumCRLBytes: Int = 16 << 20,
+            allowedClockSkew: TimeInterval = 300
+        ) {
             self.crls = crls
             self.checksOnline = checksOnline
             self.timeout = timeout
@@ -69,15 +75,32 @@ public struct RevocationChecker: Sendable {
     ///   - validationTime: the time the given CRLs must be current at (default now); fetched
     ///     answers must be current now.
     /// - Returns: good or revoked from the first answer that passes its checks, else unknown.
-    public func status(of certificate: Certificate, issuer: Certificate, trustAnchors: [Certificate],
-                       validationTime: Date = Date()) async -> RevocationStatus {
+    public func status(
+        of certificate: Certificate,
+        issuer: Certificate,
+        trustAnchors: [Certificate],
+        validationTime: Date = Date()
+    ) async -> RevocationStatus {
         var problems: [String] = []
-        if let status = Self.offlineStatus(of: certificate, issuer: issuer, crls: configuration.crls, at: validationTime,
-                                           skew: configuration.allowedClockSkew, problems: &problems) {
+        if let status = Self.offlineStatus(
+            of: certificate,
+            issuer: issuer,
+            crls: configuration.crls,
+            at: validationTime,
+            skew: configuration.allowedClockSkew,
+            problems: &problems
+        ) {
             return status
         }
         if configuration.checksOnline {
-            if let status = await onlineStatus(of: certificate, issuer: issuer, trustAnchors: trustAnchors, problems: &problems) { return status }
+            if let status = await onlineStatus(
+                of: certificate,
+                issuer: issuer,
+                trustAnchors: trustAnchors,
+                problems: &problems
+            ) {
+                return status
+            }
         }
         if problems.isEmpty { problems.append("no CRL for '\(certificate.issuer)' was given") }
         return RevocationStatus(state: .unknown, source: problems.joined(separator: "; "))
@@ -85,11 +108,23 @@ public struct RevocationChecker: Sendable {
 
     /// The status from `crls` alone (no network), or nil when none of them decides; what was wrong
     /// with the CRLs that were skipped goes into `problems`.
-    static func offlineStatus(of certificate: Certificate, issuer: Certificate, crls: [CertificateRevocationList], at time: Date,
-                              skew: TimeInterval, problems: inout [String]) -> RevocationStatus? {
+    static func offlineStatus(
+        of certificate: Certificate,
+        issuer: Certificate,
+        crls: [CertificateRevocationList],
+        at time: Date,
+        skew: TimeInterval,
+        problems: inout [String]
+    ) -> RevocationStatus? {
         for (index, crl) in crls.enumerated() {
-            let found = RevocationOpenSSL.status(of: certificate, issuer: issuer, in: crl, at: time, skew: skew,
-                                                 source: "CRL \(index + 1) of '\(crl.issuer)' issued \(crl.thisUpdate)")
+            let found = RevocationOpenSSL.status(
+                of: certificate,
+                issuer: issuer,
+                in: crl,
+                at: time,
+                skew: skew,
+                source: "CRL \(index + 1) of '\(crl.issuer)' issued \(crl.thisUpdate)"
+            )
             if let status = found.status { return status }
             if let problem = found.problem { problems.append(problem) }
         }
@@ -97,8 +132,12 @@ public struct RevocationChecker: Sendable {
     }
 
     /// The status from OCSP (authorityInfoAccess), else CRL distribution points, or nil.
-    func onlineStatus(of certificate: Certificate, issuer: Certificate, trustAnchors: [Certificate],
-                      problems: inout [String]) async -> RevocationStatus? {
+    func onlineStatus(
+        of certificate: Certificate,
+        issuer: Certificate,
+        trustAnchors: [Certificate],
+        problems: inout [String]
+    ) async -> RevocationStatus? {
         guard let fetcher else {
             problems.append("no network fetcher was given for online revocation checks")
             return nil
@@ -113,12 +152,27 @@ public struct RevocationChecker: Sendable {
         for url in ocspURLs {
             do {
                 let request = try RevocationOpenSSL.makeOCSPRequest(for: certificate, issuer: issuer)
-                let answer = try await fetcher.post(url, contentType: Self.ocspRequestContentType, body: request.der,
-                                                    timeout: configuration.timeout, maximumBytes: configuration.maximumOCSPResponseBytes)
-                let status = try RevocationOpenSSL.checkOCSPResponse(answer.body, request: request, certificate: certificate, issuer: issuer,
-                                                                    trustAnchors: trustAnchors + [issuer], at: Date(), skew: skew,
-                                                                    source: "OCSP \(url.absoluteString)")
-                if status.state == .unknown { problems.append(status.source); continue }
+                let answer = try await fetcher.post(
+                    url,
+                    contentType: Self.ocspRequestContentType,
+                    body: request.der,
+                    timeout: configuration.timeout,
+                    maximumBytes: configuration.maximumOCSPResponseBytes
+                )
+                let status = try RevocationOpenSSL.checkOCSPResponse(
+                    answer.body,
+                    request: request,
+                    certificate: certificate,
+                    issuer: issuer,
+                    trustAnchors: trustAnchors + [issuer],
+                    at: Date(),
+                    skew: skew,
+                    source: "OCSP \(url.absoluteString)"
+                )
+                if status.state == .unknown {
+                    problems.append(status.source)
+                    continue
+                }
                 return status
             } catch let error as CertificateProviderError {
                 problems.append("OCSP \(url.absoluteString): \(error.reason)")
@@ -128,11 +182,26 @@ public struct RevocationChecker: Sendable {
         }
         for url in crlURLs {
             do {
-                let answer = try await fetcher.get(url, timeout: configuration.timeout, maximumBytes: configuration.maximumCRLBytes)
+                let answer = try await fetcher.get(
+                    url,
+                    timeout: configuration.timeout,
+                    maximumBytes: configuration.maximumCRLBytes
+                )
                 let crls = try CertificateRevocationList.lists(derOrPEM: answer.body)
                 var found: [String] = []
-                if let status = Self.offlineStatus(of: certificate, issuer: issuer, crls: crls, at: Date(), skew: skew, problems: &found) {
-                    return RevocationStatus(state: status.state, revocationTime: status.revocationTime, source: "CRL \(url.absoluteString)")
+                if let status = Self.offlineStatus(
+                    of: certificate,
+                    issuer: issuer,
+                    crls: crls,
+                    at: Date(),
+                    skew: skew,
+                    problems: &found
+                ) {
+                    return RevocationStatus(
+                        state: status.state,
+                        revocationTime: status.revocationTime,
+                        source: "CRL \(url.absoluteString)"
+                    )
                 }
                 problems += found.isEmpty ? ["CRL \(url.absoluteString) is not the issuer's"] : found
             } catch let error as CertificateProviderError {

@@ -45,7 +45,9 @@ final class SQLiteConnection {
     /// The single integer a query like `PRAGMA user_version` returns.
     func integer(_ sql: String) throws -> Int64 {
         let statement = try prepare(sql)
-        guard try statement.step() else { throw CertificateProviderError(.storeCorrupted, "'\(sql)' returned no row on '\(path)'") }
+        guard try statement.step() else {
+            throw CertificateProviderError(.storeCorrupted, "'\(sql)' returned no row on '\(path)'")
+        }
         return statement.int64(0)
     }
 
@@ -93,12 +95,17 @@ final class SQLiteConnection {
         let message = String(cString: sqlite3_errmsg(handle))
         switch status & 0xFF {
         case SQLITE_NOTADB, SQLITE_CORRUPT:
-            return CertificateProviderError(.storeCorrupted,
-                "'\(path)' is not a readable signature journal (\(message)); it was left untouched: move it away or choose another journal file")
+            return CertificateProviderError(
+                .storeCorrupted,
+                "'\(path)' is not a readable signature journal (\(message)); it was left untouched: move it away or choose another journal file"
+            )
         case SQLITE_CONSTRAINT where status == Self.constraintPrimaryKey || status == Self.constraintUnique:
             return CertificateProviderError(.alreadyExists, "signature journal '\(path)': \(message)")
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return CertificateProviderError(.timeout, "the signature journal '\(path)' stayed locked by another process while \(action)")
+            return CertificateProviderError(
+                .timeout,
+                "the signature journal '\(path)' stayed locked by another process while \(action)"
+            )
         case SQLITE_CANTOPEN, SQLITE_IOERR, SQLITE_FULL, SQLITE_READONLY, SQLITE_PERM:
             return CertificateProviderError(.fileSystem, "signature journal '\(path)': \(message) while \(action)")
         default:
@@ -131,11 +138,17 @@ final class SQLiteStatement {
             case .text(let text):
                 let utf8 = Array(text.utf8) + [0]
                 status = utf8.withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { CSQLiteShims_bind_text_transient(handle, index, $0.baseAddress, Int32(buffer.count - 1)) }
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        CSQLiteShims_bind_text_transient(handle, index, $0.baseAddress, Int32(buffer.count - 1))
+                    }
                 }
             case .blob(let bytes):
-                status = bytes.isEmpty ? sqlite3_bind_zeroblob(handle, index, 0)
-                    : bytes.withUnsafeBytes { CSQLiteShims_bind_blob_transient(handle, index, $0.baseAddress, Int32($0.count)) }
+                status =
+                    bytes.isEmpty
+                    ? sqlite3_bind_zeroblob(handle, index, 0)
+                    : bytes.withUnsafeBytes {
+                        CSQLiteShims_bind_blob_transient(handle, index, $0.baseAddress, Int32($0.count))
+                    }
             }
             guard status == SQLITE_OK else { throw connection.error(status, "binding a value") }
         }

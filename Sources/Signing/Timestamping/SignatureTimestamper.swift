@@ -27,7 +27,8 @@ public enum SignatureTimestamper {
     /// - Throws: `.malformedInput` when `signature` is not CMS SignedData; the TSA client's errors
     ///   (`.timestampInvalid`, `.serverRejected`, `.network`, `.timeout`); nothing is returned
     ///   half-done.
-    public static func addTimestamps(to signature: [UInt8], authority: TimestampAuthorityClient) async throws -> Result {
+    public static func addTimestamps(to signature: [UInt8], authority: TimestampAuthorityClient) async throws -> Result
+    {
         let signers = try TimestampVerifier.signatureTimestamps(in: signature)
         var tokens: [TimestampToken?] = []
         for signer in signers {
@@ -44,7 +45,9 @@ public enum SignatureTimestamper {
     static func insert(_ tokens: [[UInt8]?], into signature: [UInt8]) throws -> [UInt8] {
         let cms = try CMSTimestamping.parse(signature)
         let infos = try CMSTimestamping.signerInfos(of: cms)
-        guard infos.count == tokens.count else { throw CertificateProviderError.malformedInput("the signature changed while it was timestamped") }
+        guard infos.count == tokens.count else {
+            throw CertificateProviderError.malformedInput("the signature changed while it was timestamped")
+        }
         for (info, token) in zip(infos, tokens) {
             guard let token else { continue }
             try CMSTimestamping.addToken(token, to: info)

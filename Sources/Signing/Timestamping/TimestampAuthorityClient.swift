@@ -35,8 +35,15 @@ public struct TimestampAuthorityClient: Sendable {
         public var allowedClockSkew: TimeInterval
 
         /// Creates a configuration.
-        public init(url: URL, trustAnchors: [Certificate] = [], digestAlgorithm: DigestAlgorithm = .sha256, policy: String? = nil,
-                    timeout: TimeInterval = 30, maximumResponseBytes: Int = 1 << 20, allowedClockSkew: TimeInterval = 300) {
+        public init(
+            url: URL,
+            trustAnchors: [Certificate] = [],
+            digestAlgorithm: DigestAlgorithm = .sha256,
+            policy: String? = nil,
+            timeout: TimeInterval = 30,
+            maximumResponseBytes: Int = 1 << 20,
+            allowedClockSkew: TimeInterval = 300
+        ) {
             self.url = url
             self.trustAnchors = trustAnchors
             self.digestAlgorithm = digestAlgorithm
@@ -74,13 +81,30 @@ public struct TimestampAuthorityClient: Sendable {
     ///   when the answer is not a TimeStampResp, too large, or the connection failed; `.timeout`;
     ///   `.cancelled`.
     public func timestamp(_ data: [UInt8]) async throws -> TimestampToken {
-        let request = try TimestampOpenSSL.makeRequest(imprintOf: data, digest: configuration.digestAlgorithm, policy: configuration.policy)
+        let request = try TimestampOpenSSL.makeRequest(
+            imprintOf: data,
+            digest: configuration.digestAlgorithm,
+            policy: configuration.policy
+        )
         let sentAt = Date()
-        let answer = try await fetcher.post(configuration.url, contentType: Self.queryContentType, body: request.der,
-                                            timeout: configuration.timeout, maximumBytes: configuration.maximumResponseBytes)
+        let answer = try await fetcher.post(
+            configuration.url,
+            contentType: Self.queryContentType,
+            body: request.der,
+            timeout: configuration.timeout,
+            maximumBytes: configuration.maximumResponseBytes
+        )
         let receivedAt = Date()
-        let window = sentAt.addingTimeInterval(-configuration.allowedClockSkew)...receivedAt.addingTimeInterval(configuration.allowedClockSkew)
-        return try TimestampOpenSSL.checkResponse(answer.body, request: request, trustAnchors: configuration.trustAnchors,
-                                                  at: receivedAt, window: window)
+        let window =
+            sentAt.addingTimeInterval(
+                -configuration.allowedClockSkew
+            )...receivedAt.addingTimeInterval(configuration.allowedClockSkew)
+        return try TimestampOpenSSL.checkResponse(
+            answer.body,
+            request: request,
+            trustAnchors: configuration.trustAnchors,
+            at: receivedAt,
+            window: window
+        )
     }
 }

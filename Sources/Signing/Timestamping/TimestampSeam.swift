@@ -13,16 +13,29 @@ enum TimestampSeam {
         let value = CMSTimestamping.signatureValue(of: context.signerInfo)
         guard !context.timestampTrustAnchors.isEmpty else {
             let facts = TimestampOpenSSL.facts(ofToken: tokens[0])
-            return VerifiedTimestamp(time: facts?.time ?? .distantPast, tsa: facts?.authorityCertificate,
-                                     failure: VerificationFailure(.timestampInvalid,
-                                        "no trust anchors were given for its time-stamping authority (--tsa-ca, or --ca)"))
+            return VerifiedTimestamp(
+                time: facts?.time ?? .distantPast,
+                tsa: facts?.authorityCertificate,
+                failure: VerificationFailure(
+                    .timestampInvalid,
+                    "no trust anchors were given for its time-stamping authority (--tsa-ca, or --ca)"
+                )
+            )
         }
         var first: VerifiedTimestamp?
         for token in tokens {
-            let check = TimestampOpenSSL.verifyToken(token, data: value, trustAnchors: context.timestampTrustAnchors,
-                                                     at: context.validationTime, skew: 300)
-            let verified = VerifiedTimestamp(time: check.token?.time ?? .distantPast, tsa: check.token?.authorityCertificate,
-                                             failure: check.failureReason.map { VerificationFailure(.timestampInvalid, $0) })
+            let check = TimestampOpenSSL.verifyToken(
+                token,
+                data: value,
+                trustAnchors: context.timestampTrustAnchors,
+                at: context.validationTime,
+                skew: 300
+            )
+            let verified = VerifiedTimestamp(
+                time: check.token?.time ?? .distantPast,
+                tsa: check.token?.authorityCertificate,
+                failure: check.failureReason.map { VerificationFailure(.timestampInvalid, $0) }
+            )
             if verified.isValid { return verified }
             if first == nil { first = verified }
         }

@@ -32,8 +32,15 @@ public struct TimestampToken: Sendable, Hashable {
 
     /// Creates a token description (tokens are made by ``TimestampAuthorityClient`` and by
     /// verification).
-    public init(derRepresentation: [UInt8], time: Date, authority: String, authorityCertificate: Certificate?,
-                imprintAlgorithm: String, serialNumber: String, policy: String) {
+    public init(
+        derRepresentation: [UInt8],
+        time: Date,
+        authority: String,
+        authorityCertificate: Certificate?,
+        imprintAlgorithm: String,
+        serialNumber: String,
+        policy: String
+    ) {
         self.derRepresentation = derRepresentation
         self.time = time
         self.authority = authority

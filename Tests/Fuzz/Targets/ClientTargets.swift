@@ -16,8 +16,11 @@ enum ClientTargets {
 
     private static func response(_ input: [UInt8]) -> (answer: Int, response: HTTPResponse) {
         let first = input.first ?? 0
-        let response = HTTPResponse(status: statuses[Int(first >> 4)], headers: [("Content-Type", "application/json")],
-                                    body: Array(input.dropFirst()))
+        let response = HTTPResponse(
+            status: statuses[Int(first >> 4)],
+            headers: [("Content-Type", "application/json")],
+            body: Array(input.dropFirst())
+        )
         return (Int(first & 7), response)
     }
 
@@ -25,7 +28,8 @@ enum ClientTargets {
         let (answer, response) = response(input)
         do {
             // As FMPClient.call: a success must be JSON; an error body is read when it is.
-            let raw: JSONValue? = response.isSuccess ? try response.json(context: "FMP fuzz") : try? JSONValue(parsing: response.body)
+            let raw: JSONValue? =
+                response.isSuccess ? try response.json(context: "FMP fuzz") : try? JSONValue(parsing: response.body)
             let envelope = FMPEnvelope(response: response, raw: raw)
             _ = envelope.jsonValue
             _ = FMPClient.signatureID(from: envelope)
@@ -34,7 +38,8 @@ enum ClientTargets {
             switch answer {
             case 0:
                 let reader = try FMPClient.decodeTokens(response, context: "FMP auth")
-                return "tokens: \(try reader.string("token").count), \(try reader.string("refresh_token").count) characters"
+                return
+                    "tokens: \(try reader.string("token").count), \(try reader.string("refresh_token").count) characters"
             case 1:
                 return "\(try FMPClient.decodeCertificates(raw).map(\.certificate.description))"
             case 2:
@@ -66,7 +71,8 @@ enum ClientTargets {
                 let second = try CryptoProDSSClient.decodeCertificates(json, cache: &cache)
                 return "\(first.count) + \(second.count) certificates: \(first.map(\.certificate.description))"
             default:
-                return "\(try CryptoProDSSClient.decodeSignature(try response.json(context: "CryptoPro DSS sign")).count) signature bytes"
+                return
+                    "\(try CryptoProDSSClient.decodeSignature(try response.json(context: "CryptoPro DSS sign")).count) signature bytes"
             }
         } catch {
             return "\(error)"

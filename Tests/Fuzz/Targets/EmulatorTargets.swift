@@ -36,16 +36,27 @@ enum EmulatorTargets {
         // No request log (it would grow with every input); tokens outlive any fuzz run.
         let configuration = DSSEmulator.Configuration(accessTokenLifetime: 30 * 86_400, requestLogLimit: 0)
         guard let emulator = try? DSSEmulator(configuration: configuration) else { return nil }
-        let form = "environment=\(StandardSeed.environment)&project=\(StandardSeed.project)&username=\(StandardSeed.username)"
+        let form =
+            "environment=\(StandardSeed.environment)&project=\(StandardSeed.project)&username=\(StandardSeed.username)"
             + "&password=\(StandardSeed.password)&device_id=fuzz"
-        let fmp = emulator.handle(method: "POST", path: "/api/v1/auth/jwt/obtain/",
-                                  headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
-        let oauth = "grant_type=password&username=\(StandardSeed.username)&password=\(StandardSeed.password)"
+        let fmp = emulator.handle(
+            method: "POST",
+            path: "/api/v1/auth/jwt/obtain/",
+            headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Array(form.utf8)
+        )
+        let oauth =
+            "grant_type=password&username=\(StandardSeed.username)&password=\(StandardSeed.password)"
             + "&client_id=\(CryptoProEmulatorClients.publicClientID)&resource=\(CryptoProEmulatorClients.resource)"
-        let cryptoPro = emulator.handle(method: "POST", path: "/STS/oauth/token",
-                                        headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(oauth.utf8))
+        let cryptoPro = emulator.handle(
+            method: "POST",
+            path: "/STS/oauth/token",
+            headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: Array(oauth.utf8)
+        )
         guard let fmpToken = fmp.flatMap({ try? JSONValue(parsing: $0.body) })?["token"]?.stringValue,
-              let cryptoProToken = cryptoPro.flatMap({ try? JSONValue(parsing: $0.body) })?["access_token"]?.stringValue else {
+            let cryptoProToken = cryptoPro.flatMap({ try? JSONValue(parsing: $0.body) })?["access_token"]?.stringValue
+        else {
             return nil
         }
         return Fixture(emulator: emulator, fmpToken: fmpToken, cryptoProToken: cryptoProToken)
@@ -53,17 +64,30 @@ enum EmulatorTargets {
 
     static func fmp(_ input: [UInt8]) -> String {
         guard let fixture = fixture else { fatalError("certsign-fuzz: the emulator fixture could not be made") }
-        return send(input, routes: fmpRoutes, to: fixture.emulator,
-             headers: [("Authorization", "Bearer \(fixture.fmpToken)"), ("X-Device-Id", "fuzz")])
+        return send(
+            input,
+            routes: fmpRoutes,
+            to: fixture.emulator,
+            headers: [("Authorization", "Bearer \(fixture.fmpToken)"), ("X-Device-Id", "fuzz")]
+        )
     }
 
     static func cryptoPro(_ input: [UInt8]) -> String {
         guard let fixture = fixture else { fatalError("certsign-fuzz: the emulator fixture could not be made") }
-        return send(input, routes: cryptoProRoutes, to: fixture.emulator, headers: [("Authorization", "Bearer \(fixture.cryptoProToken)")])
+        return send(
+            input,
+            routes: cryptoProRoutes,
+            to: fixture.emulator,
+            headers: [("Authorization", "Bearer \(fixture.cryptoProToken)")]
+        )
     }
 
-    private static func send(_ input: [UInt8], routes: [(method: String, path: String, contentType: String)], to emulator: DSSEmulator,
-                             headers: [(name: String, value: String)]) -> String {
+    private static func send(
+        _ input: [UInt8],
+        routes: [(method: String, path: String, contentType: String)],
+        to emulator: DSSEmulator,
+        headers: [(name: String, value: String)]
+    ) -> String {
         guard let first = input.first else { return "empty input" }
         var route = routes[Int(first) % routes.count]
         var body = Array(input.dropFirst())
@@ -75,8 +99,12 @@ enum EmulatorTargets {
             route.method = String(words[0])
             route.path = String(words[1])
         }
-        let response = emulator.handle(method: route.method, path: route.path,
-                                       headers: headers + [("Content-Type", route.contentType)], body: body)
+        let response = emulator.handle(
+            method: route.method,
+            path: route.path,
+            headers: headers + [("Content-Type", route.contentType)],
+            body: body
+        )
         guard let response else { return "\(route.method) \(route.path): dropped" }
         let json = (try? JSONValue(parsing: response.body)).map { _ in "JSON" } ?? "not JSON"
         return "\(route.method) \(route.path): \(response.status), \(response.body.count) bytes of \(json)"

@@ -1,8 +1,9 @@
+internal import COpenSSL
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-internal import COpenSSL
 
 /// The fuzz targets `certsign-fuzz` runs; `CERTSIGN_FUZZ_TARGET` picks one per process.
 enum FuzzTarget: String, CaseIterable, Sendable {
@@ -53,7 +54,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     static let isVerbose = ProcessInfo.processInfo.environment["CERTSIGN_FUZZ_VERBOSE"] != nil
 
     /// The target named by `CERTSIGN_FUZZ_TARGET`, read once.
-    static let selected: FuzzTarget? = ProcessInfo.processInfo.environment["CERTSIGN_FUZZ_TARGET"].flatMap(FuzzTarget.init(rawValue:))
+    static let selected: FuzzTarget? = ProcessInfo.processInfo.environment["CERTSIGN_FUZZ_TARGET"].flatMap(
+        FuzzTarget.init(rawValue:)
+    )
 }
 
 /// Values the seed corpora (`Tests/Fuzz/make-seeds.sh`) and the targets share.

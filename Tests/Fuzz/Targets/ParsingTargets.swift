@@ -14,7 +14,8 @@ enum PKCS12Targets {
         }
         let keys = file.keys.map(\.description)
         _ = file.certificates.map(\.description)
-        return "opened: \(keys.count) keys, \(file.certificates.count) certificates, MAC verified \(file.protection.isMACVerified)"
+        return
+            "opened: \(keys.count) keys, \(file.certificates.count) certificates, MAC verified \(file.protection.isMACVerified)"
     }
 }
 
@@ -42,7 +43,8 @@ enum CMSTargets {
     /// The CA the seed signatures chain to (`CERTSIGN_FUZZ_TRUST_ANCHOR`, a PEM file); none when unset.
     static let trustAnchors: [Certificate] = {
         guard let path = ProcessInfo.processInfo.environment["CERTSIGN_FUZZ_TRUST_ANCHOR"],
-              let pem = FileManager.default.contents(atPath: path) else { return [] }
+            let pem = FileManager.default.contents(atPath: path)
+        else { return [] }
         return (try? Certificate.certificates(derOrPEM: Array(pem))) ?? []
     }()
 

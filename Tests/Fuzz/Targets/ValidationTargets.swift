@@ -26,8 +26,16 @@ enum ValidationTargets {
         }
         let anchors = certificates("trust-anchor.pem")
         let leaf = certificates("ocsp-leaf.pem").first
-        guard let request = try? TimestampOpenSSL.makeRequest(imprintOf: FuzzSeeds.cmsContent, digest: .sha256, policy: nil) else { return nil }
-        let ocsp = leaf.flatMap { leaf in anchors.first.flatMap { try? RevocationOpenSSL.makeOCSPRequest(for: leaf, issuer: $0) } }
+        guard
+            let request = try? TimestampOpenSSL.makeRequest(
+                imprintOf: FuzzSeeds.cmsContent,
+                digest: .sha256,
+                policy: nil
+            )
+        else { return nil }
+        let ocsp = leaf.flatMap { leaf in
+            anchors.first.flatMap { try? RevocationOpenSSL.makeOCSPRequest(for: leaf, issuer: $0) }
+        }
         return Fixture(anchors: anchors, leaf: leaf, timestampRequest: request, ocspRequest: ocsp)
     }()
 
@@ -35,8 +43,13 @@ enum ValidationTargets {
         guard let fixture else { fatalError("certsign-fuzz: the validation fixture could not be made") }
         var outcome = "response: "
         do {
-            let token = try TimestampOpenSSL.checkResponse(input, request: fixture.timestampRequest, trustAnchors: fixture.anchors, at: Date(),
-                                                           window: Date.distantPast...Date.distantFuture)
+            let token = try TimestampOpenSSL.checkResponse(
+                input,
+                request: fixture.timestampRequest,
+                trustAnchors: fixture.anchors,
+                at: Date(),
+                window: Date.distantPast...Date.distantFuture
+            )
             outcome += "token at \(token.time)"
         } catch {
             outcome += "\(error)"
@@ -46,12 +59,22 @@ enum ValidationTargets {
     }
 
     static func ocsp(_ input: [UInt8]) -> String {
-        guard let fixture, let leaf = fixture.leaf, let issuer = fixture.anchors.first, let request = fixture.ocspRequest else {
+        guard let fixture, let leaf = fixture.leaf, let issuer = fixture.anchors.first,
+            let request = fixture.ocspRequest
+        else {
             fatalError("certsign-fuzz: the OCSP fixture could not be made (CERTSIGN_FUZZ_SEEDS)")
         }
         do {
-            let status = try RevocationOpenSSL.checkOCSPResponse(input, request: request, certificate: leaf, issuer: issuer,
-                                                                 trustAnchors: fixture.anchors, at: Date(), skew: 300, source: "fuzz")
+            let status = try RevocationOpenSSL.checkOCSPResponse(
+                input,
+                request: request,
+                certificate: leaf,
+                issuer: issuer,
+                trustAnchors: fixture.anchors,
+                at: Date(),
+                skew: 300,
+                source: "fuzz"
+            )
             return "\(status)"
         } catch {
             return "\(error)"

@@ -51,8 +51,12 @@ enum PKCS12Parser {
         /// Key-derivation iterations spent so far by this open, across password forms.
         var iterationsSpent = 0
 
-        var wrongKeyCount: Int { failures.filter { if case .wrongKey = $0 { return true } else { return false } }.count }
-        var unsupported: [String] { failures.compactMap { if case .unsupported(let name) = $0 { return name } else { return nil } } }
+        var wrongKeyCount: Int {
+            failures.filter { if case .wrongKey = $0 { return true } else { return false } }.count
+        }
+        var unsupported: [String] {
+            failures.compactMap { if case .unsupported(let name) = $0 { return name } else { return nil } }
+        }
         var malformed: Bool { failures.contains { if case .malformed = $0 { return true } else { return false } } }
     }
 
@@ -64,13 +68,16 @@ enum PKCS12Parser {
         guard !bytes.isEmpty else { throw CertificateProviderError.malformedInput("the PKCS#12 data is empty") }
         guard bytes.count <= PKCS12File.maximumSize else {
             throw CertificateProviderError.malformedInput(
-                "the data is \(bytes.count / 1_048_576) MiB; a PKCS#12 identity is a few kilobytes (at most \(PKCS12File.maximumSize / 1_048_576) MiB accepted): this is not a PKCS#12 file")
+                "the data is \(bytes.count / 1_048_576) MiB; a PKCS#12 identity is a few kilobytes (at most \(PKCS12File.maximumSize / 1_048_576) MiB accepted): this is not a PKCS#12 file"
+            )
         }
         OpenSSLErrorQueue.clear()
-        guard let p12 = bytes.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-            var cursor = buffer.baseAddress
-            return d2i_PKCS12(nil, &cursor, buffer.count)
-        }) else {
+        guard
+            let p12 = bytes.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                var cursor = buffer.baseAddress
+                return d2i_PKCS12(nil, &cursor, buffer.count)
+            })
+        else {
             throw notPKCS12(bytes, openSSLErrors: OpenSSLErrorQueue.drain())
         }
         defer { PKCS12_free(p12) }
@@ -85,19 +92,29 @@ enum PKCS12Parser {
             for form in candidates {
                 try spend(mac?.iterations, on: "integrity check (MAC)", total: &iterationsSpent)
                 OpenSSLErrorQueue.clear()
-                if form.with({ PKCS12_verify_mac(p12, $0, $1) }) == 1 { verified = form; break }
+                if form.with({ PKCS12_verify_mac(p12, $0, $1) }) == 1 {
+                    verified = form
+                    break
+                }
                 let entries = OpenSSLErrorQueue.drainEntries()
                 guard entries.isEmpty else {
                     if isUnsupported(entries) {
                         if let mac, usesGOST(mac.algorithm), !GOSTEngine.isAvailable {
-                            throw GOSTEngine.unavailableError("the PKCS#12 file's integrity check (MAC, \(mac.algorithm))")
+                            throw GOSTEngine.unavailableError(
+                                "the PKCS#12 file's integrity check (MAC, \(mac.algorithm))"
+                            )
                         }
-                        throw CertificateProviderError(.unsupportedAlgorithm,
-                                                       "the file's integrity check (MAC) uses \(mac?.algorithm.description ?? "an unknown digest"), which this OpenSSL cannot compute",
-                                                       openSSLErrors: entries.map(\.text))
+                        throw CertificateProviderError(
+                            .unsupportedAlgorithm,
+                            "the file's integrity check (MAC) uses \(mac?.algorithm.description ?? "an unknown digest"), which this OpenSSL cannot compute",
+                            openSSLErrors: entries.map(\.text)
+                        )
                     }
-                    throw CertificateProviderError(.malformedInput, "the file's integrity check (MAC) cannot be computed: the PKCS#12 file is corrupt",
-                                                   openSSLErrors: entries.map(\.text))
+                    throw CertificateProviderError(
+                        .malformedInput,
+                        "the file's integrity check (MAC) cannot be computed: the PKCS#12 file is corrupt",
+                        openSSLErrors: entries.map(\.text)
+                    )
                 }
             }
         }
@@ -119,25 +136,35 @@ enum PKCS12Parser {
         let needsPassword = password == nil
         func wrongPassword(_ detail: String) -> CertificateProviderError {
             if needsPassword {
-                return CertificateProviderError(.passwordRequired, "the PKCS#12 file is protected by a password; give its password")
+                return CertificateProviderError(
+                    .passwordRequired,
+                    "the PKCS#12 file is protected by a password; give its password"
+                )
             }
             return CertificateProviderError(.wrongPassword, "the password does not open the PKCS#12 file\(detail)")
         }
         func unsupported(_ names: [String]) -> CertificateProviderError {
             let name = names.first ?? "an unknown algorithm"
-            if !GOSTEngine.isAvailable, (contents.keyEncryption + contents.contentEncryption).contains(where: usesGOST) {
+            if !GOSTEngine.isAvailable, (contents.keyEncryption + contents.contentEncryption).contains(where: usesGOST)
+            {
                 return GOSTEngine.unavailableError("the PKCS#12 file's encryption (\(name))")
             }
-            let hint = !legacyAvailable && (name.contains("RC2") || name.contains("RC4") || name.contains("DES"))
+            let hint =
+                !legacyAvailable && (name.contains("RC2") || name.contains("RC4") || name.contains("DES"))
                 ? "; OpenSSL's legacy provider could not be loaded (install it or set OPENSSL_MODULES)" : ""
-            return CertificateProviderError(.unsupportedAlgorithm, "the PKCS#12 file is encrypted with \(name), which this OpenSSL cannot decrypt\(hint)",
-                                            openSSLErrors: contents.openSSLErrors)
+            return CertificateProviderError(
+                .unsupportedAlgorithm,
+                "the PKCS#12 file is encrypted with \(name), which this OpenSSL cannot decrypt\(hint)",
+                openSSLErrors: contents.openSSLErrors
+            )
         }
 
         if macPresent && verified == nil {
             if contents.decryptedParts > 0 {
-                throw CertificateProviderError(.malformedInput,
-                                               "the PKCS#12 file's integrity check (MAC) fails although the password decrypts it: the file is corrupt or was modified")
+                throw CertificateProviderError(
+                    .malformedInput,
+                    "the PKCS#12 file's integrity check (MAC) fails although the password decrypts it: the file is corrupt or was modified"
+                )
             }
             if !contents.unsupported.isEmpty { throw unsupported(contents.unsupported) }
             throw wrongPassword(" (its integrity check fails)")
@@ -146,14 +173,19 @@ enum PKCS12Parser {
             if !contents.unsupported.isEmpty { throw unsupported(contents.unsupported) }
             if contents.decryptedParts == 0 && !contents.malformed {
                 if verified != nil {
-                    throw CertificateProviderError(.wrongPassword,
-                                                   "the password checks the PKCS#12 file's integrity but does not decrypt its contents (the file uses a second password)",
-                                                   openSSLErrors: contents.openSSLErrors)
+                    throw CertificateProviderError(
+                        .wrongPassword,
+                        "the password checks the PKCS#12 file's integrity but does not decrypt its contents (the file uses a second password)",
+                        openSSLErrors: contents.openSSLErrors
+                    )
                 }
                 throw wrongPassword("")
             }
-            throw CertificateProviderError(.malformedInput, "part of the PKCS#12 file cannot be decrypted or decoded: the file is corrupt",
-                                           openSSLErrors: contents.openSSLErrors)
+            throw CertificateProviderError(
+                .malformedInput,
+                "part of the PKCS#12 file cannot be decrypted or decoded: the file is corrupt",
+                openSSLErrors: contents.openSSLErrors
+            )
         }
         return try makeFile(contents, mac: mac, macVerified: verified != nil)
     }
@@ -163,7 +195,10 @@ enum PKCS12Parser {
     static func walk(_ p12: OpaquePointer, password: PasswordForm, iterationsSpent: Int = 0) throws -> Contents {
         OpenSSLErrorQueue.clear()
         guard let safes = PKCS12_unpack_authsafes(p12) else {
-            throw OpenSSLErrorQueue.error(.malformedInput, "the PKCS#12 contents cannot be decoded: the file is corrupt or truncated")
+            throw OpenSSLErrorQueue.error(
+                .malformedInput,
+                "the PKCS#12 contents cannot be decoded: the file is corrupt or truncated"
+            )
         }
         defer { COpenSSLShims_sk_PKCS7_pop_free(safes) }
         var contents = Contents()
@@ -175,7 +210,10 @@ enum PKCS12Parser {
             switch type {
             case NID_pkcs7_data:
                 guard let bags = PKCS12_unpack_p7data(p7) else {
-                    throw OpenSSLErrorQueue.error(.malformedInput, "a PKCS#12 safe cannot be decoded: the file is corrupt")
+                    throw OpenSSLErrorQueue.error(
+                        .malformedInput,
+                        "a PKCS#12 safe cannot be decoded: the file is corrupt"
+                    )
                 }
                 defer { COpenSSLShims_sk_PKCS12_SAFEBAG_pop_free(bags) }
                 try walkBags(bags, password: password, into: &contents, depth: 0)
@@ -195,7 +233,9 @@ enum PKCS12Parser {
             case NID_pkcs7_enveloped:
                 contents.failures.append(.unsupported("public-key privacy mode (pkcs7-envelopedData)"))
             default:
-                throw CertificateProviderError.malformedInput("the PKCS#12 file holds a safe of unknown type \(objectName(nid: type))")
+                throw CertificateProviderError.malformedInput(
+                    "the PKCS#12 file holds a safe of unknown type \(objectName(nid: type))"
+                )
             }
         }
         OpenSSLErrorQueue.clear()
@@ -207,8 +247,15 @@ enum PKCS12Parser {
         contents.openSSLErrors.append(contentsOf: failure.1)
     }
 
-    private static func walkBags(_ bags: OpaquePointer, password: PasswordForm, into contents: inout Contents, depth: Int) throws {
-        guard depth < 8 else { throw CertificateProviderError.malformedInput("the PKCS#12 safe contents are nested too deeply") }
+    private static func walkBags(
+        _ bags: OpaquePointer,
+        password: PasswordForm,
+        into contents: inout Contents,
+        depth: Int
+    ) throws {
+        guard depth < 8 else {
+            throw CertificateProviderError.malformedInput("the PKCS#12 safe contents are nested too deeply")
+        }
         for index in 0..<COpenSSLShims_sk_PKCS12_SAFEBAG_num(bags) {
             guard let bag = COpenSSLShims_sk_PKCS12_SAFEBAG_value(bags, index) else { continue }
             OpenSSLErrorQueue.clear()
@@ -237,14 +284,19 @@ enum PKCS12Parser {
             case NID_certBag:
                 guard PKCS12_SAFEBAG_get_bag_nid(bag) == NID_x509Certificate else { continue }
                 guard let x509 = PKCS12_SAFEBAG_get1_cert(bag) else {
-                    throw OpenSSLErrorQueue.error(.malformedInput, "a certificate in the PKCS#12 file cannot be decoded")
+                    throw OpenSSLErrorQueue.error(
+                        .malformedInput,
+                        "a certificate in the PKCS#12 file cannot be decoded"
+                    )
                 }
-                contents.certificates.append((try Certificate(handle: X509Handle(takingOwnershipOf: x509)), friendlyName(bag), localKeyID(bag)))
+                contents.certificates.append(
+                    (try Certificate(handle: X509Handle(takingOwnershipOf: x509)), friendlyName(bag), localKeyID(bag))
+                )
             case NID_safeContentsBag:
                 guard let nested = PKCS12_SAFEBAG_get0_safes(bag) else { continue }
                 try walkBags(nested, password: password, into: &contents, depth: depth + 1)
             default:
-                continue // secret and CRL bags carry nothing a signer needs
+                continue  // secret and CRL bags carry nothing a signer needs
             }
         }
     }
@@ -260,10 +312,17 @@ enum PKCS12Parser {
                 throw GOSTEngine.unavailableError("the PKCS#12 file's \(name) private key")
             }
             if isUnsupported(entries) || object.map({ OBJ_obj2nid($0) == NID_undef }) == true {
-                throw CertificateProviderError(.unsupportedAlgorithm, "the PKCS#12 file holds a \(name) private key, which this OpenSSL cannot load",
-                                               openSSLErrors: entries.map(\.text))
+                throw CertificateProviderError(
+                    .unsupportedAlgorithm,
+                    "the PKCS#12 file holds a \(name) private key, which this OpenSSL cannot load",
+                    openSSLErrors: entries.map(\.text)
+                )
             }
-            throw CertificateProviderError(.malformedInput, "the \(name) private key in the PKCS#12 file is corrupt", openSSLErrors: entries.map(\.text))
+            throw CertificateProviderError(
+                .malformedInput,
+                "the \(name) private key in the PKCS#12 file is corrupt",
+                openSSLErrors: entries.map(\.text)
+            )
         }
         return EVPKeyHandle(takingOwnershipOf: key)
     }
@@ -273,15 +332,20 @@ enum PKCS12Parser {
 
     /// The error for a CryptoPro CSP PFX export, whose key protection no open tool reads.
     private static func cryptoProExport() -> CertificateProviderError {
-        CertificateProviderError(.unsupportedAlgorithm,
-                                 "this PFX was exported by CryptoPro CSP in its own format: the private key is protected with CryptoPro's undocumented algorithm (OID \(cryptoProKeyBagOID)), which neither OpenSSL nor any other open tool can read. Convert it into a standard GOST PKCS#12 (TC26 PBES2, as `openssl pkcs12 -engine gost -export` writes): export the key again from CryptoPro CSP choosing the TC26/PKCS#12-compatible format where your CSP version offers it, or convert the key container with a converter that writes PKCS#12 for OpenSSL's gost engine; then open or import the new file")
+        CertificateProviderError(
+            .unsupportedAlgorithm,
+            "this PFX was exported by CryptoPro CSP in its own format: the private key is protected with CryptoPro's undocumented algorithm (OID \(cryptoProKeyBagOID)), which neither OpenSSL nor any other open tool can read. Convert it into a standard GOST PKCS#12 (TC26 PBES2, as `openssl pkcs12 -engine gost -export` writes): export the key again from CryptoPro CSP choosing the TC26/PKCS#12-compatible format where your CSP version offers it, or convert the key container with a converter that writes PKCS#12 for OpenSSL's gost engine; then open or import the new file"
+        )
     }
 
     /// Whether an encryption or MAC algorithm involves GOST (its OID, cipher or PRF in 1.2.643).
     static func usesGOST(_ algorithm: PKCS12File.Algorithm) -> Bool {
         if GOSTEngine.isGOSTOID(algorithm.oid) { return true }
         return [algorithm.cipher, algorithm.pseudoRandomFunction, algorithm.name].compactMap { $0 }.contains { name in
-            guard let object = OBJ_txt2obj(name, 0) else { ERR_clear_error(); return false }
+            guard let object = OBJ_txt2obj(name, 0) else {
+                ERR_clear_error()
+                return false
+            }
             defer { ASN1_OBJECT_free(object) }
             return GOSTEngine.isGOSTOID(oid(object))
         }
@@ -291,7 +355,8 @@ enum PKCS12Parser {
     private static func checkIterations(_ iterations: Int?, what: String) throws {
         guard let iterations, iterations > PKCS12File.maximumIterations else { return }
         throw CertificateProviderError.malformedInput(
-            "the PKCS#12 \(what) asks for \(iterations) key-derivation iterations (at most \(PKCS12File.maximumIterations) accepted): the file is corrupt or hostile")
+            "the PKCS#12 \(what) asks for \(iterations) key-derivation iterations (at most \(PKCS12File.maximumIterations) accepted): the file is corrupt or hostile"
+        )
     }
 
     /// Adds one key derivation to the open's total and refuses the file once the total passes
@@ -301,12 +366,17 @@ enum PKCS12Parser {
         total += max(iterations ?? 1, 1)
         guard total > PKCS12File.maximumIterations else { return }
         throw CertificateProviderError.malformedInput(
-            "the PKCS#12 file asks for more than \(PKCS12File.maximumIterations) key-derivation iterations in total (reached at its \(what)): the file is corrupt or hostile")
+            "the PKCS#12 file asks for more than \(PKCS12File.maximumIterations) key-derivation iterations in total (reached at its \(what)): the file is corrupt or hostile"
+        )
     }
 
     // MARK: Building the result
 
-    private static func makeFile(_ contents: Contents, mac: (algorithm: PKCS12File.Algorithm, iterations: Int?)?, macVerified: Bool) throws -> PKCS12File {
+    private static func makeFile(
+        _ contents: Contents,
+        mac: (algorithm: PKCS12File.Algorithm, iterations: Int?)?,
+        macVerified: Bool
+    ) throws -> PKCS12File {
         let certificates = contents.certificates.map(\.certificate)
         var keys: [PKCS12File.KeyEntry] = []
         for entry in contents.keys {
@@ -314,12 +384,23 @@ enum PKCS12Parser {
             let matching = contents.certificates.filter { key.matches($0.certificate) }
             let byID = entry.localKeyID.flatMap { id in matching.first { $0.localKeyID == id } }
             let certificate = byID ?? matching.first
-            keys.append(PKCS12File.KeyEntry(key: key, friendlyName: entry.friendlyName ?? certificate?.friendlyName,
-                                            localKeyID: entry.localKeyID, certificate: certificate?.certificate))
+            keys.append(
+                PKCS12File.KeyEntry(
+                    key: key,
+                    friendlyName: entry.friendlyName ?? certificate?.friendlyName,
+                    localKeyID: entry.localKeyID,
+                    certificate: certificate?.certificate
+                )
+            )
         }
-        let protection = PKCS12File.Protection(macAlgorithm: mac?.algorithm, macIterations: mac?.iterations, isMACVerified: macVerified,
-                                               keyEncryption: contents.keyEncryption, contentEncryption: contents.contentEncryption,
-                                               plaintextKeyCount: contents.plaintextKeys)
+        let protection = PKCS12File.Protection(
+            macAlgorithm: mac?.algorithm,
+            macIterations: mac?.iterations,
+            isMACVerified: macVerified,
+            keyEncryption: contents.keyEncryption,
+            contentEncryption: contents.contentEncryption,
+            plaintextKeyCount: contents.plaintextKeys
+        )
         return PKCS12File(keys: keys, certificates: certificates, protection: protection)
     }
 
@@ -339,12 +420,18 @@ enum PKCS12Parser {
     private static func openSSL10Form(_ password: Secret) -> Secret? {
         password.withCString { cString -> Secret? in
             var length: Int32 = 0
-            guard let unicode = OPENSSL_asc2uni(cString, Int32(password.count), nil, &length) else { ERR_clear_error(); return nil }
+            guard let unicode = OPENSSL_asc2uni(cString, Int32(password.count), nil, &length) else {
+                ERR_clear_error()
+                return nil
+            }
             defer {
                 OPENSSL_cleanse(unicode, Int(length))
                 COpenSSLShims_OPENSSL_free(unicode)
             }
-            guard let utf8 = OPENSSL_uni2utf8(unicode, length) else { ERR_clear_error(); return nil }
+            guard let utf8 = OPENSSL_uni2utf8(unicode, length) else {
+                ERR_clear_error()
+                return nil
+            }
             let count = strlen(utf8)
             defer {
                 OPENSSL_cleanse(utf8, count)
@@ -359,7 +446,8 @@ enum PKCS12Parser {
     private static let unsupportedEVPReasons: Set<Int32> = [
         EVP_R_UNKNOWN_CIPHER, EVP_R_UNKNOWN_DIGEST, EVP_R_UNKNOWN_PBE_ALGORITHM, EVP_R_UNSUPPORTED_ALGORITHM,
         EVP_R_UNSUPPORTED_CIPHER, EVP_R_UNSUPPORTED_KEYLENGTH, EVP_R_UNSUPPORTED_KEY_DERIVATION_FUNCTION,
-        EVP_R_UNSUPPORTED_PRF, EVP_R_UNSUPPORTED_PRIVATE_KEY_ALGORITHM, EVP_R_UNSUPPORTED_SALT_TYPE, EVP_R_UNSUPPORTED_KEY_SIZE,
+        EVP_R_UNSUPPORTED_PRF, EVP_R_UNSUPPORTED_PRIVATE_KEY_ALGORITHM, EVP_R_UNSUPPORTED_SALT_TYPE,
+        EVP_R_UNSUPPORTED_KEY_SIZE,
     ]
     /// `ERR_R_UNSUPPORTED` and `ERR_R_FETCH_FAILED` (268 and 269 with `ERR_RFLAG_COMMON` = 2 << 18);
     /// the macros are not importable.
@@ -376,13 +464,17 @@ enum PKCS12Parser {
     /// `PROV_R_BAD_DECRYPT` from `openssl/proverr.h`, which the C module does not include.
     private static let providerBadDecrypt: Int32 = 100
 
-    private static func classify(_ entries: [OpenSSLErrorQueue.Entry], algorithm: PKCS12File.Algorithm?) -> (PartFailure, [String]) {
+    private static func classify(
+        _ entries: [OpenSSLErrorQueue.Entry],
+        algorithm: PKCS12File.Algorithm?
+    ) -> (PartFailure, [String]) {
         let texts = entries.map(\.text)
         if isUnsupported(entries) { return (.unsupported(algorithm?.description ?? "an unknown algorithm"), texts) }
         // A bad padding after decryption, or garbage that does not decode, is what a wrong key gives.
         let badDecrypt = entries.contains {
             ($0.library == ERR_LIB_PROV && $0.reason == providerBadDecrypt)
-                || ($0.library == ERR_LIB_PKCS12 && ($0.reason == PKCS12_R_PKCS12_CIPHERFINAL_ERROR || $0.reason == PKCS12_R_DECODE_ERROR))
+                || ($0.library == ERR_LIB_PKCS12
+                    && ($0.reason == PKCS12_R_PKCS12_CIPHERFINAL_ERROR || $0.reason == PKCS12_R_DECODE_ERROR))
                 || $0.library == ERR_LIB_ASN1
         }
         return (badDecrypt ? .wrongKey : .malformed(texts), texts)
@@ -393,31 +485,44 @@ enum PKCS12Parser {
         // `openssl pkcs12 -nodes` output starts with "Bag Attributes" lines before the first block.
         let prefix = String(decoding: bytes.prefix(4096), as: UTF8.self)
         if prefix.contains("-----BEGIN ") {
-            return CertificateProviderError(.malformedInput,
-                                            "this is a PEM file, not a PKCS#12 file; combine the key and certificate with `openssl pkcs12 -export`",
-                                            openSSLErrors: openSSLErrors)
+            return CertificateProviderError(
+                .malformedInput,
+                "this is a PEM file, not a PKCS#12 file; combine the key and certificate with `openssl pkcs12 -export`",
+                openSSLErrors: openSSLErrors
+            )
         }
         if bytes.count < 1_048_576, (try? Certificate(derEncoded: bytes)) != nil {
             ERR_clear_error()
-            return CertificateProviderError(.malformedInput, "this is a DER X.509 certificate, not a PKCS#12 file (it holds no private key)",
-                                            openSSLErrors: openSSLErrors)
+            return CertificateProviderError(
+                .malformedInput,
+                "this is a DER X.509 certificate, not a PKCS#12 file (it holds no private key)",
+                openSSLErrors: openSSLErrors
+            )
         }
         ERR_clear_error()
-        return CertificateProviderError(.malformedInput, "the data is not a PKCS#12 file, or the file is truncated or corrupt", openSSLErrors: openSSLErrors)
+        return CertificateProviderError(
+            .malformedInput,
+            "the data is not a PKCS#12 file, or the file is truncated or corrupt",
+            openSSLErrors: openSSLErrors
+        )
     }
 
     // MARK: Attributes and algorithm names
 
     private static func friendlyName(_ bag: OpaquePointer) -> String? {
-        guard let name = PKCS12_get_friendlyname(bag) else { ERR_clear_error(); return nil }
+        guard let name = PKCS12_get_friendlyname(bag) else {
+            ERR_clear_error()
+            return nil
+        }
         defer { COpenSSLShims_OPENSSL_free(name) }
         return String(cString: name)
     }
 
     private static func localKeyID(_ bag: OpaquePointer) -> [UInt8]? {
         guard let attribute = PKCS12_SAFEBAG_get0_attr(bag, NID_localKeyID),
-              attribute.pointee.type == V_ASN1_OCTET_STRING,
-              let octets = attribute.pointee.value.octet_string else { return nil }
+            attribute.pointee.type == V_ASN1_OCTET_STRING,
+            let octets = attribute.pointee.value.octet_string
+        else { return nil }
         return bytes(of: octets)
     }
 
@@ -461,13 +566,16 @@ enum PKCS12Parser {
         guard let object = objectPointer else { return nil }
         let name = objectName(object: object)
         let dotted = oid(object)
-        let sequence: [UInt8]? = parameterType == V_ASN1_SEQUENCE
+        let sequence: [UInt8]? =
+            parameterType == V_ASN1_SEQUENCE
             ? parameterValue.map { bytes(of: $0.assumingMemoryBound(to: ASN1_STRING.self)) } : nil
         defer { ERR_clear_error() }
         if OBJ_obj2nid(object) == NID_pbes2, let sequence {
             return sequence.withUnsafeBufferPointer { buffer -> PKCS12File.Algorithm in
                 var cursor = buffer.baseAddress
-                guard let parameters = d2i_PBE2PARAM(nil, &cursor, buffer.count) else { return PKCS12File.Algorithm(name: name, oid: dotted) }
+                guard let parameters = d2i_PBE2PARAM(nil, &cursor, buffer.count) else {
+                    return PKCS12File.Algorithm(name: name, oid: dotted)
+                }
                 defer { PBE2PARAM_free(parameters) }
                 var cipher: String?
                 if let encryption = parameters.pointee.encryption, let cipherObject = encryption.pointee.algorithm {
@@ -475,19 +583,29 @@ enum PKCS12Parser {
                 }
                 var prf: String? = nil
                 var iterations: Int? = nil
-                if let keyFunction = parameters.pointee.keyfunc, OBJ_obj2nid(keyFunction.pointee.algorithm) == NID_id_pbkdf2,
-                   let parameter = keyFunction.pointee.parameter, parameter.pointee.type == V_ASN1_SEQUENCE,
-                   let kdfSequence = parameter.pointee.value.sequence {
+                if let keyFunction = parameters.pointee.keyfunc,
+                    OBJ_obj2nid(keyFunction.pointee.algorithm) == NID_id_pbkdf2,
+                    let parameter = keyFunction.pointee.parameter, parameter.pointee.type == V_ASN1_SEQUENCE,
+                    let kdfSequence = parameter.pointee.value.sequence
+                {
                     let kdfBytes = bytes(of: kdfSequence)
                     kdfBytes.withUnsafeBufferPointer { kdfBuffer in
                         var kdfCursor = kdfBuffer.baseAddress
                         guard let kdf = d2i_PBKDF2PARAM(nil, &kdfCursor, kdfBuffer.count) else { return }
                         defer { PBKDF2PARAM_free(kdf) }
                         if let iter = kdf.pointee.iter { iterations = Int(ASN1_INTEGER_get(iter)) }
-                        prf = kdf.pointee.prf.flatMap { $0.pointee.algorithm }.map { shortName(object: $0) } ?? "hmacWithSHA1"
+                        prf =
+                            kdf.pointee.prf.flatMap { $0.pointee.algorithm }.map { shortName(object: $0) }
+                            ?? "hmacWithSHA1"
                     }
                 }
-                return PKCS12File.Algorithm(name: name, oid: dotted, cipher: cipher, pseudoRandomFunction: prf, iterations: iterations)
+                return PKCS12File.Algorithm(
+                    name: name,
+                    oid: dotted,
+                    cipher: cipher,
+                    pseudoRandomFunction: prf,
+                    iterations: iterations
+                )
             }
         }
         var iterations: Int? = nil
