@@ -4,52 +4,53 @@ public struct UsageError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The usage line of the command concerned.
     public let usage: String
+    /// What is wrong.
     public var description: String { message }
 }
 
-/// The options a command accepts.
-struct OptionSpec: Sendable {
-    /// Options that take no value (`--attached`).
-    var flags: Set<String> = []
-    /// Options that take one value (`--out FILE`); the last occurrence wins unless repeatable.
-    var options: Set<String> = []
-    /// Options that may be given several times (`--param K=V`, `--ca FILE`).
-    var repeatable: Set<String> = []
-    /// How many positional arguments: minimum and maximum (nil = unbounded).
-    var positionals: ClosedRange<Int> = 0...0
-    var unboundedPositionals = false
-
-    static let secretOptions: Set<String> = ["--password-env", "--password-file"]
-
-    /// The spec plus the options that supply one password (`--password-env`, `--password-file`,
-    /// `--password-stdin`).
-    func withPassword() -> OptionSpec {
-        var copy = self
-        copy.options.formUnion(Self.secretOptions)
-        copy.flags.insert("--password-stdin")
-        return copy
-    }
-}
-
-/// The parsed arguments of one command.
+/// The parsed arguments of one command: every value was checked against its declaration (arity,
+/// type, required) before the command runs.
 struct ParsedArguments: Sendable {
     var positionals: [String] = []
     var flags: Set<String> = []
     var options: [String: [String]] = [:]
+    /// The names the command declares: reading any other name is a programming error.
+    var declared: Set<String> = []
 
     /// The last value of an option.
-    func value(_ name: String) -> String? { options[name]?.last }
+    func value(_ name: String) -> String? {
+        checkDeclared(name)
+        return options[name]?.last
+    }
     /// Every value of a repeatable option, in order.
-    func values(_ name: String) -> [String] { options[name] ?? [] }
+    func values(_ name: String) -> [String] {
+        checkDeclared(name)
+        return options[name] ?? []
+    }
     /// Whether a flag was given.
-    func has(_ name: String) -> Bool { flags.contains(name) }
+    func has(_ name: String) -> Bool {
+        checkDeclared(name)
+        return flags.contains(name)
+    }
+    /// The value of an `.integer` option (checked at parse time).
+    func integer(_ name: String) -> Int? { value(name).flatMap { Int($0) } }
+
+    private func checkDeclared(_ name: String) {
+        assert(declared.isEmpty || declared.contains(name), "the command reads the undeclared option \(name)")
+    }
 }
 
 enum ArgumentParser {
-    /// Parses `arguments` (after the command words) against `spec`.
-    /// - Throws: `UsageError` for unknown options, a missing value, or the wrong number of positionals.
-    static func parse(_ arguments: [String], spec: OptionSpec, usage: String) throws -> ParsedArguments {
-        var result = ParsedArguments()
+    /// Option names that would carry a secret as a value: refused with a pointer to the safe forms.
+    static let secretOptionNames: Set<String> = ["--password", "--pin", "--dss-password"]
+
+    /// Parses `arguments` (after the command words) against the command's declarations.
+    /// - Throws: `UsageError` for unknown options, a missing or ill-typed value, a missing required
+    ///   option, or the wrong number of positionals.
+    static func parse(_ arguments: [String], command: CommandDescriptor) throws -> ParsedArguments {
+        let usage = command.usage
+        let declarations = Dictionary(command.options.map { ($0.name, $0) }) { first, _ in first }
+        var result = ParsedArguments(declared: Set(declarations.keys))
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {
@@ -69,12 +70,26 @@ enum ArgumentParser {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            if spec.flags.contains(name) {
+            guard let declaration = declarations[name] else {
+                if secretOptionNames.contains(name) {
+                    throw UsageError(
+                        message:
+                            "secrets are never taken on the command line (\(name)); use --…-env VAR, --…-file PATH, --password-stdin or the prompt",
+                        usage: usage
+                    )
+                }
+                throw UsageError(
+                    message: "unknown option \(name)" + suggestion(name, among: Array(declarations.keys)),
+                    usage: usage
+                )
+            }
+            switch declaration.arity {
+            case .flag:
                 guard inlineValue == nil else {
                     throw UsageError(message: "option \(name) takes no value", usage: usage)
                 }
                 result.flags.insert(name)
-            } else if spec.options.contains(name) || spec.repeatable.contains(name) {
+            case .single, .repeatable:
                 let value: String
                 if let inlineValue {
                     value = inlineValue
@@ -85,30 +100,86 @@ enum ArgumentParser {
                     value = arguments[index]
                     index += 1
                 }
-                if spec.repeatable.contains(name) {
+                try check(value, of: declaration, usage: usage)
+                if declaration.arity == .repeatable {
                     result.options[name, default: []].append(value)
                 } else {
                     result.options[name] = [value]
                 }
-            } else if ["password", "pin", "dss-password"].map({ "--" + $0 }).contains(name) {
-                throw UsageError(
-                    message:
-                        "secrets are never taken on the command line (\(name)); use --…-env VAR, --…-file PATH, --password-stdin or the prompt",
-                    usage: usage
-                )
-            } else {
-                throw UsageError(message: "unknown option \(name)", usage: usage)
             }
         }
-        if result.positionals.count < spec.positionals.lowerBound {
-            throw UsageError(message: "missing argument", usage: usage)
+        for declaration in command.options where declaration.isRequired && result.options[declaration.name] == nil {
+            throw UsageError(message: "\(declaration.name) \(declaration.valueName) is required", usage: usage)
         }
-        if !spec.unboundedPositionals && result.positionals.count > spec.positionals.upperBound {
+        let required = command.arguments.filter { !$0.isOptional }.count
+        if result.positionals.count < required {
+            let missing = command.arguments.filter { !$0.isOptional }[result.positionals.count]
+            throw UsageError(message: "missing argument \(missing.name)", usage: usage)
+        }
+        let unbounded = command.arguments.contains(where: \.repeats)
+        if !unbounded && result.positionals.count > command.arguments.count {
             throw UsageError(
-                message: "unexpected argument '\(result.positionals[spec.positionals.upperBound])'",
+                message: "unexpected argument '\(result.positionals[command.arguments.count])'",
                 usage: usage
             )
         }
         return result
+    }
+
+    /// Checks a value against its declared type.
+    static func check(_ value: String, of declaration: OptionDeclaration, usage: String) throws {
+        switch declaration.valueType {
+        case .integer(let range):
+            guard let number = Int(value), range.contains(number) else {
+                throw UsageError(
+                    message:
+                        "\(declaration.name) must be a whole number in \(range.lowerBound)…\(range.upperBound), not '\(value)'",
+                    usage: usage
+                )
+            }
+        case .choice(let words):
+            guard words.contains(value) else {
+                throw UsageError(
+                    message: "unknown \(declaration.name) '\(value)' (\(Help.alternatives(words)))",
+                    usage: usage
+                )
+            }
+        case .keyValue:
+            guard let equals = value.firstIndex(of: "="), equals != value.startIndex else {
+                throw UsageError(
+                    message: "\(declaration.name) takes \(declaration.valueName), not '\(value)'",
+                    usage: usage
+                )
+            }
+        case .text, .file, .directory, .url, .environmentVariable:
+            break
+        }
+    }
+
+    /// ` (did you mean '…'?)` when one candidate is close to `word` (edit distance at most 2, or a prefix).
+    static func suggestion(_ word: String, among candidates: [String]) -> String {
+        let scored = candidates.map { ($0, editDistance(word, $0)) }.filter { $0.1 <= max(2, word.count / 3) }
+        let best =
+            scored.min { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
+            ?? candidates.sorted().first { $0.hasPrefix(word) && word.count >= 3 }.map { ($0, 0) }
+        guard let best else { return "" }
+        return " (did you mean '\(best.0)'?)"
+    }
+
+    /// Levenshtein distance.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

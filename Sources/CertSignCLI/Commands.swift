@@ -11,45 +11,38 @@ import RemoteSigning
 enum Commands {
     static let all: [CommandDescriptor] =
         [providers] + identityCommands + signingCommands + timestampCommands + dssCommands + tokenCommands + cscCommands
-        + [demo]  // commands: more are added by their files
+        + [demo] + documentationCommands
 
-    static func listing(_ commands: [CommandDescriptor]) -> String {
-        let width = commands.map(\.name.count).max() ?? 0
-        return commands.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.summary)" }
-            .joined(separator: "\n")
+    /// The command list: each command's words (less the first `dropping`) and summary.
+    static func listing(_ commands: [CommandDescriptor], dropping: Int = 0) -> String {
+        Help.columns(commands.map { ($0.words.dropFirst(dropping).joined(separator: " "), $0.summary) })
     }
 
-    static func overview() -> String {
-        """
-        certsign \(CertSign.version): sign and verify documents with certificates from any provider.
+    /// The first words of every command (`sign`, `identity`, …), for suggestions.
+    static var topLevelWords: [String] {
+        var seen: [String] = []
+        for command in all where !seen.contains(command.words[0]) { seen.append(command.words[0]) }
+        return seen
+    }
 
-        usage: \(Invocation.globalUsage)
-
-        commands:
-        \(listing(all))
-
-        global options:
-          --store DIR   identity store (default $CERTSIGN_HOME, else $XDG_DATA_HOME/certsign, else ~/.local/share/certsign)
-          --json        print one JSON document per command on stdout
-          --help        help for certsign or for a command;  --version  print the version
-
-        secrets are never taken as command-line values: use --password-env VAR, --password-file PATH,
-        --password-stdin, or answer the prompt when stdin is a terminal.
-        exit codes: 0 success, 1 the operation failed, 64 usage error.
-        """
+    /// The command named by the longest run of `words`, and how many words name it.
+    static func find(_ words: [String]) -> (CommandDescriptor, Int)? {
+        for length in stride(from: min(words.count, 3), through: 1, by: -1) {
+            let candidate = Array(words.prefix(length))
+            if let command = all.first(where: { $0.words == candidate }) { return (command, length) }
+        }
+        return nil
     }
 
     static let providers = CommandDescriptor(
         words: ["providers"],
         summary: "list the registered certificate providers",
-        usage: "certsign providers",
-        details: "",
-        spec: OptionSpec()
+        examples: ["certsign providers"]
     ) { _, context in
         let registry = try context.makeRegistry()
         let rows = registry.registrationsByID
         context.emit(
-            ["providers": rows.map { ["id": $0.id.rawValue, "description": $0.description] }],
+            encoding: ProvidersDocument(providers: rows.map { .init(id: $0.id.rawValue, description: $0.description) }),
             human: Format.table(["ID", "DESCRIPTION"], rows.map { [$0.id.rawValue, $0.description] })
         )
         return CertSign.exitSuccess

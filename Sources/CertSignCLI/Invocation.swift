@@ -1,22 +1,48 @@
 import CertificateProviders
 import Foundation
+import PKCS12Provider
 
-/// One command of the tool: its words, help and the function that runs it.
+/// One command of the tool: its words, its declared arguments and options, its help, and the function
+/// that runs it. Usage, `--help`, completion and the man page are generated from these declarations.
 struct CommandDescriptor: Sendable {
     /// The command words (`["identity", "import"]`).
     let words: [String]
     /// One line for the command list.
     let summary: String
-    /// The usage line, printed with usage errors and `--help`.
-    let usage: String
-    /// Longer help: options and an example.
-    let details: String
+    /// The positional arguments, in order.
+    let arguments: [ArgumentDeclaration]
     /// The options it accepts.
-    let spec: OptionSpec
+    let options: [OptionDeclaration]
+    /// Longer help after the option list: rules, what is checked, where files go.
+    let discussion: String
+    /// Example command lines (`certsign …`).
+    let examples: [String]
     /// Runs it; returns the exit code.
     let run: @Sendable (ParsedArguments, CommandContext) async throws -> Int32
 
+    init(
+        words: [String],
+        summary: String,
+        arguments: [ArgumentDeclaration] = [],
+        options: [OptionDeclaration] = [],
+        discussion: String = "",
+        examples: [String] = [],
+        run: @escaping @Sendable (ParsedArguments, CommandContext) async throws -> Int32
+    ) {
+        self.words = words
+        self.summary = summary
+        self.arguments = arguments
+        self.options = options
+        self.discussion = discussion
+        self.examples = examples
+        self.run = run
+    }
+
+    /// `identity import`.
     var name: String { words.joined(separator: " ") }
+
+    /// The usage line, generated from the declarations.
+    var usage: String { Help.usage(of: self) }
 }
 
 /// A parsed command line: global options, the command, its arguments.
@@ -28,9 +54,32 @@ struct Invocation {
     var helpRequested = false
     var versionRequested = false
     var groupWords: [String] = []
+    /// `certsign help WORDS…`.
+    var helpWords: [String]?
 
     static let globalUsage =
-        "certsign [--store DIR] [--json] <command> [options]   (certsign --help lists the commands)"
+        "certsign [--store DIR] [--json] <command> [options]   (certsign --help lists the commands, certsign help COMMAND explains one)"
+
+    /// The options every command accepts, before or after its words.
+    static let globalOptions: [OptionDeclaration] = [
+        .value(
+            "--store",
+            "DIR",
+            "the identity store and journal (default $CERTSIGN_HOME, else $XDG_DATA_HOME/certsign, else ~/.local/share/certsign)",
+            type: .directory
+        ),
+        .flag(
+            "--json",
+            "print one JSON document per command on stdout; a failure prints {\"error\": {code, reason, hint}}"
+        ),
+        .flag("--help", "help for certsign or for a command (also -h, and 'certsign help COMMAND')"),
+        .flag("--version", "print the version"),
+    ]
+
+    /// Whether `--json` is among the global options of `arguments` (for reporting failures of parsing itself).
+    static func wantsJSON(_ arguments: [String]) -> Bool {
+        arguments.prefix { $0 != "--" }.contains("--json")
+    }
 
     /// Splits out global options (accepted anywhere before `--`) and finds the command.
     static func parse(_ arguments: [String]) throws -> Invocation {
@@ -66,15 +115,16 @@ struct Invocation {
                 }
             }
         }
+        if rest.first == "help" {
+            invocation.helpWords = Array(rest.dropFirst().prefix { !$0.hasPrefix("-") })
+            return invocation
+        }
         // The longest run of leading words that names a command.
         let words = rest.prefix { !$0.hasPrefix("-") }
-        for length in stride(from: min(words.count, 3), through: 1, by: -1) {
-            let candidate = Array(words.prefix(length))
-            if let command = Commands.all.first(where: { $0.words == candidate }) {
-                invocation.command = command
-                invocation.arguments = Array(rest.dropFirst(length))
-                return invocation
-            }
+        if let (command, length) = Commands.find(Array(words)) {
+            invocation.command = command
+            invocation.arguments = Array(rest.dropFirst(length))
+            return invocation
         }
         invocation.groupWords = Array(words.prefix(1))
         invocation.arguments = rest
@@ -85,39 +135,56 @@ struct Invocation {
         let console = context.console
         if versionRequested && command == nil {
             console.out(
-                context.json ? JSONOutput.render(["version": CertSign.version]) : "certsign \(CertSign.version)"
+                context.json
+                    ? JSONOutput.encode(VersionDocument(version: CertSign.version)) : "certsign \(CertSign.version)"
             )
             return CertSign.exitSuccess
         }
+        if let helpWords {
+            console.out(try Help.text(for: helpWords))
+            return CertSign.exitSuccess
+        }
         guard let command else {
-            let group = Commands.all.filter { $0.words.first == groupWords.first }
+            let group = Commands.all.filter { $0.words.first == groupWords.first && $0.words.count > 1 }
             if !groupWords.isEmpty && !group.isEmpty {
                 if helpRequested {
-                    console.out(Commands.listing(group))
+                    console.out(Help.groupHelp(groupWords[0], group))
                     return CertSign.exitSuccess
                 }
-                throw UsageError(
-                    message:
-                        "'\(groupWords[0])' needs a subcommand: \(group.map { $0.words.dropFirst().joined(separator: " ") }.joined(separator: ", "))",
-                    usage: group.map(\.usage).joined(separator: "\n       ")
-                )
+                let subcommands = group.map { $0.words.dropFirst().joined(separator: " ") }
+                var message = "'\(groupWords[0])' needs a subcommand: \(subcommands.joined(separator: ", "))"
+                if arguments.count > 1, !arguments[1].hasPrefix("-") {
+                    message =
+                        "unknown subcommand '\(groupWords[0]) \(arguments[1])'"
+                        + ArgumentParser.suggestion(arguments[1], among: subcommands)
+                }
+                throw UsageError(message: message, usage: Help.groupUsage(groupWords[0]))
             }
             if helpRequested || arguments.isEmpty {
                 if helpRequested {
-                    console.out(Commands.overview())
+                    console.out(Help.overview())
                     return CertSign.exitSuccess
                 }
                 throw UsageError(message: "no command given", usage: Invocation.globalUsage)
             }
-            throw UsageError(message: "unknown command '\(arguments[0])'", usage: Invocation.globalUsage)
+            if arguments[0].hasPrefix("-") {
+                throw UsageError(
+                    message: "unknown option \(arguments[0])"
+                        + ArgumentParser.suggestion(arguments[0], among: Invocation.globalOptions.map(\.name)),
+                    usage: Invocation.globalUsage
+                )
+            }
+            throw UsageError(
+                message: "unknown command '\(arguments[0])'"
+                    + ArgumentParser.suggestion(arguments[0], among: Commands.topLevelWords),
+                usage: Invocation.globalUsage
+            )
         }
         if helpRequested {
-            console.out(
-                "usage: \(command.usage)\n\n\(command.summary)\n\(command.details.isEmpty ? "" : "\n" + command.details)"
-            )
+            console.out(Help.commandHelp(command))
             return CertSign.exitSuccess
         }
-        let parsed = try ArgumentParser.parse(arguments, spec: command.spec, usage: command.usage)
+        let parsed = try ArgumentParser.parse(arguments, command: command)
         return try await command.run(parsed, context)
     }
 }
@@ -126,7 +193,7 @@ struct Invocation {
 struct CommandContext: Sendable {
     let console: Console
     let json: Bool
-    /// The identity store directory (`--store`, `$CERTSIGN_HOME`, `$XDG_DATA_HOME/certsign`, `~/.local/share/certsign`).
+    /// The identity store directory (`--store`, else ``PKCS12IdentityStore/defaultDirectory(environment:)``).
     let storeDirectory: URL
     let environment: [String: String]
 
@@ -139,13 +206,8 @@ struct CommandContext: Sendable {
                 throw UsageError(message: "--store needs a directory", usage: Invocation.globalUsage)
             }
             storeDirectory = URL(fileURLWithPath: storeOverride)
-        } else if let home = environment["CERTSIGN_HOME"], !home.isEmpty {
-            storeDirectory = URL(fileURLWithPath: home)
-        } else if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
-            storeDirectory = URL(fileURLWithPath: data).appendingPathComponent("certsign")
         } else {
-            let home = environment["HOME"] ?? NSHomeDirectory()
-            storeDirectory = URL(fileURLWithPath: home).appendingPathComponent(".local/share/certsign")
+            storeDirectory = PKCS12IdentityStore.defaultDirectory(environment: environment)
         }
     }
 
@@ -154,90 +216,8 @@ struct CommandContext: Sendable {
         if self.json { console.out(JSONOutput.render(json())) } else { console.out(human()) }
     }
 
-    // MARK: Secrets
-
-    /// Reads one secret from `--<name>-env VAR`, `--<name>-file PATH`, `--<name>-stdin` (when the
-    /// command accepts it) or, when stdin is a terminal, a prompt without echo.
-    /// - Parameters:
-    ///   - name: the option stem (`password`, `pin`, `dss-password`).
-    ///   - prompt: what the prompt says.
-    ///   - required: whether a missing secret is an error (else nil is returned without prompting
-    ///     when stdin is not a terminal).
-    func secret(
-        _ parsed: ParsedArguments,
-        name: String = "password",
-        prompt: String,
-        required: Bool = true
-    ) throws -> Secret? {
-        if let variable = parsed.value("--\(name)-env") {
-            guard let value = environment[variable] else {
-                throw CertificateProviderError.invalidParameter(
-                    "environment variable \(variable) (from --\(name)-env) is not set"
-                )
-            }
-            return Secret(value)
-        }
-        if let path = parsed.value("--\(name)-file") {
-            return try readSecretFile(path, option: "--\(name)-file")
-        }
-        if parsed.has("--\(name)-stdin") {
-            var data = console.readStandardInput()
-            return Secret(wiping: &data).trimmingTrailingNewline()
-        }
-        if console.inputIsTerminal { return try console.promptSecret(prompt) }
-        if required {
-            throw CertificateProviderError(
-                .passwordRequired,
-                "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed and stdin is not a terminal; use --\(name)-env VAR or --\(name)-file PATH"
-            )
-        }
-        return nil
-    }
-
-    func readSecretFile(_ path: String, option: String) throws -> Secret {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CertificateProviderError(.fileSystem, "cannot read the secret file \(path) (from \(option))")
-        }
-        defer { try? handle.close() }
-        var data = handle.readDataToEndOfFile()
-        return Secret(wiping: &data).trimmingTrailingNewline()
-    }
-
-    /// Provider parameters from `--param K=V`, `--param-env K=VAR` (secret) and `--param-file K=PATH` (secret).
-    func providerParameters(_ parsed: ParsedArguments) throws -> ProviderParameters {
-        var parameters = ProviderParameters()
-        func split(_ text: String, _ option: String) throws -> (ProviderParameters.Key, String) {
-            guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-                throw UsageError(message: "\(option) takes KEY=VALUE, not '\(text)'", usage: "\(option) KEY=VALUE")
-            }
-            return (ProviderParameters.Key(String(text[..<equals])), String(text[text.index(after: equals)...]))
-        }
-        for item in parsed.values("--param") {
-            let (key, value) = try split(item, "--param")
-            if ["password", "pin", "dssPassword", "storePassword", "clientSecret", "otp", "clientIdentityPassword"]
-                .contains(key.rawValue)
-            {
-                throw UsageError(
-                    message:
-                        "--param \(key)=… would put a secret on the command line; use --param-env \(key)=VAR or --param-file \(key)=PATH",
-                    usage: "--param-env KEY=VAR | --param-file KEY=PATH"
-                )
-            }
-            parameters[key] = .string(value)
-        }
-        for item in parsed.values("--param-env") {
-            let (key, variable) = try split(item, "--param-env")
-            guard let value = environment[variable] else {
-                throw CertificateProviderError.invalidParameter(
-                    "environment variable \(variable) (from --param-env \(key)=…) is not set"
-                )
-            }
-            parameters[key] = .secret(Secret(value))
-        }
-        for item in parsed.values("--param-file") {
-            let (key, path) = try split(item, "--param-file")
-            parameters[key] = .secret(try readSecretFile(path, option: "--param-file \(key)"))
-        }
-        return parameters
+    /// Prints an `Encodable` value as the JSON document with `--json`, else the human text.
+    func emit<Value: Encodable>(encoding value: @autoclosure () -> Value, human: @autoclosure () -> String) {
+        if json { console.out(JSONOutput.encode(value())) } else { console.out(human()) }
     }
 }

@@ -69,6 +69,20 @@ public final class Secret: @unchecked Sendable {
         withUnsafeBytes { String(validating: $0.bindMemory(to: UInt8.self), as: UTF8.self) != nil }
     }
 
+    /// The secret a password file (or piped standard input) holds: its first line, without the line
+    /// break (`\n` or `\r\n`). This is what "password file" means everywhere in this package:
+    /// anything after the first line break is ignored, so a file may end with a newline or carry a
+    /// comment line below the password. The source bytes are wiped.
+    /// - Parameter bytes: the file's bytes; wiped and emptied on return.
+    public static func firstLine(wiping bytes: inout [UInt8]) -> Secret {
+        let end = bytes.firstIndex(of: 0x0A) ?? bytes.count
+        var line = Array(bytes[..<end])
+        bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+        bytes.removeAll()
+        if line.last == 0x0D { line.removeLast() }
+        return Secret(wiping: &line)
+    }
+
     /// A secret with the same bytes minus one trailing `\n` or `\r\n` (as files and pipes add).
     public func trimmingTrailingNewline() -> Secret {
         withUnsafeBytes { bytes in
@@ -89,7 +103,10 @@ extension Secret: Equatable, CustomStringConvertible, CustomDebugStringConvertib
         }
     }
 
+    /// `Secret(redacted)`: never the value.
     public var description: String { "Secret(redacted)" }
+    /// `Secret(redacted)`: never the value.
     public var debugDescription: String { "Secret(redacted)" }
+    /// A mirror without children, so `dump` and debuggers show no bytes.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .class) }
 }

@@ -416,16 +416,10 @@ struct PasswordSource {
             guard var data = FileManager.default.contents(atPath: path) else {
                 throw CertificateProviderError(.fileSystem, "cannot read the password file '\(path)' named by '\(key)'")
             }
-            // Only the first line is the password; wipe the file's bytes once copied.
+            // A password file holds the password on its first line (Secret.firstLine, as the CLI reads it).
             let whole = Secret(wiping: &data)
             var bytes = whole.withUnsafeBytes { Array($0) }
-            if let newline = bytes.firstIndex(where: { $0 == 0x0A }) {
-                bytes.withUnsafeMutableBytes { raw in
-                    for index in newline..<raw.count { raw[index] = 0 }
-                }
-                bytes.removeSubrange(newline...)
-            }
-            return Secret(wiping: &bytes).trimmingTrailingNewline()
+            return Secret.firstLine(wiping: &bytes)
         }
     }
 }

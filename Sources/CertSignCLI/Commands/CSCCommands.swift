@@ -9,22 +9,24 @@ import Signing
 extension Commands {
     static let cscCommands: [CommandDescriptor] = [cscCredentials]
 
-    static let cscCredentialsUsage =
-        "certsign csc credentials --param url=URL --param clientID=ID --param-env clientSecret=VAR [--param trustedCAFile=PEM] [--param allowInsecureHTTP=true]"
+    static var cscCredentialsUsage: String { cscCredentials.usage }
 
     static let cscCredentials = CommandDescriptor(
         words: ["csc", "credentials"],
         summary: "list the credentials of a CSC API v2 signing service",
-        usage: cscCredentialsUsage,
-        details: """
+        options: OptionDeclaration.providerParameters,
+        discussion: """
             Lists every credential of the OAuth client with its certificate subject, key, SCAL and what
-            authorizing it asks for (PIN, OTP). Parameters as for 'certsign sign --provider csc': url,
-            clientID, clientSecret (secret: --param-env or --param-file only), trustedCAFile,
+            authorizing it asks for (PIN, OTP). Parameters as for 'certsign sign --provider csc': url and
+            clientID (required), clientSecret (secret: --param-env or --param-file only), trustedCAFile,
             clientIdentity with clientIdentityPassword, allowInsecureHTTP, timeout.
-            example: certsign csc credentials --param url=https://csc.example.eu --param clientID=Leonid \\
-                       --param-env clientSecret=CSC_SECRET
             """,
-        spec: OptionSpec(repeatable: ["--param", "--param-env", "--param-file"])
+        examples: [
+            """
+            certsign csc credentials --param url=https://csc.example.eu --param clientID=Leonid \\
+                       --param-env clientSecret=CSC_SECRET
+            """
+        ]
     ) { parsed, context in
         let parameters = try context.providerParameters(parsed)
         guard parameters[CSCProvider.ParameterKey.url] != nil, parameters[CSCProvider.ParameterKey.clientID] != nil
@@ -45,18 +47,23 @@ extension Commands {
                 String(credential.scal), credential.authSummary,
             ]
         }
-        let json: [[String: Any]] = credentials.map { credential in
-            [
-                "id": credential.id, "subject": credential.certificate?.subject ?? "",
-                "issuer": credential.certificate?.issuer ?? "",
-                "key": credential.certificate?.publicKeyAlgorithm.description ?? "", "keyLength": credential.keyLength,
-                "keyStatus": credential.keyStatus, "algorithms": credential.keyAlgorithms, "scal": credential.scal,
-                "authMode": credential.authMode, "auth": credential.authObjects.map(\.id),
-                "multisign": credential.multisign,
-            ]
+        let json = credentials.map { credential in
+            CredentialsDocument.Credential(
+                id: credential.id,
+                subject: credential.certificate?.subject ?? "",
+                issuer: credential.certificate?.issuer ?? "",
+                key: credential.certificate?.publicKeyAlgorithm.description ?? "",
+                keyLength: credential.keyLength,
+                keyStatus: credential.keyStatus,
+                algorithms: credential.keyAlgorithms,
+                scal: credential.scal,
+                authMode: credential.authMode,
+                auth: credential.authObjects.map(\.id),
+                multisign: credential.multisign
+            )
         }
         context.emit(
-            ["credentials": json],
+            encoding: CredentialsDocument(credentials: json),
             human: credentials.isEmpty
                 ? "no credentials" : Format.table(["ID", "SUBJECT", "KEY", "SCAL", "AUTH"], rows)
         )
@@ -79,11 +86,11 @@ extension Commands {
         outputDirectory: String?,
         context: CommandContext
     ) async throws -> Int32 {
-        var results: [[String: Any]] = []
+        var results: [SignResultDocument] = []
         var failures = 0
         func fail(_ path: String, _ error: CertificateProviderError) {
             failures += 1
-            results.append(["document": path, "status": "failed", "error": error.reason, "code": error.code.rawValue])
+            results.append(.failed(Format.path(path), error))
             context.console.err("certsign: \(path): \(error.reason)")
         }
         // Readable documents grouped by the directory their signature goes to, in order.
@@ -119,11 +126,18 @@ extension Commands {
                     )
                     for (path, result) in zip(chunk, signed) {
                         let output = result.outputURL?.path ?? ""
-                        results.append([
-                            "document": path, "signature": output, "id": result.record.id, "status": "signed",
-                            "signer": result.signerCertificate.subject, "format": options.format.rawValue,
-                            "detached": options.isDetached, "digest": result.record.digestAlgorithm,
-                        ])
+                        results.append(
+                            SignResultDocument(
+                                document: Format.path(path),
+                                status: "signed",
+                                signature: Format.path(output),
+                                id: result.record.id,
+                                signer: result.signerCertificate.subject,
+                                format: options.format.rawValue,
+                                detached: options.isDetached,
+                                digest: result.record.digestAlgorithm
+                            )
+                        )
                         if !context.json { context.console.out("signed \(path) -> \(output)") }
                     }
                 } catch let error as CertificateProviderError {
@@ -133,10 +147,7 @@ extension Commands {
         }
         if context.json {
             context.console.out(
-                JSONOutput.render([
-                    "signed": results.filter { $0["status"] as? String == "signed" }.count,
-                    "failed": failures, "results": results,
-                ])
+                JSONOutput.encode(SignDocument(results: results))
             )
         } else {
             context.console.out("\(paths.count - failures) of \(paths.count) documents signed")

@@ -10,34 +10,53 @@ import RemoteSigning
 extension Commands {
     static let dssCommands: [CommandDescriptor] = [dssLogin, dssCertificates, dssSign, dssSigns, dssRemove, emulator]
 
-    static let dssLoginUsage =
-        "certsign dss login --host URL [--api-version v1] --environment E --project P [--device ID] --user U [--allow-insecure-http] [--ca-file FILE] [--client-identity ALIAS [--client-identity-password-env VAR | --client-identity-password-file PATH]] [--password-env VAR | --password-file PATH | --password-stdin]"
+    static var dssLoginUsage: String { dssLogin.usage }
 
     static let dssLogin = CommandDescriptor(
         words: ["dss", "login"],
         summary: "authenticate to a Foresight Mobile Platform and keep the session",
-        usage: dssLoginUsage,
-        details: """
+        options: [
+            .value("--host", "URL", "the platform's address (https://…)", type: .url, required: true),
+            .value("--api-version", "V", "the platform API version", default: "v1"),
+            .value("--environment", "E", "the platform environment", required: true),
+            .value("--project", "P", "the platform project", required: true),
+            .value(
+                "--device",
+                "ID",
+                "the X-Device-Id to send",
+                default: "a stable id derived from this machine's id"
+            ),
+            .value("--user", "U", "the platform user name", required: true),
+            .flag(
+                "--allow-insecure-http",
+                "allow an http:// host that is not loopback (the password then crosses the network in clear)"
+            ),
+            .value(
+                "--ca-file",
+                "FILE",
+                "PEM CA certificates to trust for the server, besides the system store",
+                type: .file
+            ),
+            .value(
+                "--client-identity",
+                "ALIAS",
+                "present this stored identity (certsign identity import) as the TLS client certificate"
+            ),
+        ] + OptionDeclaration.secretSources("client-identity-password", "the client identity's password")
+            + OptionDeclaration.password("the user's platform password"),
+        discussion: """
             The session (host, environment, project, device, tokens) is kept 0600 in the store as
-            fmp-session.json, so the other dss commands need no connection flags. PASSWORD is the user's
-            platform password. http:// is refused except on loopback unless --allow-insecure-http is given.
-              --device ID   the X-Device-Id to send (default: a stable id derived from this machine's id)
-              --ca-file FILE          PEM CA certificates to trust for the server, besides the system store
-              --client-identity ALIAS present this stored identity (certsign identity import) as the TLS
-                                      client certificate; its password comes from
-                                      --client-identity-password-env VAR or --client-identity-password-file PATH
-            The CA file, the alias and where the identity password comes from (the variable's name or the
-            file's path, never the password) are kept with the session for the other dss commands.
-            example: certsign dss login --host https://fmp.example.ru --environment Leonid_environment \\
-                       --project Leonid_project --user Leonid --password-env FMP_PASSWORD
+            fmp-session.json, so the other dss commands need no connection flags. http:// is refused
+            except on loopback unless --allow-insecure-http is given. The CA file, the alias and where the
+            identity password comes from (the variable's name or the file's path, never the password) are
+            kept with the session for the other dss commands.
             """,
-        spec: OptionSpec(
-            flags: ["--allow-insecure-http"],
-            options: [
-                "--host", "--api-version", "--environment", "--project", "--device", "--user", "--ca-file",
-                "--client-identity", "--client-identity-password-env", "--client-identity-password-file",
-            ]
-        ).withPassword()
+        examples: [
+            """
+            certsign dss login --host https://fmp.example.ru --environment Leonid_environment \\
+                       --project Leonid_project --user Leonid --password-env FMP_PASSWORD
+            """
+        ]
     ) { parsed, context in
         func required(_ name: String) throws -> String {
             guard let value = parsed.value(name), !value.isEmpty else {
@@ -96,10 +115,9 @@ extension Commands {
     static let dssCertificates = CommandDescriptor(
         words: ["dss", "certificates"],
         summary: "list the DSS certificates of the logged-in user",
-        usage: "certsign dss certificates [--dss-password-env VAR | --dss-password-file PATH]",
-        details:
-            "DSS-PASSWORD is the DSS password (asked for when stdin is a terminal).\nexample: certsign dss certificates --dss-password-env DSS_PASSWORD",
-        spec: OptionSpec(options: ["--dss-password-env", "--dss-password-file"])
+        options: OptionDeclaration.secretSources("dss-password", "the DSS password"),
+        discussion: "The DSS password is asked for when stdin is a terminal and no source is given.",
+        examples: ["certsign dss certificates --dss-password-env DSS_PASSWORD"]
     ) { parsed, context in
         let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
         let provider = try context.fmpProvider([FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword)])
@@ -115,23 +133,36 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
-    static let dssSignUsage =
-        "certsign dss sign --resource R --table T [--params JSON] --column C --hhive-id N --certificate-id N [--dss-password-env VAR | --dss-password-file PATH] [--pin-env VAR | --pin-file PATH]"
+    static var dssSignUsage: String { dssSign.usage }
 
     static let dssSign = CommandDescriptor(
         words: ["dss", "sign"],
         summary: "sign a platform resource cell on the DSS server",
-        usage: dssSignUsage,
-        details: """
+        options: [
+            .value("--resource", "R", "the platform resource", required: true),
+            .value("--table", "T", "the resource's table", required: true),
+            .value("--params", "JSON", "the resource's parameters as JSON", default: "{}"),
+            .value("--column", "C", "the column of the cell", required: true),
+            .value("--hhive-id", "N", "the row of the cell", type: .integer(Int.min...Int.max), required: true),
+            .value(
+                "--certificate-id",
+                "N",
+                "the DSS certificate to sign with ('certsign dss certificates')",
+                type: .integer(Int.min...Int.max),
+                required: true
+            ),
+        ] + OptionDeclaration.secretSources("dss-password", "the DSS password")
+            + OptionDeclaration.secretSources("pin", "the certificate's PIN"),
+        discussion: """
             Signs the cell (resource, table, column, row = --hhive-id) with the DSS certificate
             --certificate-id; prints the signature id. A sign request is never retried automatically.
-            example: certsign dss sign --resource GetBudgetPlanning --table ПланированиеБюджета --column Номер \\
-                       --hhive-id 1 --certificate-id 12831 --dss-password-env DSS_PASSWORD --pin-env DSS_PIN
             """,
-        spec: OptionSpec(options: [
-            "--resource", "--table", "--params", "--column", "--hhive-id", "--certificate-id",
-            "--dss-password-env", "--dss-password-file", "--pin-env", "--pin-file",
-        ])
+        examples: [
+            """
+            certsign dss sign --resource GetBudgetPlanning --table ПланированиеБюджета --column Номер \\
+                       --hhive-id 1 --certificate-id 12831 --dss-password-env DSS_PASSWORD --pin-env DSS_PIN
+            """
+        ]
     ) { parsed, context in
         func required(_ name: String) throws -> String {
             guard let value = parsed.value(name), !value.isEmpty else {
@@ -181,10 +212,15 @@ extension Commands {
     static let dssSigns = CommandDescriptor(
         words: ["dss", "signs"],
         summary: "list the signatures the DSS server keeps for the user",
-        usage: "certsign dss signs [--out-dir DIR]",
-        details:
-            "  --out-dir DIR   also write each signature as DIR/<id>.p7s (to check with certsign verify)\nexample: certsign dss signs",
-        spec: OptionSpec(options: ["--out-dir"])
+        options: [
+            .value(
+                "--out-dir",
+                "DIR",
+                "also write each signature as DIR/<id>.p7s (to check with certsign verify)",
+                type: .directory
+            )
+        ],
+        examples: ["certsign dss signs"]
     ) { parsed, context in
         let provider = try context.fmpProvider()
         let result = try await context.reportingEnvelope(provider) { try await provider.signs() }
@@ -212,17 +248,16 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
-    static let dssRemove = CommandDescriptor(
+    static let dssRemove: CommandDescriptor = CommandDescriptor(
         words: ["dss", "remove"],
         summary: "remove a signature from the DSS server",
-        usage: "certsign dss remove ID",
-        details: "example: certsign dss remove 121",
-        spec: OptionSpec(positionals: 1...1)
+        arguments: [ArgumentDeclaration(name: "ID", help: "the signature_id ('certsign dss signs' lists them)")],
+        examples: ["certsign dss remove 121"]
     ) { parsed, context in
         guard let id = Int(parsed.positionals[0]) else {
             throw UsageError(
                 message: "the signature id must be a whole number, not '\(parsed.positionals[0])'",
-                usage: "certsign dss remove ID"
+                usage: dssRemove.usage
             )
         }
         let provider = try context.fmpProvider()
@@ -234,35 +269,44 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
-    static let emulatorUsage =
-        "certsign emulator [--host 127.0.0.1] [--allow-remote] [--port N] [--faults] [--ca-out FILE] [--tls [--require-client-cert CA.pem]]"
+    static var emulatorUsage: String { emulator.usage }
 
     static let emulator = CommandDescriptor(
         words: ["emulator"],
         summary: "run the DSS emulator (FMP, CryptoPro DSS and CSC v2 routes) until Ctrl-C",
-        usage: emulatorUsage,
-        details: """
+        options: [
+            .value(
+                "--host",
+                "ADDR",
+                "address to bind; only loopback addresses unless --allow-remote",
+                default: "127.0.0.1"
+            ),
+            .flag(
+                "--allow-remote",
+                "bind a non-loopback address although the emulator serves published test credentials\nand keys (anyone who reaches it can sign as the seed's users)"
+            ),
+            .value("--port", "N", "port to listen on; 0 is any free port (the URL is printed)", default: "0"),
+            .flag("--faults", "let requests pick a fault with the X-Emulator-Fault header (for client tests)"),
+            .value(
+                "--ca-out",
+                "FILE",
+                "write the emulator's CA certificate (PEM) for certsign verify --ca, and for clients\nof --tls (dss login --ca-file FILE)",
+                type: .file
+            ),
+            .flag("--tls", "serve HTTPS with a certificate from the emulator CA naming localhost, 127.0.0.1 and ::1"),
+            .value(
+                "--require-client-cert",
+                "CA.pem",
+                "with --tls: close every connection without a client certificate issued by a CA in CA.pem\n(TLS alert certificate_required / unknown_ca)",
+                type: .file
+            ),
+        ],
+        discussion: """
             A local DSS server with real crypto, seeded with the HHFWDss sample's data: user Leonid / 123123,
             environment Leonid_environment, project Leonid_project, DSS password Saprun123, certificate
             12831 with PIN 123; the first signature id is 121.
-              --host ADDR    address to bind (default 127.0.0.1); only loopback addresses unless --allow-remote
-              --allow-remote bind a non-loopback address although the emulator serves published test
-                             credentials and keys (anyone who reaches it can sign as the seed's users)
-              --port N       port to listen on (default 0: any free port; the URL is printed)
-              --faults       let requests pick a fault with the X-Emulator-Fault header (for client tests)
-              --ca-out FILE  write the emulator's CA certificate (PEM) for certsign verify --ca, and for
-                             clients of --tls (dss login --ca-file FILE)
-              --tls          serve HTTPS with a certificate from the emulator CA naming localhost,
-                             127.0.0.1 and ::1
-              --require-client-cert CA.pem
-                             with --tls: close every connection without a client certificate issued
-                             by a CA in CA.pem (TLS alert certificate_required / unknown_ca)
-            example: certsign emulator --port 8443 --tls --ca-out emulator-ca.pem
             """,
-        spec: OptionSpec(
-            flags: ["--faults", "--tls", "--allow-remote"],
-            options: ["--host", "--port", "--ca-out", "--require-client-cert"]
-        )
+        examples: ["certsign emulator --port 8443 --tls --ca-out emulator-ca.pem"]
     ) { parsed, context in
         var configuration = DSSEmulator.Configuration()
         if let host = parsed.value("--host") {
@@ -305,7 +349,11 @@ extension Commands {
             try FileSystem.writeAtomically(caOut, Array(server.certificateAuthorityPEM.utf8))
         }
         context.emit(
-            ["url": url.absoluteString, "faults": configuration.faultsEnabled, "tls": configuration.tls != nil],
+            encoding: EmulatorDocument(
+                url: url.absoluteString,
+                faults: configuration.faultsEnabled,
+                tls: configuration.tls != nil
+            ),
             human:
                 "DSS emulator listening on \(url.absoluteString)\(configuration.faultsEnabled ? " (faults enabled)" : "") — Ctrl-C stops it"
         )
@@ -416,12 +464,8 @@ extension CommandContext {
         guard let alias = tls.clientIdentity else { return parameters }
         parameters[FMPDSSProvider.ParameterKey.clientIdentity] = .string(alias)
         if let variable = tls.clientIdentityPasswordEnv {
-            guard let value = environment[variable] else {
-                throw CertificateProviderError.invalidParameter(
-                    "environment variable \(variable) (the client identity's password) is not set"
-                )
-            }
-            parameters[FMPDSSProvider.ParameterKey.clientIdentityPassword] = .secret(Secret(value))
+            parameters[FMPDSSProvider.ParameterKey.clientIdentityPassword] =
+                .secret(try environmentSecret(variable, option: "--client-identity-password-env"))
         } else if let path = tls.clientIdentityPasswordFile {
             parameters[FMPDSSProvider.ParameterKey.clientIdentityPassword] =
                 .secret(try readSecretFile(path, option: "--client-identity-password-file"))
@@ -440,17 +484,6 @@ extension CommandContext {
             }
             throw error
         }
-    }
-
-    /// A secret that must be given (prompted for on a terminal).
-    func requiredSecret(_ parsed: ParsedArguments, name: String, prompt: String) throws -> Secret {
-        guard let value = try secret(parsed, name: name, prompt: prompt) else {
-            throw CertificateProviderError(
-                .passwordRequired,
-                "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed"
-            )
-        }
-        return value
     }
 }
 

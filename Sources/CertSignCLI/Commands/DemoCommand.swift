@@ -12,16 +12,15 @@ extension Commands {
     static let demo = CommandDescriptor(
         words: ["demo"],
         summary: "run the HHFWDss walk-through and an offline PKCS#12 demo, with no setup",
-        usage: "certsign demo [--keep]",
-        details: """
+        options: [.flag("--keep", "keep the temporary directory (its path is printed)")],
+        discussion: """
             Starts the DSS emulator on a free loopback port, then runs, as real certsign commands: login
             ("Authentication success"), certificates, signs (empty), sign the GetBudgetPlanning cell with
             certificate 12831 (signature_id 121), signs, verify 121's CMS, remove 121, signs (empty). Then
             makes a throwaway PKCS#12 with a test CA, imports it, signs a file, verifies it, lists and
             removes the journal entry.
-              --keep   keep the temporary directory (its path is printed)
             """,
-        spec: OptionSpec(flags: ["--keep"])
+        examples: ["certsign demo"]
     ) { parsed, context in
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-demo-\(UUID().uuidString)")
         try FileSystem.makePrivateDirectory(work.path)

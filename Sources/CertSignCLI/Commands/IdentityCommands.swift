@@ -15,25 +15,21 @@ extension Commands {
     static let identityImport = CommandDescriptor(
         words: ["identity", "import"],
         summary: "import a .p12/.pfx file into the identity store",
-        usage:
-            "certsign identity import FILE [--alias NAME] [--key-alias NAME] [--replace] [--password-env VAR | --password-file PATH | --password-stdin] [--store-password-env VAR | --store-password-file PATH]",
-        details: """
-            The file's password (PASSWORD; none for a file without one) also protects the stored copy
-            unless a store password is given. A store password has at least 8 characters: for a file
-            whose password is empty or shorter, give one with --store-password-env VAR or
-            --store-password-file PATH, or answer the prompt when stdin is a terminal.
-            The stored copy is re-encrypted with PBES2 / AES-256 (PBKDF2-HMAC-SHA256, 600 000
+        arguments: [ArgumentDeclaration(name: "FILE", help: "the .p12/.pfx file", valueType: .file)],
+        options: [
+            .value("--alias", "NAME", "the store entry's name", default: "the file name without extension"),
+            .value("--key-alias", "NAME", "which key of a file that holds several (friendly name or local key ID)"),
+            .flag("--replace", "replace an entry of the same alias"),
+        ] + OptionDeclaration.password("the file's password (none for a file without one)")
+            + OptionDeclaration.secretSources("store-password", "the store password (at least 8 characters)"),
+        discussion: """
+            The file's password also protects the stored copy unless a store password is given. A store
+            password has at least 8 characters: for a file whose password is empty or shorter, give one with
+            --store-password-env VAR or --store-password-file PATH, or answer the prompt when stdin is a
+            terminal. The stored copy is re-encrypted with PBES2 / AES-256 (PBKDF2-HMAC-SHA256, 600 000
             iterations); files are 0600 in a 0700 directory.
-              --alias NAME       store entry name (default: the file name without extension)
-              --key-alias NAME   which key of a file that holds several (friendly name or local key ID)
-              --replace          replace an entry of the same alias
-            example: certsign identity import ivanov.p12 --alias ivanov --password-env P12_PASSWORD
             """,
-        spec: OptionSpec(
-            flags: ["--replace"],
-            options: ["--alias", "--key-alias", "--store-password-env", "--store-password-file"],
-            positionals: 1...1
-        ).withPassword()
+        examples: ["certsign identity import ivanov.p12 --alias ivanov --password-env P12_PASSWORD"]
     ) { parsed, context in
         let path = parsed.positionals[0]
         let bytes = try context.readInputFile(path, what: "PKCS#12 file")
@@ -65,7 +61,7 @@ extension Commands {
             replacingExisting: parsed.has("--replace")
         )
         context.emit(
-            ["imported": metadataJSON(metadata, chain: identity.chain)],
+            encoding: IdentityCommandDocument(imported: IdentityDocument(metadata, chain: identity.chain)),
             human:
                 "imported '\(metadata.alias)': \(metadata.subject)\n  valid until \(Format.localDate(metadata.notValidAfter)), \(metadata.keyAlgorithm) \(metadata.keySize)-bit, chain of \(identity.chain.count)"
         )
@@ -75,16 +71,14 @@ extension Commands {
     static let identityList = CommandDescriptor(
         words: ["identity", "list"],
         summary: "list stored identities (no password needed)",
-        usage: "certsign identity list",
-        details: "example: certsign --json identity list",
-        spec: OptionSpec()
+        examples: ["certsign --json identity list"]
     ) { _, context in
         let entries = try context.identityStore.list()
         let rows = entries.map {
             [$0.alias, $0.subject, Format.localDate($0.notValidAfter), "\($0.keyAlgorithm) \($0.keySize)"]
         }
         context.emit(
-            ["identities": entries.map { metadataJSON($0, chain: nil) }],
+            encoding: IdentityCommandDocument(identities: entries.map { IdentityDocument($0, chain: nil) }),
             human: entries.isEmpty
                 ? "no identities in \(context.storeDirectory.path)"
                 : Format.table(["ALIAS", "SUBJECT", "VALID UNTIL", "KEY"], rows)
@@ -95,9 +89,8 @@ extension Commands {
     static let identityShow = CommandDescriptor(
         words: ["identity", "show"],
         summary: "show one stored identity's certificate details",
-        usage: "certsign identity show ALIAS",
-        details: "example: certsign identity show ivanov",
-        spec: OptionSpec(positionals: 1...1)
+        arguments: [ArgumentDeclaration(name: "ALIAS", help: "the stored identity's alias")],
+        examples: ["certsign identity show ivanov"]
     ) { parsed, context in
         let alias = parsed.positionals[0]
         guard let metadata = try context.identityStore.metadata(alias: alias) else {
@@ -118,16 +111,18 @@ extension Commands {
             "sha-256:      \(metadata.sha256Fingerprint)",
             "imported:     \(Format.localDate(metadata.createdAt))",
         ]
-        context.emit(["identity": metadataJSON(metadata, chain: nil)], human: lines.joined(separator: "\n"))
+        context.emit(
+            encoding: IdentityCommandDocument(identity: IdentityDocument(metadata, chain: nil)),
+            human: lines.joined(separator: "\n")
+        )
         return CertSign.exitSuccess
     }
 
     static let identityDelete = CommandDescriptor(
         words: ["identity", "delete"],
         summary: "delete a stored identity",
-        usage: "certsign identity delete ALIAS",
-        details: "example: certsign identity delete ivanov",
-        spec: OptionSpec(positionals: 1...1)
+        arguments: [ArgumentDeclaration(name: "ALIAS", help: "the stored identity's alias")],
+        examples: ["certsign identity delete ivanov"]
     ) { parsed, context in
         let alias = parsed.positionals[0]
         guard try context.identityStore.delete(alias: alias) else {
@@ -136,29 +131,28 @@ extension Commands {
                 "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)"
             )
         }
-        context.emit(["deleted": alias], human: "deleted '\(alias)'")
+        context.emit(encoding: IdentityCommandDocument(deleted: alias), human: "deleted '\(alias)'")
         return CertSign.exitSuccess
     }
-
-    static let identityExportUsage =
-        "certsign identity export ALIAS --out FILE [--password-env VAR | --password-file PATH | --password-stdin] [--export-password-env VAR | --export-password-file PATH]"
 
     static let identityExport = CommandDescriptor(
         words: ["identity", "export"],
         summary: "export a stored identity to a new .p12 file",
-        usage: identityExportUsage,
-        details: """
-            PASSWORD is the store password; the new file is protected by the export password (default: the
-            same), PBES2 / AES-256 with a SHA-256 MAC, mode 0600. The output file must not exist.
-            example: certsign identity export ivanov --out ivanov-copy.p12 --password-env P12_PASSWORD
+        arguments: [ArgumentDeclaration(name: "ALIAS", help: "the stored identity's alias")],
+        options: [
+            .value("--out", "FILE", "the new .p12 file; it must not exist", type: .file, required: true)
+        ] + OptionDeclaration.password("the store password")
+            + OptionDeclaration.secretSources(
+                "export-password",
+                "the new file's password (default: the store password)"
+            ),
+        discussion: """
+            The new file is protected by the export password, PBES2 / AES-256 with a SHA-256 MAC, mode 0600.
             """,
-        spec: OptionSpec(options: ["--out", "--export-password-env", "--export-password-file"], positionals: 1...1)
-            .withPassword()
+        examples: ["certsign identity export ivanov --out ivanov-copy.p12 --password-env P12_PASSWORD"]
     ) { parsed, context in
         let alias = parsed.positionals[0]
-        guard let out = parsed.value("--out") else {
-            throw UsageError(message: "--out FILE is required", usage: identityExportUsage)
-        }
+        let out = parsed.value("--out") ?? ""  // required: checked by the parser
         let store = context.identityStore
         guard try store.metadata(alias: alias) != nil else {
             throw CertificateProviderError(
@@ -172,20 +166,11 @@ extension Commands {
             throw CertificateProviderError(.passwordRequired, "a password is needed")
         }
         try store.export(alias: alias, password: password, exportPassword: exportPassword, to: out)
-        context.emit(["exported": ["alias": alias, "file": out]], human: "exported '\(alias)' to \(out)")
+        context.emit(
+            encoding: IdentityCommandDocument(exported: .init(alias: alias, file: out)),
+            human: "exported '\(alias)' to \(out)"
+        )
         return CertSign.exitSuccess
-    }
-
-    static func metadataJSON(_ metadata: PKCS12IdentityStore.Metadata, chain: [Certificate]?) -> [String: Any] {
-        var json: [String: Any] = [
-            "alias": metadata.alias, "subject": metadata.subject, "issuer": metadata.issuer,
-            "serialNumber": metadata.serialNumber, "notValidBefore": Format.isoDate(metadata.notValidBefore),
-            "notValidAfter": Format.isoDate(metadata.notValidAfter), "sha256Fingerprint": metadata.sha256Fingerprint,
-            "keyAlgorithm": metadata.keyAlgorithm, "keySize": metadata.keySize, "chainLength": metadata.chainLength,
-            "importedAt": Format.isoDate(metadata.createdAt),
-        ]
-        if let chain { json["chain"] = chain.map(\.subject) }
-        return json
     }
 }
 
@@ -249,11 +234,5 @@ extension CommandContext {
         }
         close(descriptor)
         return Int64(info.st_size)
-    }
-
-    /// A secret from `--<name>-env` / `--<name>-file` only (never prompts); nil when neither is given.
-    func optionalSecret(_ parsed: ParsedArguments, name: String) throws -> Secret? {
-        guard parsed.value("--\(name)-env") != nil || parsed.value("--\(name)-file") != nil else { return nil }
-        return try secret(parsed, name: name, prompt: "\(name): ")
     }
 }

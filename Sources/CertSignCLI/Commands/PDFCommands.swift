@@ -13,7 +13,7 @@ extension Commands {
         parsed: ParsedArguments,
         digest: DigestAlgorithm,
         context: CommandContext
-    ) async throws -> [String: Any] {
+    ) async throws -> SignResultDocument {
         let input = URL(fileURLWithPath: path)
         _ = try context.documentSize(path)
         let output: URL
@@ -41,10 +41,15 @@ extension Commands {
         )
         let result = try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: identity, options: options)
         if !context.json { context.console.out("signed \(path) -> \(output.path) (field \(result.fieldName))") }
-        return [
-            "document": path, "signature": output.path, "status": "signed", "signer": identity.certificate.subject,
-            "format": "pades", "field": result.fieldName, "digest": digest.rawValue,
-        ]
+        return SignResultDocument(
+            document: Format.path(path),
+            status: "signed",
+            signature: Format.path(output.path),
+            signer: identity.certificate.subject,
+            format: "pades",
+            digest: digest.rawValue,
+            field: result.fieldName
+        )
     }
 
     /// Whether the file starts like a PDF.
@@ -62,23 +67,24 @@ extension Commands {
             trustAnchors: trust,
             policy: policy
         )
-        var signatures: [[String: Any]] = []
+        var signatures: [PDFSignatureDocument] = []
         var lines: [String] = []
         if report.signatures.isEmpty { lines.append("INVALID: \(path) has no signatures") }
         for signature in report.signatures {
-            var json = verificationJSON(signature.verification)
-            json["valid"] = signature.isValid
-            var pdf: [String: Any] = [
-                "field": signature.field, "revision": signature.revision,
-                "coversWholeFile": signature.coversWholeFile, "laterChanges": signature.laterChanges.rawValue,
-            ]
-            if let problem = signature.byteRangeProblem { pdf["byteRangeProblem"] = problem }
-            if let subFilter = signature.subFilter { pdf["subFilter"] = subFilter }
-            if let time = signature.claimedTime { pdf["claimedTime"] = Format.isoDate(time) }
-            if let reason = signature.reason { pdf["reason"] = reason }
-            if let location = signature.location { pdf["location"] = location }
-            json["pdf"] = pdf
-            signatures.append(json)
+            var verification = VerificationDocument(signature.verification)
+            verification.valid = signature.isValid
+            let pdf = PDFPlacementDocument(
+                field: signature.field,
+                revision: signature.revision,
+                coversWholeFile: signature.coversWholeFile,
+                laterChanges: signature.laterChanges.rawValue,
+                byteRangeProblem: signature.byteRangeProblem,
+                subFilter: signature.subFilter,
+                claimedTime: signature.claimedTime.map(Format.isoDate),
+                reason: signature.reason,
+                location: signature.location
+            )
+            signatures.append(PDFSignatureDocument(verification: verification, pdf: pdf))
             lines.append("field '\(signature.field)' (revision \(signature.revision) of \(report.revisionCount)):")
             if let problem = signature.byteRangeProblem { lines.append("INVALID: \(problem)") }
             lines.append(verificationText(signature.verification))
@@ -89,7 +95,12 @@ extension Commands {
             }
         }
         context.emit(
-            ["document": path, "valid": report.isValid, "revisions": report.revisionCount, "signatures": signatures],
+            encoding: PDFVerificationDocument(
+                document: Format.path(path),
+                valid: report.isValid,
+                revisions: report.revisionCount,
+                signatures: signatures
+            ),
             human: lines.joined(separator: "\n")
         )
         return report.isValid ? CertSign.exitSuccess : CertSign.exitFailure

@@ -14,50 +14,91 @@ extension Commands {
     /// Files above this size show a progress bar (when stderr is a terminal).
     static let progressThreshold: Int64 = 16 << 20
 
-    static let signUsage =
-        "certsign sign DOCUMENT... [--identity ALIAS | --p12 FILE | --provider ID --param KEY=VALUE ...] [PASSWORD] [--out FILE|- | --out-dir DIR] [--replace] [--attached] [--format cms|cades|pades] [--digest sha256|sha384|sha512|streebog256|streebog512] [--tsa URL [--tsa-ca FILE]...] [--field NAME] [--reason TEXT] [--location TEXT] [--in-place]"
+    static var signUsage: String { sign.usage }
 
     static let sign = CommandDescriptor(
         words: ["sign"],
         summary: "sign documents (CAdES-BES detached .p7s by default)",
-        usage: signUsage,
-        details: """
-            Where the key comes from (one of):
-              --identity ALIAS     a stored identity (PASSWORD = its store password)
-              --p12 FILE           a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)
-              --provider ID        any registered provider, configured with --param KEY=VALUE,
-                                   --param-env KEY=VAR and --param-file KEY=PATH (secrets only through these two);
-                                   what you give is what the provider uses, also when it holds a session
-              --replace            let '--provider pkcs12 --param file=…' replace an identity stored under
-                                   the same alias (it stores what it opens, and says where)
-            Output: DOCUMENT.p7s next to each document, or --out FILE (one document) / --out-dir DIR
-            (created when missing). --out - writes the signature to standard output; DOCUMENT - reads
-            standard input (its signature goes to standard output unless --out says otherwise).
-            A signature never replaces a document being signed, a symbolic link, a device, a FIFO or a
-            directory, and two documents never share one signature file.
-              --attached           embed the document in the signature (default: detached)
-              --format cms|cades   plain CMS SignedData or CAdES-BES (default cades)
-              --format pades       sign PDFs inside the PDF (PAdES B-B): NAME-signed.pdf beside each PDF, or --out
-                                   FILE / --out-dir DIR / --in-place (atomic); --field NAME (default Signature1, 2, …),
-                                   --reason TEXT, --location TEXT; signing a signed PDF adds a countersignature
-              --digest ALG         sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012);
-                                   default: the key's digest (streebog256/512 for GOST keys, else sha256)
-              --tsa URL            timestamp each new signature at this RFC 3161 TSA (CAdES-T; see certsign timestamp)
-              --tsa-ca FILE        trust anchors for the TSA's certificate; repeatable (default: the system store)
+        arguments: [
+            ArgumentDeclaration(
+                name: "DOCUMENT",
+                help: "a file to sign; '-' reads standard input (its signature goes to standard output)",
+                repeats: true,
+                valueType: .file
+            )
+        ],
+        options: [
+            .value("--identity", "ALIAS", "sign with a stored identity (PASSWORD = its store password)", group: "key"),
+            .value(
+                "--p12",
+                "FILE",
+                "sign with a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)",
+                type: .file,
+                group: "key"
+            ),
+            .value(
+                "--provider",
+                "ID",
+                "sign with any registered provider ('certsign providers'), configured with --param,\n--param-env and --param-file; what you give is what it uses, also when it holds a session",
+                group: "key"
+            ),
+        ] + OptionDeclaration.providerParameters + OptionDeclaration.password("the password") + [
+            .value(
+                "--out",
+                "FILE",
+                "write the signature (one document) to FILE; '-' writes it to standard output",
+                type: .file
+            ),
+            .value(
+                "--out-dir",
+                "DIR",
+                "write each signature as DIR/NAME.p7s (DIR is created when missing)",
+                type: .directory
+            ),
+            .flag(
+                "--replace",
+                "let '--provider pkcs12 --param file=…' replace an identity stored under the same alias\n(it stores what it opens, and says where)"
+            ),
+            .flag("--attached", "embed the document in the signature (default: detached)"),
+            .value(
+                "--format",
+                "FORMAT",
+                "cms (plain CMS SignedData), cades (CAdES-BES) or pades (inside the PDF: PAdES B-B,\nNAME-signed.pdf beside each PDF, or --out / --out-dir / --in-place)",
+                type: .choice(["cms", "cades", "cades-bes", "pades"]),
+                default: "cades"
+            ),
+            .value(
+                "--digest",
+                "ALG",
+                "sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012)",
+                default: "the key's digest: streebog256/512 for GOST keys, else sha256"
+            ),
+            .value(
+                "--tsa",
+                "URL",
+                "timestamp each new signature at this RFC 3161 TSA (CAdES-T; see certsign timestamp)",
+                type: .url
+            ),
+            .repeatable(
+                "--tsa-ca",
+                "FILE",
+                "trust anchors for the TSA's certificate (default: the system store)",
+                type: .file
+            ),
+            .value("--field", "NAME", "PAdES: the signature field's name (default Signature1, 2, …)"),
+            .value("--reason", "TEXT", "PAdES: the reason recorded in the signature"),
+            .value("--location", "TEXT", "PAdES: the location recorded in the signature"),
+            .flag("--in-place", "PAdES: replace each PDF with its signed version (atomically)"),
+        ],
+        discussion: """
+            Give exactly one of --identity, --p12 and --provider. Output: DOCUMENT.p7s next to each
+            document, or --out FILE (one document) / --out-dir DIR. A signature never replaces a document
+            being signed, a symbolic link, a device, a FIFO or a directory, and two documents never share
+            one signature file. Signing a signed PDF adds a countersignature.
             Many documents are signed with one unlock; a failing document is reported, the rest are still
             signed, and the exit code is then 1. Every signature is recorded in the journal.
-            example: certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD
             """,
-        spec: OptionSpec(
-            flags: ["--attached", "--replace", "--in-place"],
-            options: [
-                "--identity", "--p12", "--provider", "--out", "--out-dir", "--format", "--digest", "--tsa",
-                "--field", "--reason", "--location",
-            ],
-            repeatable: ["--param", "--param-env", "--param-file", "--tsa-ca"],
-            positionals: 1...1,
-            unboundedPositionals: true
-        ).withPassword()
+        examples: ["certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD"]
     ) { parsed, context in
         try await runSign(parsed, context)
     }
@@ -253,7 +294,7 @@ extension Commands {
             }
         }
 
-        var results: [[String: Any]] = []
+        var results: [SignResultDocument] = []
         var failures = 0
         let console = context.console
         // With the signature on stdout, messages go to stderr.
@@ -299,7 +340,7 @@ extension Commands {
                 )
                 console.clearProgress()
                 var signature = result.signature
-                var timestamps: Any?
+                var timestamps: [AddedTimestampDocument]?
                 if let timestampClient {
                     if let outputURL {
                         timestamps = try await upgradeSignatureFile(
@@ -307,7 +348,7 @@ extension Commands {
                             client: timestampClient,
                             journal: coordinator.journal,
                             context: context
-                        ).json["timestamps"]
+                        ).document.timestamps
                     } else {
                         // Standard output: timestamp the bytes before they go out; the journal keeps them.
                         let stamped = try await SignatureTimestamper.addTimestamps(
@@ -320,44 +361,37 @@ extension Commands {
                         record.storage = .inline(signature)
                         try await coordinator.journal.update(record)
                         timestamps = stamped.addedTokens.compactMap { $0 }.map {
-                            ["time": Format.isoDate($0.time), "tsa": $0.authority]
+                            AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)
                         }
                     }
                 }
                 if outputURL == nil { console.outBytes(signature) }
                 size = 0
-                var entry: [String: Any] = [
-                    "document": path, "signature": outputURL?.path ?? "-", "id": result.record.id, "status": "signed",
-                    "signer": result.signerCertificate.subject,
-                    "format": timestampClient == nil ? options.format.rawValue : SignatureFormat.cadesT.rawValue,
-                    "detached": options.isDetached, "digest": result.record.digestAlgorithm,
-                ]
-                if let timestamps { entry["timestamps"] = timestamps }
-                results.append(entry)
+                results.append(
+                    SignResultDocument(
+                        document: Format.path(path),
+                        status: "signed",
+                        signature: outputURL.map { Format.path($0.path) } ?? "-",
+                        id: result.record.id,
+                        signer: result.signerCertificate.subject,
+                        format: timestampClient == nil ? options.format.rawValue : SignatureFormat.cadesT.rawValue,
+                        detached: options.isDetached,
+                        digest: result.record.digestAlgorithm,
+                        timestamps: timestamps
+                    )
+                )
                 if !context.json { report("signed \(path) -> \(outputURL?.path ?? "standard output")") }
             } catch let error as CertificateProviderError {
                 failures += 1
                 context.console.clearProgress()
-                results.append([
-                    "document": path, "status": "failed", "error": error.reason, "code": error.code.rawValue,
-                ])
+                results.append(.failed(Format.path(path), error))
                 context.console.err("certsign: \(path): \(error.reason)")
             }
         }
         if context.json && toStandardOutput {
-            context.console.err(
-                JSONOutput.render([
-                    "signed": results.filter { $0["status"] as? String == "signed" }.count,
-                    "failed": failures, "results": results,
-                ])
-            )
+            context.console.err(JSONOutput.encode(SignDocument(results: results)))
         } else if context.json {
-            context.console.out(
-                JSONOutput.render([
-                    "signed": results.filter { $0["status"] as? String == "signed" }.count,
-                    "failed": failures, "results": results,
-                ])
-            )
+            context.console.out(JSONOutput.encode(SignDocument(results: results)))
         } else if documents.count > 1 {
             report("\(documents.count - failures) of \(documents.count) documents signed")
         }
@@ -433,38 +467,59 @@ extension Commands {
         }
     }
 
-    static let verifyUsage =
-        "certsign verify SIGNATURE|FILE.pdf [--content DOCUMENT] [--ca FILE]... [--no-chain-check] [--at TIME] [--tsa-ca FILE]... [--crl FILE]... [--check-revocation]"
+    static var verifyUsage: String { verify.usage }
 
     static let verify = CommandDescriptor(
         words: ["verify"],
         summary: "verify a CMS / CAdES signature, every signer of it",
-        usage: verifyUsage,
-        details: """
-              --content DOCUMENT  the signed document (for detached signatures; default: SIGNATURE without .p7s,
-                                  used only when the signature does not embed its content). For a signature that
-                                  embeds its content, a DOCUMENT given must be that content, byte for byte
-              --ca FILE           trust anchor certificates (PEM or DER, bundles allowed); repeatable
-              --no-chain-check    check only the signature and the document, not who signed it
-              --at TIME           validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits
-              --tsa-ca FILE       trust anchors for signature timestamps (CAdES-T) (default: the --ca anchors); repeatable
-              --crl FILE          a CRL (PEM or DER) to check each signer's certificate against; repeatable, offline
-              --check-revocation  ask the network: OCSP from the certificate's AIA, else its CRL distribution points
-                                  (10 s and 256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature
+        arguments: [
+            ArgumentDeclaration(
+                name: "SIGNATURE",
+                help: "the signature (.p7s, PEM or DER), or a signed PDF (FILE.pdf)",
+                valueType: .file
+            )
+        ],
+        options: [
+            .value(
+                "--content",
+                "DOCUMENT",
+                "the signed document (for detached signatures; default: SIGNATURE without .p7s, used only\nwhen the signature does not embed its content). For a signature that embeds its content,\na DOCUMENT given must be that content, byte for byte",
+                type: .file
+            ),
+            .repeatable("--ca", "FILE", "trust anchor certificates (PEM or DER, bundles allowed)", type: .file),
+            .flag("--no-chain-check", "check only the signature and the document, not who signed it"),
+            .value(
+                "--at",
+                "TIME",
+                "validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits"
+            ),
+            .repeatable(
+                "--tsa-ca",
+                "FILE",
+                "trust anchors for signature timestamps (CAdES-T) (default: the --ca anchors)",
+                type: .file
+            ),
+            .repeatable(
+                "--crl",
+                "FILE",
+                "a CRL (PEM or DER) to check each signer's certificate against; offline",
+                type: .file
+            ),
+            .flag(
+                "--check-revocation",
+                "ask the network: OCSP from the certificate's AIA, else its CRL distribution points\n(10 s and 256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature"
+            ),
+        ],
+        discussion: """
             VALID means: every signer's signature verifies over the document; no MD5, SHA-1, RSA < 2048 or
             EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
             at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
-            from the network. Exit code 0 when the signature is valid, 1 when it is not (the reason is printed).
+            from the network unless --check-revocation is given. Exit code 0 when the signature is valid,
+            1 when it is not (the reason is printed).
             A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers, whether the
             file changed after it (laterChanges: none, signed, unsigned) and the CMS as above.
-            example: certsign verify invoice.pdf.p7s --ca root-ca.pem
             """,
-        spec: OptionSpec(
-            flags: ["--no-chain-check", "--check-revocation"],
-            options: ["--content", "--at"],
-            repeatable: ["--ca", "--tsa-ca", "--crl"],
-            positionals: 1...1
-        )
+        examples: ["certsign verify invoice.pdf.p7s --ca root-ca.pem"]
     ) { parsed, context in
         try await runVerify(parsed, context)
     }
@@ -532,63 +587,11 @@ extension Commands {
                 )
             }
         }
-        var json = verificationJSON(result)
-        json["signature"] = signaturePath
-        if let contentPath { json["content"] = contentPath }
-        context.emit(json, human: verificationText(result))
+        var verification = VerificationDocument(result)
+        verification.signature = Format.path(signaturePath)
+        verification.content = contentPath.map(Format.path)
+        context.emit(encoding: verification, human: verificationText(result))
         return result.isValid ? CertSign.exitSuccess : CertSign.exitFailure
-    }
-
-    /// The JSON of a verification: the first signer's fields at the top level (as before several
-    /// signers were reported), and `signers` with each one.
-    static func verificationJSON(_ result: VerificationResult) -> [String: Any] {
-        var json: [String: Any] = [
-            "valid": result.isValid, "chainChecked": result.chainChecked, "detached": result.isDetached,
-            "validationTime": Format.isoDate(result.validationTime),
-        ]
-        if let first = result.signers.first {
-            json.merge(signerJSON(first)) { current, _ in current }
-            json["valid"] = result.isValid
-        } else {
-            json["chain"] = result.chain.map(\.subject)
-        }
-        if let format = result.format { json["format"] = format.rawValue }
-        if let failure = result.failure { json["failure"] = ["code": failure.code.rawValue, "reason": failure.reason] }
-        json["signers"] = result.signers.map(signerJSON)
-        return json
-    }
-
-    static func signerJSON(_ signer: SignerVerification) -> [String: Any] {
-        var json: [String: Any] = [
-            "valid": signer.isValid, "chainChecked": signer.chainChecked, "format": signer.format.rawValue,
-            "chain": signer.chain.map(\.subject),
-        ]
-        if let certificate = signer.signerCertificate {
-            json["signer"] = [
-                "subject": certificate.subject, "issuer": certificate.issuer, "serialNumber": certificate.serialNumber,
-                "sha256Fingerprint": certificate.sha256FingerprintHex,
-                "keyAlgorithm": certificate.publicKeyAlgorithm.rawValue,
-            ]
-        }
-        if let time = signer.signingTime { json["signingTime"] = Format.isoDate(time) }
-        if let digest = signer.digestAlgorithm?.rawValue ?? signer.digestAlgorithmName { json["digest"] = digest }
-        if let algorithm = signer.signatureAlgorithmName { json["signatureAlgorithm"] = algorithm }
-        if let time = signer.checkedAt { json["checkedAt"] = Format.isoDate(time) }
-        if let timestamp = signer.timestamp {
-            var entry: [String: Any] = ["time": Format.isoDate(timestamp.time), "valid": timestamp.isValid]
-            if let tsa = timestamp.tsa { entry["tsa"] = tsa.subject }
-            if let failure = timestamp.failure {
-                entry["failure"] = ["code": failure.code.rawValue, "reason": failure.reason]
-            }
-            json["timestamp"] = entry
-        }
-        if let revocation = signer.revocation {
-            var entry: [String: Any] = ["status": revocation.state.rawValue, "source": revocation.source]
-            if let time = revocation.revocationTime { entry["revocationTime"] = Format.isoDate(time) }
-            json["revocation"] = entry
-        }
-        if let failure = signer.failure { json["failure"] = ["code": failure.code.rawValue, "reason": failure.reason] }
-        return json
     }
 
     /// The text of a verification: the verdict, then each signer.
@@ -650,9 +653,7 @@ extension Commands {
     static let signaturesList = CommandDescriptor(
         words: ["signatures", "list"],
         summary: "list signatures: the local journal and server histories",
-        usage: "certsign signatures list",
-        details: "example: certsign --json signatures list",
-        spec: OptionSpec()
+        examples: ["certsign --json signatures list"]
     ) { _, context in
         let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
         let list = try await coordinator.signatures()
@@ -668,7 +669,7 @@ extension Commands {
         }
         let entries = list.entries
         context.emit(
-            ["signatures": entries.map(signatureJSON)],
+            encoding: SignaturesDocument(signatures: entries.map(SignatureEntryDocument.init)),
             human: entries.isEmpty
                 ? "no signatures"
                 : Format.table(
@@ -684,19 +685,36 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
-    static let signaturesRemove = CommandDescriptor(
+    static let signaturesRemove: CommandDescriptor = CommandDescriptor(
         words: ["signatures", "remove"],
         summary: "remove a signature record (journal row or server history entry)",
-        usage: "certsign signatures remove ID",
-        details:
-            "The journal row is removed; a .p7s file written earlier is left where it is.\nexample: certsign signatures remove 0F1C…",
-        spec: OptionSpec(positionals: 1...1)
+        arguments: [
+            ArgumentDeclaration(
+                name: "ID",
+                help: "the signature's id as 'certsign signatures list' prints it, or a unique prefix of it"
+            )
+        ],
+        discussion: "The journal row is removed; a .p7s file written earlier is left where it is.",
+        examples: ["certsign signatures remove 0F1C"]
     ) { parsed, context in
-        let id = parsed.positionals[0]
+        let given = parsed.positionals[0]
         let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
-        let matches = try await coordinator.signatures().entries.filter { $0.id == id }
+        let entries = try await coordinator.signatures().entries
+        // The full id, else a unique prefix (as git takes abbreviated commits), case-insensitive.
+        var matches = entries.filter { $0.id == given }
+        if matches.isEmpty, !given.isEmpty {
+            matches = entries.filter { $0.id.lowercased().hasPrefix(given.lowercased()) }
+        }
         guard let entry = matches.first else {
-            throw CertificateProviderError(.notStored, "no signature with id \(id); run 'certsign signatures list'")
+            throw CertificateProviderError(.notStored, "no signature has the id \(given) or an id that starts with it")
+        }
+        let id = entry.id
+        guard matches.allSatisfy({ $0.id == id }) else {
+            throw UsageError(
+                message: "the id prefix \(given) is ambiguous; it matches: "
+                    + matches.map { "\($0.id) (\($0.location))" }.joined(separator: ", "),
+                usage: signaturesRemove.usage
+            )
         }
         guard matches.count == 1 else {
             throw CertificateProviderError.invalidParameter(
@@ -705,33 +723,10 @@ extension Commands {
         }
         try await coordinator.removeSignature(id: id, location: entry.location)
         context.emit(
-            ["removed": ["id": id, "location": entry.location.description]],
+            encoding: SignaturesDocument(removed: .init(id: id, location: entry.location.description)),
             human: "removed \(id) (\(entry.location))"
         )
         return CertSign.exitSuccess
-    }
-
-    static func signatureJSON(_ entry: SignatureEntry) -> [String: Any] {
-        var json: [String: Any] = [
-            "id": entry.id, "location": entry.location.description, "provider": entry.providerID.rawValue,
-            "summary": entry.summary,
-        ]
-        if let date = entry.createdAt { json["createdAt"] = Format.isoDate(date) }
-        if let record = entry.record {
-            json["document"] = record.documentName
-            json["documentSize"] = record.documentSize
-            json["documentDigest"] = Format.hex(record.documentDigest)
-            json["digest"] = record.digestAlgorithm
-            json["format"] = record.format.rawValue
-            json["detached"] = record.isDetached
-            json["signer"] = record.signerSubject
-            json["signerFingerprint"] = record.signerFingerprint
-            switch record.storage {
-            case .file(let url): json["signatureFile"] = url.path
-            case .inline: json["signatureFile"] = NSNull()
-            }
-        }
-        return json
     }
 }
 

@@ -8,33 +8,52 @@ import Signing
 extension Commands {
     static let timestampCommands: [CommandDescriptor] = [timestamp]
 
-    static let timestampUsage = "certsign timestamp SIGNATURE... --tsa URL [--tsa-ca FILE]..."
+    static var timestampUsage: String { timestamp.usage }
 
     static let timestamp = CommandDescriptor(
         words: ["timestamp"],
         summary: "add RFC 3161 signature timestamps to signatures in place (CAdES-T)",
-        usage: timestampUsage,
-        details: """
-              --tsa URL        the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)
-              --tsa-ca FILE    trust anchors for the TSA's certificate (PEM or DER); repeatable; default: the system store
-            Every signer of each SIGNATURE (.p7s, CMS or CAdES-BES) gets a timestamp over its signature value
+        arguments: [
+            ArgumentDeclaration(
+                name: "SIGNATURE",
+                help: "a signature file (.p7s, CMS or CAdES-BES)",
+                repeats: true,
+                valueType: .file
+            )
+        ],
+        options: [
+            .value(
+                "--tsa",
+                "URL",
+                "the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)",
+                type: .url,
+                required: true
+            ),
+            .repeatable(
+                "--tsa-ca",
+                "FILE",
+                "trust anchors for the TSA's certificate (PEM or DER) (default: the system store)",
+                type: .file
+            ),
+        ],
+        discussion: """
+            Every signer of each SIGNATURE gets a timestamp over its signature value
             (id-aa-signatureTimeStampToken); signers that have one already are left as they are. Each file is
             replaced atomically, and its journal row, if any, says cades-t. A failing file is reported, the others
             are still done, and the exit code is then 1.
-            example: certsign timestamp invoice.pdf.p7s --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem
             """,
-        spec: OptionSpec(options: ["--tsa"], repeatable: ["--tsa-ca"], positionals: 1...1, unboundedPositionals: true)
+        examples: ["certsign timestamp invoice.pdf.p7s --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem"]
     ) { parsed, context in
         guard let client = try context.timestampClient(parsed, usage: timestampUsage) else {
             throw UsageError(message: "give the time-stamping authority with --tsa URL", usage: timestampUsage)
         }
         let journal = try context.openJournal()
-        var results: [[String: Any]] = []
+        var results: [TimestampResultDocument] = []
         var failures = 0
         for path in parsed.positionals {
             do {
                 let upgrade = try await upgradeSignatureFile(path, client: client, journal: journal, context: context)
-                results.append(upgrade.json)
+                results.append(upgrade.document)
                 if !context.json {
                     context.console.out(
                         upgrade.added == 0
@@ -44,18 +63,26 @@ extension Commands {
                 }
             } catch let error as CertificateProviderError {
                 failures += 1
-                results.append([
-                    "signature": path, "status": "failed", "error": error.reason, "code": error.code.rawValue,
-                ])
+                results.append(
+                    TimestampResultDocument(
+                        signature: Format.path(path),
+                        status: "failed",
+                        error: error.reason,
+                        code: error.code.rawValue
+                    )
+                )
                 context.console.err("certsign: \(path): \(error.reason)")
             }
         }
         if context.json {
             context.console.out(
-                JSONOutput.render([
-                    "timestamped": results.filter { $0["status"] as? String == "timestamped" }.count,
-                    "failed": failures, "results": results,
-                ])
+                JSONOutput.encode(
+                    TimestampDocument(
+                        timestamped: results.filter { $0.status == "timestamped" }.count,
+                        failed: failures,
+                        results: results
+                    )
+                )
             )
         }
         return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
@@ -65,7 +92,7 @@ extension Commands {
     struct TimestampUpgrade {
         var added: Int
         var times: String
-        var json: [String: Any]
+        var document: TimestampResultDocument
     }
 
     /// Timestamps every signer of the signature file at `path` that has no timestamp yet, replaces
@@ -79,12 +106,13 @@ extension Commands {
         let original = try context.readInputFile(path, what: "signature")
         let result = try await SignatureTimestamper.addTimestamps(to: original, authority: client)
         let tokens = result.addedTokens.compactMap { $0 }
-        var json: [String: Any] = [
-            "signature": path, "status": tokens.isEmpty ? "unchanged" : "timestamped",
-            "signers": result.addedTokens.count,
-            "timestamps": tokens.map { ["time": Format.isoDate($0.time), "tsa": $0.authority] },
-        ]
-        guard !tokens.isEmpty else { return TimestampUpgrade(added: 0, times: "", json: json) }
+        var document = TimestampResultDocument(
+            signature: Format.path(path),
+            status: tokens.isEmpty ? "unchanged" : "timestamped",
+            signers: result.addedTokens.count,
+            timestamps: tokens.map { AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority) }
+        )
+        guard !tokens.isEmpty else { return TimestampUpgrade(added: 0, times: "", document: document) }
         // Signatures are public artifacts: 0644 (less the umask), written atomically.
         try FileSystem.writeAtomically(path, result.signature, mode: 0o644)
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
@@ -95,11 +123,11 @@ extension Commands {
             try await journal.update(record)
             updated += 1
         }
-        json["journalRowsUpdated"] = updated
+        document.journalRowsUpdated = updated
         return TimestampUpgrade(
             added: tokens.count,
             times: tokens.map { "\(Format.localDate($0.time)) by \($0.authority)" }.joined(separator: "; "),
-            json: json
+            document: document
         )
     }
 }

@@ -9,33 +9,46 @@ extension Commands {
     static let tokens = CommandDescriptor(
         words: ["tokens"],
         summary: "list PKCS#11 slots, tokens and their key/certificate pairs with pkcs11: URIs",
-        usage: "certsign tokens [--module PATH]",
-        details: """
+        options: [
+            .value(
+                "--module",
+                "PATH",
+                "the PKCS#11 module",
+                type: .file,
+                default: "p11-kit-proxy.so: every module p11-kit knows"
+            )
+        ],
+        discussion: """
             Lists every slot with a token (label, manufacturer, model, serial, flags) and each certificate
             that has a key with the same CKA_ID, with the URI to give to
             'certsign sign DOC --provider pkcs11 --param uri=URI --param-env pin=VAR'. No login is made:
             certificates and public keys are public objects.
-              --module PATH   the PKCS#11 module (default p11-kit-proxy.so: every module p11-kit knows)
-            example: certsign tokens --module /usr/lib/softhsm/libsofthsm2.so
             """,
-        spec: OptionSpec(options: ["--module"])
+        examples: ["certsign tokens --module /usr/lib/softhsm/libsofthsm2.so"]
     ) { parsed, context in
         let inventory = try PKCS11TokenInventory(modulePath: parsed.value("--module"))
-        let json: [[String: Any]] = inventory.tokens.map { token in
-            [
-                "slot": token.slotID, "slotDescription": token.slotDescription, "label": token.label,
-                "manufacturer": token.manufacturer,
-                "model": token.model, "serialNumber": token.serialNumber, "flags": token.flags, "uri": token.uri,
-                "keys": token.keys.map { key in
-                    [
-                        "label": key.label, "id": key.id.map { String(format: "%02x", $0) }.joined(),
-                        "subject": key.certificate.subject,
-                        "notValidAfter": Format.isoDate(key.certificate.notValidAfter),
-                        "keyAlgorithm": key.certificate.publicKeyAlgorithm.rawValue,
-                        "privateKeyVisible": key.privateKeyVisible, "uri": key.uri,
-                    ] as [String: Any]
-                },
-            ]
+        let json = inventory.tokens.map { token in
+            TokensDocument.Token(
+                slot: token.slotID,
+                slotDescription: token.slotDescription,
+                label: token.label,
+                manufacturer: token.manufacturer,
+                model: token.model,
+                serialNumber: token.serialNumber,
+                flags: token.flags,
+                uri: token.uri,
+                keys: token.keys.map { key in
+                    TokensDocument.Key(
+                        label: key.label,
+                        id: Format.hex(key.id),
+                        subject: key.certificate.subject,
+                        notValidAfter: Format.isoDate(key.certificate.notValidAfter),
+                        keyAlgorithm: key.certificate.publicKeyAlgorithm.rawValue,
+                        privateKeyVisible: key.privateKeyVisible,
+                        uri: key.uri
+                    )
+                }
+            )
         }
         var lines: [String] = []
         for token in inventory.tokens {
@@ -54,7 +67,7 @@ extension Commands {
             }
         }
         context.emit(
-            ["tokens": json],
+            encoding: TokensDocument(tokens: json),
             human: lines.isEmpty ? "no tokens in the PKCS#11 module" : lines.joined(separator: "\n")
         )
         return CertSign.exitSuccess

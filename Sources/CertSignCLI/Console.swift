@@ -14,6 +14,8 @@ final class Console: @unchecked Sendable {
     private let standardError: FileHandle
     private var lastProgressDraw: UInt64 = 0
     private var progressVisible = false
+    /// Whether anything was written to standard output (so a failure under `--json` adds no second document).
+    private(set) var wroteStandardOutput = false
 
     init(
         environment: [String: String],
@@ -34,12 +36,14 @@ final class Console: @unchecked Sendable {
 
     func out(_ text: String) {
         clearProgress()
+        wroteStandardOutput = true
         standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 
     /// Writes bytes as they are to standard output (a signature for `--out -`).
     func outBytes(_ bytes: [UInt8]) {
         clearProgress()
+        wroteStandardOutput = true
         standardOutput.write(Data(bytes))
     }
 
@@ -105,63 +109,5 @@ final class Console: @unchecked Sendable {
         guard progressVisible else { return }
         standardError.write(Data("\r\u{1B}[K".utf8))
         progressVisible = false
-    }
-}
-
-/// Formatting for people.
-enum Format {
-    static func bytes(_ count: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
-    }
-
-    /// A date in local time, `2026-11-29 14:05:09 +0300`.
-    static func localDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone.current
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss ZZZ"
-        return formatter.string(from: date)
-    }
-
-    /// A date in UTC ISO 8601, for JSON.
-    static func isoDate(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-
-    /// Aligned columns; the header row is followed by nothing fancy so output stays grep-able.
-    static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            zip(row, widths).enumerated().map { index, pair in
-                index == row.count - 1 ? pair.0 : pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
-    }
-}
-
-/// Builds the JSON documents `--json` prints: sorted keys, UTF-8 kept (Cyrillic intact).
-enum JSONOutput {
-    static func render(_ object: Any) -> String {
-        guard JSONSerialization.isValidJSONObject(object),
-            let data = try? JSONSerialization.data(
-                withJSONObject: object,
-                options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            )
-        else {
-            return "{}"
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 }

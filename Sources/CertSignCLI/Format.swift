@@ -1,0 +1,51 @@
+import Foundation
+
+/// Formatting for people.
+enum Format {
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    /// A date in local time, `2026-11-29 14:05:09 +0300`.
+    static func localDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss ZZZ"
+        return formatter.string(from: date)
+    }
+
+    /// A date in UTC ISO 8601, for JSON.
+    static func isoDate(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    /// Aligned columns; the header row is followed by nothing fancy so output stays grep-able.
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            zip(row, widths).enumerated().map { index, pair in
+                index == row.count - 1 ? pair.0 : pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}
+
+extension Format {
+    /// The one path form of output: absolute and standardized (`-`, standard input or output, stays `-`).
+    static func path(_ path: String) -> String {
+        path == "-" ? path : URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+}

@@ -1,0 +1,474 @@
+import CertificateProviders
+import Foundation
+import PKCS12Provider
+import Signing
+
+// The documents `--json` prints. Field names are the `CodingKeys` of these types, and the README's
+// "JSON output" table lists exactly these names (a test compares them); rename nothing without
+// changing the README in the same commit. Dates are ISO 8601 UTC strings; absent values are left out.
+
+/// `{"providers": [{"id", "description"}]}`.
+struct ProvidersDocument: Encodable {
+    struct Provider: Encodable {
+        var id: String
+        var description: String
+        enum CodingKeys: String, CodingKey, CaseIterable { case id, description }
+    }
+    var providers: [Provider]
+    enum CodingKeys: String, CodingKey, CaseIterable { case providers }
+}
+
+/// IDENTITY: one stored identity's metadata (`identity list`, `show`, `import`).
+struct IdentityDocument: Encodable {
+    var alias: String
+    var subject: String
+    var issuer: String
+    var serialNumber: String
+    var notValidBefore: String
+    var notValidAfter: String
+    var sha256Fingerprint: String
+    var keyAlgorithm: String
+    var keySize: Int
+    var chainLength: Int
+    var importedAt: String
+    /// Only after `identity import`.
+    var chain: [String]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case alias, subject, issuer, serialNumber, notValidBefore, notValidAfter, sha256Fingerprint, keyAlgorithm
+        case keySize, chainLength, importedAt, chain
+    }
+
+    init(_ metadata: PKCS12IdentityStore.Metadata, chain: [Certificate]?) {
+        alias = metadata.alias
+        subject = metadata.subject
+        issuer = metadata.issuer
+        serialNumber = metadata.serialNumber
+        notValidBefore = Format.isoDate(metadata.notValidBefore)
+        notValidAfter = Format.isoDate(metadata.notValidAfter)
+        sha256Fingerprint = metadata.sha256Fingerprint
+        keyAlgorithm = metadata.keyAlgorithm
+        keySize = metadata.keySize
+        chainLength = metadata.chainLength
+        importedAt = Format.isoDate(metadata.createdAt)
+        self.chain = chain?.map(\.subject)
+    }
+}
+
+/// `{"imported": IDENTITY}`, `{"identities": [IDENTITY]}`, `{"identity": IDENTITY}`,
+/// `{"deleted": alias}`, `{"exported": {"alias", "file"}}`.
+struct IdentityCommandDocument: Encodable {
+    struct Exported: Encodable {
+        var alias: String
+        var file: String
+        enum CodingKeys: String, CodingKey, CaseIterable { case alias, file }
+    }
+    var imported: IdentityDocument?
+    var identities: [IdentityDocument]?
+    var identity: IdentityDocument?
+    var deleted: String?
+    var exported: Exported?
+    enum CodingKeys: String, CodingKey, CaseIterable { case imported, identities, identity, deleted, exported }
+}
+
+/// `{"time", "tsa"}`: one timestamp added to a signature.
+struct AddedTimestampDocument: Encodable {
+    var time: String
+    var tsa: String
+    enum CodingKeys: String, CodingKey, CaseIterable { case time, tsa }
+}
+
+/// One document of `sign`: signed (`document`, `status`, `signature`, `id`, …) or failed
+/// (`document`, `status`, `error`, `code`).
+struct SignResultDocument: Encodable {
+    var document: String
+    var status: String
+    var signature: String?
+    var id: String?
+    var signer: String?
+    var format: String?
+    var detached: Bool?
+    var digest: String?
+    var timestamps: [AddedTimestampDocument]?
+    /// The PDF signature field (`--format pades`).
+    var field: String?
+    var error: String?
+    var code: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case document, status, signature, id, signer, format, detached, digest, timestamps, field, error, code
+    }
+
+    static func failed(_ document: String, _ error: CertificateProviderError) -> SignResultDocument {
+        SignResultDocument(document: document, status: "failed", error: error.reason, code: error.code.rawValue)
+    }
+}
+
+/// `{"signed": N, "failed": N, "results": [...]}`.
+struct SignDocument: Encodable {
+    var signed: Int
+    var failed: Int
+    var results: [SignResultDocument]
+    enum CodingKeys: String, CodingKey, CaseIterable { case signed, failed, results }
+
+    init(results: [SignResultDocument]) {
+        self.results = results
+        signed = results.filter { $0.status == "signed" }.count
+        failed = results.filter { $0.status == "failed" }.count
+    }
+}
+
+/// One file of `timestamp`.
+struct TimestampResultDocument: Encodable {
+    var signature: String
+    var status: String
+    var signers: Int?
+    var timestamps: [AddedTimestampDocument]?
+    var journalRowsUpdated: Int?
+    var error: String?
+    var code: String?
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case signature, status, signers, timestamps, journalRowsUpdated, error, code
+    }
+}
+
+/// `{"timestamped": N, "failed": N, "results": [...]}`.
+struct TimestampDocument: Encodable {
+    var timestamped: Int
+    var failed: Int
+    var results: [TimestampResultDocument]
+    enum CodingKeys: String, CodingKey, CaseIterable { case timestamped, failed, results }
+}
+
+/// `{"code", "reason"}`: why a signature or timestamp failed.
+struct FailureDocument: Encodable {
+    var code: String
+    var reason: String
+    enum CodingKeys: String, CodingKey, CaseIterable { case code, reason }
+    init(_ failure: VerificationFailure) {
+        code = failure.code.rawValue
+        reason = failure.reason
+    }
+}
+
+/// The signer's certificate in `verify`.
+struct SignerCertificateDocument: Encodable {
+    var subject: String
+    var issuer: String
+    var serialNumber: String
+    var sha256Fingerprint: String
+    var keyAlgorithm: String
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case subject, issuer, serialNumber, sha256Fingerprint, keyAlgorithm
+    }
+}
+
+/// A signer's timestamp in `verify`.
+struct SignerTimestampDocument: Encodable {
+    var time: String
+    var valid: Bool
+    var tsa: String?
+    var failure: FailureDocument?
+    enum CodingKeys: String, CodingKey, CaseIterable { case time, valid, tsa, failure }
+}
+
+/// A signer's revocation status in `verify`.
+struct RevocationDocument: Encodable {
+    var status: String
+    var source: String
+    var revocationTime: String?
+    enum CodingKeys: String, CodingKey, CaseIterable { case status, source, revocationTime }
+}
+
+/// SIGNER in `verify`.
+struct SignerDocument: Encodable {
+    var valid: Bool
+    var chainChecked: Bool
+    var format: String
+    var chain: [String]
+    var signer: SignerCertificateDocument?
+    var signingTime: String?
+    var digest: String?
+    var signatureAlgorithm: String?
+    var checkedAt: String?
+    var timestamp: SignerTimestampDocument?
+    var revocation: RevocationDocument?
+    var failure: FailureDocument?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case valid, chainChecked, format, chain, signer, signingTime, digest, signatureAlgorithm, checkedAt
+        case timestamp, revocation, failure
+    }
+
+    init(_ signer: SignerVerification) {
+        valid = signer.isValid
+        chainChecked = signer.chainChecked
+        format = signer.format.rawValue
+        chain = signer.chain.map(\.subject)
+        if let certificate = signer.signerCertificate {
+            self.signer = SignerCertificateDocument(
+                subject: certificate.subject,
+                issuer: certificate.issuer,
+                serialNumber: certificate.serialNumber,
+                sha256Fingerprint: certificate.sha256FingerprintHex,
+                keyAlgorithm: certificate.publicKeyAlgorithm.rawValue
+            )
+        }
+        signingTime = signer.signingTime.map(Format.isoDate)
+        digest = signer.digestAlgorithm?.rawValue ?? signer.digestAlgorithmName
+        signatureAlgorithm = signer.signatureAlgorithmName
+        checkedAt = signer.checkedAt.map(Format.isoDate)
+        if let stamp = signer.timestamp {
+            timestamp = SignerTimestampDocument(
+                time: Format.isoDate(stamp.time),
+                valid: stamp.isValid,
+                tsa: stamp.tsa?.subject,
+                failure: stamp.failure.map(FailureDocument.init)
+            )
+        }
+        if let state = signer.revocation {
+            revocation = RevocationDocument(
+                status: state.state.rawValue,
+                source: state.source,
+                revocationTime: state.revocationTime.map(Format.isoDate)
+            )
+        }
+        failure = signer.failure.map(FailureDocument.init)
+    }
+}
+
+/// `verify` of a CMS signature: the verdict, the first signer's fields at the top level (as before
+/// several signers were reported), and `signers` with each one.
+struct VerificationDocument: Encodable {
+    var valid: Bool
+    var chainChecked: Bool
+    var detached: Bool
+    var validationTime: String
+    var signature: String?
+    var content: String?
+    var signer: SignerCertificateDocument?
+    var signingTime: String?
+    var digest: String?
+    var signatureAlgorithm: String?
+    var format: String?
+    var chain: [String]?
+    var checkedAt: String?
+    var timestamp: SignerTimestampDocument?
+    var revocation: RevocationDocument?
+    var failure: FailureDocument?
+    var signers: [SignerDocument]
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case valid, chainChecked, detached, validationTime, signature, content, signer, signingTime, digest
+        case signatureAlgorithm, format, chain, checkedAt, timestamp, revocation, failure, signers
+    }
+
+    init(_ result: VerificationResult) {
+        valid = result.isValid
+        chainChecked = result.chainChecked
+        detached = result.isDetached
+        validationTime = Format.isoDate(result.validationTime)
+        signers = result.signers.map(SignerDocument.init)
+        if let first = signers.first {
+            signer = first.signer
+            signingTime = first.signingTime
+            digest = first.digest
+            signatureAlgorithm = first.signatureAlgorithm
+            format = first.format
+            chain = first.chain
+            checkedAt = first.checkedAt
+            timestamp = first.timestamp
+            revocation = first.revocation
+            failure = first.failure
+        } else {
+            chain = result.chain.map(\.subject)
+        }
+        if let overall = result.format { format = overall.rawValue }
+        if let overall = result.failure { failure = FailureDocument(overall) }
+    }
+}
+
+/// One entry of `signatures list`.
+struct SignatureEntryDocument: Encodable {
+    var id: String
+    var location: String
+    var provider: String
+    var summary: String
+    var createdAt: String?
+    var document: String?
+    var documentSize: Int64?
+    var documentDigest: String?
+    var digest: String?
+    var format: String?
+    var detached: Bool?
+    var signer: String?
+    var signerFingerprint: String?
+    /// The .p7s path; JSON null for a signature kept inline (standard output); absent for server entries.
+    var signatureFile: String??
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, location, provider, summary, createdAt, document, documentSize, documentDigest, digest, format
+        case detached, signer, signerFingerprint, signatureFile
+    }
+
+    init(_ entry: SignatureEntry) {
+        id = entry.id
+        location = entry.location.description
+        provider = entry.providerID.rawValue
+        summary = entry.summary
+        createdAt = entry.createdAt.map(Format.isoDate)
+        if let record = entry.record {
+            document = record.documentName
+            documentSize = record.documentSize
+            documentDigest = Format.hex(record.documentDigest)
+            digest = record.digestAlgorithm
+            format = record.format.rawValue
+            detached = record.isDetached
+            signer = record.signerSubject
+            signerFingerprint = record.signerFingerprint
+            switch record.storage {
+            case .file(let url): signatureFile = .some(url.path)
+            case .inline: signatureFile = .some(nil)
+            }
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(location, forKey: .location)
+        try container.encode(provider, forKey: .provider)
+        try container.encode(summary, forKey: .summary)
+        try container.encodeIfPresent(createdAt, forKey: .createdAt)
+        try container.encodeIfPresent(document, forKey: .document)
+        try container.encodeIfPresent(documentSize, forKey: .documentSize)
+        try container.encodeIfPresent(documentDigest, forKey: .documentDigest)
+        try container.encodeIfPresent(digest, forKey: .digest)
+        try container.encodeIfPresent(format, forKey: .format)
+        try container.encodeIfPresent(detached, forKey: .detached)
+        try container.encodeIfPresent(signer, forKey: .signer)
+        try container.encodeIfPresent(signerFingerprint, forKey: .signerFingerprint)
+        if let signatureFile {
+            try container.encode(signatureFile, forKey: .signatureFile)
+        }
+    }
+}
+
+/// `{"signatures": [...]}` and `{"removed": {"id", "location"}}`.
+struct SignaturesDocument: Encodable {
+    struct Removed: Encodable {
+        var id: String
+        var location: String
+        enum CodingKeys: String, CodingKey, CaseIterable { case id, location }
+    }
+    var signatures: [SignatureEntryDocument]?
+    var removed: Removed?
+    enum CodingKeys: String, CodingKey, CaseIterable { case signatures, removed }
+}
+
+/// `{"url", "faults", "tls"}` of `emulator`.
+struct EmulatorDocument: Encodable {
+    var url: String
+    var faults: Bool
+    var tls: Bool
+    enum CodingKeys: String, CodingKey, CaseIterable { case url, faults, tls }
+}
+
+/// `{"version"}` of `--version`.
+struct VersionDocument: Encodable {
+    var version: String
+    enum CodingKeys: String, CodingKey, CaseIterable { case version }
+}
+
+/// Where a PDF signature sits in its file (`verify FILE.pdf`).
+struct PDFPlacementDocument: Encodable {
+    var field: String
+    var revision: Int
+    var coversWholeFile: Bool
+    var laterChanges: String
+    var byteRangeProblem: String?
+    var subFilter: String?
+    var claimedTime: String?
+    var reason: String?
+    var location: String?
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case field, revision, coversWholeFile, laterChanges, byteRangeProblem, subFilter, claimedTime, reason
+        case location
+    }
+}
+
+/// One signature of a PDF: the fields of a CMS verification plus `pdf`.
+struct PDFSignatureDocument: Encodable {
+    var verification: VerificationDocument
+    var pdf: PDFPlacementDocument
+    enum CodingKeys: String, CodingKey, CaseIterable { case pdf }
+
+    func encode(to encoder: any Encoder) throws {
+        try verification.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(pdf, forKey: .pdf)
+    }
+}
+
+/// `verify FILE.pdf`: `{"document", "valid", "revisions", "signatures": [...]}`.
+struct PDFVerificationDocument: Encodable {
+    var document: String
+    var valid: Bool
+    var revisions: Int
+    var signatures: [PDFSignatureDocument]
+    enum CodingKeys: String, CodingKey, CaseIterable { case document, valid, revisions, signatures }
+}
+
+/// `tokens`: `{"tokens": [TOKEN]}`.
+struct TokensDocument: Encodable {
+    struct Key: Encodable {
+        var label: String
+        var id: String
+        var subject: String
+        var notValidAfter: String
+        var keyAlgorithm: String
+        var privateKeyVisible: Bool
+        var uri: String
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case label, id, subject, notValidAfter, keyAlgorithm, privateKeyVisible, uri
+        }
+    }
+    struct Token: Encodable {
+        var slot: UInt
+        var slotDescription: String
+        var label: String
+        var manufacturer: String
+        var model: String
+        var serialNumber: String
+        var flags: [String]
+        var uri: String
+        var keys: [Key]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case slot, slotDescription, label, manufacturer, model, serialNumber, flags, uri, keys
+        }
+    }
+    var tokens: [Token]
+    enum CodingKeys: String, CodingKey, CaseIterable { case tokens }
+}
+
+/// `csc credentials`: `{"credentials": [CREDENTIAL]}`.
+struct CredentialsDocument: Encodable {
+    struct Credential: Encodable {
+        var id: String
+        var subject: String
+        var issuer: String
+        var key: String
+        var keyLength: Int
+        var keyStatus: String
+        var algorithms: [String]
+        var scal: Int
+        var authMode: String
+        var auth: [String]
+        var multisign: Int
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, subject, issuer, key, keyLength, keyStatus, algorithms, scal, authMode, auth, multisign
+        }
+    }
+    var credentials: [Credential]
+    enum CodingKeys: String, CodingKey, CaseIterable { case credentials }
+}

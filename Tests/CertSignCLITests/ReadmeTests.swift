@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+@testable import CertSignCLI
+
+/// The README cannot drift from the tool: its usage lines, its options and its JSON field names are
+/// compared with the command declarations and the `Encodable` types.
+@Suite struct ReadmeTests {
+    static let readme: String = {
+        var directory = URL(fileURLWithPath: #filePath)
+        while directory.path != "/" {
+            directory.deleteLastPathComponent()
+            let candidate = directory.appendingPathComponent("README.md")
+            if FileManager.default.fileExists(atPath: candidate.path),
+                FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path)
+            {
+                return (try? String(contentsOf: candidate, encoding: .utf8)) ?? ""
+            }
+        }
+        return ""
+    }()
+
+    @Test func usageLinesAreTheGeneratedOnes() throws {
+        let start = try #require(Self.readme.range(of: "## certsign\n\n```\n"))
+        let end = try #require(Self.readme.range(of: "```", range: start.upperBound..<Self.readme.endIndex))
+        let lines = Self.readme[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+        let documented = Set(lines.dropFirst())
+        let generated = Set(Commands.all.map(\.usage))
+        #expect(
+            documented == generated,
+            "README: \(documented.subtracting(generated)); tool: \(generated.subtracting(documented))"
+        )
+    }
+
+    @Test func everyOptionInHelpIsInTheReadme() {
+        for command in Commands.all {
+            for option in command.options {
+                #expect(Self.readme.contains(option.name), "\(command.name) \(option.name) is not in the README")
+            }
+        }
+        for option in Invocation.globalOptions { #expect(Self.readme.contains(option.name)) }
+    }
+
+    /// The quoted field names of one row of the "JSON output" table (values such as `"ok"` are left out).
+    static func documentedFields(_ row: String) -> Set<String> {
+        var names: Set<String> = []
+        let characters = Array(row)
+        var index = 0
+        while index < characters.count {
+            guard characters[index] == "\"" else {
+                index += 1
+                continue
+            }
+            guard let close = characters[(index + 1)...].firstIndex(of: "\"") else { break }
+            let name = String(characters[(index + 1)..<close])
+            let before = String(characters[max(0, index - 2)..<index])
+            let isValue = before.hasSuffix(": ") || before.hasSuffix("|")
+            if !isValue, name.allSatisfy({ $0.isLetter || $0.isNumber }) { names.insert(name) }
+            index = close + 1
+        }
+        return names
+    }
+
+    static func keys<Keys: CodingKey & CaseIterable>(_: Keys.Type) -> Set<String> {
+        Set(Keys.allCases.map(\.stringValue))
+    }
+
+    @Test func jsonTableMatchesTheEncoders() throws {
+        let table = try #require(Self.readme.range(of: "| command | document |"))
+        let rows = Self.readme[table.upperBound...].split(separator: "\n").prefix { $0.hasPrefix("|") }
+            .map(String.init)
+        func row(_ command: String) throws -> Set<String> {
+            let line = try #require(rows.first { $0.hasPrefix("| `\(command)`") }, "no README row for \(command)")
+            return Self.documentedFields(line)
+        }
+        let signature = Self.keys(SignResultDocument.CodingKeys.self)
+            .union(Self.keys(AddedTimestampDocument.CodingKeys.self))
+        let expectations: [(String, Set<String>)] = [
+            (
+                "providers",
+                Self.keys(ProvidersDocument.CodingKeys.self).union(
+                    Self.keys(ProvidersDocument.Provider.CodingKeys.self)
+                )
+            ),
+            ("identity import", ["imported", "chain"]),
+            (
+                "identity list",
+                Self.keys(IdentityDocument.CodingKeys.self).subtracting(["chain"]).union(["identities", "identity"])
+            ),
+            (
+                "identity delete",
+                Set(["deleted", "exported"]).union(Self.keys(IdentityCommandDocument.Exported.CodingKeys.self))
+            ),
+            ("sign", Self.keys(SignDocument.CodingKeys.self).union(signature)),
+            (
+                "timestamp",
+                Self.keys(TimestampDocument.CodingKeys.self).union(Self.keys(TimestampResultDocument.CodingKeys.self))
+                    .union(Self.keys(AddedTimestampDocument.CodingKeys.self))
+            ),
+            (
+                "verify",
+                Self.keys(VerificationDocument.CodingKeys.self).union(Self.keys(SignerDocument.CodingKeys.self))
+                    .union(Self.keys(SignerCertificateDocument.CodingKeys.self))
+                    .union(Self.keys(SignerTimestampDocument.CodingKeys.self))
+                    .union(Self.keys(RevocationDocument.CodingKeys.self))
+                    .union(Self.keys(FailureDocument.CodingKeys.self))
+            ),
+            (
+                "verify FILE.pdf",
+                Self.keys(PDFVerificationDocument.CodingKeys.self).union(
+                    Self.keys(PDFSignatureDocument.CodingKeys.self)
+                )
+                .union(Self.keys(PDFPlacementDocument.CodingKeys.self))
+            ),
+            (
+                "signatures list",
+                Self.keys(SignaturesDocument.CodingKeys.self).subtracting(["removed"]).union(
+                    Self.keys(SignatureEntryDocument.CodingKeys.self)
+                )
+            ),
+            ("signatures remove", Set(["removed"]).union(Self.keys(SignaturesDocument.Removed.CodingKeys.self))),
+            (
+                "tokens",
+                Self.keys(TokensDocument.CodingKeys.self).union(Self.keys(TokensDocument.Token.CodingKeys.self))
+                    .union(Self.keys(TokensDocument.Key.CodingKeys.self))
+            ),
+            (
+                "csc credentials",
+                Self.keys(CredentialsDocument.CodingKeys.self).union(
+                    Self.keys(CredentialsDocument.Credential.CodingKeys.self)
+                )
+            ),
+            ("emulator", Self.keys(EmulatorDocument.CodingKeys.self)),
+            ("--version", Self.keys(VersionDocument.CodingKeys.self)),
+        ]
+        for (command, expected) in expectations {
+            let documented = try row(command)
+            #expect(
+                documented == expected,
+                "\(command): README only \(documented.subtracting(expected)), encoder only \(expected.subtracting(documented))"
+            )
+        }
+        let failure = try #require(rows.first { $0.hasPrefix("| any failure") })
+        #expect(
+            Self.documentedFields(failure)
+                == Self.keys(ErrorDocument.CodingKeys.self).union(Self.keys(ErrorDocument.Body.CodingKeys.self))
+        )
+    }
+}
