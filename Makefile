@@ -6,31 +6,36 @@ SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 export CERTSIGN_DEPS_QUIET ?=
 
-# pkg-config module : Debian package
+# pkg-config module : Debian package (the libraries the package builds against: demo and tests)
 PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev \
   libcurl:libcurl4-openssl-dev p11-kit-1:libp11-kit-dev libqpdf:libqpdf-dev
-# command : Debian package (tools the interop tests and benchmarks run for real)
-TOOL_DEPS := pkg-config:pkg-config openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk strace:strace \
+# command : Debian package. The demo needs only pkg-config (to build); the interop tests and benchmarks
+# run the rest for real.
+DEMO_TOOL_DEPS := pkg-config:pkg-config
+TOOL_DEPS := $(DEMO_TOOL_DEPS) openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk strace:strace \
   script:util-linux sqlite3:sqlite3 curl:curl softhsm2-util:softhsm2 pkcs11-tool:opensc p11-kit:p11-kit qpdf:qpdf \
-  pdfsig:poppler-utils
+  pdfsig:poppler-utils groff:groff-base
 # files : Debian package (modules loaded at run time)
 FILE_DEPS := /usr/lib/x86_64-linux-gnu/engines-3/gost.so:libengine-gost-openssl
 # Python module : PyPI package (interop oracles)
 PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11
 
-.PHONY: deps build test demo bench clean check-public-api test-asan fuzz docs lint format
+.PHONY: deps deps-demo build test demo bench clean check-public-api test-asan fuzz docs lint format man completions \
+  install help
 
-deps:
+# $(call install_deps,PKGCONFIG,TOOLS,FILES,PYTHON): installs what is missing (apt-get as root, pip),
+# checking first, so it is safe to run again and again.
+define install_deps
 	@missing=""; \
-	for pair in $(PKGCONFIG_DEPS); do \
+	for pair in $(1); do \
 	  mod=$${pair%%:*}; pkg=$${pair##*:}; \
 	  pkg-config --exists $$mod 2>/dev/null || missing="$$missing $$pkg"; \
 	done; \
-	for pair in $(TOOL_DEPS); do \
+	for pair in $(2); do \
 	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \
 	  command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; \
 	done; \
-	for pair in $(FILE_DEPS); do \
+	for pair in $(3); do \
 	  file=$${pair%%:*}; pkg=$${pair##*:}; \
 	  [ -e $$file ] || missing="$$missing $$pkg"; \
 	done; \
@@ -43,7 +48,7 @@ deps:
 	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
 	fi; \
 	pymissing=""; \
-	for pair in $(PY_DEPS); do \
+	for pair in $(4); do \
 	  mod=$${pair%%:*}; pkg=$${pair##*:}; \
 	  python3 -c "import $$mod" >/dev/null 2>&1 || pymissing="$$pymissing $$pkg"; \
 	done; \
@@ -52,11 +57,22 @@ deps:
 	  python3 -m pip install -q $$pymissing || exit 1; \
 	fi; \
 	[ -n "$$CERTSIGN_DEPS_QUIET" ] || echo "deps: all present"
+endef
 
-build: deps
+help: ## this list
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /\1\t/' | \
+	  awk -F'\t' '{ printf "  make %-18s %s\n", $$1, $$2 }'
+
+deps: ## install everything the build and the tests need (Debian packages, Python oracles)
+	$(call install_deps,$(PKGCONFIG_DEPS),$(TOOL_DEPS),$(FILE_DEPS),$(PY_DEPS))
+
+deps-demo: ## install only what building certsign and running the demo need
+	$(call install_deps,$(PKGCONFIG_DEPS),$(DEMO_TOOL_DEPS),,)
+
+build: deps-demo ## build everything (debug)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
-test: deps
+test: deps ## build and run the whole test suite (the README examples included)
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build $(SWIFT_BUILD_FLAGS)
 
@@ -66,25 +82,25 @@ test: deps
 # Leak suppressions: .asan/lsan.supp (third-party only; set print_suppressions=1 to see counts).
 ASAN_SCRATCH ?= .build/asan
 ASAN_FLAGS := --scratch-path $(ASAN_SCRATCH) -Xswiftc -sanitize=address -Xcc -fsanitize=address
-test-asan: deps
+test-asan: deps ## the whole suite under AddressSanitizer
 	$(SWIFT) build --build-tests $(ASAN_FLAGS)
 	SWIFT_BACKTRACE=enable=no \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.asan/lsan.supp:print_suppressions=0 \
 	  $(SWIFT) test --skip-build $(ASAN_FLAGS)
 
-demo: deps
+demo: deps-demo ## build certsign and run its demo (no setup, no network beyond loopback)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product certsign
 	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/certsign demo
 
-bench: deps
+bench: deps ## the benchmarks (release build)
 	$(SWIFT) build -c release --product certsign-bench
 	$$($(SWIFT) build -c release --show-bin-path)/certsign-bench
 
 # No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API: emit each C-using
 # module's public interface (library evolution, separate scratch path) and look for C types in it.
 PUBLIC_API_MODULES := CertificateProviders PKCS12Provider Signing DSSEmulator PKCS11Provider RemoteSigning PDFSigning
-check-public-api: deps
+check-public-api: deps ## fail when a C type appears in a public API
 	@for module in $(PUBLIC_API_MODULES); do \
 	  $(SWIFT) build --scratch-path .build/public-api --target $$module -Xswiftc -enable-library-evolution \
 	    -Xswiftc -emit-module-interface -Xswiftc -no-verify-emitted-module-interface >/dev/null 2>&1 || { echo "check-public-api: building $$module failed" >&2; exit 1; }; \
@@ -100,13 +116,13 @@ check-public-api: deps
 # every target for FUZZ_SECONDS (default 60) each; fails on any crash, leak or timeout.
 FUZZ_SECONDS ?= 60
 FUZZ_SCRATCH := .build/fuzz
-fuzz: deps
+fuzz: deps ## libFuzzer targets, FUZZ_SECONDS each
 	$(SWIFT) build --scratch-path $(FUZZ_SCRATCH) --product certsign-fuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld -Xcc -DCERTSIGN_LIBFUZZER
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Tests/Fuzz/run-fuzz.sh \
 	  $$($(SWIFT) build --scratch-path $(FUZZ_SCRATCH) --show-bin-path)/certsign-fuzz $(FUZZ_SCRATCH)/work
 
-clean:
+clean: ## remove .build
 	rm -rf .build
 
 # DocC (the toolchain's docc, no plugin): symbol graphs from a build, then one archive per catalog in
@@ -117,7 +133,7 @@ DOCS_DIR := .build/docs
 # recompiles, so the graphs must live and die with that build.
 DOCS_SCRATCH := .build/docs-build
 DOCS_GRAPHS := $(DOCS_SCRATCH)/symbol-graphs
-docs: deps
+docs: deps ## DocC archives in .build/docs
 	@mkdir -p $(DOCS_DIR) $(DOCS_GRAPHS)
 	$(SWIFT) build --scratch-path $(DOCS_SCRATCH) --target Signing \
 	  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(DOCS_GRAPHS) >/dev/null
@@ -133,8 +149,34 @@ docs: deps
 # Formatting is the checked-in .swift-format (120 columns, the swift-certificates choices), checked by
 # the toolchain's swift-format: `make lint` fails on any finding (CI runs it); `make format` rewrites.
 LINT_PATHS := Package.swift Sources Tests Providers
-lint:
+lint: ## swift-format lint (CI runs it)
 	swift-format lint --strict --recursive --parallel $(LINT_PATHS)
 
-format:
+format: ## swift-format in place
 	swift-format format --in-place --recursive --parallel $(LINT_PATHS)
+
+# The man page and the completion scripts are generated by certsign itself from its command
+# declarations (certsign man, certsign completion bash|zsh|fish).
+PREFIX ?= /usr/local
+CERTSIGN_RELEASE = $$($(SWIFT) build -c release --show-bin-path)/certsign
+man: deps-demo ## write certsign.1 (the man page) here
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product certsign
+	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/certsign man > certsign.1
+	@echo "man: certsign.1 (read it with: man -l certsign.1)"
+
+completions: deps-demo ## write certsign.bash, _certsign (zsh) and certsign.fish here
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product certsign
+	bin=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/certsign; \
+	  $$bin completion bash > certsign.bash && $$bin completion zsh > _certsign && $$bin completion fish > certsign.fish
+
+install: deps-demo ## install the release certsign, its man page and completions under PREFIX (default /usr/local)
+	$(SWIFT) build -c release --static-swift-stdlib --product certsign
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0755 $(CERTSIGN_RELEASE) $(DESTDIR)$(PREFIX)/bin/certsign
+	$(CERTSIGN_RELEASE) man > $(DESTDIR)$(PREFIX)/share/man/man1/certsign.1
+	$(CERTSIGN_RELEASE) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/certsign
+	$(CERTSIGN_RELEASE) completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_certsign
+	$(CERTSIGN_RELEASE) completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/certsign.fish
+	@echo "install: $(DESTDIR)$(PREFIX)/bin/certsign, its man page and bash/zsh/fish completions"
