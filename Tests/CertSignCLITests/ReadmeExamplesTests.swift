@@ -1,0 +1,209 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import DSSEmulator
+import Foundation
+import Testing
+
+/// Every shell example of the README (its fenced `sh` / `bash` blocks) runs as written, each block as
+/// one `bash -e -o pipefail` script, against a private HOME, store and work directory holding the files
+/// the block names, and two emulators on ephemeral ports. So the README cannot drift from the tool.
+///
+/// What is changed before a block runs, and why (nothing else is):
+/// - `127.0.0.1:8080` becomes the standard emulator's address, and the block's own
+///   `certsign emulator … &` line is dropped (this test runs the emulator, on a free port);
+/// - `http://tsa.example/tsr` becomes the TSA of an emulator serving the README PKI's CA;
+/// - `read -rs P12_PASSWORD` (a terminal prompt) becomes the variable given by the test;
+/// - `0F1C3A52` (the id in `signatures remove`) becomes a prefix of a real id from the journal.
+/// The block that runs `make` is not run (it would run this suite).
+@Suite(.serialized) struct ReadmeExamplesTests {
+    struct Block {
+        let line: Int
+        let text: String
+    }
+
+    static func shellBlocks() -> [Block] {
+        var blocks: [Block] = []
+        var current: (line: Int, lines: [String])?
+        for (index, line) in ReadmeTests.readme.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.hasPrefix("```") {
+                if let open = current {
+                    blocks.append(Block(line: open.line, text: open.lines.joined(separator: "\n")))
+                    current = nil
+                } else {
+                    let language = line.dropFirst(3).trimmingCharacters(in: .whitespaces)
+                    current = ["sh", "bash"].contains(language) ? (index + 1, []) : (-1, [])
+                }
+            } else if current != nil {
+                current?.lines.append(String(line))
+            }
+        }
+        return blocks.filter { $0.line > 0 }
+    }
+
+    /// The files, identities and servers the README's examples talk about.
+    final class World {
+        let home: TemporaryDirectory
+        let work: TemporaryDirectory
+        let store: TemporaryDirectory
+        let standard: DSSEmulator
+        let own: DSSEmulator
+        let pki: TestPKI
+        let password = "readme-пароль-1"
+
+        init() throws {
+            home = try TemporaryDirectory(prefix: "readme-home")
+            work = try TemporaryDirectory(prefix: "readme-work")
+            store = try TemporaryDirectory(prefix: "readme-store")
+            standard = try DSSEmulator(configuration: .init(requestLogLimit: 0))
+            try standard.start()
+            // The README PKI: a root whose CA key the second emulator holds (TSA, OCSP, CRL). Ivanov's
+            // certificate names that emulator's OCSP responder, so the port is chosen first, and the
+            // emulator knows the certificate (it answers "good" only for certificates it knows).
+            pki = try TestPKI(rootSubject: "CN=README Root,O=Example")
+            let port = try Self.freePort()
+            let ivanov = try pki.issueLeaf(
+                subject: "CN=Иванов,O=Example",
+                extensions: [
+                    ("keyUsage", "critical,digitalSignature,nonRepudiation"),
+                    ("authorityInfoAccess", "OCSP;URI:http://127.0.0.1:\(port)/ocsp"),
+                ]
+            )
+            let holder = EmulatorSeed.User(
+                username: "ivanov",
+                password: Secret(password),
+                environment: "readme",
+                project: "readme",
+                dssPassword: Secret(password),
+                certificates: [EmulatorSeed.CertificateRecord(id: 1, identity: ivanov, pin: nil)]
+            )
+            own = try DSSEmulator(
+                configuration: .init(port: port, requestLogLimit: 0),
+                seed: EmulatorSeed(
+                    certificateAuthority: pki.root.certificate,
+                    users: [holder],
+                    cells: [],
+                    firstSignatureID: 1,
+                    certificateAuthorityKey: pki.root.key
+                )
+            )
+            try own.start()
+            _ = try work.write("root-ca.pem", text: pki.root.certificate.pemRepresentation)
+            try writePKCS12(ivanov, to: "ivanov.pfx")
+            try FileManager.default.copyItem(atPath: work.path("ivanov.pfx"), toPath: work.path("signer.p12"))
+            _ = try work.write("tsa-root.pem", text: pki.root.certificate.pemRepresentation)
+            let crl = try ExternalTool.run(
+                "curl",
+                ["-sf", "-o", work.path("root-ca.crl"), try #require(own.crlURL).absoluteString]
+            )
+            try #require(crl.succeeded)
+            _ = try work.write("emulator-ca.pem", text: standard.certificateAuthorityPEM)
+            _ = try home.write(".p12pass", text: password + "\n")
+            try FileManager.default.createDirectory(atPath: work.path("invoices"), withIntermediateDirectories: true)
+            for number in ["001", "002"] { _ = try work.write("invoices/\(number).pdf", text: "invoice \(number)\n") }
+            for number in 1...3 { _ = try work.write("invoice-\(number).txt", text: "invoice \(number)\n") }
+            _ = try work.write("report.xml", text: "<report/>\n")
+            let source = try work.write("source.pdf", TestPDF.minimal())
+            try #require(
+                try ExternalTool.run("qpdf", ["--object-streams=generate", source, work.path("contract.pdf")]).succeeded
+            )
+            if GOSTEngine.isAvailable {
+                let gost = try GOSTCommandTests.makeIdentity(bits: 256, in: work)
+                try FileManager.default.copyItem(atPath: gost.pkcs12, toPath: work.path("ivanov-gost.p12"))
+                try FileManager.default.copyItem(atPath: gost.rootCertificate, toPath: work.path("gost-root.pem"))
+            }
+        }
+
+        deinit {
+            standard.stop()
+            own.stop()
+        }
+
+        /// A loopback port that was free a moment ago (bound to port 0, then released).
+        static func freePort() throws -> UInt16 {
+            let probe = try DSSEmulator(configuration: .init(requestLogLimit: 0))
+            let url = try probe.start()
+            probe.stop()
+            return UInt16(try #require(url.port))
+        }
+
+        /// `openssl pkcs12 -export` of `identity` with the README root as its chain, protected by ``password``.
+        func writePKCS12(_ identity: SigningIdentity, to name: String) throws {
+            let key = try work.write(
+                "\(name).key",
+                text: try (identity.key as! LocalSigningKey).pemRepresentation(password: nil)
+            )
+            let certificate = try work.write("\(name).pem", text: identity.certificate.pemRepresentation)
+            let made = try ExternalTool.run(
+                "openssl",
+                [
+                    "pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", work.path("root-ca.pem"),
+                    "-name", name, "-out", work.path(name), "-passout", "env:P12PASS",
+                ],
+                environment: ["P12PASS": password]
+            )
+            try #require(made.succeeded, "\(made.errorOutput)")
+            try FileManager.default.removeItem(atPath: key)
+        }
+
+        /// The block as it runs here (see the suite's comment for every change).
+        func script(_ block: Block) throws -> String {
+            let standardHost = "127.0.0.1:\(try #require(standard.baseURL?.port))"
+            let tsa = try #require(own.timestampURL).absoluteString
+            let firstID =
+                #"$(certsign --json signatures list | sed -n 's/.*"id" : "\([0-9A-Fa-f]\{8\}\).*/\1/p' | head -n 1)"#
+            var lines: [String] = []
+            for line in block.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+                if line.hasPrefix("certsign emulator "), line.contains("&") { continue }
+                lines.append(
+                    line.replacingOccurrences(of: "127.0.0.1:8080", with: standardHost)
+                        .replacingOccurrences(of: "http://tsa.example/tsr", with: tsa)
+                        .replacingOccurrences(
+                            of: "read -rs P12_PASSWORD && export P12_PASSWORD",
+                            with: "export P12_PASSWORD"
+                        )
+                        .replacingOccurrences(of: "signatures remove 0F1C3A52", with: "signatures remove \(firstID)")
+                )
+            }
+            return "set -e -o pipefail\n" + lines.joined(separator: "\n") + "\n"
+        }
+    }
+
+    @Test func theReadmeHasShellExamples() {
+        #expect(Self.shellBlocks().count >= 8)
+    }
+
+    @Test(arguments: shellBlocks().filter { !$0.text.contains("make ") }.map(\.line))
+    func readmeExampleRuns(line: Int) throws {
+        let block = try #require(Self.shellBlocks().first { $0.line == line })
+        if block.text.contains("-engine gost") && !GOSTEngine.isAvailable { return }
+        let world = try World()
+        // The identity the PAdES example countersigns with.
+        if block.text.contains("--identity boss") {
+            let imported = try CLI.run(
+                ["identity", "import", world.work.path("signer.p12"), "--alias", "boss", "--password-env", "P"],
+                store: world.store,
+                environment: ["P": world.password]
+            )
+            try #require(imported.succeeded, "\(imported.errorOutput)")
+        }
+        let script = try world.work.write("readme-\(line).sh", text: try world.script(block))
+        let binDirectory = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
+        let result = try ExternalTool.run(
+            "bash",
+            [script],
+            environment: [
+                "HOME": world.home.url.path,
+                "CERTSIGN_HOME": world.store.url.path,
+                "PATH": binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+                "P12_PASSWORD": block.text.contains("ivanov-gost.p12") ? GOSTCommandTests.password : world.password,
+                "BOSS_PASSWORD": world.password,
+                "TZ": "UTC",
+            ],
+            directory: world.work.url
+        )
+        #expect(
+            result.succeeded,
+            "README line \(line): exit \(result.status)\n\(result.output)\n\(result.errorOutput)"
+        )
+    }
+}
