@@ -103,7 +103,63 @@ extension Commands {
         try await runSign(parsed, context)
     }
 
+    /// What `sign` was asked to do, checked before anything is opened or signed.
+    struct SignPlan {
+        var documents: [String]
+        var options: SigningOptions
+        var isPAdES: Bool
+        var timestampClient: TimestampAuthorityClient?
+        /// Per document, in order (empty for PAdES, whose outputs signPDF works out).
+        var outputs: [SignatureOutput]
+        /// With the signature on stdout, messages go to stderr.
+        var writesToStandardOutput: Bool { outputs.contains(.standardOutput) }
+    }
+
+    /// Where the key comes from: the provider and what it is given.
+    struct SignKeySource {
+        var providerID: ProviderID
+        var parameters: ProviderParameters
+        var pkcs12Parameters: ProviderParameters
+        var providerParameters: [ProviderID: ProviderParameters]
+        var provisionsStore: Bool
+    }
+
+    /// `certsign sign`: validation, the key source, the identity, the signing loop, the output.
     private static func runSign(_ parsed: ParsedArguments, _ context: CommandContext) async throws -> Int32 {
+        let plan = try signPlan(parsed, context)
+        let source = try signKeySource(parsed, context)
+        let (coordinator, identity) = try await openSigningIdentity(source, parsed, context)
+        let documents = plan.documents
+        if !source.provisionsStore, !plan.isPAdES, documents.count > 1, parsed.value("--out") == nil,
+            !documents.contains("-"), plan.timestampClient == nil,
+            let key = identity.key as? any BatchSigningKey
+        {
+            // One authorization for many signatures (CSC): see signInBatches.
+            return try await signInBatches(
+                documents,
+                key: key,
+                coordinator: coordinator,
+                providerID: source.providerID,
+                parameters: source.parameters,
+                options: plan.options,
+                outputDirectory: parsed.value("--out-dir"),
+                context: context
+            )
+        }
+        let results = try await signEach(
+            plan,
+            identity: identity,
+            coordinator: coordinator,
+            source: source,
+            parsed: parsed,
+            context: context
+        )
+        return reportSign(results, plan, context)
+    }
+
+    /// Checks what `sign` was asked to do (key source, output, format, digest, standard input) before
+    /// anything is opened or signed, and works out where each signature goes.
+    private static func signPlan(_ parsed: ParsedArguments, _ context: CommandContext) throws -> SignPlan {
         let documents = parsed.positionals
         let sources = [parsed.value("--identity"), parsed.value("--p12"), parsed.value("--provider")].compactMap { $0 }
         guard sources.count == 1 else {
@@ -209,8 +265,18 @@ extension Commands {
                 )
             }
         }
+        return SignPlan(
+            documents: documents,
+            options: options,
+            isPAdES: pades,
+            timestampClient: timestampClient,
+            outputs: outputs
+        )
+    }
 
-        // Resolve the provider and its parameters.
+    /// Where the key comes from: `--identity` (the store), `--p12` (in memory) or `--provider` with its
+    /// parameters; reads the password the command line names.
+    private static func signKeySource(_ parsed: ParsedArguments, _ context: CommandContext) throws -> SignKeySource {
         var providerID: ProviderID
         var parameters = ProviderParameters()
         var pkcs12Parameters = ProviderParameters()
@@ -254,11 +320,27 @@ extension Commands {
                 providerParameters[providerID] = parameters
             }
         }
+        return SignKeySource(
+            providerID: providerID,
+            parameters: parameters,
+            pkcs12Parameters: pkcs12Parameters,
+            providerParameters: providerParameters,
+            provisionsStore: provisionsStore
+        )
+    }
 
-        let registry = try context.makeRegistry(pkcs12: pkcs12Parameters, parameters: providerParameters)
+    /// The signing identity from the key source; `--provider pkcs12 --param file=…` stores what it opens
+    /// (SAP's contract) and says where, never replacing an entry without `--replace`.
+    private static func openSigningIdentity(
+        _ source: SignKeySource,
+        _ parsed: ParsedArguments,
+        _ context: CommandContext
+    ) async throws -> (SigningCoordinator, SigningIdentity) {
+        let parameters = source.parameters
+        let registry = try context.makeRegistry(pkcs12: source.pkcs12Parameters, parameters: source.providerParameters)
         let coordinator = SigningCoordinator(registry: registry, journal: try context.openJournal())
         let identity: SigningIdentity
-        if provisionsStore {
+        if source.provisionsStore {
             // SAP's contract: initialize stores what it provisions. Say what and where, and never
             // replace an entry silently.
             let alias = try parameters.string(.pkcs12Alias) ?? PKCS12CertificateProvider.defaultAlias
@@ -275,30 +357,32 @@ extension Commands {
                 "certsign: stored the identity of '\(identity.certificate.subject)' in the identity store as '\(alias)' (\(entry)); '--identity \(alias)' signs with it again, '--p12 FILE' signs without storing"
             )
         } else {
-            identity = try await coordinator.identity(for: providerID, parameters: parameters)
-            if !pades, documents.count > 1, parsed.value("--out") == nil, !documents.contains("-"),
-                timestampClient == nil,
-                let key = identity.key as? any BatchSigningKey
-            {
-                // One authorization for many signatures (CSC): see signInBatches.
-                return try await signInBatches(
-                    documents,
-                    key: key,
-                    coordinator: coordinator,
-                    providerID: providerID,
-                    parameters: parameters,
-                    options: options,
-                    outputDirectory: parsed.value("--out-dir"),
-                    context: context
-                )
-            }
+            identity = try await coordinator.identity(for: source.providerID, parameters: parameters)
         }
+        return (coordinator, identity)
+    }
 
+    /// Signs each document in turn (one unlock for all); a failing document is recorded and the others
+    /// are still signed.
+    private static func signEach(
+        _ plan: SignPlan,
+        identity: SigningIdentity,
+        coordinator: SigningCoordinator,
+        source: SignKeySource,
+        parsed: ParsedArguments,
+        context: CommandContext
+    ) async throws -> [SignResultDocument] {
+        let documents = plan.documents
+        let options = plan.options
+        let pades = plan.isPAdES
+        let timestampClient = plan.timestampClient
+        let outputs = plan.outputs
+        let providerID = source.providerID
+        let parameters = source.parameters
         var results: [SignResultDocument] = []
-        var failures = 0
         let console = context.console
         // With the signature on stdout, messages go to stderr.
-        let toStandardOutput = outputs.contains(.standardOutput)
+        let toStandardOutput = plan.writesToStandardOutput
         func report(_ text: String) { if toStandardOutput { console.err(text) } else { console.out(text) } }
         for (index, path) in documents.enumerated() {
             do {
@@ -382,11 +466,26 @@ extension Commands {
                 )
                 if !context.json { report("signed \(path) -> \(outputURL?.path ?? "standard output")") }
             } catch let error as CertificateProviderError {
-                failures += 1
                 context.console.clearProgress()
                 results.append(.failed(Format.path(path), error))
                 context.console.err("certsign: \(path): \(error.reason)")
             }
+        }
+        return results
+    }
+
+    /// The summary: the JSON document (on stderr when the signature went to stdout), or the count of
+    /// signed documents; exit 1 when any failed.
+    private static func reportSign(
+        _ results: [SignResultDocument],
+        _ plan: SignPlan,
+        _ context: CommandContext
+    ) -> Int32 {
+        let documents = plan.documents
+        let toStandardOutput = plan.writesToStandardOutput
+        let failures = results.filter { $0.status == "failed" }.count
+        func report(_ text: String) {
+            if toStandardOutput { context.console.err(text) } else { context.console.out(text) }
         }
         if context.json && toStandardOutput {
             context.console.err(JSONOutput.encode(SignDocument(results: results)))
