@@ -184,13 +184,16 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self)
     }
 
+    /// Subject, serial and end of validity, for logs.
     public var description: String {
         "Certificate(subject: \(subject), serial: \(serialNumber), notValidAfter: \(notValidAfter))"
     }
 
+    /// Certificates are equal when their DER encodings are.
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool {
         lhs.derRepresentation == rhs.derRepresentation
     }
+    /// Hashes the DER encoding.
     public func hash(into hasher: inout Swift.Hasher) { hasher.combine(derRepresentation) }
 
     // MARK: Field extraction
@@ -255,17 +258,28 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
 /// The X.509 key usage bits (RFC 5280 4.2.1.3), using OpenSSL's `KU_*` bit values.
 public struct KeyUsage: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    /// The key usage bits, with OpenSSL's `KU_*` values.
     public let rawValue: UInt32
+    /// Creates a set from OpenSSL's `KU_*` bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// `digitalSignature`: signatures other than on certificates and CRLs.
     public static let digitalSignature = KeyUsage(rawValue: 0x0080)
+    /// `nonRepudiation` (`contentCommitment`): signatures that bind the signer to content.
     public static let nonRepudiation = KeyUsage(rawValue: 0x0040)
+    /// `keyEncipherment`: transporting keys.
     public static let keyEncipherment = KeyUsage(rawValue: 0x0020)
+    /// `dataEncipherment`: enciphering data directly.
     public static let dataEncipherment = KeyUsage(rawValue: 0x0010)
+    /// `keyAgreement`: key agreement.
     public static let keyAgreement = KeyUsage(rawValue: 0x0008)
+    /// `keyCertSign`: signing certificates.
     public static let keyCertSign = KeyUsage(rawValue: 0x0004)
+    /// `cRLSign`: signing CRLs.
     public static let cRLSign = KeyUsage(rawValue: 0x0002)
+    /// `encipherOnly`: with key agreement, only enciphering.
     public static let encipherOnly = KeyUsage(rawValue: 0x0001)
+    /// `decipherOnly`: with key agreement, only deciphering.
     public static let decipherOnly = KeyUsage(rawValue: 0x8000)
 
     private static let names: [(KeyUsage, String)] = [
@@ -277,6 +291,7 @@ public struct KeyUsage: OptionSet, Hashable, Sendable, CustomStringConvertible {
 
     /// The names of the bits that are set, in RFC 5280 order.
     public var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+    /// The names of the set bits, comma-separated.
     public var description: String { names.joined(separator: ", ") }
 }
 
@@ -287,11 +302,17 @@ public struct ExtendedKeyUsage: Hashable, Sendable, CustomStringConvertible {
     /// Creates a purpose from its OID.
     public init(oid: String) { self.oid = oid }
 
+    /// TLS server authentication (id-kp-serverAuth).
     public static let serverAuth = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.1")
+    /// TLS client authentication (id-kp-clientAuth).
     public static let clientAuth = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.2")
+    /// Code signing (id-kp-codeSigning).
     public static let codeSigning = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.3")
+    /// E-mail protection (id-kp-emailProtection).
     public static let emailProtection = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.4")
+    /// Time stamping (id-kp-timeStamping, RFC 3161 TSAs).
     public static let timeStamping = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.8")
+    /// OCSP response signing (id-kp-OCSPSigning).
     public static let ocspSigning = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.9")
 
     /// OpenSSL's short name for the purpose (`clientAuth`), or the OID.
