@@ -104,9 +104,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         let x509 = handle.pointer
         self.handle = handle
         self.derRepresentation = der
-        self.subject = Certificate.rfc2253(X509_get_subject_name(x509))
-        self.issuer = Certificate.rfc2253(X509_get_issuer_name(x509))
-        self.serialNumber = Certificate.serialHex(x509)
+        self.subject = try Certificate.rfc2253(X509_get_subject_name(x509), field: "subject")
+        self.issuer = try Certificate.rfc2253(X509_get_issuer_name(x509), field: "issuer")
+        self.serialNumber = try Certificate.serialHex(x509)
         guard let before = Certificate.date(X509_get0_notBefore(x509)),
             let after = Certificate.date(X509_get0_notAfter(x509))
         else {
@@ -198,12 +198,19 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: Field extraction
 
-    private static func rfc2253(_ name: OpaquePointer?) -> String {
-        guard let name else { return "" }
-        let bytes =
-            (try? MemoryBIO.collecting { bio in
-                _ = X509_NAME_print_ex(bio, name, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
-            }) ?? []
+    /// The name as RFC 2253 text; an empty name (allowed when the subject is in subjectAltName) is "".
+    /// - Throws: `.malformedInput` when OpenSSL cannot read or print the name.
+    private static func rfc2253(_ name: OpaquePointer?, field: String) throws -> String {
+        guard let name else {
+            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's \(field) name cannot be read")
+        }
+        var printed: Int32 = 0
+        let bytes = try MemoryBIO.collecting { bio in
+            printed = X509_NAME_print_ex(bio, name, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
+        }
+        guard printed >= 0 else {
+            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's \(field) name cannot be printed")
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -219,10 +226,15 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func serialHex(_ x509: OpaquePointer) -> String {
-        guard let serial = X509_get0_serialNumber(x509), let bignum = ASN1_INTEGER_to_BN(serial, nil) else { return "" }
+    /// - Throws: `.malformedInput` when the serial number is missing or cannot be converted.
+    private static func serialHex(_ x509: OpaquePointer) throws -> String {
+        guard let serial = X509_get0_serialNumber(x509), let bignum = ASN1_INTEGER_to_BN(serial, nil) else {
+            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's serial number cannot be read")
+        }
         defer { BN_free(bignum) }
-        guard let hex = BN_bn2hex(bignum) else { return "" }
+        guard let hex = BN_bn2hex(bignum) else {
+            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's serial number cannot be converted")
+        }
         defer { COpenSSLShims_OPENSSL_free(hex) }
         // BN_bn2hex writes whole bytes ("0A1B…"); the documented form has no leading zeros.
         let digits = String(cString: hex)

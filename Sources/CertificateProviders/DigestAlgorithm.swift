@@ -1,7 +1,11 @@
 internal import COpenSSL
 public import Foundation
 
-/// A message digest algorithm: an open set of the digests this package signs with.
+/// A message digest algorithm: the closed set of digests this package signs with
+/// (``allSupported``).
+///
+/// The set is closed because every member needs an OpenSSL implementation and an OID the verifier
+/// accepts; a name outside it (``init(name:)``) is `nil`, never a silent fallback to SHA-256.
 public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
     /// The lower-case name (`sha256`), as on command lines and in OpenSSL.
     public let rawValue: String

@@ -213,7 +213,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
     }
 
     /// Signs `data` without suspending (for callers that are already off the cooperative pool).
-    public func signSynchronously(
+    package func signSynchronously(
         data: [UInt8],
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
@@ -224,7 +224,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
     /// Signs a precomputed digest without suspending.
     /// - Throws: `.invalidParameter` for a digest of the wrong length, `.unsupportedAlgorithm` for a
     ///   scheme or digest that does not fit the key (a GOST key signs only its own Streebog size).
-    public func signSynchronously(
+    package func signSynchronously(
         digest: [UInt8],
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
