@@ -285,7 +285,13 @@ extension Commands {
                 "--allow-remote",
                 "bind a non-loopback address although the emulator serves published test credentials\nand keys (anyone who reaches it can sign as the seed's users)"
             ),
-            .value("--port", "N", "port to listen on; 0 is any free port (the URL is printed)", default: "0"),
+            .value(
+                "--port",
+                "N",
+                "port to listen on; 0 is any free port (the URL is printed)",
+                type: .integer(0...65535),
+                default: "0"
+            ),
             .flag("--faults", "let requests pick a fault with the X-Emulator-Fault header (for client tests)"),
             .value(
                 "--ca-out",
@@ -319,12 +325,8 @@ extension Commands {
             }
             configuration.host = host
         }
-        if let portText = parsed.value("--port") {
-            guard let port = UInt16(portText) else {
-                throw UsageError(message: "--port must be 0…65535, not '\(portText)'", usage: emulatorUsage)
-            }
-            configuration.port = port
-        }
+        // Checked against 0…65535 when the command line was parsed.
+        if let port = parsed.integer("--port") { configuration.port = UInt16(port) }
         configuration.faultsEnabled = parsed.has("--faults")
         configuration.requestLogLimit = 0
         if let caFile = parsed.value("--require-client-cert") {
