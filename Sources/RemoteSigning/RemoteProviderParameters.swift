@@ -27,6 +27,14 @@ public enum RemoteProviderParameters {
         .path,
         "a PEM file of CAs trusted for the server besides the system store"
     )
+    /// `trustedCAFileOnly`: trust only the CAs of `trustedCAFile`, not the system store (default
+    /// false), to pin a private CA.
+    public static let trustedCAFileOnly = ProviderParameterSchema.Parameter(
+        "trustedCAFileOnly",
+        .boolean,
+        default: "false",
+        "trust only trustedCAFile's CAs, not the system store (pins a private CA)"
+    )
     /// `clientIdentity`: the alias of the TLS client identity (opened with the provider's lookup).
     public static let clientIdentity = ProviderParameterSchema.Parameter(
         RemoteTLSParameters.clientIdentity,
@@ -42,7 +50,7 @@ public enum RemoteProviderParameters {
 
     /// The shared parameters, in the order help text lists them.
     public static let shared: [ProviderParameterSchema.Parameter] = [
-        allowInsecureHTTP, timeout, trustedCAFile, clientIdentity, clientIdentityPassword,
+        allowInsecureHTTP, timeout, trustedCAFile, trustedCAFileOnly, clientIdentity, clientIdentityPassword,
     ]
 
     /// The checks over several shared parameters (a `clientIdentityPassword` needs a `clientIdentity`).
