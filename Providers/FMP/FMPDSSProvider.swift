@@ -371,6 +371,8 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         _ parameters: ProviderParameters,
         _ body: @Sendable (FMPClient, inout FMPSessionStore.Stored) async throws -> T
     ) async throws -> T {
+        // Parameters given to init are checked here, through the schema, as setParameters checks them.
+        let parameters = try FMPDSSProvider.schema.validate(parameters)
         let store = try sessionStore(parameters)
         func run() async throws -> T {
             let loaded = try store.map { try $0.load() } ?? self.state.withLock { $0.session }
