@@ -18,6 +18,21 @@ struct ProvidersDocument: Encodable {
     enum CodingKeys: String, CodingKey, CaseIterable { case providers }
 }
 
+/// `providers --params ID`: `{"provider", "parameters": [{"key", "type", "secret", "default", "description"}]}`.
+struct ProviderParametersDocument: Encodable {
+    struct Parameter: Encodable {
+        var key: String
+        var type: String
+        var secret: Bool
+        var `default`: String
+        var description: String
+        enum CodingKeys: String, CodingKey, CaseIterable { case key, type, secret, `default`, description }
+    }
+    var provider: String
+    var parameters: [Parameter]
+    enum CodingKeys: String, CodingKey, CaseIterable { case provider, parameters }
+}
+
 /// IDENTITY: one stored identity's metadata (`identity list`, `show`, `import`).
 struct IdentityDocument: Encodable {
     var alias: String

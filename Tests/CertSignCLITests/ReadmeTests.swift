@@ -82,6 +82,11 @@ import Testing
                     Self.keys(ProvidersDocument.Provider.CodingKeys.self)
                 )
             ),
+            (
+                "providers --params ID",
+                Self.keys(ProviderParametersDocument.CodingKeys.self)
+                    .union(Self.keys(ProviderParametersDocument.Parameter.CodingKeys.self))
+            ),
             ("identity import", ["imported", "chain"]),
             (
                 "identity list",
