@@ -181,7 +181,16 @@ struct Invocation {
             )
         }
         if helpRequested {
-            console.out(Help.commandHelp(command))
+            var text = Help.commandHelp(command)
+            // `sign --help --provider ID`: the parameters that provider takes, from its schema.
+            if command.options.contains(where: { $0.name == "--provider" }),
+                let index = arguments.firstIndex(of: "--provider"), index + 1 < arguments.count
+            {
+                let id = ProviderID(arguments[index + 1])
+                text += "\n\nparameters of \(id) (--param KEY=VALUE; secret ones only --param-env or --param-file):\n"
+                text += try context.makeRegistry().parameterTable(id)
+            }
+            console.out(text)
             return CertSign.exitSuccess
         }
         let parsed = try ArgumentParser.parse(arguments, command: command)

@@ -51,6 +51,10 @@ import Testing
         #expect(sub.output.hasPrefix("usage: certsign identity export ALIAS --out FILE"))
         let overview = try CLI.run(["help"])
         #expect(overview.status == 0 && overview.output.contains("commands:"))
+        let provider = try CLI.run(["sign", "--help", "--provider", "csc"])
+        #expect(provider.status == 0)
+        #expect(provider.output.contains("parameters of csc"), "\(provider.output)")
+        #expect(provider.output.contains("clientSecret"))
         let unknown = try CLI.run(["help", "sgin"])
         #expect(unknown.status == 64 && unknown.errorOutput.contains("did you mean 'sign'?"))
     }
