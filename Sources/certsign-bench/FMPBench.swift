@@ -227,3 +227,66 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
         "FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on \(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)"
     )
 }
+
+/// `CERTSIGN_BENCH_PROFILE=fmp-signs|fmp-sign|fmp-bare [CERTSIGN_BENCH_PROFILE_TLS=1]
+/// [CERTSIGN_BENCH_PROFILE_IN_FLIGHT=8] [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: N FMP
+/// round trips (the client's `signs()`, its `sign`, or the bare transport's GET signs/) against the
+/// in-process emulator, for perf / strace to look at.
+/// - Returns: false when `name` is not one of these profiles.
+func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
+    guard ["fmp-signs", "fmp-sign", "fmp-bare"].contains(name) else { return false }
+    let environment = ProcessInfo.processInfo.environment
+    let tls = environment["CERTSIGN_BENCH_PROFILE_TLS"] == "1"
+    let inFlight = max(1, environment["CERTSIGN_BENCH_PROFILE_IN_FLIGHT"].flatMap(Int.init) ?? 1)
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: scratch, name: "fmp")
+    defer { emulator.stop() }
+    let client = FMPClient(
+        configuration: .init(
+            host: base,
+            environment: StandardSeed.environment,
+            project: StandardSeed.project,
+            device: "bench-device"
+        ),
+        transport: transport
+    )
+    _ = try await client.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
+    guard let token = await client.exportSession()?.token else { throw BenchError("FMP profile: no token") }
+    let dssPassword = Secret(StandardSeed.dssPassword)
+    let pin = Secret(StandardSeed.certificatePIN)
+    @Sendable func sign() async throws {
+        _ = try await client.sign(
+            resource: StandardSeed.resource,
+            table: StandardSeed.table,
+            column: StandardSeed.column,
+            hhiveID: StandardSeed.row,
+            dssPassword: dssPassword,
+            certificateID: StandardSeed.certificateID,
+            certificatePIN: pin
+        )
+    }
+    for _ in 0..<3 { try await sign() }
+    let signsURL = base.absoluteString + "api/v1/dss/\(StandardSeed.environment)/\(StandardSeed.project)/signs/"
+    guard let url = URL(string: signsURL) else { throw BenchError("FMP profile: bad URL \(signsURL)") }
+    var bare = HTTPRequest(url: url)
+    bare.setHeader("Authorization", "Bearer \(token)")
+    bare.setHeader("X-Device-Id", "bench-device")
+    let operation: @Sendable () async throws -> Void
+    switch name {
+    case "fmp-signs": operation = { _ = try await client.signs() }
+    case "fmp-sign": operation = sign
+    default: operation = { [bare] in _ = try await transport.send(bare) }
+    }
+    let start = DispatchTime.now().uptimeNanoseconds
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<inFlight { group.addTask { for _ in 0..<(count / inFlight) { try await operation() } } }
+        try await group.waitForAll()
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    print(
+        "\(name) \(tls ? "HTTPS" : "HTTP") \(inFlight) in flight: \(count) round trips, \(String(format: "%.0f", Double(count) / seconds))/s"
+    )
+    return true
+}
