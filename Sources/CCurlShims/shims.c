@@ -73,7 +73,7 @@ int CCurlShims_poller_make(int *wake_fd) {
     return epoll_fd;
 }
 
-int CCurlShims_poller_watch(int epoll_fd, curl_socket_t socket, int what) {
+int CCurlShims_poller_watch(int epoll_fd, curl_socket_t socket, int what, int watched) {
     if (what == CURL_POLL_REMOVE) {
         /* A socket curl already closed has left the epoll set by itself. */
         if (epoll_ctl(epoll_fd, EPOLL_CTL_DEL, socket, NULL) != 0 && errno != ENOENT && errno != EBADF) return -1;
@@ -82,9 +82,15 @@ int CCurlShims_poller_watch(int epoll_fd, curl_socket_t socket, int what) {
     struct epoll_event event = { .events = 0, .data.fd = socket };
     if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) event.events |= EPOLLIN;
     if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) event.events |= EPOLLOUT;
-    if (epoll_ctl(epoll_fd, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
-    if (errno != ENOENT) return -1;
-    return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, socket, &event);
+    /* A socket curl closed and the kernel reused is in the set or not, whatever `watched` says. */
+    if (watched) {
+        if (epoll_ctl(epoll_fd, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
+        if (errno != ENOENT) return -1;
+        return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, socket, &event);
+    }
+    if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, socket, &event) == 0) return 0;
+    if (errno != EEXIST) return -1;
+    return epoll_ctl(epoll_fd, EPOLL_CTL_MOD, socket, &event);
 }
 
 int CCurlShims_poller_wait(int epoll_fd, int wake_fd, curl_socket_t *sockets, int *masks, int capacity, int timeout_ms, int *woken) {

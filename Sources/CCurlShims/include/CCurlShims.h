@@ -32,8 +32,9 @@ CURLMcode CCurlShims_multi_setopt_socket_function(CURLM *handle, curl_socket_cal
  * stores the eventfd in *wake_fd, or returns -1 (errno set). */
 int CCurlShims_poller_make(int *wake_fd);
 /* Makes the epoll instance watch `socket` as curl's `what` asks (CURL_POLL_IN, _OUT, _INOUT) or
- * stop watching it (CURL_POLL_REMOVE). Returns 0, or -1 (errno set). */
-int CCurlShims_poller_watch(int epoll_fd, curl_socket_t socket, int what);
+ * stop watching it (CURL_POLL_REMOVE); `watched` says whether it is believed to be in the set
+ * already (a wrong belief costs one more epoll_ctl). Returns 0, or -1 (errno set). */
+int CCurlShims_poller_watch(int epoll_fd, curl_socket_t socket, int what, int watched);
 /* Waits up to `timeout_ms` (-1: no limit) for events; stores up to `capacity` ready sockets and
  * their curl event masks (CURL_CSELECT_IN, _OUT, _ERR) and returns how many, 0 on a time-out
  * or an interruption. The eventfd is drained and not reported; *woken says whether it fired. */

@@ -16,7 +16,9 @@ let curlGlobalInitialization: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAUL
 /// that waits for its sockets.
 ///
 /// The caller's thread starts its own transfer (``submit(_:)``: add the easy handle and let curl
-/// send the request at once), so a request costs no hand-over to another thread. The loop thread
+/// send the request at once), so a request costs no hand-over to another thread; when another
+/// thread holds the multi handle, the transfer waits in an inbox that this thread empties before
+/// it lets go (so callers never queue on the lock behind the loop). The loop thread
 /// sleeps in `epoll_wait` on the sockets curl asks to watch (its socket callback) until curl's next
 /// timer (`curl_multi_timeout`), then lets curl read the answers, completes finished transfers and
 /// resumes their continuations. Whichever thread holds the lock is the only one inside libcurl for
@@ -25,13 +27,25 @@ let curlGlobalInitialization: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAUL
 /// connections live in the multi handle's cache and are reused across transfers (keep-alive).
 ///
 /// `@unchecked Sendable`: every mutable member is read and written only with `lock` held (curl's
-/// callbacks run inside curl calls made with the lock held); `multi`, `epollFD` and `wakeFD` are
+/// callbacks run inside curl calls made with the lock held), the inbox only with its own mutex;
+/// `multi`, `epollFD` and `wakeFD` are
 /// immutable, and waking (`CCurlShims_poller_wake`) and waiting (`epoll_wait`) are thread-safe.
 final class CurlMultiLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let lock = Mutex<Void>(())
+    private typealias Completion = (CurlTransfer, Result<HTTPResponse, CertificateProviderError>)
+    private struct Inbox {
+        var submissions: [CurlTransfer] = []
+        var idleHandles: [UnsafeMutableRawPointer] = []
+    }
+
+    /// Guards the multi handle and the members below; held during curl calls. A pthread mutex
+    /// (NSLock): its `try()` stays in user space, where Mutex's goes to the kernel (PI futex).
+    private let lock = NSLock()
+    /// Guards the submissions not yet started and the idle easy handles; held only for moments
+    /// (taken inside `lock` too, never the other way round).
+    private let inbox = Mutex(UncheckedBox(Inbox()))
     private let stopped = DispatchSemaphore(value: 0)
     private static let idleHandleLimit = 32
     /// The longest the loop thread sleeps without a reason (a safety net; curl's timers wake it).
@@ -39,9 +53,10 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     // Guarded by `lock`.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var idleHandles: [UnsafeMutableRawPointer] = []
-    private var completed: [(CurlTransfer, Result<HTTPResponse, CertificateProviderError>)] = []
+    private var completed: [Completion] = []
     private var stopRequested = false
+    /// The sockets in the epoll set (so that a watch is one epoll_ctl, not a failed MOD and an ADD).
+    private var watched: Set<curl_socket_t> = []
     /// When curl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` (uptime nanoseconds), nil for never.
     private var timerDeadline: UInt64?
     /// When the sleeping loop thread wakes at the latest; nil while it is awake (it then reads
@@ -70,7 +85,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// An easy handle to prepare a transfer on: a reset one from the idle list, or a new one.
     func takeHandle() throws -> UnsafeMutableRawPointer {
-        if let handle = lock.withLock({ _ in idleHandles.popLast() }) { return handle }
+        if let handle = inbox.withLock({ $0.value.idleHandles.popLast() }) { return handle }
         guard let handle = curl_easy_init() else {
             throw CertificateProviderError(.network, "libcurl cannot make a transfer handle (out of memory)")
         }
@@ -78,15 +93,132 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     /// Returns a handle that never went to the multi handle (preparation failed).
-    func returnHandle(_ handle: UnsafeMutableRawPointer) {
-        lock.withLock { _ in recycle(handle) }
+    func returnHandle(_ handle: UnsafeMutableRawPointer) { recycle(handle) }
+
+    /// Starts a prepared transfer, on the caller's thread when the multi handle is free (curl then
+    /// sends the request at once), else by the thread that holds it, before that thread lets go.
+    /// Its continuation is resumed when it finishes.
+    func submit(_ transfer: CurlTransfer) {
+        inbox.withLock { $0.value.submissions.append(transfer) }
+        startWaitingSubmissions()
     }
 
-    /// Starts a prepared transfer on the caller's thread: curl sends the request now when a
-    /// connection is free. Its continuation is resumed when it finishes (on the loop thread, or
-    /// here when it fails at once).
-    func submit(_ transfer: CurlTransfer) {
-        let (finished, wake) = lock.withLock { _ in
+    /// Aborts a transfer (task cancellation): it completes with `.cancelled` unless it already finished.
+    func cancel(_ transfer: CurlTransfer) {
+        transfer.requestCancellation()
+        withMulti {
+            if active.removeValue(forKey: transfer.handle) != nil {
+                curl_multi_remove_handle(multi, transfer.handle)
+                finish(transfer, .failure(transfer.cancelledError()))
+                refreshTimer()
+            }
+        }
+    }
+
+    /// Stops the thread (in-flight transfers end with `.cancelled`) and frees the multi handle.
+    func shutdown() {
+        lock.withLock { stopRequested = true }
+        CCurlShims_poller_wake(wakeFD)
+        if Thread.current.name != "CurlTransport" { stopped.wait() }
+    }
+
+    // MARK: Taking the multi handle
+
+    /// Runs `body` with the lock held (waiting for it), then resumes the transfers that finished.
+    private func withMulti(_ body: () -> Void) {
+        let (finished, wake) = lock.withLock {
+            body()
+            startSubmissions()
+            return (takeCompleted(), loopNeedsWaking())
+        }
+        deliver(finished, wake: wake)
+        startWaitingSubmissions()
+    }
+
+    /// Starts the submissions in the inbox if the lock is free. A thread that finds it taken leaves
+    /// them: whoever holds it starts them before letting go, or sees them here right after.
+    private func startWaitingSubmissions() {
+        while inbox.withLock({ !$0.value.submissions.isEmpty }) {
+            guard lock.try() else { return }
+            startSubmissions()
+            let (finished, wake) = (takeCompleted(), loopNeedsWaking())
+            lock.unlock()
+            deliver(finished, wake: wake)
+        }
+    }
+
+    /// Wakes the loop thread when curl's timer moved before its planned wake-up, and resumes the
+    /// finished transfers' callers (outside the lock).
+    private func deliver(_ finished: [Completion], wake: Bool) {
+        if wake { CCurlShims_poller_wake(wakeFD) }
+        for (transfer, result) in finished { transfer.resume(with: result) }
+    }
+
+    private func run() {
+        let capacity = 64
+        var sockets = [curl_socket_t](repeating: -1, count: capacity)
+        var masks = [Int32](repeating: 0, count: capacity)
+        // The sleep is planned in the same locked section that handled the last wake-up, so that the
+        // thread goes back to epoll_wait after resuming its callers without taking the lock again
+        // (a caller resumed a moment ago is likely holding it to send its next request).
+        var timeout = lock.withLock { planSleep() }
+        while true {
+            var woken: Int32 = 0
+            let count = Int(CCurlShims_poller_wait(epollFD, wakeFD, &sockets, &masks, Int32(capacity), timeout, &woken))
+            let (finished, stop, next) = lock.withLock {
+                plannedWake = nil
+                for index in 0..<count { drive(sockets[index], mask: masks[index]) }
+                if let deadline = timerDeadline, deadline <= DispatchTime.now().uptimeNanoseconds {
+                    drive(CURL_SOCKET_TIMEOUT, mask: 0)
+                }
+                startSubmissions()
+                return (takeCompleted(), stopRequested, planSleep())
+            }
+            deliver(finished, wake: false)
+            if stop { break }
+            startWaitingSubmissions()
+            timeout = next
+        }
+        let remaining = lock.withLock {
+            for (handle, transfer) in active {
+                curl_multi_remove_handle(multi, handle)
+                finish(
+                    transfer,
+                    .failure(
+                        CertificateProviderError(
+                            .cancelled,
+                            "\(transfer.summary): the transport was released during the request"
+                        )
+                    )
+                )
+            }
+            active.removeAll()
+            startSubmissions()  // fails them: stopRequested is set
+            return takeCompleted()
+        }
+        for (done, result) in remaining { done.resume(with: result) }
+        let idle = inbox.withLock { box in
+            defer { box.value.idleHandles.removeAll() }
+            return box.value.idleHandles
+        }
+        for handle in idle { curl_easy_cleanup(handle) }
+        curl_multi_cleanup(multi)
+        close(wakeFD)
+        close(epollFD)
+        stopped.signal()
+    }
+
+    // MARK: With the lock held
+
+    /// Adds the transfers waiting in the inbox to the multi handle and lets curl start them.
+    private func startSubmissions() {
+        let submissions = inbox.withLock { box in
+            defer { box.value.submissions.removeAll() }
+            return box.value.submissions
+        }
+        guard !submissions.isEmpty else { return }
+        var added = false
+        for transfer in submissions {
             if stopRequested {
                 finish(
                     transfer,
@@ -101,93 +233,26 @@ final class CurlMultiLoop: @unchecked Sendable {
                 finish(transfer, .failure(transfer.cancelledError()))
             } else if curl_multi_add_handle(multi, transfer.handle) == CURLM_OK {
                 active[transfer.handle] = transfer
-                drive(CURL_SOCKET_TIMEOUT, mask: 0)  // add_handle asked for an immediate run
+                added = true
             } else {
                 finish(
                     transfer,
                     .failure(CertificateProviderError(.network, "\(transfer.summary): libcurl refused the transfer"))
                 )
             }
-            return (takeCompleted(), loopNeedsWaking())
         }
-        if wake { CCurlShims_poller_wake(wakeFD) }
-        for (done, result) in finished { done.resume(with: result) }
+        if added { drive(CURL_SOCKET_TIMEOUT, mask: 0) }  // add_handle asked for an immediate run
     }
 
-    /// Aborts a transfer (task cancellation): it completes with `.cancelled` unless it already finished.
-    func cancel(_ transfer: CurlTransfer) {
-        transfer.requestCancellation()
-        let (finished, wake) = lock.withLock { _ in
-            if active.removeValue(forKey: transfer.handle) != nil {
-                curl_multi_remove_handle(multi, transfer.handle)
-                finish(transfer, .failure(transfer.cancelledError()))
-                refreshTimer()
-            }
-            return (takeCompleted(), loopNeedsWaking())
-        }
-        if wake { CCurlShims_poller_wake(wakeFD) }
-        for (done, result) in finished { done.resume(with: result) }
+    /// Notes when the loop thread will wake at the latest (curl's next timer, at most a second
+    /// away) and returns the milliseconds to wait, rounded up so that the timer has expired then.
+    private func planSleep() -> Int32 {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let latest = now + CurlMultiLoop.longestSleepNanoseconds
+        let wake = min(timerDeadline ?? latest, latest)
+        plannedWake = wake
+        return wake <= now ? 0 : Int32((wake - now + 999_999) / 1_000_000)
     }
-
-    /// Stops the thread (in-flight transfers end with `.cancelled`) and frees the multi handle.
-    func shutdown() {
-        lock.withLock { _ in stopRequested = true }
-        CCurlShims_poller_wake(wakeFD)
-        if Thread.current.name != "CurlTransport" { stopped.wait() }
-    }
-
-    private func run() {
-        let capacity = 64
-        var sockets = [curl_socket_t](repeating: -1, count: capacity)
-        var masks = [Int32](repeating: 0, count: capacity)
-        while true {
-            let timeout = lock.withLock { _ -> Int32 in
-                let now = DispatchTime.now().uptimeNanoseconds
-                let latest = now + CurlMultiLoop.longestSleepNanoseconds
-                let wake = min(timerDeadline ?? latest, latest)
-                plannedWake = wake
-                // Rounded up, so that curl's timer has expired when the thread wakes.
-                return wake <= now ? 0 : Int32((wake - now + 999_999) / 1_000_000)
-            }
-            var woken: Int32 = 0
-            let count = Int(CCurlShims_poller_wait(epollFD, wakeFD, &sockets, &masks, Int32(capacity), timeout, &woken))
-            let (finished, stop) = lock.withLock { _ in
-                plannedWake = nil
-                for index in 0..<count { drive(sockets[index], mask: masks[index]) }
-                if let deadline = timerDeadline, deadline <= DispatchTime.now().uptimeNanoseconds {
-                    drive(CURL_SOCKET_TIMEOUT, mask: 0)
-                }
-                return (takeCompleted(), stopRequested)
-            }
-            for (done, result) in finished { done.resume(with: result) }
-            if stop { break }
-        }
-        let remaining = lock.withLock { _ in
-            for (handle, transfer) in active {
-                curl_multi_remove_handle(multi, handle)
-                finish(
-                    transfer,
-                    .failure(
-                        CertificateProviderError(
-                            .cancelled,
-                            "\(transfer.summary): the transport was released during the request"
-                        )
-                    )
-                )
-            }
-            active.removeAll()
-            for handle in idleHandles { curl_easy_cleanup(handle) }
-            idleHandles.removeAll()
-            return takeCompleted()
-        }
-        for (done, result) in remaining { done.resume(with: result) }
-        curl_multi_cleanup(multi)
-        close(wakeFD)
-        close(epollFD)
-        stopped.signal()
-    }
-
-    // MARK: With the lock held
 
     /// Lets curl act on a socket event (or on its timer), then collects the transfers that finished.
     private func drive(_ socket: curl_socket_t, mask: Int32) {
@@ -225,25 +290,27 @@ final class CurlMultiLoop: @unchecked Sendable {
         completed.append((transfer, result))
     }
 
-    private func takeCompleted() -> [(CurlTransfer, Result<HTTPResponse, CertificateProviderError>)] {
+    private func takeCompleted() -> [Completion] {
         defer { completed.removeAll() }
         return completed
     }
 
     private func recycle(_ handle: UnsafeMutableRawPointer) {
         curl_easy_reset(handle)
-        if idleHandles.count < CurlMultiLoop.idleHandleLimit {
-            idleHandles.append(handle)
-        } else {
-            curl_easy_cleanup(handle)
+        let kept = inbox.withLock { box -> Bool in
+            guard box.value.idleHandles.count < CurlMultiLoop.idleHandleLimit else { return false }
+            box.value.idleHandles.append(handle)
+            return true
         }
+        if !kept { curl_easy_cleanup(handle) }
     }
 
     // MARK: curl's socket callback (called inside curl calls, so with the lock held)
 
     fileprivate func watch(_ socket: curl_socket_t, _ what: Int32) {
         // A failure leaves the socket unwatched; curl's timers still end its transfer.
-        _ = CCurlShims_poller_watch(epollFD, socket, what)
+        let isWatched = what == CURL_POLL_REMOVE ? watched.remove(socket) != nil : !watched.insert(socket).inserted
+        _ = CCurlShims_poller_watch(epollFD, socket, what, isWatched ? 1 : 0)
     }
 }
 
@@ -253,4 +320,10 @@ private let curlSocketCallback: curl_socket_callback = { _, socket, what, user, 
     guard let user else { return 0 }
     Unmanaged<CurlMultiLoop>.fromOpaque(user).takeUnretainedValue().watch(socket, what)
     return 0
+}
+
+/// Lets raw handles and non-Sendable values cross a Mutex; every access takes the lock.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
