@@ -30,31 +30,45 @@ func wrkOnce(
     return rate
 }
 
+/// How long one round of ours runs: as long as one wrk run (`-d1s`), so that both sides of a pair
+/// are exposed to the same stretch of a shared machine's load.
+let roundSeconds = 1.0
+
 /// Our client and wrk measured in alternating rounds (ours, then wrk, `harness.repetitions` times
-/// after one warm-up of ours), so both sides see the same load on a shared machine.
+/// after one warm-up of ours), so both sides see the same load on a shared machine. A round of
+/// ours runs for ``roundSeconds`` (as wrk does) and counts the operations finished.
 /// - Parameters:
-///   - count: operations per round of ours.
-///   - inFlight: how many tasks run them (count / inFlight each).
+///   - count: the least operations per round of ours (a slow machine still finishes that many).
+///   - inFlight: how many tasks run them, each one operation after another.
 ///   - operation: one client round trip.
 ///   - wrk: one wrk run, returning Requests/sec.
+/// - Returns: the rates of ours and of wrk, and the median of the ratios of the pairs (ours over
+///   the wrk run right after it), which drifting load disturbs less than the ratio of medians.
 func interleaved(
     _ harness: BenchHarness,
     count: Int,
     inFlight: Int = 1,
     _ operation: @escaping @Sendable () async throws -> Void,
     wrk: () throws -> Double
-) async throws -> (ours: Sample, wrk: Sample) {
+) async throws -> (ours: Sample, wrk: Sample, pairedRatio: Double) {
     func round() async throws -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
-        if inFlight == 1 {
-            for _ in 0..<count { try await operation() }
-        } else {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<inFlight { group.addTask { for _ in 0..<(count / inFlight) { try await operation() } } }
-                try await group.waitForAll()
+        let end = start + UInt64(roundSeconds * 1e9)
+        let least = max(1, count / inFlight)
+        let done = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<inFlight {
+                group.addTask {
+                    var finished = 0
+                    while finished < least || DispatchTime.now().uptimeNanoseconds < end {
+                        try await operation()
+                        finished += 1
+                    }
+                    return finished
+                }
             }
+            return try await group.reduce(0, +)
         }
-        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
     _ = try await round()
     var ours: [Double] = []
@@ -63,7 +77,8 @@ func interleaved(
         ours.append(try await round())
         baseline.append(try wrk())
     }
-    return (Sample(values: ours), Sample(values: baseline))
+    let ratios = zip(ours, baseline).map { $0 / $1 }
+    return (Sample(values: ours), Sample(values: baseline), Sample(values: ratios).median)
 }
 
 /// Whether `wrk` can be run.
@@ -175,7 +190,8 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
         baselineName: "wrk -t1 -c1 GET signs/ \(scheme)",
         unit: .perSecond,
         goal: remoteRoundTripGoal,
-        higherIsBetter: true
+        higherIsBetter: true,
+        pairedRatio: sequential.pairedRatio
     )
     harness.record(
         "FMP signs() round trips, 8 in flight, \(scheme)",
@@ -184,7 +200,8 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
         baselineName: "wrk -t1 -c8 GET signs/ \(scheme)",
         unit: .perSecond,
         goal: remoteRoundTripGoal,
-        higherIsBetter: true
+        higherIsBetter: true,
+        pairedRatio: parallel.pairedRatio
     )
 
     let body =
@@ -221,7 +238,8 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
         baselineName: "wrk -t1 -c1 POST sign/ \(scheme)",
         unit: .perSecond,
         goal: remoteRoundTripGoal,
-        higherIsBetter: true
+        higherIsBetter: true,
+        pairedRatio: signs.pairedRatio
     )
     harness.note(
         "FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on \(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)"
