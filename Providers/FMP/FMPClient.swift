@@ -110,7 +110,7 @@ public actor FMPClient {
     /// transport work.
     private var routeURLs: [String: URL] = [:]
     /// The envelope of the last call that reached the server (success or error), for `--json` output.
-    public private(set) var lastEnvelope: FMPEnvelope?
+    package private(set) var lastEnvelope: FMPEnvelope?
 
     /// Creates a client (the sample's `initWithCredentials`). No request is made.
     /// - Parameters:
