@@ -303,7 +303,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PDFSigningTests",
-            dependencies: ["PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "DSSEmulator",
+                "RemoteSigning", "CryptoProDSSProvider",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -37,7 +37,8 @@ struct PDFCommandTests {
         let pdf = signatures.compactMap { $0["pdf"] as? [String: Any] }
         #expect(pdf.map { $0["field"] as? String } == ["Signature1", "Approval"])
         #expect(pdf.map { $0["coversWholeFile"] as? Bool } == [false, true])
-        #expect(pdf.map { $0["laterChanges"] as? String } == ["signed", "none"])
+        #expect(pdf.map { $0["laterChanges"] as? String } == ["signatures", "none"])
+        #expect(pdf.map { $0["laterRevisionsSigned"] as? Bool } == [true, true])
         #expect(pdf.compactMap { $0["revision"] as? Int }.count == 2)
 
         // A byte changed inside the signed range: invalid, exit 1.
