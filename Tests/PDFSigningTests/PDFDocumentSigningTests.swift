@@ -48,6 +48,9 @@ struct PDFDocumentSigningTests {
             let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: output), trustAnchors: [root])
             #expect(report.isValid, "\(report.signatures.map(\.verification))")
             #expect(report.signatures.first?.verification.signerCertificate == identity.certificate)
+            // The server decides the signed attributes: CryptoPro DSS (and the emulator) put a
+            // signingTime into CAdES-BES, which PAdES baseline leaves to /M; validators accept it.
+            #expect(report.signatures.first?.verification.signingTime != nil)
         }
     }
 
