@@ -305,7 +305,7 @@ let package = Package(
             name: "PDFSigningTests",
             dependencies: [
                 "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "DSSEmulator",
-                "RemoteSigning", "CryptoProDSSProvider",
+                "RemoteSigning", "CryptoProDSSProvider", "CSCProvider",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
 import CryptoProDSSProvider
@@ -106,6 +107,41 @@ struct PDFDocumentSigningTests {
                 (error as? CertificateProviderError)?.code == .serverSignatureMismatch
             }
             #expect(!FileManager.default.fileExists(atPath: output))
+        }
+    }
+}
+
+@Suite("PDFSigner with a remote CSC key (signHash) against the emulator")
+struct PDFCSCSigningTests {
+    @Test("a SCAL 2 credential signs the signed attributes' hash; pyHanko, pdfsig and qpdf accept the PDF")
+    func signsWithCSC() async throws {
+        try await withEmulator { emulator, url in
+            let directory = try TemporaryDirectory(prefix: "pdf-csc")
+            let input = try PDFFixtures.make(.linearized, in: directory)
+            let provider = CSCProvider(
+                parameters: ProviderParameters([
+                    CSCProvider.ParameterKey.url: .url(url),
+                    CSCProvider.ParameterKey.clientID: .string(StandardSeed.username),
+                    CSCProvider.ParameterKey.clientSecret: .secret(Secret(StandardSeed.password)),
+                    CSCProvider.ParameterKey.credentialID: .string(String(StandardSeed.secondCertificateID)),
+                ])
+            )
+            let identity = try await provider.initialize(options: [:])
+            let output = directory.path("signed.pdf")
+            try await PDFSigner.sign(
+                pdfAt: URL(fileURLWithPath: input),
+                writingTo: URL(fileURLWithPath: output),
+                identity: identity
+            )
+            let root = emulator.seed.certificateAuthority
+            let verdicts = try PDFFixtures.pyhankoValidate(output, root: root, in: directory)
+            #expect(verdicts.count == 1 && verdicts.first?.contains("INTACT:TRUSTED") == true, "\(verdicts)")
+            #expect(try PDFFixtures.pdfsig(output).contains("Signature Validation: Signature is Valid."))
+            let check = try PDFFixtures.qpdfCheck(output)
+            #expect(check.status == 0 && !check.output.contains("WARNING"), "\(check.output)")
+            // Our own CMS: PAdES baseline, no signingTime.
+            let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: output), trustAnchors: [root])
+            #expect(report.isValid && report.signatures.first?.verification.signingTime == nil)
         }
     }
 }
