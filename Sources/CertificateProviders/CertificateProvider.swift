@@ -12,7 +12,12 @@
 /// ``providerID`` is optional: the defaults in the protocol extension throw `.unsupportedOperation`
 /// (or return empty parameters).
 ///
-/// The meaning of options and parameters is provider-specific; each provider documents its keys.
+/// The meaning of options and parameters is provider-specific: each provider declares its keys once,
+/// in a ``ProviderParameterSchema`` it registers with (``ProviderRegistry/register(_:description:schema:factory:)``).
+/// Parameters are validated through that schema when they are handed to the provider:
+/// ``setParameters(_:)`` refuses a bad value and keeps the previous parameters, and
+/// ``initialize(options:)`` refuses bad options before any file, token or network is touched; both
+/// throw the schema's `.invalidParameter` message.
 /// Providers are reference types shared across tasks, so they must be `Sendable` and do their own
 /// locking.
 public protocol CertificateProvider: AnyObject, Sendable {
