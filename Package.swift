@@ -307,7 +307,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PDFSigningTests",
-            dependencies: ["PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "DSSEmulator",
+                "RemoteSigning", "CryptoProDSSProvider", "CSCProvider",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

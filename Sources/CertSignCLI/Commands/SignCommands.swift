@@ -37,12 +37,12 @@ extension Commands {
             directory, and two documents never share one signature file.
               --attached           embed the document in the signature (default: detached)
               --format cms|cades   plain CMS SignedData or CAdES-BES (default cades)
-              --format pades       sign PDFs inside the PDF (PAdES B-B): NAME-signed.pdf beside each PDF, or --out
-                                   FILE / --out-dir DIR / --in-place (atomic); --field NAME (default Signature1, 2, …),
-                                   --reason TEXT, --location TEXT; signing a signed PDF adds a countersignature
+              --format pades       sign PDFs inside the PDF (PAdES B-B; B-T with --tsa): NAME-signed.pdf beside each PDF,
+                                   or --out FILE / --out-dir DIR / --in-place (atomic); --field NAME (default Signature1,
+                                   2, …), --reason TEXT, --location TEXT; signing a signed PDF adds a countersignature
               --digest ALG         sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012);
                                    default: the key's digest (streebog256/512 for GOST keys, else sha256)
-              --tsa URL            timestamp each new signature at this RFC 3161 TSA (CAdES-T; see certsign timestamp)
+              --tsa URL            timestamp each new signature at this RFC 3161 TSA (CAdES-T, PAdES B-T; see certsign timestamp)
               --tsa-ca FILE        trust anchors for the TSA's certificate; repeatable (default: the system store)
             Many documents are signed with one unlock; a failing document is reported, the rest are still
             signed, and the exit code is then 1. Every signature is recorded in the journal.
@@ -96,12 +96,6 @@ extension Commands {
         {
             throw UsageError(
                 message: "--in-place, --field, --reason and --location go with --format pades",
-                usage: signUsage
-            )
-        }
-        if pades, parsed.value("--tsa") != nil {
-            throw UsageError(
-                message: "PAdES B-T (a timestamp inside the PDF signature) is not supported yet: sign without --tsa",
                 usage: signUsage
             )
         }
@@ -265,8 +259,17 @@ extension Commands {
                 if pades {
                     let digest =
                         try options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
+                    let server = try await coordinator.provider(providerID) as? any DocumentSigning
                     results.append(
-                        try await signPDF(path, identity: identity, parsed: parsed, digest: digest, context: context)
+                        try await signPDF(
+                            path,
+                            identity: identity,
+                            server: server,
+                            timestampClient: timestampClient,
+                            parsed: parsed,
+                            digest: digest,
+                            context: context
+                        )
                     )
                     continue
                 }
@@ -456,7 +459,8 @@ extension Commands {
             at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
             from the network. Exit code 0 when the signature is valid, 1 when it is not (the reason is printed).
             A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers, whether the
-            file changed after it (laterChanges: none, signed, unsigned) and the CMS as above.
+            file changed after it (laterChanges: none, signatures, formFields, other; laterRevisionsSigned), the
+            claimed (/M) and proven (signature timestamp) time, and the CMS as above.
             example: certsign verify invoice.pdf.p7s --ca root-ca.pem
             """,
         spec: OptionSpec(
