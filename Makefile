@@ -96,11 +96,11 @@ check-public-api: deps
 	  echo "check-public-api: $$module: $$(grep -c '' "$$interface") interface lines, no C types"; \
 	done
 
-# No product (library or executable) may reach the test-support target, directly or through another
+# No product (library or executable) may reach a test-support target, directly or through another
 # target: walk the manifest's dependency graph (swift package dump-package) from every product.
 .PHONY: check-test-support
 check-test-support:
-	@$(SWIFT) package dump-package | .ci/check-test-support CertificateProvidersTesting
+	@$(SWIFT) package --scratch-path .build/check-test-support dump-package | .ci/check-test-support CertificateProvidersTesting TestSupport
 
 # Line coverage per module: an instrumented build in its own scratch path, the whole suite with one
 # profile per process (LLVM_PROFILE_FILE=%p: certsign and the other child processes write their own),
