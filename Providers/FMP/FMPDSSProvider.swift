@@ -150,7 +150,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     /// The platform envelope of the last call that reached the server (success or error), for
     /// callers that show it (`certsign --json dss …`).
-    public var lastEnvelope: FMPEnvelope? { state.withLock { $0.lastEnvelope } }
+    package var lastEnvelope: FMPEnvelope? { state.withLock { $0.lastEnvelope } }
 
     // MARK: SAP contract
 

@@ -56,24 +56,29 @@ public protocol CertificateProvider: AnyObject, Sendable {
 }
 
 extension CertificateProvider {
+    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
         throw CertificateProviderError.unsupportedOperation(
             "provider '\(providerID)' does not support initialize(options:)"
         )
     }
 
+    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
     public func storedCertificate() throws -> SigningIdentity? {
         throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' does not store certificates")
     }
 
+    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
     public func deleteStoredCertificate() throws {
         throw CertificateProviderError.unsupportedOperation(
             "provider '\(providerID)' does not support deleting stored certificates"
         )
     }
 
+    /// Default: no parameters.
     public var parameters: ProviderParameters { ProviderParameters() }
 
+    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
     public func setParameters(_ parameters: ProviderParameters) throws {
         throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' takes no parameters")
     }

@@ -139,14 +139,14 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         state.withLock { $0.parameters = parameters }
     }
 
-    /// The store the current parameters point at.
-    public var store: PKCS12IdentityStore {
+    /// The store the current parameters point at (tests and the bench read it; apps use the store type).
+    package var store: PKCS12IdentityStore {
         get throws { try makeStore(state.withLock { $0.parameters }) }
     }
 
     /// How many times this provider decrypted a PKCS#12 (imports and unlocks); a diagnostic that
     /// shows the in-memory cache at work.
-    public var pkcs12OpenCount: Int { state.withLock { $0.openCount } }
+    package var pkcs12OpenCount: Int { state.withLock { $0.openCount } }
 
     /// Imports the PKCS#12 file given by `file` or `data` (with `password`) into the store under
     /// `alias`, replacing an older entry of that alias, and returns its identity.
