@@ -99,7 +99,7 @@ bench: deps ## the benchmarks (release build)
 
 # No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API: emit each C-using
 # module's public interface (library evolution, separate scratch path) and look for C types in it.
-PUBLIC_API_MODULES := CertificateProviders PKCS12Provider Signing DSSEmulator PKCS11Provider RemoteSigning PDFSigning
+PUBLIC_API_MODULES := CertificateProviders CertificateIssuing PKCS12Provider Signing DSSEmulator PKCS11Provider RemoteSigning PDFSigning
 check-public-api: deps ## fail when a C type appears in a public API
 	@for module in $(PUBLIC_API_MODULES); do \
 	  $(SWIFT) build --scratch-path .build/public-api --target $$module -Xswiftc -enable-library-evolution \
@@ -111,6 +111,26 @@ check-public-api: deps ## fail when a C type appears in a public API
 	  fi; \
 	  echo "check-public-api: $$module: $$(grep -c '' "$$interface") interface lines, no C types"; \
 	done
+
+# No product (library or executable) may reach a test-support target, directly or through another
+# target: walk the manifest's dependency graph (swift package dump-package) from every product.
+.PHONY: check-test-support
+check-test-support:
+	@$(SWIFT) package --scratch-path .build/check-test-support dump-package | .ci/check-test-support CertificateProvidersTesting TestSupport
+
+# Line coverage per module: an instrumented build in its own scratch path, the whole suite with one
+# profile per process (LLVM_PROFILE_FILE=%p: certsign and the other child processes write their own),
+# then .ci/coverage-report merges them (skipping the truncated profiles of processes the crash tests
+# killed) and prints each module's line coverage with the toolchain's llvm-cov. Test failures are
+# reported but still give a report.
+COVERAGE_SCRATCH := .build/coverage
+COVERAGE_PROFILES := $(COVERAGE_SCRATCH)/profiles
+.PHONY: coverage
+coverage: deps
+	$(SWIFT) build --build-tests --enable-code-coverage --scratch-path $(COVERAGE_SCRATCH)
+	@rm -rf $(COVERAGE_PROFILES) && mkdir -p $(COVERAGE_PROFILES)
+	-LLVM_PROFILE_FILE=$(CURDIR)/$(COVERAGE_PROFILES)/%p.profraw $(SWIFT) test --skip-build --scratch-path $(COVERAGE_SCRATCH)
+	@.ci/coverage-report $(COVERAGE_PROFILES) $$($(SWIFT) build --scratch-path $(COVERAGE_SCRATCH) --show-bin-path)
 
 # Fuzzing (Tests/Fuzz/README.md): a libFuzzer + AddressSanitizer build in its own scratch path, then
 # every target for FUZZ_SECONDS (default 60) each; fails on any crash, leak or timeout.

@@ -107,9 +107,17 @@ let package = Package(
             dependencies: ["COpenSSL", "COpenSSLShims"],
             swiftSettings: swiftSettings
         ),
+        // Issues CAs, keys and certificates with OpenSSL (the emulator, `certsign demo`, TestPKI).
+        .target(
+            name: "CertificateIssuing",
+            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims"],
+            swiftSettings: swiftSettings
+        ),
+        // Test support: link it from test targets (and certsign-bench, not a product) only;
+        // `make check-test-support` fails if a product reaches it.
         .target(
             name: "CertificateProvidersTesting",
-            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims"],
+            dependencies: ["CertificateProviders", "CertificateIssuing"],
             swiftSettings: swiftSettings
         ),
 
@@ -173,7 +181,7 @@ let package = Package(
         .target(
             name: "DSSEmulator",
             dependencies: [
-                "CertificateProviders", "CertificateProvidersTesting", "RemoteSigning", "Signing", "CMicroHTTPD",
+                "CertificateProviders", "CertificateIssuing", "RemoteSigning", "Signing", "CMicroHTTPD",
                 "CMicroHTTPDShims",
                 "COpenSSL", "COpenSSLShims",
             ],
@@ -183,7 +191,7 @@ let package = Package(
             name: "CertSignCLI",
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateProvidersTesting", "PKCS11Provider",
+                "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateIssuing", "PKCS11Provider",
                 "COpenSSLShims", "PDFSigning",
             ],
             swiftSettings: swiftSettings
@@ -204,6 +212,13 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // Helpers every test target shares (emulator, expected errors, the openssl oracle); not a product.
+        .target(
+            name: "TestSupport",
+            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "DSSEmulator"],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CertificateProvidersTests",
             dependencies: ["CertificateProviders", "CertificateProvidersTesting", "COpenSSL", "COpenSSLShims"],
@@ -307,7 +322,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PDFSigningTests",
-            dependencies: ["PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "DSSEmulator",
+                "RemoteSigning", "CryptoProDSSProvider", "CSCProvider",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -329,3 +347,8 @@ let package = Package(
         ),
     ]
 )
+
+// Every test target links the shared test helpers (Tests/TestSupport).
+for target in package.targets where target.type == .test {
+    target.dependencies.append("TestSupport")
+}

@@ -105,6 +105,10 @@ public actor FMPClient {
     private var username: String?
     private var password: Secret?
     private var renewal: Task<Bool, any Error>?
+    /// The checked URL of each route without an id, made once: the configuration never changes,
+    /// and making one (percent-encoding, Foundation URL parsing) cost more than the round trip's
+    /// transport work.
+    private var routeURLs: [String: URL] = [:]
     /// The envelope of the last call that reached the server (success or error), for `--json` output.
     package private(set) var lastEnvelope: FMPEnvelope?
 
@@ -496,6 +500,15 @@ public actor FMPClient {
     }
 
     private func makeRequest(_ method: HTTPMethod, template: String, id: Int?) throws -> HTTPRequest {
+        let url = try routeURL(template: template, id: id)
+        var request = HTTPRequest(method: method, url: url, timeout: configuration.timeout)
+        request.setHeader("Accept", "application/json")
+        for header in configuration.additionalHeaders { request.setHeader(header.name, header.value) }
+        return request
+    }
+
+    private func routeURL(template: String, id: Int?) throws -> URL {
+        if id == nil, let url = routeURLs[template] { return url }
         guard
             let url = FMPRoutes.url(
                 host: configuration.host,
@@ -511,10 +524,8 @@ public actor FMPClient {
             )
         }
         try configuration.endpointPolicy.validate(url)
-        var request = HTTPRequest(method: method, url: url, timeout: configuration.timeout)
-        request.setHeader("Accept", "application/json")
-        for header in configuration.additionalHeaders { request.setHeader(header.name, header.value) }
-        return request
+        if id == nil { routeURLs[template] = url }
+        return url
     }
 
     private func failure(_ name: String, response: HTTPResponse, envelope: FMPEnvelope) -> CertificateProviderError {

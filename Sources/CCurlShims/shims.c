@@ -1,6 +1,11 @@
 #include "CCurlShims.h"
 #include <string.h>
 #include <pthread.h>
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
 
@@ -38,6 +43,85 @@ CURLcode CCurlShims_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **val
 
 CURLMcode CCurlShims_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
+}
+
+CURLMcode CCurlShims_multi_setopt_socket_function(CURLM *handle, curl_socket_callback callback, void *user) {
+    CURLMcode result = curl_multi_setopt(handle, CURLMOPT_SOCKETFUNCTION, callback);
+    if (result != CURLM_OK) return result;
+    return curl_multi_setopt(handle, CURLMOPT_SOCKETDATA, user);
+}
+
+int CCurlShims_poller_make(int *wake_fd) {
+    int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd < 0) return -1;
+    int event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (event_fd < 0) {
+        int saved = errno;
+        close(epoll_fd);
+        errno = saved;
+        return -1;
+    }
+    struct epoll_event event = { .events = EPOLLIN, .data.fd = event_fd };
+    if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, event_fd, &event) != 0) {
+        int saved = errno;
+        close(event_fd);
+        close(epoll_fd);
+        errno = saved;
+        return -1;
+    }
+    *wake_fd = event_fd;
+    return epoll_fd;
+}
+
+int CCurlShims_poller_watch(int epoll_fd, curl_socket_t socket, int what, int watched) {
+    if (what == CURL_POLL_REMOVE) {
+        /* A socket curl already closed has left the epoll set by itself. */
+        if (epoll_ctl(epoll_fd, EPOLL_CTL_DEL, socket, NULL) != 0 && errno != ENOENT && errno != EBADF) return -1;
+        return 0;
+    }
+    struct epoll_event event = { .events = 0, .data.fd = socket };
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) event.events |= EPOLLIN;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) event.events |= EPOLLOUT;
+    /* A socket curl closed and the kernel reused is in the set or not, whatever `watched` says. */
+    if (watched) {
+        if (epoll_ctl(epoll_fd, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
+        if (errno != ENOENT) return -1;
+        return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, socket, &event);
+    }
+    if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, socket, &event) == 0) return 0;
+    if (errno != EEXIST) return -1;
+    return epoll_ctl(epoll_fd, EPOLL_CTL_MOD, socket, &event);
+}
+
+int CCurlShims_poller_wait(int epoll_fd, int wake_fd, curl_socket_t *sockets, int *masks, int capacity, int timeout_ms, int *woken) {
+    struct epoll_event events[64];
+    int limit = capacity < 64 ? capacity : 64;
+    *woken = 0;
+    int count = epoll_wait(epoll_fd, events, limit, timeout_ms);
+    if (count <= 0) return 0;
+    int stored = 0;
+    for (int index = 0; index < count; index++) {
+        if (events[index].data.fd == wake_fd) {
+            uint64_t value;
+            while (read(wake_fd, &value, sizeof value) == sizeof value) {}
+            *woken = 1;
+            continue;
+        }
+        int mask = 0;
+        if (events[index].events & EPOLLIN) mask |= CURL_CSELECT_IN;
+        if (events[index].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
+        if (events[index].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
+        sockets[stored] = events[index].data.fd;
+        masks[stored] = mask;
+        stored++;
+    }
+    return stored;
+}
+
+void CCurlShims_poller_wake(int wake_fd) {
+    uint64_t one = 1;
+    ssize_t written = write(wake_fd, &one, sizeof one);
+    (void)written; /* EAGAIN: the counter is full, so a wake-up is pending anyway */
 }
 
 CURLcode CCurlShims_msg_result(const CURLMsg *message) {

@@ -107,11 +107,13 @@ struct SignResultDocument: Encodable {
     var timestamps: [AddedTimestampDocument]?
     /// The PDF signature field (`--format pades`).
     var field: String?
+    /// The PAdES level, `B-B` or `B-T` (`--format pades`).
+    var level: String?
     var error: String?
     var code: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case document, status, signature, id, signer, format, detached, digest, timestamps, field, error, code
+        case document, status, signature, id, signer, format, detached, digest, timestamps, field, level, error, code
     }
 
     static func failed(_ document: String, _ error: CertificateProviderError) -> SignResultDocument {
@@ -401,14 +403,17 @@ struct PDFPlacementDocument: Encodable {
     var revision: Int
     var coversWholeFile: Bool
     var laterChanges: String
+    var laterRevisionsSigned: Bool
+    var laterChangesDetail: String?
+    var provenTime: String?
     var byteRangeProblem: String?
     var subFilter: String?
     var claimedTime: String?
     var reason: String?
     var location: String?
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case field, revision, coversWholeFile, laterChanges, byteRangeProblem, subFilter, claimedTime, reason
-        case location
+        case field, revision, coversWholeFile, laterChanges, laterRevisionsSigned, laterChangesDetail, provenTime
+        case byteRangeProblem, subFilter, claimedTime, reason, location
     }
 }
 

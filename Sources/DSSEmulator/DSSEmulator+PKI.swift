@@ -1,5 +1,5 @@
+import CertificateIssuing
 public import CertificateProviders
-import CertificateProvidersTesting
 public import Foundation
 
 /// The emulator's CA services: an RFC 3161 TSA, OCSP and a CRL (see `TSARouter`, `RevocationRouter`).

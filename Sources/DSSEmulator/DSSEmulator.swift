@@ -22,7 +22,7 @@ import Synchronization
 /// right status (400, 401, 403, 404, 405, 413). With ``Configuration/faultsEnabled``, the request
 /// header ``Fault/headerName`` selects a ``Fault``.
 ///
-/// This is a development server: its keys are made at start with `TestPKI`, its state lives in
+/// This is a development server: its keys are made at start with `CertificateIssuer`, its state lives in
 /// memory, and ``receivedRequests`` keeps request bodies for tests to inspect, with passwords and PINs
 /// replaced by ``redactedValue`` unless ``Configuration/requestLogKeepsSecrets`` is set.
 public final class DSSEmulator: Sendable {

@@ -1,5 +1,5 @@
+import CertificateIssuing
 import CertificateProviders
-import CertificateProvidersTesting
 import Foundation
 import Synchronization
 
@@ -16,7 +16,7 @@ final class EmulatorPKI: Sendable {
     }
 
     /// The CA that signs OCSP responses and the CRL.
-    let authority: TestPKI.Authority
+    let authority: CertificateIssuer.Authority
     /// The TSA's identity: a P-256 key whose certificate has the critical extendedKeyUsage
     /// timeStamping, issued by ``authority``.
     let timestampIdentity: SigningIdentity
@@ -29,14 +29,15 @@ final class EmulatorPKI: Sendable {
     static let timestampPolicy = "1.3.6.1.4.1.55555.3161.1"
 
     init(seed: EmulatorSeed) throws {
-        let authority: TestPKI.Authority
+        let authority: CertificateIssuer.Authority
         if let key = seed.certificateAuthorityKey {
-            authority = TestPKI.Authority(certificate: seed.certificateAuthority, key: key)
+            authority = CertificateIssuer.Authority(certificate: seed.certificateAuthority, key: key)
         } else {
-            authority = try TestPKI(rootSubject: "CN=DSS Emulator Services CA,O=swift-certificate-providers").root
+            authority = try CertificateIssuer(rootSubject: "CN=DSS Emulator Services CA,O=swift-certificate-providers")
+                .root
         }
         self.authority = authority
-        let pki = TestPKI(root: authority)
+        let pki = CertificateIssuer(root: authority)
         timestampIdentity = try pki.issueLeaf(
             subject: "CN=DSS Emulator TSA,O=swift-certificate-providers",
             keyType: .p256,

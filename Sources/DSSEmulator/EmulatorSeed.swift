@@ -1,10 +1,10 @@
+import CertificateIssuing
 public import CertificateProviders
-import CertificateProvidersTesting
 
 /// The data a ``DSSEmulator`` starts with: users, their DSS certificates with keys and PINs, the
 /// platform resource cells they can sign, and the first signature id.
 ///
-/// Keys and certificates are made at run time with `TestPKI` (the emulator is a development server).
+/// Keys and certificates are made at run time with `CertificateIssuer` (the emulator is a development server).
 /// Build one seed and hand it to several emulators to save key generation time in tests; each
 /// emulator keeps its own tokens and signatures.
 public struct EmulatorSeed: Sendable {
@@ -122,7 +122,7 @@ public struct EmulatorSeed: Sendable {
     /// left out); a fresh CA per call.
     /// - Throws: `.cryptoFailure` when OpenSSL cannot make the keys or certificates.
     public static func standard() throws -> EmulatorSeed {
-        let pki = try TestPKI(rootSubject: "CN=DSS Emulator Root CA,O=swift-certificate-providers")
+        let pki = try CertificateIssuer(rootSubject: "CN=DSS Emulator Root CA,O=swift-certificate-providers")
         let leonid = User(
             username: StandardSeed.username,
             password: Secret(StandardSeed.password),

@@ -1,7 +1,7 @@
 internal import COpenSSL
 internal import COpenSSLShims
+import CertificateIssuing
 import CertificateProviders
-import CertificateProvidersTesting
 import Foundation
 
 /// Revocation status for the emulator CA's certificates, signed by that CA:

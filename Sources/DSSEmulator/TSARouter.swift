@@ -1,7 +1,7 @@
 internal import COpenSSL
 internal import COpenSSLShims
+import CertificateIssuing
 import CertificateProviders
-import CertificateProvidersTesting
 import Foundation
 
 /// `POST /tsa`: an RFC 3161 time-stamping authority on OpenSSL's `TS_RESP_CTX`

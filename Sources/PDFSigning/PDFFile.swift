@@ -80,6 +80,11 @@ struct PDFFile: ~Copyable {
         }
     }
 
+    /// Cuts or extends the file to `size` bytes.
+    func truncate(to size: Int64) throws {
+        guard ftruncate(descriptor, off_t(size)) == 0 else { throw FileSystem.failure("cannot resize", path) }
+    }
+
     func sync() throws {
         guard fsync(descriptor) == 0 else { throw FileSystem.failure("cannot sync", path) }
     }

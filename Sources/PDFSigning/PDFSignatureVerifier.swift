@@ -2,20 +2,23 @@ public import CertificateProviders
 public import Foundation
 public import Signing
 
-/// Whether a PDF was changed after a signature was made.
+/// What the revisions after a signed one change.
 public struct PDFLaterChanges: Sendable, Hashable, CustomStringConvertible {
-    /// The raw value: `none`, `signed` or `unsigned`.
+    /// The raw value: `none`, `signatures`, `formFields` or `other`.
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// The signature covers the whole file.
     public static let none = PDFLaterChanges("none")
-    /// Later revisions exist and a later signature covers the last of them (countersignatures).
-    /// What those revisions change is not analysed yet.
-    public static let signed = PDFLaterChanges("signed")
-    /// The file's last revision(s) are covered by no signature: someone changed the PDF after
-    /// every signature. The signed revision is still intact; what was added is not signed.
-    public static let unsigned = PDFLaterChanges("unsigned")
+    /// Later revisions only add signatures (signature fields, their values and appearances,
+    /// validation data): countersignatures.
+    public static let signatures = PDFLaterChanges("signatures")
+    /// Later revisions add signatures and fill form fields (values and appearances), nothing else.
+    public static let formFields = PDFLaterChanges("formFields")
+    /// Later revisions change something else (page content, resources, the catalog, new fields):
+    /// the signed revision is still intact, but what the file shows now may differ from what
+    /// was signed.
+    public static let other = PDFLaterChanges("other")
 
     /// The raw value.
     public var description: String { rawValue }
@@ -34,10 +37,22 @@ public struct PDFSignatureReport: Sendable {
     public let revision: Int
     /// Whether the signature covers the whole file.
     public let coversWholeFile: Bool
-    /// Whether and how the file was changed after this signature.
+    /// What the revisions after this signature change.
     public let laterChanges: PDFLaterChanges
+    /// For ``PDFLaterChanges/other``: the first such change in words (`page object 4 0 changed
+    /// (/Contents)`).
+    public let laterChangesDetail: String?
+    /// Whether a later signature covers the file's last revision (true also when this one does):
+    /// false means someone changed the PDF after every signature and the changes are not signed.
+    public let laterRevisionsSigned: Bool
     /// `/M`, the signer's *claimed* signing time.
     public let claimedTime: Date?
+    /// The time a valid signature timestamp (PAdES B-T) proves the signature existed at; nil
+    /// without one, or when it does not verify (see the verification's signer timestamp).
+    public var provenTime: Date? {
+        guard let timestamp = verification.signers.first?.timestamp, timestamp.isValid else { return nil }
+        return timestamp.time
+    }
     /// `/Reason`, when present.
     public let reason: String?
     /// `/Location`, when present.
@@ -59,7 +74,7 @@ public struct PDFVerificationReport: Sendable {
     /// The number of revisions (`%%EOF` markers) in the file.
     public let revisionCount: Int
     /// Whether the file's last revision is covered by no signature.
-    public var hasUnsignedChanges: Bool { signatures.contains { $0.laterChanges == .unsigned } }
+    public var hasUnsignedChanges: Bool { signatures.contains { !$0.laterRevisionsSigned } }
     /// Whether the file has signatures and every one is valid.
     public var isValid: Bool { !signatures.isEmpty && signatures.allSatisfy(\.isValid) }
 }
@@ -69,8 +84,8 @@ public struct PDFVerificationReport: Sendable {
 /// ``CMSVerifier`` under a ``ValidationPolicy`` over exactly the signed bytes.
 ///
 /// The signed bytes of each signature are read into memory for the CMS check (signing, by
-/// contrast, streams them); what later revisions change is not analysed yet, only whether a later
-/// signature covers them.
+/// contrast, streams them); what later revisions change is analysed object by object (see
+/// ``PDFLaterChanges``), and whether a later signature covers them.
 public enum PDFSignatureVerifier {
     /// Verifies every signature of the PDF at `url`.
     ///
@@ -141,7 +156,25 @@ public enum PDFSignatureVerifier {
             )
             let revision = ends.filter { $0 <= coveredEnd }.count
             let wholeFile = try isOnlyWhitespace(file, from: coveredEnd, to: file.size)
-            let later: PDFLaterChanges = wholeFile ? .none : (furthest >= lastEnd ? .signed : .unsigned)
+            var later = PDFLaterChanges.none
+            var detail: String?
+            if !wholeFile {
+                if problem == nil, coveredEnd > 0, coveredEnd < file.size {
+                    let signedBytes = try file.read(at: 0, count: Int(coveredEnd))
+                    let tail = try file.read(at: coveredEnd, count: Int(file.size - coveredEnd))
+                    let analysis = try? PDFChangeAnalysis.analyse(
+                        signedBytes: signedBytes,
+                        tail: tail,
+                        document: document
+                    )
+                    later = analysis?.kind ?? .other
+                    detail =
+                        analysis == nil ? "the signed revision cannot be read to compare it" : analysis?.detail
+                } else {
+                    later = .other
+                    detail = "the signed revision is unknown (the ByteRange is not sound)"
+                }
+            }
             reports.append(
                 PDFSignatureReport(
                     field: signature.field,
@@ -150,6 +183,8 @@ public enum PDFSignatureVerifier {
                     revision: revision,
                     coversWholeFile: wholeFile,
                     laterChanges: later,
+                    laterChangesDetail: detail,
+                    laterRevisionsSigned: wholeFile || furthest >= lastEnd,
                     claimedTime: signature.claimedTime,
                     reason: signature.reason,
                     location: signature.location,

@@ -25,6 +25,14 @@ public struct PDFSignatureOptions: Sendable {
     public var signingTime: Date?
     /// The digest over the ByteRange and in the CMS. Default SHA-256.
     public var digestAlgorithm: DigestAlgorithm
+    /// The TSA that timestamps the signature (PAdES B-T: an RFC 3161 token over the signature
+    /// value as the unsigned attribute id-aa-signatureTimeStampToken). Default nil: B-B.
+    public var timestampAuthority: TimestampAuthorityClient?
+    /// Bytes reserved in `/Contents` for the CMS. Default nil: ``PDFSigner/contentsReservation(for:)``
+    /// plus, with a TSA, ``PDFSigner/timestampReservation(for:)``. Either way a signature that does
+    /// not fit makes the reservation grow to fit it and the signature be made again (a second key
+    /// operation), so a small value costs time, not failure.
+    public var reservedSize: Int?
 
     /// Creates options; every parameter defaults to the value documented on its property.
     public init(
@@ -33,7 +41,9 @@ public struct PDFSignatureOptions: Sendable {
         location: String? = nil,
         contactInfo: String? = nil,
         signingTime: Date? = nil,
-        digestAlgorithm: DigestAlgorithm = .sha256
+        digestAlgorithm: DigestAlgorithm = .sha256,
+        timestampAuthority: TimestampAuthorityClient? = nil,
+        reservedSize: Int? = nil
     ) {
         self.fieldName = fieldName
         self.reason = reason
@@ -41,6 +51,8 @@ public struct PDFSignatureOptions: Sendable {
         self.contactInfo = contactInfo
         self.signingTime = signingTime
         self.digestAlgorithm = digestAlgorithm
+        self.timestampAuthority = timestampAuthority
+        self.reservedSize = reservedSize
     }
 }
 
@@ -54,9 +66,11 @@ public struct PDFSigningResult: Sendable {
     public let signatureSize: Int
     /// The bytes reserved for it in `/Contents` (the rest is zero padding).
     public let reservedSize: Int
+    /// The signature timestamp (B-T), when a TSA was asked.
+    public let timestamp: TimestampToken?
 }
 
-/// Signs PDFs in place of a detached `.p7s`: PAdES baseline B-B (ETSI EN 319 142-1), a
+/// Signs PDFs in place of a detached `.p7s`: PAdES baseline B-B or, with a TSA, B-T (ETSI EN 319 142-1), a
 /// `/SubFilter /ETSI.CAdES.detached` signature appended as an incremental update, so earlier
 /// signatures stay valid (countersigning is signing a signed PDF again).
 ///
@@ -79,18 +93,82 @@ public enum PDFSigner {
     ///   - input: the PDF.
     ///   - output: where to write; must not exist unless it is `input`.
     ///   - identity: the signer.
-    ///   - options: field, reason, location, time, digest.
-    /// - Returns: the field name, ByteRange and sizes.
+    ///   - options: field, reason, location, time, digest, timestamp authority (B-T).
+    /// - Returns: the field name, ByteRange, sizes and timestamp.
     /// - Throws: `.unsupportedOperation` for an encrypted PDF; ``CertificateProviderError/Code/pdfChangesForbidden``
     ///   when a certification signature forbids changes; `.alreadyExists` for an output that exists
     ///   or a field that is already signed; `.malformedInput` for a file qpdf cannot read;
-    ///   `.fileSystem`; whatever the key throws.
+    ///   `.fileSystem`; whatever the key throws; the TSA client's errors (`.timestampInvalid`,
+    ///   `.serverRejected`, `.network`, `.timeout`). Nothing is written when it throws.
     @discardableResult
     public static func sign(
         pdfAt input: URL,
         writingTo output: URL,
         identity: SigningIdentity,
         options: PDFSignatureOptions = PDFSignatureOptions()
+    ) async throws -> PDFSigningResult {
+        try await sign(input, output, identity: identity, options: options) { digest, _ in
+            try await CMSSigner.signPAdES(digest: digest, identity: identity, digestAlgorithm: options.digestAlgorithm)
+        }
+    }
+
+    /// Signs `input` with a provider whose server builds the signature (`DocumentSigning`, e.g.
+    /// CryptoPro DSS) through its hash mode: the ByteRange digest goes to the server, and the CMS
+    /// it returns is checked — it verifies over exactly the signed bytes, has one signer, that
+    /// signer is `identity`'s certificate, and it is a detached CAdES-BES with the digest asked
+    /// for — before it is embedded (as the signing coordinator checks `DocumentSigning` results).
+    ///
+    /// The server decides the signed attributes: a server that adds a `signingTime` attribute
+    /// (CryptoPro DSS does) makes a signature that validators accept but that is, strictly, not
+    /// PAdES *baseline* (EN 319 142-1 wants the time only in `/M`).
+    ///
+    /// - Parameters:
+    ///   - input: the PDF.
+    ///   - output: where to write; must not exist unless it is `input`.
+    ///   - identity: the provider's identity (its certificate and chain size the reservation and
+    ///     name the expected signer).
+    ///   - server: the provider that signs the digest.
+    ///   - options: field, reason, location, time, digest, timestamp authority.
+    /// - Returns: the field name, ByteRange, sizes and timestamp.
+    /// - Throws: as ``sign(pdfAt:writingTo:identity:options:)``; `.serverRejected` when the server's
+    ///   signature does not verify over the signed bytes; `.serverSignatureMismatch` when it is not
+    ///   the signature asked for; nothing is written then.
+    @discardableResult
+    public static func sign(
+        pdfAt input: URL,
+        writingTo output: URL,
+        identity: SigningIdentity,
+        server: any DocumentSigning,
+        options: PDFSignatureOptions = PDFSignatureOptions()
+    ) async throws -> PDFSigningResult {
+        let request = DocumentSigningRequest(
+            payload: .digest([], options.digestAlgorithm),
+            format: .cadesBES,
+            isDetached: true,
+            digestAlgorithm: options.digestAlgorithm
+        )
+        return try await sign(input, output, identity: identity, options: options) { digest, coveredFile in
+            var digestRequest = request
+            digestRequest.payload = .digest(digest, options.digestAlgorithm)
+            let cms = try await server.signDocument(digestRequest)
+            try ServerSignatureCheck.check(
+                cms,
+                request: digestRequest,
+                expectedSigner: identity.certificate,
+                coveredBytes: coveredFile,
+                document: input.lastPathComponent
+            )
+            return cms
+        }
+    }
+
+    /// The shared path: `makeCMS` gets the ByteRange digest and where the signed bytes are.
+    private static func sign(
+        _ input: URL,
+        _ output: URL,
+        identity: SigningIdentity,
+        options: PDFSignatureOptions,
+        makeCMS: ([UInt8], CoveredBytes) async throws -> [UInt8]
     ) async throws -> PDFSigningResult {
         let inPlace = input.standardizedFileURL.path == output.standardizedFileURL.path
         if !inPlace, FileSystem.exists(output.path) {
@@ -99,7 +177,6 @@ public enum PDFSigner {
                 "'\(output.path)' already exists; choose another output or sign in place"
             )
         }
-        let plan = try SigningPlan.make(input: input.path, identity: identity, options: options)
         let directory = output.deletingLastPathComponent().path
         let temporary = (directory as NSString).appendingPathComponent(
             ".\(output.lastPathComponent).\(UUID().uuidString).partial"
@@ -110,67 +187,95 @@ public enum PDFSigner {
         var keep = false
         defer { if !keep { unlink(temporary) } }
 
-        let result: PDFSigningResult
+        var reserved =
+            options.reservedSize
+            ?? contentsReservation(for: identity) + (options.timestampAuthority.map(timestampReservation(for:)) ?? 0)
+        var result: PDFSigningResult?
         do {
-            let target = try PDFFile(path: temporary, writable: true)
-            let source = try PDFFile(path: input.path)
-            guard source.size == plan.originalSize else {
-                throw CertificateProviderError(
-                    .fileSystem,
-                    "'\(input.path)' changed while it was being signed; try again"
+            // A signature (with its timestamp token) larger than its reservation makes the
+            // reservation grow to fit and the signature is made again (the ByteRange moves with
+            // it): at most three rounds.
+            var copied = false
+            for _ in 0..<3 where result == nil {
+                let plan = try SigningPlan.make(
+                    input: input.path,
+                    reservedSize: reserved,
+                    options: options
                 )
-            }
-            var written: Int64 = 0
-            var copyError: (any Error)?
-            try source.forEachChunk(in: 0..<source.size) { chunk in
-                guard copyError == nil else { return }
-                do { try target.write(Array(chunk.bindMemory(to: UInt8.self)), at: written) } catch {
-                    copyError = error
+                let target = try PDFFile(path: temporary, writable: true)
+                if !copied {
+                    let source = try PDFFile(path: input.path)
+                    guard source.size == plan.originalSize else {
+                        throw CertificateProviderError(
+                            .fileSystem,
+                            "'\(input.path)' changed while it was being signed; try again"
+                        )
+                    }
+                    var written: Int64 = 0
+                    var copyError: (any Error)?
+                    try source.forEachChunk(in: 0..<source.size) { chunk in
+                        guard copyError == nil else { return }
+                        do { try target.write(Array(chunk.bindMemory(to: UInt8.self)), at: written) } catch {
+                            copyError = error
+                        }
+                        written += Int64(chunk.count)
+                    }
+                    if let copyError { throw copyError }
+                    copied = true
                 }
-                written += Int64(chunk.count)
-            }
-            if let copyError { throw copyError }
-            try target.write(plan.update, at: plan.originalSize)
-            let contentsStart = plan.originalSize + Int64(plan.contentsOffset)
-            let contentsEnd = contentsStart + Int64(plan.reservedSize * 2 + 2)
-            let total = plan.originalSize + Int64(plan.update.count)
-            let byteRange = [0, contentsStart, contentsEnd, total - contentsEnd]
-            let rangeText = Array("0 \(contentsStart) \(contentsEnd) \(total - contentsEnd)".utf8)
-            guard rangeText.count <= SigningPlan.byteRangeWidth else {
-                throw CertificateProviderError(.invalidParameter, "the PDF is too large to sign")
-            }
-            try target.write(
-                rangeText + [UInt8](repeating: 0x20, count: SigningPlan.byteRangeWidth - rangeText.count),
-                at: plan.originalSize + Int64(plan.byteRangeOffset)
-            )
+                try target.write(plan.update, at: plan.originalSize)
+                let contentsStart = plan.originalSize + Int64(plan.contentsOffset)
+                let contentsEnd = contentsStart + Int64(plan.reservedSize * 2 + 2)
+                let total = plan.originalSize + Int64(plan.update.count)
+                try target.truncate(to: total)
+                let byteRange = [0, contentsStart, contentsEnd, total - contentsEnd]
+                let rangeText = Array("0 \(contentsStart) \(contentsEnd) \(total - contentsEnd)".utf8)
+                guard rangeText.count <= SigningPlan.byteRangeWidth else {
+                    throw CertificateProviderError(.invalidParameter, "the PDF is too large to sign")
+                }
+                try target.write(
+                    rangeText + [UInt8](repeating: 0x20, count: SigningPlan.byteRangeWidth - rangeText.count),
+                    at: plan.originalSize + Int64(plan.byteRangeOffset)
+                )
 
-            var hasher = DigestAlgorithm.Hasher(options.digestAlgorithm)
-            try target.forEachChunk(in: 0..<contentsStart) { hasher.update($0) }
-            try target.forEachChunk(in: contentsEnd..<total) { hasher.update($0) }
-            let digest = hasher.finalize()
-            try Task.checkCancellation()
+                var hasher = DigestAlgorithm.Hasher(options.digestAlgorithm)
+                try target.forEachChunk(in: 0..<contentsStart) { hasher.update($0) }
+                try target.forEachChunk(in: contentsEnd..<total) { hasher.update($0) }
+                let digest = hasher.finalize()
+                try Task.checkCancellation()
 
-            let cms = try await CMSSigner.signPAdES(
-                digest: digest,
-                identity: identity,
-                digestAlgorithm: options.digestAlgorithm
-            )
-            guard cms.count <= plan.reservedSize else {
-                throw CertificateProviderError(
-                    .cryptoFailure,
-                    "the signature (\(cms.count) bytes) is larger than the \(plan.reservedSize) bytes reserved for it"
+                var cms = try await makeCMS(
+                    digest,
+                    CoveredBytes(path: temporary, ranges: [0..<contentsStart, contentsEnd..<total])
+                )
+                var token: TimestampToken?
+                if let authority = options.timestampAuthority {
+                    let stamped = try await SignatureTimestamper.addTimestamps(to: cms, authority: authority)
+                    cms = stamped.signature
+                    token = stamped.addedTokens.compactMap { $0 }.first
+                }
+                guard cms.count <= plan.reservedSize else {
+                    reserved = cms.count + 2048
+                    continue
+                }
+                try target.write(PDFBytes.hex(cms), at: contentsStart + 1)
+                try target.sync()
+                result = PDFSigningResult(
+                    fieldName: plan.fieldName,
+                    byteRange: byteRange,
+                    signatureSize: cms.count,
+                    reservedSize: plan.reservedSize,
+                    timestamp: token
                 )
             }
-            try target.write(PDFBytes.hex(cms), at: contentsStart + 1)
-            try target.sync()
-            result = PDFSigningResult(
-                fieldName: plan.fieldName,
-                byteRange: byteRange,
-                signatureSize: cms.count,
-                reservedSize: plan.reservedSize
-            )
         } catch is CancellationError {
             throw CertificateProviderError(.cancelled, "signing '\(input.lastPathComponent)' was cancelled")
+        }
+        guard let result else {
+            throw CertificateProviderError(
+                .cryptoFailure,
+                "the signature kept outgrowing the room reserved for it in the PDF; nothing was written"
+            )
         }
         if inPlace {
             try FileSystem.rename(temporary, output.path)
@@ -180,6 +285,15 @@ public enum PDFSigner {
         keep = inPlace
         try FileSystem.syncDirectory(directory)
         return result
+    }
+
+    /// The first estimate of the bytes a timestamp token takes in `/Contents`: the token's
+    /// structure and signature, its TSA certificate and chain (estimated from the trust anchors
+    /// the TSA's chain must reach: the chain below them is usually of their size). When the real
+    /// token is larger, ``sign(pdfAt:writingTo:identity:options:)`` reserves again to fit it.
+    public static func timestampReservation(for authority: TimestampAuthorityClient) -> Int {
+        let anchors = authority.configuration.trustAnchors.map(\.derRepresentation.count).max() ?? 2048
+        return 3072 + 3 * anchors
     }
 
     /// The bytes reserved in `/Contents` for `identity`'s signature: its certificates (the signer's
@@ -210,7 +324,7 @@ struct SigningPlan: Sendable {
     private static let signaturePlaceholder = "/CertSignPlaceholderSignature"
     private static let fieldPlaceholder = "/CertSignPlaceholderField"
 
-    static func make(input: String, identity: SigningIdentity, options: PDFSignatureOptions) throws -> SigningPlan {
+    static func make(input: String, reservedSize reserved: Int, options: PDFSignatureOptions) throws -> SigningPlan {
         let file = try PDFFile(path: input)
         let document = try QPDFDocument(path: input)
         let last = try file.lastCrossReference()
@@ -316,7 +430,6 @@ struct SigningPlan: Sendable {
         }
 
         // The signature dictionary, with room for the ByteRange numbers and the CMS.
-        let reserved = PDFSigner.contentsReservation(for: identity)
         var head =
             "<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /M (\(PDFBytes.date(options.signingTime ?? Date())))"
         if let reason = options.reason { head += " /Reason \(PDFBytes.textString(reason))" }

@@ -9,6 +9,8 @@ import Foundation
 /// Sendable: one document is used by one task, start to end.
 final class QPDFDocument {
     private var data: qpdf_data?
+    /// The bytes of a document opened from memory (qpdf reads them until cleanup).
+    private var memory: UnsafeMutableBufferPointer<CChar>?
     let path: String
 
     /// Opens `path`.
@@ -33,11 +35,34 @@ final class QPDFDocument {
         if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(path) }
     }
 
+    /// Opens a PDF held in memory (a revision of a file: its bytes up to one `%%EOF`). The bytes
+    /// are kept alive with the document, as qpdf reads them lazily.
+    /// - Throws: as ``init(path:)``.
+    init(bytes: [UInt8], description: String) throws {
+        path = description
+        let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(bytes.count, 1))
+        _ = buffer.initialize(from: bytes.lazy.map { CChar(bitPattern: $0) })
+        memory = buffer
+        data = qpdf_init()
+        qpdf_silence_errors(data)
+        qpdf_set_suppress_warnings(data, QPDF_TRUE)
+        let status = qpdf_read_memory(data, description, buffer.baseAddress, UInt64(bytes.count), nil)
+        if status & QPDF_ERRORS != 0 {
+            let text = lastError() ?? "unknown qpdf error"
+            throw CertificateProviderError(
+                .malformedInput,
+                "'\(description)' is not a PDF this package can read: \(text)"
+            )
+        }
+        if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(description) }
+    }
+
     deinit {
         // An error qpdf saved and nobody fetched would be printed by qpdf_cleanup: fetch it (a
         // library does not print; what mattered was reported through the calls' results).
         while qpdf_has_error(data) != QPDF_FALSE { _ = qpdf_get_error(data) }
         qpdf_cleanup(&data)
+        memory?.deallocate()
     }
 
     private func lastError() -> String? {
@@ -53,6 +78,45 @@ final class QPDFDocument {
     func page(_ index: Int) -> qpdf_oh { qpdf_get_page_n(data, Int(index)) }
 
     // MARK: Objects
+
+    /// The indirect object `number generation R`, or nil when the file has none.
+    func object(number: Int, generation: Int) -> qpdf_oh? {
+        let handle = qpdf_get_object_by_id(data, Int32(number), Int32(generation))
+        return qpdf_oh_is_null(data, handle) != QPDF_FALSE ? nil : handle
+    }
+    func isStream(_ object: qpdf_oh) -> Bool { qpdf_oh_is_stream(data, object) != QPDF_FALSE }
+    /// A stream's dictionary, or the object itself when it is not a stream.
+    func dictionary(of object: qpdf_oh) -> qpdf_oh { isStream(object) ? qpdf_oh_get_dict(data, object) : object }
+    /// A dictionary's keys (`/Type`, …); empty for other objects.
+    func keys(_ dictionary: qpdf_oh) -> [String] {
+        guard isDictionary(dictionary) else { return [] }
+        var keys: [String] = []
+        qpdf_oh_begin_dict_key_iter(data, dictionary)
+        while qpdf_oh_dict_more_keys(data) != QPDF_FALSE {
+            if let key = qpdf_oh_dict_next_key(data) { keys.append(String(cString: key)) }
+        }
+        return keys
+    }
+    /// A stream's data: raw (as stored) or decoded with the generalized filters; nil when qpdf
+    /// cannot give it.
+    func streamData(_ stream: qpdf_oh, decoded: Bool = false) -> [UInt8]? {
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let status = qpdf_oh_get_stream_data(
+            data,
+            stream,
+            decoded ? qpdf_dl_generalized : qpdf_dl_none,
+            nil,
+            &buffer,
+            &length
+        )
+        guard status & QPDF_ERRORS == 0, let buffer else {
+            _ = lastError()
+            return nil
+        }
+        defer { free(buffer) }
+        return Array(UnsafeBufferPointer(start: buffer, count: length))
+    }
 
     func key(_ object: qpdf_oh, _ name: String) -> qpdf_oh? {
         guard qpdf_oh_is_dictionary(data, object) != QPDF_FALSE, qpdf_oh_has_key(data, object, name) != QPDF_FALSE

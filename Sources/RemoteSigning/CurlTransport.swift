@@ -3,8 +3,9 @@ internal import CCurlShims
 public import CertificateProviders
 import Foundation
 
-/// The package's default ``HTTPTransport``: libcurl (the OpenSSL build) driven by one multi handle
-/// on a dedicated thread, so no cooperative thread ever blocks on the network.
+/// The package's default ``HTTPTransport``: libcurl (the OpenSSL build) driven by one multi handle:
+/// the calling thread starts its request without blocking, and a dedicated thread waits for the
+/// answers, so no cooperative thread ever blocks on the network.
 ///
 /// - Connections are kept alive and reused (the multi handle's connection cache), at most
 ///   ``Configuration/maximumConnectionsPerHost`` to one host; HTTP/2 is used when an HTTPS server

@@ -60,6 +60,8 @@ final class BenchHarness: @unchecked Sendable {
         var unit: Unit
         var goal: Double?
         var higherIsBetter: Bool
+        /// The median of per-round ratios, for rows measured in interleaved pairs (nil otherwise).
+        var pairedRatio: Double?
         var ratio: Double { higherIsBetter ? ours.median / baseline.median : baseline.median / ours.median }
         var holds: Bool? { goal.map { ratio >= $0 } }
     }
@@ -147,7 +149,8 @@ final class BenchHarness: @unchecked Sendable {
         baselineName: String,
         unit: Unit,
         goal: Double? = nil,
-        higherIsBetter: Bool
+        higherIsBetter: Bool,
+        pairedRatio: Double? = nil
     ) {
         rows.append(
             Row(
@@ -157,7 +160,8 @@ final class BenchHarness: @unchecked Sendable {
                 baselineName: baselineName,
                 unit: unit,
                 goal: goal,
-                higherIsBetter: higherIsBetter
+                higherIsBetter: higherIsBetter,
+                pairedRatio: pairedRatio
             )
         )
     }
@@ -177,13 +181,14 @@ final class BenchHarness: @unchecked Sendable {
         }
         let header = [
             "benchmark", "ours (median [min–max])", "baseline", "baseline (median [min–max])", "ratio", "goal",
+            "paired ratio",
         ]
         var lines: [[String]] = [header]
         for row in rows {
             let goal = row.goal.map { String(format: "≥ %.2f %@", $0, row.holds == true ? "ok" : "MISSED") } ?? "-"
             lines.append([
                 row.name, format(row.ours, row.unit), row.baselineName, format(row.baseline, row.unit),
-                String(format: "%.2f", row.ratio), goal,
+                String(format: "%.2f", row.ratio), goal, row.pairedRatio.map { String(format: "%.2f", $0) } ?? "-",
             ])
         }
         let widths = (0..<header.count).map { column in lines.map { $0[column].count }.max() ?? 0 }

@@ -72,7 +72,8 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
         baselineName: "wrk -t1 -c1 GET certificates \(scheme)",
         unit: .perSecond,
         goal: remoteRoundTripGoal,
-        higherIsBetter: true
+        higherIsBetter: true,
+        pairedRatio: sequential.pairedRatio
     )
     harness.record(
         "CryptoPro certificates() round trips, 8 in flight, \(scheme)",
@@ -81,7 +82,8 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
         baselineName: "wrk -t1 -c8 GET certificates \(scheme)",
         unit: .perSecond,
         goal: remoteRoundTripGoal,
-        higherIsBetter: true
+        higherIsBetter: true,
+        pairedRatio: parallel.pairedRatio
     )
 
     let body =
@@ -112,7 +114,8 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
         baselineName: "wrk -t1 -c1 POST documents \(scheme)",
         unit: .perSecond,
         goal: remoteRoundTripGoal,
-        higherIsBetter: true
+        higherIsBetter: true,
+        pairedRatio: signs.pairedRatio
     )
     harness.note(
         "CryptoPro \(scheme): emulator in-process on \(base.absoluteString); client = CryptoProDSSClient over CurlTransport; certificates lists 2"

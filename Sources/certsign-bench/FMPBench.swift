@@ -30,31 +30,45 @@ func wrkOnce(
     return rate
 }
 
+/// How long one round of ours runs: as long as one wrk run (`-d1s`), so that both sides of a pair
+/// are exposed to the same stretch of a shared machine's load.
+let roundSeconds = 1.0
+
 /// Our client and wrk measured in alternating rounds (ours, then wrk, `harness.repetitions` times
-/// after one warm-up of ours), so both sides see the same load on a shared machine.
+/// after one warm-up of ours), so both sides see the same load on a shared machine. A round of
+/// ours runs for ``roundSeconds`` (as wrk does) and counts the operations finished.
 /// - Parameters:
-///   - count: operations per round of ours.
-///   - inFlight: how many tasks run them (count / inFlight each).
+///   - count: the least operations per round of ours (a slow machine still finishes that many).
+///   - inFlight: how many tasks run them, each one operation after another.
 ///   - operation: one client round trip.
 ///   - wrk: one wrk run, returning Requests/sec.
+/// - Returns: the rates of ours and of wrk, and the median of the ratios of the pairs (ours over
+///   the wrk run right after it), which drifting load disturbs less than the ratio of medians.
 func interleaved(
     _ harness: BenchHarness,
     count: Int,
     inFlight: Int = 1,
     _ operation: @escaping @Sendable () async throws -> Void,
     wrk: () throws -> Double
-) async throws -> (ours: Sample, wrk: Sample) {
+) async throws -> (ours: Sample, wrk: Sample, pairedRatio: Double) {
     func round() async throws -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
-        if inFlight == 1 {
-            for _ in 0..<count { try await operation() }
-        } else {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<inFlight { group.addTask { for _ in 0..<(count / inFlight) { try await operation() } } }
-                try await group.waitForAll()
+        let end = start + UInt64(roundSeconds * 1e9)
+        let least = max(1, count / inFlight)
+        let done = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<inFlight {
+                group.addTask {
+                    var finished = 0
+                    while finished < least || DispatchTime.now().uptimeNanoseconds < end {
+                        try await operation()
+                        finished += 1
+                    }
+                    return finished
+                }
             }
+            return try await group.reduce(0, +)
         }
-        return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
     _ = try await round()
     var ours: [Double] = []
@@ -63,7 +77,8 @@ func interleaved(
         ours.append(try await round())
         baseline.append(try wrk())
     }
-    return (Sample(values: ours), Sample(values: baseline))
+    let ratios = zip(ours, baseline).map { $0 / $1 }
+    return (Sample(values: ours), Sample(values: baseline), Sample(values: ratios).median)
 }
 
 /// Whether `wrk` can be run.
@@ -175,7 +190,8 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
         baselineName: "wrk -t1 -c1 GET signs/ \(scheme)",
         unit: .perSecond,
         goal: remoteRoundTripGoal,
-        higherIsBetter: true
+        higherIsBetter: true,
+        pairedRatio: sequential.pairedRatio
     )
     harness.record(
         "FMP signs() round trips, 8 in flight, \(scheme)",
@@ -184,7 +200,8 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
         baselineName: "wrk -t1 -c8 GET signs/ \(scheme)",
         unit: .perSecond,
         goal: remoteRoundTripGoal,
-        higherIsBetter: true
+        higherIsBetter: true,
+        pairedRatio: parallel.pairedRatio
     )
 
     let body =
@@ -221,9 +238,73 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
         baselineName: "wrk -t1 -c1 POST sign/ \(scheme)",
         unit: .perSecond,
         goal: remoteRoundTripGoal,
-        higherIsBetter: true
+        higherIsBetter: true,
+        pairedRatio: signs.pairedRatio
     )
     harness.note(
         "FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on \(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)"
     )
+}
+
+/// `CERTSIGN_BENCH_PROFILE=fmp-signs|fmp-sign|fmp-bare [CERTSIGN_BENCH_PROFILE_TLS=1]
+/// [CERTSIGN_BENCH_PROFILE_IN_FLIGHT=8] [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: N FMP
+/// round trips (the client's `signs()`, its `sign`, or the bare transport's GET signs/) against the
+/// in-process emulator, for perf / strace to look at.
+/// - Returns: false when `name` is not one of these profiles.
+func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
+    guard ["fmp-signs", "fmp-sign", "fmp-bare"].contains(name) else { return false }
+    let environment = ProcessInfo.processInfo.environment
+    let tls = environment["CERTSIGN_BENCH_PROFILE_TLS"] == "1"
+    let inFlight = max(1, environment["CERTSIGN_BENCH_PROFILE_IN_FLIGHT"].flatMap(Int.init) ?? 1)
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: scratch, name: "fmp")
+    defer { emulator.stop() }
+    let client = FMPClient(
+        configuration: .init(
+            host: base,
+            environment: StandardSeed.environment,
+            project: StandardSeed.project,
+            device: "bench-device"
+        ),
+        transport: transport
+    )
+    _ = try await client.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
+    guard let token = await client.exportSession()?.token else { throw BenchError("FMP profile: no token") }
+    let dssPassword = Secret(StandardSeed.dssPassword)
+    let pin = Secret(StandardSeed.certificatePIN)
+    @Sendable func sign() async throws {
+        _ = try await client.sign(
+            resource: StandardSeed.resource,
+            table: StandardSeed.table,
+            column: StandardSeed.column,
+            hhiveID: StandardSeed.row,
+            dssPassword: dssPassword,
+            certificateID: StandardSeed.certificateID,
+            certificatePIN: pin
+        )
+    }
+    for _ in 0..<3 { try await sign() }
+    let signsURL = base.absoluteString + "api/v1/dss/\(StandardSeed.environment)/\(StandardSeed.project)/signs/"
+    guard let url = URL(string: signsURL) else { throw BenchError("FMP profile: bad URL \(signsURL)") }
+    var bare = HTTPRequest(url: url)
+    bare.setHeader("Authorization", "Bearer \(token)")
+    bare.setHeader("X-Device-Id", "bench-device")
+    let operation: @Sendable () async throws -> Void
+    switch name {
+    case "fmp-signs": operation = { _ = try await client.signs() }
+    case "fmp-sign": operation = sign
+    default: operation = { [bare] in _ = try await transport.send(bare) }
+    }
+    let start = DispatchTime.now().uptimeNanoseconds
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<inFlight { group.addTask { for _ in 0..<(count / inFlight) { try await operation() } } }
+        try await group.waitForAll()
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    print(
+        "\(name) \(tls ? "HTTPS" : "HTTP") \(inFlight) in flight: \(count) round trips, \(String(format: "%.0f", Double(count) / seconds))/s"
+    )
+    return true
 }

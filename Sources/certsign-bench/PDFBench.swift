@@ -4,8 +4,14 @@ import Foundation
 import PDFSigning
 
 /// PDFSigning's figures: PAdES signing of a 64 MiB PDF (`CERTSIGN_BENCH_PDF_MIB`) against
-/// `openssl dgst -sha256` of the same file, and the peak RSS of a fresh child process doing only
-/// that (flat memory: far below the file size).
+/// `openssl dgst -sha256` of the same file in the same run, and the peak RSS of a fresh child
+/// process doing only that (flat memory: far below the file size).
+///
+/// The goal for the time: at most 3× `openssl dgst -sha256` (ratio ≥ 1/3). Signing reads the file
+/// twice (the copy into the output, then the ByteRange hash) and writes and syncs it once;
+/// `openssl dgst` reads it once.
+let pdfSigningGoal = 1.0 / 3.0
+
 func runPDFBenchmarks(_ harness: BenchHarness) async throws {
     if let child = ProcessInfo.processInfo.environment[PDFBench.childVariable] {
         await PDFBench.runChild(child, harness: harness)
@@ -48,8 +54,9 @@ func runPDFBenchmarks(_ harness: BenchHarness) async throws {
         "sign \(mebibytes) MiB PDF (PAdES B-B, SHA-256)",
         ours: Sample(values: seconds),
         baseline: baseline,
-        baselineName: "openssl dgst -sha256",
+        baselineName: "openssl dgst -sha256 (same file)",
         unit: .seconds,
+        goal: pdfSigningGoal,
         higherIsBetter: false
     )
     harness.record(

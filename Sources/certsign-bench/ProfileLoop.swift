@@ -7,11 +7,12 @@ import Signing
 /// N 1 KiB documents with CMSSigner in a loop, for a profiler to look at.
 func runProfileLoop(_ name: String) async throws {
     let count = ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PROFILE_COUNT"].flatMap(Int.init) ?? 500
+    if try await runFMPProfileLoop(name, count: count) { return }
     let keyType: LocalSigningKey.GenerationParameters
     switch name {
     case "cms-rsa": keyType = .rsa2048
     case "cms-p256": keyType = .p256
-    default: throw BenchError("unknown profile '\(name)' (cms-rsa, cms-p256)")
+    default: throw BenchError("unknown profile '\(name)' (cms-rsa, cms-p256, fmp-signs, fmp-sign, fmp-bare)")
     }
     let identity = try TestPKI().issueLeaf(subject: "CN=Profile", keyType: keyType)
     let document = [UInt8](repeating: 0x41, count: 1024)

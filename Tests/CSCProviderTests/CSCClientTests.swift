@@ -4,13 +4,14 @@ import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 @Suite("CSCClient against the emulator")
 struct CSCClientTests {
     @Test("info: the service's description, with oauth2 at the emulator; the body is {} and carries no token")
     func info() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let info = try await makeClient(url).info()
             #expect(info.specs == "2.0.0.0")
             #expect(info.authTypes == ["oauth2client"])
@@ -36,7 +37,7 @@ struct CSCClientTests {
 
     @Test("every call: token, list, info, authorize, signHash; request bodies match the CSC table field for field")
     func everyCallAndBodies() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let client = makeClient(url)
             let list = try await client.listCredentials()
             #expect(list.ids == [pinCredential, scal2Credential])
@@ -131,7 +132,7 @@ struct CSCClientTests {
 
     @Test("SCAL 2: authorize carries the hashes and their algorithm; hashes the SAD does not cover are refused")
     func scal2() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let client = makeClient(url)
             let credential = try await client.credentialInfo(scal2Credential)
             #expect(credential.scal == 2 && !credential.needsPIN && credential.authMode == "implicit")
@@ -192,7 +193,7 @@ struct CSCClientTests {
 
     @Test("PIN and OTP: both go in authData; a wrong PIN or OTP is wrongPassword")
     func pinAndOTP() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let client = makeClient(url, client: "Maria", secret: "456456")
             let credential = try await client.credentialInfo(otpCredential)
             #expect(credential.needsPIN && credential.needsOTP && credential.authSummary == "PIN + OTP")
@@ -230,7 +231,7 @@ struct CSCClientTests {
 
     @Test("token renewal: an expired token answers 401 and the call is sent again with a fresh one")
     func renewalAfter401() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let client = makeClient(url)
             _ = try await client.listCredentials()
             emulator.expireAccessTokens()
@@ -257,7 +258,7 @@ struct CSCClientTests {
 
     @Test("faults: a wrong client secret and a token that keeps expiring are authenticationFailed")
     func authenticationFaults() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let wrong = await expectError(.authenticationFailed) {
                 try await makeClient(url, secret: "nope").listCredentials()
             }
@@ -274,7 +275,7 @@ struct CSCClientTests {
 
     @Test("faults: an expired SAD is authorizationExpired; an unknown credential is serverRejected")
     func sadExpired() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faultsAndSecrets) { _, url in
             let client = makeClient(url, headers: faultHeader(.sadExpired))
             let authorization = try await client.authorize(
                 credentialID: scal2Credential,
@@ -321,7 +322,7 @@ struct CSCClientTests {
 
     @Test("the emulator's CSC routes refuse unknown fields, other methods than POST and calls without a token")
     func emulatorRefusals() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faultsAndSecrets) { _, url in
             let transport = CurlTransport()
             var unknown = HTTPRequest(method: .post, url: url.appendingPathComponent("csc/v2/credentials/info"))
             try unknown.setJSONBody(["credentialID": "12831", "pin": "123"])

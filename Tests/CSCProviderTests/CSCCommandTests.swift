@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 @Suite("certsign with --provider csc and certsign csc credentials")
@@ -25,7 +26,7 @@ struct CSCCommandTests {
         "certsign sign DOC… --provider csc: secrets from the environment, one authorization for all, every .p7s verifies with openssl"
     )
     func sign() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let store = try TemporaryDirectory()
             let work = try TemporaryDirectory()
             let contents = ["a.txt": "первый документ\n", "b.txt": "второй документ\n"]
@@ -50,7 +51,7 @@ struct CSCCommandTests {
 
     @Test("a secret given with --param is refused as a usage error (64) before anything is sent")
     func secretOnCommandLine() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let store = try TemporaryDirectory()
             for secret in ["clientSecret=123123", "pin=123", "otp=246810"] {
                 let result = try run(
@@ -68,7 +69,7 @@ struct CSCCommandTests {
 
     @Test("certsign --json csc credentials lists every credential with subject, key, SCAL and auth mode")
     func credentials() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faultsAndSecrets) { _, url in
             let store = try TemporaryDirectory()
             let arguments = [
                 "csc", "credentials", "--param", "url=\(url.absoluteString)", "--param", "clientID=Leonid",

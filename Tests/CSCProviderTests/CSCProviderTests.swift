@@ -5,6 +5,7 @@ import DSSEmulator
 import Foundation
 import RemoteSigning
 import Signing
+import TestSupport
 import Testing
 
 @Suite("CSCProvider and the signing coordinator against the emulator")
@@ -31,7 +32,7 @@ struct CSCProviderTests {
 
     @Test("SCAL 1 with a PIN (EC): one authorize without hashes, one signHash; the CAdES verifies with openssl")
     func scal1PIN() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let directory = try TemporaryDirectory()
             let coordinator = try coordinator(
                 cscParameters(url, credentialID: pinCredential, pin: StandardSeed.certificatePIN),
@@ -51,7 +52,7 @@ struct CSCProviderTests {
 
     @Test("SCAL 2 (RSA): authorize is bound to exactly the hash signHash signs; the CAdES verifies with openssl")
     func scal2() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let directory = try TemporaryDirectory()
             let coordinator = try coordinator(cscParameters(url, credentialID: scal2Credential), journal: directory)
             let content = Array("RSA, SCAL 2\n".utf8)
@@ -76,7 +77,7 @@ struct CSCProviderTests {
         "PIN and OTP (the only credential of Maria, chosen without credentialID); missing OTP is passwordRequired, wrong PIN wrongPassword"
     )
     func pinAndOTP() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let directory = try TemporaryDirectory()
             let parameters = cscParameters(
                 url,
@@ -126,7 +127,7 @@ struct CSCProviderTests {
         arguments: [pinCredential, scal2Credential]
     )
     func batchOfTwenty(credentialID: String) async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let directory = try TemporaryDirectory()
             let output = try TemporaryDirectory()
             let coordinator = try coordinator(
@@ -157,7 +158,7 @@ struct CSCProviderTests {
 
     @Test("a batch larger than the credential's multisign is split: 101 documents, two authorizations (100 + 1)")
     func batchOverMultisign() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let directory = try TemporaryDirectory()
             let coordinator = try coordinator(
                 cscParameters(url, credentialID: pinCredential, pin: "123"),
@@ -184,7 +185,7 @@ struct CSCProviderTests {
         arguments: [DSSEmulator.Fault.wrongHash, .sadExpired, .expiredToken]
     )
     func faults(fault: DSSEmulator.Fault) async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faultsAndSecrets) { emulator, url in
             let expected: CertificateProviderError.Code =
                 switch fault {
                 case .wrongHash: .invalidServerSignature
@@ -242,7 +243,7 @@ struct CSCProviderTests {
         "credential selection: several credentials without credentialID, or an unknown one, is invalidParameter naming them"
     )
     func selection() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faultsAndSecrets) { _, url in
             let several = await expectError(.invalidParameter) {
                 try await CSCProvider(parameters: cscParameters(url)).initialize(options: [:])
             }

@@ -4,12 +4,8 @@ import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
-
-/// One seed (keys made once) shared by every emulator of this test target.
-let sharedSeed: EmulatorSeed = {
-    do { return try EmulatorSeed.standard() } catch { fatalError("cannot build the emulator seed: \(error)") }
-}()
 
 /// Leonid's EC credential: SCAL 1, PIN `123`.
 let pinCredential = String(StandardSeed.certificateID)
@@ -17,18 +13,6 @@ let pinCredential = String(StandardSeed.certificateID)
 let scal2Credential = CSCEmulatorCredentials.scal2CredentialID
 /// Maria's EC credential: SCAL 1, PIN `456` and OTP.
 let otpCredential = CSCEmulatorCredentials.otpCredentialID
-
-/// Starts an emulator (faults on, secrets kept in the request log unless told) on an ephemeral
-/// loopback port for the duration of `body`.
-func withEmulator<R>(
-    _ configuration: DSSEmulator.Configuration = .init(faultsEnabled: true, requestLogKeepsSecrets: true),
-    _ body: (DSSEmulator, URL) async throws -> R
-) async throws -> R {
-    let emulator = try DSSEmulator(configuration: configuration, seed: sharedSeed)
-    let url = try emulator.start()
-    defer { emulator.stop() }
-    return try await body(emulator, url)
-}
 
 /// Provider parameters for a client of the emulator (Leonid unless told).
 func cscParameters(
@@ -94,26 +78,6 @@ func members(
     return members
 }
 
-/// Expects a `CertificateProviderError` with `code`.
-@discardableResult
-func expectError<R>(
-    _ code: CertificateProviderError.Code,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () async throws -> R
-) async -> CertificateProviderError? {
-    do {
-        _ = try await body()
-        Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as CertificateProviderError {
-        #expect(error.code == code, "got \(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected CertificateProviderError \(code), got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
-}
-
 /// Verifies a detached CAdES-BES with `openssl cms -verify -binary -cades` against the emulator's CA.
 func opensslVerify(_ cms: [UInt8], content: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws {
     let directory = try TemporaryDirectory()
@@ -129,16 +93,20 @@ func opensslVerify(_ cms: [UInt8], content: [UInt8], sourceLocation: SourceLocat
 func opensslVerify(signatureFile: String, contentFile: String, sourceLocation: SourceLocation = #_sourceLocation) throws
 {
     let directory = try TemporaryDirectory()
-    let ca = try directory.write("ca.pem", text: sharedSeed.certificateAuthority.pemRepresentation)
-    let result = try ExternalTool.run(
-        "openssl",
-        [
-            "cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", signatureFile,
-            "-content", contentFile, "-CAfile", ca, "-purpose", "any", "-out", "/dev/null",
-        ]
+    let result = try OpenSSLCMS.verify(
+        signatureFile: signatureFile,
+        contentFile: contentFile,
+        caFile: try directory.write("ca.pem", text: sharedSeed.certificateAuthority.pemRepresentation),
+        cades: true,
+        anyPurpose: true
     )
     #expect(result.succeeded, "openssl cms -verify failed: \(result.errorOutput)", sourceLocation: sourceLocation)
 }
 
 /// The base64 of bytes, as CSC sends them.
 func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+
+extension DSSEmulator.Configuration {
+    /// Faults on, secrets kept in the request log (for tests of the exact wire bytes): this target's default.
+    static var faultsAndSecrets: Self { .init(faultsEnabled: true, requestLogKeepsSecrets: true) }
+}

@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// A throwaway CA, a signer and a `.p12` made by the real `openssl pkcs12 -export`.
@@ -18,23 +19,9 @@ struct CLIFixture {
         store = try TemporaryDirectory(prefix: "certsign-store")
         pki = try TestPKI(rootSubject: "CN=CLI Test Root,O=Тест")
         signer = try pki.issueLeaf(subject: "CN=Подписант CLI,O=ООО Ромашка", keyType: keyType)
-        let key = try directory.write(
-            "signer.key",
-            text: try (signer.key as! LocalSigningKey).pemRepresentation(password: nil)
-        )
-        let certificate = try directory.write("signer.pem", text: signer.certificate.pemRepresentation)
         rootPath = try directory.write("root.pem", text: pki.root.certificate.pemRepresentation)
         p12Path = directory.path("signer.p12")
-        let made = try ExternalTool.run(
-            "openssl",
-            [
-                "pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", rootPath,
-                "-name", "signer", "-out", p12Path, "-passout", "env:P12PASS",
-            ],
-            environment: ["P12PASS": password]
-        )
-        try #require(made.succeeded, "openssl pkcs12 -export failed: \(made.errorOutput)")
-        try FileManager.default.removeItem(atPath: key)
+        try OpenSSLPKCS12.export(signer, password: password, to: p12Path, in: directory)
     }
 
     /// Runs certsign with this fixture's store.
@@ -58,12 +45,7 @@ struct CLIFixture {
 
     /// `openssl cms -verify` on a detached or attached signature made by certsign.
     func opensslVerifies(_ signature: String, content: String?, cades: Bool = true, ca: String? = nil) throws -> Bool {
-        var arguments = [
-            "cms", "-verify", "-binary", "-inform", "DER", "-in", signature, "-CAfile", ca ?? rootPath, "-out",
-            "/dev/null",
-        ]
-        if cades { arguments.append("-cades") }
-        if let content { arguments += ["-content", content] }
-        return try ExternalTool.run("openssl", arguments).succeeded
+        try OpenSSLCMS.verify(signatureFile: signature, contentFile: content, caFile: ca ?? rootPath, cades: cades)
+            .succeeded
     }
 }

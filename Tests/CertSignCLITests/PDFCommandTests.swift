@@ -1,5 +1,6 @@
 import CertificateProviders
 import CertificateProvidersTesting
+import DSSEmulator
 import Foundation
 import Testing
 
@@ -37,7 +38,8 @@ struct PDFCommandTests {
         let pdf = signatures.compactMap { $0["pdf"] as? [String: Any] }
         #expect(pdf.map { $0["field"] as? String } == ["Signature1", "Approval"])
         #expect(pdf.map { $0["coversWholeFile"] as? Bool } == [false, true])
-        #expect(pdf.map { $0["laterChanges"] as? String } == ["signed", "none"])
+        #expect(pdf.map { $0["laterChanges"] as? String } == ["signatures", "none"])
+        #expect(pdf.map { $0["laterRevisionsSigned"] as? Bool } == [true, true])
         #expect(pdf.compactMap { $0["revision"] as? Int }.count == 2)
 
         // A byte changed inside the signed range: invalid, exit 1.
@@ -48,6 +50,58 @@ struct PDFCommandTests {
         let rejected = try fixture.run(["verify", tampered, "--ca", fixture.rootPath])
         #expect(rejected.status == 1)
         #expect(rejected.output.contains("INVALID"), "\(rejected.output)")
+    }
+
+    @Test("sign --format pades --tsa makes B-T; verify shows the proven time; CryptoPro DSS signs the PDF in hash mode")
+    func padesBTAndServerSigning() throws {
+        let fixture = try CLIFixture(keyType: .rsa2048)
+        let emulator = try DSSEmulator(configuration: .init(requestLogLimit: 0))
+        let url = try emulator.start()
+        defer { emulator.stop() }
+        let tsa = try #require(emulator.timestampURL).absoluteString
+        let tsaCA = try fixture.directory.write("tsa-ca.pem", text: emulator.timestampAuthorityCA.pemRepresentation)
+        let contract = try fixture.directory.write("contract.pdf", TestPDF.minimal())
+        let environment = [
+            "P12PASS": fixture.password, "DSS_PASSWORD": StandardSeed.password, "PIN": StandardSeed.certificatePIN,
+        ]
+
+        let signed = try fixture.run(
+            [
+                "--json", "sign", contract, "--format", "pades", "--p12", fixture.p12Path, "--password-env", "P12PASS",
+                "--tsa", tsa, "--tsa-ca", tsaCA,
+            ],
+            environment: environment
+        )
+        #expect(signed.status == 0, "\(signed.errorOutput)")
+        let result = try #require((try CLI.json(signed)["results"] as? [[String: Any]])?.first)
+        #expect(result["level"] as? String == "B-T")
+        let signedPath = fixture.directory.path("contract-signed.pdf")
+        let verified = try fixture.run(["--json", "verify", signedPath, "--ca", fixture.rootPath, "--tsa-ca", tsaCA])
+        #expect(verified.status == 0, "\(verified.output) \(verified.errorOutput)")
+        let pdf = try #require(
+            ((try CLI.json(verified)["signatures"] as? [[String: Any]])?.first)?["pdf"] as? [String: Any]
+        )
+        #expect(pdf["provenTime"] is String && pdf["claimedTime"] is String, "\(pdf)")
+        let text = try fixture.run(["verify", signedPath, "--ca", fixture.rootPath, "--tsa-ca", tsaCA])
+        #expect(text.output.contains("proven time (signature timestamp)"), "\(text.output)")
+
+        // A CryptoPro DSS certificate countersigns: the server signs the ByteRange digest.
+        let countersigned = try fixture.run(
+            [
+                "sign", signedPath, "--format", "pades", "--in-place", "--provider", "cryptopro-dss",
+                "--param", "url=\(url.absoluteString)", "--param", "username=\(StandardSeed.username)",
+                "--param-env", "password=DSS_PASSWORD", "--param-env", "pin=PIN",
+            ],
+            environment: environment
+        )
+        #expect(countersigned.status == 0, "\(countersigned.errorOutput)")
+        let pdfsig = try ExternalTool.run("pdfsig", [signedPath]).output
+        #expect(pdfsig.components(separatedBy: "Signature is Valid.").count - 1 == 2, "\(pdfsig)")
+        let dssCA = try fixture.directory.write("dss-ca.pem", text: emulator.certificateAuthorityPEM)
+        let both = try fixture.run([
+            "--json", "verify", signedPath, "--ca", fixture.rootPath, "--ca", dssCA, "--tsa-ca", tsaCA,
+        ])
+        #expect(both.status == 0, "\(both.output) \(both.errorOutput)")
     }
 
     @Test func padesOptionsNeedPadesFormat() throws {

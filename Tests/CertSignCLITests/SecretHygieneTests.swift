@@ -33,7 +33,6 @@ import Testing
             "FMP_PASSWORD": StandardSeed.password, "DSS_PASSWORD": StandardSeed.dssPassword, "PIN": Self.pin,
         ]
         var outputs: [(String, Data)] = []
-        @discardableResult
         func certsign(_ arguments: [String], input: String? = nil) throws -> ExternalTool.Result {
             for secret in secrets {
                 #expect(!arguments.contains { $0.contains(secret) }, "the test itself put a secret in argv")
@@ -66,8 +65,8 @@ import Testing
             try certsign(["--json", "identity", "import", fixture.p12Path, "--alias", "bad", "--password-env", "WRONG"])
                 .status == 1
         )
-        try certsign(["--json", "identity", "list"])
-        try certsign(["identity", "show", "ivanov"])
+        #expect(try certsign(["--json", "identity", "list"]).status == 0)
+        #expect(try certsign(["identity", "show", "ivanov"]).status == 0)
         let passwordFile = try fixture.directory.write("store.pass", text: Self.storePassword + "\n")
         #expect(
             try certsign([
@@ -114,8 +113,11 @@ import Testing
                 fixture.directory.path("y.p7s"),
             ]).status == 1
         )
-        try certsign(["--json", "signatures", "list"])
-        try certsign(["--json", "verify", document + ".p7s", "--content", document, "--ca", fixture.rootPath])
+        #expect(try certsign(["--json", "signatures", "list"]).status == 0)
+        #expect(
+            try certsign(["--json", "verify", document + ".p7s", "--content", document, "--ca", fixture.rootPath])
+                .status == 0
+        )
 
         // FMP DSS: login, certificates, sign (distinctive PIN), wrong password and PIN, signs.
         #expect(
@@ -135,7 +137,7 @@ import Testing
         #expect(try certsign(["--json"] + sign + ["--pin-env", "PIN"]).status == 0)
         #expect(try certsign(["--json"] + sign + ["--pin-env", "WRONG"]).status == 1)
         #expect(try certsign(sign + ["--pin-env", "WRONG"]).status == 1)
-        try certsign(["--json", "dss", "signs", "--out-dir", fixture.directory.url.path])
+        #expect(try certsign(["--json", "dss", "signs", "--out-dir", fixture.directory.url.path]).status == 0)
         #expect(
             try certsign([
                 "--json", "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,

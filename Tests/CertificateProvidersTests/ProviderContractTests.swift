@@ -22,11 +22,8 @@ private final class BareProvider: CertificateProvider {
             try provider.setParameters(["url": .string("x")])
         }
         #expect(provider.parameters.isEmpty)
-        do {
-            _ = try provider.storedCertificate()
-        } catch let error as CertificateProviderError {
-            #expect(error.reason.contains("com.example.bare"))
-        }
+        let error = try #require(throws: CertificateProviderError.self) { try provider.storedCertificate() }
+        #expect(error.reason.contains("com.example.bare"))
     }
 
     @Test func inMemoryProviderHonoursTheSAPContract() async throws {

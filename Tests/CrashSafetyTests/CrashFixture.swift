@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
 import Signing
+import TestSupport
 import Testing
 
 /// A test CA, one signer as a `.p12` made by the real `openssl pkcs12 -export`, a private store and
@@ -22,23 +23,9 @@ struct CrashFixture {
         store = try TemporaryDirectory(prefix: "certsign-crash-store")
         pki = try TestPKI(rootSubject: "CN=Crash Test Root,O=Тест", keyType: .p256)
         signer = try pki.issueLeaf(subject: "CN=Подписант,O=Crash", keyType: keyType)
-        let key = try work.write(
-            "signer.key",
-            text: try (signer.key as! LocalSigningKey).pemRepresentation(password: nil)
-        )
-        let certificate = try work.write("signer.pem", text: signer.certificate.pemRepresentation)
         rootPath = try work.write("root.pem", text: pki.root.certificate.pemRepresentation)
         p12Path = work.path("signer.p12")
-        let made = try ExternalTool.run(
-            "openssl",
-            [
-                "pkcs12", "-export", "-inkey", key, "-in", certificate, "-certfile", rootPath,
-                "-name", "signer", "-out", p12Path, "-passout", "env:P12PASS",
-            ],
-            environment: ["P12PASS": password]
-        )
-        try #require(made.succeeded, "openssl pkcs12 -export failed: \(made.errorOutput)")
-        try FileManager.default.removeItem(atPath: key)
+        try OpenSSLPKCS12.export(signer, password: password, to: p12Path, in: work)
         try FileManager.default.createDirectory(atPath: work.path("logs"), withIntermediateDirectories: true)
     }
 
@@ -77,13 +64,7 @@ struct CrashFixture {
 
     /// `openssl cms -verify` of a detached CAdES signature against the test root.
     func opensslVerifies(_ signature: String, content: String) throws -> Bool {
-        try ExternalTool.run(
-            "openssl",
-            [
-                "cms", "-verify", "-binary", "-inform", "DER", "-in", signature, "-content", content,
-                "-CAfile", rootPath, "-cades", "-out", "/dev/null",
-            ]
-        ).succeeded
+        try OpenSSLCMS.verify(signatureFile: signature, contentFile: content, caFile: rootPath, cades: true).succeeded
     }
 
     /// `openssl pkcs12` opens an exported file with the password.

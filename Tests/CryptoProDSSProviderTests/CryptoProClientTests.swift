@@ -4,6 +4,7 @@ import CryptoProDSSProvider
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 @Suite("CryptoProDSSClient against the emulator over loopback HTTP")
@@ -65,7 +66,7 @@ struct CryptoProClientTests {
 
     @Test("wrong password and unknown user are authenticationFailed with the server's message, no secret")
     func wrongPassword() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faults) { _, url in
             let client = makeClient(url)
             let error = await expectError(.authenticationFailed) {
                 try await client.login(username: "Leonid", password: Secret("wrong-pass-77"))
@@ -81,7 +82,7 @@ struct CryptoProClientTests {
 
     @Test("certificates: ids, default, PIN flag, friendly name and parsed certificates")
     func certificates() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let client = try await loggedInClient(url)
             let list = try await client.certificates()
             // The GOST certificates (issue 13) follow when the gost engine is there.
@@ -102,7 +103,7 @@ struct CryptoProClientTests {
 
     @Test("CAdES-BES detached, CAdES-BES attached and CMS detached/attached all verify with openssl cms -verify")
     func signForms() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let client = try await loggedInClient(url)
             let pin = Secret(StandardSeed.certificatePIN)
             let detached = try await client.sign(document: document, certificateID: 12831, pin: pin)
@@ -140,7 +141,7 @@ struct CryptoProClientTests {
 
     @Test("Hash: True signs a SHA-256 or SHA-512 digest into a detached signature of the document")
     func signHash() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let client = try await loggedInClient(url)
             for algorithm in [DigestAlgorithm.sha256, .sha512] {
                 let cms = try await client.sign(
@@ -217,7 +218,7 @@ struct CryptoProClientTests {
 
     @Test("CertificateId 0 signs with the default certificate (12831)")
     func defaultCertificate() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let client = try await loggedInClient(url)
             let cms = try await client.sign(document: document, certificateID: 0, pin: Secret("123"))
             try opensslVerify(cms, emulator: emulator, cades: true, detachedContent: document)
@@ -229,7 +230,7 @@ struct CryptoProClientTests {
 
     @Test("wrong or missing PIN is wrongPassword; unknown certificate is serverRejected with the Message")
     func signErrors() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faults) { _, url in
             let client = try await loggedInClient(url)
             let wrong = await expectError(.wrongPassword) {
                 try await client.sign(document: document, certificateID: 12831, pin: Secret("999"))
@@ -249,7 +250,7 @@ struct CryptoProClientTests {
 
     @Test("5xx is network with the Message; malformed JSON is a clear network error; both sent once")
     func serverFailures() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let client500 = makeClient(url, headers: [(DSSEmulator.Fault.headerName, "status-500")])
             await client500.adopt(try #require(await (try await loggedInClient(url)).currentToken))
             emulator.clearReceivedRequests()
@@ -275,7 +276,7 @@ struct CryptoProClientTests {
 
     @Test("a dropped connection on sign is network and is not resent")
     func droppedSign() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let token = try #require(await (try await loggedInClient(url)).currentToken)
             let client = makeClient(url, headers: [(DSSEmulator.Fault.headerName, "drop")])
             await client.adopt(token)
@@ -287,7 +288,7 @@ struct CryptoProClientTests {
 
     @Test("a slow server is a timeout after the configured time, sent once")
     func timeout() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let token = try #require(await (try await loggedInClient(url)).currentToken)
             let client = makeClient(url, timeout: 1, headers: [(DSSEmulator.Fault.headerName, "delay=3000")])
             await client.adopt(token)
@@ -305,7 +306,7 @@ struct CryptoProClientTests {
 
     @Test("a server-side expired token gets one fresh login and the call succeeds")
     func renewalOn401() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let client = try await loggedInClient(url)
             let first = try #require(await client.currentToken)
             emulator.expireAccessTokens()
@@ -324,7 +325,7 @@ struct CryptoProClientTests {
 
     @Test("a token that keeps being refused ends in authenticationFailed after one fresh login")
     func renewalGivesUp() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let client = makeClient(url, headers: [(DSSEmulator.Fault.headerName, "expired-token")])
             try await client.login(username: "Leonid", password: Secret("123123"))
             emulator.clearReceivedRequests()
@@ -358,7 +359,7 @@ struct CryptoProClientTests {
 
     @Test("concurrent calls with an expired token share one login")
     func concurrentRenewal() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let client = try await loggedInClient(url)
             emulator.expireAccessTokens()
             emulator.clearReceivedRequests()
@@ -373,7 +374,7 @@ struct CryptoProClientTests {
 
     @Test("an adopted token without credentials cannot be renewed: authenticationFailed")
     func adoptedTokenExpires() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let token = try #require(await (try await loggedInClient(url)).currentToken)
             let client = makeClient(url)
             await client.adopt(token)

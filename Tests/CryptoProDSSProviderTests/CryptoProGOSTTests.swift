@@ -4,6 +4,7 @@ import CryptoProDSSProvider
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 /// The CryptoPro DSS provider with the emulator's GOST certificates: the digest that fits the key
@@ -78,7 +79,7 @@ struct CryptoProGOSTTests {
     }
 
     @Test func theEmulatorRefusesAHashThatDoesNotFitTheGOSTKey() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faults) { _, url in
             let client = try await loggedInClient(url)
             await expectError(.serverRejected) {
                 try await client.sign(

@@ -4,6 +4,7 @@ import CryptoProDSSProvider
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 @Suite("CryptoProDSSProvider against the emulator")
@@ -19,7 +20,7 @@ struct CryptoProProviderTests {
 
     @Test("certificate selection: by id, 0 = default, none = default, by friendly name, by subject CN")
     func selection() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faults) { _, url in
             let leonid = sharedSeed.users[0].certificates.map(\.identity.certificate)
             let cases: [(ProviderParameters, Certificate)] = [
                 ([CryptoProDSSProvider.ParameterKey.certificateID: .integer(12832)], leonid[1]),
@@ -40,7 +41,7 @@ struct CryptoProProviderTests {
 
     @Test("an unknown certificate id or name is invalidParameter listing the user's certificates")
     func unknownCertificate() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faults) { _, url in
             let provider = CryptoProDSSProvider(parameters: parameters(url))
             let byID = await expectError(.invalidParameter) {
                 try await provider.initialize(options: [CryptoProDSSProvider.ParameterKey.certificateID: .integer(999)])
@@ -87,7 +88,7 @@ struct CryptoProProviderTests {
 
     @Test("wrong password is authenticationFailed from initialize")
     func wrongPassword() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faults) { _, url in
             let provider = CryptoProDSSProvider(
                 parameters: parameters(url, [CryptoProDSSProvider.ParameterKey.password: .secret(Secret("nope"))])
             )
@@ -146,7 +147,7 @@ struct CryptoProProviderTests {
 
     @Test("signDocument with a wrong PIN is wrongPassword; without a session it initializes from the parameters")
     func signDocumentErrors() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let provider = CryptoProDSSProvider(
                 parameters: parameters(url, [CryptoProDSSProvider.ParameterKey.pin: .secret(Secret("000"))])
             )
@@ -165,7 +166,7 @@ struct CryptoProProviderTests {
 
     @Test("a PIN given only in initialize's options is used by signDocument")
     func pinFromOptions() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let provider = CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.url: .url(url)])
             _ = try await provider.initialize(options: parameters(url))
             #expect(try provider.parameters.secret(CryptoProDSSProvider.ParameterKey.pin) == nil)
@@ -176,7 +177,7 @@ struct CryptoProProviderTests {
 
     @Test("the remote key refuses raw signing with a clear unsupportedOperation")
     func remoteKey() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faults) { _, url in
             let identity = try await CryptoProDSSProvider(parameters: parameters(url)).initialize(options: [:])
             let error = await expectError(.unsupportedOperation) {
                 try await identity.key.signature(
@@ -192,7 +193,7 @@ struct CryptoProProviderTests {
 
     @Test("storeDirectory: a 0600 cache lets a new provider return the identity without any request; delete forgets it")
     func cache() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let directory = try TemporaryDirectory()
             let store = directory.path("store")
             let withStore = parameters(
@@ -251,7 +252,7 @@ struct CryptoProProviderTests {
             // 20 s lifetime is inside the 30 s margin: not valid for reuse.
             #expect(try CryptoProDSSProvider(parameters: withStore).storedCertificate()?.certificate == nil)
         }
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let directory = try TemporaryDirectory()
             let store = directory.path("store")
             let withStore = parameters(url, [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(store)])

@@ -4,23 +4,8 @@ import CryptoProDSSProvider
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
-
-/// One seed (keys made once) shared by every emulator of this test target.
-let sharedSeed: EmulatorSeed = {
-    do { return try EmulatorSeed.standard() } catch { fatalError("cannot build the emulator seed: \(error)") }
-}()
-
-/// Starts an emulator on an ephemeral loopback port for the duration of `body`.
-func withEmulator<R>(
-    _ configuration: DSSEmulator.Configuration = .init(faultsEnabled: true),
-    _ body: (DSSEmulator, URL) async throws -> R
-) async throws -> R {
-    let emulator = try DSSEmulator(configuration: configuration, seed: sharedSeed)
-    let url = try emulator.start()
-    defer { emulator.stop() }
-    return try await body(emulator, url)
-}
 
 /// A client for the emulator (not logged in).
 func makeClient(
@@ -59,26 +44,6 @@ func requests(_ emulator: DSSEmulator, endingWith suffix: String) -> [DSSEmulato
     emulator.receivedRequests.filter { $0.path.hasSuffix(suffix) }
 }
 
-/// Expects a `CertificateProviderError` with `code`.
-@discardableResult
-func expectError<R>(
-    _ code: CertificateProviderError.Code,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () async throws -> R
-) async -> CertificateProviderError? {
-    do {
-        _ = try await body()
-        Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as CertificateProviderError {
-        #expect(error.code == code, "got \(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected CertificateProviderError \(code), got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
-}
-
 /// Verifies a CMS with `openssl cms -verify -binary` (`-cades` when asked) against the emulator's CA,
 /// with `content` for a detached signature; returns the verified content openssl wrote.
 @discardableResult
@@ -89,19 +54,10 @@ func opensslVerify(
     detachedContent content: [UInt8]? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> [UInt8] {
-    let directory = try TemporaryDirectory()
-    let signature = try directory.write("signature.der", cms)
-    let ca = try directory.write("ca.pem", text: emulator.certificateAuthorityPEM)
-    let output = directory.path("content.out")
-    var arguments = [
-        "cms", "-verify", "-binary", "-inform", "DER", "-in", signature, "-CAfile", ca, "-purpose", "any", "-out",
-        output,
-    ]
-    if cades { arguments.append("-cades") }
-    if let content { arguments += ["-content", try directory.write("document.bin", content)] }
-    let result = try ExternalTool.run("openssl", arguments)
+    let ca = try Certificate(pemEncoded: emulator.certificateAuthorityPEM)
+    let result = try OpenSSLCMS.verify(cms, content: content, trust: [ca], cades: cades, anyPurpose: true)
     #expect(result.succeeded, "openssl cms -verify failed: \(result.errorOutput)", sourceLocation: sourceLocation)
-    return (try? directory.read("content.out")) ?? []
+    return result.content
 }
 
 /// Whether a DER CMS carries the content (openssl `cms -cmsout -print` shows eContent).
@@ -137,4 +93,9 @@ func signerCertificate(_ cms: [UInt8]) throws -> Certificate {
     )
     #expect(result.succeeded, "\(result.errorOutput)")
     return try Certificate(pemEncoded: String(decoding: try directory.read("signer.pem"), as: UTF8.self))
+}
+
+extension DSSEmulator.Configuration {
+    /// Faults on: this target's default.
+    static var faults: Self { .init(faultsEnabled: true) }
 }

@@ -4,6 +4,7 @@ import CryptoProDSSProvider
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 /// Issue 12 items 1 and 6: the `uploadMode` parameter, and sessions that serve only the parameters
@@ -36,7 +37,7 @@ import Testing
         "auto sends the document up to maxUploadBytes and its digest above; content and hash force one; the result verifies"
     )
     func uploadModes() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.faults) { emulator, url in
             let directory = try TemporaryDirectory()
             let document = Array("Договор поставки № 12\n".utf8)
             let file = URL(fileURLWithPath: try directory.write("contract.txt", document))
@@ -77,7 +78,7 @@ import Testing
             await expectError(.invalidParameter) {
                 try await provider.signDocument(DocumentSigningRequest(payload: .digest(digest, .sha256)))
             }
-            await expectError(.invalidParameter) {
+            expectError(.invalidParameter) {
                 try provider.setParameters([CryptoProDSSProvider.ParameterKey.uploadMode: .string("sometimes")])
             }
         }
@@ -87,7 +88,7 @@ import Testing
         "a stored session serves only its own user, certificate and server; the PIN given is used with a cached session"
     )
     func sessionsFollowParameters() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.faults) { _, url in
             let store = try TemporaryDirectory()
             let withStore: ProviderParameters = [
                 CryptoProDSSProvider.ParameterKey.storeDirectory: .string(store.url.path)

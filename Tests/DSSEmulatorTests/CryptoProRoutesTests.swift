@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 /// Checks a CryptoPro error body: status, JSON `{"Message": …}` containing `fragment`.
@@ -62,7 +63,7 @@ extension RawClient {
 struct CryptoProRoutesTests {
     @Test("token: access_token, expires_in from the configuration, Bearer")
     func token() async throws {
-        try await withEmulator(.init(accessTokenLifetime: 600)) { _, client in
+        try await withRawClient(.init(accessTokenLifetime: 600)) { _, client in
             let json = try (try await client.cryptoProToken()).json(context: "token")
             #expect(json["expires_in"] == 600)
             #expect(json["token_type"] == "Bearer")
@@ -72,7 +73,7 @@ struct CryptoProRoutesTests {
 
     @Test("token errors are OAuth errors with a Message")
     func tokenErrors() async throws {
-        try await withEmulator { _, client in
+        try await withRawClient { _, client in
             expectMessage(try await client.cryptoProToken(password: "bad"), 400, "incorrect")
             #expect(
                 try (try await client.cryptoProToken(password: "bad")).json(context: "e")["error"] == "invalid_grant"
@@ -113,7 +114,7 @@ struct CryptoProRoutesTests {
 
     @Test("certificates: the same certificates as the FMP view, first one default")
     func certificates() async throws {
-        try await withEmulator { _, client in
+        try await withRawClient { _, client in
             let token = try await client.cryptoProLogin()
             let response = try await client.send(
                 .get,
@@ -147,7 +148,7 @@ struct CryptoProRoutesTests {
 
     @Test("tokens do not cross between the FMP and CryptoPro views; expired tokens are 401 with a Message")
     func tokenIsolation() async throws {
-        try await withEmulator { emulator, client in
+        try await withRawClient { emulator, client in
             let fmpToken = try await client.login()
             expectMessage(
                 try await client.send(
@@ -177,7 +178,7 @@ struct CryptoProRoutesTests {
 
     @Test("documents: every malformed input is 400 with a Message naming it")
     func documentValidation() async throws {
-        try await withEmulator { _, client in
+        try await withRawClient { _, client in
             let token = try await client.cryptoProLogin()
             let content = Data("hello".utf8).base64EncodedString()
             func body(
@@ -261,7 +262,7 @@ struct CryptoProRoutesTests {
 
     @Test("faults answer with CryptoPro Message bodies on CryptoPro routes")
     func faults() async throws {
-        try await withEmulator(.init(faultsEnabled: true)) { _, client in
+        try await withRawClient(.init(faultsEnabled: true)) { _, client in
             expectMessage(
                 try await client.send(
                     .get,
@@ -285,7 +286,7 @@ struct CryptoProRoutesTests {
 
     @Test("a CryptoPro signature of a document verifies with openssl against the emulator CA")
     func signatureVerifies() async throws {
-        try await withEmulator { emulator, client in
+        try await withRawClient { emulator, client in
             let token = try await client.cryptoProLogin()
             let text = "CryptoPro view of the same DSS"
             let response = try await client.documents(

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 @Suite("DSSEmulator: lifecycle, signing, hostile requests")
@@ -52,7 +53,7 @@ struct DSSEmulatorTests {
         "a sign makes an attached CAdES-BES of the cell value that openssl cms -verify -cades accepts against the emulator's CA"
     )
     func signatureVerifies() async throws {
-        try await withEmulator { emulator, client in
+        try await withRawClient { emulator, client in
             let token = try await client.login()
             let response = try await client.json(.post, "\(dss)/sign/", token: token, signBody)
             #expect(response.status == 200)
@@ -86,7 +87,7 @@ struct DSSEmulatorTests {
 
     @Test("routing: unknown route 404, wrong method 405 with Allow, wrong API version 404")
     func routing() async throws {
-        try await withEmulator { _, client in
+        try await withRawClient { _, client in
             expectEnvelope(try await client.send(.get, "/"), 404, "not_found")
             expectEnvelope(try await client.send(.get, "/api/v1/nothing/here/"), 404, "not_found")
             expectEnvelope(try await client.send(.post, "/api/v2/auth/jwt/obtain/"), 404, "not_found")
@@ -100,7 +101,7 @@ struct DSSEmulatorTests {
 
     @Test("authorization: missing, malformed, unknown token and another device → 401; another environment → 404")
     func authorization() async throws {
-        try await withEmulator { _, client in
+        try await withRawClient { _, client in
             expectEnvelope(try await client.json(.get, "\(dss)/signs/", token: nil, ""), 401, "unauthorized")
             expectEnvelope(
                 try await client.send(.get, "\(dss)/signs/", headers: [("Authorization", "Basic abc")]),
@@ -145,7 +146,7 @@ struct DSSEmulatorTests {
 
     @Test("bodies: bad JSON, not an object, missing field, wrong types → 400 naming the field; oversized → 413")
     func badBodies() async throws {
-        try await withEmulator(.init(maxBodyBytes: 4096)) { emulator, client in
+        try await withRawClient(.init(maxBodyBytes: 4096)) { emulator, client in
             let token = try await client.login()
             expectEnvelope(
                 try await client.json(.post, "\(dss)/sign/", token: token, "{\"resource\": "),
@@ -218,7 +219,7 @@ struct DSSEmulatorTests {
         "DSS refusals: wrong DSS password and PIN → 403; unknown certificate, cell → 404; another user's signature → 404"
     )
     func refusals() async throws {
-        try await withEmulator { emulator, client in
+        try await withRawClient { emulator, client in
             let leonid = try await client.login()
             let maria = try await client.login(user: "Maria", password: "456456")
             expectEnvelope(
@@ -299,7 +300,7 @@ struct DSSEmulatorTests {
 
     @Test("faults: only when enabled; an unknown fault → 400; each fault acts as documented")
     func faults() async throws {
-        try await withEmulator { _, client in
+        try await withRawClient { _, client in
             let token = try await client.login()
             let ignored = try await client.send(
                 .get,
@@ -311,7 +312,7 @@ struct DSSEmulatorTests {
             )
             #expect(ignored.status == 200)
         }
-        try await withEmulator(.init(faultsEnabled: true)) { emulator, client in
+        try await withRawClient(.init(faultsEnabled: true)) { emulator, client in
             let token = try await client.login()
             func send(_ fault: String) async throws -> HTTPResponse {
                 try await client.send(
@@ -346,7 +347,7 @@ struct DSSEmulatorTests {
 
     @Test("many concurrent connections are all answered")
     func concurrency() async throws {
-        try await withEmulator { _, client in
+        try await withRawClient { _, client in
             let token = try await client.login()
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<24 {

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 /// `DSSEmulator.handle(method:path:headers:body:)`, the socket-free entry point the fuzz harness

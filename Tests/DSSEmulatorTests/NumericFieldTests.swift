@@ -9,7 +9,7 @@ import Testing
 @Suite struct NumericFieldTests {
     @Test("the seed's own request with numeric strings signs; numbers sign; non-numeric strings are invalid_field")
     func numericStrings() async throws {
-        try await withEmulator { _, client in
+        try await withRawClient { _, client in
             let token = try await client.login()
             func sign(hhive: String, certificate: String) async throws -> HTTPResponse {
                 try await client.json(

@@ -46,7 +46,7 @@ struct RequestLogRedactionTests {
 
     @Test("by default passwords, PINs and client secrets are REDACTED; the other fields stay")
     func redactedByDefault() async throws {
-        try await withEmulator { emulator, client in
+        try await withRawClient { emulator, client in
             try await sendSecrets(client)
             let log = logText(emulator)
             for secret in [
@@ -78,7 +78,7 @@ struct RequestLogRedactionTests {
 
     @Test("requestLogKeepsSecrets keeps the bytes exactly as sent")
     func keptWhenAsked() async throws {
-        try await withEmulator(.init(requestLogKeepsSecrets: true)) { emulator, client in
+        try await withRawClient(.init(requestLogKeepsSecrets: true)) { emulator, client in
             try await sendSecrets(client)
             let sign = try #require(emulator.receivedRequests.first { $0.path.hasSuffix("/sign/") })
             #expect(sign.text == signBody)

@@ -3,12 +3,8 @@ import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
-
-/// One seed (keys made once) shared by every emulator of this test target.
-let sharedSeed: EmulatorSeed = {
-    do { return try EmulatorSeed.standard() } catch { fatalError("cannot build the emulator seed: \(error)") }
-}()
 
 /// A raw HTTP client for hostile requests: the package's transport, no FMP client in between.
 struct RawClient {
@@ -62,15 +58,12 @@ struct RawClient {
     }
 }
 
-/// Starts an emulator on an ephemeral loopback port for the duration of `body`.
-func withEmulator<R>(
+/// Starts an emulator on an ephemeral loopback port for the duration of `body`, with a raw client of it.
+func withRawClient<R>(
     _ configuration: DSSEmulator.Configuration = .init(),
     _ body: (DSSEmulator, RawClient) async throws -> R
 ) async throws -> R {
-    let emulator = try DSSEmulator(configuration: configuration, seed: sharedSeed)
-    let url = try emulator.start()
-    defer { emulator.stop() }
-    return try await body(emulator, RawClient(base: url))
+    try await withEmulator(configuration) { emulator, url in try await body(emulator, RawClient(base: url)) }
 }
 
 let dss = "/api/v1/dss/Leonid_environment/Leonid_project"

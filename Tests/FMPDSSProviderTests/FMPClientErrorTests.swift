@@ -3,6 +3,7 @@ import DSSEmulator
 import FMPDSSProvider
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 @Suite("FMPClient: every error path over real HTTP")
@@ -12,7 +13,7 @@ struct FMPClientErrorTests {
         arguments: ["status-500", "malformed-json", "drop"]
     )
     func signFaults(fault: String) async throws {
-        try await withEmulator(faults: true) { emulator, url in
+        try await withEmulator(.init(faultsEnabled: true)) { emulator, url in
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
             let client = FMPClient(
@@ -30,7 +31,7 @@ struct FMPClientErrorTests {
         "a sign that outlives the timeout → .timeout before the server answers; not resent, and the server still signs once"
     )
     func signTimeout() async throws {
-        try await withEmulator(faults: true) { emulator, url in
+        try await withEmulator(.init(faultsEnabled: true)) { emulator, url in
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
             let client = FMPClient(
@@ -65,7 +66,7 @@ struct FMPClientErrorTests {
 
     @Test("a GET that meets dropped connections is retried by the policy, then fails with .network")
     func signsDropRetried() async throws {
-        try await withEmulator(faults: true) { emulator, url in
+        try await withEmulator(.init(faultsEnabled: true)) { emulator, url in
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
             let policy = RetryPolicy(maxAttempts: 3, initialBackoff: 0.01)
@@ -85,7 +86,7 @@ struct FMPClientErrorTests {
 
     @Test("signs with malformed JSON → .network; with status 500 → .network carrying the server's code")
     func signsFaults() async throws {
-        try await withEmulator(faults: true) { _, url in
+        try await withEmulator(.init(faultsEnabled: true)) { _, url in
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
             for fault in ["malformed-json", "status-500"] {

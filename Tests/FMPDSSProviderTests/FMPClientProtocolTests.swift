@@ -3,13 +3,14 @@ import DSSEmulator
 import FMPDSSProvider
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 @Suite("FMPClient: what goes over the wire, tokens, sessions")
 struct FMPClientProtocolTests {
     @Test("auth sends the seed's form fields; sign sends exactly the documented JSON with bearer and device headers")
     func exactRequests() async throws {
-        try await withEmulator(keepSecrets: true) { emulator, url in
+        try await withEmulator(.init(requestLogKeepsSecrets: true)) { emulator, url in
             let client = try await loggedInClient(url)
             _ = try await client.sign(
                 resource: StandardSeed.resource,
@@ -75,7 +76,7 @@ struct FMPClientProtocolTests {
 
     @Test("still 401 after refresh and re-login → .authenticationFailed, and nothing more is sent")
     func persistentExpiry() async throws {
-        try await withEmulator(faults: true) { emulator, url in
+        try await withEmulator(.init(faultsEnabled: true)) { emulator, url in
             let client = try await loggedInClient(url, headers: [(DSSEmulator.Fault.headerName, "expired-token")])
             emulator.clearReceivedRequests()
             await expectError(.authenticationFailed) { try await client.signs() }

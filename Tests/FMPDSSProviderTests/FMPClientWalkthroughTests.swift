@@ -3,6 +3,7 @@ import DSSEmulator
 import FMPDSSProvider
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 @Suite("FMPClient: the HHFWDss walk-through over real loopback HTTP")

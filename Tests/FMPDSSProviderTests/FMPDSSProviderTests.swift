@@ -3,6 +3,7 @@ import DSSEmulator
 import FMPDSSProvider
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 @Suite("FMPDSSProvider: the SAP contract over the FMP DSS API")
@@ -84,8 +85,8 @@ struct FMPDSSProviderTests {
     func parameterChecks() async throws {
         try await withEmulator { _, url in
             let provider = FMPDSSProvider()
-            await expectError(.invalidParameter) { try provider.setParameters(["colour": .string("red")]) }
-            await expectError(.invalidParameter) {
+            expectError(.invalidParameter) { try provider.setParameters(["colour": .string("red")]) }
+            expectError(.invalidParameter) {
                 try provider.setParameters([FMPDSSProvider.ParameterKey.certificateID: .string("twelve")])
             }
             #expect(provider.parameters.isEmpty)

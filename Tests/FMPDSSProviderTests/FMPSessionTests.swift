@@ -5,6 +5,7 @@ import FMPDSSProvider
 import Foundation
 import RemoteSigning
 import Synchronization
+import TestSupport
 import Testing
 
 /// Issue 12 items 2–4: the provider owns its session, in a file other processes share.

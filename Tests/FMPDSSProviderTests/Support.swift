@@ -4,28 +4,8 @@ import DSSEmulator
 import FMPDSSProvider
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
-
-/// One seed (keys made once) shared by every emulator of this test target.
-let sharedSeed: EmulatorSeed = {
-    do { return try EmulatorSeed.standard() } catch { fatalError("cannot build the emulator seed: \(error)") }
-}()
-
-/// Starts an emulator on an ephemeral loopback port for the duration of `body`.
-/// `keepSecrets` makes the request log keep passwords and PINs (for tests of the exact wire bytes).
-func withEmulator<R>(
-    faults: Bool = false,
-    keepSecrets: Bool = false,
-    _ body: (DSSEmulator, URL) async throws -> R
-) async throws -> R {
-    let emulator = try DSSEmulator(
-        configuration: .init(faultsEnabled: faults, requestLogKeepsSecrets: keepSecrets),
-        seed: sharedSeed
-    )
-    let url = try emulator.start()
-    defer { emulator.stop() }
-    return try await body(emulator, url)
-}
 
 /// A client configured for the standard seed.
 func makeClient(
@@ -86,40 +66,11 @@ func routeLog(_ emulator: DSSEmulator) -> [String] {
     }
 }
 
-/// Expects a `CertificateProviderError` with `code`.
-@discardableResult
-func expectError<R>(
-    _ code: CertificateProviderError.Code,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () async throws -> R
-) async -> CertificateProviderError? {
-    do {
-        _ = try await body()
-        Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as CertificateProviderError {
-        #expect(error.code == code, "got \(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected CertificateProviderError \(code), got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
-}
-
 /// Verifies an attached CAdES with `openssl cms -verify -binary -cades` against the emulator's CA;
 /// returns the content.
 func opensslVerify(_ cms: [UInt8], emulator: DSSEmulator) throws -> String {
-    let directory = try TemporaryDirectory()
-    let signature = try directory.write("signature.der", cms)
-    let ca = try directory.write("ca.pem", text: emulator.certificateAuthorityPEM)
-    let output = directory.path("content.txt")
-    let result = try ExternalTool.run(
-        "openssl",
-        [
-            "cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", signature,
-            "-CAfile", ca, "-purpose", "any", "-out", output,
-        ]
-    )
+    let ca = try Certificate(pemEncoded: emulator.certificateAuthorityPEM)
+    let result = try OpenSSLCMS.verify(cms, trust: [ca], cades: true, anyPurpose: true)
     #expect(result.succeeded, "openssl cms -verify failed: \(result.errorOutput)")
-    return String(decoding: try directory.read("content.txt"), as: UTF8.self)
+    return String(decoding: result.content, as: UTF8.self)
 }

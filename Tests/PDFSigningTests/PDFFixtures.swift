@@ -119,4 +119,132 @@ enum PDFFixtures {
         let result = try ExternalTool.run("python3", ["-c", script, input, output])
         try #require(result.status == 0, "pyHanko writer: \(result.errorOutput)")
     }
+
+    /// pyHanko's judgement of every signature and its signature timestamp, with `root` trusted for
+    /// signers and `timestampRoot` for timestamps: `field: SUMMARY | ts INTACT VALID TRUSTED TIME`.
+    static func pyhankoValidateTimestamped(
+        _ path: String,
+        root: Certificate,
+        timestampRoot: Certificate,
+        in directory: TemporaryDirectory
+    ) throws -> [String] {
+        let ca = try directory.write("pyhanko-ca-\(UUID().uuidString).pem", text: root.pemRepresentation)
+        let tsa = try directory.write("pyhanko-tsa-\(UUID().uuidString).pem", text: timestampRoot.pemRepresentation)
+        let script = """
+            import sys
+            from pyhanko.keys import load_cert_from_pemder
+            from pyhanko.pdf_utils.reader import PdfFileReader
+            from pyhanko.sign.validation import validate_pdf_signature
+            from pyhanko_certvalidator import ValidationContext
+            vc = ValidationContext(trust_roots=[load_cert_from_pemder(sys.argv[1])])
+            tsvc = ValidationContext(trust_roots=[load_cert_from_pemder(sys.argv[2])])
+            with open(sys.argv[3], 'rb') as f:
+                reader = PdfFileReader(f)
+                for sig in reader.embedded_signatures:
+                    status = validate_pdf_signature(sig, vc, ts_validation_context=tsvc)
+                    ts = status.timestamp_validity
+                    verdict = 'none' if ts is None else f"{ts.intact} {ts.valid} {ts.trusted} {ts.timestamp.isoformat()}"
+                    print(f"{sig.field_name}: {status.summary()} | ts {verdict}")
+            """
+        let result = try ExternalTool.run("python3", ["-c", script, ca, tsa, path])
+        try #require(result.status == 0, "pyHanko: \(result.errorOutput)")
+        return result.output.split(separator: "\n").map(String.init)
+    }
+
+    /// Writes the first signature's signature value and its signature timestamp token (DER) out
+    /// of the PDF with pyHanko's reader; false when it has no token.
+    static func extractTimestamp(_ path: String, value: String, token: String) throws -> Bool {
+        let script = """
+            import sys
+            from pyhanko.pdf_utils.reader import PdfFileReader
+            with open(sys.argv[1], 'rb') as f:
+                sig = PdfFileReader(f).embedded_signatures[0]
+                info = sig.signer_info
+                open(sys.argv[2], 'wb').write(info['signature'].native)
+                attrs = info['unsigned_attrs'].native and info['unsigned_attrs'] or []
+                tokens = [a for a in attrs if a['type'].native == 'signature_time_stamp_token']
+                if tokens:
+                    open(sys.argv[3], 'wb').write(tokens[0]['values'][0].dump())
+                print(len(tokens))
+            """
+        let result = try ExternalTool.run("python3", ["-c", script, path, value, token])
+        try #require(result.status == 0, "pyHanko reader: \(result.errorOutput)")
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+    }
+
+    /// Writes a PDF with an interactive form holding one empty text field `Name` (widget on the
+    /// first page) into `directory`, rewritten by qpdf in `variant`'s layout; returns its path.
+    static func makeForm(_ variant: Variant, in directory: TemporaryDirectory) throws -> String {
+        let base = try make(variant, in: directory, name: "form-base-\(variant).pdf")
+        let script = """
+            import sys
+            from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+            from pyhanko.pdf_utils.generic import (DictionaryObject, NameObject, ArrayObject, NumberObject,
+                                                   pdf_string)
+            with open(sys.argv[1], 'rb') as f, open(sys.argv[2], 'wb') as out:
+                writer = IncrementalPdfFileWriter(f)
+                page_ref = writer.find_page_for_modification(0)[0]
+                page = page_ref.get_object()
+                field = writer.add_object(DictionaryObject({
+                    NameObject('/Type'): NameObject('/Annot'), NameObject('/Subtype'): NameObject('/Widget'),
+                    NameObject('/FT'): NameObject('/Tx'), NameObject('/T'): pdf_string('Name'),
+                    NameObject('/Rect'): ArrayObject([NumberObject(72), NumberObject(600), NumberObject(300),
+                                                      NumberObject(630)]),
+                    NameObject('/P'): page_ref,
+                }))
+                page[NameObject('/Annots')] = ArrayObject([field])
+                writer.update_container(page)
+                writer.root[NameObject('/AcroForm')] = DictionaryObject({NameObject('/Fields'): ArrayObject([field])})
+                writer.update_root()
+                writer.write(out)
+            """
+        let staged = directory.path("form-staged-\(variant).pdf")
+        let written = try ExternalTool.run("python3", ["-c", script, base, staged])
+        try #require(written.status == 0, "pyHanko writer: \(written.errorOutput)")
+        // One revision again: qpdf rewrites the whole file in the variant's layout.
+        let path = directory.path("form-\(variant).pdf")
+        let result = try ExternalTool.run("qpdf", variant.qpdfArguments + [staged, path])
+        try #require(result.status == 0, "qpdf: \(result.errorOutput)")
+        return path
+    }
+
+    /// Appends an unsigned revision that fills the text field `Name` (its `/V`) with pyHanko's writer.
+    static func fillNameField(_ input: String, output: String) throws {
+        let script = """
+            import sys
+            from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+            from pyhanko.pdf_utils.generic import pdf_string, NameObject
+            with open(sys.argv[1], 'rb') as f, open(sys.argv[2], 'wb') as out:
+                writer = IncrementalPdfFileWriter(f)
+                for ref in writer.root['/AcroForm']['/Fields']:
+                    field = ref.get_object()
+                    if field.get('/T') == 'Name':
+                        field[NameObject('/V')] = pdf_string('Ivan Ivanov')
+                        writer.mark_update(ref)
+                writer.write(out)
+            """
+        let result = try ExternalTool.run("python3", ["-c", script, input, output])
+        try #require(result.status == 0, "pyHanko writer: \(result.errorOutput)")
+    }
+
+    /// Appends an unsigned revision that replaces the first page's content stream.
+    static func changePageContent(_ input: String, output: String) throws {
+        let script = """
+            import sys
+            from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+            from pyhanko.pdf_utils.generic import StreamObject, NameObject
+            with open(sys.argv[1], 'rb') as f, open(sys.argv[2], 'wb') as out:
+                writer = IncrementalPdfFileWriter(f)
+                page_ref = writer.find_page_for_modification(0)[0]
+                page = page_ref.get_object()
+                contents = page.raw_get('/Contents')
+                stream = contents.get_object()
+                stream._data = b'BT /F1 24 Tf 72 720 Td (Page 1 of a CHANGED contract) Tj ET'
+                stream._encoded_data = None
+                writer.mark_update(contents)
+                writer.write(out)
+            """
+        let result = try ExternalTool.run("python3", ["-c", script, input, output])
+        try #require(result.status == 0, "pyHanko writer: \(result.errorOutput)")
+    }
 }

@@ -29,7 +29,8 @@ struct PDFSignatureVerifierTests {
         #expect(report.signatures.map(\.field) == ["Signature1", "Signature2"])
         #expect(report.signatures.map(\.revision) == [2, 3])
         #expect(report.signatures.map(\.coversWholeFile) == [false, true])
-        #expect(report.signatures.map(\.laterChanges) == [.signed, .none])
+        #expect(report.signatures.map(\.laterChanges) == [.signatures, .none])
+        #expect(report.signatures.allSatisfy { $0.laterRevisionsSigned })
         #expect(report.signatures.map(\.subFilter) == ["ETSI.CAdES.detached", "ETSI.CAdES.detached"])
         #expect(report.signatures[0].reason == "Автор")
         #expect(report.signatures[0].verification.signerCertificate == pki.rsa.certificate)
@@ -86,7 +87,10 @@ struct PDFSignatureVerifierTests {
         let signature = try #require(report.signatures.first)
         #expect(signature.verification.isValid)
         #expect(signature.coversWholeFile == false)
-        #expect(signature.laterChanges == .unsigned)
+        // The later revision changes the catalog's /Lang: another change, and no signature covers it.
+        #expect(signature.laterChanges == .other)
+        #expect(signature.laterChangesDetail?.contains("/Lang") == true, "\(signature.laterChangesDetail ?? "")")
+        #expect(!signature.laterRevisionsSigned)
         #expect(report.hasUnsignedChanges)
         #expect(report.revisionCount == signature.revision + 1)
     }

@@ -3,22 +3,8 @@ import CertificateProvidersTesting
 import Foundation
 import PDFSigning
 import Signing
+import TestSupport
 import Testing
-
-/// A real key that is not a `LocalSigningKey`, as a remote or HSM key: PAdES must work with it.
-struct ForwardingSigningKey: SigningKey {
-    let inner: LocalSigningKey
-    var publicKeyAlgorithm: PublicKeyAlgorithm { inner.publicKeyAlgorithm }
-    var keySize: Int { inner.keySize }
-    var publicKeyDERRepresentation: [UInt8] { inner.publicKeyDERRepresentation }
-    func signature(
-        forDigest digest: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) async throws -> [UInt8] {
-        try await inner.signature(forDigest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
-    }
-}
 
 /// A root, an intermediate and leaves under it (RSA and EC), shared by a suite.
 struct PDFPKI: Sendable {
@@ -26,7 +12,7 @@ struct PDFPKI: Sendable {
     let rsa: SigningIdentity
     let ec: SigningIdentity
 
-    init() throws {
+    private init(making: Void) throws {
         pki = try TestPKI(rootSubject: "CN=PDF Test Root,O=swift-certificate-providers")
         let intermediate = try pki.issueIntermediate(subject: "CN=PDF Test Issuing CA,O=swift-certificate-providers")
         rsa = try pki.issueLeaf(subject: "CN=Иванов Иван,O=ООО Ромашка", keyType: .rsa2048, issuer: intermediate)
@@ -35,14 +21,11 @@ struct PDFPKI: Sendable {
 
     var root: Certificate { pki.root.certificate }
 
-    static func external(_ identity: SigningIdentity) throws -> SigningIdentity {
-        let local = try #require(identity.key as? LocalSigningKey)
-        return SigningIdentity(
-            certificate: identity.certificate,
-            chain: identity.chain,
-            key: ForwardingSigningKey(inner: local)
-        )
-    }
+    private static let shared = Result { try PDFPKI(making: ()) }
+    /// The PKI every PDF suite shares (keys made once per process).
+    init() throws { self = try Self.shared.get() }
+
+    static func external(_ identity: SigningIdentity) throws -> SigningIdentity { try withExternalKey(identity) }
 }
 
 @Suite("PDFSigner: PAdES B-B that pyHanko, pdfsig and qpdf accept")

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS11Provider
+import TestSupport
 import Testing
 
 /// Helpers shared by the PKCS#11 suites.
@@ -42,12 +43,11 @@ enum PKCS11Testing {
         let fixture = try SoftHSMFixture.shared()
         let signaturePath = try directory.write("signature-\(UUID().uuidString).p7s", signature)
         let contentPath = try directory.write("content-\(UUID().uuidString).txt", content)
-        return try ExternalTool.run(
-            "openssl",
-            [
-                "cms", "-verify", "-binary", "-inform", "DER", "-in", signaturePath, "-content", contentPath,
-                "-CAfile", fixture.caPath, "-purpose", "any", "-out", "/dev/null",
-            ]
+        return try OpenSSLCMS.verify(
+            signatureFile: signaturePath,
+            contentFile: contentPath,
+            caFile: fixture.caPath,
+            anyPurpose: true
         )
     }
 

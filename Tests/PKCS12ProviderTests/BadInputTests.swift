@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
+import TestSupport
 import Testing
 
 /// Damaged and foreign inputs: every one gives a typed error and none crashes.
@@ -25,7 +26,7 @@ struct BadInputTests {
     func truncated(offset: Int) {
         let bytes = Self.fixture.bytes
         let cut = offset >= 0 ? Array(bytes.prefix(offset)) : Array(bytes.dropLast(-offset))
-        Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: cut, password: Secret("fixture")) }
+        expectError(.malformedInput) { _ = try PKCS12File(data: cut, password: Secret("fixture")) }
     }
 
     @Test("single bit flips with the right password: never a wrong-password error, never a different identity")
@@ -76,7 +77,7 @@ struct BadInputTests {
         for index in stride(from: 1, to: bytes.count, by: 11) {
             var damaged = bytes
             damaged[index] ^= 0x10
-            Fixtures.expectErrorIn([.wrongPassword, .malformedInput, .unsupportedAlgorithm]) {
+            expectError(oneOf: [.wrongPassword, .malformedInput, .unsupportedAlgorithm]) {
                 _ = try PKCS12File(data: damaged, password: Secret("wrong"))
             }
         }
@@ -87,26 +88,26 @@ struct BadInputTests {
         var generator = SystemRandomNumberGenerator()
         let random = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for input in [[UInt8](repeating: 0, count: 4096), random, [0x30], [0x30, 0x80], Array("hello, world\n".utf8)] {
-            Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: input, password: Secret("x")) }
-            Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: input, password: nil) }
+            expectError(.malformedInput) { _ = try PKCS12File(data: input, password: Secret("x")) }
+            expectError(.malformedInput) { _ = try PKCS12File(data: input, password: nil) }
         }
         // Random bytes that start like a DER SEQUENCE.
         for length in [16, 300, 3000] {
             let sequence = [0x30, 0x82, UInt8(length >> 8), UInt8(length & 0xFF)] + random.prefix(length)
-            Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: sequence, password: Secret("x")) }
+            expectError(.malformedInput) { _ = try PKCS12File(data: sequence, password: Secret("x")) }
         }
     }
 
     @Test("a DER certificate and a PEM file are named as what they are")
     func otherFormats() throws {
         let identity = Self.fixture.identity
-        let der = Fixtures.expectError(.malformedInput) {
+        let der = expectError(.malformedInput) {
             _ = try PKCS12File(data: identity.certificate.derRepresentation, password: nil)
         }
         #expect(der?.reason.contains("DER X.509 certificate") == true)
         let key = try #require(identity.key as? LocalSigningKey)
         let pem = identity.certificate.pemRepresentation + (try key.pemRepresentation(password: nil))
-        let pemError = Fixtures.expectError(.malformedInput) {
+        let pemError = expectError(.malformedInput) {
             _ = try PKCS12File(data: Array(pem.utf8), password: nil)
         }
         #expect(pemError?.reason.contains("PEM") == true)
@@ -114,7 +115,7 @@ struct BadInputTests {
         let dumped =
             "Bag Attributes\n    localKeyID: 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F 10 11 12 13 14\n    friendlyName: signer\n"
             + "subject=CN = Bad Input Fixture\nissuer=CN = PKCS12 Test Root, O = swift-certificate-providers\n" + pem
-        let dumpedError = Fixtures.expectError(.malformedInput) {
+        let dumpedError = expectError(.malformedInput) {
             _ = try PKCS12File(data: Array(dumped.utf8), password: nil)
         }
         #expect(dumpedError?.reason.contains("PEM") == true)
@@ -129,12 +130,12 @@ struct BadInputTests {
         try handle.write(contentsOf: Data(Self.fixture.bytes))
         try handle.truncate(atOffset: 50 * 1_048_576)  // sparse: 50 MB on the file system, no time to write
         try handle.close()
-        let error = Fixtures.expectError(.malformedInput) {
+        let error = expectError(.malformedInput) {
             _ = try PKCS12File(contentsOf: path, password: Secret("fixture"))
         }
         #expect(error?.reason.contains("50 MiB") == true)
         let bytes = Self.fixture.bytes + [UInt8](repeating: 0, count: 50 * 1_048_576)
-        Fixtures.expectError(.malformedInput) { _ = try PKCS12File(data: bytes, password: Secret("fixture")) }
+        expectError(.malformedInput) { _ = try PKCS12File(data: bytes, password: Secret("fixture")) }
     }
 
     @Test("a hostile iteration count (2^31 - 1) is refused before any key derivation runs")
@@ -157,7 +158,7 @@ struct BadInputTests {
         let length = (Int(bytes[2]) << 8 | Int(bytes[3])) + 3
         bytes[2] = UInt8(length >> 8)
         bytes[3] = UInt8(length & 0xFF)
-        let error = Fixtures.expectError(.malformedInput) {
+        let error = expectError(.malformedInput) {
             _ = try PKCS12File(data: bytes, password: Secret("fixture"))
         }
         #expect(error?.reason.contains("2147483647") == true, "\(String(describing: error))")
@@ -166,10 +167,10 @@ struct BadInputTests {
     @Test("missing file and directory → .fileSystem")
     func notAFile() throws {
         let directory = try TemporaryDirectory()
-        Fixtures.expectError(.fileSystem) {
+        expectError(.fileSystem) {
             _ = try PKCS12File(contentsOf: directory.path("absent.p12"), password: nil)
         }
-        Fixtures.expectError(.fileSystem) { _ = try PKCS12File(contentsOf: directory.url.path, password: nil) }
+        expectError(.fileSystem) { _ = try PKCS12File(contentsOf: directory.url.path, password: nil) }
     }
 
     @Test("the MAC detects a change even where decryption succeeds (.malformedInput, not .wrongPassword)")
@@ -177,28 +178,10 @@ struct BadInputTests {
         var bytes = Self.fixture.bytes
         // The MAC value is the last OCTET STRING near the end; flip a bit in it.
         bytes[bytes.count - 30] ^= 0x01
-        let error = Fixtures.expectError(.malformedInput) {
+        let error = expectError(.malformedInput) {
             _ = try PKCS12File(data: bytes, password: Secret("fixture"))
         }
         #expect(error?.reason.contains("integrity") == true)
-        Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("other")) }
-    }
-}
-
-extension Fixtures {
-    /// Expects a `CertificateProviderError` whose code is one of `codes`.
-    static func expectErrorIn(
-        _ codes: Set<CertificateProviderError.Code>,
-        sourceLocation: SourceLocation = #_sourceLocation,
-        _ body: () throws -> Void
-    ) {
-        do {
-            try body()
-            Issue.record("expected one of \(codes), but it succeeded", sourceLocation: sourceLocation)
-        } catch let error as CertificateProviderError {
-            #expect(codes.contains(error.code), "got \(error)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("expected one of \(codes), got \(error)", sourceLocation: sourceLocation)
-        }
+        expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("other")) }
     }
 }

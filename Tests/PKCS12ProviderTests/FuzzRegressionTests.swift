@@ -1,6 +1,7 @@
 import CertificateProviders
 import Foundation
 import PKCS12Provider
+import TestSupport
 import Testing
 
 /// Inputs `make fuzz` (Tests/Fuzz) found or that were made while building it; each is also in the
@@ -23,7 +24,7 @@ struct FuzzRegressionTests {
     )
     func iterationLimit(password: String) throws {
         let bytes = try Self.regression("pkcs12-right-password", "iterations-9999999-each.p12")
-        let error = Fixtures.expectError(.malformedInput) {
+        let error = expectError(.malformedInput) {
             _ = try PKCS12File(data: bytes, password: Secret(password))
         }
         #expect(
@@ -41,7 +42,7 @@ struct FuzzRegressionTests {
     )
     func iterationTotal(password: String) throws {
         let bytes = try Self.regression("pkcs12-right-password", "iterations-2999999-each.p12")
-        let error = Fixtures.expectError(.malformedInput) {
+        let error = expectError(.malformedInput) {
             _ = try PKCS12File(data: bytes, password: Secret(password))
         }
         #expect(

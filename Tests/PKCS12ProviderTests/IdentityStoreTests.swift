@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
+import TestSupport
 import Testing
 
 @Suite("PKCS#12 identity store")
@@ -35,10 +36,10 @@ struct IdentityStoreTests {
         #expect(identity.chain == original.chain)
         if Fixtures.hasOpenSSL { try await Fixtures.signAndVerifyWithOpenSSL(identity) }
 
-        Fixtures.expectError(.wrongPassword) { _ = try store.identity(alias: alias, password: Secret("wrong")) }
-        Fixtures.expectError(.passwordRequired) { _ = try store.identity(alias: alias, password: nil) }
-        Fixtures.expectError(.notStored) { _ = try store.identity(alias: "absent", password: Secret("x")) }
-        Fixtures.expectError(.alreadyExists) {
+        expectError(.wrongPassword) { _ = try store.identity(alias: alias, password: Secret("wrong")) }
+        expectError(.passwordRequired) { _ = try store.identity(alias: alias, password: nil) }
+        expectError(.notStored) { _ = try store.identity(alias: "absent", password: Secret("x")) }
+        expectError(.alreadyExists) {
             try store.import(original, alias: alias, storePassword: Secret("x-long-enough"), options: Self.fast)
         }
 
@@ -55,7 +56,7 @@ struct IdentityStoreTests {
                 environment: ["P": "export-pw"]
             )
         }
-        Fixtures.expectError(.alreadyExists) {
+        expectError(.alreadyExists) {
             try store.export(
                 alias: alias,
                 password: Secret("хранилище"),
@@ -105,7 +106,7 @@ struct IdentityStoreTests {
         let store = PKCS12IdentityStore(directory: directory.url.appendingPathComponent("store"))
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Empty File Password")
         let bytes = try Fixtures.opensslExport(original, password: nil, in: directory)
-        Fixtures.expectError(.passwordRequired) { try store.import(pkcs12Data: bytes, password: nil, alias: "empty") }
+        expectError(.passwordRequired) { try store.import(pkcs12Data: bytes, password: nil, alias: "empty") }
         #expect(try store.list().isEmpty)
         let imported = try store.import(
             pkcs12Data: bytes,
@@ -117,7 +118,7 @@ struct IdentityStoreTests {
         try await Fixtures.signAndVerifyWithOpenSSL(
             try store.identity(alias: "empty", password: Secret("now protected"))
         )
-        Fixtures.expectError(.wrongPassword) { _ = try store.identity(alias: "empty", password: Secret("")) }
+        expectError(.wrongPassword) { _ = try store.identity(alias: "empty", password: Secret("")) }
     }
 
     @Test("modes: directories 0700, files 0600")
@@ -175,7 +176,7 @@ struct IdentityStoreTests {
         let directory = try TemporaryDirectory()
         let store = PKCS12IdentityStore(directory: directory.url)
         let identity = try Fixtures.pki.issueLeaf(subject: "CN=Alias")
-        Fixtures.expectError(.invalidParameter) {
+        expectError(.invalidParameter) {
             try store.import(identity, alias: alias, storePassword: Secret("pw-store-1"), options: Self.fast)
         }
         #expect(!FileManager.default.fileExists(atPath: directory.path("identities/b")))
@@ -275,11 +276,11 @@ struct IdentityStoreTests {
         let p12 = directory.path("identities/damaged/identity.p12")
         let bytes = try directory.read("identities/damaged/identity.p12")
         try Data(bytes.prefix(200)).write(to: URL(fileURLWithPath: p12))
-        Fixtures.expectError(.storeCorrupted) {
+        expectError(.storeCorrupted) {
             _ = try store.identity(alias: "damaged", password: Secret("pw-store-1"))
         }
         try Data("not json".utf8).write(to: URL(fileURLWithPath: directory.path("identities/damaged/metadata.json")))
-        Fixtures.expectError(.storeCorrupted) { _ = try store.metadata(alias: "damaged") }
+        expectError(.storeCorrupted) { _ = try store.metadata(alias: "damaged") }
         #expect(try store.list().isEmpty)
     }
 

@@ -3,6 +3,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
+import TestSupport
 import Testing
 
 /// Files written at test time by openssl, keytool and Python `cryptography`, opened and used to sign;
@@ -46,7 +47,7 @@ struct InteropTests {
         let identity = try file.identity()
         #expect(identity.key.publicKeyAlgorithm == .ecP256)
         try await Fixtures.signAndVerifyWithOpenSSL(identity)
-        Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("wrong")) }
+        expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("wrong")) }
     }
 
     @Test(
@@ -96,8 +97,8 @@ struct InteropTests {
         #expect(file.protection.macAlgorithm == nil)
         #expect(!file.protection.isMACVerified)
         try await Fixtures.signAndVerifyWithOpenSSL(try file.identity())
-        Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("wrong")) }
-        Fixtures.expectError(.passwordRequired) { _ = try PKCS12File(data: bytes, password: nil) }
+        expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("wrong")) }
+        expectError(.passwordRequired) { _ = try PKCS12File(data: bytes, password: nil) }
     }
 
     @Test(
@@ -131,7 +132,7 @@ struct InteropTests {
         let withNone = try PKCS12File(data: bytes, password: nil)
         #expect(withEmpty.protection.isMACVerified && withNone.protection.isMACVerified)
         try await Fixtures.signAndVerifyWithOpenSSL(try withNone.identity())
-        Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("not empty")) }
+        expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("not empty")) }
     }
 
     @Test(
@@ -152,7 +153,7 @@ struct InteropTests {
             #expect(file.protection.isMACVerified)
             try await Fixtures.signAndVerifyWithOpenSSL(try file.identity())
         }
-        Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("x")) }
+        expectError(.wrongPassword) { _ = try PKCS12File(data: bytes, password: Secret("x")) }
     }
 
     @Test(
@@ -167,7 +168,7 @@ struct InteropTests {
         try await Fixtures.signAndVerifyWithOpenSSL(try PKCS12File(data: bytes, password: Secret(password)).identity())
         let modern = try Fixtures.opensslExport(original, password: password, in: directory)
         try await Fixtures.signAndVerifyWithOpenSSL(try PKCS12File(data: modern, password: Secret(password)).identity())
-        Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(data: modern, password: Secret("пароль-ёж-123")) }
+        expectError(.wrongPassword) { _ = try PKCS12File(data: modern, password: Secret("пароль-ёж-123")) }
     }
 
     @Test(
@@ -202,7 +203,7 @@ struct InteropTests {
         let bytes = try Fixtures.opensslExport(original, password: "pw", arguments: ["-nokeys"], in: directory)
         let file = try PKCS12File(data: bytes, password: Secret("pw"))
         #expect(file.keys.isEmpty && file.certificates.count == 2)
-        Fixtures.expectError(.noPrivateKey) { _ = try file.identity() }
+        expectError(.noPrivateKey) { _ = try file.identity() }
     }
 
     @Test(
@@ -226,7 +227,7 @@ struct InteropTests {
         )
         let file = try PKCS12File(data: try directory.read("mismatch.p12"), password: Secret("pw"))
         #expect(file.keys.count == 1 && file.keys[0].certificate == nil)
-        let error = Fixtures.expectError(.keyCertificateMismatch) { _ = try file.identity() }
+        let error = expectError(.keyCertificateMismatch) { _ = try file.identity() }
         #expect(error?.reason.contains("CN=Stranger") == true)
     }
 
@@ -276,7 +277,7 @@ struct InteropTests {
             index += 1
         }
         #expect(patched >= 1)
-        let error = Fixtures.expectError(.unsupportedAlgorithm) {
+        let error = expectError(.unsupportedAlgorithm) {
             _ = try PKCS12File(data: bytes, password: Secret("pw"))
         }
         #expect(error?.reason.contains("2.16.840.1.101.3.4.1.99") == true, "\(String(describing: error))")
@@ -290,7 +291,7 @@ struct InteropTests {
             found += 1
         }
         #expect(found >= 1)
-        let schemeError = Fixtures.expectError(.unsupportedAlgorithm) {
+        let schemeError = expectError(.unsupportedAlgorithm) {
             _ = try PKCS12File(data: scheme, password: Secret("pw"))
         }
         #expect(schemeError?.reason.contains("1.2.840.113549.1.5.127") == true, "\(String(describing: schemeError))")
@@ -335,7 +336,7 @@ struct InteropTests {
         }
         let identity = try file.identity(alias: "Подписант")
         try await Fixtures.signAndVerifyWithOpenSSL(identity)
-        Fixtures.expectError(.wrongPassword) { _ = try PKCS12File(contentsOf: store, password: Secret("wrong")) }
+        expectError(.wrongPassword) { _ = try PKCS12File(contentsOf: store, password: Secret("wrong")) }
     }
 
     @Test(
@@ -390,9 +391,9 @@ struct InteropTests {
         }
         let file = try PKCS12File(contentsOf: store, password: Secret("two-keys"))
         #expect(Set(file.aliases) == ["first", "second"])
-        let error = Fixtures.expectError(.invalidParameter) { _ = try file.identity() }
+        let error = expectError(.invalidParameter) { _ = try file.identity() }
         #expect(error?.reason.contains("'first'") == true && error?.reason.contains("'second'") == true)
-        Fixtures.expectError(.invalidParameter) { _ = try file.identity(alias: "third") }
+        expectError(.invalidParameter) { _ = try file.identity(alias: "third") }
         let second = try file.identity(alias: "second")
         #expect(second.certificate.subject == "CN=second")
         try await Fixtures.signAndVerifyWithOpenSSL(second)
@@ -444,7 +445,7 @@ struct InteropTests {
         let identity = try file.identity()
         #expect(identity.chain == [intermediate.certificate, Fixtures.pki.root.certificate])
         try await Fixtures.signAndVerifyWithOpenSSL(identity)
-        Fixtures.expectError(.wrongPassword) {
+        expectError(.wrongPassword) {
             _ = try PKCS12File(contentsOf: directory.path("py.p12"), password: Secret("пароль питона"))
         }
     }

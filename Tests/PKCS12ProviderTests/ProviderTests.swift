@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
+import TestSupport
 import Testing
 
 @Suite("PKCS12CertificateProvider (SAP contract)")
@@ -39,13 +40,24 @@ struct ProviderTests {
 
         let pkcs12 = try #require(provider as? PKCS12CertificateProvider)
         #expect(pkcs12.pkcs12OpenCount == 1)
-        for _ in 0..<20 {
+        for index in 0..<20 {
             let stored = try #require(try provider.storedCertificate())
             #expect(stored.certificate == original.certificate)
-            _ = try await stored.key.signature(
-                for: Array("doc".utf8),
+            let document = Array("doc \(index)".utf8)
+            let signature = try await stored.key.signature(
+                for: document,
                 digestAlgorithm: .sha256,
                 scheme: stored.key.defaultScheme
+            )
+            // Checked against the certificate imported (not the stored key): each is a real signature.
+            #expect(
+                original.certificate.isValidSignature(
+                    signature,
+                    forDigest: DigestAlgorithm.sha256.hash(document),
+                    digestAlgorithm: .sha256,
+                    scheme: stored.key.defaultScheme
+                ),
+                "signature \(index) does not verify"
             )
         }
         #expect(pkcs12.pkcs12OpenCount == 1, "signing many documents must not reopen the PKCS#12")
@@ -72,11 +84,11 @@ struct ProviderTests {
         ])
 
         let locked = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
-        Fixtures.expectError(.passwordRequired) { _ = try locked.storedCertificate() }
+        expectError(.passwordRequired) { _ = try locked.storedCertificate() }
         try locked.setParameters([
             .pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .secret(Secret("wrong")),
         ])
-        Fixtures.expectError(.wrongPassword) { _ = try locked.storedCertificate() }
+        expectError(.wrongPassword) { _ = try locked.storedCertificate() }
         #expect(locked.pkcs12OpenCount == 1)  // the failed attempt
         try locked.setParameters([
             .pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .string("store-pw-1"),
@@ -158,12 +170,12 @@ struct ProviderTests {
             parameters: [.pkcs12StorePasswordSource: .string("env:NOT_SET_ANYWHERE")],
             environment: environment
         )
-        Fixtures.expectError(.passwordRequired) { _ = try unset.storedCertificate() }
+        expectError(.passwordRequired) { _ = try unset.storedCertificate() }
         let missingFile = try PKCS12CertificateProvider(
             parameters: [.pkcs12StorePasswordSource: .string("file:\(directory.path("none"))")],
             environment: environment
         )
-        Fixtures.expectError(.fileSystem) { _ = try missingFile.storedCertificate() }
+        expectError(.fileSystem) { _ = try missingFile.storedCertificate() }
     }
 
     @Test("initialize maps file errors and stores nothing on failure")
@@ -247,7 +259,7 @@ struct ProviderTests {
     )
     func setParametersValidation(parameters: ProviderParameters, key: String) throws {
         let provider = try PKCS12CertificateProvider(parameters: [.pkcs12Alias: .string("kept")])
-        let error = Fixtures.expectError(.invalidParameter) { try provider.setParameters(parameters) }
+        let error = expectError(.invalidParameter) { try provider.setParameters(parameters) }
         #expect(error?.reason.contains("'\(key)'") == true, "\(String(describing: error))")
         #expect(provider.parameters == [.pkcs12Alias: .string("kept")])
     }

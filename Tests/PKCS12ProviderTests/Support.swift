@@ -102,23 +102,4 @@ enum Fixtures {
 
     /// The `pkcs12-store-tool` executable built next to the test bundle.
     static var storeToolPath: String { ExternalTool.builtProduct("pkcs12-store-tool") ?? "pkcs12-store-tool" }
-
-    /// Expects `body` to throw a `CertificateProviderError` with `code`; returns it.
-    @discardableResult
-    static func expectError(
-        _ code: CertificateProviderError.Code,
-        sourceLocation: SourceLocation = #_sourceLocation,
-        _ body: () throws -> Void
-    ) -> CertificateProviderError? {
-        do {
-            try body()
-            Issue.record("expected \(code), but it succeeded", sourceLocation: sourceLocation)
-        } catch let error as CertificateProviderError {
-            #expect(error.code == code, "expected \(code), got \(error)", sourceLocation: sourceLocation)
-            return error
-        } catch {
-            Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
-        }
-        return nil
-    }
 }

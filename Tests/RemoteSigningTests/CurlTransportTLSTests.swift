@@ -10,27 +10,10 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 private func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
-
-@discardableResult
-private func expectCode<R>(
-    _ code: CertificateProviderError.Code,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () async throws -> R
-) async -> CertificateProviderError? {
-    do {
-        _ = try await body()
-        Issue.record("expected \(code), the call succeeded", sourceLocation: sourceLocation)
-    } catch let error as CertificateProviderError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
-}
 
 /// Client-side PKI for the client-certificate tests: a client CA, an identity it issued (kept in a
 /// real PKCS#12 identity store), and an identity from another CA.
@@ -140,7 +123,7 @@ struct CurlTransportTLSTests {
     )
     func untrustedWithoutCAFile() async throws {
         try await withTLSEmulator { emulator, base, _ in
-            let error = await expectCode(.untrustedServerCertificate) {
+            let error = await expectError(.untrustedServerCertificate) {
                 try await CurlTransport().send(try notFoundRequest(base))
             }
             #expect(error?.reason.contains("CN=DSS Emulator") == true, "\(String(describing: error))")
@@ -149,7 +132,7 @@ struct CurlTransportTLSTests {
             // A CA file that does not hold the emulator's CA does not help either.
             let directory = try TemporaryDirectory()
             let other = try directory.write("other.pem", text: try TestPKI().root.certificate.pemRepresentation)
-            await expectCode(.untrustedServerCertificate) {
+            await expectError(.untrustedServerCertificate) {
                 try await CurlTransport(
                     configuration: .init(trustedCAFile: other, trustedCAFileReplacesSystemStore: true)
                 ).send(try notFoundRequest(base))
@@ -168,7 +151,7 @@ struct CurlTransportTLSTests {
         try await withTLSEmulator(serverIdentity: elsewhere) { emulator, base, _ in
             let directory = try TemporaryDirectory()
             let caFile = try directory.write("mismatch-ca.pem", text: pki.root.certificate.pemRepresentation)
-            let error = await expectCode(.serverHostnameMismatch) {
+            let error = await expectError(.serverHostnameMismatch) {
                 try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(try notFoundRequest(base))
             }
             #expect(error?.reason.contains("127.0.0.1") == true)
@@ -198,14 +181,14 @@ struct CurlTransportTLSTests {
             #expect(emulator.receivedRequests.count == 2)
             emulator.clearReceivedRequests()
 
-            let missing = await expectCode(.clientCertificateRejected) {
+            let missing = await expectError(.clientCertificateRejected) {
                 try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(try notFoundRequest(base))
             }
             #expect(
                 missing?.reason.contains("no client certificate was configured") == true,
                 "\(String(describing: missing))"
             )
-            let foreign = await expectCode(.clientCertificateRejected) {
+            let foreign = await expectError(.clientCertificateRejected) {
                 try await CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: client.stranger))
                     .send(try notFoundRequest(base))
             }
@@ -252,17 +235,17 @@ struct CurlTransportTLSTests {
             #expect(emulator.receivedRequests.count >= 4)
             // Wrong identity password → the store's .wrongPassword; no lookup → .invalidParameter;
             // with an app transport → .invalidParameter.
-            await expectCode(.wrongPassword) {
+            await expectError(.wrongPassword) {
                 try await fmp.initialize(options: [RemoteTLSParameters.clientIdentityPassword: .secret(Secret("nope"))])
             }
-            await expectCode(.invalidParameter) {
+            await expectError(.invalidParameter) {
                 try await FMPDSSProvider(parameters: fmp.parameters).initialize(options: [:])
             }
-            await expectCode(.invalidParameter) {
+            await expectError(.invalidParameter) {
                 try await CryptoProDSSProvider(parameters: cryptoPro.parameters, transport: CurlTransport()).initialize(
                     options: [:])
             }
-            await expectCode(.invalidParameter) {
+            expectError(.invalidParameter) {
                 try fmp.setParameters([RemoteTLSParameters.clientIdentity: .boolean(true)])
             }
         }
@@ -275,7 +258,7 @@ struct CurlTransportTLSTests {
             certificate: certificate,
             key: ServerHeldSigningKey.fmpDSS(certificate: certificate, certificateID: 1)
         )
-        await expectCode(.invalidParameter) { try CurlTransport(configuration: .init(clientIdentity: remote)) }
+        expectError(.invalidParameter) { try CurlTransport(configuration: .init(clientIdentity: remote)) }
     }
 
     @Test("IPv6: https://[::1]:port/ and http://[::1]:port/ work")
@@ -295,13 +278,13 @@ struct CurlTransportTLSTests {
     func limitsOverHTTPS() async throws {
         try await withTLSEmulator(faults: true) { _, base, caFile in
             let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile))
-            await expectCode(.responseTooLarge) {
+            await expectError(.responseTooLarge) {
                 try await transport.send(try notFoundRequest(base, fault: "large-body=\(20 << 20)"))
             }
             let task = Task { try await transport.send(try notFoundRequest(base, fault: "delay=5000", timeout: 30)) }
             try await Task.sleep(for: .milliseconds(200))
             task.cancel()
-            await expectCode(.cancelled) { try await task.value }
+            await expectError(.cancelled) { try await task.value }
             // The transport goes on working after a cancelled transfer.
             #expect(try await transport.send(try notFoundRequest(base)).status == 404)
         }
@@ -311,7 +294,7 @@ struct CurlTransportTLSTests {
     func handshakeTimeout() async throws {
         let listener = try SilentListener()
         defer { listener.close() }
-        let error = await expectCode(.timeout) {
+        let error = await expectError(.timeout) {
             try await CurlTransport().send(
                 HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 0.5)
             )
@@ -356,17 +339,17 @@ struct CurlTransportTLSTests {
         let redirect = try await transport.send(redirected)
         #expect(redirect.status == 302)
         #expect(redirect.header("location") == "/hello?followed=1")
-        let missing = await expectCode(.clientCertificateRejected) {
+        let missing = await expectError(.clientCertificateRejected) {
             try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(
                 HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/"))
             )
         }
         #expect(missing?.reason.contains("no client certificate") == true)
-        await expectCode(.clientCertificateRejected) {
+        await expectError(.clientCertificateRejected) {
             try await CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: client.stranger))
                 .send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
         }
-        await expectCode(.untrustedServerCertificate) {
+        await expectError(.untrustedServerCertificate) {
             try await CurlTransport(configuration: .init(clientIdentity: try client.storedIdentity()))
                 .send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
         }

@@ -3,31 +3,10 @@ import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
-let sharedSeed: EmulatorSeed = {
-    do { return try EmulatorSeed.standard() } catch { fatalError("cannot build the emulator seed: \(error)") }
-}()
-
 private func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
-
-@discardableResult
-private func expectCode<R>(
-    _ code: CertificateProviderError.Code,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () async throws -> R
-) async -> CertificateProviderError? {
-    do {
-        _ = try await body()
-        Issue.record("expected \(code), the call succeeded", sourceLocation: sourceLocation)
-    } catch let error as CertificateProviderError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
-}
 
 @Suite("RemoteEndpointPolicy")
 struct RemoteEndpointPolicyTests {
@@ -59,12 +38,12 @@ struct RemoteEndpointPolicyTests {
         let policy = RemoteEndpointPolicy(allowsInsecureHTTP: true)
         try policy.validate(try url("http://testmasterfmp.fsight.cloud/"))
         #expect(throws: CertificateProviderError.self) { try policy.validate(try url("ftp://example.com/")) }
-        do {
-            try RemoteEndpointPolicy.default.validate(try url("http://testmasterfmp.fsight.cloud/"))
-        } catch let error as CertificateProviderError {
-            #expect(error.code == .invalidParameter)
-            #expect(error.reason.contains("--allow-insecure-http"))
+        let insecure = try url("http://testmasterfmp.fsight.cloud/")
+        let error = try #require(throws: CertificateProviderError.self) {
+            try RemoteEndpointPolicy.default.validate(insecure)
         }
+        #expect(error.code == .invalidParameter)
+        #expect(error.reason.contains("--allow-insecure-http"))
     }
 }
 
@@ -114,26 +93,18 @@ struct JSONTests {
         let reader = try JSONObjectReader(value, context: "FMP certificates")
         let entries = try reader.objects("certificates")
         #expect(try entries[0].int("id") == 1)
-        do {
-            _ = try entries[1].int("id")
-            Issue.record("a string id was accepted")
-        } catch let error as CertificateProviderError {
-            #expect(error.code == .network)
-            #expect(error.reason == "FMP certificates: field 'certificates[1].id' must be an integer, found string")
-        }
-        do {
-            _ = try reader.string("missing")
-        } catch let error as CertificateProviderError {
-            #expect(error.reason == "FMP certificates: field 'missing' is missing")
-        }
+        let mistyped = try #require(throws: CertificateProviderError.self) { try entries[1].int("id") }
+        #expect(mistyped.code == .network)
+        #expect(mistyped.reason == "FMP certificates: field 'certificates[1].id' must be an integer, found string")
+        let missing = try #require(throws: CertificateProviderError.self) { try reader.string("missing") }
+        #expect(missing.reason == "FMP certificates: field 'missing' is missing")
         #expect(throws: CertificateProviderError.self) { try reader.bool("flag") }
         #expect(throws: CertificateProviderError.self) { try reader.base64("blob") }
-        do {
-            _ = try JSONObjectReader([1, 2], context: "request", errorCode: .malformedInput)
-        } catch let error as CertificateProviderError {
-            #expect(error.code == .malformedInput)
-            #expect(error.reason == "request: the JSON body must be an object, found array")
+        let notObject = try #require(throws: CertificateProviderError.self) {
+            try JSONObjectReader([1, 2], context: "request", errorCode: .malformedInput)
         }
+        #expect(notObject.code == .malformedInput)
+        #expect(notObject.reason == "request: the JSON body must be an object, found array")
     }
 
     @Test("form encoding escapes reserved characters and UTF-8")
@@ -208,7 +179,7 @@ struct TransportTests {
             // The answer comes after 3 s and would be a success: getting `.timeout` proves the 0.25 s
             // deadline fired first. (No wall-clock assertion: other tests may keep the cooperative pool
             // busy, which delays when this task resumes, not when the deadline fires.)
-            let error = await expectCode(.timeout) {
+            let error = await expectError(.timeout) {
                 try await kind.make().send(try request(base, fault: "delay=3000", timeout: 0.25))
             }
             #expect(error?.reason.contains("0.25") == true)
@@ -218,10 +189,10 @@ struct TransportTests {
     @Test("a dropped connection and a refused connection → .network", arguments: TransportKind.allCases)
     func network(kind: TransportKind) async throws {
         let base = try await withFaultyEmulator { _, base in
-            await expectCode(.network) { try await kind.make().send(try request(base, fault: "drop")) }
+            await expectError(.network) { try await kind.make().send(try request(base, fault: "drop")) }
             return base
         }
-        await expectCode(.network) { try await kind.make().send(try request(base)) }
+        await expectError(.network) { try await kind.make().send(try request(base)) }
     }
 
     @Test(
@@ -230,13 +201,13 @@ struct TransportTests {
     )
     func responseLimit(kind: TransportKind) async throws {
         try await withFaultyEmulator { (_: DSSEmulator, base: URL) async throws -> Void in
-            let error = await expectCode(.responseTooLarge) {
+            let error = await expectError(.responseTooLarge) {
                 try await kind.make().send(try request(base, fault: "large-body=\(20 << 20)"))
             }
             #expect(error?.reason.contains("\(16 << 20) bytes") == true)
             let small = kind.make(maximumResponseBodyBytes: 4096)
             #expect(try await small.send(try request(base, fault: "large-body=4096")).body.count == 4096)
-            await expectCode(.responseTooLarge) { try await small.send(try request(base, fault: "large-body=4097")) }
+            await expectError(.responseTooLarge) { try await small.send(try request(base, fault: "large-body=4097")) }
             // The transport is still usable afterwards.
             #expect(try await small.send(try request(base)).status == 404)
         }
@@ -245,16 +216,16 @@ struct TransportTests {
     @Test("http:// to a remote host is refused before anything is sent; an unreadable or empty CA file is refused")
     func refusals() async throws {
         for kind in TransportKind.allCases {
-            await expectCode(.invalidParameter) {
+            await expectError(.invalidParameter) {
                 try await kind.make().send(HTTPRequest(url: try url("http://testmasterfmp.fsight.cloud/api/v1/")))
             }
         }
         let directory = try TemporaryDirectory()
-        await expectCode(.fileSystem) {
+        expectError(.fileSystem) {
             try CurlTransport(configuration: .init(trustedCAFile: directory.path("missing.pem")))
         }
         let empty = try directory.write("empty.pem", text: "no certificate here\n")
-        await expectCode(.malformedInput) { try CurlTransport(configuration: .init(trustedCAFile: empty)) }
+        expectError(.malformedInput) { try CurlTransport(configuration: .init(trustedCAFile: empty)) }
     }
 
     @Test(
@@ -264,7 +235,7 @@ struct TransportTests {
     func tlsFailure(kind: TransportKind) async throws {
         try await withFaultyEmulator { emulator, base in
             let port = try #require(base.port)
-            await expectCode(kind == .curl ? .tls : .network) {
+            await expectError(kind == .curl ? .tls : .network) {
                 try await kind.make().send(HTTPRequest(url: try url("https://127.0.0.1:\(port)/api/v1/"), timeout: 5))
             }
             #expect(emulator.receivedRequests.isEmpty)
@@ -277,7 +248,7 @@ struct TransportTests {
             let task = Task { try await kind.make().send(try request(base, fault: "delay=3000")) }
             try await Task.sleep(nanoseconds: 100_000_000)
             task.cancel()
-            await expectCode(.cancelled) { try await task.value }
+            await expectError(.cancelled) { try await task.value }
         }
     }
 
@@ -288,13 +259,13 @@ struct TransportTests {
     func retry(kind: TransportKind) async throws {
         try await withFaultyEmulator { (emulator: DSSEmulator, base: URL) async throws -> Void in
             let policy = RetryPolicy(maxAttempts: 3, initialBackoff: 0.01, backoffMultiplier: 2)
-            await expectCode(.network) { try await policy.send(try request(base, fault: "drop"), over: kind.make()) }
+            await expectError(.network) { try await policy.send(try request(base, fault: "drop"), over: kind.make()) }
             #expect(emulator.receivedRequests.map(\.method) == ["GET", "GET", "GET"])
             emulator.clearReceivedRequests()
-            await expectCode(.network) {
+            await expectError(.network) {
                 try await policy.send(try request(base, .post, fault: "drop"), over: kind.make())
             }
-            await expectCode(.network) {
+            await expectError(.network) {
                 try await policy.send(try request(base, .delete, fault: "drop"), over: kind.make())
             }
             #expect(emulator.receivedRequests.map(\.method) == ["POST", "DELETE"])
@@ -304,7 +275,7 @@ struct TransportTests {
             #expect(answered.status == 500)
             #expect(emulator.receivedRequests.count == 1)
             emulator.clearReceivedRequests()
-            await expectCode(.timeout) {
+            await expectError(.timeout) {
                 try await policy.send(try request(base, fault: "delay=2000", timeout: 0.2), over: kind.make())
             }
             // The client may give up before a busy server has even logged the request (on a loaded

@@ -6,6 +6,7 @@ import FMPDSSProvider
 import Foundation
 import RemoteSigning
 import Synchronization
+import TestSupport
 import Testing
 
 /// Forwards to a real transport and keeps every request it was given (a decorator: the emulator

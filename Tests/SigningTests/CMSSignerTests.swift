@@ -31,7 +31,8 @@ struct CMSSignerTests {
                         )
                         let result = try OpenSSLCLI.verify(
                             signature: signature,
-                            content: detached ? Self.content : nil,
+                            content: Self.content,
+                            detached: detached,
                             root: fixture.pki.root.certificate,
                             cades: format == .cadesBES
                         )
@@ -59,6 +60,7 @@ struct CMSSignerTests {
         let refused = try OpenSSLCLI.verify(
             signature: plain,
             content: Self.content,
+            detached: true,
             root: fixture.pki.root.certificate,
             cades: true
         )
@@ -82,7 +84,8 @@ struct CMSSignerTests {
             let signature = try await CMSSigner.sign(content: [], identity: fixture.rsa, detached: detached)
             let result = try OpenSSLCLI.verify(
                 signature: signature,
-                content: detached ? [] : nil,
+                content: [],
+                detached: detached,
                 root: fixture.pki.root.certificate,
                 cades: true
             )

@@ -232,6 +232,7 @@ struct CMSVerifierTests {
         let tool = try OpenSSLCLI.verify(
             signature: signature,
             content: Self.content,
+            detached: true,
             root: fixture.pki.root.certificate,
             cades: true
         )

@@ -14,7 +14,7 @@ struct GOSTSigningTests {
         let intermediate: TestPKI.Authority
         let leaf256: SigningIdentity
         let leaf512: SigningIdentity
-        init() throws {
+        private init(making: Void) throws {
             pki = try TestPKI(rootSubject: "CN=Корневой УЦ ГОСТ,O=certsign", keyType: .gost512)
             intermediate = try pki.issueIntermediate(
                 subject: "CN=Промежуточный УЦ ГОСТ",
@@ -28,6 +28,10 @@ struct GOSTSigningTests {
             )
         }
         func identity(bits: Int) -> SigningIdentity { bits == 256 ? leaf256 : leaf512 }
+
+        private static let shared = Result { try GOSTFixture(making: ()) }
+        /// The fixture every test of the suite shares (keys made once per process).
+        init() throws { self = try Self.shared.get() }
     }
 
     let fixture: GOSTFixture

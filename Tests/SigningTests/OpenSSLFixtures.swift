@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Certificates and signatures an attacker (or an old archive) would bring, made by the openssl
@@ -109,12 +110,12 @@ struct OpenSSLFixtures {
     /// `openssl cms -verify` (the oracle) with the root as CA file.
     func opensslVerifies(_ signature: [UInt8], content: [UInt8]?, extra: [String] = []) throws -> ExternalTool.Result {
         let name = "verify-\(UUID().uuidString)"
-        var arguments =
-            [
-                "cms", "-verify", "-binary", "-inform", "DER", "-in", try directory.write("\(name).p7s", signature),
-                "-CAfile", rootPath, "-out", directory.path("\(name).out"),
-            ] + extra
-        if let content { arguments += ["-content", try directory.write("\(name).bin", content)] }
-        return try ExternalTool.run("openssl", arguments)
+        return try OpenSSLCMS.verify(
+            signatureFile: try directory.write("\(name).p7s", signature),
+            contentFile: try content.map { try directory.write("\(name).bin", $0) },
+            caFile: rootPath,
+            output: directory.path("\(name).out"),
+            extra: extra
+        )
     }
 }

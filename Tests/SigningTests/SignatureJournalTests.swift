@@ -235,7 +235,21 @@ struct SignatureJournalTests {
         let journal = try SignatureJournal(url: URL(fileURLWithPath: path))
         try await journal.checkIntegrity()
         let records = try await journal.records()
-        #expect(records.count >= 1)
+        // The loop signed documents 0, 1, 2, … in order, one journal transaction each: the rows are
+        // exactly the first N of them (no gap, no duplicate, no half-written row), N ≥ 1 after "ready".
+        let signed = records.count
+        #expect(
+            Set(records.map(\.documentName)) == Set((0..<signed).map { "Документ \($0)" }),
+            "\(signed) rows, not documents 0..<\(signed): \(records.prefix(5).map(\.documentName)) …"
+        )
+        // Each row points at the file its signature was written to (signature-<index mod 8>.p7s).
+        let misplaced = records.filter { record in
+            guard case .file(let url) = record.storage,
+                let index = Int(record.documentName.dropFirst("Документ ".count))
+            else { return true }
+            return url.path != directory.path("signature-\(index % 8).p7s")
+        }
+        #expect(misplaced.isEmpty, "\(misplaced.count) of \(signed) rows name another file: \(misplaced.prefix(3))")
         try await journal.append(Self.record("после сбоя"))
         #expect(try await journal.count() == records.count + 1)
         // Every .p7s under its final name is complete and verifies.
@@ -243,7 +257,9 @@ struct SignatureJournalTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {
             $0.hasSuffix(".p7s") && !$0.hasPrefix(".")
         }
-        #expect(!files.isEmpty)
+        // The file is written before its row: the kill may fall between the two, so one more file
+        // than rows may exist, never fewer (and never more than the loop's eight names).
+        #expect(files.count == min(signed, 8) || files.count == min(signed + 1, 8), "\(signed) rows, files \(files)")
         for file in files {
             let signature = try directory.read(file)
             let result = CMSVerifier.verify(signature: signature, content: document, trustAnchors: [])

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import Signing
 import Synchronization
+import TestSupport
 import Testing
 
 /// A provider whose "server" builds the whole signature (as CryptoPro DSS does), here with
@@ -127,6 +128,7 @@ struct SigningCoordinatorTests {
         let tool = try OpenSSLCLI.verify(
             signature: first.signature,
             content: Self.content + [0],
+            detached: true,
             root: fixture.pki.root.certificate,
             cades: true
         )
@@ -165,7 +167,8 @@ struct SigningCoordinatorTests {
         #expect(verified.embeddedContent == Self.content)
         let tool = try OpenSSLCLI.verify(
             signature: result.signature,
-            content: nil,
+            content: Self.content,
+            detached: false,
             root: fixture.pki.root.certificate,
             cades: false
         )
@@ -230,14 +233,11 @@ struct SigningCoordinatorTests {
         #expect(result.record.documentSize == Int64(size))
         #expect(result.record.storage == .file(output))
         #expect(try directory.read("Отчёт.bin.p7s") == result.signature)
-        let tool = try ExternalTool.run(
-            "openssl",
-            [
-                "cms", "-verify", "-binary", "-cades", "-inform", "DER", "-in", output.path,
-                "-content", file.path, "-CAfile",
-                try directory.write("root.pem", text: fixture.pki.root.certificate.pemRepresentation),
-                "-out", "/dev/null",
-            ]
+        let tool = try OpenSSLCMS.verify(
+            signatureFile: output.path,
+            contentFile: file.path,
+            caFile: try directory.write("root.pem", text: fixture.pki.root.certificate.pemRepresentation),
+            cades: true
         )
         #expect(tool.succeeded, "\(tool.errorOutput)")
         let verified = try await coordinator.verify(
@@ -254,7 +254,8 @@ struct SigningCoordinatorTests {
         )
         let attachedCheck = try OpenSSLCLI.verify(
             signature: attached.signature,
-            content: nil,
+            content: try Array(Data(contentsOf: file)),
+            detached: false,
             root: fixture.pki.root.certificate,
             cades: true
         )
@@ -360,6 +361,7 @@ struct SigningCoordinatorTests {
         let tool = try OpenSSLCLI.verify(
             signature: streamed.signature,
             content: try directory.read("doc.bin"),
+            detached: true,
             root: fixture.pki.root.certificate,
             cades: false
         )
@@ -500,6 +502,7 @@ struct SigningCoordinatorTests {
             let tool = try OpenSSLCLI.verify(
                 signature: result.signature,
                 content: Self.content + [UInt8(index)],
+                detached: true,
                 root: fixture.pki.root.certificate,
                 cades: true
             )

@@ -1,71 +1,53 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
-/// A real key that is not a `LocalSigningKey`: it forwards to one, as a remote or HSM key would
-/// forward to its server, so the coordinator must take the "external signature" path.
-struct ForwardingSigningKey: SigningKey {
-    let inner: LocalSigningKey
-    var publicKeyAlgorithm: PublicKeyAlgorithm { inner.publicKeyAlgorithm }
-    var keySize: Int { inner.keySize }
-    var publicKeyDERRepresentation: [UInt8] { inner.publicKeyDERRepresentation }
-    func signature(
-        forDigest digest: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) async throws -> [UInt8] {
-        try await inner.signature(forDigest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
-    }
-}
-
-/// One test PKI shared by a suite: an RSA root, an RSA and an EC leaf.
+/// One test PKI shared by every Signing suite: an RSA root, an RSA and an EC leaf, made once per
+/// test process (Swift Testing makes a suite value per test; the keys are not made again for each).
 struct Fixture: Sendable {
     let pki: TestPKI
     let rsa: SigningIdentity
     let ec: SigningIdentity
 
-    init() throws {
+    private init(making: Void) throws {
         pki = try TestPKI(rootSubject: "CN=Signing Test Root,O=swift-certificate-providers")
         rsa = try pki.issueLeaf(subject: "CN=Иванов Иван,O=ООО Ромашка", keyType: .rsa2048)
         ec = try pki.issueLeaf(subject: "CN=EC Signer,O=Test", keyType: .p256)
     }
 
+    private static let shared = Result { try Fixture(making: ()) }
+
+    /// The shared fixture (made on first use).
+    init() throws { self = try Self.shared.get() }
+
     /// `identity` with its key wrapped so that it is not a LocalSigningKey.
-    static func external(_ identity: SigningIdentity) throws -> SigningIdentity {
-        let local = try #require(identity.key as? LocalSigningKey)
-        return SigningIdentity(
-            certificate: identity.certificate,
-            chain: identity.chain,
-            key: ForwardingSigningKey(inner: local)
-        )
-    }
+    static func external(_ identity: SigningIdentity) throws -> SigningIdentity { try withExternalKey(identity) }
 }
 
-/// `openssl cms -verify` on files written to a temporary directory.
+/// `openssl cms -verify` (TestSupport's `OpenSSLCMS`) against the fixture's root.
 enum OpenSSLCLI {
-    /// Verifies `signature` (DER) over `content`; returns the tool's result.
+    /// Verifies `signature` (DER) over `content`, detached or attached; for an attached signature it
+    /// also expects the content openssl extracts to be `content`.
     static func verify(
         signature: [UInt8],
-        content: [UInt8]?,
+        content: [UInt8],
+        detached: Bool,
         root: Certificate,
-        cades: Bool
+        cades: Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> ExternalTool.Result {
-        let directory = try TemporaryDirectory(prefix: "signing-cli")
-        let signaturePath = try directory.write("doc.p7s", signature)
-        let rootPath = try directory.write("root.pem", text: root.pemRepresentation)
-        var arguments = [
-            "cms", "-verify", "-binary", "-inform", "DER", "-in", signaturePath, "-CAfile", rootPath,
-            "-out", directory.path("out.bin"),
-        ]
-        if let content { arguments += ["-content", try directory.write("doc.bin", content)] }
-        if cades { arguments.append("-cades") }
-        let result = try ExternalTool.run("openssl", arguments)
-        if result.succeeded, content == nil {
-            // Attached: the tool writes the embedded content out.
-            _ = try directory.read("out.bin")
+        let verification = try OpenSSLCMS.verify(
+            signature,
+            content: detached ? content : nil,
+            trust: [root],
+            cades: cades
+        )
+        if verification.succeeded, !detached {
+            #expect(verification.content == content, "the attached content differs", sourceLocation: sourceLocation)
         }
-        return result
+        return verification.result
     }
 
     /// The text dump of a CMS structure (`openssl cms -cmsout -print`).

@@ -267,6 +267,7 @@ struct ValidationModelTests {
         let oracle = try OpenSSLCLI.verify(
             signature: signature,
             content: Self.content,
+            detached: true,
             root: fixture.pki.root.certificate,
             cades: true
         )

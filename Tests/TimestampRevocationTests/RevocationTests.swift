@@ -8,6 +8,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// A free loopback port: bind to port 0, read the port, close (the caller retries on collision).
@@ -240,17 +241,16 @@ struct RevocationTests {
             firstSignatureID: 1,
             certificateAuthorityKey: authority.key
         )
-        let emulator = try DSSEmulator(configuration: .init(requestLogLimit: 0), seed: seed)
-        try emulator.start()
-        defer { emulator.stop() }
-        return try await loopbackFetcher.get(try #require(emulator.crlURL), timeout: 10, maximumBytes: 1 << 20).body
+        return try await withEmulator(.init(requestLogLimit: 0), seed: seed) { emulator, _ in
+            try await loopbackFetcher.get(try #require(emulator.crlURL), timeout: 10, maximumBytes: 1 << 20).body
+        }
     }
 
     @Test(
         "a trusted timestamp before the revocation keeps the signature valid; without it, or after it, .signerRevoked"
     )
     func timestampBeforeRevocation() async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(.timestamping) { emulator, _ in
             let signer = emulatorSigner
             let revokedAt = Date().addingTimeInterval(-3600).rounded
             emulator.revoke(signer.certificate, at: revokedAt)
@@ -322,7 +322,7 @@ struct RevocationTests {
 
     @Test("the emulator's OCSP responder and CRL satisfy openssl ocsp and openssl crl, before and after a revocation")
     func emulatorOCSPAndCRLWithOpenSSL() async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(.timestamping) { emulator, _ in
             let directory = try TemporaryDirectory(prefix: "emulator-ocsp")
             let ca = try directory.write("ca.pem", text: emulator.timestampAuthorityCA.pemRepresentation)
             let leaf = try directory.write("leaf.pem", text: emulatorSigner.certificate.pemRepresentation)
@@ -366,7 +366,7 @@ struct RevocationTests {
 
     @Test("--check-revocation falls back to the CRL distribution point when there is no OCSP URL (emulator /crl)")
     func crlDistributionPoint() async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(.timestamping) { emulator, _ in
             let key = try #require(sharedSeed.certificateAuthorityKey)
             let pki = TestPKI(root: TestPKI.Authority(certificate: sharedSeed.certificateAuthority, key: key))
             let signer = try pki.issueLeaf(

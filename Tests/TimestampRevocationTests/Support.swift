@@ -4,23 +4,11 @@ import DSSEmulator
 import Foundation
 import RemoteSigning
 import Signing
+import TestSupport
 import Testing
-
-/// One emulator seed (keys made once) shared by this test target.
-let sharedSeed: EmulatorSeed = {
-    do { return try EmulatorSeed.standard() } catch { fatalError("cannot build the emulator seed: \(error)") }
-}()
 
 /// The package's fetcher over its default transport (loopback http is allowed).
 let loopbackFetcher = TransportBinaryFetcher(transport: URLSessionTransport())
-
-/// Starts an emulator (faults enabled) on an ephemeral loopback port for the duration of `body`.
-func withEmulator<R>(_ body: (DSSEmulator) async throws -> R) async throws -> R {
-    let emulator = try DSSEmulator(configuration: .init(faultsEnabled: true, requestLogLimit: 0), seed: sharedSeed)
-    try emulator.start()
-    defer { emulator.stop() }
-    return try await body(emulator)
-}
 
 /// A TSA client for the emulator's `/tsa` (or a fault path under it), trusting the emulator CA.
 func emulatorTSA(
@@ -121,4 +109,9 @@ func writePEM(
         try directory.write("\(name).pem", text: identity.certificate.pemRepresentation),
         try directory.write("\(name).key", text: try key.pemRepresentation(password: nil))
     )
+}
+
+extension DSSEmulator.Configuration {
+    /// Faults on, no request log: this target's default.
+    static var timestamping: Self { .init(faultsEnabled: true, requestLogLimit: 0) }
 }

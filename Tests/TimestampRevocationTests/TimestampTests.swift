@@ -4,6 +4,7 @@ import DSSEmulator
 import Foundation
 import RemoteSigning
 import Signing
+import TestSupport
 import Testing
 
 /// RFC 3161 timestamps and CAdES-T against the emulator's TSA and against openssl and pyHanko.
@@ -13,7 +14,7 @@ struct TimestampTests {
 
     @Test("the emulator's token over a signature value passes openssl ts -verify, taken out of the CAdES-T signature")
     func tokenPassesOpenSSL() async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(.timestamping) { emulator, _ in
             let signature = try await CMSSigner.sign(content: document, identity: emulatorSigner)
             let requested = Date().addingTimeInterval(-2)
             let result = try await SignatureTimestamper.addTimestamps(
@@ -72,7 +73,7 @@ struct TimestampTests {
 
     @Test("our CAdES-T passes pyHanko's detached CMS validation (signature and timestamp intact, valid, trusted)")
     func cadesTPassesPyHanko() async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(.timestamping) { emulator, _ in
             let signature = try await CMSSigner.sign(content: document, identity: emulatorSigner)
             let cadesT = try await SignatureTimestamper.addTimestamps(
                 to: signature,
@@ -248,7 +249,7 @@ struct TimestampTests {
         ]
     )
     func emulatorFaults(fault: String, code: CertificateProviderError.Code) async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(.timestamping) { emulator, _ in
             // Only the slow answer (3 s) must outlast the deadline; the others get the default 10 s, so a busy machine
             // cannot turn their typed answer into a timeout.
             let client = try emulatorTSA(emulator, fault: fault, timeout: fault.hasPrefix("slow") ? 1 : 10)
@@ -263,7 +264,7 @@ struct TimestampTests {
 
     @Test("a TSA answer checked against the wrong anchors is .timestampInvalid; a closed port is .network")
     func untrustedAndUnreachable() async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(.timestamping) { emulator, _ in
             let stranger = try TestPKI(rootSubject: "CN=Stranger Root")
             let client = TimestampAuthorityClient(
                 configuration: .init(
@@ -285,7 +286,7 @@ struct TimestampTests {
 
     @Test("every SignerInfo of a two-signer signature gets its own token, over its own signature value")
     func everySignerIsTimestamped() async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(.timestamping) { emulator, _ in
             let directory = try TemporaryDirectory(prefix: "tsa-two")
             let pki = try TestPKI(rootSubject: "CN=Two Root")
             let first = try writePEM(try pki.issueLeaf(subject: "CN=First"), in: directory, name: "first")
@@ -360,7 +361,7 @@ struct CAdESTVerificationTests {
         "a valid trusted timestamp is reported per signer; an invalid or untrusted one makes the signature .timestampInvalid"
     )
     func timestampInVerification() async throws {
-        try await withEmulator { emulator in
+        try await withEmulator(.timestamping) { emulator, _ in
             let ca = emulator.timestampAuthorityCA
             let signature = try await CMSSigner.sign(content: document, identity: emulatorSigner)
             // The TSA's genTime lies between these two moments (its accuracy is whole seconds); no bound on how long a busy

@@ -24,6 +24,24 @@ CURLcode CCurlShims_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **val
 
 CURLMcode CCurlShims_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
+/* The multi handle's socket callback (CURLMOPT_SOCKETFUNCTION and CURLMOPT_SOCKETDATA), for
+ * driving it with curl_multi_socket_action. */
+CURLMcode CCurlShims_multi_setopt_socket_function(CURLM *handle, curl_socket_callback callback, void *user);
+
+/* An epoll instance that also watches an eventfd for wake-ups; returns the epoll descriptor and
+ * stores the eventfd in *wake_fd, or returns -1 (errno set). */
+int CCurlShims_poller_make(int *wake_fd);
+/* Makes the epoll instance watch `socket` as curl's `what` asks (CURL_POLL_IN, _OUT, _INOUT) or
+ * stop watching it (CURL_POLL_REMOVE); `watched` says whether it is believed to be in the set
+ * already (a wrong belief costs one more epoll_ctl). Returns 0, or -1 (errno set). */
+int CCurlShims_poller_watch(int epoll_fd, curl_socket_t socket, int what, int watched);
+/* Waits up to `timeout_ms` (-1: no limit) for events; stores up to `capacity` ready sockets and
+ * their curl event masks (CURL_CSELECT_IN, _OUT, _ERR) and returns how many, 0 on a time-out
+ * or an interruption. The eventfd is drained and not reported; *woken says whether it fired. */
+int CCurlShims_poller_wait(int epoll_fd, int wake_fd, curl_socket_t *sockets, int *masks, int capacity, int timeout_ms, int *woken);
+/* Makes the next (or the current) CCurlShims_poller_wait return. */
+void CCurlShims_poller_wake(int wake_fd);
+
 /* The result of a CURLMSG_DONE message (the `data` union of CURLMsg). */
 CURLcode CCurlShims_msg_result(const CURLMsg *message);
 

@@ -1,5 +1,5 @@
+import CertificateIssuing
 import CertificateProviders
-import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
 import PKCS12Provider
@@ -99,7 +99,7 @@ struct DemoRunner {
         try await step(["dss", "signs"])
 
         say("\ncertsign demo 2/2: offline signing with a PKCS#12 file")
-        let pki = try TestPKI(rootSubject: "CN=Демо УЦ,O=swift-certificate-providers")
+        let pki = try CertificateIssuer(rootSubject: "CN=Демо УЦ,O=swift-certificate-providers")
         let signer = try pki.issueLeaf(subject: "CN=Иванов Иван Иванович,O=ООО Ромашка,C=RU", keyType: .rsa2048)
         let p12 = work.appendingPathComponent("ivanov.p12").path
         let password = Secret(environment["DEMO_P12_PASSWORD"] ?? "")

@@ -5,11 +5,14 @@ import Signing
 
 /// `certsign sign DOC.pdf --format pades` and `certsign verify DOC.pdf`: PAdES inside the PDF.
 extension Commands {
-    /// Signs each PDF with `identity` as PAdES B-B. Output: `--out FILE`, `--in-place`, `--out-dir DIR`
-    /// or `NAME-signed.pdf` beside the input.
+    /// Signs each PDF with `identity` as PAdES B-B, or B-T with `timestampClient`; a provider whose
+    /// server builds signatures (`server`) signs the ByteRange digest in its hash mode. Output:
+    /// `--out FILE`, `--in-place`, `--out-dir DIR` or `NAME-signed.pdf` beside the input.
     static func signPDF(
         _ path: String,
         identity: SigningIdentity,
+        server: (any DocumentSigning)? = nil,
+        timestampClient: TimestampAuthorityClient? = nil,
         parsed: ParsedArguments,
         digest: DigestAlgorithm,
         context: CommandContext
@@ -37,10 +40,25 @@ extension Commands {
             fieldName: parsed.value("--field"),
             reason: parsed.value("--reason"),
             location: parsed.value("--location"),
-            digestAlgorithm: digest
+            digestAlgorithm: digest,
+            timestampAuthority: timestampClient
         )
-        let result = try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: identity, options: options)
-        if !context.json { context.console.out("signed \(path) -> \(output.path) (field \(result.fieldName))") }
+        let result: PDFSigningResult
+        if let server {
+            result = try await PDFSigner.sign(
+                pdfAt: input,
+                writingTo: output,
+                identity: identity,
+                server: server,
+                options: options
+            )
+        } else {
+            result = try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: identity, options: options)
+        }
+        if !context.json {
+            let level = result.timestamp.map { " PAdES B-T, timestamp \(Format.isoDate($0.time))" } ?? ""
+            context.console.out("signed \(path) -> \(output.path) (field \(result.fieldName)\(level))")
+        }
         return SignResultDocument(
             document: Format.path(path),
             status: "signed",
@@ -48,7 +66,11 @@ extension Commands {
             signer: identity.certificate.subject,
             format: "pades",
             digest: digest.rawValue,
-            field: result.fieldName
+            timestamps: result.timestamp.map {
+                [AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)]
+            },
+            field: result.fieldName,
+            level: result.timestamp == nil ? "B-B" : "B-T"
         )
     }
 
@@ -78,6 +100,9 @@ extension Commands {
                 revision: signature.revision,
                 coversWholeFile: signature.coversWholeFile,
                 laterChanges: signature.laterChanges.rawValue,
+                laterRevisionsSigned: signature.laterRevisionsSigned,
+                laterChangesDetail: signature.laterChangesDetail,
+                provenTime: signature.provenTime.map(Format.isoDate),
                 byteRangeProblem: signature.byteRangeProblem,
                 subFilter: signature.subFilter,
                 claimedTime: signature.claimedTime.map(Format.isoDate),
@@ -88,10 +113,23 @@ extension Commands {
             lines.append("field '\(signature.field)' (revision \(signature.revision) of \(report.revisionCount)):")
             if let problem = signature.byteRangeProblem { lines.append("INVALID: \(problem)") }
             lines.append(verificationText(signature.verification))
+            let claimed =
+                signature.claimedTime.map { "claimed time (/M) \(Format.isoDate($0))" } ?? "no claimed time (/M)"
+            let proven =
+                signature.provenTime.map { "proven time (signature timestamp) \(Format.isoDate($0))" }
+                ?? "no proven time (no valid signature timestamp)"
+            lines.append("\(claimed); \(proven)")
             switch signature.laterChanges {
             case .none: lines.append("covers the whole file")
-            case .signed: lines.append("later revisions follow, covered by later signatures")
-            default: lines.append("WARNING: the file was changed after this signature; the changes are not signed")
+            case .signatures: lines.append("later revisions only add signatures")
+            case .formFields: lines.append("later revisions only add signatures and fill form fields")
+            default:
+                lines.append(
+                    "WARNING: later revisions make other changes: \(signature.laterChangesDetail ?? "see the file")"
+                )
+            }
+            if !signature.laterRevisionsSigned {
+                lines.append("WARNING: the file was changed after the last signature; the changes are not signed")
             }
         }
         context.emit(

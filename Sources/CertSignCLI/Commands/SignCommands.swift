@@ -63,7 +63,7 @@ extension Commands {
             .value(
                 "--format",
                 "FORMAT",
-                "cms (plain CMS SignedData), cades (CAdES-BES) or pades (inside the PDF: PAdES B-B,\nNAME-signed.pdf beside each PDF, or --out / --out-dir / --in-place)",
+                "cms (plain CMS SignedData), cades (CAdES-BES) or pades (inside the PDF: PAdES B-B, B-T with --tsa;\nNAME-signed.pdf beside each PDF, or --out / --out-dir / --in-place)",
                 type: .choice(["cms", "cades", "cades-bes", "pades"]),
                 default: "cades"
             ),
@@ -76,7 +76,7 @@ extension Commands {
             .value(
                 "--tsa",
                 "URL",
-                "timestamp each new signature at this RFC 3161 TSA (CAdES-T; see certsign timestamp)",
+                "timestamp each new signature at this RFC 3161 TSA (CAdES-T, PAdES B-T; see certsign timestamp)",
                 type: .url
             ),
             .repeatable(
@@ -193,12 +193,6 @@ extension Commands {
         {
             throw UsageError(
                 message: "--in-place, --field, --reason and --location go with --format pades",
-                usage: signUsage
-            )
-        }
-        if pades, parsed.value("--tsa") != nil {
-            throw UsageError(
-                message: "PAdES B-T (a timestamp inside the PDF signature) is not supported yet: sign without --tsa",
                 usage: signUsage
             )
         }
@@ -390,8 +384,17 @@ extension Commands {
                 if pades {
                     let digest =
                         try options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
+                    let server = try await coordinator.provider(providerID) as? any DocumentSigning
                     results.append(
-                        try await signPDF(path, identity: identity, parsed: parsed, digest: digest, context: context)
+                        try await signPDF(
+                            path,
+                            identity: identity,
+                            server: server,
+                            timestampClient: timestampClient,
+                            parsed: parsed,
+                            digest: digest,
+                            context: context
+                        )
                     )
                     continue
                 }
@@ -616,7 +619,8 @@ extension Commands {
             from the network unless --check-revocation is given. Exit code 0 when the signature is valid,
             1 when it is not (the reason is printed).
             A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers, whether the
-            file changed after it (laterChanges: none, signed, unsigned) and the CMS as above.
+            file changed after it (laterChanges: none, signatures, formFields, other; laterRevisionsSigned), the
+            claimed (/M) and proven (signature timestamp) time, and the CMS as above.
             """,
         examples: ["certsign verify invoice.pdf.p7s --ca root-ca.pem"]
     ) { parsed, context in

@@ -4,42 +4,80 @@ import CertificateProviders
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// libcurl's process-wide initialisation, done once before the first handle (thread-safe: Swift
 /// runs a global's initialiser exactly once).
 let curlGlobalInitialization: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
-/// One curl multi handle and the thread that drives it.
+/// One curl multi handle, driven with `curl_multi_socket_action` under one lock, and the thread
+/// that waits for its sockets.
 ///
-/// Callers hand over prepared transfers (``submit(_:)``) and cancellations (``cancel(_:)``) through
-/// a locked inbox and wake the thread with `curl_multi_wakeup`; the thread adds and removes easy
-/// handles, runs `curl_multi_perform`, completes finished transfers (resuming their continuations)
-/// and sleeps in `curl_multi_poll`. Only this thread touches the multi handle and in-flight easy
-/// handles, as libcurl requires. Finished easy handles are reset and kept for reuse; connections
-/// live in the multi handle's cache and are reused across transfers (keep-alive).
+/// The caller's thread starts its own transfer (``submit(_:)``: add the easy handle and let curl
+/// send the request at once), so a request costs no hand-over to another thread; when another
+/// thread holds the multi handle, the transfer waits in an inbox that this thread empties before
+/// it lets go (so callers never queue on the lock behind the loop). The loop thread
+/// sleeps in `epoll_wait` on the sockets curl asks to watch (its socket callback) until curl's next
+/// timer (`curl_multi_timeout`), then lets curl read the answers, completes finished transfers and
+/// resumes their continuations. Whichever thread holds the lock is the only one inside libcurl for
+/// this multi handle and its easy handles, as libcurl requires; curl's callbacks (socket, timer,
+/// body, header) run inside those calls. Finished easy handles are reset and kept for reuse;
+/// connections live in the multi handle's cache and are reused across transfers (keep-alive).
 ///
-/// `@unchecked Sendable`: `multi` is only used on the loop thread (and by `curl_multi_wakeup`, which
-/// libcurl allows from any thread); `active` is loop-thread state; the rest is behind the mutex.
+/// `@unchecked Sendable`: every mutable member is read and written only with `lock` held (curl's
+/// callbacks run inside curl calls made with the lock held), the inbox only with its own mutex;
+/// `multi`, `epollFD` and `wakeFD` are
+/// immutable, and waking (`CCurlShims_poller_wake`) and waiting (`epoll_wait`) are thread-safe.
 final class CurlMultiLoop: @unchecked Sendable {
+    private let multi: UnsafeMutableRawPointer
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private typealias Completion = (CurlTransfer, Result<HTTPResponse, CertificateProviderError>)
     private struct Inbox {
-        var adds: [CurlTransfer] = []
-        var cancels: [CurlTransfer] = []
-        var stopRequested = false
+        var submissions: [CurlTransfer] = []
         var idleHandles: [UnsafeMutableRawPointer] = []
     }
 
-    private let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex(UncheckedInbox(Inbox()))
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Guards the multi handle and the members below; held during curl calls. A pthread mutex
+    /// (NSLock): its `try()` stays in user space, where Mutex's goes to the kernel (PI futex).
+    private let lock = NSLock()
+    /// Guards the submissions not yet started and the idle easy handles; held only for moments
+    /// (taken inside `lock` too, never the other way round).
+    private let inbox = Mutex(UncheckedBox(Inbox()))
     private let stopped = DispatchSemaphore(value: 0)
     private static let idleHandleLimit = 32
+    /// The longest the loop thread sleeps without a reason (a safety net; curl's timers wake it).
+    private static let longestSleepNanoseconds: UInt64 = 1_000_000_000
+
+    // Guarded by `lock`.
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var completed: [Completion] = []
+    private var stopRequested = false
+    /// The sockets in the epoll set (so that a watch is one epoll_ctl, not a failed MOD and an ADD).
+    private var watched: Set<curl_socket_t> = []
+    /// When curl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` (uptime nanoseconds), nil for never.
+    private var timerDeadline: UInt64?
+    /// When the sleeping loop thread wakes at the latest; nil while it is awake (it then reads
+    /// `timerDeadline` before it sleeps again, so nobody needs to wake it).
+    private var plannedWake: UInt64?
 
     init(maximumConnectionsPerHost: Int) {
         _ = curlGlobalInitialization
         // curl_multi_init fails only when out of memory.
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
+        var wake: Int32 = -1
+        let epoll = CCurlShims_poller_make(&wake)
+        // epoll_create1 and eventfd fail only when the process is out of descriptors or memory.
+        guard epoll >= 0 else { fatalError("CurlTransport: epoll_create1/eventfd failed (errno \(errno))") }
+        epollFD = epoll
+        wakeFD = wake
         _ = CCurlShims_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
         _ = CCurlShims_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(16, 4 * maximumConnectionsPerHost))
+        let opaque = Unmanaged.passUnretained(self).toOpaque()  // the loop outlives its multi handle's use
+        _ = CCurlShims_multi_setopt_socket_function(multi, curlSocketCallback, opaque)
         let thread = Thread { [self] in run() }
         thread.name = "CurlTransport"
         thread.start()
@@ -54,8 +92,210 @@ final class CurlMultiLoop: @unchecked Sendable {
         return handle
     }
 
-    /// Returns a handle that never went to the loop (preparation failed).
-    func returnHandle(_ handle: UnsafeMutableRawPointer) {
+    /// Returns a handle that never went to the multi handle (preparation failed).
+    func returnHandle(_ handle: UnsafeMutableRawPointer) { recycle(handle) }
+
+    /// Starts a prepared transfer, on the caller's thread when the multi handle is free (curl then
+    /// sends the request at once), else by the thread that holds it, before that thread lets go.
+    /// Its continuation is resumed when it finishes.
+    func submit(_ transfer: CurlTransfer) {
+        inbox.withLock { $0.value.submissions.append(transfer) }
+        startWaitingSubmissions()
+    }
+
+    /// Aborts a transfer (task cancellation): it completes with `.cancelled` unless it already finished.
+    func cancel(_ transfer: CurlTransfer) {
+        transfer.requestCancellation()
+        withMulti {
+            if active.removeValue(forKey: transfer.handle) != nil {
+                curl_multi_remove_handle(multi, transfer.handle)
+                finish(transfer, .failure(transfer.cancelledError()))
+                refreshTimer()
+            }
+        }
+    }
+
+    /// Stops the thread (in-flight transfers end with `.cancelled`) and frees the multi handle.
+    func shutdown() {
+        lock.withLock { stopRequested = true }
+        CCurlShims_poller_wake(wakeFD)
+        if Thread.current.name != "CurlTransport" { stopped.wait() }
+    }
+
+    // MARK: Taking the multi handle
+
+    /// Runs `body` with the lock held (waiting for it), then resumes the transfers that finished.
+    private func withMulti(_ body: () -> Void) {
+        let (finished, wake) = lock.withLock {
+            body()
+            startSubmissions()
+            return (takeCompleted(), loopNeedsWaking())
+        }
+        deliver(finished, wake: wake)
+        startWaitingSubmissions()
+    }
+
+    /// Starts the submissions in the inbox if the lock is free. A thread that finds it taken leaves
+    /// them: whoever holds it starts them before letting go, or sees them here right after.
+    private func startWaitingSubmissions() {
+        while inbox.withLock({ !$0.value.submissions.isEmpty }) {
+            guard lock.try() else { return }
+            startSubmissions()
+            let (finished, wake) = (takeCompleted(), loopNeedsWaking())
+            lock.unlock()
+            deliver(finished, wake: wake)
+        }
+    }
+
+    /// Wakes the loop thread when curl's timer moved before its planned wake-up, and resumes the
+    /// finished transfers' callers (outside the lock).
+    private func deliver(_ finished: [Completion], wake: Bool) {
+        if wake { CCurlShims_poller_wake(wakeFD) }
+        for (transfer, result) in finished { transfer.resume(with: result) }
+    }
+
+    private func run() {
+        let capacity = 64
+        var sockets = [curl_socket_t](repeating: -1, count: capacity)
+        var masks = [Int32](repeating: 0, count: capacity)
+        // The sleep is planned in the same locked section that handled the last wake-up, so that the
+        // thread goes back to epoll_wait after resuming its callers without taking the lock again
+        // (a caller resumed a moment ago is likely holding it to send its next request).
+        var timeout = lock.withLock { planSleep() }
+        while true {
+            var woken: Int32 = 0
+            let count = Int(CCurlShims_poller_wait(epollFD, wakeFD, &sockets, &masks, Int32(capacity), timeout, &woken))
+            let (finished, stop, next) = lock.withLock {
+                plannedWake = nil
+                for index in 0..<count { drive(sockets[index], mask: masks[index]) }
+                if let deadline = timerDeadline, deadline <= DispatchTime.now().uptimeNanoseconds {
+                    drive(CURL_SOCKET_TIMEOUT, mask: 0)
+                }
+                startSubmissions()
+                return (takeCompleted(), stopRequested, planSleep())
+            }
+            deliver(finished, wake: false)
+            if stop { break }
+            startWaitingSubmissions()
+            timeout = next
+        }
+        let remaining = lock.withLock {
+            for (handle, transfer) in active {
+                curl_multi_remove_handle(multi, handle)
+                finish(
+                    transfer,
+                    .failure(
+                        CertificateProviderError(
+                            .cancelled,
+                            "\(transfer.summary): the transport was released during the request"
+                        )
+                    )
+                )
+            }
+            active.removeAll()
+            startSubmissions()  // fails them: stopRequested is set
+            return takeCompleted()
+        }
+        for (done, result) in remaining { done.resume(with: result) }
+        let idle = inbox.withLock { box in
+            defer { box.value.idleHandles.removeAll() }
+            return box.value.idleHandles
+        }
+        for handle in idle { curl_easy_cleanup(handle) }
+        curl_multi_cleanup(multi)
+        close(wakeFD)
+        close(epollFD)
+        stopped.signal()
+    }
+
+    // MARK: With the lock held
+
+    /// Adds the transfers waiting in the inbox to the multi handle and lets curl start them.
+    private func startSubmissions() {
+        let submissions = inbox.withLock { box in
+            defer { box.value.submissions.removeAll() }
+            return box.value.submissions
+        }
+        guard !submissions.isEmpty else { return }
+        var added = false
+        for transfer in submissions {
+            if stopRequested {
+                finish(
+                    transfer,
+                    .failure(
+                        CertificateProviderError(
+                            .cancelled,
+                            "\(transfer.summary): the transport was released during the request"
+                        )
+                    )
+                )
+            } else if transfer.isCancellationRequested {
+                finish(transfer, .failure(transfer.cancelledError()))
+            } else if curl_multi_add_handle(multi, transfer.handle) == CURLM_OK {
+                active[transfer.handle] = transfer
+                added = true
+            } else {
+                finish(
+                    transfer,
+                    .failure(CertificateProviderError(.network, "\(transfer.summary): libcurl refused the transfer"))
+                )
+            }
+        }
+        if added { drive(CURL_SOCKET_TIMEOUT, mask: 0) }  // add_handle asked for an immediate run
+    }
+
+    /// Notes when the loop thread will wake at the latest (curl's next timer, at most a second
+    /// away) and returns the milliseconds to wait, rounded up so that the timer has expired then.
+    private func planSleep() -> Int32 {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let latest = now + CurlMultiLoop.longestSleepNanoseconds
+        let wake = min(timerDeadline ?? latest, latest)
+        plannedWake = wake
+        return wake <= now ? 0 : Int32((wake - now + 999_999) / 1_000_000)
+    }
+
+    /// Lets curl act on a socket event (or on its timer), then collects the transfers that finished.
+    private func drive(_ socket: curl_socket_t, mask: Int32) {
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, socket, mask, &running)
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let code = CCurlShims_msg_result(message)
+            guard let transfer = active.removeValue(forKey: handle) else { continue }
+            curl_multi_remove_handle(multi, handle)
+            finish(transfer, transfer.outcome(code))
+        }
+        refreshTimer()
+    }
+
+    /// Reads when curl next wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` (asked after every
+    /// curl call rather than taken from CURLMOPT_TIMERFUNCTION, which reports only changes).
+    private func refreshTimer() {
+        var milliseconds = -1
+        curl_multi_timeout(multi, &milliseconds)
+        timerDeadline =
+            milliseconds < 0 ? nil : DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+    }
+
+    /// Whether curl now wants to run before the sleeping loop thread would wake.
+    private func loopNeedsWaking() -> Bool {
+        guard let plannedWake, let timerDeadline else { return stopRequested }
+        return timerDeadline < plannedWake || stopRequested
+    }
+
+    /// Queues the transfer's result (resumed once the lock is released) and recycles its easy handle.
+    private func finish(_ transfer: CurlTransfer, _ result: Result<HTTPResponse, CertificateProviderError>) {
+        recycle(transfer.handle)  // curl_easy_reset drops every pointer to the transfer
+        completed.append((transfer, result))
+    }
+
+    private func takeCompleted() -> [Completion] {
+        defer { completed.removeAll() }
+        return completed
+    }
+
+    private func recycle(_ handle: UnsafeMutableRawPointer) {
         curl_easy_reset(handle)
         let kept = inbox.withLock { box -> Bool in
             guard box.value.idleHandles.count < CurlMultiLoop.idleHandleLimit else { return false }
@@ -65,97 +305,25 @@ final class CurlMultiLoop: @unchecked Sendable {
         if !kept { curl_easy_cleanup(handle) }
     }
 
-    /// Starts a prepared transfer; its continuation is resumed on the loop thread.
-    func submit(_ transfer: CurlTransfer) {
-        inbox.withLock { $0.value.adds.append(transfer) }
-        curl_multi_wakeup(multi)
-    }
+    // MARK: curl's socket callback (called inside curl calls, so with the lock held)
 
-    /// Aborts a transfer (task cancellation): it completes with `.cancelled` unless it already finished.
-    func cancel(_ transfer: CurlTransfer) {
-        transfer.requestCancellation()
-        inbox.withLock { $0.value.cancels.append(transfer) }
-        curl_multi_wakeup(multi)
-    }
-
-    /// Stops the thread (in-flight transfers end with `.cancelled`) and frees the multi handle.
-    func shutdown() {
-        inbox.withLock { $0.value.stopRequested = true }
-        curl_multi_wakeup(multi)
-        if Thread.current.name != "CurlTransport" { stopped.wait() }
-    }
-
-    private func run() {
-        var running: Int32 = 0
-        while true {
-            let (adds, cancels, stop) = inbox.withLock { box in
-                defer {
-                    box.value.adds.removeAll()
-                    box.value.cancels.removeAll()
-                }
-                return (box.value.adds, box.value.cancels, box.value.stopRequested)
-            }
-            for transfer in adds {
-                if transfer.isCancellationRequested {
-                    finish(transfer, .failure(transfer.cancelledError()))
-                } else if curl_multi_add_handle(multi, transfer.handle) == CURLM_OK {
-                    active[transfer.handle] = transfer
-                } else {
-                    finish(
-                        transfer,
-                        .failure(
-                            CertificateProviderError(.network, "\(transfer.summary): libcurl refused the transfer")
-                        )
-                    )
-                }
-            }
-            for transfer in cancels where active.removeValue(forKey: transfer.handle) != nil {
-                curl_multi_remove_handle(multi, transfer.handle)
-                finish(transfer, .failure(transfer.cancelledError()))
-            }
-            if stop { break }
-            curl_multi_perform(multi, &running)
-            var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
-                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
-                let code = CCurlShims_msg_result(message)
-                guard let transfer = active.removeValue(forKey: handle) else { continue }
-                curl_multi_remove_handle(multi, handle)
-                finish(transfer, transfer.outcome(code))
-            }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
-        }
-        for (handle, transfer) in active {
-            curl_multi_remove_handle(multi, handle)
-            finish(
-                transfer,
-                .failure(
-                    CertificateProviderError(
-                        .cancelled,
-                        "\(transfer.summary): the transport was released during the request"
-                    )
-                )
-            )
-        }
-        active.removeAll()
-        let idle = inbox.withLock { box in
-            defer { box.value.idleHandles.removeAll() }
-            return box.value.idleHandles
-        }
-        for handle in idle { curl_easy_cleanup(handle) }
-        curl_multi_cleanup(multi)
-        stopped.signal()
-    }
-
-    /// Resumes the transfer's caller and recycles its easy handle.
-    private func finish(_ transfer: CurlTransfer, _ result: Result<HTTPResponse, CertificateProviderError>) {
-        returnHandle(transfer.handle)  // curl_easy_reset drops every pointer to the transfer
-        transfer.resume(with: result)
+    fileprivate func watch(_ socket: curl_socket_t, _ what: Int32) {
+        // A failure leaves the socket unwatched; curl's timers still end its transfer.
+        let isWatched = what == CURL_POLL_REMOVE ? watched.remove(socket) != nil : !watched.insert(socket).inserted
+        _ = CCurlShims_poller_watch(epollFD, socket, what, isWatched ? 1 : 0)
     }
 }
 
-/// Lets the inbox (raw handles, non-Sendable transfers) live in a Mutex; every access takes the lock.
-private struct UncheckedInbox<Value>: @unchecked Sendable {
+// `user` is the unretained loop: it outlives every call into its multi handle.
+
+private let curlSocketCallback: curl_socket_callback = { _, socket, what, user, _ in
+    guard let user else { return 0 }
+    Unmanaged<CurlMultiLoop>.fromOpaque(user).takeUnretainedValue().watch(socket, what)
+    return 0
+}
+
+/// Lets raw handles and non-Sendable values cross a Mutex; every access takes the lock.
+private struct UncheckedBox<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
 }

@@ -9,11 +9,11 @@ import Glibc
 #endif
 
 /// One request on one easy handle: prepared on the caller's thread, then driven and completed only
-/// on the ``CurlMultiLoop`` thread (curl's callbacks run there).
+/// inside ``CurlMultiLoop``'s lock (curl's callbacks run in curl calls made with it held).
 ///
 /// `@unchecked Sendable`: the mutable state (body, headers, continuation) is written before the
-/// hand-over to the loop (published by the loop's mutex) and afterwards only by the loop thread;
-/// the cancellation flag is atomic.
+/// hand-over to the loop and afterwards only with the loop's lock held; the cancellation flag is
+/// atomic.
 final class CurlTransfer: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
     let summary: String
@@ -170,7 +170,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    // MARK: Callbacks (loop thread)
+    // MARK: Callbacks (the loop's lock held)
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard body.count + bytes.count <= limit else {
@@ -205,7 +205,7 @@ final class CurlTransfer: @unchecked Sendable {
         )
     }
 
-    // MARK: Outcome (loop thread)
+    // MARK: Outcome (the loop's lock held)
 
     /// The response, or the typed error for a curl result.
     func outcome(_ code: CURLcode) -> Result<HTTPResponse, CertificateProviderError> {

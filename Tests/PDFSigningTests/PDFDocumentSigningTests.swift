@@ -1,0 +1,147 @@
+import CSCProvider
+import CertificateProviders
+import CertificateProvidersTesting
+import CryptoProDSSProvider
+import DSSEmulator
+import Foundation
+import PDFSigning
+import Signing
+import Testing
+
+@Suite("PDFSigner with a DocumentSigning provider (CryptoPro DSS hash mode) against the emulator")
+struct PDFDocumentSigningTests {
+    func provider(_ url: URL, certificateID: Int = 0) -> CryptoProDSSProvider {
+        CryptoProDSSProvider(
+            parameters: ProviderParameters([
+                CryptoProDSSProvider.ParameterKey.url: .url(url),
+                CryptoProDSSProvider.ParameterKey.username: .string(StandardSeed.username),
+                CryptoProDSSProvider.ParameterKey.password: .secret(Secret(StandardSeed.password)),
+                CryptoProDSSProvider.ParameterKey.pin: .secret(Secret(StandardSeed.certificatePIN)),
+                CryptoProDSSProvider.ParameterKey.uploadMode: .string("hash"),
+            ])
+        )
+    }
+
+    @Test("the ByteRange digest goes up with Hash: True; pyHanko, pdfsig and qpdf accept the embedded CMS")
+    func signsThroughHashMode() async throws {
+        try await withEmulator { emulator, url in
+            let directory = try TemporaryDirectory(prefix: "pdf-cryptopro")
+            let input = try PDFFixtures.make(.objectStreams, in: directory)
+            let server = provider(url)
+            let identity = try await server.initialize(options: [:])
+            let output = directory.path("signed.pdf")
+            let result = try await PDFSigner.sign(
+                pdfAt: URL(fileURLWithPath: input),
+                writingTo: URL(fileURLWithPath: output),
+                identity: identity,
+                server: server,
+                options: PDFSignatureOptions(reason: "DSS")
+            )
+            #expect(result.signatureSize <= result.reservedSize)
+
+            let root = emulator.seed.certificateAuthority
+            let verdicts = try PDFFixtures.pyhankoValidate(output, root: root, in: directory)
+            #expect(verdicts.count == 1 && verdicts.first?.contains("INTACT:TRUSTED") == true, "\(verdicts)")
+            #expect(try PDFFixtures.pdfsig(output).contains("Signature Validation: Signature is Valid."))
+            let check = try PDFFixtures.qpdfCheck(output)
+            #expect(check.status == 0 && !check.output.contains("WARNING"), "\(check.output)")
+
+            let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: output), trustAnchors: [root])
+            #expect(report.isValid, "\(report.signatures.map(\.verification))")
+            #expect(report.signatures.first?.verification.signerCertificate == identity.certificate)
+            // The server decides the signed attributes: CryptoPro DSS (and the emulator) put a
+            // signingTime into CAdES-BES, which PAdES baseline leaves to /M; validators accept it.
+            #expect(report.signatures.first?.verification.signingTime != nil)
+        }
+    }
+
+    @Test("with a TSA the server's CMS becomes B-T")
+    func serverSignatureTimestamped() async throws {
+        try await withEmulator { emulator, url in
+            let directory = try TemporaryDirectory(prefix: "pdf-cryptopro-bt")
+            let input = try PDFFixtures.make(.classic, in: directory)
+            let server = provider(url)
+            let identity = try await server.initialize(options: [:])
+            let output = directory.path("signed.pdf")
+            let result = try await PDFSigner.sign(
+                pdfAt: URL(fileURLWithPath: input),
+                writingTo: URL(fileURLWithPath: output),
+                identity: identity,
+                server: server,
+                options: PDFSignatureOptions(timestampAuthority: try emulatorTSA(emulator))
+            )
+            #expect(result.timestamp != nil)
+            let verdicts = try PDFFixtures.pyhankoValidateTimestamped(
+                output,
+                root: emulator.seed.certificateAuthority,
+                timestampRoot: emulator.timestampAuthorityCA,
+                in: directory
+            )
+            #expect(
+                verdicts.first?.contains("INTACT:TRUSTED") == true
+                    && verdicts.first?.contains("| ts True True True") == true,
+                "\(verdicts)"
+            )
+        }
+    }
+
+    @Test("a server signature by another certificate than the selected one is refused and nothing is written")
+    func otherSignerRefused() async throws {
+        try await withEmulator { _, url in
+            let directory = try TemporaryDirectory(prefix: "pdf-cryptopro-mismatch")
+            let input = try PDFFixtures.make(.classic, in: directory)
+            let server = provider(url)
+            let identity = try await server.initialize(options: [:])
+            // The caller claims another identity than the one the server signs with.
+            let other = try PDFPKI().rsa
+            let claimed = SigningIdentity(certificate: other.certificate, chain: other.chain, key: identity.key)
+            let output = directory.path("signed.pdf")
+            await #expect {
+                try await PDFSigner.sign(
+                    pdfAt: URL(fileURLWithPath: input),
+                    writingTo: URL(fileURLWithPath: output),
+                    identity: claimed,
+                    server: server
+                )
+            } throws: { error in
+                (error as? CertificateProviderError)?.code == .serverSignatureMismatch
+            }
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+    }
+}
+
+@Suite("PDFSigner with a remote CSC key (signHash) against the emulator")
+struct PDFCSCSigningTests {
+    @Test("a SCAL 2 credential signs the signed attributes' hash; pyHanko, pdfsig and qpdf accept the PDF")
+    func signsWithCSC() async throws {
+        try await withEmulator { emulator, url in
+            let directory = try TemporaryDirectory(prefix: "pdf-csc")
+            let input = try PDFFixtures.make(.linearized, in: directory)
+            let provider = CSCProvider(
+                parameters: ProviderParameters([
+                    CSCProvider.ParameterKey.url: .url(url),
+                    CSCProvider.ParameterKey.clientID: .string(StandardSeed.username),
+                    CSCProvider.ParameterKey.clientSecret: .secret(Secret(StandardSeed.password)),
+                    CSCProvider.ParameterKey.credentialID: .string(String(StandardSeed.secondCertificateID)),
+                ])
+            )
+            let identity = try await provider.initialize(options: [:])
+            let output = directory.path("signed.pdf")
+            try await PDFSigner.sign(
+                pdfAt: URL(fileURLWithPath: input),
+                writingTo: URL(fileURLWithPath: output),
+                identity: identity
+            )
+            let root = emulator.seed.certificateAuthority
+            let verdicts = try PDFFixtures.pyhankoValidate(output, root: root, in: directory)
+            #expect(verdicts.count == 1 && verdicts.first?.contains("INTACT:TRUSTED") == true, "\(verdicts)")
+            #expect(try PDFFixtures.pdfsig(output).contains("Signature Validation: Signature is Valid."))
+            let check = try PDFFixtures.qpdfCheck(output)
+            #expect(check.status == 0 && !check.output.contains("WARNING"), "\(check.output)")
+            // Our own CMS: PAdES baseline, no signingTime.
+            let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: output), trustAnchors: [root])
+            #expect(report.isValid && report.signatures.first?.verification.signingTime == nil)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import PDFSigning
+import Signing
+import Testing
+
+@Suite("PDFSignatureVerifier laterChanges: signatures only, form fields filled, or other changes")
+struct PDFLaterChangesTests {
+    let pki: PDFPKI
+    init() throws { pki = try PDFPKI() }
+
+    @Test("a later revision that adds a second signature: signatures", arguments: PDFFixtures.Variant.allCases)
+    func secondSignature(_ variant: PDFFixtures.Variant) async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-later-sig")
+        let input = try PDFFixtures.make(variant, in: directory)
+        let first = directory.path("first.pdf")
+        try await PDFSigner.sign(
+            pdfAt: URL(fileURLWithPath: input),
+            writingTo: URL(fileURLWithPath: first),
+            identity: pki.rsa
+        )
+        // A countersignature by pyHanko's writer, then one by ours.
+        let second = directory.path("second.pdf")
+        try PDFFixtures.pyhankoSign(first, output: second, identity: pki.ec, field: "PyHankoSig", in: directory)
+        let third = directory.path("third.pdf")
+        try await PDFSigner.sign(
+            pdfAt: URL(fileURLWithPath: second),
+            writingTo: URL(fileURLWithPath: third),
+            identity: pki.ec
+        )
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: third), trustAnchors: [pki.root])
+        #expect(report.isValid)
+        #expect(
+            report.signatures.map(\.laterChanges) == [.signatures, .signatures, .none],
+            "\(report.signatures.map { "\($0.field) \($0.laterChanges) \($0.laterChangesDetail ?? "")" })"
+        )
+        #expect(!report.hasUnsignedChanges)
+    }
+
+    @Test("a later revision that fills a form field: formFields; a further signature keeps it so")
+    func formFieldFilled() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-later-form")
+        let form = try PDFFixtures.makeForm(.classic, in: directory)
+        let signed = directory.path("signed.pdf")
+        try await PDFSigner.sign(
+            pdfAt: URL(fileURLWithPath: form),
+            writingTo: URL(fileURLWithPath: signed),
+            identity: pki.rsa
+        )
+        let filled = directory.path("filled.pdf")
+        try PDFFixtures.fillNameField(signed, output: filled)
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: filled), trustAnchors: [pki.root])
+        let signature = try #require(report.signatures.first)
+        #expect(signature.verification.isValid)
+        #expect(signature.laterChanges == .formFields, "\(signature.laterChangesDetail ?? "")")
+        #expect(!signature.laterRevisionsSigned)
+        #expect(report.hasUnsignedChanges)
+
+        // Signed again after the fill: the first signature still sees a fill, the fill is now signed.
+        let countersigned = directory.path("countersigned.pdf")
+        try await PDFSigner.sign(
+            pdfAt: URL(fileURLWithPath: filled),
+            writingTo: URL(fileURLWithPath: countersigned),
+            identity: pki.ec
+        )
+        let again = try PDFSignatureVerifier.verify(
+            pdfAt: URL(fileURLWithPath: countersigned),
+            trustAnchors: [pki.root]
+        )
+        #expect(
+            again.signatures.map(\.laterChanges) == [.formFields, .none],
+            "\(again.signatures.map { $0.laterChangesDetail ?? "" })"
+        )
+        #expect(!again.hasUnsignedChanges && again.isValid)
+    }
+
+    @Test("a later revision that changes page content: other changes, reported with the object")
+    func pageContentChanged() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-later-content")
+        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let signed = directory.path("signed.pdf")
+        try await PDFSigner.sign(
+            pdfAt: URL(fileURLWithPath: input),
+            writingTo: URL(fileURLWithPath: signed),
+            identity: pki.rsa
+        )
+        let changed = directory.path("changed.pdf")
+        try PDFFixtures.changePageContent(signed, output: changed)
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: changed), trustAnchors: [pki.root])
+        let signature = try #require(report.signatures.first)
+        // The signed revision is intact; what the file shows now is not what was signed.
+        #expect(signature.verification.isValid)
+        #expect(signature.laterChanges == .other)
+        #expect(signature.laterChangesDetail?.contains("stream") == true, "\(signature.laterChangesDetail ?? "")")
+        #expect(report.hasUnsignedChanges)
+    }
+}

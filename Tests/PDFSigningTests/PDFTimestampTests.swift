@@ -1,0 +1,169 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import DSSEmulator
+import Foundation
+import PDFSigning
+import RemoteSigning
+import Signing
+import Testing
+
+/// One emulator seed (keys made once) shared by this test target.
+let sharedSeed: EmulatorSeed = {
+    do { return try EmulatorSeed.standard() } catch { fatalError("cannot build the emulator seed: \(error)") }
+}()
+
+/// Starts an emulator (faults enabled) on an ephemeral loopback port for the duration of `body`.
+func withEmulator<R>(_ body: (DSSEmulator, URL) async throws -> R) async throws -> R {
+    let emulator = try DSSEmulator(configuration: .init(faultsEnabled: true, requestLogLimit: 0), seed: sharedSeed)
+    let url = try emulator.start()
+    defer { emulator.stop() }
+    return try await body(emulator, url)
+}
+
+/// A TSA client for the emulator's `/tsa` (or a fault path under it), trusting its CA.
+func emulatorTSA(_ emulator: DSSEmulator, fault: String? = nil) throws -> TimestampAuthorityClient {
+    var url = try #require(emulator.timestampURL)
+    if let fault { url = url.appendingPathComponent(fault) }
+    return TimestampAuthorityClient(
+        configuration: .init(url: url, trustAnchors: [emulator.timestampAuthorityCA], timeout: 10),
+        fetcher: TransportBinaryFetcher(transport: URLSessionTransport())
+    )
+}
+
+@Suite("PDFSigner B-T: a signature timestamp inside the PDF signature")
+struct PDFTimestampTests {
+    let pki: PDFPKI
+    init() throws { pki = try PDFPKI() }
+
+    @Test(
+        "B-T on every variant: pyHanko trusts signature and timestamp, pdfsig and qpdf accept, openssl ts verifies the token",
+        arguments: PDFFixtures.Variant.allCases
+    )
+    func signsBT(_ variant: PDFFixtures.Variant) async throws {
+        try await withEmulator { emulator, _ in
+            let directory = try TemporaryDirectory(prefix: "pdf-bt")
+            let input = try PDFFixtures.make(variant, in: directory)
+            let output = directory.path("signed-bt.pdf")
+            let before = Date()
+            let result = try await PDFSigner.sign(
+                pdfAt: URL(fileURLWithPath: input),
+                writingTo: URL(fileURLWithPath: output),
+                identity: pki.rsa,
+                options: PDFSignatureOptions(reason: "B-T", timestampAuthority: try emulatorTSA(emulator))
+            )
+            let after = Date()
+            let token = try #require(result.timestamp)
+            #expect(token.time >= before.addingTimeInterval(-1) && token.time <= after.addingTimeInterval(1))
+            #expect(result.signatureSize <= result.reservedSize)
+
+            let verdicts = try PDFFixtures.pyhankoValidateTimestamped(
+                output,
+                root: pki.root,
+                timestampRoot: emulator.timestampAuthorityCA,
+                in: directory
+            )
+            #expect(verdicts.count == 1, "\(verdicts)")
+            #expect(verdicts.first?.contains("INTACT:TRUSTED") == true, "\(verdicts)")
+            #expect(verdicts.first?.contains("| ts True True True") == true, "\(verdicts)")
+            #expect(try PDFFixtures.pdfsig(output).contains("Signature Validation: Signature is Valid."))
+            let check = try PDFFixtures.qpdfCheck(output)
+            #expect(check.status == 0 && !check.output.contains("WARNING"), "\(check.output)")
+
+            // The token inside the PDF is an RFC 3161 token over the signature value.
+            let value = directory.path("value.bin")
+            let tokenPath = directory.path("token.der")
+            #expect(try PDFFixtures.extractTimestamp(output, value: value, token: tokenPath))
+            let ca = try directory.write("tsa-ca.pem", text: emulator.timestampAuthorityCA.pemRepresentation)
+            let verified = try ExternalTool.run(
+                "openssl",
+                ["ts", "-verify", "-token_in", "-in", tokenPath, "-data", value, "-CAfile", ca]
+            )
+            #expect(verified.output.contains("Verification: OK"), "\(verified.output)\(verified.errorOutput)")
+            let wrong = try ExternalTool.run(
+                "openssl",
+                ["ts", "-verify", "-token_in", "-in", tokenPath, "-data", input, "-CAfile", ca]
+            )
+            #expect(!wrong.succeeded)
+
+            // Our verifier reports the proven time beside the claimed one.
+            var policy = ValidationPolicy()
+            policy.timestampTrustAnchors = [emulator.timestampAuthorityCA]
+            let report = try PDFSignatureVerifier.verify(
+                pdfAt: URL(fileURLWithPath: output),
+                trustAnchors: [pki.root],
+                policy: policy
+            )
+            let signature = try #require(report.signatures.first)
+            #expect(signature.isValid, "\(signature.verification)")
+            #expect(signature.provenTime == token.time)
+            #expect(signature.claimedTime != nil)
+        }
+    }
+
+    @Test("a reservation too small for the signature and token grows and the signature is made again")
+    func reservationGrows() async throws {
+        try await withEmulator { emulator, _ in
+            let directory = try TemporaryDirectory(prefix: "pdf-bt-grow")
+            let input = try PDFFixtures.make(.objectStreams, in: directory)
+            let output = directory.path("signed.pdf")
+            let result = try await PDFSigner.sign(
+                pdfAt: URL(fileURLWithPath: input),
+                writingTo: URL(fileURLWithPath: output),
+                identity: pki.ec,
+                options: PDFSignatureOptions(timestampAuthority: try emulatorTSA(emulator), reservedSize: 64)
+            )
+            #expect(result.timestamp != nil)
+            #expect(result.reservedSize > 64)
+            #expect(result.signatureSize <= result.reservedSize)
+            let verdicts = try PDFFixtures.pyhankoValidateTimestamped(
+                output,
+                root: pki.root,
+                timestampRoot: emulator.timestampAuthorityCA,
+                in: directory
+            )
+            #expect(
+                verdicts.first?.contains("INTACT:TRUSTED") == true
+                    && verdicts.first?.contains("| ts True True True") == true,
+                "\(verdicts)"
+            )
+            #expect(try PDFFixtures.pdfsig(output).contains("Signature Validation: Signature is Valid."))
+
+            // B-B too: the countersignature's reservation grows the same way; both stay valid.
+            let second = directory.path("second.pdf")
+            let grown = try await PDFSigner.sign(
+                pdfAt: URL(fileURLWithPath: output),
+                writingTo: URL(fileURLWithPath: second),
+                identity: pki.rsa,
+                options: PDFSignatureOptions(reservedSize: 64)
+            )
+            #expect(grown.reservedSize > 64 && grown.signatureSize <= grown.reservedSize)
+            let pdfsig = try PDFFixtures.pdfsig(second)
+            #expect(
+                pdfsig.components(separatedBy: "Signature Validation: Signature is Valid.").count - 1 == 2,
+                "\(pdfsig)"
+            )
+        }
+    }
+
+    @Test("a TSA answering over another imprint is a typed error and no output file is written")
+    func wrongImprintWritesNothing() async throws {
+        try await withEmulator { emulator, _ in
+            let directory = try TemporaryDirectory(prefix: "pdf-bt-fault")
+            let input = try PDFFixtures.make(.classic, in: directory)
+            let output = directory.path("signed.pdf")
+            let before = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+            await #expect {
+                try await PDFSigner.sign(
+                    pdfAt: URL(fileURLWithPath: input),
+                    writingTo: URL(fileURLWithPath: output),
+                    identity: pki.rsa,
+                    options: PDFSignatureOptions(timestampAuthority: try emulatorTSA(emulator, fault: "wrong-imprint"))
+                )
+            } throws: { error in
+                (error as? CertificateProviderError)?.code == .timestampInvalid
+            }
+            #expect(!FileManager.default.fileExists(atPath: output))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == before)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+public import CertificateProviders
+public import Testing
+
+/// Expects `body` to throw a `CertificateProviderError` with `code`; records an issue (at the
+/// caller's line) when it succeeds or throws anything else.
+/// - Returns: the error, for further checks of its reason or hint; nil after a recorded issue.
+@discardableResult
+public func expectError<R>(
+    _ code: CertificateProviderError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> R
+) async -> CertificateProviderError? {
+    let outcome: Result<R, any Error>
+    do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+    return judge(outcome, expecting: [code], sourceLocation: sourceLocation)
+}
+
+/// The synchronous form of `expectError(_:sourceLocation:_:)`, for synchronous tests.
+@discardableResult
+public func expectError<R>(
+    _ code: CertificateProviderError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> R
+) -> CertificateProviderError? {
+    judge(Result { try body() }, expecting: [code], sourceLocation: sourceLocation)
+}
+
+/// Expects `body` to throw a `CertificateProviderError` whose code is one of `codes` (where either
+/// answer is right, e.g. a damaged file read as malformed or as a wrong password).
+@discardableResult
+public func expectError<R>(
+    oneOf codes: Set<CertificateProviderError.Code>,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> R
+) -> CertificateProviderError? {
+    judge(Result { try body() }, expecting: codes, sourceLocation: sourceLocation)
+}
+
+private func judge<R>(
+    _ outcome: Result<R, any Error>,
+    expecting codes: Set<CertificateProviderError.Code>,
+    sourceLocation: SourceLocation
+) -> CertificateProviderError? {
+    let code = codes.count == 1 ? "\(codes.first!)" : "one of \(codes.map(\.rawValue).sorted())"
+    switch outcome {
+    case .success:
+        Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
+    case .failure(let error as CertificateProviderError):
+        #expect(codes.contains(error.code), "expected \(code), got \(error)", sourceLocation: sourceLocation)
+        return error
+    case .failure(let error):
+        Issue.record("expected CertificateProviderError \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
