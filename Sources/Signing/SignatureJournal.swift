@@ -79,7 +79,8 @@ public actor SignatureJournal {
                         .text(record.id), .real(record.createdAt.timeIntervalSince1970),
                         .text(record.providerID.rawValue),
                         .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
-                        .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
+                        .integer(record.documentSize), .blob(record.documentDigest),
+                        .text(record.digestAlgorithm.rawValue),
                         .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline,
                     ])
                     _ = try statement.step()
@@ -158,7 +159,7 @@ public actor SignatureJournal {
             try statement.bind([
                 .text(record.id), .real(record.createdAt.timeIntervalSince1970), .text(record.providerID.rawValue),
                 .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
-                .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
+                .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm.rawValue),
                 .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline,
             ])
             _ = try statement.step()
@@ -226,6 +227,13 @@ public actor SignatureJournal {
         } else {
             storage = .inline(statement.blob(12) ?? [])
         }
+        let digestName = statement.text(8) ?? ""
+        guard let digestAlgorithm = DigestAlgorithm(name: digestName) else {
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the signature journal has a record (\(statement.text(0) ?? "?")) with the digest '\(digestName)', which this build does not know; update certsign"
+            )
+        }
         return SignatureRecord(
             id: statement.text(0) ?? "",
             createdAt: Date(timeIntervalSince1970: statement.double(1)),
@@ -235,7 +243,7 @@ public actor SignatureJournal {
             documentName: statement.text(5) ?? "",
             documentSize: statement.int64(6),
             documentDigest: statement.blob(7) ?? [],
-            digestAlgorithm: statement.text(8) ?? "",
+            digestAlgorithm: digestAlgorithm,
             format: SignatureFormat(statement.text(9) ?? ""),
             isDetached: statement.int64(10) != 0,
             storage: storage
