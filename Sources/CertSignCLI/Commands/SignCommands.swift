@@ -268,7 +268,7 @@ extension Commands {
                 progress = { done, total in console.progress("signing", done: done, total: total) }
             }
             batched = try await coordinator.signEach(
-                documents.map { .file(URL(fileURLWithPath: $0, relativeTo: workingDirectory)) },
+                documents.map { .file(URL(fileURLWithPath: $0, isDirectory: false, relativeTo: workingDirectory)) },
                 outputs: outputs.map { output -> URL? in if case .file(let url) = output { url } else { nil } },
                 provider: providerID,
                 parameters: parameters,
@@ -321,7 +321,7 @@ extension Commands {
                     size = Int64(bytes.count)
                 } else {
                     size = batched == nil ? try context.documentSize(path) : 0
-                    document = .file(URL(fileURLWithPath: path, relativeTo: workingDirectory))
+                    document = .file(URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory))
                 }
                 let label = documents.count > 1 ? "signing \(index + 1)/\(documents.count)" : "signing"
                 var progress: SigningProgress?
