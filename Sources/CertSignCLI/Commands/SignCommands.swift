@@ -259,14 +259,12 @@ extension Commands {
         // With the signature on stdout, messages go to stderr.
         let toStandardOutput = outputs.contains(.standardOutput)
         func report(_ text: String) { if toStandardOutput { console.err(text) } else { console.out(text) } }
-        // Files into files: one library batch (a pipeline on every core, one journal commit per group).
+        // Several files into files: one library batch (a pipeline on every core, one commit per group);
+        // one document keeps its byte progress.
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var batched: [Result<SigningResult, CertificateProviderError>]?
-        if !pades, timestampClient == nil, !documents.contains("-"), !toStandardOutput {
-            var progress: SigningProgress?
-            if documents.count > 1 {
-                progress = { done, total in console.progress("signing", done: done, total: total) }
-            }
+        if documents.count > 1, !pades, timestampClient == nil, !documents.contains("-"), !toStandardOutput {
+            let progress: SigningProgress = { done, total in console.progress("signing", done: done, total: total) }
             batched = try await coordinator.signEach(
                 documents.map { .file(URL(fileURLWithPath: $0, isDirectory: false, relativeTo: workingDirectory)) },
                 outputs: outputs.map { output -> URL? in if case .file(let url) = output { url } else { nil } },
