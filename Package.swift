@@ -235,7 +235,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CertSignCLITests",
-            dependencies: ["CertSignCLI", "certsign", "CertificateProvidersTesting", "DSSEmulator"],
+            dependencies: [
+                "CertSignCLI", "certsign", "CertificateProvidersTesting", "DSSEmulator",
+                // The parameter-schema contract test makes every provider through its own register(in:).
+                "PKCS12Provider", "PKCS11Provider", "FMPDSSProvider", "CryptoProDSSProvider", "CSCProvider",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -8,20 +8,9 @@ import Synchronization
 /// container is built locally around the returned signature values (the coordinator's external-key
 /// path), so its identity's key is a ``CSCSigningKey``.
 ///
-/// Parameters (``ParameterKey``):
-/// | key | type | required | meaning |
-/// |---|---|---|---|
-/// | `url` | URL | yes | the service's base URL (methods at `<url>/csc/v2/…`; `http://` only to loopback unless `allowInsecureHTTP`) |
-/// | `clientID` | string | yes | the OAuth 2.0 client (client-credentials grant) |
-/// | `clientSecret` | secret | for confidential clients | the client secret (form field `client_secret`) |
-/// | `credentialID` | string | no | the credential to sign with; without it, the only credential of the client |
-/// | `pin` | secret | when the credential asks | the credential's PIN (`authData` `PIN`) |
-/// | `otp` | secret | when the credential asks | a one-time password (`authData` `OTP`) |
-/// | `allowInsecureHTTP` | boolean | no (false) | allow `http://` to non-loopback hosts |
-/// | `timeout` | integer | no (30) | seconds per HTTP exchange |
-/// | `trustedCAFile` | string (path) | no | PEM CAs trusted for the service besides the system store (``RemoteTLSParameters``) |
-/// | `clientIdentity` | string | no | the alias of the TLS client identity (opened with the provider's `clientIdentityLookup`) |
-/// | `clientIdentityPassword` | secret | no | the password of that identity |
+/// Parameters: ``schema`` declares them (key, type, default, secret or not, meaning);
+/// `certsign providers --params csc` prints them. ``setParameters(_:)`` and
+/// ``initialize(options:)`` validate through it.
 ///
 /// ``initialize(options:)`` gets a token, finds the credential (`credentials/list` when
 /// `credentialID` is absent), reads it (`credentials/info` with the chain) and returns an identity
@@ -32,36 +21,72 @@ import Synchronization
 public final class CSCProvider: CertificateProvider {
     /// The parameter keys this provider reads.
     public enum ParameterKey {
-        /// The `url` parameter (see the table above).
+        /// The `url` parameter (declared in ``CSCProvider/schema``).
         public static let url = ProviderParameters.Key.url
-        /// The `clientID` parameter (see the table above).
+        /// The `clientID` parameter (declared in ``CSCProvider/schema``).
         public static let clientID: ProviderParameters.Key = "clientID"
-        /// The `clientSecret` parameter (see the table above).
+        /// The `clientSecret` parameter (declared in ``CSCProvider/schema``).
         public static let clientSecret: ProviderParameters.Key = "clientSecret"
-        /// The `credentialID` parameter (see the table above).
+        /// The `credentialID` parameter (declared in ``CSCProvider/schema``).
         public static let credentialID: ProviderParameters.Key = "credentialID"
-        /// The `pin` parameter (see the table above).
+        /// The `pin` parameter (declared in ``CSCProvider/schema``).
         public static let pin: ProviderParameters.Key = "pin"
-        /// The `otp` parameter (see the table above).
+        /// The `otp` parameter (declared in ``CSCProvider/schema``).
         public static let otp: ProviderParameters.Key = "otp"
-        /// The `trustedCAFile` parameter (see the table above).
+        /// The `trustedCAFile` parameter (declared in ``CSCProvider/schema``).
         public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
-        /// The `clientIdentity` parameter (see the table above).
+        /// The `clientIdentity` parameter (declared in ``CSCProvider/schema``).
         public static let clientIdentity = RemoteTLSParameters.clientIdentity
-        /// The `clientIdentityPassword` parameter (see the table above).
+        /// The `clientIdentityPassword` parameter (declared in ``CSCProvider/schema``).
         public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
-        /// The `allowInsecureHTTP` parameter (see the table above).
-        public static let allowInsecureHTTP: ProviderParameters.Key = "allowInsecureHTTP"
-        /// The `timeout` parameter (see the table above).
-        public static let timeout: ProviderParameters.Key = "timeout"
+        /// The `allowInsecureHTTP` parameter (declared in ``CSCProvider/schema``).
+        public static let allowInsecureHTTP = RemoteProviderParameters.allowInsecureHTTP.key
+        /// The `timeout` parameter (declared in ``CSCProvider/schema``).
+        public static let timeout = RemoteProviderParameters.timeout.key
 
-        /// Every key the provider accepts.
-        public static let all: Set<ProviderParameters.Key> = Set([
-            url, clientID, clientSecret, credentialID, pin, otp, allowInsecureHTTP, timeout,
-        ])
-        .union(RemoteTLSParameters.keys)
-        /// The keys whose values are secrets.
-        public static let secrets: Set<ProviderParameters.Key> = [clientSecret, pin, otp, clientIdentityPassword]
+        /// Every key the provider accepts (the keys of ``CSCProvider/schema``).
+        public static let all: Set<ProviderParameters.Key> = CSCProvider.schema.keys
+        /// The keys whose values are secrets (declared so in ``CSCProvider/schema``).
+        public static let secrets: Set<ProviderParameters.Key> = CSCProvider.schema.secretKeys
+    }
+
+    /// The provider's parameters, each declared once (validation, redaction and help come from here).
+    public static let schema = ProviderParameterSchema(
+        provider: .csc,
+        [
+            .init(ParameterKey.url, .url, "the service's base URL (methods at <url>/csc/v2/...)"),
+            .init(ParameterKey.clientID, .string, "the OAuth 2.0 client (client-credentials grant)"),
+            .init(ParameterKey.clientSecret, .secret, "the client secret, for confidential clients"),
+            .init(
+                ParameterKey.credentialID,
+                .string,
+                default: "the only credential",
+                "the credential to sign with"
+            ),
+            .init(ParameterKey.pin, .secret, "the credential's PIN, when it asks for one"),
+            .init(ParameterKey.otp, .secret, "a one-time password, when the credential asks for one"),
+        ] + RemoteProviderParameters.shared,
+        rules: RemoteProviderParameters.rules
+    )
+
+    /// One line saying what the provider is (`certsign providers`).
+    public static let summary =
+        "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'"
+
+    /// Registers the provider under ``CertificateProviders/ProviderID/csc`` with its schema; each
+    /// `makeProvider` call makes a fresh provider with these arguments.
+    /// - Parameters: as ``init(parameters:transport:additionalHeaders:clientIdentityLookup:)``.
+    /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
+    public static func register(
+        in registry: inout ProviderRegistry,
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        clientIdentityLookup: ClientIdentityLookup? = nil
+    ) throws {
+        let parameters = try schema.validate(parameters)
+        try registry.register(.csc, description: summary, schema: schema) {
+            CSCProvider(parameters: parameters, transport: transport, clientIdentityLookup: clientIdentityLookup)
+        }
     }
 
     private struct State {
@@ -78,7 +103,7 @@ public final class CSCProvider: CertificateProvider {
 
     /// Creates a provider.
     /// - Parameters:
-    ///   - parameters: initial parameters (see the table in the type's documentation).
+    ///   - parameters: initial parameters (declared in ``schema``), checked by ``initialize(options:)``.
     ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
     ///     `clientIdentity` when set).
     ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
@@ -102,7 +127,7 @@ public final class CSCProvider: CertificateProvider {
     /// Replaces the parameters and forgets the identity made with the old ones.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        try CSCProvider.check(parameters)
+        let parameters = try CSCProvider.schema.validate(parameters)
         state.withLock {
             $0.parameters = parameters
             $0.identity = nil
@@ -114,8 +139,7 @@ public final class CSCProvider: CertificateProvider {
     ///   not have (the reason lists the client's credentials); `.authenticationFailed` for a refused
     ///   client; `.unsupportedOperation` for a disabled key; `.network`, `.timeout`, the TLS codes.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = parameters.merging(options)
-        try CSCProvider.check(merged)
+        let merged = try CSCProvider.schema.validate(parameters.merging(options))
         let client = try makeClient(merged)
         var credentialID = try merged.string(ParameterKey.credentialID)
         if credentialID == nil {
@@ -182,8 +206,7 @@ public final class CSCProvider: CertificateProvider {
     /// `credentialInfo`; `credentials/info` for each one the service did not describe).
     /// - Throws: as ``initialize(options:)``.
     public func credentials() async throws -> [CSCCredential] {
-        let parameters = self.parameters
-        try CSCProvider.check(parameters)
+        let parameters = try CSCProvider.schema.validate(self.parameters)
         let client = try makeClient(parameters)
         let list = try await client.listCredentials(details: true)
         var result: [CSCCredential] = []
@@ -199,22 +222,6 @@ public final class CSCProvider: CertificateProvider {
 
     // MARK: Parameters
 
-    private static func check(_ parameters: ProviderParameters) throws {
-        for key in parameters.keys where !ParameterKey.all.contains(key) {
-            throw CertificateProviderError.invalidParameter(
-                "parameter '\(key)' is not known to the csc provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))"
-            )
-        }
-        _ = try parameters.url(ParameterKey.url)
-        for key in [ParameterKey.clientID, ParameterKey.credentialID] { _ = try parameters.string(key) }
-        for key in ParameterKey.secrets { _ = try parameters.secret(key) }
-        try RemoteTLSParameters.check(parameters)
-        if let timeout = try parameters.integer(ParameterKey.timeout), timeout <= 0 {
-            throw CertificateProviderError.invalidParameter("parameter 'timeout' must be a positive number of seconds")
-        }
-        _ = try parameters.boolean(ParameterKey.allowInsecureHTTP)
-    }
-
     private func makeClient(_ parameters: ProviderParameters) throws -> CSCClient {
         guard let url = try parameters.url(ParameterKey.url) else {
             throw CertificateProviderError.invalidParameter("parameter 'url' is required")
@@ -222,15 +229,13 @@ public final class CSCProvider: CertificateProvider {
         guard let clientID = try parameters.string(ParameterKey.clientID), !clientID.isEmpty else {
             throw CertificateProviderError.invalidParameter("parameter 'clientID' is required")
         }
-        let policy = RemoteEndpointPolicy(
-            allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false
-        )
+        let policy = try RemoteProviderParameters.endpointPolicy(parameters)
         try policy.validate(url)
         let configuration = CSCClient.Configuration(
             baseURL: url,
             clientID: clientID,
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
-            timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
+            timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy,
             additionalHeaders: additionalHeaders
         )

@@ -6,25 +6,9 @@ import Synchronization
 /// A CryptoPro DSS server as a `CertificateProvider` (ID ``CertificateProviders/ProviderID/cryptoProDSS``,
 /// `cryptopro-dss`) whose server builds the signatures (`DocumentSigning`).
 ///
-/// Parameters (``ParameterKey``):
-/// | key | type | required | meaning |
-/// |---|---|---|---|
-/// | `url` | URL | yes | the server's base URL (`https://…`; `http://` only to loopback unless `allowInsecureHTTP`) |
-/// | `username` | string | yes (for initialize) | the DSS user |
-/// | `password` | secret | yes (for initialize) | the user's password |
-/// | `clientID` | string | no (`cryptopro.cloud.csp`) | the OAuth client registered on the STS |
-/// | `clientSecret` | secret | no | the OAuth client secret (sent as HTTP Basic) |
-/// | `certificateID` | integer | no | the certificate to use; `0` = the user's default |
-/// | `certificate` | string | no | the certificate by friendly name, subject DN or subject CN (when `certificateID` is absent) |
-/// | `pin` | secret | for PIN-protected keys | the certificate PIN, sent as `PinCode` when signing |
-/// | `storeDirectory` | string (path) | no | a directory for the session cache (see below) |
-/// | `allowInsecureHTTP` | boolean | no (false) | allow `http://` to non-loopback hosts |
-/// | `timeout` | integer | no (30) | seconds per HTTP exchange |
-/// | `trustedCAFile` | string (path) | no | PEM CAs trusted for the server besides the system store (``RemoteTLSParameters``) |
-/// | `clientIdentity` | string | no | the alias of the TLS client identity (opened with the provider's `clientIdentityLookup`) |
-/// | `clientIdentityPassword` | secret | no | the password of that identity |
-/// | `uploadMode` | string | no (`auto`) | `content` sends the document, `hash` its digest (`Hash: True`, the digest that fits the certificate's key), `auto` the document up to `maxUploadBytes` and the digest above |
-/// | `maxUploadBytes` | integer | no (16 MiB) | the largest document `auto` (and `content`) sends whole |
+/// Parameters: ``schema`` declares them (key, type, default, secret or not, meaning);
+/// `certsign providers --params cryptopro-dss` prints them. ``setParameters(_:)`` and
+/// ``initialize(options:)`` validate through it.
 ///
 /// Without `certificateID` and `certificate` the user's default certificate is used (or the only one).
 ///
@@ -46,56 +30,105 @@ import Synchronization
 public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// The parameter keys this provider reads.
     public enum ParameterKey {
-        /// The `url` parameter (see the table above).
+        /// The `url` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let url = ProviderParameters.Key.url
-        /// The `username` parameter (see the table above).
+        /// The `username` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let username: ProviderParameters.Key = "username"
-        /// The `password` parameter (see the table above).
+        /// The `password` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let password: ProviderParameters.Key = "password"
-        /// The `clientID` parameter (see the table above).
+        /// The `clientID` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let clientID: ProviderParameters.Key = "clientID"
-        /// The `clientSecret` parameter (see the table above).
+        /// The `clientSecret` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let clientSecret: ProviderParameters.Key = "clientSecret"
-        /// The `certificateID` parameter (see the table above).
+        /// The `certificateID` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let certificateID: ProviderParameters.Key = "certificateID"
-        /// The `certificate` parameter (see the table above).
+        /// The `certificate` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let certificate: ProviderParameters.Key = "certificate"
-        /// The `pin` parameter (see the table above).
+        /// The `pin` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let pin: ProviderParameters.Key = "pin"
-        /// The `storeDirectory` parameter (see the table above).
+        /// The `storeDirectory` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
-        /// The `allowInsecureHTTP` parameter (see the table above).
-        public static let allowInsecureHTTP: ProviderParameters.Key = "allowInsecureHTTP"
-        /// The `timeout` parameter (see the table above).
-        public static let timeout: ProviderParameters.Key = "timeout"
-        /// The `uploadMode` parameter (see the table above).
+        /// The `allowInsecureHTTP` parameter (declared in ``CryptoProDSSProvider/schema``).
+        public static let allowInsecureHTTP = RemoteProviderParameters.allowInsecureHTTP.key
+        /// The `timeout` parameter (declared in ``CryptoProDSSProvider/schema``).
+        public static let timeout = RemoteProviderParameters.timeout.key
+        /// The `uploadMode` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let uploadMode: ProviderParameters.Key = "uploadMode"
-        /// The `maxUploadBytes` parameter (see the table above).
+        /// The `maxUploadBytes` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let maxUploadBytes: ProviderParameters.Key = "maxUploadBytes"
 
-        /// The `trustedCAFile` parameter (see the table above).
+        /// The `trustedCAFile` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
-        /// The `clientIdentity` parameter (see the table above).
+        /// The `clientIdentity` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let clientIdentity = RemoteTLSParameters.clientIdentity
-        /// The `clientIdentityPassword` parameter (see the table above).
+        /// The `clientIdentityPassword` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
 
-        /// Every key the provider accepts.
-        public static let all: Set<ProviderParameters.Key> = Set<ProviderParameters.Key>([
-            url,
-            username,
-            password,
-            clientID,
-            clientSecret,
-            certificateID,
-            certificate,
-            pin,
-            storeDirectory,
-            allowInsecureHTTP,
-            timeout,
-            uploadMode,
-            maxUploadBytes,
-        ]).union(RemoteTLSParameters.keys)
+        /// Every key the provider accepts (the keys of ``CryptoProDSSProvider/schema``).
+        public static let all: Set<ProviderParameters.Key> = CryptoProDSSProvider.schema.keys
+    }
+
+    /// The provider's parameters, each declared once (validation, redaction and help come from here).
+    public static let schema = ProviderParameterSchema(
+        provider: .cryptoProDSS,
+        [
+            .init(
+                ParameterKey.url,
+                .url,
+                "the server's base URL (https://; http:// only to loopback or with allowInsecureHTTP)"
+            ),
+            .init(ParameterKey.username, .string, "the DSS user (to log in)"),
+            .init(ParameterKey.password, .secret, "the user's password (to log in)"),
+            .init(
+                ParameterKey.clientID,
+                .string,
+                default: "cryptopro.cloud.csp",
+                "the OAuth client registered on the STS"
+            ),
+            .init(ParameterKey.clientSecret, .secret, "the OAuth client secret (sent as HTTP Basic)"),
+            .init(ParameterKey.certificateID, .integer(atLeast: 0), "the certificate to use; 0 is the user's default"),
+            .init(ParameterKey.certificate, .string, "the certificate by friendly name, subject DN or CN"),
+            .init(ParameterKey.pin, .secret, "the certificate PIN, sent as PinCode when signing"),
+            .init(ParameterKey.storeDirectory, .path, "a directory for the session cache"),
+            .init(
+                ParameterKey.uploadMode,
+                .oneOf(["auto", "content", "hash"]),
+                default: "auto",
+                "content sends the document, hash its digest, auto the document up to maxUploadBytes"
+            ),
+            .init(
+                ParameterKey.maxUploadBytes,
+                .integer(atLeast: 1),
+                default: String(CryptoProDSSProvider.defaultMaxUploadBytes),
+                "the largest document auto and content send whole"
+            ),
+        ] + RemoteProviderParameters.shared,
+        rules: RemoteProviderParameters.rules
+    )
+
+    /// One line saying what the provider is (`certsign providers`).
+    public static let summary = "CryptoPro DSS SignServer REST API (server-side CAdES)"
+
+    /// Registers the provider under ``CertificateProviders/ProviderID/cryptoProDSS`` with its schema;
+    /// each `makeProvider` call makes a fresh provider with these arguments.
+    /// - Parameters: as ``init(parameters:transport:additionalHeaders:clientIdentityLookup:warning:)``.
+    /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
+    public static func register(
+        in registry: inout ProviderRegistry,
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        clientIdentityLookup: ClientIdentityLookup? = nil,
+        warning: (@Sendable (String) -> Void)? = nil
+    ) throws {
+        let parameters = try schema.validate(parameters)
+        try registry.register(.cryptoProDSS, description: summary, schema: schema) {
+            CryptoProDSSProvider(
+                parameters: parameters,
+                transport: transport,
+                clientIdentityLookup: clientIdentityLookup,
+                warning: warning
+            )
+        }
     }
 
     /// How documents go up (the `uploadMode` parameter).
@@ -146,7 +179,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     /// Creates a provider.
     /// - Parameters:
-    ///   - parameters: initial parameters (see the table in the type's documentation).
+    ///   - parameters: initial parameters (declared in ``schema``), checked by ``initialize(options:)``.
     ///   - transport: the networking; nil uses ``CurlTransport``.
     ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
@@ -174,7 +207,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// is dropped (the next use logs in with the new parameters).
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        try CryptoProDSSProvider.check(parameters)
+        let parameters = try CryptoProDSSProvider.schema.validate(parameters)
         state.withLock { state in
             state.parameters = parameters
             if let session = state.session, !CryptoProDSSProvider.matches(session.key, parameters) {
@@ -189,8 +222,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     ///   not have (the reason lists the user's certificates); `.authenticationFailed`, `.network`,
     ///   `.timeout`; `.fileSystem` when the cache cannot be written.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = parameters.merging(options)
-        try CryptoProDSSProvider.check(merged)
+        let merged = try CryptoProDSSProvider.schema.validate(parameters.merging(options))
         let configuration = try configuration(from: merged)
         let client = CryptoProDSSClient(
             configuration: configuration,
@@ -378,8 +410,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                 "CryptoPro DSS: signature format '\(request.format)' is not supported (cades, cms)"
             )
         }
-        let parameters = self.parameters
-        let mode = try CryptoProDSSProvider.uploadMode(parameters)
+        let parameters = try CryptoProDSSProvider.schema.validate(self.parameters)
+        let mode = CryptoProDSSProvider.uploadMode(parameters)
         let limit = try parameters.integer(ParameterKey.maxUploadBytes) ?? CryptoProDSSProvider.defaultMaxUploadBytes
         let session = try await currentSession()
 
@@ -494,14 +526,9 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         return keyAlgorithm.isGOST || requested.isGOST ? fitting : requested
     }
 
-    private static func uploadMode(_ parameters: ProviderParameters) throws -> UploadMode {
-        guard let text = try parameters.string(ParameterKey.uploadMode) else { return .auto }
-        guard let mode = UploadMode(rawValue: text) else {
-            throw CertificateProviderError.invalidParameter(
-                "parameter 'uploadMode' must be content, hash or auto, not '\(text)'"
-            )
-        }
-        return mode
+    /// The `uploadMode` of validated parameters (the schema allows only the three modes).
+    private static func uploadMode(_ parameters: ProviderParameters) -> UploadMode {
+        (try? parameters.string(ParameterKey.uploadMode)).flatMap(UploadMode.init(rawValue:)) ?? .auto
     }
 
     // MARK: Session
@@ -580,39 +607,6 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     // MARK: Parameters
 
-    private static func check(_ parameters: ProviderParameters) throws {
-        for key in parameters.keys where !ParameterKey.all.contains(key) {
-            throw CertificateProviderError.invalidParameter(
-                "parameter '\(key)' is not known to the cryptopro-dss provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))"
-            )
-        }
-        _ = try parameters.url(ParameterKey.url)
-        for key in [
-            ParameterKey.username, ParameterKey.clientID, ParameterKey.certificate, ParameterKey.storeDirectory,
-        ] {
-            _ = try parameters.string(key)
-        }
-        for key in [ParameterKey.password, ParameterKey.clientSecret, ParameterKey.pin] {
-            _ = try parameters.secret(key)
-        }
-        if let id = try parameters.integer(ParameterKey.certificateID), id < 0 {
-            throw CertificateProviderError.invalidParameter(
-                "parameter 'certificateID' must be 0 (the default certificate) or a certificate id, not \(id)"
-            )
-        }
-        if let timeout = try parameters.integer(ParameterKey.timeout), timeout <= 0 {
-            throw CertificateProviderError.invalidParameter("parameter 'timeout' must be a positive number of seconds")
-        }
-        _ = try parameters.boolean(ParameterKey.allowInsecureHTTP)
-        _ = try uploadMode(parameters)
-        if let limit = try parameters.integer(ParameterKey.maxUploadBytes), limit <= 0 {
-            throw CertificateProviderError.invalidParameter(
-                "parameter 'maxUploadBytes' must be a positive number of bytes"
-            )
-        }
-        try RemoteTLSParameters.check(parameters)
-    }
-
     /// The app's transport, or a CurlTransport with the TLS parameters, or nil (the client's default).
     private func providerTransport(
         _ parameters: ProviderParameters,
@@ -630,14 +624,12 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         guard let url = try parameters.url(ParameterKey.url) else {
             throw CertificateProviderError.invalidParameter("parameter 'url' is required")
         }
-        let policy = RemoteEndpointPolicy(
-            allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false
-        )
+        let policy = try RemoteProviderParameters.endpointPolicy(parameters)
         try policy.validate(url)
         var configuration = CryptoProDSSClient.Configuration(
             baseURL: url,
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
-            timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
+            timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy,
             additionalHeaders: additionalHeaders
         )

@@ -106,7 +106,7 @@ public actor FMPClient {
     private var password: Secret?
     private var renewal: Task<Bool, any Error>?
     /// The envelope of the last call that reached the server (success or error), for `--json` output.
-    public private(set) var lastEnvelope: FMPEnvelope?
+    package private(set) var lastEnvelope: FMPEnvelope?
 
     /// Creates a client (the sample's `initWithCredentials`). No request is made.
     /// - Parameters:

@@ -7,25 +7,9 @@ import Synchronization
 /// with the platform's signature history (`SignatureHistoryProviding`), and the one FMP path the
 /// `certsign dss` commands use.
 ///
-/// Parameters (``ParameterKey``):
-/// | key | type | required | meaning |
-/// |---|---|---|---|
-/// | `host` | URL | to log in | the platform URL (`https://…`; `http://` only to loopback unless `allowInsecureHTTP`); `url` is the same |
-/// | `apiVersion` | string | no (`v1`) | the API version |
-/// | `environment` | string | to log in | the environment |
-/// | `project` | string | to log in | the project |
-/// | `device` | string | no (host name) | the device id |
-/// | `username` | string | to log in | the platform user |
-/// | `password` | secret | to log in | the platform password |
-/// | `dssPassword` | secret | to list certificates and sign | the DSS password |
-/// | `certificateID` | integer | when the user has several | the DSS certificate to use |
-/// | `pin` | secret | for PIN-protected certificates | the certificate PIN, sent when signing |
-/// | `storeDirectory` | string (path) | no | where the session is kept (`fmp-session.json`, see ``login()``) |
-/// | `allowInsecureHTTP` | boolean | no (false) | allow `http://` to non-loopback hosts |
-/// | `timeout` | integer | no (30) | seconds per HTTP exchange |
-/// | `trustedCAFile` | string (path) | no | PEM CAs trusted for the server besides the system store (``RemoteTLSParameters``) |
-/// | `clientIdentity` | string | no | the alias of the TLS client identity (opened with the provider's `clientIdentityLookup`) |
-/// | `clientIdentityPassword` | secret | no | the password of that identity |
+/// Parameters: ``schema`` declares them (key, type, default, secret or not, meaning);
+/// `certsign providers --params fmp-dss` prints them. ``setParameters(_:)`` and
+/// ``initialize(options:)`` validate through it.
 ///
 /// Sessions: ``login()`` authenticates and keeps the session; with `storeDirectory` it is kept in
 /// `fmp-session.json` there (0600, never a password), so later calls (also in other processes)
@@ -45,59 +29,93 @@ import Synchronization
 public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProviding {
     /// The parameter keys this provider reads.
     public enum ParameterKey {
-        /// The `host` parameter (see the table above).
+        /// The `host` parameter (declared in ``FMPDSSProvider/schema``).
         public static let host: ProviderParameters.Key = "host"
         /// The `url` parameter: the same as `host` (SAP's well-known key).
         public static let url = ProviderParameters.Key.url
-        /// The `apiVersion` parameter (see the table above).
+        /// The `apiVersion` parameter (declared in ``FMPDSSProvider/schema``).
         public static let apiVersion: ProviderParameters.Key = "apiVersion"
-        /// The `environment` parameter (see the table above).
+        /// The `environment` parameter (declared in ``FMPDSSProvider/schema``).
         public static let environment: ProviderParameters.Key = "environment"
-        /// The `project` parameter (see the table above).
+        /// The `project` parameter (declared in ``FMPDSSProvider/schema``).
         public static let project: ProviderParameters.Key = "project"
-        /// The `device` parameter (see the table above).
+        /// The `device` parameter (declared in ``FMPDSSProvider/schema``).
         public static let device: ProviderParameters.Key = "device"
-        /// The `username` parameter (see the table above).
+        /// The `username` parameter (declared in ``FMPDSSProvider/schema``).
         public static let username: ProviderParameters.Key = "username"
-        /// The `password` parameter (see the table above).
+        /// The `password` parameter (declared in ``FMPDSSProvider/schema``).
         public static let password: ProviderParameters.Key = "password"
-        /// The `dssPassword` parameter (see the table above).
+        /// The `dssPassword` parameter (declared in ``FMPDSSProvider/schema``).
         public static let dssPassword: ProviderParameters.Key = "dssPassword"
-        /// The `certificateID` parameter (see the table above).
+        /// The `certificateID` parameter (declared in ``FMPDSSProvider/schema``).
         public static let certificateID: ProviderParameters.Key = "certificateID"
-        /// The `pin` parameter (see the table above).
+        /// The `pin` parameter (declared in ``FMPDSSProvider/schema``).
         public static let pin: ProviderParameters.Key = "pin"
-        /// The `storeDirectory` parameter (see the table above).
+        /// The `storeDirectory` parameter (declared in ``FMPDSSProvider/schema``).
         public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
-        /// The `allowInsecureHTTP` parameter (see the table above).
-        public static let allowInsecureHTTP: ProviderParameters.Key = "allowInsecureHTTP"
-        /// The `timeout` parameter (see the table above).
-        public static let timeout: ProviderParameters.Key = "timeout"
+        /// The `allowInsecureHTTP` parameter (declared in ``FMPDSSProvider/schema``).
+        public static let allowInsecureHTTP = RemoteProviderParameters.allowInsecureHTTP.key
+        /// The `timeout` parameter (declared in ``FMPDSSProvider/schema``).
+        public static let timeout = RemoteProviderParameters.timeout.key
 
-        /// The `trustedCAFile` parameter (see the table above).
+        /// The `trustedCAFile` parameter (declared in ``FMPDSSProvider/schema``).
         public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
-        /// The `clientIdentity` parameter (see the table above).
+        /// The `clientIdentity` parameter (declared in ``FMPDSSProvider/schema``).
         public static let clientIdentity = RemoteTLSParameters.clientIdentity
-        /// The `clientIdentityPassword` parameter (see the table above).
+        /// The `clientIdentityPassword` parameter (declared in ``FMPDSSProvider/schema``).
         public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
 
-        /// Every key the provider accepts.
-        public static let all: Set<ProviderParameters.Key> = Set<ProviderParameters.Key>([
-            host,
-            url,
-            apiVersion,
-            environment,
-            project,
-            device,
-            username,
-            password,
-            dssPassword,
-            certificateID,
-            pin,
-            storeDirectory,
-            allowInsecureHTTP,
-            timeout,
-        ]).union(RemoteTLSParameters.keys)
+        /// Every key the provider accepts (the keys of ``FMPDSSProvider/schema``).
+        public static let all: Set<ProviderParameters.Key> = FMPDSSProvider.schema.keys
+    }
+
+    /// The provider's parameters, each declared once (validation, redaction and help come from here).
+    public static let schema = ProviderParameterSchema(
+        provider: .fmpDSS,
+        [
+            .init(
+                ParameterKey.host,
+                .url,
+                "the platform URL (https://; http:// only to loopback or with allowInsecureHTTP)"
+            ),
+            .init(ParameterKey.url, .url, "the same as host"),
+            .init(ParameterKey.apiVersion, .string, default: "v1", "the API version"),
+            .init(ParameterKey.environment, .string, "the environment (to log in)"),
+            .init(ParameterKey.project, .string, "the project (to log in)"),
+            .init(ParameterKey.device, .string, default: "the host name", "the device id"),
+            .init(ParameterKey.username, .string, "the platform user (to log in)"),
+            .init(ParameterKey.password, .secret, "the platform password (to log in)"),
+            .init(ParameterKey.dssPassword, .secret, "the DSS password (to list certificates and sign)"),
+            .init(ParameterKey.certificateID, .integer, "the DSS certificate to use when the user has several"),
+            .init(ParameterKey.pin, .secret, "the certificate PIN, sent when signing"),
+            .init(ParameterKey.storeDirectory, .path, "where the session is kept (fmp-session.json)"),
+        ] + RemoteProviderParameters.shared,
+        rules: RemoteProviderParameters.rules
+    )
+
+    /// One line saying what the provider is (`certsign providers`).
+    public static let summary = "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'"
+
+    /// Registers the provider under ``CertificateProviders/ProviderID/fmpDSS`` with its schema; each
+    /// `makeProvider` call makes a fresh provider with these arguments.
+    /// - Parameters: as ``init(parameters:transport:additionalHeaders:clientIdentityLookup:warning:)``.
+    /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
+    public static func register(
+        in registry: inout ProviderRegistry,
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        clientIdentityLookup: ClientIdentityLookup? = nil,
+        warning: (@Sendable (String) -> Void)? = nil
+    ) throws {
+        let parameters = try schema.validate(parameters)
+        try registry.register(.fmpDSS, description: summary, schema: schema) {
+            FMPDSSProvider(
+                parameters: parameters,
+                transport: transport,
+                clientIdentityLookup: clientIdentityLookup,
+                warning: warning
+            )
+        }
     }
 
     private struct State {
@@ -118,7 +136,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     /// Creates a provider.
     /// - Parameters:
-    ///   - parameters: initial parameters (see the table in the type's documentation).
+    ///   - parameters: initial parameters (declared in ``schema``), checked by ``initialize(options:)``.
     ///   - transport: the networking; nil uses ``CurlTransport`` (with the TLS parameters).
     ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
@@ -144,13 +162,13 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// Replaces the parameters; an identity selected for other parameters is forgotten.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        try FMPDSSProvider.check(parameters)
+        let parameters = try FMPDSSProvider.schema.validate(parameters)
         state.withLock { $0.parameters = parameters }
     }
 
     /// The platform envelope of the last call that reached the server (success or error), for
     /// callers that show it (`certsign --json dss …`).
-    public var lastEnvelope: FMPEnvelope? { state.withLock { $0.lastEnvelope } }
+    package var lastEnvelope: FMPEnvelope? { state.withLock { $0.lastEnvelope } }
 
     // MARK: SAP contract
 
@@ -160,8 +178,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     ///   does not have; `.passwordRequired` without `password` and without a matching session;
     ///   `.authenticationFailed`, `.wrongPassword` (DSS password), `.network`, `.timeout`.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = parameters.merging(options)
-        try FMPDSSProvider.check(merged)
+        let merged = try FMPDSSProvider.schema.validate(parameters.merging(options))
         if try merged.secret(ParameterKey.password) != nil {
             _ = try await login(merged)
         }
@@ -235,8 +252,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// - Throws: `.invalidParameter` for missing parameters; `.authenticationFailed`, `.network`, `.timeout`.
     @discardableResult
     public func login() async throws -> FMPResult<FMPSession> {
-        let parameters = self.parameters
-        try FMPDSSProvider.check(parameters)
+        let parameters = try FMPDSSProvider.schema.validate(self.parameters)
         return try await login(parameters)
     }
 
@@ -355,6 +371,8 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         _ parameters: ProviderParameters,
         _ body: @Sendable (FMPClient, inout FMPSessionStore.Stored) async throws -> T
     ) async throws -> T {
+        // Parameters given to init are checked here, through the schema, as setParameters checks them.
+        let parameters = try FMPDSSProvider.schema.validate(parameters)
         let store = try sessionStore(parameters)
         func run() async throws -> T {
             let loaded = try store.map { try $0.load() } ?? self.state.withLock { $0.session }
@@ -393,7 +411,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         try policy.validate(stored.session.host)
         let configuration = FMPClient.Configuration(
             session: stored.session,
-            timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
+            timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy,
             additionalHeaders: additionalHeaders
         )
@@ -465,37 +483,11 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     // MARK: Parameters
 
-    private static func check(_ parameters: ProviderParameters) throws {
-        for key in parameters.keys where !ParameterKey.all.contains(key) {
-            throw CertificateProviderError.invalidParameter(
-                "parameter '\(key)' is not known to the fmp-dss provider (known: \(ParameterKey.all.map(\.rawValue).sorted().joined(separator: ", ")))"
-            )
-        }
-        _ = try parameters.url(ParameterKey.host)
-        _ = try parameters.url(ParameterKey.url)
-        for key in [
-            ParameterKey.apiVersion, ParameterKey.environment, ParameterKey.project, ParameterKey.device,
-            ParameterKey.username,
-            ParameterKey.storeDirectory,
-        ] {
-            _ = try parameters.string(key)
-        }
-        for key in [ParameterKey.password, ParameterKey.dssPassword, ParameterKey.pin] {
-            _ = try parameters.secret(key)
-        }
-        _ = try parameters.integer(ParameterKey.certificateID)
-        _ = try parameters.integer(ParameterKey.timeout)
-        _ = try parameters.boolean(ParameterKey.allowInsecureHTTP)
-        try RemoteTLSParameters.check(parameters)
-    }
-
     private func configuration(from parameters: ProviderParameters) throws -> FMPClient.Configuration {
         guard let url = try parameters.url(ParameterKey.host) ?? parameters.url(ParameterKey.url) else {
             throw CertificateProviderError.invalidParameter("parameter 'host' (the platform URL) is required to log in")
         }
-        let policy = RemoteEndpointPolicy(
-            allowsInsecureHTTP: try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? false
-        )
+        let policy = try RemoteProviderParameters.endpointPolicy(parameters)
         try policy.validate(url)
         return FMPClient.Configuration(
             apiVersion: try parameters.string(ParameterKey.apiVersion) ?? "v1",
@@ -503,7 +495,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             environment: try parameters.requiredString(ParameterKey.environment),
             project: try parameters.requiredString(ParameterKey.project),
             device: try parameters.string(ParameterKey.device) ?? ProcessInfo.processInfo.hostName,
-            timeout: TimeInterval(try parameters.integer(ParameterKey.timeout) ?? 30),
+            timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy,
             additionalHeaders: additionalHeaders
         )

@@ -25,14 +25,8 @@ extension ProviderParameters.Key {
 /// The `pkcs11` provider: signs with a private key on a PKCS#11 token (smart card, USB token, HSM;
 /// SoftHSM2 in tests), found by an RFC 7512 `pkcs11:` URI together with its certificate.
 ///
-/// Parameters (keys are static members of `ProviderParameters.Key`):
-///
-/// | key | type | meaning |
-/// |---|---|---|
-/// | `module` (`.pkcs11Module`) | string | the PKCS#11 module path; default `p11-kit-proxy.so` |
-/// | `uri` (`.pkcs11URI`) | string | RFC 7512 URI: token (`token`, `manufacturer`, `serial`, `model`) and key (`object`, `id`) |
-/// | `pin` (`.pkcs11PIN`) | secret | the user PIN; never kept; `pin-value` in the URI is refused |
-/// | `scheme` (`.pkcs11Scheme`) | string | `rsa-pkcs1v15` (default) or `rsa-pss` for RSA keys |
+/// Parameters (keys are static members of `ProviderParameters.Key`): ``schema`` declares them
+/// (key, type, default, secret or not, meaning); `certsign providers --params pkcs11` prints them.
 ///
 /// - ``initialize(options:)`` loads the module (once per process), finds the token, checks the PIN
 ///   flags and logs in once (a wrong PIN is `.wrongPassword` and is never retried; a locked PIN is
@@ -50,10 +44,28 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     /// Always `.pkcs11`.
     public let providerID: ProviderID = .pkcs11
 
-    /// Every key this provider accepts.
-    public static let acceptedKeys: Set<ProviderParameters.Key> = [
-        .pkcs11Module, .pkcs11URI, .pkcs11PIN, .pkcs11Scheme,
-    ]
+    /// Every key this provider accepts (the keys of ``schema``).
+    public static let acceptedKeys: Set<ProviderParameters.Key> = schema.keys
+
+    /// The provider's parameters, each declared once (validation, redaction and help come from here).
+    public static let schema = ProviderParameterSchema(
+        provider: .pkcs11,
+        [
+            .init(.pkcs11URI, .string, "the RFC 7512 URI of the key, e.g. pkcs11:token=test;object=rsakey"),
+            .init(.pkcs11Module, .path, default: PKCS11Module.defaultPath, "the PKCS#11 module to load"),
+            .init(.pkcs11PIN, .secret, default: "the PIN pad", "the user PIN; never kept"),
+            .init(
+                .pkcs11Scheme,
+                .oneOf([SignatureScheme.rsaPKCS1v15, .rsaPSS, .ecdsa].map(\.description)),
+                default: SignatureScheme.rsaPKCS1v15.description,
+                "the scheme an RSA key signs with"
+            ),
+        ],
+        rules: [{ parameters in if let text = try parameters.string(.pkcs11URI) { _ = try PKCS11URI(text) } }]
+    )
+
+    /// One line saying what the provider is (`certsign providers`).
+    public static let summary = "keys on smart cards, USB tokens and HSMs through PKCS#11 (RFC 7512 URIs)"
 
     private struct State {
         var parameters: ProviderParameters
@@ -68,7 +80,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     /// - Parameter parameters: initial parameters (validated as by ``setParameters(_:)``).
     /// - Throws: `.invalidParameter` naming a rejected key.
     public init(parameters: ProviderParameters = ProviderParameters()) throws {
-        try Self.validate(parameters)
+        _ = try Self.schema.validate(parameters)
         var kept = parameters
         kept[.pkcs11PIN] = nil
         state = Mutex(State(parameters: kept, pendingPIN: try parameters.secret(.pkcs11PIN)))
@@ -81,11 +93,8 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         in registry: inout ProviderRegistry,
         parameters: ProviderParameters = ProviderParameters()
     ) throws {
-        try validate(parameters)
-        try registry.register(
-            .pkcs11,
-            description: "keys on smart cards, USB tokens and HSMs through PKCS#11 (RFC 7512 URIs)"
-        ) {
+        let parameters = try schema.validate(parameters)
+        try registry.register(.pkcs11, description: summary, schema: schema) {
             try PKCS11CertificateProvider(parameters: parameters)
         }
     }
@@ -97,7 +106,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     /// next ``initialize(options:)`` only).
     /// - Throws: `.invalidParameter` naming the key; the previous parameters stay in force.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        try Self.validate(parameters)
+        _ = try Self.schema.validate(parameters)
         var kept = parameters
         kept[.pkcs11PIN] = nil
         let pin = try parameters.secret(.pkcs11PIN)
@@ -113,7 +122,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     ///   `.noPrivateKey`, `.certificateNotFound`, `.keyCertificateMismatch`, `.unsupportedAlgorithm`,
     ///   `.tokenFailure` (with the CKR name).
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        try Self.validate(options)
+        _ = try Self.schema.validate(options)
         let (stored, pendingPIN) = state.withLock { ($0.parameters, $0.pendingPIN) }
         let merged = stored.merging(options)
         guard let uriText = try merged.string(.pkcs11URI) else {
@@ -352,28 +361,6 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     }
 
     // MARK: Parameters
-
-    /// Checks every key and value; throws `.invalidParameter` naming the first bad key.
-    static func validate(_ parameters: ProviderParameters) throws {
-        for key in parameters.keys where !acceptedKeys.contains(key) {
-            let known = acceptedKeys.map(\.rawValue).sorted().joined(separator: ", ")
-            throw CertificateProviderError.invalidParameter(
-                "parameter '\(key)' is not used by the pkcs11 provider (it takes: \(known))"
-            )
-        }
-        if let text = try parameters.string(.pkcs11URI) { _ = try PKCS11URI(text) }
-        if let module = try parameters.string(.pkcs11Module), module.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw CertificateProviderError.invalidParameter("parameter 'module' must not be empty")
-        }
-        _ = try parameters.secret(.pkcs11PIN)
-        if let scheme = try parameters.string(.pkcs11Scheme),
-            ![SignatureScheme.rsaPKCS1v15, .rsaPSS, .ecdsa].contains(SignatureScheme(scheme))
-        {
-            throw CertificateProviderError.invalidParameter(
-                "parameter 'scheme' must be rsa-pkcs1v15, rsa-pss or ecdsa, not '\(scheme)'"
-            )
-        }
-    }
 
     // MARK: Diagnostics (tests and benchmarks in this package)
 

@@ -71,7 +71,7 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
 
     /// Signs a precomputed digest without suspending (the token call blocks the calling thread).
     /// - Throws: as ``signature(forDigest:digestAlgorithm:scheme:)``.
-    public func signSynchronously(
+    package func signSynchronously(
         digest: [UInt8],
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme

@@ -4,6 +4,7 @@ public struct UsageError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The usage line of the command concerned.
     public let usage: String
+    /// The usage error's message.
     public var description: String { message }
 }
 

@@ -42,11 +42,28 @@ enum Commands {
     static let providers = CommandDescriptor(
         words: ["providers"],
         summary: "list the registered certificate providers",
-        usage: "certsign providers",
-        details: "",
-        spec: OptionSpec()
-    ) { _, context in
+        usage: "certsign providers [--params ID]",
+        details: "  --params ID   the parameters provider ID takes (--param KEY=VALUE), secret ones marked",
+        spec: OptionSpec(options: ["--params"])
+    ) { parsed, context in
         let registry = try context.makeRegistry()
+        if let id = parsed.value("--params").map({ ProviderID($0) }) {
+            let table = try registry.parameterTable(id)
+            let parameters = registry.registration(id)?.schema?.parameters ?? []
+            context.emit(
+                [
+                    "provider": id.rawValue,
+                    "parameters": parameters.map {
+                        [
+                            "key": $0.key.rawValue, "type": $0.type.description, "secret": $0.isSecret,
+                            "default": $0.defaultValue ?? "", "description": $0.summary,
+                        ] as [String: Any]
+                    },
+                ],
+                human: table
+            )
+            return CertSign.exitSuccess
+        }
         let rows = registry.registrationsByID
         context.emit(
             ["providers": rows.map { ["id": $0.id.rawValue, "description": $0.description] }],
@@ -68,44 +85,35 @@ extension CommandContext {
         parameters: [ProviderID: ProviderParameters] = [:]
     ) throws -> ProviderRegistry {
         var registry = ProviderRegistry()
-        // registry: providers register here
         let environment = self.environment
         let storeDirectory = self.storeDirectory
         let warn = warningPrinter
-        try registry.register(.pkcs12, description: "local PKCS#12 (.p12/.pfx) files and the encrypted identity store")
-        {
-            try PKCS12CertificateProvider(
-                parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
-                environment: environment
-            )
-        }
         // The remote providers' clientIdentity parameter names an identity in this store.
         let identities: ClientIdentityLookup = { alias, password in
             try PKCS12IdentityStore(directory: storeDirectory).identity(alias: alias, password: password)
         }
-        try registry.register(.fmpDSS, description: "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'") {
-            FMPDSSProvider(
-                parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
-                clientIdentityLookup: identities,
-                warning: warn
-            )
-        }
+        try PKCS12CertificateProvider.register(
+            in: &registry,
+            parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
+            environment: environment
+        )
+        try FMPDSSProvider.register(
+            in: &registry,
+            parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
+            clientIdentityLookup: identities,
+            warning: warn
+        )
         let cryptoPro = parameters[.cryptoProDSS] ?? ProviderParameters()
-        try registry.register(.cryptoProDSS, description: "CryptoPro DSS SignServer REST API (server-side CAdES)") {
-            let provider = CryptoProDSSProvider(
-                parameters: [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
-                clientIdentityLookup: identities,
-                warning: warn
-            )
-            try provider.setParameters(provider.parameters.merging(cryptoPro))
-            return provider
-        }
-        try registry.register(
-            .csc,
-            description: "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'"
-        ) {
-            CSCProvider(clientIdentityLookup: identities)
-        }
+        try CryptoProDSSProvider.register(
+            in: &registry,
+            parameters: ProviderParameters([
+                CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)
+            ])
+            .merging(cryptoPro),
+            clientIdentityLookup: identities,
+            warning: warn
+        )
+        try CSCProvider.register(in: &registry, clientIdentityLookup: identities)
         try PKCS11CertificateProvider.register(in: &registry)
         return registry
     }

@@ -203,8 +203,9 @@ struct CommandContext: Sendable {
         return Secret(wiping: &data).trimmingTrailingNewline()
     }
 
-    /// Provider parameters from `--param K=V`, `--param-env K=VAR` (secret) and `--param-file K=PATH` (secret).
-    func providerParameters(_ parsed: ParsedArguments) throws -> ProviderParameters {
+    /// Provider parameters from `--param K=V` (typed and checked by the provider's schema, which
+    /// refuses secrets there), `--param-env K=VAR` (secret) and `--param-file K=PATH` (secret).
+    func providerParameters(_ parsed: ParsedArguments, for provider: ProviderID) throws -> ProviderParameters {
         var parameters = ProviderParameters()
         func split(_ text: String, _ option: String) throws -> (ProviderParameters.Key, String) {
             guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
@@ -212,18 +213,15 @@ struct CommandContext: Sendable {
             }
             return (ProviderParameters.Key(String(text[..<equals])), String(text[text.index(after: equals)...]))
         }
+        let schema = try makeRegistry().registration(provider)?.schema
         for item in parsed.values("--param") {
             let (key, value) = try split(item, "--param")
-            if ["password", "pin", "dssPassword", "storePassword", "clientSecret", "otp", "clientIdentityPassword"]
-                .contains(key.rawValue)
-            {
-                throw UsageError(
-                    message:
-                        "--param \(key)=… would put a secret on the command line; use --param-env \(key)=VAR or --param-file \(key)=PATH",
-                    usage: "--param-env KEY=VAR | --param-file KEY=PATH"
-                )
+            do {
+                parameters[key] = try schema?.commandLineValue(key, value) ?? .string(value)
+            } catch let error as CertificateProviderError where schema?[key]?.isSecret == true {
+                // The schema's refusal, as a usage error: the command line itself is wrong.
+                throw UsageError(message: error.reason, usage: "--param-env KEY=VAR | --param-file KEY=PATH")
             }
-            parameters[key] = .string(value)
         }
         for item in parsed.values("--param-env") {
             let (key, variable) = try split(item, "--param-env")

@@ -104,9 +104,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         let x509 = handle.pointer
         self.handle = handle
         self.derRepresentation = der
-        self.subject = Certificate.rfc2253(X509_get_subject_name(x509))
-        self.issuer = Certificate.rfc2253(X509_get_issuer_name(x509))
-        self.serialNumber = Certificate.serialHex(x509)
+        self.subject = try Certificate.rfc2253(X509_get_subject_name(x509), field: "subject")
+        self.issuer = try Certificate.rfc2253(X509_get_issuer_name(x509), field: "issuer")
+        self.serialNumber = try Certificate.serialHex(x509)
         guard let before = Certificate.date(X509_get0_notBefore(x509)),
             let after = Certificate.date(X509_get0_notAfter(x509))
         else {
@@ -184,23 +184,33 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self)
     }
 
+    /// Subject, serial and end of validity, for logs.
     public var description: String {
         "Certificate(subject: \(subject), serial: \(serialNumber), notValidAfter: \(notValidAfter))"
     }
 
+    /// Certificates are equal when their DER encodings are.
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool {
         lhs.derRepresentation == rhs.derRepresentation
     }
+    /// Hashes the DER encoding.
     public func hash(into hasher: inout Swift.Hasher) { hasher.combine(derRepresentation) }
 
     // MARK: Field extraction
 
-    private static func rfc2253(_ name: OpaquePointer?) -> String {
-        guard let name else { return "" }
-        let bytes =
-            (try? MemoryBIO.collecting { bio in
-                _ = X509_NAME_print_ex(bio, name, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
-            }) ?? []
+    /// The name as RFC 2253 text; an empty name (allowed when the subject is in subjectAltName) is "".
+    /// - Throws: `.malformedInput` when OpenSSL cannot read or print the name.
+    private static func rfc2253(_ name: OpaquePointer?, field: String) throws -> String {
+        guard let name else {
+            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's \(field) name cannot be read")
+        }
+        var printed: Int32 = 0
+        let bytes = try MemoryBIO.collecting { bio in
+            printed = X509_NAME_print_ex(bio, name, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
+        }
+        guard printed >= 0 else {
+            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's \(field) name cannot be printed")
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -216,10 +226,15 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func serialHex(_ x509: OpaquePointer) -> String {
-        guard let serial = X509_get0_serialNumber(x509), let bignum = ASN1_INTEGER_to_BN(serial, nil) else { return "" }
+    /// - Throws: `.malformedInput` when the serial number is missing or cannot be converted.
+    private static func serialHex(_ x509: OpaquePointer) throws -> String {
+        guard let serial = X509_get0_serialNumber(x509), let bignum = ASN1_INTEGER_to_BN(serial, nil) else {
+            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's serial number cannot be read")
+        }
         defer { BN_free(bignum) }
-        guard let hex = BN_bn2hex(bignum) else { return "" }
+        guard let hex = BN_bn2hex(bignum) else {
+            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's serial number cannot be converted")
+        }
         defer { COpenSSLShims_OPENSSL_free(hex) }
         // BN_bn2hex writes whole bytes ("0A1B…"); the documented form has no leading zeros.
         let digits = String(cString: hex)
@@ -255,17 +270,28 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
 /// The X.509 key usage bits (RFC 5280 4.2.1.3), using OpenSSL's `KU_*` bit values.
 public struct KeyUsage: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    /// The key usage bits, with OpenSSL's `KU_*` values.
     public let rawValue: UInt32
+    /// Creates a set from OpenSSL's `KU_*` bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// `digitalSignature`: signatures other than on certificates and CRLs.
     public static let digitalSignature = KeyUsage(rawValue: 0x0080)
+    /// `nonRepudiation` (`contentCommitment`): signatures that bind the signer to content.
     public static let nonRepudiation = KeyUsage(rawValue: 0x0040)
+    /// `keyEncipherment`: transporting keys.
     public static let keyEncipherment = KeyUsage(rawValue: 0x0020)
+    /// `dataEncipherment`: enciphering data directly.
     public static let dataEncipherment = KeyUsage(rawValue: 0x0010)
+    /// `keyAgreement`: key agreement.
     public static let keyAgreement = KeyUsage(rawValue: 0x0008)
+    /// `keyCertSign`: signing certificates.
     public static let keyCertSign = KeyUsage(rawValue: 0x0004)
+    /// `cRLSign`: signing CRLs.
     public static let cRLSign = KeyUsage(rawValue: 0x0002)
+    /// `encipherOnly`: with key agreement, only enciphering.
     public static let encipherOnly = KeyUsage(rawValue: 0x0001)
+    /// `decipherOnly`: with key agreement, only deciphering.
     public static let decipherOnly = KeyUsage(rawValue: 0x8000)
 
     private static let names: [(KeyUsage, String)] = [
@@ -277,6 +303,7 @@ public struct KeyUsage: OptionSet, Hashable, Sendable, CustomStringConvertible {
 
     /// The names of the bits that are set, in RFC 5280 order.
     public var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+    /// The names of the set bits, comma-separated.
     public var description: String { names.joined(separator: ", ") }
 }
 
@@ -287,11 +314,17 @@ public struct ExtendedKeyUsage: Hashable, Sendable, CustomStringConvertible {
     /// Creates a purpose from its OID.
     public init(oid: String) { self.oid = oid }
 
+    /// TLS server authentication (id-kp-serverAuth).
     public static let serverAuth = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.1")
+    /// TLS client authentication (id-kp-clientAuth).
     public static let clientAuth = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.2")
+    /// Code signing (id-kp-codeSigning).
     public static let codeSigning = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.3")
+    /// E-mail protection (id-kp-emailProtection).
     public static let emailProtection = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.4")
+    /// Time stamping (id-kp-timeStamping, RFC 3161 TSAs).
     public static let timeStamping = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.8")
+    /// OCSP response signing (id-kp-OCSPSigning).
     public static let ocspSigning = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.9")
 
     /// OpenSSL's short name for the purpose (`clientAuth`), or the OID.

@@ -12,7 +12,12 @@
 /// ``providerID`` is optional: the defaults in the protocol extension throw `.unsupportedOperation`
 /// (or return empty parameters).
 ///
-/// The meaning of options and parameters is provider-specific; each provider documents its keys.
+/// The meaning of options and parameters is provider-specific: each provider declares its keys once,
+/// in a ``ProviderParameterSchema`` it registers with (``ProviderRegistry/register(_:description:schema:factory:)``).
+/// Parameters are validated through that schema when they are handed to the provider:
+/// ``setParameters(_:)`` refuses a bad value and keeps the previous parameters, and
+/// ``initialize(options:)`` refuses bad options before any file, token or network is touched; both
+/// throw the schema's `.invalidParameter` message.
 /// Providers are reference types shared across tasks, so they must be `Sendable` and do their own
 /// locking.
 public protocol CertificateProvider: AnyObject, Sendable {
@@ -56,24 +61,29 @@ public protocol CertificateProvider: AnyObject, Sendable {
 }
 
 extension CertificateProvider {
+    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
         throw CertificateProviderError.unsupportedOperation(
             "provider '\(providerID)' does not support initialize(options:)"
         )
     }
 
+    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
     public func storedCertificate() throws -> SigningIdentity? {
         throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' does not store certificates")
     }
 
+    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
     public func deleteStoredCertificate() throws {
         throw CertificateProviderError.unsupportedOperation(
             "provider '\(providerID)' does not support deleting stored certificates"
         )
     }
 
+    /// Default: no parameters.
     public var parameters: ProviderParameters { ProviderParameters() }
 
+    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
     public func setParameters(_ parameters: ProviderParameters) throws {
         throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' takes no parameters")
     }

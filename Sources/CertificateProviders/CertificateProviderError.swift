@@ -13,6 +13,7 @@ public struct CertificateProviderError: Error, Sendable, Equatable, CustomString
         /// Creates a code; modules that need a new failure class declare a static member with it.
         public init(_ rawValue: String) { self.rawValue = rawValue }
 
+        /// The code's stable name.
         public var description: String { rawValue }
 
         /// No provider is registered under the requested ID.
@@ -76,6 +77,7 @@ public struct CertificateProviderError: Error, Sendable, Equatable, CustomString
         self.openSSLErrors = openSSLErrors
     }
 
+    /// `code: reason`, with OpenSSL's error lines when there are any. Never holds a secret.
     public var description: String {
         if openSSLErrors.isEmpty { return "\(code): \(reason)" }
         return "\(code): \(reason) (OpenSSL: \(openSSLErrors.joined(separator: "; ")))"
@@ -89,8 +91,12 @@ public struct CertificateProviderError: Error, Sendable, Equatable, CustomString
 }
 
 extension CertificateProviderError {
+    /// A ``Code/providerNotFound`` error with the given reason.
     public static func providerNotFound(_ reason: String) -> Self { .init(.providerNotFound, reason) }
+    /// A ``Code/unsupportedOperation`` error with the given reason.
     public static func unsupportedOperation(_ reason: String) -> Self { .init(.unsupportedOperation, reason) }
+    /// A ``Code/invalidParameter`` error with the given reason.
     public static func invalidParameter(_ reason: String) -> Self { .init(.invalidParameter, reason) }
+    /// A ``Code/malformedInput`` error with the given reason.
     public static func malformedInput(_ reason: String) -> Self { .init(.malformedInput, reason) }
 }

@@ -1,7 +1,11 @@
 internal import COpenSSL
 public import Foundation
 
-/// A message digest algorithm: an open set of the digests this package signs with.
+/// A message digest algorithm: the closed set of digests this package signs with
+/// (``allSupported``).
+///
+/// The set is closed because every member needs an OpenSSL implementation and an OID the verifier
+/// accepts; a name outside it (``init(name:)``) is `nil`, never a silent fallback to SHA-256.
 public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
     /// The lower-case name (`sha256`), as on command lines and in OpenSSL.
     public let rawValue: String
@@ -20,20 +24,24 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
         self.displayName = displayName
     }
 
+    /// The lower-case name (`sha256`).
     public var description: String { rawValue }
 
+    /// SHA-256 (FIPS 180-4), the default for RSA and EC keys.
     public static let sha256 = DigestAlgorithm(
         "sha256",
         outputByteCount: 32,
         oid: "2.16.840.1.101.3.4.2.1",
         displayName: "SHA-256"
     )
+    /// SHA-384 (FIPS 180-4).
     public static let sha384 = DigestAlgorithm(
         "sha384",
         outputByteCount: 48,
         oid: "2.16.840.1.101.3.4.2.2",
         displayName: "SHA-384"
     )
+    /// SHA-512 (FIPS 180-4).
     public static let sha512 = DigestAlgorithm(
         "sha512",
         outputByteCount: 64,

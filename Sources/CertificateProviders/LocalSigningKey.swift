@@ -9,8 +9,11 @@ internal import COpenSSLShims
 public final class LocalSigningKey: SigningKey, Sendable {
     /// The OpenSSL key, shared with this package's other modules (CMS signing, PKCS#12).
     package let handle: EVPKeyHandle
+    /// The key's algorithm, with the curve or GOST parameter set.
     public let publicKeyAlgorithm: PublicKeyAlgorithm
+    /// The key size in bits.
     public let keySize: Int
+    /// The DER SubjectPublicKeyInfo of the public half.
     public let publicKeyDERRepresentation: [UInt8]
 
     /// Takes ownership of an `EVP_PKEY*` that holds a private key.
@@ -51,6 +54,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
         /// GOST R 34.10-2012 512-bit, parameter set A.
         public static let gost512 = gost512(parameterSet: "A")
 
+        /// `RSA-2048`, `EC P-256`, …
         public var description: String {
             switch kind {
             case .rsa: return "RSA-\(bits)"
@@ -190,6 +194,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Signs `data`: OpenSSL hashes it with `digestAlgorithm` and signs with `scheme`.
     public func signature(
         for data: [UInt8],
         digestAlgorithm: DigestAlgorithm,
@@ -198,6 +203,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
         try signSynchronously(data: data, digestAlgorithm: digestAlgorithm, scheme: scheme)
     }
 
+    /// Signs a digest computed elsewhere with `digestAlgorithm`; its length must match the algorithm.
     public func signature(
         forDigest digest: [UInt8],
         digestAlgorithm: DigestAlgorithm,
@@ -207,7 +213,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
     }
 
     /// Signs `data` without suspending (for callers that are already off the cooperative pool).
-    public func signSynchronously(
+    package func signSynchronously(
         data: [UInt8],
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
@@ -218,7 +224,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
     /// Signs a precomputed digest without suspending.
     /// - Throws: `.invalidParameter` for a digest of the wrong length, `.unsupportedAlgorithm` for a
     ///   scheme or digest that does not fit the key (a GOST key signs only its own Streebog size).
-    public func signSynchronously(
+    package func signSynchronously(
         digest: [UInt8],
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme

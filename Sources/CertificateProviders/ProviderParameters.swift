@@ -13,8 +13,11 @@ public struct ProviderParameters: Sendable, Equatable, CustomStringConvertible, 
         public let rawValue: String
         /// Creates a key.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// Creates a key from a string literal.
         public init(stringLiteral value: String) { self.rawValue = value }
+        /// The key's name.
         public var description: String { rawValue }
+        /// Orders keys by name.
         public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
         /// SAP `kCertificateProviderParameterKeyURL`: a server URL, or the URL the app was opened with.
@@ -35,6 +38,7 @@ public struct ProviderParameters: Sendable, Equatable, CustomStringConvertible, 
         /// A password, PIN or token: never shown, wiped when released.
         case secret(Secret)
 
+        /// The value for logs: strings quoted, data as a byte count, secrets as `<redacted>`.
         public var description: String {
             switch self {
             case .string(let value): return "\"\(value)\""
@@ -52,6 +56,7 @@ public struct ProviderParameters: Sendable, Equatable, CustomStringConvertible, 
     /// Creates parameters from a dictionary.
     public init(_ values: [Key: Value] = [:]) { storage = values }
 
+    /// Creates parameters from a dictionary literal; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (Key, Value)...) {
         storage = Dictionary(elements, uniquingKeysWith: { _, last in last })
     }
@@ -73,6 +78,7 @@ public struct ProviderParameters: Sendable, Equatable, CustomStringConvertible, 
         ProviderParameters(storage.merging(other.storage, uniquingKeysWith: { _, new in new }))
     }
 
+    /// The parameters sorted by key, secrets redacted.
     public var description: String {
         "[" + keys.map { "\($0): \(storage[$0]!)" }.joined(separator: ", ") + "]"
     }

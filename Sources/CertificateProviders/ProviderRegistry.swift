@@ -13,6 +13,9 @@ public struct ProviderRegistry: Sendable {
         public let id: ProviderID
         /// A one-line description shown by `certsign providers`.
         public let description: String
+        /// The parameters the provider declares (`certsign providers --params ID` prints them); nil
+        /// for a provider registered without one.
+        public let schema: ProviderParameterSchema?
         let factory: Factory
     }
 
@@ -29,6 +32,24 @@ public struct ProviderRegistry: Sendable {
     ///   - factory: makes a new provider; called by ``makeProvider(_:)``.
     /// - Throws: `.providerAlreadyRegistered` when `id` is taken (there is no silent replace).
     public mutating func register(_ id: ProviderID, description: String, factory: @escaping Factory) throws {
+        try register(id, description: description, schema: nil, factory: factory)
+    }
+
+    /// Registers a provider factory with the provider's parameter schema: what a provider's own
+    /// `register(in:)` calls.
+    ///
+    /// - Parameters:
+    ///   - id: the provider ID; reverse-DNS for third-party providers.
+    ///   - description: one line saying what the provider is.
+    ///   - schema: the parameters the provider declares; nil when it declares none.
+    ///   - factory: makes a new provider; called by ``makeProvider(_:)``.
+    /// - Throws: `.providerAlreadyRegistered` when `id` is taken (there is no silent replace).
+    public mutating func register(
+        _ id: ProviderID,
+        description: String,
+        schema: ProviderParameterSchema?,
+        factory: @escaping Factory
+    ) throws {
         guard registrations[id] == nil else {
             throw CertificateProviderError(
                 .providerAlreadyRegistered,
@@ -38,7 +59,7 @@ public struct ProviderRegistry: Sendable {
         guard !id.rawValue.isEmpty else {
             throw CertificateProviderError.invalidParameter("a provider ID must not be empty")
         }
-        registrations[id] = Registration(id: id, description: description, factory: factory)
+        registrations[id] = Registration(id: id, description: description, schema: schema, factory: factory)
     }
 
     /// Makes a new instance of the provider registered under `id`.
@@ -65,6 +86,22 @@ public struct ProviderRegistry: Sendable {
 
     /// The registrations, sorted by ID.
     public var registrationsByID: [Registration] { registeredIDs.compactMap { registrations[$0] } }
+
+    /// The registration under `id`, nil when there is none.
+    public func registration(_ id: ProviderID) -> Registration? { registrations[id] }
+
+    /// The parameters of the provider registered under `id` as a text table (``ProviderParameterSchema/table()``),
+    /// for help text (`certsign providers --params ID`).
+    /// - Throws: `.providerNotFound` listing the registered IDs.
+    public func parameterTable(_ id: ProviderID) throws -> String {
+        guard let registration = registrations[id] else {
+            let known = registeredIDs.map(\.rawValue).joined(separator: ", ")
+            throw CertificateProviderError.providerNotFound(
+                "no provider is registered under '\(id)'; registered: \(known.isEmpty ? "none" : known)"
+            )
+        }
+        return registration.schema?.table() ?? "the \(id) provider declares no parameters"
+    }
 
     /// Whether a provider is registered under `id`.
     public func contains(_ id: ProviderID) -> Bool { registrations[id] != nil }

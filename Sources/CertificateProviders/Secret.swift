@@ -89,7 +89,10 @@ extension Secret: Equatable, CustomStringConvertible, CustomDebugStringConvertib
         }
     }
 
+    /// Always `Secret(redacted)`: the value is never shown.
     public var description: String { "Secret(redacted)" }
+    /// Always `Secret(redacted)`: the value is never shown.
     public var debugDescription: String { "Secret(redacted)" }
+    /// A mirror without children, so `dump` and debuggers show nothing of the value.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .class) }
 }

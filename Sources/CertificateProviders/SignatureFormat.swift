@@ -4,6 +4,7 @@ public struct SignatureFormat: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     /// Creates a format from its name.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The format's name.
     public var description: String { rawValue }
 
     /// Plain CMS SignedData (RFC 5652) with signing time.

@@ -19,6 +19,7 @@ public struct SigningIdentity: Sendable {
 }
 
 extension SigningIdentity: CustomStringConvertible {
+    /// The subject, the chain length and the key algorithm; never key material.
     public var description: String {
         "SigningIdentity(subject: \(certificate.subject), chain: \(chain.count), key: \(key.publicKeyAlgorithm))"
     }

@@ -59,6 +59,7 @@ public struct SignatureScheme: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     /// Creates a scheme from its name.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The scheme's name.
     public var description: String { rawValue }
 
     /// RSASSA-PKCS1-v1_5 (RFC 8017), deterministic.
@@ -85,12 +86,18 @@ public struct PublicKeyAlgorithm: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     /// Creates an algorithm from its display name.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The display name.
     public var description: String { rawValue }
 
+    /// RSA, any modulus size.
     public static let rsa = PublicKeyAlgorithm("RSA")
+    /// ECDSA on NIST P-256 (prime256v1).
     public static let ecP256 = PublicKeyAlgorithm("EC P-256")
+    /// ECDSA on NIST P-384 (secp384r1).
     public static let ecP384 = PublicKeyAlgorithm("EC P-384")
+    /// ECDSA on NIST P-521 (secp521r1).
     public static let ecP521 = PublicKeyAlgorithm("EC P-521")
+    /// Ed25519 (RFC 8032).
     public static let ed25519 = PublicKeyAlgorithm("Ed25519")
 
     /// Whether this is an RSA key.

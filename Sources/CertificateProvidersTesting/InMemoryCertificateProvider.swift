@@ -28,6 +28,7 @@ public final class InMemoryCertificateProvider: CertificateProvider {
         var initializeCount = 0
     }
 
+    /// The ID given at creation.
     public let providerID: ProviderID
     private let source: IdentitySource
     private let acceptedParameters: Set<ProviderParameters.Key>?
@@ -66,6 +67,7 @@ public final class InMemoryCertificateProvider: CertificateProvider {
     /// How many times `initialize` succeeded.
     public var initializeCount: Int { state.withLock { $0.initializeCount } }
 
+    /// Checks the options against the accepted keys, merges them into the parameters and returns the identity.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
         try validate(options)
         let merged = state.withLock { $0.parameters.merging(options) }
@@ -83,16 +85,20 @@ public final class InMemoryCertificateProvider: CertificateProvider {
         return identity
     }
 
+    /// The stored identity, or nil after deletion.
     public func storedCertificate() throws -> SigningIdentity? {
         state.withLock { $0.stored }
     }
 
+    /// Forgets the stored identity.
     public func deleteStoredCertificate() throws {
         state.withLock { $0.stored = nil }
     }
 
+    /// The parameters last set.
     public var parameters: ProviderParameters { state.withLock { $0.parameters } }
 
+    /// Replaces the parameters.
     public func setParameters(_ parameters: ProviderParameters) throws {
         try validate(parameters)
         state.withLock { $0.parameters = parameters }

@@ -37,6 +37,7 @@ public final class ScriptedCertificateProvider: CertificateProvider, SignatureHi
         var history: [RemoteSignatureRecord] = []
     }
 
+    /// The ID given at creation.
     public let providerID: ProviderID
     private let identity: SigningIdentity
     private let state: Mutex<State>
@@ -90,6 +91,7 @@ public final class ScriptedCertificateProvider: CertificateProvider, SignatureHi
         }
     }
 
+    /// Plays the script's next step for `initialize`.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
         try await perform(next(.initialize)) {
             state.withLock {
@@ -100,10 +102,12 @@ public final class ScriptedCertificateProvider: CertificateProvider, SignatureHi
         }
     }
 
+    /// Plays the script's next step for `storedCertificate`.
     public func storedCertificate() throws -> SigningIdentity? {
         try performSync(next(.storedCertificate)) { state.withLock { $0.stored } }
     }
 
+    /// Plays the script's next step for `deleteStoredCertificate`.
     public func deleteStoredCertificate() throws {
         try performSync(next(.deleteStoredCertificate)) { state.withLock { $0.stored = nil } }
     }
@@ -113,14 +117,17 @@ public final class ScriptedCertificateProvider: CertificateProvider, SignatureHi
         (try? performSync(next(.parameters)) { state.withLock { $0.parameters } }) ?? ProviderParameters()
     }
 
+    /// Plays the script's next step for `setParameters`.
     public func setParameters(_ parameters: ProviderParameters) throws {
         try performSync(next(.setParameters)) { state.withLock { $0.parameters = parameters } }
     }
 
+    /// Plays the script's next step for `signatures`: the signatures recorded so far.
     public func signatures() async throws -> [RemoteSignatureRecord] {
         try await perform(next(.signatures)) { state.withLock { $0.history } }
     }
 
+    /// Plays the script's next step for `removeSignature`: removes the recorded signature.
     public func removeSignature(id: String) async throws {
         try await perform(next(.removeSignature)) {
             try state.withLock { state in

@@ -75,7 +75,14 @@ public enum RemoteTLSParameters {
             identity = try identityLookup(alias, try parameters.secret(clientIdentityPassword))
         }
         return try CurlTransport(
-            configuration: .init(endpointPolicy: endpointPolicy, trustedCAFile: caFile, clientIdentity: identity)
+            configuration: .init(
+                endpointPolicy: endpointPolicy,
+                trustedCAFile: caFile,
+                trustedCAFileReplacesSystemStore: try parameters.boolean(
+                    RemoteProviderParameters.trustedCAFileOnly.key
+                ) ?? false,
+                clientIdentity: identity
+            )
         )
     }
 }

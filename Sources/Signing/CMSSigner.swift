@@ -153,7 +153,7 @@ public enum CMSSigner {
     /// - Returns: the DER-encoded CMS ContentInfo.
     /// - Throws: `.unsupportedOperation` when the identity's key is not a `LocalSigningKey`; otherwise
     ///   as the asynchronous variant.
-    public static func signSynchronously(
+    package static func signSynchronously(
         content: [UInt8],
         identity: SigningIdentity,
         format: SignatureFormat = .cadesBES,
@@ -175,7 +175,7 @@ public enum CMSSigner {
     /// Makes a detached signature from a precomputed digest with a local key, without suspending.
     /// - Throws: `.unsupportedOperation` when the identity's key is not a `LocalSigningKey`;
     ///   `.invalidParameter` when the digest length does not fit the algorithm.
-    public static func signSynchronously(
+    package static func signSynchronously(
         digest: [UInt8],
         identity: SigningIdentity,
         format: SignatureFormat = .cadesBES,

@@ -81,8 +81,8 @@ struct CryptoProProviderTests {
             ])
         }
         #expect(insecure?.reason.contains("clear-text") == true)
-        // 13 of its own + trustedCAFile, clientIdentity, clientIdentityPassword
-        #expect(CryptoProDSSProvider.ParameterKey.all.count == 16)
+        // 13 of its own + trustedCAFile, trustedCAFileOnly, clientIdentity, clientIdentityPassword
+        #expect(CryptoProDSSProvider.ParameterKey.all.count == 17)
     }
 
     @Test("wrong password is authenticationFailed from initialize")

@@ -38,20 +38,8 @@ extension ProviderParameters.Key {
 /// The `pkcs12` provider: signs with identities from PKCS#12 files, kept in an encrypted
 /// ``PKCS12IdentityStore``, following SAP's `CertificateProvider` contract.
 ///
-/// Parameters (keys are static members of `ProviderParameters.Key`):
-///
-/// | key | type | meaning |
-/// |---|---|---|
-/// | `file` (`.pkcs12File`) | string | PKCS#12 file to import (initialize only) |
-/// | `data` (`.pkcs12Data`) | data | PKCS#12 bytes to import (initialize only) |
-/// | `password` (`.pkcs12Password`) | secret | the imported file's password (initialize only) |
-/// | `alias` (`.pkcs12Alias`) | string | store entry name, default `default` |
-/// | `keyAlias` (`.pkcs12KeyAlias`) | string | key to take from a file with several keys |
-/// | `storeDirectory` (`.pkcs12StoreDirectory`) | string | the store directory |
-/// | `storePassword` (`.pkcs12StorePassword`) | secret | protects the stored copy; default: `password` |
-/// | `passwordSource` (`.pkcs12PasswordSource`) | string | `env:NAME` or `file:PATH` instead of `password` |
-/// | `storePasswordSource` (`.pkcs12StorePasswordSource`) | string | `env:NAME` or `file:PATH` instead of `storePassword` |
-/// | `inMemory` (`.pkcs12InMemory`) | boolean | open the file in memory only, store nothing (default false) |
+/// Parameters (keys are static members of `ProviderParameters.Key`): ``schema`` declares them
+/// (key, type, default, secret or not, meaning); `certsign providers --params pkcs12` prints them.
 ///
 /// - ``initialize(options:)`` opens the file, stores its identity under the alias (replacing an
 ///   older one of that alias), keeps `alias`, `keyAlias`, `storeDirectory` and the effective
@@ -71,12 +59,29 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// Always `.pkcs12`.
     public let providerID: ProviderID = .pkcs12
 
-    /// Every key this provider accepts.
-    public static let acceptedKeys: Set<ProviderParameters.Key> = [
-        .pkcs12File, .pkcs12Data, .pkcs12Password, .pkcs12Alias, .pkcs12KeyAlias, .pkcs12StoreDirectory,
-        .pkcs12StorePassword,
-        .pkcs12PasswordSource, .pkcs12StorePasswordSource, .pkcs12InMemory,
-    ]
+    /// Every key this provider accepts (the keys of ``schema``).
+    public static let acceptedKeys: Set<ProviderParameters.Key> = schema.keys
+
+    /// The provider's parameters, each declared once (validation, redaction and help come from here).
+    public static let schema = ProviderParameterSchema(
+        provider: .pkcs12,
+        [
+            .init(.pkcs12File, .path, "the PKCS#12 file to import (initialize only, not kept)"),
+            .init(.pkcs12Data, .bytes, "the PKCS#12 bytes to import instead of file (not kept)"),
+            .init(.pkcs12Password, .secret, "the imported file's password (not kept)"),
+            .init(.pkcs12PasswordSource, .string, "env:NAME or file:PATH to read password from"),
+            .init(.pkcs12Alias, .string, default: defaultAlias, "the store entry the identity is kept under"),
+            .init(.pkcs12KeyAlias, .string, "which key of a file with several: friendly name or hex key ID"),
+            .init(.pkcs12StoreDirectory, .path, default: "$CERTSIGN_HOME or the XDG data dir", "the store"),
+            .init(.pkcs12StorePassword, .secret, default: "password", "protects the stored copy"),
+            .init(.pkcs12StorePasswordSource, .string, "env:NAME or file:PATH to read storePassword from"),
+            .init(.pkcs12InMemory, .boolean, default: "false", "open the file in memory only and store nothing"),
+        ],
+        rules: [{ try PKCS12CertificateProvider.checkCombinations($0) }]
+    )
+
+    /// One line saying what the provider is (`certsign providers`).
+    public static let summary = "local PKCS#12 (.p12/.pfx) files and the encrypted identity store"
     /// The alias used when none is configured.
     public static let defaultAlias = "default"
 
@@ -108,9 +113,8 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         parameters: ProviderParameters = ProviderParameters(),
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
-        try PKCS12CertificateProvider.validate(parameters)
         self.environment = environment
-        self.state = Mutex(State(parameters: parameters))
+        self.state = Mutex(State(parameters: try PKCS12CertificateProvider.schema.validate(parameters)))
     }
 
     /// Registers this provider under `.pkcs12` in `registry`; each `makeProvider` call creates a
@@ -121,9 +125,8 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         parameters: ProviderParameters = ProviderParameters(),
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
-        try validate(parameters)
-        try registry.register(.pkcs12, description: "PKCS#12 files (.p12/.pfx) and the encrypted local identity store")
-        {
+        let parameters = try schema.validate(parameters)
+        try registry.register(.pkcs12, description: summary, schema: schema) {
             try PKCS12CertificateProvider(parameters: parameters, environment: environment)
         }
     }
@@ -135,18 +138,18 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// Replaces the parameters after checking every key and value.
     /// - Throws: `.invalidParameter` naming the key; the previous parameters stay in force.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        try PKCS12CertificateProvider.validate(parameters)
+        let parameters = try PKCS12CertificateProvider.schema.validate(parameters)
         state.withLock { $0.parameters = parameters }
     }
 
-    /// The store the current parameters point at.
-    public var store: PKCS12IdentityStore {
+    /// The store the current parameters point at (tests and the bench read it; apps use the store type).
+    package var store: PKCS12IdentityStore {
         get throws { try makeStore(state.withLock { $0.parameters }) }
     }
 
     /// How many times this provider decrypted a PKCS#12 (imports and unlocks); a diagnostic that
     /// shows the in-memory cache at work.
-    public var pkcs12OpenCount: Int { state.withLock { $0.openCount } }
+    package var pkcs12OpenCount: Int { state.withLock { $0.openCount } }
 
     /// Imports the PKCS#12 file given by `file` or `data` (with `password`) into the store under
     /// `alias`, replacing an older entry of that alias, and returns its identity.
@@ -154,7 +157,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     ///   `.wrongPassword`, `.passwordRequired`, `.malformedInput`, `.unsupportedAlgorithm`,
     ///   `.noPrivateKey`, `.keyCertificateMismatch`.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        try PKCS12CertificateProvider.validate(options)
+        let options = try PKCS12CertificateProvider.schema.validate(options)
         var merged = state.withLock { $0.parameters }.merging(options)
         // The import source given now wins over one left in the parameters.
         if options[.pkcs12Data] != nil { merged[.pkcs12File] = nil }
@@ -315,14 +318,9 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         return value
     }
 
-    /// Checks every key and value; throws `.invalidParameter` naming the first bad key.
-    static func validate(_ parameters: ProviderParameters) throws {
-        for key in parameters.keys where !acceptedKeys.contains(key) {
-            let known = acceptedKeys.map(\.rawValue).sorted().joined(separator: ", ")
-            throw CertificateProviderError.invalidParameter(
-                "parameter '\(key)' is not used by the pkcs12 provider (it takes: \(known))"
-            )
-        }
+    /// The checks of ``schema`` over several keys and over what a type cannot say (an alias the
+    /// store accepts, a password source that parses, a store directory that is not a file).
+    static func checkCombinations(_ parameters: ProviderParameters) throws {
         func nonEmptyString(_ key: ProviderParameters.Key) throws -> String? {
             guard let value = try parameters.string(key) else { return nil }
             guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -355,8 +353,6 @@ public final class PKCS12CertificateProvider: CertificateProvider {
                 )
             }
         }
-        _ = try parameters.secret(.pkcs12Password)
-        _ = try parameters.boolean(.pkcs12InMemory)
         for (direct, source) in [
             (ProviderParameters.Key.pkcs12Password, ProviderParameters.Key.pkcs12PasswordSource),
             (.pkcs12StorePassword, .pkcs12StorePasswordSource),

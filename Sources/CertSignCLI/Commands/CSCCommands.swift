@@ -26,7 +26,7 @@ extension Commands {
             """,
         spec: OptionSpec(repeatable: ["--param", "--param-env", "--param-file"])
     ) { parsed, context in
-        let parameters = try context.providerParameters(parsed)
+        let parameters = try context.providerParameters(parsed, for: .csc)
         guard parameters[CSCProvider.ParameterKey.url] != nil, parameters[CSCProvider.ParameterKey.clientID] != nil
         else {
             throw UsageError(message: "--param url=… and --param clientID=… are required", usage: cscCredentialsUsage)

@@ -197,7 +197,7 @@ extension Commands {
             pkcs12Parameters[.pkcs12InMemory] = .boolean(true)
         } else {
             providerID = ProviderID(parsed.value("--provider") ?? "")
-            parameters = try context.providerParameters(parsed)
+            parameters = try context.providerParameters(parsed, for: providerID)
             if parsed.value("--password-env") != nil || parsed.value("--password-file") != nil
                 || parsed.has("--password-stdin")
             {
