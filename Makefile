@@ -78,6 +78,7 @@ demo: deps
 	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/certsign demo
 
 bench: deps
+	$(SWIFT) build -c release --product certsign
 	$(SWIFT) build -c release --product certsign-bench
 	$$($(SWIFT) build -c release --show-bin-path)/certsign-bench
 

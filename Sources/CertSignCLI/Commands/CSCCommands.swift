@@ -122,7 +122,7 @@ extension Commands {
                         results.append([
                             "document": path, "signature": output, "id": result.record.id, "status": "signed",
                             "signer": result.signerCertificate.subject, "format": options.format.rawValue,
-                            "detached": options.isDetached, "digest": result.record.digestAlgorithm,
+                            "detached": options.isDetached, "digest": result.record.digestAlgorithm.rawValue,
                         ])
                         if !context.json { context.console.out("signed \(path) -> \(output)") }
                     }
