@@ -94,6 +94,7 @@ demo: deps-demo ## build certsign and run its demo (no setup, no network beyond 
 	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/certsign demo
 
 bench: deps ## the benchmarks (release build)
+	$(SWIFT) build -c release --product certsign
 	$(SWIFT) build -c release --product certsign-bench
 	$$($(SWIFT) build -c release --show-bin-path)/certsign-bench
 

@@ -338,7 +338,7 @@ struct SignatureEntryDocument: Encodable {
             document = record.documentName
             documentSize = record.documentSize
             documentDigest = Format.hex(record.documentDigest)
-            digest = record.digestAlgorithm
+            digest = record.digestAlgorithm.rawValue
             format = record.format.rawValue
             detached = record.isDetached
             signer = record.signerSubject

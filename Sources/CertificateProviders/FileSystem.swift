@@ -113,7 +113,16 @@ package enum FileSystem {
     /// the umask applies): a new file in the same directory is written and `fsync`ed, renamed over
     /// `path`, and the directory is synced. A crash leaves the old contents or the new, never a mix
     /// (at most a hidden `.NAME.tmp-UUID` file next to it).
-    package static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
+    ///
+    /// With `syncingDirectory` false the directory sync is left to the caller, who makes many files
+    /// in one directory and syncs it once (``syncDirectory(_:)``) before it acknowledges any of them:
+    /// until then a crash of the machine (not of the process) may forget the rename, never tear a file.
+    package static func writeAtomically(
+        _ path: String,
+        _ bytes: [UInt8],
+        mode: mode_t = 0o600,
+        syncingDirectory: Bool = true
+    ) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).tmp-\(UUID().uuidString)"
@@ -128,7 +137,7 @@ package enum FileSystem {
             unlink(temporary)
             throw error
         }
-        try syncDirectory(directory.isEmpty ? "." : directory)
+        if syncingDirectory { try syncDirectory(directory.isEmpty ? "." : directory) }
     }
 
     /// Refuses a directory that holds secrets when another user owns it or may write in it (as ssh

@@ -12,6 +12,15 @@ import Glibc
 /// process committed; only a power loss may drop the last commits). The schema is versioned with
 /// `PRAGMA user_version` and migrated forward on open; `PRAGMA application_id` marks the file as
 /// ours, so a foreign or damaged file is reported as `.storeCorrupted` and never overwritten.
+///
+/// What a record promises (**acknowledged**): a signature is acknowledged once its record is
+/// committed here. The coordinator writes a signature file completely (temporary file, `fsync`,
+/// rename) and syncs its directory before it commits the record, so every record that survives a
+/// crash names a complete `.p7s`. Batch signing (``SigningCoordinator/signEach(_:outputs:provider:parameters:options:progress:)``)
+/// syncs each output directory once and commits once per group of at most
+/// ``SigningCoordinator/batchGroupSize`` records, through one prepared INSERT statement: a killed
+/// batch keeps every group committed before the kill, and may leave complete `.p7s` files of the
+/// group in progress without a record (never a record without its file, never a torn `.p7s`).
 public actor SignatureJournal {
     /// The schema version this build writes.
     public static let schemaVersion: Int64 = 2
@@ -79,7 +88,8 @@ public actor SignatureJournal {
                         .text(record.id), .real(record.createdAt.timeIntervalSince1970),
                         .text(record.providerID.rawValue),
                         .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
-                        .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
+                        .integer(record.documentSize), .blob(record.documentDigest),
+                        .text(record.digestAlgorithm.rawValue),
                         .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline,
                     ])
                     _ = try statement.step()
@@ -158,7 +168,7 @@ public actor SignatureJournal {
             try statement.bind([
                 .text(record.id), .real(record.createdAt.timeIntervalSince1970), .text(record.providerID.rawValue),
                 .text(record.signerSubject), .text(record.signerFingerprint), .text(record.documentName),
-                .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm),
+                .integer(record.documentSize), .blob(record.documentDigest), .text(record.digestAlgorithm.rawValue),
                 .text(record.format.rawValue), .integer(record.isDetached ? 1 : 0), path, inline,
             ])
             _ = try statement.step()
@@ -226,6 +236,13 @@ public actor SignatureJournal {
         } else {
             storage = .inline(statement.blob(12) ?? [])
         }
+        let digestName = statement.text(8) ?? ""
+        guard let digestAlgorithm = DigestAlgorithm(name: digestName) else {
+            throw CertificateProviderError(
+                .storeCorrupted,
+                "the signature journal has a record (\(statement.text(0) ?? "?")) with the digest '\(digestName)', which this build does not know; update certsign"
+            )
+        }
         return SignatureRecord(
             id: statement.text(0) ?? "",
             createdAt: Date(timeIntervalSince1970: statement.double(1)),
@@ -235,7 +252,7 @@ public actor SignatureJournal {
             documentName: statement.text(5) ?? "",
             documentSize: statement.int64(6),
             documentDigest: statement.blob(7) ?? [],
-            digestAlgorithm: statement.text(8) ?? "",
+            digestAlgorithm: digestAlgorithm,
             format: SignatureFormat(statement.text(9) ?? ""),
             isDetached: statement.int64(10) != 0,
             storage: storage

@@ -27,8 +27,8 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
     public var documentSize: Int64
     /// The document's digest with ``digestAlgorithm``.
     public var documentDigest: [UInt8]
-    /// The digest algorithm of the signature.
-    public var digestAlgorithm: String
+    /// The digest algorithm of the signature (stored in the journal by its name, ``DigestAlgorithm/rawValue``).
+    public var digestAlgorithm: DigestAlgorithm
     /// The container format.
     public var format: SignatureFormat
     /// Whether the signature is detached.
@@ -46,7 +46,7 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
         documentName: String,
         documentSize: Int64,
         documentDigest: [UInt8],
-        digestAlgorithm: String,
+        digestAlgorithm: DigestAlgorithm,
         format: SignatureFormat,
         isDetached: Bool,
         storage: Storage

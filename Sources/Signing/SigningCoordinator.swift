@@ -128,7 +128,10 @@ public actor SigningCoordinator {
     /// batch form of ``sign(document:provider:parameters:options:output:progress:)``.
     ///
     /// The provider and its identity are resolved once. When a document fails, the signatures
-    /// made before it are still recorded, then the error is thrown.
+    /// made before it are still recorded, then the error is thrown. With a local key the documents
+    /// go through the pipeline of ``signEach(_:outputs:provider:parameters:options:progress:)``
+    /// (every core, one directory sync and one journal commit per group); `progress` is then called
+    /// for each document once its group is committed.
     ///
     /// When the identity's key is a `BatchSigningKey` (a remote service that authorizes each use,
     /// such as a CSC credential), the documents are signed in chunks of its `maximumBatchSize`, each
@@ -159,16 +162,19 @@ public actor SigningCoordinator {
         do {
             let provider = try provider(id)
             let resolved = try await resolve(id, parameters: parameters)
-            func output(for document: Document) throws -> URL? {
-                guard let outputDirectory else { return nil }
-                guard !document.name.isEmpty, !document.name.contains("/"), document.name != ".", document.name != ".."
-                else {
-                    throw CertificateProviderError.invalidParameter(
-                        "the document name '\(document.name)' cannot be used as a file name"
-                    )
-                }
-                return outputDirectory.appendingPathComponent(document.name + ".p7s")
+            if !(provider is any DocumentSigning), CMSSigner.localKey(of: resolved.identity) != nil {
+                let outcomes = try await signGroups(
+                    documents,
+                    outputs: try documents.map { try Self.output(for: $0, in: outputDirectory) },
+                    provider: id,
+                    parameters: parameters,
+                    options: options,
+                    progress: progress,
+                    stoppingAtFirstFailure: true
+                )
+                return try outcomes.map { try $0.get() }
             }
+            func output(for document: Document) throws -> URL? { try Self.output(for: document, in: outputDirectory) }
             if !(provider is any DocumentSigning), CMSSigner.localKey(of: resolved.identity) == nil,
                 let key = resolved.identity.key as? any BatchSigningKey
             {
@@ -217,6 +223,207 @@ public actor SigningCoordinator {
         }
         try await record(results)
         return results
+    }
+
+    /// `<directory>/<document name>.p7s`, or nil without a directory.
+    /// - Throws: `.invalidParameter` for a document name that is not a file name.
+    private static func output(for document: Document, in outputDirectory: URL?) throws -> URL? {
+        guard let outputDirectory else { return nil }
+        guard !document.name.isEmpty, !document.name.contains("/"), document.name != ".", document.name != ".."
+        else {
+            throw CertificateProviderError.invalidParameter(
+                "the document name '\(document.name)' cannot be used as a file name"
+            )
+        }
+        return outputDirectory.appendingPathComponent(document.name + ".p7s")
+    }
+
+    /// The largest number of documents whose records ``signEach(_:outputs:provider:parameters:options:progress:)``
+    /// commits in one journal transaction (and whose output directories it syncs at once).
+    public static let batchGroupSize = 500
+
+    /// Signs many documents with one identity, each to its own output, as fast as the machine
+    /// allows, and records them in the journal: the batch form for back offices and the CLI.
+    ///
+    /// Unlike ``sign(documents:provider:parameters:options:outputDirectory:progress:)``, a document
+    /// that fails (cannot be read, its output cannot be written) fails alone: its result is the
+    /// error and the others are still signed.
+    ///
+    /// With a local key (OpenSSL holds it) the documents go through a pipeline on every core:
+    /// read → hash → sign → write each `.p7s` to a temporary file, `fsync` it and rename it into
+    /// place. Durability is per group of at most ``batchGroupSize`` documents: once every file of a
+    /// group is renamed, each output directory of the group is synced once, then the group's records
+    /// are committed in one journal transaction.
+    ///
+    /// **Acknowledged** means: the record is committed in the journal (the result is returned, or
+    /// the group was committed before a crash). After a crash, every record the journal has names a
+    /// complete `.p7s` that verifies; no `.p7s` is ever torn (a crash leaves the old file, the new
+    /// one, or a hidden `.NAME.tmp-…` file). Files of the group being written when the process died
+    /// may exist without a record (complete, verifiable, just not acknowledged); sign them again.
+    /// As for single signatures, the journal runs WAL with `synchronous=NORMAL`: a killed process
+    /// loses no commit, a power loss may lose the last commits (see ``SignatureJournal``).
+    ///
+    /// Keys that are not local (remote, PKCS#11, `DocumentSigning` servers) sign one document after
+    /// the other through ``sign(document:provider:parameters:options:output:progress:)``'s path,
+    /// with the same per-group commit.
+    ///
+    /// - Parameters:
+    ///   - documents: the documents.
+    ///   - outputs: one entry per document: the `.p7s` to write (replaced atomically), or nil to
+    ///     keep the signature in the journal. Two documents must not share an output.
+    ///   - id: the provider ID.
+    ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
+    ///   - options: format, detached, digest, signing time (shared by all; one signing time for a
+    ///     batch when nil).
+    ///   - progress: called for each document, in order, once its group is committed, with documents
+    ///     done and the total.
+    /// - Returns: one result per document, in order: the signature or why it failed.
+    /// - Throws: `.invalidParameter` when `outputs` and `documents` differ in length; `.cancelled`
+    ///   (the groups done before are recorded); `.providerNotFound`; the provider's errors when it
+    ///   has no identity; journal errors (the group's output files are then removed again).
+    public func signEach(
+        _ documents: [Document],
+        outputs: [URL?],
+        provider id: ProviderID,
+        parameters: ProviderParameters = ProviderParameters(),
+        options: SigningOptions = SigningOptions(),
+        progress: SigningProgress? = nil
+    ) async throws -> [Result<SigningResult, CertificateProviderError>] {
+        try await signGroups(
+            documents,
+            outputs: outputs,
+            provider: id,
+            parameters: parameters,
+            options: options,
+            progress: progress,
+            stoppingAtFirstFailure: false
+        )
+    }
+
+    /// The groups of ``signEach(_:outputs:provider:parameters:options:progress:)``; with
+    /// `stoppingAtFirstFailure` (the form of ``sign(documents:provider:parameters:options:outputDirectory:progress:)``)
+    /// the first failed document ends the batch: what was signed before it is recorded, the files
+    /// made after it are removed, and its error is thrown.
+    private func signGroups(
+        _ documents: [Document],
+        outputs: [URL?],
+        provider id: ProviderID,
+        parameters: ProviderParameters,
+        options: SigningOptions,
+        progress: SigningProgress?,
+        stoppingAtFirstFailure: Bool
+    ) async throws -> [Result<SigningResult, CertificateProviderError>] {
+        guard outputs.count == documents.count else {
+            throw CertificateProviderError.invalidParameter(
+                "\(documents.count) documents but \(outputs.count) outputs: give one output (or nil) per document"
+            )
+        }
+        let provider = try provider(id)
+        let resolved = try await resolve(id, parameters: parameters)
+        var options = options
+        if options.signingTime == nil { options.signingTime = Date() }
+        var signer: BatchSigningPipeline.Signer?
+        if !(provider is any DocumentSigning), let key = CMSSigner.localKey(of: resolved.identity) {
+            let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: resolved.identity)
+            signer = BatchSigningPipeline.Signer(
+                providerID: id,
+                identity: resolved.identity,
+                key: key,
+                fingerprint: resolved.fingerprint,
+                options: options,
+                digestAlgorithm: algorithm,
+                signingTime: options.signingTime ?? Date(),
+                signingCertificateAttribute: options.format == .cadesBES
+                    ? try signingCertificateAttribute(for: id, algorithm: algorithm) : nil
+            )
+        }
+        var outcomes: [Result<SigningResult, CertificateProviderError>] = []
+        outcomes.reserveCapacity(documents.count)
+        for start in stride(from: 0, to: documents.count, by: Self.batchGroupSize) {
+            let range = start..<min(start + Self.batchGroupSize, documents.count)
+            var group: [Result<SigningResult, CertificateProviderError>]
+            if let signer {
+                group = await BatchSigningPipeline.run(documents, outputs: outputs, range: range, signer: signer)
+            } else {
+                group = []
+                for index in range {
+                    do {
+                        group.append(
+                            .success(
+                                try await produce(
+                                    document: documents[index],
+                                    id: id,
+                                    provider: provider,
+                                    resolved: resolved,
+                                    options: options,
+                                    output: outputs[index],
+                                    progress: nil
+                                )
+                            )
+                        )
+                    } catch let error as CertificateProviderError {
+                        group.append(.failure(error))
+                    } catch is CancellationError {
+                        group.append(
+                            .failure(
+                                CertificateProviderError(.cancelled, "signing '\(documents[index].name)' was cancelled")
+                            )
+                        )
+                    }
+                }
+            }
+            var firstFailure: CertificateProviderError?
+            if stoppingAtFirstFailure, let failed = group.firstIndex(where: { (try? $0.get()) == nil }) {
+                // The all-or-before form: nothing after the failed document is kept.
+                for case .success(let later) in group[(failed + 1)...] {
+                    if let output = later.outputURL { try? FileManager.default.removeItem(at: output) }
+                }
+                if case .failure(let error) = group[failed] { firstFailure = error }
+                group.removeSubrange(failed...)
+            }
+            try await commit(&group)
+            for outcome in group {
+                outcomes.append(outcome)
+                progress?(Int64(outcomes.count), Int64(documents.count))
+            }
+            if let firstFailure { throw firstFailure }
+            if stoppingAtFirstFailure, let failed = group.first(where: { (try? $0.get()) == nil }),
+                case .failure(let error) = failed
+            {
+                throw error
+            }
+            if Task.isCancelled {
+                throw CertificateProviderError(
+                    .cancelled,
+                    "batch signing was cancelled after \(outcomes.filter { (try? $0.get()) != nil }.count) documents"
+                )
+            }
+        }
+        return outcomes
+    }
+
+    /// Makes a group durable and acknowledged: syncs each output directory of its signatures once,
+    /// then appends its records in one transaction. A directory that cannot be synced fails the
+    /// signatures in it (their files are removed).
+    private func commit(_ group: inout [Result<SigningResult, CertificateProviderError>]) async throws {
+        var directories: [String: CertificateProviderError?] = [:]
+        for case .success(let result) in group {
+            if let output = result.outputURL { directories[output.deletingLastPathComponent().path] = .none }
+        }
+        for directory in directories.keys {
+            do { try FileSystem.syncDirectory(directory) } catch let error as CertificateProviderError {
+                directories[directory] = error
+            }
+        }
+        for index in group.indices {
+            guard case .success(let result) = group[index], let output = result.outputURL,
+                case .some(.some(let error)) = directories[output.deletingLastPathComponent().path]
+            else { continue }
+            try? FileManager.default.removeItem(at: output)
+            group[index] = .failure(error)
+        }
+        let made = group.compactMap { try? $0.get() }
+        if !made.isEmpty { try await record(made) }
     }
 
     /// Appends the results' records in one transaction; on failure removes their output files, so
@@ -446,7 +653,7 @@ public actor SigningCoordinator {
             documentName: document.name,
             documentSize: digested.size,
             documentDigest: digested.digest,
-            digestAlgorithm: algorithm.rawValue,
+            digestAlgorithm: algorithm,
             format: options.format,
             isDetached: options.isDetached,
             storage: storage

@@ -16,6 +16,7 @@ func runSigningBenchmarks(_ harness: BenchHarness) async throws {
     }
     try await SigningBench.bigFile(harness)
     try await SigningBench.batch(harness)
+    try await SigningBench.cliBatch(harness)
 }
 
 enum SigningBench {
@@ -177,6 +178,7 @@ enum SigningBench {
                 baseline: base,
                 baselineName: "openssl speed \(tool) sign/s",
                 unit: .perSecond,
+                goal: keyType == .rsa2048 ? nil : 0.6,
                 higherIsBetter: true
             )
             harness.record(
@@ -185,7 +187,7 @@ enum SigningBench {
                 baseline: base,
                 baselineName: "openssl speed \(tool) sign/s",
                 unit: .perSecond,
-                goal: keyType == .rsa2048 ? 0.8 : nil,
+                goal: keyType == .rsa2048 ? 0.9 : 0.5,
                 higherIsBetter: true
             )
             harness.record(
@@ -196,6 +198,170 @@ enum SigningBench {
                 unit: .perSecond,
                 higherIsBetter: true
             )
+        }
+    }
+
+    // MARK: CLI batch
+
+    /// The Python loop the issue compares with: cryptography's PKCS7 builder, write + fsync per file.
+    static let pythonLoop = """
+        import os, sys
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.serialization import Encoding, pkcs12
+        from cryptography.hazmat.primitives.serialization.pkcs7 import PKCS7Options, PKCS7SignatureBuilder
+        key, cert, _ = pkcs12.load_key_and_certificates(open(sys.argv[1], "rb").read(), os.environb[b"P12PASS"])
+        options = [PKCS7Options.DetachedSignature, PKCS7Options.Binary]
+        for path in sys.argv[3:]:
+            data = open(path, "rb").read()
+            builder = PKCS7SignatureBuilder().set_data(data).add_signer(cert, key, hashes.SHA256())
+            signature = builder.sign(Encoding.DER, options)
+            target = os.path.join(sys.argv[2], os.path.basename(path) + ".p7s")
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.write(fd, signature)
+            os.fsync(fd)
+            os.close(fd)
+        """
+
+    /// `certsign sign` (the real release binary) of 2000 files of 1 KiB with one stored identity
+    /// and `--out-dir`, fsync durability kept, against the Python loop above (when Python
+    /// `cryptography` is installed) and `openssl speed`, measured alternately.
+    static func cliBatch(_ harness: BenchHarness) async throws {
+        guard let executable = Bundle.main.executablePath else { return }
+        let certsign = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("certsign")
+        guard FileManager.default.isExecutableFile(atPath: certsign.path) else {
+            harness.note(
+                "certsign CLI batch rows skipped: build the certsign product in release first (make bench does)"
+            )
+            return
+        }
+        let count = Int(ProcessInfo.processInfo.environment["CERTSIGN_BENCH_CLI_DOCUMENTS"] ?? "") ?? 2000
+        let directory = harness.scratch.appendingPathComponent("cli-batch")
+        let documents = directory.appendingPathComponent("documents")
+        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
+        var paths: [String] = []
+        for index in 0..<count {
+            let path = documents.appendingPathComponent(String(format: "doc-%05d.txt", index)).path
+            let bytes = (0..<1024).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                throw BenchError("cannot write \(path)")
+            }
+            paths.append(path)
+        }
+        let python = try harness.runCommand("python3", ["-c", "import cryptography"]).status == 0
+        if !python { harness.note("Python cryptography is not installed: the Python loop row is skipped") }
+        let environment = [
+            "CERTSIGN_HOME": directory.appendingPathComponent("home").path, "P12PASS": "bench-password-1",
+        ]
+        let pki = try TestPKI()
+        let rounds = max(3, min(harness.repetitions, 5))
+        for (keyType, tool, name) in [
+            (LocalSigningKey.GenerationParameters.p256, "ecdsap256", "P-256"), (.rsa2048, "rsa2048", "RSA-2048"),
+        ] {
+            let identity = try pki.issueLeaf(subject: "CN=CLI Batch \(name)", keyType: keyType)
+            let key = directory.appendingPathComponent("\(tool).key").path
+            let certificate = directory.appendingPathComponent("\(tool).pem").path
+            let p12 = directory.appendingPathComponent("\(tool).p12").path
+            guard let local = identity.key as? LocalSigningKey else { throw BenchError("no local key") }
+            try local.pemRepresentation(password: nil).write(toFile: key, atomically: true, encoding: .utf8)
+            try identity.certificate.pemRepresentation.write(toFile: certificate, atomically: true, encoding: .utf8)
+            for (command, arguments) in [
+                (
+                    "openssl",
+                    [
+                        "pkcs12", "-export", "-inkey", key, "-in", certificate, "-name", tool, "-out", p12,
+                        "-passout", "env:P12PASS",
+                    ]
+                ),
+                (certsign.path, ["identity", "import", p12, "--alias", tool, "--password-env", "P12PASS"]),
+            ] {
+                let result = try harness.runCommand(command, arguments, environment: environment)
+                guard result.status == 0 else { throw BenchError("\(command) \(arguments[0]) failed: \(result.error)") }
+            }
+            func rate(_ command: String, _ arguments: [String], output: URL) throws -> Double {
+                try? FileManager.default.removeItem(at: output)
+                try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+                let start = DispatchTime.now().uptimeNanoseconds
+                let result = try harness.runCommand(command, arguments, environment: environment)
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                guard result.status == 0 else { throw BenchError("\(command) failed: \(result.error.prefix(400))") }
+                let made = try FileManager.default.contentsOfDirectory(atPath: output.path).count
+                guard made == count else { throw BenchError("\(command) made \(made) of \(count) signatures") }
+                return Double(count) / seconds
+            }
+            var ours: [Double] = []
+            var fromFile: [Double] = []
+            var loop: [Double] = []
+            var speed: [Double] = []
+            var loads: [String] = []
+            for round in 0..<rounds {
+                loads.append(
+                    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(
+                        String.init
+                    ) ?? "?"
+                )
+                let output = directory.appendingPathComponent("out-\(tool)-\(round)")
+                ours.append(
+                    try rate(
+                        certsign.path,
+                        ["sign"] + paths + ["--identity", tool, "--password-env", "P12PASS", "--out-dir", output.path],
+                        output: output
+                    )
+                )
+                if keyType == .p256 {
+                    // The same .p12 file the Python loop opens (2048 PBKDF2 iterations, not the
+                    // store's 600 000): the signing itself, without the store's unlock.
+                    let fileOutput = directory.appendingPathComponent("out-file-\(tool)-\(round)")
+                    fromFile.append(
+                        try rate(
+                            certsign.path,
+                            ["sign"] + paths + [
+                                "--p12", p12, "--password-env", "P12PASS", "--out-dir", fileOutput.path,
+                            ],
+                            output: fileOutput
+                        )
+                    )
+                }
+                if python && keyType == .p256 {
+                    let pythonOutput = directory.appendingPathComponent("python-\(round)")
+                    loop.append(
+                        try rate("python3", ["-c", pythonLoop, p12, pythonOutput.path] + paths, output: pythonOutput)
+                    )
+                }
+                speed.append(try opensslSignRate(harness, tool))
+            }
+            let label = "certsign sign \(count) × 1 KiB \(name) --out-dir (CLI, fsync)"
+            if !loop.isEmpty {
+                harness.record(
+                    label,
+                    ours: Sample(values: ours),
+                    baseline: Sample(values: loop),
+                    baselineName: "Python cryptography loop docs/s",
+                    unit: .perSecond,
+                    goal: 2,
+                    higherIsBetter: true
+                )
+            }
+            if !loop.isEmpty && !fromFile.isEmpty {
+                harness.record(
+                    "certsign sign \(count) × 1 KiB \(name) --p12 FILE --out-dir (CLI, fsync)",
+                    ours: Sample(values: fromFile),
+                    baseline: Sample(values: loop),
+                    baselineName: "Python cryptography loop docs/s",
+                    unit: .perSecond,
+                    goal: 2,
+                    higherIsBetter: true
+                )
+            }
+            harness.record(
+                label,
+                ours: Sample(values: ours),
+                baseline: Sample(values: speed),
+                baselineName: "openssl speed \(tool) sign/s",
+                unit: .perSecond,
+                goal: keyType == .rsa2048 ? 0.7 : nil,
+                higherIsBetter: true
+            )
+            harness.note("\(label): 1-minute load average before each round: \(loads.joined(separator: ", "))")
         }
     }
 

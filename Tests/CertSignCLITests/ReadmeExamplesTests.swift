@@ -9,8 +9,9 @@ import Testing
 /// the block names, and two emulators on ephemeral ports. So the README cannot drift from the tool.
 ///
 /// What is changed before a block runs, and why (nothing else is):
-/// - `127.0.0.1:8080` becomes the standard emulator's address, and the block's own
-///   `certsign emulator … &` line is dropped (this test runs the emulator, on a free port);
+/// - port 8080 becomes a free port: a block that starts its own `certsign emulator … &` gets a fresh
+///   one and waits until the emulator has written its `--ca-out` file (then a trap stops it); a block
+///   without one talks to the standard emulator this test runs;
 /// - `http://tsa.example/tsr` becomes the TSA of an emulator serving the README PKI's CA;
 /// - `read -rs P12_PASSWORD` (a terminal prompt) becomes the variable given by the test;
 /// - `0F1C3A52` (the id in `signatures remove`) becomes a prefix of a real id from the journal.
@@ -147,24 +148,32 @@ import Testing
 
         /// The block as it runs here (see the suite's comment for every change).
         func script(_ block: Block) throws -> String {
-            let standardHost = "127.0.0.1:\(try #require(standard.baseURL?.port))"
+            let startsEmulator = block.text.split(separator: "\n").contains {
+                $0.hasPrefix("certsign emulator ") && $0.contains("&")
+            }
+            let port = startsEmulator ? try Self.freePort() : UInt16(try #require(standard.baseURL?.port))
             let tsa = try #require(own.timestampURL).absoluteString
             let firstID =
                 #"$(certsign --json signatures list | sed -n 's/.*"id" : "\([0-9A-Fa-f]\{8\}\).*/\1/p' | head -n 1)"#
-            var lines: [String] = []
+            var lines = ["set -e -o pipefail", "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT"]
             for line in block.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-                if line.hasPrefix("certsign emulator "), line.contains("&") { continue }
-                lines.append(
-                    line.replacingOccurrences(of: "127.0.0.1:8080", with: standardHost)
-                        .replacingOccurrences(of: "http://tsa.example/tsr", with: tsa)
-                        .replacingOccurrences(
-                            of: "read -rs P12_PASSWORD && export P12_PASSWORD",
-                            with: "export P12_PASSWORD"
-                        )
-                        .replacingOccurrences(of: "signatures remove 0F1C3A52", with: "signatures remove \(firstID)")
-                )
+                let changed = line.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(port)")
+                    .replacingOccurrences(of: "--port 8080", with: "--port \(port)")
+                    .replacingOccurrences(of: "http://tsa.example/tsr", with: tsa)
+                    .replacingOccurrences(
+                        of: "read -rs P12_PASSWORD && export P12_PASSWORD",
+                        with: "export P12_PASSWORD"
+                    )
+                    .replacingOccurrences(of: "signatures remove 0F1C3A52", with: "signatures remove \(firstID)")
+                lines.append(changed)
+                if changed.hasPrefix("certsign emulator "), changed.contains("&"),
+                    let range = changed.range(of: "--ca-out ")
+                {
+                    let file = changed[range.upperBound...].prefix { $0 != " " }
+                    lines.append("until [ -s \(file) ]; do sleep 0.1; done")
+                }
             }
-            return "set -e -o pipefail\n" + lines.joined(separator: "\n") + "\n"
+            return lines.joined(separator: "\n") + "\n"
         }
     }
 
@@ -177,6 +186,10 @@ import Testing
         let block = try #require(Self.shellBlocks().first { $0.line == line })
         if block.text.contains("-engine gost") && !GOSTEngine.isAvailable { return }
         let world = try World()
+        // A block that starts its own emulator waits for the CA file that emulator writes.
+        if block.text.contains("certsign emulator ") {
+            try? FileManager.default.removeItem(atPath: world.work.path("emulator-ca.pem"))
+        }
         // The identity the PAdES example countersigns with.
         if block.text.contains("--identity boss") {
             let imported = try CLI.run(

@@ -33,7 +33,7 @@ do {
                 documentName: "Документ \(tag)-\(index).pdf",
                 documentSize: Int64(index),
                 documentDigest: DigestAlgorithm.sha256.hash(Array("\(tag)-\(index)".utf8)),
-                digestAlgorithm: "sha256",
+                digestAlgorithm: .sha256,
                 format: .cadesBES,
                 isDetached: true,
                 storage: .inline(Array(repeating: UInt8(index & 0xFF), count: 64))

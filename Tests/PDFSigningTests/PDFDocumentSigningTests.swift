@@ -6,6 +6,7 @@ import DSSEmulator
 import Foundation
 import PDFSigning
 import Signing
+import TestSupport
 import Testing
 
 @Suite("PDFSigner with a DocumentSigning provider (CryptoPro DSS hash mode) against the emulator")
@@ -24,7 +25,7 @@ struct PDFDocumentSigningTests {
 
     @Test("the ByteRange digest goes up with Hash: True; pyHanko, pdfsig and qpdf accept the embedded CMS")
     func signsThroughHashMode() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, url in
             let directory = try TemporaryDirectory(prefix: "pdf-cryptopro")
             let input = try PDFFixtures.make(.objectStreams, in: directory)
             let server = provider(url)
@@ -57,7 +58,7 @@ struct PDFDocumentSigningTests {
 
     @Test("with a TSA the server's CMS becomes B-T")
     func serverSignatureTimestamped() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, url in
             let directory = try TemporaryDirectory(prefix: "pdf-cryptopro-bt")
             let input = try PDFFixtures.make(.classic, in: directory)
             let server = provider(url)
@@ -87,7 +88,7 @@ struct PDFDocumentSigningTests {
 
     @Test("a server signature by another certificate than the selected one is refused and nothing is written")
     func otherSignerRefused() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { _, url in
             let directory = try TemporaryDirectory(prefix: "pdf-cryptopro-mismatch")
             let input = try PDFFixtures.make(.classic, in: directory)
             let server = provider(url)
@@ -115,7 +116,7 @@ struct PDFDocumentSigningTests {
 struct PDFCSCSigningTests {
     @Test("a SCAL 2 credential signs the signed attributes' hash; pyHanko, pdfsig and qpdf accept the PDF")
     func signsWithCSC() async throws {
-        try await withEmulator { emulator, url in
+        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, url in
             let directory = try TemporaryDirectory(prefix: "pdf-csc")
             let input = try PDFFixtures.make(.linearized, in: directory)
             let provider = CSCProvider(

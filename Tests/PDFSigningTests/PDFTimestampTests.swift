@@ -5,20 +5,8 @@ import Foundation
 import PDFSigning
 import RemoteSigning
 import Signing
+import TestSupport
 import Testing
-
-/// One emulator seed (keys made once) shared by this test target.
-let sharedSeed: EmulatorSeed = {
-    do { return try EmulatorSeed.standard() } catch { fatalError("cannot build the emulator seed: \(error)") }
-}()
-
-/// Starts an emulator (faults enabled) on an ephemeral loopback port for the duration of `body`.
-func withEmulator<R>(_ body: (DSSEmulator, URL) async throws -> R) async throws -> R {
-    let emulator = try DSSEmulator(configuration: .init(faultsEnabled: true, requestLogLimit: 0), seed: sharedSeed)
-    let url = try emulator.start()
-    defer { emulator.stop() }
-    return try await body(emulator, url)
-}
 
 /// A TSA client for the emulator's `/tsa` (or a fault path under it), trusting its CA.
 func emulatorTSA(_ emulator: DSSEmulator, fault: String? = nil) throws -> TimestampAuthorityClient {
@@ -40,7 +28,7 @@ struct PDFTimestampTests {
         arguments: PDFFixtures.Variant.allCases
     )
     func signsBT(_ variant: PDFFixtures.Variant) async throws {
-        try await withEmulator { emulator, _ in
+        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, _ in
             let directory = try TemporaryDirectory(prefix: "pdf-bt")
             let input = try PDFFixtures.make(variant, in: directory)
             let output = directory.path("signed-bt.pdf")
@@ -102,7 +90,7 @@ struct PDFTimestampTests {
 
     @Test("a reservation too small for the signature and token grows and the signature is made again")
     func reservationGrows() async throws {
-        try await withEmulator { emulator, _ in
+        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, _ in
             let directory = try TemporaryDirectory(prefix: "pdf-bt-grow")
             let input = try PDFFixtures.make(.objectStreams, in: directory)
             let output = directory.path("signed.pdf")
@@ -147,7 +135,7 @@ struct PDFTimestampTests {
 
     @Test("a TSA answering over another imprint is a typed error and no output file is written")
     func wrongImprintWritesNothing() async throws {
-        try await withEmulator { emulator, _ in
+        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, _ in
             let directory = try TemporaryDirectory(prefix: "pdf-bt-fault")
             let input = try PDFFixtures.make(.classic, in: directory)
             let output = directory.path("signed.pdf")

@@ -5,6 +5,7 @@ import DSSEmulator
 import FMPDSSProvider
 import Foundation
 import RemoteSigning
+import TestSupport
 import Testing
 
 /// `trustedCAFileOnly`, a parameter added by one declaration in ``RemoteProviderParameters``: the

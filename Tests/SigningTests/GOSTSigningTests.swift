@@ -137,7 +137,7 @@ struct GOSTSigningTests {
         )
         let file = URL(fileURLWithPath: try directory.write("doc.bin", Self.content))
         let result = try await coordinator.sign(document: .file(file), provider: .pkcs12)
-        #expect(result.record.digestAlgorithm == "streebog512")
+        #expect(result.record.digestAlgorithm == .streebog512)
         #expect(result.record.documentDigest == DigestAlgorithm.streebog512.hash(Self.content))
         let verified = try await coordinator.verify(
             signature: result.signature,

@@ -19,7 +19,7 @@ struct SignatureJournalTests {
             documentName: name,
             documentSize: 42,
             documentDigest: DigestAlgorithm.sha256.hash(Array(name.utf8)),
-            digestAlgorithm: "sha256",
+            digestAlgorithm: .sha256,
             format: .cadesBES,
             isDetached: true,
             storage: storage

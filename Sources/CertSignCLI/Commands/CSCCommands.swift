@@ -135,7 +135,7 @@ extension Commands {
                                 signer: result.signerCertificate.subject,
                                 format: options.format.rawValue,
                                 detached: options.isDetached,
-                                digest: result.record.digestAlgorithm
+                                digest: result.record.digestAlgorithm.rawValue
                             )
                         )
                         if !context.json { context.console.out("signed \(path) -> \(output)") }

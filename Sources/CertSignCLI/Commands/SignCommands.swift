@@ -378,6 +378,45 @@ extension Commands {
         // With the signature on stdout, messages go to stderr.
         let toStandardOutput = plan.writesToStandardOutput
         func report(_ text: String) { if toStandardOutput { console.err(text) } else { console.out(text) } }
+        // Several files into files: one library batch (a pipeline on every core, one commit per group);
+        // one document keeps its byte progress.
+        let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        var batched: [Result<SigningResult, CertificateProviderError>]?
+        if documents.count > 1, !pades, timestampClient == nil, !documents.contains("-"), !toStandardOutput {
+            let progress: SigningProgress = { done, total in console.progress("signing", done: done, total: total) }
+            batched = try await coordinator.signEach(
+                documents.map { .file(URL(fileURLWithPath: $0, isDirectory: false, relativeTo: workingDirectory)) },
+                outputs: outputs.map { output -> URL? in if case .file(let url) = output { url } else { nil } },
+                provider: providerID,
+                parameters: parameters,
+                options: options,
+                progress: progress
+            )
+        }
+        func sign(
+            _ index: Int,
+            _ document: Document,
+            output: URL?,
+            progress: SigningProgress?
+        ) async throws
+            -> SigningResult
+        {
+            guard let batched else {
+                return try await coordinator.sign(
+                    document: document,
+                    provider: providerID,
+                    parameters: parameters,
+                    options: options,
+                    output: output,
+                    progress: progress
+                )
+            }
+            // The CLI's own words for a missing, unreadable or directory document.
+            if case .failure(let error) = batched[index], error.code == CertificateProviderError.Code.fileSystem {
+                _ = try context.documentSize(documents[index])
+            }
+            return try batched[index].get()
+        }
         for (index, path) in documents.enumerated() {
             do {
                 try Task.checkCancellation()
@@ -407,8 +446,8 @@ extension Commands {
                     document = .bytes(bytes, name: "stdin")
                     size = Int64(bytes.count)
                 } else {
-                    size = try context.documentSize(path)
-                    document = .file(URL(fileURLWithPath: path))
+                    size = batched == nil ? try context.documentSize(path) : 0
+                    document = .file(URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory))
                 }
                 let label = documents.count > 1 ? "signing \(index + 1)/\(documents.count)" : "signing"
                 var progress: SigningProgress?
@@ -417,14 +456,7 @@ extension Commands {
                 }
                 var outputURL: URL?
                 if case .file(let url) = outputs[index] { outputURL = url }
-                let result = try await coordinator.sign(
-                    document: document,
-                    provider: providerID,
-                    parameters: parameters,
-                    options: options,
-                    output: outputURL,
-                    progress: progress
-                )
+                let result = try await sign(index, document, output: outputURL, progress: progress)
                 console.clearProgress()
                 var signature = result.signature
                 var timestamps: [AddedTimestampDocument]?
@@ -463,7 +495,7 @@ extension Commands {
                         signer: result.signerCertificate.subject,
                         format: timestampClient == nil ? options.format.rawValue : SignatureFormat.cadesT.rawValue,
                         detached: options.isDetached,
-                        digest: result.record.digestAlgorithm,
+                        digest: result.record.digestAlgorithm.rawValue,
                         timestamps: timestamps
                     )
                 )

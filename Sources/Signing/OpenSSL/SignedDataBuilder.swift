@@ -238,7 +238,7 @@ enum SignedDataBuilder {
 
     /// Adds contentType, messageDigest and (unless nil: PAdES puts the time in the PDF's /M)
     /// signingTime.
-    private static func addAttributes(_ signerInfo: OpaquePointer, digest: [UInt8], signingTime: Date?) throws {
+    static func addAttributes(_ signerInfo: OpaquePointer, digest: [UInt8], signingTime: Date?) throws {
         if let signingTime {
             guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970.rounded(.down))) else {
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signing time")
@@ -288,7 +288,7 @@ enum SignedDataBuilder {
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
 
-    private static func addSigningCertificate(_ der: [UInt8], to signerInfo: OpaquePointer) throws {
+    static func addSigningCertificate(_ der: [UInt8], to signerInfo: OpaquePointer) throws {
         guard let sequence = ASN1_STRING_new() else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate an ASN.1 string")
         }
@@ -301,7 +301,7 @@ enum SignedDataBuilder {
         }
     }
 
-    private static func embed(_ content: [UInt8], in cms: CMSContentInfoHandle) throws {
+    static func embed(_ content: [UInt8], in cms: CMSContentInfoHandle) throws {
         guard content.count <= Int(Int32.max), let slot = CMS_get0_content(cms.pointer) else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not embed the content in the CMS structure")
         }
@@ -320,7 +320,7 @@ enum SignedDataBuilder {
 
     /// The DER SET OF the signed attributes, as signed and verified by CMS (`PKCS7_ATTR_SIGN` has
     /// the same template as CMS's internal `CMS_Attributes_Sign`: an ordered SET OF Attribute).
-    private static func signedAttributesDER(_ signerInfo: OpaquePointer) throws -> [UInt8] {
+    static func signedAttributesDER(_ signerInfo: OpaquePointer) throws -> [UInt8] {
         guard let stack = COpenSSLShims_sk_X509_ATTRIBUTE_new_null() else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate an attribute stack")
         }

@@ -1,0 +1,280 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import Glibc
+import Signing
+import Testing
+
+/// Batch signing (`certsign sign` of many files with `--out-dir`) commits durability per group:
+/// every `.p7s` still goes temporary file → `fsync` → rename, but the output directory is synced
+/// once and the journal commits once per group (``SigningCoordinator/batchGroupSize``). These tests
+/// kill the real binary with SIGKILL during a 2000-document batch, at random moments and exactly at
+/// file-system steps (strace), and check what "acknowledged" promises: every journal row names a
+/// `.p7s` that exists and verifies, and no file under a final `.p7s` name is torn.
+@Suite(.serialized)
+struct BatchCrashTests {
+    static let batchSize = 2000
+
+    /// A fixture with the signer imported and `count` documents of 1 KiB in `docs/`.
+    static func makeBatch(count: Int) throws -> (CrashFixture, [String]) {
+        let fixture = try CrashFixture(keyType: .p256)
+        let (outcome, _) = try Subprocess.run(
+            fixture.importArguments(alias: "signer"),
+            environment: fixture.environment,
+            log: fixture.log("import")
+        )
+        try #require(outcome.succeeded, "import failed")
+        try FileManager.default.createDirectory(atPath: fixture.work.path("docs"), withIntermediateDirectories: true)
+        var random = SplitMix64(seed: 18)
+        let documents = try (0..<count).map { index in
+            let path = fixture.work.path("docs/d\(index).txt")
+            var bytes = [UInt8](repeating: 0, count: 1024)
+            for offset in bytes.indices { bytes[offset] = UInt8(truncatingIfNeeded: random.next()) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        return (fixture, documents)
+    }
+
+    static func arguments(_ fixture: CrashFixture, _ documents: [String], into directory: String) -> [String] {
+        fixture.signArguments(documents) + ["--out-dir", directory]
+    }
+
+    /// What one killed (or finished) batch left in `directory`.
+    struct Left {
+        var rows = 0
+        var orphans = 0
+        var hiddenTemporaries = 0
+    }
+
+    /// The journal is intact; each of its rows for `directory` names a file that exists and
+    /// verifies over its document; every visible `.p7s` in `directory` verifies (none is torn).
+    static func check(
+        _ fixture: CrashFixture,
+        directory: String,
+        mustHaveAll documents: [String]?,
+        verifier: SigningCoordinator,
+        context: String
+    ) async throws -> Left {
+        let journal = try SignatureJournal(url: fixture.journalURL)
+        try await journal.checkIntegrity()
+        var rowFiles = Set<String>()
+        for record in try await journal.records() {
+            guard case .file(let url) = record.storage, url.path.hasPrefix(directory + "/") else { continue }
+            rowFiles.insert(url.lastPathComponent)
+            #expect(
+                FileManager.default.fileExists(atPath: url.path),
+                "row \(record.id) names a missing \(url.path); \(context)"
+            )
+        }
+        let names = CrashFixture.names(in: directory)
+        let trust = [fixture.pki.root.certificate]
+        for name in names.visible {
+            #expect(name.hasSuffix(".p7s"), "unexpected file \(name); \(context)")
+            let document = fixture.work.path("docs/" + String(name.dropLast(4)))
+            let signature = Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+            let result = try await verifier.verify(
+                signature: signature,
+                content: .file(URL(fileURLWithPath: document)),
+                trust: trust
+            )
+            #expect(result.isValid, "\(name) exists under its final name but does not verify: \(result); \(context)")
+        }
+        if let documents {
+            let missing = documents.filter { !rowFiles.contains(URL(fileURLWithPath: $0).lastPathComponent + ".p7s") }
+            #expect(missing.isEmpty, "\(missing.count) signed documents have no journal row; \(context)")
+        }
+        var left = Left()
+        left.rows = rowFiles.count
+        left.orphans = Set(names.visible).subtracting(rowFiles).count
+        left.hiddenTemporaries = names.hidden.count
+        return left
+    }
+
+    static func makeVerifier(_ fixture: CrashFixture) throws -> SigningCoordinator {
+        SigningCoordinator(
+            registry: ProviderRegistry(),
+            journal: try SignatureJournal(url: fixture.work.url.appendingPathComponent("verify.sqlite"))
+        )
+    }
+
+    /// ``KillPointTests/countSteps(_:fixture:)`` with `--seccomp-bpf`: strace stops the process
+    /// only at the traced calls, not at each of the ~30 system calls per document of a large batch.
+    static func countSteps(_ arguments: [String], fixture: CrashFixture) throws -> [String: Int] {
+        let trace = fixture.work.path("logs/trace-\(UUID().uuidString)")
+        let result = try ExternalTool.run(
+            "strace",
+            [
+                "-f", "--seccomp-bpf", "-qq", "-o", trace, "-e", "trace=\(KillPointTests.steps.joined(separator: ","))",
+                Subprocess.certsign,
+            ] + arguments,
+            environment: KillPointTests.tracedEnvironment(fixture)
+        )
+        try #require(result.succeeded, "traced run failed: \(result.errorOutput)")
+        var counts: [String: Int] = [:]
+        for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        where !line.contains("resumed>") {
+            for step in KillPointTests.steps where line.contains(" \(step)(") { counts[step, default: 0] += 1 }
+        }
+        return counts
+    }
+
+    /// ``KillPointTests/runKilled(at:occurrence:_:fixture:)`` with `--seccomp-bpf`.
+    static func runKilled(
+        at step: String,
+        occurrence: Int,
+        _ arguments: [String],
+        fixture: CrashFixture
+    ) throws -> Subprocess.Outcome {
+        let pid = try Subprocess.start(
+            arguments,
+            environment: KillPointTests.tracedEnvironment(fixture),
+            log: fixture.log("\(step)-\(occurrence)"),
+            via: [
+                "strace", "-f", "--seccomp-bpf", "-qq", "-o", "/dev/null", "-e", "trace=\(step)",
+                "-e", "inject=\(step):signal=KILL:when=\(occurrence)",
+            ]
+        )
+        return Subprocess.wait(pid)
+    }
+
+    @Test func killedAtRandomDuringATwoThousandDocumentBatch() async throws {
+        let (fixture, documents) = try Self.makeBatch(count: Self.batchSize)
+        let verifier = try Self.makeVerifier(fixture)
+        // A clean run: everything acknowledged, and how long a batch takes here (to aim the kills).
+        let clean = fixture.work.path("out-clean")
+        let (outcome, seconds) = try Subprocess.run(
+            Self.arguments(fixture, documents, into: clean),
+            environment: fixture.environment,
+            log: fixture.log("clean")
+        )
+        try #require(outcome.succeeded, "clean batch failed: \(Subprocess.errors(fixture.log("clean")))")
+        let all = try await Self.check(
+            fixture,
+            directory: clean,
+            mustHaveAll: documents,
+            verifier: verifier,
+            context: "clean run"
+        )
+        #expect(all.rows == Self.batchSize && all.orphans == 0 && all.hiddenTemporaries == 0, "\(all)")
+
+        var random = SplitMix64(seed: 0x18_2000)
+        var killedWithRows = 0
+        var killedMidBatch = 0
+        for run in 1...6 {
+            let directory = fixture.work.path("out-\(run)")
+            // Spread over the whole run; the first part is start-up and unlocking the identity.
+            let delay = seconds * (0.15 + 0.85 * Double(random.next() % 1000) / 1000)
+            let log = fixture.log("random-\(run)")
+            let (killed, _) = try Subprocess.runKilled(
+                after: delay,
+                Self.arguments(fixture, documents, into: directory),
+                environment: fixture.environment,
+                log: log
+            )
+            #expect(killed == .signaled(SIGKILL) || killed.succeeded, "run \(run): \(killed) \(Subprocess.errors(log))")
+            let left = try await Self.check(
+                fixture,
+                directory: directory,
+                mustHaveAll: killed.succeeded ? documents : nil,
+                verifier: verifier,
+                context: "killed after \(delay) s (run \(run))"
+            )
+            if killed == .signaled(SIGKILL) {
+                if left.rows > 0 { killedWithRows += 1 }
+                if left.rows + left.orphans > 0 && left.rows < Self.batchSize { killedMidBatch += 1 }
+            }
+            // Acknowledged rows come in whole groups.
+            #expect(
+                left.rows % SigningCoordinator.batchGroupSize == 0 || left.rows == Self.batchSize,
+                "run \(run): \(left.rows) rows is not a whole number of groups"
+            )
+        }
+        // The journal still works for the next command.
+        #expect(try fixture.certsign(["--json", "signatures", "list"]).status == 0)
+        // Under a loaded machine the kills may land early; at least one must hit the signing itself.
+        #expect(killedMidBatch > 0, "no kill landed while the batch was signing (clean run took \(seconds) s)")
+        try fixture.work.write(
+            "batch-report.txt",
+            text: "clean \(seconds) s; kills mid-batch \(killedMidBatch), with acknowledged rows \(killedWithRows)\n"
+        )
+    }
+
+    @Test(.enabled(if: ExternalTool.isAvailable("strace"), "needs strace to kill at exact system calls"))
+    func killedAtEveryFileSystemStepOfABatch() async throws {
+        let (fixture, documents) = try Self.makeBatch(count: Self.batchSize)
+        let verifier = try Self.makeVerifier(fixture)
+        // A small batch: every occurrence of every step (each gap between two durable steps).
+        let small = Array(documents.prefix(6))
+        var run = 0
+        var killed = 0
+        for (step, count) in try Self.countSteps(
+            Self.arguments(fixture, small, into: fixture.work.path("count-small")),
+            fixture: fixture
+        ).sorted(by: { $0.key < $1.key }) {
+            for occurrence in stride(from: 1, through: count, by: step == "pwrite64" ? 3 : 1) {
+                run += 1
+                let directory = fixture.work.path("small-\(run)")
+                let outcome = try Self.runKilled(
+                    at: step,
+                    occurrence: occurrence,
+                    Self.arguments(fixture, small, into: directory),
+                    fixture: fixture
+                )
+                if outcome == .signaled(SIGKILL) { killed += 1 }
+                #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "\(step) #\(occurrence): \(outcome)")
+                _ = try await Self.check(
+                    fixture,
+                    directory: directory,
+                    mustHaveAll: outcome.succeeded ? small : nil,
+                    verifier: verifier,
+                    context: "6 documents killed at \(step) #\(occurrence)"
+                )
+            }
+        }
+        #expect(killed > 0)
+
+        // The whole batch: the steps around each group's directory sync and journal commit.
+        let counts = try Self.countSteps(
+            Self.arguments(fixture, documents, into: fixture.work.path("count-large")),
+            fixture: fixture
+        )
+        let group = SigningCoordinator.batchGroupSize
+        var points: [(String, Int)] = []
+        for (step, count) in counts.sorted(by: { $0.key < $1.key }) {
+            var occurrences: Set<Int> = [1]
+            if step == "fsync" {
+                // One per file, then one for the directory of the group, then the next group's files.
+                occurrences.formUnion([group, group + 1, group + 2, count])
+            } else if step == "rename" || step == "renameat" || step == "renameat2" {
+                occurrences.formUnion([group, group + 1])
+            } else {
+                occurrences.insert(max(1, count / 2))
+            }
+            points += occurrences.filter { $0 <= count }.sorted().map { (step, $0) }
+        }
+        var acknowledgedAfterKill = 0
+        for (step, occurrence) in points {
+            run += 1
+            let directory = fixture.work.path("large-\(run)")
+            let outcome = try Self.runKilled(
+                at: step,
+                occurrence: occurrence,
+                Self.arguments(fixture, documents, into: directory),
+                fixture: fixture
+            )
+            #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "\(step) #\(occurrence): \(outcome)")
+            let left = try await Self.check(
+                fixture,
+                directory: directory,
+                mustHaveAll: outcome.succeeded ? documents : nil,
+                verifier: verifier,
+                context: "2000 documents killed at \(step) #\(occurrence)"
+            )
+            if outcome == .signaled(SIGKILL) && left.rows > 0 { acknowledgedAfterKill += 1 }
+        }
+        // Some kills land after a group was committed: its rows survive the kill.
+        #expect(acknowledgedAfterKill > 0, "no kill landed after a committed group: \(points)")
+        #expect(try fixture.certsign(["--json", "signatures", "list"]).status == 0)
+    }
+}

@@ -1,0 +1,156 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import Signing
+import Testing
+
+/// `SigningCoordinator.signEach`: the batch pipeline (every core, a prepared SignedData per worker,
+/// one directory sync and one journal commit per group). Every signature it makes is checked by
+/// `openssl cms -verify` and by Python (asn1crypto parses, cryptography checks the signature over the
+/// DER signed attributes): a third party's decoder and verifier.
+@Suite struct BatchSigningTests {
+    let fixture: Fixture
+    let directory: TemporaryDirectory
+
+    init() throws {
+        fixture = try Fixture()
+        directory = try TemporaryDirectory(prefix: "signing-batch")
+    }
+
+    /// Checks a detached or attached CMS with asn1crypto + cryptography; prints "ok".
+    static let pythonVerifier = """
+        import hashlib, sys
+        from asn1crypto import cms
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+        info = cms.ContentInfo.load(open(sys.argv[1], "rb").read())
+        signed = info["content"]
+        content = open(sys.argv[2], "rb").read()
+        embedded = signed["encap_content_info"]["content"]
+        if embedded.native is not None:
+            assert embedded.native == content, "embedded content differs"
+        signer = signed["signer_infos"][0]
+        serial = signer["sid"].chosen["serial_number"].native
+        chosen = [c.chosen for c in signed["certificates"] if c.chosen.serial_number == serial][0]
+        certificate = x509.load_der_x509_certificate(chosen.dump())
+        attributes = signer["signed_attrs"]
+        digest = [a["values"][0].native for a in attributes if a["type"].native == "message_digest"][0]
+        assert digest == hashlib.sha256(content).digest(), "messageDigest is not the content's SHA-256"
+        encoded = b"\\x31" + attributes.dump()[1:]
+        key = certificate.public_key()
+        signature = signer["signature"].native
+        if isinstance(key, ec.EllipticCurvePublicKey):
+            key.verify(signature, encoded, ec.ECDSA(hashes.SHA256()))
+        else:
+            key.verify(signature, encoded, padding.PKCS1v15(), hashes.SHA256())
+        print("ok")
+        """
+
+    @Test(
+        "signEach with RSA and EC keys, CAdES-BES and CMS, detached and attached: every signature verifies with openssl and Python, one journal row each",
+        arguments: [true, false]
+    )
+    func everySignatureVerifies(detached: Bool) async throws {
+        let script = try directory.write("verify.py", text: Self.pythonVerifier)
+        for (name, identity) in [("rsa", fixture.rsa), ("ec", fixture.ec)] {
+            for format in [SignatureFormat.cadesBES, .cms] {
+                var registry = ProviderRegistry()
+                try registry.register(.pkcs12, description: "") {
+                    InMemoryCertificateProvider(id: .pkcs12, identity: identity, storedFromStart: true)
+                }
+                let coordinator = SigningCoordinator(
+                    registry: registry,
+                    journal: try SignatureJournal(url: directory.url.appendingPathComponent("j-\(UUID()).sqlite"))
+                )
+                let output = directory.url.appendingPathComponent("out-\(name)-\(format.rawValue)-\(detached)")
+                try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+                // Sizes around the read buffer (256 KiB), and an empty document.
+                let sizes = [0, 1, 1024, 262_144, 262_145, 700_000]
+                var documents: [Document] = []
+                var contents: [[UInt8]] = []
+                for (index, size) in sizes.enumerated() {
+                    let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+                    let path = try directory.write("\(name)-\(format.rawValue)-\(detached)-\(index).bin", bytes)
+                    documents.append(.file(URL(fileURLWithPath: path)))
+                    contents.append(bytes)
+                }
+                // One document as bytes, kept in the journal.
+                documents.append(.bytes([1, 2, 3], name: "в памяти"))
+                contents.append([1, 2, 3])
+                let outputs: [URL?] =
+                    documents.indices.map { index in
+                        index < sizes.count ? output.appendingPathComponent("\(index).p7s") : nil
+                    }
+                let outcomes = try await coordinator.signEach(
+                    documents,
+                    outputs: outputs,
+                    provider: .pkcs12,
+                    options: SigningOptions(format: format, isDetached: detached)
+                )
+                #expect(try await coordinator.journal.count() == documents.count)
+                for (index, outcome) in outcomes.enumerated() {
+                    let result = try outcome.get()
+                    let context = "\(name) \(format) detached \(detached) document \(index)"
+                    #expect(result.record.documentSize == Int64(contents[index].count), "\(context)")
+                    #expect(result.record.digestAlgorithm == .sha256)
+                    if let url = outputs[index] {
+                        #expect(Array(try Data(contentsOf: url)) == result.signature, "\(context)")
+                    }
+                    let oracle = try OpenSSLCLI.verify(
+                        signature: result.signature,
+                        content: contents[index],
+                        detached: detached,
+                        root: fixture.pki.root.certificate,
+                        cades: format == .cadesBES
+                    )
+                    #expect(oracle.succeeded, "openssl: \(context): \(oracle.errorOutput)")
+                    let signaturePath = try directory.write("check.p7s", result.signature)
+                    let contentPath = try directory.write("check.bin", contents[index])
+                    let python = try ExternalTool.run("python3", [script, signaturePath, contentPath])
+                    #expect(python.output.contains("ok"), "python: \(context): \(python.errorOutput)")
+                    let ours = CMSVerifier.verify(
+                        signature: result.signature,
+                        content: contents[index],
+                        trustAnchors: [fixture.pki.root.certificate]
+                    )
+                    #expect(ours.isValid && ours.format == format && ours.isDetached == detached, "\(context): \(ours)")
+                }
+            }
+        }
+    }
+
+    @Test("signEach: a failing document fails alone; the others are signed and recorded")
+    func failingDocumentFailsAlone() async throws {
+        var registry = ProviderRegistry()
+        try registry.register(.pkcs12, description: "") {
+            InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true)
+        }
+        let coordinator = SigningCoordinator(
+            registry: registry,
+            journal: try SignatureJournal(url: directory.url.appendingPathComponent("failing.sqlite"))
+        )
+        let output = directory.url.appendingPathComponent("failing")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let good = try directory.write("good.txt", text: "good\n")
+        let documents: [Document] = [
+            .file(URL(fileURLWithPath: good)), .file(directory.url.appendingPathComponent("missing.txt")),
+            .file(directory.url),
+        ]
+        let outputs = (0..<3).map { Optional(output.appendingPathComponent("\($0).p7s")) }
+        let outcomes = try await coordinator.signEach(documents, outputs: outputs, provider: .pkcs12)
+        #expect((try? outcomes[0].get()) != nil)
+        for index in [1, 2] {
+            guard case .failure(let error) = outcomes[index] else {
+                Issue.record("document \(index) did not fail")
+                continue
+            }
+            #expect(error.code == .fileSystem, "\(error)")
+            #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("\(index).p7s").path))
+        }
+        #expect(try await coordinator.journal.records().map(\.documentName) == ["good.txt"])
+        await #expect(throws: CertificateProviderError(.invalidParameter, "")) {
+            _ = try await coordinator.signEach(documents, outputs: [nil], provider: .pkcs12)
+        }
+    }
+}
