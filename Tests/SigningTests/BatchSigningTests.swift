@@ -99,7 +99,8 @@ import Testing
                     }
                     let oracle = try OpenSSLCLI.verify(
                         signature: result.signature,
-                        content: detached ? contents[index] : nil,
+                        content: contents[index],
+                        detached: detached,
                         root: fixture.pki.root.certificate,
                         cades: format == .cadesBES
                     )
