@@ -17,7 +17,7 @@ let package = Package(
     name: "swift-certificate-providers",
     products: [
         .library(name: "CertificateProviders", targets: ["CertificateProviders"]),
-        // products: more libraries are added here by their issues
+        // products
         .library(name: "PKCS12Provider", targets: ["PKCS12Provider"]),
         .library(name: "Signing", targets: ["Signing"]),
         .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
@@ -43,7 +43,7 @@ let package = Package(
             path: "Sources/COpenSSLShims",
             cSettings: [.define("OPENSSL_API_COMPAT", to: "30000")]
         ),
-        // system libraries: more C libraries are added here by their issues
+        // system libraries (Debian packages through pkg-config) and their C shims
         .systemLibrary(
             name: "CCurl",
             path: "Sources/CCurl",
@@ -122,7 +122,7 @@ let package = Package(
         ),
 
         // MARK: Providers (one folder each under Providers/)
-        // providers: provider targets are added here by their issues
+        // providers
         .target(
             name: "PKCS12Provider",
             dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims"],
@@ -162,7 +162,7 @@ let package = Package(
         ),
 
         // MARK: Signing, remote, CLI
-        // modules: Signing, RemoteSigning, DSSEmulator, CertSignCLI are added here by their issues
+        // modules over the core: Signing, RemoteSigning, CertificateIssuing, DSSEmulator, PDFSigning, the CLI
         .target(
             name: "Signing",
             dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims"],
@@ -224,7 +224,7 @@ let package = Package(
             dependencies: ["CertificateProviders", "CertificateProvidersTesting", "COpenSSL", "COpenSSLShims"],
             swiftSettings: swiftSettings
         ),
-        // tests: more test targets are added here by their issues
+        // tests
         // Fuzzing (Tests/Fuzz/README.md): `make fuzz` builds certsign-fuzz with -sanitize=fuzzer,address into
         // .build/fuzz; a plain build makes the same binary as a replay tool (no fuzzer runtime needed).
         .target(

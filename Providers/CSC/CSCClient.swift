@@ -259,7 +259,8 @@ public actor CSCClient {
         guard signatures.count == hashes.count else {
             throw CertificateProviderError(
                 .network,
-                "CSC signatures/signHash: the service returned \(signatures.count) signatures for \(hashes.count) hashes"
+                "CSC signatures/signHash: the service returned \(signatures.count) signatures for \(hashes.count) "
+                    + "hashes"
             )
         }
         return signatures
@@ -344,7 +345,8 @@ public actor CSCClient {
             if response.status == 401 {
                 throw CertificateProviderError(
                     .authenticationFailed,
-                    "CSC \(method): the service refused a fresh access token\(CSCClient.serverMessage(response)); check the client's permissions"
+                    "CSC \(method): the service refused a fresh access token\(CSCClient.serverMessage(response)); "
+                        + "check the client's permissions"
                 )
             }
         }
@@ -407,7 +409,8 @@ public actor CSCClient {
             if response.status == 401 || ["invalid_client", "invalid_grant", "unauthorized_client"].contains(error) {
                 throw CertificateProviderError(
                     .authenticationFailed,
-                    "CSC token: the authorization server refused client '\(configuration.clientID)' (HTTP \(response.status))\(CSCClient.serverMessage(response)); check clientID and clientSecret"
+                    "CSC token: the authorization server refused client '\(configuration.clientID)' (HTTP "
+                        + "\(response.status))\(CSCClient.serverMessage(response)); check clientID and clientSecret"
                 )
             }
             throw failure("token", response)
@@ -455,7 +458,8 @@ public actor CSCClient {
                 || (description.contains("sad") && (description.contains("expired") || description.contains("used")))):
             return CertificateProviderError(
                 .authorizationExpired,
-                "CSC signatures/signHash: the signature activation data is no longer valid (HTTP \(response.status))\(message); sign again"
+                "CSC signatures/signHash: the signature activation data is no longer valid (HTTP "
+                    + "\(response.status))\(message); sign again"
             )
         case 400..<500:
             return CertificateProviderError(

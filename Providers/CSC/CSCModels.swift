@@ -214,13 +214,15 @@ public enum CSCAlgorithms {
         default:
             throw CertificateProviderError(
                 .unsupportedAlgorithm,
-                "CSC: a \(publicKeyAlgorithm) credential cannot sign with \(scheme) here (supported: RSA PKCS#1 v1.5, ECDSA)"
+                "CSC: a \(publicKeyAlgorithm) credential cannot sign with \(scheme) here (supported: RSA PKCS#1 "
+                    + "v1.5, ECDSA)"
             )
         }
         guard let wanted, keyAlgorithms.contains(wanted) || keyAlgorithms.contains(generic) else {
             throw CertificateProviderError(
                 .unsupportedAlgorithm,
-                "CSC: the credential's key offers \(keyAlgorithms.joined(separator: ", ")), not \(scheme) with \(digest)"
+                "CSC: the credential's key offers \(keyAlgorithms.joined(separator: ", ")), not \(scheme) with "
+                    + "\(digest)"
             )
         }
         return wanted

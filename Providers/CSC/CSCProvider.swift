@@ -148,7 +148,8 @@ public final class CSCProvider: CertificateProvider {
                 throw CertificateProviderError.invalidParameter(
                     ids.isEmpty
                         ? "the CSC client '\(try merged.requiredString(ParameterKey.clientID))' has no credentials"
-                        : "the CSC client has \(ids.count) credentials (\(ids.joined(separator: ", "))); set parameter 'credentialID'"
+                        : "the CSC client has \(ids.count) credentials (\(ids.joined(separator: ", "))); set "
+                            + "parameter 'credentialID'"
                 )
             }
             credentialID = ids[0]
@@ -162,7 +163,8 @@ public final class CSCProvider: CertificateProvider {
         } catch let error as CertificateProviderError where error.code == .serverRejected {
             let known = (try? await client.listCredentials().ids) ?? []
             throw CertificateProviderError.invalidParameter(
-                "CSC credential '\(credentialID)' was refused (\(error.reason)); the client has: \(known.isEmpty ? "none" : known.joined(separator: ", "))"
+                "CSC credential '\(credentialID)' was refused (\(error.reason)); the client has: "
+                    + "\(known.isEmpty ? "none" : known.joined(separator: ", "))"
             )
         }
         guard let certificate = credential.certificate else {

@@ -73,7 +73,8 @@ public struct CSCSigningKey: BatchSigningKey {
         guard !digests.isEmpty else { throw CertificateProviderError.invalidParameter("CSC: there is nothing to sign") }
         guard digests.count <= maximumBatchSize else {
             throw CertificateProviderError.invalidParameter(
-                "CSC credential \(credentialID) signs at most \(maximumBatchSize) hashes per authorization, not \(digests.count)"
+                "CSC credential \(credentialID) signs at most \(maximumBatchSize) hashes per authorization, not "
+                    + "\(digests.count)"
             )
         }
         for digest in digests where digest.count != digestAlgorithm.outputByteCount {
@@ -124,7 +125,9 @@ public struct CSCSigningKey: BatchSigningKey {
         ) {
             throw CertificateProviderError(
                 .invalidServerSignature,
-                "CSC credential \(credentialID): signature \(index + 1) of \(signatures.count) returned by signatures/signHash does not verify with the certificate '\(certificate.subject)' over its hash; nothing was signed"
+                "CSC credential \(credentialID): signature \(index + 1) of \(signatures.count) returned by "
+                    + "signatures/signHash does not verify with the certificate '\(certificate.subject)' over its "
+                    + "hash; nothing was signed"
             )
         }
         return signatures

@@ -315,7 +315,8 @@ public actor CryptoProDSSClient {
         guard let text = json.stringValue else {
             throw CertificateProviderError(
                 .network,
-                "CryptoPro DSS sign: the body must be a JSON string holding the base64 signature, found \(json.typeName)"
+                "CryptoPro DSS sign: the body must be a JSON string holding the base64 signature, found "
+                    + "\(json.typeName)"
             )
         }
         guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !data.isEmpty else {
@@ -357,7 +358,8 @@ public actor CryptoProDSSClient {
             {
                 throw CertificateProviderError(
                     .authenticationFailed,
-                    "CryptoPro DSS login: the STS refused the login of '\(username)' (HTTP \(response.status))\(message)"
+                    "CryptoPro DSS login: the STS refused the login of '\(username)' (HTTP "
+                        + "\(response.status))\(message)"
                 )
             }
             throw failure("login", response)
@@ -379,7 +381,8 @@ public actor CryptoProDSSClient {
                 .authenticationFailed,
                 token == nil
                     ? "CryptoPro DSS \(name): not logged in; call login(username:password:) first"
-                    : "CryptoPro DSS \(name): the token has expired and no credentials are kept to log in again; log in again"
+                    : "CryptoPro DSS \(name): the token has expired and no credentials are kept to log in again; log "
+                        + "in again"
             )
         }
         let task = Task { try await self.requestToken(username: credentials.username, password: credentials.password) }

@@ -438,7 +438,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             }
             guard size <= Int64(limit) else {
                 throw CertificateProviderError.invalidParameter(
-                    "CryptoPro DSS: the document is \(size) bytes, more than maxUploadBytes (\(limit)); raise maxUploadBytes or use uploadMode 'hash' or 'auto'"
+                    "CryptoPro DSS: the document is \(size) bytes, more than maxUploadBytes (\(limit)); raise "
+                        + "maxUploadBytes or use uploadMode 'hash' or 'auto'"
                 )
             }
             sendsContent = true
@@ -454,7 +455,9 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             guard request.digestAlgorithm == fitting else {
                 throw CertificateProviderError(
                     .unsupportedAlgorithm,
-                    "CryptoPro DSS: the server chooses the digest of a document (\(fitting.displayName) for this \(keyAlgorithm.family) certificate), not \(request.digestAlgorithm.displayName); use uploadMode 'hash' to choose it"
+                    "CryptoPro DSS: the server chooses the digest of a document (\(fitting.displayName) for this "
+                        + "\(keyAlgorithm.family) certificate), not \(request.digestAlgorithm.displayName); use "
+                        + "uploadMode 'hash' to choose it"
                 )
             }
             switch request.payload {
@@ -486,7 +489,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                 guard algorithm == given else {
                     throw CertificateProviderError(
                         .unsupportedAlgorithm,
-                        "CryptoPro DSS: the certificate's \(certificate.publicKeyAlgorithm) key needs a \(algorithm) digest, not \(given)"
+                        "CryptoPro DSS: the certificate's \(certificate.publicKeyAlgorithm) key needs a \(algorithm) "
+                            + "digest, not \(given)"
                     )
                 }
                 guard digest.count == given.outputByteCount else {
@@ -590,8 +594,10 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             guard matches.count == 1 else {
                 throw CertificateProviderError.invalidParameter(
                     matches.isEmpty
-                        ? "no CryptoPro DSS certificate is named '\(name)' (friendly name, subject or CN); the user has: \(available)"
-                        : "several CryptoPro DSS certificates are named '\(name)' (\(matches.map(\.label).joined(separator: ", "))); set parameter 'certificateID'"
+                        ? "no CryptoPro DSS certificate is named '\(name)' (friendly name, subject or CN); the user "
+                            + "has: \(available)"
+                        : "several CryptoPro DSS certificates are named '\(name)' "
+                            + "(\(matches.map(\.label).joined(separator: ", "))); set parameter 'certificateID'"
                 )
             }
             return matches[0]
@@ -601,7 +607,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         throw CertificateProviderError.invalidParameter(
             certificates.isEmpty
                 ? "the user has no CryptoPro DSS certificates"
-                : "the user has no default CryptoPro DSS certificate; set parameter 'certificateID' or 'certificate' (the user has: \(available))"
+                : "the user has no default CryptoPro DSS certificate; set parameter 'certificateID' or 'certificate' "
+                    + "(the user has: \(available))"
         )
     }
 

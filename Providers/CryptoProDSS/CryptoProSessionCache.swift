@@ -50,7 +50,8 @@ struct CryptoProSessionCache: Sendable {
     func load() throws -> Entry? {
         if let reason = FileSystem.untrustedFileReason(fileURL.path) {
             warning?(
-                "ignoring the CryptoPro DSS cache \(fileURL.path): \(reason); delete it (certsign writes its own with mode 0600)"
+                "ignoring the CryptoPro DSS cache \(fileURL.path): \(reason); delete it (certsign writes its own "
+                    + "with mode 0600)"
             )
             return nil
         }

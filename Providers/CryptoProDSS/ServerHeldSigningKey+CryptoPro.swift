@@ -12,7 +12,9 @@ extension ServerHeldSigningKey {
             certificate: certificate,
             certificateID: String(certificateID),
             explanation:
-                "the key of CryptoPro DSS certificate \(certificateID) stays on the server, which returns finished CAdES/CMS signatures, not raw signature values; sign through DocumentSigning.signDocument(_:) (CryptoProDSSProvider) instead"
+                "the key of CryptoPro DSS certificate \(certificateID) stays on the server, which returns finished "
+                + "CAdES/CMS signatures, not raw signature values; sign through DocumentSigning.signDocument(_:) "
+                + "(CryptoProDSSProvider) instead"
         )
     }
 }

@@ -172,7 +172,8 @@ public actor FMPClient {
             session.device == configuration.device
         else {
             throw CertificateProviderError.invalidParameter(
-                "the saved session is for \(session.host.absoluteString) \(session.environment)/\(session.project), not this client's configuration"
+                "the saved session is for \(session.host.absoluteString) \(session.environment)/\(session.project), "
+                    + "not this client's configuration"
             )
         }
         tokens = (session.token, session.refreshToken)
@@ -478,7 +479,8 @@ public actor FMPClient {
             if response.status == 401 {
                 throw CertificateProviderError(
                     .authenticationFailed,
-                    "FMP \(name): the platform refused the session after a token refresh and a new login\(FMPClient.detail(envelope)); log in again"
+                    "FMP \(name): the platform refused the session after a token refresh and a new "
+                        + "login\(FMPClient.detail(envelope)); log in again"
                 )
             }
             if response.status == 404, name == "remove", let id {

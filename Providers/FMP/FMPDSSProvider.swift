@@ -385,7 +385,10 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             guard FMPDSSProvider.session(loaded.session, matches: parameters) else {
                 throw CertificateProviderError(
                     .authenticationFailed,
-                    "FMP \(name): the kept session is for \(loaded.session.username ?? "?") at \(loaded.session.host.absoluteString) \(loaded.session.environment)/\(loaded.session.project), not what the parameters ask for; log in (certsign dss login)"
+                    "FMP \(name): the kept session is for \(loaded.session.username ?? "?") at "
+                        + "\(loaded.session.host.absoluteString) "
+                        + "\(loaded.session.environment)/\(loaded.session.project), not what the parameters ask for; "
+                        + "log in (certsign dss login)"
                 )
             }
             let client = try self.client(for: loaded, parameters: parameters)
@@ -463,7 +466,8 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         if let wanted {
             guard let match = certificates.first(where: { $0.id == wanted }) else {
                 throw CertificateProviderError.invalidParameter(
-                    "certificate \(wanted) is not among the user's DSS certificates (\(available.isEmpty ? "none" : available))"
+                    "certificate \(wanted) is not among the user's DSS certificates "
+                        + "(\(available.isEmpty ? "none" : available))"
                 )
             }
             return match

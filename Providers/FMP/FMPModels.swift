@@ -129,6 +129,7 @@ public struct FMPSession: Sendable, Equatable, Codable, CustomStringConvertible 
 
     /// A summary without the tokens.
     public var description: String {
-        "FMPSession(host: \(host.absoluteString), apiVersion: \(apiVersion), environment: \(environment), project: \(project), device: \(device), username: \(username ?? "-"), tokens: redacted)"
+        "FMPSession(host: \(host.absoluteString), apiVersion: \(apiVersion), environment: \(environment), project: "
+            + "\(project), device: \(device), username: \(username ?? "-"), tokens: redacted)"
     }
 }

@@ -127,7 +127,8 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         let merged = stored.merging(options)
         guard let uriText = try merged.string(.pkcs11URI) else {
             throw CertificateProviderError.invalidParameter(
-                "parameter 'uri' (a pkcs11: URI such as pkcs11:token=test;object=rsakey) is required to initialize the pkcs11 provider"
+                "parameter 'uri' (a pkcs11: URI such as pkcs11:token=test;object=rsakey) is required to initialize "
+                    + "the pkcs11 provider"
             )
         }
         let uri = try PKCS11URI(uriText)
@@ -230,7 +231,8 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         guard keys.count == 1 else {
             let labels = try keys.map { try module.label(session: session, object: $0) }
             throw CertificateProviderError.invalidParameter(
-                "\(keys.count) private keys match \(uri.objectDescription) \(place) (\(labels.joined(separator: ", "))); name one with object= or id= in the pkcs11: URI"
+                "\(keys.count) private keys match \(uri.objectDescription) \(place) "
+                    + "(\(labels.joined(separator: ", "))); name one with object= or id= in the pkcs11: URI"
             )
         }
         let key = keys[0]
@@ -257,7 +259,9 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         guard !candidates.isEmpty else {
             throw CertificateProviderError(
                 .certificateNotFound,
-                "\(keyName) \(place) has no certificate with the same \(id.isEmpty ? "CKA_LABEL" : "CKA_ID"); write one to the token, e.g. pkcs11-tool --write-object cert.der --type cert --id \(Self.hex(id, separator: ""))"
+                "\(keyName) \(place) has no certificate with the same \(id.isEmpty ? "CKA_LABEL" : "CKA_ID"); write "
+                    + "one to the token, e.g. pkcs11-tool --write-object cert.der --type cert --id "
+                    + "\(Self.hex(id, separator: ""))"
             )
         }
         guard

@@ -51,7 +51,8 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
             switch name {
             case "pin-value", "pin-source":
                 throw CertificateProviderError.invalidParameter(
-                    "the pkcs11: URI has a \(name) attribute; PINs are never taken from a URI: give the PIN as the secret parameter 'pin' (certsign: --param-env pin=VAR)"
+                    "the pkcs11: URI has a \(name) attribute; PINs are never taken from a URI: give the PIN as the "
+                        + "secret parameter 'pin' (certsign: --param-env pin=VAR)"
                 )
             case "module-path": modulePath = try Self.decodeString(value, name)
             default: continue  // RFC 7512 §2.3: unknown query attributes are ignored (module-name, vendor ones)
@@ -86,11 +87,13 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
                 continue
             case "pin-value", "pin-source":
                 throw CertificateProviderError.invalidParameter(
-                    "the pkcs11: URI has a \(name) attribute; PINs are never taken from a URI: give the PIN as the secret parameter 'pin' (certsign: --param-env pin=VAR)"
+                    "the pkcs11: URI has a \(name) attribute; PINs are never taken from a URI: give the PIN as the "
+                        + "secret parameter 'pin' (certsign: --param-env pin=VAR)"
                 )
             default:
                 throw CertificateProviderError.invalidParameter(
-                    "the pkcs11: URI has an unknown attribute '\(name)' (RFC 7512: token, manufacturer, serial, model, object, id, type)"
+                    "the pkcs11: URI has an unknown attribute '\(name)' (RFC 7512: token, manufacturer, serial, "
+                        + "model, object, id, type)"
                 )
             }
         }

@@ -74,7 +74,8 @@ enum ArgumentParser {
                 if secretOptionNames.contains(name) {
                     throw UsageError(
                         message:
-                            "secrets are never taken on the command line (\(name)); use --…-env VAR, --…-file PATH, --password-stdin or the prompt",
+                            "secrets are never taken on the command line (\(name)); use --…-env VAR, --…-file PATH, "
+                            + "--password-stdin or the prompt",
                         usage: usage
                     )
                 }
@@ -133,7 +134,8 @@ enum ArgumentParser {
             guard let number = Int(value), range.contains(number) else {
                 throw UsageError(
                     message:
-                        "\(declaration.name) must be a whole number in \(range.lowerBound)…\(range.upperBound), not '\(value)'",
+                        "\(declaration.name) must be a whole number in \(range.lowerBound)…\(range.upperBound), not "
+                        + "'\(value)'",
                     usage: usage
                 )
             }

@@ -165,7 +165,8 @@ enum ErrorText {
         switch code {
         case .wrongPassword:
             return
-                "check the password (it is case-sensitive; PKCS#12 passwords from Windows may differ from the login password)"
+                "check the password (it is case-sensitive; PKCS#12 passwords from Windows may differ from the login "
+                + "password)"
         case .malformedInput: return "the file is damaged or of another kind; check that it is the file you meant"
         case .unsupportedAlgorithm:
             return "re-export the file or key with a modern algorithm (openssl pkcs12 -export without -legacy)"
@@ -173,7 +174,8 @@ enum ErrorText {
         case .storeCorrupted: return "move the damaged file aside; certsign never overwrites it"
         case .pinLocked:
             return
-                "unlock the PIN with the SO PIN (pkcs11-tool --login --login-type so --init-pin) or the token's own tool"
+                "unlock the PIN with the SO PIN (pkcs11-tool --login --login-type so --init-pin) or the token's own "
+                + "tool"
         case .tokenNotFound, .certificateNotFound:
             return "run 'certsign tokens --module PATH' to see the tokens and the pkcs11: URI of each key"
         case .moduleNotLoadable:

@@ -62,7 +62,8 @@ final class Console: @unchecked Sendable {
         guard isatty(descriptor) == 1 else {
             throw CertificateProviderError(
                 .passwordRequired,
-                "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed: use --password-env VAR, --password-file PATH or --password-stdin"
+                "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed: use --password-env "
+                    + "VAR, --password-file PATH or --password-stdin"
             )
         }
         // Echo goes off (dropping anything typed before the prompt) BEFORE the prompt appears, so

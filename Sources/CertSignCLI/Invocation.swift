@@ -58,14 +58,16 @@ struct Invocation {
     var helpWords: [String]?
 
     static let globalUsage =
-        "certsign [--store DIR] [--json] <command> [options]   (certsign --help lists the commands, certsign help COMMAND explains one)"
+        "certsign [--store DIR] [--json] <command> [options]   (certsign --help lists the commands, certsign help "
+        + "COMMAND explains one)"
 
     /// The options every command accepts, before or after its words.
     static let globalOptions: [OptionDeclaration] = [
         .value(
             "--store",
             "DIR",
-            "the identity store and journal (default $CERTSIGN_HOME, else $XDG_DATA_HOME/certsign, else ~/.local/share/certsign)",
+            "the identity store and journal (default $CERTSIGN_HOME, else $XDG_DATA_HOME/certsign, else "
+                + "~/.local/share/certsign)",
             type: .directory
         ),
         .flag(

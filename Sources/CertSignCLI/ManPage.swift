@@ -41,11 +41,17 @@ enum ManPage {
             "[\\fIcommand\\fR]",
             ".SH DESCRIPTION",
             escape(
-                "certsign signs documents as CMS / CAdES (and PDFs as PAdES) with keys from any provider: PKCS#12 files and the encrypted identity store, PKCS#11 tokens, Foresight Mobile Platform DSS, CryptoPro DSS and CSC API v2 services; it verifies signatures and keeps a journal of what it signed."
+                "certsign signs documents as CMS / CAdES (and PDFs as PAdES) with keys from any provider: PKCS#12 "
+                    + "files and the encrypted identity store, PKCS#11 tokens, Foresight Mobile Platform DSS, "
+                    + "CryptoPro DSS and CSC API v2 services; it verifies signatures and keeps a journal of what it "
+                    + "signed."
             ),
             ".PP",
             escape(
-                "Secrets are never taken as command-line values: they come from --…-env VAR (an environment variable), --…-file PATH (the first line of the file), --password-stdin (the first line of standard input) or a prompt without echo when standard input is a terminal. Distinguished names print in RFC 4514 form."
+                "Secrets are never taken as command-line values: they come from --…-env VAR (an environment "
+                    + "variable), --…-file PATH (the first line of the file), --password-stdin (the first line of "
+                    + "standard input) or a prompt without echo when standard input is a terminal. Distinguished "
+                    + "names print in RFC 4514 form."
             ),
             ".SH GLOBAL OPTIONS",
         ]
@@ -75,10 +81,12 @@ enum ManPage {
             ".TP",
             ".B CERTSIGN_HOME",
             escape(
-                "the store directory when --store is not given; else $XDG_DATA_HOME/certsign, else ~/.local/share/certsign."
+                "the store directory when --store is not given; else $XDG_DATA_HOME/certsign, else "
+                    + "~/.local/share/certsign."
             ),
             ".SH EXIT STATUS",
-            "0 success; 1 the operation failed (wrong password, invalid signature, the server said no); 64 usage error.",
+            "0 success; 1 the operation failed (wrong password, invalid signature, the server said no); 64 usage "
+                + "error.",
             ".SH SEE ALSO",
             ".BR openssl (1),",
             ".BR openssl-cms (1)",

@@ -61,7 +61,8 @@ enum ShellCompletion {
             let files = command.arguments.contains { $0.valueType == .file }
             let fileWords = files ? " $(compgen -f -- \"$cur\")" : ""
             lines.append(
-                "        \"\(command.name)\"|\"\(command.name) \"*) COMPREPLY=( $(compgen -W \"\(options)\" -- \"$cur\")\(fileWords) ) ;;"
+                "        \"\(command.name)\"|\"\(command.name) \"*) COMPREPLY=( $(compgen -W \"\(options)\" -- "
+                    + "\"$cur\")\(fileWords) ) ;;"
             )
         }
         var groups: [String: [String]] = [:]
@@ -70,12 +71,14 @@ enum ShellCompletion {
         }
         for (group, subcommands) in groups.sorted(by: { $0.key < $1.key }) {
             lines.append(
-                "        \"\(group)\") COMPREPLY=( $(compgen -W \"\(subcommands.joined(separator: " ")) --help\" -- \"$cur\") ) ;;"
+                "        \"\(group)\") COMPREPLY=( $(compgen -W \"\(subcommands.joined(separator: " ")) --help\" -- "
+                    + "\"$cur\") ) ;;"
             )
         }
         let top = (Commands.topLevelWords + ["help", "completion", "man"]).uniqued()
         lines.append(
-            "        \"help\"|\"help \"*) COMPREPLY=( $(compgen -W \"\(Commands.topLevelWords.joined(separator: " "))\" -- \"$cur\") ) ;;"
+            "        \"help\"|\"help \"*) COMPREPLY=( $(compgen -W "
+                + "\"\(Commands.topLevelWords.joined(separator: " "))\" -- \"$cur\") ) ;;"
         )
         lines.append(
             "        \"\") COMPREPLY=( $(compgen -W \"\(top.joined(separator: " ")) \(global)\" -- \"$cur\") ) ;;"
@@ -108,13 +111,15 @@ enum ShellCompletion {
         let top = Commands.topLevelWords
         for option in Invocation.globalOptions {
             lines.append(
-                "complete -c certsign -l \(option.name.dropFirst(2))\(option.arity == .flag ? "" : " -r") -d \(fishQuote(option.help))"
+                "complete -c certsign -l \(option.name.dropFirst(2))\(option.arity == .flag ? "" : " -r") -d "
+                    + "\(fishQuote(option.help))"
             )
         }
         for word in top {
             let summary = Commands.all.first { $0.words == [word] }?.summary ?? "\(word) commands"
             lines.append(
-                "complete -c certsign -n \"not __fish_seen_subcommand_from \(top.joined(separator: " "))\" -a \(word) -d \(fishQuote(summary))"
+                "complete -c certsign -n \"not __fish_seen_subcommand_from \(top.joined(separator: " "))\" -a "
+                    + "\(word) -d \(fishQuote(summary))"
             )
         }
         for command in Commands.all {
@@ -123,7 +128,9 @@ enum ShellCompletion {
                 let siblings = Commands.all.filter { $0.words.first == command.words[0] && $0.words.count > 1 }
                     .map { $0.words[1] }
                 lines.append(
-                    "complete -c certsign -n \"\(condition); and not __fish_seen_subcommand_from \(siblings.joined(separator: " "))\" -a \(command.words[1]) -d \(fishQuote(command.summary))"
+                    "complete -c certsign -n \"\(condition); and not __fish_seen_subcommand_from "
+                        + "\(siblings.joined(separator: " "))\" -a \(command.words[1]) -d "
+                        + "\(fishQuote(command.summary))"
                 )
                 condition += "; and __fish_seen_subcommand_from \(command.words[1])"
             }

@@ -49,7 +49,8 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         let all = try Certificate.certificates(pemEncoded: pem)
         guard all.count == 1 else {
             throw CertificateProviderError.malformedInput(
-                "expected one PEM certificate, found \(all.count); use Certificate.certificates(pemEncoded:) for bundles"
+                "expected one PEM certificate, found \(all.count); use Certificate.certificates(pemEncoded:) for "
+                    + "bundles"
             )
         }
         self = all[0]

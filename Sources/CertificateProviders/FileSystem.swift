@@ -159,13 +159,15 @@ package enum FileSystem {
         if info.st_uid != geteuid() {
             throw CertificateProviderError(
                 .fileSystem,
-                "\(what) '\(path)' belongs to another user (uid \(info.st_uid)), who could replace what it holds; it is not used. Fix: chown \(geteuid()) '\(path)' (or move it away)"
+                "\(what) '\(path)' belongs to another user (uid \(info.st_uid)), who could replace what it holds; it "
+                    + "is not used. Fix: chown \(geteuid()) '\(path)' (or move it away)"
             )
         }
         if (info.st_mode & 0o022) != 0 {
             throw CertificateProviderError(
                 .fileSystem,
-                "\(what) '\(path)' can be written by other users (mode \(String(info.st_mode & 0o777, radix: 8))), who could replace what it holds; it is not used. Fix: chmod go-w '\(path)'"
+                "\(what) '\(path)' can be written by other users (mode \(String(info.st_mode & 0o777, radix: 8))), "
+                    + "who could replace what it holds; it is not used. Fix: chmod go-w '\(path)'"
             )
         }
     }

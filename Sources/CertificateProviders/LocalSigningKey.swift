@@ -313,7 +313,8 @@ public final class LocalSigningKey: SigningKey, Sendable {
         guard fitting == digestAlgorithm else {
             throw CertificateProviderError(
                 .unsupportedAlgorithm,
-                "a \(publicKeyAlgorithm.family) key signs \(fitting.displayName) digests, not \(digestAlgorithm.displayName)"
+                "a \(publicKeyAlgorithm.family) key signs \(fitting.displayName) digests, not "
+                    + "\(digestAlgorithm.displayName)"
             )
         }
     }

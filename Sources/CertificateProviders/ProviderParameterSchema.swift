@@ -183,7 +183,8 @@ public struct ProviderParameterSchema: Sendable {
         guard let parameter = self[key] else { throw unknownKey(key) }
         if parameter.isSecret {
             throw CertificateProviderError.invalidParameter(
-                "parameter '\(key)' is a secret: --param \(key)=… would put it on the command line; use --param-env \(key)=VAR or --param-file \(key)=PATH"
+                "parameter '\(key)' is a secret: --param \(key)=… would put it on the command line; use --param-env "
+                    + "\(key)=VAR or --param-file \(key)=PATH"
             )
         }
         if parameter.type.storage == .bytes {
@@ -265,7 +266,8 @@ public struct ProviderParameterSchema: Sendable {
         if !secretKeys.isEmpty {
             lines.append("")
             lines.append(
-                "secret parameters (\(parameters.filter(\.isSecret).map(\.key.rawValue).joined(separator: ", "))) are never shown and never taken on a command line"
+                "secret parameters (\(parameters.filter(\.isSecret).map(\.key.rawValue).joined(separator: ", "))) "
+                    + "are never shown and never taken on a command line"
             )
         }
         return lines.joined(separator: "\n")

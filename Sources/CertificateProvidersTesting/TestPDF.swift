@@ -12,7 +12,8 @@ public enum TestPDF {
         objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
         for page in 0..<pages {
             objects.append(
-                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents \(5 + 2 * page) 0 R >>"
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> "
+                    + "/Contents \(5 + 2 * page) 0 R >>"
             )
             let text = "BT /F1 24 Tf 72 720 Td (Page \(page + 1) of a test contract) Tj ET"
             objects.append("<< /Length \(text.utf8.count) >>\nstream\n\(text)\nendstream")

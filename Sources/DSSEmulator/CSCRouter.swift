@@ -601,7 +601,8 @@ struct CSCRouter: Sendable {
                 throw Failure(
                     400,
                     "invalid_request",
-                    "Invalid parameter hashes[\(index)]: a base64 \(algorithm) hash of \(algorithm.outputByteCount) bytes"
+                    "Invalid parameter hashes[\(index)]: a base64 \(algorithm) hash of \(algorithm.outputByteCount) "
+                        + "bytes"
                 )
             }
             return Array(data)

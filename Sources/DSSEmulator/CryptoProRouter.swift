@@ -338,7 +338,8 @@ struct CryptoProRouter: Sendable {
             else {
                 return CryptoProRouter.error(
                     400,
-                    "a hash for the \(keyAlgorithm.family) certificate \(record.id) must be its GOST R 34.11-2012 digest, not \(parsed.content.count) bytes"
+                    "a hash for the \(keyAlgorithm.family) certificate \(record.id) must be its GOST R 34.11-2012 "
+                        + "digest, not \(parsed.content.count) bytes"
                 )
             }
             digestAlgorithm = fitting
@@ -349,7 +350,8 @@ struct CryptoProRouter: Sendable {
             guard digestAlgorithm != nil else {
                 return CryptoProRouter.error(
                     400,
-                    "a hash must be a SHA-256, SHA-384 or SHA-512 digest (32, 48 or 64 bytes), not \(parsed.content.count) bytes"
+                    "a hash must be a SHA-256, SHA-384 or SHA-512 digest (32, 48 or 64 bytes), not "
+                        + "\(parsed.content.count) bytes"
                 )
             }
         } else {

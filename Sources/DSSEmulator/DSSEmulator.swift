@@ -352,7 +352,8 @@ public final class DSSEmulator: Sendable {
         if configuration.faultsEnabled, let value = request.header(Fault.headerName) {
             guard let parsed = Fault(headerValue: value) else {
                 let message =
-                    "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, expired-token, large-body=<bytes>, sad-expired, wrong-hash)"
+                    "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, "
+                    + "expired-token, large-body=<bytes>, sad-expired, wrong-hash)"
                 return isCryptoPro ? CryptoProRouter.error(400, message) : Reply.error(400, "unknown_fault", message)
             }
             fault = parsed

@@ -81,8 +81,9 @@ struct IncrementalUpdate {
                 }
             }
             out += Array(
-                "\(streamNumber) 0 obj\n<< /Type /XRef /Size \(newSize) /W [1 \(offsetWidth) 2] /Index [\(index.joined(separator: " "))] \(trailerEntries) /Prev \(previous) /Length \(data.count) >>\nstream\n"
-                    .utf8
+                ("\(streamNumber) 0 obj\n<< /Type /XRef /Size \(newSize) /W [1 \(offsetWidth) 2] /Index "
+                    + "[\(index.joined(separator: " "))] \(trailerEntries) /Prev \(previous) /Length \(data.count) "
+                    + ">>\nstream\n").utf8
             )
             out += data
             out += Array("\nendstream\nendobj\n".utf8)

@@ -353,7 +353,8 @@ struct SigningPlan: Sendable {
                 else {
                     throw CertificateProviderError(
                         .alreadyExists,
-                        "the PDF already has a field '\(wanted)' that is signed or not a signature field; choose another --field"
+                        "the PDF already has a field '\(wanted)' that is signed or not a signature field; choose "
+                            + "another --field"
                     )
                 }
                 existingField = field
@@ -400,7 +401,8 @@ struct SigningPlan: Sendable {
                 )
             )
             let widget =
-                "<< /Type /Annot /Subtype /Widget /FT /Sig /T \(PDFBytes.textString(fieldName)) /V \(signatureNumber) 0 R /F 132 /Rect [0 0 0 0] /P \(document.unparse(page)) >>"
+                "<< /Type /Annot /Subtype /Widget /FT /Sig /T \(PDFBytes.textString(fieldName)) /V "
+                + "\(signatureNumber) 0 R /F 132 /Rect [0 0 0 0] /P \(document.unparse(page)) >>"
             update.objects.append(.init(number: fieldNumber, generation: 0, body: Array(widget.utf8)))
             let fieldArray = document.newArray()
             for item in document.items(document.key(form, "/Fields") ?? document.newArray()) {
@@ -431,7 +433,8 @@ struct SigningPlan: Sendable {
 
         // The signature dictionary, with room for the ByteRange numbers and the CMS.
         var head =
-            "<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /M (\(PDFBytes.date(options.signingTime ?? Date())))"
+            "<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /M "
+            + "(\(PDFBytes.date(options.signingTime ?? Date())))"
         if let reason = options.reason { head += " /Reason \(PDFBytes.textString(reason))" }
         if let location = options.location { head += " /Location \(PDFBytes.textString(location))" }
         if let contact = options.contactInfo { head += " /ContactInfo \(PDFBytes.textString(contact))" }
@@ -448,7 +451,8 @@ struct SigningPlan: Sendable {
         let idItems = document.key(document.trailer, "/ID").map(document.items) ?? []
         let permanentID = idItems.first.flatMap(document.bytes) ?? randomBytes(16)
         trailer +=
-            " /ID [<\(String(decoding: PDFBytes.hex(permanentID), as: UTF8.self))> <\(String(decoding: PDFBytes.hex(randomBytes(16)), as: UTF8.self))>]"
+            " /ID [<\(String(decoding: PDFBytes.hex(permanentID), as: UTF8.self))> "
+            + "<\(String(decoding: PDFBytes.hex(randomBytes(16)), as: UTF8.self))>]"
 
         let lastByte = try file.read(at: file.size - 1, count: 1).first
         let serialized = update.serialize(
@@ -487,7 +491,8 @@ struct SigningPlan: Sendable {
             if permission == 1 {
                 throw CertificateProviderError(
                     .pdfChangesForbidden,
-                    "'\(path)' is certified with 'no changes allowed' (DocMDP P=1): another signature would invalidate the certification"
+                    "'\(path)' is certified with 'no changes allowed' (DocMDP P=1): another signature would "
+                        + "invalidate the certification"
                 )
             }
         }

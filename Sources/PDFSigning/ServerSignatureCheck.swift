@@ -55,14 +55,16 @@ enum ServerSignatureCheck {
         guard result.isValid, let signer = result.signerCertificate else {
             throw CertificateProviderError(
                 .serverRejected,
-                "the server returned a signature that does not verify over the signed bytes of '\(document)': \(result.failure?.reason ?? "no signer"); nothing was written"
+                "the server returned a signature that does not verify over the signed bytes of '\(document)': "
+                    + "\(result.failure?.reason ?? "no signer"); nothing was written"
             )
         }
         var mismatches: [String] = []
         if result.signers.count != 1 { mismatches.append("it has \(result.signers.count) signers, not one") }
         if signer != expectedSigner {
             mismatches.append(
-                "it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))"
+                "it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected "
+                    + "certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))"
             )
         }
         if result.format != request.format {
@@ -76,7 +78,8 @@ enum ServerSignatureCheck {
         guard mismatches.isEmpty else {
             throw CertificateProviderError(
                 .serverSignatureMismatch,
-                "the server returned a signature for '\(document)' that is not the one asked for: \(mismatches.joined(separator: "; ")); nothing was written"
+                "the server returned a signature for '\(document)' that is not the one asked for: "
+                    + "\(mismatches.joined(separator: "; ")); nothing was written"
             )
         }
     }

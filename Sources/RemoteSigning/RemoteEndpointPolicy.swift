@@ -43,7 +43,8 @@ public struct RemoteEndpointPolicy: Sendable, Equatable {
         case "http":
             if allowsInsecureHTTP || RemoteEndpointPolicy.isLoopback(host: host) { return }
             throw CertificateProviderError.invalidParameter(
-                "refusing clear-text http:// to '\(host)': passwords and tokens would be readable on the network; use https://, or allow it explicitly (--allow-insecure-http)"
+                "refusing clear-text http:// to '\(host)': passwords and tokens would be readable on the network; "
+                    + "use https://, or allow it explicitly (--allow-insecure-http)"
             )
         default:
             throw CertificateProviderError.invalidParameter(

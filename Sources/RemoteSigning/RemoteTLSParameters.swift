@@ -62,14 +62,16 @@ public enum RemoteTLSParameters {
         guard caFile != nil || alias != nil else { return given }
         guard given == nil else {
             throw CertificateProviderError.invalidParameter(
-                "parameters 'trustedCAFile' and 'clientIdentity' configure the provider's own transport; this provider was given a transport: configure that one instead"
+                "parameters 'trustedCAFile' and 'clientIdentity' configure the provider's own transport; this "
+                    + "provider was given a transport: configure that one instead"
             )
         }
         var identity: SigningIdentity?
         if let alias {
             guard let identityLookup else {
                 throw CertificateProviderError.invalidParameter(
-                    "parameter 'clientIdentity' needs an identity store: create the provider with a clientIdentityLookup"
+                    "parameter 'clientIdentity' needs an identity store: create the provider with a "
+                        + "clientIdentityLookup"
                 )
             }
             identity = try identityLookup(alias, try parameters.secret(clientIdentityPassword))

@@ -188,7 +188,8 @@ public final class URLSessionTransport: HTTPTransport {
             NSURLErrorClientCertificateRejected:
             return CertificateProviderError(
                 .network,
-                "\(description): the TLS connection failed (the server certificate is not trusted or the handshake failed)"
+                "\(description): the TLS connection failed (the server certificate is not trusted or the handshake "
+                    + "failed)"
             )
         default:
             return CertificateProviderError(

@@ -204,7 +204,8 @@ enum BatchSigningPipeline {
             }
             if let limit, Int64(info.st_size) > limit {
                 throw CertificateProviderError.invalidParameter(
-                    "'\(url.lastPathComponent)' has \(info.st_size) bytes; attached signatures are limited to \(limit) bytes, use a detached signature"
+                    "'\(url.lastPathComponent)' has \(info.st_size) bytes; attached signatures are limited to "
+                        + "\(limit) bytes, use a detached signature"
                 )
             }
             var hasher = DigestAlgorithm.Hasher(algorithm)
@@ -223,7 +224,8 @@ enum BatchSigningPipeline {
                 done += Int64(count)
                 if let limit, done > limit {
                     throw CertificateProviderError.invalidParameter(
-                        "'\(url.lastPathComponent)' grew over \(limit) bytes while it was read; attached signatures are limited to \(limit) bytes"
+                        "'\(url.lastPathComponent)' grew over \(limit) bytes while it was read; attached signatures "
+                            + "are limited to \(limit) bytes"
                     )
                 }
                 content?.append(contentsOf: chunk)

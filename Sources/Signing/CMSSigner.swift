@@ -202,7 +202,8 @@ public enum CMSSigner {
     ) throws -> [UInt8] {
         guard let local = localKey(of: identity) else {
             throw CertificateProviderError.unsupportedOperation(
-                "synchronous signing needs a local key; '\(identity.certificate.subject)' has a \(type(of: identity.key))"
+                "synchronous signing needs a local key; '\(identity.certificate.subject)' has a "
+                    + "\(type(of: identity.key))"
             )
         }
         _ = try resolve(digestAlgorithm, for: identity)
@@ -277,7 +278,8 @@ public enum CMSSigner {
         if (keyAlgorithm.isGOST || resolved.isGOST) && resolved != fitting {
             throw CertificateProviderError(
                 .unsupportedAlgorithm,
-                "a \(keyAlgorithm.family) key signs with \(fitting.displayName), not \(resolved.displayName); leave the digest out to use the key's"
+                "a \(keyAlgorithm.family) key signs with \(fitting.displayName), not \(resolved.displayName); leave "
+                    + "the digest out to use the key's"
             )
         }
         try resolved.checkAvailable()

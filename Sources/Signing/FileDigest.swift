@@ -29,7 +29,8 @@ enum FileDigest {
         let size = try fileSize(url)
         guard size <= limit else {
             throw CertificateProviderError.invalidParameter(
-                "'\(url.lastPathComponent)' has \(size) bytes; attached signatures are limited to \(limit) bytes, use a detached signature"
+                "'\(url.lastPathComponent)' has \(size) bytes; attached signatures are limited to \(limit) bytes, "
+                    + "use a detached signature"
             )
         }
         var content: [UInt8] = []

@@ -240,7 +240,8 @@ public actor SignatureJournal {
         guard let digestAlgorithm = DigestAlgorithm(name: digestName) else {
             throw CertificateProviderError(
                 .storeCorrupted,
-                "the signature journal has a record (\(statement.text(0) ?? "?")) with the digest '\(digestName)', which this build does not know; update certsign"
+                "the signature journal has a record (\(statement.text(0) ?? "?")) with the digest '\(digestName)', "
+                    + "which this build does not know; update certsign"
             )
         }
         return SignatureRecord(
@@ -293,7 +294,8 @@ public actor SignatureJournal {
         guard info.st_uid == geteuid() else {
             throw CertificateProviderError(
                 .fileSystem,
-                "the signature journal '\(path)' belongs to another user (uid \(info.st_uid)); move it away or choose another store"
+                "the signature journal '\(path)' belongs to another user (uid \(info.st_uid)); move it away or "
+                    + "choose another store"
             )
         }
         // A journal an older build created 0644: SQLite gives its -wal and -shm files the same mode.
@@ -309,7 +311,8 @@ public actor SignatureJournal {
         guard header == Data("SQLite format 3\0".utf8) else {
             throw CertificateProviderError(
                 .storeCorrupted,
-                "'\(url.path)' is not a signature journal (not an SQLite database); it was left untouched: move it away or choose another journal file"
+                "'\(url.path)' is not a signature journal (not an SQLite database); it was left untouched: move it "
+                    + "away or choose another journal file"
             )
         }
     }
@@ -360,19 +363,22 @@ public actor SignatureJournal {
             guard tables == 0 && version == 0 else {
                 throw CertificateProviderError(
                     .storeCorrupted,
-                    "'\(connection.path)' is an SQLite database of another application; it was left untouched: choose another journal file"
+                    "'\(connection.path)' is an SQLite database of another application; it was left untouched: "
+                        + "choose another journal file"
                 )
             }
         } else if applicationID != Self.applicationID {
             throw CertificateProviderError(
                 .storeCorrupted,
-                "'\(connection.path)' belongs to another application (application_id \(applicationID)); it was left untouched"
+                "'\(connection.path)' belongs to another application (application_id \(applicationID)); it was left "
+                    + "untouched"
             )
         }
         if version > Self.schemaVersion {
             throw CertificateProviderError(
                 .storeCorrupted,
-                "the signature journal '\(connection.path)' has schema version \(version), newer than this build's \(Self.schemaVersion); update certsign"
+                "the signature journal '\(connection.path)' has schema version \(version), newer than this build's "
+                    + "\(Self.schemaVersion); update certsign"
             )
         }
     }

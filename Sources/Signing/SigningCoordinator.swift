@@ -701,14 +701,16 @@ public actor SigningCoordinator {
         guard result.isValid, let signer = result.signerCertificate else {
             throw CertificateProviderError(
                 .serverRejected,
-                "provider '\(provider)' returned a signature that does not verify over '\(document.name)': \(result.failure?.reason ?? "no signer")"
+                "provider '\(provider)' returned a signature that does not verify over '\(document.name)': "
+                    + "\(result.failure?.reason ?? "no signer")"
             )
         }
         var mismatches: [String] = []
         if result.signers.count != 1 { mismatches.append("it has \(result.signers.count) signers, not one") }
         if signer != expectedSigner {
             mismatches.append(
-                "it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))"
+                "it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected "
+                    + "certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))"
             )
         }
         if result.format != request.format {
@@ -728,7 +730,8 @@ public actor SigningCoordinator {
         guard mismatches.isEmpty else {
             throw CertificateProviderError(
                 .serverSignatureMismatch,
-                "provider '\(provider)' returned a signature over '\(document.name)' that is not the one asked for: \(mismatches.joined(separator: "; ")); nothing was written or recorded"
+                "provider '\(provider)' returned a signature over '\(document.name)' that is not the one asked for: "
+                    + "\(mismatches.joined(separator: "; ")); nothing was written or recorded"
             )
         }
     }

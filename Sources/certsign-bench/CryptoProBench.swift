@@ -44,7 +44,8 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
     harness.note(
         String(
             format:
-                "CryptoPro %@: bare CurlTransport GET certificates %.0f/s sequential; JSON + 2 Certificate parses of its %d-byte body %.0f/s (the client caches parsed certificates)",
+                "CryptoPro %@: bare CurlTransport GET certificates %.0f/s sequential; JSON + 2 Certificate parses of "
+                + "its %d-byte body %.0f/s (the client caches parsed certificates)",
             scheme,
             bareRate.median,
             listBody.count,
@@ -118,6 +119,7 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
         pairedRatio: signs.pairedRatio
     )
     harness.note(
-        "CryptoPro \(scheme): emulator in-process on \(base.absoluteString); client = CryptoProDSSClient over CurlTransport; certificates lists 2"
+        "CryptoPro \(scheme): emulator in-process on \(base.absoluteString); client = CryptoProDSSClient over "
+            + "CurlTransport; certificates lists 2"
     )
 }

@@ -242,7 +242,8 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
         pairedRatio: signs.pairedRatio
     )
     harness.note(
-        "FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on \(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)"
+        "FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on "
+            + "\(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)"
     )
 }
 
@@ -304,7 +305,8 @@ func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     print(
-        "\(name) \(tls ? "HTTPS" : "HTTP") \(inFlight) in flight: \(count) round trips, \(String(format: "%.0f", Double(count) / seconds))/s"
+        "\(name) \(tls ? "HTTPS" : "HTTP") \(inFlight) in flight: \(count) round trips, "
+            + "\(String(format: "%.0f", Double(count) / seconds))/s"
     )
     return true
 }

@@ -163,7 +163,8 @@ private func measurePKCS11(_ harness: BenchHarness) async throws {
         try provider.deleteStoredCertificate()
     }
     harness.note(
-        "pkcs11: SoftHSM2 \(module); the provider hashes in-process and signs with CKM_RSA_PKCS over a DigestInfo / CKM_ECDSA; "
+        "pkcs11: SoftHSM2 \(module); the provider hashes in-process and signs with CKM_RSA_PKCS over a DigestInfo / "
+            + "CKM_ECDSA; "
             + "python-pkcs11 uses CKM_SHA256_RSA_PKCS / CKM_ECDSA on one session"
     )
 }

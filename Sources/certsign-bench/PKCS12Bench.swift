@@ -131,7 +131,8 @@ private func measurePKCS12(_ harness: BenchHarness) async throws {
         higherIsBetter: true
     )
     harness.note(
-        "pkcs12: initialize() opened the PKCS#12 \(opensBefore) time(s); the \(documents * harness.repetitions) signatures after it "
+        "pkcs12: initialize() opened the PKCS#12 \(opensBefore) time(s); the \(documents * harness.repetitions) "
+            + "signatures after it "
             + "(storedCertificate() + sign each) opened it \(opens) more time(s); "
             + String(format: "%.3f ms per signature", cached.median / Double(documents) * 1000)
     )

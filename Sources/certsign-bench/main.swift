@@ -16,7 +16,8 @@ if let profile = ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PROFILE"] {
 }
 let host = ProcessInfo.processInfo
 print(
-    "certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(repetitions) runs per figure, \(Date())"
+    "certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(repetitions) runs per "
+        + "figure, \(Date())"
 )
 
 // bench suites: each module adds one line here

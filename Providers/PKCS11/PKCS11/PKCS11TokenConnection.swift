@@ -94,7 +94,8 @@ final class PKCS11TokenConnection: @unchecked Sendable {
             let present = slots.map { "'\($0.token.label)' (serial \($0.token.serialNumber))" }.joined(separator: ", ")
             throw CertificateProviderError(
                 .tokenNotFound,
-                "no token matching \(filter.tokenDescription) is present in the PKCS#11 module \(module.path); tokens present: \(present.isEmpty ? "none" : present)"
+                "no token matching \(filter.tokenDescription) is present in the PKCS#11 module \(module.path); "
+                    + "tokens present: \(present.isEmpty ? "none" : present)"
             )
         }
         guard matching.count == 1 else {
@@ -252,7 +253,8 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         if token.flags & CK_FLAGS(CKF_USER_PIN_LOCKED) != 0 {
             throw CertificateProviderError(
                 .pinLocked,
-                "the user PIN of token '\(token.label)' is locked (CKF_USER_PIN_LOCKED); no login was tried. Unlock it with the SO PIN (e.g. pkcs11-tool --init-pin --login --login-type so)"
+                "the user PIN of token '\(token.label)' is locked (CKF_USER_PIN_LOCKED); no login was tried. Unlock "
+                    + "it with the SO PIN (e.g. pkcs11-tool --init-pin --login --login-type so)"
             )
         }
         let rv: CK_RV
@@ -267,7 +269,8 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         } else {
             throw CertificateProviderError(
                 .passwordRequired,
-                "token '\(token.label)' needs the user PIN: give the secret parameter 'pin' (certsign: --param-env pin=VAR)\(Self.pinWarning(token.flags))"
+                "token '\(token.label)' needs the user PIN: give the secret parameter 'pin' (certsign: --param-env "
+                    + "pin=VAR)\(Self.pinWarning(token.flags))"
             )
         }
         counters.logins += 1
@@ -279,7 +282,8 @@ final class PKCS11TokenConnection: @unchecked Sendable {
             let after = (try? module.tokenInfo(slot: slotID))?.flags ?? token.flags
             throw CertificateProviderError(
                 .wrongPassword,
-                "the PIN for token '\(token.label)' is wrong (C_Login returned \(failure.name)); it was tried once and will not be retried\(Self.pinWarning(after))"
+                "the PIN for token '\(token.label)' is wrong (C_Login returned \(failure.name)); it was tried once "
+                    + "and will not be retried\(Self.pinWarning(after))"
             )
         }
         throw failure.providerError("logging in to token '\(token.label)'")
@@ -295,7 +299,8 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         guard let pin else {
             throw CertificateProviderError(
                 .passwordRequired,
-                "the key '\(keyLabel)' asks for the PIN before each signature (CKA_ALWAYS_AUTHENTICATE) and no PIN is available"
+                "the key '\(keyLabel)' asks for the PIN before each signature (CKA_ALWAYS_AUTHENTICATE) and no PIN "
+                    + "is available"
             )
         }
         let rv = pin.withUnsafeBytes { bytes in

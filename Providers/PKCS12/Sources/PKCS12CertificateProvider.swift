@@ -250,7 +250,8 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         else {
             throw CertificateProviderError(
                 .passwordRequired,
-                "an identity is stored under '\(alias)'; set parameter 'storePassword' or 'storePasswordSource' to unlock it"
+                "an identity is stored under '\(alias)'; set parameter 'storePassword' or 'storePasswordSource' to "
+                    + "unlock it"
             )
         }
         let digest = DigestAlgorithm.sha256.hash(bytes)

@@ -41,13 +41,15 @@ extension PKCS12File {
     ) throws -> [UInt8] {
         guard let key = identity.key as? LocalSigningKey else {
             throw CertificateProviderError.unsupportedOperation(
-                "only a local (OpenSSL) key can be written to a PKCS#12 file; this identity's key is \(type(of: identity.key))"
+                "only a local (OpenSSL) key can be written to a PKCS#12 file; this identity's key is "
+                    + "\(type(of: identity.key))"
             )
         }
         guard !password.isEmpty else {
             throw CertificateProviderError(
                 .passwordRequired,
-                "a PKCS#12 file written by this package needs a non-empty password (an empty one would leave the key unprotected)"
+                "a PKCS#12 file written by this package needs a non-empty password (an empty one would leave the key "
+                    + "unprotected)"
             )
         }
         guard password.withUnsafeBytes({ !$0.contains(0) }) else {
@@ -60,7 +62,8 @@ extension PKCS12File {
             allowed.contains(2 * options.iterations + options.macIterations)
         else {
             throw CertificateProviderError.invalidParameter(
-                "PKCS#12 iteration counts must be at least 1 and, for the key, the certificates and the MAC together (2 × iterations + macIterations), at most \(PKCS12File.maximumIterations)"
+                "PKCS#12 iteration counts must be at least 1 and, for the key, the certificates and the MAC together "
+                    + "(2 × iterations + macIterations), at most \(PKCS12File.maximumIterations)"
             )
         }
         guard key.matches(identity.certificate) else {

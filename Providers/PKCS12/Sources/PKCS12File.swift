@@ -167,10 +167,12 @@ public struct PKCS12File: Sendable {
             let what =
                 certificates.isEmpty
                 ? "the file holds no certificate at all"
-                : "it matches none of the \(certificates.count) certificate(s) in the file (\(certificates.map(\.subject).joined(separator: "; ")))"
+                : "it matches none of the \(certificates.count) certificate(s) in the file "
+                    + "(\(certificates.map(\.subject).joined(separator: "; ")))"
             throw CertificateProviderError(
                 .keyCertificateMismatch,
-                "the private key '\(entry.displayName)' has no certificate: \(what); export the file again with the key's certificate"
+                "the private key '\(entry.displayName)' has no certificate: \(what); export the file again with the "
+                    + "key's certificate"
             )
         }
         return SigningIdentity(
@@ -186,14 +188,16 @@ public struct PKCS12File: Sendable {
         guard !keys.isEmpty else {
             throw CertificateProviderError(
                 .noPrivateKey,
-                "the PKCS#12 file holds no private key (\(certificates.count) certificate(s) only); export it again including the private key"
+                "the PKCS#12 file holds no private key (\(certificates.count) certificate(s) only); export it again "
+                    + "including the private key"
             )
         }
         let choices = keys.map { "'\($0.displayName)'" }.joined(separator: ", ")
         guard let alias, !alias.isEmpty else {
             guard keys.count == 1 else {
                 throw CertificateProviderError.invalidParameter(
-                    "the PKCS#12 file holds \(keys.count) private keys; choose one by its alias (friendly name or local key ID): \(choices)"
+                    "the PKCS#12 file holds \(keys.count) private keys; choose one by its alias (friendly name or "
+                        + "local key ID): \(choices)"
                 )
             }
             return keys[0]
@@ -250,7 +254,8 @@ public struct PKCS12File: Sendable {
         }
         if let size = attributes[.size] as? NSNumber, size.intValue > maximumSize {
             throw CertificateProviderError.malformedInput(
-                "'\(path)' is \(size.intValue / 1_048_576) MiB; a PKCS#12 identity is a few kilobytes (at most \(maximumSize / 1_048_576) MiB accepted): this is not a PKCS#12 file"
+                "'\(path)' is \(size.intValue / 1_048_576) MiB; a PKCS#12 identity is a few kilobytes (at most "
+                    + "\(maximumSize / 1_048_576) MiB accepted): this is not a PKCS#12 file"
             )
         }
         do {

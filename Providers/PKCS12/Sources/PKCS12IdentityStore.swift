@@ -92,7 +92,8 @@ public struct PKCS12IdentityStore: Sendable {
         let characters = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self).count }
         guard characters >= minimumPasswordLength else {
             throw CertificateProviderError.invalidParameter(
-                "a store password needs at least \(minimumPasswordLength) characters (this one has \(characters)); choose a longer one"
+                "a store password needs at least \(minimumPasswordLength) characters (this one has \(characters)); "
+                    + "choose a longer one"
             )
         }
     }
@@ -220,7 +221,8 @@ public struct PKCS12IdentityStore: Sendable {
         guard let protection = storePassword ?? password, !protection.isEmpty else {
             throw CertificateProviderError(
                 .passwordRequired,
-                "the stored copy needs a store password of at least \(PKCS12IdentityStore.minimumPasswordLength) characters: the file has none, so give a store password"
+                "the stored copy needs a store password of at least \(PKCS12IdentityStore.minimumPasswordLength) "
+                    + "characters: the file has none, so give a store password"
             )
         }
         let metadata = try self.import(
@@ -286,7 +288,8 @@ public struct PKCS12IdentityStore: Sendable {
         else {
             throw CertificateProviderError(
                 .storeCorrupted,
-                "the metadata of '\(alias)' in '\(directory.path)' is missing or unreadable; delete the entry and import it again"
+                "the metadata of '\(alias)' in '\(directory.path)' is missing or unreadable; delete the entry and "
+                    + "import it again"
             )
         }
         return metadata
@@ -308,7 +311,8 @@ public struct PKCS12IdentityStore: Sendable {
         guard let bytes = FileSystem.read(entry.appendingPathComponent(PKCS12IdentityStore.pkcs12Name).path) else {
             throw CertificateProviderError(
                 .storeCorrupted,
-                "the entry '\(alias)' in '\(directory.path)' has no readable PKCS#12 file; delete it and import it again"
+                "the entry '\(alias)' in '\(directory.path)' has no readable PKCS#12 file; delete it and import it "
+                    + "again"
             )
         }
         return bytes

@@ -283,7 +283,8 @@ extension Commands {
             ),
             .flag(
                 "--allow-remote",
-                "bind a non-loopback address although the emulator serves published test credentials\nand keys (anyone who reaches it can sign as the seed's users)"
+                "bind a non-loopback address although the emulator serves published test credentials\nand keys "
+                    + "(anyone who reaches it can sign as the seed's users)"
             ),
             .value(
                 "--port",
@@ -296,14 +297,16 @@ extension Commands {
             .value(
                 "--ca-out",
                 "FILE",
-                "write the emulator's CA certificate (PEM) for certsign verify --ca, and for clients\nof --tls (dss login --ca-file FILE)",
+                "write the emulator's CA certificate (PEM) for certsign verify --ca, and for clients\nof --tls (dss "
+                    + "login --ca-file FILE)",
                 type: .file
             ),
             .flag("--tls", "serve HTTPS with a certificate from the emulator CA naming localhost, 127.0.0.1 and ::1"),
             .value(
                 "--require-client-cert",
                 "CA.pem",
-                "with --tls: close every connection without a client certificate issued by a CA in CA.pem\n(TLS alert certificate_required / unknown_ca)",
+                "with --tls: close every connection without a client certificate issued by a CA in CA.pem\n(TLS "
+                    + "alert certificate_required / unknown_ca)",
                 type: .file
             ),
         ],
@@ -319,7 +322,8 @@ extension Commands {
             guard isLoopbackAddress(host) || parsed.has("--allow-remote") else {
                 throw UsageError(
                     message:
-                        "--host \(host) is not a loopback address; the emulator serves published credentials, so binding it elsewhere needs --allow-remote",
+                        "--host \(host) is not a loopback address; the emulator serves published credentials, so "
+                        + "binding it elsewhere needs --allow-remote",
                     usage: emulatorUsage
                 )
             }
@@ -357,7 +361,9 @@ extension Commands {
                 tls: configuration.tls != nil
             ),
             human:
-                "DSS emulator listening on \(url.absoluteString)\(configuration.faultsEnabled ? " (faults enabled)" : "") — Ctrl-C stops it"
+                "DSS emulator listening on "
+                + "\(url.absoluteString)\(configuration.faultsEnabled ? " (faults enabled)" : "") — Ctrl-C stops "
+                + "it"
         )
         await SignalWaiter.waitForTermination()
         server.stop()

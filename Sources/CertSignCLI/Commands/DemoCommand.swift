@@ -74,7 +74,8 @@ struct DemoRunner {
         let url = try emulator.start()
         defer { emulator.stop() }
         say(
-            "DSS emulator listening on \(url.absoluteString) (user \(StandardSeed.username), environment \(StandardSeed.environment))"
+            "DSS emulator listening on \(url.absoluteString) (user \(StandardSeed.username), environment "
+                + "\(StandardSeed.environment))"
         )
         let caPath = work.appendingPathComponent("emulator-ca.pem").path
         try FileSystem.writeAtomically(caPath, Array(emulator.certificateAuthorityPEM.utf8))

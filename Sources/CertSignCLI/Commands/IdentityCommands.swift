@@ -44,7 +44,9 @@ extension Commands {
             guard context.console.inputIsTerminal else {
                 throw CertificateProviderError(
                     .passwordRequired,
-                    "the file's password is \(fileCharacters == 0 ? "empty" : "shorter than \(minimum) characters"), so it cannot protect the stored copy; give a store password of at least \(minimum) characters with --store-password-env VAR or --store-password-file PATH"
+                    "the file's password is \(fileCharacters == 0 ? "empty" : "shorter than \(minimum) characters"), "
+                        + "so it cannot protect the stored copy; give a store password of at least \(minimum) "
+                        + "characters with --store-password-env VAR or --store-password-file PATH"
                 )
             }
             storePassword = try context.console.promptSecret(
@@ -63,7 +65,9 @@ extension Commands {
         context.emit(
             encoding: IdentityCommandDocument(imported: IdentityDocument(metadata, chain: identity.chain)),
             human:
-                "imported '\(metadata.alias)': \(metadata.subject)\n  valid until \(Format.localDate(metadata.notValidAfter)), \(metadata.keyAlgorithm) \(metadata.keySize)-bit, chain of \(identity.chain.count)"
+                "imported '\(metadata.alias)': \(metadata.subject)\n  valid until "
+                + "\(Format.localDate(metadata.notValidAfter)), \(metadata.keyAlgorithm) "
+                + "\(metadata.keySize)-bit, chain of \(identity.chain.count)"
         )
         return CertSign.exitSuccess
     }

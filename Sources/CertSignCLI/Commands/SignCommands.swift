@@ -39,7 +39,8 @@ extension Commands {
             .value(
                 "--provider",
                 "ID",
-                "sign with any registered provider ('certsign providers'), configured with --param,\n--param-env and --param-file; what you give is what it uses, also when it holds a session",
+                "sign with any registered provider ('certsign providers'), configured with --param,\n--param-env and "
+                    + "--param-file; what you give is what it uses, also when it holds a session",
                 group: "key"
             ),
         ] + OptionDeclaration.providerParameters + OptionDeclaration.password("the password") + [
@@ -57,13 +58,15 @@ extension Commands {
             ),
             .flag(
                 "--replace",
-                "let '--provider pkcs12 --param file=…' replace an identity stored under the same alias\n(it stores what it opens, and says where)"
+                "let '--provider pkcs12 --param file=…' replace an identity stored under the same alias\n(it stores "
+                    + "what it opens, and says where)"
             ),
             .flag("--attached", "embed the document in the signature (default: detached)"),
             .value(
                 "--format",
                 "FORMAT",
-                "cms (plain CMS SignedData), cades (CAdES-BES) or pades (inside the PDF: PAdES B-B, B-T with --tsa;\nNAME-signed.pdf beside each PDF, or --out / --out-dir / --in-place)",
+                "cms (plain CMS SignedData), cades (CAdES-BES) or pades (inside the PDF: PAdES B-B, B-T with "
+                    + "--tsa;\nNAME-signed.pdf beside each PDF, or --out / --out-dir / --in-place)",
                 type: .choice(["cms", "cades", "cades-bes", "pades"]),
                 default: "cades"
             ),
@@ -220,7 +223,8 @@ extension Commands {
         if parsed.value("--provider") == ProviderID.fmpDSS.rawValue {
             throw UsageError(
                 message:
-                    "the fmp-dss provider signs platform resources (a table cell on the server), not files: use 'certsign dss sign --resource R --table T --column C --hhive-id N --certificate-id N'",
+                    "the fmp-dss provider signs platform resources (a table cell on the server), not files: use "
+                    + "'certsign dss sign --resource R --table T --column C --hhive-id N --certificate-id N'",
                 usage: dssSignUsage
             )
         }
@@ -233,14 +237,16 @@ extension Commands {
         if fromStandardInput == 1 && parsed.has("--password-stdin") {
             throw UsageError(
                 message:
-                    "DOCUMENT '-' and --password-stdin both read standard input; give the password with --password-env or --password-file",
+                    "DOCUMENT '-' and --password-stdin both read standard input; give the password with "
+                    + "--password-env or --password-file",
                 usage: signUsage
             )
         }
         if pades, documents.contains("-") || parsed.value("--out") == "-" {
             throw UsageError(
                 message:
-                    "PAdES signs PDF files in place or into another file: '-' (standard input or output) does not apply",
+                    "PAdES signs PDF files in place or into another file: '-' (standard input or output) does not "
+                    + "apply",
                 usage: signUsage
             )
         }
@@ -254,7 +260,8 @@ extension Commands {
             if let problem = unreplaceableOutput(url.path) {
                 throw UsageError(
                     message:
-                        "refusing to write the signature to \(url.path): \(problem); --out takes a regular file (replaced atomically) or '-' for standard output",
+                        "refusing to write the signature to \(url.path): \(problem); --out takes a regular file "
+                        + "(replaced atomically) or '-' for standard output",
                     usage: signUsage
                 )
             }
@@ -341,14 +348,18 @@ extension Commands {
             if try context.identityStore.metadata(alias: alias) != nil && !parsed.has("--replace") {
                 throw CertificateProviderError(
                     .alreadyExists,
-                    "an identity is already stored under the alias '\(alias)' in \(context.storeDirectory.path); pass --replace to replace it, --param alias=NAME to store under another name, or --p12 FILE to sign without storing"
+                    "an identity is already stored under the alias '\(alias)' in \(context.storeDirectory.path); "
+                        + "pass --replace to replace it, --param alias=NAME to store under another name, or --p12 "
+                        + "FILE to sign without storing"
                 )
             }
             let provider = try await coordinator.provider(.pkcs12)
             identity = try await provider.initialize(options: parameters)
             let entry = context.storeDirectory.appendingPathComponent("identities").appendingPathComponent(alias).path
             context.console.err(
-                "certsign: stored the identity of '\(identity.certificate.subject)' in the identity store as '\(alias)' (\(entry)); '--identity \(alias)' signs with it again, '--p12 FILE' signs without storing"
+                "certsign: stored the identity of '\(identity.certificate.subject)' in the identity store as "
+                    + "'\(alias)' (\(entry)); '--identity \(alias)' signs with it again, '--p12 FILE' signs without "
+                    + "storing"
             )
         } else {
             identity = try await coordinator.identity(for: source.providerID, parameters: parameters)
@@ -575,7 +586,8 @@ extension Commands {
             if let earlier = seen[target] {
                 throw UsageError(
                     message:
-                        "\(earlier) and \(document) would both be signed into \(url.path); sign them into different --out-dir folders or rename one",
+                        "\(earlier) and \(document) would both be signed into \(url.path); sign them into different "
+                        + "--out-dir folders or rename one",
                     usage: signUsage
                 )
             }
@@ -593,7 +605,8 @@ extension Commands {
         case S_IFREG: return nil
         case S_IFLNK:
             return
-                "it is a symbolic link (certsign never replaces one; name the file it points to, or '-' for standard output)"
+                "it is a symbolic link (certsign never replaces one; name the file it points to, or '-' for standard "
+                + "output)"
         case S_IFDIR: return "it is a directory (use --out-dir for a folder)"
         case S_IFIFO: return "it is a FIFO"
         case S_IFCHR, S_IFBLK: return "it is a device"
@@ -617,7 +630,9 @@ extension Commands {
             .value(
                 "--content",
                 "DOCUMENT",
-                "the signed document (for detached signatures; default: SIGNATURE without .p7s, used only\nwhen the signature does not embed its content). For a signature that embeds its content,\na DOCUMENT given must be that content, byte for byte",
+                "the signed document (for detached signatures; default: SIGNATURE without .p7s, used only\nwhen the "
+                    + "signature does not embed its content). For a signature that embeds its content,\na DOCUMENT "
+                    + "given must be that content, byte for byte",
                 type: .file
             ),
             .repeatable("--ca", "FILE", "trust anchor certificates (PEM or DER, bundles allowed)", type: .file),
@@ -641,7 +656,8 @@ extension Commands {
             ),
             .flag(
                 "--check-revocation",
-                "ask the network: OCSP from the certificate's AIA, else its CRL distribution points\n(10 s and 256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature"
+                "ask the network: OCSP from the certificate's AIA, else its CRL distribution points\n(10 s and 256 "
+                    + "KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature"
             ),
         ],
         discussion: """
@@ -762,7 +778,8 @@ extension Commands {
             if let timestamp = signer.timestamp {
                 let state = timestamp.isValid ? "valid" : "INVALID"
                 lines.append(
-                    "\(indent)timestamp:    \(Format.localDate(timestamp.time)) by \(timestamp.tsa?.subject ?? "unknown TSA") (\(state))"
+                    "\(indent)timestamp:    \(Format.localDate(timestamp.time)) by "
+                        + "\(timestamp.tsa?.subject ?? "unknown TSA") (\(state))"
                 )
             }
             // GOST digests print their standard's name (GOST R 34.11-2012 256), SHA-2 its short one.

@@ -61,7 +61,9 @@ extension Commands {
             if token.keys.isEmpty { lines.append("  no certificate with a key on this token") }
             for key in token.keys {
                 lines.append(
-                    "  key '\(key.label)' \(key.certificate.publicKeyAlgorithm) \(key.certificate.publicKeySize)-bit: \(key.certificate.subject), valid until \(Format.localDate(key.certificate.notValidAfter))"
+                    "  key '\(key.label)' \(key.certificate.publicKeyAlgorithm) "
+                        + "\(key.certificate.publicKeySize)-bit: \(key.certificate.subject), valid until "
+                        + "\(Format.localDate(key.certificate.notValidAfter))"
                 )
                 lines.append("    \(key.uri)")
             }

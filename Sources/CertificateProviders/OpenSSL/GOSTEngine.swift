@@ -33,7 +33,8 @@ public enum GOSTEngine {
     package static func unavailableError(_ what: String) -> CertificateProviderError {
         CertificateProviderError(
             .unsupportedAlgorithm,
-            "GOST needs \(packageName): \(what) uses GOST R 34.10/34.11-2012, and OpenSSL's gost engine could not be loaded; install it (apt-get install \(packageName)) or check OPENSSL_ENGINES",
+            "GOST needs \(packageName): \(what) uses GOST R 34.10/34.11-2012, and OpenSSL's gost engine could not be "
+                + "loaded; install it (apt-get install \(packageName)) or check OPENSSL_ENGINES",
             openSSLErrors: outcome.errors
         )
     }

@@ -116,7 +116,8 @@ final class MicroHTTPServer: Sendable {
                 if tls != nil {
                     throw CertificateProviderError(
                         .network,
-                        "the emulator cannot listen with TLS on \(host):\(port) (address in use, or the server key or certificate is unusable)"
+                        "the emulator cannot listen with TLS on \(host):\(port) (address in use, or the server key "
+                            + "or certificate is unusable)"
                     )
                 }
                 throw CertificateProviderError(

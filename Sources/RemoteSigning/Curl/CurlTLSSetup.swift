@@ -61,7 +61,8 @@ final class CurlTLSSetup: @unchecked Sendable {
         if let identity = configuration.clientIdentity {
             guard let local = identity.key as? LocalSigningKey else {
                 throw CertificateProviderError.invalidParameter(
-                    "the TLS client identity '\(identity.certificate.subject)' has a key this process does not hold (\(type(of: identity.key))); use a stored identity or a PKCS#12 file"
+                    "the TLS client identity '\(identity.certificate.subject)' has a key this process does not hold "
+                        + "(\(type(of: identity.key))); use a stored identity or a PKCS#12 file"
                 )
             }
             key = local

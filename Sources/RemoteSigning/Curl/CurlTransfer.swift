@@ -260,7 +260,8 @@ final class CurlTransfer: @unchecked Sendable {
                 let why = String(cString: CCurlShims_verify_error_string(verifyError))
                 return CertificateProviderError(
                     .untrustedServerCertificate,
-                    "\(summary): \(serverCertificate) is not trusted (\(why)); trust its CA with trustedCAFile (--ca-file) or check the URL"
+                    "\(summary): \(serverCertificate) is not trusted (\(why)); trust its CA with trustedCAFile "
+                        + "(--ca-file) or check the URL"
                 )
             }
             if lowered.contains("subject name") || lowered.contains("does not match")
@@ -268,7 +269,8 @@ final class CurlTransfer: @unchecked Sendable {
             {
                 return CertificateProviderError(
                     .serverHostnameMismatch,
-                    "\(summary): \(serverCertificate) does not name the host '\(host)'; use a host name the certificate was issued for (\(curlText))"
+                    "\(summary): \(serverCertificate) does not name the host '\(host)'; use a host name the "
+                        + "certificate was issued for (\(curlText))"
                 )
             }
             return CertificateProviderError(
@@ -280,7 +282,8 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_SSL_CERTPROBLEM:
             return CertificateProviderError(
                 .tls,
-                "\(summary): the TLS client identity cannot be used (the key does not match the certificate, or its type is not usable for TLS)"
+                "\(summary): the TLS client identity cannot be used (the key does not match the certificate, or its "
+                    + "type is not usable for TLS)"
             )
         default:
             break
@@ -323,7 +326,8 @@ final class CurlTransfer: @unchecked Sendable {
         if droppedCodes.contains(code), requested, alert < 0 {
             return CertificateProviderError(
                 .clientCertificateRejected,
-                "\(summary): \(host) asked for a TLS client certificate and closed the connection without answering, so it refused it: \(sent) (\(curlText))"
+                "\(summary): \(host) asked for a TLS client certificate and closed the connection without answering, "
+                    + "so it refused it: \(sent) (\(curlText))"
             )
         }
         switch code {

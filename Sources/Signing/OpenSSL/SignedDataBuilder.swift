@@ -110,7 +110,8 @@ enum SignedDataBuilder {
             }
             throw CertificateProviderError(
                 .unsupportedAlgorithm,
-                "OpenSSL cannot sign \(digestAlgorithm.displayName) digests with a \(certificate.publicKeyAlgorithm) key",
+                "OpenSSL cannot sign \(digestAlgorithm.displayName) digests with a \(certificate.publicKeyAlgorithm) "
+                    + "key",
                 openSSLErrors: entries.map(\.text)
             )
         }

@@ -127,7 +127,8 @@ enum SignedDataVerifier {
             case false?:
                 contentFailure = VerificationFailure(
                     .contentChanged,
-                    "the document given beside the signature is not the content the signature embeds: one of them was changed"
+                    "the document given beside the signature is not the content the signature embeds: one of them "
+                        + "was changed"
                 )
             }
         }
@@ -602,7 +603,8 @@ enum SignedDataVerifier {
         if let name, policy.refusedDigests.contains(name) {
             return VerificationFailure(
                 .weakAlgorithm,
-                "the signature uses the message digest \(name.uppercased()), which is no longer secure (collisions can be made)"
+                "the signature uses the message digest \(name.uppercased()), which is no longer secure (collisions "
+                    + "can be made)"
             )
         }
         if let nid = signatureDigestNID(signatureAlgor), let inner = digestName(nid: nid),
@@ -627,13 +629,15 @@ enum SignedDataVerifier {
         if algorithm.isRSA, bits < policy.minimumRSAKeyBits {
             return VerificationFailure(
                 .weakAlgorithm,
-                "\(role) RSA key has \(bits) bits ('\(certificate.subject)'); at least \(policy.minimumRSAKeyBits) are required"
+                "\(role) RSA key has \(bits) bits ('\(certificate.subject)'); at least \(policy.minimumRSAKeyBits) "
+                    + "are required"
             )
         }
         if algorithm.isEC || algorithm.rawValue == "EC", bits < policy.minimumECKeyBits {
             return VerificationFailure(
                 .weakAlgorithm,
-                "\(role) \(algorithm) key has \(bits) bits ('\(certificate.subject)'); at least \(policy.minimumECKeyBits) are required"
+                "\(role) \(algorithm) key has \(bits) bits ('\(certificate.subject)'); at least "
+                    + "\(policy.minimumECKeyBits) are required"
             )
         }
         return nil
@@ -654,7 +658,8 @@ enum SignedDataVerifier {
             if let name = digestName(nid: digest), policy.refusedDigests.contains(name) {
                 return VerificationFailure(
                     .weakAlgorithm,
-                    "the certificate '\(certificate.subject)' is signed with \(name.uppercased()), which is no longer secure"
+                    "the certificate '\(certificate.subject)' is signed with \(name.uppercased()), which is no "
+                        + "longer secure"
                 )
             }
         }
@@ -667,7 +672,8 @@ enum SignedDataVerifier {
         if let usage = certificate.keyUsage, usage.isDisjoint(with: [.digitalSignature, .nonRepudiation]) {
             return VerificationFailure(
                 .certificateNotForSigning,
-                "the signer certificate '\(certificate.subject)' is not meant for signing: its key usage is \(usage.names.joined(separator: ", ")) (digitalSignature or nonRepudiation is needed)"
+                "the signer certificate '\(certificate.subject)' is not meant for signing: its key usage is "
+                    + "\(usage.names.joined(separator: ", ")) (digitalSignature or nonRepudiation is needed)"
             )
         }
         let extended = certificate.extendedKeyUsage
@@ -677,7 +683,9 @@ enum SignedDataVerifier {
         if !extended.isEmpty, signing.isDisjoint(with: extended) {
             return VerificationFailure(
                 .certificateNotForSigning,
-                "the signer certificate '\(certificate.subject)' is not meant for signing documents: its extended key usage is \(extended.map(\.description).joined(separator: ", ")) (emailProtection, documentSigning or anyExtendedKeyUsage is needed)"
+                "the signer certificate '\(certificate.subject)' is not meant for signing documents: its extended "
+                    + "key usage is \(extended.map(\.description).joined(separator: ", ")) (emailProtection, "
+                    + "documentSigning or anyExtendedKeyUsage is needed)"
             )
         }
         return nil
@@ -716,7 +724,8 @@ enum SignedDataVerifier {
         guard matches else {
             return failure(
                 .certificateSwapped,
-                "the certificate in the signature is not the one the signer signed (ESS signing-certificate mismatch): it was swapped"
+                "the certificate in the signature is not the one the signer signed (ESS signing-certificate "
+                    + "mismatch): it was swapped"
             )
         }
         return nil
@@ -771,13 +780,16 @@ enum SignedDataVerifier {
         let when = proven ? "at the time its signature timestamp proves (\(date))" : "at the validation time \(date)"
         if date < certificate.notValidBefore {
             return
-                "the signer certificate '\(certificate.subject)' was not yet valid \(when); it is valid from \(certificate.notValidBefore)"
+                "the signer certificate '\(certificate.subject)' was not yet valid \(when); it is valid from "
+                + "\(certificate.notValidBefore)"
         }
         var reason =
-            "the signer certificate '\(certificate.subject)' had expired \(when); it was valid until \(certificate.notValidAfter)"
+            "the signer certificate '\(certificate.subject)' had expired \(when); it was valid until "
+            + "\(certificate.notValidAfter)"
         if let claimed, certificate.isValid(at: claimed), !proven {
             reason +=
-                ". The signature claims to be made on \(claimed), but a claimed signing time proves nothing: only a trusted signature timestamp does"
+                ". The signature claims to be made on \(claimed), but a claimed signing time proves nothing: only a "
+                + "trusted signature timestamp does"
         }
         return reason
     }

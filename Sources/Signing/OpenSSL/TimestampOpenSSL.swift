@@ -135,7 +135,8 @@ package enum TimestampOpenSSL {
         guard window.contains(facts.time) else {
             throw CertificateProviderError(
                 .timestampInvalid,
-                "the TSA's genTime \(facts.time) is outside \(window.lowerBound) … \(window.upperBound): its clock is wrong or the answer was replayed"
+                "the TSA's genTime \(facts.time) is outside \(window.lowerBound) … \(window.upperBound): its clock "
+                    + "is wrong or the answer was replayed"
             )
         }
         return facts
@@ -339,7 +340,8 @@ package enum TimestampOpenSSL {
         else {
             throw CertificateProviderError(
                 .timestampInvalid,
-                "the TSA certificate '\(certificate.subject)' is not a time-stamping certificate (critical extendedKeyUsage timeStamping required)"
+                "the TSA certificate '\(certificate.subject)' is not a time-stamping certificate (critical "
+                    + "extendedKeyUsage timeStamping required)"
             )
         }
     }
@@ -358,7 +360,8 @@ package enum TimestampOpenSSL {
         } else if reasons.contains(TS_R_CERTIFICATE_VERIFY_ERROR) {
             let detail = texts.first { $0.contains("Verify error") || $0.contains("verify error") } ?? texts.last ?? ""
             reason =
-                "the TSA certificate does not chain to a trusted TSA anchor or is not a time-stamping certificate (\(detail))"
+                "the TSA certificate does not chain to a trusted TSA anchor or is not a time-stamping certificate "
+                + "(\(detail))"
         } else if reasons.contains(TS_R_SIGNATURE_FAILURE) || reasons.contains(TS_R_ESS_SIGNING_CERTIFICATE_ERROR) {
             reason = "\(what)'s signature does not verify with the TSA certificate"
         } else if reasons.contains(TS_R_UNSUPPORTED_VERSION) {

@@ -97,7 +97,8 @@ final class SQLiteConnection {
         case SQLITE_NOTADB, SQLITE_CORRUPT:
             return CertificateProviderError(
                 .storeCorrupted,
-                "'\(path)' is not a readable signature journal (\(message)); it was left untouched: move it away or choose another journal file"
+                "'\(path)' is not a readable signature journal (\(message)); it was left untouched: move it away or "
+                    + "choose another journal file"
             )
         case SQLITE_CONSTRAINT where status == Self.constraintPrimaryKey || status == Self.constraintUnique:
             return CertificateProviderError(.alreadyExists, "signature journal '\(path)': \(message)")

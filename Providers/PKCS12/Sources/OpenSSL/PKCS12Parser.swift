@@ -68,7 +68,8 @@ enum PKCS12Parser {
         guard !bytes.isEmpty else { throw CertificateProviderError.malformedInput("the PKCS#12 data is empty") }
         guard bytes.count <= PKCS12File.maximumSize else {
             throw CertificateProviderError.malformedInput(
-                "the data is \(bytes.count / 1_048_576) MiB; a PKCS#12 identity is a few kilobytes (at most \(PKCS12File.maximumSize / 1_048_576) MiB accepted): this is not a PKCS#12 file"
+                "the data is \(bytes.count / 1_048_576) MiB; a PKCS#12 identity is a few kilobytes (at most "
+                    + "\(PKCS12File.maximumSize / 1_048_576) MiB accepted): this is not a PKCS#12 file"
             )
         }
         OpenSSLErrorQueue.clear()
@@ -106,7 +107,9 @@ enum PKCS12Parser {
                         }
                         throw CertificateProviderError(
                             .unsupportedAlgorithm,
-                            "the file's integrity check (MAC) uses \(mac?.algorithm.description ?? "an unknown digest"), which this OpenSSL cannot compute",
+                            "the file's integrity check (MAC) uses "
+                                + "\(mac?.algorithm.description ?? "an unknown digest"), which this OpenSSL cannot "
+                                + "compute",
                             openSSLErrors: entries.map(\.text)
                         )
                     }
@@ -163,7 +166,8 @@ enum PKCS12Parser {
             if contents.decryptedParts > 0 {
                 throw CertificateProviderError(
                     .malformedInput,
-                    "the PKCS#12 file's integrity check (MAC) fails although the password decrypts it: the file is corrupt or was modified"
+                    "the PKCS#12 file's integrity check (MAC) fails although the password decrypts it: the file is "
+                        + "corrupt or was modified"
                 )
             }
             if !contents.unsupported.isEmpty { throw unsupported(contents.unsupported) }
@@ -175,7 +179,8 @@ enum PKCS12Parser {
                 if verified != nil {
                     throw CertificateProviderError(
                         .wrongPassword,
-                        "the password checks the PKCS#12 file's integrity but does not decrypt its contents (the file uses a second password)",
+                        "the password checks the PKCS#12 file's integrity but does not decrypt its contents (the "
+                            + "file uses a second password)",
                         openSSLErrors: contents.openSSLErrors
                     )
                 }
@@ -334,7 +339,12 @@ enum PKCS12Parser {
     private static func cryptoProExport() -> CertificateProviderError {
         CertificateProviderError(
             .unsupportedAlgorithm,
-            "this PFX was exported by CryptoPro CSP in its own format: the private key is protected with CryptoPro's undocumented algorithm (OID \(cryptoProKeyBagOID)), which neither OpenSSL nor any other open tool can read. Convert it into a standard GOST PKCS#12 (TC26 PBES2, as `openssl pkcs12 -engine gost -export` writes): export the key again from CryptoPro CSP choosing the TC26/PKCS#12-compatible format where your CSP version offers it, or convert the key container with a converter that writes PKCS#12 for OpenSSL's gost engine; then open or import the new file"
+            "this PFX was exported by CryptoPro CSP in its own format: the private key is protected with CryptoPro's "
+                + "undocumented algorithm (OID \(cryptoProKeyBagOID)), which neither OpenSSL nor any other open tool "
+                + "can read. Convert it into a standard GOST PKCS#12 (TC26 PBES2, as `openssl pkcs12 -engine gost "
+                + "-export` writes): export the key again from CryptoPro CSP choosing the TC26/PKCS#12-compatible "
+                + "format where your CSP version offers it, or convert the key container with a converter that "
+                + "writes PKCS#12 for OpenSSL's gost engine; then open or import the new file"
         )
     }
 
@@ -355,7 +365,8 @@ enum PKCS12Parser {
     private static func checkIterations(_ iterations: Int?, what: String) throws {
         guard let iterations, iterations > PKCS12File.maximumIterations else { return }
         throw CertificateProviderError.malformedInput(
-            "the PKCS#12 \(what) asks for \(iterations) key-derivation iterations (at most \(PKCS12File.maximumIterations) accepted): the file is corrupt or hostile"
+            "the PKCS#12 \(what) asks for \(iterations) key-derivation iterations (at most "
+                + "\(PKCS12File.maximumIterations) accepted): the file is corrupt or hostile"
         )
     }
 
@@ -366,7 +377,8 @@ enum PKCS12Parser {
         total += max(iterations ?? 1, 1)
         guard total > PKCS12File.maximumIterations else { return }
         throw CertificateProviderError.malformedInput(
-            "the PKCS#12 file asks for more than \(PKCS12File.maximumIterations) key-derivation iterations in total (reached at its \(what)): the file is corrupt or hostile"
+            "the PKCS#12 file asks for more than \(PKCS12File.maximumIterations) key-derivation iterations in total "
+                + "(reached at its \(what)): the file is corrupt or hostile"
         )
     }
 
