@@ -51,8 +51,9 @@ public actor CSCClient {
         public var renewalMargin: TimeInterval
         /// Which URLs are allowed (default: HTTPS, or HTTP to loopback only).
         public var endpointPolicy: RemoteEndpointPolicy
-        /// Extra headers sent with every request (default none), e.g. the emulator's fault header.
-        public var additionalHeaders: [(name: String, value: String)]
+        /// Extra headers sent with every request (default none): tests send the emulator's fault header
+        /// (``withAdditionalHeaders(_:)``).
+        package var additionalHeaders: [(name: String, value: String)] = []
 
         /// Creates a configuration; every argument documents its default above.
         public init(
@@ -62,8 +63,7 @@ public actor CSCClient {
             sendsClientSecretAsBasic: Bool = false,
             timeout: TimeInterval = 30,
             renewalMargin: TimeInterval = 30,
-            endpointPolicy: RemoteEndpointPolicy = .default,
-            additionalHeaders: [(name: String, value: String)] = []
+            endpointPolicy: RemoteEndpointPolicy = .default
         ) {
             self.baseURL = baseURL
             self.clientID = clientID
@@ -72,7 +72,13 @@ public actor CSCClient {
             self.timeout = timeout
             self.renewalMargin = renewalMargin
             self.endpointPolicy = endpointPolicy
-            self.additionalHeaders = additionalHeaders
+        }
+
+        /// This configuration sending `headers` with every request too (tests send the emulator's fault header).
+        package func withAdditionalHeaders(_ headers: [(name: String, value: String)]) -> Self {
+            var copy = self
+            copy.additionalHeaders += headers
+            return copy
         }
 
         /// `<base>/csc/v2/<method>`.

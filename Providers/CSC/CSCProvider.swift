@@ -106,13 +106,27 @@ public final class CSCProvider: CertificateProvider {
     ///   - parameters: initial parameters (declared in ``schema``), checked by ``initialize(options:)``.
     ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
     ///     `clientIdentity` when set).
-    ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
-    public init(
+    public convenience init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
-        additionalHeaders: [(name: String, value: String)] = [],
+        clientIdentityLookup: ClientIdentityLookup? = nil
+    ) {
+        self.init(
+            parameters: parameters,
+            transport: transport,
+            additionalHeaders: [],
+            clientIdentityLookup: clientIdentityLookup
+        )
+    }
+
+    /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
+    /// fault header); the other arguments as in the public initializer.
+    package init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        additionalHeaders: [(name: String, value: String)],
         clientIdentityLookup: ClientIdentityLookup? = nil
     ) {
         self.transport = transport
@@ -238,9 +252,8 @@ public final class CSCProvider: CertificateProvider {
             clientID: clientID,
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
             timeout: try RemoteProviderParameters.timeout(parameters),
-            endpointPolicy: policy,
-            additionalHeaders: additionalHeaders
-        )
+            endpointPolicy: policy
+        ).withAdditionalHeaders(additionalHeaders)
         return CSCClient(
             configuration: configuration,
             transport: try RemoteTLSParameters.transport(

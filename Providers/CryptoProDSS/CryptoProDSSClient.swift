@@ -55,8 +55,9 @@ public actor CryptoProDSSClient {
         public var retryPolicy: RetryPolicy
         /// Which URLs are allowed (default: HTTPS, or HTTP to loopback only).
         public var endpointPolicy: RemoteEndpointPolicy
-        /// Extra headers sent with every request (default none), e.g. the emulator's fault header.
-        public var additionalHeaders: [(name: String, value: String)]
+        /// Extra headers sent with every request (default none): tests send the emulator's fault header
+        /// (``withAdditionalHeaders(_:)``).
+        package var additionalHeaders: [(name: String, value: String)] = []
 
         /// Creates a configuration; every argument documents its default above.
         public init(
@@ -69,8 +70,7 @@ public actor CryptoProDSSClient {
             timeout: TimeInterval = 30,
             renewalMargin: TimeInterval = 30,
             retryPolicy: RetryPolicy = .default,
-            endpointPolicy: RemoteEndpointPolicy = .default,
-            additionalHeaders: [(name: String, value: String)] = []
+            endpointPolicy: RemoteEndpointPolicy = .default
         ) {
             self.baseURL = baseURL
             self.stsApplication = stsApplication
@@ -82,7 +82,13 @@ public actor CryptoProDSSClient {
             self.renewalMargin = renewalMargin
             self.retryPolicy = retryPolicy
             self.endpointPolicy = endpointPolicy
-            self.additionalHeaders = additionalHeaders
+        }
+
+        /// This configuration sending `headers` with every request too (tests send the emulator's fault header).
+        package func withAdditionalHeaders(_ headers: [(name: String, value: String)]) -> Self {
+            var copy = self
+            copy.additionalHeaders += headers
+            return copy
         }
 
         /// `<base>/<STS>/oauth/token`.

@@ -181,15 +181,31 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// - Parameters:
     ///   - parameters: initial parameters (declared in ``schema``), checked by ``initialize(options:)``.
     ///   - transport: the networking; nil uses ``CurlTransport``.
-    ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
     ///   - warning: called with a message when a cache file is ignored (foreign-owned, readable by
     ///     others, not a regular file, damaged); default none.
-    public init(
+    public convenience init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
-        additionalHeaders: [(name: String, value: String)] = [],
+        clientIdentityLookup: ClientIdentityLookup? = nil,
+        warning: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.init(
+            parameters: parameters,
+            transport: transport,
+            additionalHeaders: [],
+            clientIdentityLookup: clientIdentityLookup,
+            warning: warning
+        )
+    }
+
+    /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
+    /// fault header); the other arguments as in the public initializer.
+    package init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        additionalHeaders: [(name: String, value: String)],
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
     ) {
@@ -637,9 +653,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             baseURL: url,
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
             timeout: try RemoteProviderParameters.timeout(parameters),
-            endpointPolicy: policy,
-            additionalHeaders: additionalHeaders
-        )
+            endpointPolicy: policy
+        ).withAdditionalHeaders(additionalHeaders)
         if let clientID = try parameters.string(ParameterKey.clientID) { configuration.clientID = clientID }
         return configuration
     }

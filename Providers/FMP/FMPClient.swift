@@ -45,8 +45,9 @@ public actor FMPClient {
         public var retryPolicy: RetryPolicy
         /// Which URLs are allowed (default: HTTPS, or HTTP to loopback only).
         public var endpointPolicy: RemoteEndpointPolicy
-        /// Extra headers sent with every request (default none), e.g. the emulator's fault header.
-        public var additionalHeaders: [(name: String, value: String)]
+        /// Extra headers sent with every request (default none): tests send the emulator's fault header
+        /// (``withAdditionalHeaders(_:)``).
+        package var additionalHeaders: [(name: String, value: String)] = []
 
         /// Creates a configuration.
         public init(
@@ -58,8 +59,7 @@ public actor FMPClient {
             routes: FMPRoutes = .standard,
             timeout: TimeInterval = 30,
             retryPolicy: RetryPolicy = .default,
-            endpointPolicy: RemoteEndpointPolicy = .default,
-            additionalHeaders: [(name: String, value: String)] = []
+            endpointPolicy: RemoteEndpointPolicy = .default
         ) {
             self.apiVersion = apiVersion
             self.host = host
@@ -70,7 +70,6 @@ public actor FMPClient {
             self.timeout = timeout
             self.retryPolicy = retryPolicy
             self.endpointPolicy = endpointPolicy
-            self.additionalHeaders = additionalHeaders
         }
 
         /// The configuration a saved session points at (host, API version, environment, project,
@@ -80,8 +79,7 @@ public actor FMPClient {
             routes: FMPRoutes = .standard,
             timeout: TimeInterval = 30,
             retryPolicy: RetryPolicy = .default,
-            endpointPolicy: RemoteEndpointPolicy = .default,
-            additionalHeaders: [(name: String, value: String)] = []
+            endpointPolicy: RemoteEndpointPolicy = .default
         ) {
             self.init(
                 apiVersion: session.apiVersion,
@@ -92,9 +90,15 @@ public actor FMPClient {
                 routes: routes,
                 timeout: timeout,
                 retryPolicy: retryPolicy,
-                endpointPolicy: endpointPolicy,
-                additionalHeaders: additionalHeaders
+                endpointPolicy: endpointPolicy
             )
+        }
+
+        /// This configuration sending `headers` with every request too (tests send the emulator's fault header).
+        package func withAdditionalHeaders(_ headers: [(name: String, value: String)]) -> Self {
+            var copy = self
+            copy.additionalHeaders += headers
+            return copy
         }
     }
 

@@ -138,14 +138,30 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// - Parameters:
     ///   - parameters: initial parameters (declared in ``schema``), checked by ``initialize(options:)``.
     ///   - transport: the networking; nil uses ``CurlTransport`` (with the TLS parameters).
-    ///   - additionalHeaders: extra headers on every request (default none; tests send the emulator's fault header).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
     ///   - warning: called with a message when a session file is ignored; default none.
-    public init(
+    public convenience init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
-        additionalHeaders: [(name: String, value: String)] = [],
+        clientIdentityLookup: ClientIdentityLookup? = nil,
+        warning: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.init(
+            parameters: parameters,
+            transport: transport,
+            additionalHeaders: [],
+            clientIdentityLookup: clientIdentityLookup,
+            warning: warning
+        )
+    }
+
+    /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
+    /// fault header); the other arguments as in the public initializer.
+    package init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        additionalHeaders: [(name: String, value: String)],
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
     ) {
@@ -415,9 +431,8 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         let configuration = FMPClient.Configuration(
             session: stored.session,
             timeout: try RemoteProviderParameters.timeout(parameters),
-            endpointPolicy: policy,
-            additionalHeaders: additionalHeaders
-        )
+            endpointPolicy: policy
+        ).withAdditionalHeaders(additionalHeaders)
         return FMPClient(
             session: stored.session,
             configuration: configuration,
@@ -500,8 +515,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             project: try parameters.requiredString(ParameterKey.project),
             device: try parameters.string(ParameterKey.device) ?? ProcessInfo.processInfo.hostName,
             timeout: try RemoteProviderParameters.timeout(parameters),
-            endpointPolicy: policy,
-            additionalHeaders: additionalHeaders
-        )
+            endpointPolicy: policy
+        ).withAdditionalHeaders(additionalHeaders)
     }
 }

@@ -48,9 +48,8 @@ func makeClient(
             clientID: client,
             clientSecret: Secret(secret),
             timeout: 10,
-            renewalMargin: renewalMargin,
-            additionalHeaders: headers
-        )
+            renewalMargin: renewalMargin
+        ).withAdditionalHeaders(headers)
     )
 }
 

@@ -22,9 +22,8 @@ func makeClient(
             clientID: clientID,
             clientSecret: clientSecret,
             timeout: timeout,
-            renewalMargin: renewalMargin,
-            additionalHeaders: headers
-        )
+            renewalMargin: renewalMargin
+        ).withAdditionalHeaders(headers)
     )
 }
 

@@ -17,7 +17,9 @@ struct FMPClientErrorTests {
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
             let client = FMPClient(
-                configuration: .init(session: session, additionalHeaders: [(DSSEmulator.Fault.headerName, fault)])
+                configuration: FMPClient.Configuration(session: session).withAdditionalHeaders([
+                    (DSSEmulator.Fault.headerName, fault)
+                ])
             )
             try await client.importSession(session)
             emulator.clearReceivedRequests()
@@ -35,11 +37,10 @@ struct FMPClientErrorTests {
             let clean = try await loggedInClient(url)
             let session = try #require(await clean.exportSession())
             let client = FMPClient(
-                configuration: .init(
+                configuration: FMPClient.Configuration(
                     session: session,
-                    timeout: 1,
-                    additionalHeaders: [(DSSEmulator.Fault.headerName, "delay=3000")]
-                )
+                    timeout: 1
+                ).withAdditionalHeaders([(DSSEmulator.Fault.headerName, "delay=3000")])
             )
             try await client.importSession(session)
             emulator.clearReceivedRequests()
@@ -71,11 +72,10 @@ struct FMPClientErrorTests {
             let session = try #require(await clean.exportSession())
             let policy = RetryPolicy(maxAttempts: 3, initialBackoff: 0.01)
             let client = FMPClient(
-                configuration: .init(
+                configuration: FMPClient.Configuration(
                     session: session,
-                    retryPolicy: policy,
-                    additionalHeaders: [(DSSEmulator.Fault.headerName, "drop")]
-                )
+                    retryPolicy: policy
+                ).withAdditionalHeaders([(DSSEmulator.Fault.headerName, "drop")])
             )
             try await client.importSession(session)
             emulator.clearReceivedRequests()
@@ -91,7 +91,9 @@ struct FMPClientErrorTests {
             let session = try #require(await clean.exportSession())
             for fault in ["malformed-json", "status-500"] {
                 let client = FMPClient(
-                    configuration: .init(session: session, additionalHeaders: [(DSSEmulator.Fault.headerName, fault)])
+                    configuration: FMPClient.Configuration(session: session).withAdditionalHeaders([
+                        (DSSEmulator.Fault.headerName, fault)
+                    ])
                 )
                 try await client.importSession(session)
                 let error = await expectError(.network) { try await client.signs() }

@@ -21,9 +21,8 @@ func makeClient(
             project: StandardSeed.project,
             device: "test-device-1",
             timeout: timeout,
-            retryPolicy: retryPolicy,
-            additionalHeaders: headers
-        )
+            retryPolicy: retryPolicy
+        ).withAdditionalHeaders(headers)
     )
 }
 
