@@ -27,7 +27,7 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
     public var documentSize: Int64
     /// The document's digest with ``digestAlgorithm``.
     public var documentDigest: [UInt8]
-    /// The digest algorithm of the signature (stored in the journal by its name, ``DigestAlgorithm/rawValue``).
+    /// The digest algorithm of the signature (stored in the journal by its name, `DigestAlgorithm.rawValue`).
     public var digestAlgorithm: DigestAlgorithm
     /// The container format.
     public var format: SignatureFormat
