@@ -59,22 +59,12 @@ enum ServerSignatureCheck {
                     + "\(result.failure?.reason ?? "no signer"); nothing was written"
             )
         }
-        var mismatches: [String] = []
-        if result.signers.count != 1 { mismatches.append("it has \(result.signers.count) signers, not one") }
-        if signer != expectedSigner {
-            mismatches.append(
-                "it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected "
-                    + "certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))"
-            )
-        }
-        if result.format != request.format {
-            mismatches.append("its format is \(result.format?.rawValue ?? "unknown"), not \(request.format.rawValue)")
-        }
-        if result.digestAlgorithm != request.digestAlgorithm {
-            let found = result.signers.first?.digestAlgorithmName ?? "unknown"
-            mismatches.append("its digest is \(found), not \(request.digestAlgorithm.rawValue)")
-        }
-        if !result.isDetached { mismatches.append("it embeds content; a PDF signature is detached") }
+        let mismatches = VerificationResult.serverSignatureMismatches(
+            result,
+            signer: signer,
+            expectedSigner: expectedSigner,
+            request: request
+        )
         guard mismatches.isEmpty else {
             throw CertificateProviderError(
                 .serverSignatureMismatch,

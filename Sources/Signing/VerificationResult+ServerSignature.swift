@@ -1,0 +1,38 @@
+package import CertificateProviders
+
+extension VerificationResult {
+    /// How a server's signature differs from what was asked of it: the signer count, the signer (the
+    /// selected certificate), the format, the digest and detached or attached. Empty when it is the
+    /// signature asked for. One list for every place that embeds or writes a server-made signature
+    /// (the coordinator, PAdES).
+    package static func serverSignatureMismatches(
+        _ result: VerificationResult,
+        signer: Certificate,
+        expectedSigner: Certificate,
+        request: DocumentSigningRequest
+    ) -> [String] {
+        var mismatches: [String] = []
+        if result.signers.count != 1 { mismatches.append("it has \(result.signers.count) signers, not one") }
+        if signer != expectedSigner {
+            mismatches.append(
+                "it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected "
+                    + "certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))"
+            )
+        }
+        if result.format != request.format {
+            mismatches.append("its format is \(result.format?.rawValue ?? "unknown"), not \(request.format.rawValue)")
+        }
+        if result.digestAlgorithm != request.digestAlgorithm {
+            let found = result.signers.first?.digestAlgorithmName ?? "unknown"
+            mismatches.append("its digest is \(found), not \(request.digestAlgorithm.rawValue)")
+        }
+        if result.isDetached != request.isDetached {
+            mismatches.append(
+                result.isDetached
+                    ? "it is detached, an attached signature was asked for"
+                    : "it embeds the document, a detached signature was asked for"
+            )
+        }
+        return mismatches
+    }
+}
