@@ -34,6 +34,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let epollFD: Int32
     private let wakeFD: Int32
+    /// Why the loop could not start (no descriptor left for epoll or eventfd); every transfer then
+    /// fails with it instead of the process crashing.
+    private let startupFailure: String?
     private typealias Completion = (CurlTransfer, Result<HTTPResponse, CertificateProviderError>)
     private struct Inbox {
         var submissions: [CurlTransfer] = []
@@ -70,8 +73,18 @@ final class CurlMultiLoop: @unchecked Sendable {
         self.multi = multi
         var wake: Int32 = -1
         let epoll = CCurlShims_poller_make(&wake)
-        // epoll_create1 and eventfd fail only when the process is out of descriptors or memory.
-        guard epoll >= 0 else { fatalError("CurlTransport: epoll_create1/eventfd failed (errno \(errno))") }
+        // epoll_create1 and eventfd fail when the process is out of descriptors or memory: the
+        // transport then answers every request with that error.
+        guard epoll >= 0 else {
+            let reason = String(cString: strerror(errno))
+            startupFailure =
+                "the HTTP transport cannot start its event loop (epoll/eventfd: \(reason)); the process is out of "
+                + "file descriptors or memory: raise the descriptor limit (ulimit -n) or close unused files"
+            epollFD = -1
+            wakeFD = -1
+            return
+        }
+        startupFailure = nil
         epollFD = epoll
         wakeFD = wake
         _ = CCurlShims_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
@@ -85,6 +98,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// An easy handle to prepare a transfer on: a reset one from the idle list, or a new one.
     func takeHandle() throws -> UnsafeMutableRawPointer {
+        if let startupFailure { throw CertificateProviderError(.network, startupFailure) }
         if let handle = inbox.withLock({ $0.value.idleHandles.popLast() }) { return handle }
         guard let handle = curl_easy_init() else {
             throw CertificateProviderError(.network, "libcurl cannot make a transfer handle (out of memory)")
@@ -117,6 +131,10 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Stops the thread (in-flight transfers end with `.cancelled`) and frees the multi handle.
     func shutdown() {
+        if startupFailure != nil {
+            curl_multi_cleanup(multi)  // no thread was started, and no transfer ever reached the handle
+            return
+        }
         lock.withLock { stopRequested = true }
         CCurlShims_poller_wake(wakeFD)
         if Thread.current.name != "CurlTransport" { stopped.wait() }
