@@ -75,7 +75,7 @@ public final class CSCProvider: CertificateProvider {
 
     /// Registers the provider under ``CertificateProviders/ProviderID/csc`` with its schema; each
     /// `makeProvider` call makes a fresh provider with these arguments.
-    /// - Parameters: as ``init(parameters:transport:additionalHeaders:clientIdentityLookup:)``.
+    /// - Parameters: as ``init(parameters:transport:clientIdentityLookup:)``.
     /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
     public static func register(
         in registry: inout ProviderRegistry,

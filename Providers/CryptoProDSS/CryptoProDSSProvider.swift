@@ -111,7 +111,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     /// Registers the provider under ``CertificateProviders/ProviderID/cryptoProDSS`` with its schema;
     /// each `makeProvider` call makes a fresh provider with these arguments.
-    /// - Parameters: as ``init(parameters:transport:additionalHeaders:clientIdentityLookup:warning:)``.
+    /// - Parameters: as ``init(parameters:transport:clientIdentityLookup:warning:)``.
     /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
     public static func register(
         in registry: inout ProviderRegistry,

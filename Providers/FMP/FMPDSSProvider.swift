@@ -98,7 +98,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     /// Registers the provider under ``CertificateProviders/ProviderID/fmpDSS`` with its schema; each
     /// `makeProvider` call makes a fresh provider with these arguments.
-    /// - Parameters: as ``init(parameters:transport:additionalHeaders:clientIdentityLookup:warning:)``.
+    /// - Parameters: as ``init(parameters:transport:clientIdentityLookup:warning:)``.
     /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
     public static func register(
         in registry: inout ProviderRegistry,
