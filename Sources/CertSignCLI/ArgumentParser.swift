@@ -104,6 +104,7 @@ enum ArgumentParser {
             let binding = argumentBindings[min(position, argumentBindings.count - 1)]
             try converting { try binding.store(&options, text) }
         }
+        try converting { try options.validate() }
         return options
     }
 

@@ -12,11 +12,16 @@ protocol CommandOptions: Sendable {
     static var arguments: [ArgumentBinding<Self>] { get }
     /// The options, in the order `--help` lists them.
     static var options: [OptionBinding<Self>] { get }
+    /// Checks how the values go together (`--out` with one document, one key source, …) once the
+    /// whole command line is read, before the command runs.
+    /// - Throws: ``InvalidValue`` saying what does not fit (reported as a usage error).
+    func validate() throws
 }
 
 extension CommandOptions {
     static var arguments: [ArgumentBinding<Self>] { [] }
     static var options: [OptionBinding<Self>] { [] }
+    func validate() throws {}
 }
 
 /// The options of a command that takes none.

@@ -51,7 +51,7 @@ import Testing
         #expect(options.tsaCA == ["one.pem", "two.pem"])
 
         // Nothing given: each property holds its declared default.
-        let defaults = try ArgumentParser.parse(["doc"], as: Commands.SignOptions.self, usage: "usage")
+        let defaults = try ArgumentParser.parse(["doc", "--p12", "x.p12"], as: Commands.SignOptions.self, usage: "")
         #expect(defaults.format == .cades && defaults.digest == nil && !defaults.attached)
         #expect(!defaults.password.isGiven && defaults.password.stem == "password")
         let emulator = try ArgumentParser.parse(
@@ -113,6 +113,46 @@ import Testing
                 as: Commands.DSSLoginOptions.self
             ) == "--host must be an http:// or https:// URL, not 'fmp.example'"
         )
+    }
+
+    @Test func howOptionsGoTogetherIsCheckedBeforeTheCommandRuns() {
+        #expect(
+            Self.usageError(["a", "b", "--identity", "i", "--out", "x"], as: Commands.SignOptions.self)
+                == "--out names one output file; use --out-dir DIR for several documents"
+        )
+        #expect(
+            Self.usageError(["a", "--identity", "i", "--p12", "x.p12"], as: Commands.SignOptions.self)
+                == "give only one of --identity, --p12 and --provider"
+        )
+        #expect(
+            Self.usageError(["a", "--identity", "i", "--tsa-ca", "ca.pem"], as: Commands.SignOptions.self)
+                == "--tsa-ca goes with --tsa URL"
+        )
+        #expect(
+            Self.usageError(
+                ["a.pdf", "--identity", "i", "--format", "pades", "--in-place", "--out-dir", "d"],
+                as: Commands.SignOptions.self
+            ) == "--in-place replaces the document: do not give --out or --out-dir with it"
+        )
+        #expect(
+            Self.usageError(
+                ["-", "--identity", "i", "--password-env", "P", "--password-stdin"],
+                as: Commands.SignOptions.self
+            )?
+            .hasPrefix("DOCUMENT '-' and --password-stdin both read standard input") == true
+        )
+        #expect(
+            Self.usageError(["s.p7s"], as: Commands.VerifyOptions.self)?.hasPrefix("give the trust anchors") == true
+        )
+        #expect(
+            Self.usageError(["--require-client-cert", "ca.pem"], as: Commands.EmulatorOptions.self)
+                == "--require-client-cert needs --tls"
+        )
+        #expect(
+            Self.usageError(["--host", "0.0.0.0"], as: Commands.EmulatorOptions.self)?
+                .hasPrefix("--host 0.0.0.0 is not a loopback address") == true
+        )
+        #expect(Self.usageError(["--host", "0.0.0.0", "--allow-remote"], as: Commands.EmulatorOptions.self) == nil)
     }
 
     /// Through the built binary: a bad `--digest` is refused before the key source is even looked at

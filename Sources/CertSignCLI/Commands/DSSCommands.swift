@@ -10,8 +10,6 @@ import RemoteSigning
 extension Commands {
     static let dssCommands: [CommandDescriptor] = [dssLogin, dssCertificates, dssSign, dssSigns, dssRemove, emulator]
 
-    static var dssLoginUsage: String { dssLogin.usage }
-
     /// `certsign dss login --host URL …`.
     struct DSSLoginOptions: CommandOptions {
         var host = URL(fileURLWithPath: "/")
@@ -95,6 +93,12 @@ extension Commands {
             options += .password(\.password, "the user's platform password")
             return options
         }
+
+        func validate() throws {
+            if clientIdentity == nil, clientIdentityPassword.isGiven {
+                throw InvalidValue(message: "--client-identity-password-env/-file need --client-identity ALIAS")
+            }
+        }
     }
 
     static let dssLogin = CommandDescriptor(
@@ -138,12 +142,6 @@ extension Commands {
             clientIdentityPasswordFile: options.clientIdentityPassword.filePath
                 .map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         )
-        if tls.clientIdentity == nil, tls.clientIdentityPasswordEnv != nil || tls.clientIdentityPasswordFile != nil {
-            throw UsageError(
-                message: "--client-identity-password-env/-file need --client-identity ALIAS",
-                usage: dssLoginUsage
-            )
-        }
         if tls.trustedCAFile == nil, tls.clientIdentity == nil { tls = FMPLoginTLS() }
         parameters[FMPDSSProvider.ParameterKey.password] = .secret(password)
         let provider = try context.fmpProvider(parameters, tls: tls)
@@ -364,8 +362,6 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
-    static var emulatorUsage: String { emulator.usage }
-
     /// `certsign emulator [--host ADDR] [--port N] …`.
     struct EmulatorOptions: CommandOptions {
         var host: String?
@@ -427,6 +423,18 @@ extension Commands {
                 ),
             ]
         }
+
+        func validate() throws {
+            if let host, !Commands.isLoopbackAddress(host), !allowRemote {
+                throw InvalidValue(
+                    message: "--host \(host) is not a loopback address; the emulator serves published credentials, "
+                        + "so binding it elsewhere needs --allow-remote"
+                )
+            }
+            if requireClientCert != nil && !tls {
+                throw InvalidValue(message: "--require-client-cert needs --tls")
+            }
+        }
     }
 
     static let emulator = CommandDescriptor(
@@ -440,25 +448,14 @@ extension Commands {
         examples: ["certsign emulator --port 8443 --tls --ca-out emulator-ca.pem"]
     ) { (options: EmulatorOptions, context) in
         var configuration = DSSEmulator.Configuration()
-        if let host = options.host {
-            guard isLoopbackAddress(host) || options.allowRemote else {
-                throw UsageError(
-                    message:
-                        "--host \(host) is not a loopback address; the emulator serves published credentials, so "
-                        + "binding it elsewhere needs --allow-remote",
-                    usage: emulatorUsage
-                )
-            }
-            configuration.host = host
-        }
+        // A non-loopback --host needs --allow-remote, --require-client-cert needs --tls: checked by
+        // EmulatorOptions.validate.
+        if let host = options.host { configuration.host = host }
         // Checked against 0…65535 when the command line was parsed.
         if let port = options.port { configuration.port = port }
         configuration.faultsEnabled = options.faults
         configuration.requestLogLimit = 0
         if let caFile = options.requireClientCert {
-            guard options.tls else {
-                throw UsageError(message: "--require-client-cert needs --tls", usage: emulatorUsage)
-            }
             guard let bytes = FileManager.default.contents(atPath: caFile) else {
                 throw CertificateProviderError(
                     .fileSystem,

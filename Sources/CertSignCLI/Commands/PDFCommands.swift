@@ -21,12 +21,7 @@ extension Commands {
         _ = try context.documentSize(path)
         let output: URL
         if arguments.inPlace {
-            guard arguments.out == nil, arguments.outputDirectory == nil else {
-                throw UsageError(
-                    message: "--in-place replaces the document: do not give --out or --out-dir with it",
-                    usage: signUsage
-                )
-            }
+            // Not with --out or --out-dir: checked by SignOptions.validate.
             output = input
         } else if let out = arguments.out {
             output = URL(fileURLWithPath: out)

@@ -144,6 +144,56 @@ extension Commands {
             ]
             return options
         }
+
+        func validate() throws {
+            let sources = [identity != nil, p12 != nil, provider != nil].filter { $0 }
+            guard sources.count == 1 else {
+                throw InvalidValue(
+                    message: sources.isEmpty
+                        ? "say where the key comes from: --identity ALIAS, --p12 FILE or --provider ID"
+                        : "give only one of --identity, --p12 and --provider"
+                )
+            }
+            if out != nil && documents.count > 1 {
+                throw InvalidValue(message: "--out names one output file; use --out-dir DIR for several documents")
+            }
+            if out != nil && outputDirectory != nil {
+                throw InvalidValue(message: "give either --out or --out-dir")
+            }
+            if !parameters.isEmpty && provider == nil {
+                throw InvalidValue(message: "--param, --param-env and --param-file go with --provider")
+            }
+            if tsa == nil && !tsaCA.isEmpty {
+                throw InvalidValue(message: "--tsa-ca goes with --tsa URL")
+            }
+            let pades = format == .pades
+            if !pades, inPlace || field != nil || reason != nil || location != nil {
+                throw InvalidValue(message: "--in-place, --field, --reason and --location go with --format pades")
+            }
+            if pades, attached {
+                throw InvalidValue(message: "a PAdES signature lives inside the PDF: --attached does not apply")
+            }
+            if pades, inPlace, out != nil || outputDirectory != nil {
+                throw InvalidValue(message: "--in-place replaces the document: do not give --out or --out-dir with it")
+            }
+            // Standard input is read once: by one document, or by the password.
+            let fromStandardInput = documents.filter { $0 == "-" }.count
+            if fromStandardInput > 1 {
+                throw InvalidValue(message: "standard input ('-') can be read only once")
+            }
+            if fromStandardInput == 1 && password.readsStandardInput {
+                throw InvalidValue(
+                    message: "DOCUMENT '-' and --password-stdin both read standard input; give the password with "
+                        + "--password-env or --password-file"
+                )
+            }
+            if pades, documents.contains("-") || out == "-" {
+                throw InvalidValue(
+                    message: "PAdES signs PDF files in place or into another file: '-' (standard input or output) "
+                        + "does not apply"
+                )
+            }
+        }
     }
 
     static let sign = CommandDescriptor(
@@ -219,43 +269,11 @@ extension Commands {
     /// Checks what `sign` was asked to do (key source, output, format, digest, standard input) before
     /// anything is opened or signed, and works out where each signature goes.
     private static func signPlan(_ arguments: SignOptions, _ context: CommandContext) throws -> SignPlan {
+        // How the options go together was checked when the command line was parsed (SignOptions.validate).
         let documents = arguments.documents
-        let sources = [arguments.identity != nil, arguments.p12 != nil, arguments.provider != nil].filter { $0 }
-        guard sources.count == 1 else {
-            throw UsageError(
-                message: sources.isEmpty
-                    ? "say where the key comes from: --identity ALIAS, --p12 FILE or --provider ID"
-                    : "give only one of --identity, --p12 and --provider",
-                usage: signUsage
-            )
-        }
-        if arguments.out != nil && documents.count > 1 {
-            throw UsageError(
-                message: "--out names one output file; use --out-dir DIR for several documents",
-                usage: signUsage
-            )
-        }
-        if arguments.out != nil && arguments.outputDirectory != nil {
-            throw UsageError(message: "give either --out or --out-dir", usage: signUsage)
-        }
-        if !arguments.parameters.isEmpty && arguments.provider == nil {
-            throw UsageError(message: "--param, --param-env and --param-file go with --provider", usage: signUsage)
-        }
-        let timestampClient = try context.timestampClient(arguments.tsa, anchors: arguments.tsaCA, usage: signUsage)
+        let timestampClient = try context.timestampClient(arguments.tsa, anchors: arguments.tsaCA)
         var options = SigningOptions()
         let pades = arguments.format == .pades
-        if !pades, arguments.inPlace || arguments.field != nil || arguments.reason != nil || arguments.location != nil {
-            throw UsageError(
-                message: "--in-place, --field, --reason and --location go with --format pades",
-                usage: signUsage
-            )
-        }
-        if pades, arguments.attached {
-            throw UsageError(
-                message: "a PAdES signature lives inside the PDF: --attached does not apply",
-                usage: signUsage
-            )
-        }
         // PAdES embeds a CAdES-BES signature in the PDF.
         options.format = arguments.format == .cms ? .cms : .cadesBES
         if let digest = arguments.digest { options.digestAlgorithm = digest }
@@ -270,26 +288,6 @@ extension Commands {
         }
 
         // Where each signature goes, checked before anything is signed.
-        let fromStandardInput = documents.filter { $0 == "-" }.count
-        if fromStandardInput > 1 {
-            throw UsageError(message: "standard input ('-') can be read only once", usage: signUsage)
-        }
-        if fromStandardInput == 1 && arguments.password.readsStandardInput {
-            throw UsageError(
-                message:
-                    "DOCUMENT '-' and --password-stdin both read standard input; give the password with "
-                    + "--password-env or --password-file",
-                usage: signUsage
-            )
-        }
-        if pades, documents.contains("-") || arguments.out == "-" {
-            throw UsageError(
-                message:
-                    "PAdES signs PDF files in place or into another file: '-' (standard input or output) does not "
-                    + "apply",
-                usage: signUsage
-            )
-        }
         // PAdES writes PDFs (checked by signPDF); only its --out is checked here, as a file to replace.
         let outputs =
             pades ? [] : try signatureOutputs(documents, out: arguments.out, directory: arguments.outputDirectory)
@@ -659,8 +657,6 @@ extension Commands {
         }
     }
 
-    static var verifyUsage: String { verify.usage }
-
     /// `certsign verify SIGNATURE (--ca FILE... | --no-chain-check) …`.
     struct VerifyOptions: CommandOptions {
         var signature = ""
@@ -735,6 +731,17 @@ extension Commands {
                 ),
             ]
         }
+
+        func validate() throws {
+            if ca.isEmpty && !noChainCheck {
+                throw InvalidValue(
+                    message: "give the trust anchors with --ca FILE, or --no-chain-check to check only the signature"
+                )
+            }
+            if !ca.isEmpty && noChainCheck {
+                throw InvalidValue(message: "--ca and --no-chain-check contradict each other")
+            }
+        }
     }
 
     static let verify = CommandDescriptor(
@@ -758,15 +765,6 @@ extension Commands {
     private static func runVerify(_ options: VerifyOptions, _ context: CommandContext) async throws -> Int32 {
         let signaturePath = options.signature
         let caFiles = options.ca
-        if caFiles.isEmpty && !options.noChainCheck {
-            throw UsageError(
-                message: "give the trust anchors with --ca FILE, or --no-chain-check to check only the signature",
-                usage: verifyUsage
-            )
-        }
-        if !caFiles.isEmpty && options.noChainCheck {
-            throw UsageError(message: "--ca and --no-chain-check contradict each other", usage: verifyUsage)
-        }
         var policy = ValidationPolicy()
         if let time = options.at { policy.validationTime = time }
         try context.applyRevocationOptions(

@@ -53,7 +53,7 @@ extension Commands {
             """,
         examples: ["certsign timestamp invoice.pdf.p7s --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem"]
     ) { (options: TimestampOptions, context) in
-        guard let client = try context.timestampClient(options.tsa, anchors: options.tsaCA, usage: timestampUsage)
+        guard let client = try context.timestampClient(options.tsa, anchors: options.tsaCA)
         else {
             throw UsageError(message: "give the time-stamping authority with --tsa URL", usage: timestampUsage)
         }
@@ -154,15 +154,10 @@ extension CommandContext {
         )
     }
 
-    /// The TSA client of `--tsa URL [--tsa-ca FILE]...` (the URL checked when the command line was
-    /// parsed), or nil without `--tsa`.
-    func timestampClient(_ url: URL?, anchors: [String], usage: String) throws -> TimestampAuthorityClient? {
-        guard let url else {
-            if !anchors.isEmpty {
-                throw UsageError(message: "--tsa-ca goes with --tsa URL", usage: usage)
-            }
-            return nil
-        }
+    /// The TSA client of `--tsa URL [--tsa-ca FILE]...` (the URL checked, and `--tsa-ca` only with
+    /// `--tsa`, when the command line was parsed), or nil without `--tsa`.
+    func timestampClient(_ url: URL?, anchors: [String]) throws -> TimestampAuthorityClient? {
+        guard let url else { return nil }
         return TimestampAuthorityClient(
             configuration: .init(url: url, trustAnchors: try timestampAnchors(anchors)),
             fetcher: try binaryFetcher()
