@@ -12,6 +12,7 @@ extension Commands {
 
     /// `certsign dss login --host URL …`.
     struct DSSLoginOptions: CommandOptions {
+        // Required options (--host, --environment, --project, --user) are always set by the parser.
         var host = URL(fileURLWithPath: "/")
         var apiVersion = "v1"
         var environment = ""
@@ -187,6 +188,7 @@ extension Commands {
 
     /// `certsign dss sign --resource R --table T --column C --hhive-id N --certificate-id N …`.
     struct DSSSignOptions: CommandOptions {
+        // Required options are always set by the parser; --params defaults to {}.
         var resource = ""
         var table = ""
         var params: JSONValue = [:]

@@ -179,6 +179,7 @@ extension Commands {
     /// `certsign identity export ALIAS --out FILE …`.
     struct IdentityExportOptions: CommandOptions {
         var alias = ""
+        /// Required: always set by the parser.
         var out = ""
         var password = SecretInput()
         var exportPassword = SecretInput()
