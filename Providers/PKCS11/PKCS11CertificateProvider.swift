@@ -61,7 +61,17 @@ public final class PKCS11CertificateProvider: CertificateProvider {
                 "the scheme an RSA key signs with"
             ),
         ],
-        rules: [{ parameters in if let text = try parameters.string(.pkcs11URI) { _ = try PKCS11URI(text) } }]
+        rules: [
+            { parameters in
+                guard let text = try parameters.string(.pkcs11URI) else { return }
+                do { _ = try PKCS11URI(text) } catch let error as CertificateProviderError
+                    where error.code == .invalidParameter
+                {
+                    // The URI parser's reason, prefixed like every schema message with the key it is about.
+                    throw CertificateProviderError.invalidParameter("parameter 'uri': \(error.reason)")
+                }
+            }
+        ]
     )
 
     /// One line saying what the provider is (`certsign providers`).

@@ -30,6 +30,14 @@ struct CSCProviderTests {
         (1...count).map { .bytes(Array("Счёт № \($0) от 30.11.2026\n".utf8), name: "invoice-\($0).txt") }
     }
 
+    @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
+    func validationMoment() async throws {
+        let reason = try await expectRefusedAtEveryMoment([CSCProvider.ParameterKey.url: .string("csc.example")]) {
+            try CSCProvider(parameters: $0)
+        }
+        #expect(reason == "parameter 'url' must be a URL such as https://host/path, not 'csc.example'")
+    }
+
     @Test("SCAL 1 with a PIN (EC): one authorize without hashes, one signHash; the CAdES verifies with openssl")
     func scal1PIN() async throws {
         try await withEmulator(.faultsAndSecrets) { emulator, url in

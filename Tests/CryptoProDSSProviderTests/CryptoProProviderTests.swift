@@ -18,6 +18,18 @@ struct CryptoProProviderTests {
         ]).merging(extra)
     }
 
+    @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
+    func validationMoment() async throws {
+        // dssPassword is an FMP key: unknown here.
+        let reason = try await expectRefusedAtEveryMoment(["dssPassword": .secret(Secret("x"))]) {
+            try CryptoProDSSProvider(parameters: $0)
+        }
+        #expect(
+            reason?.hasPrefix("parameter 'dssPassword' is not known to the cryptopro-dss provider (it takes: ") == true
+        )
+        #expect(reason?.contains("username") == true)
+    }
+
     @Test("certificate selection: by id, 0 = default, none = default, by friendly name, by subject CN")
     func selection() async throws {
         try await withEmulator(.faults) { _, url in

@@ -22,6 +22,14 @@ struct FMPDSSProviderTests {
         return parameters
     }
 
+    @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
+    func validationMoment() async throws {
+        let reason = try await expectRefusedAtEveryMoment([FMPDSSProvider.ParameterKey.timeout: .integer(0)]) {
+            try FMPDSSProvider(parameters: $0)
+        }
+        #expect(reason == "parameter 'timeout' must be a positive whole number of seconds, not 0")
+    }
+
     @Test("initialize returns the server's certificate with a remote key; stored until deleted")
     func initialize() async throws {
         try await withEmulator { _, url in

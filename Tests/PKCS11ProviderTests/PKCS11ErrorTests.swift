@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS11Provider
+import TestSupport
 import Testing
 
 /// Wrong and locked PINs, missing tokens, keys, certificates and modules: typed errors that name what
@@ -145,6 +146,18 @@ struct PKCS11ErrorTests {
 
 @Suite("PKCS#11 URIs (RFC 7512)")
 struct PKCS11URITests {
+    @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
+    func validationMoment() async throws {
+        let reason = try await expectRefusedAtEveryMoment([.pkcs11URI: .string("https://token.example/key")]) {
+            try PKCS11CertificateProvider(parameters: $0)
+        }
+        #expect(
+            reason
+                == "parameter 'uri': 'https://token.example/key' is not a pkcs11: URI (RFC 7512), e.g. "
+                + "pkcs11:token=test;object=rsakey"
+        )
+    }
+
     @Test("attributes, percent-decoding and the id as bytes")
     func parse() throws {
         let uri = try PKCS11URI(

@@ -16,6 +16,13 @@ struct ProviderTests {
         )
     }
 
+    @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
+    func validationMoment() async throws {
+        let both: ProviderParameters = [.pkcs12File: .string("/nonexistent/id.p12"), .pkcs12Data: .data([0x30, 0x00])]
+        let reason = try await expectRefusedAtEveryMoment(both) { try PKCS12CertificateProvider(parameters: $0) }
+        #expect(reason == "parameters 'file' and 'data' exclude each other; give one")
+    }
+
     @Test("registry → initialize from a file → storedCertificate without reopening → delete")
     func lifecycle() async throws {
         let directory = try TemporaryDirectory()
