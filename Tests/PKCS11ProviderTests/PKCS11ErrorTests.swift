@@ -17,10 +17,13 @@ struct PKCS11ErrorTests {
         let fixture = try SoftHSMFixture.shared()
         let before = try fixture.tokenFlags(SoftHSMFixture.Token.wrongPIN)
         #expect(!before.contains("user PIN count low"), "\(before)")
-        let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule)])
+        let provider = try PKCS11CertificateProvider(parameters: [
+            PKCS11CertificateProvider.ParameterKey.module: .string(SoftHSMFixture.softHSMModule)
+        ])
         let error = await PKCS11Testing.error {
             _ = try await provider.initialize(options: [
-                .pkcs11URI: .string("pkcs11:token=wrong-pin;object=eckey"), .pkcs11PIN: .secret(Secret("0000")),
+                PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=wrong-pin;object=eckey"),
+                PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret("0000")),
             ])
         }
         #expect(error?.code == .wrongPassword)
@@ -36,7 +39,8 @@ struct PKCS11ErrorTests {
         #expect(try provider.storedCertificate() == nil)
         // The right PIN still works (one failure does not lock SoftHSM) and clears the mark.
         _ = try await provider.initialize(options: [
-            .pkcs11URI: .string("pkcs11:token=wrong-pin;object=eckey"), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+            PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=wrong-pin;object=eckey"),
+            PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret(SoftHSMFixture.pin)),
         ])
         #expect(!(try fixture.tokenFlags(SoftHSMFixture.Token.wrongPIN)).contains("user PIN count low"))
     }
@@ -111,10 +115,13 @@ struct PKCS11ErrorTests {
         arguments: ["/usr/lib/x86_64-linux-gnu/libz.so.1", "/etc/hostname", "/nonexistent/libpkcs11.so"]
     )
     func notAModule(path: String) async throws {
-        let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(path)])
+        let provider = try PKCS11CertificateProvider(parameters: [
+            PKCS11CertificateProvider.ParameterKey.module: .string(path)
+        ])
         let error = await PKCS11Testing.error {
             _ = try await provider.initialize(options: [
-                .pkcs11URI: .string("pkcs11:token=signer;object=rsakey"), .pkcs11PIN: .secret(Secret("1234")),
+                PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=signer;object=rsakey"),
+                PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret("1234")),
             ])
         }
         #expect(error?.code == .moduleNotLoadable)
@@ -130,7 +137,9 @@ struct PKCS11ErrorTests {
         #expect(inPath?.code == .invalidParameter && inPath?.reason.contains("98765") == false)
         let provider = try PKCS11CertificateProvider()
         let viaParameters = await PKCS11Testing.error {
-            try provider.setParameters([.pkcs11URI: .string("pkcs11:object=x?pin-value=98765")])
+            try provider.setParameters([
+                PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:object=x?pin-value=98765")
+            ])
         }
         #expect(viaParameters?.code == .invalidParameter)
     }
@@ -148,7 +157,9 @@ struct PKCS11ErrorTests {
 struct PKCS11URITests {
     @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
     func validationMoment() async throws {
-        let reason = try await expectRefusedAtEveryMoment([.pkcs11URI: .string("https://token.example/key")]) {
+        let reason = try await expectRefusedAtEveryMoment([
+            PKCS11CertificateProvider.ParameterKey.uri: .string("https://token.example/key")
+        ]) {
             try PKCS11CertificateProvider(parameters: $0)
         }
         #expect(
