@@ -169,6 +169,14 @@ struct PKCS11URITests {
         )
     }
 
+    @Test("the keys live in PKCS11CertificateProvider.ParameterKey with the --param words stored parameters use")
+    func parameterKeyWords() {
+        typealias Key = PKCS11CertificateProvider.ParameterKey
+        let keys = [Key.uri, Key.module, Key.pin, Key.scheme]
+        #expect(keys.map(\.rawValue) == ["uri", "module", "pin", "scheme"])
+        #expect(Set(keys) == PKCS11CertificateProvider.schema.keys)
+    }
+
     @Test("attributes, percent-decoding and the id as bytes")
     func parse() throws {
         let uri = try PKCS11URI(

@@ -26,6 +26,22 @@ struct ProviderTests {
         #expect(reason == "parameters 'file' and 'data' exclude each other; give one")
     }
 
+    @Test("the keys live in PKCS12CertificateProvider.ParameterKey with the --param words stored parameters use")
+    func parameterKeyWords() {
+        typealias Key = PKCS12CertificateProvider.ParameterKey
+        let keys = [
+            Key.file, Key.data, Key.password, Key.passwordSource, Key.alias, Key.keyAlias, Key.storeDirectory,
+            Key.storePassword, Key.storePasswordSource, Key.inMemory,
+        ]
+        #expect(
+            keys.map(\.rawValue) == [
+                "file", "data", "password", "passwordSource", "alias", "keyAlias", "storeDirectory", "storePassword",
+                "storePasswordSource", "inMemory",
+            ]
+        )
+        #expect(Set(keys) == PKCS12CertificateProvider.schema.keys)
+    }
+
     @Test("registry → initialize from a file → storedCertificate without reopening → delete")
     func lifecycle() async throws {
         let directory = try TemporaryDirectory()
