@@ -56,13 +56,17 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         /// The scheme an RSA key signs CMS with (string): `rsa-pkcs1v15` (default) or
         /// `rsa-pss` (RSASSA-PSS, RFC 4056, through `CKM_RSA_PKCS_PSS`). EC keys always use `ecdsa`.
         public static let scheme: ProviderParameters.Key = "scheme"
+
+        /// Every key the provider accepts (the keys of ``PKCS11CertificateProvider/schema``).
+        public static let all: Set<ProviderParameters.Key> = PKCS11CertificateProvider.schema.keys
     }
 
     /// Always `.pkcs11`.
     public let providerID: ProviderID = .pkcs11
 
-    /// Every key this provider accepts (the keys of ``schema``).
-    public static let acceptedKeys: Set<ProviderParameters.Key> = schema.keys
+    /// Every key this provider accepts; renamed ``ParameterKey/all``.
+    @available(*, deprecated, renamed: "ParameterKey.all")
+    public static var acceptedKeys: Set<ProviderParameters.Key> { ParameterKey.all }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
     public static let schema = ProviderParameterSchema(

@@ -174,7 +174,7 @@ struct PKCS11URITests {
         typealias Key = PKCS11CertificateProvider.ParameterKey
         let keys = [Key.uri, Key.module, Key.pin, Key.scheme]
         #expect(keys.map(\.rawValue) == ["uri", "module", "pin", "scheme"])
-        #expect(Set(keys) == PKCS11CertificateProvider.schema.keys)
+        #expect(Set(keys) == PKCS11CertificateProvider.schema.keys && Key.all == Set(keys))
     }
 
     @Test("attributes, percent-decoding and the id as bytes")

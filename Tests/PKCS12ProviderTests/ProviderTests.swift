@@ -39,7 +39,7 @@ struct ProviderTests {
                 "storePasswordSource", "inMemory",
             ]
         )
-        #expect(Set(keys) == PKCS12CertificateProvider.schema.keys)
+        #expect(Set(keys) == PKCS12CertificateProvider.schema.keys && Key.all == Set(keys))
     }
 
     @Test("registry → initialize from a file → storedCertificate without reopening → delete")

@@ -89,13 +89,17 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         /// stores nothing, needs no store password, and `storedCertificate()` returns the identity it
         /// opened until `deleteStoredCertificate()` or the provider ends. No copy of the key reaches disk.
         public static let inMemory: ProviderParameters.Key = "inMemory"
+
+        /// Every key the provider accepts (the keys of ``PKCS12CertificateProvider/schema``).
+        public static let all: Set<ProviderParameters.Key> = PKCS12CertificateProvider.schema.keys
     }
 
     /// Always `.pkcs12`.
     public let providerID: ProviderID = .pkcs12
 
-    /// Every key this provider accepts (the keys of ``schema``).
-    public static let acceptedKeys: Set<ProviderParameters.Key> = schema.keys
+    /// Every key this provider accepts; renamed ``ParameterKey/all``.
+    @available(*, deprecated, renamed: "ParameterKey.all")
+    public static var acceptedKeys: Set<ProviderParameters.Key> { ParameterKey.all }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
     public static let schema = ProviderParameterSchema(
