@@ -59,7 +59,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// The parameter keys this provider reads (``schema`` declares them); the raw values are the
     /// `--param` words.
     public enum ParameterKey {
-        /// Path of the `.p12` / `.pfx` file to import (string). Used once by
+        /// The path of the `.p12` / `.pfx` file to import (string). Used once by
         /// `initialize(options:)`, not kept.
         public static let file: ProviderParameters.Key = "file"
         /// The bytes of the PKCS#12 file to import (data), instead of `file`. Not kept.
