@@ -32,14 +32,42 @@ enum SigningBench {
         let label = mebibytes % 1024 == 0 ? "\(mebibytes / 1024) GiB" : "\(mebibytes) MiB"
 
         // Ours: each run is a fresh child process that signs the file once and reports the time of
-        // the signing call and its own peak RSS.
+        // the signing call and its own peak RSS: `certsign-bench-bigfile`, which links only the
+        // Signing library as an application would (this binary also links qpdf, libcurl and every
+        // provider, whose mapped code alone is about 30 MiB of RSS), or this binary when that one
+        // is not built. `openssl dgst` runs right after each child, so both see the same load.
         guard let executable = Bundle.main.executablePath else {
             throw BenchError("cannot locate certsign-bench for the child runs")
         }
+        let lean = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            .appendingPathComponent("certsign-bench-bigfile")
+        let child: (command: String, environment: [String: String])
+        if FileManager.default.isExecutableFile(atPath: lean.path) {
+            let identity = try TestPKI().issueLeaf(subject: "CN=Bench Signer", keyType: .rsa2048)
+            guard let key = identity.key as? LocalSigningKey else { throw BenchError("no local key") }
+            let keyPath = harness.scratch.appendingPathComponent("bigfile-signer.key").path
+            let certificatePath = harness.scratch.appendingPathComponent("bigfile-signer.pem").path
+            try key.pemRepresentation(password: nil).write(toFile: keyPath, atomically: true, encoding: .utf8)
+            try identity.certificate.pemRepresentation.write(toFile: certificatePath, atomically: true, encoding: .utf8)
+            child = (
+                lean.path,
+                [
+                    "CERTSIGN_BENCH_BIG_FILE": file.path, "CERTSIGN_BENCH_BIG_KEY": keyPath,
+                    "CERTSIGN_BENCH_BIG_CERTIFICATE": certificatePath,
+                ]
+            )
+        } else {
+            harness.note(
+                "certsign-bench-bigfile is not built (make bench builds it): the 1 GiB child is certsign-bench"
+            )
+            child = (executable, [childVariable: file.path])
+        }
         var seconds: [Double] = []
         var peaks: [Double] = []
+        var dgst: [Double] = []
+        var loads: [String] = []
         for index in 0...harness.repetitions {
-            let result = try harness.runCommand(executable, ["1"], environment: [childVariable: file.path])
+            let result = try harness.runCommand(child.command, ["1"], environment: child.environment)
             guard result.status == 0,
                 let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("SIGNING-CHILD") })
             else {
@@ -53,26 +81,40 @@ enum SigningBench {
             guard let time = values["seconds"], let rss = values["maxrss_kib"] else {
                 throw BenchError("unreadable child output: \(line)")
             }
+            let dgstStart = DispatchTime.now().uptimeNanoseconds
+            guard try harness.runCommand("openssl", ["dgst", "-sha256", file.path]).status == 0 else {
+                throw BenchError("openssl dgst failed")
+            }
             if index > 0 {
                 seconds.append(time)
                 peaks.append(rss / 1024)
+                dgst.append(Double(DispatchTime.now().uptimeNanoseconds - dgstStart) / 1e9)
+                loads.append(
+                    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(
+                        String.init
+                    ) ?? "?"
+                )
             }
         }
-        let baseline = try harness.timeCommand("openssl", ["dgst", "-sha256", file.path])
+        let baseline = Sample(values: dgst)
+        harness.note(
+            "sign \(label): ratio = openssl dgst time / our signing time (≥ 1: we are not slower); "
+                + "1-minute load average per round: \(loads.joined(separator: ", "))"
+        )
         harness.record(
             "sign \(label) detached (CAdES, SHA-256)",
             ours: Sample(values: seconds),
             baseline: baseline,
             baselineName: "openssl dgst -sha256",
             unit: .seconds,
-            goal: 1 / 1.3,
+            goal: 1,
             higherIsBetter: false
         )
         harness.record(
             "peak RSS signing \(label)",
             ours: Sample(values: peaks),
-            baseline: Sample(64),
-            baselineName: "limit 64 MiB",
+            baseline: Sample(32),
+            baselineName: "limit 32 MiB",
             unit: .mebibytes,
             goal: 1,
             higherIsBetter: false
