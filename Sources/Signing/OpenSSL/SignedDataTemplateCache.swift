@@ -16,6 +16,10 @@ import Synchronization
 /// key object is gone before any other) and ``idleLimit`` idle templates per signer (concurrent
 /// signers with one identity each take their own template, extra ones are freed when returned).
 ///
+/// A template's signing context holds OpenSSL's reference to the private key: once the key object
+/// is released, that reference lives on only until the next signature through the cache drops the
+/// entry (or the process ends).
+///
 /// Thread-safe: a template is taken out of the cache for one signature and put back after it, so no
 /// two threads ever share one.
 final class SignedDataTemplateCache: Sendable {
