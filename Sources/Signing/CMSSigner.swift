@@ -375,8 +375,8 @@ public enum CMSSigner {
         digestAlgorithm: DigestAlgorithm,
         signingTime: Date
     ) throws -> [UInt8] {
-        guard SignedDataTemplate.supports(key), format == .cms || format == .cadesBES else {
-            return try signLocally(
+        func oneOff() throws -> [UInt8] {
+            try signLocally(
                 digest: digest,
                 attachedContent: attachedContent,
                 identity: identity,
@@ -386,15 +386,24 @@ public enum CMSSigner {
                 signingTime: signingTime
             )
         }
-        return try SignedDataTemplateCache.shared.sign(
-            digest: digest,
-            attachedContent: attachedContent,
-            identity: identity,
-            key: key,
-            format: format,
-            digestAlgorithm: digestAlgorithm,
-            signingTime: signingTime
-        )
+        guard SignedDataTemplate.supports(key), format == .cms || format == .cadesBES else { return try oneOff() }
+        do {
+            return try SignedDataTemplateCache.shared.sign(
+                digest: digest,
+                attachedContent: attachedContent,
+                identity: identity,
+                key: key,
+                format: format,
+                digestAlgorithm: digestAlgorithm,
+                signingTime: signingTime
+            )
+        } catch let error as CertificateProviderError
+            where error.code != .keyCertificateMismatch && error.code != .invalidParameter
+        {
+            // A key or digest OpenSSL will not prepare a template for still signs the one-off way
+            // (which throws its own error when it cannot either).
+            return try oneOff()
+        }
     }
 
     /// Signs with a local key without suspending.

@@ -37,6 +37,15 @@ final class SignedDataTemplateCache: Sendable {
         let format: SignatureFormat
         let detached: Bool
         let digestAlgorithm: DigestAlgorithm
+
+        /// The fingerprints as one block of bytes (an array's own hash combines byte by byte).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(owner)
+            fingerprints.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hasher.combine(format)
+            hasher.combine(detached)
+            hasher.combine(digestAlgorithm)
+        }
     }
 
     /// A template outside the lock; `@unchecked Sendable` because the cache hands each template to
