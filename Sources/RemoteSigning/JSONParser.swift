@@ -138,17 +138,44 @@ struct JSONParser {
     private mutating func parseString() throws -> String {
         offset += 1  // "
         let start = offset
-        // Fast path: no escape before the closing quote; the bytes become the string directly.
+        // Fast path: no escape before the closing quote; the bytes become the string directly. An
+        // all-ASCII run needs no UTF-8 validation, and String(decoding:) marks it ASCII (later
+        // base64 and date parsing of such strings take their fast paths).
+        var highBits: UInt8 = 0
+        let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        // Eight bytes at a time while none is a quote, a backslash or a control character (the
+        // classic "has a zero byte" / "has a byte less than n" word tests; base64 and text runs
+        // are long).
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var wordBits: UInt64 = 0
+        while bytes.count - offset >= 8 {
+            let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            if special & highs != 0 { break }
+            wordBits |= word
+            offset += 8
+        }
         while offset < bytes.count {
-            let byte = bytes[offset]
+            let byte = base[offset]
             if byte == UInt8(ascii: "\"") {
-                let text = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
-                guard let string = String(validating: text, as: UTF8.self) else { throw failure("invalid UTF-8") }
+                let text = UnsafeBufferPointer(start: base + start, count: offset - start)
+                let string: String
+                if highBits & 0x80 == 0 && wordBits & highs == 0 {
+                    string = String(decoding: text, as: UTF8.self)
+                } else {
+                    guard let valid = String(validating: text, as: UTF8.self) else { throw failure("invalid UTF-8") }
+                    string = valid
+                }
                 offset += 1
                 return string
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("unescaped control character in a string") }
+            highBits |= byte
             offset += 1
         }
         var buffer = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<offset]))

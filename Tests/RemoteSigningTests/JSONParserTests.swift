@@ -216,6 +216,32 @@ struct JSONParserTests {
         )
     }
 
+    @Test("long strings: a control character, invalid byte, escape or non-ASCII at any offset is seen")
+    func longStrings() throws {
+        for position in 0..<24 {
+            var plain = [UInt8](repeating: UInt8(ascii: "a"), count: 24)
+            plain[position] = 0x01
+            #expect(throws: CertificateProviderError.self) { try JSONValue(parsing: [0x22] + plain + [0x22]) }
+            plain[position] = 0xFF
+            #expect(throws: CertificateProviderError.self) { try JSONValue(parsing: [0x22] + plain + [0x22]) }
+            let escaped = String(repeating: "a", count: position) + "\\n" + String(repeating: "b", count: 24 - position)
+            #expect(
+                try JSONValue(parsing: "\"\(escaped)\"")
+                    == .string(
+                        String(repeating: "a", count: position) + "\n" + String(repeating: "b", count: 24 - position)
+                    )
+            )
+            let accented = String(repeating: "a", count: position) + "é" + String(repeating: "b", count: 24 - position)
+            #expect(try JSONValue(parsing: "\"\(accented)\"") == .string(accented))
+            let early = String(repeating: "c", count: position)
+            #expect(
+                try JSONValue(parsing: "[\"\(early)\", \"\(String(repeating: "d", count: 24))\"]") == [
+                    .string(early), .string(String(repeating: "d", count: 24)),
+                ]
+            )
+        }
+    }
+
     @Test("escapes decode to their characters; duplicate keys keep the last value; Data and slices parse")
     func decoding() throws {
         let value = try JSONValue(parsing: #"{"s": "\"\\\/\b\f\n\r\t\u0041\u00e9\ud83d\ude00", "k": 1, "k": 2}"#)
