@@ -247,13 +247,14 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     )
 }
 
-/// `CERTSIGN_BENCH_PROFILE=fmp-signs|fmp-sign|fmp-bare [CERTSIGN_BENCH_PROFILE_TLS=1]
+/// `CERTSIGN_BENCH_PROFILE=fmp-signs|fmp-sign|fmp-bare|fmp-json|fmp-decode [CERTSIGN_BENCH_PROFILE_TLS=1]
 /// [CERTSIGN_BENCH_PROFILE_IN_FLIGHT=8] [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: N FMP
 /// round trips (the client's `signs()`, its `sign`, or the bare transport's GET signs/) against the
-/// in-process emulator, for perf / strace to look at.
+/// in-process emulator, for perf / strace to look at; or, with no network, N parses of the signs/
+/// body (`fmp-json`) or parses plus the client's decoding of it (`fmp-decode`).
 /// - Returns: false when `name` is not one of these profiles.
 func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
-    guard ["fmp-signs", "fmp-sign", "fmp-bare"].contains(name) else { return false }
+    guard ["fmp-signs", "fmp-sign", "fmp-bare", "fmp-json", "fmp-decode"].contains(name) else { return false }
     let environment = ProcessInfo.processInfo.environment
     let tls = environment["CERTSIGN_BENCH_PROFILE_TLS"] == "1"
     let inFlight = max(1, environment["CERTSIGN_BENCH_PROFILE_IN_FLIGHT"].flatMap(Int.init) ?? 1)
@@ -293,7 +294,11 @@ func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
     bare.setHeader("Authorization", "Bearer \(token)")
     bare.setHeader("X-Device-Id", "bench-device")
     let operation: @Sendable () async throws -> Void
+    let signsBody = try await transport.send(bare).body
     switch name {
+    case "fmp-json": operation = { _ = try JSONValue(parsing: signsBody) }
+    case "fmp-decode":
+        operation = { _ = try FMPClient.decodeSigns(try JSONValue(parsing: signsBody)) }
     case "fmp-signs": operation = { _ = try await client.signs() }
     case "fmp-sign": operation = sign
     default: operation = { [bare] in _ = try await transport.send(bare) }

@@ -12,7 +12,10 @@ func runProfileLoop(_ name: String) async throws {
     switch name {
     case "cms-rsa": keyType = .rsa2048
     case "cms-p256": keyType = .p256
-    default: throw BenchError("unknown profile '\(name)' (cms-rsa, cms-p256, fmp-signs, fmp-sign, fmp-bare)")
+    default:
+        throw BenchError(
+            "unknown profile '\(name)' (cms-rsa, cms-p256, fmp-signs, fmp-sign, fmp-bare, fmp-json, fmp-decode)"
+        )
     }
     let identity = try TestPKI().issueLeaf(subject: "CN=Profile", keyType: keyType)
     let document = [UInt8](repeating: 0x41, count: 1024)
