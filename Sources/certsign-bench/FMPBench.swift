@@ -251,18 +251,32 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
 /// [CERTSIGN_BENCH_PROFILE_IN_FLIGHT=8] [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: N FMP
 /// round trips (the client's `signs()`, its `sign`, or the bare transport's GET signs/) against the
 /// in-process emulator, for perf / strace to look at; or, with no network, N parses of the signs/
-/// body (`fmp-json`) or parses plus the client's decoding of it (`fmp-decode`).
+/// body (`fmp-json`) or parses plus the client's decoding of it (`fmp-decode`). `fmp-serve` runs
+/// only the emulator for N seconds and prints the signs/ URL and a token; `CERTSIGN_BENCH_PROFILE_URL`
+/// (its base URL, HTTP) points the other loops at it instead of an emulator in their own process.
 /// - Returns: false when `name` is not one of these profiles.
 func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
-    guard ["fmp-signs", "fmp-sign", "fmp-bare", "fmp-json", "fmp-decode"].contains(name) else { return false }
+    guard ["fmp-signs", "fmp-sign", "fmp-bare", "fmp-json", "fmp-decode", "fmp-serve"].contains(name) else {
+        return false
+    }
     let environment = ProcessInfo.processInfo.environment
     let tls = environment["CERTSIGN_BENCH_PROFILE_TLS"] == "1"
     let inFlight = max(1, environment["CERTSIGN_BENCH_PROFILE_IN_FLIGHT"].flatMap(Int.init) ?? 1)
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: scratch, name: "fmp")
-    defer { emulator.stop() }
+    // An emulator in another process (a `fmp-serve` run), so that the client's process holds the
+    // client alone, as wrk's does.
+    let external = environment["CERTSIGN_BENCH_PROFILE_URL"].flatMap { URL(string: $0) }
+    let emulator: DSSEmulator?
+    let base: URL
+    let transport: CurlTransport
+    if let external {
+        (emulator, base, transport) = (nil, external, CurlTransport())
+    } else {
+        (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: scratch, name: "fmp")
+    }
+    defer { emulator?.stop() }
     let client = FMPClient(
         configuration: .init(
             host: base,
@@ -287,8 +301,14 @@ func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
             certificatePIN: pin
         )
     }
-    for _ in 0..<3 { try await sign() }
+    if external == nil { for _ in 0..<3 { try await sign() } }
     let signsURL = base.absoluteString + "api/v1/dss/\(StandardSeed.environment)/\(StandardSeed.project)/signs/"
+    if name == "fmp-serve" {
+        // Serves for COUNT seconds; prints the signs/ URL and a token for wrk and other clients.
+        FileHandle.standardOutput.write(Data("\(signsURL) \(token)\n".utf8))
+        try await Task.sleep(for: .seconds(count))
+        return true
+    }
     guard let url = URL(string: signsURL) else { throw BenchError("FMP profile: bad URL \(signsURL)") }
     var bare = HTTPRequest(url: url)
     bare.setHeader("Authorization", "Bearer \(token)")
