@@ -41,6 +41,15 @@ final class CurlMultiLoop: @unchecked Sendable {
     private struct Inbox {
         var submissions: [CurlTransfer] = []
         var idleHandles: [UnsafeMutableRawPointer] = []
+        /// Jobs of tasks that prefer this loop's thread (``CurlLoopExecutor``), run by the loop
+        /// between its waits.
+        var jobs: [UnownedJob] = []
+        /// The loop thread, once it runs (so that a job enqueued on it needs no wake-up).
+        var loopThread: pthread_t?
+        /// Set when the loop thread has ended: jobs then go to the global executor.
+        var ended = false
+        /// The executor the jobs run on (``attach(_:)``).
+        var executor: UnownedTaskExecutor?
     }
 
     /// Guards the multi handle and the members below; held during curl calls. A pthread mutex
@@ -137,7 +146,50 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         lock.withLock { stopRequested = true }
         CCurlShims_poller_wake(wakeFD)
-        if Thread.current.name != "CurlTransport" { stopped.wait() }
+        if !isLoopThread { stopped.wait() }
+    }
+
+    // MARK: Jobs of tasks that prefer the loop thread
+
+    /// Queues a job to run on the loop thread; wakes the thread unless this is it (it runs the
+    /// queued jobs before it waits again).
+    func enqueue(_ job: UnownedJob) {
+        let (onLoop, ended) = inbox.withLock { box -> (Bool, Bool) in
+            if box.value.ended || startupFailure != nil { return (false, true) }
+            box.value.jobs.append(job)
+            return (box.value.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false, false)
+        }
+        if ended {
+            CurlMultiLoop.runElsewhere(job)
+        } else if !onLoop {
+            CCurlShims_poller_wake(wakeFD)
+        }
+    }
+
+    /// Makes `executor` the one jobs run on (its owner keeps it alive while tasks prefer it).
+    func attach(_ executor: CurlLoopExecutor) {
+        inbox.withLock { $0.value.executor = executor.asUnownedTaskExecutor() }
+    }
+
+    /// Runs the jobs queued so far (not those they queue: the loop looks at its sockets first).
+    /// - Returns: whether any ran.
+    private func runJobs() -> Bool {
+        let (jobs, target) = inbox.withLock { box in
+            defer { box.value.jobs.removeAll() }
+            return (box.value.jobs, box.value.executor)
+        }
+        guard let target, !jobs.isEmpty else { return false }
+        for job in jobs { job.runSynchronously(on: target) }
+        return true
+    }
+
+    /// A job whose loop has ended runs on the global executor (its task then goes on there).
+    private static func runElsewhere(_ job: UnownedJob) {
+        DispatchQueue.global().async { job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor()) }
+    }
+
+    private var isLoopThread: Bool {
+        inbox.withLock { box in box.value.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
     // MARK: Taking the multi handle
@@ -165,10 +217,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    /// Wakes the loop thread when curl's timer moved before its planned wake-up, and resumes the
-    /// finished transfers' callers (outside the lock).
+    /// Wakes the loop thread when curl's timer moved before its planned wake-up (unless this is
+    /// the loop thread, which plans its sleep again after running jobs), and resumes the finished
+    /// transfers' callers (outside the lock).
     private func deliver(_ finished: [Completion], wake: Bool) {
-        if wake { CCurlShims_poller_wake(wakeFD) }
+        if wake && !isLoopThread { CCurlShims_poller_wake(wakeFD) }
         for (transfer, result) in finished { transfer.resume(with: result) }
     }
 
@@ -179,6 +232,10 @@ final class CurlMultiLoop: @unchecked Sendable {
         // The sleep is planned in the same locked section that handled the last wake-up, so that the
         // thread goes back to epoll_wait after resuming its callers without taking the lock again
         // (a caller resumed a moment ago is likely holding it to send its next request).
+        // The system-level name (Foundation's Thread.name does not reach it on Linux), for ps, perf
+        // and Thread.current.name.
+        CCurlShims_name_this_thread("CurlTransport")
+        inbox.withLock { $0.value.loopThread = pthread_self() }
         var timeout = lock.withLock { planSleep() }
         while true {
             var woken: Int32 = 0
@@ -196,6 +253,12 @@ final class CurlMultiLoop: @unchecked Sendable {
             if stop { break }
             startWaitingSubmissions()
             timeout = next
+            if runJobs() {
+                // The jobs may have started transfers (curl's timer moved) and left more jobs: plan
+                // again, without sleeping when jobs wait.
+                let jobsWaiting = inbox.withLock { !$0.value.jobs.isEmpty }
+                timeout = jobsWaiting ? 0 : lock.withLock { planSleep() }
+            }
         }
         let remaining = lock.withLock {
             for (handle, transfer) in active {
@@ -215,10 +278,15 @@ final class CurlMultiLoop: @unchecked Sendable {
             return takeCompleted()
         }
         for (done, result) in remaining { done.resume(with: result) }
-        let idle = inbox.withLock { box in
-            defer { box.value.idleHandles.removeAll() }
-            return box.value.idleHandles
+        let (idle, orphans) = inbox.withLock { box in
+            defer {
+                box.value.idleHandles.removeAll()
+                box.value.jobs.removeAll()
+                box.value.ended = true
+            }
+            return (box.value.idleHandles, box.value.jobs)
         }
+        for job in orphans { CurlMultiLoop.runElsewhere(job) }
         for handle in idle { curl_easy_cleanup(handle) }
         curl_multi_cleanup(multi)
         close(wakeFD)
@@ -344,4 +412,22 @@ private let curlSocketCallback: curl_socket_callback = { _, socket, what, user, 
 private struct UncheckedBox<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// Runs jobs on a ``CurlMultiLoop``'s thread: a task that prefers it (`withTaskExecutorPreference`)
+/// sends its requests and resumes with the answers on the thread that waits for the sockets, so a
+/// round trip needs no hand-over between threads.
+final class CurlLoopExecutor: TaskExecutor {
+    /// Kept alive by the executor: a job that arrives after the transport is gone still finds the
+    /// loop, which hands it to the global executor once its thread has ended.
+    private let loop: CurlMultiLoop
+
+    init(loop: CurlMultiLoop) {
+        self.loop = loop
+        loop.attach(self)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        loop.enqueue(UnownedJob(job))
+    }
 }
