@@ -40,6 +40,7 @@ let roundSeconds = 1.0
 /// - Parameters:
 ///   - count: the least operations per round of ours (a slow machine still finishes that many).
 ///   - inFlight: how many tasks run them, each one operation after another.
+///   - executor: the executor the tasks prefer (``benchExecutor(_:)``), nil for the shared pool.
 ///   - operation: one client round trip.
 ///   - wrk: one wrk run, returning Requests/sec.
 /// - Returns: the rates of ours and of wrk, and the median of the ratios of the pairs (ours over
@@ -48,6 +49,7 @@ func interleaved(
     _ harness: BenchHarness,
     count: Int,
     inFlight: Int = 1,
+    executor: (any TaskExecutor)? = nil,
     _ operation: @escaping @Sendable () async throws -> Void,
     wrk: () throws -> Double
 ) async throws -> (ours: Sample, wrk: Sample, pairedRatio: Double) {
@@ -57,7 +59,7 @@ func interleaved(
         let least = max(1, count / inFlight)
         let done = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<inFlight {
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     var finished = 0
                     while finished < least || DispatchTime.now().uptimeNanoseconds < end {
                         try await operation()
@@ -79,6 +81,20 @@ func interleaved(
     }
     let ratios = zip(ours, baseline).map { $0 / $1 }
     return (Sample(values: ours), Sample(values: baseline), Sample(values: ratios).median)
+}
+
+/// The executor our client rounds run on: the transport's own thread (`CurlTransport.taskExecutor`,
+/// the documented way to drive a series of calls without a thread hand-over per request), or the
+/// shared pool with `CERTSIGN_BENCH_EXECUTOR=0`.
+func benchExecutor(_ transport: CurlTransport) -> (any TaskExecutor)? {
+    ProcessInfo.processInfo.environment["CERTSIGN_BENCH_EXECUTOR"] == "0" ? nil : transport.taskExecutor
+}
+
+/// How ``benchExecutor(_:)`` ran our rounds, for the table's notes.
+func benchExecutorNote(_ transport: CurlTransport) -> String {
+    benchExecutor(transport) == nil
+        ? "our rounds run on the shared cooperative pool (CERTSIGN_BENCH_EXECUTOR=0)"
+        : "our rounds run under withTaskExecutorPreference(transport.taskExecutor) (CERTSIGN_BENCH_EXECUTOR=0: shared pool)"
 }
 
 /// Whether `wrk` can be run.
@@ -177,10 +193,11 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     // signs() (sequential, then 8 in flight on one client) before any sign round adds signatures,
     // so both sides list the same 3.
     let signsCall: @Sendable () async throws -> Void = { _ = try await client.signs() }
-    let sequential = try await interleaved(harness, count: sequentialCount, signsCall) {
+    let executor = benchExecutor(transport)
+    let sequential = try await interleaved(harness, count: sequentialCount, executor: executor, signsCall) {
         try wrkOnce(harness, connections: 1, url: signsURL, headers: headers)
     }
-    let parallel = try await interleaved(harness, count: 800, inFlight: 8, signsCall) {
+    let parallel = try await interleaved(harness, count: 800, inFlight: 8, executor: executor, signsCall) {
         try wrkOnce(harness, connections: 8, url: signsURL, headers: headers)
     }
     harness.record(
@@ -228,7 +245,7 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
             clientSignRate.median
         )
     )
-    let signs = try await interleaved(harness, count: 100, sign) {
+    let signs = try await interleaved(harness, count: 100, executor: executor, sign) {
         try wrkOnce(harness, connections: 1, url: signURL, headers: headers, script: script.path)
     }
     harness.record(
@@ -243,7 +260,8 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     )
     harness.note(
         "FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on "
-            + "\(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)"
+            + "\(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB); "
+            + benchExecutorNote(transport)
     )
 }
 
@@ -254,6 +272,7 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
 /// body (`fmp-json`) or parses plus the client's decoding of it (`fmp-decode`). `fmp-serve` runs
 /// only the emulator for N seconds and prints the signs/ URL and a token; `CERTSIGN_BENCH_PROFILE_URL`
 /// (its base URL, HTTP) points the other loops at it instead of an emulator in their own process.
+/// `CERTSIGN_BENCH_PROFILE_EXECUTOR=1` runs the loops on the transport's thread (`taskExecutor`).
 /// - Returns: false when `name` is not one of these profiles.
 func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
     guard ["fmp-signs", "fmp-sign", "fmp-bare", "fmp-json", "fmp-decode", "fmp-serve"].contains(name) else {
@@ -323,9 +342,13 @@ func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
     case "fmp-sign": operation = sign
     default: operation = { [bare] in _ = try await transport.send(bare) }
     }
+    // CERTSIGN_BENCH_PROFILE_EXECUTOR=1: the loops run on the transport's own thread.
+    let executor = environment["CERTSIGN_BENCH_PROFILE_EXECUTOR"] == "1" ? transport.taskExecutor : nil
     let start = DispatchTime.now().uptimeNanoseconds
     try await withThrowingTaskGroup(of: Void.self) { group in
-        for _ in 0..<inFlight { group.addTask { for _ in 0..<(count / inFlight) { try await operation() } } }
+        for _ in 0..<inFlight {
+            group.addTask(executorPreference: executor) { for _ in 0..<(count / inFlight) { try await operation() } }
+        }
         try await group.waitForAll()
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
