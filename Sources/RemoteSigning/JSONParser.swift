@@ -85,6 +85,7 @@ struct JSONParser {
             offset += 1
             return .object(members)
         }
+        members.reserveCapacity(8)  // one allocation for the usual API object instead of growing 1, 2, 4, 8
         while true {
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
                 throw failure("expected a string key")

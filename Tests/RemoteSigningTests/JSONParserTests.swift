@@ -242,6 +242,19 @@ struct JSONParserTests {
         }
     }
 
+    @Test("base64 fields: plain and with line breaks decode alike; nothing but text outside the alphabet is refused")
+    func base64Fields() throws {
+        let bytes = (0..<300).map { UInt8($0 % 256) }
+        let plain = Data(bytes).base64EncodedString()
+        let wrapped = Data(bytes).base64EncodedString(options: [.lineLength64Characters])
+        #expect(wrapped.contains("\r\n"))
+        let reader = try JSONObjectReader(["plain": .string(plain), "wrapped": .string(wrapped)], context: "test")
+        #expect(try reader.base64("plain") == bytes)
+        #expect(try reader.base64("wrapped") == bytes)
+        let bad = try JSONObjectReader(["blob": "@@@"], context: "test")
+        #expect(throws: CertificateProviderError.self) { try bad.base64("blob") }
+    }
+
     @Test("escapes decode to their characters; duplicate keys keep the last value; Data and slices parse")
     func decoding() throws {
         let value = try JSONValue(parsing: #"{"s": "\"\\\/\b\f\n\r\t\u0041\u00e9\ud83d\ude00", "k": 1, "k": 2}"#)
