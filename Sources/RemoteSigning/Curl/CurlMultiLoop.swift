@@ -171,16 +171,25 @@ final class CurlMultiLoop: @unchecked Sendable {
         inbox.withLock { $0.value.executor = executor.asUnownedTaskExecutor() }
     }
 
-    /// Runs the jobs queued so far (not those they queue: the loop looks at its sockets first).
+    /// The most passes over the job queue between two looks at the sockets: a task's hops (onto an
+    /// actor and off it) each queue a new job, so a round trip takes a few passes; a task that
+    /// keeps queueing cannot keep the loop from its sockets for longer than this.
+    private static let jobPassLimit = 16
+
+    /// Runs the queued jobs, and those they queue, for up to ``jobPassLimit`` passes.
     /// - Returns: whether any ran.
     private func runJobs() -> Bool {
-        let (jobs, target) = inbox.withLock { box in
-            defer { box.value.jobs.removeAll() }
-            return (box.value.jobs, box.value.executor)
+        var ran = false
+        for _ in 0..<CurlMultiLoop.jobPassLimit {
+            let (jobs, target) = inbox.withLock { box in
+                defer { box.value.jobs.removeAll() }
+                return (box.value.jobs, box.value.executor)
+            }
+            guard let target, !jobs.isEmpty else { break }
+            for job in jobs { job.runSynchronously(on: target) }
+            ran = true
         }
-        guard let target, !jobs.isEmpty else { return false }
-        for job in jobs { job.runSynchronously(on: target) }
-        return true
+        return ran
     }
 
     /// A job whose loop has ended runs on the global executor (its task then goes on there).
@@ -254,8 +263,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             startWaitingSubmissions()
             timeout = next
             if runJobs() {
-                // The jobs may have started transfers (curl's timer moved) and left more jobs: plan
-                // again, without sleeping when jobs wait.
+                // The jobs may have started transfers (curl's timer moved) and, past the pass limit,
+                // left more jobs: plan again, without sleeping when jobs wait.
                 let jobsWaiting = inbox.withLock { !$0.value.jobs.isEmpty }
                 timeout = jobsWaiting ? 0 : lock.withLock { planSleep() }
             }
