@@ -95,4 +95,22 @@ struct CurlTaskExecutorTests {
             #expect(status == 404)
         }
     }
+
+    @Test("releasing the transport frees its executor and loop (no reference cycle left behind)")
+    func noCycle() async throws {
+        try await withEmulator { _, base in
+            weak var executor: AnyObject?
+            do {
+                let transport = CurlTransport()
+                executor = transport.taskExecutor as AnyObject
+                let status = try await withTaskExecutorPreference(transport.taskExecutor) {
+                    try await transport.send(try request(base)).status
+                }
+                #expect(status == 404)
+                #expect(executor != nil)
+            }
+            // The transport's deinit waited for its loop thread to end, which let go of the executor.
+            #expect(executor == nil)
+        }
+    }
 }

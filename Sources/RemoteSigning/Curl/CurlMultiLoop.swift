@@ -48,8 +48,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         var loopThread: pthread_t?
         /// Set when the loop thread has ended: jobs then go to the global executor.
         var ended = false
-        /// The executor the jobs run on (``attach(_:)``).
-        var executor: UnownedTaskExecutor?
+        /// The executor the jobs run on (``attach(_:)``), held while the loop thread runs (so that a
+        /// transport released by one of its own jobs cannot free it mid-turn); let go when it ends.
+        var executor: CurlLoopExecutor?
     }
 
     /// Guards the multi handle and the members below; held during curl calls. A pthread mutex
@@ -142,6 +143,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     func shutdown() {
         if startupFailure != nil {
             curl_multi_cleanup(multi)  // no thread was started, and no transfer ever reached the handle
+            inbox.withLock { $0.value.executor = nil }
             return
         }
         lock.withLock { stopRequested = true }
@@ -168,7 +170,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Makes `executor` the one jobs run on (its owner keeps it alive while tasks prefer it).
     func attach(_ executor: CurlLoopExecutor) {
-        inbox.withLock { $0.value.executor = executor.asUnownedTaskExecutor() }
+        inbox.withLock { $0.value.executor = executor }
     }
 
     /// The most passes over the job queue between two looks at the sockets: a task's hops (onto an
@@ -186,7 +188,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 return (box.value.jobs, box.value.executor)
             }
             guard let target, !jobs.isEmpty else { break }
-            for job in jobs { job.runSynchronously(on: target) }
+            for job in jobs { job.runSynchronously(on: target.asUnownedTaskExecutor()) }
             ran = true
         }
         return ran
@@ -238,13 +240,13 @@ final class CurlMultiLoop: @unchecked Sendable {
         let capacity = 64
         var sockets = [curl_socket_t](repeating: -1, count: capacity)
         var masks = [Int32](repeating: 0, count: capacity)
-        // The sleep is planned in the same locked section that handled the last wake-up, so that the
-        // thread goes back to epoll_wait after resuming its callers without taking the lock again
-        // (a caller resumed a moment ago is likely holding it to send its next request).
         // The system-level name (Foundation's Thread.name does not reach it on Linux), for ps, perf
         // and Thread.current.name.
         CCurlShims_name_this_thread("CurlTransport")
         inbox.withLock { $0.value.loopThread = pthread_self() }
+        // The sleep is planned in the same locked section that handled the last wake-up, so that the
+        // thread goes back to epoll_wait after resuming its callers without taking the lock again
+        // (a caller resumed a moment ago is likely holding it to send its next request).
         var timeout = lock.withLock { planSleep() }
         while true {
             var woken: Int32 = 0
@@ -292,6 +294,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 box.value.idleHandles.removeAll()
                 box.value.jobs.removeAll()
                 box.value.ended = true
+                box.value.executor = nil  // ends the executor ↔ loop cycle
             }
             return (box.value.idleHandles, box.value.jobs)
         }
@@ -428,7 +431,8 @@ private struct UncheckedBox<Value>: @unchecked Sendable {
 /// round trip needs no hand-over between threads.
 final class CurlLoopExecutor: TaskExecutor {
     /// Kept alive by the executor: a job that arrives after the transport is gone still finds the
-    /// loop, which hands it to the global executor once its thread has ended.
+    /// loop, which hands it to the global executor once its thread has ended. (The loop holds its
+    /// executor only while its thread runs.)
     private let loop: CurlMultiLoop
 
     init(loop: CurlMultiLoop) {
