@@ -27,12 +27,14 @@ final class Console: @unchecked Sendable {
         self.standardInput = standardInput
         self.standardOutput = standardOutput
         self.standardError = standardError
+        errorIsTerminal = isatty(standardError.fileDescriptor) == 1
     }
 
     /// Whether standard input is a terminal (so a password prompt is possible).
     var inputIsTerminal: Bool { isatty(standardInput.fileDescriptor) == 1 }
-    /// Whether standard error is a terminal (so a progress bar is drawn).
-    var errorIsTerminal: Bool { isatty(standardError.fileDescriptor) == 1 }
+    /// Whether standard error is a terminal (so a progress bar is drawn); asked once, when the
+    /// console is made, not per progress call (each `isatty` is an `ioctl(TCGETS)`).
+    let errorIsTerminal: Bool
 
     func out(_ text: String) {
         clearProgress()

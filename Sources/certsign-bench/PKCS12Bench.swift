@@ -165,9 +165,11 @@ func runPKCS12StoreUnlockBenchmark(_ harness: BenchHarness) async throws {
         try store.import(identity, alias: "bench", storePassword: Secret(password))
         let entry = directory.appendingPathComponent("identities/bench/identity.p12").path
         let ours = try await harness.time { _ = try store.identity(alias: "bench", password: Secret(password)) }
+        // `-nodes -out /dev/null` decrypts the key as the unlock does (`-noout` only checks a MAC,
+        // which store entries no longer have).
         let openssl = try harness.timeCommand(
             "openssl",
-            ["pkcs12", "-in", entry, "-noout", "-passin", "env:P12PASS"],
+            ["pkcs12", "-in", entry, "-nodes", "-out", "/dev/null", "-passin", "env:P12PASS"],
             environment: ["P12PASS": password]
         )
         let iterations = PKCS12IdentityStore.entryEncoding.iterations
@@ -175,7 +177,7 @@ func runPKCS12StoreUnlockBenchmark(_ harness: BenchHarness) async throws {
             "unlock one store entry (PBKDF2-SHA256 \(iterations) it.)",
             ours: ours,
             baseline: openssl,
-            baselineName: "openssl pkcs12 -noout (process), same entry",
+            baselineName: "openssl pkcs12 -nodes (process), same entry",
             unit: .seconds,
             goal: 1 / 1.5,
             higherIsBetter: false

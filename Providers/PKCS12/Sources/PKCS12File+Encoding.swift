@@ -8,22 +8,43 @@ extension PKCS12File {
         /// PBKDF2 iterations for the key and the certificates (PBES2, AES-256-CBC, HMAC-SHA256).
         /// Default 10 000, as JDK `keytool` writes (OpenSSL's default is 2048).
         public var iterations: Int
-        /// Iterations of the SHA-256 MAC's key derivation. Default 10 000.
+        /// Iterations of the SHA-256 MAC's key derivation. Default 10 000. Ignored when
+        /// ``includesMAC`` is false.
         public var macIterations: Int
+        /// Whether the certificate bags are encrypted too (default true). Certificates are public;
+        /// leaving them in the clear saves one key derivation per open (`openssl pkcs12 -certpbe NONE`).
+        public var encryptsCertificates: Bool
+        /// Whether the file carries a password-based MAC (default true). Without it the file is what
+        /// `openssl pkcs12 -export -nomac` writes: one key derivation fewer per open, and integrity
+        /// then rests on the encrypted key decrypting, parsing and matching its certificate.
+        public var includesMAC: Bool
 
         /// Creates options.
-        public init(iterations: Int = 10_000, macIterations: Int = 10_000) {
+        public init(
+            iterations: Int = 10_000,
+            macIterations: Int = 10_000,
+            encryptsCertificates: Bool = true,
+            includesMAC: Bool = true
+        ) {
             self.iterations = iterations
             self.macIterations = macIterations
+            self.encryptsCertificates = encryptsCertificates
+            self.includesMAC = includesMAC
         }
 
         /// The defaults: 10 000 iterations for encryption and MAC.
         public static let `default` = EncodingOptions()
+
+        /// The key-derivation iterations one open of a file written with these options costs.
+        public var iterationsPerOpen: Int {
+            iterations + (encryptsCertificates ? iterations : 0) + (includesMAC ? macIterations : 0)
+        }
     }
 
     /// Writes an identity as a PKCS#12 file that OpenSSL 3, Java 17+, Python `cryptography` and
     /// Windows 10+ open: key and certificates encrypted with PBES2 (PBKDF2-HMAC-SHA256, AES-256-CBC),
-    /// integrity protected by an HMAC-SHA256 MAC.
+    /// integrity protected by an HMAC-SHA256 MAC. ``EncodingOptions`` can leave the certificates in
+    /// the clear and the MAC out (what the identity store writes: one key derivation per open).
     ///
     /// - Parameters:
     ///   - identity: the identity; its key must be a ``LocalSigningKey`` (a remote key cannot be exported).
@@ -55,15 +76,15 @@ extension PKCS12File {
         guard password.withUnsafeBytes({ !$0.contains(0) }) else {
             throw CertificateProviderError.invalidParameter("the PKCS#12 password must not contain NUL characters")
         }
-        // The file gets three derivations (key, certificates, MAC); an open refuses more than
-        // maximumIterations in total, so the writer keeps to the same total.
+        // The file gets up to three derivations (key, certificates, MAC); an open refuses more
+        // than maximumIterations in total, so the writer keeps to the same total.
         let allowed = 1...PKCS12File.maximumIterations
-        guard allowed.contains(options.iterations), allowed.contains(options.macIterations),
-            allowed.contains(2 * options.iterations + options.macIterations)
+        guard allowed.contains(options.iterations), !options.includesMAC || allowed.contains(options.macIterations),
+            allowed.contains(options.iterationsPerOpen)
         else {
             throw CertificateProviderError.invalidParameter(
                 "PKCS#12 iteration counts must be at least 1 and, for the key, the certificates and the MAC together "
-                    + "(2 × iterations + macIterations), at most \(PKCS12File.maximumIterations)"
+                    + "(iterationsPerOpen), at most \(PKCS12File.maximumIterations)"
             )
         }
         guard key.matches(identity.certificate) else {
@@ -83,7 +104,7 @@ extension PKCS12File {
                         identity.certificate.handle.pointer,
                         chain,
                         NID_aes_256_cbc,
-                        NID_aes_256_cbc,
+                        options.encryptsCertificates ? NID_aes_256_cbc : -1,
                         Int32(options.iterations),
                         -1,
                         0,
@@ -95,8 +116,16 @@ extension PKCS12File {
                 }
                 defer { PKCS12_free(p12) }
                 guard
-                    PKCS12_set_mac(p12, pass, Int32(password.count), nil, 0, Int32(options.macIterations), EVP_sha256())
-                        == 1
+                    !options.includesMAC
+                        || PKCS12_set_mac(
+                            p12,
+                            pass,
+                            Int32(password.count),
+                            nil,
+                            0,
+                            Int32(options.macIterations),
+                            EVP_sha256()
+                        ) == 1
                 else {
                     throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not add the PKCS#12 MAC")
                 }

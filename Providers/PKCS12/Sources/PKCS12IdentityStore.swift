@@ -2,9 +2,26 @@ internal import COpenSSLShims
 public import CertificateProviders
 public import Foundation
 
-/// A directory of signing identities, one entry per alias: the identity as a PKCS#12 file
-/// re-encrypted with PBES2 / AES-256-CBC (never a plaintext key on disk) and its certificate metadata
-/// as JSON, readable without the password for listing.
+/// A directory of signing identities, one entry per alias: the identity as a PKCS#12 file whose
+/// private key is encrypted with PBES2 / AES-256-CBC (never a plaintext key on disk) and its
+/// certificate metadata as JSON, readable without the password for listing.
+///
+/// Entry format (``entryEncoding``): one PKCS#8 shrouded key bag, PBES2 with PBKDF2-HMAC-SHA256 at
+/// 600 000 iterations and AES-256-CBC; the certificate bags in the clear (certificates are public,
+/// and `identity list` shows them without a password anyway); no password-based MAC. Unlocking costs
+/// ONE key derivation, and each password guess still costs an attacker the full 600 000 iterations:
+/// a MAC would either cost a second derivation of the same size or, with fewer iterations, give the
+/// attacker a cheaper oracle to test guesses against. (OpenSSL 3.0 has no PBMAC1, the only PKCS#12
+/// MAC that could share a derivation with the key.) Without a MAC, integrity comes from the key
+/// itself: the decrypted PKCS#8 must decode and its public key must be the leaf certificate's, or
+/// the unlock fails; an entry whose key is not encrypted is refused as `.storeCorrupted` (so no one
+/// who can write the directory can slip in a key of their own without knowing the password). A
+/// changed certificate fails to decode or no longer matches the key (`.storeCorrupted`); changed key
+/// ciphertext cannot be told from a wrong password and reports `.wrongPassword`. What stays possible
+/// for someone who can write the private (0700, checked) directory is replacing a certificate by
+/// another certificate over the same public key; that person could as well replace the program.
+/// Such a file opens in other tools: `openssl pkcs12 -in identity.p12 -info -noout`. Entries written
+/// before this format (certificates encrypted and a SHA-256 MAC, three derivations) still open.
 ///
 /// Layout (directories the store creates are 0700, files 0600; an existing `<directory>` keeps its
 /// mode, `identities` is always tightened to 0700):
@@ -71,11 +88,16 @@ public struct PKCS12IdentityStore: Sendable {
     /// The store's directory.
     public let directory: URL
 
-    /// How entries written from now on are protected: PBES2 with PBKDF2-HMAC-SHA256 at 600 000
-    /// iterations (OWASP's 2023 figure) and AES-256-CBC for the key and the certificates, and a
-    /// SHA-256 MAC at 600 000 iterations. Entries written with fewer iterations by older versions
-    /// still open.
-    public static let entryEncoding = PKCS12File.EncodingOptions(iterations: 600_000, macIterations: 600_000)
+    /// How entries written from now on are protected: the key with PBES2, PBKDF2-HMAC-SHA256 at
+    /// 600 000 iterations (OWASP's 2023 figure) and AES-256-CBC; the certificates in the clear; no MAC
+    /// (see the type's documentation for why): one key derivation per unlock. Entries written by older
+    /// versions (certificates encrypted, a SHA-256 MAC, or fewer iterations) still open.
+    public static let entryEncoding = PKCS12File.EncodingOptions(
+        iterations: 600_000,
+        macIterations: 600_000,
+        encryptsCertificates: false,
+        includesMAC: false
+    )
 
     /// The shortest store password accepted for a new entry, in characters.
     public static let minimumPasswordLength = 8
@@ -370,7 +392,17 @@ public struct PKCS12IdentityStore: Sendable {
             )
         }
         do {
-            return try PKCS12File(data: bytes, password: password).identity()
+            let file = try PKCS12File(data: bytes, password: password)
+            // Without a MAC, the encrypted key is what proves the entry was written with this
+            // password: an entry with a key in the clear is refused, whatever else it holds.
+            guard file.protection.plaintextKeyCount == 0, !file.protection.keyEncryption.isEmpty else {
+                throw CertificateProviderError(
+                    .storeCorrupted,
+                    "the stored identity '\(alias)' holds a private key that is not encrypted; the store never writes "
+                        + "that, so the entry was altered: delete it and import the identity again"
+                )
+            }
+            return try file.identity()
         } catch let error as CertificateProviderError
             where error.code == .wrongPassword || error.code == .passwordRequired
         {

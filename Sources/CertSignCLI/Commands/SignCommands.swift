@@ -499,9 +499,9 @@ extension Commands {
                 size = 0
                 results.append(
                     SignResultDocument(
-                        document: Format.path(path),
+                        document: displayPath(path, in: workingDirectory),
                         status: "signed",
-                        signature: outputURL.map { Format.path($0.path) } ?? "-",
+                        signature: outputURL.map { displayPath($0.path, in: workingDirectory) } ?? "-",
                         id: result.record.id,
                         signer: result.signerCertificate.subject,
                         format: timestampClient == nil ? options.format.rawValue : SignatureFormat.cadesT.rawValue,
@@ -554,35 +554,43 @@ extension Commands {
     /// - Throws: `UsageError` when a signature would replace a document being signed, or two
     ///   documents would get the same signature file.
     static func signatureOutputs(_ documents: [String], _ parsed: ParsedArguments) throws -> [SignatureOutput] {
+        // No file-system access per document beyond what is needed: URLs are built with
+        // `isDirectory` given (so Foundation does not stat them) against a working directory read
+        // once, and the output folder is made into a URL once.
+        let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        func fileURL(_ path: String) -> URL {
+            URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory).absoluteURL
+        }
+        let outputDirectory = parsed.value("--out-dir").map {
+            URL(fileURLWithPath: $0, isDirectory: true, relativeTo: workingDirectory).absoluteURL
+        }
+        let out = parsed.value("--out")
         let outputs: [SignatureOutput] = documents.map { path in
-            if let out = parsed.value("--out") {
-                return out == "-" ? .standardOutput : .file(URL(fileURLWithPath: out))
+            if let out {
+                return out == "-" ? .standardOutput : .file(fileURL(out))
             }
-            if let directory = parsed.value("--out-dir") {
-                return .file(
-                    URL(fileURLWithPath: directory).appendingPathComponent(
-                        (path == "-" ? "stdin" : URL(fileURLWithPath: path).lastPathComponent) + ".p7s"
-                    )
-                )
+            if let outputDirectory {
+                let name = (path == "-" ? "stdin" : (path as NSString).lastPathComponent) + ".p7s"
+                return .file(outputDirectory.appendingPathComponent(name, isDirectory: false))
             }
-            return path == "-" ? .standardOutput : .file(URL(fileURLWithPath: path + ".p7s"))
+            return path == "-" ? .standardOutput : .file(fileURL(path + ".p7s"))
         }
-        func key(_ path: String) -> String {
-            // The same file under two spellings: compare resolved paths.
-            URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
-        }
-        let inputs = Set(documents.filter { $0 != "-" }.map(key))
-        var seen: [String: String] = [:]
+        var identities = SignatureFileIdentities()
+        let inputs = Set(documents.filter { $0 != "-" }.map { identities.file($0) ?? identities.resolved($0) })
+        let someInputMissing = inputs.contains { if case .path = $0 { true } else { false } }
+        var seen: [SignatureFileIdentities.Key: String] = [:]
         for (document, output) in zip(documents, outputs) {
             guard case .file(let url) = output else { continue }
-            let target = key(url.path)
-            if inputs.contains(target) {
+            // A signature file that does not exist yet can only be a document that does not exist either.
+            let existing = identities.file(url.path)
+            if inputs.contains(existing ?? (someInputMissing ? identities.resolved(url.path) : .path(""))) {
                 throw UsageError(
                     message:
                         "the signature of \(document) would replace the document \(url.path); choose another --out",
                     usage: signUsage
                 )
             }
+            let target = identities.output(url)
             if let earlier = seen[target] {
                 throw UsageError(
                     message:
@@ -594,6 +602,58 @@ extension Commands {
             seen[target] = document
         }
         return outputs
+    }
+
+    /// ``Format/path(_:)`` of a file without asking the file system (no `getcwd`, no `stat`): the
+    /// working directory is read once by the caller.
+    static func displayPath(_ path: String, in workingDirectory: URL) -> String {
+        path == "-"
+            ? path
+            : URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory).absoluteURL
+                .standardizedFileURL.path
+    }
+
+    /// Tells files apart for ``signatureOutputs(_:_:)`` with one `stat(2)` per document and one per
+    /// output folder: an existing file is its device and inode (two spellings, a symbolic link or a
+    /// hard link to one file are the same file); a signature file is its folder's device and inode
+    /// plus its name. Paths that cannot be `stat`ed fall back to resolving the path name by name.
+    struct SignatureFileIdentities {
+        enum Key: Hashable {
+            case file(dev_t, ino_t)
+            case entry(dev_t, ino_t, String)
+            case path(String)
+        }
+        private var folders: [String: Key] = [:]
+
+        /// The file `path` names (following links), or nil when it cannot be `stat`ed.
+        func file(_ path: String) -> Key? {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            return .file(info.st_dev, info.st_ino)
+        }
+
+        /// `path` with every symbolic link resolved, name by name (for paths that do not exist).
+        func resolved(_ path: String) -> Key {
+            .path(URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path)
+        }
+
+        /// Where a signature file goes: its folder (`stat`ed once per folder) and its name.
+        mutating func output(_ url: URL) -> Key {
+            let folder = url.deletingLastPathComponent().path
+            let name = url.lastPathComponent
+            let key: Key
+            if let known = folders[folder] {
+                key = known
+            } else {
+                key = file(folder) ?? resolved(folder)
+                folders[folder] = key
+            }
+            switch key {
+            case .file(let device, let inode): return .entry(device, inode, name)
+            case .path(let resolvedFolder): return .path(resolvedFolder + "/" + name)
+            case .entry: return .path(url.standardizedFileURL.resolvingSymlinksInPath().path)
+            }
+        }
     }
 
     /// Why a signature must not be written over `path` (a link, device, FIFO, socket or

@@ -294,9 +294,9 @@ enum PKCS12Parser {
                         "a certificate in the PKCS#12 file cannot be decoded"
                     )
                 }
-                contents.certificates.append(
-                    (try Certificate(handle: X509Handle(takingOwnershipOf: x509)), friendlyName(bag), localKeyID(bag))
-                )
+                let handle = X509Handle(takingOwnershipOf: x509)
+                try checkPublicKeyDecodes(x509)
+                contents.certificates.append((try Certificate(handle: handle), friendlyName(bag), localKeyID(bag)))
             case NID_safeContentsBag:
                 guard let nested = PKCS12_SAFEBAG_get0_safes(bag) else { continue }
                 try walkBags(nested, password: password, into: &contents, depth: depth + 1)
@@ -304,6 +304,29 @@ enum PKCS12Parser {
                 continue  // secret and CRL bags carry nothing a signer needs
             }
         }
+    }
+
+    /// Refuses, as `.malformedInput`, a certificate whose public key is of an algorithm OpenSSL
+    /// knows but whose bytes do not decode (a changed byte), which ``Certificate`` would otherwise
+    /// report as an unsupported algorithm.
+    private static func checkPublicKeyDecodes(_ x509: OpaquePointer) throws {
+        OpenSSLErrorQueue.clear()
+        guard X509_get0_pubkey(x509) == nil else { return }
+        let entries = OpenSSLErrorQueue.drainEntries()
+        var object: OpaquePointer?
+        if let publicKey = X509_get_X509_PUBKEY(x509) { _ = X509_PUBKEY_get0_param(&object, nil, nil, nil, publicKey) }
+        let decodeFailure = entries.contains {
+            $0.library == ERR_LIB_ASN1 || $0.library == ERR_LIB_EC || $0.library == ERR_LIB_RSA
+                || ($0.library == ERR_LIB_EVP && $0.reason == EVP_R_DECODE_ERROR)
+        }
+        guard let object, OBJ_obj2nid(object) != NID_undef, !GOSTEngine.isGOSTOID(oid(object)), decodeFailure else {
+            return  // Certificate reports it (unsupported algorithm, or GOST without the engine)
+        }
+        throw CertificateProviderError(
+            .malformedInput,
+            "the \(objectName(object: object)) public key of a certificate in the PKCS#12 file is corrupt",
+            openSSLErrors: entries.map(\.text)
+        )
     }
 
     private static func key(from info: OpaquePointer) throws -> EVPKeyHandle {
@@ -316,7 +339,14 @@ enum PKCS12Parser {
             if let object, GOSTEngine.isGOSTOID(oid(object)), !GOSTEngine.isAvailable {
                 throw GOSTEngine.unavailableError("the PKCS#12 file's \(name) private key")
             }
-            if isUnsupported(entries) || object.map({ OBJ_obj2nid($0) == NID_undef }) == true {
+            // OpenSSL 3's decoder adds a generic "unsupported" to every key it cannot decode; an
+            // algorithm it knows whose bytes fail to decode is a corrupt key, not an unsupported one.
+            let decodeFailure = entries.contains {
+                $0.library == ERR_LIB_ASN1 || $0.library == ERR_LIB_EC || $0.library == ERR_LIB_RSA
+                    || ($0.library == ERR_LIB_EVP && $0.reason == EVP_R_DECODE_ERROR)
+            }
+            let unknown = object.map({ OBJ_obj2nid($0) == NID_undef }) ?? true
+            if unknown || (isUnsupported(entries) && !decodeFailure) {
                 throw CertificateProviderError(
                     .unsupportedAlgorithm,
                     "the PKCS#12 file holds a \(name) private key, which this OpenSSL cannot load",
