@@ -228,11 +228,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    /// Wakes the loop thread when curl's timer moved before its planned wake-up (unless this is
-    /// the loop thread, which plans its sleep again after running jobs), and resumes the finished
-    /// transfers' callers (outside the lock).
+    /// Wakes the loop thread when curl's timer moved before its planned wake-up (the loop thread
+    /// wakes itself too: it may have planned its sleep before it started these transfers), and
+    /// resumes the finished transfers' callers (outside the lock).
     private func deliver(_ finished: [Completion], wake: Bool) {
-        if wake && !isLoopThread { CCurlShims_poller_wake(wakeFD) }
+        if wake { CCurlShims_poller_wake(wakeFD) }
         for (transfer, result) in finished { transfer.resume(with: result) }
     }
 
