@@ -9,8 +9,8 @@ import Synchronization
 /// path), so its identity's key is a ``CSCSigningKey``.
 ///
 /// Parameters: ``schema`` declares them (key, type, default, secret or not, meaning);
-/// `certsign providers --params csc` prints them. ``setParameters(_:)`` and
-/// ``initialize(options:)`` validate through it.
+/// `certsign providers --params csc` prints them. The initializers, ``setParameters(_:)`` and
+/// ``initialize(options:)`` validate through it, with the same messages.
 ///
 /// ``initialize(options:)`` gets a token, finds the credential (`credentials/list` when
 /// `credentialID` is absent), reads it (`credentials/info` with the chain) and returns an identity
@@ -85,7 +85,7 @@ public final class CSCProvider: CertificateProvider {
     ) throws {
         let parameters = try schema.validate(parameters)
         try registry.register(.csc, description: summary, schema: schema) {
-            CSCProvider(parameters: parameters, transport: transport, clientIdentityLookup: clientIdentityLookup)
+            try CSCProvider(parameters: parameters, transport: transport, clientIdentityLookup: clientIdentityLookup)
         }
     }
 
@@ -103,17 +103,19 @@ public final class CSCProvider: CertificateProvider {
 
     /// Creates a provider.
     /// - Parameters:
-    ///   - parameters: initial parameters (declared in ``schema``), checked by ``initialize(options:)``.
+    ///   - parameters: initial parameters, checked against ``schema`` here as by ``setParameters(_:)``.
     ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
     ///     `clientIdentity` when set).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
+    ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
     public convenience init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         clientIdentityLookup: ClientIdentityLookup? = nil
-    ) {
-        self.init(
+    ) throws {
+        try self.init(
             parameters: parameters,
             transport: transport,
             additionalHeaders: [],
@@ -123,16 +125,17 @@ public final class CSCProvider: CertificateProvider {
 
     /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
     /// fault header); the other arguments as in the public initializer.
+    /// - Throws: `.invalidParameter`, as the public initializer.
     package init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         additionalHeaders: [(name: String, value: String)],
         clientIdentityLookup: ClientIdentityLookup? = nil
-    ) {
+    ) throws {
         self.transport = transport
         self.clientIdentityLookup = clientIdentityLookup
         self.additionalHeaders = additionalHeaders
-        state = Mutex(State(parameters: parameters))
+        state = Mutex(State(parameters: try CSCProvider.schema.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
@@ -222,7 +225,7 @@ public final class CSCProvider: CertificateProvider {
     /// `credentialInfo`; `credentials/info` for each one the service did not describe).
     /// - Throws: as ``initialize(options:)``.
     public func credentials() async throws -> [CSCCredential] {
-        let parameters = try CSCProvider.schema.validate(self.parameters)
+        let parameters = self.parameters
         let client = try makeClient(parameters)
         let list = try await client.listCredentials(details: true)
         var result: [CSCCredential] = []

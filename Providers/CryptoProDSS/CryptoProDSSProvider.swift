@@ -7,8 +7,8 @@ import Synchronization
 /// `cryptopro-dss`) whose server builds the signatures (`DocumentSigning`).
 ///
 /// Parameters: ``schema`` declares them (key, type, default, secret or not, meaning);
-/// `certsign providers --params cryptopro-dss` prints them. ``setParameters(_:)`` and
-/// ``initialize(options:)`` validate through it.
+/// `certsign providers --params cryptopro-dss` prints them. The initializers, ``setParameters(_:)`` and
+/// ``initialize(options:)`` validate through it, with the same messages.
 ///
 /// Without `certificateID` and `certificate` the user's default certificate is used (or the only one).
 ///
@@ -122,7 +122,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     ) throws {
         let parameters = try schema.validate(parameters)
         try registry.register(.cryptoProDSS, description: summary, schema: schema) {
-            CryptoProDSSProvider(
+            try CryptoProDSSProvider(
                 parameters: parameters,
                 transport: transport,
                 clientIdentityLookup: clientIdentityLookup,
@@ -179,19 +179,21 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     /// Creates a provider.
     /// - Parameters:
-    ///   - parameters: initial parameters (declared in ``schema``), checked by ``initialize(options:)``.
+    ///   - parameters: initial parameters, checked against ``schema`` here as by ``setParameters(_:)``.
     ///   - transport: the networking; nil uses ``CurlTransport``.
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
     ///   - warning: called with a message when a cache file is ignored (foreign-owned, readable by
     ///     others, not a regular file, damaged); default none.
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
+    ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
     public convenience init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
-    ) {
-        self.init(
+    ) throws {
+        try self.init(
             parameters: parameters,
             transport: transport,
             additionalHeaders: [],
@@ -202,18 +204,19 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
     /// fault header); the other arguments as in the public initializer.
+    /// - Throws: `.invalidParameter`, as the public initializer.
     package init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         additionalHeaders: [(name: String, value: String)],
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
-    ) {
+    ) throws {
         self.transport = transport
         self.clientIdentityLookup = clientIdentityLookup
         self.additionalHeaders = additionalHeaders
         self.warning = warning
-        state = Mutex(State(parameters: parameters))
+        state = Mutex(State(parameters: try CryptoProDSSProvider.schema.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
@@ -426,7 +429,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                 "CryptoPro DSS: signature format '\(request.format)' is not supported (cades, cms)"
             )
         }
-        let parameters = try CryptoProDSSProvider.schema.validate(self.parameters)
+        let parameters = self.parameters
         let mode = CryptoProDSSProvider.uploadMode(parameters)
         let limit = try parameters.integer(ParameterKey.maxUploadBytes) ?? CryptoProDSSProvider.defaultMaxUploadBytes
         let session = try await currentSession()

@@ -8,8 +8,8 @@ import Synchronization
 /// `certsign dss` commands use.
 ///
 /// Parameters: ``schema`` declares them (key, type, default, secret or not, meaning);
-/// `certsign providers --params fmp-dss` prints them. ``setParameters(_:)`` and
-/// ``initialize(options:)`` validate through it.
+/// `certsign providers --params fmp-dss` prints them. The initializers, ``setParameters(_:)`` and
+/// ``initialize(options:)`` validate through it, with the same messages.
 ///
 /// Sessions: ``login()`` authenticates and keeps the session; with `storeDirectory` it is kept in
 /// `fmp-session.json` there (0600, never a password), so later calls (also in other processes)
@@ -109,7 +109,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     ) throws {
         let parameters = try schema.validate(parameters)
         try registry.register(.fmpDSS, description: summary, schema: schema) {
-            FMPDSSProvider(
+            try FMPDSSProvider(
                 parameters: parameters,
                 transport: transport,
                 clientIdentityLookup: clientIdentityLookup,
@@ -136,18 +136,20 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     /// Creates a provider.
     /// - Parameters:
-    ///   - parameters: initial parameters (declared in ``schema``), checked by ``initialize(options:)``.
+    ///   - parameters: initial parameters, checked against ``schema`` here as by ``setParameters(_:)``.
     ///   - transport: the networking; nil uses ``CurlTransport`` (with the TLS parameters).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
     ///   - warning: called with a message when a session file is ignored; default none.
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
+    ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
     public convenience init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
-    ) {
-        self.init(
+    ) throws {
+        try self.init(
             parameters: parameters,
             transport: transport,
             additionalHeaders: [],
@@ -158,18 +160,19 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
     /// fault header); the other arguments as in the public initializer.
+    /// - Throws: `.invalidParameter`, as the public initializer.
     package init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         additionalHeaders: [(name: String, value: String)],
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
-    ) {
+    ) throws {
         self.transport = transport
         self.clientIdentityLookup = clientIdentityLookup
         self.additionalHeaders = additionalHeaders
         self.warning = warning
-        state = Mutex(State(parameters: parameters))
+        state = Mutex(State(parameters: try FMPDSSProvider.schema.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
@@ -268,7 +271,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// - Throws: `.invalidParameter` for missing parameters; `.authenticationFailed`, `.network`, `.timeout`.
     @discardableResult
     public func login() async throws -> FMPResult<FMPSession> {
-        let parameters = try FMPDSSProvider.schema.validate(self.parameters)
+        let parameters = self.parameters
         return try await login(parameters)
     }
 

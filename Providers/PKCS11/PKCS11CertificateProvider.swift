@@ -9,23 +9,24 @@ extension ProviderID {
 }
 
 extension ProviderParameters.Key {
-    /// PKCS#11 provider: the module to load (string path; default `p11-kit-proxy.so`, which loads every
-    /// module p11-kit is configured with). A `module-path` in the URI's query wins.
-    public static let pkcs11Module: Self = "module"
-    /// PKCS#11 provider: the RFC 7512 URI of the key (string), e.g. `pkcs11:token=test;object=rsakey`.
-    public static let pkcs11URI: Self = "uri"
-    /// PKCS#11 provider: the user PIN (secret). Absent: the token's protected authentication path
-    /// (PIN pad) is used when it has one. Never kept in ``PKCS11CertificateProvider/parameters``.
-    public static let pkcs11PIN: Self = "pin"
-    /// PKCS#11 provider: the scheme an RSA key signs CMS with (string): `rsa-pkcs1v15` (default) or
-    /// `rsa-pss` (RSASSA-PSS, RFC 4056, through `CKM_RSA_PKCS_PSS`). EC keys always use `ecdsa`.
-    public static let pkcs11Scheme: Self = "scheme"
+    /// Renamed ``PKCS11CertificateProvider/ParameterKey/module`` (the `module` key).
+    @available(*, deprecated, renamed: "PKCS11CertificateProvider.ParameterKey.module")
+    public static var pkcs11Module: Self { PKCS11CertificateProvider.ParameterKey.module }
+    /// Renamed ``PKCS11CertificateProvider/ParameterKey/uri`` (the `uri` key).
+    @available(*, deprecated, renamed: "PKCS11CertificateProvider.ParameterKey.uri")
+    public static var pkcs11URI: Self { PKCS11CertificateProvider.ParameterKey.uri }
+    /// Renamed ``PKCS11CertificateProvider/ParameterKey/pin`` (the `pin` key).
+    @available(*, deprecated, renamed: "PKCS11CertificateProvider.ParameterKey.pin")
+    public static var pkcs11PIN: Self { PKCS11CertificateProvider.ParameterKey.pin }
+    /// Renamed ``PKCS11CertificateProvider/ParameterKey/scheme`` (the `scheme` key).
+    @available(*, deprecated, renamed: "PKCS11CertificateProvider.ParameterKey.scheme")
+    public static var pkcs11Scheme: Self { PKCS11CertificateProvider.ParameterKey.scheme }
 }
 
 /// The `pkcs11` provider: signs with a private key on a PKCS#11 token (smart card, USB token, HSM;
 /// SoftHSM2 in tests), found by an RFC 7512 `pkcs11:` URI together with its certificate.
 ///
-/// Parameters (keys are static members of `ProviderParameters.Key`): ``schema`` declares them
+/// Parameters (keys are static members of ``ParameterKey``): ``schema`` declares them
 /// (key, type, default, secret or not, meaning); `certsign providers --params pkcs11` prints them.
 ///
 /// - ``initialize(options:)`` loads the module (once per process), finds the token, checks the PIN
@@ -41,27 +42,57 @@ extension ProviderParameters.Key {
 /// (`.noPrivateKey`, `.certificateNotFound`), the module path (`.moduleNotLoadable`); every failed
 /// PKCS#11 call names its `CKR_*` value.
 public final class PKCS11CertificateProvider: CertificateProvider {
+    /// The parameter keys this provider reads (``schema`` declares them); the raw values are the
+    /// `--param` words.
+    public enum ParameterKey {
+        /// The module to load (string path; default `p11-kit-proxy.so`, which loads every
+        /// module p11-kit is configured with). A `module-path` in the URI's query wins.
+        public static let module: ProviderParameters.Key = "module"
+        /// The RFC 7512 URI of the key (string), e.g. `pkcs11:token=test;object=rsakey`.
+        public static let uri: ProviderParameters.Key = "uri"
+        /// The user PIN (secret). Absent: the token's protected authentication path
+        /// (PIN pad) is used when it has one. Never kept in ``PKCS11CertificateProvider/parameters``.
+        public static let pin: ProviderParameters.Key = "pin"
+        /// The scheme an RSA key signs CMS with (string): `rsa-pkcs1v15` (default) or
+        /// `rsa-pss` (RSASSA-PSS, RFC 4056, through `CKM_RSA_PKCS_PSS`). EC keys always use `ecdsa`.
+        public static let scheme: ProviderParameters.Key = "scheme"
+
+        /// Every key the provider accepts (the keys of ``PKCS11CertificateProvider/schema``).
+        public static let all: Set<ProviderParameters.Key> = PKCS11CertificateProvider.schema.keys
+    }
+
     /// Always `.pkcs11`.
     public let providerID: ProviderID = .pkcs11
 
-    /// Every key this provider accepts (the keys of ``schema``).
-    public static let acceptedKeys: Set<ProviderParameters.Key> = schema.keys
+    /// Every key this provider accepts; renamed ``ParameterKey/all``.
+    @available(*, deprecated, renamed: "ParameterKey.all")
+    public static var acceptedKeys: Set<ProviderParameters.Key> { ParameterKey.all }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
     public static let schema = ProviderParameterSchema(
         provider: .pkcs11,
         [
-            .init(.pkcs11URI, .string, "the RFC 7512 URI of the key, e.g. pkcs11:token=test;object=rsakey"),
-            .init(.pkcs11Module, .path, default: PKCS11Module.defaultPath, "the PKCS#11 module to load"),
-            .init(.pkcs11PIN, .secret, default: "the PIN pad", "the user PIN; never kept"),
+            .init(ParameterKey.uri, .string, "the RFC 7512 URI of the key, e.g. pkcs11:token=test;object=rsakey"),
+            .init(ParameterKey.module, .path, default: PKCS11Module.defaultPath, "the PKCS#11 module to load"),
+            .init(ParameterKey.pin, .secret, default: "the PIN pad", "the user PIN; never kept"),
             .init(
-                .pkcs11Scheme,
+                ParameterKey.scheme,
                 .oneOf([SignatureScheme.rsaPKCS1v15, .rsaPSS, .ecdsa].map(\.description)),
                 default: SignatureScheme.rsaPKCS1v15.description,
                 "the scheme an RSA key signs with"
             ),
         ],
-        rules: [{ parameters in if let text = try parameters.string(.pkcs11URI) { _ = try PKCS11URI(text) } }]
+        rules: [
+            { parameters in
+                guard let text = try parameters.string(ParameterKey.uri) else { return }
+                do { _ = try PKCS11URI(text) } catch let error as CertificateProviderError
+                    where error.code == .invalidParameter
+                {
+                    // The URI parser's reason, prefixed like every schema message with the key it is about.
+                    throw CertificateProviderError.invalidParameter("parameter 'uri': \(error.reason)")
+                }
+            }
+        ]
     )
 
     /// One line saying what the provider is (`certsign providers`).
@@ -82,8 +113,8 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     public init(parameters: ProviderParameters = ProviderParameters()) throws {
         _ = try Self.schema.validate(parameters)
         var kept = parameters
-        kept[.pkcs11PIN] = nil
-        state = Mutex(State(parameters: kept, pendingPIN: try parameters.secret(.pkcs11PIN)))
+        kept[ParameterKey.pin] = nil
+        state = Mutex(State(parameters: kept, pendingPIN: try parameters.secret(ParameterKey.pin)))
     }
 
     /// Registers this provider under `.pkcs11` in `registry`; each `makeProvider` call creates a
@@ -108,8 +139,8 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     public func setParameters(_ parameters: ProviderParameters) throws {
         _ = try Self.schema.validate(parameters)
         var kept = parameters
-        kept[.pkcs11PIN] = nil
-        let pin = try parameters.secret(.pkcs11PIN)
+        kept[ParameterKey.pin] = nil
+        let pin = try parameters.secret(ParameterKey.pin)
         state.withLock {
             $0.parameters = kept
             $0.pendingPIN = pin
@@ -125,16 +156,16 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         _ = try Self.schema.validate(options)
         let (stored, pendingPIN) = state.withLock { ($0.parameters, $0.pendingPIN) }
         let merged = stored.merging(options)
-        guard let uriText = try merged.string(.pkcs11URI) else {
+        guard let uriText = try merged.string(ParameterKey.uri) else {
             throw CertificateProviderError.invalidParameter(
                 "parameter 'uri' (a pkcs11: URI such as pkcs11:token=test;object=rsakey) is required to initialize "
                     + "the pkcs11 provider"
             )
         }
         let uri = try PKCS11URI(uriText)
-        let modulePath = try uri.modulePath ?? merged.string(.pkcs11Module) ?? PKCS11Module.defaultPath
-        let pin = try merged.secret(.pkcs11PIN) ?? pendingPIN
-        let scheme = try merged.string(.pkcs11Scheme).map(SignatureScheme.init)
+        let modulePath = try uri.modulePath ?? merged.string(ParameterKey.module) ?? PKCS11Module.defaultPath
+        let pin = try merged.secret(ParameterKey.pin) ?? pendingPIN
+        let scheme = try merged.string(ParameterKey.scheme).map(SignatureScheme.init)
         let module = try PKCS11Module.load(modulePath)
         let connection: PKCS11TokenConnection
         let identity: SigningIdentity
@@ -147,7 +178,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
             throw failure.providerError("opening \(uri.tokenDescription) in the PKCS#11 module \(modulePath)")
         }
         var kept = merged
-        kept[.pkcs11PIN] = nil
+        kept[ParameterKey.pin] = nil
         let previous = state.withLock { state -> PKCS11TokenConnection? in
             let previous = state.connection
             state.parameters = kept

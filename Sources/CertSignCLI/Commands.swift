@@ -93,7 +93,7 @@ extension CommandContext {
         }
         try PKCS12CertificateProvider.register(
             in: &registry,
-            parameters: ProviderParameters([.pkcs12StoreDirectory: .string(storeDirectory.path)]).merging(pkcs12),
+            parameters: ProviderParameters([PKCS12Key.storeDirectory: .string(storeDirectory.path)]).merging(pkcs12),
             environment: environment
         )
         try FMPDSSProvider.register(

@@ -14,10 +14,12 @@
 ///
 /// The meaning of options and parameters is provider-specific: each provider declares its keys once,
 /// in a ``ProviderParameterSchema`` it registers with (``ProviderRegistry/register(_:description:schema:factory:)``).
-/// Parameters are validated through that schema when they are handed to the provider:
-/// ``setParameters(_:)`` refuses a bad value and keeps the previous parameters, and
-/// ``initialize(options:)`` refuses bad options before any file, token or network is touched; both
-/// throw the schema's `.invalidParameter` message.
+/// Parameters are validated through that schema at the moment they are handed to the provider, the
+/// same way at each of the three places: a provider's initializer that takes parameters throws on a
+/// bad one (so does its `register(in:)`), ``setParameters(_:)`` refuses a bad value and keeps the
+/// previous parameters, and ``initialize(options:)`` refuses bad options before any file, token or
+/// network is touched. All three throw the schema's `.invalidParameter` message naming the key; a
+/// parameter is never first found wrong at first use.
 /// Providers are reference types shared across tasks, so they must be `Sendable` and do their own
 /// locking.
 public protocol CertificateProvider: AnyObject, Sendable {

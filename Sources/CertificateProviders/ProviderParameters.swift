@@ -7,7 +7,8 @@ public import Foundation
 /// files deliver strings (`--param certificateID=12831`). ``Value/secret(_:)`` values are never shown
 /// by ``description``.
 public struct ProviderParameters: Sendable, Equatable, CustomStringConvertible, ExpressibleByDictionaryLiteral {
-    /// A parameter name. Well-known keys have static members; each provider documents its own.
+    /// A parameter name. SAP's well-known keys are static members here; each provider declares its own
+    /// in its `ParameterKey` (`PKCS12CertificateProvider.ParameterKey.file`).
     public struct Key: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
         /// The name as written in `--param NAME=…`.
         public let rawValue: String
@@ -21,10 +22,13 @@ public struct ProviderParameters: Sendable, Equatable, CustomStringConvertible, 
         public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
         /// SAP `kCertificateProviderParameterKeyURL`: a server URL, or the URL the app was opened with.
+        /// The FMP, CryptoPro DSS and CSC providers take it (their `ParameterKey.url`).
         public static let url: Key = "url"
         /// SAP `kCertificateProviderParameterKeyKeySize`: the key size in bits for providers that make keys.
+        /// No built-in provider takes it; it is SAP's name, kept for providers written elsewhere.
         public static let keySize: Key = "keysize"
         /// SAP `kCertificateProviderParameterKeyURLScheme`: the app's callback URL scheme.
+        /// No built-in provider takes it; it is SAP's name, kept for providers written elsewhere.
         public static let urlScheme: Key = "urlScheme"
     }
 

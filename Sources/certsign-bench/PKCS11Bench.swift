@@ -104,9 +104,12 @@ private func measurePKCS11(_ harness: BenchHarness) async throws {
                 if run > 0: print(time.perf_counter() - start)
         """
     for (label, name) in [("rsakey", "RSA-2048, PKCS#1 v1.5"), ("eckey", "EC P-256, ECDSA")] {
-        let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(module)])
+        let provider = try PKCS11CertificateProvider(parameters: [
+            PKCS11CertificateProvider.ParameterKey.module: .string(module)
+        ])
         let identity = try await provider.initialize(options: [
-            .pkcs11URI: .string("pkcs11:token=bench;object=\(label)"), .pkcs11PIN: .secret(Secret(pin)),
+            PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=bench;object=\(label)"),
+            PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret(pin)),
         ])
         let ours = try await harness.time {
             for _ in 0..<signatures {

@@ -90,9 +90,12 @@ private func measurePKCS12(_ harness: BenchHarness) async throws {
     // Signing N documents through the provider: the identity is unlocked once and kept in memory.
     let documents = 200
     let store = path("store")
-    let provider = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(store)])
+    let provider = try PKCS12CertificateProvider(parameters: [
+        PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(store)
+    ])
     _ = try await provider.initialize(options: [
-        .pkcs12File: .string(path("default.p12")), .pkcs12Password: .secret(secret),
+        PKCS12CertificateProvider.ParameterKey.file: .string(path("default.p12")),
+        PKCS12CertificateProvider.ParameterKey.password: .secret(secret),
     ])
     let document = Array(repeating: UInt8(0x61), count: 4096)
     let opensBefore = provider.pkcs12OpenCount

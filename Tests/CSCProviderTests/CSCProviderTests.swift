@@ -18,7 +18,7 @@ struct CSCProviderTests {
     ) throws -> SigningCoordinator {
         var registry = ProviderRegistry()
         try registry.register(.csc, description: "CSC") {
-            CSCProvider(parameters: parameters, additionalHeaders: headers)
+            try CSCProvider(parameters: parameters, additionalHeaders: headers)
         }
         return SigningCoordinator(
             registry: registry,
@@ -28,6 +28,14 @@ struct CSCProviderTests {
 
     func documents(_ count: Int) -> [Document] {
         (1...count).map { .bytes(Array("Счёт № \($0) от 30.11.2026\n".utf8), name: "invoice-\($0).txt") }
+    }
+
+    @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
+    func validationMoment() async throws {
+        let reason = try await expectRefusedAtEveryMoment([CSCProvider.ParameterKey.url: .string("csc.example")]) {
+            try CSCProvider(parameters: $0)
+        }
+        #expect(reason == "parameter 'url' must be a URL such as https://host/path, not 'csc.example'")
     }
 
     @Test("SCAL 1 with a PIN (EC): one authorize without hashes, one signHash; the CAdES verifies with openssl")
@@ -194,8 +202,8 @@ struct CSCProviderTests {
                 }
             let parameters = cscParameters(url, credentialID: scal2Credential)
             // The identity is resolved without the fault; the fault hits the signing calls.
-            let provider = CSCProvider(parameters: parameters, additionalHeaders: faultHeader(fault))
-            let clean = CSCProvider(parameters: parameters)
+            let provider = try CSCProvider(parameters: parameters, additionalHeaders: faultHeader(fault))
+            let clean = try CSCProvider(parameters: parameters)
             #expect(
                 try await clean.initialize(options: [:]).certificate
                     == sharedSeed.users[0].certificates[1].identity.certificate
@@ -252,7 +260,7 @@ struct CSCProviderTests {
                 try await CSCProvider(parameters: cscParameters(url, credentialID: "404")).initialize(options: [:])
             }
             #expect(unknown?.reason.contains("the client has: \(pinCredential), \(scal2Credential)") == true)
-            let provider = CSCProvider(parameters: cscParameters(url, credentialID: pinCredential))
+            let provider = try CSCProvider(parameters: cscParameters(url, credentialID: pinCredential))
             #expect(try provider.storedCertificate() == nil)
             let identity = try await provider.initialize(options: [:])
             #expect(identity.chain == [sharedSeed.certificateAuthority])

@@ -19,7 +19,7 @@ import Testing
         var registry = ProviderRegistry()
         try PKCS12CertificateProvider.register(
             in: &registry,
-            parameters: [.pkcs12StoreDirectory: .string(store.url.path)]
+            parameters: [PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(store.url.path)]
         )
         try FMPDSSProvider.register(in: &registry)
         try CryptoProDSSProvider.register(in: &registry)

@@ -43,7 +43,7 @@ struct CryptoProGOSTTests {
     ])
     func hashModeSendsTheStreebogDigest(certificateID: Int, digest: DigestAlgorithm) async throws {
         try await withEmulator(.init(faultsEnabled: true, requestLogKeepsSecrets: true)) { emulator, url in
-            let provider = CryptoProDSSProvider(parameters: parameters(url, certificateID: certificateID))
+            let provider = try CryptoProDSSProvider(parameters: parameters(url, certificateID: certificateID))
             let identity = try await provider.initialize(options: [:])
             #expect(identity.certificate.publicKeyAlgorithm.isGOST)
             #expect(try DigestAlgorithm.preferred(for: identity.certificate.publicKeyAlgorithm) == digest)

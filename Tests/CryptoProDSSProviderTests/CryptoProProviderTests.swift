@@ -18,6 +18,18 @@ struct CryptoProProviderTests {
         ]).merging(extra)
     }
 
+    @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
+    func validationMoment() async throws {
+        // dssPassword is an FMP key: unknown here.
+        let reason = try await expectRefusedAtEveryMoment(["dssPassword": .secret(Secret("x"))]) {
+            try CryptoProDSSProvider(parameters: $0)
+        }
+        #expect(
+            reason?.hasPrefix("parameter 'dssPassword' is not known to the cryptopro-dss provider (it takes: ") == true
+        )
+        #expect(reason?.contains("username") == true)
+    }
+
     @Test("certificate selection: by id, 0 = default, none = default, by friendly name, by subject CN")
     func selection() async throws {
         try await withEmulator(.faults) { _, url in
@@ -30,7 +42,7 @@ struct CryptoProProviderTests {
                 ([CryptoProDSSProvider.ParameterKey.certificate: .string(leonid[1].subject)], leonid[1]),
             ]
             for (extra, expected) in cases {
-                let provider = CryptoProDSSProvider(parameters: parameters(url))
+                let provider = try CryptoProDSSProvider(parameters: parameters(url))
                 let identity = try await provider.initialize(options: extra)
                 #expect(identity.certificate == expected, "\(extra)")
                 #expect(identity.key.matches(expected))
@@ -42,7 +54,7 @@ struct CryptoProProviderTests {
     @Test("an unknown certificate id or name is invalidParameter listing the user's certificates")
     func unknownCertificate() async throws {
         try await withEmulator(.faults) { _, url in
-            let provider = CryptoProDSSProvider(parameters: parameters(url))
+            let provider = try CryptoProDSSProvider(parameters: parameters(url))
             let byID = await expectError(.invalidParameter) {
                 try await provider.initialize(options: [CryptoProDSSProvider.ParameterKey.certificateID: .integer(999)])
             }
@@ -61,7 +73,7 @@ struct CryptoProProviderTests {
 
     @Test("parameters: unknown keys, wrong types, missing url and insecure http are invalidParameter")
     func parameterChecks() async throws {
-        let provider = CryptoProDSSProvider()
+        let provider = try CryptoProDSSProvider()
         #expect(throws: CertificateProviderError.invalidParameter("")) {
             try provider.setParameters(["dssPassword": .string("x")])
         }
@@ -89,7 +101,7 @@ struct CryptoProProviderTests {
     @Test("wrong password is authenticationFailed from initialize")
     func wrongPassword() async throws {
         try await withEmulator(.faults) { _, url in
-            let provider = CryptoProDSSProvider(
+            let provider = try CryptoProDSSProvider(
                 parameters: parameters(url, [CryptoProDSSProvider.ParameterKey.password: .secret(Secret("nope"))])
             )
             await expectError(.authenticationFailed) { try await provider.initialize(options: [:]) }
@@ -99,7 +111,7 @@ struct CryptoProProviderTests {
     @Test("signDocument: CAdES-BES detached/attached, CMS, digest payload; every signature verifies")
     func signDocument() async throws {
         try await withEmulator(.init(faultsEnabled: true, requestLogKeepsSecrets: true)) { emulator, url in
-            let provider = CryptoProDSSProvider(parameters: parameters(url))
+            let provider = try CryptoProDSSProvider(parameters: parameters(url))
             _ = try await provider.initialize(options: [:])
             let detached = try await provider.signDocument(DocumentSigningRequest(payload: .content(document)))
             try opensslVerify(detached, emulator: emulator, cades: true, detachedContent: document)
@@ -148,7 +160,7 @@ struct CryptoProProviderTests {
     @Test("signDocument with a wrong PIN is wrongPassword; without a session it initializes from the parameters")
     func signDocumentErrors() async throws {
         try await withEmulator(.faults) { emulator, url in
-            let provider = CryptoProDSSProvider(
+            let provider = try CryptoProDSSProvider(
                 parameters: parameters(url, [CryptoProDSSProvider.ParameterKey.pin: .secret(Secret("000"))])
             )
             await expectError(.wrongPassword) {
@@ -167,7 +179,7 @@ struct CryptoProProviderTests {
     @Test("a PIN given only in initialize's options is used by signDocument")
     func pinFromOptions() async throws {
         try await withEmulator(.faults) { emulator, url in
-            let provider = CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.url: .url(url)])
+            let provider = try CryptoProDSSProvider(parameters: [CryptoProDSSProvider.ParameterKey.url: .url(url)])
             _ = try await provider.initialize(options: parameters(url))
             #expect(try provider.parameters.secret(CryptoProDSSProvider.ParameterKey.pin) == nil)
             let cms = try await provider.signDocument(DocumentSigningRequest(payload: .content(document)))
@@ -203,7 +215,7 @@ struct CryptoProProviderTests {
                     CryptoProDSSProvider.ParameterKey.certificateID: .integer(12832),
                 ]
             )
-            let first = CryptoProDSSProvider(parameters: withStore)
+            let first = try CryptoProDSSProvider(parameters: withStore)
             let identity = try await first.initialize(options: [:])
             let file = store + "/cryptopro-dss-session.json"
             let attributes = try FileManager.default.attributesOfItem(atPath: file)
@@ -219,7 +231,7 @@ struct CryptoProProviderTests {
 
             // A new provider (a new process) with the same parameters: no network call.
             emulator.clearReceivedRequests()
-            let second = CryptoProDSSProvider(parameters: withStore)
+            let second = try CryptoProDSSProvider(parameters: withStore)
             let cached = try #require(try second.storedCertificate())
             #expect(cached.certificate == identity.certificate)
             #expect(emulator.receivedRequests.isEmpty)
@@ -229,7 +241,7 @@ struct CryptoProProviderTests {
             #expect(emulator.receivedRequests.map(\.path) == ["/SignServer/rest/api/documents"])
 
             // Another user or URL does not get the cached identity.
-            let other = CryptoProDSSProvider(
+            let other = try CryptoProDSSProvider(
                 parameters: withStore.merging([CryptoProDSSProvider.ParameterKey.username: .string("Maria")])
             )
             #expect(try other.storedCertificate()?.certificate == nil)
@@ -260,14 +272,14 @@ struct CryptoProProviderTests {
             let file = URL(fileURLWithPath: store + "/cryptopro-dss-session.json")
             let before = try Data(contentsOf: file)
             emulator.expireAccessTokens()
-            let second = CryptoProDSSProvider(parameters: withStore)
+            let second = try CryptoProDSSProvider(parameters: withStore)
             #expect(try second.storedCertificate()?.certificate != nil)
             let cms = try await second.signDocument(DocumentSigningRequest(payload: .content(document)))
             try opensslVerify(cms, emulator: emulator, cades: true, detachedContent: document)
             #expect(try Data(contentsOf: file) != before)
             // The rewritten token works for a third provider without login.
             emulator.clearReceivedRequests()
-            let third = CryptoProDSSProvider(parameters: withStore)
+            let third = try CryptoProDSSProvider(parameters: withStore)
             _ = try #require(try third.storedCertificate())
             _ = try await third.certificates()
             #expect(emulator.receivedRequests.map(\.path) == ["/SignServer/rest/api/certificates"])
@@ -279,7 +291,7 @@ struct CryptoProProviderTests {
         let directory = try TemporaryDirectory()
         let path = try directory.write("cryptopro-dss-session.json", Data("{\"hello\":1}".utf8))
         #expect(chmod(path, 0o600) == 0)  // private, so it is read (a readable one is ignored)
-        let provider = CryptoProDSSProvider(parameters: [
+        let provider = try CryptoProDSSProvider(parameters: [
             CryptoProDSSProvider.ParameterKey.storeDirectory: .string(directory.url.path)
         ])
         #expect(throws: CertificateProviderError(.storeCorrupted, "")) { try provider.storedCertificate() }

@@ -44,7 +44,7 @@ import Testing
             let digest = DigestAlgorithm.sha256.hash(document)
             let request = DocumentSigningRequest(payload: .digest(digest, .sha256), contentFile: file)
 
-            let provider = CryptoProDSSProvider(parameters: Self.parameters(url))
+            let provider = try CryptoProDSSProvider(parameters: Self.parameters(url))
             _ = try await provider.initialize(options: [:])
             var signature = try await provider.signDocument(request)
             var upload = try Self.lastUpload(emulator)
@@ -93,25 +93,25 @@ import Testing
             let withStore: ProviderParameters = [
                 CryptoProDSSProvider.ParameterKey.storeDirectory: .string(store.url.path)
             ]
-            let leonid = CryptoProDSSProvider(parameters: withStore.merging(Self.parameters(url)))
+            let leonid = try CryptoProDSSProvider(parameters: withStore.merging(Self.parameters(url)))
             _ = try await leonid.initialize(options: [:])
 
             // A new process asking for Maria's certificate must not get Leonid's cached one.
-            let maria = CryptoProDSSProvider(
+            let maria = try CryptoProDSSProvider(
                 parameters: withStore.merging(
                     Self.parameters(url, user: "Maria", password: "456456", certificateID: 12900)
                 )
             )
             #expect(try maria.storedCertificate() == nil)
-            let other = CryptoProDSSProvider(
+            let other = try CryptoProDSSProvider(
                 parameters: withStore.merging(Self.parameters(url, certificateID: StandardSeed.certificateID))
             )
             #expect(try other.storedCertificate() == nil)
-            let elsewhere = CryptoProDSSProvider(
+            let elsewhere = try CryptoProDSSProvider(
                 parameters: withStore.merging(Self.parameters(URL(string: "http://127.0.0.1:1/")!))
             )
             #expect(try elsewhere.storedCertificate() == nil)
-            let same = CryptoProDSSProvider(parameters: withStore.merging(Self.parameters(url)))
+            let same = try CryptoProDSSProvider(parameters: withStore.merging(Self.parameters(url)))
             #expect(try same.storedCertificate()?.certificate.subject.contains("RSA") == true)
 
             // setParameters to another user drops the session in memory too.
@@ -124,7 +124,7 @@ import Testing
             var pinned = withStore.merging(Self.parameters(url, certificateID: StandardSeed.certificateID))
             pinned[CryptoProDSSProvider.ParameterKey.pin] = .secret(Secret(StandardSeed.certificatePIN))
             _ = try await CryptoProDSSProvider(parameters: pinned).initialize(options: [:])
-            let resumed = CryptoProDSSProvider(parameters: pinned)
+            let resumed = try CryptoProDSSProvider(parameters: pinned)
             #expect(try resumed.storedCertificate() != nil)
             _ = try await resumed.signDocument(DocumentSigningRequest(payload: .content(Array("x".utf8))))
         }

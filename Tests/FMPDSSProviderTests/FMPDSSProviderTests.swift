@@ -22,10 +22,18 @@ struct FMPDSSProviderTests {
         return parameters
     }
 
+    @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
+    func validationMoment() async throws {
+        let reason = try await expectRefusedAtEveryMoment([FMPDSSProvider.ParameterKey.timeout: .integer(0)]) {
+            try FMPDSSProvider(parameters: $0)
+        }
+        #expect(reason == "parameter 'timeout' must be a positive whole number of seconds, not 0")
+    }
+
     @Test("initialize returns the server's certificate with a remote key; stored until deleted")
     func initialize() async throws {
         try await withEmulator { _, url in
-            let provider = FMPDSSProvider(parameters: parameters(url))
+            let provider = try FMPDSSProvider(parameters: parameters(url))
             #expect(provider.providerID == .fmpDSS)
             #expect(try provider.storedCertificate() == nil)
             let identity = try await provider.initialize(options: [:])
@@ -47,7 +55,9 @@ struct FMPDSSProviderTests {
     @Test("signature history: signatures() lists and removeSignature(id:) removes; unknown id → .notStored")
     func history() async throws {
         try await withEmulator { emulator, url in
-            let provider = FMPDSSProvider(parameters: parameters(url, certificateID: StandardSeed.secondCertificateID))
+            let provider = try FMPDSSProvider(
+                parameters: parameters(url, certificateID: StandardSeed.secondCertificateID)
+            )
             await expectError(.authenticationFailed) { try await provider.signatures() }
             let identity = try await provider.initialize(options: [:])
             #expect(identity.key.publicKeyAlgorithm == .rsa)
@@ -84,7 +94,7 @@ struct FMPDSSProviderTests {
     )
     func parameterChecks() async throws {
         try await withEmulator { _, url in
-            let provider = FMPDSSProvider()
+            let provider = try FMPDSSProvider()
             expectError(.invalidParameter) { try provider.setParameters(["colour": .string("red")]) }
             expectError(.invalidParameter) {
                 try provider.setParameters([FMPDSSProvider.ParameterKey.certificateID: .string("twelve")])

@@ -43,7 +43,7 @@ import Testing
                 as? NSNumber
             #expect(mode?.intValue == 0o600)
 
-            let resumed = FMPDSSProvider(parameters: [
+            let resumed = try FMPDSSProvider(parameters: [
                 FMPDSSProvider.ParameterKey.storeDirectory: .string(store.url.path),
                 FMPDSSProvider.ParameterKey.dssPassword: .secret(Secret(StandardSeed.dssPassword)),
                 FMPDSSProvider.ParameterKey.certificateID: .integer(StandardSeed.certificateID),
@@ -69,7 +69,7 @@ import Testing
                 dssPassword: "Qwerty456"
             )
             mariaParameters[FMPDSSProvider.ParameterKey.password] = nil
-            let maria = FMPDSSProvider(parameters: mariaParameters)
+            let maria = try FMPDSSProvider(parameters: mariaParameters)
             #expect(try maria.storedCertificate() == nil)
             await expectError(.authenticationFailed) { try await maria.signatures() }
             // With her password she logs in, and sees her own (empty) history.
@@ -89,7 +89,7 @@ import Testing
             let store = try TemporaryDirectory()
             _ = try await FMPDSSProvider(parameters: Self.parameters(url, store: store)).login()
             let warnings = Mutex<[String]>([])
-            let provider = FMPDSSProvider(
+            let provider = try FMPDSSProvider(
                 parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(store.url.path)],
                 warning: { message in warnings.withLock { $0.append(message) } }
             )

@@ -11,8 +11,8 @@ import Testing
 
 @Suite("PDFSigner with a DocumentSigning provider (CryptoPro DSS hash mode) against the emulator")
 struct PDFDocumentSigningTests {
-    func provider(_ url: URL, certificateID: Int = 0) -> CryptoProDSSProvider {
-        CryptoProDSSProvider(
+    func provider(_ url: URL, certificateID: Int = 0) throws -> CryptoProDSSProvider {
+        try CryptoProDSSProvider(
             parameters: ProviderParameters([
                 CryptoProDSSProvider.ParameterKey.url: .url(url),
                 CryptoProDSSProvider.ParameterKey.username: .string(StandardSeed.username),
@@ -28,7 +28,7 @@ struct PDFDocumentSigningTests {
         try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, url in
             let directory = try TemporaryDirectory(prefix: "pdf-cryptopro")
             let input = try PDFFixtures.make(.objectStreams, in: directory)
-            let server = provider(url)
+            let server = try provider(url)
             let identity = try await server.initialize(options: [:])
             let output = directory.path("signed.pdf")
             let result = try await PDFSigner.sign(
@@ -61,7 +61,7 @@ struct PDFDocumentSigningTests {
         try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, url in
             let directory = try TemporaryDirectory(prefix: "pdf-cryptopro-bt")
             let input = try PDFFixtures.make(.classic, in: directory)
-            let server = provider(url)
+            let server = try provider(url)
             let identity = try await server.initialize(options: [:])
             let output = directory.path("signed.pdf")
             let result = try await PDFSigner.sign(
@@ -91,7 +91,7 @@ struct PDFDocumentSigningTests {
         try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { _, url in
             let directory = try TemporaryDirectory(prefix: "pdf-cryptopro-mismatch")
             let input = try PDFFixtures.make(.classic, in: directory)
-            let server = provider(url)
+            let server = try provider(url)
             let identity = try await server.initialize(options: [:])
             // The caller claims another identity than the one the server signs with.
             let other = try PDFPKI().rsa
@@ -119,7 +119,7 @@ struct PDFCSCSigningTests {
         try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, url in
             let directory = try TemporaryDirectory(prefix: "pdf-csc")
             let input = try PDFFixtures.make(.linearized, in: directory)
-            let provider = CSCProvider(
+            let provider = try CSCProvider(
                 parameters: ProviderParameters([
                     CSCProvider.ParameterKey.url: .url(url),
                     CSCProvider.ParameterKey.clientID: .string(StandardSeed.username),

@@ -29,9 +29,12 @@ func signOrExit(_ key: PKCS11SigningKey, _ name: String) {
     }
 }
 
-let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(arguments[1])])
+let provider = try PKCS11CertificateProvider(parameters: [
+    PKCS11CertificateProvider.ParameterKey.module: .string(arguments[1])
+])
 let identity = try await provider.initialize(options: [
-    .pkcs11URI: .string(arguments[2]), .pkcs11PIN: .secret(Secret(pin)),
+    PKCS11CertificateProvider.ParameterKey.uri: .string(arguments[2]),
+    PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret(pin)),
 ])
 guard let key = identity.key as? PKCS11SigningKey else { exit(1) }
 try Data(identity.certificate.pemRepresentation.utf8).write(to: URL(fileURLWithPath: arguments[3] + "cert.pem"))

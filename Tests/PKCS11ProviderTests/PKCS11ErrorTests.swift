@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS11Provider
+import TestSupport
 import Testing
 
 /// Wrong and locked PINs, missing tokens, keys, certificates and modules: typed errors that name what
@@ -16,10 +17,13 @@ struct PKCS11ErrorTests {
         let fixture = try SoftHSMFixture.shared()
         let before = try fixture.tokenFlags(SoftHSMFixture.Token.wrongPIN)
         #expect(!before.contains("user PIN count low"), "\(before)")
-        let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule)])
+        let provider = try PKCS11CertificateProvider(parameters: [
+            PKCS11CertificateProvider.ParameterKey.module: .string(SoftHSMFixture.softHSMModule)
+        ])
         let error = await PKCS11Testing.error {
             _ = try await provider.initialize(options: [
-                .pkcs11URI: .string("pkcs11:token=wrong-pin;object=eckey"), .pkcs11PIN: .secret(Secret("0000")),
+                PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=wrong-pin;object=eckey"),
+                PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret("0000")),
             ])
         }
         #expect(error?.code == .wrongPassword)
@@ -35,7 +39,8 @@ struct PKCS11ErrorTests {
         #expect(try provider.storedCertificate() == nil)
         // The right PIN still works (one failure does not lock SoftHSM) and clears the mark.
         _ = try await provider.initialize(options: [
-            .pkcs11URI: .string("pkcs11:token=wrong-pin;object=eckey"), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+            PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=wrong-pin;object=eckey"),
+            PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret(SoftHSMFixture.pin)),
         ])
         #expect(!(try fixture.tokenFlags(SoftHSMFixture.Token.wrongPIN)).contains("user PIN count low"))
     }
@@ -110,10 +115,13 @@ struct PKCS11ErrorTests {
         arguments: ["/usr/lib/x86_64-linux-gnu/libz.so.1", "/etc/hostname", "/nonexistent/libpkcs11.so"]
     )
     func notAModule(path: String) async throws {
-        let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(path)])
+        let provider = try PKCS11CertificateProvider(parameters: [
+            PKCS11CertificateProvider.ParameterKey.module: .string(path)
+        ])
         let error = await PKCS11Testing.error {
             _ = try await provider.initialize(options: [
-                .pkcs11URI: .string("pkcs11:token=signer;object=rsakey"), .pkcs11PIN: .secret(Secret("1234")),
+                PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=signer;object=rsakey"),
+                PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret("1234")),
             ])
         }
         #expect(error?.code == .moduleNotLoadable)
@@ -129,7 +137,9 @@ struct PKCS11ErrorTests {
         #expect(inPath?.code == .invalidParameter && inPath?.reason.contains("98765") == false)
         let provider = try PKCS11CertificateProvider()
         let viaParameters = await PKCS11Testing.error {
-            try provider.setParameters([.pkcs11URI: .string("pkcs11:object=x?pin-value=98765")])
+            try provider.setParameters([
+                PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:object=x?pin-value=98765")
+            ])
         }
         #expect(viaParameters?.code == .invalidParameter)
     }
@@ -145,6 +155,28 @@ struct PKCS11ErrorTests {
 
 @Suite("PKCS#11 URIs (RFC 7512)")
 struct PKCS11URITests {
+    @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
+    func validationMoment() async throws {
+        let reason = try await expectRefusedAtEveryMoment([
+            PKCS11CertificateProvider.ParameterKey.uri: .string("https://token.example/key")
+        ]) {
+            try PKCS11CertificateProvider(parameters: $0)
+        }
+        #expect(
+            reason
+                == "parameter 'uri': 'https://token.example/key' is not a pkcs11: URI (RFC 7512), e.g. "
+                + "pkcs11:token=test;object=rsakey"
+        )
+    }
+
+    @Test("the keys live in PKCS11CertificateProvider.ParameterKey with the --param words stored parameters use")
+    func parameterKeyWords() {
+        typealias Key = PKCS11CertificateProvider.ParameterKey
+        let keys = [Key.uri, Key.module, Key.pin, Key.scheme]
+        #expect(keys.map(\.rawValue) == ["uri", "module", "pin", "scheme"])
+        #expect(Set(keys) == PKCS11CertificateProvider.schema.keys && Key.all == Set(keys))
+    }
+
     @Test("attributes, percent-decoding and the id as bytes")
     func parse() throws {
         let uri = try PKCS11URI(

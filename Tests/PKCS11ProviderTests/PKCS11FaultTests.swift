@@ -55,9 +55,12 @@ struct PKCS11FaultTests {
 
     static func provider(_ uri: String) async throws -> (PKCS11CertificateProvider, SigningIdentity) {
         _ = try SoftHSMFixture.shared()
-        let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(try module.get())])
+        let provider = try PKCS11CertificateProvider(parameters: [
+            PKCS11CertificateProvider.ParameterKey.module: .string(try module.get())
+        ])
         let identity = try await provider.initialize(options: [
-            .pkcs11URI: .string(uri), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+            PKCS11CertificateProvider.ParameterKey.uri: .string(uri),
+            PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret(SoftHSMFixture.pin)),
         ])
         return (provider, identity)
     }

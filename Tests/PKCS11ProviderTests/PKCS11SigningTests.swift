@@ -103,11 +103,12 @@ struct PKCS11SigningTests {
         let directory = try TemporaryDirectory()
         _ = try SoftHSMFixture.shared()
         let provider = try PKCS11CertificateProvider(parameters: [
-            .pkcs11Module: .string(SoftHSMFixture.softHSMModule), .pkcs11Scheme: .string("rsa-pss"),
+            PKCS11CertificateProvider.ParameterKey.module: .string(SoftHSMFixture.softHSMModule),
+            PKCS11CertificateProvider.ParameterKey.scheme: .string("rsa-pss"),
         ])
         let identity = try await provider.initialize(options: [
-            .pkcs11URI: .string("pkcs11:token=pss;object=rsakey"),
-            .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+            PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=pss;object=rsakey"),
+            PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret(SoftHSMFixture.pin)),
         ])
         #expect(identity.key.defaultScheme == .rsaPSS)
         for digest in [DigestAlgorithm.sha256, .sha512] {
@@ -125,8 +126,8 @@ struct PKCS11SigningTests {
         }
         let ecError = await PKCS11Testing.error {
             _ = try await provider.initialize(options: [
-                .pkcs11URI: .string("pkcs11:token=signer;object=eckey"),
-                .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+                PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=signer;object=eckey"),
+                PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret(SoftHSMFixture.pin)),
             ])
         }
         #expect(ecError?.code == .unsupportedAlgorithm)
@@ -195,8 +196,11 @@ struct PKCS11SigningTests {
     func storedAndDeleted() async throws {
         let (provider, identity) = try await PKCS11Testing.provider("pkcs11:token=signer;object=eckey")
         #expect(try provider.storedCertificate()?.certificate == identity.certificate)
-        #expect(provider.parameters[.pkcs11PIN] == nil)
-        #expect(try provider.parameters.string(.pkcs11URI) == "pkcs11:token=signer;object=eckey")
+        #expect(provider.parameters[PKCS11CertificateProvider.ParameterKey.pin] == nil)
+        #expect(
+            try provider.parameters.string(PKCS11CertificateProvider.ParameterKey.uri)
+                == "pkcs11:token=signer;object=eckey"
+        )
         try provider.deleteStoredCertificate()
         #expect(try provider.storedCertificate() == nil)
         let error = await PKCS11Testing.error {
@@ -214,10 +218,10 @@ struct PKCS11SigningTests {
         _ = try SoftHSMFixture.shared()
         let provider = try PKCS11CertificateProvider()  // default module: p11-kit's proxy, overridden by the URI
         let identity = try await provider.initialize(options: [
-            .pkcs11URI: .string(
+            PKCS11CertificateProvider.ParameterKey.uri: .string(
                 "pkcs11:token=signer;object=rsakey;type=cert?module-path=\(SoftHSMFixture.softHSMModule)"
             ),
-            .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+            PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret(SoftHSMFixture.pin)),
         ])
         #expect(identity.certificate.subject.contains("RSA Token Signer"))
         #expect((identity.key as? PKCS11SigningKey)?.id == [0x01])
@@ -228,11 +232,11 @@ struct PKCS11SigningTests {
         _ = try SoftHSMFixture.shared()
         let provider = try PKCS11CertificateProvider()
         try provider.setParameters([
-            .pkcs11Module: .string(SoftHSMFixture.softHSMModule),
-            .pkcs11URI: .string("pkcs11:token=signer;object=eckey"),
-            .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+            PKCS11CertificateProvider.ParameterKey.module: .string(SoftHSMFixture.softHSMModule),
+            PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=signer;object=eckey"),
+            PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret(SoftHSMFixture.pin)),
         ])
-        #expect(provider.parameters[.pkcs11PIN] == nil)
+        #expect(provider.parameters[PKCS11CertificateProvider.ParameterKey.pin] == nil)
         #expect(!provider.parameters.description.contains(SoftHSMFixture.pin))
         let identity = try await provider.initialize(options: ProviderParameters())
         #expect(identity.certificate.subject.contains("EC Token Signer"))
@@ -245,12 +249,13 @@ struct PKCS11SigningTests {
         var registry = ProviderRegistry()
         try PKCS11CertificateProvider.register(
             in: &registry,
-            parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule)]
+            parameters: [PKCS11CertificateProvider.ParameterKey.module: .string(SoftHSMFixture.softHSMModule)]
         )
         let journal = try SignatureJournal(url: directory.url.appendingPathComponent("journal.sqlite"))
         let coordinator = SigningCoordinator(registry: registry, journal: journal)
         let parameters: ProviderParameters = [
-            .pkcs11URI: .string("pkcs11:token=signer;object=rsakey"), .pkcs11PIN: .secret(Secret(SoftHSMFixture.pin)),
+            PKCS11CertificateProvider.ParameterKey.uri: .string("pkcs11:token=signer;object=rsakey"),
+            PKCS11CertificateProvider.ParameterKey.pin: .secret(Secret(SoftHSMFixture.pin)),
         ]
         let result = try await coordinator.sign(
             document: .bytes(Self.document, name: "invoice.txt"),

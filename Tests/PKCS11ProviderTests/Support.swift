@@ -13,9 +13,11 @@ enum PKCS11Testing {
         pin: String? = SoftHSMFixture.pin
     ) async throws -> (PKCS11CertificateProvider, SigningIdentity) {
         _ = try SoftHSMFixture.shared()
-        let provider = try PKCS11CertificateProvider(parameters: [.pkcs11Module: .string(SoftHSMFixture.softHSMModule)])
-        var options: ProviderParameters = [.pkcs11URI: .string(uri)]
-        if let pin { options[.pkcs11PIN] = .secret(Secret(pin)) }
+        let provider = try PKCS11CertificateProvider(parameters: [
+            PKCS11CertificateProvider.ParameterKey.module: .string(SoftHSMFixture.softHSMModule)
+        ])
+        var options: ProviderParameters = [PKCS11CertificateProvider.ParameterKey.uri: .string(uri)]
+        if let pin { options[PKCS11CertificateProvider.ParameterKey.pin] = .secret(Secret(pin)) }
         let identity = try await provider.initialize(options: options)
         return (provider, identity)
     }

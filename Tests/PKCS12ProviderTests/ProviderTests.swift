@@ -16,6 +16,32 @@ struct ProviderTests {
         )
     }
 
+    @Test("a bad parameter is refused alike at init, setParameters and initialize(options:)")
+    func validationMoment() async throws {
+        let both: ProviderParameters = [
+            PKCS12CertificateProvider.ParameterKey.file: .string("/nonexistent/id.p12"),
+            PKCS12CertificateProvider.ParameterKey.data: .data([0x30, 0x00]),
+        ]
+        let reason = try await expectRefusedAtEveryMoment(both) { try PKCS12CertificateProvider(parameters: $0) }
+        #expect(reason == "parameters 'file' and 'data' exclude each other; give one")
+    }
+
+    @Test("the keys live in PKCS12CertificateProvider.ParameterKey with the --param words stored parameters use")
+    func parameterKeyWords() {
+        typealias Key = PKCS12CertificateProvider.ParameterKey
+        let keys = [
+            Key.file, Key.data, Key.password, Key.passwordSource, Key.alias, Key.keyAlias, Key.storeDirectory,
+            Key.storePassword, Key.storePasswordSource, Key.inMemory,
+        ]
+        #expect(
+            keys.map(\.rawValue) == [
+                "file", "data", "password", "passwordSource", "alias", "keyAlias", "storeDirectory", "storePassword",
+                "storePasswordSource", "inMemory",
+            ]
+        )
+        #expect(Set(keys) == PKCS12CertificateProvider.schema.keys && Key.all == Set(keys))
+    }
+
     @Test("registry → initialize from a file → storedCertificate without reopening → delete")
     func lifecycle() async throws {
         let directory = try TemporaryDirectory()
@@ -28,14 +54,20 @@ struct ProviderTests {
         #expect(try provider.storedCertificate() == nil)  // nothing stored yet, and no prompt
 
         let identity = try await provider.initialize(options: [
-            .pkcs12File: .string(path), .pkcs12Password: .secret(Secret("file-pw-123")),
-            .pkcs12Alias: .string("работа"),
+            PKCS12CertificateProvider.ParameterKey.file: .string(path),
+            PKCS12CertificateProvider.ParameterKey.password: .secret(Secret("file-pw-123")),
+            PKCS12CertificateProvider.ParameterKey.alias: .string("работа"),
         ])
         #expect(identity.certificate == original.certificate)
         // Import inputs are not kept; the effective store password is.
-        #expect(provider.parameters[.pkcs12File] == nil && provider.parameters[.pkcs12Password] == nil)
-        #expect(provider.parameters[.pkcs12StorePassword] == .secret(Secret("file-pw-123")))
-        #expect(provider.parameters[.pkcs12Alias] == .string("работа"))
+        #expect(
+            provider.parameters[PKCS12CertificateProvider.ParameterKey.file] == nil
+                && provider.parameters[PKCS12CertificateProvider.ParameterKey.password] == nil
+        )
+        #expect(
+            provider.parameters[PKCS12CertificateProvider.ParameterKey.storePassword] == .secret(Secret("file-pw-123"))
+        )
+        #expect(provider.parameters[PKCS12CertificateProvider.ParameterKey.alias] == .string("работа"))
         #expect(!provider.parameters.description.contains("file-pw-123"))
 
         let pkcs12 = try #require(provider as? PKCS12CertificateProvider)
@@ -77,21 +109,28 @@ struct ProviderTests {
     func storedCertificateNeedsPassword() async throws {
         let directory = try TemporaryDirectory()
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Stored Only")
-        let first = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
+        let first = try PKCS12CertificateProvider(parameters: [
+            PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(directory.url.path)
+        ])
         _ = try await first.initialize(options: [
-            .pkcs12Data: .data(try Self.fileBytes(original, password: "file-pw-456")),
-            .pkcs12Password: .secret(Secret("file-pw-456")), .pkcs12StorePassword: .secret(Secret("store-pw-1")),
+            PKCS12CertificateProvider.ParameterKey.data: .data(try Self.fileBytes(original, password: "file-pw-456")),
+            PKCS12CertificateProvider.ParameterKey.password: .secret(Secret("file-pw-456")),
+            PKCS12CertificateProvider.ParameterKey.storePassword: .secret(Secret("store-pw-1")),
         ])
 
-        let locked = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
+        let locked = try PKCS12CertificateProvider(parameters: [
+            PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(directory.url.path)
+        ])
         expectError(.passwordRequired) { _ = try locked.storedCertificate() }
         try locked.setParameters([
-            .pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .secret(Secret("wrong")),
+            PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(directory.url.path),
+            PKCS12CertificateProvider.ParameterKey.storePassword: .secret(Secret("wrong")),
         ])
         expectError(.wrongPassword) { _ = try locked.storedCertificate() }
         #expect(locked.pkcs12OpenCount == 1)  // the failed attempt
         try locked.setParameters([
-            .pkcs12StoreDirectory: .string(directory.url.path), .pkcs12StorePassword: .string("store-pw-1"),
+            PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(directory.url.path),
+            PKCS12CertificateProvider.ParameterKey.storePassword: .string("store-pw-1"),
         ])
         #expect(try locked.storedCertificate()?.certificate == original.certificate)
         #expect(try locked.storedCertificate()?.certificate == original.certificate)
@@ -122,8 +161,8 @@ struct ProviderTests {
             storePassword: Secret("pw-store-1")
         )
         let provider = try PKCS12CertificateProvider(parameters: [
-            .pkcs12StoreDirectory: .string(directory.url.path),
-            .pkcs12StorePassword: .secret(Secret("pw-store-1")),
+            PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(directory.url.path),
+            PKCS12CertificateProvider.ParameterKey.storePassword: .secret(Secret("pw-store-1")),
         ])
         let key = try #require(original.key as? LocalSigningKey)
         try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -152,27 +191,36 @@ struct ProviderTests {
         let environment = ["CERTSIGN_HOME": directory.path("home"), "P12_PASSWORD": "из окружения"]
         let provider = try PKCS12CertificateProvider(environment: environment)
         _ = try await provider.initialize(options: [
-            .pkcs12Data: .data(bytes), .pkcs12PasswordSource: .string("env:P12_PASSWORD"),
+            PKCS12CertificateProvider.ParameterKey.data: .data(bytes),
+            PKCS12CertificateProvider.ParameterKey.passwordSource: .string("env:P12_PASSWORD"),
         ])
-        #expect(provider.parameters[.pkcs12StorePasswordSource] == .string("env:P12_PASSWORD"))
-        #expect(provider.parameters[.pkcs12StorePassword] == nil && provider.parameters[.pkcs12PasswordSource] == nil)
+        #expect(
+            provider.parameters[PKCS12CertificateProvider.ParameterKey.storePasswordSource]
+                == .string("env:P12_PASSWORD")
+        )
+        #expect(
+            provider.parameters[PKCS12CertificateProvider.ParameterKey.storePassword] == nil
+                && provider.parameters[PKCS12CertificateProvider.ParameterKey.passwordSource] == nil
+        )
         #expect(try provider.storedCertificate()?.certificate == original.certificate)
 
         // A fresh provider reads the store password from a file (first line, newline dropped).
         let passwordFile = try directory.write("store-password.txt", text: "из окружения\nsecond line ignored\n")
         let fresh = try PKCS12CertificateProvider(
-            parameters: [.pkcs12StorePasswordSource: .string("file:\(passwordFile)")],
+            parameters: [PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("file:\(passwordFile)")],
             environment: environment
         )
         #expect(try fresh.storedCertificate()?.certificate == original.certificate)
 
         let unset = try PKCS12CertificateProvider(
-            parameters: [.pkcs12StorePasswordSource: .string("env:NOT_SET_ANYWHERE")],
+            parameters: [PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("env:NOT_SET_ANYWHERE")],
             environment: environment
         )
         expectError(.passwordRequired) { _ = try unset.storedCertificate() }
         let missingFile = try PKCS12CertificateProvider(
-            parameters: [.pkcs12StorePasswordSource: .string("file:\(directory.path("none"))")],
+            parameters: [
+                PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("file:\(directory.path("none"))")
+            ],
             environment: environment
         )
         expectError(.fileSystem) { _ = try missingFile.storedCertificate() }
@@ -181,22 +229,31 @@ struct ProviderTests {
     @Test("initialize maps file errors and stores nothing on failure")
     func initializeErrors() async throws {
         let directory = try TemporaryDirectory()
-        let provider = try PKCS12CertificateProvider(parameters: [.pkcs12StoreDirectory: .string(directory.url.path)])
+        let provider = try PKCS12CertificateProvider(parameters: [
+            PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(directory.url.path)
+        ])
         let bytes = try Self.fileBytes(try Fixtures.pki.issueLeaf(subject: "CN=Errors"), password: "right")
         await #expect(throws: CertificateProviderError(.wrongPassword, "")) {
-            _ = try await provider.initialize(options: [.pkcs12Data: .data(bytes), .pkcs12Password: .string("wrong")])
+            _ = try await provider.initialize(options: [
+                PKCS12CertificateProvider.ParameterKey.data: .data(bytes),
+                PKCS12CertificateProvider.ParameterKey.password: .string("wrong"),
+            ])
         }
         await #expect(throws: CertificateProviderError(.malformedInput, "")) {
             _ = try await provider.initialize(options: [
-                .pkcs12Data: .data(Array(bytes.prefix(100))), .pkcs12Password: .string("right"),
+                PKCS12CertificateProvider.ParameterKey.data: .data(Array(bytes.prefix(100))),
+                PKCS12CertificateProvider.ParameterKey.password: .string("right"),
             ])
         }
         await #expect(throws: CertificateProviderError(.invalidParameter, "")) {
-            _ = try await provider.initialize(options: [.pkcs12Password: .string("right")])
+            _ = try await provider.initialize(options: [
+                PKCS12CertificateProvider.ParameterKey.password: .string("right")
+            ])
         }
         await #expect(throws: CertificateProviderError(.fileSystem, "")) {
             _ = try await provider.initialize(options: [
-                .pkcs12File: .string(directory.path("absent.p12")), .pkcs12Password: .string("right"),
+                PKCS12CertificateProvider.ParameterKey.file: .string(directory.path("absent.p12")),
+                PKCS12CertificateProvider.ParameterKey.password: .string("right"),
             ])
         }
         #expect(try provider.storedCertificate() == nil)
@@ -221,17 +278,25 @@ struct ProviderTests {
             )
         }
         let provider = try PKCS12CertificateProvider(parameters: [
-            .pkcs12StoreDirectory: .string(directory.path("store"))
+            PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(directory.path("store"))
         ])
-        let options: ProviderParameters = [.pkcs12File: .string(keystore), .pkcs12Password: .string("two-keys")]
+        let options: ProviderParameters = [
+            PKCS12CertificateProvider.ParameterKey.file: .string(keystore),
+            PKCS12CertificateProvider.ParameterKey.password: .string("two-keys"),
+        ]
         let ambiguous = await #expect(throws: CertificateProviderError.self) {
             _ = try await provider.initialize(options: options)
         }
         #expect(ambiguous?.code == .invalidParameter && ambiguous?.reason.contains("alpha") == true)
-        let beta = try await provider.initialize(options: options.merging([.pkcs12Alias: .string("beta")]))
+        let beta = try await provider.initialize(
+            options: options.merging([PKCS12CertificateProvider.ParameterKey.alias: .string("beta")])
+        )
         #expect(beta.certificate.subject == "CN=beta")
         let stored = try await provider.initialize(
-            options: options.merging([.pkcs12Alias: .string("main"), .pkcs12KeyAlias: .string("alpha")])
+            options: options.merging([
+                PKCS12CertificateProvider.ParameterKey.alias: .string("main"),
+                PKCS12CertificateProvider.ParameterKey.keyAlias: .string("alpha"),
+            ])
         )
         #expect(stored.certificate.subject == "CN=alpha")
         #expect(try provider.store.list().map(\.alias) == ["beta", "main"])
@@ -241,26 +306,36 @@ struct ProviderTests {
         "setParameters rejects bad values naming the key and keeps the old parameters",
         arguments: [
             (ProviderParameters([.init("colour"): .string("blue")]), "colour"),
-            ([.pkcs12Alias: .string("a/b")], "alias"),
-            ([.pkcs12Alias: .boolean(true)], "alias"),
-            ([.pkcs12File: .string("/tmp/x.p12"), .pkcs12Data: .data([1])], "data"),
-            ([.pkcs12Data: .string("bytes")], "data"),
-            ([.pkcs12StorePassword: .string("")], "storePassword"),
-            ([.pkcs12StorePassword: .integer(1)], "storePassword"),
-            ([.pkcs12StoreDirectory: .string("/etc/hostname")], "storeDirectory"),
-            ([.pkcs12KeyAlias: .string(" ")], "keyAlias"),
-            ([.pkcs12PasswordSource: .string("pass:secret")], "passwordSource"),
-            ([.pkcs12StorePasswordSource: .string("env:")], "storePasswordSource"),
+            ([PKCS12CertificateProvider.ParameterKey.alias: .string("a/b")], "alias"),
+            ([PKCS12CertificateProvider.ParameterKey.alias: .boolean(true)], "alias"),
             (
-                [.pkcs12StorePasswordSource: .string("env:X"), .pkcs12StorePassword: .string("y")],
+                [
+                    PKCS12CertificateProvider.ParameterKey.file: .string("/tmp/x.p12"),
+                    PKCS12CertificateProvider.ParameterKey.data: .data([1]),
+                ], "data"
+            ),
+            ([PKCS12CertificateProvider.ParameterKey.data: .string("bytes")], "data"),
+            ([PKCS12CertificateProvider.ParameterKey.storePassword: .string("")], "storePassword"),
+            ([PKCS12CertificateProvider.ParameterKey.storePassword: .integer(1)], "storePassword"),
+            ([PKCS12CertificateProvider.ParameterKey.storeDirectory: .string("/etc/hostname")], "storeDirectory"),
+            ([PKCS12CertificateProvider.ParameterKey.keyAlias: .string(" ")], "keyAlias"),
+            ([PKCS12CertificateProvider.ParameterKey.passwordSource: .string("pass:secret")], "passwordSource"),
+            ([PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("env:")], "storePasswordSource"),
+            (
+                [
+                    PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("env:X"),
+                    PKCS12CertificateProvider.ParameterKey.storePassword: .string("y"),
+                ],
                 "storePasswordSource"
             ),
         ] as [(ProviderParameters, String)]
     )
     func setParametersValidation(parameters: ProviderParameters, key: String) throws {
-        let provider = try PKCS12CertificateProvider(parameters: [.pkcs12Alias: .string("kept")])
+        let provider = try PKCS12CertificateProvider(parameters: [
+            PKCS12CertificateProvider.ParameterKey.alias: .string("kept")
+        ])
         let error = expectError(.invalidParameter) { try provider.setParameters(parameters) }
         #expect(error?.reason.contains("'\(key)'") == true, "\(String(describing: error))")
-        #expect(provider.parameters == [.pkcs12Alias: .string("kept")])
+        #expect(provider.parameters == [PKCS12CertificateProvider.ParameterKey.alias: .string("kept")])
     }
 }

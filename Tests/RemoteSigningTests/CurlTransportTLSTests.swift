@@ -210,7 +210,7 @@ struct CurlTransportTLSTests {
                 RemoteTLSParameters.clientIdentity: .string(ClientPKI.alias),
                 RemoteTLSParameters.clientIdentityPassword: .secret(Secret(ClientPKI.storePassword)),
             ]
-            let fmp = FMPDSSProvider(
+            let fmp = try FMPDSSProvider(
                 parameters: ProviderParameters([
                     FMPDSSProvider.ParameterKey.url: .url(base),
                     FMPDSSProvider.ParameterKey.environment: .string(StandardSeed.environment),
@@ -223,7 +223,7 @@ struct CurlTransportTLSTests {
                 clientIdentityLookup: lookup
             )
             #expect(try await fmp.initialize(options: [:]).certificate.subject.contains("Леонид"))
-            let cryptoPro = CryptoProDSSProvider(
+            let cryptoPro = try CryptoProDSSProvider(
                 parameters: ProviderParameters([
                     CryptoProDSSProvider.ParameterKey.url: .url(base),
                     CryptoProDSSProvider.ParameterKey.username: .string(StandardSeed.username),

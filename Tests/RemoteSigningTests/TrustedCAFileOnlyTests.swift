@@ -40,7 +40,7 @@ import Testing
             #expect(schema[RemoteProviderParameters.trustedCAFileOnly.key]?.type == .boolean)
             #expect(schema.table().contains("trustedCAFileOnly"))
         }
-        let provider = CryptoProDSSProvider()
+        let provider = try CryptoProDSSProvider()
         do {
             try provider.setParameters([RemoteProviderParameters.trustedCAFileOnly.key: .string("maybe")])
             Issue.record("accepted")
@@ -56,7 +56,7 @@ import Testing
         defer { emulator.stop() }
         let directory = try TemporaryDirectory()
         let caFile = try directory.write("emulator-ca.pem", text: emulator.certificateAuthorityPEM)
-        let provider = CryptoProDSSProvider()
+        let provider = try CryptoProDSSProvider()
         try provider.setParameters([
             CryptoProDSSProvider.ParameterKey.url: .url(base),
             CryptoProDSSProvider.ParameterKey.username: .string(StandardSeed.username),

@@ -3,42 +3,42 @@ public import Foundation
 import Synchronization
 
 extension ProviderParameters.Key {
-    /// PKCS#12 provider: path of the `.p12` / `.pfx` file to import (string). Used once by
-    /// `initialize(options:)`, not kept.
-    public static let pkcs12File: Self = "file"
-    /// PKCS#12 provider: the bytes of the PKCS#12 file to import (data), instead of `file`. Not kept.
-    public static let pkcs12Data: Self = "data"
-    /// PKCS#12 provider: the password of the imported file (secret; absent when it has none). Not kept.
-    public static let pkcs12Password: Self = "password"
-    /// PKCS#12 provider: the alias the identity is stored under (string, default `default`); also
-    /// selects the key of a file that holds several, when `keyAlias` is absent.
-    public static let pkcs12Alias: Self = "alias"
-    /// PKCS#12 provider: which key of the imported file to take: its friendly name or hex local key
-    /// ID (string). Optional.
-    public static let pkcs12KeyAlias: Self = "keyAlias"
-    /// PKCS#12 provider: the identity store directory (string path or file URL; default
-    /// `$CERTSIGN_HOME`, else `$XDG_DATA_HOME/certsign`, else `~/.local/share/certsign`).
-    public static let pkcs12StoreDirectory: Self = "storeDirectory"
-    /// PKCS#12 provider: the password protecting the stored copy (secret; default: the imported
-    /// file's password). Needed by `storedCertificate()` to unlock the key.
-    public static let pkcs12StorePassword: Self = "storePassword"
-    /// PKCS#12 provider: where to read the imported file's password instead of `password`:
-    /// `env:NAME` (an environment variable) or `file:PATH` (the file's first line), as in
-    /// `openssl -passin`. Not kept.
-    public static let pkcs12PasswordSource: Self = "passwordSource"
-    /// PKCS#12 provider: where to read the store password instead of `storePassword`: `env:NAME`
-    /// or `file:PATH`. Kept, so the secret itself need not be.
-    public static let pkcs12StorePasswordSource: Self = "storePasswordSource"
-    /// PKCS#12 provider: open the file in memory only (boolean, default false): `initialize`
-    /// stores nothing, needs no store password, and `storedCertificate()` returns the identity it
-    /// opened until `deleteStoredCertificate()` or the provider ends. No copy of the key reaches disk.
-    public static let pkcs12InMemory: Self = "inMemory"
+    /// Renamed ``PKCS12CertificateProvider/ParameterKey/file`` (the `file` key).
+    @available(*, deprecated, renamed: "PKCS12CertificateProvider.ParameterKey.file")
+    public static var pkcs12File: Self { PKCS12CertificateProvider.ParameterKey.file }
+    /// Renamed ``PKCS12CertificateProvider/ParameterKey/data`` (the `data` key).
+    @available(*, deprecated, renamed: "PKCS12CertificateProvider.ParameterKey.data")
+    public static var pkcs12Data: Self { PKCS12CertificateProvider.ParameterKey.data }
+    /// Renamed ``PKCS12CertificateProvider/ParameterKey/password`` (the `password` key).
+    @available(*, deprecated, renamed: "PKCS12CertificateProvider.ParameterKey.password")
+    public static var pkcs12Password: Self { PKCS12CertificateProvider.ParameterKey.password }
+    /// Renamed ``PKCS12CertificateProvider/ParameterKey/alias`` (the `alias` key).
+    @available(*, deprecated, renamed: "PKCS12CertificateProvider.ParameterKey.alias")
+    public static var pkcs12Alias: Self { PKCS12CertificateProvider.ParameterKey.alias }
+    /// Renamed ``PKCS12CertificateProvider/ParameterKey/keyAlias`` (the `keyAlias` key).
+    @available(*, deprecated, renamed: "PKCS12CertificateProvider.ParameterKey.keyAlias")
+    public static var pkcs12KeyAlias: Self { PKCS12CertificateProvider.ParameterKey.keyAlias }
+    /// Renamed ``PKCS12CertificateProvider/ParameterKey/storeDirectory`` (the `storeDirectory` key).
+    @available(*, deprecated, renamed: "PKCS12CertificateProvider.ParameterKey.storeDirectory")
+    public static var pkcs12StoreDirectory: Self { PKCS12CertificateProvider.ParameterKey.storeDirectory }
+    /// Renamed ``PKCS12CertificateProvider/ParameterKey/storePassword`` (the `storePassword` key).
+    @available(*, deprecated, renamed: "PKCS12CertificateProvider.ParameterKey.storePassword")
+    public static var pkcs12StorePassword: Self { PKCS12CertificateProvider.ParameterKey.storePassword }
+    /// Renamed ``PKCS12CertificateProvider/ParameterKey/passwordSource`` (the `passwordSource` key).
+    @available(*, deprecated, renamed: "PKCS12CertificateProvider.ParameterKey.passwordSource")
+    public static var pkcs12PasswordSource: Self { PKCS12CertificateProvider.ParameterKey.passwordSource }
+    /// Renamed ``PKCS12CertificateProvider/ParameterKey/storePasswordSource`` (the `storePasswordSource` key).
+    @available(*, deprecated, renamed: "PKCS12CertificateProvider.ParameterKey.storePasswordSource")
+    public static var pkcs12StorePasswordSource: Self { PKCS12CertificateProvider.ParameterKey.storePasswordSource }
+    /// Renamed ``PKCS12CertificateProvider/ParameterKey/inMemory`` (the `inMemory` key).
+    @available(*, deprecated, renamed: "PKCS12CertificateProvider.ParameterKey.inMemory")
+    public static var pkcs12InMemory: Self { PKCS12CertificateProvider.ParameterKey.inMemory }
 }
 
 /// The `pkcs12` provider: signs with identities from PKCS#12 files, kept in an encrypted
 /// ``PKCS12IdentityStore``, following SAP's `CertificateProvider` contract.
 ///
-/// Parameters (keys are static members of `ProviderParameters.Key`): ``schema`` declares them
+/// Parameters (keys are static members of ``ParameterKey``): ``schema`` declares them
 /// (key, type, default, secret or not, meaning); `certsign providers --params pkcs12` prints them.
 ///
 /// - ``initialize(options:)`` opens the file, stores its identity under the alias (replacing an
@@ -56,26 +56,65 @@ extension ProviderParameters.Key {
 /// - ``deleteStoredCertificate()`` removes the entry; it succeeds when nothing is stored.
 /// - ``setParameters(_:)`` rejects unknown keys and bad values with `.invalidParameter` naming the key.
 public final class PKCS12CertificateProvider: CertificateProvider {
+    /// The parameter keys this provider reads (``schema`` declares them); the raw values are the
+    /// `--param` words.
+    public enum ParameterKey {
+        /// The path of the `.p12` / `.pfx` file to import (string). Used once by
+        /// `initialize(options:)`, not kept.
+        public static let file: ProviderParameters.Key = "file"
+        /// The bytes of the PKCS#12 file to import (data), instead of `file`. Not kept.
+        public static let data: ProviderParameters.Key = "data"
+        /// The password of the imported file (secret; absent when it has none). Not kept.
+        public static let password: ProviderParameters.Key = "password"
+        /// The alias the identity is stored under (string, default `default`); also
+        /// selects the key of a file that holds several, when `keyAlias` is absent.
+        public static let alias: ProviderParameters.Key = "alias"
+        /// Which key of the imported file to take: its friendly name or hex local key
+        /// ID (string). Optional.
+        public static let keyAlias: ProviderParameters.Key = "keyAlias"
+        /// The identity store directory (string path or file URL; default
+        /// `$CERTSIGN_HOME`, else `$XDG_DATA_HOME/certsign`, else `~/.local/share/certsign`).
+        public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
+        /// The password protecting the stored copy (secret; default: the imported
+        /// file's password). Needed by `storedCertificate()` to unlock the key.
+        public static let storePassword: ProviderParameters.Key = "storePassword"
+        /// Where to read the imported file's password instead of `password`:
+        /// `env:NAME` (an environment variable) or `file:PATH` (the file's first line), as in
+        /// `openssl -passin`. Not kept.
+        public static let passwordSource: ProviderParameters.Key = "passwordSource"
+        /// Where to read the store password instead of `storePassword`: `env:NAME`
+        /// or `file:PATH`. Kept, so the secret itself need not be.
+        public static let storePasswordSource: ProviderParameters.Key = "storePasswordSource"
+        /// Open the file in memory only (boolean, default false): `initialize`
+        /// stores nothing, needs no store password, and `storedCertificate()` returns the identity it
+        /// opened until `deleteStoredCertificate()` or the provider ends. No copy of the key reaches disk.
+        public static let inMemory: ProviderParameters.Key = "inMemory"
+
+        /// Every key the provider accepts (the keys of ``PKCS12CertificateProvider/schema``).
+        public static let all: Set<ProviderParameters.Key> = PKCS12CertificateProvider.schema.keys
+    }
+
     /// Always `.pkcs12`.
     public let providerID: ProviderID = .pkcs12
 
-    /// Every key this provider accepts (the keys of ``schema``).
-    public static let acceptedKeys: Set<ProviderParameters.Key> = schema.keys
+    /// Every key this provider accepts; renamed ``ParameterKey/all``.
+    @available(*, deprecated, renamed: "ParameterKey.all")
+    public static var acceptedKeys: Set<ProviderParameters.Key> { ParameterKey.all }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
     public static let schema = ProviderParameterSchema(
         provider: .pkcs12,
         [
-            .init(.pkcs12File, .path, "the PKCS#12 file to import (initialize only, not kept)"),
-            .init(.pkcs12Data, .bytes, "the PKCS#12 bytes to import instead of file (not kept)"),
-            .init(.pkcs12Password, .secret, "the imported file's password (not kept)"),
-            .init(.pkcs12PasswordSource, .string, "env:NAME or file:PATH to read password from"),
-            .init(.pkcs12Alias, .string, default: defaultAlias, "the store entry the identity is kept under"),
-            .init(.pkcs12KeyAlias, .string, "which key of a file with several: friendly name or hex key ID"),
-            .init(.pkcs12StoreDirectory, .path, default: "$CERTSIGN_HOME or the XDG data dir", "the store"),
-            .init(.pkcs12StorePassword, .secret, default: "password", "protects the stored copy"),
-            .init(.pkcs12StorePasswordSource, .string, "env:NAME or file:PATH to read storePassword from"),
-            .init(.pkcs12InMemory, .boolean, default: "false", "open the file in memory only and store nothing"),
+            .init(ParameterKey.file, .path, "the PKCS#12 file to import (initialize only, not kept)"),
+            .init(ParameterKey.data, .bytes, "the PKCS#12 bytes to import instead of file (not kept)"),
+            .init(ParameterKey.password, .secret, "the imported file's password (not kept)"),
+            .init(ParameterKey.passwordSource, .string, "env:NAME or file:PATH to read password from"),
+            .init(ParameterKey.alias, .string, default: defaultAlias, "the store entry the identity is kept under"),
+            .init(ParameterKey.keyAlias, .string, "which key of a file with several: friendly name or hex key ID"),
+            .init(ParameterKey.storeDirectory, .path, default: "$CERTSIGN_HOME or the XDG data dir", "the store"),
+            .init(ParameterKey.storePassword, .secret, default: "password", "protects the stored copy"),
+            .init(ParameterKey.storePasswordSource, .string, "env:NAME or file:PATH to read storePassword from"),
+            .init(ParameterKey.inMemory, .boolean, default: "false", "open the file in memory only and store nothing"),
         ],
         rules: [{ try PKCS12CertificateProvider.checkCombinations($0) }]
     )
@@ -160,28 +199,28 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         let options = try PKCS12CertificateProvider.schema.validate(options)
         var merged = state.withLock { $0.parameters }.merging(options)
         // The import source given now wins over one left in the parameters.
-        if options[.pkcs12Data] != nil { merged[.pkcs12File] = nil }
-        if options[.pkcs12File] != nil { merged[.pkcs12Data] = nil }
+        if options[ParameterKey.data] != nil { merged[ParameterKey.file] = nil }
+        if options[ParameterKey.file] != nil { merged[ParameterKey.data] = nil }
         let bytes: [UInt8]
-        if let data = try merged.data(.pkcs12Data) {
+        if let data = try merged.data(ParameterKey.data) {
             bytes = data
-        } else if let path = try merged.string(.pkcs12File) {
+        } else if let path = try merged.string(ParameterKey.file) {
             bytes = try PKCS12File.readFile(PKCS12CertificateProvider.path(path))
         } else {
             throw CertificateProviderError.invalidParameter(
                 "parameter 'file' (a PKCS#12 path) or 'data' (its bytes) is required to initialize the pkcs12 provider"
             )
         }
-        let password = try resolveSecret(merged, direct: .pkcs12Password, source: .pkcs12PasswordSource)
-        let alias = try PKCS12IdentityStore.validateAlias(try merged.string(.pkcs12Alias) ?? Self.defaultAlias)
-        let keyAlias = try merged.string(.pkcs12KeyAlias)
-        if try merged.boolean(.pkcs12InMemory) == true {
+        let password = try resolveSecret(merged, direct: ParameterKey.password, source: ParameterKey.passwordSource)
+        let alias = try PKCS12IdentityStore.validateAlias(try merged.string(ParameterKey.alias) ?? Self.defaultAlias)
+        let keyAlias = try merged.string(ParameterKey.keyAlias)
+        if try merged.boolean(ParameterKey.inMemory) == true {
             state.withLock { $0.openCount += 1 }
             let file = try PKCS12File(data: bytes, password: password)
-            let explicitAlias = merged[.pkcs12Alias] != nil ? alias : nil
+            let explicitAlias = merged[ParameterKey.alias] != nil ? alias : nil
             let identity = try file.identity(alias: keyAlias ?? (file.keys.count > 1 ? explicitAlias : nil))
             var kept = merged
-            for key in [ProviderParameters.Key.pkcs12File, .pkcs12Data, .pkcs12Password, .pkcs12PasswordSource] {
+            for key in [ParameterKey.file, ParameterKey.data, ParameterKey.password, ParameterKey.passwordSource] {
                 kept[key] = nil
             }
             state.withLock {
@@ -191,7 +230,8 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             return identity
         }
         let storePassword =
-            try resolveSecret(merged, direct: .pkcs12StorePassword, source: .pkcs12StorePasswordSource) ?? password
+            try resolveSecret(merged, direct: ParameterKey.storePassword, source: ParameterKey.storePasswordSource)
+            ?? password
         guard let storePassword, !storePassword.isEmpty else {
             throw CertificateProviderError(
                 .passwordRequired,
@@ -202,23 +242,23 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         state.withLock { $0.openCount += 1 }
         let file = try PKCS12File(data: bytes, password: password)
         // With several keys in the file, an explicit alias also names the key to take.
-        let explicitAlias = merged[.pkcs12Alias] != nil ? alias : nil
+        let explicitAlias = merged[ParameterKey.alias] != nil ? alias : nil
         let identity = try file.identity(alias: keyAlias ?? (file.keys.count > 1 ? explicitAlias : nil))
         try store.import(identity, alias: alias, storePassword: storePassword, replacingExisting: true)
         let storedDigest = try store.pkcs12Data(alias: alias).map { DigestAlgorithm.sha256.hash($0) } ?? []
 
         var kept = merged
-        kept[.pkcs12File] = nil
-        kept[.pkcs12Data] = nil
-        kept[.pkcs12Password] = nil
-        kept[.pkcs12PasswordSource] = nil
-        kept[.pkcs12Alias] = .string(alias)
-        if merged[.pkcs12StorePassword] == nil && merged[.pkcs12StorePasswordSource] == nil {
+        kept[ParameterKey.file] = nil
+        kept[ParameterKey.data] = nil
+        kept[ParameterKey.password] = nil
+        kept[ParameterKey.passwordSource] = nil
+        kept[ParameterKey.alias] = .string(alias)
+        if merged[ParameterKey.storePassword] == nil && merged[ParameterKey.storePasswordSource] == nil {
             // The file's password protects the stored copy too: keep where it came from.
-            if let source = try merged.string(.pkcs12PasswordSource), merged[.pkcs12Password] == nil {
-                kept[.pkcs12StorePasswordSource] = .string(source)
+            if let source = try merged.string(ParameterKey.passwordSource), merged[ParameterKey.password] == nil {
+                kept[ParameterKey.storePasswordSource] = .string(source)
             } else {
-                kept[.pkcs12StorePassword] = .secret(storePassword)
+                kept[ParameterKey.storePassword] = .secret(storePassword)
             }
         }
         state.withLock {
@@ -237,15 +277,17 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// - Throws: `.passwordRequired` without `storePassword`, `.wrongPassword`, `.storeCorrupted`.
     public func storedCertificate() throws -> SigningIdentity? {
         let parameters = state.withLock { $0.parameters }
-        if try parameters.boolean(.pkcs12InMemory) == true { return state.withLock { $0.inMemoryIdentity } }
+        if try parameters.boolean(ParameterKey.inMemory) == true { return state.withLock { $0.inMemoryIdentity } }
         let store = try makeStore(parameters)
-        let alias = try PKCS12IdentityStore.validateAlias(try parameters.string(.pkcs12Alias) ?? Self.defaultAlias)
+        let alias = try PKCS12IdentityStore.validateAlias(
+            try parameters.string(ParameterKey.alias) ?? Self.defaultAlias
+        )
         guard let bytes = try store.pkcs12Data(alias: alias) else { return nil }
         guard
             let password = try resolveSecret(
                 parameters,
-                direct: .pkcs12StorePassword,
-                source: .pkcs12StorePasswordSource
+                direct: ParameterKey.storePassword,
+                source: ParameterKey.storePasswordSource
             )
         else {
             throw CertificateProviderError(
@@ -278,9 +320,11 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             state.inMemoryIdentity = nil
             return state.parameters
         }
-        if try parameters.boolean(.pkcs12InMemory) == true { return }
+        if try parameters.boolean(ParameterKey.inMemory) == true { return }
         let store = try makeStore(parameters)
-        let alias = try PKCS12IdentityStore.validateAlias(try parameters.string(.pkcs12Alias) ?? Self.defaultAlias)
+        let alias = try PKCS12IdentityStore.validateAlias(
+            try parameters.string(ParameterKey.alias) ?? Self.defaultAlias
+        )
         try store.delete(alias: alias)
         _ = state.withLock { $0.cache.removeValue(forKey: cacheKey(store, alias)) }
     }
@@ -310,7 +354,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     }
 
     private static func storeDirectory(_ parameters: ProviderParameters) throws -> String? {
-        guard let value = try parameters.string(.pkcs12StoreDirectory) else { return nil }
+        guard let value = try parameters.string(ParameterKey.storeDirectory) else { return nil }
         return path(value)
     }
 
@@ -329,19 +373,19 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             }
             return value
         }
-        if try nonEmptyString(.pkcs12File) != nil, parameters[.pkcs12Data] != nil {
+        if try nonEmptyString(ParameterKey.file) != nil, parameters[ParameterKey.data] != nil {
             throw CertificateProviderError.invalidParameter("parameters 'file' and 'data' exclude each other; give one")
         }
-        if let data = try parameters.data(.pkcs12Data), data.isEmpty {
+        if let data = try parameters.data(ParameterKey.data), data.isEmpty {
             throw CertificateProviderError.invalidParameter("parameter 'data' must not be empty")
         }
-        if let alias = try parameters.string(.pkcs12Alias) {
+        if let alias = try parameters.string(ParameterKey.alias) {
             do { _ = try PKCS12IdentityStore.validateAlias(alias) } catch let error as CertificateProviderError {
                 throw CertificateProviderError.invalidParameter("parameter 'alias': \(error.reason)")
             }
         }
-        _ = try nonEmptyString(.pkcs12KeyAlias)
-        if let directory = try nonEmptyString(.pkcs12StoreDirectory) {
+        _ = try nonEmptyString(ParameterKey.keyAlias)
+        if let directory = try nonEmptyString(ParameterKey.storeDirectory) {
             guard !directory.contains("\u{0}") else {
                 throw CertificateProviderError.invalidParameter("parameter 'storeDirectory' must be a path")
             }
@@ -355,8 +399,8 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             }
         }
         for (direct, source) in [
-            (ProviderParameters.Key.pkcs12Password, ProviderParameters.Key.pkcs12PasswordSource),
-            (.pkcs12StorePassword, .pkcs12StorePasswordSource),
+            (ParameterKey.password, ParameterKey.passwordSource),
+            (ParameterKey.storePassword, ParameterKey.storePasswordSource),
         ] {
             guard let specification = try parameters.string(source) else { continue }
             _ = try PasswordSource(specification, key: source)
@@ -366,7 +410,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
                 )
             }
         }
-        if let storePassword = try parameters.secret(.pkcs12StorePassword), storePassword.isEmpty {
+        if let storePassword = try parameters.secret(ParameterKey.storePassword), storePassword.isEmpty {
             throw CertificateProviderError.invalidParameter(
                 "parameter 'storePassword' must not be empty (the stored key would be unprotected)"
             )

@@ -33,7 +33,7 @@ extension Commands {
         else {
             throw UsageError(message: "--param url=… and --param clientID=… are required", usage: cscCredentialsUsage)
         }
-        let provider = CSCProvider(
+        let provider = try CSCProvider(
             parameters: parameters,
             clientIdentityLookup: { alias, password in
                 try context.identityStore.identity(alias: alias, password: password)

@@ -421,7 +421,7 @@ extension CommandContext {
         tls: FMPLoginTLS? = nil
     ) throws -> FMPDSSProvider {
         let store = identityStore
-        let provider = FMPDSSProvider(
+        let provider = try FMPDSSProvider(
             parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
             clientIdentityLookup: { alias, password in try store.identity(alias: alias, password: password) },
             warning: warningPrinter

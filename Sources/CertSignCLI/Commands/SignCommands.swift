@@ -7,6 +7,9 @@ import Signing
 import Glibc
 #endif
 
+/// The PKCS#12 provider's parameter keys, short at the CLI's call sites.
+typealias PKCS12Key = PKCS12CertificateProvider.ParameterKey
+
 /// `certsign sign`, `certsign verify`, `certsign signatures list | remove`.
 extension Commands {
     static let signingCommands: [CommandDescriptor] = [sign, verify, signaturesList, signaturesRemove]
@@ -291,18 +294,18 @@ extension Commands {
                     "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)"
                 )
             }
-            pkcs12Parameters[.pkcs12Alias] = .string(alias)
+            pkcs12Parameters[PKCS12Key.alias] = .string(alias)
             if let password = try context.secret(parsed, prompt: "store password for '\(alias)': ") {
-                pkcs12Parameters[.pkcs12StorePassword] = .secret(password)
+                pkcs12Parameters[PKCS12Key.storePassword] = .secret(password)
             }
         } else if let file = parsed.value("--p12") {
             providerID = .pkcs12
             // Opened in memory by the provider: nothing is stored, no copy of the key reaches disk.
-            parameters[.pkcs12Data] = .data(try context.readInputFile(file, what: "PKCS#12 file"))
+            parameters[PKCS12Key.data] = .data(try context.readInputFile(file, what: "PKCS#12 file"))
             if let password = try context.secret(parsed, prompt: "PKCS#12 password: ", required: false) {
-                parameters[.pkcs12Password] = .secret(password)
+                parameters[PKCS12Key.password] = .secret(password)
             }
-            pkcs12Parameters[.pkcs12InMemory] = .boolean(true)
+            pkcs12Parameters[PKCS12Key.inMemory] = .boolean(true)
         } else {
             providerID = ProviderID(parsed.value("--provider") ?? "")
             parameters = try context.providerParameters(parsed, for: providerID)
@@ -312,8 +315,8 @@ extension Commands {
                 parameters[.init("password")] = .secret(try context.secret(parsed, prompt: "password: ") ?? Secret(""))
             }
             if providerID == .pkcs12 {
-                provisionsStore = parameters[.pkcs12File] != nil || parameters[.pkcs12Data] != nil
-                if try parameters.boolean(.pkcs12InMemory) == true { provisionsStore = false }
+                provisionsStore = parameters[PKCS12Key.file] != nil || parameters[PKCS12Key.data] != nil
+                if try parameters.boolean(PKCS12Key.inMemory) == true { provisionsStore = false }
                 // The provider reads alias, store password and the rest from what was given.
                 pkcs12Parameters = pkcs12Parameters.merging(parameters)
             } else {
@@ -344,7 +347,7 @@ extension Commands {
         if source.provisionsStore {
             // SAP's contract: initialize stores what it provisions. Say what and where, and never
             // replace an entry silently.
-            let alias = try parameters.string(.pkcs12Alias) ?? PKCS12CertificateProvider.defaultAlias
+            let alias = try parameters.string(PKCS12Key.alias) ?? PKCS12CertificateProvider.defaultAlias
             if try context.identityStore.metadata(alias: alias) != nil && !parsed.has("--replace") {
                 throw CertificateProviderError(
                     .alreadyExists,
