@@ -96,6 +96,7 @@ demo: deps-demo ## build certsign and run its demo (no setup, no network beyond 
 bench: deps ## the benchmarks (release build)
 	$(SWIFT) build -c release --product certsign
 	$(SWIFT) build -c release --product certsign-bench
+	$(SWIFT) build -c release --product certsign-bench-bigfile
 	$$($(SWIFT) build -c release --show-bin-path)/certsign-bench
 
 # No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API: emit each C-using

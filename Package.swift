@@ -210,6 +210,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // certsign-bench's big-file child: signs one file in a process that links only Signing.
+        .executableTarget(
+            name: "certsign-bench-bigfile",
+            dependencies: ["CertificateProviders", "Signing"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         // Helpers every test target shares (emulator, expected errors, the openssl oracle); not a product.

@@ -207,7 +207,7 @@ public enum CMSSigner {
             )
         }
         _ = try resolve(digestAlgorithm, for: identity)
-        return try signLocally(
+        return try signLocallyWithTemplate(
             digest: digest,
             attachedContent: attachedContent,
             identity: identity,
@@ -228,7 +228,7 @@ public enum CMSSigner {
     ) async throws -> [UInt8] {
         _ = try resolve(digestAlgorithm, for: identity)
         if let local = localKey(of: identity) {
-            return try signLocally(
+            return try signLocallyWithTemplate(
                 digest: digest,
                 attachedContent: attachedContent,
                 identity: identity,
@@ -361,6 +361,50 @@ public enum CMSSigner {
 
     /// The OpenSSL key of a local identity, or nil for keys OpenSSL does not hold.
     static func localKey(of identity: SigningIdentity) -> LocalSigningKey? { identity.key as? LocalSigningKey }
+
+    /// Signs with a local key without suspending, through the signer's cached prepared SignedData
+    /// (``SignedDataTemplateCache``) when the key signs that way (RSA PKCS#1 v1.5, ECDSA): per
+    /// document only the digest and signing time are replaced, then OpenSSL encodes and the key
+    /// signs. Other keys (RSA-PSS by default, GOST, Ed25519) take ``signLocally(digest:attachedContent:identity:key:format:digestAlgorithm:signingTime:signingCertificateAttribute:)``.
+    static func signLocallyWithTemplate(
+        digest: [UInt8],
+        attachedContent: [UInt8]?,
+        identity: SigningIdentity,
+        key: LocalSigningKey,
+        format: SignatureFormat,
+        digestAlgorithm: DigestAlgorithm,
+        signingTime: Date
+    ) throws -> [UInt8] {
+        func oneOff() throws -> [UInt8] {
+            try signLocally(
+                digest: digest,
+                attachedContent: attachedContent,
+                identity: identity,
+                key: key,
+                format: format,
+                digestAlgorithm: digestAlgorithm,
+                signingTime: signingTime
+            )
+        }
+        guard SignedDataTemplate.supports(key), format == .cms || format == .cadesBES else { return try oneOff() }
+        do {
+            return try SignedDataTemplateCache.shared.sign(
+                digest: digest,
+                attachedContent: attachedContent,
+                identity: identity,
+                key: key,
+                format: format,
+                digestAlgorithm: digestAlgorithm,
+                signingTime: signingTime
+            )
+        } catch let error as CertificateProviderError
+            where error.code != .keyCertificateMismatch && error.code != .invalidParameter
+        {
+            // A key or digest OpenSSL will not prepare a template for still signs the one-off way
+            // (which throws its own error when it cannot either).
+            return try oneOff()
+        }
+    }
 
     /// Signs with a local key without suspending.
     static func signLocally(

@@ -583,18 +583,16 @@ public actor SigningCoordinator {
         } else {
             let attached = options.isDetached ? nil : content
             if let local = CMSSigner.localKey(of: identity) {
-                // Local keys sign synchronously on this actor: no executor hop per signature in batches.
-                let attribute =
-                    options.format == .cadesBES ? try signingCertificateAttribute(for: id, algorithm: algorithm) : nil
-                signature = try CMSSigner.signLocally(
+                // Local keys sign synchronously on this actor (no executor hop per signature), through
+                // the identity's cached prepared SignedData.
+                signature = try CMSSigner.signLocallyWithTemplate(
                     digest: digest,
                     attachedContent: attached,
                     identity: identity,
                     key: local,
                     format: options.format,
                     digestAlgorithm: algorithm,
-                    signingTime: signingTime,
-                    signingCertificateAttribute: attribute
+                    signingTime: signingTime
                 )
             } else {
                 signature = try await CMSSigner.sign(

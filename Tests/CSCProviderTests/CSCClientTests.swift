@@ -246,8 +246,10 @@ struct CSCClientTests {
 
     @Test("token renewal: a token within the renewal margin is replaced before the call, never sent")
     func renewalBeforeExpiry() async throws {
-        try await withEmulator(.init(accessTokenLifetime: 20, requestLogKeepsSecrets: true)) { emulator, url in
-            let client = makeClient(url, renewalMargin: 30)
+        // Every token is issued inside the renewal margin (600 s < 900 s), so each call renews first; the
+        // server keeps it valid for 10 minutes, so a slow (loaded) machine cannot expire it mid-call.
+        try await withEmulator(.init(accessTokenLifetime: 600, requestLogKeepsSecrets: true)) { emulator, url in
+            let client = makeClient(url, renewalMargin: 900)
             for _ in 0..<3 { _ = try await client.listCredentials() }
             #expect(requests(emulator, "oauth2/token").count == 3)
             let bearers = requests(emulator, "credentials/list").compactMap { $0.header("Authorization") }

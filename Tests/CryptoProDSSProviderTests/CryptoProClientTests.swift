@@ -341,8 +341,10 @@ struct CryptoProClientTests {
 
     @Test("a token close to expiry (expires_in within the renewal margin) is renewed before the call")
     func proactiveRenewal() async throws {
-        try await withEmulator(.init(accessTokenLifetime: 20)) { emulator, url in
-            let client = makeClient(url, renewalMargin: 30)
+        // Issued inside the renewal margin (600 s < 900 s), so each call renews first; valid at the server for
+        // 10 minutes, so a slow (loaded) machine cannot expire it mid-call.
+        try await withEmulator(.init(accessTokenLifetime: 600)) { emulator, url in
+            let client = makeClient(url, renewalMargin: 900)
             try await client.login(username: "Leonid", password: Secret("123123"))
             #expect(await !client.isAuthenticated)
             emulator.clearReceivedRequests()

@@ -341,7 +341,12 @@ struct DSSEmulatorTests {
             #expect(DSSEmulator.Fault(headerValue: "delay=250") == .delay(milliseconds: 250))
             #expect(DSSEmulator.Fault(headerValue: "delay=-1") == nil)
             #expect(DSSEmulator.Fault.expiredToken.headerValue == "expired-token")
-            #expect(emulator.receivedRequests.count == 9)
+            // libcurl resends a GET once when a reused connection closes without an answer, so "drop" arrives
+            // once or twice depending on whether its connection was reused; every other request exactly once.
+            let received = emulator.receivedRequests
+            let drops = received.filter { $0.header(DSSEmulator.Fault.headerName) == "drop" }.count
+            #expect((1...2).contains(drops))
+            #expect(received.count - drops == 7)
         }
     }
 

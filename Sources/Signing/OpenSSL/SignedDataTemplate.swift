@@ -14,11 +14,15 @@ import Foundation
 /// `openssl cms -verify` and the interop tests already accept. Only RSA PKCS#1 v1.5 and ECDSA keys
 /// use it; other keys sign through ``SignedDataBuilder/prepare(digest:attachedContent:certificate:chain:localKey:format:digestAlgorithm:signingTime:signingCertificateAttribute:scheme:)``.
 ///
+/// The key signs through one OpenSSL signing context made once per template (`EVP_PKEY_sign_init`
+/// and the digest and padding settings are not repeated per signature, as `openssl speed` does).
+/// The template does not keep the `LocalSigningKey` object alive, only OpenSSL's reference to the
+/// key inside that context (see ``SignedDataTemplateCache``).
+///
 /// Not thread-safe: one template per worker (the OpenSSL structure is mutated per signature).
 final class SignedDataTemplate {
     private let pending: SignedDataBuilder.Pending
-    private let key: LocalSigningKey
-    private let scheme: SignatureScheme
+    private let context: SigningContext
     private let detached: Bool
 
     /// Whether a key can sign through a template (RSA with PKCS#1 v1.5, or EC).
@@ -65,8 +69,7 @@ final class SignedDataTemplate {
             throw CertificateProviderError(.cryptoFailure, "OpenSSL finished a SignedData that should wait for its key")
         }
         self.pending = pending
-        self.key = key
-        self.scheme = key.defaultScheme
+        self.context = try SigningContext(key: key, digestAlgorithm: digestAlgorithm)
         self.detached = detached
     }
 
@@ -88,18 +91,66 @@ final class SignedDataTemplate {
             if index >= 0, let removed = CMS_signed_delete_attr(signerInfo, index) { X509_ATTRIBUTE_free(removed) }
         }
         try SignedDataBuilder.addAttributes(signerInfo, digest: digest, signingTime: signingTime)
-        if !detached { try SignedDataBuilder.embed(attachedContent ?? [], in: pending.cms) }
+        if !detached {
+            try SignedDataBuilder.embed(attachedContent ?? [], in: pending.cms)
+        }
+        // An idle template does not hold the last document's content.
+        defer { if !detached { try? SignedDataBuilder.embed([], in: pending.cms) } }
         let attributes = try SignedDataBuilder.signedAttributesDER(signerInfo)
-        let signature = try key.signSynchronously(
-            digest: algorithm.hash(attributes),
-            digestAlgorithm: algorithm,
-            scheme: scheme
-        )
+        let signature = try context.sign(digest: algorithm.hash(attributes))
         guard let slot = CMS_SignerInfo_get0_signature(signerInfo),
             ASN1_STRING_set(slot, signature, Int32(signature.count)) == 1
         else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not store the signature in the CMS structure")
         }
         return try pending.cms.derBytes()
+    }
+}
+
+/// An `EVP_PKEY_CTX` initialised once for signing digests with a key's default scheme (RSA PKCS#1
+/// v1.5 or ECDSA) and one digest algorithm, then used for every signature; freed in `deinit`.
+///
+/// Not thread-safe: owned by one ``SignedDataTemplate``.
+final class SigningContext {
+    private let pointer: OpaquePointer
+    private let digestLength: Int
+
+    /// Makes and initialises the context; it holds its own reference to the key's `EVP_PKEY`.
+    /// - Throws: `.unsupportedAlgorithm` when OpenSSL refuses the digest or padding for the key.
+    init(key: LocalSigningKey, digestAlgorithm: DigestAlgorithm) throws {
+        let md = try digestAlgorithm.evpMD()
+        OpenSSLErrorQueue.clear()
+        guard let context = EVP_PKEY_CTX_new(key.handle.pointer, nil) else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not create a signing context")
+        }
+        guard EVP_PKEY_sign_init(context) == 1, EVP_PKEY_CTX_set_signature_md(context, md) == 1,
+            !key.publicKeyAlgorithm.isRSA || EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+        else {
+            EVP_PKEY_CTX_free(context)
+            throw OpenSSLErrorQueue.error(
+                .unsupportedAlgorithm,
+                "the \(key.publicKeyAlgorithm) key cannot sign \(digestAlgorithm) digests"
+            )
+        }
+        pointer = context
+        digestLength = digestAlgorithm.outputByteCount
+    }
+
+    deinit { EVP_PKEY_CTX_free(pointer) }
+
+    /// Signs a digest of the context's algorithm.
+    /// - Throws: `.cryptoFailure` when OpenSSL fails.
+    func sign(digest: [UInt8]) throws -> [UInt8] {
+        precondition(digest.count == digestLength, "a digest of the template's algorithm")
+        var length = 0
+        guard EVP_PKEY_sign(pointer, nil, &length, digest, digest.count) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not size the signature")
+        }
+        var signature = [UInt8](repeating: 0, count: length)
+        guard EVP_PKEY_sign(pointer, &signature, &length, digest, digest.count) == 1 else {
+            throw OpenSSLErrorQueue.error(.cryptoFailure, "signing failed")
+        }
+        if length < signature.count { signature.removeLast(signature.count - length) }
+        return signature
     }
 }
