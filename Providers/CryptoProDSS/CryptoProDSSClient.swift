@@ -109,6 +109,9 @@ public actor CryptoProDSSClient {
     private var token: CryptoProToken?
     private var credentials: (username: String, password: Secret)?
     private var pendingLogin: Task<CryptoProToken, any Error>?
+    /// The certificates and documents URLs, built once (appendingPathComponent on every request
+    /// showed in profiles).
+    private let routeURLs: (certificates: URL, documents: URL)
     /// Certificates already parsed, by their base64 (a list rarely changes; parsing costs ~0.5 ms each).
     private var parsedCertificates: [String: Certificate] = [:]
 
@@ -136,6 +139,7 @@ public actor CryptoProDSSClient {
         self.token = token
         self.credentials = credentials
         self.configuration = configuration
+        routeURLs = (configuration.certificatesURL, configuration.documentsURL)
         // Without trustedCAFile or clientIdentity, CurlTransport(configuration:) cannot throw.
         self.transport =
             transport
@@ -187,7 +191,7 @@ public actor CryptoProDSSClient {
     /// The user's certificates: `GET <SignServer>/rest/api/certificates`.
     /// - Throws: see the type's error list; `.network` naming the field when an entry is malformed.
     public func certificates() async throws -> [CryptoProCertificate] {
-        var request = try makeRequest(.get, configuration.certificatesURL)
+        var request = try makeRequest(.get, routeURLs.certificates)
         request.setHeader("Accept", "application/json")
         let response = try await sendAuthorized(request, name: "certificates")
         let json = try response.json(context: "CryptoPro DSS certificates")
@@ -225,7 +229,7 @@ public actor CryptoProDSSClient {
         ]
         let slots = pin.map { [SecretSlot($0)] } ?? []
         if let slot = slots.first { signature["PinCode"] = .string(slot.placeholder) }
-        var request = try makeRequest(.post, configuration.documentsURL)
+        var request = try makeRequest(.post, routeURLs.documents)
         request.setHeader("Accept", "application/json")
         try request.setJSONBody(
             ["Content": .string(Data(document).base64EncodedString()), "Signature": .object(signature)],

@@ -587,7 +587,46 @@ public actor FMPClient {
 
     private static let iso8601 = Date.ISO8601FormatStyle()
 
-    static func date(_ text: String) -> Date? {
-        try? iso8601.parse(text)
+    /// An ISO 8601 date as the platform writes it. The common form, `YYYY-MM-DDTHH:MM:SSZ` with a
+    /// valid calendar date from 1583 on, is read directly (ISO8601FormatStyle cost ~1.5 µs a date, a
+    /// third of decoding a signs entry); anything else goes to ISO8601FormatStyle (which, like
+    /// Foundation's Gregorian calendar, counts dates before the 1582 reform as Julian).
+    package static func date(_ text: String) -> Date? {
+        if let date = utcSecondsDate(text) { return date }
+        return try? iso8601.parse(text)
+    }
+
+    private static func utcSecondsDate(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { bytes -> Date? in
+            guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+                bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+                bytes[19] == UInt8(ascii: "Z")
+            else { return nil }
+            func number(_ start: Int, _ count: Int) -> Int? {
+                var value = 0
+                for index in start..<(start + count) {
+                    let digit = Int(bytes[index]) - Int(UInt8(ascii: "0"))
+                    guard (0...9).contains(digit) else { return nil }
+                    value = value * 10 + digit
+                }
+                return value
+            }
+            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+                let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+                year >= 1583, (1...12).contains(month), hour < 24, minute < 60, second < 60
+            else { return nil }
+            let isLeap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            let monthDays = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+            guard (1...monthDays[month - 1]).contains(day) else { return nil }
+            // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+            let shiftedYear = month <= 2 ? year - 1 : year
+            let era = shiftedYear / 400  // shiftedYear is positive here
+            let yearOfEra = shiftedYear - era * 400
+            let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+            let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+            let days = era * 146_097 + dayOfEra - 719_468
+            return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
+        }
     }
 }

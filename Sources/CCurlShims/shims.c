@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CCurlShims.h"
 #include <string.h>
 #include <pthread.h>
@@ -122,6 +123,10 @@ void CCurlShims_poller_wake(int wake_fd) {
     uint64_t one = 1;
     ssize_t written = write(wake_fd, &one, sizeof one);
     (void)written; /* EAGAIN: the counter is full, so a wake-up is pending anyway */
+}
+
+void CCurlShims_name_this_thread(const char *name) {
+    (void)pthread_setname_np(pthread_self(), name); /* at most 15 bytes; a longer name is left unset */
 }
 
 CURLcode CCurlShims_msg_result(const CURLMsg *message) {

@@ -73,6 +73,16 @@ public final class CurlTransport: HTTPTransport {
     public let configuration: Configuration
     private let loop: CurlMultiLoop
     private let tls: CurlTLSSetup
+    private let loopExecutor: CurlLoopExecutor
+
+    /// The executor of the thread that waits for this transport's sockets. A task that prefers it
+    /// (`withTaskExecutorPreference(transport.taskExecutor) { … }`, around a whole series of client
+    /// calls) sends its requests and continues with the answers on that thread, so a round trip
+    /// costs no hand-over between threads (one context switch fewer per request; the clients'
+    /// actors run there too). Work done there delays other transfers of this transport: keep
+    /// long computations (signing, large parses) elsewhere. Keep the transport alive while tasks
+    /// prefer its executor.
+    public var taskExecutor: any TaskExecutor { loopExecutor }
 
     /// Creates a transport with the default configuration (system trust store, no client certificate).
     public convenience init() {
@@ -91,6 +101,7 @@ public final class CurlTransport: HTTPTransport {
         self.configuration = configuration
         self.tls = tls
         loop = CurlMultiLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost)
+        loopExecutor = CurlLoopExecutor(loop: loop)
     }
 
     deinit { loop.shutdown() }

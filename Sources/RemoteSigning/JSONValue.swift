@@ -24,46 +24,15 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
     /// An object (member order is not kept).
     case object([String: JSONValue])
 
-    /// Parses JSON bytes (any top-level value).
-    /// - Throws: `.malformedInput` when the bytes are not JSON.
+    /// Parses JSON bytes (any top-level value), strictly by RFC 8259: UTF-8 only, nesting at most
+    /// 512 deep, a number without fraction or exponent that fits `Int` is `.integer`.
+    /// - Throws: `.malformedInput` when the bytes are not JSON (saying what is wrong and where).
     public init(parsing bytes: some Collection<UInt8>) throws {
-        // JSONSerialization parses ~2.5× faster than JSONDecoder driving `init(from:)` (which has to
-        // try each type in turn); its NSNumbers keep the kinds apart: booleans are CFBooleans
-        // (objCType "c"), integers that fit `Int` are "i", "s", "l" or "q", the rest "d" or "Q".
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-        } catch {
-            throw CertificateProviderError.malformedInput("the data is not valid JSON")
-        }
-        self = try JSONValue(serialized: object)
-    }
-
-    private init(serialized object: Any) throws {
-        switch object {
-        case let string as String:
-            self = .string(string)
-        case let dictionary as [String: Any]:
-            self = .object(try dictionary.mapValues(JSONValue.init(serialized:)))
-        case let array as [Any]:
-            self = .array(try array.map(JSONValue.init(serialized:)))
-        case is NSNull:
-            self = .null
-        case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            case "c", "B": self = .bool(number.boolValue)
-            case "i", "s", "l", "q": self = .integer(number.intValue)
-            default:
-                if number is NSDecimalNumber, let exact = Int(exactly: number.doubleValue),
-                    number.stringValue == String(exact)
-                {
-                    self = .integer(exact)
-                } else {
-                    self = .number(number.doubleValue)
-                }
-            }
-        default:
-            throw CertificateProviderError.malformedInput("the data is not valid JSON")
+        if let value = try bytes.withContiguousStorageIfAvailable({ try JSONParser.parse(UnsafeRawBufferPointer($0)) })
+        {
+            self = value
+        } else {
+            self = try Array(bytes).withUnsafeBytes { try JSONParser.parse($0) }
         }
     }
 
@@ -287,7 +256,10 @@ public struct JSONObjectReader: Sendable {
     /// A required string field holding base64, decoded.
     public func base64(_ key: String) throws -> [UInt8] {
         let text = try string(key)
-        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+        // Strict first (Foundation's fast decoder); text with line breaks or other characters
+        // outside the alphabet goes to the lenient one, which skips them (about 4× slower).
+        guard let data = Data(base64Encoded: text) ?? Data(base64Encoded: text, options: .ignoreUnknownCharacters)
+        else {
             throw CertificateProviderError(errorCode, "\(context): field '\(path)\(key)' must be base64")
         }
         return Array(data)

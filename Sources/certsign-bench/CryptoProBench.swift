@@ -60,10 +60,11 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
     let headers = ["Authorization: Bearer \(bearer)"]
     let certificatesURL = certificatesRequestURL.absoluteString
     let certificatesCall: @Sendable () async throws -> Void = { _ = try await client.certificates() }
-    let sequential = try await interleaved(harness, count: certificatesCount, certificatesCall) {
+    let executor = benchExecutor(transport)
+    let sequential = try await interleaved(harness, count: certificatesCount, executor: executor, certificatesCall) {
         try wrkOnce(harness, connections: 1, url: certificatesURL, headers: headers)
     }
-    let parallel = try await interleaved(harness, count: 800, inFlight: 8, certificatesCall) {
+    let parallel = try await interleaved(harness, count: 800, inFlight: 8, executor: executor, certificatesCall) {
         try wrkOnce(harness, connections: 8, url: certificatesURL, headers: headers)
     }
     harness.record(
@@ -95,6 +96,7 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
     let signs = try await interleaved(
         harness,
         count: 100,
+        executor: executor,
         {
             _ = try await client.sign(document: document, certificateID: StandardSeed.certificateID, pin: pin)
         },
@@ -120,6 +122,6 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
     )
     harness.note(
         "CryptoPro \(scheme): emulator in-process on \(base.absoluteString); client = CryptoProDSSClient over "
-            + "CurlTransport; certificates lists 2"
+            + "CurlTransport; certificates lists 2; " + benchExecutorNote(transport)
     )
 }

@@ -40,6 +40,7 @@ let roundSeconds = 1.0
 /// - Parameters:
 ///   - count: the least operations per round of ours (a slow machine still finishes that many).
 ///   - inFlight: how many tasks run them, each one operation after another.
+///   - executor: the executor the tasks prefer (``benchExecutor(_:)``), nil for the shared pool.
 ///   - operation: one client round trip.
 ///   - wrk: one wrk run, returning Requests/sec.
 /// - Returns: the rates of ours and of wrk, and the median of the ratios of the pairs (ours over
@@ -48,6 +49,7 @@ func interleaved(
     _ harness: BenchHarness,
     count: Int,
     inFlight: Int = 1,
+    executor: (any TaskExecutor)? = nil,
     _ operation: @escaping @Sendable () async throws -> Void,
     wrk: () throws -> Double
 ) async throws -> (ours: Sample, wrk: Sample, pairedRatio: Double) {
@@ -57,7 +59,7 @@ func interleaved(
         let least = max(1, count / inFlight)
         let done = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<inFlight {
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     var finished = 0
                     while finished < least || DispatchTime.now().uptimeNanoseconds < end {
                         try await operation()
@@ -79,6 +81,20 @@ func interleaved(
     }
     let ratios = zip(ours, baseline).map { $0 / $1 }
     return (Sample(values: ours), Sample(values: baseline), Sample(values: ratios).median)
+}
+
+/// The executor our client rounds run on: the transport's own thread (`CurlTransport.taskExecutor`,
+/// the documented way to drive a series of calls without a thread hand-over per request), or the
+/// shared pool with `CERTSIGN_BENCH_EXECUTOR=0`.
+func benchExecutor(_ transport: CurlTransport) -> (any TaskExecutor)? {
+    ProcessInfo.processInfo.environment["CERTSIGN_BENCH_EXECUTOR"] == "0" ? nil : transport.taskExecutor
+}
+
+/// How ``benchExecutor(_:)`` ran our rounds, for the table's notes.
+func benchExecutorNote(_ transport: CurlTransport) -> String {
+    benchExecutor(transport) == nil
+        ? "our rounds run on the shared cooperative pool (CERTSIGN_BENCH_EXECUTOR=0)"
+        : "our rounds run under withTaskExecutorPreference(transport.taskExecutor) (CERTSIGN_BENCH_EXECUTOR=0: shared pool)"
 }
 
 /// Whether `wrk` can be run.
@@ -177,10 +193,11 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     // signs() (sequential, then 8 in flight on one client) before any sign round adds signatures,
     // so both sides list the same 3.
     let signsCall: @Sendable () async throws -> Void = { _ = try await client.signs() }
-    let sequential = try await interleaved(harness, count: sequentialCount, signsCall) {
+    let executor = benchExecutor(transport)
+    let sequential = try await interleaved(harness, count: sequentialCount, executor: executor, signsCall) {
         try wrkOnce(harness, connections: 1, url: signsURL, headers: headers)
     }
-    let parallel = try await interleaved(harness, count: 800, inFlight: 8, signsCall) {
+    let parallel = try await interleaved(harness, count: 800, inFlight: 8, executor: executor, signsCall) {
         try wrkOnce(harness, connections: 8, url: signsURL, headers: headers)
     }
     harness.record(
@@ -228,7 +245,7 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
             clientSignRate.median
         )
     )
-    let signs = try await interleaved(harness, count: 100, sign) {
+    let signs = try await interleaved(harness, count: 100, executor: executor, sign) {
         try wrkOnce(harness, connections: 1, url: signURL, headers: headers, script: script.path)
     }
     harness.record(
@@ -243,25 +260,42 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     )
     harness.note(
         "FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on "
-            + "\(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)"
+            + "\(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB); "
+            + benchExecutorNote(transport)
     )
 }
 
-/// `CERTSIGN_BENCH_PROFILE=fmp-signs|fmp-sign|fmp-bare [CERTSIGN_BENCH_PROFILE_TLS=1]
+/// `CERTSIGN_BENCH_PROFILE=fmp-signs|fmp-sign|fmp-bare|fmp-json|fmp-decode [CERTSIGN_BENCH_PROFILE_TLS=1]
 /// [CERTSIGN_BENCH_PROFILE_IN_FLIGHT=8] [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: N FMP
 /// round trips (the client's `signs()`, its `sign`, or the bare transport's GET signs/) against the
-/// in-process emulator, for perf / strace to look at.
+/// in-process emulator, for perf / strace to look at; or, with no network, N parses of the signs/
+/// body (`fmp-json`) or parses plus the client's decoding of it (`fmp-decode`). `fmp-serve` runs
+/// only the emulator for N seconds and prints the signs/ URL and a token; `CERTSIGN_BENCH_PROFILE_URL`
+/// (its base URL, HTTP) points the other loops at it instead of an emulator in their own process.
+/// `CERTSIGN_BENCH_PROFILE_EXECUTOR=1` runs the loops on the transport's thread (`taskExecutor`).
 /// - Returns: false when `name` is not one of these profiles.
 func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
-    guard ["fmp-signs", "fmp-sign", "fmp-bare"].contains(name) else { return false }
+    guard ["fmp-signs", "fmp-sign", "fmp-bare", "fmp-json", "fmp-decode", "fmp-serve"].contains(name) else {
+        return false
+    }
     let environment = ProcessInfo.processInfo.environment
     let tls = environment["CERTSIGN_BENCH_PROFILE_TLS"] == "1"
     let inFlight = max(1, environment["CERTSIGN_BENCH_PROFILE_IN_FLIGHT"].flatMap(Int.init) ?? 1)
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: scratch, name: "fmp")
-    defer { emulator.stop() }
+    // An emulator in another process (a `fmp-serve` run), so that the client's process holds the
+    // client alone, as wrk's does.
+    let external = environment["CERTSIGN_BENCH_PROFILE_URL"].flatMap { URL(string: $0) }
+    let emulator: DSSEmulator?
+    let base: URL
+    let transport: CurlTransport
+    if let external {
+        (emulator, base, transport) = (nil, external, CurlTransport())
+    } else {
+        (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: scratch, name: "fmp")
+    }
+    defer { emulator?.stop() }
     let client = FMPClient(
         configuration: .init(
             host: base,
@@ -286,21 +320,35 @@ func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
             certificatePIN: pin
         )
     }
-    for _ in 0..<3 { try await sign() }
+    if external == nil { for _ in 0..<3 { try await sign() } }
     let signsURL = base.absoluteString + "api/v1/dss/\(StandardSeed.environment)/\(StandardSeed.project)/signs/"
+    if name == "fmp-serve" {
+        // Serves for COUNT seconds; prints the signs/ URL and a token for wrk and other clients.
+        FileHandle.standardOutput.write(Data("\(signsURL) \(token)\n".utf8))
+        try await Task.sleep(for: .seconds(count))
+        return true
+    }
     guard let url = URL(string: signsURL) else { throw BenchError("FMP profile: bad URL \(signsURL)") }
     var bare = HTTPRequest(url: url)
     bare.setHeader("Authorization", "Bearer \(token)")
     bare.setHeader("X-Device-Id", "bench-device")
     let operation: @Sendable () async throws -> Void
+    let signsBody = try await transport.send(bare).body
     switch name {
+    case "fmp-json": operation = { _ = try JSONValue(parsing: signsBody) }
+    case "fmp-decode":
+        operation = { _ = try FMPClient.decodeSigns(try JSONValue(parsing: signsBody)) }
     case "fmp-signs": operation = { _ = try await client.signs() }
     case "fmp-sign": operation = sign
     default: operation = { [bare] in _ = try await transport.send(bare) }
     }
+    // CERTSIGN_BENCH_PROFILE_EXECUTOR=1: the loops run on the transport's own thread.
+    let executor = environment["CERTSIGN_BENCH_PROFILE_EXECUTOR"] == "1" ? transport.taskExecutor : nil
     let start = DispatchTime.now().uptimeNanoseconds
     try await withThrowingTaskGroup(of: Void.self) { group in
-        for _ in 0..<inFlight { group.addTask { for _ in 0..<(count / inFlight) { try await operation() } } }
+        for _ in 0..<inFlight {
+            group.addTask(executorPreference: executor) { for _ in 0..<(count / inFlight) { try await operation() } }
+        }
         try await group.waitForAll()
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

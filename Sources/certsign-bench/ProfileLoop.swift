@@ -15,7 +15,8 @@ func runProfileLoop(_ name: String) async throws {
     case "cms-p256", "batch-p256": keyType = .p256
     default:
         throw BenchError(
-            "unknown profile '\(name)' (cms-rsa, cms-p256, batch-rsa, batch-p256, fmp-signs, fmp-sign, fmp-bare)"
+            "unknown profile '\(name)' (cms-rsa, cms-p256, batch-rsa, batch-p256, fmp-signs, fmp-sign, fmp-bare, "
+                + "fmp-json, fmp-decode, fmp-serve)"
         )
     }
     let identity = try TestPKI().issueLeaf(subject: "CN=Profile", keyType: keyType)

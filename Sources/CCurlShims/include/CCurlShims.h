@@ -42,6 +42,9 @@ int CCurlShims_poller_wait(int epoll_fd, int wake_fd, curl_socket_t *sockets, in
 /* Makes the next (or the current) CCurlShims_poller_wait return. */
 void CCurlShims_poller_wake(int wake_fd);
 
+/* Names the calling thread for the system (ps, perf, /proc; at most 15 bytes). */
+void CCurlShims_name_this_thread(const char *name);
+
 /* The result of a CURLMSG_DONE message (the `data` union of CURLMsg). */
 CURLcode CCurlShims_msg_result(const CURLMsg *message);
 

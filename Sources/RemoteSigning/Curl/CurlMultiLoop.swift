@@ -41,6 +41,16 @@ final class CurlMultiLoop: @unchecked Sendable {
     private struct Inbox {
         var submissions: [CurlTransfer] = []
         var idleHandles: [UnsafeMutableRawPointer] = []
+        /// Jobs of tasks that prefer this loop's thread (``CurlLoopExecutor``), run by the loop
+        /// between its waits.
+        var jobs: [UnownedJob] = []
+        /// The loop thread, once it runs (so that a job enqueued on it needs no wake-up).
+        var loopThread: pthread_t?
+        /// Set when the loop thread has ended: jobs then go to the global executor.
+        var ended = false
+        /// The executor the jobs run on (``attach(_:)``), held while the loop thread runs (so that a
+        /// transport released by one of its own jobs cannot free it mid-turn); let go when it ends.
+        var executor: CurlLoopExecutor?
     }
 
     /// Guards the multi handle and the members below; held during curl calls. A pthread mutex
@@ -133,11 +143,64 @@ final class CurlMultiLoop: @unchecked Sendable {
     func shutdown() {
         if startupFailure != nil {
             curl_multi_cleanup(multi)  // no thread was started, and no transfer ever reached the handle
+            inbox.withLock { $0.value.executor = nil }
             return
         }
         lock.withLock { stopRequested = true }
         CCurlShims_poller_wake(wakeFD)
-        if Thread.current.name != "CurlTransport" { stopped.wait() }
+        if !isLoopThread { stopped.wait() }
+    }
+
+    // MARK: Jobs of tasks that prefer the loop thread
+
+    /// Queues a job to run on the loop thread; wakes the thread unless this is it (it runs the
+    /// queued jobs before it waits again).
+    func enqueue(_ job: UnownedJob) {
+        let (onLoop, ended) = inbox.withLock { box -> (Bool, Bool) in
+            if box.value.ended || startupFailure != nil { return (false, true) }
+            box.value.jobs.append(job)
+            return (box.value.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false, false)
+        }
+        if ended {
+            CurlMultiLoop.runElsewhere(job)
+        } else if !onLoop {
+            CCurlShims_poller_wake(wakeFD)
+        }
+    }
+
+    /// Makes `executor` the one jobs run on (its owner keeps it alive while tasks prefer it).
+    func attach(_ executor: CurlLoopExecutor) {
+        inbox.withLock { $0.value.executor = executor }
+    }
+
+    /// The most passes over the job queue between two looks at the sockets: a task's hops (onto an
+    /// actor and off it) each queue a new job, so a round trip takes a few passes; a task that
+    /// keeps queueing cannot keep the loop from its sockets for longer than this.
+    private static let jobPassLimit = 16
+
+    /// Runs the queued jobs, and those they queue, for up to ``jobPassLimit`` passes.
+    /// - Returns: whether any ran.
+    private func runJobs() -> Bool {
+        var ran = false
+        for _ in 0..<CurlMultiLoop.jobPassLimit {
+            let (jobs, target) = inbox.withLock { box in
+                defer { box.value.jobs.removeAll() }
+                return (box.value.jobs, box.value.executor)
+            }
+            guard let target, !jobs.isEmpty else { break }
+            for job in jobs { job.runSynchronously(on: target.asUnownedTaskExecutor()) }
+            ran = true
+        }
+        return ran
+    }
+
+    /// A job whose loop has ended runs on the global executor (its task then goes on there).
+    private static func runElsewhere(_ job: UnownedJob) {
+        DispatchQueue.global().async { job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor()) }
+    }
+
+    private var isLoopThread: Bool {
+        inbox.withLock { box in box.value.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
     // MARK: Taking the multi handle
@@ -165,8 +228,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    /// Wakes the loop thread when curl's timer moved before its planned wake-up, and resumes the
-    /// finished transfers' callers (outside the lock).
+    /// Wakes the loop thread when curl's timer moved before its planned wake-up (the loop thread
+    /// wakes itself too: it may have planned its sleep before it started these transfers), and
+    /// resumes the finished transfers' callers (outside the lock).
     private func deliver(_ finished: [Completion], wake: Bool) {
         if wake { CCurlShims_poller_wake(wakeFD) }
         for (transfer, result) in finished { transfer.resume(with: result) }
@@ -176,6 +240,10 @@ final class CurlMultiLoop: @unchecked Sendable {
         let capacity = 64
         var sockets = [curl_socket_t](repeating: -1, count: capacity)
         var masks = [Int32](repeating: 0, count: capacity)
+        // The system-level name (Foundation's Thread.name does not reach it on Linux), for ps, perf
+        // and Thread.current.name.
+        CCurlShims_name_this_thread("CurlTransport")
+        inbox.withLock { $0.value.loopThread = pthread_self() }
         // The sleep is planned in the same locked section that handled the last wake-up, so that the
         // thread goes back to epoll_wait after resuming its callers without taking the lock again
         // (a caller resumed a moment ago is likely holding it to send its next request).
@@ -196,6 +264,12 @@ final class CurlMultiLoop: @unchecked Sendable {
             if stop { break }
             startWaitingSubmissions()
             timeout = next
+            if runJobs() {
+                // The jobs may have started transfers (curl's timer moved) and, past the pass limit,
+                // left more jobs: plan again, without sleeping when jobs wait.
+                let jobsWaiting = inbox.withLock { !$0.value.jobs.isEmpty }
+                timeout = jobsWaiting ? 0 : lock.withLock { planSleep() }
+            }
         }
         let remaining = lock.withLock {
             for (handle, transfer) in active {
@@ -215,10 +289,16 @@ final class CurlMultiLoop: @unchecked Sendable {
             return takeCompleted()
         }
         for (done, result) in remaining { done.resume(with: result) }
-        let idle = inbox.withLock { box in
-            defer { box.value.idleHandles.removeAll() }
-            return box.value.idleHandles
+        let (idle, orphans) = inbox.withLock { box in
+            defer {
+                box.value.idleHandles.removeAll()
+                box.value.jobs.removeAll()
+                box.value.ended = true
+                box.value.executor = nil  // ends the executor ↔ loop cycle
+            }
+            return (box.value.idleHandles, box.value.jobs)
         }
+        for job in orphans { CurlMultiLoop.runElsewhere(job) }
         for handle in idle { curl_easy_cleanup(handle) }
         curl_multi_cleanup(multi)
         close(wakeFD)
@@ -344,4 +424,23 @@ private let curlSocketCallback: curl_socket_callback = { _, socket, what, user, 
 private struct UncheckedBox<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// Runs jobs on a ``CurlMultiLoop``'s thread: a task that prefers it (`withTaskExecutorPreference`)
+/// sends its requests and resumes with the answers on the thread that waits for the sockets, so a
+/// round trip needs no hand-over between threads.
+final class CurlLoopExecutor: TaskExecutor {
+    /// Kept alive by the executor: a job that arrives after the transport is gone still finds the
+    /// loop, which hands it to the global executor once its thread has ended. (The loop holds its
+    /// executor only while its thread runs.)
+    private let loop: CurlMultiLoop
+
+    init(loop: CurlMultiLoop) {
+        self.loop = loop
+        loop.attach(self)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        loop.enqueue(UnownedJob(job))
+    }
 }
