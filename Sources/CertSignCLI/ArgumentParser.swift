@@ -8,56 +8,36 @@ public struct UsageError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// The parsed arguments of one command: every value was checked against its declaration (arity,
-/// type, required) before the command runs.
-struct ParsedArguments: Sendable {
-    var positionals: [String] = []
-    var flags: Set<String> = []
-    var options: [String: [String]] = [:]
-    /// The names the command declares: reading any other name is a programming error.
-    var declared: Set<String> = []
-
-    /// The last value of an option.
-    func value(_ name: String) -> String? {
-        checkDeclared(name)
-        return options[name]?.last
-    }
-    /// Every value of a repeatable option, in order.
-    func values(_ name: String) -> [String] {
-        checkDeclared(name)
-        return options[name] ?? []
-    }
-    /// Whether a flag was given.
-    func has(_ name: String) -> Bool {
-        checkDeclared(name)
-        return flags.contains(name)
-    }
-    /// The value of an `.integer` option (checked at parse time).
-    func integer(_ name: String) -> Int? { value(name).flatMap { Int($0) } }
-
-    private func checkDeclared(_ name: String) {
-        assert(declared.isEmpty || declared.contains(name), "the command reads the undeclared option \(name)")
-    }
-}
-
 enum ArgumentParser {
     /// Option names that would carry a secret as a value: refused with a pointer to the safe forms.
     static let secretOptionNames: Set<String> = ["--password", "--pin", "--dss-password"]
 
-    /// Parses `arguments` (after the command words) against the command's declarations.
-    /// - Throws: `UsageError` for unknown options, a missing or ill-typed value, a missing required
-    ///   option, or the wrong number of positionals.
-    static func parse(_ arguments: [String], command: CommandDescriptor) throws -> ParsedArguments {
-        let usage = command.usage
-        let declarations = Dictionary(command.options.map { ($0.name, $0) }) { first, _ in first }
-        var result = ParsedArguments(declared: Set(declarations.keys))
+    /// Parses `arguments` (after the command words) into the command's options value: each value is
+    /// checked against its declaration and converted to its property's type before the command runs.
+    /// - Throws: `UsageError` for unknown options, a missing, ill-typed or unconvertible value, a
+    ///   missing required option, or the wrong number of positionals.
+    static func parse<Options: CommandOptions>(
+        _ arguments: [String],
+        as _: Options.Type = Options.self,
+        usage: String
+    ) throws -> Options {
+        let bindings = Options.options
+        let argumentBindings = Options.arguments
+        let byName = Dictionary(bindings.map { ($0.declaration.name, $0) }) { first, _ in first }
+        var options = Options()
+        for binding in bindings { binding.prepare(&options) }
+        func converting(_ body: () throws -> Void) throws {
+            do { try body() } catch let error as InvalidValue { throw UsageError(message: error.message, usage: usage) }
+        }
+        var given: Set<String> = []
+        var positionals: [String] = []
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
             if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
-                result.positionals.append(argument)
+                positionals.append(argument)
                 continue
             }
             if argument == "--" {
@@ -70,7 +50,7 @@ enum ArgumentParser {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            guard let declaration = declarations[name] else {
+            guard let binding = byName[name] else {
                 if secretOptionNames.contains(name) {
                     throw UsageError(
                         message:
@@ -80,16 +60,18 @@ enum ArgumentParser {
                     )
                 }
                 throw UsageError(
-                    message: "unknown option \(name)" + suggestion(name, among: Array(declarations.keys)),
+                    message: "unknown option \(name)" + suggestion(name, among: Array(byName.keys)),
                     usage: usage
                 )
             }
+            let declaration = binding.declaration
+            given.insert(name)
             switch declaration.arity {
             case .flag:
                 guard inlineValue == nil else {
                     throw UsageError(message: "option \(name) takes no value", usage: usage)
                 }
-                result.flags.insert(name)
+                try converting { try binding.store(&options, nil) }
             case .single, .repeatable:
                 let value: String
                 if let inlineValue {
@@ -102,29 +84,28 @@ enum ArgumentParser {
                     index += 1
                 }
                 try check(value, of: declaration, usage: usage)
-                if declaration.arity == .repeatable {
-                    result.options[name, default: []].append(value)
-                } else {
-                    result.options[name] = [value]
-                }
+                try converting { try binding.store(&options, value) }
             }
         }
-        for declaration in command.options where declaration.isRequired && result.options[declaration.name] == nil {
+        for binding in bindings where binding.declaration.isRequired && !given.contains(binding.declaration.name) {
+            let declaration = binding.declaration
             throw UsageError(message: "\(declaration.name) \(declaration.valueName) is required", usage: usage)
         }
-        let required = command.arguments.filter { !$0.isOptional }.count
-        if result.positionals.count < required {
-            let missing = command.arguments.filter { !$0.isOptional }[result.positionals.count]
-            throw UsageError(message: "missing argument \(missing.name)", usage: usage)
+        let declared = argumentBindings.map(\.declaration)
+        let required = declared.filter { !$0.isOptional }
+        if positionals.count < required.count {
+            throw UsageError(message: "missing argument \(required[positionals.count].name)", usage: usage)
         }
-        let unbounded = command.arguments.contains(where: \.repeats)
-        if !unbounded && result.positionals.count > command.arguments.count {
-            throw UsageError(
-                message: "unexpected argument '\(result.positionals[command.arguments.count])'",
-                usage: usage
-            )
+        let repeating = declared.last?.repeats == true
+        if !repeating && positionals.count > declared.count {
+            throw UsageError(message: "unexpected argument '\(positionals[declared.count])'", usage: usage)
         }
-        return result
+        for (position, text) in positionals.enumerated() {
+            let binding = argumentBindings[min(position, argumentBindings.count - 1)]
+            try converting { try binding.store(&options, text) }
+        }
+        try converting { try options.validate() }
+        return options
     }
 
     /// Checks a value against its declared type.

@@ -34,16 +34,29 @@ enum Commands {
         return nil
     }
 
+    /// `certsign providers [--params ID]`.
+    struct ProvidersOptions: CommandOptions {
+        var parametersOf: ProviderID?
+
+        static var options: [OptionBinding<Self>] {
+            [
+                .value(
+                    \.parametersOf,
+                    "--params",
+                    "ID",
+                    "list the parameters provider ID takes (--param KEY=VALUE), secret ones marked"
+                ) { ProviderID($0) }
+            ]
+        }
+    }
+
     static let providers = CommandDescriptor(
         words: ["providers"],
         summary: "list the registered certificate providers",
-        options: [
-            .value("--params", "ID", "list the parameters provider ID takes (--param KEY=VALUE), secret ones marked")
-        ],
         examples: ["certsign providers", "certsign providers --params csc"]
-    ) { parsed, context in
+    ) { (options: ProvidersOptions, context) in
         let registry = try context.makeRegistry()
-        if let id = parsed.value("--params").map({ ProviderID($0) }) {
+        if let id = options.parametersOf {
             let table = try registry.parameterTable(id)
             let parameters = registry.registration(id)?.schema?.parameters ?? []
             context.emit(

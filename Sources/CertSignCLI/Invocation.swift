@@ -17,25 +17,47 @@ struct CommandDescriptor: Sendable {
     let discussion: String
     /// Example command lines (`certsign …`).
     let examples: [String]
-    /// Runs it; returns the exit code.
-    let run: @Sendable (ParsedArguments, CommandContext) async throws -> Int32
+    /// Parses the arguments into the command's options value, then runs the command with it.
+    private let execute: @Sendable (_ arguments: [String], _ usage: String, CommandContext) async throws -> Int32
 
-    init(
+    /// A command whose options (and arguments) are the properties of `Options`: the parser fills
+    /// them, converting and checking each value, before `run` is called.
+    init<Options: CommandOptions>(
         words: [String],
         summary: String,
-        arguments: [ArgumentDeclaration] = [],
-        options: [OptionDeclaration] = [],
         discussion: String = "",
         examples: [String] = [],
-        run: @escaping @Sendable (ParsedArguments, CommandContext) async throws -> Int32
+        run: @escaping @Sendable (Options, CommandContext) async throws -> Int32
     ) {
         self.words = words
         self.summary = summary
-        self.arguments = arguments
-        self.options = options
+        self.arguments = Options.arguments.map(\.declaration)
+        self.options = Options.options.map(\.declaration)
         self.discussion = discussion
         self.examples = examples
-        self.run = run
+        self.execute = { arguments, usage, context in
+            try await run(try ArgumentParser.parse(arguments, as: Options.self, usage: usage), context)
+        }
+    }
+
+    /// A command without arguments or options.
+    init(
+        words: [String],
+        summary: String,
+        discussion: String = "",
+        examples: [String] = [],
+        run: @escaping @Sendable (CommandContext) async throws -> Int32
+    ) {
+        self.init(words: words, summary: summary, discussion: discussion, examples: examples) {
+            (_: NoOptions, context) in try await run(context)
+        }
+    }
+
+    /// Parses `arguments` (after the command words) and runs the command; returns the exit code.
+    /// - Throws: `UsageError` when the command line does not fit the declarations, else what the
+    ///   command throws.
+    func run(_ arguments: [String], _ context: CommandContext) async throws -> Int32 {
+        try await execute(arguments, usage, context)
     }
 
     /// `identity import`.
@@ -195,8 +217,7 @@ struct Invocation {
             console.out(text)
             return CertSign.exitSuccess
         }
-        let parsed = try ArgumentParser.parse(arguments, command: command)
-        return try await command.run(parsed, context)
+        return try await command.run(arguments, context)
     }
 }
 

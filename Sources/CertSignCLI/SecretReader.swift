@@ -8,50 +8,44 @@ import Foundation
 /// the line break and anything after it are ignored (``Secret/firstLine(wiping:)``), as everywhere
 /// in this package. An environment variable's value is taken whole.
 extension CommandContext {
-    /// Reads one secret from `--<stem>-env VAR`, `--<stem>-file PATH`, `--<stem>-stdin` (when the
-    /// command declares it) or, when stdin is a terminal, a prompt without echo.
+    /// Reads one secret from where the command line said (`--<stem>-env VAR`, `--<stem>-file PATH`,
+    /// `--<stem>-stdin`) or, when none was given and stdin is a terminal, a prompt without echo.
     /// - Parameters:
-    ///   - stem: the option stem (`password`, `pin`, `dss-password`, `store-password`).
+    ///   - input: the secret's sources as parsed (see ``SecretInput``).
     ///   - prompt: what the prompt says; nil never prompts.
     ///   - required: whether a missing secret is an error (else nil is returned).
-    func secret(
-        _ parsed: ParsedArguments,
-        name stem: String = "password",
-        prompt: String?,
-        required: Bool = true
-    ) throws -> Secret? {
-        let declared = parsed.declared
-        if declared.contains("--\(stem)-env"), let variable = parsed.value("--\(stem)-env") {
+    func secret(_ input: SecretInput, prompt: String?, required: Bool = true) throws -> Secret? {
+        let stem = input.stem
+        switch input.source {
+        case .environment(let variable):
             return try environmentSecret(variable, option: "--\(stem)-env")
-        }
-        if declared.contains("--\(stem)-file"), let path = parsed.value("--\(stem)-file") {
+        case .file(let path):
             return try readSecretFile(path, option: "--\(stem)-file")
-        }
-        if declared.contains("--\(stem)-stdin"), parsed.has("--\(stem)-stdin") {
+        case .standardInput:
             var bytes = Array(console.readStandardInput())
             return Secret.firstLine(wiping: &bytes)
+        case nil:
+            break
         }
         if let prompt, console.inputIsTerminal { return try console.promptSecret(prompt) }
         if required {
             let what = (prompt ?? "\(stem): ").trimmingCharacters(in: CharacterSet(charactersIn: ": "))
-            let sources = ["env VAR", "file PATH", "stdin"].map { "--\(stem)-\($0)" }
-                .filter { declared.contains(String($0.split(separator: " ")[0])) }
             throw CertificateProviderError(
                 .passwordRequired,
-                "\(what) is needed and stdin is not a terminal; use \(Help.alternatives(sources))"
+                "\(what) is needed and stdin is not a terminal; use \(Help.alternatives(input.alternatives))"
             )
         }
         return nil
     }
 
-    /// A secret from `--<stem>-env` / `--<stem>-file` only (never prompts); nil when neither is given.
-    func optionalSecret(_ parsed: ParsedArguments, name stem: String) throws -> Secret? {
-        try secret(parsed, name: stem, prompt: nil, required: false)
+    /// A secret from its `--<stem>-env` / `--<stem>-file` source only (never prompts); nil when none is given.
+    func optionalSecret(_ input: SecretInput) throws -> Secret? {
+        try secret(input, prompt: nil, required: false)
     }
 
     /// A secret that must be given (prompted for on a terminal).
-    func requiredSecret(_ parsed: ParsedArguments, name stem: String, prompt: String) throws -> Secret {
-        guard let value = try secret(parsed, name: stem, prompt: prompt) else {
+    func requiredSecret(_ input: SecretInput, prompt: String) throws -> Secret {
+        guard let value = try secret(input, prompt: prompt) else {
             throw CertificateProviderError(
                 .passwordRequired,
                 "\(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": "))) is needed"
@@ -84,31 +78,25 @@ extension CommandContext {
 
     /// Provider parameters from `--param K=V` (typed and checked by the provider's schema, which
     /// refuses secrets there), `--param-env K=VAR` (secret) and `--param-file K=PATH` (secret).
-    func providerParameters(_ parsed: ParsedArguments, for provider: ProviderID) throws -> ProviderParameters {
+    func providerParameters(_ input: ProviderParameterInput, for provider: ProviderID) throws -> ProviderParameters {
         var parameters = ProviderParameters()
-        func split(_ text: String) -> (ProviderParameters.Key, String) {
-            // The parser checked KEY=VALUE.
-            let equals = text.firstIndex(of: "=") ?? text.endIndex
-            let value = equals == text.endIndex ? "" : String(text[text.index(after: equals)...])
-            return (ProviderParameters.Key(String(text[..<equals])), value)
-        }
         let schema = try makeRegistry().registration(provider)?.schema
-        for item in parsed.values("--param") {
-            let (key, value) = split(item)
+        for item in input.values {
+            let key = ProviderParameters.Key(item.key)
             do {
-                parameters[key] = try schema?.commandLineValue(key, value) ?? .string(value)
+                parameters[key] = try schema?.commandLineValue(key, item.value) ?? .string(item.value)
             } catch let error as CertificateProviderError where schema?[key]?.isSecret == true {
                 // The schema's refusal, as a usage error: the command line itself is wrong.
                 throw UsageError(message: error.reason, usage: "--param-env KEY=VAR | --param-file KEY=PATH")
             }
         }
-        for item in parsed.values("--param-env") {
-            let (key, variable) = split(item)
-            parameters[key] = .secret(try environmentSecret(variable, option: "--param-env \(key)=…"))
+        for item in input.environment {
+            let key = ProviderParameters.Key(item.key)
+            parameters[key] = .secret(try environmentSecret(item.value, option: "--param-env \(key)=…"))
         }
-        for item in parsed.values("--param-file") {
-            let (key, path) = split(item)
-            parameters[key] = .secret(try readSecretFile(path, option: "--param-file \(key)"))
+        for item in input.files {
+            let key = ProviderParameters.Key(item.key)
+            parameters[key] = .secret(try readSecretFile(item.value, option: "--param-file \(key)"))
         }
         return parameters
     }

@@ -5,21 +5,35 @@ import Testing
 /// The declarations drive parsing: types, required options, arity and positionals are checked before
 /// a command runs, and the usage line comes from the same declarations.
 @Suite struct ArgumentParserTests {
-    static let command = CommandDescriptor(
-        words: ["probe"],
-        summary: "a probe",
-        arguments: [ArgumentDeclaration(name: "FILE", help: "files", repeats: true)],
-        options: [
-            .value("--port", "N", "a port", type: .integer(0...65535)),
-            .value("--format", "FORMAT", "a format", type: .choice(["cms", "cades"])),
-            .value("--out", "FILE", "out", type: .file, required: true),
-            .flag("--attached", "attached"),
-            .repeatable("--param", "KEY=VALUE", "parameters", type: .keyValue),
-        ] + OptionDeclaration.password("the password")
-    ) { _, _ in 0 }
+    /// A command's options value, as each command declares one.
+    struct ProbeOptions: CommandOptions {
+        var files: [String] = []
+        var port: Int?
+        var format: String?
+        var out = ""
+        var attached = false
+        var parameters: [String] = []
+        var password = SecretInput()
 
-    static func parse(_ arguments: [String]) throws -> ParsedArguments {
-        try ArgumentParser.parse(arguments, command: command)
+        static var arguments: [ArgumentBinding<Self>] { [.many(\.files, "FILE", "files")] }
+
+        static var options: [OptionBinding<Self>] {
+            var options: [OptionBinding<Self>] = [
+                .integer(\.port, "--port", "N", "a port", in: 0...65535) { $0 },
+                .value(\.format, "--format", "FORMAT", "a format", type: .choice(["cms", "cades"])),
+                .value(\.out, "--out", "FILE", "out", type: .file, required: true) { $0 },
+                .flag(\.attached, "--attached", "attached"),
+            ]
+            options += [.repeatable(\.parameters, "--param", "KEY=VALUE", "parameters", type: .keyValue)]
+            options += .password(\.password, "the password")
+            return options
+        }
+    }
+
+    static let command = CommandDescriptor(words: ["probe"], summary: "a probe") { (_: ProbeOptions, _) in 0 }
+
+    static func parse(_ arguments: [String]) throws -> ProbeOptions {
+        try ArgumentParser.parse(arguments, as: ProbeOptions.self, usage: command.usage)
     }
 
     static func usageError(_ arguments: [String]) -> String? {
@@ -38,11 +52,11 @@ import Testing
             "a", "b", "--port", "8443", "--format=cades", "--out", "x", "--attached", "--param", "k=v", "--param",
             "url=https://x/?a=b",
         ])
-        #expect(parsed.positionals == ["a", "b"])
-        #expect(parsed.integer("--port") == 8443)
-        #expect(parsed.value("--format") == "cades")
-        #expect(parsed.has("--attached"))
-        #expect(parsed.values("--param") == ["k=v", "url=https://x/?a=b"])
+        #expect(parsed.files == ["a", "b"])
+        #expect(parsed.port == 8443)
+        #expect(parsed.format == "cades")
+        #expect(parsed.attached)
+        #expect(parsed.parameters == ["k=v", "url=https://x/?a=b"])
         #expect(Self.usageError(["a", "--out", "x", "--port", "70000"])?.contains("0…65535") == true)
         #expect(Self.usageError(["a", "--out", "x", "--port", "x"])?.contains("whole number") == true)
         #expect(Self.usageError(["a", "--out", "x", "--format", "pdf"]) == "unknown --format 'pdf' (cms or cades)")

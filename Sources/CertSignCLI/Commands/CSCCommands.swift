@@ -11,10 +11,16 @@ extension Commands {
 
     static var cscCredentialsUsage: String { cscCredentials.usage }
 
+    /// `certsign csc credentials --param …`.
+    struct CSCCredentialsOptions: CommandOptions {
+        var parameters = ProviderParameterInput()
+
+        static var options: [OptionBinding<Self>] { .providerParameters(\.parameters) }
+    }
+
     static let cscCredentials = CommandDescriptor(
         words: ["csc", "credentials"],
         summary: "list the credentials of a CSC API v2 signing service",
-        options: OptionDeclaration.providerParameters,
         discussion: """
             Lists every credential of the OAuth client with its certificate subject, key, SCAL and what
             authorizing it asks for (PIN, OTP). Parameters as for 'certsign sign --provider csc': url and
@@ -27,8 +33,8 @@ extension Commands {
                        --param-env clientSecret=CSC_SECRET
             """
         ]
-    ) { parsed, context in
-        let parameters = try context.providerParameters(parsed, for: .csc)
+    ) { (options: CSCCredentialsOptions, context) in
+        let parameters = try context.providerParameters(options.parameters, for: .csc)
         guard parameters[CSCProvider.ParameterKey.url] != nil, parameters[CSCProvider.ParameterKey.clientID] != nil
         else {
             throw UsageError(message: "--param url=… and --param clientID=… are required", usage: cscCredentialsUsage)

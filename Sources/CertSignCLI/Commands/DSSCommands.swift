@@ -10,40 +10,101 @@ import RemoteSigning
 extension Commands {
     static let dssCommands: [CommandDescriptor] = [dssLogin, dssCertificates, dssSign, dssSigns, dssRemove, emulator]
 
-    static var dssLoginUsage: String { dssLogin.usage }
+    /// `certsign dss login --host URL …`.
+    struct DSSLoginOptions: CommandOptions {
+        // Required options (--host, --environment, --project, --user) are always set by the parser.
+        var host = URL(fileURLWithPath: "/")
+        var apiVersion = "v1"
+        var environment = ""
+        var project = ""
+        var device: String?
+        var user = ""
+        var allowInsecureHTTP = false
+        var caFile: String?
+        var clientIdentity: String?
+        var clientIdentityPassword = SecretInput()
+        var password = SecretInput()
+
+        static var options: [OptionBinding<Self>] {
+            var options: [OptionBinding<Self>] = [
+                .value(\.host, "--host", "URL", "the platform's address (https://…)", type: .url, required: true) {
+                    text in
+                    _ = try ValueConversions.nonEmpty("--host")(text)
+                    return try ValueConversions.httpURL(text) {
+                        "--host must be an http:// or https:// URL, not '\($0)'"
+                    }
+                },
+                .value(\.apiVersion, "--api-version", "V", "the platform API version"),
+                .value(
+                    \.environment,
+                    "--environment",
+                    "E",
+                    "the platform environment",
+                    required: true,
+                    convert: ValueConversions.nonEmpty("--environment")
+                ),
+                .value(
+                    \.project,
+                    "--project",
+                    "P",
+                    "the platform project",
+                    required: true,
+                    convert: ValueConversions.nonEmpty("--project")
+                ),
+                .value(
+                    \.device,
+                    "--device",
+                    "ID",
+                    "the X-Device-Id to send",
+                    default: "a stable id derived from this machine's id"
+                ),
+                .value(
+                    \.user,
+                    "--user",
+                    "U",
+                    "the platform user name",
+                    required: true,
+                    convert: ValueConversions.nonEmpty("--user")
+                ),
+                .flag(
+                    \.allowInsecureHTTP,
+                    "--allow-insecure-http",
+                    "allow an http:// host that is not loopback (the password then crosses the network in clear)"
+                ),
+                .value(
+                    \.caFile,
+                    "--ca-file",
+                    "FILE",
+                    "PEM CA certificates to trust for the server, besides the system store",
+                    type: .file
+                ),
+                .value(
+                    \.clientIdentity,
+                    "--client-identity",
+                    "ALIAS",
+                    "present this stored identity (certsign identity import) as the TLS client certificate",
+                    convert: ValueConversions.alias
+                ),
+            ]
+            options += .secretSources(
+                \.clientIdentityPassword,
+                "client-identity-password",
+                "the client identity's password"
+            )
+            options += .password(\.password, "the user's platform password")
+            return options
+        }
+
+        func validate() throws {
+            if clientIdentity == nil, clientIdentityPassword.isGiven {
+                throw InvalidValue(message: "--client-identity-password-env/-file need --client-identity ALIAS")
+            }
+        }
+    }
 
     static let dssLogin = CommandDescriptor(
         words: ["dss", "login"],
         summary: "authenticate to a Foresight Mobile Platform and keep the session",
-        options: [
-            .value("--host", "URL", "the platform's address (https://…)", type: .url, required: true),
-            .value("--api-version", "V", "the platform API version", default: "v1"),
-            .value("--environment", "E", "the platform environment", required: true),
-            .value("--project", "P", "the platform project", required: true),
-            .value(
-                "--device",
-                "ID",
-                "the X-Device-Id to send",
-                default: "a stable id derived from this machine's id"
-            ),
-            .value("--user", "U", "the platform user name", required: true),
-            .flag(
-                "--allow-insecure-http",
-                "allow an http:// host that is not loopback (the password then crosses the network in clear)"
-            ),
-            .value(
-                "--ca-file",
-                "FILE",
-                "PEM CA certificates to trust for the server, besides the system store",
-                type: .file
-            ),
-            .value(
-                "--client-identity",
-                "ALIAS",
-                "present this stored identity (certsign identity import) as the TLS client certificate"
-            ),
-        ] + OptionDeclaration.secretSources("client-identity-password", "the client identity's password")
-            + OptionDeclaration.password("the user's platform password"),
         discussion: """
             The session (host, environment, project, device, tokens) is kept 0600 in the store as
             fmp-session.json, so the other dss commands need no connection flags. http:// is refused
@@ -57,49 +118,31 @@ extension Commands {
                        --project Leonid_project --user Leonid --password-env FMP_PASSWORD
             """
         ]
-    ) { parsed, context in
-        func required(_ name: String) throws -> String {
-            guard let value = parsed.value(name), !value.isEmpty else {
-                throw UsageError(message: "\(name) is required", usage: dssLoginUsage)
-            }
-            return value
-        }
-        let hostText = try required("--host")
-        guard let host = URL(string: hostText), host.scheme == "http" || host.scheme == "https", host.host != nil else {
-            throw UsageError(
-                message: "--host must be an http:// or https:// URL, not '\(hostText)'",
-                usage: dssLoginUsage
-            )
-        }
-        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: parsed.has("--allow-insecure-http"))
+    ) { (options: DSSLoginOptions, context) in
+        let host = options.host
+        let policy = RemoteEndpointPolicy(allowsInsecureHTTP: options.allowInsecureHTTP)
         try policy.validate(host)
-        let user = try required("--user")
-        let device = parsed.value("--device") ?? context.machineDeviceID
+        let user = options.user
+        let device = options.device ?? context.machineDeviceID
         var parameters: ProviderParameters = [
             FMPDSSProvider.ParameterKey.host: .url(host),
-            FMPDSSProvider.ParameterKey.apiVersion: .string(parsed.value("--api-version") ?? "v1"),
-            FMPDSSProvider.ParameterKey.environment: .string(try required("--environment")),
-            FMPDSSProvider.ParameterKey.project: .string(try required("--project")),
+            FMPDSSProvider.ParameterKey.apiVersion: .string(options.apiVersion),
+            FMPDSSProvider.ParameterKey.environment: .string(options.environment),
+            FMPDSSProvider.ParameterKey.project: .string(options.project),
             FMPDSSProvider.ParameterKey.device: .string(device),
             FMPDSSProvider.ParameterKey.username: .string(user),
             FMPDSSProvider.ParameterKey.allowInsecureHTTP: .boolean(policy.allowsInsecureHTTP),
         ]
-        guard let password = try context.secret(parsed, prompt: "platform password for \(user): ") else {
+        guard let password = try context.secret(options.password, prompt: "platform password for \(user): ") else {
             throw CertificateProviderError(.passwordRequired, "the platform password is needed")
         }
         var tls = FMPLoginTLS(
-            trustedCAFile: parsed.value("--ca-file").map { URL(fileURLWithPath: $0).standardizedFileURL.path },
-            clientIdentity: parsed.value("--client-identity"),
-            clientIdentityPasswordEnv: parsed.value("--client-identity-password-env"),
-            clientIdentityPasswordFile: parsed.value("--client-identity-password-file")
+            trustedCAFile: options.caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+            clientIdentity: options.clientIdentity,
+            clientIdentityPasswordEnv: options.clientIdentityPassword.environmentVariable,
+            clientIdentityPasswordFile: options.clientIdentityPassword.filePath
                 .map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         )
-        if tls.clientIdentity == nil, tls.clientIdentityPasswordEnv != nil || tls.clientIdentityPasswordFile != nil {
-            throw UsageError(
-                message: "--client-identity-password-env/-file need --client-identity ALIAS",
-                usage: dssLoginUsage
-            )
-        }
         if tls.trustedCAFile == nil, tls.clientIdentity == nil { tls = FMPLoginTLS() }
         parameters[FMPDSSProvider.ParameterKey.password] = .secret(password)
         let provider = try context.fmpProvider(parameters, tls: tls)
@@ -112,14 +155,22 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
+    /// `certsign dss certificates [--dss-password-env VAR | --dss-password-file PATH]`.
+    struct DSSCertificatesOptions: CommandOptions {
+        var dssPassword = SecretInput()
+
+        static var options: [OptionBinding<Self>] {
+            .secretSources(\.dssPassword, "dss-password", "the DSS password")
+        }
+    }
+
     static let dssCertificates = CommandDescriptor(
         words: ["dss", "certificates"],
         summary: "list the DSS certificates of the logged-in user",
-        options: OptionDeclaration.secretSources("dss-password", "the DSS password"),
         discussion: "The DSS password is asked for when stdin is a terminal and no source is given.",
         examples: ["certsign dss certificates --dss-password-env DSS_PASSWORD"]
-    ) { parsed, context in
-        let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
+    ) { (options: DSSCertificatesOptions, context) in
+        let dssPassword = try context.requiredSecret(options.dssPassword, prompt: "DSS password: ")
         let provider = try context.fmpProvider([FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword)])
         let result = try await context.reportingEnvelope(provider) { try await provider.certificates() }
         let rows = result.value.map {
@@ -135,24 +186,72 @@ extension Commands {
 
     static var dssSignUsage: String { dssSign.usage }
 
+    /// `certsign dss sign --resource R --table T --column C --hhive-id N --certificate-id N …`.
+    struct DSSSignOptions: CommandOptions {
+        // Required options are always set by the parser; --params defaults to {}.
+        var resource = ""
+        var table = ""
+        var params: JSONValue = [:]
+        var column = ""
+        var hhiveID = 0
+        var certificateID = 0
+        var dssPassword = SecretInput()
+        var pin = SecretInput()
+
+        static var options: [OptionBinding<Self>] {
+            var options: [OptionBinding<Self>] = [
+                .value(
+                    \.resource,
+                    "--resource",
+                    "R",
+                    "the platform resource",
+                    required: true,
+                    convert: ValueConversions.nonEmpty("--resource")
+                ),
+                .value(
+                    \.table,
+                    "--table",
+                    "T",
+                    "the resource's table",
+                    required: true,
+                    convert: ValueConversions.nonEmpty("--table")
+                ),
+                .value(\.params, "--params", "JSON", "the resource's parameters as JSON", default: "{}") { text in
+                    do {
+                        return try JSONValue(parsing: text)
+                    } catch {
+                        throw InvalidValue(message: "--params must be JSON, such as '{}' or '{\"year\": 2026}'")
+                    }
+                },
+                .value(
+                    \.column,
+                    "--column",
+                    "C",
+                    "the column of the cell",
+                    required: true,
+                    convert: ValueConversions.nonEmpty("--column")
+                ),
+                .integer(\.hhiveID, "--hhive-id", "N", "the row of the cell", in: Int.min...Int.max, required: true) {
+                    $0
+                },
+                .integer(
+                    \.certificateID,
+                    "--certificate-id",
+                    "N",
+                    "the DSS certificate to sign with ('certsign dss certificates')",
+                    in: Int.min...Int.max,
+                    required: true
+                ) { $0 },
+            ]
+            options += .secretSources(\.dssPassword, "dss-password", "the DSS password")
+            options += .secretSources(\.pin, "pin", "the certificate's PIN")
+            return options
+        }
+    }
+
     static let dssSign = CommandDescriptor(
         words: ["dss", "sign"],
         summary: "sign a platform resource cell on the DSS server",
-        options: [
-            .value("--resource", "R", "the platform resource", required: true),
-            .value("--table", "T", "the resource's table", required: true),
-            .value("--params", "JSON", "the resource's parameters as JSON", default: "{}"),
-            .value("--column", "C", "the column of the cell", required: true),
-            .value("--hhive-id", "N", "the row of the cell", type: .integer(Int.min...Int.max), required: true),
-            .value(
-                "--certificate-id",
-                "N",
-                "the DSS certificate to sign with ('certsign dss certificates')",
-                type: .integer(Int.min...Int.max),
-                required: true
-            ),
-        ] + OptionDeclaration.secretSources("dss-password", "the DSS password")
-            + OptionDeclaration.secretSources("pin", "the certificate's PIN"),
         discussion: """
             Signs the cell (resource, table, column, row = --hhive-id) with the DSS certificate
             --certificate-id; prints the signature id. A sign request is never retried automatically.
@@ -163,39 +262,16 @@ extension Commands {
                        --hhive-id 1 --certificate-id 12831 --dss-password-env DSS_PASSWORD --pin-env DSS_PIN
             """
         ]
-    ) { parsed, context in
-        func required(_ name: String) throws -> String {
-            guard let value = parsed.value(name), !value.isEmpty else {
-                throw UsageError(message: "\(name) is required", usage: dssSignUsage)
-            }
-            return value
-        }
-        func number(_ name: String) throws -> Int {
-            let text = try required(name)
-            guard let value = Int(text) else {
-                throw UsageError(message: "\(name) must be a whole number, not '\(text)'", usage: dssSignUsage)
-            }
-            return value
-        }
-        let resource = try required("--resource")
-        let table = try required("--table")
-        let column = try required("--column")
-        let hhiveID = try number("--hhive-id")
-        let certificateID = try number("--certificate-id")
-        let params: JSONValue
-        do {
-            params = try JSONValue(parsing: parsed.value("--params") ?? "{}")
-        } catch {
-            throw UsageError(message: "--params must be JSON, such as '{}' or '{\"year\": 2026}'", usage: dssSignUsage)
-        }
-        let dssPassword = try context.requiredSecret(parsed, name: "dss-password", prompt: "DSS password: ")
+    ) { (options: DSSSignOptions, context) in
+        let (resource, table, column, params) = (options.resource, options.table, options.column, options.params)
+        let (hhiveID, certificateID) = (options.hhiveID, options.certificateID)
+        let dssPassword = try context.requiredSecret(options.dssPassword, prompt: "DSS password: ")
         var parameters: ProviderParameters = [
             FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword),
             FMPDSSProvider.ParameterKey.certificateID: .integer(certificateID),
         ]
         if let pin = try context.secret(
-            parsed,
-            name: "pin",
+            options.pin,
             prompt: "PIN of certificate \(certificateID): ",
             required: false
         ) {
@@ -209,22 +285,31 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
+    /// `certsign dss signs [--out-dir DIR]`.
+    struct DSSSignsOptions: CommandOptions {
+        var outputDirectory: String?
+
+        static var options: [OptionBinding<Self>] {
+            [
+                .value(
+                    \.outputDirectory,
+                    "--out-dir",
+                    "DIR",
+                    "also write each signature as DIR/<id>.p7s (to check with certsign verify)",
+                    type: .directory
+                )
+            ]
+        }
+    }
+
     static let dssSigns = CommandDescriptor(
         words: ["dss", "signs"],
         summary: "list the signatures the DSS server keeps for the user",
-        options: [
-            .value(
-                "--out-dir",
-                "DIR",
-                "also write each signature as DIR/<id>.p7s (to check with certsign verify)",
-                type: .directory
-            )
-        ],
         examples: ["certsign dss signs"]
-    ) { parsed, context in
+    ) { (options: DSSSignsOptions, context) in
         let provider = try context.fmpProvider()
         let result = try await context.reportingEnvelope(provider) { try await provider.signs() }
-        if let directory = parsed.value("--out-dir") {
+        if let directory = options.outputDirectory {
             try context.makeOutputDirectory(directory)
             for signature in result.value {
                 try FileSystem.writeAtomically(
@@ -248,18 +333,28 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
-    static let dssRemove: CommandDescriptor = CommandDescriptor(
+    /// `certsign dss remove ID`: the server's signature id, a whole number.
+    struct DSSRemoveOptions: CommandOptions {
+        var id = 0
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [
+                .one(\.id, "ID", "the signature_id ('certsign dss signs' lists them)") { text in
+                    guard let id = Int(text) else {
+                        throw InvalidValue(message: "the signature id must be a whole number, not '\(text)'")
+                    }
+                    return id
+                }
+            ]
+        }
+    }
+
+    static let dssRemove = CommandDescriptor(
         words: ["dss", "remove"],
         summary: "remove a signature from the DSS server",
-        arguments: [ArgumentDeclaration(name: "ID", help: "the signature_id ('certsign dss signs' lists them)")],
         examples: ["certsign dss remove 121"]
-    ) { parsed, context in
-        guard let id = Int(parsed.positionals[0]) else {
-            throw UsageError(
-                message: "the signature id must be a whole number, not '\(parsed.positionals[0])'",
-                usage: dssRemove.usage
-            )
-        }
+    ) { (options: DSSRemoveOptions, context) in
+        let id = options.id
         let provider = try context.fmpProvider()
         let result = try await context.reportingEnvelope(provider) { try await provider.removeSign(id: id) }
         context.emit(
@@ -269,74 +364,100 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
-    static var emulatorUsage: String { emulator.usage }
+    /// `certsign emulator [--host ADDR] [--port N] …`.
+    struct EmulatorOptions: CommandOptions {
+        var host: String?
+        var allowRemote = false
+        var port: UInt16?
+        var faults = false
+        var caOut: String?
+        var tls = false
+        var requireClientCert: String?
+
+        static var options: [OptionBinding<Self>] {
+            [
+                .value(
+                    \.host,
+                    "--host",
+                    "ADDR",
+                    "address to bind; only loopback addresses unless --allow-remote",
+                    default: "127.0.0.1"
+                ),
+                .flag(
+                    \.allowRemote,
+                    "--allow-remote",
+                    "bind a non-loopback address although the emulator serves published test credentials\nand keys "
+                        + "(anyone who reaches it can sign as the seed's users)"
+                ),
+                .integer(
+                    \.port,
+                    "--port",
+                    "N",
+                    "port to listen on; 0 is any free port (the URL is printed)",
+                    in: 0...65535,
+                    default: "0"
+                ) { UInt16($0) },
+                .flag(
+                    \.faults,
+                    "--faults",
+                    "let requests pick a fault with the X-Emulator-Fault header (for client tests)"
+                ),
+                .value(
+                    \.caOut,
+                    "--ca-out",
+                    "FILE",
+                    "write the emulator's CA certificate (PEM) for certsign verify --ca, and for clients\nof --tls (dss "
+                        + "login --ca-file FILE)",
+                    type: .file
+                ),
+                .flag(
+                    \.tls,
+                    "--tls",
+                    "serve HTTPS with a certificate from the emulator CA naming localhost, 127.0.0.1 and ::1"
+                ),
+                .value(
+                    \.requireClientCert,
+                    "--require-client-cert",
+                    "CA.pem",
+                    "with --tls: close every connection without a client certificate issued by a CA in CA.pem\n(TLS "
+                        + "alert certificate_required / unknown_ca)",
+                    type: .file
+                ),
+            ]
+        }
+
+        func validate() throws {
+            if let host, !Commands.isLoopbackAddress(host), !allowRemote {
+                throw InvalidValue(
+                    message: "--host \(host) is not a loopback address; the emulator serves published credentials, "
+                        + "so binding it elsewhere needs --allow-remote"
+                )
+            }
+            if requireClientCert != nil && !tls {
+                throw InvalidValue(message: "--require-client-cert needs --tls")
+            }
+        }
+    }
 
     static let emulator = CommandDescriptor(
         words: ["emulator"],
         summary: "run the DSS emulator (FMP, CryptoPro DSS and CSC v2 routes) until Ctrl-C",
-        options: [
-            .value(
-                "--host",
-                "ADDR",
-                "address to bind; only loopback addresses unless --allow-remote",
-                default: "127.0.0.1"
-            ),
-            .flag(
-                "--allow-remote",
-                "bind a non-loopback address although the emulator serves published test credentials\nand keys "
-                    + "(anyone who reaches it can sign as the seed's users)"
-            ),
-            .value(
-                "--port",
-                "N",
-                "port to listen on; 0 is any free port (the URL is printed)",
-                type: .integer(0...65535),
-                default: "0"
-            ),
-            .flag("--faults", "let requests pick a fault with the X-Emulator-Fault header (for client tests)"),
-            .value(
-                "--ca-out",
-                "FILE",
-                "write the emulator's CA certificate (PEM) for certsign verify --ca, and for clients\nof --tls (dss "
-                    + "login --ca-file FILE)",
-                type: .file
-            ),
-            .flag("--tls", "serve HTTPS with a certificate from the emulator CA naming localhost, 127.0.0.1 and ::1"),
-            .value(
-                "--require-client-cert",
-                "CA.pem",
-                "with --tls: close every connection without a client certificate issued by a CA in CA.pem\n(TLS "
-                    + "alert certificate_required / unknown_ca)",
-                type: .file
-            ),
-        ],
         discussion: """
             A local DSS server with real crypto, seeded with the HHFWDss sample's data: user Leonid / 123123,
             environment Leonid_environment, project Leonid_project, DSS password Saprun123, certificate
             12831 with PIN 123; the first signature id is 121.
             """,
         examples: ["certsign emulator --port 8443 --tls --ca-out emulator-ca.pem"]
-    ) { parsed, context in
+    ) { (options: EmulatorOptions, context) in
         var configuration = DSSEmulator.Configuration()
-        if let host = parsed.value("--host") {
-            guard isLoopbackAddress(host) || parsed.has("--allow-remote") else {
-                throw UsageError(
-                    message:
-                        "--host \(host) is not a loopback address; the emulator serves published credentials, so "
-                        + "binding it elsewhere needs --allow-remote",
-                    usage: emulatorUsage
-                )
-            }
-            configuration.host = host
-        }
+        // A non-loopback --host needs --allow-remote, --require-client-cert needs --tls: checked by
+        // EmulatorOptions.validate.
+        if let host = options.host { configuration.host = host }
         // Checked against 0…65535 when the command line was parsed.
-        if let port = parsed.integer("--port") { configuration.port = UInt16(port) }
-        configuration.faultsEnabled = parsed.has("--faults")
+        if let port = options.port { configuration.port = port }
+        configuration.faultsEnabled = options.faults
         configuration.requestLogLimit = 0
-        if let caFile = parsed.value("--require-client-cert") {
-            guard parsed.has("--tls") else {
-                throw UsageError(message: "--require-client-cert needs --tls", usage: emulatorUsage)
-            }
+        if let caFile = options.requireClientCert {
             guard let bytes = FileManager.default.contents(atPath: caFile) else {
                 throw CertificateProviderError(
                     .fileSystem,
@@ -346,12 +467,12 @@ extension Commands {
             configuration.tls = .init(
                 clientCertificateAuthorities: try Certificate.certificates(derOrPEM: Array(bytes))
             )
-        } else if parsed.has("--tls") {
+        } else if options.tls {
             configuration.tls = .init()
         }
         let server = try DSSEmulator(configuration: configuration)
         let url = try server.start()
-        if let caOut = parsed.value("--ca-out") {
+        if let caOut = options.caOut {
             try FileSystem.writeAtomically(caOut, Array(server.certificateAuthorityPEM.utf8))
         }
         context.emit(

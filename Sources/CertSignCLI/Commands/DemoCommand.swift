@@ -9,10 +9,18 @@ import Signing
 /// offline PKCS#12 flow, each step run as the real `certsign` command it shows. No setup, no network
 /// beyond loopback; everything happens in a temporary store that is removed afterwards.
 extension Commands {
+    /// `certsign demo [--keep]`.
+    struct DemoOptions: CommandOptions {
+        var keep = false
+
+        static var options: [OptionBinding<Self>] {
+            [.flag(\.keep, "--keep", "keep the temporary directory (its path is printed)")]
+        }
+    }
+
     static let demo = CommandDescriptor(
         words: ["demo"],
         summary: "run the HHFWDss walk-through and an offline PKCS#12 demo, with no setup",
-        options: [.flag("--keep", "keep the temporary directory (its path is printed)")],
         discussion: """
             Starts the DSS emulator on a free loopback port, then runs, as real certsign commands: login
             ("Authentication success"), certificates, signs (empty), sign the GetBudgetPlanning cell with
@@ -21,13 +29,13 @@ extension Commands {
             removes the journal entry.
             """,
         examples: ["certsign demo"]
-    ) { parsed, context in
+    ) { (options: DemoOptions, context) in
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-demo-\(UUID().uuidString)")
         try FileSystem.makePrivateDirectory(work.path)
-        defer { if !parsed.has("--keep") { try? FileManager.default.removeItem(at: work) } }
+        defer { if !options.keep { try? FileManager.default.removeItem(at: work) } }
         let demo = DemoRunner(context: context, work: work)
         let exitCode = try await demo.run()
-        if parsed.has("--keep") { context.console.out("\nkept: \(work.path)") }
+        if options.keep { context.console.out("\nkept: \(work.path)") }
         return exitCode
     }
 }

@@ -12,16 +12,46 @@ extension Commands {
         identityImport, identityList, identityShow, identityDelete, identityExport,
     ]
 
+    /// `certsign identity import FILE …`.
+    struct IdentityImportOptions: CommandOptions {
+        var file = ""
+        var alias: String?
+        var keyAlias: String?
+        var replace = false
+        var password = SecretInput()
+        var storePassword = SecretInput()
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [.one(\.file, "FILE", "the .p12/.pfx file", type: .file)]
+        }
+
+        static var options: [OptionBinding<Self>] {
+            var options: [OptionBinding<Self>] = [
+                .value(
+                    \.alias,
+                    "--alias",
+                    "NAME",
+                    "the store entry's name",
+                    default: "the file name without extension",
+                    convert: ValueConversions.alias
+                ),
+                .value(
+                    \.keyAlias,
+                    "--key-alias",
+                    "NAME",
+                    "which key of a file that holds several (friendly name or local key ID)"
+                ),
+                .flag(\.replace, "--replace", "replace an entry of the same alias"),
+            ]
+            options += .password(\.password, "the file's password (none for a file without one)")
+            options += .secretSources(\.storePassword, "store-password", "the store password (at least 8 characters)")
+            return options
+        }
+    }
+
     static let identityImport = CommandDescriptor(
         words: ["identity", "import"],
         summary: "import a .p12/.pfx file into the identity store",
-        arguments: [ArgumentDeclaration(name: "FILE", help: "the .p12/.pfx file", valueType: .file)],
-        options: [
-            .value("--alias", "NAME", "the store entry's name", default: "the file name without extension"),
-            .value("--key-alias", "NAME", "which key of a file that holds several (friendly name or local key ID)"),
-            .flag("--replace", "replace an entry of the same alias"),
-        ] + OptionDeclaration.password("the file's password (none for a file without one)")
-            + OptionDeclaration.secretSources("store-password", "the store password (at least 8 characters)"),
         discussion: """
             The file's password also protects the stored copy unless a store password is given. A store
             password has at least 8 characters: for a file whose password is empty or shorter, give one with
@@ -30,12 +60,12 @@ extension Commands {
             iterations); files are 0600 in a 0700 directory.
             """,
         examples: ["certsign identity import ivanov.p12 --alias ivanov --password-env P12_PASSWORD"]
-    ) { parsed, context in
-        let path = parsed.positionals[0]
+    ) { (options: IdentityImportOptions, context) in
+        let path = options.file
         let bytes = try context.readInputFile(path, what: "PKCS#12 file")
-        let alias = parsed.value("--alias") ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        let password = try context.secret(parsed, prompt: "PKCS#12 password: ", required: false)
-        var storePassword = try context.optionalSecret(parsed, name: "store-password")
+        let alias = options.alias ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let password = try context.secret(options.password, prompt: "PKCS#12 password: ", required: false)
+        var storePassword = try context.optionalSecret(options.storePassword)
         let minimum = PKCS12IdentityStore.minimumPasswordLength
         let fileCharacters = password?.withUnsafeBytes { String(decoding: $0, as: UTF8.self).count } ?? 0
         if storePassword == nil && fileCharacters < minimum {
@@ -57,10 +87,10 @@ extension Commands {
         let (identity, metadata) = try store.import(
             pkcs12Data: bytes,
             password: password,
-            keyAlias: parsed.value("--key-alias"),
+            keyAlias: options.keyAlias,
             alias: alias,
             storePassword: storePassword,
-            replacingExisting: parsed.has("--replace")
+            replacingExisting: options.replace
         )
         context.emit(
             encoding: IdentityCommandDocument(imported: IdentityDocument(metadata, chain: identity.chain)),
@@ -76,7 +106,7 @@ extension Commands {
         words: ["identity", "list"],
         summary: "list stored identities (no password needed)",
         examples: ["certsign --json identity list"]
-    ) { _, context in
+    ) { context in
         let entries = try context.identityStore.list()
         let rows = entries.map {
             [$0.alias, $0.subject, Format.localDate($0.notValidAfter), "\($0.keyAlgorithm) \($0.keySize)"]
@@ -90,13 +120,21 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
+    /// `ALIAS`: a stored identity (show, delete).
+    struct IdentityAliasOptions: CommandOptions {
+        var alias = ""
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [.one(\.alias, "ALIAS", "the stored identity's alias", convert: ValueConversions.alias)]
+        }
+    }
+
     static let identityShow = CommandDescriptor(
         words: ["identity", "show"],
         summary: "show one stored identity's certificate details",
-        arguments: [ArgumentDeclaration(name: "ALIAS", help: "the stored identity's alias")],
         examples: ["certsign identity show ivanov"]
-    ) { parsed, context in
-        let alias = parsed.positionals[0]
+    ) { (options: IdentityAliasOptions, context) in
+        let alias = options.alias
         guard let metadata = try context.identityStore.metadata(alias: alias) else {
             throw CertificateProviderError(
                 .notStored,
@@ -125,10 +163,9 @@ extension Commands {
     static let identityDelete = CommandDescriptor(
         words: ["identity", "delete"],
         summary: "delete a stored identity",
-        arguments: [ArgumentDeclaration(name: "ALIAS", help: "the stored identity's alias")],
         examples: ["certsign identity delete ivanov"]
-    ) { parsed, context in
-        let alias = parsed.positionals[0]
+    ) { (options: IdentityAliasOptions, context) in
+        let alias = options.alias
         guard try context.identityStore.delete(alias: alias) else {
             throw CertificateProviderError(
                 .notStored,
@@ -139,24 +176,49 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
+    /// `certsign identity export ALIAS --out FILE …`.
+    struct IdentityExportOptions: CommandOptions {
+        var alias = ""
+        /// Required: always set by the parser.
+        var out = ""
+        var password = SecretInput()
+        var exportPassword = SecretInput()
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [.one(\.alias, "ALIAS", "the stored identity's alias", convert: ValueConversions.alias)]
+        }
+
+        static var options: [OptionBinding<Self>] {
+            var options: [OptionBinding<Self>] = [
+                .value(
+                    \.out,
+                    "--out",
+                    "FILE",
+                    "the new .p12 file; it must not exist",
+                    type: .file,
+                    required: true
+                ) { $0 }
+            ]
+            options += .password(\.password, "the store password")
+            options += .secretSources(
+                \.exportPassword,
+                "export-password",
+                "the new file's password (default: the store password)"
+            )
+            return options
+        }
+    }
+
     static let identityExport = CommandDescriptor(
         words: ["identity", "export"],
         summary: "export a stored identity to a new .p12 file",
-        arguments: [ArgumentDeclaration(name: "ALIAS", help: "the stored identity's alias")],
-        options: [
-            .value("--out", "FILE", "the new .p12 file; it must not exist", type: .file, required: true)
-        ] + OptionDeclaration.password("the store password")
-            + OptionDeclaration.secretSources(
-                "export-password",
-                "the new file's password (default: the store password)"
-            ),
         discussion: """
             The new file is protected by the export password, PBES2 / AES-256 with a SHA-256 MAC, mode 0600.
             """,
         examples: ["certsign identity export ivanov --out ivanov-copy.p12 --password-env P12_PASSWORD"]
-    ) { parsed, context in
-        let alias = parsed.positionals[0]
-        let out = parsed.value("--out") ?? ""  // required: checked by the parser
+    ) { (options: IdentityExportOptions, context) in
+        let alias = options.alias
+        let out = options.out
         let store = context.identityStore
         guard try store.metadata(alias: alias) != nil else {
             throw CertificateProviderError(
@@ -164,8 +226,8 @@ extension Commands {
                 "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)"
             )
         }
-        let password = try context.secret(parsed, prompt: "store password for '\(alias)': ")
-        let exportPassword = try context.optionalSecret(parsed, name: "export-password") ?? password
+        let password = try context.secret(options.password, prompt: "store password for '\(alias)': ")
+        let exportPassword = try context.optionalSecret(options.exportPassword) ?? password
         guard let password, let exportPassword else {
             throw CertificateProviderError(.passwordRequired, "a password is needed")
         }

@@ -13,33 +13,28 @@ extension Commands {
         identity: SigningIdentity,
         server: (any DocumentSigning)? = nil,
         timestampClient: TimestampAuthorityClient? = nil,
-        parsed: ParsedArguments,
+        arguments: SignOptions,
         digest: DigestAlgorithm,
         context: CommandContext
     ) async throws -> SignResultDocument {
         let input = URL(fileURLWithPath: path)
         _ = try context.documentSize(path)
         let output: URL
-        if parsed.has("--in-place") {
-            guard parsed.value("--out") == nil, parsed.value("--out-dir") == nil else {
-                throw UsageError(
-                    message: "--in-place replaces the document: do not give --out or --out-dir with it",
-                    usage: signUsage
-                )
-            }
+        if arguments.inPlace {
+            // Not with --out or --out-dir: checked by SignOptions.validate.
             output = input
-        } else if let out = parsed.value("--out") {
+        } else if let out = arguments.out {
             output = URL(fileURLWithPath: out)
         } else {
             let name = input.deletingPathExtension().lastPathComponent + "-signed.pdf"
             let directory =
-                parsed.value("--out-dir").map { URL(fileURLWithPath: $0) } ?? input.deletingLastPathComponent()
+                arguments.outputDirectory.map { URL(fileURLWithPath: $0) } ?? input.deletingLastPathComponent()
             output = directory.appendingPathComponent(name)
         }
         let options = PDFSignatureOptions(
-            fieldName: parsed.value("--field"),
-            reason: parsed.value("--reason"),
-            location: parsed.value("--location"),
+            fieldName: arguments.field,
+            reason: arguments.reason,
+            location: arguments.location,
             digestAlgorithm: digest,
             timestampAuthority: timestampClient
         )

@@ -19,83 +19,189 @@ extension Commands {
 
     static var signUsage: String { sign.usage }
 
+    /// `certsign sign DOCUMENT... (--identity ALIAS | --p12 FILE | --provider ID) …`.
+    struct SignOptions: CommandOptions {
+        /// `--format`.
+        enum Format: String, CaseIterable, Sendable {
+            case cms
+            case cades
+            case cadesBES = "cades-bes"
+            case pades
+        }
+
+        var documents: [String] = []
+        var identity: String?
+        var p12: String?
+        var provider: ProviderID?
+        var parameters = ProviderParameterInput()
+        var password = SecretInput()
+        var out: String?
+        var outputDirectory: String?
+        var replace = false
+        var attached = false
+        var format = Format.cades
+        var digest: DigestAlgorithm?
+        var tsa: URL?
+        var tsaCA: [String] = []
+        var field: String?
+        var reason: String?
+        var location: String?
+        var inPlace = false
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [
+                .many(
+                    \.documents,
+                    "DOCUMENT",
+                    "a file to sign; '-' reads standard input (its signature goes to standard output)",
+                    type: .file
+                )
+            ]
+        }
+
+        static var options: [OptionBinding<Self>] {
+            var options: [OptionBinding<Self>] = [
+                .value(
+                    \.identity,
+                    "--identity",
+                    "ALIAS",
+                    "sign with a stored identity (PASSWORD = its store password)",
+                    group: "key",
+                    convert: ValueConversions.alias
+                ),
+                .value(
+                    \.p12,
+                    "--p12",
+                    "FILE",
+                    "sign with a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)",
+                    type: .file,
+                    group: "key"
+                ),
+                .value(
+                    \.provider,
+                    "--provider",
+                    "ID",
+                    "sign with any registered provider ('certsign providers'), configured with --param,\n--param-env "
+                        + "and --param-file; what you give is what it uses, also when it holds a session",
+                    group: "key"
+                ) { ProviderID($0) },
+            ]
+            options += .providerParameters(\.parameters)
+            options += .password(\.password, "the password")
+            options += [
+                .value(
+                    \.out,
+                    "--out",
+                    "FILE",
+                    "write the signature (one document) to FILE; '-' writes it to standard output",
+                    type: .file
+                ),
+                .value(
+                    \.outputDirectory,
+                    "--out-dir",
+                    "DIR",
+                    "write each signature as DIR/NAME.p7s (DIR is created when missing)",
+                    type: .directory
+                ),
+                .flag(
+                    \.replace,
+                    "--replace",
+                    "let '--provider pkcs12 --param file=…' replace an identity stored under the same alias\n(it "
+                        + "stores what it opens, and says where)"
+                ),
+                .flag(\.attached, "--attached", "embed the document in the signature (default: detached)"),
+                .choice(
+                    \.format,
+                    "--format",
+                    "FORMAT",
+                    "cms (plain CMS SignedData), cades (CAdES-BES) or pades (inside the PDF: PAdES B-B, B-T with "
+                        + "--tsa;\nNAME-signed.pdf beside each PDF, or --out / --out-dir / --in-place)"
+                ),
+                .value(
+                    \.digest,
+                    "--digest",
+                    "ALG",
+                    "sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012)",
+                    default: "the key's digest: streebog256/512 for GOST keys, else sha256",
+                    convert: ValueConversions.digest
+                ),
+                .value(
+                    \.tsa,
+                    "--tsa",
+                    "URL",
+                    "timestamp each new signature at this RFC 3161 TSA (CAdES-T, PAdES B-T; see certsign timestamp)",
+                    type: .url,
+                    convert: ValueConversions.timestampAuthority
+                ),
+                .repeatable(
+                    \.tsaCA,
+                    "--tsa-ca",
+                    "FILE",
+                    "trust anchors for the TSA's certificate (default: the system store)",
+                    type: .file
+                ),
+                .value(\.field, "--field", "NAME", "PAdES: the signature field's name (default Signature1, 2, …)"),
+                .value(\.reason, "--reason", "TEXT", "PAdES: the reason recorded in the signature"),
+                .value(\.location, "--location", "TEXT", "PAdES: the location recorded in the signature"),
+                .flag(\.inPlace, "--in-place", "PAdES: replace each PDF with its signed version (atomically)"),
+            ]
+            return options
+        }
+
+        func validate() throws {
+            let sources = [identity != nil, p12 != nil, provider != nil].filter { $0 }
+            guard sources.count == 1 else {
+                throw InvalidValue(
+                    message: sources.isEmpty
+                        ? "say where the key comes from: --identity ALIAS, --p12 FILE or --provider ID"
+                        : "give only one of --identity, --p12 and --provider"
+                )
+            }
+            if out != nil && documents.count > 1 {
+                throw InvalidValue(message: "--out names one output file; use --out-dir DIR for several documents")
+            }
+            if out != nil && outputDirectory != nil {
+                throw InvalidValue(message: "give either --out or --out-dir")
+            }
+            if !parameters.isEmpty && provider == nil {
+                throw InvalidValue(message: "--param, --param-env and --param-file go with --provider")
+            }
+            if tsa == nil && !tsaCA.isEmpty {
+                throw InvalidValue(message: "--tsa-ca goes with --tsa URL")
+            }
+            let pades = format == .pades
+            if !pades, inPlace || field != nil || reason != nil || location != nil {
+                throw InvalidValue(message: "--in-place, --field, --reason and --location go with --format pades")
+            }
+            if pades, attached {
+                throw InvalidValue(message: "a PAdES signature lives inside the PDF: --attached does not apply")
+            }
+            if pades, inPlace, out != nil || outputDirectory != nil {
+                throw InvalidValue(message: "--in-place replaces the document: do not give --out or --out-dir with it")
+            }
+            // Standard input is read once: by one document, or by the password.
+            let fromStandardInput = documents.filter { $0 == "-" }.count
+            if fromStandardInput > 1 {
+                throw InvalidValue(message: "standard input ('-') can be read only once")
+            }
+            if fromStandardInput == 1 && password.readsStandardInput {
+                throw InvalidValue(
+                    message: "DOCUMENT '-' and --password-stdin both read standard input; give the password with "
+                        + "--password-env or --password-file"
+                )
+            }
+            if pades, documents.contains("-") || out == "-" {
+                throw InvalidValue(
+                    message: "PAdES signs PDF files in place or into another file: '-' (standard input or output) "
+                        + "does not apply"
+                )
+            }
+        }
+    }
+
     static let sign = CommandDescriptor(
         words: ["sign"],
         summary: "sign documents (CAdES-BES detached .p7s by default)",
-        arguments: [
-            ArgumentDeclaration(
-                name: "DOCUMENT",
-                help: "a file to sign; '-' reads standard input (its signature goes to standard output)",
-                repeats: true,
-                valueType: .file
-            )
-        ],
-        options: [
-            .value("--identity", "ALIAS", "sign with a stored identity (PASSWORD = its store password)", group: "key"),
-            .value(
-                "--p12",
-                "FILE",
-                "sign with a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)",
-                type: .file,
-                group: "key"
-            ),
-            .value(
-                "--provider",
-                "ID",
-                "sign with any registered provider ('certsign providers'), configured with --param,\n--param-env and "
-                    + "--param-file; what you give is what it uses, also when it holds a session",
-                group: "key"
-            ),
-        ] + OptionDeclaration.providerParameters + OptionDeclaration.password("the password") + [
-            .value(
-                "--out",
-                "FILE",
-                "write the signature (one document) to FILE; '-' writes it to standard output",
-                type: .file
-            ),
-            .value(
-                "--out-dir",
-                "DIR",
-                "write each signature as DIR/NAME.p7s (DIR is created when missing)",
-                type: .directory
-            ),
-            .flag(
-                "--replace",
-                "let '--provider pkcs12 --param file=…' replace an identity stored under the same alias\n(it stores "
-                    + "what it opens, and says where)"
-            ),
-            .flag("--attached", "embed the document in the signature (default: detached)"),
-            .value(
-                "--format",
-                "FORMAT",
-                "cms (plain CMS SignedData), cades (CAdES-BES) or pades (inside the PDF: PAdES B-B, B-T with "
-                    + "--tsa;\nNAME-signed.pdf beside each PDF, or --out / --out-dir / --in-place)",
-                type: .choice(["cms", "cades", "cades-bes", "pades"]),
-                default: "cades"
-            ),
-            .value(
-                "--digest",
-                "ALG",
-                "sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012)",
-                default: "the key's digest: streebog256/512 for GOST keys, else sha256"
-            ),
-            .value(
-                "--tsa",
-                "URL",
-                "timestamp each new signature at this RFC 3161 TSA (CAdES-T, PAdES B-T; see certsign timestamp)",
-                type: .url
-            ),
-            .repeatable(
-                "--tsa-ca",
-                "FILE",
-                "trust anchors for the TSA's certificate (default: the system store)",
-                type: .file
-            ),
-            .value("--field", "NAME", "PAdES: the signature field's name (default Signature1, 2, …)"),
-            .value("--reason", "TEXT", "PAdES: the reason recorded in the signature"),
-            .value("--location", "TEXT", "PAdES: the location recorded in the signature"),
-            .flag("--in-place", "PAdES: replace each PDF with its signed version (atomically)"),
-        ],
         discussion: """
             Give exactly one of --identity, --p12 and --provider. Output: DOCUMENT.p7s next to each
             document, or --out FILE (one document) / --out-dir DIR. A signature never replaces a document
@@ -105,8 +211,8 @@ extension Commands {
             signed, and the exit code is then 1. Every signature is recorded in the journal.
             """,
         examples: ["certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD"]
-    ) { parsed, context in
-        try await runSign(parsed, context)
+    ) { (options: SignOptions, context) in
+        try await runSign(options, context)
     }
 
     /// What `sign` was asked to do, checked before anything is opened or signed.
@@ -131,12 +237,12 @@ extension Commands {
     }
 
     /// `certsign sign`: validation, the key source, the identity, the signing loop, the output.
-    private static func runSign(_ parsed: ParsedArguments, _ context: CommandContext) async throws -> Int32 {
-        let plan = try signPlan(parsed, context)
-        let source = try signKeySource(parsed, context)
-        let (coordinator, identity) = try await openSigningIdentity(source, parsed, context)
+    private static func runSign(_ arguments: SignOptions, _ context: CommandContext) async throws -> Int32 {
+        let plan = try signPlan(arguments, context)
+        let source = try signKeySource(arguments, context)
+        let (coordinator, identity) = try await openSigningIdentity(source, arguments, context)
         let documents = plan.documents
-        if !source.provisionsStore, !plan.isPAdES, documents.count > 1, parsed.value("--out") == nil,
+        if !source.provisionsStore, !plan.isPAdES, documents.count > 1, arguments.out == nil,
             !documents.contains("-"), plan.timestampClient == nil,
             let key = identity.key as? any BatchSigningKey
         {
@@ -148,7 +254,7 @@ extension Commands {
                 providerID: source.providerID,
                 parameters: source.parameters,
                 options: plan.options,
-                outputDirectory: parsed.value("--out-dir"),
+                outputDirectory: arguments.outputDirectory,
                 context: context
             )
         }
@@ -157,7 +263,7 @@ extension Commands {
             identity: identity,
             coordinator: coordinator,
             source: source,
-            parsed: parsed,
+            arguments: arguments,
             context: context
         )
         return reportSign(results, plan, context)
@@ -165,65 +271,17 @@ extension Commands {
 
     /// Checks what `sign` was asked to do (key source, output, format, digest, standard input) before
     /// anything is opened or signed, and works out where each signature goes.
-    private static func signPlan(_ parsed: ParsedArguments, _ context: CommandContext) throws -> SignPlan {
-        let documents = parsed.positionals
-        let sources = [parsed.value("--identity"), parsed.value("--p12"), parsed.value("--provider")].compactMap { $0 }
-        guard sources.count == 1 else {
-            throw UsageError(
-                message: sources.isEmpty
-                    ? "say where the key comes from: --identity ALIAS, --p12 FILE or --provider ID"
-                    : "give only one of --identity, --p12 and --provider",
-                usage: signUsage
-            )
-        }
-        if parsed.value("--out") != nil && documents.count > 1 {
-            throw UsageError(
-                message: "--out names one output file; use --out-dir DIR for several documents",
-                usage: signUsage
-            )
-        }
-        if parsed.value("--out") != nil && parsed.value("--out-dir") != nil {
-            throw UsageError(message: "give either --out or --out-dir", usage: signUsage)
-        }
-        let hasProviderParameters =
-            !(parsed.values("--param") + parsed.values("--param-env") + parsed.values("--param-file")).isEmpty
-        if hasProviderParameters && parsed.value("--provider") == nil {
-            throw UsageError(message: "--param, --param-env and --param-file go with --provider", usage: signUsage)
-        }
-        let timestampClient = try context.timestampClient(parsed, usage: signUsage)
+    private static func signPlan(_ arguments: SignOptions, _ context: CommandContext) throws -> SignPlan {
+        // How the options go together was checked when the command line was parsed (SignOptions.validate).
+        let documents = arguments.documents
+        let timestampClient = try context.timestampClient(arguments.tsa, anchors: arguments.tsaCA)
         var options = SigningOptions()
-        let pades = parsed.value("--format") == "pades"
-        if !pades,
-            parsed.has("--in-place")
-                || ["--field", "--reason", "--location"].contains(where: { parsed.value($0) != nil })
-        {
-            throw UsageError(
-                message: "--in-place, --field, --reason and --location go with --format pades",
-                usage: signUsage
-            )
-        }
-        if pades, parsed.has("--attached") {
-            throw UsageError(
-                message: "a PAdES signature lives inside the PDF: --attached does not apply",
-                usage: signUsage
-            )
-        }
-        switch pades ? "cades" : parsed.value("--format") ?? "cades" {
-        case "cades", "cades-bes": options.format = .cadesBES
-        case "cms": options.format = .cms
-        case let other: throw UsageError(message: "unknown --format '\(other)' (cms or cades)", usage: signUsage)
-        }
-        if let name = parsed.value("--digest") {
-            guard let digest = DigestAlgorithm(name: name) else {
-                throw UsageError(
-                    message: "unknown --digest '\(name)' (sha256, sha384, sha512, streebog256 or streebog512)",
-                    usage: signUsage
-                )
-            }
-            options.digestAlgorithm = digest
-        }
-        options.isDetached = !parsed.has("--attached")
-        if parsed.value("--provider") == ProviderID.fmpDSS.rawValue {
+        let pades = arguments.format == .pades
+        // PAdES embeds a CAdES-BES signature in the PDF.
+        options.format = arguments.format == .cms ? .cms : .cadesBES
+        if let digest = arguments.digest { options.digestAlgorithm = digest }
+        options.isDetached = !arguments.attached
+        if arguments.provider == .fmpDSS {
             throw UsageError(
                 message:
                     "the fmp-dss provider signs platform resources (a table cell on the server), not files: use "
@@ -233,31 +291,12 @@ extension Commands {
         }
 
         // Where each signature goes, checked before anything is signed.
-        let fromStandardInput = documents.filter { $0 == "-" }.count
-        if fromStandardInput > 1 {
-            throw UsageError(message: "standard input ('-') can be read only once", usage: signUsage)
-        }
-        if fromStandardInput == 1 && parsed.has("--password-stdin") {
-            throw UsageError(
-                message:
-                    "DOCUMENT '-' and --password-stdin both read standard input; give the password with "
-                    + "--password-env or --password-file",
-                usage: signUsage
-            )
-        }
-        if pades, documents.contains("-") || parsed.value("--out") == "-" {
-            throw UsageError(
-                message:
-                    "PAdES signs PDF files in place or into another file: '-' (standard input or output) does not "
-                    + "apply",
-                usage: signUsage
-            )
-        }
         // PAdES writes PDFs (checked by signPDF); only its --out is checked here, as a file to replace.
-        let outputs = pades ? [] : try signatureOutputs(documents, parsed)
-        if let directory = parsed.value("--out-dir") { try context.makeOutputDirectory(directory) }
+        let outputs =
+            pades ? [] : try signatureOutputs(documents, out: arguments.out, directory: arguments.outputDirectory)
+        if let directory = arguments.outputDirectory { try context.makeOutputDirectory(directory) }
         let checkedOutputs =
-            pades ? (parsed.value("--out").map { [SignatureOutput.file(URL(fileURLWithPath: $0))] } ?? []) : outputs
+            pades ? (arguments.out.map { [SignatureOutput.file(URL(fileURLWithPath: $0))] } ?? []) : outputs
         for output in checkedOutputs {
             guard case .file(let url) = output else { continue }
             if let problem = unreplaceableOutput(url.path) {
@@ -280,13 +319,13 @@ extension Commands {
 
     /// Where the key comes from: `--identity` (the store), `--p12` (in memory) or `--provider` with its
     /// parameters; reads the password the command line names.
-    private static func signKeySource(_ parsed: ParsedArguments, _ context: CommandContext) throws -> SignKeySource {
+    private static func signKeySource(_ arguments: SignOptions, _ context: CommandContext) throws -> SignKeySource {
         var providerID: ProviderID
         var parameters = ProviderParameters()
         var pkcs12Parameters = ProviderParameters()
         var providerParameters: [ProviderID: ProviderParameters] = [:]
         var provisionsStore = false
-        if let alias = parsed.value("--identity") {
+        if let alias = arguments.identity {
             providerID = .pkcs12
             guard try context.identityStore.metadata(alias: alias) != nil else {
                 throw CertificateProviderError(
@@ -295,24 +334,24 @@ extension Commands {
                 )
             }
             pkcs12Parameters[PKCS12Key.alias] = .string(alias)
-            if let password = try context.secret(parsed, prompt: "store password for '\(alias)': ") {
+            if let password = try context.secret(arguments.password, prompt: "store password for '\(alias)': ") {
                 pkcs12Parameters[PKCS12Key.storePassword] = .secret(password)
             }
-        } else if let file = parsed.value("--p12") {
+        } else if let file = arguments.p12 {
             providerID = .pkcs12
             // Opened in memory by the provider: nothing is stored, no copy of the key reaches disk.
             parameters[PKCS12Key.data] = .data(try context.readInputFile(file, what: "PKCS#12 file"))
-            if let password = try context.secret(parsed, prompt: "PKCS#12 password: ", required: false) {
+            if let password = try context.secret(arguments.password, prompt: "PKCS#12 password: ", required: false) {
                 parameters[PKCS12Key.password] = .secret(password)
             }
             pkcs12Parameters[PKCS12Key.inMemory] = .boolean(true)
         } else {
-            providerID = ProviderID(parsed.value("--provider") ?? "")
-            parameters = try context.providerParameters(parsed, for: providerID)
-            if parsed.value("--password-env") != nil || parsed.value("--password-file") != nil
-                || parsed.has("--password-stdin")
-            {
-                parameters[.init("password")] = .secret(try context.secret(parsed, prompt: "password: ") ?? Secret(""))
+            providerID = arguments.provider ?? ProviderID("")
+            parameters = try context.providerParameters(arguments.parameters, for: providerID)
+            if arguments.password.isGiven {
+                parameters[.init("password")] = .secret(
+                    try context.secret(arguments.password, prompt: "password: ") ?? Secret("")
+                )
             }
             if providerID == .pkcs12 {
                 provisionsStore = parameters[PKCS12Key.file] != nil || parameters[PKCS12Key.data] != nil
@@ -337,7 +376,7 @@ extension Commands {
     /// (SAP's contract) and says where, never replacing an entry without `--replace`.
     private static func openSigningIdentity(
         _ source: SignKeySource,
-        _ parsed: ParsedArguments,
+        _ arguments: SignOptions,
         _ context: CommandContext
     ) async throws -> (SigningCoordinator, SigningIdentity) {
         let parameters = source.parameters
@@ -348,7 +387,7 @@ extension Commands {
             // SAP's contract: initialize stores what it provisions. Say what and where, and never
             // replace an entry silently.
             let alias = try parameters.string(PKCS12Key.alias) ?? PKCS12CertificateProvider.defaultAlias
-            if try context.identityStore.metadata(alias: alias) != nil && !parsed.has("--replace") {
+            if try context.identityStore.metadata(alias: alias) != nil && !arguments.replace {
                 throw CertificateProviderError(
                     .alreadyExists,
                     "an identity is already stored under the alias '\(alias)' in \(context.storeDirectory.path); "
@@ -377,7 +416,7 @@ extension Commands {
         identity: SigningIdentity,
         coordinator: SigningCoordinator,
         source: SignKeySource,
-        parsed: ParsedArguments,
+        arguments: SignOptions,
         context: CommandContext
     ) async throws -> [SignResultDocument] {
         let documents = plan.documents
@@ -444,7 +483,7 @@ extension Commands {
                             identity: identity,
                             server: server,
                             timestampClient: timestampClient,
-                            parsed: parsed,
+                            arguments: arguments,
                             digest: digest,
                             context: context
                         )
@@ -556,7 +595,11 @@ extension Commands {
     /// `DOCUMENT.p7s` (standard output for DOCUMENT `-`).
     /// - Throws: `UsageError` when a signature would replace a document being signed, or two
     ///   documents would get the same signature file.
-    static func signatureOutputs(_ documents: [String], _ parsed: ParsedArguments) throws -> [SignatureOutput] {
+    static func signatureOutputs(
+        _ documents: [String],
+        out: String?,
+        directory: String?
+    ) throws -> [SignatureOutput] {
         // No file-system access per document beyond what is needed: URLs are built with
         // `isDirectory` given (so Foundation does not stat them) against a working directory read
         // once, and the output folder is made into a URL once.
@@ -564,10 +607,9 @@ extension Commands {
         func fileURL(_ path: String) -> URL {
             URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory).absoluteURL
         }
-        let outputDirectory = parsed.value("--out-dir").map {
+        let outputDirectory = directory.map {
             URL(fileURLWithPath: $0, isDirectory: true, relativeTo: workingDirectory).absoluteURL
         }
-        let out = parsed.value("--out")
         let outputs: [SignatureOutput] = documents.map { path in
             if let out {
                 return out == "-" ? .standardOutput : .file(fileURL(out))
@@ -616,7 +658,7 @@ extension Commands {
                 .standardizedFileURL.path
     }
 
-    /// Tells files apart for ``signatureOutputs(_:_:)`` with one `stat(2)` per document and one per
+    /// Tells files apart for ``signatureOutputs(_:out:directory:)`` with one `stat(2)` per document and one per
     /// output folder: an existing file is its device and inode (two spellings, a symbolic link or a
     /// hard link to one file are the same file); a signature file is its folder's device and inode
     /// plus its name. Paths that cannot be `stat`ed fall back to resolving the path name by name.
@@ -677,52 +719,96 @@ extension Commands {
         }
     }
 
-    static var verifyUsage: String { verify.usage }
+    /// `certsign verify SIGNATURE (--ca FILE... | --no-chain-check) …`.
+    struct VerifyOptions: CommandOptions {
+        var signature = ""
+        var content: String?
+        var ca: [String] = []
+        var noChainCheck = false
+        var at: Date?
+        var tsaCA: [String] = []
+        var crl: [String] = []
+        var checkRevocation = false
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [
+                .one(
+                    \.signature,
+                    "SIGNATURE",
+                    "the signature (.p7s, PEM or DER), or a signed PDF (FILE.pdf)",
+                    type: .file
+                )
+            ]
+        }
+
+        static var options: [OptionBinding<Self>] {
+            [
+                .value(
+                    \.content,
+                    "--content",
+                    "DOCUMENT",
+                    "the signed document (for detached signatures; default: SIGNATURE without .p7s, used only\nwhen "
+                        + "the signature does not embed its content). For a signature that embeds its content,\na "
+                        + "DOCUMENT given must be that content, byte for byte",
+                    type: .file
+                ),
+                .repeatable(
+                    \.ca,
+                    "--ca",
+                    "FILE",
+                    "trust anchor certificates (PEM or DER, bundles allowed)",
+                    type: .file
+                ),
+                .flag(
+                    \.noChainCheck,
+                    "--no-chain-check",
+                    "check only the signature and the document, not who signed it"
+                ),
+                .value(
+                    \.at,
+                    "--at",
+                    "TIME",
+                    "validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits",
+                    convert: ValueConversions.time
+                ),
+                .repeatable(
+                    \.tsaCA,
+                    "--tsa-ca",
+                    "FILE",
+                    "trust anchors for signature timestamps (CAdES-T) (default: the --ca anchors)",
+                    type: .file
+                ),
+                .repeatable(
+                    \.crl,
+                    "--crl",
+                    "FILE",
+                    "a CRL (PEM or DER) to check each signer's certificate against; offline",
+                    type: .file
+                ),
+                .flag(
+                    \.checkRevocation,
+                    "--check-revocation",
+                    "ask the network: OCSP from the certificate's AIA, else its CRL distribution points\n(10 s and "
+                        + "256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature"
+                ),
+            ]
+        }
+
+        func validate() throws {
+            if ca.isEmpty && !noChainCheck {
+                throw InvalidValue(
+                    message: "give the trust anchors with --ca FILE, or --no-chain-check to check only the signature"
+                )
+            }
+            if !ca.isEmpty && noChainCheck {
+                throw InvalidValue(message: "--ca and --no-chain-check contradict each other")
+            }
+        }
+    }
 
     static let verify = CommandDescriptor(
         words: ["verify"],
         summary: "verify a CMS / CAdES signature, every signer of it",
-        arguments: [
-            ArgumentDeclaration(
-                name: "SIGNATURE",
-                help: "the signature (.p7s, PEM or DER), or a signed PDF (FILE.pdf)",
-                valueType: .file
-            )
-        ],
-        options: [
-            .value(
-                "--content",
-                "DOCUMENT",
-                "the signed document (for detached signatures; default: SIGNATURE without .p7s, used only\nwhen the "
-                    + "signature does not embed its content). For a signature that embeds its content,\na DOCUMENT "
-                    + "given must be that content, byte for byte",
-                type: .file
-            ),
-            .repeatable("--ca", "FILE", "trust anchor certificates (PEM or DER, bundles allowed)", type: .file),
-            .flag("--no-chain-check", "check only the signature and the document, not who signed it"),
-            .value(
-                "--at",
-                "TIME",
-                "validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits"
-            ),
-            .repeatable(
-                "--tsa-ca",
-                "FILE",
-                "trust anchors for signature timestamps (CAdES-T) (default: the --ca anchors)",
-                type: .file
-            ),
-            .repeatable(
-                "--crl",
-                "FILE",
-                "a CRL (PEM or DER) to check each signer's certificate against; offline",
-                type: .file
-            ),
-            .flag(
-                "--check-revocation",
-                "ask the network: OCSP from the certificate's AIA, else its CRL distribution points\n(10 s and 256 "
-                    + "KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature"
-            ),
-        ],
         discussion: """
             VALID means: every signer's signature verifies over the document; no MD5, SHA-1, RSA < 2048 or
             EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
@@ -734,37 +820,21 @@ extension Commands {
             claimed (/M) and proven (signature timestamp) time, and the CMS as above.
             """,
         examples: ["certsign verify invoice.pdf.p7s --ca root-ca.pem"]
-    ) { parsed, context in
-        try await runVerify(parsed, context)
+    ) { (options: VerifyOptions, context) in
+        try await runVerify(options, context)
     }
 
-    private static func runVerify(_ parsed: ParsedArguments, _ context: CommandContext) async throws -> Int32 {
-        let signaturePath = parsed.positionals[0]
-        let caFiles = parsed.values("--ca")
-        if caFiles.isEmpty && !parsed.has("--no-chain-check") {
-            throw UsageError(
-                message: "give the trust anchors with --ca FILE, or --no-chain-check to check only the signature",
-                usage: verifyUsage
-            )
-        }
-        if !caFiles.isEmpty && parsed.has("--no-chain-check") {
-            throw UsageError(message: "--ca and --no-chain-check contradict each other", usage: verifyUsage)
-        }
+    private static func runVerify(_ options: VerifyOptions, _ context: CommandContext) async throws -> Int32 {
+        let signaturePath = options.signature
+        let caFiles = options.ca
         var policy = ValidationPolicy()
-        if let at = parsed.value("--at") {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime]
-            let fractional = ISO8601DateFormatter()
-            fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            guard let time = formatter.date(from: at) ?? fractional.date(from: at) else {
-                throw UsageError(
-                    message: "--at '\(at)' is not an ISO 8601 time such as 2026-01-31T12:00:00Z",
-                    usage: verifyUsage
-                )
-            }
-            policy.validationTime = time
-        }
-        try context.applyRevocationOptions(parsed, to: &policy)
+        if let time = options.at { policy.validationTime = time }
+        try context.applyRevocationOptions(
+            crls: options.crl,
+            checkRevocation: options.checkRevocation,
+            timestampAnchorFiles: options.tsaCA,
+            to: &policy
+        )
         let signature = try context.readInputFile(signaturePath, what: "signature")
         var trust: [Certificate] = []
         for file in caFiles {
@@ -777,7 +847,7 @@ extension Commands {
             _ = try context.documentSize(path)
             return .file(URL(fileURLWithPath: path))
         }
-        var contentPath = parsed.value("--content")
+        var contentPath = options.content
         let coordinator = SigningCoordinator(registry: ProviderRegistry(), journal: try context.openJournal())
         var result = try await context.verify(
             signature: signature,
@@ -869,7 +939,7 @@ extension Commands {
         words: ["signatures", "list"],
         summary: "list signatures: the local journal and server histories",
         examples: ["certsign --json signatures list"]
-    ) { _, context in
+    ) { context in
         let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
         let list = try await coordinator.signatures()
         for (id, error) in list.unavailable.sorted(by: { $0.key < $1.key }) {
@@ -900,19 +970,29 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
+    /// `certsign signatures remove ID`: a signature id or a prefix of one.
+    struct SignaturesRemoveOptions: CommandOptions {
+        var id = ""
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [
+                .one(
+                    \.id,
+                    "ID",
+                    "the signature's id as 'certsign signatures list' prints it, or a unique prefix of it",
+                    convert: ValueConversions.signatureID
+                )
+            ]
+        }
+    }
+
     static let signaturesRemove: CommandDescriptor = CommandDescriptor(
         words: ["signatures", "remove"],
         summary: "remove a signature record (journal row or server history entry)",
-        arguments: [
-            ArgumentDeclaration(
-                name: "ID",
-                help: "the signature's id as 'certsign signatures list' prints it, or a unique prefix of it"
-            )
-        ],
         discussion: "The journal row is removed; a .p7s file written earlier is left where it is.",
         examples: ["certsign signatures remove 0F1C"]
-    ) { parsed, context in
-        let given = parsed.positionals[0]
+    ) { (options: SignaturesRemoveOptions, context) in
+        let given = options.id
         let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
         let entries = try await coordinator.signatures().entries
         // The full id, else a unique prefix (as git takes abbreviated commits), case-insensitive.

@@ -10,32 +10,41 @@ extension Commands {
 
     static var timestampUsage: String { timestamp.usage }
 
+    /// `certsign timestamp SIGNATURE... --tsa URL [--tsa-ca FILE]...`.
+    struct TimestampOptions: CommandOptions {
+        var signatures: [String] = []
+        var tsa: URL?
+        var tsaCA: [String] = []
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [.many(\.signatures, "SIGNATURE", "a signature file (.p7s, CMS or CAdES-BES)", type: .file)]
+        }
+
+        static var options: [OptionBinding<Self>] {
+            [
+                .value(
+                    \.tsa,
+                    "--tsa",
+                    "URL",
+                    "the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)",
+                    type: .url,
+                    required: true,
+                    convert: ValueConversions.timestampAuthority
+                ),
+                .repeatable(
+                    \.tsaCA,
+                    "--tsa-ca",
+                    "FILE",
+                    "trust anchors for the TSA's certificate (PEM or DER) (default: the system store)",
+                    type: .file
+                ),
+            ]
+        }
+    }
+
     static let timestamp = CommandDescriptor(
         words: ["timestamp"],
         summary: "add RFC 3161 signature timestamps to signatures in place (CAdES-T)",
-        arguments: [
-            ArgumentDeclaration(
-                name: "SIGNATURE",
-                help: "a signature file (.p7s, CMS or CAdES-BES)",
-                repeats: true,
-                valueType: .file
-            )
-        ],
-        options: [
-            .value(
-                "--tsa",
-                "URL",
-                "the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)",
-                type: .url,
-                required: true
-            ),
-            .repeatable(
-                "--tsa-ca",
-                "FILE",
-                "trust anchors for the TSA's certificate (PEM or DER) (default: the system store)",
-                type: .file
-            ),
-        ],
         discussion: """
             Every signer of each SIGNATURE gets a timestamp over its signature value
             (id-aa-signatureTimeStampToken); signers that have one already are left as they are. Each file is
@@ -43,14 +52,15 @@ extension Commands {
             are still done, and the exit code is then 1.
             """,
         examples: ["certsign timestamp invoice.pdf.p7s --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem"]
-    ) { parsed, context in
-        guard let client = try context.timestampClient(parsed, usage: timestampUsage) else {
+    ) { (options: TimestampOptions, context) in
+        guard let client = try context.timestampClient(options.tsa, anchors: options.tsaCA)
+        else {
             throw UsageError(message: "give the time-stamping authority with --tsa URL", usage: timestampUsage)
         }
         let journal = try context.openJournal()
         var results: [TimestampResultDocument] = []
         var failures = 0
-        for path in parsed.positionals {
+        for path in options.signatures {
             do {
                 let upgrade = try await upgradeSignatureFile(path, client: client, journal: journal, context: context)
                 results.append(upgrade.document)
@@ -144,43 +154,39 @@ extension CommandContext {
         )
     }
 
-    /// The TSA client of `--tsa URL [--tsa-ca FILE]...`, or nil without `--tsa`.
-    func timestampClient(_ parsed: ParsedArguments, usage: String) throws -> TimestampAuthorityClient? {
-        guard let text = parsed.value("--tsa") else {
-            if !parsed.values("--tsa-ca").isEmpty {
-                throw UsageError(message: "--tsa-ca goes with --tsa URL", usage: usage)
-            }
-            return nil
-        }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            url.host != nil
-        else {
-            throw UsageError(message: "--tsa '\(text)' is not an http:// or https:// URL", usage: usage)
-        }
+    /// The TSA client of `--tsa URL [--tsa-ca FILE]...` (the URL checked, and `--tsa-ca` only with
+    /// `--tsa`, when the command line was parsed), or nil without `--tsa`.
+    func timestampClient(_ url: URL?, anchors: [String]) throws -> TimestampAuthorityClient? {
+        guard let url else { return nil }
         return TimestampAuthorityClient(
-            configuration: .init(url: url, trustAnchors: try timestampAnchors(parsed)),
+            configuration: .init(url: url, trustAnchors: try timestampAnchors(anchors)),
             fetcher: try binaryFetcher()
         )
     }
 
     /// The certificates of every `--tsa-ca FILE`.
-    func timestampAnchors(_ parsed: ParsedArguments) throws -> [Certificate] {
+    func timestampAnchors(_ files: [String]) throws -> [Certificate] {
         var anchors: [Certificate] = []
-        for file in parsed.values("--tsa-ca") {
+        for file in files {
             anchors += try Certificate.certificates(derOrPEM: try readInputFile(file, what: "TSA CA certificate file"))
         }
         return anchors
     }
 
     /// Applies `--crl FILE...`, `--check-revocation` and `--tsa-ca FILE...` to a verification policy.
-    func applyRevocationOptions(_ parsed: ParsedArguments, to policy: inout ValidationPolicy) throws {
-        for file in parsed.values("--crl") {
+    func applyRevocationOptions(
+        crls: [String],
+        checkRevocation: Bool,
+        timestampAnchorFiles: [String],
+        to policy: inout ValidationPolicy
+    ) throws {
+        for file in crls {
             let bytes = try readInputFile(file, what: "CRL file")
             _ = try CertificateRevocationList.lists(derOrPEM: bytes)
             policy.crls.append(bytes)
         }
-        policy.checkRevocation = parsed.has("--check-revocation")
-        let anchors = try timestampAnchors(parsed)
+        policy.checkRevocation = checkRevocation
+        let anchors = try timestampAnchors(timestampAnchorFiles)
         if !anchors.isEmpty { policy.timestampTrustAnchors = anchors }
     }
 

@@ -6,18 +6,27 @@ import PKCS11Provider
 extension Commands {
     static let tokenCommands: [CommandDescriptor] = [tokens]
 
+    /// `certsign tokens [--module PATH]`.
+    struct TokensOptions: CommandOptions {
+        var module: String?
+
+        static var options: [OptionBinding<Self>] {
+            [
+                .value(
+                    \.module,
+                    "--module",
+                    "PATH",
+                    "the PKCS#11 module",
+                    type: .file,
+                    default: "p11-kit-proxy.so: every module p11-kit knows"
+                )
+            ]
+        }
+    }
+
     static let tokens = CommandDescriptor(
         words: ["tokens"],
         summary: "list PKCS#11 slots, tokens and their key/certificate pairs with pkcs11: URIs",
-        options: [
-            .value(
-                "--module",
-                "PATH",
-                "the PKCS#11 module",
-                type: .file,
-                default: "p11-kit-proxy.so: every module p11-kit knows"
-            )
-        ],
         discussion: """
             Lists every slot with a token (label, manufacturer, model, serial, flags) and each certificate
             that has a key with the same CKA_ID, with the URI to give to
@@ -25,8 +34,8 @@ extension Commands {
             certificates and public keys are public objects.
             """,
         examples: ["certsign tokens --module /usr/lib/softhsm/libsofthsm2.so"]
-    ) { parsed, context in
-        let inventory = try PKCS11TokenInventory(modulePath: parsed.value("--module"))
+    ) { (options: TokensOptions, context) in
+        let inventory = try PKCS11TokenInventory(modulePath: options.module)
         let json = inventory.tokens.map { token in
             TokensDocument.Token(
                 slot: token.slotID,

@@ -1,0 +1,85 @@
+import CertificateProviders
+import Foundation
+import PKCS12Provider
+import RemoteSigning
+
+/// The conversions options and arguments run when the command line is parsed: a value that does not
+/// convert is an ``InvalidValue`` naming the option (a usage error, exit 64), so the command body
+/// gets typed values only.
+enum ValueConversions {
+    /// An identity store alias, checked by ``PKCS12IdentityStore/validateAlias(_:)`` (kept as given).
+    static func alias(_ text: String) throws -> String {
+        do {
+            _ = try PKCS12IdentityStore.validateAlias(text)
+        } catch let error as CertificateProviderError {
+            throw InvalidValue(message: error.reason)
+        }
+        return text
+    }
+
+    /// A digest algorithm by name (`sha256`, `streebog256`, …).
+    static func digest(_ name: String) throws -> DigestAlgorithm {
+        guard let digest = DigestAlgorithm(name: name) else {
+            throw InvalidValue(message: "unknown --digest '\(name)' (\(Help.alternatives(digestNames)))")
+        }
+        return digest
+    }
+
+    /// The names `--digest` takes, as help lists them.
+    static let digestNames = ["sha256", "sha384", "sha512", "streebog256", "streebog512"]
+
+    /// An http:// or https:// URL with a host; `message` says what is wrong otherwise.
+    static func httpURL(_ text: String, message: (String) -> String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url.host != nil
+        else {
+            throw InvalidValue(message: message(text))
+        }
+        return url
+    }
+
+    /// `--tsa URL`: an http:// or https:// URL.
+    static func timestampAuthority(_ text: String) throws -> URL {
+        try httpURL(text) { "--tsa '\($0)' is not an http:// or https:// URL" }
+    }
+
+    /// A signature id or a prefix of one: not empty, no white space or control characters (no id
+    /// has them; 'certsign signatures list' prints the ids).
+    static func signatureID(_ text: String) throws -> String {
+        guard !text.isEmpty else {
+            throw InvalidValue(message: "the signature id is empty ('certsign signatures list' prints the ids)")
+        }
+        guard
+            !text.unicodeScalars.contains(where: {
+                $0.properties.isWhitespace || $0.properties.generalCategory == .control
+            })
+        else {
+            throw InvalidValue(
+                message:
+                    "'\(text.filter { !$0.isNewline })' is not a signature id: ids have no white space or control "
+                    + "characters ('certsign signatures list' prints them)"
+            )
+        }
+        return text
+    }
+
+    /// A value that must not be empty (`--user ""` is as good as missing).
+    static func nonEmpty(_ option: String) -> (String) throws -> String {
+        { text in
+            guard !text.isEmpty else { throw InvalidValue(message: "\(option) is required") }
+            return text
+        }
+    }
+
+    /// An ISO 8601 time such as `2026-01-31T12:00:00Z` (fractional seconds allowed).
+    static func time(_ text: String) throws -> Date {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let time = formatter.date(from: text) ?? fractional.date(from: text) else {
+            throw InvalidValue(message: "--at '\(text)' is not an ISO 8601 time such as 2026-01-31T12:00:00Z")
+        }
+        return time
+    }
+}

@@ -1,0 +1,207 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import RemoteSigning
+import Testing
+
+@testable import CertSignCLI
+
+/// Each command's options are a typed value the parser fills before the command runs: a value that
+/// does not convert is a usage error (exit 64, the usage line) before anything is opened, and the
+/// defaults help shows are declared once.
+@Suite struct TypedOptionsTests {
+    /// Parses `arguments` as `Options`, returning the usage error's message (nil when it parses).
+    static func usageError<Options: CommandOptions>(_ arguments: [String], as type: Options.Type) -> String? {
+        do {
+            _ = try ArgumentParser.parse(arguments, as: type, usage: "usage")
+            return nil
+        } catch let error as UsageError {
+            return error.message
+        } catch {
+            return "not a usage error: \(error)"
+        }
+    }
+
+    @Test func aSignCommandLineRoundTripsIntoTypedProperties() throws {
+        let options = try ArgumentParser.parse(
+            [
+                "a.pdf", "-", "--provider", "csc", "--param", "url=https://csc.example/?a=b", "--param-env",
+                "clientSecret=CSC_SECRET", "--param-file", "pin=/run/pin", "--password-file", "/run/p",
+                "--password-env", "P", "--out-dir", "signed", "--attached", "--format", "cms", "--digest",
+                "streebog256", "--tsa", "http://tsa.example/tsr", "--tsa-ca", "one.pem", "--tsa-ca", "two.pem",
+            ],
+            as: Commands.SignOptions.self,
+            usage: Commands.signUsage
+        )
+        #expect(options.documents == ["a.pdf", "-"])
+        #expect(options.provider == .csc)
+        #expect(options.identity == nil && options.p12 == nil)
+        #expect(options.parameters.values == [.init(key: "url", value: "https://csc.example/?a=b")])
+        #expect(options.parameters.environment == [.init(key: "clientSecret", value: "CSC_SECRET")])
+        #expect(options.parameters.files == [.init(key: "pin", value: "/run/pin")])
+        // The variable wins over the file whatever their order, as the secret reader always did.
+        #expect(options.password.source == .environment(variable: "P"))
+        #expect(options.password.alternatives == ["--password-env VAR", "--password-file PATH", "--password-stdin"])
+        #expect(!options.password.readsStandardInput)
+        #expect(options.outputDirectory == "signed" && options.out == nil)
+        #expect(options.attached && !options.replace && !options.inPlace)
+        #expect(options.format == .cms)
+        #expect(options.digest == .streebog256)
+        #expect(options.tsa == URL(string: "http://tsa.example/tsr"))
+        #expect(options.tsaCA == ["one.pem", "two.pem"])
+
+        // Nothing given: each property holds its declared default.
+        let defaults = try ArgumentParser.parse(["doc", "--p12", "x.p12"], as: Commands.SignOptions.self, usage: "")
+        #expect(defaults.format == .cades && defaults.digest == nil && !defaults.attached)
+        #expect(!defaults.password.isGiven && defaults.password.stem == "password")
+        let emulator = try ArgumentParser.parse(
+            ["--port", "8443", "--tls"],
+            as: Commands.EmulatorOptions.self,
+            usage: ""
+        )
+        #expect(emulator.port == 8443 && emulator.tls && !emulator.faults && emulator.host == nil)
+        let sign = try ArgumentParser.parse(
+            ["--resource", "R", "--table", "T", "--column", "C", "--hhive-id", "-1", "--certificate-id", "12831"],
+            as: Commands.DSSSignOptions.self,
+            usage: ""
+        )
+        #expect(sign.hhiveID == -1 && sign.certificateID == 12831 && sign.params == [:])
+        #expect(sign.pin.stem == "pin" && !sign.pin.isGiven)
+    }
+
+    @Test func valuesThatDoNotConvertAreUsageErrorsNamingTheOption() {
+        #expect(
+            Self.usageError(["doc", "--identity", "x", "--digest", "md5"], as: Commands.SignOptions.self)
+                == "unknown --digest 'md5' (sha256, sha384, sha512, streebog256 or streebog512)"
+        )
+        #expect(
+            Self.usageError(["doc", "--provider", "csc", "--tsa", "ftp://tsa"], as: Commands.SignOptions.self)
+                == "--tsa 'ftp://tsa' is not an http:// or https:// URL"
+        )
+        #expect(
+            Self.usageError(["doc", "--format", "xades"], as: Commands.SignOptions.self)
+                == "unknown --format 'xades' (cms, cades, cades-bes or pades)"
+        )
+        #expect(
+            Self.usageError(["doc", "--identity", "../etc"], as: Commands.SignOptions.self)?
+                .contains("is not allowed") == true
+        )
+        #expect(
+            Self.usageError(["sig.p7s", "--at", "yesterday"], as: Commands.VerifyOptions.self)
+                == "--at 'yesterday' is not an ISO 8601 time such as 2026-01-31T12:00:00Z"
+        )
+        #expect(
+            Self.usageError(["12x"], as: Commands.DSSRemoveOptions.self)
+                == "the signature id must be a whole number, not '12x'"
+        )
+        #expect(Self.usageError([""], as: Commands.SignaturesRemoveOptions.self)?.contains("is empty") == true)
+        #expect(Self.usageError(["0F 1C"], as: Commands.SignaturesRemoveOptions.self)?.contains("white space") == true)
+        #expect(Self.usageError(["0F1C"], as: Commands.SignaturesRemoveOptions.self) == nil)
+        #expect(
+            Self.usageError(["ksh"], as: Commands.CompletionOptions.self)
+                == "no completion for 'ksh' (bash, zsh or fish)"
+        )
+        #expect(
+            Self.usageError(
+                ["--host", "https://fmp", "--environment", "E", "--project", "P", "--user", ""],
+                as: Commands.DSSLoginOptions.self
+            ) == "--user is required"
+        )
+        #expect(
+            Self.usageError(
+                ["--host", "fmp.example", "--environment", "E", "--project", "P", "--user", "U"],
+                as: Commands.DSSLoginOptions.self
+            ) == "--host must be an http:// or https:// URL, not 'fmp.example'"
+        )
+    }
+
+    @Test func howOptionsGoTogetherIsCheckedBeforeTheCommandRuns() {
+        #expect(
+            Self.usageError(["a", "b", "--identity", "i", "--out", "x"], as: Commands.SignOptions.self)
+                == "--out names one output file; use --out-dir DIR for several documents"
+        )
+        #expect(
+            Self.usageError(["a", "--identity", "i", "--p12", "x.p12"], as: Commands.SignOptions.self)
+                == "give only one of --identity, --p12 and --provider"
+        )
+        #expect(
+            Self.usageError(["a", "--identity", "i", "--tsa-ca", "ca.pem"], as: Commands.SignOptions.self)
+                == "--tsa-ca goes with --tsa URL"
+        )
+        #expect(
+            Self.usageError(
+                ["a.pdf", "--identity", "i", "--format", "pades", "--in-place", "--out-dir", "d"],
+                as: Commands.SignOptions.self
+            ) == "--in-place replaces the document: do not give --out or --out-dir with it"
+        )
+        #expect(
+            Self.usageError(
+                ["-", "--identity", "i", "--password-env", "P", "--password-stdin"],
+                as: Commands.SignOptions.self
+            )?
+            .hasPrefix("DOCUMENT '-' and --password-stdin both read standard input") == true
+        )
+        #expect(
+            Self.usageError(["s.p7s"], as: Commands.VerifyOptions.self)?.hasPrefix("give the trust anchors") == true
+        )
+        #expect(
+            Self.usageError(["--require-client-cert", "ca.pem"], as: Commands.EmulatorOptions.self)
+                == "--require-client-cert needs --tls"
+        )
+        #expect(
+            Self.usageError(["--host", "0.0.0.0"], as: Commands.EmulatorOptions.self)?
+                .hasPrefix("--host 0.0.0.0 is not a loopback address") == true
+        )
+        #expect(Self.usageError(["--host", "0.0.0.0", "--allow-remote"], as: Commands.EmulatorOptions.self) == nil)
+    }
+
+    /// Through the built binary: a bad `--digest` is refused before the key source is even looked at
+    /// (no key source is given, which the body would report first), and a bad typed argument before
+    /// any store or server is opened.
+    @Test func badValuesFailAtParseTimeWithExit64AndTheUsageLine() throws {
+        let store = try TemporaryDirectory()
+        let digest = try CLI.run(["sign", "doc.txt", "--digest", "md5"], store: store)
+        #expect(digest.status == 64, "\(digest.errorOutput)")
+        #expect(digest.errorOutput.contains("certsign: unknown --digest 'md5' (sha256, sha384, sha512"))
+        #expect(digest.errorOutput.contains("usage: certsign sign DOCUMENT..."))
+        #expect(!digest.errorOutput.contains("say where the key comes from"))
+
+        let json = try CLI.run(["--json", "sign", "doc.txt", "--digest", "md5"], store: store)
+        let error = try #require(try CLI.json(json)["error"] as? [String: Any])
+        #expect(error["code"] as? String == "usage")
+
+        // No FMP session exists in this store: the id is refused before one is looked for.
+        let remove = try CLI.run(["dss", "remove", "abc"], store: store)
+        #expect(remove.status == 64, "\(remove.errorOutput)")
+        #expect(remove.errorOutput.contains("the signature id must be a whole number, not 'abc'"))
+        #expect(remove.errorOutput.contains("usage: certsign dss remove ID"))
+
+        let alias = try CLI.run(["identity", "show", "../outside"], store: store)
+        #expect(alias.status == 64, "\(alias.errorOutput)")
+        #expect(alias.errorOutput.contains("is not allowed"))
+        #expect(alias.errorOutput.contains("usage: certsign identity show ALIAS"))
+        // The store was never opened.
+        #expect(!FileManager.default.fileExists(atPath: store.path("identities")))
+    }
+
+    @Test func everyDeclaredDefaultAppearsInHelpExactlyOnce() {
+        var checked = 0
+        for command in Commands.all {
+            let help = Help.commandHelp(command)
+            for option in command.options {
+                guard let value = option.defaultValue else { continue }
+                let shown = help.components(separatedBy: "(default: \(value))").count - 1
+                #expect(shown == 1, "\(command.name) \(option.name): '(default: \(value))' shown \(shown) times")
+                checked += 1
+            }
+        }
+        // sign --format, --digest; dss login --api-version, --device; dss sign --params; emulator --host,
+        // --port; identity import --alias; tokens --module.
+        #expect(checked == 9)
+        // The shown default of --format is the options value's initial property, not a second literal.
+        let format = Commands.sign.options.first { $0.name == "--format" }
+        #expect(format?.defaultValue == Commands.SignOptions().format.rawValue)
+        let apiVersion = Commands.dssLogin.options.first { $0.name == "--api-version" }
+        #expect(apiVersion?.defaultValue == Commands.DSSLoginOptions().apiVersion)
+    }
+}
