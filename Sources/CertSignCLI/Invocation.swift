@@ -243,11 +243,6 @@ struct CommandContext: Sendable {
         }
     }
 
-    /// Prints a JSON document with `--json`, else the human text.
-    func emit(_ json: @autoclosure () -> Any, human: @autoclosure () -> String) {
-        if self.json { console.out(JSONOutput.render(json())) } else { console.out(human()) }
-    }
-
     /// Prints an `Encodable` value as the JSON document with `--json`, else the human text.
     func emit<Value: Encodable>(encoding value: @autoclosure () -> Value, human: @autoclosure () -> String) {
         if json { console.out(JSONOutput.encode(value())) } else { console.out(human()) }

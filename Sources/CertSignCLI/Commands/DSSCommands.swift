@@ -149,7 +149,7 @@ extension Commands {
         let result = try await context.reportingEnvelope(provider) { try await provider.login() }
         try context.saveFMPLoginTLS(tls)
         context.emit(
-            envelopeJSON(result.envelope),
+            encoding: envelopeJSON(result.envelope),
             human: "Authentication success (\(user) at \(host.absoluteString), device \(device))"
         )
         return CertSign.exitSuccess
@@ -177,7 +177,7 @@ extension Commands {
             [String($0.id), $0.subject, $0.notAfter.map(Format.localDate) ?? "-", $0.hasPIN ? "yes" : "no"]
         }
         context.emit(
-            envelopeJSON(result.envelope),
+            encoding: envelopeJSON(result.envelope),
             human: result.value.isEmpty
                 ? "no certificates" : Format.table(["ID", "SUBJECT", "VALID UNTIL", "PIN"], rows)
         )
@@ -281,7 +281,7 @@ extension Commands {
         let result = try await context.reportingEnvelope(provider) {
             try await provider.sign(resource: resource, table: table, params: params, column: column, hhiveID: hhiveID)
         }
-        context.emit(envelopeJSON(result.envelope), human: "signed: signature_id \(result.value)")
+        context.emit(encoding: envelopeJSON(result.envelope), human: "signed: signature_id \(result.value)")
         return CertSign.exitSuccess
     }
 
@@ -325,7 +325,7 @@ extension Commands {
             ]
         }
         context.emit(
-            envelopeJSON(result.envelope),
+            encoding: envelopeJSON(result.envelope),
             human: result.value.isEmpty
                 ? "no signatures"
                 : Format.table(["ID", "RESOURCE / TABLE / COLUMN / ROW", "CERTIFICATE", "CREATED"], rows)
@@ -358,7 +358,7 @@ extension Commands {
         let provider = try context.fmpProvider()
         let result = try await context.reportingEnvelope(provider) { try await provider.removeSign(id: id) }
         context.emit(
-            envelopeJSON(result.envelope),
+            encoding: envelopeJSON(result.envelope),
             human: "removed signature \(id) (status \(FMPClient.responseStatus(from: result.envelope) ?? "?"))"
         )
         return CertSign.exitSuccess
@@ -503,8 +503,10 @@ extension Commands {
         return false
     }
 
-    static func envelopeJSON(_ envelope: FMPEnvelope) -> Any {
-        (try? JSONSerialization.jsonObject(with: Data(envelope.jsonString.utf8))) ?? [:]
+    /// The platform envelope as an `Encodable` JSON value (the server's `result` passes through as it
+    /// came; an envelope that is not JSON, which the client never builds, prints as `{}`).
+    static func envelopeJSON(_ envelope: FMPEnvelope) -> JSONValue {
+        (try? JSONValue(parsing: envelope.jsonString)) ?? .object([:])
     }
 }
 
@@ -609,7 +611,7 @@ extension CommandContext {
             return try await body()
         } catch {
             if json, let envelope = provider.lastEnvelope {
-                console.out(JSONOutput.render(Commands.envelopeJSON(envelope)))
+                console.out(JSONOutput.encode(Commands.envelopeJSON(envelope)))
             }
             throw error
         }
