@@ -145,8 +145,14 @@ struct BadInputTests {
         #expect(Array(bytes.suffix(3)) == [0x02, 0x01, 0x10])
         #expect(bytes[1] == 0x82)  // PFX length in long form, two bytes
         var found: Int?
+        // MacData is `30 LL` whose content runs to the end and opens with the DigestInfo and its
+        // SHA-256 AlgorithmIdentifier (`30 31 30 0d 06 09`): matching that prefix too keeps a random
+        // 0x30 in the digest or salt from being taken for it.
+        let digestInfoStart: [UInt8] = [0x30, 0x31, 0x30, 0x0D, 0x06, 0x09]
         for index in stride(from: bytes.count - 3, through: 0, by: -1) where bytes[index] == 0x30 {
-            if Int(bytes[index + 1]) == bytes.count - index - 2 {
+            if Int(bytes[index + 1]) == bytes.count - index - 2,
+                Array(bytes[(index + 2)..<min(index + 8, bytes.count)]) == digestInfoStart
+            {
                 found = index
                 break
             }
