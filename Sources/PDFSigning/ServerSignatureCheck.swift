@@ -52,25 +52,13 @@ enum ServerSignatureCheck {
             trustAnchors: [],
             policy: policy
         )
-        guard result.isValid, let signer = result.signerCertificate else {
-            throw CertificateProviderError(
-                .serverRejected,
-                "the server returned a signature that does not verify over the signed bytes of '\(document)': "
-                    + "\(result.failure?.reason ?? "no signer"); nothing was written"
-            )
-        }
-        let mismatches = VerificationResult.serverSignatureMismatches(
+        try VerificationResult.checkServerSignature(
             result,
-            signer: signer,
             expectedSigner: expectedSigner,
-            request: request
+            request: request,
+            returned: "the server returned a signature",
+            document: "the signed bytes of '\(document)'",
+            consequence: "nothing was written"
         )
-        guard mismatches.isEmpty else {
-            throw CertificateProviderError(
-                .serverSignatureMismatch,
-                "the server returned a signature for '\(document)' that is not the one asked for: "
-                    + "\(mismatches.joined(separator: "; ")); nothing was written"
-            )
-        }
     }
 }

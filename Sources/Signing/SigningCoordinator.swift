@@ -696,26 +696,14 @@ public actor SigningCoordinator {
         } else {
             result = CMSVerifier.verify(signature: signature, content: nil, trustAnchors: [], policy: policy)
         }
-        guard result.isValid, let signer = result.signerCertificate else {
-            throw CertificateProviderError(
-                .serverRejected,
-                "provider '\(provider)' returned a signature that does not verify over '\(document.name)': "
-                    + "\(result.failure?.reason ?? "no signer")"
-            )
-        }
-        let mismatches = VerificationResult.serverSignatureMismatches(
+        try VerificationResult.checkServerSignature(
             result,
-            signer: signer,
             expectedSigner: expectedSigner,
-            request: request
+            request: request,
+            returned: "provider '\(provider)' returned a signature",
+            document: "'\(document.name)'",
+            consequence: "nothing was written or recorded"
         )
-        guard mismatches.isEmpty else {
-            throw CertificateProviderError(
-                .serverSignatureMismatch,
-                "provider '\(provider)' returned a signature over '\(document.name)' that is not the one asked for: "
-                    + "\(mismatches.joined(separator: "; ")); nothing was written or recorded"
-            )
-        }
     }
 
     // MARK: Verification

@@ -5,6 +5,45 @@ extension VerificationResult {
     /// selected certificate), the format, the digest and detached or attached. Empty when it is the
     /// signature asked for. One list for every place that embeds or writes a server-made signature
     /// (the coordinator, PAdES).
+    /// Throws unless a server-made signature verifies and is the one asked for (see
+    /// ``serverSignatureMismatches(_:signer:expectedSigner:request:)``): the one check before anything
+    /// embeds, writes or records it.
+    /// - Parameters:
+    ///   - returned: who returned it, as the message's subject ("provider 'x' returned a signature").
+    ///   - document: what it must cover ("'a.txt'", "the signed bytes of 'a.pdf'").
+    ///   - consequence: what was left undone, after "; " ("nothing was written").
+    /// - Throws: `.serverRejected` when it does not verify or names no signer;
+    ///   `.serverSignatureMismatch` listing every difference.
+    package static func checkServerSignature(
+        _ result: VerificationResult,
+        expectedSigner: Certificate,
+        request: DocumentSigningRequest,
+        returned: String,
+        document: String,
+        consequence: String
+    ) throws {
+        guard result.isValid, let signer = result.signerCertificate else {
+            throw CertificateProviderError(
+                .serverRejected,
+                "\(returned) that does not verify over \(document): \(result.failure?.reason ?? "no signer"); "
+                    + consequence
+            )
+        }
+        let mismatches = serverSignatureMismatches(
+            result,
+            signer: signer,
+            expectedSigner: expectedSigner,
+            request: request
+        )
+        guard mismatches.isEmpty else {
+            throw CertificateProviderError(
+                .serverSignatureMismatch,
+                "\(returned) over \(document) that is not the one asked for: "
+                    + "\(mismatches.joined(separator: "; ")); \(consequence)"
+            )
+        }
+    }
+
     package static func serverSignatureMismatches(
         _ result: VerificationResult,
         signer: Certificate,
