@@ -61,6 +61,34 @@ struct SignatureJournalTests {
         #expect(try Self.sqlite(url.path, "PRAGMA user_version") == "\(SignatureJournal.schemaVersion)")
         #expect(try Self.sqlite(url.path, "PRAGMA application_id") == "\(SignatureJournal.applicationID)")
         #expect(try Self.sqlite(url.path, "SELECT document_name FROM signatures") == "Договор №5.docx")
+
+        // An empty name is stored as empty text (the column is NOT NULL), not refused or read as NULL.
+        let unnamed = Self.record("", at: Date(timeIntervalSince1970: 1_700_000_200))
+        try await reopened.append(unnamed)
+        #expect(try await reopened.record(id: unnamed.id) == unnamed)
+        #expect(try Self.sqlite(url.path, "SELECT count(*) FROM signatures WHERE document_name = ''") == "1")
+    }
+
+    @Test(
+        "A second journal on the same file in one process keeps the first one's locks: another process never deletes the WAL under it"
+    )
+    func twoJournalsOneProcess() async throws {
+        let directory = try TemporaryDirectory(prefix: "journal-locks")
+        let url = URL(fileURLWithPath: directory.path("journal.sqlite"))
+        let first = try SignatureJournal(url: url)
+        try await first.append(Self.record("первый.pdf"))
+        // Opening a second journal must not drop the first connection's POSIX locks (closing any
+        // descriptor of the file would): the sqlite3 process below would then find the database
+        // unused on exit, checkpoint it and delete the WAL both journals still write to.
+        let second = try SignatureJournal(url: url)
+        #expect(try Self.sqlite(url.path, "SELECT count(*) FROM signatures") == "1")
+        #expect(FileManager.default.fileExists(atPath: url.path + "-wal"), "the WAL of open journals was deleted")
+        try await first.append(Self.record("второй.pdf"))
+        try await second.append(Self.record("третий.pdf"))
+        // Every commit is visible to another process, and survives both journals closing.
+        #expect(try Self.sqlite(url.path, "SELECT count(*) FROM signatures") == "3")
+        #expect(try await first.count() == 3)
+        #expect(try await second.count() == 3)
     }
 
     @Test("append(contentsOf:) is all or nothing")
