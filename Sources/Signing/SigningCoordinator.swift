@@ -342,8 +342,18 @@ public actor SigningCoordinator {
         for start in stride(from: 0, to: documents.count, by: Self.batchGroupSize) {
             let range = start..<min(start + Self.batchGroupSize, documents.count)
             var group: [Result<SigningResult, CertificateProviderError>]
+            // Per document, the temporary file still to be synced (with its file system) and renamed.
+            var temporaries = [String?](repeating: nil, count: range.count)
             if let signer {
-                group = await BatchSigningPipeline.run(documents, outputs: outputs, range: range, signer: signer)
+                let made = await BatchSigningPipeline.run(
+                    documents,
+                    outputs: outputs,
+                    range: range,
+                    signer: signer,
+                    deferringSync: BatchSigningPipeline.syncPlan(outputs, range: range)
+                )
+                group = made.results
+                temporaries = made.temporaries
             } else {
                 group = []
                 for index in range {
@@ -375,13 +385,16 @@ public actor SigningCoordinator {
             var firstFailure: CertificateProviderError?
             if stoppingAtFirstFailure, let failed = group.firstIndex(where: { (try? $0.get()) == nil }) {
                 // The all-or-before form: nothing after the failed document is kept.
-                for case .success(let later) in group[(failed + 1)...] {
-                    if let output = later.outputURL { try? FileManager.default.removeItem(at: output) }
+                for index in (failed + 1)..<group.count {
+                    if case .success(let later) = group[index] {
+                        BatchSigningPipeline.discard(later, temporary: temporaries[index])
+                    }
                 }
                 if case .failure(let error) = group[failed] { firstFailure = error }
                 group.removeSubrange(failed...)
+                temporaries.removeSubrange(failed...)
             }
-            try await commit(&group)
+            try await commit(&group, temporaries: temporaries)
             for outcome in group {
                 outcomes.append(outcome)
                 progress?(Int64(outcomes.count), Int64(documents.count))
@@ -402,10 +415,18 @@ public actor SigningCoordinator {
         return outcomes
     }
 
-    /// Makes a group durable and acknowledged: syncs each output directory of its signatures once,
-    /// then appends its records in one transaction. A directory that cannot be synced fails the
-    /// signatures in it (their files are removed).
-    private func commit(_ group: inout [Result<SigningResult, CertificateProviderError>]) async throws {
+    /// Makes a group durable and acknowledged: flushes the file systems of its deferred files with
+    /// one `syncfs` each and renames those files into place (``BatchSigningPipeline/makeDurable(_:temporaries:)``),
+    /// syncs each output directory of its signatures once, then appends its records in one
+    /// transaction. A file system or directory that cannot be synced fails the signatures in it
+    /// (their files are removed).
+    private func commit(
+        _ group: inout [Result<SigningResult, CertificateProviderError>],
+        temporaries: [String?]
+    ) async throws {
+        if temporaries.contains(where: { $0 != nil }) {
+            BatchSigningPipeline.makeDurable(&group, temporaries: temporaries)
+        }
         var directories: [String: CertificateProviderError?] = [:]
         for case .success(let result) in group {
             if let output = result.outputURL { directories[output.deletingLastPathComponent().path] = .none }
