@@ -93,10 +93,18 @@ package enum FileSystem {
     /// The hidden temporary name next to `path` under which ``writeAtomically(_:_:mode:syncingDirectory:)``
     /// and ``writeTemporary(for:_:mode:)`` write before renaming: `.NAME.tmp-UUID`. Names that start
     /// with a dot are never taken for signatures or store entries, so one left by a crash is ignored.
+    ///
+    /// The random part comes from `getrandom(2)` (`SystemRandomNumberGenerator`): Foundation's
+    /// `UUID()` opens, reads and closes `/dev/urandom` on every call, which a batch paid per file.
     package static func temporaryPath(for path: String) -> String {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        return (directory.isEmpty ? "." : directory) + "/.\(name).tmp-\(UUID().uuidString)"
+        var random = SystemRandomNumberGenerator()
+        let high = String(random.next() as UInt64, radix: 16, uppercase: true)
+        let low = String(random.next() as UInt64, radix: 16, uppercase: true)
+        let unique =
+            String(repeating: "0", count: 16 - high.count) + high + String(repeating: "0", count: 16 - low.count) + low
+        return (directory.isEmpty ? "." : directory) + "/.\(name).tmp-\(unique)"
     }
 
     /// The first step of ``writeAtomically(_:_:mode:syncingDirectory:)`` split out for a group of

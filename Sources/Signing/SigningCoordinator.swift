@@ -250,10 +250,15 @@ public actor SigningCoordinator {
     /// error and the others are still signed.
     ///
     /// With a local key (OpenSSL holds it) the documents go through a pipeline on every core:
-    /// read → hash → sign → write each `.p7s` to a temporary file, `fsync` it and rename it into
-    /// place. Durability is per group of at most ``batchGroupSize`` documents: once every file of a
-    /// group is renamed, each output directory of the group is synced once, then the group's records
-    /// are committed in one journal transaction.
+    /// read → hash → sign → write each `.p7s` to a hidden temporary file. Durability is per group of
+    /// at most ``batchGroupSize`` documents: after the group, one `syncfs(2)` per file system it wrote
+    /// to makes the bytes durable, every temporary file is renamed into place, each output directory
+    /// is synced once, then the group's records are committed in one journal transaction. (A group
+    /// with fewer than 8 files on a file system `fsync`s and renames each of them at once instead:
+    /// `syncfs` also flushes other programs' unwritten data on that file system.) A final name thus
+    /// only ever appears for bytes that are on the device, also across a power loss. When a file
+    /// system cannot be synced, the group's documents on it fail with a `.fileSystem` error naming
+    /// the directory and their temporary files are removed.
     ///
     /// **Acknowledged** means: the record is committed in the journal (the result is returned, or
     /// the group was committed before a crash). After a crash, every record the journal has names a
@@ -427,18 +432,23 @@ public actor SigningCoordinator {
         if temporaries.contains(where: { $0 != nil }) {
             BatchSigningPipeline.makeDurable(&group, temporaries: temporaries)
         }
-        var directories: [String: CertificateProviderError?] = [:]
+        // (A `[String: CertificateProviderError?]` filled with `= .none` stayed empty: assigning nil
+        // through the subscript removes the key, so no directory was ever synced.)
+        var directories = Set<String>()
         for case .success(let result) in group {
-            if let output = result.outputURL { directories[output.deletingLastPathComponent().path] = .none }
+            if let output = result.outputURL { directories.insert(output.deletingLastPathComponent().path) }
         }
-        for directory in directories.keys {
+        var failures: [String: CertificateProviderError] = [:]
+        for directory in directories {
             do { try FileSystem.syncDirectory(directory) } catch let error as CertificateProviderError {
-                directories[directory] = error
+                failures[directory] = error
+            } catch {
+                failures[directory] = CertificateProviderError(.fileSystem, "syncing '\(directory)': \(error)")
             }
         }
-        for index in group.indices {
+        for index in group.indices where !failures.isEmpty {
             guard case .success(let result) = group[index], let output = result.outputURL,
-                case .some(.some(let error)) = directories[output.deletingLastPathComponent().path]
+                let error = failures[output.deletingLastPathComponent().path]
             else { continue }
             try? FileManager.default.removeItem(at: output)
             group[index] = .failure(error)
