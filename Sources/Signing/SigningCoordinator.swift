@@ -344,77 +344,118 @@ public actor SigningCoordinator {
         }
         var outcomes: [Result<SigningResult, CertificateProviderError>] = []
         outcomes.reserveCapacity(documents.count)
-        for start in stride(from: 0, to: documents.count, by: Self.batchGroupSize) {
-            let range = start..<min(start + Self.batchGroupSize, documents.count)
-            var group: [Result<SigningResult, CertificateProviderError>]
-            // Per document, the temporary file still to be synced (with its file system) and renamed.
-            var temporaries = [String?](repeating: nil, count: range.count)
-            if let signer {
-                let made = await BatchSigningPipeline.run(
-                    documents,
-                    outputs: outputs,
-                    range: range,
-                    signer: signer,
-                    deferringSync: BatchSigningPipeline.syncPlan(outputs, range: range)
-                )
-                group = made.results
-                temporaries = made.temporaries
-            } else {
-                group = []
-                for index in range {
-                    do {
-                        group.append(
-                            .success(
-                                try await produce(
-                                    document: documents[index],
-                                    id: id,
-                                    provider: provider,
-                                    resolved: resolved,
-                                    options: options,
-                                    output: outputs[index],
-                                    progress: nil
+        let starts = Array(stride(from: 0, to: documents.count, by: Self.batchGroupSize))
+        // With a local key the next group signs (on every core) while this one is committed
+        // (syncfs, renames, directory sync, journal): at most one group in flight, taken in order.
+        try await withThrowingTaskGroup(of: BatchSigningPipeline.Group.self) { inFlight in
+            var pending = false
+            for (number, start) in starts.enumerated() {
+                let range = start..<min(start + Self.batchGroupSize, documents.count)
+                var group: [Result<SigningResult, CertificateProviderError>]
+                // Per document, the temporary file still to be synced (with its file system) and renamed.
+                var temporaries = [String?](repeating: nil, count: range.count)
+                if let signer {
+                    if !pending {
+                        inFlight.addTask {
+                            await BatchSigningPipeline.run(
+                                documents,
+                                outputs: outputs,
+                                range: range,
+                                signer: signer,
+                                deferringSync: BatchSigningPipeline.syncPlan(outputs, range: range)
+                            )
+                        }
+                    }
+                    guard let made = try await inFlight.next() else { break }
+                    pending = false
+                    group = made.results
+                    temporaries = made.temporaries
+                } else {
+                    group = []
+                    for index in range {
+                        do {
+                            group.append(
+                                .success(
+                                    try await produce(
+                                        document: documents[index],
+                                        id: id,
+                                        provider: provider,
+                                        resolved: resolved,
+                                        options: options,
+                                        output: outputs[index],
+                                        progress: nil
+                                    )
                                 )
                             )
-                        )
-                    } catch let error as CertificateProviderError {
-                        group.append(.failure(error))
-                    } catch is CancellationError {
-                        group.append(
-                            .failure(
-                                CertificateProviderError(.cancelled, "signing '\(documents[index].name)' was cancelled")
+                        } catch let error as CertificateProviderError {
+                            group.append(.failure(error))
+                        } catch is CancellationError {
+                            group.append(
+                                .failure(
+                                    CertificateProviderError(
+                                        .cancelled,
+                                        "signing '\(documents[index].name)' was cancelled"
+                                    )
+                                )
                             )
+                        }
+                    }
+                }
+                var firstFailure: CertificateProviderError?
+                if stoppingAtFirstFailure, let failed = group.firstIndex(where: { (try? $0.get()) == nil }) {
+                    // The all-or-before form: nothing after the failed document is kept.
+                    for index in (failed + 1)..<group.count {
+                        if case .success(let later) = group[index] {
+                            BatchSigningPipeline.discard(later, temporary: temporaries[index])
+                        }
+                    }
+                    if case .failure(let error) = group[failed] { firstFailure = error }
+                    group.removeSubrange(failed...)
+                    temporaries.removeSubrange(failed...)
+                }
+                if let signer, firstFailure == nil, !Task.isCancelled, number + 1 < starts.count {
+                    let next = starts[number + 1]..<min(starts[number + 1] + Self.batchGroupSize, documents.count)
+                    inFlight.addTask {
+                        await BatchSigningPipeline.run(
+                            documents,
+                            outputs: outputs,
+                            range: next,
+                            signer: signer,
+                            deferringSync: BatchSigningPipeline.syncPlan(outputs, range: next)
                         )
                     }
+                    pending = true
                 }
-            }
-            var firstFailure: CertificateProviderError?
-            if stoppingAtFirstFailure, let failed = group.firstIndex(where: { (try? $0.get()) == nil }) {
-                // The all-or-before form: nothing after the failed document is kept.
-                for index in (failed + 1)..<group.count {
-                    if case .success(let later) = group[index] {
-                        BatchSigningPipeline.discard(later, temporary: temporaries[index])
+                do {
+                    try await commit(&group, temporaries: temporaries)
+                    for outcome in group {
+                        outcomes.append(outcome)
+                        progress?(Int64(outcomes.count), Int64(documents.count))
                     }
+                    if let firstFailure { throw firstFailure }
+                    if stoppingAtFirstFailure, let failed = group.first(where: { (try? $0.get()) == nil }),
+                        case .failure(let error) = failed
+                    {
+                        throw error
+                    }
+                    if Task.isCancelled {
+                        let signed = outcomes.filter { (try? $0.get()) != nil }.count
+                        throw CertificateProviderError(
+                            .cancelled,
+                            "batch signing was cancelled after \(signed) documents"
+                        )
+                    }
+                } catch {
+                    // The batch ends here: what the next group made is never acknowledged.
+                    if pending, let made = try? await inFlight.next() {
+                        for (index, outcome) in made.results.enumerated() {
+                            if case .success(let result) = outcome {
+                                BatchSigningPipeline.discard(result, temporary: made.temporaries[index])
+                            }
+                        }
+                    }
+                    throw error
                 }
-                if case .failure(let error) = group[failed] { firstFailure = error }
-                group.removeSubrange(failed...)
-                temporaries.removeSubrange(failed...)
-            }
-            try await commit(&group, temporaries: temporaries)
-            for outcome in group {
-                outcomes.append(outcome)
-                progress?(Int64(outcomes.count), Int64(documents.count))
-            }
-            if let firstFailure { throw firstFailure }
-            if stoppingAtFirstFailure, let failed = group.first(where: { (try? $0.get()) == nil }),
-                case .failure(let error) = failed
-            {
-                throw error
-            }
-            if Task.isCancelled {
-                throw CertificateProviderError(
-                    .cancelled,
-                    "batch signing was cancelled after \(outcomes.filter { (try? $0.get()) != nil }.count) documents"
-                )
             }
         }
         return outcomes
