@@ -258,7 +258,9 @@ public actor SigningCoordinator {
     /// `syncfs` also flushes other programs' unwritten data on that file system.) A final name thus
     /// only ever appears for bytes that are on the device, also across a power loss. When a file
     /// system cannot be synced, the group's documents on it fail with a `.fileSystem` error naming
-    /// the directory and their temporary files are removed.
+    /// the directory and their temporary files are removed. While a group is committed, the next one
+    /// is already signing; it is acknowledged only after, in order, and when the batch ends early
+    /// (an error, cancellation) its files are removed unacknowledged.
     ///
     /// **Acknowledged** means: the record is committed in the journal (the result is returned, or
     /// the group was committed before a crash). After a crash, every record the journal has names a
