@@ -50,6 +50,7 @@ int COpenSSLShims_sk_X509_ATTRIBUTE_push(STACK_OF(X509_ATTRIBUTE) *stack, X509_A
 void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack) { sk_X509_ATTRIBUTE_free(stack); }
 
 int COpenSSLShims_renameExchange(const char *from, const char *to) { return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u << 1 /* RENAME_EXCHANGE */); }
+int COpenSSLShims_syncfs(int descriptor) { return (int)syscall(SYS_syncfs, descriptor); }
 
 int COpenSSLShims_sk_OPENSSL_STRING_num(const STACK_OF(OPENSSL_STRING) *stack) { return sk_OPENSSL_STRING_num(stack); }
 const char *COpenSSLShims_sk_OPENSSL_STRING_value(const STACK_OF(OPENSSL_STRING) *stack, int index) { return sk_OPENSSL_STRING_value(stack, index); }

@@ -40,8 +40,14 @@ package enum FileSystem {
     }
 
     /// Creates a new file (never replacing one) with `mode` (default 0600), writes `bytes`, and
-    /// `fsync`s it.
-    package static func writeNewFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
+    /// `fsync`s it (unless `syncing` is false: then the caller makes it durable, e.g. with
+    /// ``syncFileSystem(of:)``, before it gives the file its final name).
+    package static func writeNewFile(
+        _ path: String,
+        _ bytes: [UInt8],
+        mode: mode_t = 0o600,
+        syncing: Bool = true
+    ) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
             if errno == EEXIST { throw CertificateProviderError(.alreadyExists, "'\(path)' already exists") }
@@ -63,13 +69,69 @@ package enum FileSystem {
             }
             written += result
         }
-        guard fsync(descriptor) == 0 else {
+        guard !syncing || fsync(descriptor) == 0 else {
             let code = errno
             unlink(path)
             throw failure("syncing", path, code)
         }
         closed = true
-        guard close(descriptor) == 0 else { throw failure("closing", path) }
+        guard close(descriptor) == 0 else {
+            let code = errno
+            unlink(path)
+            throw failure("closing", path, code)
+        }
+    }
+
+    /// The device (`st_dev`) of the file system that holds `path`, or nil when it cannot be
+    /// examined: files with the same device are made durable by one ``syncFileSystem(of:)``.
+    package static func device(of path: String) -> UInt64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return UInt64(info.st_dev)
+    }
+
+    /// The hidden temporary name next to `path` under which ``writeAtomically(_:_:mode:syncingDirectory:)``
+    /// and ``writeTemporary(for:_:mode:)`` write before renaming: `.NAME.tmp-UUID`. Names that start
+    /// with a dot are never taken for signatures or store entries, so one left by a crash is ignored.
+    ///
+    /// The random part comes from `getrandom(2)` (`SystemRandomNumberGenerator`): Foundation's
+    /// `UUID()` opens, reads and closes `/dev/urandom` on every call, which a batch paid per file.
+    package static func temporaryPath(for path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        var random = SystemRandomNumberGenerator()
+        let high = String(random.next() as UInt64, radix: 16, uppercase: true)
+        let low = String(random.next() as UInt64, radix: 16, uppercase: true)
+        let unique =
+            String(repeating: "0", count: 16 - high.count) + high + String(repeating: "0", count: 16 - low.count) + low
+        return (directory.isEmpty ? "." : directory) + "/.\(name).tmp-\(unique)"
+    }
+
+    /// The first step of ``writeAtomically(_:_:mode:syncingDirectory:)`` split out for a group of
+    /// files made durable together: writes `bytes` to a new hidden temporary file next to `path`
+    /// (see ``temporaryPath(for:)``) WITHOUT `fsync`, and returns its path. The caller then makes the
+    /// data durable (``syncFileSystem(of:)``) before ``renameIntoPlace(_:_:)``, so a final name only
+    /// ever appears for bytes that are on the device; a crash in between leaves only the hidden file.
+    /// - Throws: `.fileSystem` naming `path` (nothing is left behind).
+    package static func writeTemporary(for path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws -> String {
+        let temporary = temporaryPath(for: path)
+        do {
+            try writeNewFile(temporary, bytes, mode: mode, syncing: false)
+        } catch let error as CertificateProviderError {
+            throw CertificateProviderError(error.code, "cannot write \(path): \(error.reason)")
+        }
+        return temporary
+    }
+
+    /// Renames a temporary file (from ``writeTemporary(for:_:mode:)``) over `path`, atomically
+    /// replacing what was there; on failure the temporary file is removed.
+    /// - Throws: `.fileSystem` naming both paths.
+    package static func renameIntoPlace(_ temporary: String, _ path: String) throws {
+        guard Glibc.rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw failure("renaming '\(temporary)' to", path, code)
+        }
     }
 
     /// `fsync`s a directory so that a rename or create inside it is durable.
@@ -124,19 +186,13 @@ package enum FileSystem {
         syncingDirectory: Bool = true
     ) throws {
         let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\(name).tmp-\(UUID().uuidString)"
+        let temporary = temporaryPath(for: path)
         do {
             try writeNewFile(temporary, bytes, mode: mode)
         } catch let error as CertificateProviderError {
             throw CertificateProviderError(error.code, "cannot write \(path): \(error.reason)")
         }
-        do {
-            guard Glibc.rename(temporary, path) == 0 else { throw failure("renaming '\(temporary)' to", path) }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        try renameIntoPlace(temporary, path)
         if syncingDirectory { try syncDirectory(directory.isEmpty ? "." : directory) }
     }
 

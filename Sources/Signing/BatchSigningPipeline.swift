@@ -4,8 +4,16 @@ import Foundation
 import Glibc
 
 /// The local-key pipeline of ``SigningCoordinator/signEach(_:outputs:provider:parameters:options:progress:)``:
-/// read → hash → sign → write (temporary file, `fsync`, rename) for one group of documents, on as
-/// many workers as the machine has cores, so one document's I/O overlaps another's signature.
+/// read → hash → sign → write for one group of documents, on as many workers as the machine has
+/// cores, so one document's I/O overlaps another's signature.
+///
+/// How a signature file is written depends on how many files of the group go to its file system
+/// (``syncPlan(_:range:)``):
+/// - at least ``minimumFilesPerFileSystemSync``: the worker writes a hidden temporary file without
+///   `fsync` and leaves it there; after the group, ``makeDurable(_:temporaries:)`` flushes each such
+///   file system with one `syncfs(2)` and then renames every temporary file into place;
+/// - fewer: the worker writes the temporary file, `fsync`s it and renames it at once (a `syncfs` for
+///   a handful of files would cost more than their `fsync`s, and would flush other programs' data).
 ///
 /// Nothing here syncs a directory or touches the journal: the coordinator does both once per group,
 /// after every file of the group is renamed into place.
@@ -26,17 +34,137 @@ enum BatchSigningPipeline {
     /// The number of workers: one per core, at most 8.
     static var workerCount: Int { min(8, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
 
+    /// The fewest files of one group on one file system for which the group is made durable with one
+    /// `syncfs(2)` instead of an `fsync` per file.
+    static let minimumFilesPerFileSystemSync = 8
+
+    /// What one group's pipeline made: one result per document, in order, and for each document
+    /// whose file is still a temporary (deferred sync) the temporary's path.
+    struct Group {
+        var results: [Result<SigningResult, CertificateProviderError>]
+        var temporaries: [String?]
+    }
+
+    /// For each document of `range` (in order): whether its output is written without `fsync` and
+    /// made durable with the group (one `syncfs` for its file system). True for the outputs of file
+    /// systems (by `st_dev` of the output's directory, examined once per directory) that receive at
+    /// least ``minimumFilesPerFileSystemSync`` files of the group.
+    static func syncPlan(_ outputs: [URL?], range: Range<Int>) -> [Bool] {
+        var directories: [String] = []
+        directories.reserveCapacity(range.count)
+        var perDirectory: [String: Int] = [:]
+        for index in range {
+            guard let output = outputs[index] else {
+                directories.append("")
+                continue
+            }
+            let directory = output.deletingLastPathComponent().path
+            directories.append(directory)
+            perDirectory[directory, default: 0] += 1
+        }
+        var deviceOf: [String: UInt64] = [:]
+        var perDevice: [UInt64: Int] = [:]
+        for (directory, count) in perDirectory {
+            guard let device = FileSystem.device(of: directory) else { continue }
+            deviceOf[directory] = device
+            perDevice[device, default: 0] += count
+        }
+        return directories.map { directory in
+            guard let device = deviceOf[directory] else { return false }
+            return perDevice[device, default: 0] >= minimumFilesPerFileSystemSync
+        }
+    }
+
+    /// Makes the deferred files of a group durable and gives them their final names: one
+    /// `syncfs(2)` per file system (on the directory of its first file), then every temporary file
+    /// renamed over its output. When a file system cannot be synced, every deferred document on it
+    /// fails with that `.fileSystem` error (it names the directory) and its temporary file is removed;
+    /// a rename that fails fails its document alone. Nothing is renamed before its file system is
+    /// synced, so a final name never appears for bytes that are not on the device.
+    ///
+    /// Directories are not synced here (the coordinator syncs each once, after this).
+    static func makeDurable(
+        _ results: inout [Result<SigningResult, CertificateProviderError>],
+        temporaries: [String?]
+    ) {
+        var firstDirectory: [UInt64: String] = [:]
+        var deviceOfDirectory: [String: UInt64?] = [:]
+        var devices: [UInt64?] = Array(repeating: nil, count: results.count)
+        for index in results.indices {
+            guard temporaries[index] != nil, case .success(let result) = results[index],
+                let output = result.outputURL
+            else { continue }
+            let directory = output.deletingLastPathComponent().path
+            let device: UInt64?
+            if let known = deviceOfDirectory[directory] {
+                device = known
+            } else {
+                device = FileSystem.device(of: directory)
+                deviceOfDirectory[directory] = device
+            }
+            devices[index] = device
+            if let device, firstDirectory[device] == nil { firstDirectory[device] = directory }
+        }
+        var failures: [UInt64: CertificateProviderError] = [:]
+        for (device, directory) in firstDirectory {
+            do { try FileSystem.syncFileSystem(of: directory) } catch let error as CertificateProviderError {
+                failures[device] = error
+            } catch {
+                failures[device] = CertificateProviderError(.fileSystem, "syncing '\(directory)': \(error)")
+            }
+        }
+        for index in results.indices {
+            guard let temporary = temporaries[index] else { continue }
+            guard case .success(let result) = results[index], let output = result.outputURL else {
+                unlink(temporary)
+                continue
+            }
+            guard let device = devices[index] else {
+                unlink(temporary)
+                results[index] = .failure(
+                    FileSystem.failure("examining the directory", output.deletingLastPathComponent().path)
+                )
+                continue
+            }
+            if let error = failures[device] {
+                unlink(temporary)
+                results[index] = .failure(error)
+                continue
+            }
+            do { try FileSystem.renameIntoPlace(temporary, output.path) } catch let error as CertificateProviderError {
+                results[index] = .failure(error)
+            } catch {
+                results[index] = .failure(CertificateProviderError(.fileSystem, "\(output.path): \(error)"))
+            }
+        }
+    }
+
+    /// Removes what a group left for documents that will not be acknowledged: the temporary file
+    /// when the sync was deferred (the final name was never touched, so an older signature there
+    /// stays), else the output file.
+    static func discard(_ result: SigningResult, temporary: String?) {
+        if let temporary {
+            unlink(temporary)
+        } else if let output = result.outputURL {
+            try? FileManager.default.removeItem(at: output)
+        }
+    }
+
     /// Signs `documents[range]` on `workers` concurrent workers; one result per document, in order.
-    /// A document that fails (unreadable, unwritable output) fails alone.
+    /// A document that fails (unreadable, unwritable output) fails alone. Where `deferringSync` (one
+    /// flag per document of `range`, see ``syncPlan(_:range:)``) is true, the signature is left in
+    /// a temporary file for ``makeDurable(_:temporaries:)``.
     static func run(
         _ documents: [Document],
         outputs: [URL?],
         range: Range<Int>,
         signer: Signer,
+        deferringSync: [Bool]? = nil,
         workers: Int = workerCount
-    ) async -> [Result<SigningResult, CertificateProviderError>] {
+    ) async -> Group {
         let workers = max(1, min(workers, range.count))
-        return await withTaskGroup(of: [(Int, Result<SigningResult, CertificateProviderError>)].self) { group in
+        typealias Made = (Int, Result<SigningResult, CertificateProviderError>, String?)
+        return await withTaskGroup(of: [Made].self) { group in
             for worker in 0..<workers {
                 group.addTask {
                     var buffer = ReadBuffer()
@@ -51,70 +179,65 @@ enum BatchSigningPipeline {
                             digestAlgorithm: signer.digestAlgorithm,
                             signingCertificateAttribute: signer.signingCertificateAttribute
                         ) : nil
-                    var made: [(Int, Result<SigningResult, CertificateProviderError>)] = []
+                    var made: [Made] = []
                     for index in stride(from: range.lowerBound + worker, to: range.upperBound, by: workers) {
                         if Task.isCancelled {
-                            made.append(
-                                (
-                                    index,
-                                    .failure(
-                                        CertificateProviderError(
-                                            .cancelled,
-                                            "signing '\(documents[index].name)' was cancelled"
-                                        )
-                                    )
-                                )
+                            let error = CertificateProviderError(
+                                .cancelled,
+                                "signing '\(documents[index].name)' was cancelled"
                             )
+                            made.append((index, .failure(error), nil))
                             continue
                         }
                         do {
-                            made.append(
-                                (
-                                    index,
-                                    .success(
-                                        try sign(
-                                            documents[index],
-                                            output: outputs[index],
-                                            signer: signer,
-                                            template: template,
-                                            &buffer
-                                        )
-                                    )
-                                )
+                            let (result, temporary) = try sign(
+                                documents[index],
+                                output: outputs[index],
+                                signer: signer,
+                                template: template,
+                                deferringSync: deferringSync?[index - range.lowerBound] ?? false,
+                                &buffer
                             )
+                            made.append((index, .success(result), temporary))
                         } catch let error as CertificateProviderError {
-                            made.append((index, .failure(error)))
+                            made.append((index, .failure(error), nil))
                         } catch {
-                            made.append(
-                                (
-                                    index,
-                                    .failure(
-                                        CertificateProviderError(.cryptoFailure, "\(documents[index].name): \(error)")
-                                    )
-                                )
+                            let failure = CertificateProviderError(
+                                .cryptoFailure,
+                                "\(documents[index].name): \(error)"
                             )
+                            made.append((index, .failure(failure), nil))
                         }
                     }
                     return made
                 }
             }
             var results = [Result<SigningResult, CertificateProviderError>?](repeating: nil, count: range.count)
+            var temporaries = [String?](repeating: nil, count: range.count)
             for await made in group {
-                for (index, result) in made { results[index - range.lowerBound] = result }
+                for (index, result, temporary) in made {
+                    results[index - range.lowerBound] = result
+                    temporaries[index - range.lowerBound] = temporary
+                }
             }
-            return results.map { $0 ?? .failure(CertificateProviderError(.cancelled, "not signed")) }
+            return Group(
+                results: results.map { $0 ?? .failure(CertificateProviderError(.cancelled, "not signed")) },
+                temporaries: temporaries
+            )
         }
     }
 
     /// One document: read and hash it, sign it with OpenSSL, write its file without syncing the
-    /// directory.
+    /// directory. With `deferringSync` the signature is written to a temporary file without `fsync`
+    /// and not renamed; its path is returned beside the result.
     static func sign(
         _ document: Document,
         output: URL?,
         signer: Signer,
         template: SignedDataTemplate?,
+        deferringSync: Bool,
         _ buffer: inout ReadBuffer
-    ) throws -> SigningResult {
+    ) throws -> (SigningResult, String?) {
         let algorithm = signer.digestAlgorithm
         let detached = signer.options.isDetached
         let digest: [UInt8]
@@ -148,9 +271,14 @@ enum BatchSigningPipeline {
                 signingCertificateAttribute: signer.signingCertificateAttribute
             )
         let storage: SignatureRecord.Storage
+        var temporary: String?
         if let output {
             // Public artifacts: 0644 (less the umask); the directory is synced once per group.
-            try FileSystem.writeAtomically(output.path, signature, mode: 0o644, syncingDirectory: false)
+            if deferringSync {
+                temporary = try FileSystem.writeTemporary(for: output.path, signature, mode: 0o644)
+            } else {
+                try FileSystem.writeAtomically(output.path, signature, mode: 0o644, syncingDirectory: false)
+            }
             storage = .file(output)
         } else {
             storage = .inline(signature)
@@ -169,12 +297,13 @@ enum BatchSigningPipeline {
             isDetached: detached,
             storage: storage
         )
-        return SigningResult(
+        let result = SigningResult(
             record: record,
             signature: signature,
             outputURL: output,
             signerCertificate: signer.identity.certificate
         )
+        return (result, temporary)
     }
 
     /// A new record ID (``SignatureRecord/newID()``).

@@ -250,10 +250,17 @@ public actor SigningCoordinator {
     /// error and the others are still signed.
     ///
     /// With a local key (OpenSSL holds it) the documents go through a pipeline on every core:
-    /// read → hash → sign → write each `.p7s` to a temporary file, `fsync` it and rename it into
-    /// place. Durability is per group of at most ``batchGroupSize`` documents: once every file of a
-    /// group is renamed, each output directory of the group is synced once, then the group's records
-    /// are committed in one journal transaction.
+    /// read → hash → sign → write each `.p7s` to a hidden temporary file. Durability is per group of
+    /// at most ``batchGroupSize`` documents: after the group, one `syncfs(2)` per file system it wrote
+    /// to makes the bytes durable, every temporary file is renamed into place, each output directory
+    /// is synced once, then the group's records are committed in one journal transaction. (A group
+    /// with fewer than 8 files on a file system `fsync`s and renames each of them at once instead:
+    /// `syncfs` also flushes other programs' unwritten data on that file system.) A final name thus
+    /// only ever appears for bytes that are on the device, also across a power loss. When a file
+    /// system cannot be synced, the group's documents on it fail with a `.fileSystem` error naming
+    /// the directory and their temporary files are removed. While a group is committed, the next one
+    /// is already signing; it is acknowledged only after, in order, and when the batch ends early
+    /// (an error, cancellation) its files are removed unacknowledged.
     ///
     /// **Acknowledged** means: the record is committed in the journal (the result is returned, or
     /// the group was committed before a crash). After a crash, every record the journal has names a
@@ -339,85 +346,152 @@ public actor SigningCoordinator {
         }
         var outcomes: [Result<SigningResult, CertificateProviderError>] = []
         outcomes.reserveCapacity(documents.count)
-        for start in stride(from: 0, to: documents.count, by: Self.batchGroupSize) {
-            let range = start..<min(start + Self.batchGroupSize, documents.count)
-            var group: [Result<SigningResult, CertificateProviderError>]
-            if let signer {
-                group = await BatchSigningPipeline.run(documents, outputs: outputs, range: range, signer: signer)
-            } else {
-                group = []
-                for index in range {
-                    do {
-                        group.append(
-                            .success(
-                                try await produce(
-                                    document: documents[index],
-                                    id: id,
-                                    provider: provider,
-                                    resolved: resolved,
-                                    options: options,
-                                    output: outputs[index],
-                                    progress: nil
+        let starts = Array(stride(from: 0, to: documents.count, by: Self.batchGroupSize))
+        // With a local key the next group signs (on every core) while this one is committed
+        // (syncfs, renames, directory sync, journal): at most one group in flight, taken in order.
+        try await withThrowingTaskGroup(of: BatchSigningPipeline.Group.self) { inFlight in
+            var pending = false
+            for (number, start) in starts.enumerated() {
+                let range = start..<min(start + Self.batchGroupSize, documents.count)
+                var group: [Result<SigningResult, CertificateProviderError>]
+                // Per document, the temporary file still to be synced (with its file system) and renamed.
+                var temporaries = [String?](repeating: nil, count: range.count)
+                if let signer {
+                    if !pending {
+                        inFlight.addTask {
+                            await BatchSigningPipeline.run(
+                                documents,
+                                outputs: outputs,
+                                range: range,
+                                signer: signer,
+                                deferringSync: BatchSigningPipeline.syncPlan(outputs, range: range)
+                            )
+                        }
+                    }
+                    guard let made = try await inFlight.next() else { break }
+                    pending = false
+                    group = made.results
+                    temporaries = made.temporaries
+                } else {
+                    group = []
+                    for index in range {
+                        do {
+                            group.append(
+                                .success(
+                                    try await produce(
+                                        document: documents[index],
+                                        id: id,
+                                        provider: provider,
+                                        resolved: resolved,
+                                        options: options,
+                                        output: outputs[index],
+                                        progress: nil
+                                    )
                                 )
                             )
-                        )
-                    } catch let error as CertificateProviderError {
-                        group.append(.failure(error))
-                    } catch is CancellationError {
-                        group.append(
-                            .failure(
-                                CertificateProviderError(.cancelled, "signing '\(documents[index].name)' was cancelled")
+                        } catch let error as CertificateProviderError {
+                            group.append(.failure(error))
+                        } catch is CancellationError {
+                            group.append(
+                                .failure(
+                                    CertificateProviderError(
+                                        .cancelled,
+                                        "signing '\(documents[index].name)' was cancelled"
+                                    )
+                                )
                             )
-                        )
+                        }
                     }
                 }
-            }
-            var firstFailure: CertificateProviderError?
-            if stoppingAtFirstFailure, let failed = group.firstIndex(where: { (try? $0.get()) == nil }) {
-                // The all-or-before form: nothing after the failed document is kept.
-                for case .success(let later) in group[(failed + 1)...] {
-                    if let output = later.outputURL { try? FileManager.default.removeItem(at: output) }
+                var firstFailure: CertificateProviderError?
+                if stoppingAtFirstFailure, let failed = group.firstIndex(where: { (try? $0.get()) == nil }) {
+                    // The all-or-before form: nothing after the failed document is kept.
+                    for index in (failed + 1)..<group.count {
+                        if case .success(let later) = group[index] {
+                            BatchSigningPipeline.discard(later, temporary: temporaries[index])
+                        }
+                    }
+                    if case .failure(let error) = group[failed] { firstFailure = error }
+                    group.removeSubrange(failed...)
+                    temporaries.removeSubrange(failed...)
                 }
-                if case .failure(let error) = group[failed] { firstFailure = error }
-                group.removeSubrange(failed...)
-            }
-            try await commit(&group)
-            for outcome in group {
-                outcomes.append(outcome)
-                progress?(Int64(outcomes.count), Int64(documents.count))
-            }
-            if let firstFailure { throw firstFailure }
-            if stoppingAtFirstFailure, let failed = group.first(where: { (try? $0.get()) == nil }),
-                case .failure(let error) = failed
-            {
-                throw error
-            }
-            if Task.isCancelled {
-                throw CertificateProviderError(
-                    .cancelled,
-                    "batch signing was cancelled after \(outcomes.filter { (try? $0.get()) != nil }.count) documents"
-                )
+                if let signer, firstFailure == nil, !Task.isCancelled, number + 1 < starts.count {
+                    let next = starts[number + 1]..<min(starts[number + 1] + Self.batchGroupSize, documents.count)
+                    inFlight.addTask {
+                        await BatchSigningPipeline.run(
+                            documents,
+                            outputs: outputs,
+                            range: next,
+                            signer: signer,
+                            deferringSync: BatchSigningPipeline.syncPlan(outputs, range: next)
+                        )
+                    }
+                    pending = true
+                }
+                do {
+                    try await commit(&group, temporaries: temporaries)
+                    for outcome in group {
+                        outcomes.append(outcome)
+                        progress?(Int64(outcomes.count), Int64(documents.count))
+                    }
+                    if let firstFailure { throw firstFailure }
+                    if stoppingAtFirstFailure, let failed = group.first(where: { (try? $0.get()) == nil }),
+                        case .failure(let error) = failed
+                    {
+                        throw error
+                    }
+                    if Task.isCancelled {
+                        let signed = outcomes.filter { (try? $0.get()) != nil }.count
+                        throw CertificateProviderError(
+                            .cancelled,
+                            "batch signing was cancelled after \(signed) documents"
+                        )
+                    }
+                } catch {
+                    // The batch ends here: what the next group made is never acknowledged.
+                    if pending, let made = try? await inFlight.next() {
+                        for (index, outcome) in made.results.enumerated() {
+                            if case .success(let result) = outcome {
+                                BatchSigningPipeline.discard(result, temporary: made.temporaries[index])
+                            }
+                        }
+                    }
+                    throw error
+                }
             }
         }
         return outcomes
     }
 
-    /// Makes a group durable and acknowledged: syncs each output directory of its signatures once,
-    /// then appends its records in one transaction. A directory that cannot be synced fails the
-    /// signatures in it (their files are removed).
-    private func commit(_ group: inout [Result<SigningResult, CertificateProviderError>]) async throws {
-        var directories: [String: CertificateProviderError?] = [:]
-        for case .success(let result) in group {
-            if let output = result.outputURL { directories[output.deletingLastPathComponent().path] = .none }
+    /// Makes a group durable and acknowledged: flushes the file systems of its deferred files with
+    /// one `syncfs` each and renames those files into place (``BatchSigningPipeline/makeDurable(_:temporaries:)``),
+    /// syncs each output directory of its signatures once, then appends its records in one
+    /// transaction. A file system or directory that cannot be synced fails the signatures in it
+    /// (their files are removed).
+    private func commit(
+        _ group: inout [Result<SigningResult, CertificateProviderError>],
+        temporaries: [String?]
+    ) async throws {
+        if temporaries.contains(where: { $0 != nil }) {
+            BatchSigningPipeline.makeDurable(&group, temporaries: temporaries)
         }
-        for directory in directories.keys {
+        // (A `[String: CertificateProviderError?]` filled with `= .none` stayed empty: assigning nil
+        // through the subscript removes the key, so no directory was ever synced.)
+        var directories = Set<String>()
+        for case .success(let result) in group {
+            if let output = result.outputURL { directories.insert(output.deletingLastPathComponent().path) }
+        }
+        var failures: [String: CertificateProviderError] = [:]
+        for directory in directories {
             do { try FileSystem.syncDirectory(directory) } catch let error as CertificateProviderError {
-                directories[directory] = error
+                failures[directory] = error
+            } catch {
+                failures[directory] = CertificateProviderError(.fileSystem, "syncing '\(directory)': \(error)")
             }
         }
-        for index in group.indices {
+        for index in group.indices where !failures.isEmpty {
             guard case .success(let result) = group[index], let output = result.outputURL,
-                case .some(.some(let error)) = directories[output.deletingLastPathComponent().path]
+                let error = failures[output.deletingLastPathComponent().path]
             else { continue }
             try? FileManager.default.removeItem(at: output)
             group[index] = .failure(error)

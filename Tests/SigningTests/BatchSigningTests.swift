@@ -1,8 +1,10 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
-import Signing
+import Synchronization
 import Testing
+
+@testable import Signing
 
 /// `SigningCoordinator.signEach`: the batch pipeline (every core, a prepared SignedData per worker,
 /// one directory sync and one journal commit per group). Every signature it makes is checked by
@@ -152,5 +154,100 @@ import Testing
         await #expect(throws: CertificateProviderError(.invalidParameter, "")) {
             _ = try await coordinator.signEach(documents, outputs: [nil], provider: .pkcs12)
         }
+    }
+
+    /// A coordinator over the EC signer (stored), with its own journal.
+    func makeCoordinator(_ name: String) throws -> SigningCoordinator {
+        var registry = ProviderRegistry()
+        try registry.register(.pkcs12, description: "") {
+            InMemoryCertificateProvider(id: .pkcs12, identity: fixture.ec, storedFromStart: true)
+        }
+        return SigningCoordinator(
+            registry: registry,
+            journal: try SignatureJournal(url: directory.url.appendingPathComponent("\(name).sqlite"))
+        )
+    }
+
+    @Test(
+        "signEach over two groups: many files on one file system are synced together (one syncfs), a few files on another are fsynced each; every file is in place, none is left hidden"
+    )
+    func groupsMadeDurableTogether() async throws {
+        let coordinator = try makeCoordinator("groups")
+        let disk = directory.url.appendingPathComponent("groups")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        // A second file system when the machine has one (tmpfs): 3 files there, too few for a syncfs.
+        let shm = URL(fileURLWithPath: "/dev/shm/signing-batch-groups-\(UUID().uuidString)")
+        let memory: URL? = (try? FileManager.default.createDirectory(at: shm, withIntermediateDirectories: false))
+            .map { shm }
+        defer { if let memory { try? FileManager.default.removeItem(at: memory) } }
+        let count = SigningCoordinator.batchGroupSize + 5
+        let documents = (0..<count).map { Document.bytes([UInt8(truncatingIfNeeded: $0), 7, 7], name: "d\($0)") }
+        let outputs: [URL?] = (0..<count).map { index in
+            (index < 3 ? memory ?? disk : disk).appendingPathComponent("d\(index).p7s")
+        }
+        let diskPlan = BatchSigningPipeline.syncPlan(outputs, range: 0..<SigningCoordinator.batchGroupSize)
+        let separate = memory.map { FileSystem.device(of: $0.path) != FileSystem.device(of: disk.path) } ?? false
+        #expect(diskPlan[3...].allSatisfy { $0 }, "500 files in one directory are synced together")
+        #expect(diskPlan[..<3].allSatisfy { $0 == !separate }, "3 files on tmpfs are fsynced each")
+        #expect(
+            BatchSigningPipeline.syncPlan(outputs, range: SigningCoordinator.batchGroupSize..<count)
+                == [Bool](
+                    repeating: false,
+                    count: 5
+                ),
+            "a group of 5 files fsyncs each"
+        )
+        let done = Mutex<[Int64]>([])
+        let outcomes = try await coordinator.signEach(documents, outputs: outputs, provider: .pkcs12) { made, _ in
+            done.withLock { $0.append(made) }
+        }
+        #expect(done.withLock { $0 } == (1...Int64(count)).map { $0 }, "progress in order, once each")
+        #expect(try await coordinator.journal.count() == count)
+        for (index, outcome) in outcomes.enumerated() {
+            let result = try outcome.get()
+            let file = try #require(outputs[index])
+            #expect(Array(try Data(contentsOf: file)) == result.signature, "d\(index)")
+            if [0, 2, 3, 250, 499, 500, count - 1].contains(index) {
+                let tool = try OpenSSLCLI.verify(
+                    signature: result.signature,
+                    content: [UInt8(truncatingIfNeeded: index), 7, 7],
+                    detached: true,
+                    root: fixture.pki.root.certificate,
+                    cades: true
+                )
+                #expect(tool.succeeded, "d\(index): \(tool.errorOutput)")
+            }
+        }
+        for folder in [disk.path] + (memory.map { [$0.path] } ?? []) {
+            let hidden = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".") }
+            #expect(hidden.isEmpty, "left in \(folder): \(hidden.prefix(3))")
+        }
+    }
+
+    @Test(
+        "sign(documents:outputDirectory:) stops at the first failure in a synced-together group: the files before it are recorded, nothing after it is left, and an older signature file after it is kept"
+    )
+    func firstFailureInASyncedGroup() async throws {
+        let coordinator = try makeCoordinator("first-failure")
+        let output = directory.url.appendingPathComponent("first-failure")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        var documents: [Document] = []
+        for index in 0..<12 {
+            let path = try directory.write("ff-\(index).txt", text: "document \(index)\n")
+            documents.append(.file(URL(fileURLWithPath: path)))
+        }
+        documents[5] = .file(directory.url.appendingPathComponent("ff-missing.txt"))
+        let older = output.appendingPathComponent("ff-8.txt.p7s")
+        try Data("an older signature".utf8).write(to: older)
+        await #expect(throws: CertificateProviderError(.fileSystem, "")) {
+            _ = try await coordinator.sign(documents: documents, provider: .pkcs12, outputDirectory: output)
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        #expect(names == (0..<5).map { "ff-\($0).txt.p7s" } + ["ff-8.txt.p7s"], "\(names)")
+        #expect(
+            try Data(contentsOf: older) == Data("an older signature".utf8),
+            "the older file was replaced or removed"
+        )
+        #expect(try await coordinator.journal.records().map(\.documentName).sorted() == (0..<5).map { "ff-\($0).txt" })
     }
 }

@@ -71,6 +71,9 @@ void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack);
 /* renameat2(RENAME_EXCHANGE) (not declared without _GNU_SOURCE): swaps two paths atomically;
  * -1 with errno (EINVAL / ENOSYS where the file system or kernel lacks it) */
 int COpenSSLShims_renameExchange(const char *from, const char *to);
+/* syncfs(2) (not declared without _GNU_SOURCE): writes back every dirty page and inode of the file
+ * system that holds `descriptor`; 0, or -1 with errno (write-back errors are reported since Linux 5.8) */
+int COpenSSLShims_syncfs(int descriptor);
 
 /* Revocation and timestamps (Signing): OCSP URLs from AIA, CRL distribution points, GENERAL_NAMEs */
 int COpenSSLShims_sk_OPENSSL_STRING_num(const STACK_OF(OPENSSL_STRING) *stack);
