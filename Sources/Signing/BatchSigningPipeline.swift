@@ -29,6 +29,8 @@ enum BatchSigningPipeline {
         let signingTime: Date
         /// The DER ESS signing-certificate-v2 value, encoded once per identity (CAdES-BES only).
         let signingCertificateAttribute: [UInt8]?
+        /// The prepared SignedData of this batch's workers, kept from one group to the next.
+        let templates = SignedDataTemplatePool()
     }
 
     /// The number of workers: one per core, at most 8.
@@ -168,18 +170,21 @@ enum BatchSigningPipeline {
             for worker in 0..<workers {
                 group.addTask {
                     var buffer = ReadBuffer()
-                    // One prepared SignedData per worker; keys it does not take sign the usual way.
+                    // One prepared SignedData per worker, kept for the batch's next group; keys it does
+                    // not take sign the usual way.
                     let template =
-                        SignedDataTemplate.supports(signer.key)
-                        ? try? SignedDataTemplate(
-                            identity: signer.identity,
-                            key: signer.key,
-                            format: signer.options.format,
-                            detached: signer.options.isDetached,
-                            digestAlgorithm: signer.digestAlgorithm,
-                            signingCertificateAttribute: signer.signingCertificateAttribute
-                        ) : nil
+                        signer.templates.take()
+                        ?? (SignedDataTemplate.supports(signer.key)
+                            ? try? SignedDataTemplate(
+                                identity: signer.identity,
+                                key: signer.key,
+                                format: signer.options.format,
+                                detached: signer.options.isDetached,
+                                digestAlgorithm: signer.digestAlgorithm,
+                                signingCertificateAttribute: signer.signingCertificateAttribute
+                            ) : nil)
                     var made: [Made] = []
+                    var templateFailed = false
                     for index in stride(from: range.lowerBound + worker, to: range.upperBound, by: workers) {
                         if Task.isCancelled {
                             let error = CertificateProviderError(
@@ -201,14 +206,18 @@ enum BatchSigningPipeline {
                             made.append((index, .success(result), temporary))
                         } catch let error as CertificateProviderError {
                             made.append((index, .failure(error), nil))
+                            templateFailed = templateFailed || error.code == .cryptoFailure
                         } catch {
                             let failure = CertificateProviderError(
                                 .cryptoFailure,
                                 "\(documents[index].name): \(error)"
                             )
                             made.append((index, .failure(failure), nil))
+                            templateFailed = true
                         }
                     }
+                    // A template that met an OpenSSL failure is not handed to the next group.
+                    if let template, !templateFailed { signer.templates.put(template) }
                     return made
                 }
             }

@@ -172,3 +172,27 @@ final class SignedDataTemplateCache: Sendable {
         dropped.removeAll()
     }
 }
+
+/// The prepared SignedData of one batch (``BatchSigningPipeline``): each worker of a group takes
+/// one and puts it back when the group is signed, so the next group's workers sign on templates
+/// that are built, and whose encoded form is checked, once per batch instead of once per group.
+///
+/// Thread-safe the same way as ``SignedDataTemplateCache``: a template is out of the pool while one
+/// worker uses it.
+final class SignedDataTemplatePool: Sendable {
+    /// A template outside the lock (see ``SignedDataTemplateCache``'s lease).
+    private struct Lease: @unchecked Sendable {
+        let template: SignedDataTemplate
+    }
+
+    private let idle = Mutex<[Lease]>([])
+
+    /// An empty pool.
+    init() {}
+
+    /// An idle template, or nil when every template is in use (or none was made yet).
+    func take() -> SignedDataTemplate? { idle.withLock { $0.popLast()?.template } }
+
+    /// Gives a template back for the next group.
+    func put(_ template: SignedDataTemplate) { idle.withLock { $0.append(Lease(template: template)) } }
+}
