@@ -42,28 +42,21 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
     /// Where the signature bytes are.
     public var storage: Storage
 
-    /// A new record ID: a UUID of version 7 (RFC 9562), the Unix time in milliseconds followed by
-    /// 74 random bits from OpenSSL's DRBG, as an upper-case UUID string.
+    /// A new record ID: a random UUID (version 4, RFC 9562), 122 random bits from OpenSSL's
+    /// DRBG, as an upper-case UUID string.
     ///
-    /// IDs made one after the other sort in the order they were made, so the journal's primary-key
-    /// index grows at its end instead of at random pages (a batch of random version 4 IDs touched
-    /// a different index page for nearly every row); 74 random bits keep IDs made in the same
-    /// millisecond, by any number of processes, apart. The random bytes come from a per-process
-    /// pool filled by `RAND_bytes` 4 KiB at a time (refilled after a `fork`, so a child never
-    /// repeats its parent's bytes); Foundation's `UUID()` is the fallback when OpenSSL cannot give
-    /// random bytes.
+    /// Random from the first character, so a short prefix names a record (`certsign signatures
+    /// remove 0F1C3A52`, as git takes abbreviated commits); a time-ordered version 7 ID would have
+    /// given every record of a day the same first characters. The random bytes come from a
+    /// per-process pool filled by `RAND_bytes` 4 KiB at a time (refilled after a `fork`, so a
+    /// child never repeats its parent's bytes); Foundation's `UUID()` (which opens `/dev/urandom`
+    /// on every call) is the fallback when OpenSSL cannot give random bytes.
     public static func newID() -> String {
         var bytes: (UInt64, UInt64) = (0, 0)
-        let made = withUnsafeMutableBytes(of: &bytes) { raw in
-            IDRandomPool.shared.withLock { $0.take(into: UnsafeMutableRawBufferPointer(rebasing: raw[6..<16])) }
-        }
+        let made = withUnsafeMutableBytes(of: &bytes) { raw in IDRandomPool.shared.withLock { $0.take(into: raw) } }
         guard made else { return UUID().uuidString }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let milliseconds = UInt64(max(0, now.tv_sec)) &* 1000 &+ UInt64(max(0, now.tv_nsec)) / 1_000_000
         return withUnsafeMutableBytes(of: &bytes) { raw in
-            for index in 0..<6 { raw[index] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * index)) }
-            raw[6] = (raw[6] & 0x0F) | 0x70  // version 7
+            raw[6] = (raw[6] & 0x0F) | 0x40  // version 4
             raw[8] = (raw[8] & 0x3F) | 0x80  // RFC 9562 variant
             let digits: StaticString = "0123456789ABCDEF"
             return String(unsafeUninitializedCapacity: 36) { text in
