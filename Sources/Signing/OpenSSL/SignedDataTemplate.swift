@@ -331,9 +331,17 @@ final class SignedDataTemplate {
 }
 
 extension [UInt8] {
-    /// Writes `bytes` over `self[offset..<offset + bytes.count]` (the caller checked the range).
+    /// Writes `bytes` over `self[offset..<offset + bytes.count]` (a copy of the bytes: the length
+    /// and every other byte stay; `replaceSubrange` took its generic path and cost as much as a
+    /// SHA-256 of the document).
     fileprivate mutating func write(_ bytes: [UInt8], at offset: Int) {
-        replaceSubrange(offset..<(offset + bytes.count), with: bytes)
+        precondition(offset >= 0 && offset + bytes.count <= count, "a value written inside the encoding")
+        guard !bytes.isEmpty else { return }
+        withUnsafeMutableBytes { target in
+            bytes.withUnsafeBytes { source in
+                (target.baseAddress! + offset).copyMemory(from: source.baseAddress!, byteCount: source.count)
+            }
+        }
     }
 }
 
