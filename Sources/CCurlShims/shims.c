@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
 
@@ -123,6 +124,19 @@ void CCurlShims_poller_wake(int wake_fd) {
     uint64_t one = 1;
     ssize_t written = write(wake_fd, &one, sizeof one);
     (void)written; /* EAGAIN: the counter is full, so a wake-up is pending anyway */
+}
+
+curl_socket_t CCurlShims_open_socket(const struct curl_sockaddr *address) {
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+CURLcode CCurlShims_install_socket_hooks(CURL *handle, curl_opensocket_callback open_function,
+                                         curl_closesocket_callback close_function, void *user) {
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, open_function);
+    if (result == CURLE_OK) result = curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, user);
+    if (result == CURLE_OK) result = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, close_function);
+    if (result == CURLE_OK) result = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, user);
+    return result;
 }
 
 void CCurlShims_name_this_thread(const char *name) {

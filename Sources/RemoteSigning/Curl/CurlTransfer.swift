@@ -16,10 +16,12 @@ import Glibc
 /// atomic.
 final class CurlTransfer: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
-    let summary: String
-    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    var continuation: UnsafeContinuation<HTTPResponse, any Error>?
 
     private let request: HTTPRequest
+    private let urlString: String
+    /// Whether curl looks for proxies in the environment (else none is used).
+    private let proxyFromEnvironment: Bool
     private let timeout: TimeInterval
     private let limit: Int
     private let isHTTPS: Bool
@@ -36,19 +38,25 @@ final class CurlTransfer: @unchecked Sendable {
     private var upload: UnsafeMutableRawBufferPointer?
     private var bodyTooLarge = false
 
+    /// - Parameters:
+    ///   - urlString: `request.url.absoluteString` (the caller has it already).
+    ///   - proxyFromEnvironment: whether a proxy variable was set when the transport was made.
     init(
         request: HTTPRequest,
+        urlString: String,
         configuration: CurlTransport.Configuration,
         tls: CurlTLSSetup,
+        proxyFromEnvironment: Bool,
         pool: CurlMultiLoop
     ) throws {
         self.request = request
+        self.proxyFromEnvironment = proxyFromEnvironment
+        self.urlString = urlString
         self.tls = tls
         timeout = max(0.001, request.timeout)
         limit = configuration.maximumResponseBodyBytes
-        isHTTPS = request.url.scheme?.lowercased() == "https"
+        isHTTPS = CurlTransfer.hasHTTPSScheme(urlString)
         clientSubject = tls.clientSubject
-        summary = "\(request.method) \(request.url.host ?? "")\(request.url.path)"
         // First the only step that can fail, so that nothing allocated below can leak.
         handle = try pool.takeHandle()
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -58,7 +66,7 @@ final class CurlTransfer: @unchecked Sendable {
         tlsReport.pointee.alert_received = -1
         tlsReport.pointee.config = UnsafePointer(tls.config)
         do {
-            try configure()
+            try configure(pool)
         } catch {
             pool.returnHandle(handle)
             throw error
@@ -73,6 +81,20 @@ final class CurlTransfer: @unchecked Sendable {
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
         tlsReport.deallocate()
+    }
+
+    /// "METHOD host/path", for error messages (made only when one is).
+    var summary: String { "\(request.method) \(request.url.host ?? "")\(request.url.path)" }
+
+    /// Whether an absolute URL string starts with `https:` (any case), without parsing the URL again.
+    static func hasHTTPSScheme(_ urlString: String) -> Bool {
+        var bytes = urlString.utf8.makeIterator()
+        for expected in "https:".utf8 {
+            guard let byte = bytes.next() else { return false }
+            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            guard lowered == expected else { return false }
+        }
+        return true
     }
 
     var isCancellationRequested: Bool { cancellation.load(ordering: .acquiring) }
@@ -92,13 +114,14 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Preparation (caller's thread)
 
-    private func configure() throws {
+    private func configure(_ pool: CurlMultiLoop) throws {
         let opaque = Unmanaged.passUnretained(self).toOpaque()
         var failed: CURLcode = CURLE_OK
         func set(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
-        set(CCurlShims_easy_setopt_string(handle, CURLOPT_URL, request.url.absoluteString))
+        set(CCurlShims_easy_setopt_string(handle, CURLOPT_URL, urlString))
         set(CCurlShims_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+        set(pool.installSocketHooks(on: handle))
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
         let milliseconds = Int(min(timeout * 1000, Double(Int32.max)).rounded(.up))
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds))
@@ -119,6 +142,12 @@ final class CurlTransfer: @unchecked Sendable {
         set(CCurlShims_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, curlWriteHeader))
         set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, opaque))
         set(CCurlShims_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        if !proxyFromEnvironment {
+            // No proxy variable was set when the transport was made: say so, which spares curl
+            // its environment lookups on every request.
+            set(CCurlShims_easy_setopt_string(handle, CURLOPT_PROXY, ""))
+            set(CCurlShims_easy_setopt_string(handle, CURLOPT_NOPROXY, ""))
+        }
 
         let method = request.method
         let hasBody = request.bodyCount > 0
@@ -146,8 +175,9 @@ final class CurlTransfer: @unchecked Sendable {
 
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
-            guard !header.name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
-                !header.value.contains(where: { $0 == "\r" || $0 == "\n" })
+            // Bytes, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+            guard !header.name.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == UInt8(ascii: ":") }),
+                !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A })
             else {
                 if let list { curl_slist_free_all(list) }
                 throw CertificateProviderError.invalidParameter(
@@ -176,6 +206,13 @@ final class CurlTransfer: @unchecked Sendable {
         guard body.count + bytes.count <= limit else {
             bodyTooLarge = true
             return false
+        }
+        if body.capacity == 0 {
+            // One allocation for the whole body when the server announced its length (the limit
+            // was checked against that length already: CURLOPT_MAXFILESIZE_LARGE).
+            var announced: curl_off_t = -1
+            _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
+            body.reserveCapacity(max(bytes.count, min(Int(announced), limit)))
         }
         body.append(contentsOf: bytes)
         return true
