@@ -118,8 +118,10 @@ final class CurlTransfer: @unchecked Sendable {
         let opaque = Unmanaged.passUnretained(self).toOpaque()
         var failed: CURLcode = CURLE_OK
         func set(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
-        set(CCurlShims_easy_setopt_string(handle, CURLOPT_URL, urlString))
-        set(CCurlShims_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        // Strings go to curl through withCString or as static text: passing a String where C wants a
+        // `const char *` copies it into a new array first (curl copies the text it keeps anyway).
+        set(urlString.withCString { CCurlShims_easy_setopt_string(handle, CURLOPT_URL, $0) })
+        set(setStatic(CURLOPT_PROTOCOLS_STR, "http,https"))
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
         set(pool.installSocketHooks(on: handle))
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
@@ -132,7 +134,7 @@ final class CurlTransfer: @unchecked Sendable {
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
         if let replacement = tls.replacementCAFile {
-            set(CCurlShims_easy_setopt_string(handle, CURLOPT_CAINFO, replacement))
+            set(replacement.withCString { CCurlShims_easy_setopt_string(handle, CURLOPT_CAINFO, $0) })
             set(CCurlShims_easy_setopt_string(handle, CURLOPT_CAPATH, nil))
         }
         if isHTTPS { set(CCurlShims_install_tls_hook(handle, tlsReport)) }
@@ -145,8 +147,8 @@ final class CurlTransfer: @unchecked Sendable {
         if !proxyFromEnvironment {
             // No proxy variable was set when the transport was made: say so, which spares curl
             // its environment lookups on every request.
-            set(CCurlShims_easy_setopt_string(handle, CURLOPT_PROXY, ""))
-            set(CCurlShims_easy_setopt_string(handle, CURLOPT_NOPROXY, ""))
+            set(setStatic(CURLOPT_PROXY, ""))
+            set(setStatic(CURLOPT_NOPROXY, ""))
         }
 
         let method = request.method
@@ -186,10 +188,15 @@ final class CurlTransfer: @unchecked Sendable {
             }
             // "Name;" sends a header with an empty value ("Name:" would remove curl's own).
             let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
-            list = curl_slist_append(list, line)
+            list = line.withCString { curl_slist_append(list, $0) }
         }
         // No "Expect: 100-continue" round trip before a body.
-        if request.header("Expect") == nil { list = curl_slist_append(list, "Expect:") }
+        if request.header("Expect") == nil {
+            let expect: StaticString = "Expect:"
+            list = expect.utf8Start.withMemoryRebound(to: CChar.self, capacity: expect.utf8CodeUnitCount + 1) {
+                curl_slist_append(list, $0)
+            }
+        }
         headerList = list
         set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)))
         guard failed == CURLE_OK else {
@@ -197,6 +204,15 @@ final class CurlTransfer: @unchecked Sendable {
                 .network,
                 "\(summary): libcurl refused an option (\(String(cString: curl_easy_strerror(failed))))"
             )
+        }
+    }
+
+    /// Sets a string option from static text (no copy on the way to curl).
+    private func setStatic(_ option: CURLoption, _ text: StaticString) -> CURLcode {
+        // A literal of several characters (or none) is stored as a NUL-terminated C string.
+        precondition(text.hasPointerRepresentation)
+        return text.utf8Start.withMemoryRebound(to: CChar.self, capacity: text.utf8CodeUnitCount + 1) {
+            CCurlShims_easy_setopt_string(handle, option, $0)
         }
     }
 
@@ -229,6 +245,7 @@ final class CurlTransfer: @unchecked Sendable {
             return
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        if headers.capacity == 0 { headers.reserveCapacity(12) }
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
         var start = colon + 1
         var end = bytes.count
