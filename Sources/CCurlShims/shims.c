@@ -241,6 +241,18 @@ CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *tran
     return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, transfer);
 }
 
+void CCurlShims_detach_tls_hook(CURL *handle, const CCurlShims_tls_transfer *transfer) {
+    pthread_once(&transfer_index_once, make_transfer_index);
+    if (transfer_index < 0) return;
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return;
+    if (info->backend != CURLSSLBACKEND_OPENSSL || info->internals == NULL) return;
+    SSL_CTX *context = SSL_get_SSL_CTX((SSL *)info->internals);
+    if (context != NULL && SSL_CTX_get_ex_data(context, transfer_index) == transfer) {
+        SSL_CTX_set_ex_data(context, transfer_index, NULL);
+    }
+}
+
 const char *CCurlShims_verify_error_string(long error) {
     return X509_verify_cert_error_string(error);
 }

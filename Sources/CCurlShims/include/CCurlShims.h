@@ -84,6 +84,14 @@ typedef struct {
  */
 CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *transfer);
 
+/*
+ * Unhooks `transfer` from the TLS context of the connection the handle is on (if it is the one that
+ * connection's hooks write to), before the transfer's memory goes: a kept-alive connection lives on
+ * and may be read by later transfers (or by other HTTP/2 streams) after this one ended. Call it
+ * before curl_multi_remove_handle; without a TLS connection it does nothing.
+ */
+void CCurlShims_detach_tls_hook(CURL *handle, const CCurlShims_tls_transfer *transfer);
+
 /* X509_verify_cert_error_string (static text). */
 const char *CCurlShims_verify_error_string(long error);
 

@@ -141,7 +141,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         transfer.requestCancellation()
         withMulti {
             if active.removeValue(forKey: transfer.handle) != nil {
-                curl_multi_remove_handle(multi, transfer.handle)
+                remove(transfer)
                 finish(transfer, .failure(transfer.cancelledError()))
                 refreshTimer()
             }
@@ -281,8 +281,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
         }
         let remaining = lock.withLock {
-            for (handle, transfer) in active {
-                curl_multi_remove_handle(multi, handle)
+            for transfer in active.values {
+                remove(transfer)
                 finish(
                     transfer,
                     .failure(
@@ -370,10 +370,16 @@ final class CurlMultiLoop: @unchecked Sendable {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
             let code = CCurlShims_msg_result(message)
             guard let transfer = active.removeValue(forKey: handle) else { continue }
-            curl_multi_remove_handle(multi, handle)
+            remove(transfer)
             finish(transfer, transfer.outcome(code))
         }
         refreshTimer()
+    }
+
+    /// Takes a transfer's easy handle out of the multi handle (its connection stays in the cache).
+    private func remove(_ transfer: CurlTransfer) {
+        transfer.detachTLSReport()
+        curl_multi_remove_handle(multi, transfer.handle)
     }
 
     /// Reads when curl next wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` (asked after every

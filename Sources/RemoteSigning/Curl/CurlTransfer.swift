@@ -97,6 +97,13 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
+    /// Stops the TLS hooks of this transfer's connection from writing to this transfer's report,
+    /// which is freed with the transfer while the connection may live on (called before the handle
+    /// leaves the multi handle, while curl still knows the connection).
+    func detachTLSReport() {
+        if isHTTPS { CCurlShims_detach_tls_hook(handle, tlsReport) }
+    }
+
     var isCancellationRequested: Bool { cancellation.load(ordering: .acquiring) }
 
     func requestCancellation() { cancellation.store(true, ordering: .releasing) }
