@@ -117,6 +117,11 @@ struct LibcurlLoop {
                 harness.note("C libcurl reference rows skipped: cc failed: \(result.error.prefix(300))")
                 return nil
             }
+            harness.note(
+                "reference rows: a plain C program on libcurl (one easy handle for -c1, a multi handle with 8 "
+                    + "easy handles for -c8; same headers, body discarded, HTTP 200 checked), built with cc at bench "
+                    + "time; not ours, so no goal: they show how close libcurl itself gets to wrk on the route"
+            )
             return LibcurlLoop(path: program.path)
         } catch {
             harness.note("C libcurl reference rows skipped: \(error)")

@@ -16,7 +16,9 @@ import TestSupport
 struct CurlConnectionReuseTests {
     @Test("sequential requests share one kept-alive connection; 8 in flight open at most 8")
     func keepAlive() async throws {
-        let server = try IdleClosingServer(idleSeconds: 30)
+        // An idle limit far beyond any pause: in a full parallel test run this task may wait half a
+        // minute between two requests, and a connection closed meanwhile would rightly be replaced.
+        let server = try IdleClosingServer(idleSeconds: 3600)
         defer { server.stop() }
         let transport = CurlTransport()
         var ports: Set<Int> = []
@@ -59,7 +61,7 @@ struct CurlConnectionReuseTests {
 
     @Test("a header name or value holding CR LF, CR or LF is refused before anything is sent")
     func headerLineBreaks() async throws {
-        let server = try IdleClosingServer(idleSeconds: 30)
+        let server = try IdleClosingServer(idleSeconds: 3600)
         defer { server.stop() }
         let transport = CurlTransport()
         let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/injected"))
