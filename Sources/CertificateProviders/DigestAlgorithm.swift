@@ -132,6 +132,28 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The SHA-2 implementations fetched from OpenSSL's default provider once per process. A
+    /// legacy `EVP_sha256()` makes `EVP_DigestInit_ex` look the implementation up again on every
+    /// hash (a locked name lookup in the provider store); a fetched one does not. Never freed: they
+    /// live as long as the process.
+    private struct FetchedDigests: @unchecked Sendable {
+        let sha256 = EVP_MD_fetch(nil, "SHA256", nil)
+        let sha384 = EVP_MD_fetch(nil, "SHA384", nil)
+        let sha512 = EVP_MD_fetch(nil, "SHA512", nil)
+    }
+
+    private static let fetched = FetchedDigests()
+
+    /// The implementation ``Hasher`` initialises with: the fetched SHA-2 one, or ``evpMD()``.
+    private func hashingMD() -> OpaquePointer? {
+        switch rawValue {
+        case "sha256": return Self.fetched.sha256 ?? (try? evpMD())
+        case "sha384": return Self.fetched.sha384 ?? (try? evpMD())
+        case "sha512": return Self.fetched.sha512 ?? (try? evpMD())
+        default: return try? evpMD()
+        }
+    }
+
     /// Hashes bytes in one call.
     public func hash(_ data: some ContiguousBytes) -> [UInt8] {
         var hasher = Hasher(self)
@@ -153,7 +175,7 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
             self.algorithm = algorithm
             // EVP_MD_CTX_new only fails on allocation failure, which Swift treats as fatal anyway.
             context = EVP_MD_CTX_new()!
-            if let md = try? algorithm.evpMD() { EVP_DigestInit_ex(context, md, nil) }
+            if let md = algorithm.hashingMD() { EVP_DigestInit_ex(context, md, nil) }
         }
 
         /// Adds bytes.
@@ -169,13 +191,15 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
 
         /// Finishes and returns the digest.
         public consuming func finalize() -> [UInt8] {
-            var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-            var length: UInt32 = 0
-            guard EVP_DigestFinal_ex(context, &output, &length) == 1 else {
-                ERR_clear_error()
-                return []
+            [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { buffer, count in
+                var length: UInt32 = 0
+                guard EVP_DigestFinal_ex(context, buffer.baseAddress, &length) == 1 else {
+                    ERR_clear_error()
+                    count = 0
+                    return
+                }
+                count = Int(length)
             }
-            return Array(output.prefix(Int(length)))
         }
 
         deinit { EVP_MD_CTX_free(context) }

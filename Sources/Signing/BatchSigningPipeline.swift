@@ -177,18 +177,8 @@ enum BatchSigningPipeline {
         )
     }
 
-    /// A random (version 4) UUID string for a record, from OpenSSL's in-process DRBG: Foundation's
-    /// `UUID()` opens, reads and closes `/dev/urandom` on every call, three system calls per document.
-    static func recordID() -> String {
-        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let made = withUnsafeMutableBytes(of: &uuid) { bytes in
-            RAND_bytes(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(bytes.count)) == 1
-        }
-        guard made else { return UUID().uuidString }
-        uuid.6 = (uuid.6 & 0x0F) | 0x40  // version 4
-        uuid.8 = (uuid.8 & 0x3F) | 0x80  // RFC 4122 variant
-        return UUID(uuid: uuid).uuidString
-    }
+    /// A new record ID (``SignatureRecord/newID()``).
+    static func recordID() -> String { SignatureRecord.newID() }
 
     /// A worker's read buffer, allocated once and reused for every document (no allocation, and
     /// no `mmap`/`munmap`, per document).

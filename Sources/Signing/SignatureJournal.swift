@@ -45,10 +45,10 @@ public actor SignatureJournal {
     public init(url: URL, busyTimeout: Duration = .seconds(10)) throws {
         self.url = url
         try Self.createPrivately(url)
-        try Self.checkHeader(url)
         let milliseconds =
             busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         let connection = try SQLiteConnection(path: url.path, busyTimeoutMilliseconds: Int32(clamping: milliseconds))
+        try Self.checkHeader(connection, url)
         try Self.prepareSchema(connection, busyTimeout: busyTimeout)
         self.connection = connection
     }
@@ -262,27 +262,37 @@ public actor SignatureJournal {
 
     /// Creates the file 0600 when it is missing, never following a symbolic link, and refuses a
     /// path that is not a regular file of this user (a planted link or file), before SQLite opens it.
+    ///
+    /// An existing journal is only looked at (`lstat`), never opened here: closing any descriptor
+    /// of a file drops every POSIX lock this process holds on it, the locks of an SQLite connection
+    /// already open on it (another `SignatureJournal` of this process) included. Another process
+    /// would then find the journal unused, checkpoint it and delete its WAL under that connection,
+    /// whose later commits nobody else would ever see (SQLite's "How To Corrupt", 2.2). A new file
+    /// is made with `O_EXCL`, so the descriptor closed here is one no connection can have used.
     private static func createPrivately(_ url: URL) throws {
         let path = url.path
-        let descriptor = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
-        guard descriptor >= 0 else {
-            if errno == ELOOP {
-                throw CertificateProviderError(
-                    .fileSystem,
-                    "the signature journal '\(path)' is a symbolic link; certsign does not follow it: remove the link"
-                )
-            }
-            throw CertificateProviderError(
+        func failure(_ action: String) -> CertificateProviderError {
+            CertificateProviderError(
                 .fileSystem,
-                "cannot open the signature journal '\(path)': \(String(cString: strerror(errno)))"
+                "cannot \(action) the signature journal '\(path)': \(String(cString: strerror(errno)))"
             )
         }
-        defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
+        if lstat(path, &info) != 0 {
+            guard errno == ENOENT else { throw failure("inspect") }
+            let descriptor = open(path, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if descriptor >= 0 {
+                close(descriptor)
+                return
+            }
+            // Another process or task made it meanwhile: check what is there now.
+            guard errno == EEXIST else { throw failure("open") }
+            guard lstat(path, &info) == 0 else { throw failure("inspect") }
+        }
+        guard (info.st_mode & S_IFMT) != S_IFLNK else {
             throw CertificateProviderError(
                 .fileSystem,
-                "cannot inspect the signature journal '\(path)': \(String(cString: strerror(errno)))"
+                "the signature journal '\(path)' is a symbolic link; certsign does not follow it: remove the link"
             )
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
@@ -299,16 +309,16 @@ public actor SignatureJournal {
             )
         }
         // A journal an older build created 0644: SQLite gives its -wal and -shm files the same mode.
-        if (info.st_mode & 0o077) != 0 { _ = fchmod(descriptor, 0o600) }
+        if (info.st_mode & 0o077) != 0 { _ = chmod(path, 0o600) }
     }
 
-    /// Refuses a non-empty file that does not start with the SQLite header, before SQLite touches it.
-    private static func checkHeader(_ url: URL) throws {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { return }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        guard !header.isEmpty else { return }
-        guard header == Data("SQLite format 3\0".utf8) else {
+    /// Refuses a non-empty file that is not an SQLite database, before anything is written to it:
+    /// SQLite reads the header on the first statement and refuses (`SQLITE_NOTADB`) without
+    /// writing. Read through the connection, not a descriptor of ours (see ``createPrivately(_:)``).
+    private static func checkHeader(_ connection: SQLiteConnection, _ url: URL) throws {
+        do {
+            _ = try connection.integer("PRAGMA schema_version")
+        } catch let error as CertificateProviderError where error.code == .storeCorrupted {
             throw CertificateProviderError(
                 .storeCorrupted,
                 "'\(url.path)' is not a signature journal (not an SQLite database); it was left untouched: move it "

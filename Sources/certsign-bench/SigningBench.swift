@@ -14,9 +14,11 @@ func runSigningBenchmarks(_ harness: BenchHarness) async throws {
     if let child = environment[SigningBench.childVariable] {
         await SigningBench.runChild(child, harness: harness)
     }
-    try await SigningBench.bigFile(harness)
-    try await SigningBench.batch(harness)
-    try await SigningBench.cliBatch(harness)
+    // CERTSIGN_BENCH_SIGNING_PARTS=big,batch,cli picks parts of the suite (default: all).
+    let parts = Set((environment["CERTSIGN_BENCH_SIGNING_PARTS"] ?? "big,batch,cli").split(separator: ","))
+    if parts.contains("big") { try await SigningBench.bigFile(harness) }
+    if parts.contains("batch") { try await SigningBench.batch(harness) }
+    if parts.contains("cli") { try await SigningBench.cliBatch(harness) }
 }
 
 enum SigningBench {

@@ -61,6 +61,34 @@ struct SignatureJournalTests {
         #expect(try Self.sqlite(url.path, "PRAGMA user_version") == "\(SignatureJournal.schemaVersion)")
         #expect(try Self.sqlite(url.path, "PRAGMA application_id") == "\(SignatureJournal.applicationID)")
         #expect(try Self.sqlite(url.path, "SELECT document_name FROM signatures") == "Договор №5.docx")
+
+        // An empty name is stored as empty text (the column is NOT NULL), not refused or read as NULL.
+        let unnamed = Self.record("", at: Date(timeIntervalSince1970: 1_700_000_200))
+        try await reopened.append(unnamed)
+        #expect(try await reopened.record(id: unnamed.id) == unnamed)
+        #expect(try Self.sqlite(url.path, "SELECT count(*) FROM signatures WHERE document_name = ''") == "1")
+    }
+
+    @Test(
+        "A second journal on the same file in one process keeps the first one's locks: another process never deletes the WAL under it"
+    )
+    func twoJournalsOneProcess() async throws {
+        let directory = try TemporaryDirectory(prefix: "journal-locks")
+        let url = URL(fileURLWithPath: directory.path("journal.sqlite"))
+        let first = try SignatureJournal(url: url)
+        try await first.append(Self.record("первый.pdf"))
+        // Opening a second journal must not drop the first connection's POSIX locks (closing any
+        // descriptor of the file would): the sqlite3 process below would then find the database
+        // unused on exit, checkpoint it and delete the WAL both journals still write to.
+        let second = try SignatureJournal(url: url)
+        #expect(try Self.sqlite(url.path, "SELECT count(*) FROM signatures") == "1")
+        #expect(FileManager.default.fileExists(atPath: url.path + "-wal"), "the WAL of open journals was deleted")
+        try await first.append(Self.record("второй.pdf"))
+        try await second.append(Self.record("третий.pdf"))
+        // Every commit is visible to another process, and survives both journals closing.
+        #expect(try Self.sqlite(url.path, "SELECT count(*) FROM signatures") == "3")
+        #expect(try await first.count() == 3)
+        #expect(try await second.count() == 3)
     }
 
     @Test("append(contentsOf:) is all or nothing")
@@ -186,6 +214,35 @@ struct SignatureJournalTests {
                 "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'signatures_by_%'"
             ) == "2"
         )
+    }
+
+    @Test("Record IDs are UUID version 7 (RFC 9562): unique, in the order they were made, Python reads them as v7")
+    func recordIDs() throws {
+        let before = UInt64(Date().timeIntervalSince1970 * 1000)
+        let ids = (0..<20_000).map { _ in SignatureRecord.newID() }
+        let after = UInt64(Date().timeIntervalSince1970 * 1000)
+        #expect(Set(ids).count == ids.count)
+        var last: UInt64 = 0
+        for id in ids {
+            let uuid = try #require(UUID(uuidString: id)).uuid
+            let milliseconds = [uuid.0, uuid.1, uuid.2, uuid.3, uuid.4, uuid.5].reduce(UInt64(0)) {
+                $0 << 8 | UInt64($1)
+            }
+            #expect(uuid.6 >> 4 == 7, "version nibble of \(id)")
+            #expect(uuid.8 >> 6 == 0b10, "variant bits of \(id)")
+            #expect(milliseconds >= before && milliseconds <= after + 1, "time of \(id)")
+            #expect(milliseconds >= last, "\(id) was made after an ID with a later time")
+            last = milliseconds
+        }
+        // Another implementation's view of the same strings.
+        let script =
+            "import sys, uuid\nfor line in sys.stdin:\n    assert uuid.UUID(line.strip()).version == 7, line\nprint('ok')"
+        let python = try ExternalTool.run(
+            "python3",
+            ["-c", script],
+            input: Data(ids.prefix(200).joined(separator: "\n").utf8)
+        )
+        #expect(python.succeeded && python.output.contains("ok"), "\(python.errorOutput)")
     }
 
     @Test("4 processes × 200 signatures at once give exactly 800 rows")

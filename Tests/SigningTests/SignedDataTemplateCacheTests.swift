@@ -192,3 +192,154 @@ struct SignedDataTemplateCacheTests {
         #expect(built >= 1)
     }
 }
+
+@Suite("SignedDataTemplate: the encoded form (OpenSSL's DER with the per-document values written in place)")
+struct SignedDataTemplateEncodedFormTests {
+    let fixture: Fixture
+    init() throws { fixture = try Fixture() }
+
+    private func template(_ identity: SigningIdentity, format: SignatureFormat = .cadesBES) throws -> SignedDataTemplate
+    {
+        guard let key = identity.key as? LocalSigningKey else { throw CertificateProviderError(.cryptoFailure, "") }
+        return try SignedDataTemplate(
+            identity: identity,
+            key: key,
+            format: format,
+            detached: true,
+            digestAlgorithm: .sha256,
+            signingCertificateAttribute: nil
+        )
+    }
+
+    /// `openssl cms -cmsout` re-encodes what it parsed: DER that OpenSSL itself would write.
+    private func reencoded(_ signatures: [[UInt8]]) throws -> [[UInt8]] {
+        let directory = try TemporaryDirectory(prefix: "encoded-form")
+        return try signatures.enumerated().map { index, signature in
+            let input = try directory.write("in-\(index).p7s", signature)
+            let output = directory.url.appendingPathComponent("out-\(index).p7s").path
+            let run = try ExternalTool.run(
+                "openssl",
+                ["cms", "-cmsout", "-inform", "DER", "-outform", "DER", "-in", input, "-out", output]
+            )
+            #expect(run.succeeded, "openssl could not read signature \(index): \(run.errorOutput)")
+            return try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        }
+    }
+
+    @Test(
+        "Every ECDSA signature length gets its own checked DER: openssl re-encodes each byte for byte and verifies it"
+    )
+    func ecdsaLengths() throws {
+        let template = try template(fixture.ec)
+        var byLength: [Int: (signature: [UInt8], content: [UInt8])] = [:]
+        let time = Date(timeIntervalSince1970: 1_780_000_000)
+        // ECDSA DER signatures are 70, 71 or 72 bytes (rarely fewer): 400 signatures meet at least two lengths.
+        for index in 0..<400 {
+            let content = Array("document \(index)".utf8)
+            let signature = try template.sign(
+                digest: DigestAlgorithm.sha256.hash(content),
+                signingTime: time,
+                attachedContent: nil
+            )
+            // The ContentInfo's length grows with the signature's: one sample per signature length.
+            if byLength[signature.count] == nil { byLength[signature.count] = (signature, content) }
+        }
+        #expect(byLength.count >= 2, "ContentInfo lengths met: \(byLength.keys.sorted())")
+        #expect(template.encodedShapeCount == byLength.count, "one checked DER per signature length, all used")
+        let samples = byLength.keys.sorted().map { byLength[$0]! }
+        #expect(try reencoded(samples.map(\.signature)) == samples.map(\.signature))
+        for sample in samples {
+            #expect(
+                try OpenSSLCLI.verify(
+                    signature: sample.signature,
+                    content: sample.content,
+                    detached: true,
+                    root: fixture.pki.root.certificate,
+                    cades: true
+                ).succeeded
+            )
+            #expect(try OpenSSLCLI.print(sample.signature).contains("May 28 20:26:40 2026"))
+        }
+    }
+
+    @Test(
+        "RSA and plain CMS through the encoded form equal OpenSSL's encoding and verify; times from 2050 take OpenSSL's structure"
+    )
+    func rsaPlainAndGeneralizedTime() throws {
+        let content = Array("Договор №7\n".utf8)
+        let digest = DigestAlgorithm.sha256.hash(content)
+        var made: [[UInt8]] = []
+        for (identity, format) in [(fixture.rsa, SignatureFormat.cms), (fixture.ec, .cms), (fixture.rsa, .cadesBES)] {
+            let template = try template(identity, format: format)
+            made.append(
+                try template.sign(
+                    digest: digest,
+                    signingTime: Date(timeIntervalSince1970: 1_790_000_000),
+                    attachedContent: nil
+                )
+            )
+            // 2051-01-01: a GeneralizedTime, which the encoded form does not take.
+            let later = try template.sign(
+                digest: digest,
+                signingTime: Date(timeIntervalSince1970: 2_556_143_999 + 1),
+                attachedContent: nil
+            )
+            #expect(try OpenSSLCLI.print(later).contains("2051"))
+            made.append(later)
+            // And back to a UTCTime after the structure was used the other way.
+            made.append(
+                try template.sign(
+                    digest: digest,
+                    signingTime: Date(timeIntervalSince1970: 1_790_000_001),
+                    attachedContent: nil
+                )
+            )
+            #expect(template.encodedShapeCount >= 1, "the UTCTime signatures took the encoded form")
+        }
+        #expect(try reencoded(made) == made)
+        for (index, signature) in made.enumerated() {
+            #expect(
+                try OpenSSLCLI.verify(
+                    signature: signature,
+                    content: content,
+                    detached: true,
+                    root: fixture.pki.root.certificate,
+                    cades: index >= 6
+                ).succeeded,
+                "signature \(index)"
+            )
+        }
+    }
+
+    @Test("The offset check refuses a value found twice, a value not found, and a change outside the values")
+    func offsetCheck() throws {
+        let first: [UInt8] = [0x30, 0x0A, 1, 2, 3, 0x04, 0x02, 9, 9, 0x05, 7, 7]
+        var second = first
+        second[2...4] = [0xFE, 0xFD, 0xFC]
+        #expect(
+            try SignedDataTemplate.EncodedForm.locate([[[1, 2, 3], [0xFE, 0xFD, 0xFC]]], in: [first, second]) == [2]
+        )
+        // Not found in the second encoding at the same place.
+        #expect(throws: CertificateProviderError.self) {
+            try SignedDataTemplate.EncodedForm.locate([[[1, 2, 3], [0xFE, 0xFD, 0xFB]]], in: [first, second])
+        }
+        // A byte that changes outside any value (a length that depends on the value).
+        var shifted = second
+        shifted[1] = 0x0B
+        #expect(throws: CertificateProviderError.self) {
+            try SignedDataTemplate.EncodedForm.locate([[[1, 2, 3], [0xFE, 0xFD, 0xFC]]], in: [first, shifted])
+        }
+        // A value found at two places.
+        let twice: [UInt8] = [7, 7, 1, 7, 7]
+        #expect(throws: CertificateProviderError.self) {
+            try SignedDataTemplate.EncodedForm.locate([[[7, 7], [8, 8]]], in: [twice, [8, 8, 1, 8, 8]])
+        }
+        // Encodings of different lengths.
+        #expect(throws: CertificateProviderError.self) {
+            try SignedDataTemplate.EncodedForm.locate(
+                [[[1, 2, 3], [0xFE, 0xFD, 0xFC]]],
+                in: [first, Array(second.dropLast())]
+            )
+        }
+    }
+}

@@ -74,7 +74,13 @@ final class SignedDataTemplate {
     }
 
     /// Makes one signature: the template with this document's digest, signing time and (attached)
-    /// content; the key signs the signed attributes OpenSSL encodes.
+    /// content; the key signs the signed attributes.
+    ///
+    /// A detached signature whose signing time OpenSSL encodes as a UTCTime (1950–2049) takes the
+    /// encoded form (``EncodedForm``): the DER OpenSSL made for this template, with the digest, the
+    /// time and the signature written over their fixed-length places. Anything else goes through
+    /// OpenSSL's structure: its attributes are replaced, and OpenSSL encodes them and the whole
+    /// ContentInfo.
     /// - Returns: the DER ContentInfo.
     /// - Throws: `.invalidParameter` for a digest of the wrong length; `.cryptoFailure`.
     func sign(digest: [UInt8], signingTime: Date, attachedContent: [UInt8]?) throws -> [UInt8] {
@@ -84,6 +90,40 @@ final class SignedDataTemplate {
                 "a \(algorithm) digest has \(algorithm.outputByteCount) bytes, not \(digest.count)"
             )
         }
+        if detached, let time = encodedTime(signingTime), let encoded = encodedForm(), time.type == encoded.timeType {
+            var attributes = encoded.attributes
+            attributes.write(digest, at: encoded.attributeDigest)
+            attributes.write(time.bytes, at: encoded.attributeTime)
+            let signature = try context.sign(digest: algorithm.hash(attributes))
+            if let shape = try encoded.shapes[signature.count] ?? addShape(signatureLength: signature.count) {
+                var der = shape.der
+                der.write(digest, at: shape.digest)
+                der.write(time.bytes, at: shape.time)
+                der.write(signature, at: shape.signature)
+                return der
+            }
+            // No checked shape for this length: OpenSSL's structure, with this signature.
+            try set(digest: digest, signingTime: signingTime)
+            try set(signature: signature)
+            return try pending.cms.derBytes()
+        }
+        try set(digest: digest, signingTime: signingTime)
+        if !detached {
+            try SignedDataBuilder.embed(attachedContent ?? [], in: pending.cms)
+        }
+        // An idle template does not hold the last document's content.
+        defer { if !detached { try? SignedDataBuilder.embed([], in: pending.cms) } }
+        let attributes = try SignedDataBuilder.signedAttributesDER(pending.signerInfo)
+        let signature = try context.sign(digest: algorithm.hash(attributes))
+        try set(signature: signature)
+        return try pending.cms.derBytes()
+    }
+
+    // MARK: The OpenSSL structure
+
+    /// Replaces the signed attributes that change per document (contentType is removed and added
+    /// again by ``SignedDataBuilder/addAttributes(_:digest:signingTime:)``).
+    private func set(digest: [UInt8], signingTime: Date) throws {
         OpenSSLErrorQueue.clear()
         let signerInfo = pending.signerInfo
         for nid in [NID_pkcs9_signingTime, NID_pkcs9_messageDigest, NID_pkcs9_contentType] {
@@ -91,19 +131,217 @@ final class SignedDataTemplate {
             if index >= 0, let removed = CMS_signed_delete_attr(signerInfo, index) { X509_ATTRIBUTE_free(removed) }
         }
         try SignedDataBuilder.addAttributes(signerInfo, digest: digest, signingTime: signingTime)
-        if !detached {
-            try SignedDataBuilder.embed(attachedContent ?? [], in: pending.cms)
-        }
-        // An idle template does not hold the last document's content.
-        defer { if !detached { try? SignedDataBuilder.embed([], in: pending.cms) } }
-        let attributes = try SignedDataBuilder.signedAttributesDER(signerInfo)
-        let signature = try context.sign(digest: algorithm.hash(attributes))
-        guard let slot = CMS_SignerInfo_get0_signature(signerInfo),
+    }
+
+    /// Puts a signature into the SignerInfo.
+    private func set(signature: [UInt8]) throws {
+        guard let slot = CMS_SignerInfo_get0_signature(pending.signerInfo),
             ASN1_STRING_set(slot, signature, Int32(signature.count)) == 1
         else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not store the signature in the CMS structure")
         }
-        return try pending.cms.derBytes()
+    }
+
+    // MARK: The encoded form
+
+    /// The DER OpenSSL encoded for this template and where the per-document values lie in it; made
+    /// on the first detached signature.
+    private var encoded: EncodedForm?
+    /// How many encoded ContentInfos (signature lengths) the template holds (for tests).
+    var encodedShapeCount: Int { encoded?.shapes.count ?? 0 }
+    /// Set when the encoded form failed its check: this template signs through OpenSSL's structure.
+    private var encodedFormRefused = false
+
+    /// The encoded form, made on first use; nil when it failed its check.
+    private func encodedForm() -> EncodedForm? {
+        if let encoded { return encoded }
+        guard !encodedFormRefused else { return nil }
+        do {
+            encoded = try EncodedForm(template: self)
+        } catch {
+            encodedFormRefused = true
+        }
+        return encoded
+    }
+
+    /// Makes and keeps the encoded ContentInfo for signatures of one length; nil (and the encoded
+    /// form is given up) when it fails its check.
+    /// - Throws: `.cryptoFailure` when OpenSSL fails to encode.
+    private func addShape(signatureLength: Int) throws -> EncodedForm.Shape? {
+        guard var form = encoded else { return nil }
+        encoded = nil
+        do {
+            let shape = try form.shape(signatureLength: signatureLength, template: self)
+            encoded = form
+            return shape
+        } catch let error as CertificateProviderError where error.code == .cryptoFailure {
+            encodedFormRefused = true
+            return nil
+        }
+    }
+    /// The last signing time's encoding (a batch signs with one time).
+    private var lastTime: (seconds: Int64, type: Int32, bytes: [UInt8])?
+
+    /// How OpenSSL encodes a signing time (`ASN1_TIME_set`, as ``SignedDataBuilder`` adds it): its
+    /// ASN.1 type and content bytes; nil for a GeneralizedTime (before 1950, from 2050), which the
+    /// encoded form does not take.
+    private func encodedTime(_ date: Date) -> (type: Int32, bytes: [UInt8])? {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        if let lastTime, lastTime.seconds == seconds { return (lastTime.type, lastTime.bytes) }
+        guard let time = ASN1_TIME_set(nil, time_t(seconds)) else { return nil }
+        defer { ASN1_TIME_free(time) }
+        guard time.pointee.type == V_ASN1_UTCTIME, let data = ASN1_STRING_get0_data(time) else { return nil }
+        let bytes = Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(time))))
+        lastTime = (seconds, time.pointee.type, bytes)
+        return (time.pointee.type, bytes)
+    }
+
+    /// The signed attributes and the whole ContentInfo, each encoded by OpenSSL, with the offsets
+    /// of the three values that change per document: the messageDigest, the signingTime and the
+    /// signature. Per document these are written over the same number of bytes, so no tag, length
+    /// or order OpenSSL encoded changes:
+    /// - the digest has its algorithm's length, the UTCTime 13 characters, and a signature of a
+    ///   given length has its own encoded ContentInfo (ECDSA signatures vary by a byte or two);
+    /// - DER orders the SET OF signed attributes by their encodings, and the four attributes differ
+    ///   in length or OID before any value byte, so their order does not depend on the values.
+    ///
+    /// The offsets are not searched for blindly: OpenSSL encodes the template twice, with two sets
+    /// of values that differ in every byte, and each value must lie at exactly one offset where
+    /// the first encoding holds the first value and the second the second, and the two encodings
+    /// must differ nowhere else. A template that fails this check signs through OpenSSL's
+    /// structure instead (``SignedDataTemplate/sign(digest:signingTime:attachedContent:)`` never
+    /// uses an unchecked form).
+    struct EncodedForm {
+        /// The DER SET OF signed attributes (as hashed and signed).
+        let attributes: [UInt8]
+        let attributeDigest: Int
+        let attributeTime: Int
+        /// The ASN.1 type of the signing time the offsets were found with.
+        let timeType: Int32
+        /// One encoded ContentInfo per signature length.
+        private(set) var shapes: [Int: Shape] = [:]
+
+        /// An encoded ContentInfo and the offsets of its digest, time and signature.
+        struct Shape {
+            let der: [UInt8]
+            let digest: Int
+            let time: Int
+            let signature: Int
+        }
+
+        /// Two UTCTimes whose encodings differ in every digit: 2000-01-01 01:01:01 and
+        /// 2011-12-12 12:12:12.
+        private static let probeDates = (
+            Date(timeIntervalSince1970: 946_688_461), Date(timeIntervalSince1970: 1_323_691_932)
+        )
+
+        /// Encodes the signed attributes twice and finds the digest and time in them.
+        /// - Throws: `.cryptoFailure` when OpenSSL fails or the two encodings do not differ only at
+        ///   one place for each value.
+        init(template: SignedDataTemplate) throws {
+            let length = template.pending.digestAlgorithm.outputByteCount
+            let digests = Self.probeValues(length)
+            let times = try Self.probeTimes(template)
+            var encodings: [[UInt8]] = []
+            for variant in 0..<2 {
+                try template.set(
+                    digest: digests[variant],
+                    signingTime: variant == 0 ? Self.probeDates.0 : Self.probeDates.1
+                )
+                encodings.append(try SignedDataBuilder.signedAttributesDER(template.pending.signerInfo))
+            }
+            let offsets = try Self.locate([digests, times.bytes], in: encodings)
+            attributes = encodings[0]
+            attributeDigest = offsets[0]
+            attributeTime = offsets[1]
+            timeType = times.type
+        }
+
+        /// The encoded ContentInfo for signatures of `signatureLength` bytes, made on first use.
+        /// - Throws: `.cryptoFailure` as ``init(template:)``.
+        mutating func shape(signatureLength: Int, template: SignedDataTemplate) throws -> Shape {
+            if let shape = shapes[signatureLength] { return shape }
+            let digests = Self.probeValues(template.pending.digestAlgorithm.outputByteCount)
+            let signatures = Self.probeValues(signatureLength)
+            let times = try Self.probeTimes(template)
+            var encodings: [[UInt8]] = []
+            for variant in 0..<2 {
+                try template.set(
+                    digest: digests[variant],
+                    signingTime: variant == 0 ? Self.probeDates.0 : Self.probeDates.1
+                )
+                try template.set(signature: signatures[variant])
+                encodings.append(try template.pending.cms.derBytes())
+            }
+            let offsets = try Self.locate([digests, times.bytes, signatures], in: encodings)
+            let shape = Shape(der: encodings[0], digest: offsets[0], time: offsets[1], signature: offsets[2])
+            shapes[signatureLength] = shape
+            return shape
+        }
+
+        /// A random value and its complement: two values of `length` bytes that differ in every byte.
+        private static func probeValues(_ length: Int) -> [[UInt8]] {
+            var value = [UInt8](repeating: 0, count: length)
+            if RAND_bytes(&value, Int32(length)) != 1 {
+                for index in value.indices { value[index] = UInt8(truncatingIfNeeded: index &* 151 &+ 89) }
+            }
+            return [value, value.map { ~$0 }]
+        }
+
+        /// The two probe times as OpenSSL encodes them.
+        private static func probeTimes(
+            _ template: SignedDataTemplate
+        ) throws -> (type: Int32, bytes: [[UInt8]]) {
+            guard let first = template.encodedTime(probeDates.0), let second = template.encodedTime(probeDates.1),
+                first.type == second.type, first.bytes.count == second.bytes.count
+            else {
+                throw CertificateProviderError(.cryptoFailure, "OpenSSL did not encode the probe times as UTCTime")
+            }
+            return (first.type, [first.bytes, second.bytes])
+        }
+
+        /// The one offset of each value pair: where the first encoding holds the first value and
+        /// the second encoding the second. The encodings must have one length and differ only there.
+        /// - Throws: `.cryptoFailure` otherwise.
+        static func locate(_ values: [[[UInt8]]], in encodings: [[UInt8]]) throws -> [Int] {
+            let (first, second) = (encodings[0], encodings[1])
+            func refuse(_ reason: String) -> CertificateProviderError {
+                CertificateProviderError(.cryptoFailure, "the prepared SignedData cannot be reused as DER: \(reason)")
+            }
+            guard first.count == second.count else { throw refuse("its length depends on the values") }
+            var offsets: [Int] = []
+            var covered = [Bool](repeating: false, count: first.count)
+            for pair in values {
+                let length = pair[0].count
+                guard length > 0, first.count >= length else { throw refuse("a value is longer than the encoding") }
+                let found = (0...(first.count - length)).filter { start in
+                    first[start..<(start + length)].elementsEqual(pair[0])
+                        && second[start..<(start + length)].elementsEqual(pair[1])
+                }
+                guard found.count == 1 else { throw refuse("a value was found \(found.count) times") }
+                offsets.append(found[0])
+                for index in found[0]..<(found[0] + length) { covered[index] = true }
+            }
+            for index in first.indices where first[index] != second[index] && !covered[index] {
+                throw refuse("byte \(index) changes with the values but belongs to none of them")
+            }
+            return offsets
+        }
+    }
+}
+
+extension [UInt8] {
+    /// Writes `bytes` over `self[offset..<offset + bytes.count]` (a copy of the bytes: the length
+    /// and every other byte stay; `replaceSubrange` took its generic path and cost as much as a
+    /// SHA-256 of the document).
+    fileprivate mutating func write(_ bytes: [UInt8], at offset: Int) {
+        precondition(offset >= 0 && offset + bytes.count <= count, "a value written inside the encoding")
+        guard !bytes.isEmpty else { return }
+        withUnsafeMutableBytes { target in
+            bytes.withUnsafeBytes { source in
+                (target.baseAddress! + offset).copyMemory(from: source.baseAddress!, byteCount: source.count)
+            }
+        }
     }
 }
 

@@ -55,10 +55,18 @@ final class SignedDataTemplateCache: Sendable {
         let template: SignedDataTemplate
     }
 
-    private struct Entry {
+    /// A signer's templates; a class, so that taking and putting one back changes the entry in
+    /// place (one dictionary lookup, no copy of the idle list).
+    private final class Entry {
         weak var owner: LocalSigningKey?
         var idle: [Lease]
         var lastUse: UInt64
+
+        init(owner: LocalSigningKey, idle: [Lease], lastUse: UInt64) {
+            self.owner = owner
+            self.idle = idle
+            self.lastUse = lastUse
+        }
     }
 
     private struct State {
@@ -124,10 +132,9 @@ final class SignedDataTemplateCache: Sendable {
         state.withLock { state in
             state.clock += 1
             // The owner check makes a reused ObjectIdentifier (a freed key's address) a miss.
-            if var entry = state.entries[cacheKey], entry.owner === owner {
+            if let entry = state.entries[cacheKey], entry.owner === owner {
                 entry.lastUse = state.clock
                 let lease = entry.idle.popLast()
-                state.entries[cacheKey] = entry
                 if lease == nil { state.built += 1 }
                 return lease
             }
@@ -143,10 +150,9 @@ final class SignedDataTemplateCache: Sendable {
         var dropped: [Lease] = []
         state.withLock { state in
             state.clock += 1
-            if var entry = state.entries[cacheKey], entry.owner === owner {
+            if let entry = state.entries[cacheKey], entry.owner === owner {
                 entry.lastUse = state.clock
                 if entry.idle.count < idleLimit { entry.idle.append(lease) } else { dropped.append(lease) }
-                state.entries[cacheKey] = entry
             } else {
                 if let stale = state.entries[cacheKey] { dropped += stale.idle }
                 state.entries[cacheKey] = Entry(owner: owner, idle: [lease], lastUse: state.clock)

@@ -13,7 +13,8 @@ final class SQLiteConnection {
     /// - Throws: `.fileSystem` when the file cannot be opened or created.
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
         var raw: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        // NOFOLLOW: a symbolic link put in place after the journal's own checks is refused too.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let status = sqlite3_open_v2(path, &raw, flags, nil)
         guard status == SQLITE_OK, let raw else {
             let message = raw.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -136,13 +137,17 @@ final class SQLiteStatement {
             case .null: status = sqlite3_bind_null(handle, index)
             case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
             case .real(let number): status = sqlite3_bind_double(handle, index, number)
-            case .text(let text):
-                let utf8 = Array(text.utf8) + [0]
-                status = utf8.withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) {
-                        CSQLiteShims_bind_text_transient(handle, index, $0.baseAddress, Int32(buffer.count - 1))
+            case .text(var text):
+                // A native string's UTF-8 in place (no copy); SQLite copies it (transient) with its length.
+                // An empty string still binds text, not NULL: a non-null pointer with length 0.
+                status =
+                    text.isEmpty
+                    ? CSQLiteShims_bind_text_transient(handle, index, "", 0)
+                    : text.withUTF8 { buffer in
+                        buffer.withMemoryRebound(to: CChar.self) {
+                            CSQLiteShims_bind_text_transient(handle, index, $0.baseAddress, Int32($0.count))
+                        }
                     }
-                }
             case .blob(let bytes):
                 status =
                     bytes.isEmpty
