@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
 
@@ -125,6 +126,19 @@ void CCurlShims_poller_wake(int wake_fd) {
     (void)written; /* EAGAIN: the counter is full, so a wake-up is pending anyway */
 }
 
+curl_socket_t CCurlShims_open_socket(const struct curl_sockaddr *address) {
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+CURLcode CCurlShims_install_socket_hooks(CURL *handle, curl_opensocket_callback open_function,
+                                         curl_closesocket_callback close_function, void *user) {
+    CURLcode result = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, open_function);
+    if (result == CURLE_OK) result = curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, user);
+    if (result == CURLE_OK) result = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, close_function);
+    if (result == CURLE_OK) result = curl_easy_setopt(handle, CURLOPT_CLOSESOCKETDATA, user);
+    return result;
+}
+
 void CCurlShims_name_this_thread(const char *name) {
     (void)pthread_setname_np(pthread_self(), name); /* at most 15 bytes; a longer name is left unset */
 }
@@ -225,6 +239,18 @@ CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *tran
     CURLcode result = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, ssl_ctx_callback);
     if (result != CURLE_OK) return result;
     return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, transfer);
+}
+
+void CCurlShims_detach_tls_hook(CURL *handle, const CCurlShims_tls_transfer *transfer) {
+    pthread_once(&transfer_index_once, make_transfer_index);
+    if (transfer_index < 0) return;
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return;
+    if (info->backend != CURLSSLBACKEND_OPENSSL || info->internals == NULL) return;
+    SSL_CTX *context = SSL_get_SSL_CTX((SSL *)info->internals);
+    if (context != NULL && SSL_CTX_get_ex_data(context, transfer_index) == transfer) {
+        SSL_CTX_set_ex_data(context, transfer_index, NULL);
+    }
 }
 
 const char *CCurlShims_verify_error_string(long error) {

@@ -2,6 +2,7 @@ internal import CCurl
 internal import CCurlShims
 public import CertificateProviders
 import Foundation
+import Synchronization
 
 /// The package's default ``HTTPTransport``: libcurl (the OpenSSL build) driven by one multi handle:
 /// the calling thread starts its request without blocking, and a dedicated thread waits for the
@@ -25,7 +26,8 @@ import Foundation
 /// - Response bodies over ``Configuration/maximumResponseBodyBytes`` are refused with
 ///   `.responseTooLarge` (as soon as `Content-Length` announces them, or when the bytes pass the limit).
 /// - Proxies come from the environment as for the `curl` tool: `https_proxy`/`HTTPS_PROXY`,
-///   `http_proxy` (lower case only), `all_proxy`, `no_proxy`/`NO_PROXY`.
+///   `http_proxy` (lower case only), `all_proxy`/`ALL_PROXY`, `no_proxy`/`NO_PROXY`. When none of
+///   the proxy variables is set as the transport is made, it uses no proxy for its whole life.
 /// - IPv6 literal hosts work (`https://[::1]:8443/`).
 ///
 /// Errors (see ``HTTPTransport``): `.untrustedServerCertificate` names the server certificate's
@@ -74,6 +76,12 @@ public final class CurlTransport: HTTPTransport {
     private let loop: CurlMultiLoop
     private let tls: CurlTLSSetup
     private let loopExecutor: CurlLoopExecutor
+    /// URLs (absolute strings) that passed ``Configuration/endpointPolicy`` (at most
+    /// ``validatedURLLimit``; forgotten all at once when full).
+    private let validatedURLs = Mutex<Set<String>>([])
+    private static let validatedURLLimit = 256
+    /// Whether a proxy variable curl reads was set (non-empty) when the transport was made.
+    private let proxyFromEnvironment: Bool
 
     /// The executor of the thread that waits for this transport's sockets. A task that prefers it
     /// (`withTaskExecutorPreference(transport.taskExecutor) { … }`, around a whole series of client
@@ -102,24 +110,48 @@ public final class CurlTransport: HTTPTransport {
         self.tls = tls
         loop = CurlMultiLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost)
         loopExecutor = CurlLoopExecutor(loop: loop)
+        let environment = ProcessInfo.processInfo.environment
+        proxyFromEnvironment = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].contains {
+            !(environment[$0] ?? "").isEmpty
+        }
     }
 
     deinit { loop.shutdown() }
 
     /// Sends one request (see the type's documentation for the error contract).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try configuration.endpointPolicy.validate(request.url)
+        let urlString = request.url.absoluteString
+        try validate(request.url, urlString)
         if Task.isCancelled {
             throw CertificateProviderError(.cancelled, "the request was cancelled before it was sent")
         }
-        let transfer = try CurlTransfer(request: request, configuration: configuration, tls: tls, pool: loop)
+        let transfer = try CurlTransfer(
+            request: request,
+            urlString: urlString,
+            configuration: configuration,
+            tls: tls,
+            proxyFromEnvironment: proxyFromEnvironment,
+            pool: loop
+        )
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+            // Resumed exactly once: by the loop when the transfer finishes, fails or is cancelled.
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTPResponse, any Error>) in
                 transfer.continuation = continuation
                 loop.submit(transfer)
             }
         } onCancel: {
             loop.cancel(transfer)
+        }
+    }
+
+    /// Checks the URL against ``Configuration/endpointPolicy`` once per distinct URL: the verdict
+    /// depends on the URL alone, and clients send the same few routes over and over.
+    private func validate(_ url: URL, _ urlString: String) throws {
+        if validatedURLs.withLock({ $0.contains(urlString) }) { return }
+        try configuration.endpointPolicy.validate(url)
+        validatedURLs.withLock { known in
+            if known.count >= CurlTransport.validatedURLLimit { known.removeAll() }
+            known.insert(urlString)
         }
     }
 }

@@ -88,6 +88,17 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
         pairedRatio: parallel.pairedRatio
     )
 
+    if let libcurl = LibcurlLoop.build(harness) {
+        try libcurl.recordRows(
+            harness,
+            route: "certificates",
+            url: certificatesURL,
+            headers: headers,
+            caFile: tls ? harness.scratch.appendingPathComponent("cryptopro-emulator-ca.pem").path : nil,
+            scheme: scheme
+        )
+    }
+
     let body =
         #"{"Content":"\#(Data(document).base64EncodedString())","Signature":{"CertificateId":\#(StandardSeed.certificateID),"Parameters":{"CADESType":"BES","Hash":"False","IsDetached":"True"},"PinCode":"\#(StandardSeed.certificatePIN)","Type":"CAdES"}}"#
     let script = harness.scratch.appendingPathComponent("cryptopro-sign.lua")

@@ -42,6 +42,13 @@ int CCurlShims_poller_wait(int epoll_fd, int wake_fd, curl_socket_t *sockets, in
 /* Makes the next (or the current) CCurlShims_poller_wait return. */
 void CCurlShims_poller_wake(int wake_fd);
 
+/* Opens a socket for curl's CURLOPT_OPENSOCKETFUNCTION as curl would, close-on-exec; returns it or
+ * CURL_SOCKET_BAD (errno set). */
+curl_socket_t CCurlShims_open_socket(const struct curl_sockaddr *address);
+/* Sets CURLOPT_OPENSOCKETFUNCTION and CURLOPT_CLOSESOCKETFUNCTION (and their data, `user`). */
+CURLcode CCurlShims_install_socket_hooks(CURL *handle, curl_opensocket_callback open_function,
+                                         curl_closesocket_callback close_function, void *user);
+
 /* Names the calling thread for the system (ps, perf, /proc; at most 15 bytes). */
 void CCurlShims_name_this_thread(const char *name);
 
@@ -76,6 +83,14 @@ typedef struct {
  * server certificate's subject and issuer and the verification error.
  */
 CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *transfer);
+
+/*
+ * Unhooks `transfer` from the TLS context of the connection the handle is on (if it is the one that
+ * connection's hooks write to), before the transfer's memory goes: a kept-alive connection lives on
+ * and may be read by later transfers (or by other HTTP/2 streams) after this one ended. Call it
+ * before curl_multi_remove_handle; without a TLS connection it does nothing.
+ */
+void CCurlShims_detach_tls_hook(CURL *handle, const CCurlShims_tls_transfer *transfer);
 
 /* X509_verify_cert_error_string (static text). */
 const char *CCurlShims_verify_error_string(long error);

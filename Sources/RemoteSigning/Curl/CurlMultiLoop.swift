@@ -68,8 +68,17 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var completed: [Completion] = []
     private var stopRequested = false
-    /// The sockets in the epoll set (so that a watch is one epoll_ctl, not a failed MOD and an ADD).
-    private var watched: Set<curl_socket_t> = []
+    /// The sockets in the epoll set and what they are watched for (CURL_POLL_IN, _OUT, _INOUT), so
+    /// that a watch that changes nothing costs no epoll_ctl.
+    private var registered: [curl_socket_t: Int32] = [:]
+    /// The sockets curl opened and will close through this loop's socket hooks
+    /// (``installSocketHooks(on:)``), so that the loop hears of their closing.
+    private var ownSockets: Set<curl_socket_t> = []
+    /// Own sockets curl stopped watching (an idle keep-alive connection) that stay in the epoll set
+    /// for input, so that the next request on the connection needs no epoll_ctl. They leave it when
+    /// they close, or on their first event (the server closed the idle connection, or sent what
+    /// nobody asked for: curl checks a connection before reusing it).
+    private var idleRegistered: Set<curl_socket_t> = []
     /// When curl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` (uptime nanoseconds), nil for never.
     private var timerDeadline: UInt64?
     /// When the sleeping loop thread wakes at the latest; nil while it is awake (it then reads
@@ -132,7 +141,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         transfer.requestCancellation()
         withMulti {
             if active.removeValue(forKey: transfer.handle) != nil {
-                curl_multi_remove_handle(multi, transfer.handle)
+                remove(transfer)
                 finish(transfer, .failure(transfer.cancelledError()))
                 refreshTimer()
             }
@@ -253,7 +262,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             let count = Int(CCurlShims_poller_wait(epollFD, wakeFD, &sockets, &masks, Int32(capacity), timeout, &woken))
             let (finished, stop, next) = lock.withLock {
                 plannedWake = nil
-                for index in 0..<count { drive(sockets[index], mask: masks[index]) }
+                for index in 0..<count { socketEvent(sockets[index], mask: masks[index]) }
                 if let deadline = timerDeadline, deadline <= DispatchTime.now().uptimeNanoseconds {
                     drive(CURL_SOCKET_TIMEOUT, mask: 0)
                 }
@@ -272,8 +281,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
         }
         let remaining = lock.withLock {
-            for (handle, transfer) in active {
-                curl_multi_remove_handle(multi, handle)
+            for transfer in active.values {
+                remove(transfer)
                 finish(
                     transfer,
                     .failure(
@@ -361,10 +370,16 @@ final class CurlMultiLoop: @unchecked Sendable {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
             let code = CCurlShims_msg_result(message)
             guard let transfer = active.removeValue(forKey: handle) else { continue }
-            curl_multi_remove_handle(multi, handle)
+            remove(transfer)
             finish(transfer, transfer.outcome(code))
         }
         refreshTimer()
+    }
+
+    /// Takes a transfer's easy handle out of the multi handle (its connection stays in the cache).
+    private func remove(_ transfer: CurlTransfer) {
+        transfer.detachTLSReport()
+        curl_multi_remove_handle(multi, transfer.handle)
     }
 
     /// Reads when curl next wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` (asked after every
@@ -403,12 +418,65 @@ final class CurlMultiLoop: @unchecked Sendable {
         if !kept { curl_easy_cleanup(handle) }
     }
 
-    // MARK: curl's socket callback (called inside curl calls, so with the lock held)
+    /// Passes a socket's event to curl, unless curl stopped watching the socket (an idle
+    /// connection kept in the epoll set): that one leaves the set instead.
+    private func socketEvent(_ socket: curl_socket_t, mask: Int32) {
+        if idleRegistered.remove(socket) != nil {
+            registered[socket] = nil
+            _ = CCurlShims_poller_watch(epollFD, socket, CURL_POLL_REMOVE, 1)
+            return
+        }
+        drive(socket, mask: mask)
+    }
+
+    /// Makes curl open and close the handle's sockets through this loop (see ``ownSockets``).
+    func installSocketHooks(on handle: UnsafeMutableRawPointer) -> CURLcode {
+        // The loop outlives every transfer and every connection of its multi handle.
+        CCurlShims_install_socket_hooks(
+            handle,
+            curlOpenSocket,
+            curlCloseSocket,
+            Unmanaged.passUnretained(self).toOpaque()
+        )
+    }
+
+    // MARK: curl's socket callbacks (called inside curl calls, so with the lock held, or at the
+    // end of `run` when no other thread calls curl)
 
     fileprivate func watch(_ socket: curl_socket_t, _ what: Int32) {
+        let current = registered[socket]
+        if what == CURL_POLL_REMOVE {
+            guard let current else { return }
+            if current == CURL_POLL_IN && ownSockets.contains(socket) {
+                idleRegistered.insert(socket)
+                return
+            }
+            registered[socket] = nil
+            _ = CCurlShims_poller_watch(epollFD, socket, what, 1)
+            return
+        }
+        idleRegistered.remove(socket)
+        guard current != what else { return }
         // A failure leaves the socket unwatched; curl's timers still end its transfer.
-        let isWatched = what == CURL_POLL_REMOVE ? watched.remove(socket) != nil : !watched.insert(socket).inserted
-        _ = CCurlShims_poller_watch(epollFD, socket, what, isWatched ? 1 : 0)
+        if CCurlShims_poller_watch(epollFD, socket, what, current == nil ? 0 : 1) == 0 {
+            registered[socket] = what
+        } else {
+            registered[socket] = nil
+        }
+    }
+
+    fileprivate func opened(_ socket: curl_socket_t) {
+        ownSockets.insert(socket)
+    }
+
+    /// Called before curl closes one of its sockets: it leaves the epoll set first (a forked child
+    /// could keep the socket open, and with it its place in the set).
+    fileprivate func closing(_ socket: curl_socket_t) {
+        ownSockets.remove(socket)
+        idleRegistered.remove(socket)
+        if registered.removeValue(forKey: socket) != nil {
+            _ = CCurlShims_poller_watch(epollFD, socket, CURL_POLL_REMOVE, 1)
+        }
     }
 }
 
@@ -418,6 +486,18 @@ private let curlSocketCallback: curl_socket_callback = { _, socket, what, user, 
     guard let user else { return 0 }
     Unmanaged<CurlMultiLoop>.fromOpaque(user).takeUnretainedValue().watch(socket, what)
     return 0
+}
+
+private let curlOpenSocket: curl_opensocket_callback = { user, _, address in
+    guard let user, let address else { return CURL_SOCKET_BAD }
+    let socket = CCurlShims_open_socket(address)
+    if socket != CURL_SOCKET_BAD { Unmanaged<CurlMultiLoop>.fromOpaque(user).takeUnretainedValue().opened(socket) }
+    return socket
+}
+
+private let curlCloseSocket: curl_closesocket_callback = { user, socket in
+    if let user { Unmanaged<CurlMultiLoop>.fromOpaque(user).takeUnretainedValue().closing(socket) }
+    return close(socket)
 }
 
 /// Lets raw handles and non-Sendable values cross a Mutex; every access takes the lock.

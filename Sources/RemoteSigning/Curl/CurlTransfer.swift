@@ -16,10 +16,12 @@ import Glibc
 /// atomic.
 final class CurlTransfer: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
-    let summary: String
-    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    var continuation: UnsafeContinuation<HTTPResponse, any Error>?
 
     private let request: HTTPRequest
+    private let urlString: String
+    /// Whether curl looks for proxies in the environment (else none is used).
+    private let proxyFromEnvironment: Bool
     private let timeout: TimeInterval
     private let limit: Int
     private let isHTTPS: Bool
@@ -36,19 +38,25 @@ final class CurlTransfer: @unchecked Sendable {
     private var upload: UnsafeMutableRawBufferPointer?
     private var bodyTooLarge = false
 
+    /// - Parameters:
+    ///   - urlString: `request.url.absoluteString` (the caller has it already).
+    ///   - proxyFromEnvironment: whether a proxy variable was set when the transport was made.
     init(
         request: HTTPRequest,
+        urlString: String,
         configuration: CurlTransport.Configuration,
         tls: CurlTLSSetup,
+        proxyFromEnvironment: Bool,
         pool: CurlMultiLoop
     ) throws {
         self.request = request
+        self.proxyFromEnvironment = proxyFromEnvironment
+        self.urlString = urlString
         self.tls = tls
         timeout = max(0.001, request.timeout)
         limit = configuration.maximumResponseBodyBytes
-        isHTTPS = request.url.scheme?.lowercased() == "https"
+        isHTTPS = CurlTransfer.hasHTTPSScheme(urlString)
         clientSubject = tls.clientSubject
-        summary = "\(request.method) \(request.url.host ?? "")\(request.url.path)"
         // First the only step that can fail, so that nothing allocated below can leak.
         handle = try pool.takeHandle()
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -58,7 +66,7 @@ final class CurlTransfer: @unchecked Sendable {
         tlsReport.pointee.alert_received = -1
         tlsReport.pointee.config = UnsafePointer(tls.config)
         do {
-            try configure()
+            try configure(pool)
         } catch {
             pool.returnHandle(handle)
             throw error
@@ -73,6 +81,27 @@ final class CurlTransfer: @unchecked Sendable {
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
         tlsReport.deallocate()
+    }
+
+    /// "METHOD host/path", for error messages (made only when one is).
+    var summary: String { "\(request.method) \(request.url.host ?? "")\(request.url.path)" }
+
+    /// Whether an absolute URL string starts with `https:` (any case), without parsing the URL again.
+    static func hasHTTPSScheme(_ urlString: String) -> Bool {
+        var bytes = urlString.utf8.makeIterator()
+        for expected in "https:".utf8 {
+            guard let byte = bytes.next() else { return false }
+            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            guard lowered == expected else { return false }
+        }
+        return true
+    }
+
+    /// Stops the TLS hooks of this transfer's connection from writing to this transfer's report,
+    /// which is freed with the transfer while the connection may live on (called before the handle
+    /// leaves the multi handle, while curl still knows the connection).
+    func detachTLSReport() {
+        if isHTTPS { CCurlShims_detach_tls_hook(handle, tlsReport) }
     }
 
     var isCancellationRequested: Bool { cancellation.load(ordering: .acquiring) }
@@ -92,13 +121,16 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Preparation (caller's thread)
 
-    private func configure() throws {
+    private func configure(_ pool: CurlMultiLoop) throws {
         let opaque = Unmanaged.passUnretained(self).toOpaque()
         var failed: CURLcode = CURLE_OK
         func set(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
-        set(CCurlShims_easy_setopt_string(handle, CURLOPT_URL, request.url.absoluteString))
-        set(CCurlShims_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        // Strings go to curl through withCString or as static text: passing a String where C wants a
+        // `const char *` copies it into a new array first (curl copies the text it keeps anyway).
+        set(urlString.withCString { CCurlShims_easy_setopt_string(handle, CURLOPT_URL, $0) })
+        set(setStatic(CURLOPT_PROTOCOLS_STR, "http,https"))
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+        set(pool.installSocketHooks(on: handle))
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
         let milliseconds = Int(min(timeout * 1000, Double(Int32.max)).rounded(.up))
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds))
@@ -109,7 +141,7 @@ final class CurlTransfer: @unchecked Sendable {
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
         set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
         if let replacement = tls.replacementCAFile {
-            set(CCurlShims_easy_setopt_string(handle, CURLOPT_CAINFO, replacement))
+            set(replacement.withCString { CCurlShims_easy_setopt_string(handle, CURLOPT_CAINFO, $0) })
             set(CCurlShims_easy_setopt_string(handle, CURLOPT_CAPATH, nil))
         }
         if isHTTPS { set(CCurlShims_install_tls_hook(handle, tlsReport)) }
@@ -119,6 +151,12 @@ final class CurlTransfer: @unchecked Sendable {
         set(CCurlShims_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, curlWriteHeader))
         set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, opaque))
         set(CCurlShims_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        if !proxyFromEnvironment {
+            // No proxy variable was set when the transport was made: say so, which spares curl
+            // its environment lookups on every request.
+            set(setStatic(CURLOPT_PROXY, ""))
+            set(setStatic(CURLOPT_NOPROXY, ""))
+        }
 
         let method = request.method
         let hasBody = request.bodyCount > 0
@@ -146,8 +184,9 @@ final class CurlTransfer: @unchecked Sendable {
 
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
-            guard !header.name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
-                !header.value.contains(where: { $0 == "\r" || $0 == "\n" })
+            // Bytes, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+            guard !header.name.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == UInt8(ascii: ":") }),
+                !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A })
             else {
                 if let list { curl_slist_free_all(list) }
                 throw CertificateProviderError.invalidParameter(
@@ -156,10 +195,15 @@ final class CurlTransfer: @unchecked Sendable {
             }
             // "Name;" sends a header with an empty value ("Name:" would remove curl's own).
             let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
-            list = curl_slist_append(list, line)
+            list = line.withCString { curl_slist_append(list, $0) }
         }
         // No "Expect: 100-continue" round trip before a body.
-        if request.header("Expect") == nil { list = curl_slist_append(list, "Expect:") }
+        if request.header("Expect") == nil {
+            let expect: StaticString = "Expect:"
+            list = expect.utf8Start.withMemoryRebound(to: CChar.self, capacity: expect.utf8CodeUnitCount + 1) {
+                curl_slist_append(list, $0)
+            }
+        }
         headerList = list
         set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)))
         guard failed == CURLE_OK else {
@@ -170,12 +214,28 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
+    /// Sets a string option from static text (no copy on the way to curl).
+    private func setStatic(_ option: CURLoption, _ text: StaticString) -> CURLcode {
+        // A literal of several characters (or none) is stored as a NUL-terminated C string.
+        precondition(text.hasPointerRepresentation)
+        return text.utf8Start.withMemoryRebound(to: CChar.self, capacity: text.utf8CodeUnitCount + 1) {
+            CCurlShims_easy_setopt_string(handle, option, $0)
+        }
+    }
+
     // MARK: Callbacks (the loop's lock held)
 
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard body.count + bytes.count <= limit else {
             bodyTooLarge = true
             return false
+        }
+        if body.capacity == 0 {
+            // One allocation for the whole body when the server announced its length (the limit
+            // was checked against that length already: CURLOPT_MAXFILESIZE_LARGE).
+            var announced: curl_off_t = -1
+            _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced)
+            body.reserveCapacity(max(bytes.count, min(Int(announced), limit)))
         }
         body.append(contentsOf: bytes)
         return true
@@ -192,6 +252,7 @@ final class CurlTransfer: @unchecked Sendable {
             return
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        if headers.capacity == 0 { headers.reserveCapacity(12) }
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
         var start = colon + 1
         var end = bytes.count

@@ -1,0 +1,164 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import RemoteSigning
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+import TestSupport
+#endif
+
+/// The transport keeps an idle kept-alive connection's socket in its epoll set between requests
+/// (no epoll_ctl per request) and must still notice when the server closes it, and when curl
+/// closes it and the kernel hands the same descriptor to a new connection.
+@Suite("CurlTransport: kept-alive connections, closed by the server while idle, and their sockets")
+struct CurlConnectionReuseTests {
+    @Test("sequential requests share one kept-alive connection; 8 in flight open at most 8")
+    func keepAlive() async throws {
+        let server = try IdleClosingServer(idleSeconds: 3600)
+        defer { server.stop() }
+        let transport = CurlTransport()
+        // On the transport's own thread: in a full parallel test run the shared pool can leave a
+        // task waiting for minutes, and curl rightly replaces a connection idle for longer than
+        // CURLOPT_MAXAGE_CONN (118 s).
+        let ports = try await withTaskExecutorPreference(transport.taskExecutor) {
+            var ports: Set<Int> = []
+            for index in 0..<20 {
+                let answer = try await server.get(over: transport, path: "/sequential/\(index)")
+                #expect(answer.path == "/sequential/\(index)")
+                ports.insert(answer.clientPort)
+            }
+            return ports
+        }
+        #expect(ports.count == 1, "20 sequential requests should share one connection: \(ports)")
+        let parallel = try await withThrowingTaskGroup(of: IdleClosingServer.Answer.self) { group in
+            for index in 0..<64 {
+                group.addTask { try await server.get(over: transport, path: "/parallel/\(index % 8)") }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(parallel.count == 64)
+        #expect(Set(parallel.map(\.clientPort)).count <= 8)
+    }
+
+    @Test("a server that closes idle connections: every next request opens a new one and is answered")
+    func serverClosesIdleConnections() async throws {
+        let server = try IdleClosingServer(idleSeconds: 0.2)
+        defer { server.stop() }
+        let transport = CurlTransport()
+        var earlier: Set<Int> = []
+        for round in 0..<4 {
+            // Two at once (often on two connections), so that up to two sockets sit idle in the
+            // epoll set when the server hangs up.
+            async let first = server.get(over: transport, path: "/round/\(round)/a")
+            async let second = server.get(over: transport, path: "/round/\(round)/b")
+            let answers = try await [first, second]
+            #expect(answers.map(\.path).sorted() == ["/round/\(round)/a", "/round/\(round)/b"])
+            let ports = Set(answers.map(\.clientPort))
+            #expect(ports.isDisjoint(with: earlier), "round \(round) should need new connections: \(ports), \(earlier)")
+            earlier.formUnion(ports)
+            // Longer than the server's idle limit: it closes the connections while they are idle.
+            try await Task.sleep(for: .milliseconds(600))
+        }
+    }
+
+    @Test("a header name or value holding CR LF, CR or LF is refused before anything is sent")
+    func headerLineBreaks() async throws {
+        let server = try IdleClosingServer(idleSeconds: 3600)
+        defer { server.stop() }
+        let transport = CurlTransport()
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/injected"))
+        // "\r\n" is a single Character in Swift, unlike "\r" and "\n" alone.
+        for (name, value) in [
+            ("X-Note", "a\r\nInjected: 1"), ("X-Note", "a\nInjected: 1"), ("X-Note", "a\rb"),
+            ("X-Note\r\nInjected", "1"), ("X:Note", "1"),
+        ] {
+            let refused = await expectError(.invalidParameter) {
+                try await transport.send(HTTPRequest(url: url, headers: [(name, value)]))
+            }
+            #expect(refused?.reason.contains("line break or colon") == true)
+        }
+        let answer = try await server.get(over: transport, path: "/after")
+        #expect(answer.path == "/after")
+    }
+}
+
+/// Python's `http.server` over plain HTTP/1.1 on 127.0.0.1 that closes a kept-alive connection
+/// after `idleSeconds` without a request, and answers JSON naming the path and the client's port.
+private final class IdleClosingServer: Sendable {
+    struct Answer: Sendable {
+        var path: String
+        var clientPort: Int
+    }
+
+    private let process: Process
+    private let directory: TemporaryDirectory
+    let port: Int
+
+    init(idleSeconds: Double) throws {
+        directory = try TemporaryDirectory()
+        let script = try directory.write(
+            "server.py",
+            text: """
+                import http.server, json, sys
+                class Handler(http.server.BaseHTTPRequestHandler):
+                    protocol_version = "HTTP/1.1"
+                    timeout = float(sys.argv[1])
+                    def do_GET(self):
+                        body = json.dumps({"path": self.path, "client_port": self.client_address[1]}).encode()
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(body)))
+                        self.end_headers()
+                        self.wfile.write(body)
+                    def log_message(self, *args):
+                        pass
+                class Server(http.server.ThreadingHTTPServer):
+                    daemon_threads = True
+                    def handle_error(self, request, client_address):
+                        pass
+                server = Server(("127.0.0.1", 0), Handler)
+                print(server.server_address[1], flush=True)
+                server.serve_forever()
+                """
+        )
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.path(of: "python3") ?? "/usr/bin/python3")
+        process.arguments = [script, String(idleSeconds)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line: [UInt8] = []
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw CertificateProviderError(.network, "the Python HTTP server did not start")
+        }
+        self.port = port
+        self.process = process
+    }
+
+    /// GET `path`, with a deadline well below the test's patience: a socket the loop failed to watch
+    /// would end in `.timeout`, not hang.
+    func get(over transport: CurlTransport, path: String) async throws -> Answer {
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)\(path)"))
+        let response = try await transport.send(HTTPRequest(url: url, timeout: 10))
+        #expect(response.status == 200)
+        let json = try response.json(context: "idle-closing server")
+        return Answer(path: json["path"]?.stringValue ?? "", clientPort: json["client_port"]?.intValue ?? -1)
+    }
+
+    func stop() {
+        // SIGKILL: the child inherits the test runner's blocked signal mask, so SIGTERM may never land.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
