@@ -185,7 +185,13 @@ enum BatchSigningPipeline {
                             ) : nil)
                     var made: [Made] = []
                     var templateFailed = false
-                    for index in stride(from: range.lowerBound + worker, to: range.upperBound, by: workers) {
+                    for (count, index) in stride(from: range.lowerBound + worker, to: range.upperBound, by: workers)
+                        .enumerated()
+                    {
+                        // The cooperative pool has a thread per core and never preempts: without a
+                        // yield, the workers would hold every thread until their share is signed, and
+                        // the previous group's commit (journal, syncfs) could not run beside them.
+                        if count % 8 == 7 { await Task.yield() }
                         if Task.isCancelled {
                             let error = CertificateProviderError(
                                 .cancelled,
