@@ -351,23 +351,25 @@ public actor SigningCoordinator {
         // (syncfs, renames, directory sync, journal): at most one group in flight, taken in order.
         try await withThrowingTaskGroup(of: BatchSigningPipeline.Group.self) { inFlight in
             var pending = false
+            /// Starts signing the documents of `range` (local key only).
+            func startSigning(_ range: Range<Int>, _ signer: BatchSigningPipeline.Signer) {
+                inFlight.addTask {
+                    await BatchSigningPipeline.run(
+                        documents,
+                        outputs: outputs,
+                        range: range,
+                        signer: signer,
+                        deferringSync: BatchSigningPipeline.syncPlan(outputs, range: range)
+                    )
+                }
+            }
             for (number, start) in starts.enumerated() {
                 let range = start..<min(start + Self.batchGroupSize, documents.count)
                 var group: [Result<SigningResult, CertificateProviderError>]
                 // Per document, the temporary file still to be synced (with its file system) and renamed.
                 var temporaries = [String?](repeating: nil, count: range.count)
                 if let signer {
-                    if !pending {
-                        inFlight.addTask {
-                            await BatchSigningPipeline.run(
-                                documents,
-                                outputs: outputs,
-                                range: range,
-                                signer: signer,
-                                deferringSync: BatchSigningPipeline.syncPlan(outputs, range: range)
-                            )
-                        }
-                    }
+                    if !pending { startSigning(range, signer) }
                     guard let made = try await inFlight.next() else { break }
                     pending = false
                     group = made.results
@@ -416,16 +418,10 @@ public actor SigningCoordinator {
                     temporaries.removeSubrange(failed...)
                 }
                 if let signer, firstFailure == nil, !Task.isCancelled, number + 1 < starts.count {
-                    let next = starts[number + 1]..<min(starts[number + 1] + Self.batchGroupSize, documents.count)
-                    inFlight.addTask {
-                        await BatchSigningPipeline.run(
-                            documents,
-                            outputs: outputs,
-                            range: next,
-                            signer: signer,
-                            deferringSync: BatchSigningPipeline.syncPlan(outputs, range: next)
-                        )
-                    }
+                    startSigning(
+                        starts[number + 1]..<min(starts[number + 1] + Self.batchGroupSize, documents.count),
+                        signer
+                    )
                     pending = true
                 }
                 do {

@@ -242,13 +242,8 @@ final class SignedDataTemplate {
             let length = template.pending.digestAlgorithm.outputByteCount
             let digests = Self.probeValues(length)
             let times = try Self.probeTimes(template)
-            var encodings: [[UInt8]] = []
-            for variant in 0..<2 {
-                try template.set(
-                    digest: digests[variant],
-                    signingTime: variant == 0 ? Self.probeDates.0 : Self.probeDates.1
-                )
-                encodings.append(try SignedDataBuilder.signedAttributesDER(template.pending.signerInfo))
+            let encodings = try Self.encodeBoth(template, digests: digests) {
+                try SignedDataBuilder.signedAttributesDER(template.pending.signerInfo)
             }
             let offsets = try Self.locate([digests, times.bytes], in: encodings)
             attributes = encodings[0]
@@ -264,19 +259,31 @@ final class SignedDataTemplate {
             let digests = Self.probeValues(template.pending.digestAlgorithm.outputByteCount)
             let signatures = Self.probeValues(signatureLength)
             let times = try Self.probeTimes(template)
-            var encodings: [[UInt8]] = []
-            for variant in 0..<2 {
-                try template.set(
-                    digest: digests[variant],
-                    signingTime: variant == 0 ? Self.probeDates.0 : Self.probeDates.1
-                )
-                try template.set(signature: signatures[variant])
-                encodings.append(try template.pending.cms.derBytes())
+            let encodings = try Self.encodeBoth(template, digests: digests, signatures: signatures) {
+                try template.pending.cms.derBytes()
             }
             let offsets = try Self.locate([digests, times.bytes, signatures], in: encodings)
             let shape = Shape(der: encodings[0], digest: offsets[0], time: offsets[1], signature: offsets[2])
             shapes[signatureLength] = shape
             return shape
+        }
+
+        /// Sets the template to the first probe values (digest, time and, when given, signature),
+        /// encodes it, then the same with the second ones.
+        private static func encodeBoth(
+            _ template: SignedDataTemplate,
+            digests: [[UInt8]],
+            signatures: [[UInt8]]? = nil,
+            _ encode: () throws -> [UInt8]
+        ) throws -> [[UInt8]] {
+            try (0..<2).map { variant in
+                try template.set(
+                    digest: digests[variant],
+                    signingTime: variant == 0 ? probeDates.0 : probeDates.1
+                )
+                if let signatures { try template.set(signature: signatures[variant]) }
+                return try encode()
+            }
         }
 
         /// A random value and its complement: two values of `length` bytes that differ in every byte.
