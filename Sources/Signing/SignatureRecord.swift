@@ -42,21 +42,28 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
     /// Where the signature bytes are.
     public var storage: Storage
 
-    /// A new record ID: a random UUID (version 4, RFC 9562), 122 random bits from OpenSSL's
-    /// DRBG, as an upper-case UUID string.
+    /// A new record ID: a UUID string (RFC 9562 version 8, the layout RFC 9562 leaves to the
+    /// application) whose first 8 hex digits follow the clock and whose other 90 bits are random.
     ///
-    /// Random from the first character, so a short prefix names a record (`certsign signatures
-    /// remove 0F1C3A52`, as git takes abbreviated commits); a time-ordered version 7 ID would have
-    /// given every record of a day the same first characters. The random bytes come from a
-    /// per-process pool filled by `RAND_bytes` 4 KiB at a time (refilled after a `fork`, so a
-    /// child never repeats its parent's bytes); Foundation's `UUID()` (which opens `/dev/urandom`
-    /// on every call) is the fallback when OpenSSL cannot give random bytes.
+    /// - The first 32 bits are the wall clock in microseconds, modulo 2³² (the cycle is 71.6 minutes),
+    ///   and grow by at least one from one ID to the next in a process. Records made one after
+    ///   another therefore sit next to each other in the journal's ID index: a batch adds its rows
+    ///   to a few adjacent index pages instead of one page per row, so the journal's cost per row
+    ///   stays flat as it grows (with random IDs it doubled by 200 000 rows, all of it page writes).
+    /// - Those 8 digits still tell records apart, so a short prefix names a record (`certsign
+    ///   signatures remove 0F1C3A52`, as git takes abbreviated commits): two records share them only
+    ///   when made at the same microsecond of the cycle. A plain time-ordered ID (version 7) would
+    ///   have given every record of a minute the same first 8 digits.
+    /// - The random bits come from a per-process pool filled by `RAND_bytes` 4 KiB at a time
+    ///   (refilled in a forked child before it takes anything, so a child never repeats its parent's
+    ///   bytes); Foundation's `UUID()` (random, version 4) is the fallback when OpenSSL cannot give
+    ///   random bytes.
     public static func newID() -> String {
         var bytes: (UInt64, UInt64) = (0, 0)
         let made = withUnsafeMutableBytes(of: &bytes) { raw in IDRandomPool.shared.withLock { $0.take(into: raw) } }
         guard made else { return UUID().uuidString }
         return withUnsafeMutableBytes(of: &bytes) { raw in
-            raw[6] = (raw[6] & 0x0F) | 0x40  // version 4
+            raw[6] = (raw[6] & 0x0F) | 0x80  // version 8
             raw[8] = (raw[8] & 0x3F) | 0x80  // RFC 9562 variant
             let digits: StaticString = "0123456789ABCDEF"
             return String(unsafeUninitializedCapacity: 36) { text in
@@ -117,23 +124,51 @@ private struct IDRandomPool: ~Copyable {
 
     private var bytes = [UInt8](repeating: 0, count: 4096)
     private var used = 4096
-    /// The process the pool was filled in: a forked child refills before it takes anything.
-    private var owner: pid_t = 0
+    /// The ``ForkGeneration`` the pool was filled in: a forked child refills before it takes anything.
+    private var filledIn: UInt64 = .max
 
-    /// Copies `target.count` unused random bytes into `target`; false when OpenSSL failed.
+    /// The last clock value (microseconds) given to an ID in this process.
+    private var lastMicroseconds: UInt64 = 0
+
+    /// Fills the 16 bytes of `target`: the first 4 with the next clock value (big-endian, see
+    /// ``SignatureRecord/newID()``), the other 12 with unused random bytes; false when OpenSSL failed.
     mutating func take(into target: UnsafeMutableRawBufferPointer) -> Bool {
-        let process = getpid()
-        if used + target.count > bytes.count || owner != process {
+        precondition(target.count == 16)
+        let generation = ForkGeneration.current
+        if used + 12 > bytes.count || generation != filledIn {
             guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else { return false }
             used = 0
-            owner = process
+            filledIn = generation
         }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let microseconds = UInt64(max(0, now.tv_sec)) &* 1_000_000 &+ UInt64(max(0, now.tv_nsec)) / 1000
+        lastMicroseconds = max(microseconds, lastMicroseconds &+ 1)
+        target.storeBytes(of: UInt32(truncatingIfNeeded: lastMicroseconds).bigEndian, as: UInt32.self)
         bytes.withUnsafeBytes { pool in
-            target.copyMemory(from: UnsafeRawBufferPointer(rebasing: pool[used..<(used + target.count)]))
+            UnsafeMutableRawBufferPointer(rebasing: target[4...]).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: pool[used..<(used + 12)])
+            )
         }
         // Used bytes are not kept where a later ID could read them again.
-        for index in used..<(used + target.count) { bytes[index] = 0 }
-        used += target.count
+        for index in used..<(used + 12) { bytes[index] = 0 }
+        used += 12
         return true
+    }
+}
+
+/// Counts the `fork`s of this process's lineage: a `pthread_atfork` child handler, registered the
+/// first time it is read, adds one in the child. The ID pool compares it instead of calling
+/// `getpid` for every ID.
+private enum ForkGeneration {
+    private static let count = Atomic<UInt64>(0)
+    private static let registered: Bool = {
+        pthread_atfork(nil, nil) { ForkGeneration.count.add(1, ordering: .relaxed) }
+        return true
+    }()
+
+    static var current: UInt64 {
+        _ = registered
+        return count.load(ordering: .relaxed)
     }
 }

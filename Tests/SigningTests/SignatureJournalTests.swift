@@ -216,22 +216,36 @@ struct SignatureJournalTests {
         )
     }
 
-    @Test("Record IDs are random UUIDs (version 4): unique, short prefixes tell them apart, Python reads them as v4")
+    @Test(
+        "Record IDs are UUIDs (version 8): unique, clock-ordered first 8 digits that still tell records apart, Python reads them"
+    )
     func recordIDs() throws {
+        let before = Date().timeIntervalSince1970
         let ids = (0..<20_000).map { _ in SignatureRecord.newID() }
+        let after = Date().timeIntervalSince1970
         #expect(Set(ids).count == ids.count)
+        var heads: [UInt32] = []
         for id in ids {
             let uuid = try #require(UUID(uuidString: id)).uuid
-            #expect(uuid.6 >> 4 == 4, "version nibble of \(id)")
+            #expect(uuid.6 >> 4 == 8, "version nibble of \(id)")
             #expect(uuid.8 >> 6 == 0b10, "variant bits of \(id)")
             #expect(id == id.uppercased() && id.count == 36)
+            heads.append(try #require(UInt32(id.prefix(8), radix: 16)))
         }
-        // `signatures remove 0F1C3A52` takes a prefix: 8 random hex digits name one of 20 000 records
-        // (two alike among them has a chance of about 5%, more than two almost none).
-        #expect(Set(ids.map { $0.prefix(8) }).count >= ids.count - 2)
+        // The first 32 bits follow the clock (microseconds modulo 2^32) and grow from one ID to the
+        // next, so a batch's rows land on adjacent pages of the journal's ID index.
+        let cycle = 4_294_967_296.0
+        let low = UInt32(((before * 1e6).rounded(.down)).truncatingRemainder(dividingBy: cycle))
+        let steps = heads.indices.dropFirst().map { heads[$0] &- heads[$0 - 1] }
+        #expect(steps.allSatisfy { $0 >= 1 && $0 < 10_000_000 }, "the heads must increase")
+        #expect(heads[0] &- low < UInt32((after - before) * 1e6 + 1_000_000), "the first head follows the clock")
+        // `signatures remove 0F1C3A52` takes a prefix: the 8 digits alone name each of these records.
+        #expect(Set(ids.map { $0.prefix(8) }).count == ids.count)
+        // The other 90 bits are random: no two IDs share their last 12 digits.
+        #expect(Set(ids.map { $0.suffix(12) }).count == ids.count)
         // Another implementation's view of the same strings.
         let script =
-            "import sys, uuid\nfor line in sys.stdin:\n    assert uuid.UUID(line.strip()).version == 4, line\nprint('ok')"
+            "import sys, uuid\nfor line in sys.stdin:\n    assert uuid.UUID(line.strip()).version == 8, line\nprint('ok')"
         let python = try ExternalTool.run(
             "python3",
             ["-c", script],
