@@ -107,6 +107,46 @@ package enum FileSystem {
         return (directory.isEmpty ? "." : directory) + "/.\(name).tmp-\(unique)"
     }
 
+    /// Removes the hidden temporary files (``temporaryPath(for:)``: `.NAME.tmp-` and 32 hex digits)
+    /// that a killed writer left in `directory` for the files named in `names`, when they were last
+    /// modified more than `age` ago; returns how many it removed.
+    ///
+    /// A writer keeps its temporary file only until it renames it (at most one batch group), so one
+    /// that old was left by a process that died. Only regular files are removed, only names of the
+    /// exact pattern, and only for `names`: what other programs keep in the directory is never
+    /// touched. Best effort: a file that cannot be examined or removed stays, as it would have.
+    package static func removeStaleTemporaries(
+        in directory: String,
+        for names: Set<String>,
+        olderThan age: TimeInterval
+    ) -> Int {
+        guard !names.isEmpty, let stream = opendir(directory) else { return 0 }
+        defer { closedir(stream) }
+        let descriptor = dirfd(stream)
+        let suffixLength = 5 + 32  // ".tmp-" and the 32 hex digits
+        let cutoff = Date().timeIntervalSince1970 - age
+        var removed = 0
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            let bytes = Array(name.utf8)
+            guard bytes.count > 1 + suffixLength, bytes[0] == UInt8(ascii: ".") else { continue }
+            let suffix = bytes[(bytes.count - suffixLength)...]
+            guard suffix.starts(with: Array(".tmp-".utf8)),
+                suffix.dropFirst(5).allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) }),
+                let target = String(bytes: bytes[1..<(bytes.count - suffixLength)], encoding: .utf8),
+                names.contains(target)
+            else { continue }
+            var info = stat()
+            guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                Double(info.st_mtim.tv_sec) < cutoff
+            else { continue }
+            if unlinkat(descriptor, name, 0) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
     /// The first step of ``writeAtomically(_:_:mode:syncingDirectory:)`` split out for a group of
     /// files made durable together: writes `bytes` to a new hidden temporary file next to `path`
     /// (see ``temporaryPath(for:)``) WITHOUT `fsync`, and returns its path. The caller then makes the

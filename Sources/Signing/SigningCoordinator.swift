@@ -267,6 +267,9 @@ public actor SigningCoordinator {
     /// complete `.p7s` that verifies; no `.p7s` is ever torn (a crash leaves the old file, the new
     /// one, or a hidden `.NAME.tmp-…` file). Files of the group being written when the process died
     /// may exist without a record (complete, verifiable, just not acknowledged); sign them again.
+    /// Signing them again also removes the hidden temporary files the killed batch left for them:
+    /// before it writes, a batch removes `.NAME.tmp-…` files for its own outputs that are more than
+    /// 10 minutes old (a live writer renames its temporary files within one group).
     /// As for single signatures, the journal runs WAL with `synchronous=NORMAL`: a killed process
     /// loses no commit, a power loss may lose the last commits (see ``SignatureJournal``).
     ///
@@ -307,6 +310,22 @@ public actor SigningCoordinator {
         )
     }
 
+    /// How old a hidden temporary file next to an output must be before a batch that writes that
+    /// output removes it as left by a killed batch (see ``signEach(_:outputs:provider:parameters:options:progress:)``).
+    static let staleTemporaryAge: TimeInterval = 600
+
+    /// Before a batch writes: removes, per output directory, the hidden temporary files an earlier
+    /// killed batch left for this batch's outputs (older than ``staleTemporaryAge``).
+    private static func removeStaleTemporaries(for outputs: [URL?]) {
+        var names: [String: Set<String>] = [:]
+        for case let output? in outputs {
+            names[output.deletingLastPathComponent().path, default: []].insert(output.lastPathComponent)
+        }
+        for (directory, names) in names {
+            _ = FileSystem.removeStaleTemporaries(in: directory, for: names, olderThan: staleTemporaryAge)
+        }
+    }
+
     /// The groups of ``signEach(_:outputs:provider:parameters:options:progress:)``; with
     /// `stoppingAtFirstFailure` (the form of ``sign(documents:provider:parameters:options:outputDirectory:progress:)``)
     /// the first failed document ends the batch: what was signed before it is recorded, the files
@@ -344,6 +363,7 @@ public actor SigningCoordinator {
                     ? try signingCertificateAttribute(for: id, algorithm: algorithm) : nil
             )
         }
+        Self.removeStaleTemporaries(for: outputs)
         var outcomes: [Result<SigningResult, CertificateProviderError>] = []
         outcomes.reserveCapacity(documents.count)
         let starts = Array(stride(from: 0, to: documents.count, by: Self.batchGroupSize))

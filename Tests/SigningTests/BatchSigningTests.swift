@@ -156,6 +156,65 @@ import Testing
         }
     }
 
+    @Test(
+        "signEach removes the hidden temporary files a killed batch left for its outputs (older than 10 minutes), nothing else"
+    )
+    func staleTemporariesAreRemoved() async throws {
+        let coordinator = try makeCoordinator("stale")
+        let output = directory.url.appendingPathComponent("stale")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let documents = (0..<10).map { Document.bytes(Array("document \($0)".utf8), name: "\($0).txt") }
+        let outputs = (0..<10).map { Optional(output.appendingPathComponent("\($0).p7s")) }
+        let hourAgo = Date().addingTimeInterval(-3600)
+        /// A file (or what `make` makes) at `name` in the output directory, last modified at `date`.
+        func leave(_ name: String, modified date: Date, make: (String) throws -> Void) throws -> String {
+            let path = output.appendingPathComponent(name).path
+            try make(path)
+            var times = [timespec(tv_sec: Int(date.timeIntervalSince1970), tv_nsec: 0)]
+            times.append(times[0])
+            #expect(utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) == 0)
+            return path
+        }
+        func file(_ path: String) throws {
+            try Data("left by a killed batch".utf8).write(to: URL(fileURLWithPath: path))
+        }
+        func name(of path: String) -> String { (path as NSString).lastPathComponent }
+        let outside = try directory.write("outside.txt", text: "not ours\n")
+        let stale = try [0, 5, 9].map { index in
+            try leave(name(of: FileSystem.temporaryPath(for: outputs[index]!.path)), modified: hourAgo, make: file)
+        }
+        let kept = [
+            // Fresh: a live writer's file.
+            try leave(name(of: FileSystem.temporaryPath(for: outputs[1]!.path)), modified: Date(), make: file),
+            // For a name this batch does not write.
+            try leave(
+                name(of: FileSystem.temporaryPath(for: output.appendingPathComponent("other.p7s").path)),
+                modified: hourAgo,
+                make: file
+            ),
+            // Not the pattern: lower-case hex, a short suffix, no leading dot.
+            try leave(".2.p7s.tmp-" + String(repeating: "a", count: 32), modified: hourAgo, make: file),
+            try leave(".2.p7s.tmp-ABCDEF", modified: hourAgo, make: file),
+            try leave("3.p7s.tmp-" + String(repeating: "A", count: 32), modified: hourAgo, make: file),
+            // The pattern, but a symbolic link and a directory.
+            try leave(name(of: FileSystem.temporaryPath(for: outputs[4]!.path)), modified: hourAgo) { path in
+                try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: outside)
+            },
+            try leave(name(of: FileSystem.temporaryPath(for: outputs[6]!.path)), modified: hourAgo) { path in
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            },
+        ]
+        let outcomes = try await coordinator.signEach(documents, outputs: outputs, provider: .pkcs12)
+        #expect(outcomes.allSatisfy { (try? $0.get()) != nil })
+        for path in stale { #expect(!FileSystem.exists(path), "\(path) was left") }
+        for path in kept { #expect(FileSystem.exists(path), "\(path) was removed") }
+        #expect(FileManager.default.fileExists(atPath: outside))
+        let signatures = try FileManager.default.contentsOfDirectory(atPath: output.path).filter {
+            $0.hasSuffix(".p7s")
+        }
+        #expect(signatures.sorted() == (0..<10).map { "\($0).p7s" }.sorted(), "\(signatures)")
+    }
+
     /// A coordinator over the EC signer (stored), with its own journal.
     func makeCoordinator(_ name: String) throws -> SigningCoordinator {
         var registry = ProviderRegistry()
