@@ -165,13 +165,15 @@ struct PDFChangeAnalysis {
                     let first = document.key(dictionary, "/First").flatMap(document.integer),
                     let data = document.streamData(stream, decoded: true)
                 else { continue }
-                let header = String(decoding: data.prefix(Int(first)), as: UTF8.self)
-                let numbers = header.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" }).compactMap {
-                    Int($0)
+                // Split on bytes: any PDF whitespace separates the pairs (as a String, "\r\n" would be
+                // one Character, and a change hidden behind it would go unseen).
+                let numbers = data.prefix(Int(first)).split(whereSeparator: PDFBytes.isWhitespace).map {
+                    $0.count <= 10 && $0.allSatisfy { (0x30...0x39).contains($0) }
+                        ? Int(String(decoding: $0, as: UTF8.self)) : nil
                 }
-                for pair in stride(from: 0, to: min(numbers.count, Int(count) * 2), by: 2)
-                where seen.insert(numbers[pair]).inserted {
-                    found.append((numbers[pair], 0))
+                for pair in stride(from: 0, to: min(numbers.count, Int(count) * 2), by: 2) {
+                    guard let member = numbers[pair], seen.insert(member).inserted else { continue }
+                    found.append((member, 0))
                 }
             }
         }

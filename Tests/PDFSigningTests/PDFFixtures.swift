@@ -227,6 +227,57 @@ enum PDFFixtures {
         try #require(result.status == 0, "pyHanko writer: \(result.errorOutput)")
     }
 
+    /// Appends an unsigned revision whose cross-reference stream puts two objects in a new object
+    /// stream: first a new, unreferenced dictionary, then the first page with `/Rotate 90`. The
+    /// stream's header separates its pairs with `separator` (any PDF whitespace is allowed there).
+    static func rotatePageInObjectStream(_ input: String, output: String, separator: String) throws {
+        let script = """
+            import sys
+            from io import BytesIO
+            from pyhanko.pdf_utils import generic, xref
+            from pyhanko.pdf_utils.generic import pdf_name
+            from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+            separator = sys.argv[3].encode('latin-1')
+            def as_pdf_object(self):
+                header, body = BytesIO(), BytesIO()
+                for idnum, obj in self._obj_refs.items():
+                    offset = body.tell()
+                    obj.write_to_stream(body, None)
+                    header.write(b'%d %d' % (idnum, offset) + separator)
+                data = header.getvalue()
+                stream = generic.StreamObject({
+                    pdf_name('/Type'): pdf_name('/ObjStm'),
+                    pdf_name('/N'): generic.NumberObject(len(self._obj_refs)),
+                    pdf_name('/First'): generic.NumberObject(len(data)),
+                }, stream_data=data + body.getvalue())
+                stream.compress()
+                return stream
+            xref.ObjectStream.as_pdf_object = as_pdf_object
+            with open(sys.argv[1], 'rb') as f, open(sys.argv[2], 'wb') as out:
+                writer = IncrementalPdfFileWriter(f)
+                assert writer.stream_xrefs, 'the input must use cross-reference streams'
+                objects = writer.prepare_object_stream()
+                writer.add_object(generic.DictionaryObject({pdf_name('/Note'): generic.TextStringObject('x')}), obj_stream=objects)
+                page_ref = writer.find_page_for_modification(0)[0]
+                page = page_ref.get_object()
+                page[pdf_name('/Rotate')] = generic.NumberObject(90)
+                objects.add_object(page_ref.idnum, page)
+                writer.objs_in_streams[page_ref.idnum] = page
+                # The writer's own list of changed objects stays empty (both are in the stream).
+                writer._force_write_when_empty = True
+                writer.write(out)
+            """
+        let result = try ExternalTool.run("python3", ["-c", script, input, output, separator])
+        try #require(result.status == 0, "pyHanko writer: \(result.errorOutput)")
+    }
+
+    /// The object number of the first page (`N 0 R` for `qpdf --show-object`).
+    static func firstPageObject(_ path: String) throws -> String {
+        let result = try ExternalTool.run("qpdf", ["--show-pages", path])
+        let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("page 1:") })
+        return String(line.dropFirst("page 1: ".count))
+    }
+
     /// Appends an unsigned revision that replaces the first page's content stream.
     static func changePageContent(_ input: String, output: String) throws {
         let script = """

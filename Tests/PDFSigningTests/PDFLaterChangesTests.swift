@@ -95,4 +95,32 @@ struct PDFLaterChangesTests {
         #expect(signature.laterChangesDetail?.contains("stream") == true, "\(signature.laterChangesDetail ?? "")")
         #expect(report.hasUnsignedChanges)
     }
+
+    @Test(
+        "a changed page hidden as the second object of a new object stream is found, whatever whitespace the stream's header uses",
+        arguments: [" ", "\r\n", "\t", "\u{0C}"]
+    )
+    func changeInsideObjectStream(_ separator: String) async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-later-objstm")
+        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let signed = directory.path("signed.pdf")
+        try await PDFSigner.sign(
+            pdfAt: URL(fileURLWithPath: input),
+            writingTo: URL(fileURLWithPath: signed),
+            identity: pki.rsa
+        )
+        let changed = directory.path("changed.pdf")
+        try PDFFixtures.rotatePageInObjectStream(signed, output: changed, separator: separator)
+        // qpdf reads the update and sees the rotated page (so the file is what a viewer shows).
+        let shown = try ExternalTool.run(
+            "qpdf",
+            ["--show-object=\(try PDFFixtures.firstPageObject(changed))", changed]
+        )
+        #expect(shown.output.contains("/Rotate 90"), "\(shown.output) \(shown.errorOutput)")
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: changed), trustAnchors: [pki.root])
+        let signature = try #require(report.signatures.first)
+        #expect(signature.verification.isValid)
+        #expect(signature.laterChanges == .other, "\(signature.laterChangesDetail ?? "")")
+        #expect(signature.laterChangesDetail?.contains("Rotate") == true, "\(signature.laterChangesDetail ?? "")")
+    }
 }
