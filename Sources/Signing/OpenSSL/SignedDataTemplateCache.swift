@@ -48,13 +48,6 @@ final class SignedDataTemplateCache: Sendable {
         }
     }
 
-    /// A template outside the lock; `@unchecked Sendable` because the cache hands each template to
-    /// one caller at a time (taken out under the lock, used by that caller only, put back under the
-    /// lock), so the non-thread-safe OpenSSL structure is never reached from two threads at once.
-    private struct Lease: @unchecked Sendable {
-        let template: SignedDataTemplate
-    }
-
     /// A signer's templates; a class, so that taking and putting one back changes the entry in
     /// place (one dictionary lookup, no copy of the idle list).
     private final class Entry {
@@ -180,11 +173,6 @@ final class SignedDataTemplateCache: Sendable {
 /// Thread-safe the same way as ``SignedDataTemplateCache``: a template is out of the pool while one
 /// worker uses it.
 final class SignedDataTemplatePool: Sendable {
-    /// A template outside the lock (see ``SignedDataTemplateCache``'s lease).
-    private struct Lease: @unchecked Sendable {
-        let template: SignedDataTemplate
-    }
-
     private let idle = Mutex<[Lease]>([])
 
     /// An empty pool.
@@ -195,4 +183,12 @@ final class SignedDataTemplatePool: Sendable {
 
     /// Gives a template back for the next group.
     func put(_ template: SignedDataTemplate) { idle.withLock { $0.append(Lease(template: template)) } }
+}
+
+/// A template kept under a lock by ``SignedDataTemplateCache`` or ``SignedDataTemplatePool``;
+/// `@unchecked Sendable` because both hand each template to one caller at a time (taken out under
+/// the lock, used by that caller only, put back under the lock), so the non-thread-safe OpenSSL
+/// structure is never reached from two threads at once.
+private struct Lease: @unchecked Sendable {
+    let template: SignedDataTemplate
 }
