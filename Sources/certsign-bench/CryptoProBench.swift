@@ -4,7 +4,7 @@ import DSSEmulator
 import Foundation
 import RemoteSigning
 
-/// CryptoPro DSS round trips against the in-process emulator, beside `wrk` on the same routes in the
+/// CryptoPro DSS round trips against the emulator (``BenchEmulator``), beside `wrk` on the same routes in the
 /// same run, over HTTP and then HTTPS: `certificates()` (GET, wrk -c1, and 8 in flight beside wrk -c8)
 /// and sign (detached CAdES-BES P-256, POST, wrk -c1 with a Lua script carrying the same body the
 /// client sends).
@@ -14,8 +14,9 @@ func runCryptoProBenchmarks(_ harness: BenchHarness) async throws {
 
 private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     let scheme = tls ? "HTTPS" : "HTTP"
-    let (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: harness.scratch, name: "cryptopro")
+    let emulator = try BenchEmulator(tls: tls, scratch: harness.scratch, name: "cryptopro")
     defer { emulator.stop() }
+    let (base, transport) = (emulator.base, emulator.transport)
     let client = CryptoProDSSClient(configuration: .init(baseURL: base), transport: transport)
     let token = try await client.login(username: StandardSeed.username, password: Secret(StandardSeed.password))
     let bearer = token.accessToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
@@ -88,13 +89,22 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
         pairedRatio: parallel.pairedRatio
     )
 
+    try await recordOptInRow(
+        harness,
+        transport,
+        name: "CryptoPro certificates() round trips, sequential, \(scheme), caller on the transport's taskExecutor "
+            + "(opt-in)",
+        baselineName: "wrk -t1 -c1 GET certificates \(scheme)",
+        certificatesCall
+    ) { try wrkOnce(harness, connections: 1, url: certificatesURL, headers: headers) }
+
     if let libcurl = LibcurlLoop.build(harness) {
         try libcurl.recordRows(
             harness,
             route: "certificates",
             url: certificatesURL,
             headers: headers,
-            caFile: tls ? harness.scratch.appendingPathComponent("cryptopro-emulator-ca.pem").path : nil,
+            caFile: emulator.caFile,
             scheme: scheme
         )
     }
@@ -132,7 +142,7 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
         pairedRatio: signs.pairedRatio
     )
     harness.note(
-        "CryptoPro \(scheme): emulator in-process on \(base.absoluteString); client = CryptoProDSSClient over "
+        "CryptoPro \(scheme): emulator \(emulator.placement) on \(base.absoluteString); client = CryptoProDSSClient over "
             + "CurlTransport; certificates lists 2; " + benchExecutorNote(transport)
     )
 }
