@@ -165,21 +165,30 @@ public struct HTTPRequest: Sendable, Equatable {
     ) -> Secret {
         var output: [UInt8] = []
         output.reserveCapacity(encoded.count + slots.reduce(0) { $0 + 3 * $1.secret.count })
-        var index = 0
         let placeholders = slots.map { (Array($0.placeholder.utf8), $0.secret) }
-        outer: while index < encoded.count {
-            if encoded[index] == UInt8(ascii: "s") {
+        // Each placeholder starts with "s": jump from one "s" to the next (memchr) and copy the runs
+        // between replacements whole.
+        encoded.withUnsafeBufferPointer { source in
+            guard let base = source.baseAddress else { return }
+            var index = 0
+            var runStart = 0
+            while index < source.count,
+                let found = memchr(base + index, Int32(UInt8(ascii: "s")), source.count - index)
+            {
+                let position = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                index = position + 1
                 for (placeholder, secret) in placeholders
-                where encoded.count - index >= placeholder.count
-                    && encoded[index..<(index + placeholder.count)].elementsEqual(placeholder)
+                where source.count - position >= placeholder.count
+                    && memcmp(base + position, placeholder, placeholder.count) == 0
                 {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<position]))
                     append(secret, &output)
-                    index += placeholder.count
-                    continue outer
+                    index = position + placeholder.count
+                    runStart = index
+                    break
                 }
             }
-            output.append(encoded[index])
-            index += 1
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart...]))
         }
         _ = Secret(wiping: &encoded)  // wipes the placeholder form (OPENSSL_cleanse) as well
         return Secret(wiping: &output)

@@ -4,7 +4,7 @@ import DSSEmulator
 import Foundation
 import RemoteSigning
 
-/// CryptoPro DSS round trips against the in-process emulator, beside `wrk` on the same routes in the
+/// CryptoPro DSS round trips against the emulator (``BenchEmulator``), beside `wrk` on the same routes in the
 /// same run, over HTTP and then HTTPS: `certificates()` (GET, wrk -c1, and 8 in flight beside wrk -c8)
 /// and sign (detached CAdES-BES P-256, POST, wrk -c1 with a Lua script carrying the same body the
 /// client sends).
@@ -14,8 +14,9 @@ func runCryptoProBenchmarks(_ harness: BenchHarness) async throws {
 
 private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     let scheme = tls ? "HTTPS" : "HTTP"
-    let (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: harness.scratch, name: "cryptopro")
+    let emulator = try BenchEmulator(tls: tls, scratch: harness.scratch, name: "cryptopro")
     defer { emulator.stop() }
+    let (base, transport) = (emulator.base, emulator.transport)
     let client = CryptoProDSSClient(configuration: .init(baseURL: base), transport: transport)
     let token = try await client.login(username: StandardSeed.username, password: Secret(StandardSeed.password))
     let bearer = token.accessToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
@@ -88,13 +89,22 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
         pairedRatio: parallel.pairedRatio
     )
 
+    try await recordOptInRow(
+        harness,
+        transport,
+        name: "CryptoPro certificates() round trips, sequential, \(scheme), caller on the transport's taskExecutor "
+            + "(opt-in)",
+        baselineName: "wrk -t1 -c1 GET certificates \(scheme)",
+        certificatesCall
+    ) { try wrkOnce(harness, connections: 1, url: certificatesURL, headers: headers) }
+
     if let libcurl = LibcurlLoop.build(harness) {
         try libcurl.recordRows(
             harness,
             route: "certificates",
             url: certificatesURL,
             headers: headers,
-            caFile: tls ? harness.scratch.appendingPathComponent("cryptopro-emulator-ca.pem").path : nil,
+            caFile: emulator.caFile,
             scheme: scheme
         )
     }
@@ -132,7 +142,76 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
         pairedRatio: signs.pairedRatio
     )
     harness.note(
-        "CryptoPro \(scheme): emulator in-process on \(base.absoluteString); client = CryptoProDSSClient over "
+        "CryptoPro \(scheme): emulator \(emulator.placement) on \(base.absoluteString); client = CryptoProDSSClient over "
             + "CurlTransport; certificates lists 2; " + benchExecutorNote(transport)
     )
+}
+
+/// `CERTSIGN_BENCH_PROFILE=cryptopro-sign|cryptopro-certificates [CERTSIGN_BENCH_PROFILE_TLS=1]
+/// [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: N sequential CryptoPro round trips (the bench's
+/// detached CAdES-BES sign of 4 KiB, or `certificates()`) against an emulator in its own process
+/// (``BenchEmulator``), for perf to look at (`perf record -p` the client, or filter by pid: the
+/// emulator is a child process).
+/// - Returns: false when `name` is not one of these profiles.
+func runCryptoProProfileLoop(_ name: String, count: Int) async throws -> Bool {
+    guard ["cryptopro-sign", "cryptopro-certificates", "cryptopro-body"].contains(name) else { return false }
+    if name == "cryptopro-body" {
+        // No network: N builds of the sign request's body (JSON with the base64 document and a PIN slot).
+        let document = Array(repeating: UInt8(ascii: "x"), count: 4096)
+        let pin = Secret(StandardSeed.certificatePIN)
+        guard let url = URL(string: "http://127.0.0.1/SignServer/rest/api/documents") else { return true }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let before = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        for _ in 0..<count {
+            let slot = SecretSlot(pin)
+            var request = HTTPRequest(method: .post, url: url)
+            try request.setJSONBody(
+                [
+                    "Content": .string(Data(document).base64EncodedString()),
+                    "Signature": [
+                        "Type": "CAdES", "Parameters": ["CADESType": "BES", "Hash": "False", "IsDetached": "True"],
+                        "CertificateId": .integer(StandardSeed.certificateID), "PinCode": .string(slot.placeholder),
+                    ],
+                ],
+                secrets: [slot]
+            )
+        }
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let after = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        print("cryptopro-body: \(String(format: "%.2f", (after - before) / Double(count) * 1e6)) µs user CPU per body")
+        return true
+    }
+    let tls = ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PROFILE_TLS"] == "1"
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let emulator = try BenchEmulator(tls: tls, scratch: scratch, name: "cryptopro")
+    defer { emulator.stop() }
+    let client = CryptoProDSSClient(configuration: .init(baseURL: emulator.base), transport: emulator.transport)
+    _ = try await client.login(username: StandardSeed.username, password: Secret(StandardSeed.password))
+    let pin = Secret(StandardSeed.certificatePIN)
+    let document = Array(repeating: UInt8(ascii: "x"), count: 4096)
+    func cpuSeconds() -> Double {  // this process only: the emulator is a child, and not waited for
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+    let cpuStart = cpuSeconds()
+    let start = DispatchTime.now().uptimeNanoseconds
+    for _ in 0..<count {
+        if name == "cryptopro-sign" {
+            _ = try await client.sign(document: document, certificateID: StandardSeed.certificateID, pin: pin)
+        } else {
+            _ = try await client.certificates()
+        }
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let cpu = (cpuSeconds() - cpuStart) / Double(count) * 1e6
+    print(
+        "\(name) \(tls ? "HTTPS" : "HTTP"): \(count) round trips, \(String(format: "%.0f", Double(count) / seconds))/s, "
+            + "client CPU \(String(format: "%.1f", cpu)) µs per round trip"
+    )
+    return true
 }

@@ -98,6 +98,32 @@ func benchExecutorNote(_ transport: CurlTransport) -> String {
         : "our rounds run under withTaskExecutorPreference(transport.taskExecutor) (CERTSIGN_BENCH_EXECUTOR=1)"
 }
 
+/// An explanatory row without a goal (only when the goal rows run on the shared pool, the default):
+/// the same sequential calls by a caller that opts in to the transport's thread for its whole series
+/// (`withTaskExecutorPreference(transport.taskExecutor)`), so each round trip resumes on the thread
+/// that read the answer instead of waking a pool thread. Beside the default row it shows what the
+/// hand-over to the shared pool costs.
+func recordOptInRow(
+    _ harness: BenchHarness,
+    _ transport: CurlTransport,
+    name: String,
+    baselineName: String,
+    _ operation: @escaping @Sendable () async throws -> Void,
+    wrk: () throws -> Double
+) async throws {
+    guard benchExecutor(transport) == nil else { return }
+    let result = try await interleaved(harness, count: 300, executor: transport.taskExecutor, operation, wrk: wrk)
+    harness.record(
+        name,
+        ours: result.ours,
+        baseline: result.wrk,
+        baselineName: baselineName,
+        unit: .perSecond,
+        higherIsBetter: true,
+        pairedRatio: result.pairedRatio
+    )
+}
+
 /// A plain C program on libcurl (an easy handle for one connection, a multi handle for more), built
 /// with `cc` in the scratch directory when the bench runs: a reference row beside wrk that shows
 /// how close libcurl itself gets on the same route. It is not ours and has no goal; it ships nowhere.
@@ -279,26 +305,7 @@ func wrkIsAvailable(_ harness: BenchHarness) -> Bool {
         || (try? harness.runCommand("which", ["wrk"]).status) == 0
 }
 
-/// An emulator over HTTP or HTTPS and a CurlTransport that trusts it.
-func startBenchEmulator(
-    tls: Bool,
-    scratch: URL,
-    name: String
-) throws -> (emulator: DSSEmulator, base: URL, transport: CurlTransport) {
-    let emulator = try DSSEmulator(
-        configuration: .init(connectionLimit: 128, requestLogLimit: 0, tls: tls ? .init() : nil)
-    )
-    let base = try emulator.start()
-    guard tls else { return (emulator, base, CurlTransport()) }
-    let caFile = scratch.appendingPathComponent("\(name)-emulator-ca.pem")
-    try Data(emulator.certificateAuthorityPEM.utf8).write(to: caFile)
-    return (
-        emulator, base,
-        try CurlTransport(configuration: .init(trustedCAFile: caFile.path, trustedCAFileReplacesSystemStore: true))
-    )
-}
-
-/// FMP DSS round trips against the in-process emulator, beside `wrk` on the same routes in the same
+/// FMP DSS round trips against the emulator (``BenchEmulator``), beside `wrk` on the same routes in the same
 /// run, over HTTP and then HTTPS: `signs()` sequential (wrk -c1) and 8 in flight (wrk -c8), and sign
 /// (wrk -c1 with a POST script).
 func runFMPBenchmarks(_ harness: BenchHarness) async throws {
@@ -307,8 +314,9 @@ func runFMPBenchmarks(_ harness: BenchHarness) async throws {
 
 private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     let scheme = tls ? "HTTPS" : "HTTP"
-    let (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: harness.scratch, name: "fmp")
+    let emulator = try BenchEmulator(tls: tls, scratch: harness.scratch, name: "fmp")
     defer { emulator.stop() }
+    let (base, transport) = (emulator.base, emulator.transport)
     let client = FMPClient(
         configuration: .init(
             host: base,
@@ -397,13 +405,21 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
         pairedRatio: parallel.pairedRatio
     )
 
+    try await recordOptInRow(
+        harness,
+        transport,
+        name: "FMP signs() round trips, sequential, \(scheme), caller on the transport's taskExecutor (opt-in)",
+        baselineName: "wrk -t1 -c1 GET signs/ \(scheme)",
+        signsCall
+    ) { try wrkOnce(harness, connections: 1, url: signsURL, headers: headers) }
+
     if let libcurl = LibcurlLoop.build(harness) {
         try libcurl.recordRows(
             harness,
             route: "signs/",
             url: signsURL,
             headers: headers,
-            caFile: tls ? harness.scratch.appendingPathComponent("fmp-emulator-ca.pem").path : nil,
+            caFile: emulator.caFile,
             scheme: scheme
         )
     }
@@ -446,8 +462,8 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
         pairedRatio: signs.pairedRatio
     )
     harness.note(
-        "FMP \(scheme): emulator in-process (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) on "
-            + "\(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB); "
+        "FMP \(scheme): emulator \(emulator.placement) (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) "
+            + "on \(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB); "
             + benchExecutorNote(transport)
     )
 }
@@ -459,7 +475,10 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
 /// body (`fmp-json`) or parses plus the client's decoding of it (`fmp-decode`). `fmp-serve` runs
 /// only the emulator for N seconds and prints the signs/ URL and a token; `CERTSIGN_BENCH_PROFILE_URL`
 /// (its base URL, HTTP) points the other loops at it instead of an emulator in their own process.
-/// `CERTSIGN_BENCH_PROFILE_EXECUTOR=1` runs the loops on the transport's thread (`taskExecutor`).
+/// `CERTSIGN_BENCH_PROFILE_EXECUTOR=1` runs the loops on the transport's thread (`taskExecutor`);
+/// `=op` runs each operation alone there (`withTaskExecutorPreference` around each call: a hop in and
+/// out per operation). Without a URL the emulator runs in a process of its own (``BenchEmulator``),
+/// which `perf stat` counts too unless pointed at the client's process only.
 /// - Returns: false when `name` is not one of these profiles.
 func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
     guard ["fmp-signs", "fmp-sign", "fmp-bare", "fmp-json", "fmp-decode", "fmp-serve"].contains(name) else {
@@ -474,13 +493,14 @@ func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
     // An emulator in another process (a `fmp-serve` run), so that the client's process holds the
     // client alone, as wrk's does.
     let external = environment["CERTSIGN_BENCH_PROFILE_URL"].flatMap { URL(string: $0) }
-    let emulator: DSSEmulator?
+    let emulator: BenchEmulator?
     let base: URL
     let transport: CurlTransport
     if let external {
         (emulator, base, transport) = (nil, external, CurlTransport())
     } else {
-        (emulator, base, transport) = try startBenchEmulator(tls: tls, scratch: scratch, name: "fmp")
+        let started = try BenchEmulator(tls: tls, scratch: scratch, name: "fmp")
+        (emulator, base, transport) = (started, started.base, started.transport)
     }
     defer { emulator?.stop() }
     let client = FMPClient(
@@ -507,7 +527,9 @@ func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
             certificatePIN: pin
         )
     }
-    if external == nil { for _ in 0..<3 { try await sign() } }
+    // The bench's history of 3 signatures (an external emulator keeps it from an earlier run).
+    let history = external == nil ? 0 : try await client.signs().value.count
+    for _ in history..<max(history, 3) { try await sign() }
     let signsURL = base.absoluteString + "api/v1/dss/\(StandardSeed.environment)/\(StandardSeed.project)/signs/"
     if name == "fmp-serve" {
         // Serves for COUNT seconds; prints the signs/ URL and a token for wrk and other clients.
@@ -519,15 +541,26 @@ func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
     var bare = HTTPRequest(url: url)
     bare.setHeader("Authorization", "Bearer \(token)")
     bare.setHeader("X-Device-Id", "bench-device")
-    let operation: @Sendable () async throws -> Void
+    let plain: @Sendable () async throws -> Void
     let signsBody = try await transport.send(bare).body
     switch name {
-    case "fmp-json": operation = { _ = try JSONValue(parsing: signsBody) }
+    case "fmp-json": plain = { _ = try JSONValue(parsing: signsBody) }
     case "fmp-decode":
-        operation = { _ = try FMPClient.decodeSigns(try JSONValue(parsing: signsBody)) }
-    case "fmp-signs": operation = { _ = try await client.signs() }
-    case "fmp-sign": operation = sign
-    default: operation = { [bare] in _ = try await transport.send(bare) }
+        plain = { _ = try FMPClient.decodeSigns(try JSONValue(parsing: signsBody)) }
+    case "fmp-signs": plain = { _ = try await client.signs() }
+    case "fmp-sign": plain = sign
+    default: plain = { [bare] in _ = try await transport.send(bare) }
+    }
+    // CERTSIGN_BENCH_PROFILE_EXECUTOR=op: each operation alone on the transport's thread (a hop in
+    // and out per operation).
+    let perOperation = environment["CERTSIGN_BENCH_PROFILE_EXECUTOR"] == "op"
+    let loopExecutor = transport.taskExecutor
+    let operation: @Sendable () async throws -> Void = {
+        if perOperation {
+            try await withTaskExecutorPreference(loopExecutor) { () async throws -> Void in try await plain() }
+        } else {
+            try await plain()
+        }
     }
     // CERTSIGN_BENCH_PROFILE_EXECUTOR=1: the loops run on the transport's own thread.
     let executor = environment["CERTSIGN_BENCH_PROFILE_EXECUTOR"] == "1" ? transport.taskExecutor : nil

@@ -6,9 +6,12 @@ import Signing
 /// `CERTSIGN_BENCH_PROFILE=cms-rsa|cms-p256 [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: signs
 /// N 1 KiB documents with CMSSigner in a loop, for a profiler to look at; `batch-rsa|batch-p256`
 /// signs them with one `SigningCoordinator.sign(documents:)` call (the bench's batch row).
+/// `emulator-serve` is the emulator process of the remote rows (``BenchEmulator``).
 func runProfileLoop(_ name: String) async throws {
+    if name == "emulator-serve" { try await BenchEmulator.serve() }  // the emulator process of the remote rows
     let count = ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PROFILE_COUNT"].flatMap(Int.init) ?? 500
     if try await runFMPProfileLoop(name, count: count) { return }
+    if try await runCryptoProProfileLoop(name, count: count) { return }
     let keyType: LocalSigningKey.GenerationParameters
     switch name {
     case "cms-rsa", "batch-rsa": keyType = .rsa2048
@@ -16,7 +19,7 @@ func runProfileLoop(_ name: String) async throws {
     default:
         throw BenchError(
             "unknown profile '\(name)' (cms-rsa, cms-p256, batch-rsa, batch-p256, fmp-signs, fmp-sign, fmp-bare, "
-                + "fmp-json, fmp-decode, fmp-serve)"
+                + "fmp-json, fmp-decode, fmp-serve, emulator-serve, cryptopro-sign, cryptopro-certificates)"
         )
     }
     let identity = try TestPKI().issueLeaf(subject: "CN=Profile", keyType: keyType)

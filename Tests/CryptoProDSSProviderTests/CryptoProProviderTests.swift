@@ -256,12 +256,24 @@ struct CryptoProProviderTests {
 
     @Test("an expired cached token is not used; a renewed token is written back to the cache")
     func cacheExpiry() async throws {
-        try await withEmulator(.init(faultsEnabled: true, accessTokenLifetime: 20)) { emulator, url in
+        // The server's tokens last 10 minutes (a loaded machine cannot expire one mid-call; a 20 s lifetime
+        // failed under load); the cached copy is then made to expire 20 s from now, inside the 30 s margin.
+        try await withEmulator(.init(faultsEnabled: true, accessTokenLifetime: 600)) { emulator, url in
             let directory = try TemporaryDirectory()
             let store = directory.path("store")
             let withStore = parameters(url, [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(store)])
             _ = try await CryptoProDSSProvider(parameters: withStore).initialize(options: [:])
-            // 20 s lifetime is inside the 30 s margin: not valid for reuse.
+            // 600 s left: reused.
+            #expect(try CryptoProDSSProvider(parameters: withStore).storedCertificate()?.certificate != nil)
+            let file = store + "/cryptopro-dss-session.json"
+            var entry = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
+            )
+            #expect(entry["expiresAt"] is Double)
+            entry["expiresAt"] = Date().timeIntervalSince1970 + 20
+            try JSONSerialization.data(withJSONObject: entry).write(to: URL(fileURLWithPath: file))
+            #expect(chmod(file, 0o600) == 0)
+            // 20 s left is inside the 30 s margin: not valid for reuse.
             #expect(try CryptoProDSSProvider(parameters: withStore).storedCertificate()?.certificate == nil)
         }
         try await withEmulator(.faults) { emulator, url in
