@@ -11,7 +11,9 @@ import Glibc
 /// transactions. Durable against a killed process (WAL with `synchronous=NORMAL` loses nothing a
 /// process committed; only a power loss may drop the last commits). The schema is versioned with
 /// `PRAGMA user_version` and migrated forward on open; `PRAGMA application_id` marks the file as
-/// ours, so a foreign or damaged file is reported as `.storeCorrupted` and never overwritten.
+/// ours, so a foreign or damaged file is reported as `.storeCorrupted` and never overwritten. The
+/// WAL is copied back into the database file (checkpointed) on a thread of the journal's own once it
+/// holds 4000 pages, so no commit waits for a checkpoint.
 ///
 /// What a record promises (**acknowledged**): a signature is acknowledged once its record is
 /// committed here. The coordinator writes a signature file completely (temporary file, `fsync`,
@@ -43,6 +45,16 @@ public actor SignatureJournal {
     /// - Throws: `.storeCorrupted` when the file is not SQLite, belongs to another application or
     ///   has a newer schema; `.fileSystem` when it cannot be opened; `.timeout` when it stays locked.
     public init(url: URL, busyTimeout: Duration = .seconds(10)) throws {
+        try self.init(url: url, busyTimeout: busyTimeout, checkpointThreshold: Self.checkpointThreshold)
+    }
+
+    /// The number of frames (pages) in the WAL from which a commit asks for a checkpoint: 4000, about
+    /// 16 MB (SQLite's own default is 1000). The checkpoint runs on a thread of its own
+    /// (`SQLiteCheckpointer`), so no commit waits for it.
+    static let checkpointThreshold: Int32 = 4000
+
+    /// ``init(url:busyTimeout:)`` with another checkpoint threshold (tests).
+    init(url: URL, busyTimeout: Duration = .seconds(10), checkpointThreshold: Int32) throws {
         self.url = url
         try Self.createPrivately(url)
         let milliseconds =
@@ -50,6 +62,9 @@ public actor SignatureJournal {
         let connection = try SQLiteConnection(path: url.path, busyTimeoutMilliseconds: Int32(clamping: milliseconds))
         try Self.checkHeader(connection, url)
         try Self.prepareSchema(connection, busyTimeout: busyTimeout)
+        connection.checkpointInBackground(
+            SQLiteCheckpointer(path: url.path, threshold: checkpointThreshold)
+        )
         self.connection = connection
     }
 
@@ -113,6 +128,9 @@ public actor SignatureJournal {
         preparedInsert = statement
         return statement
     }
+
+    /// The checkpoints the journal's own thread has run (tests).
+    var backgroundCheckpoints: Int { connection.checkpointer?.completedCheckpoints ?? 0 }
 
     /// Every record, newest first.
     public func records() throws -> [SignatureRecord] {
@@ -355,7 +373,7 @@ public actor SignatureJournal {
                 "the signature journal '\(connection.path)' cannot use WAL mode (is it on a network file system?)"
             )
         }
-        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 4000")
+        try connection.execute("PRAGMA synchronous = NORMAL")
         guard applicationID != Self.applicationID || version != Self.schemaVersion else { return }
         try connection.writeTransaction {
             // Re-read under the write lock: another process may have created or migrated it meanwhile.

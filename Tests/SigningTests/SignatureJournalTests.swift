@@ -1,8 +1,9 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
-import Signing
 import Testing
+
+@testable import Signing
 
 @Suite("SignatureJournal: SQLite, WAL, schema versions, foreign files, several processes")
 struct SignatureJournalTests {
@@ -89,6 +90,41 @@ struct SignatureJournalTests {
         #expect(try Self.sqlite(url.path, "SELECT count(*) FROM signatures") == "3")
         #expect(try await first.count() == 3)
         #expect(try await second.count() == 3)
+    }
+
+    @Test(
+        "The WAL is checkpointed by the journal's own thread while it stays open, stays bounded, and sqlite3 sees every row"
+    )
+    func backgroundCheckpoints() async throws {
+        let directory = try TemporaryDirectory(prefix: "journal-checkpoint")
+        let path = directory.path("journal.sqlite")
+        // A threshold of 64 pages instead of 4000, so that a test-sized journal crosses it often.
+        let journal = try SignatureJournal(url: URL(fileURLWithPath: path), checkpointThreshold: 64)
+        let pageBytes = 4096 + 24
+        var largestWAL = 0
+        for group in 0..<60 {
+            // About one page per record: 60 groups of 20 make about 19 times the threshold.
+            let records = (0..<20).map { index in
+                Self.record("документ \(group)-\(index)", storage: .inline(Array(repeating: UInt8(index), count: 3000)))
+            }
+            try await journal.append(contentsOf: records)
+            let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+            largestWAL = max(largestWAL, size)
+        }
+        // The commits only asked; the journal's thread checkpointed (poll: it runs beside us).
+        let deadline = Date().addingTimeInterval(30)
+        while await journal.backgroundCheckpoints == 0 && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await journal.backgroundCheckpoints > 0)
+        // Never more than four times the threshold (where the writer checkpoints itself) and a group.
+        #expect(largestWAL <= (4 * 64 + 2 * 20 + 8) * pageBytes + 32, "the WAL grew to \(largestWAL) bytes")
+        // Checkpointed pages are in the database file itself, with the journal still open.
+        let databaseSize = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(databaseSize > 64 * 4096, "database file \(databaseSize) bytes")
+        #expect(try Self.sqlite(path, "SELECT count(*) FROM signatures") == "1200")
+        #expect(try await journal.count() == 1200)
+        #expect(try Self.sqlite(path, "PRAGMA integrity_check") == "ok")
     }
 
     @Test("append(contentsOf:) is all or nothing")

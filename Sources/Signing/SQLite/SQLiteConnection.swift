@@ -27,7 +27,46 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    /// Set by ``checkpointInBackground(_:)``; kept alive until the connection is closed, because
+    /// the WAL hook points at it.
+    private(set) var checkpointer: SQLiteCheckpointer?
+
+    deinit {
+        // Closed first: no hook can run once the checkpointer is released after this.
+        sqlite3_close_v2(handle)
+    }
+
+    /// Calls `body` with the raw handle (for extensions in this module).
+    func withHandle<R>(_ body: (OpaquePointer) -> R) -> R { body(handle) }
+
+    /// Hands this connection's checkpoints to `checkpointer`: SQLite's automatic checkpoint (run
+    /// inside the COMMIT that crosses its threshold) is replaced by a WAL hook that, after each
+    /// commit leaving at least `checkpointer.threshold` frames in the log, asks the checkpointer's
+    /// thread for one; from four times the threshold on (the thread is failing or behind), the
+    /// hook waits for the thread's checkpoint in progress and checkpoints here, as SQLite's own hook
+    /// would (this connection is then the only writer, so the whole log is copied and the next
+    /// commit starts it again).
+    func checkpointInBackground(_ checkpointer: SQLiteCheckpointer) {
+        self.checkpointer = checkpointer
+        let context = Unmanaged.passUnretained(checkpointer).toOpaque()
+        sqlite3_wal_hook(
+            handle,
+            { context, database, _, frames in
+                guard let context else { return SQLITE_OK }
+                let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue()
+                guard frames >= checkpointer.threshold else { return SQLITE_OK }
+                if frames >= checkpointer.threshold &* 4 {
+                    checkpointer.whileNotCheckpointing {
+                        _ = sqlite3_wal_checkpoint_v2(database, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                    }
+                } else {
+                    checkpointer.request()
+                }
+                return SQLITE_OK
+            },
+            context
+        )
+    }
 
     /// Runs SQL that returns no rows (several statements allowed).
     func execute(_ sql: String) throws {
