@@ -104,7 +104,27 @@ package enum FileSystem {
         let low = String(random.next() as UInt64, radix: 16, uppercase: true)
         let unique =
             String(repeating: "0", count: 16 - high.count) + high + String(repeating: "0", count: 16 - low.count) + low
-        return (directory.isEmpty ? "." : directory) + "/.\(name).tmp-\(unique)"
+        return (directory.isEmpty ? "." : directory) + "/.\(name)\(temporaryMarker)\(unique)"
+    }
+
+    /// What ``temporaryPath(for:)`` puts between the name and the random part.
+    private static let temporaryMarker = ".tmp-"
+    /// The number of upper-case hex digits of ``temporaryPath(for:)``'s random part.
+    private static let temporaryDigits = 32
+
+    /// The name of the file that `name` is a temporary of (``temporaryPath(for:)``: `.NAME.tmp-` and
+    /// 32 upper-case hex digits), or nil when `name` is not of that exact pattern.
+    package static func temporaryTarget(ofName name: String) -> String? {
+        let bytes = Array(name.utf8)
+        let suffixLength = temporaryMarker.utf8.count + temporaryDigits
+        guard bytes.count > 1 + suffixLength, bytes[0] == UInt8(ascii: ".") else { return nil }
+        let suffix = bytes[(bytes.count - suffixLength)...]
+        guard suffix.starts(with: temporaryMarker.utf8),
+            suffix.dropFirst(temporaryMarker.utf8.count).allSatisfy({
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46)
+            })
+        else { return nil }
+        return String(bytes: bytes[1..<(bytes.count - suffixLength)], encoding: .utf8)
     }
 
     /// Removes the hidden temporary files (``temporaryPath(for:)``: `.NAME.tmp-` and 32 hex digits)
@@ -123,21 +143,13 @@ package enum FileSystem {
         guard !names.isEmpty, let stream = opendir(directory) else { return 0 }
         defer { closedir(stream) }
         let descriptor = dirfd(stream)
-        let suffixLength = 5 + 32  // ".tmp-" and the 32 hex digits
         let cutoff = Date().timeIntervalSince1970 - age
         var removed = 0
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
             }
-            let bytes = Array(name.utf8)
-            guard bytes.count > 1 + suffixLength, bytes[0] == UInt8(ascii: ".") else { continue }
-            let suffix = bytes[(bytes.count - suffixLength)...]
-            guard suffix.starts(with: Array(".tmp-".utf8)),
-                suffix.dropFirst(5).allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) }),
-                let target = String(bytes: bytes[1..<(bytes.count - suffixLength)], encoding: .utf8),
-                names.contains(target)
-            else { continue }
+            guard let target = temporaryTarget(ofName: name), names.contains(target) else { continue }
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG,
                 Double(info.st_mtim.tv_sec) < cutoff
