@@ -256,7 +256,7 @@ struct SignerDocument: Encodable {
 
 /// `verify` of a CMS signature: the verdict, the first signer's fields at the top level (as before
 /// several signers were reported), and `signers` with each one.
-struct VerificationDocument: Encodable {
+struct VerificationDocument: Encodable, Sendable {
     var valid: Bool
     var chainChecked: Bool
     var detached: Bool
@@ -431,7 +431,7 @@ struct PDFSignatureDocument: Encodable {
 }
 
 /// `verify FILE.pdf`: `{"document", "valid", "revisions", "signatures": [...]}`.
-struct PDFVerificationDocument: Encodable {
+struct PDFVerificationDocument: Encodable, Sendable {
     var document: String
     var valid: Bool
     var revisions: Int

@@ -21,10 +21,10 @@ print(
 )
 
 // bench suites: each module adds one line here
-// CERTSIGN_BENCH_SUITES=signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost picks suites (default: all).
+// CERTSIGN_BENCH_SUITES=signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost,verify picks suites (default: all).
 let suites = Set(
     (ProcessInfo.processInfo.environment["CERTSIGN_BENCH_SUITES"]
-        ?? "signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost").split(separator: ",").map(String.init)
+        ?? "signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost,verify").split(separator: ",").map(String.init)
 )
 if suites.contains("signing") || ProcessInfo.processInfo.environment[SigningBench.childVariable] != nil {
     try await runSigningBenchmarks(harness)  // first: its child processes exit inside it
@@ -37,5 +37,6 @@ if suites.contains("fmp") { try await runFMPBenchmarks(harness) }
 if suites.contains("cryptopro") { try await runCryptoProBenchmarks(harness) }
 if suites.contains("pkcs11") { try await runPKCS11Benchmarks(harness) }
 if suites.contains("gost") { try await runGOSTBenchmarks(harness) }
+if suites.contains("verify") { try await runVerifyBenchmarks(harness) }
 
 harness.printTable()

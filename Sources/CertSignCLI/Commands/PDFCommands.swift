@@ -72,13 +72,12 @@ extension Commands {
     /// Whether the file starts like a PDF.
     static func isPDF(_ bytes: [UInt8]) -> Bool { bytes.starts(with: Array("%PDF-".utf8)) }
 
-    /// Verifies every signature of a PDF; exit 0 only when there is at least one and all are valid.
-    static func verifyPDF(
+    /// Verifies every signature of a PDF: valid only when there is at least one and all are valid.
+    static func pdfVerification(
         _ path: String,
         trust: [Certificate],
-        policy: ValidationPolicy,
-        context: CommandContext
-    ) throws -> Int32 {
+        policy: ValidationPolicy
+    ) throws -> VerifiedFile {
         let report = try PDFSignatureVerifier.verify(
             pdfAt: URL(fileURLWithPath: path),
             trustAnchors: trust,
@@ -127,15 +126,25 @@ extension Commands {
                 lines.append("WARNING: the file was changed after the last signature; the changes are not signed")
             }
         }
-        context.emit(
-            encoding: PDFVerificationDocument(
-                document: Format.path(path),
-                valid: report.isValid,
-                revisions: report.revisionCount,
-                signatures: signatures
+        let firstProblem = report.signatures.lazy.compactMap { signature in
+            signature.byteRangeProblem ?? signature.verification.failure?.reason
+        }.first
+        let line =
+            report.isValid
+            ? "VALID: \(path) (\(report.signatures.count) signature\(report.signatures.count == 1 ? "" : "s"))"
+            : "INVALID: \(path): \(firstProblem ?? "it has no signatures")"
+        return VerifiedFile(
+            valid: report.isValid,
+            document: .pdf(
+                PDFVerificationDocument(
+                    document: Format.path(path),
+                    valid: report.isValid,
+                    revisions: report.revisionCount,
+                    signatures: signatures
+                )
             ),
-            human: lines.joined(separator: "\n")
+            text: lines.joined(separator: "\n"),
+            line: line
         )
-        return report.isValid ? CertSign.exitSuccess : CertSign.exitFailure
     }
 }

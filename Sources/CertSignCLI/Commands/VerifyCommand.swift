@@ -1,0 +1,401 @@
+import CertificateProviders
+import Foundation
+import PDFSigning
+import RemoteSigning
+import Signing
+
+/// `certsign verify SIGNATURE…`: one signature or PDF reported in full, many in one run (in
+/// parallel, each reported on a line, or as one JSON document).
+extension Commands {
+    /// `certsign verify SIGNATURE... (--ca FILE... | --no-chain-check) …`.
+    struct VerifyOptions: CommandOptions {
+        var signatures: [String] = []
+        var content: String?
+        var contentDirectory: String?
+        var ca: [String] = []
+        var noChainCheck = false
+        var at: Date?
+        var tsaCA: [String] = []
+        var crl: [String] = []
+        var checkRevocation = false
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [
+                .many(
+                    \.signatures,
+                    "SIGNATURE",
+                    "a signature (.p7s, PEM or DER) or a signed PDF (FILE.pdf); several are verified in one run",
+                    type: .file
+                )
+            ]
+        }
+
+        static var options: [OptionBinding<Self>] {
+            [
+                .value(
+                    \.content,
+                    "--content",
+                    "DOCUMENT",
+                    "the signed document (for a detached signature; default: SIGNATURE without .p7s, used only\n"
+                        + "when the signature does not embed its content). For a signature that embeds its content,\n"
+                        + "a DOCUMENT given must be that content, byte for byte. One SIGNATURE only",
+                    type: .file
+                ),
+                .value(
+                    \.contentDirectory,
+                    "--content-dir",
+                    "DIR",
+                    "where the documents of detached signatures are: DIR/NAME for NAME.p7s (or NAME.p7m,\n"
+                        + "NAME.sig), instead of beside the signature",
+                    type: .directory
+                ),
+                .repeatable(
+                    \.ca,
+                    "--ca",
+                    "FILE",
+                    "trust anchor certificates (PEM or DER, bundles allowed)",
+                    type: .file
+                ),
+                .flag(
+                    \.noChainCheck,
+                    "--no-chain-check",
+                    "check only the signature and the document, not who signed it"
+                ),
+                .value(
+                    \.at,
+                    "--at",
+                    "TIME",
+                    "validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits",
+                    convert: ValueConversions.time
+                ),
+                .repeatable(
+                    \.tsaCA,
+                    "--tsa-ca",
+                    "FILE",
+                    "trust anchors for signature timestamps (CAdES-T) (default: the --ca anchors)",
+                    type: .file
+                ),
+                .repeatable(
+                    \.crl,
+                    "--crl",
+                    "FILE",
+                    "a CRL (PEM or DER) to check each signer's certificate against; offline",
+                    type: .file
+                ),
+                .flag(
+                    \.checkRevocation,
+                    "--check-revocation",
+                    "ask the network: OCSP from the certificate's AIA, else its CRL distribution points\n(10 s and "
+                        + "256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature"
+                ),
+            ]
+        }
+
+        func validate() throws {
+            if ca.isEmpty && !noChainCheck {
+                throw InvalidValue(
+                    message: "give the trust anchors with --ca FILE, or --no-chain-check to check only the signature"
+                )
+            }
+            if !ca.isEmpty && noChainCheck {
+                throw InvalidValue(message: "--ca and --no-chain-check contradict each other")
+            }
+            if content != nil && signatures.count > 1 {
+                throw InvalidValue(
+                    message: "--content names the document of one signature: give one SIGNATURE, or --content-dir DIR "
+                        + "for many"
+                )
+            }
+            if content != nil && contentDirectory != nil {
+                throw InvalidValue(message: "--content and --content-dir contradict each other: give one of them")
+            }
+        }
+    }
+
+    static let verify = CommandDescriptor(
+        words: ["verify"],
+        summary: "verify CMS / CAdES signatures and signed PDFs, every signer of them",
+        discussion: """
+            VALID means: every signer's signature verifies over the document; no MD5, SHA-1, RSA < 2048 or
+            EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
+            at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
+            from the network unless --check-revocation is given. Exit code 0 when every signature is
+            valid, 1 when any is not (the reason is printed).
+            A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers, whether the
+            file changed after it (laterChanges: none, signatures, formFields, other; laterRevisionsSigned), the
+            claimed (/M) and proven (signature timestamp) time, and the CMS as above.
+            One SIGNATURE is reported in full. Several are verified in parallel, one line each (VALID, INVALID
+            with the reason, or ERROR when the file cannot be read), then a count; with --json, one document
+            {"valid": N, "invalid": N, "results": [...]} whose results are what one SIGNATURE prints.
+            """,
+        examples: [
+            "certsign verify invoice.pdf.p7s --ca root-ca.pem",
+            "certsign verify signatures/*.p7s --content-dir documents --ca root-ca.pem",
+        ]
+    ) { (options: VerifyOptions, context) in
+        try await runVerify(options, context)
+    }
+
+    /// One verified file: its verdict, its JSON document and its text (full, and one line).
+    struct VerifiedFile: Sendable {
+        let valid: Bool
+        let document: VerifiedFileDocument
+        let text: String
+        let line: String
+    }
+
+    /// What every file of one `verify` run shares.
+    struct VerifyRun: Sendable {
+        let options: VerifyOptions
+        let trust: [Certificate]
+        let policy: ValidationPolicy
+        let fetcher: TransportBinaryFetcher?
+        let context: CommandContext
+    }
+
+    private static func runVerify(_ options: VerifyOptions, _ context: CommandContext) async throws -> Int32 {
+        var policy = ValidationPolicy()
+        if let time = options.at { policy.validationTime = time }
+        try context.applyRevocationOptions(
+            crls: options.crl,
+            checkRevocation: options.checkRevocation,
+            timestampAnchorFiles: options.tsaCA,
+            to: &policy
+        )
+        var trust: [Certificate] = []
+        for file in options.ca {
+            trust += try Certificate.certificates(
+                derOrPEM: try context.readInputFile(file, what: "CA certificate file")
+            )
+        }
+        let run = VerifyRun(
+            options: options,
+            trust: trust,
+            policy: policy,
+            fetcher: policy.checkRevocation ? try context.binaryFetcher() : nil,
+            context: context
+        )
+        if options.signatures.count == 1 {
+            // One file: reported in full; a file that cannot be read is an error (exit 1), as always.
+            let file = try await verifyFile(options.signatures[0], run)
+            context.emit(encoding: file.document, human: file.text)
+            return file.valid ? CertSign.exitSuccess : CertSign.exitFailure
+        }
+        let files = await verifyFiles(options.signatures, run)
+        let valid = files.filter(\.valid).count
+        if context.json {
+            context.console.out(
+                JSONOutput.encode(
+                    VerifyManyDocument(valid: valid, invalid: files.count - valid, results: files.map(\.document))
+                )
+            )
+        } else {
+            context.console.out("\(valid) of \(files.count) signatures valid")
+        }
+        return valid == files.count ? CertSign.exitSuccess : CertSign.exitFailure
+    }
+
+    /// Verifies `paths` with as many in flight as there are processors; the text lines are printed
+    /// in the order of `paths` as soon as each one's turn comes.
+    private static func verifyFiles(_ paths: [String], _ run: VerifyRun) async -> [VerifiedFile] {
+        let width = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 16)) * 2
+        var results = [VerifiedFile?](repeating: nil, count: paths.count)
+        var printed = 0
+        await withTaskGroup(of: (Int, VerifiedFile).self) { group in
+            var next = 0
+            func start() {
+                guard next < paths.count else { return }
+                let index = next
+                next += 1
+                group.addTask { (index, await verifyReporting(paths[index], run)) }
+            }
+            for _ in 0..<width { start() }
+            while let (index, file) = await group.next() {
+                results[index] = file
+                start()
+                while printed < paths.count, let ready = results[printed] {
+                    if !run.context.json { run.context.console.out(ready.line) }
+                    printed += 1
+                }
+            }
+        }
+        return results.compactMap { $0 }
+    }
+
+    /// One file of many: a file that cannot be read is reported (ERROR) and the run goes on.
+    private static func verifyReporting(_ path: String, _ run: VerifyRun) async -> VerifiedFile {
+        do {
+            return try await verifyFile(path, run)
+        } catch let error as CertificateProviderError {
+            return failedFile(path, code: error.code.rawValue, reason: error.reason)
+        } catch {
+            return failedFile(path, code: CertificateProviderError.Code.fileSystem.rawValue, reason: "\(error)")
+        }
+    }
+
+    private static func failedFile(_ path: String, code: String, reason: String) -> VerifiedFile {
+        let line = "ERROR: \(path): \(reason)"
+        return VerifiedFile(
+            valid: false,
+            document: .failed(VerifyFailedDocument(signature: Format.path(path), code: code, error: reason)),
+            text: line,
+            line: line
+        )
+    }
+
+    /// Verifies one signature file or PDF.
+    static func verifyFile(_ path: String, _ run: VerifyRun) async throws -> VerifiedFile {
+        let context = run.context
+        let signature = try context.readInputFile(path, what: "signature")
+        if isPDF(signature) {
+            return try pdfVerification(path, trust: run.trust, policy: run.policy)
+        }
+        let (result, contentPath) = try await verifyCMS(signature, path: path, run)
+        var verification = VerificationDocument(result)
+        verification.signature = Format.path(path)
+        verification.content = contentPath.map(Format.path)
+        let line =
+            result.failure.map { "INVALID: \(path): \($0.reason)" }
+            ?? "VALID: \(path)\(result.signers.first?.signerCertificate.map { " (\($0.subject))" } ?? "")"
+        return VerifiedFile(
+            valid: result.isValid,
+            document: .cms(verification),
+            text: verificationText(result),
+            line: line
+        )
+    }
+
+    /// The document of a detached signature: `--content`, else `--content-dir`/NAME, else NAME beside
+    /// NAME.p7s; taken only when the signature is detached (an attached one is checked over the
+    /// content it embeds, never over a file that happens to lie next to it).
+    private static func verifyCMS(
+        _ signature: [UInt8],
+        path: String,
+        _ run: VerifyRun
+    ) async throws -> (VerificationResult, String?) {
+        if let given = run.options.content {
+            _ = try run.context.documentSize(given)
+            return (try await verifyCMS(signature, content: .file(URL(fileURLWithPath: given)), run), given)
+        }
+        guard let candidate = documentCandidate(path, directory: run.options.contentDirectory),
+            FileManager.default.fileExists(atPath: candidate)
+        else {
+            return (try await verifyCMS(signature, content: nil, run), nil)
+        }
+        _ = try run.context.documentSize(candidate)
+        let result = try await verifyCMS(signature, content: .file(URL(fileURLWithPath: candidate)), run)
+        if result.isDetached { return (result, candidate) }
+        // Attached after all: verified again over the content it embeds alone.
+        return (try await verifyCMS(signature, content: nil, run), nil)
+    }
+
+    private static func verifyCMS(
+        _ signature: [UInt8],
+        content: Document?,
+        _ run: VerifyRun
+    ) async throws
+        -> VerificationResult
+    {
+        guard let fetcher = run.fetcher else {
+            switch content?.source {
+            case .none:
+                return CMSVerifier.verify(
+                    signature: signature,
+                    content: nil,
+                    trustAnchors: run.trust,
+                    policy: run.policy
+                )
+            case .bytes(let bytes)?:
+                return CMSVerifier.verify(
+                    signature: signature,
+                    content: bytes,
+                    trustAnchors: run.trust,
+                    policy: run.policy
+                )
+            case .file(let url)?:
+                return try CMSVerifier.verify(
+                    signature: signature,
+                    contentFileAt: url,
+                    trustAnchors: run.trust,
+                    policy: run.policy
+                )
+            }
+        }
+        return try await CMSVerifier.verify(
+            signature: signature,
+            content: content,
+            trustAnchors: run.trust,
+            policy: run.policy,
+            fetcher: fetcher
+        )
+    }
+
+    /// Where the document of the detached signature `path` is looked for without `--content`.
+    static func documentCandidate(_ path: String, directory: String?) -> String? {
+        let url = URL(fileURLWithPath: path)
+        guard let directory else {
+            return path.hasSuffix(".p7s") ? String(path.dropLast(4)) : nil
+        }
+        let name = url.lastPathComponent
+        for suffix in [".p7s", ".p7m", ".sig"] where name.hasSuffix(suffix) && name.count > suffix.count {
+            return URL(fileURLWithPath: directory).appendingPathComponent(String(name.dropLast(suffix.count))).path
+        }
+        return nil
+    }
+
+    static func verificationText(_ result: VerificationResult) -> String {
+        var lines: [String] = []
+        let count = result.signers.count
+        if let failure = result.failure {
+            lines.append("INVALID: \(failure.reason)")
+        } else if result.chainChecked {
+            lines.append(
+                count > 1
+                    ? "VALID: signature, document and the chains of all \(count) signers verified"
+                    : "VALID: signature, document and signer's chain verified"
+            )
+        } else {
+            lines.append("VALID signature and document; the signer's chain was NOT checked (--no-chain-check)")
+        }
+        for (index, signer) in result.signers.enumerated() {
+            let indent = count > 1 ? "  " : ""
+            if count > 1 {
+                lines.append(
+                    "signer \(index + 1) of \(count): \(signer.failure.map { "INVALID: \($0.reason)" } ?? "valid")"
+                )
+            }
+            if let certificate = signer.signerCertificate {
+                lines.append("\(indent)signer:       \(certificate.subject)")
+                let key = certificate.publicKeyAlgorithm
+                lines.append("\(indent)key:          \(key)\(key.isGOST ? "" : " \(certificate.publicKeySize)-bit")")
+            }
+            if let time = signer.signingTime {
+                lines.append("\(indent)signing time: \(Format.localDate(time)) (claimed by the signer)")
+            }
+            if let timestamp = signer.timestamp {
+                let state = timestamp.isValid ? "valid" : "INVALID"
+                lines.append(
+                    "\(indent)timestamp:    \(Format.localDate(timestamp.time)) by "
+                        + "\(timestamp.tsa?.subject ?? "unknown TSA") (\(state))"
+                )
+            }
+            // GOST digests print their standard's name (GOST R 34.11-2012 256), SHA-2 its short one.
+            if let digest = signer.digestAlgorithm.map({ $0.isGOST ? $0.displayName : $0.rawValue })
+                ?? signer.digestAlgorithmName
+            {
+                lines.append("\(indent)digest:       \(digest)")
+            }
+            lines.append(
+                "\(indent)format:       \(signer.format == .cadesBES ? "CAdES-BES" : signer.format == .cms ? "CMS" : signer.format.rawValue)\(result.isDetached ? ", detached" : ", attached")"
+            )
+            if let time = signer.checkedAt, signer.isValid {
+                lines.append("\(indent)checked at:   \(Format.localDate(time))")
+            }
+            if let revocation = signer.revocation { lines.append("\(indent)revocation:   \(revocation)") }
+            if signer.chainChecked && signer.isValid {
+                lines.append("\(indent)chain:        " + signer.chain.map(\.subject).joined(separator: " <- "))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// One file of `verify`: what verifying one SIGNATURE prints with `--json` (a CMS verification or a
+/// PDF's report), or why the file could not be verified.
+enum VerifiedFileDocument: Encodable, Sendable {
+    case cms(VerificationDocument)
+    case pdf(PDFVerificationDocument)
+    case failed(VerifyFailedDocument)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .cms(let document): try document.encode(to: encoder)
+        case .pdf(let document): try document.encode(to: encoder)
+        case .failed(let document): try document.encode(to: encoder)
+        }
+    }
+}
+
+/// A file `verify` could not read or parse as a signature's input: `{"signature", "valid": false,
+/// "code", "error"}`.
+struct VerifyFailedDocument: Encodable, Sendable {
+    var signature: String
+    var valid = false
+    var code: String
+    var error: String
+    enum CodingKeys: String, CodingKey, CaseIterable { case signature, valid, code, error }
+
+    init(signature: String, code: String, error: String) {
+        self.signature = signature
+        self.code = code
+        self.error = error
+    }
+}
+
+/// `verify` of several files: `{"valid": N, "invalid": N, "results": [...]}`, in the order given.
+struct VerifyManyDocument: Encodable {
+    var valid: Int
+    var invalid: Int
+    var results: [VerifiedFileDocument]
+    enum CodingKeys: String, CodingKey, CaseIterable { case valid, invalid, results }
+}
