@@ -28,8 +28,11 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public let publicKeyAlgorithm: PublicKeyAlgorithm
     /// The public key size in bits.
     public let publicKeySize: Int
-    /// The DER SubjectPublicKeyInfo.
-    public let publicKeyDERRepresentation: [UInt8]
+    /// The DER SubjectPublicKeyInfo (encoded on each access: OpenSSL 3.0's key encoder costs more
+    /// than the rest of reading a certificate, and verifying reads every certificate of a chain).
+    public var publicKeyDERRepresentation: [UInt8] {
+        X509_get0_pubkey(handle.pointer).map { EVPKeyHandle.publicKeyDER(of: $0) } ?? []
+    }
     /// The key usage extension, or nil when the certificate has none.
     public let keyUsage: KeyUsage?
     /// The extended key usage purposes, empty when the certificate has no such extension.
@@ -129,7 +132,6 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         }
         self.publicKeyAlgorithm = EVPKeyHandle.algorithm(of: publicKey)
         self.publicKeySize = Int(EVP_PKEY_get_bits(publicKey))
-        self.publicKeyDERRepresentation = EVPKeyHandle.publicKeyDER(of: publicKey)
         let flags = X509_get_extension_flags(x509)
         self.keyUsage = (flags & UInt32(EXFLAG_KUSAGE)) != 0 ? KeyUsage(rawValue: X509_get_key_usage(x509)) : nil
         self.extendedKeyUsage = Certificate.extendedKeyUsage(x509)

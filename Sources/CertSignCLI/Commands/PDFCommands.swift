@@ -133,18 +133,13 @@ extension Commands {
             report.isValid
             ? "VALID: \(path) (\(report.signatures.count) signature\(report.signatures.count == 1 ? "" : "s"))"
             : "INVALID: \(path): \(firstProblem ?? "it has no signatures")"
-        return VerifiedFile(
+        let document = PDFVerificationDocument(
+            document: Format.path(path),
             valid: report.isValid,
-            document: .pdf(
-                PDFVerificationDocument(
-                    document: Format.path(path),
-                    valid: report.isValid,
-                    revisions: report.revisionCount,
-                    signatures: signatures
-                )
-            ),
-            text: lines.joined(separator: "\n"),
-            line: line
+            revisions: report.revisionCount,
+            signatures: signatures
         )
+        let text = lines.joined(separator: "\n")
+        return VerifiedFile(valid: report.isValid, line: line, document: { .pdf(document) }, text: { text })
     }
 }

@@ -136,12 +136,30 @@ extension Commands {
         try await runVerify(options, context)
     }
 
-    /// One verified file: its verdict, its JSON document and its text (full, and one line).
+    /// One verified file: its verdict, its line among many, and (made only when printed) its JSON
+    /// document and its full text.
     struct VerifiedFile: Sendable {
         let valid: Bool
-        let document: VerifiedFileDocument
-        let text: String
         let line: String
+        private let makeDocument: @Sendable () -> VerifiedFileDocument
+        private let makeText: @Sendable () -> String
+
+        init(
+            valid: Bool,
+            line: String,
+            document: @escaping @Sendable () -> VerifiedFileDocument,
+            text: @escaping @Sendable () -> String
+        ) {
+            self.valid = valid
+            self.line = line
+            makeDocument = document
+            makeText = text
+        }
+
+        /// What `--json` prints for this file.
+        var document: VerifiedFileDocument { makeDocument() }
+        /// The full text of one SIGNATURE.
+        var text: String { makeText() }
     }
 
     /// What every file of one `verify` run shares.
@@ -237,9 +255,9 @@ extension Commands {
         let line = "ERROR: \(path): \(reason)"
         return VerifiedFile(
             valid: false,
-            document: .failed(VerifyFailedDocument(signature: Format.path(path), code: code, error: reason)),
-            text: line,
-            line: line
+            line: line,
+            document: { .failed(VerifyFailedDocument(signature: Format.path(path), code: code, error: reason)) },
+            text: { line }
         )
     }
 
@@ -251,17 +269,19 @@ extension Commands {
             return try pdfVerification(path, trust: run.trust, policy: run.policy)
         }
         let (result, contentPath) = try await verifyCMS(signature, path: path, run)
-        var verification = VerificationDocument(result)
-        verification.signature = Format.path(path)
-        verification.content = contentPath.map(Format.path)
         let line =
             result.failure.map { "INVALID: \(path): \($0.reason)" }
             ?? "VALID: \(path)\(result.signers.first?.signerCertificate.map { " (\($0.subject))" } ?? "")"
         return VerifiedFile(
             valid: result.isValid,
-            document: .cms(verification),
-            text: verificationText(result),
-            line: line
+            line: line,
+            document: {
+                var verification = VerificationDocument(result)
+                verification.signature = Format.path(path)
+                verification.content = contentPath.map(Format.path)
+                return .cms(verification)
+            },
+            text: { verificationText(result) }
         )
     }
 
