@@ -111,6 +111,10 @@ import Testing
                     .union(Self.keys(FailureDocument.CodingKeys.self))
             ),
             (
+                "verify SIGNATURE SIGNATURE…",
+                Self.keys(VerifyManyDocument.CodingKeys.self).union(Self.keys(VerifyFailedDocument.CodingKeys.self))
+            ),
+            (
                 "verify FILE.pdf",
                 Self.keys(PDFVerificationDocument.CodingKeys.self).union(
                     Self.keys(PDFSignatureDocument.CodingKeys.self)
