@@ -295,7 +295,7 @@ extension Commands {
     ) async throws -> (VerificationResult, String?) {
         if let given = run.options.content {
             _ = try run.context.documentSize(given)
-            return (try await verifyCMS(signature, content: .file(URL(fileURLWithPath: given)), run), given)
+            return (try await verifyCMS(signature, content: URL(fileURLWithPath: given), run), given)
         }
         guard let candidate = documentCandidate(path, directory: run.options.contentDirectory),
             FileManager.default.fileExists(atPath: candidate)
@@ -303,7 +303,7 @@ extension Commands {
             return (try await verifyCMS(signature, content: nil, run), nil)
         }
         _ = try run.context.documentSize(candidate)
-        let result = try await verifyCMS(signature, content: .file(URL(fileURLWithPath: candidate)), run)
+        let result = try await verifyCMS(signature, content: URL(fileURLWithPath: candidate), run)
         if result.isDetached { return (result, candidate) }
         // Attached after all: verified again over the content it embeds alone.
         return (try await verifyCMS(signature, content: nil, run), nil)
@@ -311,42 +311,28 @@ extension Commands {
 
     private static func verifyCMS(
         _ signature: [UInt8],
-        content: Document?,
+        content: URL?,
         _ run: VerifyRun
     ) async throws
         -> VerificationResult
     {
-        guard let fetcher = run.fetcher else {
-            switch content?.source {
-            case .none:
-                return CMSVerifier.verify(
-                    signature: signature,
-                    content: nil,
-                    trustAnchors: run.trust,
-                    policy: run.policy
-                )
-            case .bytes(let bytes)?:
-                return CMSVerifier.verify(
-                    signature: signature,
-                    content: bytes,
-                    trustAnchors: run.trust,
-                    policy: run.policy
-                )
-            case .file(let url)?:
-                return try CMSVerifier.verify(
-                    signature: signature,
-                    contentFileAt: url,
-                    trustAnchors: run.trust,
-                    policy: run.policy
-                )
-            }
+        if let fetcher = run.fetcher {
+            return try await CMSVerifier.verify(
+                signature: signature,
+                content: content.map { .file($0) },
+                trustAnchors: run.trust,
+                policy: run.policy,
+                fetcher: fetcher
+            )
         }
-        return try await CMSVerifier.verify(
+        guard let content else {
+            return CMSVerifier.verify(signature: signature, content: nil, trustAnchors: run.trust, policy: run.policy)
+        }
+        return try CMSVerifier.verify(
             signature: signature,
-            content: content,
+            contentFileAt: content,
             trustAnchors: run.trust,
-            policy: run.policy,
-            fetcher: fetcher
+            policy: run.policy
         )
     }
 
