@@ -202,7 +202,8 @@ struct RevocationDocument: Encodable {
         status = revocation.state.rawValue
         source = revocation.source
         revocationTime = revocation.revocationTime.map(Format.isoDate)
-        certificates = revocation.certificates.isEmpty ? nil : revocation.certificates.map(CertificateRevocationDocument.init)
+        certificates =
+            revocation.certificates.isEmpty ? nil : revocation.certificates.map(CertificateRevocationDocument.init)
     }
 }
 

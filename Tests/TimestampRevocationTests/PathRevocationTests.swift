@@ -43,8 +43,11 @@ struct ThreeLevelPKI {
     func openSSLVerdict(crls: [String]) throws -> String {
         let result = try ExternalTool.run(
             "openssl",
-            ["verify", "-crl_check_all", "-extended_crl", "-use_deltas", "-CAfile", root.certificatePath, "-untrusted",
-                issuing.certificatePath]
+            [
+                "verify", "-crl_check_all", "-extended_crl", "-use_deltas", "-CAfile", root.certificatePath,
+                "-untrusted",
+                issuing.certificatePath,
+            ]
                 + crls.flatMap { ["-CRLfile", $0] } + [signerPath]
         )
         return result.output + result.errorOutput
@@ -89,7 +92,9 @@ struct PathRevocationTests {
         #expect(try fixture.openSSLVerdict(crls: [cleanRoot]).contains("unable to get certificate CRL"))
     }
 
-    @Test("a CRL is used only within its issuing distribution point's scope (onlyContainsCACerts, onlyContainsUserCerts)")
+    @Test(
+        "a CRL is used only within its issuing distribution point's scope (onlyContainsCACerts, onlyContainsUserCerts)"
+    )
     func issuingDistributionPointScope() async throws {
         let fixture = try ThreeLevelPKI()
         let rootCRL = try fixture.root.makeCRL("root.crl")
@@ -119,7 +124,9 @@ struct PathRevocationTests {
         #expect(try fixture.openSSLVerdict(crls: [userOnly, intermediateCRL]).contains("different CRL scope"))
     }
 
-    @Test("a delta CRL counts only beside its base: base + delta revoking the signer is INVALID, the delta alone unknown")
+    @Test(
+        "a delta CRL counts only beside its base: base + delta revoking the signer is INVALID, the delta alone unknown"
+    )
     func deltaCRL() async throws {
         let fixture = try ThreeLevelPKI()
         let rootCRL = try fixture.root.makeCRL("root.crl")
@@ -181,7 +188,11 @@ struct PathRevocationTests {
             "verify", signaturePath, "--content", document, "--ca", fixture.root.certificatePath, "--crl", rootCRL,
             "--crl", intermediateCRL,
         ]
-        let json = try ExternalTool.run(certsign, ["--json"] + arguments, environment: ["CERTSIGN_HOME": fixture.directory.url.path])
+        let json = try ExternalTool.run(
+            certsign,
+            ["--json"] + arguments,
+            environment: ["CERTSIGN_HOME": fixture.directory.url.path]
+        )
         #expect(json.status == 1, "\(json.output)\(json.errorOutput)")
         let object = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
         #expect((object["failure"] as? [String: Any])?["code"] as? String == "signerRevoked")
@@ -198,7 +209,10 @@ struct PathRevocationTests {
         let text = try ExternalTool.run(certsign, arguments, environment: ["CERTSIGN_HOME": fixture.directory.url.path])
         #expect(text.status == 1)
         #expect(text.output.contains("revocation:   revoked"), "\(text.output)")
-        #expect(text.output.contains("signerCA: \(fixture.intermediate.certificate.subject): revoked"), "\(text.output)")
+        #expect(
+            text.output.contains("signerCA: \(fixture.intermediate.certificate.subject): revoked"),
+            "\(text.output)"
+        )
         #expect(text.output.contains("signer: CN=Path Signer: good"), "\(text.output)")
 
         let badAge = try ExternalTool.run(certsign, arguments + ["--revocation-max-age", "soon"])

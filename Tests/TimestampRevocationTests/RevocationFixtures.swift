@@ -78,7 +78,10 @@ struct OpenSSLCRLIssuer {
         )
         let made = try ExternalTool.run(
             "openssl",
-            ["ca", "-gencrl", "-config", config, "-keyfile", keyPath, "-cert", certificatePath, "-out", directory.path(file)]
+            [
+                "ca", "-gencrl", "-config", config, "-keyfile", keyPath, "-cert", certificatePath, "-out",
+                directory.path(file),
+            ]
         )
         guard made.succeeded else {
             throw CertificateProviderError(.cryptoFailure, "openssl ca -gencrl: \(made.errorOutput)")

@@ -72,7 +72,8 @@ final class OpenSSLRevocationFixture: @unchecked Sendable {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try #require(ExternalTool.path(of: "openssl")))
             process.arguments = [
-                "ocsp", "-index", index, "-port", "\(port)", "-rsigner", issuer.certificatePath, "-rkey", issuer.keyPath,
+                "ocsp", "-index", index, "-port", "\(port)", "-rsigner", issuer.certificatePath, "-rkey",
+                issuer.keyPath,
                 "-CA", issuer.certificatePath, "-ignore_err", "-nmin", "60",
             ]
             // The responder says when it listens. (Probing with a bare connect is not an option:

@@ -35,7 +35,8 @@ extension RevocationOpenSSL {
         X509_V_ERR_UNABLE_TO_GET_CRL, X509_V_ERR_UNABLE_TO_DECRYPT_CRL_SIGNATURE, X509_V_ERR_CRL_SIGNATURE_FAILURE,
         X509_V_ERR_CRL_NOT_YET_VALID, X509_V_ERR_CRL_HAS_EXPIRED, X509_V_ERR_ERROR_IN_CRL_LAST_UPDATE_FIELD,
         X509_V_ERR_ERROR_IN_CRL_NEXT_UPDATE_FIELD, X509_V_ERR_UNABLE_TO_GET_CRL_ISSUER, X509_V_ERR_KEYUSAGE_NO_CRL_SIGN,
-        X509_V_ERR_UNHANDLED_CRITICAL_CRL_EXTENSION, X509_V_ERR_DIFFERENT_CRL_SCOPE, X509_V_ERR_CRL_PATH_VALIDATION_ERROR,
+        X509_V_ERR_UNHANDLED_CRITICAL_CRL_EXTENSION, X509_V_ERR_DIFFERENT_CRL_SCOPE,
+        X509_V_ERR_CRL_PATH_VALIDATION_ERROR,
     ]
 
     /// Checks every certificate of the path from `leaf` to `anchors` against `crls` with OpenSSL's
@@ -97,7 +98,9 @@ extension RevocationOpenSSL {
                 defer { COpenSSLShims_sk_X509_pop_free(stack) }
                 let count = COpenSSLShims_sk_X509_num(stack)
                 let copied = (0..<count).compactMap { index in
-                    COpenSSLShims_sk_X509_value(stack, index).flatMap { try? Certificate(handle: X509Handle(copying: $0)) }
+                    COpenSSLShims_sk_X509_value(stack, index).flatMap {
+                        try? Certificate(handle: X509Handle(copying: $0))
+                    }
                 }
                 if copied.count == Int(count), !copied.isEmpty {
                     chain = copied

@@ -159,7 +159,7 @@ package enum RevocationOpenSSL {
                 .cryptoFailure,
                 "the OCSP response's nonce differs from the request's (a replayed answer)"
             )
-        case 3 where freshness.requiresNonce:
+        case -1 where freshness.requiresNonce:
             throw CertificateProviderError(
                 .cryptoFailure,
                 "the OCSP response does not carry back the request's nonce (it could be a replayed answer)"

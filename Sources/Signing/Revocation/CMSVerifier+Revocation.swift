@@ -72,7 +72,9 @@ extension CMSVerifier {
             for (url, crls) in await checker.distributionPointCRLs(of: entry.certificate, problems: &problems) {
                 secondPass.fetchedCRLs += crls.map { ($0, "CRL \(url.absoluteString)") }
             }
-            if problems.isEmpty, RevocationOpenSSL.crlURLs(of: entry.certificate).isEmpty {
+            if RevocationOpenSSL.ocspURLs(of: entry.certificate).isEmpty
+                && RevocationOpenSSL.crlURLs(of: entry.certificate).isEmpty
+            {
                 problems.append("the certificate names no OCSP responder and no CRL distribution point")
             }
             secondPass.onlineRevocationAnswers[fingerprint] = RevocationStatus(
@@ -83,4 +85,3 @@ extension CMSVerifier {
         return try run(secondPass)
     }
 }
-

@@ -104,6 +104,10 @@ public struct RevocationChecker: Sendable {
             return status
         }
         if configuration.checksOnline {
+            if RevocationOpenSSL.ocspURLs(of: certificate).isEmpty && RevocationOpenSSL.crlURLs(of: certificate).isEmpty
+            {
+                problems.append("the certificate names no OCSP responder and no CRL distribution point")
+            }
             if let status = await ocspStatus(
                 of: certificate,
                 issuer: issuer,
@@ -143,7 +147,13 @@ public struct RevocationChecker: Sendable {
         problems: inout [String]
     ) -> RevocationStatus? {
         guard !crls.isEmpty else { return nil }
-        let check = RevocationOpenSSL.checkCRLs(leaf: certificate, untrusted: [], anchors: [issuer], crls: crls, at: time)
+        let check = RevocationOpenSSL.checkCRLs(
+            leaf: certificate,
+            untrusted: [],
+            anchors: [issuer],
+            crls: crls,
+            at: time
+        )
         guard let verdict = check.verdicts.first else { return nil }
         let source = "CRL of '\(certificate.issuer)'"
         switch verdict.state {
