@@ -101,6 +101,16 @@ struct OCSPFreshnessTests {
         result.signers.first?.revocation?.certificates.first?.status.source ?? ""
     }
 
+    /// Ours refuses the answer for the signer of `mode` (`.revocationUnknown`, the signer's source
+    /// containing `reason`); `openssl ocsp` says `openSSL` about it.
+    func expectRefused(_ fixture: OCSPPathFixture, _ mode: String, reason: String, openSSL: String) async throws {
+        let result = try await fixture.verify(mode)
+        #expect(result.failure?.code == .revocationUnknown, "\(String(describing: result.failure))")
+        #expect(signerSource(result).contains(reason), "\(signerSource(result))")
+        let verdict = try fixture.openSSLVerdict(mode)
+        #expect(verdict.contains(openSSL), "\(verdict)")
+    }
+
     @Test("a fresh answer with the nonce is good for the signer and for its CA; openssl ocsp agrees")
     func good() async throws {
         let fixture = try OCSPPathFixture()
@@ -114,13 +124,20 @@ struct OCSPFreshnessTests {
         #expect(openssl.contains("Response verify OK") && openssl.contains(": good"), "\(openssl)")
     }
 
-    @Test("an answer from 2020 without nextUpdate (older than the certificate) is refused: unknown")
-    func stale() async throws {
-        let fixture = try OCSPPathFixture()
-        let result = try await fixture.verify("stale")
-        #expect(result.failure?.code == .revocationUnknown, "\(String(describing: result.failure))")
-        #expect(signerSource(result).contains("before the certificate existed"), "\(signerSource(result))")
-        #expect(try fixture.openSSLVerdict("stale").contains("status too old"))
+    /// A stale answer (2020, no nextUpdate, older than the certificate), one from the future and
+    /// one for another certificate: what ours says about each, and what openssl ocsp says.
+    static let refusals: [(mode: String, reason: String, openSSL: String)] = [
+        ("stale", "before the certificate existed", "status too old"),
+        ("future", "lies after the validation time", "status not yet valid"),
+        ("wrongid", "does not cover this certificate", "No Status found"),
+    ]
+
+    @Test(
+        "stale (thisUpdate 2020, no nextUpdate), future and wrong-CertID answers are refused: unknown; openssl agrees",
+        arguments: refusals
+    )
+    func refused(_ refusal: (mode: String, reason: String, openSSL: String)) async throws {
+        try await expectRefused(try OCSPPathFixture(), refusal.mode, reason: refusal.reason, openSSL: refusal.openSSL)
     }
 
     @Test("without nextUpdate an answer a day old passes the 7-day default and fails a one-hour maximum age")
@@ -136,35 +153,19 @@ struct OCSPFreshnessTests {
         #expect(!(try fixture.openSSLVerdict("dayold").contains("status too old")))
     }
 
-    @Test("an answer whose thisUpdate lies in the future is refused: unknown; openssl: status not yet valid")
-    func future() async throws {
-        let fixture = try OCSPPathFixture()
-        let result = try await fixture.verify("future")
-        #expect(result.failure?.code == .revocationUnknown, "\(String(describing: result.failure))")
-        #expect(signerSource(result).contains("lies after the validation time"), "\(signerSource(result))")
-        #expect(try fixture.openSSLVerdict("future").contains("status not yet valid"))
-    }
-
     @Test("an answer without the nonce we sent is refused unless the policy allows pre-signed answers")
     func missingNonce() async throws {
         let fixture = try OCSPPathFixture()
-        let result = try await fixture.verify("nononce")
-        #expect(result.failure?.code == .revocationUnknown, "\(String(describing: result.failure))")
-        #expect(signerSource(result).contains("does not carry back the request's nonce"), "\(signerSource(result))")
+        try await expectRefused(
+            fixture,
+            "nononce",
+            reason: "does not carry back the request's nonce",
+            openSSL: "WARNING: no nonce in response"
+        )
         var lenient = ValidationPolicy()
         lenient.requiresOCSPNonce = false
         let accepted = try await fixture.verify("nononce", policy: lenient)
         #expect(accepted.isValid, "\(String(describing: accepted.failure))")
-        #expect(try fixture.openSSLVerdict("nononce").contains("WARNING: no nonce in response"))
-    }
-
-    @Test("an answer for another certificate (CertID mismatch) is refused: unknown; openssl: No Status found")
-    func wrongCertificate() async throws {
-        let fixture = try OCSPPathFixture()
-        let result = try await fixture.verify("wrongid")
-        #expect(result.failure?.code == .revocationUnknown, "\(String(describing: result.failure))")
-        #expect(signerSource(result).contains("does not cover this certificate"), "\(signerSource(result))")
-        #expect(try fixture.openSSLVerdict("wrongid").contains("No Status found"))
     }
 
     @Test("the root's responder saying the intermediate is revoked makes the signature INVALID")

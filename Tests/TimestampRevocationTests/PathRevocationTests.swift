@@ -60,6 +60,23 @@ struct PathRevocationTests {
         result.signers.first?.revocation?.certificates.map(\.status.state) ?? []
     }
 
+    /// Ours and `openssl verify` on the same CRLs: ours `.revocationUnknown` with the per-certificate
+    /// `expected` states (signer first) and a reason containing `reason`; openssl saying `openSSL`.
+    func expectUnknown(
+        _ fixture: ThreeLevelPKI,
+        crls: [String],
+        states expected: [RevocationStatus.State],
+        reason: String,
+        openSSL: String
+    ) async throws {
+        let result = try await fixture.verify(crls: crls)
+        #expect(result.failure?.code == .revocationUnknown, "\(String(describing: result.failure))")
+        #expect(result.failure?.reason.contains(reason) == true, "\(String(describing: result.failure))")
+        #expect(states(result) == expected)
+        let verdict = try fixture.openSSLVerdict(crls: crls)
+        #expect(verdict.contains(openSSL), "\(verdict)")
+    }
+
     @Test("the root's CRL revoking the intermediate makes the signature INVALID, naming the intermediate")
     func revokedIntermediate() async throws {
         let fixture = try ThreeLevelPKI()
@@ -85,15 +102,17 @@ struct PathRevocationTests {
         #expect(try fixture.openSSLVerdict(crls: [cleanRoot, intermediateCRL]).contains("signer.pem: OK"))
 
         // Only the root's CRL: the signer has no answer, so revocation is unknown (never VALID).
-        let partial = try await fixture.verify(crls: [cleanRoot])
-        #expect(partial.failure?.code == .revocationUnknown, "\(String(describing: partial.failure))")
-        #expect(partial.failure?.reason.contains("CN=Path Signer") == true)
-        #expect(states(partial) == [.unknown, .good])
-        #expect(try fixture.openSSLVerdict(crls: [cleanRoot]).contains("unable to get certificate CRL"))
+        try await expectUnknown(
+            fixture,
+            crls: [cleanRoot],
+            states: [.unknown, .good],
+            reason: "CN=Path Signer",
+            openSSL: "unable to get certificate CRL"
+        )
     }
 
     @Test(
-        "a CRL is used only within its issuing distribution point's scope (onlyContainsCACerts, onlyContainsUserCerts)"
+        "a CRL is used only within its issuing distribution point's scope (onlyContainsCACerts, onlyContainsUserCerts, onlySomeReasons)"
     )
     func issuingDistributionPointScope() async throws {
         let fixture = try ThreeLevelPKI()
@@ -103,12 +122,13 @@ struct PathRevocationTests {
             extensions: ["issuingDistributionPoint = critical, @idp"],
             sections: "[ idp ]\nonlyCA = TRUE"
         )
-        let result = try await fixture.verify(crls: [rootCRL, caOnly])
-        #expect(result.failure?.code == .revocationUnknown, "\(String(describing: result.failure))")
-        #expect(states(result) == [.unknown, .good])
-        let signerStatus = result.signers.first?.revocation?.certificates.first?.status
-        #expect(signerStatus?.source.contains("different CRL scope") == true, "\(String(describing: signerStatus))")
-        #expect(try fixture.openSSLVerdict(crls: [rootCRL, caOnly]).contains("different CRL scope"))
+        try await expectUnknown(
+            fixture,
+            crls: [rootCRL, caOnly],
+            states: [.unknown, .good],
+            reason: "different CRL scope",
+            openSSL: "different CRL scope"
+        )
 
         // A root CRL for end-entity certificates only says nothing about the intermediate.
         let userOnly = try fixture.root.makeCRL(
@@ -117,11 +137,27 @@ struct PathRevocationTests {
             sections: "[ idp ]\nonlyuser = TRUE"
         )
         let intermediateCRL = try fixture.issuing.makeCRL("intermediate.crl")
-        let caUnknown = try await fixture.verify(crls: [userOnly, intermediateCRL])
-        #expect(caUnknown.failure?.code == .revocationUnknown, "\(String(describing: caUnknown.failure))")
-        #expect(caUnknown.failure?.reason.contains("CN=Path Intermediate") == true)
-        #expect(states(caUnknown) == [.good, .unknown])
-        #expect(try fixture.openSSLVerdict(crls: [userOnly, intermediateCRL]).contains("different CRL scope"))
+        try await expectUnknown(
+            fixture,
+            crls: [userOnly, intermediateCRL],
+            states: [.good, .unknown],
+            reason: "CN=Path Intermediate",
+            openSSL: "different CRL scope"
+        )
+
+        // A CRL for some reasons only does not cover the others: no complete answer.
+        let someReasons = try fixture.issuing.makeCRL(
+            "intermediate-key-compromise.crl",
+            extensions: ["issuingDistributionPoint = critical, @idp"],
+            sections: "[ idp ]\nonlysomereasons = keyCompromise"
+        )
+        try await expectUnknown(
+            fixture,
+            crls: [rootCRL, someReasons],
+            states: [.unknown, .good],
+            reason: "unable to get certificate CRL",
+            openSSL: "unable to get certificate CRL"
+        )
     }
 
     @Test(
@@ -147,10 +183,13 @@ struct PathRevocationTests {
         #expect(states(both) == [.revoked, .good])
         #expect(try fixture.openSSLVerdict(crls: [rootCRL, base, delta]).contains("certificate revoked"))
 
-        let alone = try await fixture.verify(crls: [rootCRL, delta])
-        #expect(alone.failure?.code == .revocationUnknown, "\(String(describing: alone.failure))")
-        #expect(alone.failure?.reason.contains("delta CRL counts only beside its base") == true)
-        #expect(try fixture.openSSLVerdict(crls: [rootCRL, delta]).contains("unable to get certificate CRL"))
+        try await expectUnknown(
+            fixture,
+            crls: [rootCRL, delta],
+            states: [.unknown, .good],
+            reason: "delta CRL counts only beside its base",
+            openSSL: "unable to get certificate CRL"
+        )
 
         let baseOnly = try await fixture.verify(crls: [rootCRL, base])
         #expect(baseOnly.isValid, "\(String(describing: baseOnly.failure))")
@@ -165,11 +204,13 @@ struct PathRevocationTests {
             "strange.crl",
             extensions: ["1.3.6.1.4.1.55555.1 = critical, ASN1:UTF8String:unknown"]
         )
-        let result = try await fixture.verify(crls: [rootCRL, strange])
-        #expect(result.failure?.code == .revocationUnknown, "\(String(describing: result.failure))")
-        #expect(result.failure?.reason.contains("unhandled critical CRL extension") == true)
-        #expect(states(result) == [.unknown, .good])
-        #expect(try fixture.openSSLVerdict(crls: [rootCRL, strange]).contains("unhandled critical CRL extension"))
+        try await expectUnknown(
+            fixture,
+            crls: [rootCRL, strange],
+            states: [.unknown, .good],
+            reason: "unhandled critical CRL extension",
+            openSSL: "unhandled critical CRL extension"
+        )
     }
 
     @Test("certsign verify --crl reports every certificate of the path in text and JSON; a revoked CA exits 1")

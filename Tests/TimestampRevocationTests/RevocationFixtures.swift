@@ -2,11 +2,8 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import Signing
+import TestSupport
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `openssl ca -gencrl` for one TestPKI authority, with a configuration written into a temporary
 /// directory: CRLs listing the certificates it revoked, with the CRL extensions a test asks for
@@ -97,8 +94,8 @@ struct OpenSSLCRLIssuer {
 /// `future` (thisUpdate in two days), `nononce` (good, without the request's nonce), `wrongid`
 /// (good, for another certificate of the same issuer). Every other answer echoes the nonce.
 final class PythonOCSPResponder: Sendable {
-    private let process: Process
-    let port: Int
+    private let server: PythonServerProcess
+    var port: Int { server.port }
 
     /// The responder URL for `mode`.
     func url(_ mode: String) -> String { "http://127.0.0.1:\(port)/\(mode)" }
@@ -177,34 +174,15 @@ final class PythonOCSPResponder: Sendable {
     /// certificates name the responder's port).
     init(directory: TemporaryDirectory, issuers: [String]) throws {
         let script = try directory.write("ocsp-responder.py", text: Self.script)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ExternalTool.path(of: "python3") ?? "/usr/bin/python3")
-        process.arguments = [script, directory.url.path, issuers.joined(separator: ",")]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line: [UInt8] = []
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw CertificateProviderError(.network, "the Python OCSP responder did not start")
-        }
-        self.port = port
-        self.process = process
+        server = try PythonServerProcess(
+            script: script,
+            arguments: [directory.url.path, issuers.joined(separator: ",")],
+            what: "the Python OCSP responder"
+        )
     }
 
-    /// Stops the responder (SIGKILL: the child inherits the test runner's blocked signal mask).
-    func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    /// Stops the responder.
+    func stop() { server.stop() }
 
     /// What `openssl ocsp` says about `certificate` (issued by `issuer`) asking `url`, trusting
     /// `anchor`, with a 7-day `-status_age`: its standard output and error together.
