@@ -124,7 +124,7 @@ enum RevocationSeam {
             at: context.validationTime
         )
         var count = check.chain.count
-        if let top = check.chain.last, count > 1, check.endsInAnchor || top.subject == top.issuer { count -= 1 }
+        if let top = check.chain.last, check.endsInAnchor || (count > 1 && top.subject == top.issuer) { count -= 1 }
         return (0..<count).map { depth in
             let certificate = check.chain[depth]
             let verdict = check.verdicts[depth]
@@ -173,7 +173,9 @@ enum RevocationSeam {
         func summary(_ state: RevocationStatus.State, _ entry: CertificateRevocationStatus?) -> RevocationStatus {
             let source =
                 entry.map { "'\($0.certificate.subject)': \($0.status.source)" }
-                ?? statuses.map { "'\($0.certificate.subject)': \($0.status.source)" }.joined(separator: "; ")
+                ?? (statuses.isEmpty
+                    ? "no certificate to check: the signer's certificate is itself a trust anchor"
+                    : statuses.map { "'\($0.certificate.subject)': \($0.status.source)" }.joined(separator: "; "))
             return RevocationStatus(
                 state: state,
                 revocationTime: entry?.status.revocationTime,
