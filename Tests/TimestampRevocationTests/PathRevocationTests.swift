@@ -196,7 +196,7 @@ struct PathRevocationTests {
         #expect(try fixture.openSSLVerdict(crls: [rootCRL, base]).contains("signer.pem: OK"))
     }
 
-    @Test("a CRL with a critical extension nobody knows is unusable: unknown, as openssl says")
+    @Test("a CRL with a critical extension nobody knows (in the CRL or an entry) is unusable: unknown, as openssl says")
     func unknownCriticalExtension() async throws {
         let fixture = try ThreeLevelPKI()
         let rootCRL = try fixture.root.makeCRL("root.crl")
@@ -211,7 +211,43 @@ struct PathRevocationTests {
             reason: "unhandled critical CRL extension",
             openSSL: "unhandled critical CRL extension"
         )
+
+        // The same for an unknown critical extension of one entry (another certificate's), made
+        // with Python cryptography's CertificateRevocationListBuilder: the whole CRL is unusable.
+        let entryCRL = fixture.directory.path("strange-entry.crl")
+        let made = try ExternalTool.run(
+            "python3",
+            [
+                "-c", Self.crlWithCriticalEntryExtension, fixture.issuing.certificatePath, fixture.issuing.keyPath,
+                entryCRL,
+            ]
+        )
+        try #require(made.succeeded, "\(made.errorOutput)")
+        try await expectUnknown(
+            fixture,
+            crls: [rootCRL, entryCRL],
+            states: [.unknown, .good],
+            reason: "unhandled critical CRL extension",
+            openSSL: "unhandled critical CRL extension"
+        )
     }
+
+    /// Writes argv[3]: a PEM CRL signed by the CA of argv[1] / argv[2] listing serial 4242 with a
+    /// critical entry extension of a private OID.
+    static let crlWithCriticalEntryExtension = """
+        import sys, datetime
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        ca = x509.load_pem_x509_certificate(open(sys.argv[1], 'rb').read())
+        key = serialization.load_pem_private_key(open(sys.argv[2], 'rb').read(), None)
+        now = datetime.datetime.now(datetime.timezone.utc)
+        entry = (x509.RevokedCertificateBuilder().serial_number(4242).revocation_date(now - datetime.timedelta(hours=1))
+                 .add_extension(x509.UnrecognizedExtension(x509.ObjectIdentifier('1.3.6.1.4.1.55555.2'), b'\\x05\\x00'), critical=True)
+                 .build())
+        crl = (x509.CertificateRevocationListBuilder().issuer_name(ca.subject).last_update(now - datetime.timedelta(minutes=5))
+               .next_update(now + datetime.timedelta(days=1)).add_revoked_certificate(entry).sign(key, hashes.SHA256()))
+        open(sys.argv[3], 'wb').write(crl.public_bytes(serialization.Encoding.PEM))
+        """
 
     @Test("certsign verify --crl reports every certificate of the path in text and JSON; a revoked CA exits 1")
     func commandLine() async throws {
