@@ -27,7 +27,12 @@ extension RevocationOpenSSL {
     /// The OpenSSL errors of the CRL check (RFC 5280 6.3), by depth; the verify callback keeps
     /// them and lets verification go on so that every certificate of the path is judged.
     private final class CRLErrorLog {
-        var errors: [Int32: [Int32]] = [:]
+        /// What OpenSSL reported, with the CRL it was judging (nil when it had none at hand).
+        struct Entry {
+            let error: Int32
+            let crl: OpaquePointer?
+        }
+        var entries: [Int32: [Entry]] = [:]
     }
 
     /// The errors that say a certificate's revocation status cannot be decided from the CRLs.
@@ -88,9 +93,10 @@ extension RevocationOpenSSL {
                 // keeps OpenSSL's verdict.
                 guard ok == 0, let context, let raw = X509_STORE_CTX_get_ex_data(context, 0) else { return ok }
                 let log = Unmanaged<CRLErrorLog>.fromOpaque(raw).takeUnretainedValue()
-                log.errors[X509_STORE_CTX_get_error_depth(context), default: []].append(
-                    X509_STORE_CTX_get_error(context)
-                )
+                let error = X509_STORE_CTX_get_error(context)
+                // "No CRL" concerns the certificate, not the CRL last looked at.
+                let crl = error == X509_V_ERR_UNABLE_TO_GET_CRL ? nil : X509_STORE_CTX_get0_current_crl(context)
+                log.entries[X509_STORE_CTX_get_error_depth(context), default: []].append(.init(error: error, crl: crl))
                 return 1
             }
             _ = X509_verify_cert(context)
@@ -113,26 +119,42 @@ extension RevocationOpenSSL {
             let verdict = CRLVerdict(state: .unknown, revocationTime: nil, problems: ["the CRL check could not run"])
             return CRLPathCheck(chain: chain, endsInAnchor: false, verdicts: chain.map { _ in verdict })
         }
-        let verdicts = chain.enumerated().map { depth, certificate -> CRLVerdict in
-            let errors = log.errors[Int32(depth)] ?? []
-            if errors.contains(X509_V_ERR_CERT_REVOKED) {
-                return CRLVerdict(
-                    state: .revoked,
-                    revocationTime: revocationDate(of: certificate, in: crls),
-                    problems: []
-                )
-            }
-            let undecided = errors.filter { undecidedErrors.contains($0) }
-            guard undecided.isEmpty else {
-                var problems = undecided.map { String(cString: X509_verify_cert_error_string(Int($0))) }
-                if crls.contains(where: { $0.isDelta && $0.issuer == certificate.issuer }) {
-                    problems.append("a delta CRL counts only beside its base CRL")
-                }
-                return CRLVerdict(state: .unknown, revocationTime: nil, problems: Array(Set(problems)).sorted())
-            }
-            return CRLVerdict(state: .good, revocationTime: nil, problems: [])
+        let verdicts = chain.enumerated().map { depth, certificate in
+            verdict(for: certificate, entries: log.entries[Int32(depth)] ?? [], crls: crls)
         }
         return CRLPathCheck(chain: chain, endsInAnchor: endsInAnchor, verdicts: verdicts)
+    }
+
+    /// One certificate's verdict from what OpenSSL reported at its depth: revoked when a CRL with
+    /// no fault of its own lists it (a CRL out of scope, badly signed, out of date or with an
+    /// unhandled critical extension is not used, even to revoke); unknown when any fault or no
+    /// CRL was reported; good otherwise.
+    private static func verdict(
+        for certificate: Certificate,
+        entries: [CRLErrorLog.Entry],
+        crls: [CertificateRevocationList]
+    ) -> CRLVerdict {
+        let faults = entries.filter { undecidedErrors.contains($0.error) }
+        let faulty = Set(faults.compactMap { $0.crl.map(UnsafeRawPointer.init) })
+        let listedByUsable = entries.contains { entry in
+            guard entry.error == X509_V_ERR_CERT_REVOKED else { return false }
+            guard let crl = entry.crl else { return faults.isEmpty }
+            return !faulty.contains(UnsafeRawPointer(crl))
+        }
+        if listedByUsable {
+            return CRLVerdict(state: .revoked, revocationTime: revocationDate(of: certificate, in: crls), problems: [])
+        }
+        guard faults.isEmpty else {
+            var problems = Set(faults.map { String(cString: X509_verify_cert_error_string(Int($0.error))) })
+            if entries.contains(where: { $0.error == X509_V_ERR_CERT_REVOKED }) {
+                problems.insert("a CRL that cannot be used lists it as revoked")
+            }
+            if crls.contains(where: { $0.isDelta && $0.issuer == certificate.issuer }) {
+                problems.insert("a delta CRL counts only beside its base CRL")
+            }
+            return CRLVerdict(state: .unknown, revocationTime: nil, problems: problems.sorted())
+        }
+        return CRLVerdict(state: .good, revocationTime: nil, problems: [])
     }
 
     /// The earliest revocation date any of `crls` gives `certificate`.
