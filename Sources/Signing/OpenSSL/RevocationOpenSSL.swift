@@ -146,42 +146,8 @@ package enum RevocationOpenSSL {
             throw OpenSSLErrorQueue.error(.network, "the OCSP response has no basic response")
         }
         defer { OCSP_BASICRESP_free(basic) }
-        guard
-            let parsedRequest = request.der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-                var cursor = buffer.baseAddress
-                return d2i_OCSP_REQUEST(nil, &cursor, buffer.count)
-            })
-        else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not read back the OCSP request") }
-        defer { OCSP_REQUEST_free(parsedRequest) }
-        switch OCSP_check_nonce(parsedRequest, basic) {
-        case 0:
-            throw CertificateProviderError(
-                .cryptoFailure,
-                "the OCSP response's nonce differs from the request's (a replayed answer)"
-            )
-        case -1 where freshness.requiresNonce:
-            throw CertificateProviderError(
-                .cryptoFailure,
-                "the OCSP response does not carry back the request's nonce (it could be a replayed answer)"
-            )
-        default:
-            break
-        }
-        guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "X509_STORE_new") }
-        defer { X509_STORE_free(store) }
-        for anchor in trustAnchors { _ = X509_STORE_add_cert(store, anchor.handle.pointer) }
-        ERR_clear_error()
-        if let parameters = X509_STORE_get0_param(store) {
-            X509_VERIFY_PARAM_set_time(parameters, time_t(freshness.time.timeIntervalSince1970))
-            X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
-        }
-        let verified = try withX509Stack([issuer]) { OCSP_basic_verify(basic, $0, store, 0) == 1 }
-        guard verified else {
-            throw OpenSSLErrorQueue.error(
-                .cryptoFailure,
-                "the OCSP response is not signed by the issuer or a responder it authorized (id-kp-OCSPSigning)"
-            )
-        }
+        try checkNonce(of: basic, against: request, required: freshness.requiresNonce)
+        try verifySigner(of: basic, issuer: issuer, trustAnchors: trustAnchors, at: freshness.time)
         guard let identifier = OCSP_cert_to_id(EVP_sha1(), certificate.handle.pointer, issuer.handle.pointer) else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not make the OCSP certificate id")
         }
@@ -220,6 +186,56 @@ package enum RevocationOpenSSL {
             return RevocationStatus(state: .revoked, revocationTime: date, source: source)
         default:
             return RevocationStatus(state: .unknown, source: "\(source) does not know the certificate")
+        }
+    }
+
+    /// The nonce of the request must come back unchanged; when `required`, it must come back.
+    private static func checkNonce(of basic: OpaquePointer, against request: OCSPRequest, required: Bool) throws {
+        guard
+            let parsedRequest = request.der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                var cursor = buffer.baseAddress
+                return d2i_OCSP_REQUEST(nil, &cursor, buffer.count)
+            })
+        else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not read back the OCSP request") }
+        defer { OCSP_REQUEST_free(parsedRequest) }
+        switch OCSP_check_nonce(parsedRequest, basic) {
+        case 0:
+            throw CertificateProviderError(
+                .cryptoFailure,
+                "the OCSP response's nonce differs from the request's (a replayed answer)"
+            )
+        case -1 where required:
+            throw CertificateProviderError(
+                .cryptoFailure,
+                "the OCSP response does not carry back the request's nonce (it could be a replayed answer)"
+            )
+        default:
+            break
+        }
+    }
+
+    /// The basic response must be signed by the issuer or a responder it delegated
+    /// (id-kp-OCSPSigning), chaining to `trustAnchors` at `time`.
+    private static func verifySigner(
+        of basic: OpaquePointer,
+        issuer: Certificate,
+        trustAnchors: [Certificate],
+        at time: Date
+    ) throws {
+        guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "X509_STORE_new") }
+        defer { X509_STORE_free(store) }
+        for anchor in trustAnchors { _ = X509_STORE_add_cert(store, anchor.handle.pointer) }
+        ERR_clear_error()
+        if let parameters = X509_STORE_get0_param(store) {
+            X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970))
+            X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
+        }
+        let verified = try withX509Stack([issuer]) { OCSP_basic_verify(basic, $0, store, 0) == 1 }
+        guard verified else {
+            throw OpenSSLErrorQueue.error(
+                .cryptoFailure,
+                "the OCSP response is not signed by the issuer or a responder it authorized (id-kp-OCSPSigning)"
+            )
         }
     }
 
