@@ -13,6 +13,9 @@ int COpenSSLShims_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(
 X509 *COpenSSLShims_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
 void COpenSSLShims_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
 void COpenSSLShims_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
+STACK_OF(X509_CRL) *COpenSSLShims_sk_X509_CRL_new_null(void) { return sk_X509_CRL_new_null(); }
+int COpenSSLShims_sk_X509_CRL_push(STACK_OF(X509_CRL) *stack, X509_CRL *crl) { return sk_X509_CRL_push(stack, crl); }
+void COpenSSLShims_sk_X509_CRL_free(STACK_OF(X509_CRL) *stack) { sk_X509_CRL_free(stack); }
 
 int COpenSSLShims_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *stack) { return sk_ASN1_OBJECT_num(stack); }
 ASN1_OBJECT *COpenSSLShims_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *stack, int index) { return sk_ASN1_OBJECT_value(stack, index); }

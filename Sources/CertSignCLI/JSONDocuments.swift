@@ -189,12 +189,44 @@ struct SignerTimestampDocument: Encodable {
     enum CodingKeys: String, CodingKey, CaseIterable { case time, valid, tsa, failure }
 }
 
-/// A signer's revocation status in `verify`.
+/// A signer's revocation status in `verify`: the summary, then each certificate of the signer's
+/// and the TSA's paths (trust anchors excepted).
 struct RevocationDocument: Encodable {
     var status: String
     var source: String
     var revocationTime: String?
-    enum CodingKeys: String, CodingKey, CaseIterable { case status, source, revocationTime }
+    var certificates: [CertificateRevocationDocument]?
+    enum CodingKeys: String, CodingKey, CaseIterable { case status, source, revocationTime, certificates }
+
+    init(_ revocation: RevocationStatus) {
+        status = revocation.state.rawValue
+        source = revocation.source
+        revocationTime = revocation.revocationTime.map(Format.isoDate)
+        certificates =
+            revocation.certificates.isEmpty ? nil : revocation.certificates.map(CertificateRevocationDocument.init)
+    }
+}
+
+/// One certificate's revocation status in `verify`.
+struct CertificateRevocationDocument: Encodable {
+    var subject: String
+    var sha256Fingerprint: String
+    var role: String
+    var status: String
+    var source: String
+    var revocationTime: String?
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case subject, sha256Fingerprint, role, status, source, revocationTime
+    }
+
+    init(_ entry: CertificateRevocationStatus) {
+        subject = entry.certificate.subject
+        sha256Fingerprint = entry.certificate.sha256FingerprintHex
+        role = entry.role.rawValue
+        status = entry.status.state.rawValue
+        source = entry.status.source
+        revocationTime = entry.status.revocationTime.map(Format.isoDate)
+    }
 }
 
 /// SIGNER in `verify`.
@@ -243,13 +275,7 @@ struct SignerDocument: Encodable {
                 failure: stamp.failure.map(FailureDocument.init)
             )
         }
-        if let state = signer.revocation {
-            revocation = RevocationDocument(
-                status: state.state.rawValue,
-                source: state.source,
-                revocationTime: state.revocationTime.map(Format.isoDate)
-            )
-        }
+        revocation = signer.revocation.map(RevocationDocument.init)
         failure = signer.failure.map(FailureDocument.init)
     }
 }

@@ -82,4 +82,21 @@ enum ValueConversions {
         }
         return time
     }
+
+    /// A duration: whole seconds (`3600`), or a number with a unit `s`, `m`, `h`, `d` (`90s`, `30m`,
+    /// `12h`, `7d`); positive. `option` names the option in the error.
+    static func duration(_ option: String) -> (String) throws -> TimeInterval {
+        { text in
+            let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+            let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+            let unit = trimmed.last.flatMap { units[$0] }
+            let number = unit == nil ? trimmed : String(trimmed.dropLast())
+            guard let value = UInt32(number), value > 0 else {
+                throw InvalidValue(
+                    message: "\(option) '\(text)' is not a duration such as 3600, 90s, 30m, 12h or 7d"
+                )
+            }
+            return TimeInterval(value) * (unit ?? 1)
+        }
+    }
 }

@@ -1,6 +1,7 @@
 public import Foundation
 
-/// Whether a signer's certificate was revoked, and where the answer came from.
+/// Whether a certificate was revoked, and where the answer came from; or, for a signer, the summary
+/// of every certificate of its path (``certificates``).
 public struct RevocationStatus: Sendable, Hashable, CustomStringConvertible {
     /// The answer: an open set.
     public struct State: Hashable, Sendable, CustomStringConvertible {
@@ -25,12 +26,23 @@ public struct RevocationStatus: Sendable, Hashable, CustomStringConvertible {
     public let revocationTime: Date?
     /// Where the answer came from, in words (`OCSP http://…`, `CRL file`, …).
     public let source: String
+    /// For a signer's summary: one status per certificate checked, the signer's path first (signer,
+    /// then each CA up to, not including, the trust anchor), then the time-stamping authority's path.
+    /// The summary is `.revoked` when any of them is (its time and source are that certificate's),
+    /// else `.unknown` when any is, else `.good`. Empty for a single certificate's answer.
+    public let certificates: [CertificateRevocationStatus]
 
     /// Creates a status.
-    public init(state: State, revocationTime: Date? = nil, source: String) {
+    public init(
+        state: State,
+        revocationTime: Date? = nil,
+        source: String,
+        certificates: [CertificateRevocationStatus] = []
+    ) {
         self.state = state
         self.revocationTime = revocationTime
         self.source = source
+        self.certificates = certificates
     }
 
     /// A one-line summary for logs and command-line output.

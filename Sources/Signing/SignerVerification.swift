@@ -34,7 +34,9 @@ public struct SignerVerification: Sendable, CustomStringConvertible {
     /// The signature timestamp (CAdES-T) of this signer and whether it verified; nil when the
     /// signer has none.
     public let timestamp: VerifiedTimestamp?
-    /// The revocation status of the signer's certificate; nil when revocation was not checked.
+    /// The revocation status of the signer's path, nil when revocation was not checked: the
+    /// summary, with one status per certificate of the signer's and its time-stamping authority's
+    /// paths, trust anchors excepted, in ``RevocationStatus/certificates``.
     public let revocation: RevocationStatus?
 
     /// Whether every check passed for this signer.

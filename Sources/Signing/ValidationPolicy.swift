@@ -3,7 +3,7 @@ public import Foundation
 
 /// How strictly ``CMSVerifier`` judges a signature: the validation time, the algorithms and keys it
 /// accepts, whether the signer's certificate must be fit for signing, and where revocation
-/// information comes from.
+/// information comes from and how fresh it must be.
 ///
 /// The defaults are the ones of ETSI EN 319 102-1 basic signature validation as EU DSS and pyHanko
 /// apply them: the chain is checked **now**, MD5 and SHA-1 are refused, RSA keys need 2048 bits and
@@ -50,6 +50,24 @@ public struct ValidationPolicy: Sendable {
     /// the signature's own trust anchors.
     public var timestampTrustAnchors: [Certificate]?
 
+    /// The oldest an OCSP answer without nextUpdate may be, in seconds from its thisUpdate to the
+    /// validation time. Default 7 days (604 800 s): the longest interval at which the CA/Browser
+    /// Forum requires responders to refresh their answers, so an older answer without nextUpdate
+    /// could be a replay. Answers with nextUpdate are current until it passes.
+    ///
+    /// Every OCSP answer must also have thisUpdate no later than the validation time plus 300 s of
+    /// clock skew and no earlier than the certificate's notBefore, answer for the certificate asked
+    /// (CertID), and carry back the nonce of the request when ``requiresOCSPNonce`` is set.
+    public var revocationMaximumAge: TimeInterval
+
+    /// Whether an OCSP answer must echo the nonce of the request (RFC 8954). An answer that
+    /// carries a nonce must always carry the request's (else it is not used: a replay); one that
+    /// carries none is used by default, as openssl and pyHanko do, since many responders serve
+    /// pre-signed answers and ignore nonces (RFC 5019): the freshness checks (thisUpdate,
+    /// nextUpdate, ``revocationMaximumAge``) are what keeps an old answer from being replayed. Set
+    /// true to refuse answers without the nonce (the CRL distribution points are then tried).
+    public var requiresOCSPNonce: Bool
+
     /// Creates a policy; every parameter defaults to the strict, offline value documented on its
     /// property.
     public init(
@@ -58,7 +76,9 @@ public struct ValidationPolicy: Sendable {
         requiresSigningKeyUsage: Bool = true,
         checkRevocation: Bool = false,
         crls: [[UInt8]] = [],
-        timestampTrustAnchors: [Certificate]? = nil
+        timestampTrustAnchors: [Certificate]? = nil,
+        revocationMaximumAge: TimeInterval = 7 * 86_400,
+        requiresOCSPNonce: Bool = false
     ) {
         self.validationTime = validationTime
         self.algorithms = algorithms
@@ -66,11 +86,16 @@ public struct ValidationPolicy: Sendable {
         self.checkRevocation = checkRevocation
         self.crls = crls
         self.timestampTrustAnchors = timestampTrustAnchors
+        self.revocationMaximumAge = revocationMaximumAge
+        self.requiresOCSPNonce = requiresOCSPNonce
     }
 
-    /// Revocation answers fetched over the network before verification, by signer certificate
-    /// SHA-256 fingerprint (set by the asynchronous `CMSVerifier.verify(…, fetcher:)`).
+    /// OCSP answers fetched over the network before verification, by certificate SHA-256
+    /// fingerprint (set by the asynchronous `CMSVerifier.verify(…, fetcher:)`).
     var onlineRevocationAnswers: [String: RevocationStatus] = [:]
+
+    /// CRLs fetched from CRL distribution points before verification; judged with ``crls``.
+    var fetchedCRLs: [(crl: CertificateRevocationList, source: String)] = []
 
     /// Whether revocation is to be checked at all (asked for, or CRLs given).
     var wantsRevocation: Bool { checkRevocation || !crls.isEmpty }

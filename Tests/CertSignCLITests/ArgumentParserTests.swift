@@ -69,6 +69,18 @@ import Testing
         #expect(Self.usageError(["a", "--out", "x", "--atached"])?.contains("did you mean '--attached'?") == true)
     }
 
+    @Test func durationsAreSecondsOrAUnit() throws {
+        let duration = ValueConversions.duration("--revocation-max-age")
+        #expect(try duration("3600") == 3600)
+        #expect(try duration("90s") == 90)
+        #expect(try duration("30m") == 1800)
+        #expect(try duration("12h") == 43_200)
+        #expect(try duration("7d") == 604_800)
+        for bad in ["", "0", "-5", "7w", "d", "1.5h", "soon"] {
+            #expect(throws: InvalidValue.self, "\(bad)") { try duration(bad) }
+        }
+    }
+
     @Test func usageComesFromTheDeclarations() {
         #expect(
             Self.command.usage

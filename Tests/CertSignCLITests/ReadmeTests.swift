@@ -108,6 +108,7 @@ import Testing
                     .union(Self.keys(SignerCertificateDocument.CodingKeys.self))
                     .union(Self.keys(SignerTimestampDocument.CodingKeys.self))
                     .union(Self.keys(RevocationDocument.CodingKeys.self))
+                    .union(Self.keys(CertificateRevocationDocument.CodingKeys.self))
                     .union(Self.keys(FailureDocument.CodingKeys.self))
             ),
             (

@@ -92,7 +92,7 @@ private final class IdleClosingServer: Sendable {
         var clientPort: Int
     }
 
-    private let process: Process
+    private let server: PythonServerProcess
     private let directory: TemporaryDirectory
     let port: Int
 
@@ -123,27 +123,12 @@ private final class IdleClosingServer: Sendable {
                 server.serve_forever()
                 """
         )
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ExternalTool.path(of: "python3") ?? "/usr/bin/python3")
-        process.arguments = [script, String(idleSeconds)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line: [UInt8] = []
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw CertificateProviderError(.network, "the Python HTTP server did not start")
-        }
-        self.port = port
-        self.process = process
+        server = try PythonServerProcess(
+            script: script,
+            arguments: [String(idleSeconds)],
+            what: "the Python HTTP server"
+        )
+        port = server.port
     }
 
     /// GET `path`, with a deadline well below the test's patience: a socket the loop failed to watch
@@ -156,9 +141,5 @@ private final class IdleClosingServer: Sendable {
         return Answer(path: json["path"]?.stringValue ?? "", clientPort: json["client_port"]?.intValue ?? -1)
     }
 
-    func stop() {
-        // SIGKILL: the child inherits the test runner's blocked signal mask, so SIGTERM may never land.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    func stop() { server.stop() }
 }

@@ -391,7 +391,7 @@ private final class SilentListener: Sendable {
 /// `python3 -m http.server`'s handler in an `ssl` context that requires a client certificate, on an
 /// ephemeral port the script prints; answers JSON naming the client certificate's CN and port.
 private final class PythonTLSServer: Sendable {
-    private let process: Process
+    private let server: PythonServerProcess
     private let directory: TemporaryDirectory
     let port: Int
     let port6: Int?
@@ -456,34 +456,14 @@ private final class PythonTLSServer: Sendable {
                 servers[0].serve_forever()
                 """
         )
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ExternalTool.path(of: "python3") ?? "/usr/bin/python3")
-        process.arguments = [script, certificate, keyFile, trust]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line: [UInt8] = []
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let ports = String(decoding: line, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap
-        { Int($0) }
-        guard let first = ports.first else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw CertificateProviderError(.network, "the Python TLS server did not start")
-        }
-        port = first
-        port6 = ports.count > 1 ? ports[1] : nil
-        self.process = process
+        server = try PythonServerProcess(
+            script: script,
+            arguments: [certificate, keyFile, trust],
+            what: "the Python TLS server"
+        )
+        port = server.port
+        port6 = server.ports.count > 1 ? server.ports[1] : nil
     }
 
-    func stop() {
-        // SIGKILL: the child inherits the test runner's blocked signal mask, so SIGTERM may never land.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    func stop() { server.stop() }
 }

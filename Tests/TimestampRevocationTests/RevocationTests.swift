@@ -48,10 +48,7 @@ final class OpenSSLRevocationFixture: @unchecked Sendable {
     init() throws {
         directory = try TemporaryDirectory(prefix: "ocsp-responder")
         pki = try TestPKI(rootSubject: "CN=OCSP Test Root,O=swift-certificate-providers")
-        let caFiles = (
-            certificate: try directory.write("ca.pem", text: pki.root.certificate.pemRepresentation),
-            key: try directory.write("ca.key", text: try pki.root.key.pemRepresentation(password: nil))
-        )
+        let issuer = try OpenSSLCRLIssuer(pki.root, name: "root", in: directory)
         revokedAt = Date().addingTimeInterval(-3600).rounded
         var attempt = 0
         while true {
@@ -66,25 +63,18 @@ final class OpenSSLRevocationFixture: @unchecked Sendable {
             let good = try pki.issueLeaf(subject: "CN=Good Signer", extensions: extensions)
             let revoked = try pki.issueLeaf(subject: "CN=Revoked Signer", extensions: extensions)
             let unknown = try pki.issueLeaf(subject: "CN=Unknown Signer", extensions: extensions)
-            func line(_ identity: SigningIdentity, revoked: Date?) -> String {
-                var serial = identity.certificate.serialNumber.uppercased()
-                if serial.count % 2 == 1 { serial = "0" + serial }
-                return [
-                    revoked == nil ? "V" : "R", OpenSSLRevocationFixture.indexTime(identity.certificate.notValidAfter),
-                    revoked.map(OpenSSLRevocationFixture.indexTime) ?? "", serial, "unknown",
-                    "/CN=\(identity.certificate.subjectAttribute("CN") ?? "")",
-                ].joined(separator: "\t")
-            }
             let index = try directory.write(
                 "index.txt",
-                text: line(good, revoked: nil) + "\n" + line(revoked, revoked: revokedAt) + "\n"
+                text: OpenSSLCRLIssuer.indexLine(good.certificate, revoked: nil) + "\n"
+                    + OpenSSLCRLIssuer.indexLine(revoked.certificate, revoked: revokedAt) + "\n"
             )
             try directory.write("index.txt.attr", text: "unique_subject = no\n")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try #require(ExternalTool.path(of: "openssl")))
             process.arguments = [
-                "ocsp", "-index", index, "-port", "\(port)", "-rsigner", caFiles.certificate, "-rkey", caFiles.key,
-                "-CA", caFiles.certificate, "-ignore_err", "-nmin", "60",
+                "ocsp", "-index", index, "-port", "\(port)", "-rsigner", issuer.certificatePath, "-rkey",
+                issuer.keyPath,
+                "-CA", issuer.certificatePath, "-ignore_err", "-nmin", "60",
             ]
             // The responder says when it listens. (Probing with a bare connect is not an option:
             // openssl 3.0's responder then hangs on that empty connection.)
@@ -111,6 +101,8 @@ final class OpenSSLRevocationFixture: @unchecked Sendable {
                 self.revoked = revoked
                 self.unknown = unknown
                 responder = process
+                try issuer.makeCRL("crl.pem", revoked: [(revoked.certificate, revokedAt)])
+                crl = try directory.read("crl.pem")
                 break
             }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -119,30 +111,6 @@ final class OpenSSLRevocationFixture: @unchecked Sendable {
                 throw CertificateProviderError(.network, "openssl ocsp did not start after 5 ports")
             }
         }
-        try directory.write("crlnumber", text: "01\n")
-        let config = try directory.write(
-            "ca.cnf",
-            text: """
-                [ ca ]
-                default_ca = test_ca
-                [ test_ca ]
-                database = \(directory.path("index.txt"))
-                crlnumber = \(directory.path("crlnumber"))
-                default_md = sha256
-                default_crl_days = 1
-                """
-        )
-        let made = try ExternalTool.run(
-            "openssl",
-            [
-                "ca", "-gencrl", "-config", config, "-keyfile", caFiles.key, "-cert", caFiles.certificate,
-                "-out", directory.path("crl.pem"),
-            ]
-        )
-        guard made.succeeded else {
-            throw CertificateProviderError(.cryptoFailure, "openssl ca -gencrl: \(made.errorOutput)")
-        }
-        crl = try directory.read("crl.pem")
     }
 
     deinit {
@@ -150,14 +118,6 @@ final class OpenSSLRevocationFixture: @unchecked Sendable {
         // would hold it: SIGKILL.
         if responder.isRunning { kill(responder.processIdentifier, SIGKILL) }
         responder.waitUntilExit()
-    }
-
-    static func indexTime(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyMMddHHmmss'Z'"
-        return formatter.string(from: date)
     }
 }
 
@@ -308,6 +268,18 @@ struct RevocationTests {
             )
             #expect(inserted.succeeded, "\(inserted.errorOutput)")
             policy.timestampTrustAnchors = [tsaPKI.root.certificate]
+            // The TSA's path needs an answer too: without its root's CRL, unknown, naming the TSA.
+            let noTSACRL = CMSVerifier.verify(
+                signature: try directory.read("t.p7s"),
+                content: document,
+                trustAnchors: [ca],
+                policy: policy
+            )
+            #expect(noTSACRL.failure?.code == .revocationUnknown, "\(String(describing: noTSACRL.failure))")
+            #expect(noTSACRL.failure?.reason.contains("CN=Past TSA") == true)
+            let tsaIssuer = try OpenSSLCRLIssuer(tsaPKI.root, name: "tsa-root", in: directory)
+            try tsaIssuer.makeCRL("tsa-root.crl")
+            policy.crls.append(try directory.read("tsa-root.crl"))
             let early = CMSVerifier.verify(
                 signature: try directory.read("t.p7s"),
                 content: document,
@@ -317,6 +289,9 @@ struct RevocationTests {
             #expect(early.isValid, "\(String(describing: early.failure))")
             #expect(early.signers.first?.timestamp?.time == past)
             #expect(early.signers.first?.revocation?.state == .revoked)
+            let entries = early.signers.first?.revocation?.certificates ?? []
+            #expect(entries.map(\.role) == [.signer, .timestampAuthority])
+            #expect(entries.map(\.status.state) == [.revoked, .good])
         }
     }
 

@@ -23,6 +23,9 @@ int COpenSSLShims_sk_X509_num(const STACK_OF(X509) *stack);
 X509 *COpenSSLShims_sk_X509_value(const STACK_OF(X509) *stack, int index);
 void COpenSSLShims_sk_X509_free(STACK_OF(X509) *stack);
 void COpenSSLShims_sk_X509_pop_free(STACK_OF(X509) *stack);
+STACK_OF(X509_CRL) *COpenSSLShims_sk_X509_CRL_new_null(void);
+int COpenSSLShims_sk_X509_CRL_push(STACK_OF(X509_CRL) *stack, X509_CRL *crl);
+void COpenSSLShims_sk_X509_CRL_free(STACK_OF(X509_CRL) *stack);
 
 /* STACK_OF(ASN1_OBJECT) (extended key usage) */
 int COpenSSLShims_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *stack);

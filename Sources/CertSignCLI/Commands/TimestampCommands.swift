@@ -173,13 +173,16 @@ extension CommandContext {
         return anchors
     }
 
-    /// Applies `--crl FILE...`, `--check-revocation` and `--tsa-ca FILE...` to a verification policy.
+    /// Applies `--crl FILE...`, `--check-revocation`, `--revocation-max-age DURATION` and
+    /// `--tsa-ca FILE...` to a verification policy.
     func applyRevocationOptions(
         crls: [String],
         checkRevocation: Bool,
+        maximumAge: TimeInterval? = nil,
         timestampAnchorFiles: [String],
         to policy: inout ValidationPolicy
     ) throws {
+        if let maximumAge { policy.revocationMaximumAge = maximumAge }
         for file in crls {
             let bytes = try readInputFile(file, what: "CRL file")
             _ = try CertificateRevocationList.lists(derOrPEM: bytes)

@@ -18,6 +18,7 @@ extension Commands {
         var tsaCA: [String] = []
         var crl: [String] = []
         var checkRevocation = false
+        var revocationMaxAge: TimeInterval?
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -79,14 +80,24 @@ extension Commands {
                     \.crl,
                     "--crl",
                     "FILE",
-                    "a CRL (PEM or DER) to check each signer's certificate against; offline",
+                    "a CRL (PEM or DER) to check every certificate of the signer's and the TSA's paths against\n"
+                        + "(used only within its scope: issuer, distribution point, delta with its base); offline",
                     type: .file
                 ),
                 .flag(
                     \.checkRevocation,
                     "--check-revocation",
                     "ask the network: OCSP from the certificate's AIA, else its CRL distribution points\n(10 s and "
-                        + "256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature"
+                        + "256 KiB per OCSP answer, 16 MiB per CRL), for every certificate of the signer's and\nthe "
+                        + "TSA's paths but the trust anchors; no answer fails the signature"
+                ),
+                .value(
+                    \.revocationMaxAge,
+                    "--revocation-max-age",
+                    "DURATION",
+                    "the oldest an OCSP answer without nextUpdate may be (seconds, or 90s, 30m, 12h, 7d;\n"
+                        + "default 7d)",
+                    convert: ValueConversions.duration("--revocation-max-age")
                 ),
             ]
         }
@@ -177,6 +188,7 @@ extension Commands {
         try context.applyRevocationOptions(
             crls: options.crl,
             checkRevocation: options.checkRevocation,
+            maximumAge: options.revocationMaxAge,
             timestampAnchorFiles: options.tsaCA,
             to: &policy
         )
@@ -397,7 +409,7 @@ extension Commands {
             if let time = signer.checkedAt, signer.isValid {
                 lines.append("\(indent)checked at:   \(Format.localDate(time))")
             }
-            if let revocation = signer.revocation { lines.append("\(indent)revocation:   \(revocation)") }
+            if let revocation = signer.revocation { lines += revocationText(revocation, indent: indent) }
             if signer.chainChecked && signer.isValid {
                 lines.append("\(indent)chain:        " + signer.chain.map(\.subject).joined(separator: " <- "))
             }

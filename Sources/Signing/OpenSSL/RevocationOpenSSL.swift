@@ -87,12 +87,33 @@ package enum RevocationOpenSSL {
         return OCSPRequest(der: Array(UnsafeBufferPointer(start: output, count: Int(length))))
     }
 
+    /// How fresh an OCSP answer must be, and what it must echo.
+    package struct OCSPFreshness: Sendable {
+        /// The time the answer must be current at (the validation time).
+        package var time: Date
+        /// Tolerance for thisUpdate / nextUpdate against `time`.
+        package var skew: TimeInterval
+        /// The oldest an answer without nextUpdate may be (thisUpdate to `time`).
+        package var maximumAge: TimeInterval
+        /// Whether the answer must carry back the request's nonce.
+        package var requiresNonce: Bool
+
+        package init(time: Date, skew: TimeInterval, maximumAge: TimeInterval, requiresNonce: Bool) {
+            self.time = time
+            self.skew = skew
+            self.maximumAge = maximumAge
+            self.requiresNonce = requiresNonce
+        }
+    }
+
     /// Checks an OCSP response to `request` and returns the status of `certificate`.
     ///
     /// Checks: response status successful; a basic response signed by the issuer or by a
     /// responder the issuer delegated (id-kp-OCSPSigning), chaining to `trustAnchors` (plus the
-    /// issuer); the nonce when the response carries one; a SingleResponse for the certificate;
-    /// thisUpdate not in the future and nextUpdate not past (with `skew`).
+    /// issuer); the nonce (equal when present; present when `freshness.requiresNonce`); a
+    /// SingleResponse whose CertID is the certificate's; thisUpdate not after `freshness.time`
+    /// plus the skew and not before the certificate's notBefore; nextUpdate not passed, or, without
+    /// nextUpdate, thisUpdate not older than `freshness.maximumAge`.
     /// - Throws: `.network` for bytes that are not an OCSP response; `.serverRejected` for an
     ///   unsuccessful response status; `.cryptoFailure` naming any other failed check (the caller
     ///   reports each as an unknown status).
@@ -102,8 +123,7 @@ package enum RevocationOpenSSL {
         certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
-        at time: Date,
-        skew: TimeInterval,
+        freshness: OCSPFreshness,
         source: String
     ) throws -> RevocationStatus {
         OpenSSLErrorQueue.clear()
@@ -126,34 +146,8 @@ package enum RevocationOpenSSL {
             throw OpenSSLErrorQueue.error(.network, "the OCSP response has no basic response")
         }
         defer { OCSP_BASICRESP_free(basic) }
-        guard
-            let parsedRequest = request.der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-                var cursor = buffer.baseAddress
-                return d2i_OCSP_REQUEST(nil, &cursor, buffer.count)
-            })
-        else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not read back the OCSP request") }
-        defer { OCSP_REQUEST_free(parsedRequest) }
-        if OCSP_check_nonce(parsedRequest, basic) == 0 {
-            throw CertificateProviderError(
-                .cryptoFailure,
-                "the OCSP response's nonce differs from the request's (a replayed answer)"
-            )
-        }
-        guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "X509_STORE_new") }
-        defer { X509_STORE_free(store) }
-        for anchor in trustAnchors { _ = X509_STORE_add_cert(store, anchor.handle.pointer) }
-        ERR_clear_error()
-        if let parameters = X509_STORE_get0_param(store) {
-            X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970))
-            X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
-        }
-        let verified = try withX509Stack([issuer]) { OCSP_basic_verify(basic, $0, store, 0) == 1 }
-        guard verified else {
-            throw OpenSSLErrorQueue.error(
-                .cryptoFailure,
-                "the OCSP response is not signed by the issuer or a responder it authorized (id-kp-OCSPSigning)"
-            )
-        }
+        try checkNonce(of: basic, against: request, required: freshness.requiresNonce)
+        try verifySigner(of: basic, issuer: issuer, trustAnchors: trustAnchors, at: freshness.time)
         guard let identifier = OCSP_cert_to_id(EVP_sha1(), certificate.handle.pointer, issuer.handle.pointer) else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not make the OCSP certificate id")
         }
@@ -176,12 +170,12 @@ package enum RevocationOpenSSL {
         else {
             throw CertificateProviderError(.cryptoFailure, "the OCSP response does not cover this certificate")
         }
-        guard let thisUpdate, OCSP_check_validity(thisUpdate, nextUpdate, Int(skew), -1) == 1 else {
-            throw OpenSSLErrorQueue.error(
-                .cryptoFailure,
-                "the OCSP response is not current (thisUpdate in the future or nextUpdate passed)"
-            )
-        }
+        try checkFreshness(
+            thisUpdate: thisUpdate.flatMap { TimestampOpenSSL.date($0) },
+            nextUpdate: nextUpdate.map { TimestampOpenSSL.date($0) },
+            certificate: certificate,
+            freshness: freshness
+        )
         switch certificateStatus {
         case V_OCSP_CERTSTATUS_GOOD:
             return RevocationStatus(state: .good, source: source)
@@ -195,39 +189,93 @@ package enum RevocationOpenSSL {
         }
     }
 
-    /// The status of `certificate` in `crl`, or nil when the CRL is not the issuer's, is not signed
-    /// by it, or is not current at `time`.
-    static func status(
-        of certificate: Certificate,
+    /// The nonce of the request must come back unchanged; when `required`, it must come back.
+    private static func checkNonce(of basic: OpaquePointer, against request: OCSPRequest, required: Bool) throws {
+        guard
+            let parsedRequest = request.der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                var cursor = buffer.baseAddress
+                return d2i_OCSP_REQUEST(nil, &cursor, buffer.count)
+            })
+        else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not read back the OCSP request") }
+        defer { OCSP_REQUEST_free(parsedRequest) }
+        switch OCSP_check_nonce(parsedRequest, basic) {
+        case 0:
+            throw CertificateProviderError(
+                .cryptoFailure,
+                "the OCSP response's nonce differs from the request's (a replayed answer)"
+            )
+        case -1 where required:
+            throw CertificateProviderError(
+                .cryptoFailure,
+                "the OCSP response does not carry back the request's nonce (it could be a replayed answer)"
+            )
+        default:
+            break
+        }
+    }
+
+    /// The basic response must be signed by the issuer or a responder it delegated
+    /// (id-kp-OCSPSigning), chaining to `trustAnchors` at `time`.
+    private static func verifySigner(
+        of basic: OpaquePointer,
         issuer: Certificate,
-        in crl: CertificateRevocationList,
-        at time: Date,
-        skew: TimeInterval,
-        source: String
-    ) -> (status: RevocationStatus?, problem: String?) {
-        OpenSSLErrorQueue.clear()
-        defer { OpenSSLErrorQueue.clear() }
-        let pointer = crl.handle.pointer
-        guard X509_NAME_cmp(X509_CRL_get_issuer(pointer), X509_get_issuer_name(certificate.handle.pointer)) == 0 else {
-            return (nil, nil)
+        trustAnchors: [Certificate],
+        at time: Date
+    ) throws {
+        guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "X509_STORE_new") }
+        defer { X509_STORE_free(store) }
+        for anchor in trustAnchors { _ = X509_STORE_add_cert(store, anchor.handle.pointer) }
+        ERR_clear_error()
+        if let parameters = X509_STORE_get0_param(store) {
+            X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970))
+            X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
         }
-        guard let key = X509_get0_pubkey(issuer.handle.pointer), X509_CRL_verify(pointer, key) == 1 else {
-            return (nil, "\(source) is not signed by '\(issuer.subject)'")
+        let verified = try withX509Stack([issuer]) { OCSP_basic_verify(basic, $0, store, 0) == 1 }
+        guard verified else {
+            throw OpenSSLErrorQueue.error(
+                .cryptoFailure,
+                "the OCSP response is not signed by the issuer or a responder it authorized (id-kp-OCSPSigning)"
+            )
         }
-        guard crl.thisUpdate <= time.addingTimeInterval(skew) else {
-            return (nil, "\(source) was issued after the validation time")
+    }
+
+    /// RFC 6960 4.2.2.1 and replay protection: thisUpdate not after the time plus the skew and
+    /// not before the certificate's notBefore; nextUpdate (when present) readable, not before
+    /// thisUpdate and not passed; without it, thisUpdate not older than the maximum age.
+    private static func checkFreshness(
+        thisUpdate: Date?,
+        nextUpdate: Date??,
+        certificate: Certificate,
+        freshness: OCSPFreshness
+    ) throws {
+        func stale(_ reason: String) -> CertificateProviderError {
+            CertificateProviderError(.cryptoFailure, "the OCSP response is not current: \(reason)")
         }
-        if let next = crl.nextUpdate, next < time.addingTimeInterval(-skew) {
-            return (nil, "\(source) is out of date (nextUpdate \(next))")
+        guard let thisUpdate else { throw stale("its thisUpdate is unreadable") }
+        let now = freshness.time
+        if thisUpdate > now.addingTimeInterval(freshness.skew) {
+            throw stale("its thisUpdate \(thisUpdate) lies after the validation time \(now)")
         }
-        var entry: OpaquePointer?
-        if X509_CRL_get0_by_cert(pointer, &entry, certificate.handle.pointer) == 1, let entry {
-            guard let revoked = X509_REVOKED_get0_revocationDate(entry), let date = TimestampOpenSSL.date(revoked)
-            else {
-                return (nil, "\(source) lists the certificate without a readable revocation date")
+        if thisUpdate < certificate.notValidBefore {
+            throw stale(
+                "its thisUpdate \(thisUpdate) lies before the certificate existed (notBefore "
+                    + "\(certificate.notValidBefore)): an old answer replayed"
+            )
+        }
+        switch nextUpdate {
+        case .some(.none):
+            throw stale("its nextUpdate is unreadable")
+        case .some(.some(let next)):
+            if next < thisUpdate { throw stale("its nextUpdate \(next) lies before its thisUpdate") }
+            if next < now.addingTimeInterval(-freshness.skew) { throw stale("its nextUpdate \(next) has passed") }
+        case .none:
+            let age = now.timeIntervalSince(thisUpdate)
+            if age > freshness.maximumAge {
+                throw stale(
+                    "it has no nextUpdate and its thisUpdate \(thisUpdate) is older than the maximum age of "
+                        + "\(Int(freshness.maximumAge)) s (--revocation-max-age)"
+                )
             }
-            return (RevocationStatus(state: .revoked, revocationTime: date, source: source), nil)
         }
-        return (RevocationStatus(state: .good, source: source), nil)
     }
 }

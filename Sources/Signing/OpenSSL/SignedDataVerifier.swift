@@ -357,36 +357,17 @@ enum SignedDataVerifier {
             }
         }
 
-        // 8. Revocation, only when asked.
+        // 8. Revocation of the signer's and the TSA's paths, only when asked.
         if context.policy.wantsRevocation {
-            let status = revocationStatus(
+            let verdict = revocationVerdict(
                 chain: facts.chainChecked ? facts.chain : [signer],
+                chainChecked: facts.chainChecked,
+                timestamp: facts.timestamp,
                 provenTime: provenTime,
                 context: signerContext
             )
-            facts.revocation = status
-            switch status.state {
-            case .good:
-                break
-            case .revoked:
-                // A trusted timestamp before the revocation proves the signature was made while the
-                // certificate was still good.
-                if let provenTime, let revoked = status.revocationTime, provenTime < revoked { break }
-                let when = status.revocationTime.map { " on \($0)" } ?? ""
-                return facts.result(
-                    VerificationFailure(
-                        .signerRevoked,
-                        "the signer's certificate was revoked\(when) (\(status.source))"
-                    )
-                )
-            default:
-                return facts.result(
-                    VerificationFailure(
-                        .revocationUnknown,
-                        "revocation was asked for and no usable answer could be had (\(status.source))"
-                    )
-                )
-            }
+            facts.revocation = verdict.status
+            if let failure = verdict.failure { return facts.result(failure) }
         }
         return facts.result(nil)
     }

@@ -47,30 +47,34 @@ extension SignedDataVerifier {
         TimestampSeam.timestamp(for: context)
     }
 
-    /// SEAM (part C, revocation): the revocation status of the signer's certificate.
+    /// SEAM (revocation): the revocation status of every certificate of the signer's path and of
+    /// its time-stamping authority's path, trust anchors excepted, and what it means for the signer.
     ///
     /// Called only when `context.policy.wantsRevocation` (`checkRevocation`, or `crls` given).
-    /// `chain` is the verified chain, signer first and trust anchor last (just the signer when no
-    /// trust anchors were given). `provenTime` is the time a valid trusted signature timestamp
-    /// proves, when there is one. Return `.good`, `.revoked` with its `revocationTime`, or
-    /// `.unknown` (no usable answer) and say in `source` where the answer came from.
+    /// `chain` is the verified chain, signer first and trust anchor last, when `chainChecked`
+    /// (just the signer otherwise: its issuers are then looked for among the signature's
+    /// certificates). `timestamp` is the signer's checked signature timestamp; `provenTime` the
+    /// time a valid trusted one proves. The returned status is the summary (``RevocationStatus/
+    /// certificates`` holds each certificate's); the failure, when there is one, fails the signer:
+    /// `.signerRevoked` (a certificate of the signer's path revoked before `provenTime`),
+    /// `.timestampInvalid` (a certificate of the TSA's path revoked), `.revocationUnknown`.
     ///
-    /// The pipeline maps the answer: `.revoked` fails the signer with `.signerRevoked` unless
-    /// `provenTime` precedes the revocation time; `.unknown` fails it with `.revocationUnknown`.
-    ///
-    /// This function is synchronous, inside the verifier's OpenSSL pass: it can read
-    /// `context.policy.crls` itself, but network answers (OCSP from the AIA, CRL distribution
-    /// points) must be fetched *before* verification (an async caller runs a first pass to learn
-    /// the chains, fetches over the transport, then verifies again with the answers) and handed
-    /// in here, e.g. through a field added to ``SignerContext``. Until then it answers `.unknown`,
-    /// so asking for revocation never yields a silent VALID.
-    static func revocationStatus(chain: [Certificate], provenTime: Date?, context: SignerContext) -> RevocationStatus {
-        RevocationSeam.status(
+    /// Synchronous, inside the verifier's OpenSSL pass: network answers are fetched before
+    /// verification by the asynchronous `CMSVerifier.verify(…, fetcher:)` and handed in through
+    /// the policy.
+    static func revocationVerdict(
+        chain: [Certificate],
+        chainChecked: Bool,
+        timestamp: VerifiedTimestamp?,
+        provenTime: Date?,
+        context: SignerContext
+    ) -> RevocationSeam.Verdict {
+        RevocationSeam.verdict(
             chain: chain,
-            certificates: context.certificates,
-            policy: context.policy,
-            validationTime: context.validationTime,
-            provenTime: provenTime
+            chainChecked: chainChecked,
+            timestamp: timestamp,
+            provenTime: provenTime,
+            context: context
         )
     }
 }

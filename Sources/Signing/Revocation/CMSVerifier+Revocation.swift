@@ -3,13 +3,15 @@ import Foundation
 
 extension CMSVerifier {
     /// Verifies a signature like ``verify(signature:content:trustAnchors:policy:)`` and, when the
-    /// policy asks for ``ValidationPolicy/checkRevocation``, fetches the revocation answers of each
-    /// signer first: OCSP from its certificate's authorityInfoAccess, else the CRLs of its CRL
-    /// distribution points, through `fetcher`, with the limits of `revocation`.
+    /// policy asks for ``ValidationPolicy/checkRevocation``, fetches the revocation answers of
+    /// every certificate of each signer's path and of its time-stamping authority's path (trust
+    /// anchors excepted) that the policy's CRLs do not decide: OCSP from the certificate's
+    /// authorityInfoAccess, else the CRLs of its CRL distribution points, through `fetcher`, with
+    /// the limits of `revocation` and the freshness rules of the policy.
     ///
-    /// Verification runs twice: once to learn each signer's verified chain (the issuer is needed
-    /// to ask), then again with the answers. Without `checkRevocation` nothing is fetched and the
-    /// result is that of the synchronous variant.
+    /// Verification runs twice: once to learn the paths (each certificate's issuer is needed to
+    /// ask), then again with the answers, at the same validation time. Without `checkRevocation`
+    /// nothing is fetched and the result is that of the synchronous variant.
     ///
     /// - Parameters:
     ///   - signature: DER, BER or PEM CMS ContentInfo.
@@ -17,8 +19,8 @@ extension CMSVerifier {
     ///   - trustAnchors: as in ``verify(signature:content:trustAnchors:policy:)``.
     ///   - policy: validation time, algorithms, key usage, CRLs, `checkRevocation`.
     ///   - fetcher: how OCSP responders and CRL distribution points are reached.
-    ///   - revocation: timeouts and size limits of those fetches (its `crls` and `checksOnline` are
-    ///     ignored: the policy decides).
+    ///   - revocation: timeouts and size limits of those fetches (its `crls`, `checksOnline`,
+    ///     `maximumAnswerAge` and `requiresOCSPNonce` are ignored: the policy decides).
     /// - Throws: `.fileSystem` when a content file cannot be read.
     public static func verify(
         signature: [UInt8],
@@ -38,95 +40,48 @@ extension CMSVerifier {
             }
         }
         guard policy.checkRevocation else { return try run(policy) }
-        var firstPass = policy
-        firstPass.checkRevocation = false
-        firstPass.crls = []
-        let learned = try run(firstPass)
+        // The first pass judges with the given CRLs and names every certificate of each path
+        // (signer's and TSA's) with its issuer; those left unknown are asked for online.
+        let learned = try run(policy)
         var configuration = revocation
         configuration.crls = []
         configuration.checksOnline = true
+        configuration.maximumAnswerAge = policy.revocationMaximumAge
+        configuration.requiresOCSPNonce = policy.requiresOCSPNonce
         let checker = RevocationChecker(configuration: configuration, fetcher: fetcher)
-        var answers: [String: RevocationStatus] = [:]
-        for signer in learned.signers {
-            guard let certificate = signer.signerCertificate, answers[certificate.sha256FingerprintHex] == nil,
-                let issuer = RevocationSeam.issuer(of: certificate, chain: signer.chain, certificates: signer.chain)
-            else { continue }
-            var problems: [String] = []
-            let status =
-                await checker.onlineStatus(
-                    of: certificate,
-                    issuer: issuer,
-                    trustAnchors: trustAnchors,
-                    problems: &problems
-                )
-                ?? RevocationStatus(state: .unknown, source: problems.joined(separator: "; "))
-            answers[certificate.sha256FingerprintHex] = status
-        }
+        let time = policy.validationTime ?? learned.validationTime
         var secondPass = policy
-        secondPass.onlineRevocationAnswers = answers
-        return try run(secondPass)
-    }
-}
-
-/// The revocation seam's work (called from `SignedDataVerifier.revocationStatus`).
-enum RevocationSeam {
-    /// The issuer of `certificate`: the next certificate of its verified chain, else one of the
-    /// signature's certificates whose subject is its issuer and whose key signed it.
-    static func issuer(of certificate: Certificate, chain: [Certificate], certificates: [Certificate]) -> Certificate? {
-        if chain.count > 1, chain[0] == certificate { return chain[1] }
-        return certificates.first {
-            $0 != certificate && $0.subject == certificate.issuer && RevocationOpenSSL.isIssued(certificate, by: $0)
-        }
-    }
-
-    /// The status for the signer of `chain` from the policy's CRLs, then the answers fetched
-    /// before verification; `.unknown` naming what was tried when neither decides.
-    static func status(
-        chain: [Certificate],
-        certificates: [Certificate],
-        policy: ValidationPolicy,
-        validationTime: Date,
-        provenTime: Date?
-    ) -> RevocationStatus {
-        guard let signer = chain.first else {
-            return RevocationStatus(state: .unknown, source: "no signer certificate")
-        }
-        guard let issuer = issuer(of: signer, chain: chain, certificates: certificates) else {
-            return RevocationStatus(
+        secondPass.validationTime = time
+        var asked: Set<String> = []
+        for entry in learned.signers.flatMap({ $0.revocation?.certificates ?? [] }) {
+            let fingerprint = entry.certificate.sha256FingerprintHex
+            guard entry.status.state == .unknown, let issuer = entry.issuer, asked.insert(fingerprint).inserted else {
+                continue
+            }
+            var problems: [String] = []
+            if let status = await checker.ocspStatus(
+                of: entry.certificate,
+                issuer: issuer,
+                trustAnchors: trustAnchors + (policy.timestampTrustAnchors ?? []),
+                at: time,
+                problems: &problems
+            ) {
+                secondPass.onlineRevocationAnswers[fingerprint] = status
+                continue
+            }
+            for (url, crls) in await checker.distributionPointCRLs(of: entry.certificate, problems: &problems) {
+                secondPass.fetchedCRLs += crls.map { ($0, "CRL \(url.absoluteString)") }
+            }
+            if RevocationOpenSSL.ocspURLs(of: entry.certificate).isEmpty
+                && RevocationOpenSSL.crlURLs(of: entry.certificate).isEmpty
+            {
+                problems.append("the certificate names no OCSP responder and no CRL distribution point")
+            }
+            secondPass.onlineRevocationAnswers[fingerprint] = RevocationStatus(
                 state: .unknown,
-                source: "the issuer of '\(signer.subject)' is not known (give trust anchors with --ca)"
+                source: problems.joined(separator: "; ")
             )
         }
-        var problems: [String] = []
-        var crls: [CertificateRevocationList] = []
-        for (index, bytes) in policy.crls.enumerated() {
-            do { crls += try CertificateRevocationList.lists(derOrPEM: bytes) } catch let error
-                as CertificateProviderError
-            {
-                problems.append("CRL \(index + 1): \(error.reason)")
-            } catch {
-                problems.append("CRL \(index + 1): \(error)")
-            }
-        }
-        // CRLs are judged at the validation time; a CRL issued later than a proven time still
-        // lists revocations that happened before it, so the proven time only matters to the pipeline.
-        if let status = RevocationChecker.offlineStatus(
-            of: signer,
-            issuer: issuer,
-            crls: crls,
-            at: validationTime,
-            skew: 300,
-            problems: &problems
-        ) {
-            return status
-        }
-        if let answer = policy.onlineRevocationAnswers[signer.sha256FingerprintHex] {
-            if answer.state != .unknown { return answer }
-            problems.append(answer.source)
-        } else if policy.checkRevocation {
-            problems.append("online revocation checking needs the asynchronous CMSVerifier.verify(…, fetcher:)")
-        }
-        if problems.isEmpty { problems.append("no CRL for '\(signer.issuer)' was given") }
-        return RevocationStatus(state: .unknown, source: problems.joined(separator: "; "))
+        return try run(secondPass)
     }
 }

@@ -15,6 +15,9 @@ public struct CertificateRevocationList: Sendable, CustomStringConvertible {
     /// When the next one is due (`nextUpdate`), when it says.
     public let nextUpdate: Date?
 
+    /// Whether it is a delta CRL (deltaCRLIndicator): it counts only beside its base CRL.
+    public var isDelta: Bool { X509_CRL_get_ext_by_NID(handle.pointer, NID_delta_crl, -1) >= 0 }
+
     let handle: CRLHandle
 
     /// Parses one DER CRL.

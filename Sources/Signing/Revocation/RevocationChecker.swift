@@ -6,10 +6,13 @@ public import Foundation
 /// CRL distribution points, fetched through a `BinaryHTTPFetching` with size and time limits.
 ///
 /// Every answer is checked before it counts: an OCSP response must be signed by the issuer or a
-/// responder the issuer delegated (id-kp-OCSPSigning), chain to the trust anchors, echo the nonce
-/// when it carries one and be current (thisUpdate / nextUpdate); a CRL must be the issuer's,
-/// signed by it and current. Answers that fail are skipped; when none is left the status is
-/// `.unknown` and its `source` lists what was tried.
+/// responder the issuer delegated (id-kp-OCSPSigning), chain to the trust anchors, answer for the
+/// certificate asked, carry back the request's nonce and be fresh (thisUpdate not in the future
+/// nor before the certificate's notBefore; nextUpdate not passed, or without it not older than
+/// ``Configuration/maximumAnswerAge``); a CRL is used only within its scope, by OpenSSL's RFC 5280
+/// processing (issuer's signature, issuing distribution point, delta with its base only, no
+/// unhandled critical extension) and must be current. Answers that fail are skipped; when none is
+/// left the status is `.unknown` and its `source` lists what was tried.
 ///
 /// ``CMSVerifier`` uses it for ``ValidationPolicy/crls`` and ``ValidationPolicy/checkRevocation``;
 /// it can also be used on its own.
@@ -29,6 +32,12 @@ public struct RevocationChecker: Sendable {
         public var maximumCRLBytes: Int
         /// The tolerance for thisUpdate / nextUpdate against the clock (default 300 s).
         public var allowedClockSkew: TimeInterval
+        /// The oldest an OCSP answer without nextUpdate may be, from its thisUpdate (default 7
+        /// days; see ``ValidationPolicy/revocationMaximumAge``).
+        public var maximumAnswerAge: TimeInterval
+        /// Whether an OCSP answer must carry back the request's nonce (default false; see
+        /// ``ValidationPolicy/requiresOCSPNonce``).
+        public var requiresOCSPNonce: Bool
 
         /// Creates a configuration.
         public init(
@@ -37,7 +46,9 @@ public struct RevocationChecker: Sendable {
             timeout: TimeInterval = 10,
             maximumOCSPResponseBytes: Int = 256 << 10,
             maximumCRLBytes: Int = 16 << 20,
-            allowedClockSkew: TimeInterval = 300
+            allowedClockSkew: TimeInterval = 300,
+            maximumAnswerAge: TimeInterval = 7 * 86_400,
+            requiresOCSPNonce: Bool = false
         ) {
             self.crls = crls
             self.checksOnline = checksOnline
@@ -45,6 +56,8 @@ public struct RevocationChecker: Sendable {
             self.maximumOCSPResponseBytes = maximumOCSPResponseBytes
             self.maximumCRLBytes = maximumCRLBytes
             self.allowedClockSkew = allowedClockSkew
+            self.maximumAnswerAge = maximumAnswerAge
+            self.requiresOCSPNonce = requiresOCSPNonce
         }
     }
 
@@ -68,12 +81,11 @@ public struct RevocationChecker: Sendable {
     /// The revocation status of `certificate`.
     ///
     /// - Parameters:
-    ///   - certificate: the certificate to check (a signer's).
+    ///   - certificate: the certificate to check.
     ///   - issuer: its issuer's certificate (from the verified chain).
     ///   - trustAnchors: the anchors an OCSP responder's certificate must chain to (the issuer is
     ///     added as an untrusted intermediate).
-    ///   - validationTime: the time the given CRLs must be current at (default now); fetched
-    ///     answers must be current now.
+    ///   - validationTime: the time every answer must be current at (default now).
     /// - Returns: good or revoked from the first answer that passes its checks, else unknown.
     public func status(
         of certificate: Certificate,
@@ -87,69 +99,92 @@ public struct RevocationChecker: Sendable {
             issuer: issuer,
             crls: configuration.crls,
             at: validationTime,
-            skew: configuration.allowedClockSkew,
             problems: &problems
         ) {
             return status
         }
         if configuration.checksOnline {
-            if let status = await onlineStatus(
+            if RevocationOpenSSL.ocspURLs(of: certificate).isEmpty && RevocationOpenSSL.crlURLs(of: certificate).isEmpty
+            {
+                problems.append("the certificate names no OCSP responder and no CRL distribution point")
+            }
+            if let status = await ocspStatus(
                 of: certificate,
                 issuer: issuer,
                 trustAnchors: trustAnchors,
+                at: validationTime,
                 problems: &problems
             ) {
                 return status
+            }
+            for (url, crls) in await distributionPointCRLs(of: certificate, problems: &problems) {
+                if let status = Self.offlineStatus(
+                    of: certificate,
+                    issuer: issuer,
+                    crls: crls,
+                    at: validationTime,
+                    problems: &problems
+                ) {
+                    return RevocationStatus(
+                        state: status.state,
+                        revocationTime: status.revocationTime,
+                        source: "CRL \(url.absoluteString)"
+                    )
+                }
             }
         }
         if problems.isEmpty { problems.append("no CRL for '\(certificate.issuer)' was given") }
         return RevocationStatus(state: .unknown, source: problems.joined(separator: "; "))
     }
 
-    /// The status from `crls` alone (no network), or nil when none of them decides; what was wrong
-    /// with the CRLs that were skipped goes into `problems`.
+    /// The status from `crls` alone (no network, OpenSSL's CRL processing with `issuer` as the
+    /// anchor), or nil when they do not decide; why goes into `problems`.
     static func offlineStatus(
         of certificate: Certificate,
         issuer: Certificate,
         crls: [CertificateRevocationList],
         at time: Date,
-        skew: TimeInterval,
         problems: inout [String]
     ) -> RevocationStatus? {
-        for (index, crl) in crls.enumerated() {
-            let found = RevocationOpenSSL.status(
-                of: certificate,
-                issuer: issuer,
-                in: crl,
-                at: time,
-                skew: skew,
-                source: "CRL \(index + 1) of '\(crl.issuer)' issued \(crl.thisUpdate)"
-            )
-            if let status = found.status { return status }
-            if let problem = found.problem { problems.append(problem) }
+        guard !crls.isEmpty else { return nil }
+        let check = RevocationOpenSSL.checkCRLs(
+            leaf: certificate,
+            untrusted: [],
+            anchors: [issuer],
+            crls: crls,
+            at: time
+        )
+        guard let verdict = check.verdicts.first else { return nil }
+        let source = "CRL of '\(certificate.issuer)'"
+        switch verdict.state {
+        case .good, .revoked:
+            return RevocationStatus(state: verdict.state, revocationTime: verdict.revocationTime, source: source)
+        default:
+            problems.append("\(source): \(verdict.problems.joined(separator: ", "))")
+            return nil
         }
-        return nil
     }
 
-    /// The status from OCSP (authorityInfoAccess), else CRL distribution points, or nil.
-    func onlineStatus(
+    /// The status from the OCSP responders of the certificate's authorityInfoAccess, or nil when
+    /// none gives a usable answer (why goes into `problems`).
+    func ocspStatus(
         of certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
+        at time: Date,
         problems: inout [String]
     ) async -> RevocationStatus? {
         guard let fetcher else {
             problems.append("no network fetcher was given for online revocation checks")
             return nil
         }
-        let skew = configuration.allowedClockSkew
-        let ocspURLs = RevocationOpenSSL.ocspURLs(of: certificate)
-        let crlURLs = RevocationOpenSSL.crlURLs(of: certificate)
-        if ocspURLs.isEmpty && crlURLs.isEmpty {
-            problems.append("the certificate names no OCSP responder and no CRL distribution point")
-            return nil
-        }
-        for url in ocspURLs {
+        let freshness = RevocationOpenSSL.OCSPFreshness(
+            time: time,
+            skew: configuration.allowedClockSkew,
+            maximumAge: configuration.maximumAnswerAge,
+            requiresNonce: configuration.requiresOCSPNonce
+        )
+        for url in RevocationOpenSSL.ocspURLs(of: certificate) {
             do {
                 let request = try RevocationOpenSSL.makeOCSPRequest(for: certificate, issuer: issuer)
                 let answer = try await fetcher.post(
@@ -165,8 +200,7 @@ public struct RevocationChecker: Sendable {
                     certificate: certificate,
                     issuer: issuer,
                     trustAnchors: trustAnchors + [issuer],
-                    at: Date(),
-                    skew: skew,
+                    freshness: freshness,
                     source: "OCSP \(url.absoluteString)"
                 )
                 if status.state == .unknown {
@@ -180,36 +214,31 @@ public struct RevocationChecker: Sendable {
                 problems.append("OCSP \(url.absoluteString): \(error)")
             }
         }
-        for url in crlURLs {
+        return nil
+    }
+
+    /// The CRLs of the certificate's CRL distribution points, by URL; what could not be fetched
+    /// or read goes into `problems`.
+    func distributionPointCRLs(
+        of certificate: Certificate,
+        problems: inout [String]
+    ) async -> [(url: URL, crls: [CertificateRevocationList])] {
+        guard let fetcher else { return [] }
+        var found: [(url: URL, crls: [CertificateRevocationList])] = []
+        for url in RevocationOpenSSL.crlURLs(of: certificate) {
             do {
                 let answer = try await fetcher.get(
                     url,
                     timeout: configuration.timeout,
                     maximumBytes: configuration.maximumCRLBytes
                 )
-                let crls = try CertificateRevocationList.lists(derOrPEM: answer.body)
-                var found: [String] = []
-                if let status = Self.offlineStatus(
-                    of: certificate,
-                    issuer: issuer,
-                    crls: crls,
-                    at: Date(),
-                    skew: skew,
-                    problems: &found
-                ) {
-                    return RevocationStatus(
-                        state: status.state,
-                        revocationTime: status.revocationTime,
-                        source: "CRL \(url.absoluteString)"
-                    )
-                }
-                problems += found.isEmpty ? ["CRL \(url.absoluteString) is not the issuer's"] : found
+                found.append((url, try CertificateRevocationList.lists(derOrPEM: answer.body)))
             } catch let error as CertificateProviderError {
                 problems.append("CRL \(url.absoluteString): \(error.reason)")
             } catch {
                 problems.append("CRL \(url.absoluteString): \(error)")
             }
         }
-        return nil
+        return found
     }
 }

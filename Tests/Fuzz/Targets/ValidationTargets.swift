@@ -71,8 +71,7 @@ enum ValidationTargets {
                 certificate: leaf,
                 issuer: issuer,
                 trustAnchors: fixture.anchors,
-                at: Date(),
-                skew: 300,
+                freshness: .init(time: Date(), skew: 300, maximumAge: 7 * 86_400, requiresNonce: false),
                 source: "fuzz"
             )
             return "\(status)"

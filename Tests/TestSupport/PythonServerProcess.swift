@@ -1,0 +1,55 @@
+import CertificateProvidersTesting
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A Python script run as a real local server for a test (STYLE.md habit 14): `python3 SCRIPT
+/// ARGUMENTS…`, which binds its sockets to port 0 and prints the ports it got on the first line
+/// of its standard output; ``stop()`` ends it.
+public final class PythonServerProcess: Sendable {
+    private let process: Process
+    /// The whole numbers of the first line the script printed (its ports), at least one.
+    public let ports: [Int]
+    /// The first port.
+    public var port: Int { ports[0] }
+
+    /// Starts the script and waits for its first line.
+    /// - Parameters:
+    ///   - script: the script's path.
+    ///   - arguments: its arguments.
+    ///   - what: the server's name, for the error.
+    /// - Throws: when python3 cannot start, or the script exits before printing a port.
+    public init(script: String, arguments: [String] = [], what: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.path(of: "python3") ?? "/usr/bin/python3")
+        process.arguments = [script] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line: [UInt8] = []
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let ports = String(decoding: line, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+            .compactMap { Int($0) }
+        guard !ports.isEmpty else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(what) did not start"])
+        }
+        self.ports = ports
+        self.process = process
+    }
+
+    /// Ends the server. SIGKILL: the child inherits the test runner's blocked signal mask, so
+    /// SIGTERM may never land.
+    public func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
