@@ -37,8 +37,10 @@ final class QPDFDocument {
 
     /// Opens a PDF held in memory (a revision of a file: its bytes up to one `%%EOF`). The bytes
     /// are kept alive with the document, as qpdf reads them lazily.
+    /// `strict`: qpdf does not repair a broken cross-reference (it reads what a strict reader
+    /// reads, or fails).
     /// - Throws: as ``init(path:)``.
-    init(bytes: [UInt8], description: String) throws {
+    init(bytes: [UInt8], description: String, strict: Bool = false) throws {
         path = description
         let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(bytes.count, 1))
         _ = buffer.initialize(from: bytes.lazy.map { CChar(bitPattern: $0) })
@@ -46,6 +48,7 @@ final class QPDFDocument {
         data = qpdf_init()
         qpdf_silence_errors(data)
         qpdf_set_suppress_warnings(data, QPDF_TRUE)
+        if strict { qpdf_set_attempt_recovery(data, QPDF_FALSE) }
         let status = qpdf_read_memory(data, description, buffer.baseAddress, UInt64(bytes.count), nil)
         if status & QPDF_ERRORS != 0 {
             let text = lastError() ?? "unknown qpdf error"
@@ -124,6 +127,8 @@ final class QPDFDocument {
         let value = qpdf_oh_get_key(data, object, name)
         return qpdf_oh_is_null(data, value) != QPDF_FALSE ? nil : value
     }
+    /// The object's type, resolving a reference (`ot_null` for a missing or freed object).
+    func typeCode(_ object: qpdf_oh) -> qpdf_object_type_e { qpdf_oh_get_type_code(data, object) }
     func isDictionary(_ object: qpdf_oh) -> Bool { qpdf_oh_is_dictionary(data, object) != QPDF_FALSE }
     func isArray(_ object: qpdf_oh) -> Bool { qpdf_oh_is_array(data, object) != QPDF_FALSE }
     func isIndirect(_ object: qpdf_oh) -> Bool { qpdf_oh_is_indirect(data, object) != QPDF_FALSE }
