@@ -33,6 +33,14 @@ struct PDFModificationPolicy: Sendable {
     /// FieldMDP: which fields this signature locks.
     var lock: FieldLock?
 
+    /// Takes the certification signature's DocMDP permission (signed in `revision`) when this
+    /// signature has none of its own.
+    mutating func certified(by certification: PDFModificationPolicy, _ revision: Int?) {
+        guard permission == nil, let level = certification.permission else { return }
+        permission = level
+        certifiedRevision = revision ?? 0
+    }
+
     /// A FieldMDP lock: `/Action /All`, `/Include` or `/Exclude` with `/Fields`.
     struct FieldLock: Sendable {
         var action: String

@@ -133,23 +133,7 @@ public enum PDFSignatureVerifier {
         let ends = try file.endOfFileMarkers()
         let fields = PDFFields(document: document).all.filter(\.isSignature)
 
-        var found: [Found] = []
-        for field in fields {
-            guard let value = document.key(field.handle, "/V"), document.isDictionary(value) else { continue }
-            let range = (document.key(value, "/ByteRange").map(document.items) ?? []).compactMap(document.integer)
-            found.append(
-                Found(
-                    field: field.name,
-                    subFilter: document.key(value, "/SubFilter").map(document.unparse).map { String($0.dropFirst()) },
-                    byteRange: range,
-                    contents: document.key(value, "/Contents").flatMap(document.bytes) ?? [],
-                    claimedTime: document.key(value, "/M").flatMap(document.text).flatMap(PDFBytes.parseDate),
-                    reason: document.key(value, "/Reason").flatMap(document.text),
-                    location: document.key(value, "/Location").flatMap(document.text),
-                    policy: modificationPolicy(field: field.handle, value: value, in: document)
-                )
-            )
-        }
+        let found = signatures(fields, in: document)
         let revisions = try PDFRevisions.read(file)
         let coveredEnds = found.map { $0.byteRange.count == 4 ? $0.byteRange[2] + $0.byteRange[3] : 0 }
         var signedRevisions: [Int?] = []
@@ -180,11 +164,8 @@ public enum PDFSignatureVerifier {
             )
             let wholeFile = try isOnlyWhitespace(file, from: coveredEnd, to: file.size)
             var modification = signature.policy.rules
-            if let certification, modification.permission == nil,
-                let permission = found[certification].policy.rules.permission
-            {
-                modification.permission = permission
-                modification.certifiedRevision = signedRevisions[certification] ?? 0
+            if let certification {
+                modification.certified(by: found[certification].policy.rules, signedRevisions[certification])
             }
             let changes =
                 wholeFile
@@ -222,6 +203,28 @@ public enum PDFSignatureVerifier {
             revisionCount: revisions.ends.count,
             unreferencedTrailingBytes: revisions.unreferencedBytes
         )
+    }
+
+    /// The signature fields that hold a signature value, with what verifying them needs.
+    private static func signatures(_ fields: [PDFFields.Field], in document: QPDFDocument) -> [Found] {
+        var found: [Found] = []
+        for field in fields {
+            guard let value = document.key(field.handle, "/V"), document.isDictionary(value) else { continue }
+            let range = (document.key(value, "/ByteRange").map(document.items) ?? []).compactMap(document.integer)
+            found.append(
+                Found(
+                    field: field.name,
+                    subFilter: document.key(value, "/SubFilter").map(document.unparse).map { String($0.dropFirst()) },
+                    byteRange: range,
+                    contents: document.key(value, "/Contents").flatMap(document.bytes) ?? [],
+                    claimedTime: document.key(value, "/M").flatMap(document.text).flatMap(PDFBytes.parseDate),
+                    reason: document.key(value, "/Reason").flatMap(document.text),
+                    location: document.key(value, "/Location").flatMap(document.text),
+                    policy: modificationPolicy(field: field.handle, value: value, in: document)
+                )
+            )
+        }
+        return found
     }
 
     private struct Found {
@@ -336,8 +339,8 @@ public enum PDFSignatureVerifier {
         var changes: [PDFChange] = []
         if let problem {
             changes.append(other("the signed revision is unknown: \(problem)"))
-        } else if let signedRevision, let analysis {
-            changes += analysis.changes(after: signedRevision, policy: policy)
+        } else if let signedRevision {
+            changes += analysis?.changes(after: signedRevision, policy: policy) ?? []
         } else {
             changes.append(
                 other("the signed range does not end where a revision of the cross-reference chain ends")

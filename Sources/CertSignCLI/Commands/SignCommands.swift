@@ -729,6 +729,7 @@ extension Commands {
         var tsaCA: [String] = []
         var crl: [String] = []
         var checkRevocation = false
+        var allowChanges = false
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -791,6 +792,12 @@ extension Commands {
                     "ask the network: OCSP from the certificate's AIA, else its CRL distribution points\n(10 s and "
                         + "256 KiB per OCSP answer, 16 MiB per CRL); no answer fails the signature"
                 ),
+                .flag(
+                    \.allowChanges,
+                    "--allow-changes",
+                    "PDF: report changes made after a signature that its policy does not allow as warnings\n"
+                        + "instead of failing (exit 0 when the signatures themselves are valid)"
+                ),
             ]
         }
 
@@ -815,9 +822,13 @@ extension Commands {
             at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
             from the network unless --check-revocation is given. Exit code 0 when the signature is valid,
             1 when it is not (the reason is printed).
-            A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers, whether the
-            file changed after it (laterChanges: none, signatures, formFields, other; laterRevisionsSigned), the
-            claimed (/M) and proven (signature timestamp) time, and the CMS as above.
+            A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers (from the
+            cross-reference chain), the claimed (/M) and proven (signature timestamp) time, the CMS as above, and
+            what the revisions after it changed, compared object by object from the trailer's /Root (laterChanges:
+            none, ltv, signatures, formFields, annotations, other; each change with its revision and objects;
+            laterRevisionsSigned). A change the signature's policy does not allow (DocMDP of a certification
+            signature, FieldMDP locks; without certification only signatures, validation data and form filling
+            are allowed) makes the signature INVALID and the exit code 1; --allow-changes makes it a warning.
             """,
         examples: ["certsign verify invoice.pdf.p7s --ca root-ca.pem"]
     ) { (options: VerifyOptions, context) in
@@ -842,7 +853,15 @@ extension Commands {
                 derOrPEM: try context.readInputFile(file, what: "CA certificate file")
             )
         }
-        if isPDF(signature) { return try verifyPDF(signaturePath, trust: trust, policy: policy, context: context) }
+        if isPDF(signature) {
+            return try verifyPDF(
+                signaturePath,
+                trust: trust,
+                policy: policy,
+                allowChanges: options.allowChanges,
+                context: context
+            )
+        }
         let document: (String) throws -> Document = { path in
             _ = try context.documentSize(path)
             return .file(URL(fileURLWithPath: path))
