@@ -92,11 +92,23 @@ final class PDFRevisionComparison {
                 note(.signatures, [newID.number], "the catalog's /Perms was added (a certification signature)")
                 continue
             }
-            compare(old.key(oldRoot, key), new.key(newRoot, key), path: "the catalog's \(key)", kind: .other)
+            compare(
+                old.key(oldRoot, key),
+                new.key(newRoot, key),
+                path: "the catalog's \(key)",
+                kind: .other,
+                holder: newID.number
+            )
         }
         // 5. Validation data and metadata.
         for key in lenient.sorted() {
-            compare(old.key(oldRoot, key), new.key(newRoot, key), path: "the catalog's \(key)", kind: .ltv)
+            compare(
+                old.key(oldRoot, key),
+                new.key(newRoot, key),
+                path: "the catalog's \(key)",
+                kind: .ltv,
+                holder: newID.number
+            )
         }
         compare(old.key(old.trailer, "/Info"), new.key(new.trailer, "/Info"), path: "/Info", kind: .ltv)
         return finish()
@@ -135,8 +147,17 @@ final class PDFRevisionComparison {
 
     /// Compares `a` (older) with `b` (newer) and everything they reach; each difference is noted
     /// as `kind`.
-    func compare(_ a: qpdf_oh?, _ b: qpdf_oh?, path: String, kind: PDFLaterChanges, field: String? = nil) {
-        var stack: [(qpdf_oh?, qpdf_oh?, String, Int)] = [(a, b, path, number(b, in: new))]
+    func compare(
+        _ a: qpdf_oh?,
+        _ b: qpdf_oh?,
+        path: String,
+        kind: PDFLaterChanges,
+        field: String? = nil,
+        holder: Int = 0
+    ) {
+        var stack: [(qpdf_oh?, qpdf_oh?, String, Int)] = [
+            (a, b, path, number(b, in: new) != 0 ? number(b, in: new) : holder)
+        ]
         while let (a, b, path, holder) = stack.popLast() {
             budget -= 1
             guard budget > 0 else {
@@ -151,12 +172,14 @@ final class PDFRevisionComparison {
             let numberB = number(b, in: new)
             if numberA != numberB {
                 let what =
-                    numberB == 0
-                    ? "is no longer a reference (was object \(numberA))"
-                    : typeB == ot_null
-                        ? "refers to object \(numberB), which is missing or freed"
-                        : "refers to object \(numberB) instead of \(numberA == 0 ? "a direct value" : "object \(numberA)")"
-                note(kind, [numberB, holder], "\(path) \(what)", field: field)
+                    b == nil || typeB == ot_null
+                    ? "no longer refers to object \(numberA) (missing or freed now)"
+                    : numberB == 0
+                        ? "is no longer a reference (was object \(numberA))"
+                        : typeB == ot_null
+                            ? "refers to object \(numberB), which is missing or freed"
+                            : "refers to object \(numberB) instead of \(numberA == 0 ? "a direct value" : "object \(numberA)")"
+                note(kind, [numberB, holder, numberA], "\(path) \(what)", field: field)
                 continue
             }
             guard firstVisit(a, b) else { continue }
@@ -221,10 +244,11 @@ final class PDFRevisionComparison {
         let kidsB = new.key(b, "/Kids")
         let isLeaf = kidsA == nil && kidsB == nil
         let name = isLeaf ? "page \(pages.count + 1) (object \(number(b, in: new)))" : label
+        let node = number(b, in: new)
         for key in Set(old.keys(a) + new.keys(b)).sorted() where !["/Kids", "/Annots", "/Parent"].contains(key) {
-            compare(old.key(a, key), new.key(b, key), path: "\(name) \(key)", kind: .other)
+            compare(old.key(a, key), new.key(b, key), path: "\(name) \(key)", kind: .other, holder: node)
         }
-        compare(old.key(a, "/Parent"), new.key(b, "/Parent"), path: "\(name) /Parent", kind: .other)
+        compare(old.key(a, "/Parent"), new.key(b, "/Parent"), path: "\(name) /Parent", kind: .other, holder: node)
         if isLeaf {
             pages.append((a, b, pages.count + 1))
             return
@@ -291,7 +315,13 @@ final class PDFRevisionComparison {
         for key in keys.sorted() where key != "/Fields" {
             let kind: PDFLaterChanges =
                 ["/SigFlags", "/NeedAppearances", "/DR", "/DA"].contains(key) ? .signatures : .other
-            compare(formA.flatMap { old.key($0, key) }, new.key(b, key), path: "the form's \(key)", kind: kind)
+            compare(
+                formA.flatMap { old.key($0, key) },
+                new.key(b, key),
+                path: "the form's \(key)",
+                kind: kind,
+                holder: formNumber
+            )
         }
         let fieldsA = formA.flatMap { old.key($0, "/Fields") }.map(old.items) ?? []
         let fieldsB = new.key(b, "/Fields").map(new.items) ?? []
@@ -375,10 +405,10 @@ final class PDFRevisionComparison {
                         field: name
                     )
                 } else {
-                    compare(valueA, valueB, path: "the value of \(label)", kind: .other)
+                    compare(valueA, valueB, path: "the value of \(label)", kind: .other, holder: id)
                 }
             case "/V":
-                compare(valueA, valueB, path: "the value of \(label)", kind: .formFields, field: name)
+                compare(valueA, valueB, path: "the value of \(label)", kind: .formFields, field: name, holder: id)
             case "/AP", "/AS", "/MK":
                 let same = valueA.map(old.unparseResolved) == valueB.map(new.unparseResolved)
                 if !same { note(fill, [id], "the appearance (\(key)) of \(label) changed", field: name) }
@@ -386,10 +416,10 @@ final class PDFRevisionComparison {
                 if isSignature && valueA == nil {
                     note(.signatures, [id], "\(label) got \(key)", field: name)
                 } else {
-                    compare(valueA, valueB, path: "\(label) \(key)", kind: .other)
+                    compare(valueA, valueB, path: "\(label) \(key)", kind: .other, holder: id)
                 }
             default:
-                compare(valueA, valueB, path: "\(label) \(key)", kind: .other)
+                compare(valueA, valueB, path: "\(label) \(key)", kind: .other, holder: id)
             }
         }
         let kidsA = old.key(a, "/Kids").map(old.items) ?? []
