@@ -3,8 +3,8 @@ import CertificateProvidersTesting
 import Foundation
 import PDFSigning
 import Signing
-import Testing
 import TestSupport
+import Testing
 
 /// The attacks of issue 27 (items 1-7) and the shadow / incremental-saving variants, each built
 /// here on a PDF signed by certsign and by pyHanko, with a classic xref and with xref streams:
@@ -40,7 +40,13 @@ struct PDFAttackTests {
     }
 
     /// Signs `input` into `output` with the case's signer (field `Sig1` when the input has it).
-    func sign(_ input: String, _ output: String, _ signer: Signer, field: String?, in directory: TemporaryDirectory)
+    func sign(
+        _ input: String,
+        _ output: String,
+        _ signer: Signer,
+        field: String?,
+        in directory: TemporaryDirectory
+    )
         async throws
     {
         switch signer {

@@ -26,7 +26,11 @@ enum PDFChangeFixtures {
     }
 
     /// pyHanko's verdict on every signature of `path`, with `root` trusted.
-    static func pyhankoVerdicts(_ path: String, root: Certificate, in directory: TemporaryDirectory) throws
+    static func pyhankoVerdicts(
+        _ path: String,
+        root: Certificate,
+        in directory: TemporaryDirectory
+    ) throws
         -> [Verdict]
     {
         let ca = try directory.write("verdict-ca-\(UUID().uuidString).pem", text: root.pemRepresentation)
@@ -106,62 +110,62 @@ enum PDFChangeFixtures {
     }
 
     private static let verdictScript = #"""
-import sys, json
-from pyhanko.keys import load_cert_from_pemder
-from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko.sign.validation import validate_pdf_signature
-from pyhanko_certvalidator import ValidationContext
-vc = ValidationContext(trust_roots=[load_cert_from_pemder(sys.argv[1])])
-with open(sys.argv[2], 'rb') as f:
-    reader = PdfFileReader(f, strict=False)
-    out = []
-    for sig in reader.embedded_signatures:
-        try:
-            status = validate_pdf_signature(sig, vc)
-            level = status.modification_level.name if status.modification_level is not None else None
-            out.append({'field': sig.field_name, 'level': level, 'docmdp_ok': status.docmdp_ok,
-                        'bottom_line': status.bottom_line, 'coverage': status.coverage.name})
-        except Exception as e:
-            out.append({'field': sig.field_name, 'error': type(e).__name__ + ': ' + str(e)[:200]})
-    print(json.dumps(out))
-"""#
+        import sys, json
+        from pyhanko.keys import load_cert_from_pemder
+        from pyhanko.pdf_utils.reader import PdfFileReader
+        from pyhanko.sign.validation import validate_pdf_signature
+        from pyhanko_certvalidator import ValidationContext
+        vc = ValidationContext(trust_roots=[load_cert_from_pemder(sys.argv[1])])
+        with open(sys.argv[2], 'rb') as f:
+            reader = PdfFileReader(f, strict=False)
+            out = []
+            for sig in reader.embedded_signatures:
+                try:
+                    status = validate_pdf_signature(sig, vc)
+                    level = status.modification_level.name if status.modification_level is not None else None
+                    out.append({'field': sig.field_name, 'level': level, 'docmdp_ok': status.docmdp_ok,
+                                'bottom_line': status.bottom_line, 'coverage': status.coverage.name})
+                except Exception as e:
+                    out.append({'field': sig.field_name, 'error': type(e).__name__ + ': ' + str(e)[:200]})
+            print(json.dumps(out))
+        """#
 
     private static let updateScript = #"""
-import sys
-from pyhanko.sign import signers, fields, timestamps
-from pyhanko.sign.fields import MDPPerm, SigSeedSubFilter, FieldMDPSpec, FieldMDPAction, SigFieldSpec
-from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko.keys import load_cert_from_pemder, load_private_key_from_pemder
-mode, source, target = sys.argv[1], sys.argv[2], sys.argv[3]
-key, cert = sys.argv[4], sys.argv[5]
-import os
-password = os.environ.get('KEY_PASSWORD')
-signer = signers.SimpleSigner.load(key, cert, ca_chain_files=tuple(sys.argv[6:7]),
-                                   key_passphrase=password.encode() if password else None)
-with open(source, 'rb') as f, open(target, 'wb') as out:
-    writer = IncrementalPdfFileWriter(f)
-    parts = mode.split(':')
-    if parts[0] == 'certify':
-        meta = signers.PdfSignatureMetadata(field_name=parts[2], subfilter=SigSeedSubFilter.PADES, certify=True,
-                                            docmdp_permissions=MDPPerm(int(parts[1])))
-        signers.sign_pdf(writer, meta, signer=signer, output=out)
-    elif parts[0] == 'lock':
-        fields.append_signature_field(writer, SigFieldSpec(parts[1], field_mdp_spec=FieldMDPSpec(
-            FieldMDPAction.INCLUDE, [parts[2]])))
-        meta = signers.PdfSignatureMetadata(field_name=parts[1], subfilter=SigSeedSubFilter.PADES)
-        signers.sign_pdf(writer, meta, signer=signer, output=out)
-    elif parts[0] == 'dss':
-        from pyhanko.sign.validation.dss import DocumentSecurityStore
-        reader = PdfFileReader(f)
-        sig = reader.embedded_signatures[0]
-        DocumentSecurityStore.supply_dss_in_writer(writer, sig.pkcs7_content, certs=[load_cert_from_pemder(cert)])
-        writer.write(out)
-    elif parts[0] == 'timestamp':
-        tsa = timestamps.DummyTimeStamper(tsa_cert=load_cert_from_pemder(parts[1]),
-                                          tsa_key=load_private_key_from_pemder(parts[2], None))
-        signers.PdfTimeStamper(tsa).timestamp_pdf(writer, 'sha256', output=out)
-    else:
-        raise SystemExit('unknown mode ' + mode)
-"""#
+        import sys
+        from pyhanko.sign import signers, fields, timestamps
+        from pyhanko.sign.fields import MDPPerm, SigSeedSubFilter, FieldMDPSpec, FieldMDPAction, SigFieldSpec
+        from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+        from pyhanko.pdf_utils.reader import PdfFileReader
+        from pyhanko.keys import load_cert_from_pemder, load_private_key_from_pemder
+        mode, source, target = sys.argv[1], sys.argv[2], sys.argv[3]
+        key, cert = sys.argv[4], sys.argv[5]
+        import os
+        password = os.environ.get('KEY_PASSWORD')
+        signer = signers.SimpleSigner.load(key, cert, ca_chain_files=tuple(sys.argv[6:7]),
+                                           key_passphrase=password.encode() if password else None)
+        with open(source, 'rb') as f, open(target, 'wb') as out:
+            writer = IncrementalPdfFileWriter(f)
+            parts = mode.split(':')
+            if parts[0] == 'certify':
+                meta = signers.PdfSignatureMetadata(field_name=parts[2], subfilter=SigSeedSubFilter.PADES, certify=True,
+                                                    docmdp_permissions=MDPPerm(int(parts[1])))
+                signers.sign_pdf(writer, meta, signer=signer, output=out)
+            elif parts[0] == 'lock':
+                fields.append_signature_field(writer, SigFieldSpec(parts[1], field_mdp_spec=FieldMDPSpec(
+                    FieldMDPAction.INCLUDE, [parts[2]])))
+                meta = signers.PdfSignatureMetadata(field_name=parts[1], subfilter=SigSeedSubFilter.PADES)
+                signers.sign_pdf(writer, meta, signer=signer, output=out)
+            elif parts[0] == 'dss':
+                from pyhanko.sign.validation.dss import DocumentSecurityStore
+                reader = PdfFileReader(f)
+                sig = reader.embedded_signatures[0]
+                DocumentSecurityStore.supply_dss_in_writer(writer, sig.pkcs7_content, certs=[load_cert_from_pemder(cert)])
+                writer.write(out)
+            elif parts[0] == 'timestamp':
+                tsa = timestamps.DummyTimeStamper(tsa_cert=load_cert_from_pemder(parts[1]),
+                                                  tsa_key=load_private_key_from_pemder(parts[2], None))
+                signers.PdfTimeStamper(tsa).timestamp_pdf(writer, 'sha256', output=out)
+            else:
+                raise SystemExit('unknown mode ' + mode)
+        """#
 }

@@ -3,8 +3,8 @@ import CertificateProvidersTesting
 import Foundation
 import PDFSigning
 import Signing
-import Testing
 import TestSupport
+import Testing
 
 /// What a signature allows after it: approval signatures, validation data and form filling
 /// without certification; DocMDP `/P` 1, 2, 3 of a certification signature; FieldMDP locks. Each
@@ -27,7 +27,10 @@ struct PDFChangePolicyTests {
         )
     }
 
-    @Test("approval signatures by certsign and pyHanko after each other: allowed", arguments: PDFFixtures.Variant.allCases)
+    @Test(
+        "approval signatures by certsign and pyHanko after each other: allowed",
+        arguments: PDFFixtures.Variant.allCases
+    )
     func approvals(_ variant: PDFFixtures.Variant) async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-policy-approvals")
         let input = try PDFFixtures.make(variant, in: directory)
@@ -43,7 +46,10 @@ struct PDFChangePolicyTests {
         #expect(report.signatures.allSatisfy { $0.changesAllowed })
         #expect(report.signatures[0].changes.allSatisfy { $0.kind == .signatures || $0.kind == .ltv })
         let verdicts = try PDFChangeFixtures.pyhankoVerdicts(third, root: pki.root, in: directory)
-        #expect(verdicts.count == 3 && verdicts.allSatisfy { $0.changesAcceptable && $0.bottomLine == true }, "\(verdicts)")
+        #expect(
+            verdicts.count == 3 && verdicts.allSatisfy { $0.changesAcceptable && $0.bottomLine == true },
+            "\(verdicts)"
+        )
     }
 
     @Test("a DSS update and a document timestamp by pyHanko: ltv, allowed", arguments: [false, true])
@@ -153,7 +159,9 @@ struct PDFChangePolicyTests {
         #expect(signature.laterChanges == .annotations && signature.changesAllowed, "\(signature.changes)")
         // pyHanko classifies any new annotation as OTHER (its rules: "TODO allow other annotation
         // modifications, but at level ANNOTATIONS"), so it refuses what DocMDP P=3 permits.
-        let verdict = try #require(try PDFChangeFixtures.pyhankoVerdicts(annotated, root: pki.root, in: directory).first)
+        let verdict = try #require(
+            try PDFChangeFixtures.pyhankoVerdicts(annotated, root: pki.root, in: directory).first
+        )
         #expect(verdict.level == "OTHER" && !verdict.changesAcceptable, "\(verdict)")
     }
 }
