@@ -158,7 +158,8 @@ final class PDFRevisionComparison {
         var stack: [(qpdf_oh?, qpdf_oh?, String, Int)] = [
             (a, b, path, number(b, in: new) != 0 ? number(b, in: new) : holder)
         ]
-        while let (a, b, path, holder) = stack.popLast() {
+        let label = path
+        while let (a, b, longPath, holder) = stack.popLast() {
             budget -= 1
             guard budget > 0 else {
                 if budget == 0 {
@@ -179,11 +180,13 @@ final class PDFRevisionComparison {
                         : typeB == ot_null
                             ? "refers to object \(numberB), which is missing or freed"
                             : "refers to object \(numberB) instead of \(numberA == 0 ? "a direct value" : "object \(numberA)")"
-                note(kind, [numberB, holder, numberA], "\(path) \(what)", field: field)
+                note(kind, [numberB, holder, numberA], "\(Self.short(longPath, 160)) \(what)", field: field)
                 continue
             }
             guard firstVisit(a, b) else { continue }
             let objectHolder = numberB != 0 ? numberB : holder
+            // A long path (a chain of references) is cut to the object it reached.
+            let path = numberB != 0 && longPath.utf8.count > 100 ? "\(label) … object \(numberB)" : longPath
             guard typeA == typeB else {
                 let what = typeB == ot_null ? "was removed or freed" : typeA == ot_null ? "was added" : "changed type"
                 note(kind, [objectHolder], "\(path) \(what)", field: field)
@@ -225,8 +228,8 @@ final class PDFRevisionComparison {
         }
     }
 
-    private static func short(_ text: String) -> String {
-        text.count <= 48 ? text : text.prefix(45) + "..."
+    private static func short(_ text: String, _ limit: Int = 48) -> String {
+        text.count <= limit ? text : text.prefix(limit - 3) + "..."
     }
 
     // MARK: Pages

@@ -178,4 +178,29 @@ struct PDFAttackTests {
         #expect(verdicts.first.map { $0.level == "OTHER" && !$0.changesAcceptable } == true, "\(verdicts)")
         #expect(verdicts.last.map { $0.changesAcceptable && $0.bottomLine == true } == true, "\(verdicts)")
     }
+
+    @Test("a cyclic outline of 5000 items: a title changed at its far end is found, without hanging")
+    func cyclicOutline() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-attack-outline")
+        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let prepared = directory.path("prepared.pdf")
+        try PDFAttacks.apply(.prepareOutlines(count: 5000), to: input, writingTo: prepared)
+        let signed = directory.path("signed.pdf")
+        try await sign(prepared, signed, .certsign, field: nil, in: directory)
+        let attacked = directory.path("attacked.pdf")
+        try PDFAttacks.apply(.retitleOutline(index: 4999), to: signed, writingTo: attacked)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: attacked), trustAnchors: [pki.root])
+        let elapsed = clock.now - start
+        let signature = try #require(report.signatures.first)
+        #expect(signature.laterChanges == .other && !signature.changesAllowed, "\(signature.changes)")
+        let change = try #require(signature.changes.first)
+        #expect(change.text.contains("/Outlines") && change.text.contains("/Title"), "\(change)")
+        #expect(change.text.count < 400, "\(change)")
+        #expect(elapsed < .seconds(60), "\(elapsed)")
+        // pyHanko's own analysis recurses along the chain and gives up.
+        let verdict = try #require(try PDFChangeFixtures.pyhankoVerdicts(attacked, root: pki.root, in: directory).first)
+        #expect(verdict.error?.contains("RecursionError") == true, "\(verdict)")
+    }
 }

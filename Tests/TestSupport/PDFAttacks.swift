@@ -31,6 +31,10 @@ public enum PDFAttacks {
         case noPrevious
         /// Before signing: the first page's `/Contents` becomes an indirect array.
         case prepareContentsArray
+        /// Before signing: an outline of `count` items whose last `/Next` loops back to the first.
+        case prepareOutlines(count: Int)
+        /// The `/Title` of outline item `index` (counted along `/Next`) changes.
+        case retitleOutline(index: Int)
         /// Before signing: an empty signature field `Sig1` and a second, unreferenced catalog;
         /// prints its object number.
         case prepareHiddenCatalog
@@ -52,6 +56,8 @@ public enum PDFAttacks {
             case .noCrossReference: return "no-xref"
             case .noPrevious: return "no-prev"
             case .prepareContentsArray: return "prepare-contents-array"
+            case .prepareOutlines(let count): return "prepare-outlines:\(count)"
+            case .retitleOutline(let index): return "retitle-outline:\(index)"
             case .prepareHiddenCatalog: return "prepare-hidden-catalog"
             case .prepareShadow: return "prepare-shadow"
             }
@@ -169,6 +175,26 @@ public enum PDFAttacks {
             stream._data = EVIL
             stream._encoded_data = None
             writer.mark_update(contents)
+
+        def prepare_outlines(writer, count):
+            # Before signing: an outline of `count` items whose last /Next loops back to the first.
+            outline = writer.add_object(DictionaryObject({pdf_name('/Type'): pdf_name('/Outlines')}))
+            items = [writer.add_object(DictionaryObject({pdf_name('/Title'): generic.TextStringObject('Item %d' % i),
+                                                         pdf_name('/Parent'): outline})) for i in range(count)]
+            for i, item in enumerate(items):
+                item.get_object()[pdf_name('/Next')] = items[(i + 1) % count]
+            outline.get_object()[pdf_name('/First')] = items[0]
+            outline.get_object()[pdf_name('/Last')] = items[-1]
+            outline.get_object()[pdf_name('/Count')] = NumberObject(count)
+            writer.root[pdf_name('/Outlines')] = outline
+            writer.update_root()
+
+        def retitle_outline(writer, index):
+            ref = writer.root['/Outlines'].raw_get('/First')
+            for _ in range(index):
+                ref = ref.get_object().raw_get('/Next')
+            ref.get_object()[pdf_name('/Title')] = generic.TextStringObject('PAY 1000000 EUR')
+            writer.mark_update(ref)
 
         def prepare_contents_array(writer):
             # Before signing: the first page's /Contents becomes an indirect array [stream].
@@ -298,6 +324,10 @@ public enum PDFAttacks {
                 elif mode.startswith('disguise:'):
                     _, key, value = mode.split(':')
                     disguise(writer, key, value)
+                elif mode.startswith('prepare-outlines:'):
+                    prepare_outlines(writer, int(mode.split(':')[1]))
+                elif mode.startswith('retitle-outline:'):
+                    retitle_outline(writer, int(mode.split(':')[1]))
                 elif mode == 'prepare-contents-array':
                     prepare_contents_array(writer)
                 elif mode == 'prepare-hidden-catalog':
