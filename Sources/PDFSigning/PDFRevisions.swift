@@ -18,22 +18,19 @@ struct PDFRevisions: Sendable, Equatable {
     /// Why the chain could not be followed to its start; nil when it was.
     let problem: String?
 
-    private static let maximumSections = 100_000
+    private static let maximumSections = 10_000
 
-    /// Reads the chain of `file`.
+    /// Reads the chain of `file`: one pass finds every `startxref`; each section's revision ends
+    /// after the first one that follows it, and its `/Prev` is read near it (a few KiB per
+    /// section, so a hostile chain costs little).
     static func read(_ file: borrowing PDFFile) throws -> PDFRevisions {
-        let tailLength = Int(min(file.size, 4096))
-        let tail = try file.read(at: file.size - Int64(tailLength), count: tailLength)
-        guard let marker = PDFBytes.lastIndex(of: Array("startxref".utf8), in: tail) else {
+        let markers = try file.positions(of: Array("startxref".utf8))
+        guard let lastMarker = markers.last, let (last, lastEnd) = try startxref(at: lastMarker, in: file) else {
             return PDFRevisions(
                 ends: [],
                 unreferencedBytes: file.size,
-                problem: "the file has no startxref near its end"
+                problem: "the file has no startxref with an offset"
             )
-        }
-        let markerOffset = file.size - Int64(tailLength) + Int64(marker)
-        guard let (last, lastEnd) = try startxref(at: markerOffset, in: file) else {
-            return PDFRevisions(ends: [], unreferencedBytes: file.size, problem: "the last startxref has no offset")
         }
         var ends: Set<Int64> = [lastEnd]
         var offset: Int64? = last
@@ -41,15 +38,22 @@ struct PDFRevisions: Sendable, Equatable {
         var problem: String?
         while let section = offset {
             guard seen.insert(section).inserted, seen.count <= maximumSections else {
-                problem = "the cross-reference chain loops (offset \(section) again)"
+                problem =
+                    seen.count > maximumSections
+                    ? "the cross-reference chain has more than \(maximumSections) sections"
+                    : "the cross-reference chain loops (offset \(section) again)"
                 break
             }
-            guard section >= 0, section < file.size, let parsed = try Self.section(at: section, in: file) else {
+            // The first startxref after the section ends its revision.
+            let next = markers.first { $0 > section }
+            guard section >= 0, section < file.size, let next,
+                let previous = try Self.previous(section: section, startxref: next, in: file)
+            else {
                 problem = "no cross-reference section at offset \(section)"
                 break
             }
-            if let end = parsed.end { ends.insert(end) }
-            offset = parsed.previous
+            if let end = try startxref(at: next, in: file)?.end { ends.insert(end) }
+            offset = previous.previous
         }
         let sorted = ends.sorted()
         let final = sorted.last ?? 0
@@ -64,14 +68,21 @@ struct PDFRevisions: Sendable, Equatable {
         ends.firstIndex(of: end).map { $0 + 1 }
     }
 
-    /// The section at `offset`: the `/Prev` of its trailer (or stream dictionary) and where its
-    /// revision ends (after the first `startxref` following it).
-    private static func section(
-        at offset: Int64,
+    /// A cross-reference section: what its `/Prev` names.
+    private struct Section {
+        let previous: Int64?
+    }
+
+    /// The `/Prev` of the section at `offset` (nil inside when it has none): read from a table's
+    /// trailer (just before `startxref`) or a stream's dictionary (just after `obj`); nil when
+    /// no section starts there.
+    private static func previous(
+        section offset: Int64,
+        startxref: Int64,
         in file: borrowing PDFFile
-    ) throws -> (
-        previous: Int64?, end: Int64?
-    )? {
+    ) throws
+        -> Section?
+    {
         let head = try file.read(at: offset, count: 64)
         var start = 0
         while start < head.count, PDFBytes.isWhitespace(head[start]) { start += 1 }
@@ -80,35 +91,28 @@ struct PDFRevisions: Sendable, Equatable {
             String(bytes: head[start...], encoding: .isoLatin1)?
             .range(of: #"^\d+\s+\d+\s+obj"#, options: .regularExpression) != nil
         guard isTable || isStream else { return nil }
-        // The dictionary that holds /Prev: the trailer up to its startxref, or the stream's
-        // dictionary up to `stream`. Read in growing windows (a table can be long).
-        var window = 1 << 16
-        while true {
-            let bytes = try file.read(at: offset, count: window)
-            let startMarker = PDFBytes.firstIndex(of: Array("startxref".utf8), in: bytes)
-            let dictionaryEnd: Int?
-            let dictionaryStart: Int
+        for window in [Int64(4096), 65536] {
+            let text: [UInt8]
             if isTable {
-                dictionaryStart = PDFBytes.firstIndex(of: Array("trailer".utf8), in: bytes) ?? bytes.count
-                dictionaryEnd = startMarker
+                let from = max(offset, startxref - window)
+                let bytes = try file.read(at: from, count: Int(startxref - from))
+                guard let trailer = PDFBytes.lastIndex(of: Array("trailer".utf8), in: bytes) else {
+                    if from == offset { return nil }
+                    continue
+                }
+                text = Array(bytes[trailer...])
             } else {
-                dictionaryStart = 0
-                dictionaryEnd = PDFBytes.firstIndex(of: Array("stream".utf8), in: bytes)
+                let bytes = try file.read(at: offset, count: Int(min(window, startxref - offset)))
+                guard let stream = PDFBytes.firstIndex(of: Array("stream".utf8), in: bytes) else {
+                    if Int64(bytes.count) < window { return nil }
+                    continue
+                }
+                text = Array(bytes[..<stream])
             }
-            if let dictionaryEnd, dictionaryStart < dictionaryEnd, let startMarker {
-                let text = String(decoding: bytes[dictionaryStart..<dictionaryEnd], as: UTF8.self)
-                let previous = text.firstMatch(of: #/\/Prev\s+(\d{1,19})/#).flatMap { Int64($0.1) }
-                let end = try startxref(at: offset + Int64(startMarker), in: file)?.end
-                return (previous, end)
-            }
-            guard bytes.count == window, window < 1 << 28 else {
-                // No startxref after the section: its dictionary alone, when readable.
-                guard let dictionaryEnd, dictionaryStart < dictionaryEnd else { return nil }
-                let text = String(decoding: bytes[dictionaryStart..<dictionaryEnd], as: UTF8.self)
-                return (text.firstMatch(of: #/\/Prev\s+(\d{1,19})/#).flatMap { Int64($0.1) }, nil)
-            }
-            window *= 4
+            let dictionary = String(decoding: text, as: UTF8.self)
+            return Section(previous: dictionary.firstMatch(of: #/\/Prev\s+(\d{1,19})/#).flatMap { Int64($0.1) })
         }
+        return nil
     }
 
     /// The offset a `startxref` at `markerOffset` names, and where its revision ends: after the
