@@ -23,7 +23,7 @@ struct PDFChangeAnalysis {
             do {
                 return .success(
                     try QPDFDocument(
-                        bytes: Array(bytes[0..<end]),
+                        bytes: bytes[0..<end],
                         description: "\(description) (revision \(revision))",
                         strict: true
                     )

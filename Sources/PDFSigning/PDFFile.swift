@@ -140,11 +140,23 @@ struct PDFFile: ~Copyable {
         var base: Int64 = 0
         try forEachChunk(in: 0..<size) { chunk in
             let window = carry + Array(chunk.bindMemory(to: UInt8.self))
-            var index = 0
-            while let found = PDFBytes.firstIndex(of: marker, in: window, from: index) {
-                let end = base - Int64(carry.count) + Int64(found)
-                if ends.last != end { ends.append(end) }
-                index = found + 1
+            // memchr and memcmp: this pass runs over every byte of the file.
+            window.withUnsafeBytes { haystack in
+                marker.withUnsafeBytes { needle in
+                    guard let start = haystack.baseAddress, haystack.count >= needle.count else { return }
+                    var index = 0
+                    let last = haystack.count - needle.count
+                    while index <= last,
+                        let hit = memchr(start + index, Int32(marker[0]), last - index + 1)
+                    {
+                        let found = UnsafeRawPointer(hit) - start
+                        if memcmp(start + found, needle.baseAddress!, needle.count) == 0 {
+                            let end = base - Int64(carry.count) + Int64(found)
+                            if ends.last != end { ends.append(end) }
+                        }
+                        index = found + 1
+                    }
+                }
             }
             base += Int64(chunk.count)
             carry = Array(window.suffix(marker.count - 1))

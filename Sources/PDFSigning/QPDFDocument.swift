@@ -40,16 +40,21 @@ final class QPDFDocument {
     /// `strict`: qpdf does not repair a broken cross-reference (it reads what a strict reader
     /// reads, or fails).
     /// - Throws: as ``init(path:)``.
-    init(bytes: [UInt8], description: String, strict: Bool = false) throws {
+    init(bytes: some ContiguousBytes, description: String, strict: Bool = false) throws {
         path = description
-        let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(bytes.count, 1))
-        _ = buffer.initialize(from: bytes.lazy.map { CChar(bitPattern: $0) })
+        let count = bytes.withUnsafeBytes { $0.count }
+        let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(count, 1))
+        bytes.withUnsafeBytes { source in
+            if let base = source.baseAddress {
+                buffer.baseAddress!.update(from: base.assumingMemoryBound(to: CChar.self), count: count)
+            }
+        }
         memory = buffer
         data = qpdf_init()
         qpdf_silence_errors(data)
         qpdf_set_suppress_warnings(data, QPDF_TRUE)
         if strict { qpdf_set_attempt_recovery(data, QPDF_FALSE) }
-        let status = qpdf_read_memory(data, description, buffer.baseAddress, UInt64(bytes.count), nil)
+        let status = qpdf_read_memory(data, description, buffer.baseAddress, UInt64(count), nil)
         if status & QPDF_ERRORS != 0 {
             let text = lastError() ?? "unknown qpdf error"
             throw CertificateProviderError(
