@@ -111,8 +111,11 @@ public struct PDFVerificationReport: Sendable {
 /// ``CMSVerifier`` under a ``ValidationPolicy`` over exactly the signed bytes.
 ///
 /// The signed bytes of each signature are read into memory for the CMS check (signing, by
-/// contrast, streams them); what later revisions change is analysed object by object (see
-/// ``PDFLaterChanges``), and whether a later signature covers them.
+/// contrast, streams them). Revisions come from the cross-reference chain; what each revision
+/// after a signature changed is found on the object graph (each revision opened by qpdf without
+/// xref recovery and compared with the one before it from the trailer's `/Root`), classified
+/// (``PDFChange``, ``PDFLaterChanges``) and judged by the signature's DocMDP / FieldMDP policy: a
+/// change the policy does not allow makes the signature invalid.
 public enum PDFSignatureVerifier {
     /// Verifies every signature of the PDF at `url`.
     ///
@@ -152,16 +155,7 @@ public enum PDFSignatureVerifier {
                 file: file,
                 ends: ends
             )
-            let covered = try coveredBytes(signature.byteRange, file: file)
-            let der =
-                CMSSigner.firstDERElementLength(signature.contents).map { Array(signature.contents.prefix($0)) }
-                ?? signature.contents
-            let verification = CMSVerifier.verify(
-                signature: der,
-                content: covered,
-                trustAnchors: trustAnchors,
-                policy: policy
-            )
+            let verification = try verifyCMS(signature, file: file, trustAnchors: trustAnchors, policy: policy)
             let wholeFile = try isOnlyWhitespace(file, from: coveredEnd, to: file.size)
             var modification = signature.policy.rules
             if let certification {
@@ -236,6 +230,20 @@ public enum PDFSignatureVerifier {
         let reason: String?
         let location: String?
         let policy: SignaturePolicy
+    }
+
+    /// The CMS of `signature` over exactly the bytes its ByteRange covers.
+    private static func verifyCMS(
+        _ signature: Found,
+        file: borrowing PDFFile,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy
+    ) throws -> VerificationResult {
+        let covered = try coveredBytes(signature.byteRange, file: file)
+        let der =
+            CMSSigner.firstDERElementLength(signature.contents).map { Array(signature.contents.prefix($0)) }
+            ?? signature.contents
+        return CMSVerifier.verify(signature: der, content: covered, trustAnchors: trustAnchors, policy: policy)
     }
 
     /// What a signature allows after it, read from its field (`/Lock`) and value (`/Reference`).
