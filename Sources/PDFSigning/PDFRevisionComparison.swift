@@ -40,7 +40,7 @@ final class PDFRevisionComparison {
     private let old: QPDFDocument
     private let new: QPDFDocument
     private(set) var changes: [PDFRevisionChange] = []
-    private var omitted = 0
+    private var omitted: [Omitted: Int] = [:]
     private var visited = Set<Pair>()
     private var budget: Int
     private var pages: [(old: qpdf_oh, new: qpdf_oh, index: Int)] = []
@@ -48,6 +48,12 @@ final class PDFRevisionComparison {
     private var formObjects = Set<Int>()
     private var newSignatureObjects = Set<Int>()
     private var newFieldObjects = Set<Int>()
+
+    private struct Omitted: Hashable, CustomStringConvertible {
+        let kind: PDFLaterChanges
+        let field: String?
+        var description: String { "\(kind) \(field ?? "")" }
+    }
 
     private struct Pair: Hashable {
         let old: Int
@@ -115,9 +121,16 @@ final class PDFRevisionComparison {
     }
 
     private func finish() -> [PDFRevisionChange] {
-        if omitted > 0 {
+        // What was left out, one line per class (and field: a locked field's fill stays visible).
+        for (key, count) in omitted.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+            let what = key.field.map { " of form field '\($0)'" } ?? ""
             changes.append(
-                PDFRevisionChange(kind: .other, objects: [], text: "\(omitted) more differences", field: nil)
+                PDFRevisionChange(
+                    kind: key.kind,
+                    objects: [],
+                    text: "\(count) more differences\(what)",
+                    field: key.field
+                )
             )
         }
         return changes
@@ -125,7 +138,7 @@ final class PDFRevisionComparison {
 
     private func note(_ kind: PDFLaterChanges, _ objects: [Int], _ text: String, field: String? = nil) {
         guard changes.count < Self.maximumChanges else {
-            omitted += 1
+            omitted[Omitted(kind: kind, field: field), default: 0] += 1
             return
         }
         let change = PDFRevisionChange(kind: kind, objects: objects.filter { $0 > 0 }, text: text, field: field)
