@@ -13,17 +13,18 @@ struct PDFChangeAnalysis {
     private(set) var changesByRevision: [Int: [PDFRevisionChange]] = [:]
     let revisions: PDFRevisions
 
-    /// Compares every revision after `firstRevision` with the one before it; `bytes` is the file.
-    init(bytes: [UInt8], revisions: PDFRevisions, after firstRevision: Int, description: String) {
+    /// Compares every revision after `firstRevision` with the one before it, each read from the
+    /// mapped `file`.
+    init(file: PDFMappedFile, revisions: PDFRevisions, after firstRevision: Int, description: String) {
         self.revisions = revisions
         let ends = revisions.ends
         guard firstRevision >= 1, firstRevision < ends.count else { return }
         func open(_ revision: Int) -> Result<QPDFDocument, CertificateProviderError> {
-            let end = Int(min(ends[revision - 1], Int64(bytes.count)))
             do {
                 return .success(
                     try QPDFDocument(
-                        bytes: bytes[0..<end],
+                        mapped: file,
+                        length: Int(ends[revision - 1]),
                         description: "\(description) (revision \(revision))",
                         strict: true
                     )

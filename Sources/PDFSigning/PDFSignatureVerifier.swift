@@ -324,7 +324,7 @@ public enum PDFSignatureVerifier {
         }
         guard let first else { return nil }
         return PDFChangeAnalysis(
-            bytes: try file.read(at: 0, count: Int(file.size)),
+            file: try PDFMappedFile(path: file.path),
             revisions: revisions,
             after: first,
             description: file.path

@@ -9,8 +9,8 @@ import Foundation
 /// Sendable: one document is used by one task, start to end.
 final class QPDFDocument {
     private var data: qpdf_data?
-    /// The bytes of a document opened from memory (qpdf reads them until cleanup).
-    private var memory: UnsafeMutableBufferPointer<CChar>?
+    /// The mapped file a document opened from a mapping reads (kept alive until cleanup).
+    private var mapping: PDFMappedFile?
     let path: String
 
     /// Opens `path`.
@@ -35,26 +35,19 @@ final class QPDFDocument {
         if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(path) }
     }
 
-    /// Opens a PDF held in memory (a revision of a file: its bytes up to one `%%EOF`). The bytes
-    /// are kept alive with the document, as qpdf reads them lazily.
-    /// `strict`: qpdf does not repair a broken cross-reference (it reads what a strict reader
-    /// reads, or fails).
+    /// Opens the first `length` bytes of a mapped file (one revision) without copying them; the
+    /// mapping stays alive with the document. `strict`: qpdf does not repair a broken
+    /// cross-reference (it reads what a strict reader reads, or fails).
     /// - Throws: as ``init(path:)``.
-    init(bytes: some ContiguousBytes, description: String, strict: Bool = false) throws {
+    init(mapped file: PDFMappedFile, length: Int, description: String, strict: Bool) throws {
         path = description
-        let count = bytes.withUnsafeBytes { $0.count }
-        let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(count, 1))
-        bytes.withUnsafeBytes { source in
-            if let base = source.baseAddress {
-                buffer.baseAddress!.update(from: base.assumingMemoryBound(to: CChar.self), count: count)
-            }
-        }
-        memory = buffer
+        mapping = file
         data = qpdf_init()
         qpdf_silence_errors(data)
         qpdf_set_suppress_warnings(data, QPDF_TRUE)
         if strict { qpdf_set_attempt_recovery(data, QPDF_FALSE) }
-        let status = qpdf_read_memory(data, description, buffer.baseAddress, UInt64(count), nil)
+        let bytes = file.base.assumingMemoryBound(to: CChar.self)
+        let status = qpdf_read_memory(data, description, bytes, UInt64(min(length, file.count)), nil)
         if status & QPDF_ERRORS != 0 {
             let text = lastError() ?? "unknown qpdf error"
             throw CertificateProviderError(
@@ -70,7 +63,6 @@ final class QPDFDocument {
         // library does not print; what mattered was reported through the calls' results).
         while qpdf_has_error(data) != QPDF_FALSE { _ = qpdf_get_error(data) }
         qpdf_cleanup(&data)
-        memory?.deallocate()
     }
 
     private func lastError() -> String? {
