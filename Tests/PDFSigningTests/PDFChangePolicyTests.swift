@@ -80,6 +80,7 @@ struct PDFChangePolicyTests {
             #expect(!signature.changes.isEmpty)
             let verdict = try #require(try PDFChangeFixtures.pyhankoVerdicts(path, root: pki.root, in: directory).first)
             #expect(verdict.level == "LTA_UPDATES" && verdict.changesAcceptable, "\(verdict)")
+            #expect(verdict.bottomLine == true, "\(verdict)")
         }
         // The timestamp is a new signature field whose value is a /DocTimeStamp.
         let signature = try #require(try verify(stamped).signatures.first)
@@ -115,7 +116,7 @@ struct PDFChangePolicyTests {
         #expect(signature.changesAllowed == allowed && signature.isValid == allowed, "\(signature.changes)")
         #expect(signature.changes.contains { $0.kind == .formFields && $0.text.contains("'Name'") })
         let verdict = try #require(try PDFChangeFixtures.pyhankoVerdicts(filled, root: pki.root, in: directory).first)
-        #expect(verdict.changesAcceptable == allowed, "\(verdict)")
+        #expect(verdict.changesAcceptable == allowed && verdict.bottomLine == allowed, "\(verdict)")
         #expect(verdict.level == "FORM_FILLING", "\(verdict)")
     }
 
