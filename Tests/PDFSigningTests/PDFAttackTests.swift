@@ -226,4 +226,20 @@ struct PDFAttackTests {
         let verdicts = try PDFChangeFixtures.pyhankoVerdicts(forged, root: pki.root, in: directory)
         #expect(verdicts.count == 1 && verdicts[0].field == "*" && verdicts[0].error != nil, "\(verdicts)")
     }
+
+    @Test("an update whose /Prev names itself: the chain's loop is reported as a change, not followed forever")
+    func previousLoop() async throws {
+        let directory = try TemporaryDirectory(prefix: "pdf-attack-loop")
+        let input = try PDFFixtures.make(.classic, in: directory)
+        let signed = directory.path("signed.pdf")
+        try await sign(input, signed, .certsign, field: nil, in: directory)
+        let attacked = directory.path("attacked.pdf")
+        try PDFAttacks.apply(.previousLoop, to: signed, writingTo: attacked)
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: attacked), trustAnchors: [pki.root])
+        let signature = try #require(report.signatures.first)
+        #expect(signature.verification.isValid && !signature.isValid && !signature.laterRevisionsSigned)
+        #expect(signature.changes.contains { $0.text.contains("loops") && !$0.isAllowed }, "\(signature.changes)")
+        let verdicts = try PDFChangeFixtures.pyhankoVerdicts(attacked, root: pki.root, in: directory)
+        #expect(verdicts.first?.error?.contains("loop") == true, "\(verdicts)")
+    }
 }

@@ -117,9 +117,9 @@ enum PDFChangeFixtures {
         from pyhanko_certvalidator import ValidationContext
         vc = ValidationContext(trust_roots=[load_cert_from_pemder(sys.argv[1])])
         with open(sys.argv[2], 'rb') as f:
-            reader = PdfFileReader(f, strict=False)
             out = []
             try:
+                reader = PdfFileReader(f, strict=False)
                 signatures = reader.embedded_signatures
             except Exception as e:
                 # pyHanko refuses the file as a whole (one field for all of it).

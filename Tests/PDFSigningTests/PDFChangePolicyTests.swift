@@ -141,13 +141,16 @@ struct PDFChangePolicyTests {
         #expect(!verdict.changesAcceptable, "\(verdict)")
     }
 
-    @Test("a certification with DocMDP P=3 allows an annotation (pyHanko's default policy has no annotation rule)")
-    func annotationUnderP3() async throws {
+    @Test(
+        "an annotation: DocMDP P=3 allows it, P=2 does not (pyHanko's default policy has no annotation rule)",
+        arguments: [2, 3]
+    )
+    func annotationUnderCertification(_ permission: Int) async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-policy-annot")
         let input = try PDFFixtures.make(.classic, in: directory)
         let certified = directory.path("certified.pdf")
         try PDFChangeFixtures.pyhanko(
-            .certify(permission: 3, field: "Certification"),
+            .certify(permission: permission, field: "Certification"),
             input,
             output: certified,
             identity: pki.ec,
@@ -156,10 +159,12 @@ struct PDFChangePolicyTests {
         let annotated = directory.path("annotated.pdf")
         try PDFAttacks.apply(.annotation("Square"), to: certified, writingTo: annotated)
         let signature = try #require(try verify(annotated).signatures.first)
-        #expect(signature.docMDPPermission == 3)
-        #expect(signature.laterChanges == .annotations && signature.changesAllowed, "\(signature.changes)")
+        #expect(signature.docMDPPermission == permission)
+        #expect(signature.laterChanges == .annotations, "\(signature.changes)")
+        #expect(signature.changesAllowed == (permission == 3), "\(signature.changes)")
+        if permission == 2 { #expect(signature.laterChangesDetail?.contains("DocMDP /P 2") == true) }
         // pyHanko classifies any new annotation as OTHER (its rules: "TODO allow other annotation
-        // modifications, but at level ANNOTATIONS"), so it refuses what DocMDP P=3 permits.
+        // modifications, but at level ANNOTATIONS"), so it refuses it under P=3 too.
         let verdict = try #require(
             try PDFChangeFixtures.pyhankoVerdicts(annotated, root: pki.root, in: directory).first
         )

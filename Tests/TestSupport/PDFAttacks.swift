@@ -29,6 +29,8 @@ public enum PDFAttacks {
         case noCrossReference
         /// A complete new cross-reference table without `/Prev` (the signed revision cut off).
         case noPrevious
+        /// A replaced content stream in an update whose `/Prev` names its own section.
+        case previousLoop
         /// Universal Signature Forgery: a new signature field whose value lacks `/ByteRange`
         /// (`no-byterange`), has `[0 0 0 0]` (`zero-byterange`) or lacks `/Contents` (`no-contents`).
         case forgedSignature(String)
@@ -58,6 +60,7 @@ public enum PDFAttacks {
             case .noEndOfFile: return "no-eof"
             case .noCrossReference: return "no-xref"
             case .noPrevious: return "no-prev"
+            case .previousLoop: return "prev-loop"
             case .forgedSignature(let variant): return "usf:\(variant)"
             case .prepareContentsArray: return "prepare-contents-array"
             case .prepareOutlines(let count): return "prepare-outlines:\(count)"
@@ -281,7 +284,7 @@ public enum PDFAttacks {
             if info is not None:
                 trailer += b' /Info %d %d R' % (info.idnum, info.generation)
             if prev:
-                trailer += b' /Prev %d' % last
+                trailer += b' /Prev %d' % (len(out) if prev == 'self' else last)
             if classic:
                 start = len(out)
                 out += b'xref\n0 1\n0000000000 65535 f\r\n'
@@ -334,6 +337,10 @@ public enum PDFAttacks {
             elif mode == 'no-xref':            # objects appended after the %%EOF with no cross-reference
                 number = object_of_first_page_contents(data)
                 raw = data + b'%d 0 obj\n<< /Length %d >>\nstream\n' % (number, len(EVIL)) + EVIL + b'\nendstream\nendobj\n'
+            elif mode == 'prev-loop':          # an update whose /Prev names itself
+                number = object_of_first_page_contents(data)
+                raw = raw_update(data, objects={number: b'<< /Length %d >>\nstream\n' % len(EVIL) + EVIL + b'\nendstream'},
+                                 prev='self')
             elif mode == 'no-prev':            # a complete new table without /Prev: the signed revision is cut off
                 number = object_of_first_page_contents(data)
                 reader = PdfFileReader(BytesIO(data))
