@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+import PDFSigning
 import PKCS12Provider
 import Signing
 
@@ -423,7 +424,7 @@ struct VersionDocument: Encodable {
     enum CodingKeys: String, CodingKey, CaseIterable { case version }
 }
 
-/// Where a PDF signature sits in its file (`verify FILE.pdf`).
+/// Where a PDF signature sits in its file and what changed after it (`verify FILE.pdf`).
 struct PDFPlacementDocument: Encodable {
     var field: String
     var revision: Int
@@ -431,6 +432,9 @@ struct PDFPlacementDocument: Encodable {
     var laterChanges: String
     var laterRevisionsSigned: Bool
     var laterChangesDetail: String?
+    var changes: [PDFChangeDocument]
+    var changesAllowed: Bool
+    var docMDP: Int?
     var provenTime: String?
     var byteRangeProblem: String?
     var subFilter: String?
@@ -438,8 +442,44 @@ struct PDFPlacementDocument: Encodable {
     var reason: String?
     var location: String?
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case field, revision, coversWholeFile, laterChanges, laterRevisionsSigned, laterChangesDetail, provenTime
-        case byteRangeProblem, subFilter, claimedTime, reason, location
+        case field, revision, coversWholeFile, laterChanges, laterRevisionsSigned, laterChangesDetail, changes
+        case changesAllowed, docMDP, provenTime, byteRangeProblem, subFilter, claimedTime, reason, location
+    }
+
+    init(_ signature: PDFSignatureReport) {
+        field = signature.field
+        revision = signature.revision
+        coversWholeFile = signature.coversWholeFile
+        laterChanges = signature.laterChanges.rawValue
+        laterRevisionsSigned = signature.laterRevisionsSigned
+        laterChangesDetail = signature.laterChangesDetail
+        changes = signature.changes.map(PDFChangeDocument.init)
+        changesAllowed = signature.changesAllowed
+        docMDP = signature.docMDPPermission
+        provenTime = signature.provenTime.map(Format.isoDate)
+        byteRangeProblem = signature.byteRangeProblem
+        subFilter = signature.subFilter
+        claimedTime = signature.claimedTime.map(Format.isoDate)
+        reason = signature.reason
+        location = signature.location
+    }
+}
+
+/// One change after a PDF signature: `{"kind", "revision", "objects", "text", "allowed"}`.
+struct PDFChangeDocument: Encodable {
+    var kind: String
+    var revision: Int
+    var objects: [Int]
+    var text: String
+    var allowed: Bool
+    enum CodingKeys: String, CodingKey, CaseIterable { case kind, revision, objects, text, allowed }
+
+    init(_ change: PDFChange) {
+        kind = change.kind.rawValue
+        revision = change.revision
+        objects = change.objects
+        text = change.text
+        allowed = change.isAllowed
     }
 }
 
@@ -456,13 +496,14 @@ struct PDFSignatureDocument: Encodable {
     }
 }
 
-/// `verify FILE.pdf`: `{"document", "valid", "revisions", "signatures": [...]}`.
+/// `verify FILE.pdf`: `{"document", "valid", "revisions", "unreferencedBytes", "signatures": [...]}`.
 struct PDFVerificationDocument: Encodable, Sendable {
     var document: String
     var valid: Bool
     var revisions: Int
+    var unreferencedBytes: Int64
     var signatures: [PDFSignatureDocument]
-    enum CodingKeys: String, CodingKey, CaseIterable { case document, valid, revisions, signatures }
+    enum CodingKeys: String, CodingKey, CaseIterable { case document, valid, revisions, unreferencedBytes, signatures }
 }
 
 /// `tokens`: `{"tokens": [TOKEN]}`.

@@ -130,17 +130,33 @@ struct PDFFile: ~Copyable {
     /// The end offsets of every `%%EOF` marker (just after the marker), in file order, read in
     /// chunks. A linearized file has one more than its number of updates (its first-page section).
     func endOfFileMarkers() throws -> [Int64] {
-        let marker = Array("%%EOF".utf8)
+        try positions(of: Array("%%EOF".utf8)).map { $0 + 5 }
+    }
+
+    /// The offset of every occurrence of `marker` in the file, in file order, read in chunks.
+    func positions(of marker: [UInt8]) throws -> [Int64] {
         var ends: [Int64] = []
         var carry: [UInt8] = []
         var base: Int64 = 0
         try forEachChunk(in: 0..<size) { chunk in
             let window = carry + Array(chunk.bindMemory(to: UInt8.self))
-            var index = 0
-            while let found = PDFBytes.firstIndex(of: marker, in: window, from: index) {
-                let end = base - Int64(carry.count) + Int64(found + marker.count)
-                if ends.last != end { ends.append(end) }
-                index = found + 1
+            // memchr and memcmp: this pass runs over every byte of the file.
+            window.withUnsafeBytes { haystack in
+                marker.withUnsafeBytes { needle in
+                    guard let start = haystack.baseAddress, haystack.count >= needle.count else { return }
+                    var index = 0
+                    let last = haystack.count - needle.count
+                    while index <= last,
+                        let hit = memchr(start + index, Int32(marker[0]), last - index + 1)
+                    {
+                        let found = UnsafeRawPointer(hit) - start
+                        if memcmp(start + found, needle.baseAddress!, needle.count) == 0 {
+                            let end = base - Int64(carry.count) + Int64(found)
+                            if ends.last != end { ends.append(end) }
+                        }
+                        index = found + 1
+                    }
+                }
             }
             base += Int64(chunk.count)
             carry = Array(window.suffix(marker.count - 1))
@@ -159,7 +175,9 @@ enum PDFBytes {
         }
         var index = start
         while index <= haystack.count - needle.count {
-            if haystack[index] == needle[0], Array(haystack[index..<(index + needle.count)]) == needle { return index }
+            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) {
+                return index
+            }
             index += 1
         }
         return nil
@@ -169,7 +187,9 @@ enum PDFBytes {
         guard haystack.count >= needle.count else { return nil }
         var index = haystack.count - needle.count
         while index >= 0 {
-            if haystack[index] == needle[0], Array(haystack[index..<(index + needle.count)]) == needle { return index }
+            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) {
+                return index
+            }
             index -= 1
         }
         return nil

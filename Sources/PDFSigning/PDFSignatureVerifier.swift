@@ -2,20 +2,28 @@ public import CertificateProviders
 public import Foundation
 public import Signing
 
-/// What the revisions after a signed one change.
+/// What the revisions after a signed one change: the worst class among its changes (see
+/// ``PDFChange``), in this order: `other`, `annotations`, `formFields`, `signatures`, `ltv`.
 public struct PDFLaterChanges: Sendable, Hashable, CustomStringConvertible {
-    /// The raw value: `none`, `signatures`, `formFields` or `other`.
+    /// The raw value: `none`, `ltv`, `signatures`, `formFields`, `annotations` or `other`.
     public let rawValue: String
     private init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// The signature covers the whole file.
     public static let none = PDFLaterChanges("none")
-    /// Later revisions only add signatures (signature fields, their values and appearances,
-    /// validation data): countersignatures.
+    /// Later revisions change at most validation data and metadata (`/DSS`, `/VRI`, document
+    /// timestamps, XMP, `/Info`), or nothing the document's object graph holds.
+    public static let ltv = PDFLaterChanges("ltv")
+    /// Later revisions only add signatures (signature fields, their widgets and values) and
+    /// validation data: countersignatures.
     public static let signatures = PDFLaterChanges("signatures")
     /// Later revisions add signatures and fill form fields (values and appearances), nothing else.
     public static let formFields = PDFLaterChanges("formFields")
-    /// Later revisions change something else (page content, resources, the catalog, new fields):
+    /// Later revisions add or change annotations (FreeText, Stamp, Square…) besides signatures and
+    /// form fills: allowed only by a certification signature's DocMDP `/P 3`.
+    public static let annotations = PDFLaterChanges("annotations")
+    /// Later revisions change something else (page content, resources, the catalog, new fields, a
+    /// re-pointed or freed object, a locked field):
     /// the signed revision is still intact, but what the file shows now may differ from what
     /// was signed.
     public static let other = PDFLaterChanges("other")
@@ -32,16 +40,29 @@ public struct PDFSignatureReport: Sendable {
     public let subFilter: String?
     /// The signed byte ranges, `[0, a, b, c]`.
     public let byteRange: [Int64]
-    /// The revision the signature covers (1 is the original document; counted by `%%EOF`
-    /// markers, so a linearized file's first revision counts as two).
+    /// The revision the signature covers: 1 is the first section of the file's cross-reference
+    /// chain (from the last `startxref` back through `/Prev`), each incremental update one more;
+    /// a linearized file's first-page section counts as a revision of its own. When the signed
+    /// range ends where no revision of the chain ends, the number of revisions before its end (and
+    /// ``changes`` says so).
     public let revision: Int
     /// Whether the signature covers the whole file.
     public let coversWholeFile: Bool
     /// What the revisions after this signature change.
     public let laterChanges: PDFLaterChanges
-    /// For ``PDFLaterChanges/other``: the first such change in words (`page object 4 0 changed
-    /// (/Contents)`).
+    /// The first change the policy does not allow, in words (``PDFChange/description``); nil
+    /// when every change is allowed.
     public let laterChangesDetail: String?
+    /// Every change the revisions after this signature made, classified and judged by this
+    /// signature's modification policy (at most 50 per revision, then a count).
+    public let changes: [PDFChange]
+    /// The DocMDP permission that governs the changes after this signature (a certification
+    /// signature's `/P`: 1, 2 or 3); nil without a certification signature.
+    public let docMDPPermission: Int?
+    /// Whether the policy allows every later change: DocMDP as ``docMDPPermission`` says (without
+    /// one: signatures, LTV updates and form filling), and no field this signature locks
+    /// (FieldMDP) changed.
+    public var changesAllowed: Bool { changes.allSatisfy(\.isAllowed) }
     /// Whether a later signature covers the file's last revision (true also when this one does):
     /// false means someone changed the PDF after every signature and the changes are not signed.
     public let laterRevisionsSigned: Bool
@@ -63,16 +84,22 @@ public struct PDFSignatureReport: Sendable {
     /// The CMS signature's verification under the policy.
     public let verification: VerificationResult
 
-    /// Whether the ByteRange is sound and the CMS verified.
-    public var isValid: Bool { byteRangeProblem == nil && verification.isValid }
+    /// Whether the ByteRange is sound and the CMS verified, ignoring what changed later.
+    public var isIntactAndVerified: Bool { byteRangeProblem == nil && verification.isValid }
+    /// Whether the ByteRange is sound, the CMS verified and the policy allows every later change.
+    public var isValid: Bool { isIntactAndVerified && changesAllowed }
 }
 
 /// Every signature of a PDF.
 public struct PDFVerificationReport: Sendable {
     /// The signatures, in the order of their fields.
     public let signatures: [PDFSignatureReport]
-    /// The number of revisions (`%%EOF` markers) in the file.
+    /// The number of revisions in the file's cross-reference chain (see
+    /// ``PDFSignatureReport/revision``).
     public let revisionCount: Int
+    /// Bytes after the last revision that no cross-reference section describes (0 normally); more
+    /// makes ``hasUnsignedChanges`` true and is a change of class `other` for every signature.
+    public let unreferencedTrailingBytes: Int64
     /// Whether the file's last revision is covered by no signature.
     public var hasUnsignedChanges: Bool { signatures.contains { !$0.laterRevisionsSigned } }
     /// Whether the file has signatures and every one is valid.
@@ -84,8 +111,11 @@ public struct PDFVerificationReport: Sendable {
 /// ``CMSVerifier`` under a ``ValidationPolicy`` over exactly the signed bytes.
 ///
 /// The signed bytes of each signature are read into memory for the CMS check (signing, by
-/// contrast, streams them); what later revisions change is analysed object by object (see
-/// ``PDFLaterChanges``), and whether a later signature covers them.
+/// contrast, streams them). Revisions come from the cross-reference chain; what each revision
+/// after a signature changed is found on the object graph (each revision opened by qpdf without
+/// xref recovery and compared with the one before it from the trailer's `/Root`), classified
+/// (``PDFChange``, ``PDFLaterChanges``) and judged by the signature's DocMDP / FieldMDP policy: a
+/// change the policy does not allow makes the signature invalid.
 public enum PDFSignatureVerifier {
     /// Verifies every signature of the PDF at `url`.
     ///
@@ -106,15 +136,71 @@ public enum PDFSignatureVerifier {
         let ends = try file.endOfFileMarkers()
         let fields = PDFFields(document: document).all.filter(\.isSignature)
 
-        struct Found {
-            let field: String
-            let subFilter: String?
-            let byteRange: [Int64]
-            let contents: [UInt8]
-            let claimedTime: Date?
-            let reason: String?
-            let location: String?
+        let found = signatures(fields, in: document)
+        let revisions = try PDFRevisions.read(file)
+        let coveredEnds = found.map { $0.byteRange.count == 4 ? $0.byteRange[2] + $0.byteRange[3] : 0 }
+        var signedRevisions: [Int?] = []
+        for end in coveredEnds { signedRevisions.append(try revision(endingAt: end, revisions, file: file)) }
+        let lastSigned = signedRevisions.compactMap { $0 }.max() ?? 0
+        let allSigned = revisions.unreferencedBytes == 0 && lastSigned == revisions.ends.count
+        let analysis = try analyse(found, signedRevisions, file: file, ends: ends, revisions: revisions)
+        // The certification signature's DocMDP governs every revision after its own.
+        let certification = found.indices.first { found[$0].policy.isCertification }
+        var reports: [PDFSignatureReport] = []
+        for (index, signature) in found.enumerated() {
+            let coveredEnd = coveredEnds[index]
+            let problem = try byteRangeProblem(
+                signature.byteRange,
+                contents: signature.contents,
+                file: file,
+                ends: ends
+            )
+            let verification = try verifyCMS(signature, file: file, trustAnchors: trustAnchors, policy: policy)
+            let wholeFile = try isOnlyWhitespace(file, from: coveredEnd, to: file.size)
+            var modification = signature.policy.rules
+            if let certification {
+                modification.certified(by: found[certification].policy.rules, signedRevisions[certification])
+            }
+            let changes =
+                wholeFile
+                ? []
+                : laterChanges(
+                    signedRevisions[index],
+                    problem: problem,
+                    analysis: analysis,
+                    policy: modification,
+                    revisions: revisions,
+                    coveredEnd: coveredEnd
+                )
+            reports.append(
+                PDFSignatureReport(
+                    field: signature.field,
+                    subFilter: signature.subFilter,
+                    byteRange: signature.byteRange,
+                    revision: signedRevisions[index] ?? revisions.ends.filter { $0 <= coveredEnd }.count,
+                    coversWholeFile: wholeFile,
+                    laterChanges: wholeFile ? .none : PDFChangeAnalysis.worst(changes),
+                    laterChangesDetail: changes.first { !$0.isAllowed }?.description,
+                    changes: changes,
+                    docMDPPermission: modification.permission,
+                    laterRevisionsSigned: wholeFile || allSigned,
+                    claimedTime: signature.claimedTime,
+                    reason: signature.reason,
+                    location: signature.location,
+                    byteRangeProblem: problem,
+                    verification: verification
+                )
+            )
         }
+        return PDFVerificationReport(
+            signatures: reports,
+            revisionCount: revisions.ends.count,
+            unreferencedTrailingBytes: revisions.unreferencedBytes
+        )
+    }
+
+    /// The signature fields that hold a signature value, with what verifying them needs.
+    private static func signatures(_ fields: [PDFFields.Field], in document: QPDFDocument) -> [Found] {
         var found: [Found] = []
         for field in fields {
             guard let value = document.key(field.handle, "/V"), document.isDictionary(value) else { continue }
@@ -127,73 +213,160 @@ public enum PDFSignatureVerifier {
                     contents: document.key(value, "/Contents").flatMap(document.bytes) ?? [],
                     claimedTime: document.key(value, "/M").flatMap(document.text).flatMap(PDFBytes.parseDate),
                     reason: document.key(value, "/Reason").flatMap(document.text),
-                    location: document.key(value, "/Location").flatMap(document.text)
+                    location: document.key(value, "/Location").flatMap(document.text),
+                    policy: modificationPolicy(field: field.handle, value: value, in: document)
                 )
             )
         }
-        let lastEnd = ends.last ?? file.size
-        let coveredEnds = found.map { $0.byteRange.count == 4 ? $0.byteRange[2] + $0.byteRange[3] : 0 }
-        let furthest = coveredEnds.max() ?? 0
+        return found
+    }
 
-        var reports: [PDFSignatureReport] = []
-        for (index, signature) in found.enumerated() {
-            let coveredEnd = coveredEnds[index]
-            let problem = try byteRangeProblem(
-                signature.byteRange,
-                contents: signature.contents,
-                file: file,
-                ends: ends
-            )
-            let covered = try coveredBytes(signature.byteRange, file: file)
-            let der =
-                CMSSigner.firstDERElementLength(signature.contents).map { Array(signature.contents.prefix($0)) }
-                ?? signature.contents
-            let verification = CMSVerifier.verify(
-                signature: der,
-                content: covered,
-                trustAnchors: trustAnchors,
-                policy: policy
-            )
-            let revision = ends.filter { $0 <= coveredEnd }.count
-            let wholeFile = try isOnlyWhitespace(file, from: coveredEnd, to: file.size)
-            var later = PDFLaterChanges.none
-            var detail: String?
-            if !wholeFile {
-                if problem == nil, coveredEnd > 0, coveredEnd < file.size {
-                    let signedBytes = try file.read(at: 0, count: Int(coveredEnd))
-                    let tail = try file.read(at: coveredEnd, count: Int(file.size - coveredEnd))
-                    let analysis = try? PDFChangeAnalysis.analyse(
-                        signedBytes: signedBytes,
-                        tail: tail,
-                        document: document
-                    )
-                    later = analysis?.kind ?? .other
-                    detail =
-                        analysis == nil ? "the signed revision cannot be read to compare it" : analysis?.detail
-                } else {
-                    later = .other
-                    detail = "the signed revision is unknown (the ByteRange is not sound)"
-                }
+    private struct Found {
+        let field: String
+        let subFilter: String?
+        let byteRange: [Int64]
+        let contents: [UInt8]
+        let claimedTime: Date?
+        let reason: String?
+        let location: String?
+        let policy: SignaturePolicy
+    }
+
+    /// The CMS of `signature` over exactly the bytes its ByteRange covers.
+    private static func verifyCMS(
+        _ signature: Found,
+        file: borrowing PDFFile,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy
+    ) throws -> VerificationResult {
+        let covered = try coveredBytes(signature.byteRange, file: file)
+        let der =
+            CMSSigner.firstDERElementLength(signature.contents).map { Array(signature.contents.prefix($0)) }
+            ?? signature.contents
+        return CMSVerifier.verify(signature: der, content: covered, trustAnchors: trustAnchors, policy: policy)
+    }
+
+    /// What a signature allows after it, read from its field (`/Lock`) and value (`/Reference`).
+    struct SignaturePolicy {
+        var rules = PDFModificationPolicy()
+        var isCertification = false
+    }
+
+    /// Reads DocMDP and FieldMDP from the signature value's `/Reference` transforms and the
+    /// field's `/Lock`; a certification signature is the one the catalog's `/Perms /DocMDP` names.
+    private static func modificationPolicy(
+        field: UInt32,
+        value: UInt32,
+        in document: QPDFDocument
+    )
+        -> SignaturePolicy
+    {
+        var result = SignaturePolicy()
+        if let perms = document.key(document.root, "/Perms"), let docMDP = document.key(perms, "/DocMDP"),
+            document.isIndirect(docMDP), document.isIndirect(value),
+            document.objectID(docMDP) == document.objectID(value)
+        {
+            result.isCertification = true
+        }
+        func permission(_ parameters: UInt32) -> Int? {
+            document.key(parameters, "/P").flatMap(document.integer).map { Int(min(max($0, 1), 3)) }
+        }
+        func lock(_ parameters: UInt32) -> PDFModificationPolicy.FieldLock? {
+            guard let action = document.key(parameters, "/Action").map(document.unparse) else { return nil }
+            let names = (document.key(parameters, "/Fields").map(document.items) ?? []).compactMap(document.text)
+            return PDFModificationPolicy.FieldLock(action: action, fields: Set(names))
+        }
+        for reference in document.key(value, "/Reference").map(document.items) ?? [] {
+            let method = document.key(reference, "/TransformMethod").map(document.unparse)
+            let parameters = document.key(reference, "/TransformParams")
+            if method == "/DocMDP", result.isCertification {
+                result.rules.permission = parameters.flatMap(permission) ?? 2
+            } else if method == "/FieldMDP", let parameters {
+                result.rules.lock = lock(parameters)
             }
-            reports.append(
-                PDFSignatureReport(
-                    field: signature.field,
-                    subFilter: signature.subFilter,
-                    byteRange: signature.byteRange,
-                    revision: revision,
-                    coversWholeFile: wholeFile,
-                    laterChanges: later,
-                    laterChangesDetail: detail,
-                    laterRevisionsSigned: wholeFile || furthest >= lastEnd,
-                    claimedTime: signature.claimedTime,
-                    reason: signature.reason,
-                    location: signature.location,
-                    byteRangeProblem: problem,
-                    verification: verification
+        }
+        if let lockDictionary = document.key(field, "/Lock") {
+            result.rules.lock = result.rules.lock ?? lock(lockDictionary)
+            if let own = permission(lockDictionary) {
+                result.rules.permission = min(result.rules.permission ?? 3, own)
+            }
+        }
+        return result
+    }
+
+    /// The revision of the chain a signed range ending at `end` covers: the one that ends there
+    /// (up to the end of line after its `%%EOF`); nil when none does.
+    private static func revision(
+        endingAt end: Int64,
+        _ revisions: PDFRevisions,
+        file: borrowing PDFFile
+    ) throws
+        -> Int?
+    {
+        guard let index = revisions.ends.firstIndex(where: { $0 >= end }) else { return nil }
+        return try isOnlyWhitespace(file, from: end, to: revisions.ends[index]) ? index + 1 : nil
+    }
+
+    /// Compares the revisions after the earliest soundly signed one (the file read once).
+    private static func analyse(
+        _ found: [Found],
+        _ signedRevisions: [Int?],
+        file: borrowing PDFFile,
+        ends: [Int64],
+        revisions: PDFRevisions
+    ) throws -> PDFChangeAnalysis? {
+        var first: Int?
+        for (index, signature) in found.enumerated() {
+            guard let revision = signedRevisions[index], revision < revisions.ends.count,
+                try byteRangeProblem(signature.byteRange, contents: signature.contents, file: file, ends: ends) == nil
+            else { continue }
+            first = min(first ?? revision, revision)
+        }
+        guard let first else { return nil }
+        return PDFChangeAnalysis(
+            file: try PDFMappedFile(path: file.path),
+            revisions: revisions,
+            after: first,
+            description: file.path
+        )
+    }
+
+    /// The changes after a signature that does not cover the whole file, judged by `policy`.
+    private static func laterChanges(
+        _ signedRevision: Int?,
+        problem: String?,
+        analysis: PDFChangeAnalysis?,
+        policy: PDFModificationPolicy,
+        revisions: PDFRevisions,
+        coveredEnd: Int64
+    ) -> [PDFChange] {
+        let next = revisions.ends.filter { $0 <= coveredEnd }.count + 1
+        func other(_ text: String, revision: Int = next) -> PDFChange {
+            PDFChange(kind: .other, revision: revision, objects: [], text: text, isAllowed: false)
+        }
+        var changes: [PDFChange] = []
+        if let problem {
+            changes.append(other("the signed revision is unknown: \(problem)"))
+        } else if let signedRevision {
+            changes += analysis?.changes(after: signedRevision, policy: policy) ?? []
+        } else {
+            changes.append(
+                other("the signed range does not end where a revision of the cross-reference chain ends")
+            )
+        }
+        if let chainProblem = revisions.problem {
+            changes.append(other("the cross-reference chain cannot be followed: \(chainProblem)"))
+        }
+        if revisions.unreferencedBytes > 0 {
+            changes.append(
+                other(
+                    "\(revisions.unreferencedBytes) bytes after the last revision that no cross-reference "
+                        + "section describes",
+                    revision: revisions.ends.count + 1
                 )
             )
         }
-        return PDFVerificationReport(signatures: reports, revisionCount: ends.count)
+        return changes
     }
 
     /// Checks ByteRange `[0, a, b, c]`: starts at 0; `a..<b` is exactly the hex string `/Contents`

@@ -9,8 +9,8 @@ import Foundation
 /// Sendable: one document is used by one task, start to end.
 final class QPDFDocument {
     private var data: qpdf_data?
-    /// The bytes of a document opened from memory (qpdf reads them until cleanup).
-    private var memory: UnsafeMutableBufferPointer<CChar>?
+    /// The mapped file a document opened from a mapping reads (kept alive until cleanup).
+    private var mapping: PDFMappedFile?
     let path: String
 
     /// Opens `path`.
@@ -35,18 +35,19 @@ final class QPDFDocument {
         if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(path) }
     }
 
-    /// Opens a PDF held in memory (a revision of a file: its bytes up to one `%%EOF`). The bytes
-    /// are kept alive with the document, as qpdf reads them lazily.
+    /// Opens the first `length` bytes of a mapped file (one revision) without copying them; the
+    /// mapping stays alive with the document. `strict`: qpdf does not repair a broken
+    /// cross-reference (it reads what a strict reader reads, or fails).
     /// - Throws: as ``init(path:)``.
-    init(bytes: [UInt8], description: String) throws {
+    init(mapped file: PDFMappedFile, length: Int, description: String, strict: Bool) throws {
         path = description
-        let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(bytes.count, 1))
-        _ = buffer.initialize(from: bytes.lazy.map { CChar(bitPattern: $0) })
-        memory = buffer
+        mapping = file
         data = qpdf_init()
         qpdf_silence_errors(data)
         qpdf_set_suppress_warnings(data, QPDF_TRUE)
-        let status = qpdf_read_memory(data, description, buffer.baseAddress, UInt64(bytes.count), nil)
+        if strict { qpdf_set_attempt_recovery(data, QPDF_FALSE) }
+        let bytes = file.base.assumingMemoryBound(to: CChar.self)
+        let status = qpdf_read_memory(data, description, bytes, UInt64(min(length, file.count)), nil)
         if status & QPDF_ERRORS != 0 {
             let text = lastError() ?? "unknown qpdf error"
             throw CertificateProviderError(
@@ -62,7 +63,6 @@ final class QPDFDocument {
         // library does not print; what mattered was reported through the calls' results).
         while qpdf_has_error(data) != QPDF_FALSE { _ = qpdf_get_error(data) }
         qpdf_cleanup(&data)
-        memory?.deallocate()
     }
 
     private func lastError() -> String? {
@@ -124,6 +124,8 @@ final class QPDFDocument {
         let value = qpdf_oh_get_key(data, object, name)
         return qpdf_oh_is_null(data, value) != QPDF_FALSE ? nil : value
     }
+    /// The object's type, resolving a reference (`ot_null` for a missing or freed object).
+    func typeCode(_ object: qpdf_oh) -> qpdf_object_type_e { qpdf_oh_get_type_code(data, object) }
     func isDictionary(_ object: qpdf_oh) -> Bool { qpdf_oh_is_dictionary(data, object) != QPDF_FALSE }
     func isArray(_ object: qpdf_oh) -> Bool { qpdf_oh_is_array(data, object) != QPDF_FALSE }
     func isIndirect(_ object: qpdf_oh) -> Bool { qpdf_oh_is_indirect(data, object) != QPDF_FALSE }

@@ -121,6 +121,7 @@ import Testing
                     Self.keys(PDFSignatureDocument.CodingKeys.self)
                 )
                 .union(Self.keys(PDFPlacementDocument.CodingKeys.self))
+                .union(Self.keys(PDFChangeDocument.CodingKeys.self))
             ),
             (
                 "signatures list",

@@ -72,11 +72,14 @@ extension Commands {
     /// Whether the file starts like a PDF.
     static func isPDF(_ bytes: [UInt8]) -> Bool { bytes.starts(with: Array("%PDF-".utf8)) }
 
-    /// Verifies every signature of a PDF: valid only when there is at least one and all are valid.
+    /// Verifies every signature of a PDF: valid only when there is at least one and all are valid:
+    /// the CMS, the ByteRange, and (unless `allowChanges`) every later change allowed by the
+    /// signature's modification policy.
     static func pdfVerification(
         _ path: String,
         trust: [Certificate],
-        policy: ValidationPolicy
+        policy: ValidationPolicy,
+        allowChanges: Bool = false
     ) throws -> VerifiedFile {
         let report = try PDFSignatureVerifier.verify(
             pdfAt: URL(fileURLWithPath: path),
@@ -87,23 +90,10 @@ extension Commands {
         var lines: [String] = []
         if report.signatures.isEmpty { lines.append("INVALID: \(path) has no signatures") }
         for signature in report.signatures {
+            let valid = signature.isIntactAndVerified && (allowChanges || signature.changesAllowed)
             var verification = VerificationDocument(signature.verification)
-            verification.valid = signature.isValid
-            let pdf = PDFPlacementDocument(
-                field: signature.field,
-                revision: signature.revision,
-                coversWholeFile: signature.coversWholeFile,
-                laterChanges: signature.laterChanges.rawValue,
-                laterRevisionsSigned: signature.laterRevisionsSigned,
-                laterChangesDetail: signature.laterChangesDetail,
-                provenTime: signature.provenTime.map(Format.isoDate),
-                byteRangeProblem: signature.byteRangeProblem,
-                subFilter: signature.subFilter,
-                claimedTime: signature.claimedTime.map(Format.isoDate),
-                reason: signature.reason,
-                location: signature.location
-            )
-            signatures.append(PDFSignatureDocument(verification: verification, pdf: pdf))
+            verification.valid = valid
+            signatures.append(PDFSignatureDocument(verification: verification, pdf: PDFPlacementDocument(signature)))
             lines.append("field '\(signature.field)' (revision \(signature.revision) of \(report.revisionCount)):")
             if let problem = signature.byteRangeProblem { lines.append("INVALID: \(problem)") }
             lines.append(verificationText(signature.verification))
@@ -113,33 +103,58 @@ extension Commands {
                 signature.provenTime.map { "proven time (signature timestamp) \(Format.isoDate($0))" }
                 ?? "no proven time (no valid signature timestamp)"
             lines.append("\(claimed); \(proven)")
-            switch signature.laterChanges {
-            case .none: lines.append("covers the whole file")
-            case .signatures: lines.append("later revisions only add signatures")
-            case .formFields: lines.append("later revisions only add signatures and fill form fields")
-            default:
-                lines.append(
-                    "WARNING: later revisions make other changes: \(signature.laterChangesDetail ?? "see the file")"
-                )
-            }
-            if !signature.laterRevisionsSigned {
-                lines.append("WARNING: the file was changed after the last signature; the changes are not signed")
-            }
+            lines += laterChangesText(signature, allowChanges: allowChanges)
         }
+        if report.unreferencedTrailingBytes > 0 {
+            lines.append(
+                "WARNING: \(report.unreferencedTrailingBytes) bytes after the last revision are described by no "
+                    + "cross-reference section"
+            )
+        }
+        let valid = !report.signatures.isEmpty && signatures.allSatisfy { $0.verification.valid }
         let firstProblem = report.signatures.lazy.compactMap { signature in
             signature.byteRangeProblem ?? signature.verification.failure?.reason
+                ?? (allowChanges || signature.changesAllowed
+                    ? nil : signature.laterChangesDetail ?? "a later change its policy does not allow")
         }.first
         let line =
-            report.isValid
+            valid
             ? "VALID: \(path) (\(report.signatures.count) signature\(report.signatures.count == 1 ? "" : "s"))"
             : "INVALID: \(path): \(firstProblem ?? "it has no signatures")"
         let document = PDFVerificationDocument(
             document: Format.path(path),
-            valid: report.isValid,
+            valid: valid,
             revisions: report.revisionCount,
+            unreferencedBytes: report.unreferencedTrailingBytes,
             signatures: signatures
         )
         let text = lines.joined(separator: "\n")
-        return VerifiedFile(valid: report.isValid, line: line, document: { .pdf(document) }, text: { text })
+        return VerifiedFile(valid: valid, line: line, document: { .pdf(document) }, text: { text })
+    }
+
+    /// What the revisions after a signature changed, in words: one line for the class, then each
+    /// change the policy does not allow (an error, or a warning under `--allow-changes`).
+    static func laterChangesText(_ signature: PDFSignatureReport, allowChanges: Bool) -> [String] {
+        var lines: [String] = []
+        let docMDP = signature.docMDPPermission.map { " (certified, DocMDP /P \($0))" } ?? ""
+        switch signature.laterChanges {
+        case .none: lines.append("covers the whole file\(docMDP)")
+        case .ltv: lines.append("later revisions only add validation data or metadata\(docMDP)")
+        case .signatures: lines.append("later revisions only add signatures and validation data\(docMDP)")
+        case .formFields: lines.append("later revisions add signatures and fill form fields\(docMDP)")
+        case .annotations: lines.append("later revisions add or change annotations\(docMDP)")
+        default: lines.append("later revisions make other changes\(docMDP)")
+        }
+        let refused = signature.changes.filter { !$0.isAllowed }
+        if !refused.isEmpty {
+            let label = allowChanges ? "WARNING (--allow-changes)" : "INVALID"
+            lines.append("\(label): \(refused.count) later change(s) the signature's policy does not allow:")
+            lines += refused.prefix(10).map { "  \($0)" }
+            if refused.count > 10 { lines.append("  … and \(refused.count - 10) more (see --json)") }
+        }
+        if !signature.laterRevisionsSigned {
+            lines.append("WARNING: the file was changed after the last signature; the changes are not signed")
+        }
+        return lines
     }
 }

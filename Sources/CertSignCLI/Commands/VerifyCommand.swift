@@ -19,6 +19,7 @@ extension Commands {
         var crl: [String] = []
         var checkRevocation = false
         var revocationMaxAge: TimeInterval?
+        var allowChanges = false
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -99,6 +100,12 @@ extension Commands {
                         + "default 7d)",
                     convert: ValueConversions.duration("--revocation-max-age")
                 ),
+                .flag(
+                    \.allowChanges,
+                    "--allow-changes",
+                    "PDF: report changes made after a signature that its policy does not allow as warnings\n"
+                        + "instead of failing (exit 0 when the signatures themselves are valid)"
+                ),
             ]
         }
 
@@ -132,9 +139,13 @@ extension Commands {
             at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
             from the network unless --check-revocation is given. Exit code 0 when every signature is
             valid, 1 when any is not (the reason is printed).
-            A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers, whether the
-            file changed after it (laterChanges: none, signatures, formFields, other; laterRevisionsSigned), the
-            claimed (/M) and proven (signature timestamp) time, and the CMS as above.
+            A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers (from the
+            cross-reference chain), the claimed (/M) and proven (signature timestamp) time, the CMS as above, and
+            what the revisions after it changed, compared object by object from the trailer's /Root (laterChanges:
+            none, ltv, signatures, formFields, annotations, other; each change with its revision and objects;
+            laterRevisionsSigned). A change the signature's policy does not allow (DocMDP of a certification
+            signature, FieldMDP locks; without certification only signatures, validation data and form filling
+            are allowed) makes the signature INVALID and the exit code 1; --allow-changes makes it a warning.
             One SIGNATURE is reported in full. Several are verified in parallel, one line each (VALID, INVALID
             with the reason, or ERROR when the file cannot be read), then a count; with --json, one document
             {"valid": N, "invalid": N, "results": [...]} whose results are what one SIGNATURE prints.
@@ -278,7 +289,12 @@ extension Commands {
         let context = run.context
         let signature = try context.readInputFile(path, what: "signature")
         if isPDF(signature) {
-            return try pdfVerification(path, trust: run.trust, policy: run.policy)
+            return try pdfVerification(
+                path,
+                trust: run.trust,
+                policy: run.policy,
+                allowChanges: run.options.allowChanges
+            )
         }
         let (result, contentPath) = try await verifyCMS(signature, path: path, run)
         let line =

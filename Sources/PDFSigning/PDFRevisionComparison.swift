@@ -1,0 +1,462 @@
+internal import CQPDF
+import CertificateProviders
+import Foundation
+
+/// One difference between a revision and the next, before any policy judges it.
+struct PDFRevisionChange: Sendable, Hashable {
+    /// Its class: ``PDFLaterChanges/signatures``, `.ltv`, `.formFields`, `.annotations` or `.other`.
+    var kind: PDFLaterChanges
+    /// The objects involved (numbers, in the newer revision when it has them).
+    var objects: [Int]
+    /// The change in words.
+    var text: String
+    /// The full name of the form field whose value or appearance changed (for FieldMDP locks).
+    var field: String?
+}
+
+/// Compares two revisions of one PDF (each opened by qpdf from its own bytes, so every reference
+/// resolves through that revision's cross-reference chain) by walking both from the trailer's
+/// `/Root`, and classifies every difference by *where* it is in the graph, never by an object's
+/// declared `/Type` or `/Subtype`:
+///
+/// 1. the page tree, every page and everything it reaches (contents, resources, inherited
+///    attributes) except its `/Annots` list: any difference is `other`;
+/// 2. the interactive form: a new signature field (its widget and value) is `signatures` (`ltv`
+///    for a `/DocTimeStamp` value); `/V`, `/AS`, `/AP`, `/MK` of a field that existed is
+///    `formFields` (`signatures` for an unsigned signature field getting signed); a removed or new
+///    non-signature field and anything else is `other`;
+/// 3. each page's `/Annots`: a removed annotation is `other`; a new or changed one that no form
+///    field accounts for is `annotations`;
+/// 4. every other catalog entry (`/Names`, `/OpenAction`, `/AA`, `/Outlines`, `/Perms`…) is
+///    `other`, but a new `/Perms` is `signatures`;
+/// 5. `/DSS`, the XMP `/Metadata`, `/Extensions`, `/MarkInfo`, `/Version` and the trailer's
+///    `/Info` are `ltv` (pyHanko's LTA-update level).
+///
+/// References are followed in both documents at once with a visited set of object pairs (cycles
+/// end there) and a budget of compared objects (a hostile file cannot make it run long); an object
+/// reached first by a stricter step is judged there. A reference that now names another object
+/// number, a freed object, or a different type or content is a change.
+final class PDFRevisionComparison {
+    private let old: QPDFDocument
+    private let new: QPDFDocument
+    private(set) var changes: [PDFRevisionChange] = []
+    private var omitted: [Omitted: Int] = [:]
+    private var visited = Set<Pair>()
+    private var budget: Int
+    private var pages: [(old: qpdf_oh, new: qpdf_oh, index: Int)] = []
+    /// Widgets and fields of the newer form, by what accounts for them.
+    private var formObjects = Set<Int>()
+    private var newSignatureObjects = Set<Int>()
+    private var newFieldObjects = Set<Int>()
+
+    private struct Omitted: Hashable, CustomStringConvertible {
+        let kind: PDFLaterChanges
+        let field: String?
+        var description: String { "\(kind) \(field ?? "")" }
+    }
+
+    private struct Pair: Hashable {
+        let old: Int
+        let new: Int
+    }
+
+    static let maximumChanges = 50
+    static let defaultBudget = 2_000_000
+
+    init(old: QPDFDocument, new: QPDFDocument, budget: Int = defaultBudget) {
+        self.old = old
+        self.new = new
+        self.budget = budget
+    }
+
+    /// Compares the two documents; the differences are in ``changes``.
+    func run() -> [PDFRevisionChange] {
+        let oldRoot = old.root
+        let newRoot = new.root
+        let oldID = old.objectID(oldRoot)
+        let newID = new.objectID(newRoot)
+        guard oldID == newID, new.isDictionary(newRoot) else {
+            note(
+                .other,
+                [newID.number],
+                "the trailer's /Root names another catalog (object \(newID.number), was \(oldID.number)): "
+                    + "a different document"
+            )
+            return finish()
+        }
+        visited.insert(Pair(old: oldID.number, new: newID.number))
+        let keys = Set(old.keys(oldRoot) + new.keys(newRoot))
+        let lenient: Set<String> = ["/DSS", "/Metadata", "/Extensions", "/MarkInfo", "/Version"]
+        // 1. The page tree.
+        pageTree(old.key(oldRoot, "/Pages"), new.key(newRoot, "/Pages"), depth: 0)
+        // 2. The form; 3. the pages' annotations.
+        form(old.key(oldRoot, "/AcroForm"), new.key(newRoot, "/AcroForm"))
+        annotations()
+        // 4. Everything else in the catalog.
+        for key in keys.sorted() where key != "/Pages" && key != "/AcroForm" && !lenient.contains(key) {
+            if key == "/Perms", old.key(oldRoot, key) == nil {
+                note(.signatures, [newID.number], "the catalog's /Perms was added (a certification signature)")
+                continue
+            }
+            compare(
+                old.key(oldRoot, key),
+                new.key(newRoot, key),
+                path: "the catalog's \(key)",
+                kind: .other,
+                holder: newID.number
+            )
+        }
+        // 5. Validation data and metadata.
+        for key in lenient.sorted() {
+            compare(
+                old.key(oldRoot, key),
+                new.key(newRoot, key),
+                path: "the catalog's \(key)",
+                kind: .ltv,
+                holder: newID.number
+            )
+        }
+        compare(old.key(old.trailer, "/Info"), new.key(new.trailer, "/Info"), path: "/Info", kind: .ltv)
+        return finish()
+    }
+
+    private func finish() -> [PDFRevisionChange] {
+        // What was left out, one line per class (and field: a locked field's fill stays visible).
+        for (key, count) in omitted.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+            let what = key.field.map { " of form field '\($0)'" } ?? ""
+            changes.append(
+                PDFRevisionChange(
+                    kind: key.kind,
+                    objects: [],
+                    text: "\(count) more differences\(what)",
+                    field: key.field
+                )
+            )
+        }
+        return changes
+    }
+
+    private func note(_ kind: PDFLaterChanges, _ objects: [Int], _ text: String, field: String? = nil) {
+        guard changes.count < Self.maximumChanges else {
+            omitted[Omitted(kind: kind, field: field), default: 0] += 1
+            return
+        }
+        let change = PDFRevisionChange(kind: kind, objects: objects.filter { $0 > 0 }, text: text, field: field)
+        if !changes.contains(change) { changes.append(change) }
+    }
+
+    /// Whether the pair was seen (and marks it); direct objects are never "seen".
+    private func firstVisit(_ a: qpdf_oh?, _ b: qpdf_oh?) -> Bool {
+        guard let a, let b, old.isIndirect(a), new.isIndirect(b) else { return true }
+        return visited.insert(Pair(old: old.objectID(a).number, new: new.objectID(b).number)).inserted
+    }
+
+    private func number(_ object: qpdf_oh?, in document: QPDFDocument) -> Int {
+        guard let object, document.isIndirect(object) else { return 0 }
+        return document.objectID(object).number
+    }
+
+    // MARK: The generic comparison
+
+    /// Compares `a` (older) with `b` (newer) and everything they reach; each difference is noted
+    /// as `kind`.
+    func compare(
+        _ a: qpdf_oh?,
+        _ b: qpdf_oh?,
+        path: String,
+        kind: PDFLaterChanges,
+        field: String? = nil,
+        holder: Int = 0
+    ) {
+        var stack: [(qpdf_oh?, qpdf_oh?, String, Int)] = [
+            (a, b, path, number(b, in: new) != 0 ? number(b, in: new) : holder)
+        ]
+        let label = path
+        while let (a, b, longPath, holder) = stack.popLast() {
+            budget -= 1
+            guard budget > 0 else {
+                if budget == 0 {
+                    note(.other, [], "the document is too large to compare (more objects than the limit)")
+                }
+                return
+            }
+            let typeA = a.map(old.typeCode) ?? ot_null
+            let typeB = b.map(new.typeCode) ?? ot_null
+            let numberA = number(a, in: old)
+            let numberB = number(b, in: new)
+            if numberA != numberB {
+                let what =
+                    b == nil || typeB == ot_null
+                    ? "no longer refers to object \(numberA) (missing or freed now)"
+                    : numberB == 0
+                        ? "is no longer a reference (was object \(numberA))"
+                        : typeB == ot_null
+                            ? "refers to object \(numberB), which is missing or freed"
+                            : "refers to object \(numberB) instead of \(numberA == 0 ? "a direct value" : "object \(numberA)")"
+                note(kind, [numberB, holder, numberA], "\(Self.short(longPath, 160)) \(what)", field: field)
+                continue
+            }
+            guard firstVisit(a, b) else { continue }
+            let objectHolder = numberB != 0 ? numberB : holder
+            // A long path (a chain of references) is cut to the object it reached.
+            let path = numberB != 0 && longPath.utf8.count > 100 ? "\(label) … object \(numberB)" : longPath
+            guard typeA == typeB else {
+                let what = typeB == ot_null ? "was removed or freed" : typeA == ot_null ? "was added" : "changed type"
+                note(kind, [objectHolder], "\(path) \(what)", field: field)
+                continue
+            }
+            guard let a, let b else { continue }
+            switch typeB {
+            case ot_array:
+                let itemsA = old.items(a)
+                let itemsB = new.items(b)
+                guard itemsA.count == itemsB.count else {
+                    note(kind, [objectHolder], "\(path) has \(itemsB.count) items (was \(itemsA.count))", field: field)
+                    continue
+                }
+                for index in itemsA.indices.reversed() {
+                    stack.append((itemsA[index], itemsB[index], "\(path)[\(index)]", objectHolder))
+                }
+            case ot_dictionary, ot_stream:
+                let dictionaryA = old.dictionary(of: a)
+                let dictionaryB = new.dictionary(of: b)
+                if typeB == ot_stream, old.streamData(a) != new.streamData(b) {
+                    note(kind, [objectHolder], "the data of stream \(path) changed", field: field)
+                }
+                let keysA = old.keys(dictionaryA)
+                let keysB = new.keys(dictionaryB)
+                for key in Set(keysA + keysB).sorted().reversed() {
+                    stack.append((old.key(dictionaryA, key), new.key(dictionaryB, key), "\(path) \(key)", objectHolder))
+                }
+            default:
+                if old.unparse(a) != new.unparse(b) {
+                    note(
+                        kind,
+                        [objectHolder],
+                        "\(path) changed from \(Self.short(old.unparse(a))) to \(Self.short(new.unparse(b)))",
+                        field: field
+                    )
+                }
+            }
+        }
+    }
+
+    private static func short(_ text: String, _ limit: Int = 48) -> String {
+        text.count <= limit ? text : text.prefix(limit - 3) + "..."
+    }
+
+    // MARK: Pages
+
+    private func pageTree(_ a: qpdf_oh?, _ b: qpdf_oh?, depth: Int) {
+        let label = pages.isEmpty && depth == 0 ? "the page tree" : "page tree node \(number(b, in: new))"
+        guard let a, let b, old.isDictionary(a), new.isDictionary(b), depth < 64,
+            number(a, in: old) == number(b, in: new)
+        else {
+            compare(a, b, path: label, kind: .other)
+            return
+        }
+        guard firstVisit(a, b) else { return }
+        let kidsA = old.key(a, "/Kids")
+        let kidsB = new.key(b, "/Kids")
+        let isLeaf = kidsA == nil && kidsB == nil
+        let name = isLeaf ? "page \(pages.count + 1) (object \(number(b, in: new)))" : label
+        let node = number(b, in: new)
+        for key in Set(old.keys(a) + new.keys(b)).sorted() where !["/Kids", "/Annots", "/Parent"].contains(key) {
+            compare(old.key(a, key), new.key(b, key), path: "\(name) \(key)", kind: .other, holder: node)
+        }
+        compare(old.key(a, "/Parent"), new.key(b, "/Parent"), path: "\(name) /Parent", kind: .other, holder: node)
+        if isLeaf {
+            pages.append((a, b, pages.count + 1))
+            return
+        }
+        if let kidsA, let kidsB, old.typeCode(kidsA) == ot_array, new.typeCode(kidsB) == ot_array {
+            let itemsA = old.items(kidsA)
+            let itemsB = new.items(kidsB)
+            guard itemsA.count == itemsB.count else {
+                note(.other, [number(b, in: new)], "\(name) has \(itemsB.count) kids (was \(itemsA.count))")
+                return
+            }
+            for (kidA, kidB) in zip(itemsA, itemsB) { pageTree(kidA, kidB, depth: depth + 1) }
+        } else {
+            compare(kidsA, kidsB, path: "\(name) /Kids", kind: .other)
+        }
+    }
+
+    // MARK: Annotations
+
+    private func annotations() {
+        for (a, b, index) in pages {
+            let listA = old.key(a, "/Annots").map(old.items) ?? []
+            let listB = new.key(b, "/Annots").map(new.items) ?? []
+            let page = "page \(index)"
+            let numbersB = listB.map { number($0, in: new) }
+            for (position, annotation) in listA.enumerated() {
+                let id = number(annotation, in: old)
+                if id == 0 {
+                    let other = position < listB.count ? listB[position] : nil
+                    compare(annotation, other, path: "annotation \(position) of \(page)", kind: .annotations)
+                } else if !numbersB.contains(id) {
+                    note(.other, [number(b, in: new), id], "annotation \(id) was removed from \(page)")
+                } else if !formObjects.contains(id) {
+                    let other = listB[numbersB.firstIndex(of: id)!]
+                    compare(annotation, other, path: "annotation \(id) on \(page)", kind: .annotations)
+                }
+            }
+            let numbersA = Set(listA.map { number($0, in: old) })
+            for (position, annotation) in listB.enumerated() {
+                let id = numbersB[position]
+                guard id == 0 ? position >= listA.count : !numbersA.contains(id) else { continue }
+                if newSignatureObjects.contains(id) || newFieldObjects.contains(id) { continue }
+                if formObjects.contains(id) {
+                    note(.other, [id], "a widget of an existing form field was added to \(page) (object \(id))")
+                    continue
+                }
+                let subtype = new.key(new.dictionary(of: annotation), "/Subtype").map(new.unparse) ?? "no /Subtype"
+                note(.annotations, [id, number(b, in: new)], "a new annotation (\(subtype)) on \(page)")
+            }
+        }
+    }
+
+    // MARK: The form
+
+    private func form(_ a: qpdf_oh?, _ b: qpdf_oh?) {
+        guard let b, new.isDictionary(b) else {
+            if let a, old.isDictionary(a) { note(.other, [], "the interactive form (/AcroForm) was removed") }
+            return
+        }
+        let formNumber = number(b, in: new)
+        _ = firstVisit(a, b)
+        let formA = a.flatMap { old.isDictionary($0) ? $0 : nil }
+        let keys = Set((formA.map(old.keys) ?? []) + new.keys(b))
+        for key in keys.sorted() where key != "/Fields" {
+            let kind: PDFLaterChanges =
+                ["/SigFlags", "/NeedAppearances", "/DR", "/DA"].contains(key) ? .signatures : .other
+            compare(
+                formA.flatMap { old.key($0, key) },
+                new.key(b, key),
+                path: "the form's \(key)",
+                kind: kind,
+                holder: formNumber
+            )
+        }
+        let fieldsA = formA.flatMap { old.key($0, "/Fields") }.map(old.items) ?? []
+        let fieldsB = new.key(b, "/Fields").map(new.items) ?? []
+        let numbersB = fieldsB.map { number($0, in: new) }
+        for existing in fieldsA {
+            let id = number(existing, in: old)
+            guard let position = numbersB.firstIndex(of: id), id != 0 else {
+                note(.other, [formNumber, id], "form field \(id) was removed from the form")
+                continue
+            }
+            field(existing, fieldsB[position], parentName: nil, inheritedType: nil, depth: 0)
+        }
+        let numbersA = Set(fieldsA.map { number($0, in: old) })
+        for (position, added) in fieldsB.enumerated() where !numbersA.contains(numbersB[position]) {
+            newField(added, parentName: nil, formNumber: formNumber)
+        }
+    }
+
+    private func fullName(_ handle: qpdf_oh, in document: QPDFDocument, parentName: String?) -> String {
+        let own = document.key(handle, "/T").flatMap(document.text)
+        switch (parentName, own) {
+        case (let parent?, let own?): return "\(parent).\(own)"
+        case (let parent?, nil): return parent
+        case (nil, let own?): return own
+        case (nil, nil): return "(unnamed)"
+        }
+    }
+
+    /// Every object of a field's subtree (the field, its kids and widgets).
+    private func subtree(_ handle: qpdf_oh, into set: inout Set<Int>, depth: Int = 0) {
+        let id = number(handle, in: new)
+        guard depth < 32, id == 0 || set.insert(id).inserted else { return }
+        for kid in new.key(handle, "/Kids").map(new.items) ?? [] { subtree(kid, into: &set, depth: depth + 1) }
+    }
+
+    private func newField(_ handle: qpdf_oh, parentName: String?, formNumber: Int) {
+        let name = fullName(handle, in: new, parentName: parentName)
+        let id = number(handle, in: new)
+        let type = new.key(handle, "/FT").map(new.unparse)
+        guard type == "/Sig" else {
+            subtree(handle, into: &newFieldObjects)
+            note(.other, [id, formNumber], "a new form field '\(name)' (\(type ?? "no /FT")) was added")
+            return
+        }
+        subtree(handle, into: &newSignatureObjects)
+        let value = new.key(handle, "/V")
+        let isTimestamp = value.flatMap { new.key(new.dictionary(of: $0), "/Type") }.map {
+            new.isName($0, "/DocTimeStamp")
+        }
+        if isTimestamp == true {
+            note(.ltv, [id, number(value, in: new)], "a new document timestamp '\(name)'")
+        } else {
+            note(.signatures, [id, number(value, in: new)], "a new signature field '\(name)'", field: name)
+        }
+    }
+
+    private func field(_ a: qpdf_oh, _ b: qpdf_oh, parentName: String?, inheritedType: String?, depth: Int) {
+        let id = number(b, in: new)
+        if id != 0 { formObjects.insert(id) }
+        guard depth < 32, firstVisit(a, b) else { return }
+        let name = fullName(b, in: new, parentName: parentName)
+        let type = new.key(b, "/FT").map(new.unparse) ?? inheritedType
+        let isSignature = type == "/Sig"
+        let label = "form field '\(name)' (object \(id))"
+        let fill: PDFLaterChanges = isSignature ? .signatures : .formFields
+        for key in Set(old.keys(a) + new.keys(b)).sorted() {
+            let valueA = old.key(a, key)
+            let valueB = new.key(b, key)
+            switch key {
+            case "/Parent", "/P", "/Kids":
+                continue
+            case "/V" where isSignature:
+                if valueA == nil, let valueB {
+                    let isTimestamp = new.key(new.dictionary(of: valueB), "/Type").map {
+                        new.isName($0, "/DocTimeStamp")
+                    }
+                    note(
+                        isTimestamp == true ? .ltv : .signatures,
+                        [id, number(valueB, in: new)],
+                        "signature field '\(name)' was signed",
+                        field: name
+                    )
+                } else {
+                    compare(valueA, valueB, path: "the value of \(label)", kind: .other, holder: id)
+                }
+            case "/V":
+                compare(valueA, valueB, path: "the value of \(label)", kind: .formFields, field: name, holder: id)
+            case "/AP", "/AS", "/MK":
+                let same = valueA.map(old.unparseResolved) == valueB.map(new.unparseResolved)
+                if !same { note(fill, [id], "the appearance (\(key)) of \(label) changed", field: name) }
+            case "/Lock", "/SV", "/F":
+                if isSignature && valueA == nil {
+                    note(.signatures, [id], "\(label) got \(key)", field: name)
+                } else {
+                    compare(valueA, valueB, path: "\(label) \(key)", kind: .other, holder: id)
+                }
+            default:
+                compare(valueA, valueB, path: "\(label) \(key)", kind: .other, holder: id)
+            }
+        }
+        let kidsA = old.key(a, "/Kids").map(old.items) ?? []
+        let kidsB = new.key(b, "/Kids").map(new.items) ?? []
+        let numbersB = kidsB.map { number($0, in: new) }
+        for kid in kidsA {
+            let kidID = number(kid, in: old)
+            guard kidID != 0, let position = numbersB.firstIndex(of: kidID) else {
+                note(.other, [id, kidID], "a kid (\(kidID)) of \(label) was removed")
+                continue
+            }
+            field(kid, kidsB[position], parentName: name, inheritedType: type, depth: depth + 1)
+        }
+        let numbersA = Set(kidsA.map { number($0, in: old) })
+        for (position, kid) in kidsB.enumerated() where !numbersA.contains(numbersB[position]) {
+            if isSignature {
+                newField(kid, parentName: name, formNumber: id)
+            } else {
+                subtree(kid, into: &newFieldObjects)
+                note(.other, [numbersB[position], id], "a new kid was added to \(label)")
+            }
+        }
+    }
+}
