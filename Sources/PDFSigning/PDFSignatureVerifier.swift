@@ -145,11 +145,9 @@ public enum PDFSignatureVerifier {
                 ends: ends
             )
             let covered = try coveredBytes(signature.byteRange, file: file)
-            let der =
-                CMSSigner.firstDERElementLength(signature.contents).map { Array(signature.contents.prefix($0)) }
-                ?? signature.contents
+            // The whole /Contents: the CMS layer reads DER or BER and allows the zero padding after it.
             let verification = CMSVerifier.verify(
-                signature: der,
+                signature: signature.contents,
                 content: covered,
                 trustAnchors: trustAnchors,
                 policy: policy
