@@ -400,6 +400,10 @@ struct VersionDocument: Encodable {
 /// Where a PDF signature sits in its file (`verify FILE.pdf`).
 struct PDFPlacementDocument: Encodable {
     var field: String
+    /// `signature` or `documentTimestamp`.
+    var kind: String
+    /// A document timestamp's time (ISO 8601), when its token could be read.
+    var documentTimestamp: String?
     var revision: Int
     var coversWholeFile: Bool
     var laterChanges: String
@@ -412,7 +416,8 @@ struct PDFPlacementDocument: Encodable {
     var reason: String?
     var location: String?
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case field, revision, coversWholeFile, laterChanges, laterRevisionsSigned, laterChangesDetail, provenTime
+        case field, kind, documentTimestamp, revision, coversWholeFile, laterChanges, laterRevisionsSigned
+        case laterChangesDetail, provenTime
         case byteRangeProblem, subFilter, claimedTime, reason, location
     }
 }

@@ -28,6 +28,8 @@ public struct PDFLaterChanges: Sendable, Hashable, CustomStringConvertible {
 public struct PDFSignatureReport: Sendable {
     /// The signature field's full name.
     public let field: String
+    /// A CMS signature or a document timestamp.
+    public let kind: PDFSignatureKind
     /// `/SubFilter` (`ETSI.CAdES.detached`, `adbe.pkcs7.detached`), when present.
     public let subFilter: String?
     /// The signed byte ranges, `[0, a, b, c]`.
@@ -45,12 +47,18 @@ public struct PDFSignatureReport: Sendable {
     /// Whether a later signature covers the file's last revision (true also when this one does):
     /// false means someone changed the PDF after every signature and the changes are not signed.
     public let laterRevisionsSigned: Bool
+    /// For a ``PDFSignatureKind/documentTimestamp``: the token checked (its time, TSA and, when it
+    /// is not valid, why); nil for a signature, or when the token cannot be read.
+    public let documentTimestamp: VerifiedTimestamp?
     /// `/M`, the signer's *claimed* signing time.
     public let claimedTime: Date?
-    /// The time a valid signature timestamp (PAdES B-T) proves the signature existed at; nil
-    /// without one, or when it does not verify (see the verification's signer timestamp).
+    /// The time a valid signature timestamp (PAdES B-T) proves the signature existed at, or a valid
+    /// document timestamp proves its revision existed at; nil without one, or when it does not
+    /// verify (see the verification's signer timestamp, or ``documentTimestamp``).
     public var provenTime: Date? {
-        guard let timestamp = verification.signers.first?.timestamp, timestamp.isValid else { return nil }
+        guard let timestamp = documentTimestamp ?? verification.signers.first?.timestamp, timestamp.isValid else {
+            return nil
+        }
         return timestamp.time
     }
     /// `/Reason`, when present.
@@ -60,7 +68,8 @@ public struct PDFSignatureReport: Sendable {
     /// Why the ByteRange cannot be trusted (it does not start at 0, its gap is not exactly
     /// `/Contents`, or the covered range does not end at a `%%EOF`); nil when it is sound.
     public let byteRangeProblem: String?
-    /// The CMS signature's verification under the policy.
+    /// The CMS signature's verification under the policy; for a document timestamp, the token's
+    /// check (the TSA in the signer's place, no SignerInfos).
     public let verification: VerificationResult
 
     /// Whether the ByteRange is sound and the CMS verified.
@@ -108,6 +117,7 @@ public enum PDFSignatureVerifier {
 
         struct Found {
             let field: String
+            let type: String?
             let subFilter: String?
             let byteRange: [Int64]
             let contents: [UInt8]
@@ -122,6 +132,7 @@ public enum PDFSignatureVerifier {
             found.append(
                 Found(
                     field: field.name,
+                    type: document.key(value, "/Type").map(document.unparse).map { String($0.dropFirst()) },
                     subFilter: document.key(value, "/SubFilter").map(document.unparse).map { String($0.dropFirst()) },
                     byteRange: range,
                     contents: document.key(value, "/Contents").flatMap(document.bytes) ?? [],
@@ -146,9 +157,11 @@ public enum PDFSignatureVerifier {
             )
             let covered = try coveredBytes(signature.byteRange, file: file)
             // The whole /Contents: the CMS layer reads DER or BER and allows the zero padding after it.
-            let verification = CMSVerifier.verify(
-                signature: signature.contents,
-                content: covered,
+            let (kind, verification, documentTimestamp) = PDFDocumentTimestampCheck.verifyValue(
+                type: signature.type,
+                subFilter: signature.subFilter,
+                contents: signature.contents,
+                covered: covered,
                 trustAnchors: trustAnchors,
                 policy: policy
             )
@@ -176,6 +189,7 @@ public enum PDFSignatureVerifier {
             reports.append(
                 PDFSignatureReport(
                     field: signature.field,
+                    kind: kind,
                     subFilter: signature.subFilter,
                     byteRange: signature.byteRange,
                     revision: revision,
@@ -183,6 +197,7 @@ public enum PDFSignatureVerifier {
                     laterChanges: later,
                     laterChangesDetail: detail,
                     laterRevisionsSigned: wholeFile || furthest >= lastEnd,
+                    documentTimestamp: documentTimestamp,
                     claimedTime: signature.claimedTime,
                     reason: signature.reason,
                     location: signature.location,

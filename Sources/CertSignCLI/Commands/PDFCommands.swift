@@ -92,6 +92,8 @@ extension Commands {
             verification.valid = signature.isValid
             let pdf = PDFPlacementDocument(
                 field: signature.field,
+                kind: signature.kind.rawValue,
+                documentTimestamp: signature.documentTimestamp.map { Format.isoDate($0.time) },
                 revision: signature.revision,
                 coversWholeFile: signature.coversWholeFile,
                 laterChanges: signature.laterChanges.rawValue,
@@ -107,7 +109,11 @@ extension Commands {
             signatures.append(PDFSignatureDocument(verification: verification, pdf: pdf))
             lines.append("field '\(signature.field)' (revision \(signature.revision) of \(report.revisionCount)):")
             if let problem = signature.byteRangeProblem { lines.append("INVALID: \(problem)") }
-            lines.append(verificationText(signature.verification))
+            if signature.kind == .documentTimestamp {
+                lines.append(documentTimestampText(signature))
+            } else {
+                lines.append(verificationText(signature.verification))
+            }
             let claimed =
                 signature.claimedTime.map { "claimed time (/M) \(Format.isoDate($0))" } ?? "no claimed time (/M)"
             let proven =
@@ -137,5 +143,15 @@ extension Commands {
             human: lines.joined(separator: "\n")
         )
         return report.isValid ? CertSign.exitSuccess : CertSign.exitFailure
+    }
+
+    /// A document timestamp's verdict, its time and its TSA.
+    static func documentTimestampText(_ signature: PDFSignatureReport) -> String {
+        let verdict =
+            signature.verification.failure.map { "INVALID: \($0.reason)" }
+            ?? "VALID: document timestamp (RFC 3161 token, imprint over the revision, TSA chain) verified"
+        guard let timestamp = signature.documentTimestamp else { return verdict }
+        return verdict + "\ndocument timestamp: \(Format.localDate(timestamp.time)) by "
+            + "\(timestamp.tsa?.subject ?? "unknown TSA")"
     }
 }
