@@ -9,6 +9,7 @@ enum CMSInteropFixtures {
     /// Builds a detached SignedData over `content` (signed attributes: contentType, messageDigest,
     /// ESS signing-certificate-v2, in DER order) with `mode`:
     /// - `ed25519` / `ed448`: pure EdDSA (RFC 8419) over the DER signed attributes, SHA-512 digest;
+    /// - `ed448-shake256`: Ed448 with the digest RFC 8419 gives it, SHAKE256 at 512 bits;
     /// - `matched-rsa`: sha256WithRSAEncryption, SHA-256 digest (the control);
     /// - `mixed-rsa` / `mixed-ecdsa`: SHA-256 digest and value, labelled sha512WithRSAEncryption /
     ///   ecdsa-with-SHA512 (only the algorithm identifier differs from a valid signature);
@@ -83,19 +84,21 @@ enum CMSInteropFixtures {
             _, _, data = pem.unarmor(data)
         cert = x509.Certificate.load(data)
         key = serialization.load_pem_private_key(open(key_path, 'rb').read(), None)
-        digest = 'sha512' if mode in ('ed25519', 'ed448') else 'sha256'
+        digest = {'ed25519': 'sha512', 'ed448': 'sha512', 'ed448-shake256': 'shake256'}.get(mode, 'sha256')
+        content = open(content_path, 'rb').read()
+        message_digest = hashlib.shake_256(content).digest(64) if digest == 'shake256' else \
+            hashlib.new(digest, content).digest()
         attrs = [
             cms.CMSAttribute({'type': 'content_type', 'values': ['data']}),
-            cms.CMSAttribute({'type': 'message_digest',
-                              'values': [hashlib.new(digest, open(content_path, 'rb').read()).digest()]}),
+            cms.CMSAttribute({'type': 'message_digest', 'values': [message_digest]}),
             cms.CMSAttribute({'type': 'signing_certificate_v2', 'values': [
                 tsp.SigningCertificateV2({'certs': [{'cert_hash': hashlib.sha256(cert.dump()).digest()}]})]}),
         ]
         attrs.sort(key=lambda a: a.dump())
         signed_attrs = cms.CMSAttributes(attrs)
         tbs = signed_attrs.dump()
-        if mode in ('ed25519', 'ed448'):
-            value, algorithm = key.sign(tbs), {'algorithm': mode}
+        if mode in ('ed25519', 'ed448', 'ed448-shake256'):
+            value, algorithm = key.sign(tbs), {'algorithm': mode.split('-')[0]}
         elif mode in ('matched-rsa', 'unknown-algorithm'):
             value = key.sign(tbs, padding.PKCS1v15(), hashes.SHA256())
             algorithm = {'algorithm': 'sha256_rsa' if mode == 'matched-rsa' else '1.2.3.4.5'}
