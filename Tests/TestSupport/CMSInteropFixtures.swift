@@ -1,11 +1,11 @@
-import CertificateProviders
-import CertificateProvidersTesting
+public import CertificateProviders
+public import CertificateProvidersTesting
 import Foundation
 import Testing
 
 /// CMS signatures other tools write, made by Python (`asn1crypto` for the structure, `cryptography`
 /// for the signature value) and the openssl command line, and pyHanko's verdict on them.
-enum CMSInteropFixtures {
+public enum CMSInteropFixtures {
     /// Builds a detached SignedData over `content` (signed attributes: contentType, messageDigest,
     /// ESS signing-certificate-v2, in DER order) with `mode`:
     /// - `ed25519` / `ed448`: pure EdDSA (RFC 8419) over the DER signed attributes, SHA-512 digest;
@@ -15,7 +15,7 @@ enum CMSInteropFixtures {
     ///   ecdsa-with-SHA512 (only the algorithm identifier differs from a valid signature);
     /// - `mixed-pss`: SHA-256 digest, RSASSA-PSS whose parameters (and value) use SHA-512;
     /// - `unknown-algorithm`: the control with the signature algorithm OID 1.2.3.4.5.
-    static func build(
+    public static func build(
         _ mode: String,
         certificatePath: String,
         keyPath: String,
@@ -38,7 +38,7 @@ enum CMSInteropFixtures {
     /// the SignerInfo and its signed attributes; the certificates stay DER (their signatures cover
     /// it). `reorderAttributes` also reverses the signed attributes, which is no longer the order
     /// the signer signed.
-    static func reencodeBER(
+    public static func reencodeBER(
         _ der: [UInt8],
         reorderAttributes: Bool = false,
         in directory: TemporaryDirectory
@@ -57,7 +57,7 @@ enum CMSInteropFixtures {
     /// pyHanko's verdict (`async_validate_detached_cms` with `content`, or
     /// `async_validate_cms_signature` for an attached signature): `VALID` when intact, valid and
     /// trusted under `root`, else `intact=… valid=… trusted=…` or `error …`.
-    static func pyhankoVerdict(
+    public static func pyhankoVerdict(
         _ signature: [UInt8],
         content: [UInt8]?,
         root: Certificate,
