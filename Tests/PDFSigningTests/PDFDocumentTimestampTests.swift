@@ -29,18 +29,12 @@ struct PDFDocumentTimestampTests {
             identity: pki.rsa
         )
         let output = directory.path("timestamped.pdf")
-        let url = try #require(emulator.timestampURL)
-        let script = """
-            import sys
-            from pyhanko.sign import timestamps
-            from pyhanko.sign.signers.pdf_signer import PdfTimeStamper
-            from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-            with open(sys.argv[2], 'rb') as f, open(sys.argv[3], 'wb') as out:
-                stamper = PdfTimeStamper(timestamps.HTTPTimeStamper(sys.argv[1]), field_name='DocTS')
-                stamper.timestamp_pdf(IncrementalPdfFileWriter(f), 'sha256', output=out)
-            """
-        let result = try ExternalTool.run("python3", ["-c", script, url.absoluteString, signed, output])
-        try #require(result.status == 0, "pyHanko timestamp_pdf: \(result.errorOutput)")
+        try PyHankoTimestamper.addDocumentTimestamp(
+            signed,
+            output: output,
+            tsaURL: try #require(emulator.timestampURL),
+            field: "DocTS"
+        )
         return output
     }
 

@@ -113,13 +113,13 @@ extension Commands {
                 lines.append(documentTimestampText(signature))
             } else {
                 lines.append(verificationText(signature.verification))
+                let claimed =
+                    signature.claimedTime.map { "claimed time (/M) \(Format.isoDate($0))" } ?? "no claimed time (/M)"
+                let proven =
+                    signature.provenTime.map { "proven time (signature timestamp) \(Format.isoDate($0))" }
+                    ?? "no proven time (no valid signature timestamp)"
+                lines.append("\(claimed); \(proven)")
             }
-            let claimed =
-                signature.claimedTime.map { "claimed time (/M) \(Format.isoDate($0))" } ?? "no claimed time (/M)"
-            let proven =
-                signature.provenTime.map { "proven time (signature timestamp) \(Format.isoDate($0))" }
-                ?? "no proven time (no valid signature timestamp)"
-            lines.append("\(claimed); \(proven)")
             switch signature.laterChanges {
             case .none: lines.append("covers the whole file")
             case .signatures: lines.append("later revisions only add signatures")
@@ -151,7 +151,10 @@ extension Commands {
             signature.verification.failure.map { "INVALID: \($0.reason)" }
             ?? "VALID: document timestamp (RFC 3161 token, imprint over the revision, TSA chain) verified"
         guard let timestamp = signature.documentTimestamp else { return verdict }
-        return verdict + "\ndocument timestamp: \(Format.localDate(timestamp.time)) by "
-            + "\(timestamp.tsa?.subject ?? "unknown TSA")"
+        let tsa = timestamp.tsa?.subject ?? "unknown TSA"
+        return verdict
+            + (timestamp.isValid
+                ? "\nproven time (document timestamp) \(Format.isoDate(timestamp.time)) by \(tsa)"
+                : "\nno proven time (the document timestamp of \(Format.isoDate(timestamp.time)) by \(tsa) is not valid)")
     }
 }
