@@ -22,15 +22,10 @@ public enum CMSInteropFixtures {
         content: [UInt8],
         in directory: TemporaryDirectory
     ) throws -> [UInt8] {
-        let name = "\(mode)-\(UUID().uuidString)"
-        let contentPath = try directory.write("\(name).bin", content)
-        let output = directory.path("\(name).p7s")
-        let result = try ExternalTool.run(
-            "python3",
-            ["-c", builder, mode, certificatePath, keyPath, contentPath, output]
-        )
-        try #require(result.status == 0, "CMS builder \(mode): \(result.errorOutput)")
-        return try directory.read("\(name).p7s")
+        let contentPath = try directory.write("\(mode)-\(UUID().uuidString).bin", content)
+        return try run(builder, named: "CMS builder \(mode)", in: directory) { output in
+            [mode, certificatePath, keyPath, contentPath, output]
+        }
     }
 
     /// Re-encodes a DER SignedData (one signer) in BER: indefinite lengths for the ContentInfo,
@@ -43,15 +38,23 @@ public enum CMSInteropFixtures {
         reorderAttributes: Bool = false,
         in directory: TemporaryDirectory
     ) throws -> [UInt8] {
-        let name = "ber-\(UUID().uuidString)"
-        let input = try directory.write("\(name)-in.p7s", der)
-        let output = directory.path("\(name).p7s")
-        let result = try ExternalTool.run(
-            "python3",
-            ["-c", berScript, input, output, reorderAttributes ? "reorder" : "keep"]
-        )
-        try #require(result.status == 0, "BER re-encoder: \(result.errorOutput)")
-        return try directory.read("\(name).p7s")
+        let input = try directory.write("ber-in-\(UUID().uuidString).p7s", der)
+        return try run(berScript, named: "BER re-encoder", in: directory) { output in
+            [input, output, reorderAttributes ? "reorder" : "keep"]
+        }
+    }
+
+    /// Runs a Python `script` with the arguments `arguments(outputPath)` and returns what it wrote there.
+    private static func run(
+        _ script: String,
+        named name: String,
+        in directory: TemporaryDirectory,
+        arguments: (String) -> [String]
+    ) throws -> [UInt8] {
+        let file = "out-\(UUID().uuidString).p7s"
+        let result = try ExternalTool.run("python3", ["-c", script] + arguments(directory.path(file)))
+        try #require(result.status == 0, "\(name): \(result.errorOutput)")
+        return try directory.read(file)
     }
 
     /// pyHanko's verdict (`async_validate_detached_cms` with `content`, or

@@ -1,5 +1,4 @@
 internal import COpenSSL
-internal import COpenSSLShims
 import CertificateProviders
 import Foundation
 
@@ -113,7 +112,7 @@ enum SignerSignatureCheck {
 
     /// RFC 8419 3: the EdDSA value over the DER of the signed attributes, with no digest.
     private static func verifyEdDSA(_ signerInfo: OpaquePointer, signer: Certificate) -> VerificationFailure? {
-        guard let attributes = signedAttributesAsReceived(signerInfo) else {
+        guard let attributes = try? SignedDataBuilder.signedAttributesDER(signerInfo, asReceived: true) else {
             return VerificationFailure(
                 .malformed,
                 "the signed attributes cannot be encoded to check the signature",
@@ -149,24 +148,6 @@ enum SignerSignatureCheck {
             )
         }
         return nil
-    }
-
-    /// The signed attributes as `CMS_SignerInfo_verify` hashes them: OpenSSL's `PKCS7_ATTR_VERIFY`
-    /// template (SEQUENCE OF Attribute with a SET tag: received order, DER lengths).
-    private static func signedAttributesAsReceived(_ signerInfo: OpaquePointer) -> [UInt8]? {
-        guard let stack = COpenSSLShims_sk_X509_ATTRIBUTE_new_null() else { return nil }
-        // The stack only borrows the attributes; they stay owned by the SignerInfo.
-        defer { COpenSSLShims_sk_X509_ATTRIBUTE_free(stack) }
-        for index in 0..<CMS_signed_get_attr_count(signerInfo) {
-            guard let attribute = CMS_signed_get_attr(signerInfo, index),
-                COpenSSLShims_sk_X509_ATTRIBUTE_push(stack, attribute) > 0
-            else { return nil }
-        }
-        var output: UnsafeMutablePointer<UInt8>?
-        let length = ASN1_item_i2d(stack, &output, PKCS7_ATTR_VERIFY_it())
-        guard length > 0, let output else { return nil }
-        defer { COpenSSLShims_OPENSSL_free(output) }
-        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
 
     /// Whether an OpenSSL error says an algorithm is missing rather than the value being wrong.
