@@ -126,6 +126,13 @@ struct CMSInteropReadingTests {
             #expect(try pyhanko(altered) != "VALID")
             #expect(ours(signature, content: Self.content + [0x0A]).failure?.code == .contentChanged)
         }
+        // Without signed attributes the value signs the content itself, which this verifier does not
+        // check: unsupportedAlgorithm, never "altered" or "changed". Neither openssl nor pyHanko (it
+        // takes the value for one over the content's digest) verifies it either.
+        let direct = try build("ed25519-content", by: ed25519)
+        #expect(ours(direct).failure?.code == .unsupportedAlgorithm, "\(ours(direct))")
+        #expect(try !fixtures.opensslVerifies(direct, content: Self.content).succeeded)
+        #expect(try pyhanko(direct) == "intact=False valid=False trusted=False")
         #expect(try pyhanko(try build("ed25519", by: ed25519)) == "VALID")
         #expect(try pyhanko(try build("ed448-shake256", by: ed448)) == "VALID")
         // pyHanko accepts Ed448 only with SHAKE256 (what RFC 8419 prescribes for it): with SHA-512 the

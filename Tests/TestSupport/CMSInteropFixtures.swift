@@ -10,6 +10,7 @@ public enum CMSInteropFixtures {
     /// ESS signing-certificate-v2, in DER order) with `mode`:
     /// - `ed25519` / `ed448`: pure EdDSA (RFC 8419) over the DER signed attributes, SHA-512 digest;
     /// - `ed448-shake256`: Ed448 with the digest RFC 8419 gives it, SHAKE256 at 512 bits;
+    /// - `ed25519-content`: Ed25519 over the content itself, without signed attributes;
     /// - `matched-rsa`: sha256WithRSAEncryption, SHA-256 digest (the control);
     /// - `mixed-rsa` / `mixed-ecdsa`: SHA-256 digest and value, labelled sha512WithRSAEncryption /
     ///   ecdsa-with-SHA512 (only the algorithm identifier differs from a valid signature);
@@ -87,7 +88,8 @@ public enum CMSInteropFixtures {
             _, _, data = pem.unarmor(data)
         cert = x509.Certificate.load(data)
         key = serialization.load_pem_private_key(open(key_path, 'rb').read(), None)
-        digest = {'ed25519': 'sha512', 'ed448': 'sha512', 'ed448-shake256': 'shake256'}.get(mode, 'sha256')
+        digest = {'ed25519': 'sha512', 'ed25519-content': 'sha512', 'ed448': 'sha512',
+                  'ed448-shake256': 'shake256'}.get(mode, 'sha256')
         content = open(content_path, 'rb').read()
         message_digest = hashlib.shake_256(content).digest(64) if digest == 'shake256' else \
             hashlib.new(digest, content).digest()
@@ -100,7 +102,7 @@ public enum CMSInteropFixtures {
         attrs.sort(key=lambda a: a.dump())
         signed_attrs = cms.CMSAttributes(attrs)
         tbs = signed_attrs.dump()
-        if mode in ('ed25519', 'ed448', 'ed448-shake256'):
+        if mode in ('ed25519', 'ed448', 'ed448-shake256', 'ed25519-content'):
             value, algorithm = key.sign(tbs), {'algorithm': mode.split('-')[0]}
         elif mode in ('matched-rsa', 'unknown-algorithm'):
             value = key.sign(tbs, padding.PKCS1v15(), hashes.SHA256())
@@ -117,6 +119,9 @@ public enum CMSInteropFixtures {
                 'salt_length': 64})}
         else:
             raise SystemExit('unknown mode ' + mode)
+        if mode == 'ed25519-content':
+            # RFC 8419 without signed attributes: the value signs the content itself.
+            signed_attrs, value, algorithm = None, key.sign(content), {'algorithm': 'ed25519'}
         signer_info = cms.SignerInfo({
             'version': 'v1',
             'sid': cms.SignerIdentifier({'issuer_and_serial_number': cms.IssuerAndSerialNumber({
