@@ -94,7 +94,9 @@ public struct PDFVerificationReport: Sendable {
 ///
 /// The signed bytes of each signature are read into memory for the CMS check (signing, by
 /// contrast, streams them); what later revisions change is analysed object by object (see
-/// ``PDFLaterChanges``), and whether a later signature covers them.
+/// ``PDFLaterChanges``), and whether a later signature covers them. A document timestamp
+/// (`/Type /DocTimeStamp`) is checked as an RFC 3161 token over its ByteRange instead (see
+/// ``PDFSignatureKind/documentTimestamp``).
 public enum PDFSignatureVerifier {
     /// Verifies every signature of the PDF at `url`.
     ///
