@@ -427,6 +427,10 @@ struct VersionDocument: Encodable {
 /// Where a PDF signature sits in its file and what changed after it (`verify FILE.pdf`).
 struct PDFPlacementDocument: Encodable {
     var field: String
+    /// `signature` or `documentTimestamp`.
+    var kind: String
+    /// A document timestamp's time (ISO 8601), when its token could be read.
+    var documentTimestamp: String?
     var revision: Int
     var coversWholeFile: Bool
     var laterChanges: String
@@ -442,12 +446,15 @@ struct PDFPlacementDocument: Encodable {
     var reason: String?
     var location: String?
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case field, revision, coversWholeFile, laterChanges, laterRevisionsSigned, laterChangesDetail, changes
-        case changesAllowed, docMDP, provenTime, byteRangeProblem, subFilter, claimedTime, reason, location
+        case field, kind, documentTimestamp, revision, coversWholeFile, laterChanges, laterRevisionsSigned
+        case laterChangesDetail, changes, changesAllowed, docMDP, provenTime, byteRangeProblem, subFilter
+        case claimedTime, reason, location
     }
 
     init(_ signature: PDFSignatureReport) {
         field = signature.field
+        kind = signature.kind.rawValue
+        documentTimestamp = signature.documentTimestamp.map { Format.isoDate($0.time) }
         revision = signature.revision
         coversWholeFile = signature.coversWholeFile
         laterChanges = signature.laterChanges.rawValue

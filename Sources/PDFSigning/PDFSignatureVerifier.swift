@@ -36,6 +36,8 @@ public struct PDFLaterChanges: Sendable, Hashable, CustomStringConvertible {
 public struct PDFSignatureReport: Sendable {
     /// The signature field's full name.
     public let field: String
+    /// A CMS signature or a document timestamp.
+    public let kind: PDFSignatureKind
     /// `/SubFilter` (`ETSI.CAdES.detached`, `adbe.pkcs7.detached`), when present.
     public let subFilter: String?
     /// The signed byte ranges, `[0, a, b, c]`.
@@ -66,12 +68,18 @@ public struct PDFSignatureReport: Sendable {
     /// Whether a later signature covers the file's last revision (true also when this one does):
     /// false means someone changed the PDF after every signature and the changes are not signed.
     public let laterRevisionsSigned: Bool
+    /// For a ``PDFSignatureKind/documentTimestamp``: the token checked (its time, TSA and, when it
+    /// is not valid, why); nil for a signature, or when the token cannot be read.
+    public let documentTimestamp: VerifiedTimestamp?
     /// `/M`, the signer's *claimed* signing time.
     public let claimedTime: Date?
-    /// The time a valid signature timestamp (PAdES B-T) proves the signature existed at; nil
-    /// without one, or when it does not verify (see the verification's signer timestamp).
+    /// The time a valid signature timestamp (PAdES B-T) proves the signature existed at, or a valid
+    /// document timestamp proves its revision existed at; nil without one, or when it does not
+    /// verify (see the verification's signer timestamp, or ``documentTimestamp``).
     public var provenTime: Date? {
-        guard let timestamp = verification.signers.first?.timestamp, timestamp.isValid else { return nil }
+        guard let timestamp = documentTimestamp ?? verification.signers.first?.timestamp, timestamp.isValid else {
+            return nil
+        }
         return timestamp.time
     }
     /// `/Reason`, when present.
@@ -81,7 +89,8 @@ public struct PDFSignatureReport: Sendable {
     /// Why the ByteRange cannot be trusted (it does not start at 0, its gap is not exactly
     /// `/Contents`, or the covered range does not end at a `%%EOF`); nil when it is sound.
     public let byteRangeProblem: String?
-    /// The CMS signature's verification under the policy.
+    /// The CMS signature's verification under the policy; for a document timestamp, the token's
+    /// check (the TSA in the signer's place, no SignerInfos).
     public let verification: VerificationResult
 
     /// Whether the ByteRange is sound and the CMS verified, ignoring what changed later.
@@ -115,7 +124,9 @@ public struct PDFVerificationReport: Sendable {
 /// after a signature changed is found on the object graph (each revision opened by qpdf without
 /// xref recovery and compared with the one before it from the trailer's `/Root`), classified
 /// (``PDFChange``, ``PDFLaterChanges``) and judged by the signature's DocMDP / FieldMDP policy: a
-/// change the policy does not allow makes the signature invalid.
+/// change the policy does not allow makes the signature invalid. A document timestamp
+/// (`/Type /DocTimeStamp`) is checked as an RFC 3161 token over its ByteRange instead (see
+/// ``PDFSignatureKind/documentTimestamp``).
 public enum PDFSignatureVerifier {
     /// Verifies every signature of the PDF at `url`.
     ///
@@ -155,7 +166,15 @@ public enum PDFSignatureVerifier {
                 file: file,
                 ends: ends
             )
-            let verification = try verifyCMS(signature, file: file, trustAnchors: trustAnchors, policy: policy)
+            // The whole /Contents: the CMS layer reads DER or BER and allows the zero padding after it.
+            let (kind, verification, documentTimestamp) = PDFDocumentTimestampCheck.verifyValue(
+                type: signature.type,
+                subFilter: signature.subFilter,
+                contents: signature.contents,
+                covered: try coveredBytes(signature.byteRange, file: file),
+                trustAnchors: trustAnchors,
+                policy: policy
+            )
             let wholeFile = try isOnlyWhitespace(file, from: coveredEnd, to: file.size)
             var modification = signature.policy.rules
             if let certification {
@@ -175,6 +194,7 @@ public enum PDFSignatureVerifier {
             reports.append(
                 PDFSignatureReport(
                     field: signature.field,
+                    kind: kind,
                     subFilter: signature.subFilter,
                     byteRange: signature.byteRange,
                     revision: signedRevisions[index] ?? revisions.ends.filter { $0 <= coveredEnd }.count,
@@ -184,6 +204,7 @@ public enum PDFSignatureVerifier {
                     changes: changes,
                     docMDPPermission: modification.permission,
                     laterRevisionsSigned: wholeFile || allSigned,
+                    documentTimestamp: documentTimestamp,
                     claimedTime: signature.claimedTime,
                     reason: signature.reason,
                     location: signature.location,
@@ -208,6 +229,7 @@ public enum PDFSignatureVerifier {
             found.append(
                 Found(
                     field: field.name,
+                    type: document.key(value, "/Type").map(document.unparse).map { String($0.dropFirst()) },
                     subFilter: document.key(value, "/SubFilter").map(document.unparse).map { String($0.dropFirst()) },
                     byteRange: range,
                     contents: document.key(value, "/Contents").flatMap(document.bytes) ?? [],
@@ -223,6 +245,7 @@ public enum PDFSignatureVerifier {
 
     private struct Found {
         let field: String
+        let type: String?
         let subFilter: String?
         let byteRange: [Int64]
         let contents: [UInt8]
@@ -230,20 +253,6 @@ public enum PDFSignatureVerifier {
         let reason: String?
         let location: String?
         let policy: SignaturePolicy
-    }
-
-    /// The CMS of `signature` over exactly the bytes its ByteRange covers.
-    private static func verifyCMS(
-        _ signature: Found,
-        file: borrowing PDFFile,
-        trustAnchors: [Certificate],
-        policy: ValidationPolicy
-    ) throws -> VerificationResult {
-        let covered = try coveredBytes(signature.byteRange, file: file)
-        let der =
-            CMSSigner.firstDERElementLength(signature.contents).map { Array(signature.contents.prefix($0)) }
-            ?? signature.contents
-        return CMSVerifier.verify(signature: der, content: covered, trustAnchors: trustAnchors, policy: policy)
     }
 
     /// What a signature allows after it, read from its field (`/Lock`) and value (`/Reference`).

@@ -1,4 +1,3 @@
-internal import COpenSSL
 import CertificateProviders
 import Foundation
 
@@ -48,23 +47,6 @@ extension CMSSigner {
                 scheme: scheme
             )
             return try SignedDataBuilder.finish(pending, signature: signature)
-        }
-    }
-
-    /// The length of the first DER element of `bytes` (header included), or nil when they do not
-    /// start with one: a PDF's `/Contents` holds the CMS followed by zero padding.
-    package static func firstDERElementLength(_ bytes: [UInt8]) -> Int? {
-        bytes.withUnsafeBufferPointer { buffer -> Int? in
-            guard let base = buffer.baseAddress, !buffer.isEmpty else { return nil }
-            var cursor: UnsafePointer<UInt8>? = base
-            var length = 0
-            var tag: Int32 = 0
-            var tagClass: Int32 = 0
-            let result = ASN1_get_object(&cursor, &length, &tag, &tagClass, buffer.count)
-            ERR_clear_error()
-            guard result & 0x80 == 0, result & 0x01 == 0, let cursor else { return nil }
-            let total = cursor - base + length
-            return total <= buffer.count ? total : nil
         }
     }
 }

@@ -12,6 +12,12 @@ public import Foundation
 /// the time a valid trusted signature timestamp proves. The `signingTime` attribute is reported as
 /// the signer's claim, never trusted. Nothing is fetched from the network unless the policy asks.
 ///
+/// What other signers write is read: DER or BER (indefinite-length) CMS, followed by zero padding
+/// (as in a PDF's `/Contents`; any other trailing byte is `.malformed`); RSA, RSASSA-PSS, ECDSA,
+/// Ed25519 and Ed448 (RFC 8419, SHAKE256 digests included). A signature algorithm whose hash is not
+/// the `digestAlgorithm`, or that does not fit the key, is `.algorithmMismatch`; one OpenSSL cannot
+/// check is `.unsupportedAlgorithm`, never `.signatureInvalid`.
+///
 /// Rejections are results, not errors: ``VerificationResult/failure`` (and each signer's
 /// ``SignerVerification/failure``) says why in words a user understands. Errors are thrown only
 /// when the content file cannot be read.
@@ -19,7 +25,7 @@ public enum CMSVerifier {
     /// Verifies a signature over bytes.
     ///
     /// - Parameters:
-    ///   - signature: DER, BER or PEM (`-----BEGIN CMS-----`) CMS ContentInfo.
+    ///   - signature: DER, BER or PEM (`-----BEGIN CMS-----`) CMS ContentInfo; zero bytes may follow it.
     ///   - content: the signed document; required for a detached signature, optional for an
     ///     attached one (when given, it must equal the embedded content, else `.contentChanged`).
     ///   - trustAnchors: the certificates to trust (roots, or intermediates as partial-chain

@@ -45,6 +45,11 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible {
         /// The signature uses an algorithm this OpenSSL cannot check (GOST without the gost engine:
         /// the reason says what to install).
         public static let unsupportedAlgorithm = Code("unsupportedAlgorithm")
+        /// The SignerInfo's algorithms do not fit together: the signature algorithm hashes with
+        /// another digest than its `digestAlgorithm` (SHA-256 digest, `sha512WithRSAEncryption`), or
+        /// it is not the algorithm of the signer's key (an Ed25519 key, an Ed448 signature). EU DSS and
+        /// pyHanko refuse these too.
+        public static let algorithmMismatch = Code("algorithmMismatch")
     }
 
     /// What failed.

@@ -96,13 +96,17 @@ extension Commands {
             signatures.append(PDFSignatureDocument(verification: verification, pdf: PDFPlacementDocument(signature)))
             lines.append("field '\(signature.field)' (revision \(signature.revision) of \(report.revisionCount)):")
             if let problem = signature.byteRangeProblem { lines.append("INVALID: \(problem)") }
-            lines.append(verificationText(signature.verification))
-            let claimed =
-                signature.claimedTime.map { "claimed time (/M) \(Format.isoDate($0))" } ?? "no claimed time (/M)"
-            let proven =
-                signature.provenTime.map { "proven time (signature timestamp) \(Format.isoDate($0))" }
-                ?? "no proven time (no valid signature timestamp)"
-            lines.append("\(claimed); \(proven)")
+            if signature.kind == .documentTimestamp {
+                lines.append(documentTimestampText(signature))
+            } else {
+                lines.append(verificationText(signature.verification))
+                let claimed =
+                    signature.claimedTime.map { "claimed time (/M) \(Format.isoDate($0))" } ?? "no claimed time (/M)"
+                let proven =
+                    signature.provenTime.map { "proven time (signature timestamp) \(Format.isoDate($0))" }
+                    ?? "no proven time (no valid signature timestamp)"
+                lines.append("\(claimed); \(proven)")
+            }
             lines += laterChangesText(signature, allowChanges: allowChanges)
         }
         if report.unreferencedTrailingBytes > 0 {
@@ -156,5 +160,18 @@ extension Commands {
             lines.append("WARNING: the file was changed after the last signature; the changes are not signed")
         }
         return lines
+    }
+
+    /// A document timestamp's verdict, its time and its TSA.
+    static func documentTimestampText(_ signature: PDFSignatureReport) -> String {
+        let verdict =
+            signature.verification.failure.map { "INVALID: \($0.reason)" }
+            ?? "VALID: document timestamp (RFC 3161 token, imprint over the revision, TSA chain) verified"
+        guard let timestamp = signature.documentTimestamp else { return verdict }
+        let tsa = timestamp.tsa?.subject ?? "unknown TSA"
+        return verdict
+            + (timestamp.isValid
+                ? "\nproven time (document timestamp) \(Format.isoDate(timestamp.time)) by \(tsa)"
+                : "\nno proven time (the document timestamp of \(Format.isoDate(timestamp.time)) by \(tsa) is not valid)")
     }
 }

@@ -321,7 +321,10 @@ enum SignedDataBuilder {
 
     /// The DER SET OF the signed attributes, as signed and verified by CMS (`PKCS7_ATTR_SIGN` has
     /// the same template as CMS's internal `CMS_Attributes_Sign`: an ordered SET OF Attribute).
-    static func signedAttributesDER(_ signerInfo: OpaquePointer) throws -> [UInt8] {
+    /// - Parameter asReceived: encode them as a verifier hashes them (`PKCS7_ATTR_VERIFY`, the same
+    ///   template as CMS's internal `CMS_Attributes_Verify`: the received order under a SET tag,
+    ///   definite lengths, so BER signed attributes are hashed in DER form).
+    static func signedAttributesDER(_ signerInfo: OpaquePointer, asReceived: Bool = false) throws -> [UInt8] {
         guard let stack = COpenSSLShims_sk_X509_ATTRIBUTE_new_null() else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not allocate an attribute stack")
         }
@@ -335,7 +338,7 @@ enum SignedDataBuilder {
             }
         }
         var output: UnsafeMutablePointer<UInt8>?
-        let length = ASN1_item_i2d(stack, &output, PKCS7_ATTR_SIGN_it())
+        let length = ASN1_item_i2d(stack, &output, asReceived ? PKCS7_ATTR_VERIFY_it() : PKCS7_ATTR_SIGN_it())
         guard length > 0, let output else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signed attributes")
         }

@@ -96,15 +96,10 @@ enum SignedDataVerifier {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         var envelope = Envelope(validationTime: policy.validationTime ?? Date())
-        guard let cms = parse(signature) else {
-            return envelope.result(
-                failure(
-                    .malformed,
-                    signature.isEmpty
-                        ? "the signature file is empty"
-                        : "the data is not a CMS signature (corrupt, truncated or another format)"
-                )
-            )
+        let cms: CMSContentInfoHandle
+        switch parse(signature) {
+        case .parsed(let handle): cms = handle
+        case .refused(let reason): return envelope.result(failure(.malformed, reason))
         }
         let infos = signerInfos(cms)
         guard OBJ_obj2nid(CMS_get0_type(cms.pointer)) == NID_pkcs7_signed, !infos.isEmpty else {
@@ -234,18 +229,14 @@ enum SignedDataVerifier {
         }
         facts.signer = signer
 
-        // 1. The signature value over the signed attributes.
-        if CMS_signed_get_attr_count(info) >= 0 {
-            ERR_clear_error()
-            if CMS_SignerInfo_verify(info) != 1 {
-                return facts.result(
-                    VerificationFailure(
-                        .signatureInvalid,
-                        "the signature value does not verify with the signer's key: the signature was altered",
-                        openSSLErrors: OpenSSLErrorQueue.drain()
-                    )
-                )
-            }
+        // 1. The algorithms fit together, and the signature value verifies over the signed attributes.
+        if let failure = SignerSignatureCheck.failure(
+            info,
+            signer: signer,
+            digestNID: digestNID,
+            signatureAlgor: signatureAlgor
+        ) {
+            return facts.result(failure)
         }
 
         // 2. The content digest (computed for every signer in one pass over the content).
@@ -383,20 +374,36 @@ enum SignedDataVerifier {
         VerificationFailure(code, reason, openSSLErrors: OpenSSLErrorQueue.drain())
     }
 
-    private static func parse(_ bytes: [UInt8]) -> CMSContentInfoHandle? {
-        guard !bytes.isEmpty else { return nil }
+    /// What reading the signature's bytes gave.
+    private enum Parsed {
+        case parsed(CMSContentInfoHandle)
+        case refused(String)
+    }
+
+    /// Reads a DER or BER (indefinite-length) ContentInfo, or PEM. Zero bytes may follow it (a PDF's
+    /// `/Contents` is padded with them); any other trailing byte means the file is not what it
+    /// claims, and is refused.
+    private static func parse(_ bytes: [UInt8]) -> Parsed {
+        guard !bytes.isEmpty else { return .refused("the signature file is empty") }
+        let notCMS = "the data is not a CMS signature (corrupt, truncated or another format)"
         if bytes.starts(with: Array("-----BEGIN".utf8)) {
             let der = try? CMSContentInfoHandle.derFromPEM(bytes)
-            guard let der = der ?? nil, der.first == 0x30 else { return nil }
+            guard let der = der ?? nil, der.first == 0x30 else { return .refused(notCMS) }
             return parse(der)
         }
-        return bytes.withUnsafeBufferPointer { buffer -> CMSContentInfoHandle? in
+        return bytes.withUnsafeBufferPointer { buffer -> Parsed in
             var cursor = buffer.baseAddress
-            guard let raw = d2i_CMS_ContentInfo(nil, &cursor, buffer.count) else { return nil }
+            guard let raw = d2i_CMS_ContentInfo(nil, &cursor, buffer.count) else { return .refused(notCMS) }
             let handle = CMSContentInfoHandle(takingOwnershipOf: raw)
-            // Trailing bytes after the structure mean the file is not what it claims.
-            guard let cursor, let base = buffer.baseAddress, cursor - base == buffer.count else { return nil }
-            return handle
+            guard let cursor, let base = buffer.baseAddress else { return .refused(notCMS) }
+            let end = cursor - base
+            guard buffer[end...].allSatisfy({ $0 == 0 }) else {
+                return .refused(
+                    "the signature ends after \(end) bytes and \(buffer.count - end) more bytes follow that are not "
+                        + "part of it (only zero padding, as in a PDF's /Contents, may follow a CMS signature)"
+                )
+            }
+            return .parsed(handle)
         }
     }
 
@@ -478,6 +485,9 @@ enum SignedDataVerifier {
                 var signer: OpaquePointer?
                 CMS_SignerInfo_get0_algs(info, nil, &signer, nil, nil)
                 guard signer != nil else { return .verified }  // reported as signerCertificateMissing
+                if let matches = XOFContentDigest.matches(info, chain: chain) {
+                    return matches ? .verified : .changed([])
+                }
                 ERR_clear_error()
                 return CMS_SignerInfo_verify_content(info, chain) == 1 ? .verified : .changed(OpenSSLErrorQueue.drain())
             }
@@ -508,7 +518,7 @@ enum SignedDataVerifier {
         return Date(timeIntervalSince1970: TimeInterval(timegm(&components)))
     }
 
-    private static func algorithmNID(_ algor: UnsafeMutablePointer<X509_ALGOR>?) -> Int32 {
+    static func algorithmNID(_ algor: UnsafeMutablePointer<X509_ALGOR>?) -> Int32 {
         guard let algor else { return NID_undef }
         var object: OpaquePointer?
         X509_ALGOR_get0(&object, nil, nil, algor)
@@ -516,7 +526,7 @@ enum SignedDataVerifier {
     }
 
     /// OpenSSL's short (or long) name of an algorithm, or its dotted OID when OpenSSL does not know it.
-    private static func algorithmName(_ algor: UnsafeMutablePointer<X509_ALGOR>?, long: Bool) -> String? {
+    static func algorithmName(_ algor: UnsafeMutablePointer<X509_ALGOR>?, long: Bool) -> String? {
         guard let algor else { return nil }
         var object: OpaquePointer?
         X509_ALGOR_get0(&object, nil, nil, algor)
@@ -542,7 +552,7 @@ enum SignedDataVerifier {
         return DigestAlgorithm.allSupported.first { $0.oid == oid }
     }
 
-    private static func digestName(nid: Int32) -> String? {
+    static func digestName(nid: Int32) -> String? {
         guard nid != NID_undef, let name = OBJ_nid2sn(nid) else { return nil }
         return String(cString: name).lowercased()
     }
@@ -550,7 +560,7 @@ enum SignedDataVerifier {
     /// The digest inside a signature algorithm: `sha1WithRSAEncryption` → sha1, RSASSA-PSS → its
     /// hashAlgorithm parameter (SHA-1 when absent, RFC 4055); nil for algorithms without one
     /// (`rsaEncryption`, whose digest is the SignerInfo's).
-    private static func signatureDigestNID(_ algor: UnsafeMutablePointer<X509_ALGOR>?) -> Int32? {
+    static func signatureDigestNID(_ algor: UnsafeMutablePointer<X509_ALGOR>?) -> Int32? {
         guard let algor else { return nil }
         let nid = algorithmNID(algor)
         if nid == NID_rsassaPss {

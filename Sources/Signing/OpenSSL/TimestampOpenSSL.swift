@@ -145,12 +145,17 @@ package enum TimestampOpenSSL {
     // MARK: Tokens
 
     /// Verifies a token over `data` (the imprint is recomputed with the token's algorithm).
+    /// - Parameters:
+    ///   - what: the token's role in messages ("the signature timestamp", "the document timestamp").
+    ///   - covering: what `data` is, in messages ("the signature value").
     package static func verifyToken(
         _ der: [UInt8],
         data: [UInt8],
         trustAnchors: [Certificate],
         at time: Date,
-        skew: TimeInterval
+        skew: TimeInterval,
+        what: String = "the signature timestamp",
+        covering: String = "the signature value"
     ) -> TimestampCheck {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
@@ -190,7 +195,11 @@ package enum TimestampOpenSSL {
                     _ = TS_VERIFY_CTX_set_data(context, bio)
                     try installStore(context, trustAnchors: trustAnchors, at: time)
                     guard TS_RESP_verify_token(context, token) == 1 else {
-                        throw verificationError(OpenSSLErrorQueue.drainEntries(), what: "the signature timestamp")
+                        throw verificationError(
+                            OpenSSLErrorQueue.drainEntries(),
+                            what: what,
+                            covering: covering
+                        )
                     }
                 }
             }
@@ -198,7 +207,7 @@ package enum TimestampOpenSSL {
             guard facts.time <= time.addingTimeInterval(skew) else {
                 throw CertificateProviderError(
                     .timestampInvalid,
-                    "the signature timestamp's time \(facts.time) lies after the validation time \(time)"
+                    "\(what)'s time \(facts.time) lies after the validation time \(time)"
                 )
             }
         } catch let error as CertificateProviderError {
@@ -207,6 +216,48 @@ package enum TimestampOpenSSL {
             return TimestampCheck(token: facts, failureReason: "\(error)")
         }
         return TimestampCheck(token: facts, failureReason: nil)
+    }
+
+    /// Verifies a token that zero bytes may follow (a PDF's `/Contents`) over `data`; any other
+    /// trailing byte is refused.
+    package static func verifyPaddedToken(
+        _ contents: [UInt8],
+        data: [UInt8],
+        trustAnchors: [Certificate],
+        at time: Date,
+        skew: TimeInterval,
+        what: String,
+        covering: String
+    ) -> TimestampCheck {
+        let length = contents.withUnsafeBufferPointer { buffer -> Int? in
+            var cursor = buffer.baseAddress
+            guard buffer.count > 0, let token = d2i_PKCS7(nil, &cursor, buffer.count), let cursor,
+                let base = buffer.baseAddress
+            else {
+                ERR_clear_error()
+                return nil
+            }
+            PKCS7_free(token)
+            return cursor - base
+        }
+        guard let length else {
+            return TimestampCheck(token: nil, failureReason: "\(what) is not an RFC 3161 token (corrupt or truncated)")
+        }
+        guard contents[length...].allSatisfy({ $0 == 0 }) else {
+            return TimestampCheck(
+                token: nil,
+                failureReason: "\(what) is followed by bytes that are not part of it (only zero padding may follow)"
+            )
+        }
+        return verifyToken(
+            Array(contents.prefix(length)),
+            data: data,
+            trustAnchors: trustAnchors,
+            at: time,
+            skew: skew,
+            what: what,
+            covering: covering
+        )
     }
 
     /// The facts of a token (no checks).
@@ -348,7 +399,8 @@ package enum TimestampOpenSSL {
 
     private static func verificationError(
         _ entries: [OpenSSLErrorQueue.Entry],
-        what: String
+        what: String,
+        covering: String = "the signature value"
     ) -> CertificateProviderError {
         let texts = entries.map(\.text)
         let reasons = Set(entries.filter { $0.library == ERR_LIB_TS }.map(\.reason))
@@ -356,7 +408,7 @@ package enum TimestampOpenSSL {
         if reasons.contains(TS_R_NONCE_MISMATCH) || reasons.contains(TS_R_NONCE_NOT_RETURNED) {
             reason = "\(what) does not answer this request: its nonce differs (a replayed or misrouted answer)"
         } else if reasons.contains(TS_R_MESSAGE_IMPRINT_MISMATCH) {
-            reason = "\(what) covers other data: its message imprint does not match the signature value"
+            reason = "\(what) covers other data: its message imprint does not match \(covering)"
         } else if reasons.contains(TS_R_CERTIFICATE_VERIFY_ERROR) {
             let detail = texts.first { $0.contains("Verify error") || $0.contains("verify error") } ?? texts.last ?? ""
             reason =

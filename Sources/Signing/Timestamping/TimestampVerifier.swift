@@ -30,6 +30,37 @@ public enum TimestampVerifier {
         )
     }
 
+    /// Checks a document timestamp (PAdES `/Type /DocTimeStamp`, `/SubFilter /ETSI.RFC3161`): the
+    /// token in `contents` (zero padding may follow it, as in a PDF's `/Contents`) over the bytes
+    /// its ByteRange covers.
+    ///
+    /// - Parameters:
+    ///   - contents: the signature dictionary's `/Contents`: a DER token, then zero bytes.
+    ///   - coveredBytes: the bytes the ByteRange covers; the imprint is recomputed over them with
+    ///     the token's own digest algorithm.
+    ///   - trustAnchors: the TSA's trust anchors (empty: the system trust store).
+    ///   - validationTime: when the TSA certificate and chain must be valid.
+    ///   - allowedClockSkew: how far `genTime` may lie after `validationTime`.
+    /// - Returns: the token's facts and, when a check failed, why (signature, imprint, critical
+    ///   timeStamping EKU, chain, genTime, bytes after the token that are not zero padding).
+    public static func verifyDocumentTimestamp(
+        contents: [UInt8],
+        coveredBytes: [UInt8],
+        trustAnchors: [Certificate],
+        validationTime: Date = Date(),
+        allowedClockSkew: TimeInterval = 300
+    ) -> TimestampCheck {
+        TimestampOpenSSL.verifyPaddedToken(
+            contents,
+            data: coveredBytes,
+            trustAnchors: trustAnchors,
+            at: validationTime,
+            skew: allowedClockSkew,
+            what: "the document timestamp",
+            covering: "the signed bytes of the document"
+        )
+    }
+
     /// The timestamp tokens of each SignerInfo of a CMS signature, in SignerInfo order, with the
     /// signature value each must cover.
     ///
