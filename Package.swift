@@ -300,6 +300,7 @@ let package = Package(
             name: "TimestampRevocationTests",
             dependencies: [
                 "Signing", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                "PDFSigning",
             ],
             swiftSettings: swiftSettings
         ),

@@ -241,11 +241,10 @@ import Testing
         #expect(refused.status == 64)
         #expect(refused.errorOutput.contains("--allow-remote"))
         let (process, output) = try Self.start(["emulator", "--host", "0.0.0.0", "--allow-remote", "--port", "0"])
-        defer {
-            process.terminate()
-            process.waitUntilExit()
-        }
         #expect(output.contains("listening on http://0.0.0.0:"), "\(output)")
+        // SIGTERM right after "listening" was read stops it (it was once lost in a race, and the
+        // run hung in waitUntilExit).
+        #expect(Self.stop(process), "the emulator did not stop within 10 s of SIGTERM")
     }
 
     @Test("item 13: a running certsign has core dumps off (RLIMIT_CORE 0) and is not dumpable")
@@ -255,10 +254,7 @@ import Testing
             geteuid() == 0
             ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary] : [CLI.binary]
         let (process, output) = try Self.start(["emulator", "--port", "0"], command: asNobody)
-        defer {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        defer { Self.stop(process) }
         #expect(output.contains("listening"), "\(output)")
         let pid = process.processIdentifier
         let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
@@ -279,10 +275,7 @@ import Testing
                     "echo up; sleep 30",
                 ]
             )
-            defer {
-                sleeper.terminate()
-                sleeper.waitUntilExit()
-            }
+            defer { Self.stop(sleeper) }
             var other = stat()
             #expect(stat("/proc/\(sleeper.processIdentifier)/status", &other) == 0)
             #expect(other.st_uid == 65534)
@@ -290,6 +283,19 @@ import Testing
     }
 
     /// Starts a long-running command and returns it with its first line of output.
+    /// Sends SIGTERM and waits up to 10 s for the process to end, then kills it (a test never hangs
+    /// on a child). Returns whether SIGTERM alone ended it.
+    @discardableResult
+    static func stop(_ process: Process) -> Bool {
+        process.terminate()
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        let stopped = !process.isRunning
+        if !stopped { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return stopped
+    }
+
     static func start(_ arguments: [String], command: [String] = [CLI.binary]) throws -> (Process, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])

@@ -470,6 +470,8 @@ extension Commands {
         } else if options.tls {
             configuration.tls = .init()
         }
+        // Before anything is printed: a SIGTERM sent as soon as "listening" is read must not be lost.
+        let termination = SignalWaiter()
         let server = try DSSEmulator(configuration: configuration)
         let url = try server.start()
         if let caOut = options.caOut {
@@ -486,7 +488,7 @@ extension Commands {
                 + "\(url.absoluteString)\(configuration.faultsEnabled ? " (faults enabled)" : "") — Ctrl-C stops "
                 + "it"
         )
-        await SignalWaiter.waitForTermination()
+        await termination.wait()
         server.stop()
         context.console.err("DSS emulator stopped")
         return CertSign.exitSuccess
@@ -618,46 +620,52 @@ extension CommandContext {
     }
 }
 
-/// Waits for SIGINT or SIGTERM.
-enum SignalWaiter {
-    static func waitForTermination() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let queue = DispatchQueue(label: "certsign.signals")
-            let once = OnceFlag()
-            var sources: [any DispatchSourceSignal] = []
-            for signalNumber in [SIGINT, SIGTERM] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-                source.setEventHandler {
-                    if once.set() { continuation.resume() }
-                }
-                source.resume()
-                sources.append(source)
-            }
-            // The sources must outlive this closure; they are kept until the process exits.
-            SignalWaiter.keep(sources)
+/// Catches SIGINT and SIGTERM from the moment it is made (the default action, ending the process,
+/// is replaced by a dispatch source), so one that arrives before ``wait()`` is called is not lost.
+final class SignalWaiter: @unchecked Sendable {
+    // `received` and `waiter` are guarded by `lock`; `sources` is written once in init.
+    private let lock = NSLock()
+    private var received = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var sources: [any DispatchSourceSignal] = []
+
+    init() {
+        let queue = DispatchQueue(label: "certsign.signals")
+        let registered = DispatchGroup()
+        for signalNumber in [SIGINT, SIGTERM] {
+            // The default action (ending the process) off first; the dispatch source then takes it.
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler { [weak self] in self?.signalled() }
+            registered.enter()
+            source.setRegistrationHandler { registered.leave() }
+            source.resume()
+            sources.append(source)
         }
+        // A source takes its signal only once registered, which happens on another thread: until
+        // then an ignored signal would be lost (a SIGTERM right after "listening" once was, and
+        // the emulator ran on). 5 s is far more than registration takes.
+        _ = registered.wait(timeout: .now() + 5)
     }
 
-    private static let kept = KeptSources()
-    private static func keep(_ sources: [any DispatchSourceSignal]) { kept.append(sources) }
-
-    private final class KeptSources: @unchecked Sendable {
-        // Appended once per wait from the caller's thread under the lock.
-        private let lock = NSLock()
-        private var sources: [any DispatchSourceSignal] = []
-        func append(_ more: [any DispatchSourceSignal]) { lock.withLock { sources += more } }
+    private func signalled() {
+        let continuation: CheckedContinuation<Void, Never>? = lock.withLock {
+            received = true
+            defer { waiter = nil }
+            return waiter
+        }
+        continuation?.resume()
     }
 
-    private final class OnceFlag: @unchecked Sendable {
-        // Guarded by its lock.
-        private let lock = NSLock()
-        private var done = false
-        func set() -> Bool {
-            lock.withLock {
-                defer { done = true }
-                return !done
+    /// Returns once SIGINT or SIGTERM has arrived (at once when one already has).
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = lock.withLock {
+                if received { return true }
+                waiter = continuation
+                return false
             }
+            if now { continuation.resume() }
         }
     }
 }

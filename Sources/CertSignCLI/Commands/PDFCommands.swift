@@ -74,18 +74,22 @@ extension Commands {
 
     /// Verifies every signature of a PDF: valid only when there is at least one and all are valid:
     /// the CMS, the ByteRange, and (unless `allowChanges`) every later change allowed by the
-    /// signature's modification policy.
+    /// signature's modification policy. With `fetcher` (`--check-revocation`), revocation is asked
+    /// for online.
     static func pdfVerification(
         _ path: String,
         trust: [Certificate],
         policy: ValidationPolicy,
+        fetcher: (any BinaryHTTPFetching)? = nil,
         allowChanges: Bool = false
-    ) throws -> VerifiedFile {
-        let report = try PDFSignatureVerifier.verify(
-            pdfAt: URL(fileURLWithPath: path),
-            trustAnchors: trust,
-            policy: policy
-        )
+    ) async throws -> VerifiedFile {
+        let url = URL(fileURLWithPath: path)
+        let report =
+            if let fetcher {
+                try await PDFSignatureVerifier.verify(pdfAt: url, trustAnchors: trust, policy: policy, fetcher: fetcher)
+            } else {
+                try PDFSignatureVerifier.verify(pdfAt: url, trustAnchors: trust, policy: policy)
+            }
         var signatures: [PDFSignatureDocument] = []
         var lines: [String] = []
         if report.signatures.isEmpty { lines.append("INVALID: \(path) has no signatures") }

@@ -289,10 +289,11 @@ extension Commands {
         let context = run.context
         let signature = try context.readInputFile(path, what: "signature")
         if isPDF(signature) {
-            return try pdfVerification(
+            return try await pdfVerification(
                 path,
                 trust: run.trust,
                 policy: run.policy,
+                fetcher: run.fetcher,
                 allowChanges: run.options.allowChanges
             )
         }
