@@ -190,12 +190,7 @@ struct FMPRouter: Sendable {
             password = try reader.string("password")
             certificateID = try FMPRouter.number(reader, "certificate_id")
             pin = try reader.optionalString("certificate_pin")
-            if let params = reader.value("params"), params.objectValue == nil, !params.isNull {
-                throw CertificateProviderError(
-                    .malformedInput,
-                    "FMP sign: field 'params' must be an object, found \(params.typeName)"
-                )
-            }
+            if let params = reader.value("params") { try FMPRouter.checkParams(params) }
         } catch {
             return Reply.badRequest(error)
         }
@@ -221,6 +216,19 @@ struct FMPRouter: Sendable {
         }
         let id = store.addSignature(owner: user.username, cell: cell, certificateID: record.id, cms: cms)
         return Reply.json(200, ["signature_id": .integer(id)])
+    }
+
+    /// `params`: an object, null, or (as the HHFWDss sample sends it, `let params = "{}"`) a string
+    /// holding a JSON object, as a Django REST Framework `JSONField` takes it; anything else is
+    /// refused.
+    static func checkParams(_ params: JSONValue) throws {
+        if params.objectValue != nil || params.isNull { return }
+        if let text = params.stringValue, (try? JSONValue(parsing: text))?.objectValue != nil { return }
+        throw CertificateProviderError(
+            .malformedInput,
+            "FMP sign: field 'params' must be an object or a string holding one, found "
+                + (params.stringValue.map { "the string \"\($0.prefix(40))\"" } ?? params.typeName)
+        )
     }
 
     /// A numeric field as a Django REST Framework `IntegerField` reads it: a JSON integer or a string

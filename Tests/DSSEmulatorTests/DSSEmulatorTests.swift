@@ -174,13 +174,16 @@ struct DSSEmulatorTests {
                 signBody.replacingOccurrences(of: "\"certificate_pin\":\"123\"", with: "\"certificate_pin\":123")
             )
             expectEnvelope(pinType, 400, "invalid_field")
-            let params = try await client.json(
-                .post,
-                "\(dss)/sign/",
-                token: token,
-                signBody.replacingOccurrences(of: "\"params\":{}", with: "\"params\":\"{}\"")
-            )
-            expectEnvelope(params, 400, "invalid_field")
+            for bad in ["\"params\":\"not json\"", "\"params\":\"[1]\"", "\"params\":5", "\"params\":[]"] {
+                let params = try await client.json(
+                    .post,
+                    "\(dss)/sign/",
+                    token: token,
+                    signBody.replacingOccurrences(of: "\"params\":{}", with: bad)
+                )
+                expectEnvelope(params, 400, "invalid_field")
+                #expect(String(decoding: params.body, as: UTF8.self).contains("params"), "\(bad)")
+            }
             let huge = "{\"password\": \"" + String(repeating: "A", count: 64 * 1024) + "\"}"
             expectEnvelope(
                 try await client.json(.post, "\(dss)/certificates/", token: token, huge),

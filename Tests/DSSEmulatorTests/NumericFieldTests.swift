@@ -33,4 +33,22 @@ import Testing
             expectEnvelope(try await sign(hhive: "true", certificate: "12831"), 400, "invalid_field")
         }
     }
+
+    @Test("the seed's request exactly as HHFWDss sends it: params as the string \"{}\" (let params = \"{}\") signs")
+    func paramsAsString() async throws {
+        try await withRawClient { _, client in
+            let token = try await client.login()
+            let seed = try await client.json(
+                .post,
+                "\(dss)/sign/",
+                token: token,
+                """
+                {"resource":"GetBudgetPlanning","table":"ПланированиеБюджета","params":"{}","column":"Номер",\
+                "hhive_id":"1","password":"Saprun123","certificate_id":"12831","certificate_pin":"123"}
+                """
+            )
+            #expect(seed.status == 200, "\(String(decoding: seed.body, as: UTF8.self))")
+            #expect(try seed.json(context: "sign")["signature_id"]?.intValue == 121)
+        }
+    }
 }
