@@ -20,7 +20,8 @@ public struct SignerVerification: Sendable, CustomStringConvertible {
     /// The signature algorithm's name as OpenSSL knows it (`rsaEncryption`,
     /// `ecdsa-with-SHA256`, `RSASSA-PSS`, …) or its dotted OID; nil when unreadable.
     public let signatureAlgorithmName: String?
-    /// `.cadesBES` when the signer carries ESS signing-certificate(-v2), else `.cms`.
+    /// `.cadesBES` when the signer carries ESS signing-certificate(-v2) (`.cadesT` when it also
+    /// carries a signature timestamp), else `.cms`.
     public let format: SignatureFormat
     /// Whether the chain was checked against trust anchors and found valid.
     public let chainChecked: Bool

@@ -58,7 +58,8 @@ extension VerificationResult {
                     + "certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))"
             )
         }
-        if result.format != request.format {
+        // A server may timestamp what it signs: CAdES-T is CAdES-BES with a signature timestamp.
+        if result.format != request.format && !(request.format == .cadesBES && result.format == .cadesT) {
             mismatches.append("its format is \(result.format?.rawValue ?? "unknown"), not \(request.format.rawValue)")
         }
         if result.digestAlgorithm != request.digestAlgorithm {

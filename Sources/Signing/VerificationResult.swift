@@ -86,7 +86,8 @@ public struct VerificationResult: Sendable, CustomStringConvertible {
     public let signingTime: Date?
     /// The first signer's digest algorithm, when it is one this package signs with.
     public let digestAlgorithm: DigestAlgorithm?
-    /// `.cadesBES` when the first signer carries ESS signing-certificate(-v2), else `.cms`; nil when malformed.
+    /// `.cadesBES` when the first signer carries ESS signing-certificate(-v2) (`.cadesT` when it
+    /// also carries a signature timestamp), else `.cms`; nil when malformed.
     public let format: SignatureFormat?
     /// Whether the signature is detached (holds no content).
     public let isDetached: Bool

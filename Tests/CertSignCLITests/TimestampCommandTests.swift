@@ -42,6 +42,10 @@ struct TimestampCommandTests {
         #expect(timestamp["valid"] as? Bool == true)
         #expect(timestamp["tsa"] as? String == emulator.timestampAuthorityCertificate.subject)
         #expect(timestamp["time"] is String)
+        // verify names the format as sign --json does (issue 30 item 11): cades-t, text CAdES-T.
+        #expect(try CLI.json(verified)["format"] as? String == "cades-t")
+        let verifiedText = try fixture.run(["verify", first + ".p7s", "--ca", fixture.rootPath, "--tsa-ca", tsaCA])
+        #expect(verifiedText.output.contains("format:       CAdES-T, detached"), "\(verifiedText.output)")
         // Without the TSA's anchor the token cannot be trusted: INVALID, timestampInvalid.
         let untrusted = try fixture.run(["--json", "verify", first + ".p7s", "--ca", fixture.rootPath])
         #expect(untrusted.status == 1)

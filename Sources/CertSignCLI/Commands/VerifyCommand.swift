@@ -421,7 +421,7 @@ extension Commands {
                 lines.append("\(indent)digest:       \(digest)")
             }
             lines.append(
-                "\(indent)format:       \(signer.format == .cadesBES ? "CAdES-BES" : signer.format == .cms ? "CMS" : signer.format.rawValue)\(result.isDetached ? ", detached" : ", attached")"
+                "\(indent)format:       \(formatName(signer.format))\(result.isDetached ? ", detached" : ", attached")"
             )
             if let time = signer.checkedAt, signer.isValid {
                 lines.append("\(indent)checked at:   \(Format.localDate(time))")
@@ -432,5 +432,15 @@ extension Commands {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A format as people write it: CMS, CAdES-BES, CAdES-T (the JSON keeps the raw value).
+    static func formatName(_ format: SignatureFormat) -> String {
+        switch format {
+        case .cms: "CMS"
+        case .cadesBES: "CAdES-BES"
+        case .cadesT: "CAdES-T"
+        default: format.rawValue
+        }
     }
 }

@@ -196,7 +196,10 @@ enum SignedDataVerifier {
         let hasESS =
             CMS_signed_get_attr_by_NID(info, NID_id_smime_aa_signingCertificateV2, -1) >= 0
             || CMS_signed_get_attr_by_NID(info, NID_id_smime_aa_signingCertificate, -1) >= 0
-        facts.format = hasESS ? .cadesBES : .cms
+        // CAdES-T: CAdES-BES with a signature timestamp (an unsigned attribute), as `sign --tsa` and
+        // `timestamp` name it; the timestamp's own check comes later.
+        let hasTimestamp = CMS_unsigned_get_attr_by_NID(info, NID_id_smime_aa_timeStampToken, -1) >= 0
+        facts.format = hasESS ? (hasTimestamp ? .cadesT : .cadesBES) : .cms
 
         var signerX509: OpaquePointer?
         var digestAlgor: UnsafeMutablePointer<X509_ALGOR>?
