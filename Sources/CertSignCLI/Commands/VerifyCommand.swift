@@ -287,8 +287,13 @@ extension Commands {
     /// Verifies one signature file or PDF.
     static func verifyFile(_ path: String, _ run: VerifyRun) async throws -> VerifiedFile {
         let context = run.context
-        let signature = try context.readInputFile(path, what: "signature")
-        if isPDF(signature) {
+        // A PDF is read by its verifier: only its first bytes are read here to tell which it is.
+        _ = try context.checkReadableFile(path, what: "signature")
+        let head = FileHandle(forReadingAtPath: path).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 5)
+        }
+        if let head, isPDF(Array(head)) {
             return try await pdfVerification(
                 path,
                 trust: run.trust,
@@ -297,6 +302,7 @@ extension Commands {
                 allowChanges: run.options.allowChanges
             )
         }
+        let signature = try context.readInputFile(path, what: "signature")
         let (result, contentPath) = try await verifyCMS(signature, path: path, run)
         let line =
             result.failure.map { "INVALID: \(path): \($0.reason)" }
