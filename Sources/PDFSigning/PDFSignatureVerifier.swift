@@ -154,18 +154,17 @@ public enum PDFSignatureVerifier {
         for end in coveredEnds { signedRevisions.append(try revision(endingAt: end, revisions, file: file)) }
         let lastSigned = signedRevisions.compactMap { $0 }.max() ?? 0
         let allSigned = revisions.unreferencedBytes == 0 && lastSigned == revisions.ends.count
-        let analysis = try analyse(found, signedRevisions, file: file, ends: ends, revisions: revisions)
+        // Each ByteRange is judged once; the analysis starts after the first sound signed revision.
+        let problems = try found.map {
+            try byteRangeProblem($0.byteRange, contents: $0.contents, file: file, ends: ends)
+        }
+        let analysis = try analyse(signedRevisions, problems: problems, file: file, revisions: revisions)
         // The certification signature's DocMDP governs every revision after its own.
         let certification = found.indices.first { found[$0].policy.isCertification }
         var reports: [PDFSignatureReport] = []
         for (index, signature) in found.enumerated() {
             let coveredEnd = coveredEnds[index]
-            let problem = try byteRangeProblem(
-                signature.byteRange,
-                contents: signature.contents,
-                file: file,
-                ends: ends
-            )
+            let problem = problems[index]
             // The whole /Contents: the CMS layer reads DER or BER and allows the zero padding after it.
             let (kind, verification, documentTimestamp) = PDFDocumentTimestampCheck.verifyValue(
                 type: signature.type,
@@ -318,16 +317,14 @@ public enum PDFSignatureVerifier {
 
     /// Compares the revisions after the earliest soundly signed one (the file read once).
     private static func analyse(
-        _ found: [Found],
         _ signedRevisions: [Int?],
+        problems: [String?],
         file: borrowing PDFFile,
-        ends: [Int64],
         revisions: PDFRevisions
     ) throws -> PDFChangeAnalysis? {
         var first: Int?
-        for (index, signature) in found.enumerated() {
-            guard let revision = signedRevisions[index], revision < revisions.ends.count,
-                try byteRangeProblem(signature.byteRange, contents: signature.contents, file: file, ends: ends) == nil
+        for (index, signedRevision) in signedRevisions.enumerated() {
+            guard let revision = signedRevision, revision < revisions.ends.count, problems[index] == nil
             else { continue }
             first = min(first ?? revision, revision)
         }
