@@ -28,11 +28,10 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public let publicKeyAlgorithm: PublicKeyAlgorithm
     /// The public key size in bits.
     public let publicKeySize: Int
-    /// The DER SubjectPublicKeyInfo (encoded on each access: OpenSSL 3.0's key encoder costs more
-    /// than the rest of reading a certificate, and verifying reads every certificate of a chain).
-    public var publicKeyDERRepresentation: [UInt8] {
-        X509_get0_pubkey(handle.pointer).map { EVPKeyHandle.publicKeyDER(of: $0) } ?? []
-    }
+    /// The DER SubjectPublicKeyInfo (encoded on first access and kept: OpenSSL 3.0's key encoder
+    /// costs more than the rest of reading a certificate, and verifying reads every certificate of
+    /// a chain).
+    public var publicKeyDERRepresentation: [UInt8] { handle.publicKeyDER }
     /// The key usage extension, or nil when the certificate has none.
     public let keyUsage: KeyUsage?
     /// The extended key usage purposes, empty when the certificate has no such extension.

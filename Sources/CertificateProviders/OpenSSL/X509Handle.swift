@@ -1,10 +1,12 @@
 internal import COpenSSL
 internal import COpenSSLShims
+import Foundation
 
 /// Owns one OpenSSL `X509*` and frees it in `deinit` (STYLE.md habit 2).
 ///
-/// `@unchecked Sendable`: the handle is never mutated after creation; OpenSSL allows concurrent
-/// read-only use of an `X509` (its cached extension data is computed under a lock).
+/// `@unchecked Sendable`: the certificate is never mutated after creation; OpenSSL allows
+/// concurrent read-only use of an `X509` (its cached extension data is computed under a lock), and
+/// the one cached encoding here is behind a lock of its own.
 package final class X509Handle: @unchecked Sendable {
     /// The owned certificate; borrowed by callers for the duration of a call.
     package let pointer: OpaquePointer
@@ -19,6 +21,22 @@ package final class X509Handle: @unchecked Sendable {
     }
 
     deinit { X509_free(pointer) }
+
+    // Guarded by `lock`: the SubjectPublicKeyInfo, encoded on first use.
+    private let lock = NSLock()
+    private var cachedPublicKeyDER: [UInt8]?
+
+    /// The DER SubjectPublicKeyInfo, encoded once, on first use: OpenSSL 3.0's key encoder costs
+    /// more than the rest of reading a certificate, and verifying reads many certificates whose key
+    /// encoding nobody asks for, while signing compares it for every signature.
+    package var publicKeyDER: [UInt8] {
+        lock.withLock {
+            if let cachedPublicKeyDER { return cachedPublicKeyDER }
+            let der = X509_get0_pubkey(pointer).map { EVPKeyHandle.publicKeyDER(of: $0) } ?? []
+            cachedPublicKeyDER = der
+            return der
+        }
+    }
 
     /// Parses DER bytes.
     /// - Throws: `.malformedInput` when the bytes are not one complete DER certificate.
