@@ -105,6 +105,17 @@ struct Invocation {
         arguments.prefix { $0 != "--" }.contains("--json")
     }
 
+    /// The provider ID the command line names with `--provider ID` or `--provider=ID` (before `--`),
+    /// for hints that fit that provider.
+    static func providerArgument(_ arguments: [String]) -> String? {
+        let options = arguments.prefix { $0 != "--" }
+        for (index, argument) in options.enumerated() {
+            if argument.hasPrefix("--provider=") { return String(argument.dropFirst("--provider=".count)) }
+            if argument == "--provider", index + 1 < options.count { return options[options.startIndex + index + 1] }
+        }
+        return nil
+    }
+
     /// Splits out global options (accepted anywhere before `--`) and finds the command.
     static func parse(_ arguments: [String]) throws -> Invocation {
         var invocation = Invocation()

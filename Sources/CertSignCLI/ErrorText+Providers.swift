@@ -1,0 +1,16 @@
+import CertificateProviders
+
+extension ErrorText {
+    /// A hint written for the provider the command line named (`--provider ID`), or nil to fall back
+    /// to the general hints. Each provider's hints live in their own function so they can name that
+    /// provider's own options and commands (never another provider's).
+    static func providerHint(
+        for error: CertificateProviderError,
+        command: CommandDescriptor?,
+        provider: String?
+    ) -> String? {
+        switch provider {
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import CertificateProviders
+import PKCS11Provider
+
+/// One- or two-line error messages: what went wrong and what to do.
+enum ErrorText {
+    static func render(_ error: CertificateProviderError, hint: String?) -> String {
+        var text = "certsign: error: \(error.reason)"
+        if let hint { text += "\n  hint: \(hint)" }
+        return text
+    }
+
+    /// What to do about `error`, for the command that failed (nil when the reason says it already).
+    static func hint(
+        for error: CertificateProviderError,
+        command: CommandDescriptor?,
+        provider: String? = nil
+    ) -> String? {
+        if let specific = providerHint(for: error, command: command, provider: provider) { return specific }
+        // GOST and CryptoPro errors already say what to install or how to convert.
+        if error.reason.hasPrefix("GOST needs ") || error.reason.contains("CryptoPro CSP") { return nil }
+        let words = command?.words ?? []
+        let group = words.first ?? ""
+        switch error.code {
+        case .notStored:
+            if group == "signatures" { return "run 'certsign signatures list' to see the signature ids" }
+            if group == "dss" {
+                return error.reason.contains("logged in") || error.reason.contains("session")
+                    ? "log in first: certsign dss login --host URL …"
+                    : "run 'certsign dss signs' to see the signature ids the server keeps"
+            }
+            return "run 'certsign identity list' to see what is stored"
+        case .alreadyExists:
+            if words == ["identity", "export"] {
+                return "name a new file with --out; export never replaces an existing file"
+            }
+            if error.reason.contains("--replace") { return nil }
+            return "pass --replace to replace it, or choose another --alias"
+        case .authenticationFailed:
+            if words == ["dss", "login"] { return "check the user name and password" }
+            if error.reason.contains("not logged in") { return "log in first: certsign dss login --host URL …" }
+            return "log in again ('certsign dss login …') and check the user name and password"
+        case .network, .timeout:
+            if words == ["emulator"] {
+                return
+                    "the address or port cannot be used (busy?): choose another --port (0 picks a free one) or --host"
+            }
+            return "check that the server is reachable and try again"
+        case .passwordRequired:
+            return passwordHint(error, command: command)
+        case .moduleNotLoadable where words == ["tokens"]:
+            return "give --module PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
+        default:
+            return hint(for: error.code)
+        }
+    }
+
+    /// Names the options of `command` that can supply the secret the error asks for.
+    static func passwordHint(_ error: CertificateProviderError, command: CommandDescriptor?) -> String {
+        let sources = command?.options.filter(\.namesSecretSource) ?? []
+        var stem = "password"
+        if error.reason.contains("store password") { stem = "store-password" }
+        if command?.words == ["identity", "export"], error.reason.contains("non-empty password") {
+            stem = "export-password"
+        }
+        if error.reason.contains("DSS password") { stem = "dss-password" }
+        if error.reason.contains("PIN") { stem = "pin" }
+        let matching = sources.filter { $0.name.hasPrefix("--\(stem)-") }.map(\.synopsis)
+        let offered = matching.isEmpty ? sources.filter { $0.group != nil }.map(\.synopsis) : matching
+        guard !offered.isEmpty else {
+            return "give it with --password-env VAR, --password-file PATH or --password-stdin"
+        }
+        return "give it with \(Help.alternatives(offered))"
+    }
+
+    static func hint(for code: CertificateProviderError.Code) -> String? {
+        switch code {
+        case .wrongPassword:
+            return
+                "check the password (it is case-sensitive; PKCS#12 passwords from Windows may differ from the login "
+                + "password)"
+        case .malformedInput: return "the file is damaged or of another kind; check that it is the file you meant"
+        case .unsupportedAlgorithm:
+            return "re-export the file or key with a modern algorithm (openssl pkcs12 -export without -legacy)"
+        case .providerNotFound: return "run 'certsign providers' to see the registered providers"
+        case .storeCorrupted: return "move the damaged file aside; certsign never overwrites it"
+        case .pinLocked:
+            return
+                "unlock the PIN with the SO PIN (pkcs11-tool --login --login-type so --init-pin) or the token's own "
+                + "tool"
+        case .tokenNotFound, .certificateNotFound:
+            return "run 'certsign tokens --module PATH' to see the tokens and the pkcs11: URI of each key"
+        case .moduleNotLoadable:
+            return
+                "give --param module=PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
+        default: return nil
+        }
+    }
+}
