@@ -236,7 +236,7 @@ struct Invocation {
 struct CommandContext: Sendable {
     let console: Console
     let json: Bool
-    /// The identity store directory (`--store`, else ``PKCS12IdentityStore/defaultDirectory(environment:)``).
+    /// The identity store directory (`--store`, else ``defaultStoreDirectory(environment:)``).
     let storeDirectory: URL
     let environment: [String: String]
 
@@ -250,8 +250,25 @@ struct CommandContext: Sendable {
             }
             storeDirectory = URL(fileURLWithPath: storeOverride)
         } else {
-            storeDirectory = PKCS12IdentityStore.defaultDirectory(environment: environment)
+            storeDirectory = Self.defaultStoreDirectory(environment: environment)
         }
+    }
+
+    /// The tool's store when `--store` is not given: `$CERTSIGN_HOME`, else `$XDG_DATA_HOME/certsign`,
+    /// else `~/.local/share/certsign` (the XDG base directory rule). The libraries have no default:
+    /// an app chooses where its identities live.
+    static func defaultStoreDirectory(environment: [String: String]) -> URL {
+        if let home = environment["CERTSIGN_HOME"], !home.isEmpty {
+            return URL(fileURLWithPath: home, isDirectory: true)
+        }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("certsign", isDirectory: true)
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(
+            ".local/share/certsign",
+            isDirectory: true
+        )
     }
 
     /// Prints an `Encodable` value as the JSON document with `--json`, else the human text.

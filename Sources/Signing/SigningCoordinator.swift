@@ -12,7 +12,7 @@ public import Foundation
 public actor SigningCoordinator {
     private let registry: ProviderRegistry
     /// The journal every signature is recorded in.
-    public let journal: SignatureJournal
+    public nonisolated let journal: SignatureJournal
     private var providers: [ProviderID: any CertificateProvider] = [:]
     private var identities: [ProviderID: ResolvedIdentity] = [:]
 

@@ -289,20 +289,6 @@ struct IdentityStoreTests {
         #expect(try store.list().isEmpty)
     }
 
-    @Test("the default directory: $CERTSIGN_HOME, else $XDG_DATA_HOME/certsign, else ~/.local/share/certsign")
-    func defaultDirectory() {
-        #expect(
-            PKCS12IdentityStore.defaultDirectory(environment: [
-                "CERTSIGN_HOME": "/srv/cs", "XDG_DATA_HOME": "/x", "HOME": "/h",
-            ]).path == "/srv/cs"
-        )
-        #expect(
-            PKCS12IdentityStore.defaultDirectory(environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]).path
-                == "/x/certsign"
-        )
-        #expect(PKCS12IdentityStore.defaultDirectory(environment: ["HOME": "/h"]).path == "/h/.local/share/certsign")
-    }
-
     @Test(
         "two processes importing the same alias: one succeeds, one gets .alreadyExists; different aliases: both succeed"
     )

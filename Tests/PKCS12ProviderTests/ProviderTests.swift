@@ -48,7 +48,10 @@ struct ProviderTests {
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Provider Signer", keyType: .p256)
         let path = try directory.write("signer.p12", try Self.fileBytes(original, password: "file-pw-123"))
         var registry = ProviderRegistry()
-        try PKCS12CertificateProvider.register(in: &registry, environment: ["CERTSIGN_HOME": directory.path("home")])
+        try PKCS12CertificateProvider.register(
+            in: &registry,
+            parameters: [PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(directory.path("home"))]
+        )
         let provider = try registry.makeProvider(.pkcs12)
         #expect(provider.providerID == .pkcs12)
         #expect(try provider.storedCertificate() == nil)  // nothing stored yet, and no prompt
@@ -94,13 +97,42 @@ struct ProviderTests {
         }
         #expect(pkcs12.pkcs12OpenCount == 1, "signing many documents must not reopen the PKCS#12")
 
-        // The entry lives in the default store ($CERTSIGN_HOME) and lists without a password.
+        // The entry lives in the store the app chose and lists without a password.
         let store = PKCS12IdentityStore(directory: URL(fileURLWithPath: directory.path("home")))
         #expect(try store.list().map(\.alias) == ["работа"])
 
         try provider.deleteStoredCertificate()
         #expect(try provider.storedCertificate() == nil)
         try provider.deleteStoredCertificate()  // nothing stored: still succeeds
+    }
+
+    @Test("an app chooses the store: without storeDirectory or inMemory nothing is written, not even to $CERTSIGN_HOME")
+    func noDefaultStore() async throws {
+        let directory = try TemporaryDirectory()
+        let original = try Fixtures.pki.issueLeaf(subject: "CN=No Default Store", keyType: .p256)
+        let path = try directory.write("signer.p12", try Self.fileBytes(original, password: "file-pw-123"))
+        let home = directory.path("certsign-home")
+        let provider = try PKCS12CertificateProvider(
+            environment: ["CERTSIGN_HOME": home, "XDG_DATA_HOME": directory.path("xdg"), "HOME": directory.path("h")]
+        )
+        let refused = await expectError(.invalidParameter) {
+            _ = try await provider.initialize(options: [
+                PKCS12CertificateProvider.ParameterKey.file: .string(path),
+                PKCS12CertificateProvider.ParameterKey.password: .secret(Secret("file-pw-123")),
+            ])
+        }
+        #expect(refused?.reason.contains("storeDirectory") == true)
+        expectError(.invalidParameter) { _ = try provider.storedCertificate() }
+        for written in [home, directory.path("xdg"), directory.path("h")] {
+            #expect(!FileManager.default.fileExists(atPath: written), "\(written) was created")
+        }
+        // In memory still works without a store.
+        let identity = try await provider.initialize(options: [
+            PKCS12CertificateProvider.ParameterKey.file: .string(path),
+            PKCS12CertificateProvider.ParameterKey.password: .secret(Secret("file-pw-123")),
+            PKCS12CertificateProvider.ParameterKey.inMemory: .boolean(true),
+        ])
+        #expect(identity.certificate == original.certificate)
     }
 
     @Test(
@@ -188,8 +220,11 @@ struct ProviderTests {
         let directory = try TemporaryDirectory()
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Password Sources")
         let bytes = try Self.fileBytes(original, password: "из окружения")
-        let environment = ["CERTSIGN_HOME": directory.path("home"), "P12_PASSWORD": "из окружения"]
-        let provider = try PKCS12CertificateProvider(environment: environment)
+        let environment = ["P12_PASSWORD": "из окружения"]
+        let provider = try PKCS12CertificateProvider(
+            parameters: [PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(directory.path("home"))],
+            environment: environment
+        )
         _ = try await provider.initialize(options: [
             PKCS12CertificateProvider.ParameterKey.data: .data(bytes),
             PKCS12CertificateProvider.ParameterKey.passwordSource: .string("env:P12_PASSWORD"),
@@ -206,20 +241,28 @@ struct ProviderTests {
 
         // A fresh provider reads the store password from a file (first line, newline dropped).
         let passwordFile = try directory.write("store-password.txt", text: "из окружения\nsecond line ignored\n")
+        let store = PKCS12CertificateProvider.ParameterKey.storeDirectory
         let fresh = try PKCS12CertificateProvider(
-            parameters: [PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("file:\(passwordFile)")],
+            parameters: [
+                store: .string(directory.path("home")),
+                PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("file:\(passwordFile)"),
+            ],
             environment: environment
         )
         #expect(try fresh.storedCertificate()?.certificate == original.certificate)
 
         let unset = try PKCS12CertificateProvider(
-            parameters: [PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("env:NOT_SET_ANYWHERE")],
+            parameters: [
+                store: .string(directory.path("home")),
+                PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("env:NOT_SET_ANYWHERE"),
+            ],
             environment: environment
         )
         expectError(.passwordRequired) { _ = try unset.storedCertificate() }
         let missingFile = try PKCS12CertificateProvider(
             parameters: [
-                PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("file:\(directory.path("none"))")
+                store: .string(directory.path("home")),
+                PKCS12CertificateProvider.ParameterKey.storePasswordSource: .string("file:\(directory.path("none"))"),
             ],
             environment: environment
         )

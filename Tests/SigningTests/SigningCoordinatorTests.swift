@@ -133,9 +133,13 @@ struct SigningCoordinatorTests {
             cades: true
         )
         #expect(tool.succeeded, "\(tool.errorOutput)")
-        let records = try await coordinator.journal.records()
+        let records = try await Self.journal(of: coordinator).records()
         #expect(Set(records.map(\.id)) == Set(results.map(\.record.id)))
     }
+
+    /// The journal read from synchronous code: `journal` is nonisolated (issue 30 item 15), so an app
+    /// reaches it without `await`; this does not compile while it is actor-isolated.
+    static func journal(of coordinator: SigningCoordinator) -> SignatureJournal { coordinator.journal }
 
     @Test(
         "Options reach the signature: CMS, attached, SHA-512, signing time; external keys work through the coordinator"

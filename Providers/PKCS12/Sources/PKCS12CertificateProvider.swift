@@ -72,8 +72,9 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         /// Which key of the imported file to take: its friendly name or hex local key
         /// ID (string). Optional.
         public static let keyAlias: ProviderParameters.Key = "keyAlias"
-        /// The identity store directory (string path or file URL; default
-        /// `$CERTSIGN_HOME`, else `$XDG_DATA_HOME/certsign`, else `~/.local/share/certsign`).
+        /// The identity store directory (string path or file URL). Required unless `inMemory`:
+        /// the app chooses where its identities live (the `certsign` tool passes its own
+        /// `$CERTSIGN_HOME` / XDG default).
         public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
         /// The password protecting the stored copy (secret; default: the imported
         /// file's password). Needed by `storedCertificate()` to unlock the key.
@@ -111,7 +112,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             .init(ParameterKey.passwordSource, .string, "env:NAME or file:PATH to read password from"),
             .init(ParameterKey.alias, .string, default: defaultAlias, "the store entry the identity is kept under"),
             .init(ParameterKey.keyAlias, .string, "which key of a file with several: friendly name or hex key ID"),
-            .init(ParameterKey.storeDirectory, .path, default: "$CERTSIGN_HOME or the XDG data dir", "the store"),
+            .init(ParameterKey.storeDirectory, .path, "the identity store directory (required unless inMemory)"),
             .init(ParameterKey.storePassword, .secret, default: "password", "protects the stored copy"),
             .init(ParameterKey.storePasswordSource, .string, "env:NAME or file:PATH to read storePassword from"),
             .init(ParameterKey.inMemory, .boolean, default: "false", "open the file in memory only and store nothing"),
@@ -146,7 +147,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
     /// Creates a provider.
     /// - Parameters:
     ///   - parameters: initial parameters (validated as by ``setParameters(_:)``).
-    ///   - environment: where the default store directory is looked up (`CERTSIGN_HOME`, …).
+    ///   - environment: where `env:NAME` password sources are looked up.
     /// - Throws: `.invalidParameter` naming a rejected key.
     public init(
         parameters: ProviderParameters = ProviderParameters(),
@@ -348,7 +349,11 @@ public final class PKCS12CertificateProvider: CertificateProvider {
 
     private func makeStore(_ parameters: ProviderParameters) throws -> PKCS12IdentityStore {
         guard let directory = try PKCS12CertificateProvider.storeDirectory(parameters) else {
-            return PKCS12IdentityStore(environment: environment)
+            // An app chooses where its identities live; the CLI's XDG default belongs to the CLI.
+            throw CertificateProviderError.invalidParameter(
+                "the PKCS#12 provider has no identity store: set the '\(ParameterKey.storeDirectory)' parameter "
+                    + "(a directory of the app's choosing) or '\(ParameterKey.inMemory)' to store nothing"
+            )
         }
         return PKCS12IdentityStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
     }

@@ -128,26 +128,6 @@ public struct PKCS12IdentityStore: Sendable {
         self.directory = directory.standardizedFileURL
     }
 
-    /// Creates a store in the default directory (see ``defaultDirectory(environment:)``).
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.init(directory: PKCS12IdentityStore.defaultDirectory(environment: environment))
-    }
-
-    /// `$CERTSIGN_HOME`, else `$XDG_DATA_HOME/certsign`, else `~/.local/share/certsign`.
-    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let home = environment["CERTSIGN_HOME"], !home.isEmpty {
-            return URL(fileURLWithPath: home, isDirectory: true)
-        }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
-            return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("certsign", isDirectory: true)
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(
-            ".local/share/certsign",
-            isDirectory: true
-        )
-    }
-
     /// Checks an alias and returns its normalised (NFC) form.
     ///
     /// Accepted: 1 to ``maximumAliasLength`` UTF-8 bytes, any script (Cyrillic included); rejected:
