@@ -27,6 +27,8 @@ let package = Package(
         .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
         .library(name: "PKCS11Provider", targets: ["PKCS11Provider"]),
         .library(name: "PDFSigning", targets: ["PDFSigning"]),
+        // Test doubles and an in-memory test PKI for apps' test targets (never link it from app code).
+        .library(name: "CertificateProvidersTesting", targets: ["CertificateProvidersTesting"]),
         .executable(name: "certsign", targets: ["certsign"]),
     ],
     targets: [
@@ -113,8 +115,8 @@ let package = Package(
             dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims"],
             swiftSettings: swiftSettings
         ),
-        // Test support: link it from test targets (and certsign-bench, not a product) only;
-        // `make check-test-support` fails if a product reaches it.
+        // Test support, a product of its own for apps' test targets: link it from test targets (and
+        // certsign-bench) only; `make check-test-support` fails if any other product reaches it.
         .target(
             name: "CertificateProvidersTesting",
             dependencies: ["CertificateProviders", "CertificateIssuing"],

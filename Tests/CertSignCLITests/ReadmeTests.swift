@@ -157,4 +157,20 @@ import Testing
                 == Self.keys(ErrorDocument.CodingKeys.self).union(Self.keys(ErrorDocument.Body.CodingKeys.self))
         )
     }
+
+    /// One version everywhere an adopter looks: `certsign --version`, the changelog's newest entry and
+    /// the README; and a licence file (issue 30 item 12).
+    @Test func versionAndLicenceAreStated() throws {
+        var root = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
+            root.deleteLastPathComponent()
+        }
+        let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let newest = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## ") })
+        #expect(newest.hasPrefix("## \(CertSign.version) "), "CHANGELOG's newest entry is '\(newest)'")
+        #expect(Self.readme.contains("Version \(CertSign.version), Apache-2.0"))
+        #expect(Self.readme.contains("from: \"\(CertSign.version)\""))
+        let licence = try String(contentsOf: root.appendingPathComponent("LICENSE"), encoding: .utf8)
+        #expect(licence.contains("Apache License") && licence.contains("Version 2.0, January 2004"))
+    }
 }
