@@ -112,10 +112,19 @@ enum Help {
         """
     }
 
+    /// `certsign help help`.
+    static let helpOnHelp = """
+        usage: certsign help [COMMAND [SUBCOMMAND]]
+
+        shows the overview (no COMMAND), the commands of a group (certsign help identity) or one command's
+        arguments, options and examples (certsign help sign); the same as COMMAND --help.
+        """
+
     /// `certsign help WORDS…`: the overview, a group's help or a command's help.
     /// - Throws: `UsageError` (with a suggestion) when the words name nothing.
     static func text(for words: [String]) throws -> String {
         if words.isEmpty { return overview() }
+        if words == ["help"] { return helpOnHelp }
         if let (command, length) = Commands.find(words), length == words.count { return commandHelp(command) }
         let group = Commands.all.filter { $0.words.count > 1 && $0.words.first == words[0] }
         if !group.isEmpty {

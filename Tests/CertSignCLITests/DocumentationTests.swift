@@ -29,6 +29,27 @@ import Testing
         #expect(try complete(["certsign", "--store", "/tmp", "signatures", "re"]) == ["remove"])
         #expect(try complete(["certsign", "sign", "doc.txt", "--out-d"]) == ["--out-dir"])
         #expect(Set(try complete(["certsign", "sign", "--format", ""])) == ["cms", "cades", "cades-bes", "pades"])
+        // Values completion cannot guess offer nothing, never the files of the working directory (issue 30
+        // item 11); provider IDs, digests and the store's aliases are offered where they fit.
+        #expect(
+            Set(try complete(["certsign", "sign", "doc.txt", "--provider", ""]))
+                == ["pkcs12", "pkcs11", "fmp-dss", "cryptopro-dss", "csc"]
+        )
+        #expect(try complete(["certsign", "sign", "doc.txt", "--digest", "stree"]) == ["streebog256", "streebog512"])
+        #expect(try complete(["certsign", "sign", "doc.txt", "--tsa", ""]) == [])
+        let store = directory.url.appendingPathComponent("store/identities")
+        for alias in ["work", "работа", ".tmp-hidden"] {
+            try FileManager.default.createDirectory(
+                at: store.appendingPathComponent(alias),
+                withIntermediateDirectories: true
+            )
+        }
+        let storePath = directory.path("store")
+        #expect(
+            Set(try complete(["certsign", "--store", storePath, "sign", "doc.txt", "--identity", ""]))
+                == ["work", "работа"]
+        )
+        #expect(Set(try complete(["certsign", "--store", storePath, "identity", "show", "w"])) == ["work"])
     }
 
     @Test func zshAndFishScriptsAreValid() throws {
