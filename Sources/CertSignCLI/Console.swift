@@ -92,6 +92,23 @@ final class Console: @unchecked Sendable {
         return Secret(wiping: &bytes)
     }
 
+    /// Asks a yes/no question on the terminal (standard error) and reads the answer from standard
+    /// input: true only for "y" or "yes" (any case); anything else, or end of input, is no.
+    func confirm(_ question: String) -> Bool {
+        clearProgress()
+        standardError.write(Data(question.utf8))
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(standardInput.fileDescriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1, byte != 0x0A, byte != 0x0D else { break }
+            bytes.append(byte)
+        }
+        let answer = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
     /// Draws a progress bar on standard error when it is a terminal (at most ten times a second).
     func progress(_ label: String, done: Int64, total: Int64) {
         guard errorIsTerminal, total > 0 else { return }

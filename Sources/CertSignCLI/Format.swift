@@ -2,6 +2,16 @@ import Foundation
 
 /// Formatting for people.
 enum Format {
+    /// How many issuers came with an identity, in words: "no issuer certificates (self-signed or
+    /// leaf only)", "1 issuer certificate", "3 issuer certificates" (the chain never counts the leaf).
+    static func issuers(_ count: Int) -> String {
+        switch count {
+        case 0: return "no issuer certificates (leaf only)"
+        case 1: return "1 issuer certificate"
+        default: return "\(count) issuer certificates"
+        }
+    }
+
     static func bytes(_ count: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(count)

@@ -75,6 +75,15 @@ import Testing
                 .status == 1
         )
         #expect(try fixture.run(["identity", "export", "подписант", "--password-file", passwordFile]).status == 64)
+        // A relative --out is reported as the absolute path it was written to (issue 30 item 11).
+        let relative = try CLI.run(
+            ["identity", "export", "подписант", "--out", "relative.p12", "--password-file", passwordFile],
+            store: fixture.store,
+            directory: fixture.directory.url
+        )
+        #expect(relative.status == 0, "\(relative.errorOutput)")
+        let absolute = fixture.directory.url.appendingPathComponent("relative.p12").standardizedFileURL.path
+        #expect(relative.output.contains("to \(absolute)"), "\(relative.output)")
 
         #expect(try fixture.run(["identity", "delete", "подписант"]).status == 0)
         let deletedAgain = try fixture.run(["identity", "delete", "подписант"])

@@ -71,4 +71,54 @@ import Testing
         #expect(!typed.output.contains(fixture.password), "the password was echoed")
         #expect(typed.output.contains("imported 'prompted'"))
     }
+
+    /// `identity delete` on a terminal shows what it would delete and asks; "n" keeps the identity,
+    /// "y" deletes it; `--yes` and scripts (no terminal) are not asked (issue 30 item 11).
+    @Test func identityDeleteAsksOnATerminal() throws {
+        let fixture = try CLIFixture()
+        #expect(
+            try fixture.run(
+                ["identity", "import", fixture.p12Path, "--alias", "keep", "--password-stdin"],
+                input: fixture.password
+            ).status == 0
+        )
+        let driver = """
+            import os, pty, signal, sys
+            signal.alarm(120)
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], sys.argv[1:])
+            seen = b""
+            while b"[y/N]" not in seen:
+                chunk = os.read(fd, 1024)
+                if not chunk: break
+                seen += chunk
+            os.write(fd, os.environ["ANSWER"].encode() + b"\\n")
+            while True:
+                try:
+                    chunk = os.read(fd, 1024)
+                except OSError:
+                    break
+                if not chunk: break
+                seen += chunk
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.write(seen.decode("utf-8", "replace"))
+            sys.exit(os.waitstatus_to_exitcode(status))
+            """
+        func delete(answer: String) throws -> ExternalTool.Result {
+            try ExternalTool.run(
+                "python3",
+                ["-c", driver, CLI.binary, "identity", "delete", "keep"],
+                environment: ["CERTSIGN_HOME": fixture.store.url.path, "ANSWER": answer]
+            )
+        }
+        let declined = try delete(answer: "n")
+        #expect(declined.status == 1, "\(declined.output)")
+        #expect(declined.output.contains("delete 'keep' (") && declined.output.contains("nothing deleted"))
+        #expect(try fixture.run(["identity", "show", "keep"]).status == 0)
+        let accepted = try delete(answer: "y")
+        #expect(accepted.status == 0, "\(accepted.output)")
+        #expect(accepted.output.contains("deleted 'keep'"))
+        #expect(try fixture.run(["identity", "show", "keep"]).status == 1)
+    }
 }

@@ -97,7 +97,7 @@ extension Commands {
             human:
                 "imported '\(metadata.alias)': \(metadata.subject)\n  valid until "
                 + "\(Format.localDate(metadata.notValidAfter)), \(metadata.keyAlgorithm) "
-                + "\(metadata.keySize)-bit, chain of \(identity.chain.count)"
+                + "\(metadata.keySize)-bit, \(Format.issuers(identity.chain.count))"
         )
         return CertSign.exitSuccess
     }
@@ -160,13 +160,47 @@ extension Commands {
         return CertSign.exitSuccess
     }
 
+    /// `certsign identity delete ALIAS [--yes]`.
+    struct IdentityDeleteOptions: CommandOptions {
+        var alias = ""
+        var yes = false
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [.one(\.alias, "ALIAS", "the stored identity's alias", convert: ValueConversions.alias)]
+        }
+
+        static var options: [OptionBinding<Self>] {
+            [.flag(\.yes, "--yes", "do not ask (on a terminal, delete asks first; scripts are never asked)")]
+        }
+    }
+
     static let identityDelete = CommandDescriptor(
         words: ["identity", "delete"],
         summary: "delete a stored identity",
-        examples: ["certsign identity delete ivanov"]
-    ) { (options: IdentityAliasOptions, context) in
+        discussion: """
+            On a terminal it shows the identity and asks before deleting (--yes does not ask); without a \
+            terminal on standard input it deletes without asking.
+            """,
+        examples: ["certsign identity delete ivanov", "certsign identity delete ivanov --yes"]
+    ) { (options: IdentityDeleteOptions, context) in
         let alias = options.alias
-        guard try context.identityStore.delete(alias: alias) else {
+        let store = context.identityStore
+        guard let metadata = try store.metadata(alias: alias) else {
+            throw CertificateProviderError(
+                .notStored,
+                "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)"
+            )
+        }
+        if !options.yes, context.console.inputIsTerminal {
+            let question =
+                "delete '\(alias)' (\(metadata.subject), valid until \(Format.localDate(metadata.notValidAfter))) "
+                + "from \(context.storeDirectory.path)? The key cannot be recovered. [y/N] "
+            guard context.console.confirm(question) else {
+                context.console.err("certsign: nothing deleted")
+                return CertSign.exitFailure
+            }
+        }
+        guard try store.delete(alias: alias) else {
             throw CertificateProviderError(
                 .notStored,
                 "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)"
@@ -232,9 +266,11 @@ extension Commands {
             throw CertificateProviderError(.passwordRequired, "a password is needed")
         }
         try store.export(alias: alias, password: password, exportPassword: exportPassword, to: out)
+        // The absolute path: a relative one means little in a log or to a later command elsewhere.
+        let written = URL(fileURLWithPath: out).standardizedFileURL.path
         context.emit(
-            encoding: IdentityCommandDocument(exported: .init(alias: alias, file: out)),
-            human: "exported '\(alias)' to \(out)"
+            encoding: IdentityCommandDocument(exported: .init(alias: alias, file: written)),
+            human: "exported '\(alias)' to \(written)"
         )
         return CertSign.exitSuccess
     }
