@@ -4,14 +4,16 @@ import DSSEmulator
 import Foundation
 import Testing
 
-/// Every shell example of the README (its fenced `sh` / `bash` blocks) runs as written, each block as
-/// one `bash -e -o pipefail` script, against a private HOME, store and work directory holding the files
-/// the block names, and two emulators on ephemeral ports. So the README cannot drift from the tool.
+/// Every shell example of the README (its fenced `sh` / `bash` blocks) runs as written, in the order
+/// the README shows them, as a newcomer would: each block as one `bash -e -o pipefail` script, all in
+/// one private HOME, one identity store (`~/signing`, as the README exports) and one work directory
+/// holding the files the README names. So the README cannot drift from the tool, and an example
+/// cannot work only on a fresh store.
 ///
 /// What is changed before a block runs, and why (nothing else is):
-/// - port 8080 becomes a free port: a block that starts its own `certsign emulator … &` gets a fresh
-///   one and waits until the emulator has written its `--ca-out` file (then a trap stops it); a block
-///   without one talks to the standard emulator this test runs;
+/// - port 8080 becomes one free port, the same in every block (a newcomer's 8080); a block that starts
+///   `certsign emulator … &` has its output sent to a file and waits until the emulator says it is
+///   listening; background jobs end with their block (a trap stops them, as the README's `kill %1`);
 /// - `http://tsa.example/tsr` becomes the TSA of an emulator serving the README PKI's CA;
 /// - `read -rs P12_PASSWORD` (a terminal prompt) becomes the variable given by the test;
 /// - `0F1C3A52` (the id in `signatures remove`) becomes a prefix of a real id from the journal.
@@ -45,18 +47,16 @@ import Testing
     final class World {
         let home: TemporaryDirectory
         let work: TemporaryDirectory
-        let store: TemporaryDirectory
-        let standard: DSSEmulator
         let own: DSSEmulator
+        /// What the README's 8080 becomes.
+        let port: UInt16
         let pki: TestPKI
         let password = "readme-пароль-1"
 
         init() throws {
             home = try TemporaryDirectory(prefix: "readme-home")
             work = try TemporaryDirectory(prefix: "readme-work")
-            store = try TemporaryDirectory(prefix: "readme-store")
-            standard = try DSSEmulator(configuration: .init(requestLogLimit: 0))
-            try standard.start()
+            port = try Self.freePort()
             // The README PKI: a root whose CA key the second emulator holds (TSA, OCSP, CRL). Ivanov's
             // certificate names that emulator's OCSP responder, so the port is chosen first, and the
             // emulator knows the certificate (it answers "good" only for certificates it knows).
@@ -97,7 +97,6 @@ import Testing
                 ["-sf", "-o", work.path("root-ca.crl"), try #require(own.crlURL).absoluteString]
             )
             try #require(crl.succeeded)
-            _ = try work.write("emulator-ca.pem", text: standard.certificateAuthorityPEM)
             _ = try home.write(".p12pass", text: password + "\n")
             try FileManager.default.createDirectory(atPath: work.path("invoices"), withIntermediateDirectories: true)
             for number in ["001", "002"] { _ = try work.write("invoices/\(number).pdf", text: "invoice \(number)\n") }
@@ -114,10 +113,7 @@ import Testing
             }
         }
 
-        deinit {
-            standard.stop()
-            own.stop()
-        }
+        deinit { own.stop() }
 
         /// A loopback port that was free a moment ago (bound to port 0, then released).
         static func freePort() throws -> UInt16 {
@@ -148,16 +144,12 @@ import Testing
 
         /// The block as it runs here (see the suite's comment for every change).
         func script(_ block: Block) throws -> String {
-            let startsEmulator = block.text.split(separator: "\n").contains {
-                $0.hasPrefix("certsign emulator ") && $0.contains("&")
-            }
-            let port = startsEmulator ? try Self.freePort() : UInt16(try #require(standard.baseURL?.port))
             let tsa = try #require(own.timestampURL).absoluteString
             let firstID =
                 #"$(certsign --json signatures list | sed -n 's/.*"id" : "\([0-9A-Fa-f]\{8\}\).*/\1/p' | head -n 1)"#
             var lines = ["set -e -o pipefail", "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT"]
             for line in block.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-                let changed = line.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(port)")
+                var changed = line.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(port)")
                     .replacingOccurrences(of: "--port 8080", with: "--port \(port)")
                     .replacingOccurrences(of: "http://tsa.example/tsr", with: tsa)
                     .replacingOccurrences(
@@ -165,12 +157,13 @@ import Testing
                         with: "export P12_PASSWORD"
                     )
                     .replacingOccurrences(of: "signatures remove 0F1C3A52", with: "signatures remove \(firstID)")
+                let startsEmulator = changed.hasPrefix("certsign emulator ") && changed.contains("&")
+                if startsEmulator, let ampersand = changed.firstIndex(of: "&") {
+                    changed = changed[..<ampersand] + "> \"$HOME/emulator-\(block.line).out\" 2>&1 &"
+                }
                 lines.append(changed)
-                if changed.hasPrefix("certsign emulator "), changed.contains("&"),
-                    let range = changed.range(of: "--ca-out ")
-                {
-                    let file = changed[range.upperBound...].prefix { $0 != " " }
-                    lines.append("until [ -s \(file) ]; do sleep 0.1; done")
+                if startsEmulator {
+                    lines.append("until grep -q listening \"$HOME/emulator-\(block.line).out\"; do sleep 0.1; done")
                 }
             }
             return lines.joined(separator: "\n") + "\n"
@@ -181,42 +174,37 @@ import Testing
         #expect(Self.shellBlocks().count >= 8)
     }
 
-    @Test(arguments: shellBlocks().filter { !$0.text.contains("make ") }.map(\.line))
-    func readmeExampleRuns(line: Int) throws {
-        let block = try #require(Self.shellBlocks().first { $0.line == line })
-        if block.text.contains("-engine gost") && !GOSTEngine.isAvailable { return }
+    @Test("the README's shell examples run in order in one store, as a newcomer runs them")
+    func readmeExamplesRunInOrder() throws {
         let world = try World()
-        // A block that starts its own emulator waits for the CA file that emulator writes.
-        if block.text.contains("certsign emulator ") {
-            try? FileManager.default.removeItem(atPath: world.work.path("emulator-ca.pem"))
-        }
-        // The identity the PAdES example countersigns with.
-        if block.text.contains("--identity boss") {
-            let imported = try CLI.run(
-                ["identity", "import", world.work.path("signer.p12"), "--alias", "boss", "--password-env", "P"],
-                store: world.store,
-                environment: ["P": world.password]
-            )
-            try #require(imported.succeeded, "\(imported.errorOutput)")
-        }
-        let script = try world.work.write("readme-\(line).sh", text: try world.script(block))
         let binDirectory = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
-        let result = try ExternalTool.run(
-            "bash",
-            [script],
-            environment: [
-                "HOME": world.home.url.path,
-                "CERTSIGN_HOME": world.store.url.path,
-                "PATH": binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
-                "P12_PASSWORD": block.text.contains("ivanov-gost.p12") ? GOSTCommandTests.password : world.password,
-                "BOSS_PASSWORD": world.password,
-                "TZ": "UTC",
-            ],
-            directory: world.work.url
-        )
-        #expect(
-            result.succeeded,
-            "README line \(line): exit \(result.status)\n\(result.output)\n\(result.errorOutput)"
-        )
+        for block in Self.shellBlocks() where !block.text.contains("make ") {
+            if block.text.contains("-engine gost") && !GOSTEngine.isAvailable { continue }
+            let script = try world.work.write("readme-\(block.line).sh", text: try world.script(block))
+            let result = try ExternalTool.run(
+                "bash",
+                [script],
+                environment: [
+                    "HOME": world.home.url.path,
+                    "CERTSIGN_HOME": world.home.url.appendingPathComponent("signing").path,
+                    "PATH": binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+                    "P12_PASSWORD": block.text.contains("ivanov-gost.p12") ? GOSTCommandTests.password : world.password,
+                    "TZ": "UTC",
+                ],
+                directory: world.work.url
+            )
+            let emulatorOutput = try? String(
+                contentsOfFile: world.home.path("emulator-\(block.line).out"),
+                encoding: .utf8
+            )
+            #expect(
+                result.succeeded,
+                """
+                README line \(block.line): exit \(result.status)
+                \(result.output)
+                \(result.errorOutput)\(emulatorOutput.map { "\nemulator: \($0)" } ?? "")
+                """
+            )
+        }
     }
 }
