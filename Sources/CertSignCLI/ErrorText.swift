@@ -55,7 +55,7 @@ enum ErrorText {
     }
 
     /// Names the options of `command` that can supply the secret the error asks for.
-    static func passwordHint(_ error: CertificateProviderError, command: CommandDescriptor?) -> String {
+    static func passwordHint(_ error: CertificateProviderError, command: CommandDescriptor?) -> String? {
         let sources = command?.options.filter(\.namesSecretSource) ?? []
         var stem = "password"
         if error.reason.contains("store password") { stem = "store-password" }
@@ -66,9 +66,8 @@ enum ErrorText {
         if error.reason.contains("PIN") { stem = "pin" }
         let matching = sources.filter { $0.name.hasPrefix("--\(stem)-") }.map(\.synopsis)
         let offered = matching.isEmpty ? sources.filter { $0.group != nil }.map(\.synopsis) : matching
-        guard !offered.isEmpty else {
-            return "give it with --password-env VAR, --password-file PATH or --password-stdin"
-        }
+        // A command without secret options cannot take one: say nothing rather than name options it lacks.
+        guard !offered.isEmpty else { return nil }
         return "give it with \(Help.alternatives(offered))"
     }
 
