@@ -49,6 +49,10 @@ enum ErrorText {
             return passwordHint(error, command: command)
         case .moduleNotLoadable where words == ["tokens"]:
             return "give --module PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
+        case .wrongPassword where words == ["tokens"]:
+            return pkcs11WrongPINHint
+        case .invalidParameter where words == ["tokens"] && error.reason.contains("need a login"):
+            return "name the token the PIN is for with --token LABEL (or --token URI)"
         default:
             return hint(for: error.code)
         }
