@@ -29,6 +29,9 @@ enum ErrorText {
                     : "run 'certsign dss signs' to see the signature ids the server keeps"
             }
             return "run 'certsign identity list' to see what is stored"
+        case .alreadyExists where words == ["emulator"]:
+            return
+                "give --force to replace it with this emulator's CA, or another --ca-out FILE (--state DIR keeps one CA)"
         case .alreadyExists:
             if words == ["identity", "export"] {
                 return "name a new file with --out; export never replaces an existing file"
