@@ -75,7 +75,9 @@ struct EmulatorStateCommandTests {
         )
     }
 
-    @Test("a CryptoPro signature verifies with --check-revocation and openssl ocsp; after a restart on --state too")
+    @Test(
+        "a CryptoPro signature and its timestamp verify with --check-revocation, also after a restart on --state"
+    )
     func revocationAcrossRestart() throws {
         let files = try TemporaryDirectory(prefix: "emulator-state-cli")
         let home = try TemporaryDirectory(prefix: "emulator-state-home")
@@ -85,8 +87,16 @@ struct EmulatorStateCommandTests {
         let document = try files.write("contract.txt", text: "Договор № 7\n")
         let signed = try Self.signWithCryptoPro(document, url: first.url, home: home)
         #expect(signed.succeeded, "\(signed.errorOutput)")
-        let verified = try CLI.run(["verify", document + ".p7s", "--ca", caOut, "--check-revocation"], store: home)
+        // A timestamp from its TSA, whose certificate names the same responder.
+        let stamped = try CLI.run(
+            ["timestamp", document + ".p7s", "--tsa", first.url + "tsa", "--tsa-ca", caOut],
+            store: home
+        )
+        #expect(stamped.succeeded, "\(stamped.errorOutput)")
+        let verify = ["verify", document + ".p7s", "--ca", caOut, "--tsa-ca", caOut, "--check-revocation"]
+        let verified = try CLI.run(verify, store: home)
         #expect(verified.succeeded, "\(verified.output)\(verified.errorOutput)")
+        #expect(verified.output.contains("revocation:   good (2 certificates checked)"), "\(verified.output)")
         #expect(verified.output.contains("good (OCSP \(first.url)ocsp)"), "\(verified.output)")
 
         // openssl, not this package, reads the signer's AIA and asks the responder.
@@ -122,8 +132,10 @@ struct EmulatorStateCommandTests {
         defer { second.stop() }
         #expect(second.url == first.url, "the last run's port is taken again")
         #expect(try files.read("ca.pem") == caBefore)
-        let again = try CLI.run(["verify", document + ".p7s", "--ca", caOut, "--check-revocation"], store: home)
-        #expect(again.succeeded && again.output.contains("revocation:   good"), "\(again.output)\(again.errorOutput)")
+        let again = try CLI.run(verify, store: home)
+        #expect(again.succeeded, "\(again.output)\(again.errorOutput)")
+        #expect(again.output.contains("revocation:   good (2 certificates checked)"), "\(again.output)")
+        #expect(again.output.contains("timestamp:") && again.output.contains("(valid)"), "\(again.output)")
     }
 
     @Test("--ca-out refuses a file holding another CA (exit 1, file kept, hint names --force); --force replaces it")

@@ -78,6 +78,47 @@ struct EmulatorStateTests {
         }
     }
 
+    @Test(
+        "revocation URLs: the last port again; when busy, new certificates naming the new URL, the old ones still good"
+    )
+    func newURLGivesNewCertificates() throws {
+        let directory = try TemporaryDirectory(prefix: "emulator-state")
+        let configuration = DSSEmulator.Configuration(
+            requestLogLimit: 0,
+            stateDirectory: directory.path("state"),
+            issuesRevocationURLs: true
+        )
+        let first = try DSSEmulator(configuration: configuration, seed: sharedSeed)
+        let firstURL = try first.start()
+        let before = try #require(first.seed.users.first?.certificates.first?.identity.certificate)
+        first.stop()
+        let again = try DSSEmulator(configuration: configuration)
+        #expect(try again.start() == firstURL, "the last run's port, so the certificates stay valid")
+        #expect(again.seed.users.first?.certificates.first?.identity.certificate == before, "nothing re-issued")
+        again.stop()
+        // Another server on that port: the next run binds another one, so its URL changes.
+        let squatter = try DSSEmulator(configuration: .init(port: UInt16(firstURL.port ?? 0)), seed: sharedSeed)
+        try squatter.start()
+        defer { squatter.stop() }
+        let moved = try DSSEmulator(configuration: configuration)
+        let movedURL = try moved.start()
+        defer { moved.stop() }
+        #expect(movedURL != firstURL)
+        let after = try #require(moved.seed.users.first?.certificates.first?.identity.certificate)
+        #expect(after != before && after.publicKeyDERRepresentation == before.publicKeyDERRepresentation)
+        let ca = try directory.write("ca.pem", text: moved.certificateAuthorityPEM)
+        for (certificate, url) in [(before, firstURL), (after, movedURL)] {
+            let file = try directory.write("\(certificate.serialNumber).pem", text: certificate.pemRepresentation)
+            let named = try ExternalTool.run("openssl", ["x509", "-in", file, "-noout", "-ocsp_uri"])
+            #expect(named.output.trimmingCharacters(in: .whitespacesAndNewlines) == url.absoluteString + "ocsp")
+            let ocsp = try ExternalTool.run(
+                "openssl",
+                ["ocsp", "-issuer", ca, "-cert", file, "-url", movedURL.absoluteString + "ocsp", "-CAfile", ca]
+            )
+            #expect(ocsp.output.contains(": good"), "\(ocsp.output)\(ocsp.errorOutput)")
+        }
+    }
+
     @Test("a damaged state file is a .storeCorrupted error naming it, and is left as it is")
     func damagedState() throws {
         let directory = try TemporaryDirectory(prefix: "emulator-state")

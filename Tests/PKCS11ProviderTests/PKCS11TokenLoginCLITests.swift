@@ -139,6 +139,31 @@ struct PKCS11TokenLoginCLITests {
         }
     }
 
+    @Test("with two tokens that need a login, a PIN needs --token: the hint names it, and that command line lists")
+    func severalTokensNeedTheTokenOption() throws {
+        let token = try PKCS11CLITests.OwnToken()
+        _ = try TokenMaker(
+            directory: token.directory,
+            configPath: token.configPath,
+            caPath: token.directory.path("ca.pem"),
+            caKeyPath: token.directory.path("ca.key")
+        ).initToken("second")
+        let ambiguous = try token.certsign(
+            ["tokens", "--module", Self.module, "--pin-env", "TOKEN_PIN"],
+            environment: ["TOKEN_PIN": SoftHSMFixture.pin]
+        )
+        #expect(ambiguous.status == 1, "\(ambiguous.output)")
+        #expect(ambiguous.errorOutput.contains("'cli'") && ambiguous.errorOutput.contains("'second'"))
+        let suggested = try Self.suggestedCommand(in: ambiguous.errorOutput, after: "PIN is for with ", end: " (or")
+        #expect(suggested == ["--token", "LABEL"], "\(ambiguous.errorOutput)")
+        let named = try token.certsign(
+            ["tokens", "--module", Self.module, "--pin-env", "TOKEN_PIN", "--token", "cli"],
+            environment: ["TOKEN_PIN": SoftHSMFixture.pin]
+        )
+        #expect(named.succeeded && named.output.contains("(logged in)"), "\(named.errorOutput)")
+        #expect(!named.output.contains("token 'second'"), "--token lists only that token")
+    }
+
     @Test("a missing PKCS#11 PIN hints --param-env pin=VAR (which then signs), never --password-env")
     func missingPINHint() throws {
         let token = try PKCS11CLITests.OwnToken()
