@@ -36,34 +36,17 @@ struct EmulatorStateDocument: Codable, Sendable {
         var certificates: [CertificateRecord]
     }
 
-    /// One signable cell.
-    struct Cell: Codable, Sendable {
-        var resource: String
-        var table: String
-        var column: String
-        var row: Int
-        var value: String
-
-        init(_ cell: EmulatorSeed.ResourceCell) {
-            (resource, table, column, row, value) = (cell.resource, cell.table, cell.column, cell.row, cell.value)
-        }
-
-        var resourceCell: EmulatorSeed.ResourceCell {
-            .init(resource: resource, table: table, column: column, row: row, value: value)
-        }
-    }
-
     /// One stored signature.
     struct Signature: Codable, Sendable {
         var id: Int
         var owner: String
-        var cell: Cell
+        var cell: EmulatorSeed.ResourceCell
         var certificateID: Int
         var createdAt: Date
         var cms: Data
 
         init(_ stored: EmulatorStore.StoredSignature) {
-            (id, owner, cell) = (stored.id, stored.owner, Cell(stored.cell))
+            (id, owner, cell) = (stored.id, stored.owner, stored.cell)
             (certificateID, createdAt, cms) = (stored.certificateID, stored.createdAt, Data(stored.cms))
         }
 
@@ -71,7 +54,7 @@ struct EmulatorStateDocument: Codable, Sendable {
             .init(
                 id: id,
                 owner: owner,
-                cell: cell.resourceCell,
+                cell: cell,
                 certificateID: certificateID,
                 createdAt: createdAt,
                 cms: Array(cms)
@@ -88,7 +71,7 @@ struct EmulatorStateDocument: Codable, Sendable {
     var timestampAuthority: KeyedCertificate
     var tlsServer: KeyedCertificate?
     var users: [User]
-    var cells: [Cell]
+    var cells: [EmulatorSeed.ResourceCell]
     var firstSignatureID: Int
     var nextSignatureID: Int
     var signatures: [Signature]
@@ -104,7 +87,7 @@ struct EmulatorStateDocument: Codable, Sendable {
         timestampAuthority = try Self.encode(pki.timestampIdentity)
         tlsServer = try seed.tlsServerIdentity.map(Self.encode)
         users = []
-        cells = seed.cells.map(Cell.init)
+        cells = seed.cells
         firstSignatureID = seed.firstSignatureID
         nextSignatureID = seed.firstSignatureID
         signatures = []
@@ -148,7 +131,7 @@ struct EmulatorStateDocument: Codable, Sendable {
                     }
                 )
             },
-            cells: cells.map(\.resourceCell),
+            cells: cells,
             firstSignatureID: firstSignatureID,
             tlsServerIdentity: try tlsServer.map(Self.decode),
             certificateAuthorityKey: key
