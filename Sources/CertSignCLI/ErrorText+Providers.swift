@@ -10,6 +10,7 @@ extension ErrorText {
         provider: String?
     ) -> String? {
         switch provider {
+        case "pkcs11": return pkcs11Hint(for: error, command: command)
         default: return nil
         }
     }

@@ -29,6 +29,9 @@ enum ErrorText {
                     : "run 'certsign dss signs' to see the signature ids the server keeps"
             }
             return "run 'certsign identity list' to see what is stored"
+        case .alreadyExists where words == ["emulator"]:
+            return
+                "give --force to replace it with this emulator's CA, or another --ca-out FILE (--state DIR keeps one CA)"
         case .alreadyExists:
             if words == ["identity", "export"] {
                 return "name a new file with --out; export never replaces an existing file"
@@ -49,6 +52,10 @@ enum ErrorText {
             return passwordHint(error, command: command)
         case .moduleNotLoadable where words == ["tokens"]:
             return "give --module PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
+        case .wrongPassword where words == ["tokens"]:
+            return pkcs11WrongPINHint
+        case .invalidParameter where words == ["tokens"] && error.reason.contains("need a login"):
+            return "name the token the PIN is for with --token LABEL (or --token URI)"
         default:
             return hint(for: error.code)
         }

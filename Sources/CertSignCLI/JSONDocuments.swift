@@ -522,9 +522,10 @@ struct TokensDocument: Encodable {
         var notValidAfter: String
         var keyAlgorithm: String
         var privateKeyVisible: Bool
+        var alwaysAuthenticate: Bool
         var uri: String
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case label, id, subject, notValidAfter, keyAlgorithm, privateKeyVisible, uri
+            case label, id, subject, notValidAfter, keyAlgorithm, privateKeyVisible, alwaysAuthenticate, uri
         }
     }
     struct Token: Encodable {
@@ -535,10 +536,13 @@ struct TokensDocument: Encodable {
         var model: String
         var serialNumber: String
         var flags: [String]
+        var loggedIn: Bool
+        var privateKeysHidden: Bool
         var uri: String
         var keys: [Key]
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case slot, slotDescription, label, manufacturer, model, serialNumber, flags, uri, keys
+            case slot, slotDescription, label, manufacturer, model, serialNumber, flags, loggedIn, privateKeysHidden
+            case uri, keys
         }
     }
     var tokens: [Token]

@@ -115,15 +115,39 @@ public struct CertificateIssuer: Sendable {
         issuer: Authority? = nil,
         validity: ClosedRange<Date> = CertificateIssuer.defaultValidity
     ) throws -> Certificate {
-        let issuer = issuer ?? root
-        return try CertificateIssuer.makeCertificate(
+        try certify(key, subject: subject, issuer: issuer ?? root, validity: validity, profile: .leaf)
+    }
+
+    /// Issues a certificate for an existing key whose extensions are exactly `extensions` (besides
+    /// subject and authority key identifiers), in OpenSSL configuration syntax as for
+    /// ``issueLeaf(subject:keyType:issuer:validity:extensions:)``: to give a key a new certificate
+    /// that, e.g., names other revocation URLs.
+    public func issueCertificate(
+        subject: String,
+        publicKey key: LocalSigningKey,
+        issuer: Authority? = nil,
+        validity: ClosedRange<Date> = CertificateIssuer.defaultValidity,
+        extensions: [(name: String, value: String)]
+    ) throws -> Certificate {
+        try certify(key, subject: subject, issuer: issuer ?? root, validity: validity, profile: .custom(extensions))
+    }
+
+    /// A certificate for `key` signed by `issuer`.
+    private func certify(
+        _ key: LocalSigningKey,
+        subject: String,
+        issuer: Authority,
+        validity: ClosedRange<Date>,
+        profile: Profile
+    ) throws -> Certificate {
+        try CertificateIssuer.makeCertificate(
             subject: subject,
             publicKey: key,
             issuerName: issuer.certificate,
             issuerCertificate: issuer.certificate,
             issuerKey: issuer.key,
             validity: validity,
-            profile: .leaf
+            profile: profile
         )
     }
 
@@ -140,14 +164,12 @@ public struct CertificateIssuer: Sendable {
     ) throws -> SigningIdentity {
         let issuer = issuer ?? root
         let key = try LocalSigningKey(generating: keyType)
-        let certificate = try CertificateIssuer.makeCertificate(
+        let certificate = try issueCertificate(
             subject: subject,
             publicKey: key,
-            issuerName: issuer.certificate,
-            issuerCertificate: issuer.certificate,
-            issuerKey: issuer.key,
+            issuer: issuer,
             validity: validity,
-            profile: .custom(extensions)
+            extensions: extensions
         )
         return SigningIdentity(certificate: certificate, chain: [issuer.certificate] + issuer.chain, key: key)
     }

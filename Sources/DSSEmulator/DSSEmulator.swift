@@ -59,6 +59,19 @@ public final class DSSEmulator: Sendable {
 
         /// HTTPS instead of HTTP (default nil: plain HTTP).
         public var tls: TLS?
+        /// A directory that keeps the CA, every key and certificate, the users and the stored
+        /// signatures across runs (made 0700; `state.json` 0600, written atomically after each
+        /// change; a damaged one is an error, never replaced). The seed given to `init` is used
+        /// only when the directory holds no state yet. With port 0, the port of the last run is
+        /// tried first, so that the URLs in the certificates stay valid. Default nil: a fresh state
+        /// in memory.
+        public var stateDirectory: String?
+        /// Whether ``DSSEmulator/start()`` gives the users' certificates and the TSA certificate
+        /// AIA OCSP and CRL distribution point URLs of its own `/ocsp` and `/crl` routes: their keys
+        /// get new certificates (same subject, new serial) whenever the base URL differs from the
+        /// one their certificates name; OCSP keeps answering `good` for the earlier ones. Default
+        /// false: the seed's certificates as given.
+        public var issuesRevocationURLs: Bool
 
         /// How the emulator serves HTTPS (libmicrohttpd with GnuTLS).
         public struct TLS: Sendable {
@@ -93,9 +106,13 @@ public final class DSSEmulator: Sendable {
             maxFaultDelayMilliseconds: Int = 60_000,
             requestLogLimit: Int = 1000,
             requestLogKeepsSecrets: Bool = false,
-            tls: TLS? = nil
+            tls: TLS? = nil,
+            stateDirectory: String? = nil,
+            issuesRevocationURLs: Bool = false
         ) {
             self.tls = tls
+            self.stateDirectory = stateDirectory
+            self.issuesRevocationURLs = issuesRevocationURLs
             self.host = host
             self.port = port
             self.apiVersion = apiVersion
@@ -205,10 +222,11 @@ public final class DSSEmulator: Sendable {
 
     /// The configuration in force.
     public let configuration: Configuration
-    /// The seed the emulator serves (users, certificates, cells).
-    public let seed: EmulatorSeed
+    /// The seed the emulator serves (users, certificates, cells): with
+    /// ``Configuration/issuesRevocationURLs``, the users' certificates change at ``start()``.
+    public var seed: EmulatorSeed { store.seed }
 
-    private let store: EmulatorStore
+    let store: EmulatorStore
     private let log = Mutex<[ReceivedRequest]>([])
     private let running = Mutex<(server: MicroHTTPServer, url: URL)?>(nil)
     private let stopping = Atomic<Bool>(false)
@@ -220,15 +238,20 @@ public final class DSSEmulator: Sendable {
     /// Creates an emulator (not started yet).
     /// - Parameters:
     ///   - configuration: how to run (default: 127.0.0.1, ephemeral port, no faults).
-    ///   - seed: the data to serve; nil makes ``EmulatorSeed/standard()`` (fresh keys).
-    /// - Throws: `.cryptoFailure` when the standard seed cannot be made.
+    ///   - seed: the data to serve; nil makes ``EmulatorSeed/standard()`` (fresh keys). With a
+    ///     ``Configuration/stateDirectory`` that holds a state, the state is served instead.
+    /// - Throws: `.cryptoFailure` when the standard seed cannot be made; with a state directory,
+    ///   `.storeCorrupted` for a damaged state file and `.fileSystem` for one that cannot be written.
     public init(configuration: Configuration = Configuration(), seed: EmulatorSeed? = nil) throws {
         self.configuration = configuration
-        let seed = try seed ?? EmulatorSeed.standard()
-        self.seed = seed
-        self.store = EmulatorStore(seed: seed)
         self.signer = CMSEmulatorSigner()
-        self.pki = try EmulatorPKI(seed: seed)
+        if let directory = configuration.stateDirectory {
+            (store, pki) = try Self.openState(in: directory, seed: seed)
+        } else {
+            let seed = try seed ?? EmulatorSeed.standard()
+            self.store = EmulatorStore(seed: seed)
+            self.pki = try EmulatorPKI(seed: seed)
+        }
     }
 
     deinit { stop() }
@@ -251,7 +274,7 @@ public final class DSSEmulator: Sendable {
             let server = MicroHTTPServer(limits: limits, tls: try tlsMaterial()) { [weak self] request in
                 self?.respond(to: request)
             }
-            let port = try server.start(host: configuration.host, port: configuration.port)
+            let port = try bind(server)
             let host =
                 configuration.host.contains(":")
                 ? "[\(configuration.host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))]"
@@ -262,6 +285,12 @@ public final class DSSEmulator: Sendable {
                     "the emulator host '\(configuration.host)' does not make a URL"
                 )
             }
+            do {
+                try started(at: url, port: port)
+            } catch {
+                server.stop()
+                throw error
+            }
             current = (server, url)
             return url
         }
@@ -270,7 +299,7 @@ public final class DSSEmulator: Sendable {
     /// The PEM the TLS daemon needs, from ``Configuration/tls``; nil for plain HTTP.
     private func tlsMaterial() throws -> MicroHTTPServer.TLSMaterial? {
         guard let tls = configuration.tls else { return nil }
-        guard let identity = tls.serverIdentity ?? seed.tlsServerIdentity else {
+        guard let identity = tls.serverIdentity ?? store.seed.tlsServerIdentity else {
             throw CertificateProviderError.invalidParameter(
                 "HTTPS needs a server identity: set Configuration.TLS.serverIdentity or the seed's tlsServerIdentity"
             )
@@ -311,7 +340,7 @@ public final class DSSEmulator: Sendable {
 
     /// The CA that issued every user certificate, as PEM (to verify signatures with
     /// `openssl cms -verify -CAfile`).
-    public var certificateAuthorityPEM: String { seed.certificateAuthority.pemRepresentation }
+    public var certificateAuthorityPEM: String { store.seed.certificateAuthority.pemRepresentation }
 
     /// Expires every access token now; refresh tokens keep working (tests the refresh path).
     public func expireAccessTokens() { store.expireAccessTokens() }

@@ -58,8 +58,8 @@ public struct EmulatorSeed: Sendable {
         }
     }
 
-    /// One cell of a platform resource table that can be signed.
-    public struct ResourceCell: Sendable, Hashable {
+    /// One cell of a platform resource table that can be signed (Codable: an emulator's state file keeps it).
+    public struct ResourceCell: Sendable, Hashable, Codable {
         /// The resource name (`GetBudgetPlanning`).
         public var resource: String
         /// The table (`ПланированиеБюджета`).

@@ -2,9 +2,11 @@ import CertificateProviders
 import Foundation
 import Synchronization
 
-/// The emulator's state behind one lock: the seed's users and keys (immutable), issued tokens,
-/// and stored signatures. Route handlers for every remote API (FMP now, CryptoPro DSS later) share
-/// one store, so they see the same users, keys and signatures.
+/// The emulator's state behind one lock: the seed's users and keys, issued tokens, and stored
+/// signatures. Route handlers for every remote API share one store, so they see the same users,
+/// keys and signatures. The seed changes only when the emulator gives its users' keys certificates
+/// that name its revocation URLs (``replaceUsers(_:)``). With a state file, every change of the
+/// signatures is written to it before the change is visible.
 final class EmulatorStore: Sendable {
     /// An issued access or refresh token.
     struct Token: Sendable {
@@ -39,12 +41,31 @@ final class EmulatorStore: Sendable {
         var nextSignatureID: Int
     }
 
-    let seed: EmulatorSeed
+    private let seedState: Mutex<EmulatorSeed>
     private let state: Mutex<State>
+    /// Where signatures are kept across runs; nil keeps them in memory only.
+    let stateFile: EmulatorStateFile?
 
-    init(seed: EmulatorSeed) {
-        self.seed = seed
-        state = Mutex(State(nextSignatureID: seed.firstSignatureID))
+    /// A store serving `seed`, holding `signatures` (from an earlier run) and writing changes to `stateFile`.
+    init(
+        seed: EmulatorSeed,
+        signatures: [StoredSignature] = [],
+        nextSignatureID: Int? = nil,
+        stateFile: EmulatorStateFile? = nil
+    ) {
+        seedState = Mutex(seed)
+        self.stateFile = stateFile
+        var initial = State(nextSignatureID: nextSignatureID ?? seed.firstSignatureID)
+        for signature in signatures { initial.signatures[signature.id] = signature }
+        state = Mutex(initial)
+    }
+
+    /// The seed served now.
+    var seed: EmulatorSeed { seedState.withLock { $0 } }
+
+    /// Replaces the users (their keys with new certificates).
+    func replaceUsers(_ users: [EmulatorSeed.User]) {
+        seedState.withLock { $0.users = users }
     }
 
     func user(named name: String) -> EmulatorSeed.User? {
@@ -111,11 +132,14 @@ final class EmulatorStore: Sendable {
         }
     }
 
-    func addSignature(owner: String, cell: EmulatorSeed.ResourceCell, certificateID: Int, cms: [UInt8]) -> Int {
-        state.withLock { state -> Int in
-            let id = state.nextSignatureID
-            state.nextSignatureID += 1
-            state.signatures[id] = StoredSignature(
+    /// Stores a signature and returns its id.
+    /// - Throws: `.fileSystem` when the state file cannot be written (nothing is stored then).
+    func addSignature(owner: String, cell: EmulatorSeed.ResourceCell, certificateID: Int, cms: [UInt8]) throws -> Int {
+        try state.withLock { state -> Int in
+            var changed = state
+            let id = changed.nextSignatureID
+            changed.nextSignatureID += 1
+            changed.signatures[id] = StoredSignature(
                 id: id,
                 owner: owner,
                 cell: cell,
@@ -123,8 +147,15 @@ final class EmulatorStore: Sendable {
                 createdAt: Date(),
                 cms: cms
             )
+            try save(changed)
+            state = changed
             return id
         }
+    }
+
+    /// Writes the signatures of `changed` to the state file, if there is one.
+    private func save(_ changed: State) throws {
+        try stateFile?.update { $0.setSignatures(Array(changed.signatures.values), nextID: changed.nextSignatureID) }
     }
 
     func signatures(of owner: String) -> [StoredSignature] {
@@ -132,10 +163,14 @@ final class EmulatorStore: Sendable {
     }
 
     /// Removes `id` when `owner` owns it; false otherwise (missing and foreign look the same).
-    func removeSignature(id: Int, owner: String) -> Bool {
-        state.withLock { state -> Bool in
+    /// - Throws: `.fileSystem` when the state file cannot be written (nothing is removed then).
+    func removeSignature(id: Int, owner: String) throws -> Bool {
+        try state.withLock { state -> Bool in
             guard state.signatures[id]?.owner == owner else { return false }
-            state.signatures[id] = nil
+            var changed = state
+            changed.signatures[id] = nil
+            try save(changed)
+            state = changed
             return true
         }
     }

@@ -214,7 +214,12 @@ struct FMPRouter: Sendable {
         } catch {
             return Reply.error(500, "signing_failed", "the server could not sign: \(error)")
         }
-        let id = store.addSignature(owner: user.username, cell: cell, certificateID: record.id, cms: cms)
+        let id: Int
+        do {
+            id = try store.addSignature(owner: user.username, cell: cell, certificateID: record.id, cms: cms)
+        } catch {
+            return Reply.error(500, "state_not_saved", "the server could not keep the signature: \(error)")
+        }
         return Reply.json(200, ["signature_id": .integer(id)])
     }
 
@@ -264,8 +269,12 @@ struct FMPRouter: Sendable {
     }
 
     private func remove(_ idText: String, _ user: EmulatorSeed.User) -> ServerResponse {
-        guard let id = Int(idText), store.removeSignature(id: id, owner: user.username) else {
-            return Reply.error(404, "signature_not_found", "no signature \(idText) for this user")
+        do {
+            guard let id = Int(idText), try store.removeSignature(id: id, owner: user.username) else {
+                return Reply.error(404, "signature_not_found", "no signature \(idText) for this user")
+            }
+        } catch {
+            return Reply.error(500, "state_not_saved", "the server could not keep the removal: \(error)")
         }
         return Reply.json(200, [:])
     }

@@ -13,20 +13,7 @@ struct InProcessHandlingTests {
     @Test("login, certificates and routing errors answer as over HTTP, without starting the server")
     func answersAsOverHTTP() throws {
         let emulator = try DSSEmulator(seed: sharedSeed)
-        let form = HTTPRequest.formEncoded([
-            ("environment", "Leonid_environment"), ("project", "Leonid_project"), ("username", "Leonid"),
-            ("password", "123123"), ("device_id", "in-process"),
-        ])
-        let login = try #require(
-            emulator.handle(
-                method: "POST",
-                path: "/api/v1/auth/jwt/obtain/",
-                headers: [("Content-Type", "application/x-www-form-urlencoded")],
-                body: Array(form.utf8)
-            )
-        )
-        #expect(login.status == 200)
-        let token = try #require(try JSONValue(parsing: login.body)["token"]?.stringValue)
+        let token = try emulator.inProcessLogin(device: "in-process")
 
         let certificates = try #require(
             emulator.handle(

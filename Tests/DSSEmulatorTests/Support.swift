@@ -97,3 +97,24 @@ func expectEnvelope(
 
 let signBody =
     #"{"resource":"GetBudgetPlanning","table":"ПланированиеБюджета","params":{},"column":"Номер","hhive_id":1,"password":"Saprun123","certificate_id":12831,"certificate_pin":"123"}"#
+
+extension DSSEmulator {
+    /// Logs in as the seed's Leonid through ``DSSEmulator/handle(method:path:headers:body:)`` (no
+    /// socket) and returns the access token.
+    func inProcessLogin(device: String) throws -> String {
+        let form = HTTPRequest.formEncoded([
+            ("environment", "Leonid_environment"), ("project", "Leonid_project"), ("username", "Leonid"),
+            ("password", "123123"), ("device_id", device),
+        ])
+        let login = try #require(
+            handle(
+                method: "POST",
+                path: "/api/v1/auth/jwt/obtain/",
+                headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                body: Array(form.utf8)
+            )
+        )
+        #expect(login.status == 200)
+        return try #require(try JSONValue(parsing: login.body)["token"]?.stringValue)
+    }
+}

@@ -60,6 +60,7 @@ final class SoftHSMFixture: Sendable {
         static let concurrent = "concurrent"  // rsakey 01
         static let limited = "limited"  // rsakey 01, used through the fault module (session limit)
         static let pulled = "pulled"  // eckey 01, used through the fault module (token pulled)
+        static let sharedLogin = "shared-login"  // eckey 01, two providers in one process
     }
 
     private init() throws {
@@ -146,7 +147,7 @@ final class SoftHSMFixture: Sendable {
             subject: "/CN=Always Authenticate Signer",
             extra: ["--always-auth"]
         )
-        for label in [Token.wrongPIN, Token.locked, Token.reopen, Token.noPIN, Token.pulled] {
+        for label in [Token.wrongPIN, Token.locked, Token.reopen, Token.noPIN, Token.pulled, Token.sharedLogin] {
             serials[label] = try maker.initToken(label)
             try maker.keyPair(
                 token: label,

@@ -12,8 +12,9 @@ import Glibc
 ///
 /// A PKCS#11 module is process-global state by its own specification: `C_Initialize` may be called
 /// once per process, and a forked child must call it again before using the module. So modules are
-/// kept in one process-wide table keyed by path (the only global in this provider), loaded once and
-/// never unloaded, and initialised with `CKF_OS_LOCKING_OK` (the module's threads use the OS's locks).
+/// kept in one process-wide table keyed by path (with the token login table below, the only globals
+/// in this provider: both mirror state the module keeps per process), loaded once and never
+/// unloaded, and initialised with `CKF_OS_LOCKING_OK` (the module's threads use the OS's locks).
 /// ``ensureInitialized()`` re-initialises in a forked child; the ``generation`` it returns changes
 /// then, which tells sessions made before the fork that their handles are void.
 final class PKCS11Module: @unchecked Sendable {
@@ -26,9 +27,18 @@ final class PKCS11Module: @unchecked Sendable {
         var generation: UInt64 = 0
     }
     private let state = Mutex(State())
-    /// Open connections per token (serial + label): the login state of a token is shared by the
-    /// whole process, so only the last connection to close logs out.
-    private let tokenUsers = Mutex<[String: Int]>([:])
+
+    /// This process's login to one token: how many connections use it and how it was made.
+    struct TokenLogin {
+        /// The open connections to the token (of any module path: p11-kit's proxy and the module
+        /// itself reach the same token, and the login state is the token's).
+        var connections = 0
+        /// How the current login was made; nil when no connection of this process made it.
+        var verifier: PKCS11LoginVerifier?
+    }
+    /// Logins by token (see ``tokenKey(_:)``): the login state of a token is shared by the whole
+    /// process (PKCS#11 keeps it per application), so this table is process-wide, like the modules.
+    private static let logins = Mutex<[String: TokenLogin]>([:])
 
     private static let loaded = Mutex<[String: PKCS11Module]>([:])
 
@@ -126,16 +136,36 @@ final class PKCS11Module: @unchecked Sendable {
         try check(rv(body), name)
     }
 
+    /// The key of a token in the login table: manufacturer, model, serial and label.
+    static func tokenKey(_ token: TokenInfo) -> String {
+        [token.manufacturer, token.model, token.serialNumber, token.label].joined(separator: "\u{0}")
+    }
+
     /// Records one more open connection to `token`.
-    func retainToken(_ token: String) { tokenUsers.withLock { $0[token, default: 0] += 1 } }
+    static func retainToken(_ token: String) { logins.withLock { $0[token, default: TokenLogin()].connections += 1 } }
+
+    /// Runs `body` with the login record of `token`, under the table's lock: the check of the
+    /// token's login state, the `C_Login` and the record of how it was made happen as one step.
+    static func withTokenLogin(_ token: String, _ body: (inout TokenLogin) throws -> Void) throws {
+        try logins.withLock { table in
+            var login = table[token] ?? TokenLogin()
+            defer { table[token] = login }
+            try body(&login)
+        }
+    }
 
     /// Records a closed connection and, when it was the last one to `token`, runs `logout` (under the
-    /// same lock, so that no connection can start using the login in between).
-    func releaseToken(_ token: String, logout: () -> Void) {
-        tokenUsers.withLock { users in
-            let remaining = max(0, users[token, default: 1] - 1)
-            users[token] = remaining == 0 ? nil : remaining
-            if remaining == 0 { logout() }
+    /// same lock, so that no connection can start using the login in between) and forgets how the
+    /// login was made.
+    static func releaseToken(_ token: String, logout: () -> Void) {
+        logins.withLock { table in
+            let remaining = max(0, (table[token]?.connections ?? 1) - 1)
+            if remaining == 0 {
+                table[token] = nil
+                logout()
+            } else {
+                table[token]?.connections = remaining
+            }
         }
     }
 

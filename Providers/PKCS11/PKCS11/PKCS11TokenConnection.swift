@@ -18,6 +18,20 @@ import Foundation
 /// - PIN: the `Secret` is kept (its buffer is wiped when released) because re-opening and
 ///   `CKA_ALWAYS_AUTHENTICATE` keys need it again; ``close()`` logs out and drops it. The bytes are
 ///   passed to `C_Login` straight from the secret's buffer, never copied into a `String`.
+/// - One login, many providers: PKCS#11 keeps the login state per application and token, not per
+///   session, and modules are loaded once per process. So when a second connection (another
+///   provider) opens a session on a token this process is logged in to, the session is already
+///   logged in, and its own `C_Login` would answer `CKR_USER_ALREADY_LOGGED_IN` without looking at
+///   its PIN. A session of its own or a fresh one proves nothing either; logging out to log in again
+///   would pull the login from under the first provider. Instead the connection that makes a login
+///   records how (``PKCS11LoginVerifier``: a salted SHA-256 of its PIN, or "on the PIN pad") in the
+///   process-wide table of ``PKCS11Module``, under one lock with the state check and the `C_Login`;
+///   a later connection finding the token logged in must hold a PIN that matches it: a different PIN
+///   is `.wrongPassword`, no PIN `.passwordRequired`, both without a `C_Login` (no PIN try used), and
+///   a PIN-pad login is never shared. A login no connection of this process made (other code in the
+///   process called `C_Login`) is logged out and made again with this connection's PIN. The record
+///   goes with the last connection to the token, which logs out. A PIN changed on the token since the
+///   login was made does not match until every provider of the token has closed.
 final class PKCS11TokenConnection: @unchecked Sendable {
     // Safe to share: every mutable field is read and written only with `condition` locked.
     let module: PKCS11Module
@@ -40,6 +54,8 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         var logins = 0
         var failedLogins = 0
         var contextLogins = 0
+        /// Logins of another connection this connection's PIN was checked against (no `C_Login`).
+        var sharedLogins = 0
         var reopens = 0
         var sessionsOpened = 0
         var sessionLimitHits = 0
@@ -53,27 +69,28 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         self.pin = pin
         moduleGeneration = try module.ensureInitialized()
         slotID = try Self.findSlot(module, tokenFilter)
-        let token = try module.tokenInfo(slot: slotID)
-        let key = token.serialNumber + "\u{0}" + token.label
+        let key = PKCS11Module.tokenKey(try module.tokenInfo(slot: slotID))
         // Counted before the login check, so that no other connection logs out under this one.
-        module.retainToken(key)
+        PKCS11Module.retainToken(key)
+        tokenKey = key
         let session: CK_SESSION_HANDLE
         do {
             session = try openSession()
         } catch {
-            module.releaseToken(key) {}
+            PKCS11Module.releaseToken(key) {}
+            tokenKey = ""  // deinit runs close(): nothing left to release
             throw error
         }
         do {
             try login(session: session)
         } catch {
-            module.releaseToken(key) {}
+            PKCS11Module.releaseToken(key) {}
+            tokenKey = ""
             _ = module.rv { $0.C_CloseSession?(session) }
             throw error
         }
         idle.append(session)
         openCount = 1
-        tokenKey = key
     }
 
     deinit {
@@ -83,13 +100,7 @@ final class PKCS11TokenConnection: @unchecked Sendable {
     /// The slot holding the token the filter describes.
     static func findSlot(_ module: PKCS11Module, _ filter: PKCS11URI) throws -> CK_SLOT_ID {
         let slots = try module.slotsWithTokens()
-        let matching = slots.filter { slot in
-            (filter.token == nil || filter.token == slot.token.label)
-                && (filter.manufacturer == nil || filter.manufacturer == slot.token.manufacturer)
-                && (filter.model == nil || filter.model == slot.token.model)
-                && (filter.serial == nil || filter.serial == slot.token.serialNumber)
-                && (filter.slotID == nil || filter.slotID == UInt(slot.id))
-        }
+        let matching = slots.filter { matches(filter, $0) }
         guard let first = matching.first else {
             let present = slots.map { "'\($0.token.label)' (serial \($0.token.serialNumber))" }.joined(separator: ", ")
             throw CertificateProviderError(
@@ -105,6 +116,15 @@ final class PKCS11TokenConnection: @unchecked Sendable {
             )
         }
         return first.id
+    }
+
+    /// Whether the token in `slot` has the token attributes of `filter` (the object ones are ignored).
+    static func matches(_ filter: PKCS11URI, _ slot: PKCS11Module.Slot) -> Bool {
+        (filter.token == nil || filter.token == slot.token.label)
+            && (filter.manufacturer == nil || filter.manufacturer == slot.token.manufacturer)
+            && (filter.model == nil || filter.model == slot.token.model)
+            && (filter.serial == nil || filter.serial == slot.token.serialNumber)
+            && (filter.slotID == nil || filter.slotID == UInt(slot.id))
     }
 
     var diagnostics: Counters { condition.withLock { counters } }
@@ -241,15 +261,64 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         try condition.withLock { try loginLocked(session: session) }
     }
 
-    /// Logs the user in, once. Checks the PIN flags first (a locked PIN is reported without a try);
-    /// a wrong PIN is reported with what the token says is left, and the PIN is dropped so that
-    /// nothing can try it again.
+    /// Logs the user in with this connection's PIN, or checks that the login the process already
+    /// holds on the token was made with it (see "One login, many providers" above), as one step under
+    /// the login table's lock.
     private func loginLocked(session: CK_SESSION_HANDLE) throws {
         let token = try module.tokenInfo(slot: slotID)
         guard token.flags & CK_FLAGS(CKF_LOGIN_REQUIRED) != 0 else { return }
-        var info = CK_SESSION_INFO()
-        try module.call("C_GetSessionInfo") { $0.C_GetSessionInfo?(session, &info) }
-        if info.state == CK_STATE(CKS_RO_USER_FUNCTIONS) || info.state == CK_STATE(CKS_RW_USER_FUNCTIONS) { return }
+        try PKCS11Module.withTokenLogin(tokenKey) { login in
+            var info = CK_SESSION_INFO()
+            try module.call("C_GetSessionInfo") { $0.C_GetSessionInfo?(session, &info) }
+            let loggedIn =
+                info.state == CK_STATE(CKS_RO_USER_FUNCTIONS) || info.state == CK_STATE(CKS_RW_USER_FUNCTIONS)
+            if loggedIn, let verifier = login.verifier {
+                try checkSharedLogin(verifier, token: token)
+                return
+            }
+            if loggedIn {
+                // Logged in by code outside these providers: that login says nothing about this PIN.
+                _ = module.rv { $0.C_Logout?(session) }
+            }
+            login.verifier = try logIn(session: session, token: token)
+        }
+    }
+
+    /// Checks this connection's PIN against the login another connection of this process made.
+    /// No `C_Login` is made, so no PIN try is used.
+    /// - Throws: `.wrongPassword` (another PIN), `.passwordRequired` (no PIN, or a PIN-pad login).
+    private func checkSharedLogin(_ verifier: PKCS11LoginVerifier, token: PKCS11Module.TokenInfo) throws {
+        let shared = "another pkcs11 provider of this process is logged in to token '\(token.label)'"
+        let rule = "a provider signs only on a login made with its own PIN"
+        guard !verifier.madeOnPINPad else {
+            throw CertificateProviderError(
+                .passwordRequired,
+                "\(shared) on the token's PIN pad, and \(rule): a PIN-pad login cannot be checked again while it "
+                    + "lasts. Use one provider for this token, or close the other one first (deleteStoredCertificate)"
+            )
+        }
+        guard let pin else {
+            throw CertificateProviderError(
+                .passwordRequired,
+                "token '\(token.label)' needs the user PIN: give the secret parameter 'pin' (\(shared), and \(rule))"
+            )
+        }
+        guard verifier.matches(pin) else {
+            self.pin = nil  // never used again
+            throw CertificateProviderError(
+                .wrongPassword,
+                "the PIN for token '\(token.label)' is wrong: \(shared) with another PIN, and \(rule) (no C_Login "
+                    + "was made, so no PIN try was used)"
+            )
+        }
+        counters.sharedLogins += 1
+    }
+
+    /// `C_Login` with this connection's PIN, or on the PIN pad. Checks the PIN flags first (a locked
+    /// PIN is reported without a try); a wrong PIN is reported with what the token says is left, and
+    /// the PIN is dropped so that nothing can try it again.
+    /// - Returns: how the login was made.
+    private func logIn(session: CK_SESSION_HANDLE, token: PKCS11Module.TokenInfo) throws -> PKCS11LoginVerifier {
         if token.flags & CK_FLAGS(CKF_USER_PIN_LOCKED) != 0 {
             throw CertificateProviderError(
                 .pinLocked,
@@ -269,12 +338,11 @@ final class PKCS11TokenConnection: @unchecked Sendable {
         } else {
             throw CertificateProviderError(
                 .passwordRequired,
-                "token '\(token.label)' needs the user PIN: give the secret parameter 'pin' (certsign: --param-env "
-                    + "pin=VAR)\(Self.pinWarning(token.flags))"
+                "token '\(token.label)' needs the user PIN: give the secret parameter 'pin'\(Self.pinWarning(token.flags))"
             )
         }
         counters.logins += 1
-        if rv == CK_RV(CKR_OK) || rv == CK_RV(CKR_USER_ALREADY_LOGGED_IN) { return }
+        if rv == CK_RV(CKR_OK) { return pin.map(PKCS11LoginVerifier.init(pin:)) ?? .protectedAuthenticationPath }
         counters.failedLogins += 1
         let failure = PKCS11Failure(function: "C_Login", rv: rv)
         if failure.providerError("").code == .wrongPassword {
@@ -337,9 +405,9 @@ final class PKCS11TokenConnection: @unchecked Sendable {
             guard !closed else { return }
             closed = true
             if !tokenKey.isEmpty, let session = idle.first {
-                module.releaseToken(tokenKey) { _ = module.rv { $0.C_Logout?(session) } }
+                PKCS11Module.releaseToken(tokenKey) { _ = module.rv { $0.C_Logout?(session) } }
             } else if !tokenKey.isEmpty {
-                module.releaseToken(tokenKey) {}  // every session is in use or gone: closing them logs out
+                PKCS11Module.releaseToken(tokenKey) {}  // every session is in use or gone: closing them logs out
             }
             for session in idle { _ = module.rv { $0.C_CloseSession?(session) } }
             idle.removeAll()
