@@ -121,7 +121,7 @@ import Testing
         #expect(try fixture.opensslVerifies(fixture.directory.path("new/signed/same.txt.p7s"), content: a))
     }
 
-    @Test("item 8a: --provider pkcs12 --param file= says what it stored and where, and replaces only with --replace")
+    @Test("item 8a: --provider pkcs12 --param file= says what it stored and where, and replaces only with --replace-identity")
     func provisioningSaysWhatItStores() throws {
         let fixture = try CLIFixture()
         let document = try fixture.document("d.txt", "d")
@@ -137,8 +137,8 @@ import Testing
         #expect(first.errorOutput.contains(fixture.store.path("identities/default")))
         let again = try fixture.run(arguments, environment: ["P": fixture.password])
         #expect(again.status == 1)
-        #expect(again.errorOutput.contains("--replace"))
-        #expect(try fixture.run(arguments + ["--replace"], environment: ["P": fixture.password]).status == 0)
+        #expect(again.errorOutput.contains("--replace-identity"))
+        #expect(try fixture.run(arguments + ["--replace-identity"], environment: ["P": fixture.password]).status == 0)
     }
 
     @Test(

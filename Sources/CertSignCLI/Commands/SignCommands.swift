@@ -37,7 +37,9 @@ extension Commands {
         var password = SecretInput()
         var out: String?
         var outputDirectory: String?
-        var replace = false
+        var replaceIdentity = false
+        var force = false
+        var skipExisting = false
         var attached = false
         var format = Format.cades
         var digest: DigestAlgorithm?
@@ -104,8 +106,19 @@ extension Commands {
                     type: .directory
                 ),
                 .flag(
-                    \.replace,
-                    "--replace",
+                    \.force,
+                    "--force",
+                    "replace signature files that exist already (atomically; the journal's rows for them are "
+                        + "replaced too);\nwithout it, sign refuses before signing anything and names them"
+                ),
+                .flag(
+                    \.skipExisting,
+                    "--skip-existing",
+                    "sign only the documents whose signature file does not exist yet (resumes an interrupted batch)"
+                ),
+                .flag(
+                    \.replaceIdentity,
+                    "--replace-identity",
                     "let '--provider pkcs12 --param file=…' replace an identity stored under the same alias\n(it "
                         + "stores what it opens, and says where)"
                 ),
@@ -114,8 +127,9 @@ extension Commands {
                     \.format,
                     "--format",
                     "FORMAT",
-                    "cms (plain CMS SignedData), cades (CAdES-BES) or pades (inside the PDF: PAdES B-B, B-T with "
-                        + "--tsa;\nNAME-signed.pdf beside each PDF, or --out / --out-dir / --in-place)"
+                    "cms (plain CMS SignedData), cades (CAdES-BES; cades-bes is the same) or pades (inside the PDF: "
+                        + "PAdES B-B,\nB-T with --tsa; NAME-signed.pdf beside each PDF, or --out / --out-dir / "
+                        + "--in-place)"
                 ),
                 .value(
                     \.digest,
@@ -165,6 +179,9 @@ extension Commands {
             }
             if !parameters.isEmpty && provider == nil {
                 throw InvalidValue(message: "--param, --param-env and --param-file go with --provider")
+            }
+            if force && skipExisting {
+                throw InvalidValue(message: "give either --force (replace existing signatures) or --skip-existing")
             }
             if tsa == nil && !tsaCA.isEmpty {
                 throw InvalidValue(message: "--tsa-ca goes with --tsa URL")
@@ -217,12 +234,19 @@ extension Commands {
 
     /// What `sign` was asked to do, checked before anything is opened or signed.
     struct SignPlan {
+        /// The documents to sign, in order (less those `--skip-existing` skips).
         var documents: [String]
+        /// The documents `--skip-existing` skips, with their existing signature file.
+        var skipped: [(document: String, output: String)] = []
+        /// The existing output files `--force` replaces (absolute paths).
+        var replaced: Set<String> = []
         var options: SigningOptions
         var isPAdES: Bool
         var timestampClient: TimestampAuthorityClient?
         /// Per document, in order (empty for PAdES, whose outputs signPDF works out).
         var outputs: [SignatureOutput]
+        /// Every output file of the command line (also of skipped documents), for cleaning up.
+        var outputFiles: [URL?] = []
         /// With the signature on stdout, messages go to stderr.
         var writesToStandardOutput: Bool { outputs.contains(.standardOutput) }
     }
@@ -239,15 +263,73 @@ extension Commands {
     /// `certsign sign`: validation, the key source, the identity, the signing loop, the output.
     private static func runSign(_ arguments: SignOptions, _ context: CommandContext) async throws -> Int32 {
         let plan = try signPlan(arguments, context)
+        if plan.documents.isEmpty {
+            // --skip-existing and every signature exists: nothing to unlock.
+            return reportSign([], plan, context)
+        }
         let source = try signKeySource(arguments, context)
         let (coordinator, identity) = try await openSigningIdentity(source, arguments, context)
+        let replacedRows = try await journalRows(of: plan.replaced, in: coordinator.journal)
+        // From here on SIGINT / SIGTERM stop the work after the group in flight (issue 30 item 5).
+        let interrupt = SignInterrupt.install()
+        defer { interrupt.restore() }
+        let work = Task {
+            try await signDocuments(plan, identity, coordinator, source, arguments, context)
+        }
+        interrupt.onSignal { work.cancel() }
+        let outcome: (results: [SignResultDocument], code: Int32?)
+        do {
+            outcome = try await work.value
+        } catch let error as CertificateProviderError where interrupt.exitCode != nil && error.code == .cancelled {
+            outcome = ([], nil)
+        } catch is CancellationError where interrupt.exitCode != nil {
+            outcome = ([], nil)
+        }
+        // The earlier journal rows of the files --force replaced name a signature that is gone.
+        for result in outcome.results where result.replaced == true {
+            for id in replacedRows[result.signature ?? ""] ?? [] where id != result.id {
+                _ = try await coordinator.journal.remove(id: id)
+            }
+        }
+        guard let exitCode = interrupt.exitCode else {
+            return outcome.code ?? reportSign(outcome.results, plan, context)
+        }
+        SigningCoordinator.removeStaleTemporaries(for: plan.outputFiles)
+        if outcome.code == nil, !outcome.results.isEmpty { _ = reportSign(outcome.results, plan, context) }
+        context.console.err(interruptedText(outcome.results, plan, signal: interrupt.signalName))
+        return exitCode
+    }
+
+    /// What `sign` says on standard error when SIGINT / SIGTERM stopped it: how many documents were
+    /// signed, how many not, and how to sign the rest.
+    static func interruptedText(_ results: [SignResultDocument], _ plan: SignPlan, signal: String) -> String {
+        let total = plan.documents.count
+        let signed = results.filter { $0.status == "signed" }.count
+        let counts =
+            results.isEmpty
+            ? "the documents whose signature file exists are signed and recorded, the others are not"
+            : "\(signed) of \(total) documents signed, \(total - signed) not signed"
+        return "certsign: interrupted (\(signal)): \(counts); no temporary file is left. To sign the rest, run the "
+            + "same command with --skip-existing (it skips every document whose signature file exists)"
+    }
+
+    /// The signing loop of `sign`, as one task that SIGINT / SIGTERM cancel: the results of the
+    /// one-by-one loop, or the exit code of a batch that reported itself (CSC).
+    private static func signDocuments(
+        _ plan: SignPlan,
+        _ identity: SigningIdentity,
+        _ coordinator: SigningCoordinator,
+        _ source: SignKeySource,
+        _ arguments: SignOptions,
+        _ context: CommandContext
+    ) async throws -> (results: [SignResultDocument], code: Int32?) {
         let documents = plan.documents
         if !source.provisionsStore, !plan.isPAdES, documents.count > 1, arguments.out == nil,
             !documents.contains("-"), plan.timestampClient == nil,
             let key = identity.key as? any BatchSigningKey
         {
             // One authorization for many signatures (CSC): see signInBatches.
-            return try await signInBatches(
+            let code = try await signInBatches(
                 documents,
                 key: key,
                 coordinator: coordinator,
@@ -257,6 +339,7 @@ extension Commands {
                 outputDirectory: arguments.outputDirectory,
                 context: context
             )
+            return ([], code)
         }
         let results = try await signEach(
             plan,
@@ -266,7 +349,19 @@ extension Commands {
             arguments: arguments,
             context: context
         )
-        return reportSign(results, plan, context)
+        return (results, nil)
+    }
+
+    /// The journal rows whose signature file is one of `paths` (the files `--force` replaces).
+    private static func journalRows(of paths: Set<String>, in journal: SignatureJournal) async throws -> [String: [String]] {
+        guard !paths.isEmpty else { return [:] }
+        var rows: [String: [String]] = [:]
+        for record in try await journal.records() {
+            guard case .file(let url) = record.storage else { continue }
+            let path = url.standardizedFileURL.path
+            if paths.contains(path) { rows[Format.path(path), default: []].append(record.id) }
+        }
+        return rows
     }
 
     /// Checks what `sign` was asked to do (key source, output, format, digest, standard input) before
@@ -291,29 +386,69 @@ extension Commands {
         }
 
         // Where each signature goes, checked before anything is signed.
-        // PAdES writes PDFs (checked by signPDF); only its --out is checked here, as a file to replace.
-        let outputs =
+        var outputs =
             pades ? [] : try signatureOutputs(documents, out: arguments.out, directory: arguments.outputDirectory)
         if let directory = arguments.outputDirectory { try context.makeOutputDirectory(directory) }
-        let checkedOutputs =
-            pades ? (arguments.out.map { [SignatureOutput.file(URL(fileURLWithPath: $0))] } ?? []) : outputs
-        for output in checkedOutputs {
-            guard case .file(let url) = output else { continue }
+        // PAdES writes PDFs: NAME-signed.pdf, --out or --out-dir (--in-place replaces the document as asked).
+        let files: [URL?] =
+            pades
+            ? documents.map { arguments.inPlace ? nil : pdfOutput($0, arguments) }
+            : outputs.map { if case .file(let url) = $0 { url } else { nil } }
+        for url in files.compactMap({ $0 }) {
             if let problem = unreplaceableOutput(url.path) {
                 throw UsageError(
-                    message:
-                        "refusing to write the signature to \(url.path): \(problem); --out takes a regular file "
-                        + "(replaced atomically) or '-' for standard output",
+                    message: "refusing to write the signature to \(url.path): \(problem)"
+                        + (arguments.out == nil
+                            ? "" : "; --out takes a regular file (replaced atomically) or '-' for standard output"),
                     usage: signUsage
                 )
             }
         }
+        // An existing signature is replaced only with --force, skipped with --skip-existing.
+        let existing = Set(files.compactMap { $0?.standardizedFileURL.path }.filter(FileSystem.exists))
+        if !existing.isEmpty, !arguments.force, !arguments.skipExisting {
+            throw existingOutputsError(files.compactMap { $0?.standardizedFileURL.path }.filter(existing.contains))
+        }
+        var kept = documents
+        var skipped: [(document: String, output: String)] = []
+        if arguments.skipExisting, !existing.isEmpty {
+            kept = []
+            var keptOutputs: [SignatureOutput] = []
+            for (index, document) in documents.enumerated() {
+                if let output = files[index]?.standardizedFileURL.path, existing.contains(output) {
+                    skipped.append((document, output))
+                } else {
+                    kept.append(document)
+                    if !pades { keptOutputs.append(outputs[index]) }
+                }
+            }
+            outputs = keptOutputs
+        }
+        // What an earlier run left (a killed or interrupted batch's hidden temporary files) goes first.
+        SigningCoordinator.removeStaleTemporaries(for: files)
+        if let timestampClient, !pades { options.levelUpgrade = TimestampLevelUpgrade(authority: timestampClient) }
         return SignPlan(
-            documents: documents,
+            documents: kept,
+            skipped: skipped,
+            replaced: arguments.force ? existing : [],
             options: options,
             isPAdES: pades,
             timestampClient: timestampClient,
-            outputs: outputs
+            outputs: outputs,
+            outputFiles: files
+        )
+    }
+
+    /// `.alreadyExists` naming the signature files that exist (the first ten and how many more).
+    static func existingOutputsError(_ paths: [String]) -> CertificateProviderError {
+        let shown = paths.prefix(10).joined(separator: ", ")
+        let more = paths.count > 10 ? " and \(paths.count - 10) more" : ""
+        let subject = paths.count == 1 ? "a signature file exists already" : "\(paths.count) signature files exist already"
+        return CertificateProviderError(
+            .alreadyExists,
+            "\(subject): \(shown)\(more); nothing was signed. Pass --force to replace "
+                + (paths.count == 1 ? "it" : "them") + ", --skip-existing to sign only the documents without one, "
+                + "or choose another --out / --out-dir"
         )
     }
 
@@ -373,7 +508,7 @@ extension Commands {
     }
 
     /// The signing identity from the key source; `--provider pkcs12 --param file=…` stores what it opens
-    /// (SAP's contract) and says where, never replacing an entry without `--replace`.
+    /// (SAP's contract) and says where, never replacing an entry without `--replace-identity`.
     private static func openSigningIdentity(
         _ source: SignKeySource,
         _ arguments: SignOptions,
@@ -387,11 +522,11 @@ extension Commands {
             // SAP's contract: initialize stores what it provisions. Say what and where, and never
             // replace an entry silently.
             let alias = try parameters.string(PKCS12Key.alias) ?? PKCS12CertificateProvider.defaultAlias
-            if try context.identityStore.metadata(alias: alias) != nil && !arguments.replace {
+            if try context.identityStore.metadata(alias: alias) != nil && !arguments.replaceIdentity {
                 throw CertificateProviderError(
                     .alreadyExists,
                     "an identity is already stored under the alias '\(alias)' in \(context.storeDirectory.path); "
-                        + "pass --replace to replace it, --param alias=NAME to store under another name, or --p12 "
+                        + "pass --replace-identity to replace it, --param alias=NAME to store under another name, or --p12 "
                         + "FILE to sign without storing"
                 )
             }
@@ -436,7 +571,9 @@ extension Commands {
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var batched: [Result<SigningResult, CertificateProviderError>]?
         if documents.count > 1, !pades, timestampClient == nil, !documents.contains("-"), !toStandardOutput {
-            let progress: SigningProgress = { done, total in console.progress("signing", done: done, total: total) }
+            let progress: SigningProgress = { done, total in
+                console.progress("signing", done: done, total: total, counting: "documents")
+            }
             batched = try await coordinator.signEach(
                 documents.map { .file(URL(fileURLWithPath: $0, isDirectory: false, relativeTo: workingDirectory)) },
                 outputs: outputs.map { output -> URL? in if case .file(let url) = output { url } else { nil } },
@@ -471,23 +608,28 @@ extension Commands {
             return try batched[index].get()
         }
         for (index, path) in documents.enumerated() {
+            // SIGINT / SIGTERM (or a cancelled task): the documents not begun are not signed.
+            if batched == nil, Task.isCancelled {
+                let error = CertificateProviderError(.cancelled, "not signed: the command was interrupted")
+                results += documents[index...].map { .failed(Format.path($0), error) }
+                break
+            }
             do {
-                try Task.checkCancellation()
                 if pades {
                     let digest =
                         try options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
                     let server = try await coordinator.provider(providerID) as? any DocumentSigning
-                    results.append(
-                        try await signPDF(
-                            path,
-                            identity: identity,
-                            server: server,
-                            timestampClient: timestampClient,
-                            arguments: arguments,
-                            digest: digest,
-                            context: context
-                        )
+                    var signed = try await signPDF(
+                        path,
+                        identity: identity,
+                        server: server,
+                        timestampClient: timestampClient,
+                        arguments: arguments,
+                        digest: digest,
+                        context: context
                     )
+                    if plan.replaced.contains(signed.signature ?? "") { signed.replaced = true }
+                    results.append(signed)
                     continue
                 }
                 let document: Document
@@ -511,32 +653,11 @@ extension Commands {
                 if case .file(let url) = outputs[index] { outputURL = url }
                 let result = try await sign(index, document, output: outputURL, progress: progress)
                 console.clearProgress()
-                var signature = result.signature
-                var timestamps: [AddedTimestampDocument]?
-                if let timestampClient {
-                    if let outputURL {
-                        timestamps = try await upgradeSignatureFile(
-                            outputURL.path,
-                            client: timestampClient,
-                            journal: coordinator.journal,
-                            context: context
-                        ).document.timestamps
-                    } else {
-                        // Standard output: timestamp the bytes before they go out; the journal keeps them.
-                        let stamped = try await SignatureTimestamper.addTimestamps(
-                            to: signature,
-                            authority: timestampClient
-                        )
-                        signature = stamped.signature
-                        var record = result.record
-                        record.format = .cadesT
-                        record.storage = .inline(signature)
-                        try await coordinator.journal.update(record)
-                        timestamps = stamped.addedTokens.compactMap { $0 }.map {
-                            AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)
-                        }
-                    }
+                let signature = result.signature
+                let timestamps = result.addedTimestamps.map {
+                    AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)
                 }
+                let replaced = outputURL.map { plan.replaced.contains($0.standardizedFileURL.path) } ?? false
                 if outputURL == nil { console.outBytes(signature) }
                 size = 0
                 results.append(
@@ -546,17 +667,22 @@ extension Commands {
                         signature: outputURL.map { displayPath($0.path, in: workingDirectory) } ?? "-",
                         id: result.record.id,
                         signer: result.signerCertificate.subject,
-                        format: timestampClient == nil ? options.format.rawValue : SignatureFormat.cadesT.rawValue,
+                        format: result.record.format.rawValue,
                         detached: options.isDetached,
                         digest: result.record.digestAlgorithm.rawValue,
-                        timestamps: timestamps
+                        timestamps: timestamps.isEmpty ? nil : timestamps,
+                        replaced: replaced ? true : nil
                     )
                 )
-                if !context.json { report("signed \(path) -> \(outputURL?.path ?? "standard output")") }
+                if !context.json {
+                    let note = replaced ? " (replaced the existing file)" : ""
+                    report("signed \(path) -> \(outputURL?.path ?? "standard output")\(note)")
+                }
             } catch let error as CertificateProviderError {
                 context.console.clearProgress()
                 results.append(.failed(Format.path(path), error))
-                context.console.err("certsign: \(path): \(error.reason)")
+                // An interrupted batch says once, at the end, what was not signed.
+                if error.code != .cancelled { context.console.err("certsign: \(path): \(error.reason)") }
             }
         }
         return results
@@ -575,12 +701,19 @@ extension Commands {
         func report(_ text: String) {
             if toStandardOutput { context.console.err(text) } else { context.console.out(text) }
         }
+        let skipped = plan.skipped.map {
+            SignResultDocument(document: Format.path($0.document), status: "skipped", signature: Format.path($0.output))
+        }
         if context.json && toStandardOutput {
-            context.console.err(JSONOutput.encode(SignDocument(results: results)))
+            context.console.err(JSONOutput.encode(SignDocument(results: skipped + results)))
         } else if context.json {
-            context.console.out(JSONOutput.encode(SignDocument(results: results)))
-        } else if documents.count > 1 {
-            report("\(documents.count - failures) of \(documents.count) documents signed")
+            context.console.out(JSONOutput.encode(SignDocument(results: skipped + results)))
+        } else {
+            for entry in plan.skipped { report("skipped \(entry.document): \(entry.output) exists (--skip-existing)") }
+            if documents.count > 1 || !skipped.isEmpty {
+                let note = skipped.isEmpty ? "" : ", \(skipped.count) skipped (their signature files exist)"
+                report("\(documents.count - failures) of \(documents.count) documents signed\(note)")
+            }
         }
         return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
     }

@@ -131,9 +131,8 @@ extension Commands {
         switch info.st_mode & S_IFMT {
         case S_IFREG: return nil
         case S_IFLNK:
-            return
-                "it is a symbolic link (certsign never replaces one; name the file it points to, or '-' for standard "
-                + "output)"
+            return "it is a symbolic link (certsign never writes through or replaces one; remove the link, or name "
+                + "another output)"
         case S_IFDIR: return "it is a directory (use --out-dir for a folder)"
         case S_IFIFO: return "it is a FIFO"
         case S_IFCHR, S_IFBLK: return "it is a device"
