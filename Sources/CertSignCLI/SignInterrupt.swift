@@ -9,7 +9,9 @@ import Glibc
 /// signals no longer end the process; the first one runs the action given to ``onSignal(_:)``
 /// (the command cancels its work, which stops after the group in flight), and ``exitCode`` is then
 /// 128 + the signal's number (130 for SIGINT, 143 for SIGTERM), as a shell reports a process the
-/// signal ended. A second signal while the command winds down is taken as the first.
+/// signal ended. A second signal while the command winds down (a server that does not answer)
+/// ends the process at once with that code: the journal loses no commit to it, and the next run
+/// removes what it left (hidden temporary files).
 final class SignInterrupt: @unchecked Sendable {
     // `received` and `action` are guarded by `lock`; `sources` is written by install and restore,
     // on the command's task only.
@@ -55,10 +57,15 @@ final class SignInterrupt: @unchecked Sendable {
     }
 
     private func signalled(_ number: Int32) {
-        let action: (@Sendable () -> Void)? = lock.withLock {
-            guard received == nil else { return nil }
+        let (first, action): (Bool, (@Sendable () -> Void)?) = lock.withLock {
+            guard received == nil else { return (false, nil) }
             received = number
-            return self.action
+            return (true, self.action)
+        }
+        guard first else {
+            let text = "certsign: a second \(number == SIGTERM ? "SIGTERM" : "SIGINT"): stopping at once\n"
+            _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            _exit(128 + number)
         }
         action?()
     }

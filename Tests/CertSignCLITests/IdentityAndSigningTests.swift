@@ -30,7 +30,8 @@ import Testing
         #expect(
             try fixture.run(
                 [
-                    "identity", "import", fixture.p12Path, "--alias", "подписант", "--replace-identity", "--password-env",
+                    "identity", "import", fixture.p12Path, "--alias", "подписант", "--replace-identity",
+                    "--password-env",
                     "P12_PASSWORD",
                 ],
                 environment: secretEnv

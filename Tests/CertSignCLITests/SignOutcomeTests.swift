@@ -28,7 +28,9 @@ struct SignOutcomeTests {
         return byDocument
     }
 
-    @Test("item 1: an existing .p7s is refused before anything is signed (named, first 10 and 'and K more'); --force replaces it and its journal row")
+    @Test(
+        "item 1: an existing .p7s is refused before anything is signed (named, first 10 and 'and K more'); --force replaces it and its journal row"
+    )
     func noSilentOverwrite() throws {
         let fixture = try CLIFixture()
         let environment = ["P": fixture.password]
@@ -171,7 +173,10 @@ struct SignOutcomeTests {
         )
 
         // A working TSA: CAdES-T written and recorded as such.
-        let good = try fixture.run(["--json", "sign", first, "--tsa", tsa, "--tsa-ca", tsaCA] + key, environment: environment)
+        let good = try fixture.run(
+            ["--json", "sign", first, "--tsa", tsa, "--tsa-ca", tsaCA] + key,
+            environment: environment
+        )
         #expect(good.status == 0, "\(good.errorOutput)")
         let made = try #require((try CLI.json(good)["results"] as? [[String: Any]])?.first)
         #expect(made["format"] as? String == "cades-t")
@@ -182,7 +187,11 @@ struct SignOutcomeTests {
     }
 
     /// Runs `certsign arguments` in the background with stdout and stderr into files.
-    static func start(_ fixture: CLIFixture, _ arguments: [String], environment: [String: String]) throws -> (
+    static func start(
+        _ fixture: CLIFixture,
+        _ arguments: [String],
+        environment: [String: String]
+    ) throws -> (
         Process, URL, URL
     ) {
         let process = Process()
@@ -302,7 +311,9 @@ struct SignOutcomeTests {
     func detachedWithoutContentHint() throws {
         let fixture = try CLIFixture()
         let document = try fixture.document("doc.txt", "текст\n")
-        #expect(try fixture.run(["sign", document] + Self.key(fixture), environment: ["P": fixture.password]).status == 0)
+        #expect(
+            try fixture.run(["sign", document] + Self.key(fixture), environment: ["P": fixture.password]).status == 0
+        )
         try FileManager.default.removeItem(atPath: document)
         let text = try fixture.run(["verify", document + ".p7s", "--ca", fixture.rootPath])
         #expect(text.status == 1)
@@ -335,7 +346,11 @@ struct SignOutcomeTests {
         let help = try fixture.run(["help", "sign"])
         #expect(help.status == 0)
         #expect(help.output.contains("cades-bes"), "\(help.output)")
-        #expect(try fixture.run(["sign", documents[0], "--format", "cades-bes", "--force"] + Self.key(fixture),
-            environment: ["P": fixture.password]).status == 0)
+        #expect(
+            try fixture.run(
+                ["sign", documents[0], "--format", "cades-bes", "--force"] + Self.key(fixture),
+                environment: ["P": fixture.password]
+            ).status == 0
+        )
     }
 }

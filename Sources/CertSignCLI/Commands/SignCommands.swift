@@ -221,11 +221,16 @@ extension Commands {
         summary: "sign documents (CAdES-BES detached .p7s by default)",
         discussion: """
             Give exactly one of --identity, --p12 and --provider. Output: DOCUMENT.p7s next to each
-            document, or --out FILE (one document) / --out-dir DIR. A signature never replaces a document
-            being signed, a symbolic link, a device, a FIFO or a directory, and two documents never share
-            one signature file. Signing a signed PDF adds a countersignature.
+            document, or --out FILE (one document) / --out-dir DIR. An existing signature file is replaced
+            only with --force (else sign refuses before signing anything; --skip-existing signs only the
+            documents without one). A signature never replaces a document being signed, a symbolic link,
+            a device, a FIFO or a directory, and two documents never share one signature file. Signing a
+            signed PDF adds a countersignature.
             Many documents are signed with one unlock; a failing document is reported, the rest are still
-            signed, and the exit code is then 1. Every signature is recorded in the journal.
+            signed, and the exit code is then 1. A document whose --tsa timestamp fails gets no file and no
+            journal row. Every signature is recorded in the journal. Ctrl-C (SIGINT) or SIGTERM stops a
+            batch after the group in flight and exits 130 (143); the same command with --skip-existing
+            signs the rest.
             """,
         examples: ["certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD"]
     ) { (options: SignOptions, context) in
@@ -353,7 +358,10 @@ extension Commands {
     }
 
     /// The journal rows whose signature file is one of `paths` (the files `--force` replaces).
-    private static func journalRows(of paths: Set<String>, in journal: SignatureJournal) async throws -> [String: [String]] {
+    private static func journalRows(
+        of paths: Set<String>,
+        in journal: SignatureJournal
+    ) async throws -> [String: [String]] {
         guard !paths.isEmpty else { return [:] }
         var rows: [String: [String]] = [:]
         for record in try await journal.records() {
@@ -443,7 +451,8 @@ extension Commands {
     static func existingOutputsError(_ paths: [String]) -> CertificateProviderError {
         let shown = paths.prefix(10).joined(separator: ", ")
         let more = paths.count > 10 ? " and \(paths.count - 10) more" : ""
-        let subject = paths.count == 1 ? "a signature file exists already" : "\(paths.count) signature files exist already"
+        let subject =
+            paths.count == 1 ? "a signature file exists already" : "\(paths.count) signature files exist already"
         return CertificateProviderError(
             .alreadyExists,
             "\(subject): \(shown)\(more); nothing was signed. Pass --force to replace "
@@ -646,8 +655,11 @@ extension Commands {
                 }
                 let label = documents.count > 1 ? "signing \(index + 1)/\(documents.count)" : "signing"
                 var progress: SigningProgress?
-                if size >= progressThreshold || documents.count > 1 {
+                if size >= progressThreshold {
                     progress = { done, total in console.progress(label, done: done, total: total) }
+                } else if documents.count > 1, batched == nil {
+                    // Small documents one by one (a TSA, a remote key): the bar counts documents.
+                    console.progress("signing", done: Int64(index), total: Int64(documents.count), counting: "documents")
                 }
                 var outputURL: URL?
                 if case .file(let url) = outputs[index] { outputURL = url }
