@@ -412,6 +412,10 @@ extension Commands {
                 )
             }
         }
+        // The command line first: a secret given as --param KEY=VALUE is a usage error (64).
+        if let provider = arguments.provider {
+            _ = try context.commandLineParameters(arguments.parameters, for: provider)
+        }
         // An existing signature is replaced only with --force, skipped with --skip-existing.
         let existing = Set(files.compactMap { $0?.standardizedFileURL.path }.filter(FileSystem.exists))
         if !existing.isEmpty, !arguments.force, !arguments.skipExisting {
@@ -659,7 +663,12 @@ extension Commands {
                     progress = { done, total in console.progress(label, done: done, total: total) }
                 } else if documents.count > 1, batched == nil {
                     // Small documents one by one (a TSA, a remote key): the bar counts documents.
-                    console.progress("signing", done: Int64(index), total: Int64(documents.count), counting: "documents")
+                    console.progress(
+                        "signing",
+                        done: Int64(index),
+                        total: Int64(documents.count),
+                        counting: "documents"
+                    )
                 }
                 var outputURL: URL?
                 if case .file(let url) = outputs[index] { outputURL = url }
