@@ -166,10 +166,18 @@ struct SignOutcomeTests {
         let piped = try fixture.run(["sign", first, "--out", "-", "--tsa", nobody] + key, environment: environment)
         #expect(piped.status == 1)
         #expect(piped.standardOutput.isEmpty)
+        // PAdES B-T: no signed PDF either.
+        let pdf = try fixture.directory.write("contract.pdf", TestPDF.minimal())
+        let padesT = try fixture.run(
+            ["sign", pdf, "--format", "pades", "--tsa", tsa + "/reject", "--tsa-ca", tsaCA] + key,
+            environment: environment
+        )
+        #expect(padesT.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.path("contract-signed.pdf")))
         #expect(try Self.journal(fixture).isEmpty)
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: fixture.directory.url.path)
-                .filter { $0.contains(".tmp-") }.isEmpty
+                .filter { $0.contains(".tmp-") || $0.hasSuffix(".partial") }.isEmpty
         )
 
         // A working TSA: CAdES-T written and recorded as such.
@@ -331,13 +339,9 @@ struct SignOutcomeTests {
         var documents: [String] = []
         for index in 0..<5 { documents.append(try fixture.document("p\(index).txt", "страница \(index)\n")) }
         let passwordFile = try fixture.directory.write("pw", text: fixture.password)
-        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let command = ([CLI.binary, "sign"] + documents + ["--p12", fixture.p12Path, "--password-file", passwordFile])
-            .map(quoted).joined(separator: " ")
-        let onTerminal = try ExternalTool.run(
-            "script",
-            ["-qec", command, "/dev/null"],
-            environment: ["CERTSIGN_HOME": fixture.store.url.path]
+        let onTerminal = try CLI.runOnTerminal(
+            ["sign"] + documents + ["--p12", fixture.p12Path, "--password-file", passwordFile],
+            store: fixture.store
         )
         #expect(onTerminal.succeeded, "\(onTerminal.output)")
         #expect(onTerminal.output.contains("5/5 documents"), "\(onTerminal.output)")

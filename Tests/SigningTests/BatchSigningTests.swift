@@ -160,11 +160,7 @@ import Testing
         "signEach removes the hidden temporary files a killed batch left for its outputs (of any age), nothing else"
     )
     func staleTemporariesAreRemoved() async throws {
-        let coordinator = try makeCoordinator("stale")
-        let output = directory.url.appendingPathComponent("stale")
-        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-        let documents = (0..<10).map { Document.bytes(Array("document \($0)".utf8), name: "\($0).txt") }
-        let outputs = (0..<10).map { Optional(output.appendingPathComponent("\($0).p7s")) }
+        let (coordinator, output, documents, outputs) = try makeBatch("stale", count: 10)
         let hourAgo = Date().addingTimeInterval(-3600)
         /// A file (or what `make` makes) at `name` in the output directory, last modified at `date`.
         func leave(_ name: String, modified date: Date, make: (String) throws -> Void) throws -> String {
@@ -215,17 +211,12 @@ import Testing
         #expect(signatures.sorted() == (0..<10).map { "\($0).p7s" }.sorted(), "\(signatures)")
     }
 
-    /// A coordinator over the EC signer (stored), with its own journal.
     @Test(
         "signEach cancelled after its first group: that group is committed whole, the next group's files are removed, every later document is .cancelled (issue 30 item 5)"
     )
     func cancelledAfterFirstGroup() async throws {
-        let coordinator = try makeCoordinator("cancelled")
-        let output = directory.url.appendingPathComponent("cancelled")
-        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         let count = SigningCoordinator.batchGroupSize * 2 + 100
-        let documents = (0..<count).map { Document.bytes(Array("document \($0)".utf8), name: "\($0).txt") }
-        let outputs = (0..<count).map { Optional(output.appendingPathComponent("\($0).p7s")) }
+        let (coordinator, output, documents, outputs) = try makeBatch("cancelled", count: count)
         let task = Task {
             try await coordinator.signEach(documents, outputs: outputs, provider: .pkcs12) { done, _ in
                 // Called once per document of a committed group: the first group's last one cancels.
@@ -253,6 +244,20 @@ import Testing
         }
     }
 
+    /// A coordinator (``makeCoordinator(_:)``), an empty output folder `name`, `count` small
+    /// documents `N.txt` and their outputs `name/N.p7s`.
+    func makeBatch(
+        _ name: String,
+        count: Int
+    ) throws -> (SigningCoordinator, URL, [Document], [URL?]) {
+        let output = directory.url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let documents = (0..<count).map { Document.bytes(Array("document \($0)".utf8), name: "\($0).txt") }
+        let outputs = (0..<count).map { Optional(output.appendingPathComponent("\($0).p7s")) }
+        return (try makeCoordinator(name), output, documents, outputs)
+    }
+
+    /// A coordinator over the EC signer (stored), with its own journal.
     func makeCoordinator(_ name: String) throws -> SigningCoordinator {
         var registry = ProviderRegistry()
         try registry.register(.pkcs12, description: "") {
