@@ -387,41 +387,7 @@ extension Commands {
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var batched: [Result<SigningResult, CertificateProviderError>]?
         if documents.count > 1, !pades, timestampClient == nil, !documents.contains("-"), !toStandardOutput {
-            let progress: SigningProgress = { done, total in
-                console.progress("signing", done: done, total: total, counting: "documents")
-            }
-            batched = try await coordinator.signEach(
-                documents.map { .file(URL(fileURLWithPath: $0, isDirectory: false, relativeTo: workingDirectory)) },
-                outputs: outputs.map { output -> URL? in if case .file(let url) = output { url } else { nil } },
-                provider: providerID,
-                parameters: parameters,
-                options: options,
-                progress: progress
-            )
-        }
-        func sign(
-            _ index: Int,
-            _ document: Document,
-            output: URL?,
-            progress: SigningProgress?
-        ) async throws
-            -> SigningResult
-        {
-            guard let batched else {
-                return try await coordinator.sign(
-                    document: document,
-                    provider: providerID,
-                    parameters: parameters,
-                    options: options,
-                    output: output,
-                    progress: progress
-                )
-            }
-            // The CLI's own words for a missing, unreadable or directory document.
-            if case .failure(let error) = batched[index], error.code == CertificateProviderError.Code.fileSystem {
-                _ = try context.documentSize(documents[index])
-            }
-            return try batched[index].get()
+            batched = try await signBatch(plan, coordinator, source, workingDirectory, console)
         }
         for (index, path) in documents.enumerated() {
             // SIGINT / SIGTERM (or a cancelled task): the documents not begun are not signed.
@@ -432,74 +398,35 @@ extension Commands {
             }
             do {
                 if pades {
-                    let digest =
-                        try options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
-                    let server = try await coordinator.provider(providerID) as? any DocumentSigning
-                    var signed = try await signPDF(
-                        path,
-                        identity: identity,
-                        server: server,
-                        timestampClient: timestampClient,
-                        arguments: arguments,
-                        digest: digest,
-                        context: context
-                    )
-                    if plan.replaced.contains(signed.signature ?? "") { signed.replaced = true }
-                    results.append(signed)
+                    results.append(try await signPDF(path, plan, identity, coordinator, source, arguments, context))
                     continue
-                }
-                let document: Document
-                var size: Int64
-                if path == "-" {
-                    var data = console.readStandardInput()
-                    let bytes = Array(data)
-                    data.resetBytes(in: 0..<data.count)
-                    document = .bytes(bytes, name: "stdin")
-                    size = Int64(bytes.count)
-                } else {
-                    size = batched == nil ? try context.documentSize(path) : 0
-                    document = .file(URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory))
-                }
-                let label = documents.count > 1 ? "signing \(index + 1)/\(documents.count)" : "signing"
-                var progress: SigningProgress?
-                if size >= progressThreshold {
-                    progress = { done, total in console.progress(label, done: done, total: total) }
-                } else if documents.count > 1, batched == nil {
-                    // Small documents one by one (a TSA, a remote key): the bar counts documents.
-                    console.progress(
-                        "signing",
-                        done: Int64(index),
-                        total: Int64(documents.count),
-                        counting: "documents"
-                    )
                 }
                 var outputURL: URL?
                 if case .file(let url) = outputs[index] { outputURL = url }
-                let result = try await sign(index, document, output: outputURL, progress: progress)
-                console.clearProgress()
-                let signature = result.signature
-                let timestamps = result.addedTimestamps.map {
-                    AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)
-                }
-                let replaced = outputURL.map { plan.replaced.contains($0.standardizedFileURL.path) } ?? false
-                if outputURL == nil { console.outBytes(signature) }
-                size = 0
-                results.append(
-                    SignResultDocument(
-                        document: displayPath(path, in: workingDirectory),
-                        status: "signed",
-                        signature: outputURL.map { displayPath($0.path, in: workingDirectory) } ?? "-",
-                        id: result.record.id,
-                        signer: result.signerCertificate.subject,
-                        format: result.record.format.rawValue,
-                        detached: options.isDetached,
-                        digest: result.record.digestAlgorithm.rawValue,
-                        timestamps: timestamps.isEmpty ? nil : timestamps,
-                        replaced: replaced ? true : nil
+                let result: SigningResult
+                if let batched {
+                    // The CLI's own words for a missing, unreadable or directory document.
+                    if case .failure(let error) = batched[index], error.code == .fileSystem {
+                        _ = try context.documentSize(path)
+                    }
+                    result = try batched[index].get()
+                } else {
+                    let (document, progress) = try openDocument(index, plan, workingDirectory, context)
+                    result = try await coordinator.sign(
+                        document: document,
+                        provider: providerID,
+                        parameters: parameters,
+                        options: options,
+                        output: outputURL,
+                        progress: progress
                     )
-                )
+                }
+                console.clearProgress()
+                if outputURL == nil { console.outBytes(result.signature) }
+                let signed = signedDocument(result, path, plan, workingDirectory)
+                results.append(signed)
                 if !context.json {
-                    let note = replaced ? " (replaced the existing file)" : ""
+                    let note = signed.replaced == true ? " (replaced the existing file)" : ""
                     report("signed \(path) -> \(outputURL?.path ?? "standard output")\(note)")
                 }
             } catch let error as CertificateProviderError {
@@ -510,6 +437,111 @@ extension Commands {
             }
         }
         return results
+    }
+
+    /// Document `index` of the one-by-one loop (standard input read and wiped) and its progress:
+    /// bytes for a large file, else (several documents) a bar that counts documents.
+    private static func openDocument(
+        _ index: Int,
+        _ plan: SignPlan,
+        _ workingDirectory: URL,
+        _ context: CommandContext
+    ) throws -> (Document, SigningProgress?) {
+        let path = plan.documents[index]
+        let count = plan.documents.count
+        let console = context.console
+        let document: Document
+        let size: Int64
+        if path == "-" {
+            var data = console.readStandardInput()
+            let bytes = Array(data)
+            data.resetBytes(in: 0..<data.count)
+            document = .bytes(bytes, name: "stdin")
+            size = Int64(bytes.count)
+        } else {
+            size = try context.documentSize(path)
+            document = .file(URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory))
+        }
+        if size >= progressThreshold {
+            let label = count > 1 ? "signing \(index + 1)/\(count)" : "signing"
+            return (document, { done, total in console.progress(label, done: done, total: total) })
+        }
+        // Small documents one by one (a TSA, a remote key): the bar counts documents.
+        if count > 1 { console.progress("signing", done: Int64(index), total: Int64(count), counting: "documents") }
+        return (document, nil)
+    }
+
+    /// Several files into files: one library batch (a pipeline on every core, one commit per group),
+    /// with a progress bar that counts documents.
+    private static func signBatch(
+        _ plan: SignPlan,
+        _ coordinator: SigningCoordinator,
+        _ source: SignKeySource,
+        _ workingDirectory: URL,
+        _ console: Console
+    ) async throws -> [Result<SigningResult, CertificateProviderError>] {
+        try await coordinator.signEach(
+            plan.documents.map { .file(URL(fileURLWithPath: $0, isDirectory: false, relativeTo: workingDirectory)) },
+            outputs: plan.outputs.map { output -> URL? in if case .file(let url) = output { url } else { nil } },
+            provider: source.providerID,
+            parameters: source.parameters,
+            options: plan.options
+        ) { done, total in
+            console.progress("signing", done: done, total: total, counting: "documents")
+        }
+    }
+
+    /// One PDF of `sign --format pades`, marked `replaced` when `--force` replaced its output.
+    private static func signPDF(
+        _ path: String,
+        _ plan: SignPlan,
+        _ identity: SigningIdentity,
+        _ coordinator: SigningCoordinator,
+        _ source: SignKeySource,
+        _ arguments: SignOptions,
+        _ context: CommandContext
+    ) async throws -> SignResultDocument {
+        let digest =
+            try plan.options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
+        let server = try await coordinator.provider(source.providerID) as? any DocumentSigning
+        var signed = try await signPDF(
+            path,
+            identity: identity,
+            server: server,
+            timestampClient: plan.timestampClient,
+            arguments: arguments,
+            digest: digest,
+            context: context
+        )
+        if plan.replaced.contains(signed.signature ?? "") { signed.replaced = true }
+        return signed
+    }
+
+    /// The result of one signed CMS / CAdES document: its timestamps, and whether `--force`
+    /// replaced its output.
+    private static func signedDocument(
+        _ result: SigningResult,
+        _ path: String,
+        _ plan: SignPlan,
+        _ workingDirectory: URL
+    ) -> SignResultDocument {
+        let output = result.outputURL
+        let timestamps = result.addedTimestamps.map {
+            AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)
+        }
+        let replaced = output.map { plan.replaced.contains($0.standardizedFileURL.path) } ?? false
+        return SignResultDocument(
+            document: displayPath(path, in: workingDirectory),
+            status: "signed",
+            signature: output.map { displayPath($0.path, in: workingDirectory) } ?? "-",
+            id: result.record.id,
+            signer: result.signerCertificate.subject,
+            format: result.record.format.rawValue,
+            detached: result.record.isDetached,
+            digest: result.record.digestAlgorithm.rawValue,
+            timestamps: timestamps.isEmpty ? nil : timestamps,
+            replaced: replaced ? true : nil
+        )
     }
 
     /// The summary: the JSON document (on stderr when the signature went to stdout), or the count of
