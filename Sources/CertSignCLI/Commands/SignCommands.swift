@@ -94,11 +94,10 @@ extension Commands {
             outcome = ([], nil)
         }
         // The earlier journal rows of the files --force replaced name a signature that is gone.
-        for result in outcome.results where result.replaced == true {
-            for id in replacedRows[result.signature ?? ""] ?? [] where id != result.id {
-                _ = try await coordinator.journal.remove(id: id)
-            }
+        let stale = outcome.results.filter { $0.replaced == true }.flatMap { result in
+            (replacedRows[result.signature ?? ""] ?? []).filter { $0 != result.id }
         }
+        try await coordinator.journal.remove(ids: stale)
         guard let exitCode = interrupt.exitCode else {
             return outcome.code ?? reportSign(outcome.results, plan, context)
         }
