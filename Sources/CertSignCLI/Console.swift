@@ -109,8 +109,9 @@ final class Console: @unchecked Sendable {
         return answer == "y" || answer == "yes"
     }
 
-    /// Draws a progress bar on standard error when it is a terminal (at most ten times a second).
-    func progress(_ label: String, done: Int64, total: Int64) {
+    /// Draws a progress bar on standard error when it is a terminal (at most ten times a second):
+    /// bytes, or `done/total counting` (e.g. documents) when `counting` names what is counted.
+    func progress(_ label: String, done: Int64, total: Int64, counting: String? = nil) {
         guard errorIsTerminal, total > 0 else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         guard done >= total || now - lastProgressDraw > 100_000_000 else { return }
@@ -119,7 +120,8 @@ final class Console: @unchecked Sendable {
         let width = 30
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-        let text = "\r\(label) [\(bar)] \(Int(fraction * 100))% \(Format.bytes(done))/\(Format.bytes(total))"
+        let amount = counting.map { "\(done)/\(total) \($0)" } ?? "\(Format.bytes(done))/\(Format.bytes(total))"
+        let text = "\r\(label) [\(bar)] \(Int(fraction * 100))% \(amount)"
         standardError.write(Data(text.utf8))
         progressVisible = true
     }

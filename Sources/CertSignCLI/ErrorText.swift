@@ -36,8 +36,8 @@ enum ErrorText {
             if words == ["identity", "export"] {
                 return "name a new file with --out; export never replaces an existing file"
             }
-            if error.reason.contains("--replace") { return nil }
-            return "pass --replace to replace it, or choose another --alias"
+            if error.reason.contains("--replace-identity") || error.reason.contains("--force") { return nil }
+            return "pass --replace-identity to replace it, or choose another --alias"
         case .authenticationFailed:
             if words == ["dss", "login"] { return "check the user name and password" }
             if error.reason.contains("not logged in") { return "log in first: certsign dss login --host URL …" }

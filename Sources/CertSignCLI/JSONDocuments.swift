@@ -110,11 +110,14 @@ struct SignResultDocument: Encodable {
     var field: String?
     /// The PAdES level, `B-B` or `B-T` (`--format pades`).
     var level: String?
+    /// True when the signature replaced an existing file (`--force`).
+    var replaced: Bool?
     var error: String?
     var code: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case document, status, signature, id, signer, format, detached, digest, timestamps, field, level, error, code
+        case document, status, signature, id, signer, format, detached, digest, timestamps, field, level, replaced
+        case error, code
     }
 
     static func failed(_ document: String, _ error: CertificateProviderError) -> SignResultDocument {
@@ -122,17 +125,19 @@ struct SignResultDocument: Encodable {
     }
 }
 
-/// `{"signed": N, "failed": N, "results": [...]}`.
+/// `{"signed": N, "failed": N, "skipped": N, "results": [...]}` (`skipped`: `--skip-existing`).
 struct SignDocument: Encodable {
     var signed: Int
     var failed: Int
+    var skipped: Int
     var results: [SignResultDocument]
-    enum CodingKeys: String, CodingKey, CaseIterable { case signed, failed, results }
+    enum CodingKeys: String, CodingKey, CaseIterable { case signed, failed, skipped, results }
 
     init(results: [SignResultDocument]) {
         self.results = results
         signed = results.filter { $0.status == "signed" }.count
         failed = results.filter { $0.status == "failed" }.count
+        skipped = results.filter { $0.status == "skipped" }.count
     }
 }
 
@@ -162,7 +167,9 @@ struct TimestampDocument: Encodable {
 struct FailureDocument: Encodable {
     var code: String
     var reason: String
-    enum CodingKeys: String, CodingKey, CaseIterable { case code, reason }
+    /// What to do (a detached signature without its document: `--content`).
+    var hint: String?
+    enum CodingKeys: String, CodingKey, CaseIterable { case code, reason, hint }
     init(_ failure: VerificationFailure) {
         code = failure.code.rawValue
         reason = failure.reason

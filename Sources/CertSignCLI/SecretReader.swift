@@ -79,6 +79,22 @@ extension CommandContext {
     /// Provider parameters from `--param K=V` (typed and checked by the provider's schema, which
     /// refuses secrets there), `--param-env K=VAR` (secret) and `--param-file K=PATH` (secret).
     func providerParameters(_ input: ProviderParameterInput, for provider: ProviderID) throws -> ProviderParameters {
+        var parameters = try commandLineParameters(input, for: provider)
+        for item in input.environment {
+            let key = ProviderParameters.Key(item.key)
+            parameters[key] = .secret(try environmentSecret(item.value, option: "--param-env \(key)=…"))
+        }
+        for item in input.files {
+            let key = ProviderParameters.Key(item.key)
+            parameters[key] = .secret(try readSecretFile(item.value, option: "--param-file \(key)"))
+        }
+        return parameters
+    }
+
+    /// The `--param K=V` values alone, typed and checked by the provider's schema; nothing is read
+    /// from the environment or files, so a command can check its command line first.
+    /// - Throws: `UsageError` for a secret given on the command line.
+    func commandLineParameters(_ input: ProviderParameterInput, for provider: ProviderID) throws -> ProviderParameters {
         var parameters = ProviderParameters()
         let schema = try makeRegistry().registration(provider)?.schema
         for item in input.values {
@@ -89,14 +105,6 @@ extension CommandContext {
                 // The schema's refusal, as a usage error: the command line itself is wrong.
                 throw UsageError(message: error.reason, usage: "--param-env KEY=VAR | --param-file KEY=PATH")
             }
-        }
-        for item in input.environment {
-            let key = ProviderParameters.Key(item.key)
-            parameters[key] = .secret(try environmentSecret(item.value, option: "--param-env \(key)=…"))
-        }
-        for item in input.files {
-            let key = ProviderParameters.Key(item.key)
-            parameters[key] = .secret(try readSecretFile(item.value, option: "--param-file \(key)"))
         }
         return parameters
     }

@@ -152,7 +152,7 @@ package enum FileSystem {
             guard let target = temporaryTarget(ofName: name), names.contains(target) else { continue }
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-                Double(info.st_mtim.tv_sec) < cutoff
+                age <= 0 || Double(info.st_mtim.tv_sec) < cutoff
             else { continue }
             if unlinkat(descriptor, name, 0) == 0 { removed += 1 }
         }

@@ -33,6 +33,9 @@ public struct PDFSignatureOptions: Sendable {
     /// not fit makes the reservation grow to fit it and the signature be made again (a second key
     /// operation), so a small value costs time, not failure.
     public var reservedSize: Int?
+    /// Whether an existing output file (other than the input) is replaced, atomically. Default
+    /// false: an existing output is refused with `.alreadyExists`.
+    public var replacesExistingOutput = false
 
     /// Creates options; every parameter defaults to the value documented on its property.
     public init(
@@ -171,7 +174,8 @@ public enum PDFSigner {
         makeCMS: ([UInt8], CoveredBytes) async throws -> [UInt8]
     ) async throws -> PDFSigningResult {
         let inPlace = input.standardizedFileURL.path == output.standardizedFileURL.path
-        if !inPlace, FileSystem.exists(output.path) {
+        let replacing = inPlace || options.replacesExistingOutput
+        if !replacing, FileSystem.exists(output.path) {
             throw CertificateProviderError(
                 .alreadyExists,
                 "'\(output.path)' already exists; choose another output or sign in place"
@@ -277,12 +281,12 @@ public enum PDFSigner {
                 "the signature kept outgrowing the room reserved for it in the PDF; nothing was written"
             )
         }
-        if inPlace {
+        if replacing {
             try FileSystem.rename(temporary, output.path)
         } else {
             try FileSystem.link(temporary, output.path)
         }
-        keep = inPlace
+        keep = replacing
         try FileSystem.syncDirectory(directory)
         return result
     }

@@ -161,6 +161,24 @@ public actor SignatureJournal {
         }
     }
 
+    /// Removes the records with `ids` in one transaction (their signature files stay where they are).
+    /// - Returns: how many records were removed.
+    @discardableResult
+    public func remove(ids: [String]) throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        return try connection.writeTransaction {
+            let statement = try connection.prepare("DELETE FROM signatures WHERE id = ?1")
+            var removed = 0
+            for id in ids {
+                statement.reset()
+                try statement.bind([.text(id)])
+                _ = try statement.step()
+                removed += connection.changes
+            }
+            return removed
+        }
+    }
+
     /// Replaces the stored fields of the record with `record.id` (format and signature bytes
     /// change when a signature is upgraded to CAdES-T).
     /// - Throws: `.notStored` when there is no such record; `.storeCorrupted`, `.fileSystem`, `.timeout`.

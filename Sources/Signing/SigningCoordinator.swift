@@ -95,8 +95,9 @@ public actor SigningCoordinator {
     ///   - progress: called per chunk with bytes done and total.
     /// - Returns: the record, the signature and the signer certificate.
     /// - Throws: `.cancelled` (nothing written, nothing recorded); `.providerNotFound`; the
-    ///   provider's and key's errors; `.fileSystem`; journal errors (the output file is then
-    ///   removed again, so no signature exists without its record).
+    ///   provider's and key's errors; the error of `options.levelUpgrade` (nothing written, nothing
+    ///   recorded); `.fileSystem`; journal errors (the output file is then removed again, so no
+    ///   signature exists without its record).
     public func sign(
         document: Document,
         provider id: ProviderID,
@@ -162,7 +163,9 @@ public actor SigningCoordinator {
         do {
             let provider = try provider(id)
             let resolved = try await resolve(id, parameters: parameters)
-            if !(provider is any DocumentSigning), CMSSigner.localKey(of: resolved.identity) != nil {
+            if !(provider is any DocumentSigning), options.levelUpgrade == nil,
+                CMSSigner.localKey(of: resolved.identity) != nil
+            {
                 let outcomes = try await signGroups(
                     documents,
                     outputs: try documents.map { try Self.output(for: $0, in: outputDirectory) },
@@ -268,8 +271,8 @@ public actor SigningCoordinator {
     /// one, or a hidden `.NAME.tmp-…` file). Files of the group being written when the process died
     /// may exist without a record (complete, verifiable, just not acknowledged); sign them again.
     /// Signing them again also removes the hidden temporary files the killed batch left for them:
-    /// before it writes, a batch removes `.NAME.tmp-…` files for its own outputs that are more than
-    /// 10 minutes old (a live writer renames its temporary files within one group).
+    /// before it writes, a batch removes every `.NAME.tmp-…` file for its own outputs, whatever its
+    /// age (two writers of one output at once are a conflict anyway: the later rename would win).
     /// As for single signatures, the journal runs WAL with `synchronous=NORMAL`: a killed process
     /// loses no commit, a power loss may lose the last commits (see ``SignatureJournal``).
     ///
@@ -288,9 +291,12 @@ public actor SigningCoordinator {
     ///   - progress: called for each document, in order, once its group is committed, with documents
     ///     done and the total.
     /// - Returns: one result per document, in order: the signature or why it failed.
-    /// - Throws: `.invalidParameter` when `outputs` and `documents` differ in length; `.cancelled`
-    ///   (the groups done before are recorded); `.providerNotFound`; the provider's errors when it
-    ///   has no identity; journal errors (the group's output files are then removed again).
+    ///   Cancelled (the task), the batch stops after the group in flight, which is committed whole
+    ///   (its documents not yet signed fail with `.cancelled`); every later document fails with
+    ///   `.cancelled`, and no file of a later group is left.
+    /// - Throws: `.invalidParameter` when `outputs` and `documents` differ in length;
+    ///   `.providerNotFound`; the provider's errors when it has no identity; journal errors (the
+    ///   group's output files are then removed again).
     public func signEach(
         _ documents: [Document],
         outputs: [URL?],
@@ -310,19 +316,15 @@ public actor SigningCoordinator {
         )
     }
 
-    /// How old a hidden temporary file next to an output must be before a batch that writes that
-    /// output removes it as left by a killed batch (see ``signEach(_:outputs:provider:parameters:options:progress:)``).
-    static let staleTemporaryAge: TimeInterval = 600
-
     /// Before a batch writes: removes, per output directory, the hidden temporary files an earlier
-    /// killed batch left for this batch's outputs (older than ``staleTemporaryAge``).
-    private static func removeStaleTemporaries(for outputs: [URL?]) {
+    /// killed or interrupted batch left for this batch's outputs, whatever their age.
+    package static func removeStaleTemporaries(for outputs: [URL?]) {
         var names: [String: Set<String>] = [:]
         for case let output? in outputs {
             names[output.deletingLastPathComponent().path, default: []].insert(output.lastPathComponent)
         }
         for (directory, names) in names {
-            _ = FileSystem.removeStaleTemporaries(in: directory, for: names, olderThan: staleTemporaryAge)
+            _ = FileSystem.removeStaleTemporaries(in: directory, for: names, olderThan: 0)
         }
     }
 
@@ -349,7 +351,10 @@ public actor SigningCoordinator {
         var options = options
         if options.signingTime == nil { options.signingTime = Date() }
         var signer: BatchSigningPipeline.Signer?
-        if !(provider is any DocumentSigning), let key = CMSSigner.localKey(of: resolved.identity) {
+        // A level upgrade (a TSA, validation data) is asked for per signature on the one-by-one path.
+        if !(provider is any DocumentSigning), options.levelUpgrade == nil,
+            let key = CMSSigner.localKey(of: resolved.identity)
+        {
             let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: resolved.identity)
             signer = BatchSigningPipeline.Signer(
                 providerID: id,
@@ -456,7 +461,7 @@ public actor SigningCoordinator {
                     {
                         throw error
                     }
-                    if Task.isCancelled {
+                    if Task.isCancelled && stoppingAtFirstFailure {
                         let signed = outcomes.filter { (try? $0.get()) != nil }.count
                         throw CertificateProviderError(
                             .cancelled,
@@ -473,6 +478,21 @@ public actor SigningCoordinator {
                         }
                     }
                     throw error
+                }
+                if Task.isCancelled {
+                    // Stopped after the group in flight: what the next group made is never
+                    // acknowledged, and every document after this group is not signed.
+                    if pending, let made = try? await inFlight.next() {
+                        for (index, outcome) in made.results.enumerated() {
+                            if case .success(let result) = outcome {
+                                BatchSigningPipeline.discard(result, temporary: made.temporaries[index])
+                            }
+                        }
+                    }
+                    outcomes += documents[outcomes.count...].map {
+                        .failure(CertificateProviderError(.cancelled, "signing '\($0.name)' was cancelled"))
+                    }
+                    break
                 }
             }
         }
@@ -565,9 +585,11 @@ public actor SigningCoordinator {
         var results: [SigningResult] = []
         do {
             for index in documents.indices {
+                let upgraded = try await options.upgrade(signatures[index], of: documents[index].name)
                 results.append(
                     try finish(
-                        signature: signatures[index],
+                        signature: upgraded?.signature ?? signatures[index],
+                        upgraded: upgraded,
                         signer: resolved.identity.certificate,
                         fingerprint: resolved.fingerprint,
                         document: documents[index],
@@ -698,8 +720,10 @@ public actor SigningCoordinator {
             fingerprint = resolved.fingerprint
         }
         try Task.checkCancellation()
+        let upgraded = try await options.upgrade(signature, of: document.name)
         return try finish(
-            signature: signature,
+            signature: upgraded?.signature ?? signature,
+            upgraded: upgraded,
             signer: signer,
             fingerprint: fingerprint,
             document: document,
@@ -715,6 +739,7 @@ public actor SigningCoordinator {
     /// Writes a made signature to its output file (when given) and builds its result.
     private func finish(
         signature: [UInt8],
+        upgraded: UpgradedSignature? = nil,
         signer: Certificate,
         fingerprint: String,
         document: Document,
@@ -742,11 +767,13 @@ public actor SigningCoordinator {
             documentSize: digested.size,
             documentDigest: digested.digest,
             digestAlgorithm: algorithm,
-            format: options.format,
+            format: options.levelUpgrade?.format ?? options.format,
             isDetached: options.isDetached,
             storage: storage
         )
-        return SigningResult(record: record, signature: signature, outputURL: output, signerCertificate: signer)
+        var result = SigningResult(record: record, signature: signature, outputURL: output, signerCertificate: signer)
+        result.addedTimestamps = upgraded?.addedTimestamps ?? []
+        return result
     }
 
     /// The cached ESS signing-certificate-v2 of a provider's identity.

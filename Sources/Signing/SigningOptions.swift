@@ -2,7 +2,7 @@ public import CertificateProviders
 public import Foundation
 
 /// How the coordinator signs.
-public struct SigningOptions: Sendable, Hashable {
+public struct SigningOptions: Sendable {
     /// The container format. Default `.cadesBES`.
     public var format: SignatureFormat
     /// Whether the signature leaves the content out. Default true.
@@ -14,6 +14,10 @@ public struct SigningOptions: Sendable, Hashable {
     public var signingTime: Date?
     /// Bytes per read when streaming a file. Default 1 MiB.
     public var chunkSize: Int
+    /// A level the signature must reach before it is written or recorded (CAdES-T with
+    /// ``TimestampLevelUpgrade``); nil (default) keeps the signature as made. When the upgrade fails,
+    /// the document gets no output file and no journal record.
+    public var levelUpgrade: (any SignatureLevelUpgrade)?
 
     /// Creates options; every parameter has the documented default.
     public init(
@@ -21,12 +25,14 @@ public struct SigningOptions: Sendable, Hashable {
         isDetached: Bool = true,
         digestAlgorithm: DigestAlgorithm? = nil,
         signingTime: Date? = nil,
-        chunkSize: Int = CMSSigner.defaultChunkSize
+        chunkSize: Int = CMSSigner.defaultChunkSize,
+        levelUpgrade: (any SignatureLevelUpgrade)? = nil
     ) {
         self.format = format
         self.isDetached = isDetached
         self.digestAlgorithm = digestAlgorithm
         self.signingTime = signingTime
         self.chunkSize = chunkSize
+        self.levelUpgrade = levelUpgrade
     }
 }

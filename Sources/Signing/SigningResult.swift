@@ -11,4 +11,6 @@ public struct SigningResult: Sendable {
     public let outputURL: URL?
     /// The certificate that signed.
     public let signerCertificate: Certificate
+    /// The timestamps ``SigningOptions/levelUpgrade`` added (empty without one).
+    public internal(set) var addedTimestamps: [TimestampToken] = []
 }

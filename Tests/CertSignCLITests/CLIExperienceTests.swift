@@ -118,7 +118,7 @@ import Testing
         #expect(notLoggedIn.errorOutput.contains("dss login"), "\(notLoggedIn.errorOutput)")
         #expect(!notLoggedIn.errorOutput.contains("identity list"))
 
-        // Duplicate alias: --replace. Export over an existing file: --out, not --alias.
+        // Duplicate alias: --replace-identity. Export over an existing file: --out, not --alias.
         let environment = ["P12_PASSWORD": fixture.password]
         let importArguments = [
             "identity", "import", fixture.p12Path, "--alias", "dup", "--password-env", "P12_PASSWORD",
@@ -126,7 +126,7 @@ import Testing
         #expect(try fixture.run(importArguments, environment: environment).status == 0)
         let duplicate = try fixture.run(importArguments, environment: environment)
         #expect(duplicate.status == 1)
-        #expect(duplicate.errorOutput.contains("--replace"), "\(duplicate.errorOutput)")
+        #expect(duplicate.errorOutput.contains("--replace-identity"), "\(duplicate.errorOutput)")
         let taken = try fixture.document("taken.p12", "not mine")
         let export = try fixture.run(
             ["identity", "export", "dup", "--out", taken, "--password-env", "P12_PASSWORD"],

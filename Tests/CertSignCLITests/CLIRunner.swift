@@ -28,6 +28,18 @@ enum CLI {
         )
     }
 
+    /// Runs `certsign` on a pseudo-terminal (util-linux `script`), as in a person's shell: stdout
+    /// and stderr arrive together in `output`.
+    static func runOnTerminal(_ arguments: [String], store: TemporaryDirectory) throws -> ExternalTool.Result {
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = ([binary] + arguments).map(quoted).joined(separator: " ")
+        return try ExternalTool.run(
+            "script",
+            ["-qec", command, "/dev/null"],
+            environment: ["CERTSIGN_HOME": store.url.path]
+        )
+    }
+
     /// Parses stdout as one JSON object.
     static func json(_ result: ExternalTool.Result) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: result.standardOutput)

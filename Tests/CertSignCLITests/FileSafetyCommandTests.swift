@@ -92,9 +92,11 @@ import Testing
         #expect(mkfifo(fifo, 0o600) == 0)
         #expect(try fixture.run(["sign", document, "--out", fifo] + key, environment: env).status == 64)
 
-        // A regular file is still replaced.
+        // A regular file is replaced only with --force (issue 30 item 1), atomically.
         let existing = try fixture.directory.write("existing.p7s", text: "old")
-        #expect(try fixture.run(["sign", document, "--out", existing] + key, environment: env).status == 0)
+        #expect(try fixture.run(["sign", document, "--out", existing] + key, environment: env).status == 1)
+        #expect(try fixture.directory.read("existing.p7s") == Array("old".utf8))
+        #expect(try fixture.run(["sign", document, "--out", existing, "--force"] + key, environment: env).status == 0)
         #expect(try fixture.opensslVerifies(existing, content: document))
 
         // --out - writes DER to stdout; DOCUMENT - reads stdin.
@@ -121,7 +123,9 @@ import Testing
         #expect(try fixture.opensslVerifies(fixture.directory.path("new/signed/same.txt.p7s"), content: a))
     }
 
-    @Test("item 8a: --provider pkcs12 --param file= says what it stored and where, and replaces only with --replace")
+    @Test(
+        "item 8a: --provider pkcs12 --param file= says what it stored and where, and replaces only with --replace-identity"
+    )
     func provisioningSaysWhatItStores() throws {
         let fixture = try CLIFixture()
         let document = try fixture.document("d.txt", "d")
@@ -135,10 +139,14 @@ import Testing
                 && first.errorOutput.contains("--p12")
         )
         #expect(first.errorOutput.contains(fixture.store.path("identities/default")))
-        let again = try fixture.run(arguments, environment: ["P": fixture.password])
+        // (--force: d.txt.p7s exists; the identity is what is refused here.)
+        let again = try fixture.run(arguments + ["--force"], environment: ["P": fixture.password])
         #expect(again.status == 1)
-        #expect(again.errorOutput.contains("--replace"))
-        #expect(try fixture.run(arguments + ["--replace"], environment: ["P": fixture.password]).status == 0)
+        #expect(again.errorOutput.contains("--replace-identity"))
+        #expect(
+            try fixture.run(arguments + ["--force", "--replace-identity"], environment: ["P": fixture.password]).status
+                == 0
+        )
     }
 
     @Test(
@@ -174,7 +182,7 @@ import Testing
         let identities = fixture.store.path("identities")
         #expect(chmod(identities, 0o777) == 0)
         let writable = try fixture.run(
-            ["sign", document, "--identity", "ivanov", "--password-env", "P"],
+            ["sign", document, "--identity", "ivanov", "--password-env", "P", "--force"],
             environment: env
         )
         #expect(writable.status == 1)
@@ -188,8 +196,11 @@ import Testing
             #expect(chown(identities, 0, 0) == 0)
         }
         #expect(
-            try fixture.run(["sign", document, "--identity", "ivanov", "--password-env", "P"], environment: env).status
-                == 0
+            try fixture.run(
+                ["sign", document, "--identity", "ivanov", "--password-env", "P", "--force"],
+                environment: env
+            )
+            .status == 0
         )
     }
 

@@ -20,7 +20,7 @@ import Testing
         #expect(importedJSON["subject"] as? String == "CN=Подписант CLI,O=ООО Ромашка")
         #expect(importedJSON["chain"] as? [String] == ["CN=CLI Test Root,O=Тест"])
 
-        // A second import under the same alias is refused; --replace replaces.
+        // A second import under the same alias is refused; --replace-identity replaces.
         let again = try fixture.run(
             ["identity", "import", fixture.p12Path, "--alias", "подписант", "--password-env", "P12_PASSWORD"],
             environment: secretEnv
@@ -30,7 +30,8 @@ import Testing
         #expect(
             try fixture.run(
                 [
-                    "identity", "import", fixture.p12Path, "--alias", "подписант", "--replace", "--password-env",
+                    "identity", "import", fixture.p12Path, "--alias", "подписант", "--replace-identity",
+                    "--password-env",
                     "P12_PASSWORD",
                 ],
                 environment: secretEnv

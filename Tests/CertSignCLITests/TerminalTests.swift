@@ -18,13 +18,9 @@ import Testing
         let big = fixture.directory.path("big.bin")
         try Data(count: 17 << 20).write(to: URL(fileURLWithPath: big))
         let passwordFile = try fixture.directory.write("pw", text: fixture.password)
-        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let command = [CLI.binary, "sign", big, "--identity", "tty", "--password-file", passwordFile].map(quoted)
-            .joined(separator: " ")
-        let onTerminal = try ExternalTool.run(
-            "script",
-            ["-qec", command, "/dev/null"],
-            environment: ["CERTSIGN_HOME": fixture.store.url.path]
+        let onTerminal = try CLI.runOnTerminal(
+            ["sign", big, "--identity", "tty", "--password-file", passwordFile],
+            store: fixture.store
         )
         #expect(onTerminal.succeeded, "\(onTerminal.output)")
         #expect(onTerminal.output.contains("signing ["), "no progress bar on a terminal: \(onTerminal.output)")

@@ -44,7 +44,7 @@ import Testing
         #expect(options.password.alternatives == ["--password-env VAR", "--password-file PATH", "--password-stdin"])
         #expect(!options.password.readsStandardInput)
         #expect(options.outputDirectory == "signed" && options.out == nil)
-        #expect(options.attached && !options.replace && !options.inPlace)
+        #expect(options.attached && !options.replaceIdentity && !options.inPlace)
         #expect(options.format == .cms)
         #expect(options.digest == .streebog256)
         #expect(options.tsa == URL(string: "http://tsa.example/tsr"))

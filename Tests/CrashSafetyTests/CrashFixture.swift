@@ -41,7 +41,7 @@ struct CrashFixture {
 
     func importArguments(alias: String, replace: Bool = false) -> [String] {
         ["identity", "import", p12Path, "--alias", alias, "--password-env", "CS_PASSWORD"]
-            + (replace ? ["--replace"] : [])
+            + (replace ? ["--replace-identity"] : [])
     }
 
     func signArguments(_ documents: [String], identity: String = "signer") -> [String] {

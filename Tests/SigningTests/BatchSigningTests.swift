@@ -157,14 +157,10 @@ import Testing
     }
 
     @Test(
-        "signEach removes the hidden temporary files a killed batch left for its outputs (older than 10 minutes), nothing else"
+        "signEach removes the hidden temporary files a killed batch left for its outputs (of any age), nothing else"
     )
     func staleTemporariesAreRemoved() async throws {
-        let coordinator = try makeCoordinator("stale")
-        let output = directory.url.appendingPathComponent("stale")
-        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-        let documents = (0..<10).map { Document.bytes(Array("document \($0)".utf8), name: "\($0).txt") }
-        let outputs = (0..<10).map { Optional(output.appendingPathComponent("\($0).p7s")) }
+        let (coordinator, output, documents, outputs) = try makeBatch("stale", count: 10)
         let hourAgo = Date().addingTimeInterval(-3600)
         /// A file (or what `make` makes) at `name` in the output directory, last modified at `date`.
         func leave(_ name: String, modified date: Date, make: (String) throws -> Void) throws -> String {
@@ -180,12 +176,12 @@ import Testing
         }
         func name(of path: String) -> String { (path as NSString).lastPathComponent }
         let outside = try directory.write("outside.txt", text: "not ours\n")
-        let stale = try [0, 5, 9].map { index in
+        var stale = try [0, 5, 9].map { index in
             try leave(name(of: FileSystem.temporaryPath(for: outputs[index]!.path)), modified: hourAgo, make: file)
         }
+        // Fresh (left by a run interrupted a moment ago): removed as well (issue 30 item 5).
+        stale.append(try leave(name(of: FileSystem.temporaryPath(for: outputs[1]!.path)), modified: Date(), make: file))
         let kept = [
-            // Fresh: a live writer's file.
-            try leave(name(of: FileSystem.temporaryPath(for: outputs[1]!.path)), modified: Date(), make: file),
             // For a name this batch does not write.
             try leave(
                 name(of: FileSystem.temporaryPath(for: output.appendingPathComponent("other.p7s").path)),
@@ -213,6 +209,52 @@ import Testing
             $0.hasSuffix(".p7s")
         }
         #expect(signatures.sorted() == (0..<10).map { "\($0).p7s" }.sorted(), "\(signatures)")
+    }
+
+    @Test(
+        "signEach cancelled after its first group: that group is committed whole, the next group's files are removed, every later document is .cancelled (issue 30 item 5)"
+    )
+    func cancelledAfterFirstGroup() async throws {
+        let count = SigningCoordinator.batchGroupSize * 2 + 100
+        let (coordinator, output, documents, outputs) = try makeBatch("cancelled", count: count)
+        let task = Task {
+            try await coordinator.signEach(documents, outputs: outputs, provider: .pkcs12) { done, _ in
+                // Called once per document of a committed group: the first group's last one cancels.
+                if done == Int64(SigningCoordinator.batchGroupSize) { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+        }
+        let outcomes = try await task.value
+        #expect(outcomes.count == count)
+        let signed = outcomes.prefix(SigningCoordinator.batchGroupSize)
+        #expect(signed.allSatisfy { (try? $0.get()) != nil })
+        for outcome in outcomes.dropFirst(SigningCoordinator.batchGroupSize) {
+            guard case .failure(let error) = outcome else {
+                Issue.record("a document after the cancelled group was signed")
+                continue
+            }
+            #expect(error.code == .cancelled)
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: output.path)
+        #expect(names.filter { $0.contains(".tmp-") }.isEmpty, "temporary files were left")
+        #expect(names.filter { $0.hasSuffix(".p7s") }.count == SigningCoordinator.batchGroupSize)
+        #expect(try await coordinator.journal.count() == SigningCoordinator.batchGroupSize)
+        for index in [0, SigningCoordinator.batchGroupSize - 1] {
+            let signature = try #require(try? outcomes[index].get())
+            #expect(FileManager.default.fileExists(atPath: signature.outputURL?.path ?? ""))
+        }
+    }
+
+    /// A coordinator (``makeCoordinator(_:)``), an empty output folder `name`, `count` small
+    /// documents `N.txt` and their outputs `name/N.p7s`.
+    func makeBatch(
+        _ name: String,
+        count: Int
+    ) throws -> (SigningCoordinator, URL, [Document], [URL?]) {
+        let output = directory.url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let documents = (0..<count).map { Document.bytes(Array("document \($0)".utf8), name: "\($0).txt") }
+        let outputs = (0..<count).map { Optional(output.appendingPathComponent("\($0).p7s")) }
+        return (try makeCoordinator(name), output, documents, outputs)
     }
 
     /// A coordinator over the EC signer (stored), with its own journal.

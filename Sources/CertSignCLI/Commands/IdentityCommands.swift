@@ -17,7 +17,7 @@ extension Commands {
         var file = ""
         var alias: String?
         var keyAlias: String?
-        var replace = false
+        var replaceIdentity = false
         var password = SecretInput()
         var storePassword = SecretInput()
 
@@ -41,7 +41,7 @@ extension Commands {
                     "NAME",
                     "which key of a file that holds several (friendly name or local key ID)"
                 ),
-                .flag(\.replace, "--replace", "replace an entry of the same alias"),
+                .flag(\.replaceIdentity, "--replace-identity", "replace an identity stored under the same alias"),
             ]
             options += .password(\.password, "the file's password (none for a file without one)")
             options += .secretSources(\.storePassword, "store-password", "the store password (at least 8 characters)")
@@ -90,7 +90,7 @@ extension Commands {
             keyAlias: options.keyAlias,
             alias: alias,
             storePassword: storePassword,
-            replacingExisting: options.replace
+            replacingExisting: options.replaceIdentity
         )
         context.emit(
             encoding: IdentityCommandDocument(imported: IdentityDocument(metadata, chain: identity.chain)),

@@ -19,25 +19,16 @@ extension Commands {
     ) async throws -> SignResultDocument {
         let input = URL(fileURLWithPath: path)
         _ = try context.documentSize(path)
-        let output: URL
-        if arguments.inPlace {
-            // Not with --out or --out-dir: checked by SignOptions.validate.
-            output = input
-        } else if let out = arguments.out {
-            output = URL(fileURLWithPath: out)
-        } else {
-            let name = input.deletingPathExtension().lastPathComponent + "-signed.pdf"
-            let directory =
-                arguments.outputDirectory.map { URL(fileURLWithPath: $0) } ?? input.deletingLastPathComponent()
-            output = directory.appendingPathComponent(name)
-        }
-        let options = PDFSignatureOptions(
+        let output = pdfOutput(path, arguments)
+        var options = PDFSignatureOptions(
             fieldName: arguments.field,
             reason: arguments.reason,
             location: arguments.location,
             digestAlgorithm: digest,
             timestampAuthority: timestampClient
         )
+        // An existing output was refused before anything was signed, unless --force.
+        options.replacesExistingOutput = arguments.force
         let result: PDFSigningResult
         if let server {
             result = try await PDFSigner.sign(
@@ -67,6 +58,20 @@ extension Commands {
             field: result.fieldName,
             level: result.timestamp == nil ? "B-B" : "B-T"
         )
+    }
+
+    /// Where the signed PDF of `path` goes: the input itself (`--in-place`), `--out FILE`,
+    /// `DIR/NAME-signed.pdf` (`--out-dir DIR`) or `NAME-signed.pdf` beside the input.
+    static func pdfOutput(_ path: String, _ arguments: SignOptions) -> URL {
+        let input = URL(fileURLWithPath: path)
+        if arguments.inPlace {
+            // Not with --out or --out-dir: checked by SignOptions.validate.
+            return input
+        }
+        if let out = arguments.out { return URL(fileURLWithPath: out) }
+        let name = input.deletingPathExtension().lastPathComponent + "-signed.pdf"
+        let directory = arguments.outputDirectory.map { URL(fileURLWithPath: $0) } ?? input.deletingLastPathComponent()
+        return directory.appendingPathComponent(name)
     }
 
     /// Whether the file starts like a PDF.

@@ -19,196 +19,21 @@ extension Commands {
 
     static var signUsage: String { sign.usage }
 
-    /// `certsign sign DOCUMENT... (--identity ALIAS | --p12 FILE | --provider ID) …`.
-    struct SignOptions: CommandOptions {
-        /// `--format`.
-        enum Format: String, CaseIterable, Sendable {
-            case cms
-            case cades
-            case cadesBES = "cades-bes"
-            case pades
-        }
-
-        var documents: [String] = []
-        var identity: String?
-        var p12: String?
-        var provider: ProviderID?
-        var parameters = ProviderParameterInput()
-        var password = SecretInput()
-        var out: String?
-        var outputDirectory: String?
-        var replace = false
-        var attached = false
-        var format = Format.cades
-        var digest: DigestAlgorithm?
-        var tsa: URL?
-        var tsaCA: [String] = []
-        var field: String?
-        var reason: String?
-        var location: String?
-        var inPlace = false
-
-        static var arguments: [ArgumentBinding<Self>] {
-            [
-                .many(
-                    \.documents,
-                    "DOCUMENT",
-                    "a file to sign; '-' reads standard input (its signature goes to standard output)",
-                    type: .file
-                )
-            ]
-        }
-
-        static var options: [OptionBinding<Self>] {
-            var options: [OptionBinding<Self>] = [
-                .value(
-                    \.identity,
-                    "--identity",
-                    "ALIAS",
-                    "sign with a stored identity (PASSWORD = its store password)",
-                    group: "key",
-                    convert: ValueConversions.alias
-                ),
-                .value(
-                    \.p12,
-                    "--p12",
-                    "FILE",
-                    "sign with a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)",
-                    type: .file,
-                    group: "key"
-                ),
-                .value(
-                    \.provider,
-                    "--provider",
-                    "ID",
-                    "sign with any registered provider ('certsign providers'), configured with --param,\n--param-env "
-                        + "and --param-file; what you give is what it uses, also when it holds a session",
-                    group: "key"
-                ) { ProviderID($0) },
-            ]
-            options += .providerParameters(\.parameters)
-            options += .password(\.password, "the password")
-            options += [
-                .value(
-                    \.out,
-                    "--out",
-                    "FILE",
-                    "write the signature (one document) to FILE; '-' writes it to standard output",
-                    type: .file
-                ),
-                .value(
-                    \.outputDirectory,
-                    "--out-dir",
-                    "DIR",
-                    "write each signature as DIR/NAME.p7s (DIR is created when missing)",
-                    type: .directory
-                ),
-                .flag(
-                    \.replace,
-                    "--replace",
-                    "let '--provider pkcs12 --param file=…' replace an identity stored under the same alias\n(it "
-                        + "stores what it opens, and says where)"
-                ),
-                .flag(\.attached, "--attached", "embed the document in the signature (default: detached)"),
-                .choice(
-                    \.format,
-                    "--format",
-                    "FORMAT",
-                    "cms (plain CMS SignedData), cades (CAdES-BES) or pades (inside the PDF: PAdES B-B, B-T with "
-                        + "--tsa;\nNAME-signed.pdf beside each PDF, or --out / --out-dir / --in-place)"
-                ),
-                .value(
-                    \.digest,
-                    "--digest",
-                    "ALG",
-                    "sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012)",
-                    default: "the key's digest: streebog256/512 for GOST keys, else sha256",
-                    convert: ValueConversions.digest
-                ),
-                .value(
-                    \.tsa,
-                    "--tsa",
-                    "URL",
-                    "timestamp each new signature at this RFC 3161 TSA (CAdES-T, PAdES B-T; see certsign timestamp)",
-                    type: .url,
-                    convert: ValueConversions.timestampAuthority
-                ),
-                .repeatable(
-                    \.tsaCA,
-                    "--tsa-ca",
-                    "FILE",
-                    "trust anchors for the TSA's certificate (default: the system store)",
-                    type: .file
-                ),
-                .value(\.field, "--field", "NAME", "PAdES: the signature field's name (default Signature1, 2, …)"),
-                .value(\.reason, "--reason", "TEXT", "PAdES: the reason recorded in the signature"),
-                .value(\.location, "--location", "TEXT", "PAdES: the location recorded in the signature"),
-                .flag(\.inPlace, "--in-place", "PAdES: replace each PDF with its signed version (atomically)"),
-            ]
-            return options
-        }
-
-        func validate() throws {
-            let sources = [identity != nil, p12 != nil, provider != nil].filter { $0 }
-            guard sources.count == 1 else {
-                throw InvalidValue(
-                    message: sources.isEmpty
-                        ? "say where the key comes from: --identity ALIAS, --p12 FILE or --provider ID"
-                        : "give only one of --identity, --p12 and --provider"
-                )
-            }
-            if out != nil && documents.count > 1 {
-                throw InvalidValue(message: "--out names one output file; use --out-dir DIR for several documents")
-            }
-            if out != nil && outputDirectory != nil {
-                throw InvalidValue(message: "give either --out or --out-dir")
-            }
-            if !parameters.isEmpty && provider == nil {
-                throw InvalidValue(message: "--param, --param-env and --param-file go with --provider")
-            }
-            if tsa == nil && !tsaCA.isEmpty {
-                throw InvalidValue(message: "--tsa-ca goes with --tsa URL")
-            }
-            let pades = format == .pades
-            if !pades, inPlace || field != nil || reason != nil || location != nil {
-                throw InvalidValue(message: "--in-place, --field, --reason and --location go with --format pades")
-            }
-            if pades, attached {
-                throw InvalidValue(message: "a PAdES signature lives inside the PDF: --attached does not apply")
-            }
-            if pades, inPlace, out != nil || outputDirectory != nil {
-                throw InvalidValue(message: "--in-place replaces the document: do not give --out or --out-dir with it")
-            }
-            // Standard input is read once: by one document, or by the password.
-            let fromStandardInput = documents.filter { $0 == "-" }.count
-            if fromStandardInput > 1 {
-                throw InvalidValue(message: "standard input ('-') can be read only once")
-            }
-            if fromStandardInput == 1 && password.readsStandardInput {
-                throw InvalidValue(
-                    message: "DOCUMENT '-' and --password-stdin both read standard input; give the password with "
-                        + "--password-env or --password-file"
-                )
-            }
-            if pades, documents.contains("-") || out == "-" {
-                throw InvalidValue(
-                    message: "PAdES signs PDF files in place or into another file: '-' (standard input or output) "
-                        + "does not apply"
-                )
-            }
-        }
-    }
-
     static let sign = CommandDescriptor(
         words: ["sign"],
         summary: "sign documents (CAdES-BES detached .p7s by default)",
         discussion: """
             Give exactly one of --identity, --p12 and --provider. Output: DOCUMENT.p7s next to each
-            document, or --out FILE (one document) / --out-dir DIR. A signature never replaces a document
-            being signed, a symbolic link, a device, a FIFO or a directory, and two documents never share
-            one signature file. Signing a signed PDF adds a countersignature.
+            document, or --out FILE (one document) / --out-dir DIR. An existing signature file is replaced
+            only with --force (else sign refuses before signing anything; --skip-existing signs only the
+            documents without one). A signature never replaces a document being signed, a symbolic link,
+            a device, a FIFO or a directory, and two documents never share one signature file. Signing a
+            signed PDF adds a countersignature.
             Many documents are signed with one unlock; a failing document is reported, the rest are still
-            signed, and the exit code is then 1. Every signature is recorded in the journal.
+            signed, and the exit code is then 1. A document whose --tsa timestamp fails gets no file and no
+            journal row. Every signature is recorded in the journal. Ctrl-C (SIGINT) or SIGTERM stops a
+            batch after the group in flight and exits 130 (143); the same command with --skip-existing
+            signs the rest.
             """,
         examples: ["certsign sign invoice-1.pdf invoice-2.pdf --identity ivanov --password-env P12_PASSWORD"]
     ) { (options: SignOptions, context) in
@@ -217,12 +42,19 @@ extension Commands {
 
     /// What `sign` was asked to do, checked before anything is opened or signed.
     struct SignPlan {
+        /// The documents to sign, in order (less those `--skip-existing` skips).
         var documents: [String]
+        /// The documents `--skip-existing` skips, with their existing signature file.
+        var skipped: [(document: String, output: String)] = []
+        /// The existing output files `--force` replaces (absolute paths).
+        var replaced: Set<String> = []
         var options: SigningOptions
         var isPAdES: Bool
         var timestampClient: TimestampAuthorityClient?
         /// Per document, in order (empty for PAdES, whose outputs signPDF works out).
         var outputs: [SignatureOutput]
+        /// Every output file of the command line (also of skipped documents), for cleaning up.
+        var outputFiles: [URL?] = []
         /// With the signature on stdout, messages go to stderr.
         var writesToStandardOutput: Bool { outputs.contains(.standardOutput) }
     }
@@ -239,15 +71,72 @@ extension Commands {
     /// `certsign sign`: validation, the key source, the identity, the signing loop, the output.
     private static func runSign(_ arguments: SignOptions, _ context: CommandContext) async throws -> Int32 {
         let plan = try signPlan(arguments, context)
+        if plan.documents.isEmpty {
+            // --skip-existing and every signature exists: nothing to unlock.
+            return reportSign([], plan, context)
+        }
         let source = try signKeySource(arguments, context)
         let (coordinator, identity) = try await openSigningIdentity(source, arguments, context)
+        let replacedRows = try await journalRows(of: plan.replaced, in: coordinator.journal)
+        // From here on SIGINT / SIGTERM stop the work after the group in flight (issue 30 item 5).
+        let interrupt = SignInterrupt.install()
+        defer { interrupt.restore() }
+        let work = Task {
+            try await signDocuments(plan, identity, coordinator, source, arguments, context)
+        }
+        interrupt.onSignal { work.cancel() }
+        let outcome: (results: [SignResultDocument], code: Int32?)
+        do {
+            outcome = try await work.value
+        } catch let error as CertificateProviderError where interrupt.exitCode != nil && error.code == .cancelled {
+            outcome = ([], nil)
+        } catch is CancellationError where interrupt.exitCode != nil {
+            outcome = ([], nil)
+        }
+        // The earlier journal rows of the files --force replaced name a signature that is gone.
+        let stale = outcome.results.filter { $0.replaced == true }.flatMap { result in
+            (replacedRows[result.signature ?? ""] ?? []).filter { $0 != result.id }
+        }
+        try await coordinator.journal.remove(ids: stale)
+        guard let exitCode = interrupt.exitCode else {
+            return outcome.code ?? reportSign(outcome.results, plan, context)
+        }
+        SigningCoordinator.removeStaleTemporaries(for: plan.outputFiles)
+        if outcome.code == nil, !outcome.results.isEmpty { _ = reportSign(outcome.results, plan, context) }
+        context.console.err(interruptedText(outcome.results, plan, signal: interrupt.signalName))
+        return exitCode
+    }
+
+    /// What `sign` says on standard error when SIGINT / SIGTERM stopped it: how many documents were
+    /// signed, how many not, and how to sign the rest.
+    static func interruptedText(_ results: [SignResultDocument], _ plan: SignPlan, signal: String) -> String {
+        let total = plan.documents.count
+        let signed = results.filter { $0.status == "signed" }.count
+        let counts =
+            results.isEmpty
+            ? "the documents whose signature file exists are signed and recorded, the others are not"
+            : "\(signed) of \(total) documents signed, \(total - signed) not signed"
+        return "certsign: interrupted (\(signal)): \(counts); no temporary file is left. To sign the rest, run the "
+            + "same command with --skip-existing (it skips every document whose signature file exists)"
+    }
+
+    /// The signing loop of `sign`, as one task that SIGINT / SIGTERM cancel: the results of the
+    /// one-by-one loop, or the exit code of a batch that reported itself (CSC).
+    private static func signDocuments(
+        _ plan: SignPlan,
+        _ identity: SigningIdentity,
+        _ coordinator: SigningCoordinator,
+        _ source: SignKeySource,
+        _ arguments: SignOptions,
+        _ context: CommandContext
+    ) async throws -> (results: [SignResultDocument], code: Int32?) {
         let documents = plan.documents
         if !source.provisionsStore, !plan.isPAdES, documents.count > 1, arguments.out == nil,
             !documents.contains("-"), plan.timestampClient == nil,
             let key = identity.key as? any BatchSigningKey
         {
             // One authorization for many signatures (CSC): see signInBatches.
-            return try await signInBatches(
+            let code = try await signInBatches(
                 documents,
                 key: key,
                 coordinator: coordinator,
@@ -257,6 +146,7 @@ extension Commands {
                 outputDirectory: arguments.outputDirectory,
                 context: context
             )
+            return ([], code)
         }
         let results = try await signEach(
             plan,
@@ -266,7 +156,22 @@ extension Commands {
             arguments: arguments,
             context: context
         )
-        return reportSign(results, plan, context)
+        return (results, nil)
+    }
+
+    /// The journal rows whose signature file is one of `paths` (the files `--force` replaces).
+    private static func journalRows(
+        of paths: Set<String>,
+        in journal: SignatureJournal
+    ) async throws -> [String: [String]] {
+        guard !paths.isEmpty else { return [:] }
+        var rows: [String: [String]] = [:]
+        for record in try await journal.records() {
+            guard case .file(let url) = record.storage else { continue }
+            let path = url.standardizedFileURL.path
+            if paths.contains(path) { rows[Format.path(path), default: []].append(record.id) }
+        }
+        return rows
     }
 
     /// Checks what `sign` was asked to do (key source, output, format, digest, standard input) before
@@ -291,29 +196,74 @@ extension Commands {
         }
 
         // Where each signature goes, checked before anything is signed.
-        // PAdES writes PDFs (checked by signPDF); only its --out is checked here, as a file to replace.
-        let outputs =
+        var outputs =
             pades ? [] : try signatureOutputs(documents, out: arguments.out, directory: arguments.outputDirectory)
         if let directory = arguments.outputDirectory { try context.makeOutputDirectory(directory) }
-        let checkedOutputs =
-            pades ? (arguments.out.map { [SignatureOutput.file(URL(fileURLWithPath: $0))] } ?? []) : outputs
-        for output in checkedOutputs {
-            guard case .file(let url) = output else { continue }
+        // PAdES writes PDFs: NAME-signed.pdf, --out or --out-dir (--in-place replaces the document as asked).
+        let files: [URL?] =
+            pades
+            ? documents.map { arguments.inPlace ? nil : pdfOutput($0, arguments) }
+            : outputs.map { if case .file(let url) = $0 { url } else { nil } }
+        for url in files.compactMap({ $0 }) {
             if let problem = unreplaceableOutput(url.path) {
                 throw UsageError(
-                    message:
-                        "refusing to write the signature to \(url.path): \(problem); --out takes a regular file "
-                        + "(replaced atomically) or '-' for standard output",
+                    message: "refusing to write the signature to \(url.path): \(problem)"
+                        + (arguments.out == nil
+                            ? "" : "; --out takes a regular file (replaced atomically) or '-' for standard output"),
                     usage: signUsage
                 )
             }
         }
+        // The command line first: a secret given as --param KEY=VALUE is a usage error (64).
+        if let provider = arguments.provider {
+            _ = try context.commandLineParameters(arguments.parameters, for: provider)
+        }
+        // An existing signature is replaced only with --force, skipped with --skip-existing.
+        let existing = Set(files.compactMap { $0?.standardizedFileURL.path }.filter(FileSystem.exists))
+        if !existing.isEmpty, !arguments.force, !arguments.skipExisting {
+            throw existingOutputsError(files.compactMap { $0?.standardizedFileURL.path }.filter(existing.contains))
+        }
+        var kept = documents
+        var skipped: [(document: String, output: String)] = []
+        if arguments.skipExisting, !existing.isEmpty {
+            kept = []
+            var keptOutputs: [SignatureOutput] = []
+            for (index, document) in documents.enumerated() {
+                if let output = files[index]?.standardizedFileURL.path, existing.contains(output) {
+                    skipped.append((document, output))
+                } else {
+                    kept.append(document)
+                    if !pades { keptOutputs.append(outputs[index]) }
+                }
+            }
+            outputs = keptOutputs
+        }
+        // What an earlier run left (a killed or interrupted batch's hidden temporary files) goes first.
+        SigningCoordinator.removeStaleTemporaries(for: files)
+        if let timestampClient, !pades { options.levelUpgrade = TimestampLevelUpgrade(authority: timestampClient) }
         return SignPlan(
-            documents: documents,
+            documents: kept,
+            skipped: skipped,
+            replaced: arguments.force ? existing : [],
             options: options,
             isPAdES: pades,
             timestampClient: timestampClient,
-            outputs: outputs
+            outputs: outputs,
+            outputFiles: files
+        )
+    }
+
+    /// `.alreadyExists` naming the signature files that exist (the first ten and how many more).
+    static func existingOutputsError(_ paths: [String]) -> CertificateProviderError {
+        let shown = paths.prefix(10).joined(separator: ", ")
+        let more = paths.count > 10 ? " and \(paths.count - 10) more" : ""
+        let subject =
+            paths.count == 1 ? "a signature file exists already" : "\(paths.count) signature files exist already"
+        return CertificateProviderError(
+            .alreadyExists,
+            "\(subject): \(shown)\(more); nothing was signed. Pass --force to replace "
+                + (paths.count == 1 ? "it" : "them") + ", --skip-existing to sign only the documents without one, "
+                + "or choose another --out / --out-dir"
         )
     }
 
@@ -373,7 +323,7 @@ extension Commands {
     }
 
     /// The signing identity from the key source; `--provider pkcs12 --param file=…` stores what it opens
-    /// (SAP's contract) and says where, never replacing an entry without `--replace`.
+    /// (SAP's contract) and says where, never replacing an entry without `--replace-identity`.
     private static func openSigningIdentity(
         _ source: SignKeySource,
         _ arguments: SignOptions,
@@ -387,11 +337,11 @@ extension Commands {
             // SAP's contract: initialize stores what it provisions. Say what and where, and never
             // replace an entry silently.
             let alias = try parameters.string(PKCS12Key.alias) ?? PKCS12CertificateProvider.defaultAlias
-            if try context.identityStore.metadata(alias: alias) != nil && !arguments.replace {
+            if try context.identityStore.metadata(alias: alias) != nil && !arguments.replaceIdentity {
                 throw CertificateProviderError(
                     .alreadyExists,
                     "an identity is already stored under the alias '\(alias)' in \(context.storeDirectory.path); "
-                        + "pass --replace to replace it, --param alias=NAME to store under another name, or --p12 "
+                        + "pass --replace-identity to replace it, --param alias=NAME to store under another name, or --p12 "
                         + "FILE to sign without storing"
                 )
             }
@@ -436,130 +386,161 @@ extension Commands {
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var batched: [Result<SigningResult, CertificateProviderError>]?
         if documents.count > 1, !pades, timestampClient == nil, !documents.contains("-"), !toStandardOutput {
-            let progress: SigningProgress = { done, total in console.progress("signing", done: done, total: total) }
-            batched = try await coordinator.signEach(
-                documents.map { .file(URL(fileURLWithPath: $0, isDirectory: false, relativeTo: workingDirectory)) },
-                outputs: outputs.map { output -> URL? in if case .file(let url) = output { url } else { nil } },
-                provider: providerID,
-                parameters: parameters,
-                options: options,
-                progress: progress
-            )
-        }
-        func sign(
-            _ index: Int,
-            _ document: Document,
-            output: URL?,
-            progress: SigningProgress?
-        ) async throws
-            -> SigningResult
-        {
-            guard let batched else {
-                return try await coordinator.sign(
-                    document: document,
-                    provider: providerID,
-                    parameters: parameters,
-                    options: options,
-                    output: output,
-                    progress: progress
-                )
-            }
-            // The CLI's own words for a missing, unreadable or directory document.
-            if case .failure(let error) = batched[index], error.code == CertificateProviderError.Code.fileSystem {
-                _ = try context.documentSize(documents[index])
-            }
-            return try batched[index].get()
+            batched = try await signBatch(plan, coordinator, source, workingDirectory, console)
         }
         for (index, path) in documents.enumerated() {
+            // SIGINT / SIGTERM (or a cancelled task): the documents not begun are not signed.
+            if batched == nil, Task.isCancelled {
+                let error = CertificateProviderError(.cancelled, "not signed: the command was interrupted")
+                results += documents[index...].map { .failed(Format.path($0), error) }
+                break
+            }
             do {
-                try Task.checkCancellation()
                 if pades {
-                    let digest =
-                        try options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
-                    let server = try await coordinator.provider(providerID) as? any DocumentSigning
-                    results.append(
-                        try await signPDF(
-                            path,
-                            identity: identity,
-                            server: server,
-                            timestampClient: timestampClient,
-                            arguments: arguments,
-                            digest: digest,
-                            context: context
-                        )
-                    )
+                    results.append(try await signPDF(path, plan, identity, coordinator, source, arguments, context))
                     continue
-                }
-                let document: Document
-                var size: Int64
-                if path == "-" {
-                    var data = console.readStandardInput()
-                    let bytes = Array(data)
-                    data.resetBytes(in: 0..<data.count)
-                    document = .bytes(bytes, name: "stdin")
-                    size = Int64(bytes.count)
-                } else {
-                    size = batched == nil ? try context.documentSize(path) : 0
-                    document = .file(URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory))
-                }
-                let label = documents.count > 1 ? "signing \(index + 1)/\(documents.count)" : "signing"
-                var progress: SigningProgress?
-                if size >= progressThreshold || documents.count > 1 {
-                    progress = { done, total in console.progress(label, done: done, total: total) }
                 }
                 var outputURL: URL?
                 if case .file(let url) = outputs[index] { outputURL = url }
-                let result = try await sign(index, document, output: outputURL, progress: progress)
-                console.clearProgress()
-                var signature = result.signature
-                var timestamps: [AddedTimestampDocument]?
-                if let timestampClient {
-                    if let outputURL {
-                        timestamps = try await upgradeSignatureFile(
-                            outputURL.path,
-                            client: timestampClient,
-                            journal: coordinator.journal,
-                            context: context
-                        ).document.timestamps
-                    } else {
-                        // Standard output: timestamp the bytes before they go out; the journal keeps them.
-                        let stamped = try await SignatureTimestamper.addTimestamps(
-                            to: signature,
-                            authority: timestampClient
-                        )
-                        signature = stamped.signature
-                        var record = result.record
-                        record.format = .cadesT
-                        record.storage = .inline(signature)
-                        try await coordinator.journal.update(record)
-                        timestamps = stamped.addedTokens.compactMap { $0 }.map {
-                            AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)
-                        }
+                let result: SigningResult
+                if let batched {
+                    // The CLI's own words for a missing, unreadable or directory document.
+                    if case .failure(let error) = batched[index], error.code == .fileSystem {
+                        _ = try context.documentSize(path)
                     }
-                }
-                if outputURL == nil { console.outBytes(signature) }
-                size = 0
-                results.append(
-                    SignResultDocument(
-                        document: displayPath(path, in: workingDirectory),
-                        status: "signed",
-                        signature: outputURL.map { displayPath($0.path, in: workingDirectory) } ?? "-",
-                        id: result.record.id,
-                        signer: result.signerCertificate.subject,
-                        format: timestampClient == nil ? options.format.rawValue : SignatureFormat.cadesT.rawValue,
-                        detached: options.isDetached,
-                        digest: result.record.digestAlgorithm.rawValue,
-                        timestamps: timestamps
+                    result = try batched[index].get()
+                } else {
+                    let (document, progress) = try openDocument(index, plan, workingDirectory, context)
+                    result = try await coordinator.sign(
+                        document: document,
+                        provider: providerID,
+                        parameters: parameters,
+                        options: options,
+                        output: outputURL,
+                        progress: progress
                     )
-                )
-                if !context.json { report("signed \(path) -> \(outputURL?.path ?? "standard output")") }
+                }
+                console.clearProgress()
+                if outputURL == nil { console.outBytes(result.signature) }
+                let signed = signedDocument(result, path, plan, workingDirectory)
+                results.append(signed)
+                if !context.json {
+                    let note = signed.replaced == true ? " (replaced the existing file)" : ""
+                    report("signed \(path) -> \(outputURL?.path ?? "standard output")\(note)")
+                }
             } catch let error as CertificateProviderError {
                 context.console.clearProgress()
                 results.append(.failed(Format.path(path), error))
-                context.console.err("certsign: \(path): \(error.reason)")
+                // An interrupted batch says once, at the end, what was not signed.
+                if error.code != .cancelled { context.console.err("certsign: \(path): \(error.reason)") }
             }
         }
         return results
+    }
+
+    /// Document `index` of the one-by-one loop (standard input read and wiped) and its progress:
+    /// bytes for a large file, else (several documents) a bar that counts documents.
+    private static func openDocument(
+        _ index: Int,
+        _ plan: SignPlan,
+        _ workingDirectory: URL,
+        _ context: CommandContext
+    ) throws -> (Document, SigningProgress?) {
+        let path = plan.documents[index]
+        let count = plan.documents.count
+        let console = context.console
+        let document: Document
+        let size: Int64
+        if path == "-" {
+            var data = console.readStandardInput()
+            let bytes = Array(data)
+            data.resetBytes(in: 0..<data.count)
+            document = .bytes(bytes, name: "stdin")
+            size = Int64(bytes.count)
+        } else {
+            size = try context.documentSize(path)
+            document = .file(URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory))
+        }
+        if size >= progressThreshold {
+            let label = count > 1 ? "signing \(index + 1)/\(count)" : "signing"
+            return (document, { done, total in console.progress(label, done: done, total: total) })
+        }
+        // Small documents one by one (a TSA, a remote key): the bar counts documents.
+        if count > 1 { console.progress("signing", done: Int64(index), total: Int64(count), counting: "documents") }
+        return (document, nil)
+    }
+
+    /// Several files into files: one library batch (a pipeline on every core, one commit per group),
+    /// with a progress bar that counts documents.
+    private static func signBatch(
+        _ plan: SignPlan,
+        _ coordinator: SigningCoordinator,
+        _ source: SignKeySource,
+        _ workingDirectory: URL,
+        _ console: Console
+    ) async throws -> [Result<SigningResult, CertificateProviderError>] {
+        try await coordinator.signEach(
+            plan.documents.map { .file(URL(fileURLWithPath: $0, isDirectory: false, relativeTo: workingDirectory)) },
+            outputs: plan.outputs.map { output -> URL? in if case .file(let url) = output { url } else { nil } },
+            provider: source.providerID,
+            parameters: source.parameters,
+            options: plan.options
+        ) { done, total in
+            console.progress("signing", done: done, total: total, counting: "documents")
+        }
+    }
+
+    /// One PDF of `sign --format pades`, marked `replaced` when `--force` replaced its output.
+    private static func signPDF(
+        _ path: String,
+        _ plan: SignPlan,
+        _ identity: SigningIdentity,
+        _ coordinator: SigningCoordinator,
+        _ source: SignKeySource,
+        _ arguments: SignOptions,
+        _ context: CommandContext
+    ) async throws -> SignResultDocument {
+        let digest =
+            try plan.options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
+        let server = try await coordinator.provider(source.providerID) as? any DocumentSigning
+        var signed = try await signPDF(
+            path,
+            identity: identity,
+            server: server,
+            timestampClient: plan.timestampClient,
+            arguments: arguments,
+            digest: digest,
+            context: context
+        )
+        if plan.replaced.contains(signed.signature ?? "") { signed.replaced = true }
+        return signed
+    }
+
+    /// The result of one signed CMS / CAdES document: its timestamps, and whether `--force`
+    /// replaced its output.
+    private static func signedDocument(
+        _ result: SigningResult,
+        _ path: String,
+        _ plan: SignPlan,
+        _ workingDirectory: URL
+    ) -> SignResultDocument {
+        let output = result.outputURL
+        let timestamps = result.addedTimestamps.map {
+            AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)
+        }
+        let replaced = output.map { plan.replaced.contains($0.standardizedFileURL.path) } ?? false
+        return SignResultDocument(
+            document: displayPath(path, in: workingDirectory),
+            status: "signed",
+            signature: output.map { displayPath($0.path, in: workingDirectory) } ?? "-",
+            id: result.record.id,
+            signer: result.signerCertificate.subject,
+            format: result.record.format.rawValue,
+            detached: result.record.isDetached,
+            digest: result.record.digestAlgorithm.rawValue,
+            timestamps: timestamps.isEmpty ? nil : timestamps,
+            replaced: replaced ? true : nil
+        )
     }
 
     /// The summary: the JSON document (on stderr when the signature went to stdout), or the count of
@@ -575,263 +556,20 @@ extension Commands {
         func report(_ text: String) {
             if toStandardOutput { context.console.err(text) } else { context.console.out(text) }
         }
+        let skipped = plan.skipped.map {
+            SignResultDocument(document: Format.path($0.document), status: "skipped", signature: Format.path($0.output))
+        }
         if context.json && toStandardOutput {
-            context.console.err(JSONOutput.encode(SignDocument(results: results)))
+            context.console.err(JSONOutput.encode(SignDocument(results: skipped + results)))
         } else if context.json {
-            context.console.out(JSONOutput.encode(SignDocument(results: results)))
-        } else if documents.count > 1 {
-            report("\(documents.count - failures) of \(documents.count) documents signed")
+            context.console.out(JSONOutput.encode(SignDocument(results: skipped + results)))
+        } else {
+            for entry in plan.skipped { report("skipped \(entry.document): \(entry.output) exists (--skip-existing)") }
+            if documents.count > 1 || !skipped.isEmpty {
+                let note = skipped.isEmpty ? "" : ", \(skipped.count) skipped (their signature files exist)"
+                report("\(documents.count - failures) of \(documents.count) documents signed\(note)")
+            }
         }
         return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
-    }
-
-    /// Where one signature goes.
-    enum SignatureOutput: Equatable {
-        case file(URL)
-        case standardOutput
-    }
-
-    /// The output of every document, in order: `--out FILE`, `--out -`, `--out-dir DIR`, or
-    /// `DOCUMENT.p7s` (standard output for DOCUMENT `-`).
-    /// - Throws: `UsageError` when a signature would replace a document being signed, or two
-    ///   documents would get the same signature file.
-    static func signatureOutputs(
-        _ documents: [String],
-        out: String?,
-        directory: String?
-    ) throws -> [SignatureOutput] {
-        // No file-system access per document beyond what is needed: URLs are built with
-        // `isDirectory` given (so Foundation does not stat them) against a working directory read
-        // once, and the output folder is made into a URL once.
-        let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-        func fileURL(_ path: String) -> URL {
-            URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory).absoluteURL
-        }
-        let outputDirectory = directory.map {
-            URL(fileURLWithPath: $0, isDirectory: true, relativeTo: workingDirectory).absoluteURL
-        }
-        let outputs: [SignatureOutput] = documents.map { path in
-            if let out {
-                return out == "-" ? .standardOutput : .file(fileURL(out))
-            }
-            if let outputDirectory {
-                let name = (path == "-" ? "stdin" : (path as NSString).lastPathComponent) + ".p7s"
-                return .file(outputDirectory.appendingPathComponent(name, isDirectory: false))
-            }
-            return path == "-" ? .standardOutput : .file(fileURL(path + ".p7s"))
-        }
-        var identities = SignatureFileIdentities()
-        let inputs = Set(documents.filter { $0 != "-" }.map { identities.file($0) ?? identities.resolved($0) })
-        let someInputMissing = inputs.contains { if case .path = $0 { true } else { false } }
-        var seen: [SignatureFileIdentities.Key: String] = [:]
-        for (document, output) in zip(documents, outputs) {
-            guard case .file(let url) = output else { continue }
-            // A signature file that does not exist yet can only be a document that does not exist either.
-            let existing = identities.file(url.path)
-            if inputs.contains(existing ?? (someInputMissing ? identities.resolved(url.path) : .path(""))) {
-                throw UsageError(
-                    message:
-                        "the signature of \(document) would replace the document \(url.path); choose another --out",
-                    usage: signUsage
-                )
-            }
-            let target = identities.output(url)
-            if let earlier = seen[target] {
-                throw UsageError(
-                    message:
-                        "\(earlier) and \(document) would both be signed into \(url.path); sign them into different "
-                        + "--out-dir folders or rename one",
-                    usage: signUsage
-                )
-            }
-            seen[target] = document
-        }
-        return outputs
-    }
-
-    /// ``Format/path(_:)`` of a file without asking the file system (no `getcwd`, no `stat`): the
-    /// working directory is read once by the caller.
-    static func displayPath(_ path: String, in workingDirectory: URL) -> String {
-        path == "-"
-            ? path
-            : URL(fileURLWithPath: path, isDirectory: false, relativeTo: workingDirectory).absoluteURL
-                .standardizedFileURL.path
-    }
-
-    /// Tells files apart for ``signatureOutputs(_:out:directory:)`` with one `stat(2)` per document and one per
-    /// output folder: an existing file is its device and inode (two spellings, a symbolic link or a
-    /// hard link to one file are the same file); a signature file is its folder's device and inode
-    /// plus its name. Paths that cannot be `stat`ed fall back to resolving the path name by name.
-    struct SignatureFileIdentities {
-        enum Key: Hashable {
-            case file(dev_t, ino_t)
-            case entry(dev_t, ino_t, String)
-            case path(String)
-        }
-        private var folders: [String: Key] = [:]
-
-        /// The file `path` names (following links), or nil when it cannot be `stat`ed.
-        func file(_ path: String) -> Key? {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            return .file(info.st_dev, info.st_ino)
-        }
-
-        /// `path` with every symbolic link resolved, name by name (for paths that do not exist).
-        func resolved(_ path: String) -> Key {
-            .path(URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path)
-        }
-
-        /// Where a signature file goes: its folder (`stat`ed once per folder) and its name.
-        mutating func output(_ url: URL) -> Key {
-            let folder = url.deletingLastPathComponent().path
-            let name = url.lastPathComponent
-            let key: Key
-            if let known = folders[folder] {
-                key = known
-            } else {
-                key = file(folder) ?? resolved(folder)
-                folders[folder] = key
-            }
-            switch key {
-            case .file(let device, let inode): return .entry(device, inode, name)
-            case .path(let resolvedFolder): return .path(resolvedFolder + "/" + name)
-            case .entry: return .path(url.standardizedFileURL.resolvingSymlinksInPath().path)
-            }
-        }
-    }
-
-    /// Why a signature must not be written over `path` (a link, device, FIFO, socket or
-    /// directory), or nil when it is missing or a regular file.
-    static func unreplaceableOutput(_ path: String) -> String? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFLNK:
-            return
-                "it is a symbolic link (certsign never replaces one; name the file it points to, or '-' for standard "
-                + "output)"
-        case S_IFDIR: return "it is a directory (use --out-dir for a folder)"
-        case S_IFIFO: return "it is a FIFO"
-        case S_IFCHR, S_IFBLK: return "it is a device"
-        default: return "it is not a regular file"
-        }
-    }
-
-    static let signaturesList = CommandDescriptor(
-        words: ["signatures", "list"],
-        summary: "list signatures: the local journal and server histories",
-        examples: ["certsign --json signatures list"]
-    ) { context in
-        let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
-        let list = try await coordinator.signatures()
-        for (id, error) in list.unavailable.sorted(by: { $0.key < $1.key }) {
-            if id == .fmpDSS && error.code == .authenticationFailed && error.reason.contains("not logged in") {
-                // The platform keeps a history only for a logged-in user: say why it is missing.
-                context.console.err("certsign: fmp-dss: not logged in (certsign dss login)")
-            } else if !context.isUnconfigured(error) || id == .fmpDSS {
-                context.console.err(
-                    "certsign: warning: the signature history of '\(id)' is unavailable: \(error.reason)"
-                )
-            }
-        }
-        let entries = list.entries
-        context.emit(
-            encoding: SignaturesDocument(signatures: entries.map(SignatureEntryDocument.init)),
-            human: entries.isEmpty
-                ? "no signatures"
-                : Format.table(
-                    ["ID", "WHERE", "CREATED", "DOCUMENT", "SIGNER"],
-                    entries.map {
-                        [
-                            $0.id, $0.location.description, $0.createdAt.map(Format.localDate) ?? "-", $0.summary,
-                            $0.record?.signerSubject ?? "-",
-                        ]
-                    }
-                )
-        )
-        return CertSign.exitSuccess
-    }
-
-    /// `certsign signatures remove ID`: a signature id or a prefix of one.
-    struct SignaturesRemoveOptions: CommandOptions {
-        var id = ""
-
-        static var arguments: [ArgumentBinding<Self>] {
-            [
-                .one(
-                    \.id,
-                    "ID",
-                    "the signature's id as 'certsign signatures list' prints it, or a unique prefix of it",
-                    convert: ValueConversions.signatureID
-                )
-            ]
-        }
-    }
-
-    static let signaturesRemove: CommandDescriptor = CommandDescriptor(
-        words: ["signatures", "remove"],
-        summary: "remove a signature record (journal row or server history entry)",
-        discussion: "The journal row is removed; a .p7s file written earlier is left where it is.",
-        examples: ["certsign signatures remove 0F1C"]
-    ) { (options: SignaturesRemoveOptions, context) in
-        let given = options.id
-        let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
-        let entries = try await coordinator.signatures().entries
-        // The full id, else a unique prefix (as git takes abbreviated commits), case-insensitive.
-        var matches = entries.filter { $0.id == given }
-        if matches.isEmpty, !given.isEmpty {
-            matches = entries.filter { $0.id.lowercased().hasPrefix(given.lowercased()) }
-        }
-        guard let entry = matches.first else {
-            throw CertificateProviderError(.notStored, "no signature has the id \(given) or an id that starts with it")
-        }
-        let id = entry.id
-        guard matches.allSatisfy({ $0.id == id }) else {
-            throw UsageError(
-                message: "the id prefix \(given) is ambiguous; it matches: "
-                    + matches.map { "\($0.id) (\($0.location))" }.joined(separator: ", "),
-                usage: signaturesRemove.usage
-            )
-        }
-        guard matches.count == 1 else {
-            throw CertificateProviderError.invalidParameter(
-                "id \(id) exists in several places: \(matches.map(\.location.description).joined(separator: ", "))"
-            )
-        }
-        try await coordinator.removeSignature(id: id, location: entry.location)
-        context.emit(
-            encoding: SignaturesDocument(removed: .init(id: id, location: entry.location.description)),
-            human: "removed \(id) (\(entry.location))"
-        )
-        return CertSign.exitSuccess
-    }
-}
-
-extension CommandContext {
-    /// The signature journal in the store directory (created on first use).
-    func openJournal() throws -> SignatureJournal {
-        do {
-            try FileManager.default.createDirectory(
-                at: storeDirectory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw CertificateProviderError(
-                .fileSystem,
-                "cannot create the store directory \(storeDirectory.path): \(error.localizedDescription)"
-            )
-        }
-        return try SignatureJournal(url: storeDirectory.appendingPathComponent("journal.sqlite"))
-    }
-
-    /// The size of a document, with errors that say what is wrong with the path.
-    func documentSize(_ path: String) throws -> Int64 { try checkReadableFile(path, what: "document") }
-
-    /// Whether a provider error only says the provider is not set up (no session, no parameters).
-    func isUnconfigured(_ error: CertificateProviderError) -> Bool {
-        [.invalidParameter, .passwordRequired, .notStored, .authenticationFailed].contains(error.code)
     }
 }

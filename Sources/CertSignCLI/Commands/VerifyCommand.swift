@@ -304,8 +304,11 @@ extension Commands {
         }
         let signature = try context.readInputFile(path, what: "signature")
         let (result, contentPath) = try await verifyCMS(signature, path: path, run)
+        // A detached signature without its document: say which options give it.
+        let hint =
+            result.failure?.code == .contentMissing && contentPath == nil ? detachedContentHint(path, run) : nil
         let line =
-            result.failure.map { "INVALID: \(path): \($0.reason)" }
+            result.failure.map { "INVALID: \(path): \($0.reason)" + (hint.map { "; \($0)" } ?? "") }
             ?? "VALID: \(path)\(result.signers.first?.signerCertificate.map { " (\($0.subject))" } ?? "")"
         return VerifiedFile(
             valid: result.isValid,
@@ -314,9 +317,10 @@ extension Commands {
                 var verification = VerificationDocument(result)
                 verification.signature = Format.path(path)
                 verification.content = contentPath.map(Format.path)
+                verification.failure?.hint = hint
                 return .cms(verification)
             },
-            text: { verificationText(result) }
+            text: { verificationText(result) + (hint.map { "\n  hint: \($0)" } ?? "") }
         )
     }
 
@@ -369,6 +373,14 @@ extension Commands {
             trustAnchors: run.trust,
             policy: run.policy
         )
+    }
+
+    /// What to do about a detached signature whose document was not given nor found.
+    static func detachedContentHint(_ path: String, _ run: VerifyRun) -> String {
+        let looked =
+            documentCandidate(path, directory: run.options.contentDirectory).map { " (it is not at \($0))" } ?? ""
+        return "give the signed document with --content FILE\(looked), or --content-dir DIR for the documents of "
+            + "several signatures"
     }
 
     /// Where the document of the detached signature `path` is looked for without `--content`.

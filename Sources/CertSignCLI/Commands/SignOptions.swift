@@ -1,0 +1,202 @@
+import CertificateProviders
+import Foundation
+
+/// The options of `certsign sign`.
+extension Commands {
+    /// `certsign sign DOCUMENT... (--identity ALIAS | --p12 FILE | --provider ID) …`.
+    struct SignOptions: CommandOptions {
+        /// `--format`.
+        enum Format: String, CaseIterable, Sendable {
+            case cms
+            case cades
+            case cadesBES = "cades-bes"
+            case pades
+        }
+
+        var documents: [String] = []
+        var identity: String?
+        var p12: String?
+        var provider: ProviderID?
+        var parameters = ProviderParameterInput()
+        var password = SecretInput()
+        var out: String?
+        var outputDirectory: String?
+        var replaceIdentity = false
+        var force = false
+        var skipExisting = false
+        var attached = false
+        var format = Format.cades
+        var digest: DigestAlgorithm?
+        var tsa: URL?
+        var tsaCA: [String] = []
+        var field: String?
+        var reason: String?
+        var location: String?
+        var inPlace = false
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [
+                .many(
+                    \.documents,
+                    "DOCUMENT",
+                    "a file to sign; '-' reads standard input (its signature goes to standard output)",
+                    type: .file
+                )
+            ]
+        }
+
+        static var options: [OptionBinding<Self>] {
+            var options: [OptionBinding<Self>] = [
+                .value(
+                    \.identity,
+                    "--identity",
+                    "ALIAS",
+                    "sign with a stored identity (PASSWORD = its store password)",
+                    group: "key",
+                    convert: ValueConversions.alias
+                ),
+                .value(
+                    \.p12,
+                    "--p12",
+                    "FILE",
+                    "sign with a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)",
+                    type: .file,
+                    group: "key"
+                ),
+                .value(
+                    \.provider,
+                    "--provider",
+                    "ID",
+                    "sign with any registered provider ('certsign providers'), configured with --param,\n--param-env "
+                        + "and --param-file; what you give is what it uses, also when it holds a session",
+                    group: "key"
+                ) { ProviderID($0) },
+            ]
+            options += .providerParameters(\.parameters)
+            options += .password(\.password, "the password")
+            options += [
+                .value(
+                    \.out,
+                    "--out",
+                    "FILE",
+                    "write the signature (one document) to FILE; '-' writes it to standard output",
+                    type: .file
+                ),
+                .value(
+                    \.outputDirectory,
+                    "--out-dir",
+                    "DIR",
+                    "write each signature as DIR/NAME.p7s (DIR is created when missing)",
+                    type: .directory
+                ),
+                .flag(
+                    \.force,
+                    "--force",
+                    "replace signature files that exist already (atomically; the journal's rows for them are "
+                        + "replaced too);\nwithout it, sign refuses before signing anything and names them"
+                ),
+                .flag(
+                    \.skipExisting,
+                    "--skip-existing",
+                    "sign only the documents whose signature file does not exist yet (resumes an interrupted batch)"
+                ),
+                .flag(
+                    \.replaceIdentity,
+                    "--replace-identity",
+                    "let '--provider pkcs12 --param file=…' replace an identity stored under the same alias\n(it "
+                        + "stores what it opens, and says where)"
+                ),
+                .flag(\.attached, "--attached", "embed the document in the signature (default: detached)"),
+                .choice(
+                    \.format,
+                    "--format",
+                    "FORMAT",
+                    "cms (plain CMS SignedData), cades (CAdES-BES; cades-bes is the same) or pades (inside the PDF: "
+                        + "PAdES B-B,\nB-T with --tsa; NAME-signed.pdf beside each PDF, or --out / --out-dir / "
+                        + "--in-place)"
+                ),
+                .value(
+                    \.digest,
+                    "--digest",
+                    "ALG",
+                    "sha256, sha384, sha512, streebog256 or streebog512 (GOST R 34.11-2012)",
+                    default: "the key's digest: streebog256/512 for GOST keys, else sha256",
+                    convert: ValueConversions.digest
+                ),
+                .value(
+                    \.tsa,
+                    "--tsa",
+                    "URL",
+                    "timestamp each new signature at this RFC 3161 TSA (CAdES-T, PAdES B-T; see certsign timestamp)",
+                    type: .url,
+                    convert: ValueConversions.timestampAuthority
+                ),
+                .repeatable(
+                    \.tsaCA,
+                    "--tsa-ca",
+                    "FILE",
+                    "trust anchors for the TSA's certificate (default: the system store)",
+                    type: .file
+                ),
+                .value(\.field, "--field", "NAME", "PAdES: the signature field's name (default Signature1, 2, …)"),
+                .value(\.reason, "--reason", "TEXT", "PAdES: the reason recorded in the signature"),
+                .value(\.location, "--location", "TEXT", "PAdES: the location recorded in the signature"),
+                .flag(\.inPlace, "--in-place", "PAdES: replace each PDF with its signed version (atomically)"),
+            ]
+            return options
+        }
+
+        func validate() throws {
+            let sources = [identity != nil, p12 != nil, provider != nil].filter { $0 }
+            guard sources.count == 1 else {
+                throw InvalidValue(
+                    message: sources.isEmpty
+                        ? "say where the key comes from: --identity ALIAS, --p12 FILE or --provider ID"
+                        : "give only one of --identity, --p12 and --provider"
+                )
+            }
+            if out != nil && documents.count > 1 {
+                throw InvalidValue(message: "--out names one output file; use --out-dir DIR for several documents")
+            }
+            if out != nil && outputDirectory != nil {
+                throw InvalidValue(message: "give either --out or --out-dir")
+            }
+            if !parameters.isEmpty && provider == nil {
+                throw InvalidValue(message: "--param, --param-env and --param-file go with --provider")
+            }
+            if force && skipExisting {
+                throw InvalidValue(message: "give either --force (replace existing signatures) or --skip-existing")
+            }
+            if tsa == nil && !tsaCA.isEmpty {
+                throw InvalidValue(message: "--tsa-ca goes with --tsa URL")
+            }
+            let pades = format == .pades
+            if !pades, inPlace || field != nil || reason != nil || location != nil {
+                throw InvalidValue(message: "--in-place, --field, --reason and --location go with --format pades")
+            }
+            if pades, attached {
+                throw InvalidValue(message: "a PAdES signature lives inside the PDF: --attached does not apply")
+            }
+            if pades, inPlace, out != nil || outputDirectory != nil {
+                throw InvalidValue(message: "--in-place replaces the document: do not give --out or --out-dir with it")
+            }
+            // Standard input is read once: by one document, or by the password.
+            let fromStandardInput = documents.filter { $0 == "-" }.count
+            if fromStandardInput > 1 {
+                throw InvalidValue(message: "standard input ('-') can be read only once")
+            }
+            if fromStandardInput == 1 && password.readsStandardInput {
+                throw InvalidValue(
+                    message: "DOCUMENT '-' and --password-stdin both read standard input; give the password with "
+                        + "--password-env or --password-file"
+                )
+            }
+            if pades, documents.contains("-") || out == "-" {
+                throw InvalidValue(
+                    message: "PAdES signs PDF files in place or into another file: '-' (standard input or output) "
+                        + "does not apply"
+                )
+            }
+        }
+    }
+}

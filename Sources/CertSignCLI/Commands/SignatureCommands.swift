@@ -1,0 +1,122 @@
+import CertificateProviders
+import Foundation
+import Signing
+
+/// `certsign signatures list | remove`, and the journal the signing commands share.
+extension Commands {
+    static let signaturesList = CommandDescriptor(
+        words: ["signatures", "list"],
+        summary: "list signatures: the local journal and server histories",
+        examples: ["certsign --json signatures list"]
+    ) { context in
+        let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
+        let list = try await coordinator.signatures()
+        for (id, error) in list.unavailable.sorted(by: { $0.key < $1.key }) {
+            if id == .fmpDSS && error.code == .authenticationFailed && error.reason.contains("not logged in") {
+                // The platform keeps a history only for a logged-in user: say why it is missing.
+                context.console.err("certsign: fmp-dss: not logged in (certsign dss login)")
+            } else if !context.isUnconfigured(error) || id == .fmpDSS {
+                context.console.err(
+                    "certsign: warning: the signature history of '\(id)' is unavailable: \(error.reason)"
+                )
+            }
+        }
+        let entries = list.entries
+        context.emit(
+            encoding: SignaturesDocument(signatures: entries.map(SignatureEntryDocument.init)),
+            human: entries.isEmpty
+                ? "no signatures"
+                : Format.table(
+                    ["ID", "WHERE", "CREATED", "DOCUMENT", "SIGNER"],
+                    entries.map {
+                        [
+                            $0.id, $0.location.description, $0.createdAt.map(Format.localDate) ?? "-", $0.summary,
+                            $0.record?.signerSubject ?? "-",
+                        ]
+                    }
+                )
+        )
+        return CertSign.exitSuccess
+    }
+
+    /// `certsign signatures remove ID`: a signature id or a prefix of one.
+    struct SignaturesRemoveOptions: CommandOptions {
+        var id = ""
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [
+                .one(
+                    \.id,
+                    "ID",
+                    "the signature's id as 'certsign signatures list' prints it, or a unique prefix of it",
+                    convert: ValueConversions.signatureID
+                )
+            ]
+        }
+    }
+
+    static let signaturesRemove: CommandDescriptor = CommandDescriptor(
+        words: ["signatures", "remove"],
+        summary: "remove a signature record (journal row or server history entry)",
+        discussion: "The journal row is removed; a .p7s file written earlier is left where it is.",
+        examples: ["certsign signatures remove 0F1C"]
+    ) { (options: SignaturesRemoveOptions, context) in
+        let given = options.id
+        let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
+        let entries = try await coordinator.signatures().entries
+        // The full id, else a unique prefix (as git takes abbreviated commits), case-insensitive.
+        var matches = entries.filter { $0.id == given }
+        if matches.isEmpty, !given.isEmpty {
+            matches = entries.filter { $0.id.lowercased().hasPrefix(given.lowercased()) }
+        }
+        guard let entry = matches.first else {
+            throw CertificateProviderError(.notStored, "no signature has the id \(given) or an id that starts with it")
+        }
+        let id = entry.id
+        guard matches.allSatisfy({ $0.id == id }) else {
+            throw UsageError(
+                message: "the id prefix \(given) is ambiguous; it matches: "
+                    + matches.map { "\($0.id) (\($0.location))" }.joined(separator: ", "),
+                usage: signaturesRemove.usage
+            )
+        }
+        guard matches.count == 1 else {
+            throw CertificateProviderError.invalidParameter(
+                "id \(id) exists in several places: \(matches.map(\.location.description).joined(separator: ", "))"
+            )
+        }
+        try await coordinator.removeSignature(id: id, location: entry.location)
+        context.emit(
+            encoding: SignaturesDocument(removed: .init(id: id, location: entry.location.description)),
+            human: "removed \(id) (\(entry.location))"
+        )
+        return CertSign.exitSuccess
+    }
+}
+
+extension CommandContext {
+    /// The signature journal in the store directory (created on first use).
+    func openJournal() throws -> SignatureJournal {
+        do {
+            try FileManager.default.createDirectory(
+                at: storeDirectory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw CertificateProviderError(
+                .fileSystem,
+                "cannot create the store directory \(storeDirectory.path): \(error.localizedDescription)"
+            )
+        }
+        return try SignatureJournal(url: storeDirectory.appendingPathComponent("journal.sqlite"))
+    }
+
+    /// The size of a document, with errors that say what is wrong with the path.
+    func documentSize(_ path: String) throws -> Int64 { try checkReadableFile(path, what: "document") }
+
+    /// Whether a provider error only says the provider is not set up (no session, no parameters).
+    func isUnconfigured(_ error: CertificateProviderError) -> Bool {
+        [.invalidParameter, .passwordRequired, .notStored, .authenticationFailed].contains(error.code)
+    }
+}
