@@ -37,6 +37,7 @@ enum ErrorText {
                 return "name a new file with --out; export never replaces an existing file"
             }
             if error.reason.contains("--replace-identity") || error.reason.contains("--force") { return nil }
+            guard words == ["identity", "import"] else { return nil }
             return "pass --replace-identity to replace it, or choose another --alias"
         case .authenticationFailed:
             if words == ["dss", "login"] { return "check the user name and password" }
@@ -52,6 +53,11 @@ enum ErrorText {
             return passwordHint(error, command: command)
         case .moduleNotLoadable where words == ["tokens"]:
             return "give --module PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
+        case .moduleNotLoadable:
+            // Only a command that takes provider parameters can be given the module.
+            guard command?.options.contains(where: { $0.name == "--param" }) == true else { return nil }
+            return
+                "give --param module=PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
         case .wrongPassword where words == ["tokens"]:
             return pkcs11WrongPINHint
         case .invalidParameter where words == ["tokens"] && error.reason.contains("need a login"):
@@ -95,9 +101,6 @@ enum ErrorText {
                 + "tool"
         case .tokenNotFound, .certificateNotFound:
             return "run 'certsign tokens --module PATH' to see the tokens and the pkcs11: URI of each key"
-        case .moduleNotLoadable:
-            return
-                "give --param module=PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
         default: return nil
         }
     }
