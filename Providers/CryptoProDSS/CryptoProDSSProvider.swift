@@ -21,7 +21,12 @@ import Synchronization
 /// but only when the cache matches the current parameters (server, user, OAuth client and
 /// certificate selection); otherwise ``initialize(options:)`` logs in again and replaces it. A
 /// cache file that is not a regular file of this user, or that others can read, is ignored (the
-/// `warning` callback says so). A PIN or password in the parameters is always used.
+/// `warning` callback says so). A PIN or password in the parameters is always used: a session is
+/// bound to the login credentials it was made with (`password`, `clientSecret`; the file keeps a
+/// salted PBKDF2 verifier of them, never the values), so other credentials log in afresh and a wrong
+/// password fails as it would without a session; a cache written before verifiers were kept serves
+/// no credentials. When the server shows that the kept certificate is stale (it re-issued it),
+/// ``refreshSelectedCertificate()`` lists the certificates again and selects anew.
 ///
 /// Threat model of the cache: the token is a bearer secret until it expires (typically an hour).
 /// Only the same OS user (and root) can read the file; a stolen token cannot sign with a
@@ -145,7 +150,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     public static let defaultMaxUploadBytes = 16 << 20
 
     /// What a session was made for: it serves only parameters that ask for the same.
-    private struct SessionKey: Equatable {
+    struct SessionKey: Equatable {
         var url: String
         var username: String
         var clientID: String
@@ -153,7 +158,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         var selection: String
     }
 
-    private struct Session {
+    struct Session {
         var key: SessionKey
         var identity: SigningIdentity
         var certificateID: Int
@@ -162,9 +167,15 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         var username: String
         /// The `pin` of the parameters the session was made with (options of `initialize` included).
         var pin: Secret?
+        /// The login credentials the session was made with (or, restored from the cache, that its
+        /// verifier matched); nil when none were given.
+        var password: Secret?
+        var clientSecret: Secret?
+        /// The verifier the cache keeps for them (nil without a cache).
+        var verifier: SessionCredentialVerifier?
     }
 
-    private struct State {
+    struct State {
         var parameters: ProviderParameters
         var session: Session?
     }
@@ -175,7 +186,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     private let clientIdentityLookup: ClientIdentityLookup?
     private let additionalHeaders: [(name: String, value: String)]
     private let warning: (@Sendable (String) -> Void)?
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     /// Creates a provider.
     /// - Parameters:
@@ -229,7 +240,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         let parameters = try CryptoProDSSProvider.schema.validate(parameters)
         state.withLock { state in
             state.parameters = parameters
-            if let session = state.session, !CryptoProDSSProvider.matches(session.key, parameters) {
+            if let session = state.session, !CryptoProDSSProvider.serves(session, parameters) {
                 state.session = nil
             }
         }
@@ -248,7 +259,12 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             transport: try providerTransport(merged, configuration)
         )
         let username = try merged.requiredString(ParameterKey.username)
-        try await client.login(username: username, password: try merged.requiredSecret(ParameterKey.password))
+        let password = try merged.requiredSecret(ParameterKey.password)
+        try await client.login(username: username, password: password)
+        let cache = try cache(merged)
+        let verifier = try cache.map { _ in
+            try SessionCredentialVerifier(credentials: CryptoProDSSProvider.loginCredentials(merged))
+        }
         let certificates = try await client.certificates()
         let chosen = try CryptoProDSSProvider.select(
             from: certificates,
@@ -273,10 +289,13 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             client: client,
             url: configuration.baseURL,
             username: username,
-            pin: try merged.secret(ParameterKey.pin)
+            pin: try merged.secret(ParameterKey.pin),
+            password: password,
+            clientSecret: try merged.secret(ParameterKey.clientSecret),
+            verifier: verifier
         )
         state.withLock { $0.session = session }
-        if let cache = try cache(merged), let token = await client.currentToken {
+        if let cache, let token = await client.currentToken {
             try cache.save(
                 .init(
                     url: key.url,
@@ -286,7 +305,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                     certificateDER: Data(chosen.certificate.derRepresentation),
                     accessToken: CryptoProDSSProvider.text(of: token.accessToken),
                     expiresAt: token.expiresAt,
-                    selection: key.selection
+                    selection: key.selection,
+                    credentials: verifier
                 )
             )
         }
@@ -296,11 +316,13 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// The selected identity without any network call: the one of this process's last
     /// ``initialize(options:)``, else the cached one in `storeDirectory` when its token is still
     /// valid (30 s margin); either only when it was made for what the current parameters ask
-    /// (`url`, `username`, `clientID`, `certificateID` / `certificate`, when given); else nil.
+    /// (`url`, `username`, `clientID`, `certificateID` / `certificate`, when given) and, when
+    /// `password` or `clientSecret` is given, with those credentials (checked against the cache's
+    /// verifier; a cache without one never serves); else nil.
     /// - Throws: `.storeCorrupted` for a cache file that is not ours; `.fileSystem`.
     public func storedCertificate() throws -> SigningIdentity? {
         let (parameters, current) = state.withLock { ($0.parameters, $0.session) }
-        if let current, CryptoProDSSProvider.matches(current.key, parameters) { return current.identity }
+        if let current, CryptoProDSSProvider.serves(current, parameters) { return current.identity }
         guard let cache = try cache(parameters), let entry = try cache.load() else { return nil }
         let token = CryptoProToken(accessToken: Secret(entry.accessToken), expiresAt: entry.expiresAt)
         guard token.isValid(margin: 30), let url = URL(string: entry.url) else { return nil }
@@ -310,9 +332,11 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             clientID: entry.clientID,
             selection: entry.selection ?? "id:\(entry.certificateID)"
         )
-        guard CryptoProDSSProvider.matches(key, parameters, cachedCertificateID: entry.certificateID) else {
-            return nil
-        }
+        guard CryptoProDSSProvider.matches(key, parameters, cachedCertificateID: entry.certificateID),
+            let verifier = entry.credentials
+        else { return nil }
+        let credentials = CryptoProDSSProvider.loginCredentials(parameters)
+        if credentials.contains(where: { $0.value != nil }), !verifier.matches(credentials) { return nil }
         let certificate: Certificate
         do {
             certificate = try Certificate(derEncoded: Array(entry.certificateDER))
@@ -345,10 +369,13 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             client: client,
             url: url,
             username: entry.username,
-            pin: try parameters.secret(ParameterKey.pin)
+            pin: try parameters.secret(ParameterKey.pin),
+            password: password,
+            clientSecret: try parameters.secret(ParameterKey.clientSecret),
+            verifier: verifier
         )
         return state.withLock { state -> SigningIdentity in
-            if let existing = state.session, CryptoProDSSProvider.matches(existing.key, state.parameters) {
+            if let existing = state.session, CryptoProDSSProvider.serves(existing, state.parameters) {
                 return existing.identity
             }
             state.session = session
@@ -384,6 +411,25 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         if let cachedCertificateID, selection == "id:\(cachedCertificateID)" { return true }
         return parameters[ParameterKey.certificateID] == nil && parameters[ParameterKey.certificate] == nil
             && key.selection == "default"
+    }
+
+    /// Whether an in-memory session serves `parameters`: it was made for what they ask
+    /// (``matches(_:_:cachedCertificateID:)``) and, when they give `password` or `clientSecret`,
+    /// with those very credentials.
+    private static func serves(_ session: Session, _ parameters: ProviderParameters) -> Bool {
+        guard matches(session.key, parameters) else { return false }
+        let given = loginCredentials(parameters)
+        guard given.contains(where: { $0.value != nil }) else { return true }
+        return given[0].value == session.password && given[1].value == session.clientSecret
+    }
+
+    /// The login credentials of `parameters` as a session verifier takes them: `password`, then
+    /// `clientSecret` (nil when not given).
+    private static func loginCredentials(_ parameters: ProviderParameters) -> [(name: String, value: Secret?)] {
+        [
+            (ParameterKey.password.rawValue, (try? parameters.secret(ParameterKey.password)) ?? nil),
+            (ParameterKey.clientSecret.rawValue, (try? parameters.secret(ParameterKey.clientSecret)) ?? nil),
+        ]
     }
 
     /// The certificate selection the parameters ask for: `id:N`, `name:X` or `default`.
@@ -556,7 +602,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     // MARK: Session
 
-    private func currentSession() async throws -> Session {
+    func currentSession() async throws -> Session {
         if let session = state.withLock({ $0.session }) { return session }
         _ = try await initialize(options: ProviderParameters())
         guard let session = state.withLock({ $0.session }) else {
@@ -582,7 +628,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                 certificateDER: Data(session.identity.certificate.derRepresentation),
                 accessToken: text,
                 expiresAt: token.expiresAt,
-                selection: session.key.selection
+                selection: session.key.selection,
+                credentials: session.verifier
             ),
             replacingOnlyOlder: true
         )
@@ -662,12 +709,12 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         return configuration
     }
 
-    private func cache(_ parameters: ProviderParameters) throws -> CryptoProSessionCache? {
+    func cache(_ parameters: ProviderParameters) throws -> CryptoProSessionCache? {
         guard let path = try parameters.string(ParameterKey.storeDirectory), !path.isEmpty else { return nil }
         return CryptoProSessionCache(directory: URL(fileURLWithPath: path, isDirectory: true), warning: warning)
     }
 
-    private static func text(of secret: Secret) -> String {
+    static func text(of secret: Secret) -> String {
         secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+import RemoteSigning
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,9 @@ import Darwin
 /// replaced atomically (written to a unique temporary file, fsynced, renamed), so other local users
 /// cannot read it and readers never see a half-written file. Anyone running as the same OS user (or
 /// root) can read it, as with `~/.ssh`; a stolen token works only until it expires and only with the
-/// PIN for PIN-protected keys. Passwords and PINs are never written. ``delete()`` removes the file.
+/// PIN for PIN-protected keys. Passwords and PINs are never written: the entry keeps a salted
+/// PBKDF2 verifier of the login credentials (`password`, `clientSecret`), so a later call with other
+/// credentials logs in afresh instead of using the token. ``delete()`` removes the file.
 ///
 /// Changes happen under an exclusive `flock(2)` on `.cryptopro-dss-session.lock` next to the file,
 /// and a renewed token never replaces a newer one another process saved meanwhile. A file that is
@@ -36,6 +39,9 @@ struct CryptoProSessionCache: Sendable {
         /// The certificate selection the entry was made for (`id:N`, `name:X`, `default`); absent
         /// in caches of older versions.
         var selection: String?
+        /// The verifier of the credentials the token was obtained with; absent in caches of older
+        /// versions, which therefore never match credentials (the provider logs in afresh).
+        var credentials: SessionCredentialVerifier?
     }
 
     static let fileName = "cryptopro-dss-session.json"
@@ -101,6 +107,20 @@ struct CryptoProSessionCache: Sendable {
             return
         }
         try FileSystem.writeAtomically(fileURL.path, bytes)
+    }
+
+    /// The kept session as `certsign sessions list` shows it (no token, no verifier), or nil.
+    /// - Throws: as ``load()``.
+    func summary() throws -> RemoteSessionSummary? {
+        guard let entry = try load() else { return nil }
+        return RemoteSessionSummary(
+            provider: .cryptoProDSS,
+            server: entry.url,
+            user: entry.username,
+            expiresAt: entry.expiresAt,
+            detail: "certificate \(entry.certificateID)",
+            file: fileURL
+        )
     }
 
     /// Removes the file; no-op when absent.

@@ -454,15 +454,22 @@ extension Commands {
         ) async throws
             -> SigningResult
         {
-            guard let batched else {
-                return try await coordinator.sign(
-                    document: document,
-                    provider: providerID,
-                    parameters: parameters,
-                    options: options,
-                    output: output,
-                    progress: progress
-                )
+            // A server's signature by another certificate: signed again here, after one refresh.
+            guard let batched, !isStaleCertificate(batched[index]) else {
+                return try await healingStaleCertificate(
+                    coordinator: coordinator,
+                    providerID: providerID,
+                    context: context
+                ) {
+                    try await coordinator.sign(
+                        document: document,
+                        provider: providerID,
+                        parameters: parameters,
+                        options: options,
+                        output: output,
+                        progress: progress
+                    )
+                }
             }
             // The CLI's own words for a missing, unreadable or directory document.
             if case .failure(let error) = batched[index], error.code == CertificateProviderError.Code.fileSystem {
