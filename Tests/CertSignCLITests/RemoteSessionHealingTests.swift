@@ -44,13 +44,6 @@ import Testing
         )
         #expect(first.status == 0, "\(first.errorOutput)")
         #expect(Self.logins(emulator) == 1)
-        let cache = try String(contentsOfFile: store.path("cryptopro-dss-session.json"), encoding: .utf8)
-        #expect(!cache.contains(StandardSeed.password), "the password is never written")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(cache.utf8)) as? [String: Any])
-        let verifier = try #require(json["credentials"] as? [String: Any], "the cache keeps a verifier: \(cache)")
-        #expect(verifier["algorithm"] as? String == "pbkdf2-hmac-sha256")
-        #expect((verifier["salt"] as? String)?.isEmpty == false)
-
         // A wrong password fails as it would with a fresh store, and writes nothing.
         let wrong = try CLI.run(
             Self.cryptoProSign(document, store.path("wrong.p7s"), url: url, passwordVariable: "WRONG_PASSWORD"),
@@ -74,6 +67,13 @@ import Testing
         )
         #expect(again.status == 0, "\(again.errorOutput)")
         #expect(Self.logins(emulator) == 2, "the right password reuses the session")
+
+        let cache = try String(contentsOfFile: store.path("cryptopro-dss-session.json"), encoding: .utf8)
+        #expect(!cache.contains(StandardSeed.password), "the password is never written")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(cache.utf8)) as? [String: Any])
+        let verifier = try #require(json["credentials"] as? [String: Any], "the cache keeps a verifier: \(cache)")
+        #expect(verifier["algorithm"] as? String == "pbkdf2-hmac-sha256")
+        #expect((verifier["salt"] as? String)?.isEmpty == false)
 
         // A cache written before verifiers were kept is not trusted with credentials: a fresh login.
         var old = json
