@@ -14,13 +14,18 @@ import Testing
         "FMP_PASSWORD": StandardSeed.password, "CSC_SECRET": StandardSeed.password, "CSC_WRONG": "wrong-secret",
     ]
 
-    /// `sign DOC --out OUT --provider cryptopro-dss …` for Leonid's RSA certificate (no PIN).
-    static func cryptoProSign(_ document: String, _ output: String, url: String, passwordVariable: String) -> [String] {
+    /// `--provider cryptopro-dss …` for Leonid's RSA certificate (no PIN).
+    static func cryptoPro(url: String, passwordVariable: String) -> [String] {
         [
-            "sign", document, "--out", output, "--provider", "cryptopro-dss", "--param", "url=\(url)", "--param",
-            "username=\(StandardSeed.username)", "--param-env", "password=\(passwordVariable)", "--param",
+            "--provider", "cryptopro-dss", "--param", "url=\(url)", "--param", "username=\(StandardSeed.username)",
+            "--param-env", "password=\(passwordVariable)", "--param",
             "certificateID=\(StandardSeed.secondCertificateID)",
         ]
+    }
+
+    /// `sign DOC --out OUT --provider cryptopro-dss …`.
+    static func cryptoProSign(_ document: String, _ output: String, url: String, passwordVariable: String) -> [String] {
+        ["sign", document, "--out", output] + cryptoPro(url: url, passwordVariable: passwordVariable)
     }
 
     static func logins(_ emulator: DSSEmulator) -> Int {
@@ -174,6 +179,55 @@ import Testing
         #expect(next.status == 0, "\(next.errorOutput)")
         #expect(!next.errorOutput.contains("re-issued"))
         #expect(second.receivedRequests.filter { $0.path.hasSuffix("/rest/api/certificates") }.count == 1)
+    }
+
+    @Test("item 3: a batch after the restart: every document signed by the re-issued certificate, one refresh")
+    func staleCertificateListHealsInABatch() throws {
+        let first = try DSSEmulator()
+        let url = try first.start()
+        let port = try #require(url.port)
+        let store = try TemporaryDirectory()
+        let documents = try (1...3).map { try store.write("doc-\($0).txt", text: "документ \($0)\n") }
+        let seeded = try CLI.run(
+            Self.cryptoProSign(
+                documents[0],
+                store.path("seed.p7s"),
+                url: url.absoluteString,
+                passwordVariable: "LEONID_PASSWORD"
+            ),
+            store: store,
+            environment: Self.env
+        )
+        first.stop()
+        #expect(seeded.status == 0, "\(seeded.errorOutput)")
+        let second = try DSSEmulator(configuration: .init(port: UInt16(port)))
+        #expect(try second.start() == url)
+        defer { second.stop() }
+        let secondCA = try store.write("second-ca.pem", text: second.certificateAuthorityPEM)
+        let output = store.path("out")
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
+        let batch = try CLI.run(
+            ["sign"] + documents + ["--out-dir", output]
+                + Self.cryptoPro(url: url.absoluteString, passwordVariable: "LEONID_PASSWORD"),
+            store: store,
+            environment: Self.env
+        )
+        #expect(batch.status == 0, "\(batch.errorOutput)")
+        #expect(batch.errorOutput.components(separatedBy: "re-issued").count == 2, "one refresh: \(batch.errorOutput)")
+        #expect(second.receivedRequests.filter { $0.path.hasSuffix("/rest/api/certificates") }.count == 1)
+        for document in documents {
+            let signature = URL(fileURLWithPath: output).appendingPathComponent(
+                URL(fileURLWithPath: document).lastPathComponent + ".p7s"
+            ).path
+            let verified = try OpenSSLCMS.verify(
+                signatureFile: signature,
+                contentFile: document,
+                caFile: secondCA,
+                cades: true,
+                anyPurpose: true
+            )
+            #expect(verified.succeeded, "\(document): \(verified.errorOutput)")
+        }
     }
 
     @Test(
