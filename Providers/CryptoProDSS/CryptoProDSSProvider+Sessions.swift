@@ -47,7 +47,7 @@ extension CryptoProDSSProvider {
             if state.session?.key == session.key { state.session = renewed }
         }
         if let cache = try cache(parameters), let token = await session.client.currentToken {
-            try cache.save(
+            try await cache.save(
                 .init(
                     url: session.key.url,
                     username: session.username,

@@ -296,7 +296,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         )
         state.withLock { $0.session = session }
         if let cache, let token = await client.currentToken {
-            try cache.save(
+            try await cache.save(
                 .init(
                     url: key.url,
                     username: username,
@@ -619,7 +619,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         guard let cache = try cache(parameters), let token = await session.client.currentToken else { return }
         let text = CryptoProDSSProvider.text(of: token.accessToken)
         if let entry = try? cache.load(), entry.accessToken == text { return }
-        try cache.save(
+        try await cache.save(
             .init(
                 url: session.url.absoluteString,
                 username: session.username,

@@ -16,11 +16,13 @@ import Testing
 
     /// `--provider cryptopro-dss …` for Leonid's RSA certificate (no PIN).
     static func cryptoPro(url: String, passwordVariable: String) -> [String] {
-        [
-            "--provider", "cryptopro-dss", "--param", "url=\(url)", "--param", "username=\(StandardSeed.username)",
-            "--param-env", "password=\(passwordVariable)", "--param",
-            "certificateID=\(StandardSeed.secondCertificateID)",
-        ]
+        ProviderSessionCommandTests.cryptoPro(
+            url,
+            user: StandardSeed.username,
+            certificate: StandardSeed.secondCertificateID,
+            passwordVariable: passwordVariable,
+            pinVariable: nil
+        )
     }
 
     /// `sign DOC --out OUT --provider cryptopro-dss …`.
