@@ -233,6 +233,62 @@ import Testing
     }
 
     @Test(
+        "items 3 and 11: a PAdES signature through CryptoPro after the restart heals too (the README walk-through); pyHanko trusts it to the new CA only"
+    )
+    func staleCertificateListHealsForPAdES() throws {
+        let first = try DSSEmulator()
+        let url = try first.start()
+        let port = try #require(url.port)
+        let store = try TemporaryDirectory()
+        let document = try store.write("act.txt", text: "Акт сверки\n")
+        let seeded = try CLI.run(
+            Self.cryptoProSign(
+                document,
+                store.path("act.p7s"),
+                url: url.absoluteString,
+                passwordVariable: "LEONID_PASSWORD"
+            ),
+            store: store,
+            environment: Self.env
+        )
+        first.stop()
+        #expect(seeded.status == 0, "\(seeded.errorOutput)")
+        let second = try DSSEmulator(configuration: .init(port: UInt16(port)))
+        #expect(try second.start() == url)
+        defer { second.stop() }
+
+        let contract = try store.write("contract.pdf", TestPDF.minimal())
+        let signed = try CLI.run(
+            ["sign", contract, "--format", "pades", "--field", "Approval", "--out", store.path("signed.pdf")]
+                + Self.cryptoPro(url: url.absoluteString, passwordVariable: "LEONID_PASSWORD"),
+            store: store,
+            environment: Self.env
+        )
+        #expect(signed.status == 0, "\(signed.errorOutput)")
+        #expect(signed.errorOutput.contains("re-issued"), "\(signed.errorOutput)")
+        let trusted = try PyHankoValidator.validate(
+            store.path("signed.pdf"),
+            root: second.seed.certificateAuthority,
+            in: store
+        )
+        #expect(trusted.count == 1 && trusted.first?.contains("Approval: INTACT:TRUSTED") == true, "\(trusted)")
+        let untrusted = try PyHankoValidator.validate(
+            store.path("signed.pdf"),
+            root: first.seed.certificateAuthority,
+            in: store
+        )
+        #expect(untrusted.first?.contains("INTACT:UNTRUSTED") == true, "\(untrusted)")
+        let ours = try CLI.run(
+            [
+                "verify", store.path("signed.pdf"), "--ca",
+                try store.write("ca.pem", text: second.certificateAuthorityPEM),
+            ],
+            store: store
+        )
+        #expect(ours.status == 0, "\(ours.output)")
+    }
+
+    @Test(
         "item 3: sessions list shows provider, server, user and expiry without a token; sessions clear forgets one provider's, one server's, or all"
     )
     func listAndClear() throws {
