@@ -34,6 +34,29 @@ import Testing
         emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count
     }
 
+    /// Signs `document` into `output` through CryptoPro against a fresh emulator (the session is kept
+    /// in `store`), stops it and starts another on the same port: the same address, a new CA, new
+    /// certificates under the same ids. The caller stops `second`.
+    static func restart(
+        signing document: String,
+        into output: String,
+        store: TemporaryDirectory
+    ) throws -> (first: DSSEmulator, second: DSSEmulator, url: URL) {
+        let first = try DSSEmulator()
+        let url = try first.start()
+        let port = try #require(url.port)
+        let before = try CLI.run(
+            cryptoProSign(document, output, url: url.absoluteString, passwordVariable: "LEONID_PASSWORD"),
+            store: store,
+            environment: env
+        )
+        first.stop()
+        #expect(before.status == 0, "\(before.errorOutput)")
+        let second = try DSSEmulator(configuration: .init(port: UInt16(port)))
+        #expect(try second.start() == url)
+        return (first, second, url)
+    }
+
     @Test(
         "item 4: a wrong CryptoPro password is refused while a session is cached; the right one reuses it; an old cache without a verifier logs in afresh"
     )
@@ -109,29 +132,11 @@ import Testing
         "item 3: after the emulator restarts (re-issuing its certificates), sign in the same store refreshes the list once and succeeds; openssl verifies the new signer"
     )
     func staleCertificateListHeals() throws {
-        let first = try DSSEmulator()
-        let url = try first.start()
-        let port = try #require(url.port)
         let store = try TemporaryDirectory()
         let document = try store.write("act.txt", text: "Акт сверки\n")
-        let before = try CLI.run(
-            Self.cryptoProSign(
-                document,
-                store.path("1.p7s"),
-                url: url.absoluteString,
-                passwordVariable: "LEONID_PASSWORD"
-            ),
-            store: store,
-            environment: Self.env
-        )
-        first.stop()
-        #expect(before.status == 0, "\(before.errorOutput)")
-        let firstCA = try store.write("first-ca.pem", text: first.certificateAuthorityPEM)
-
-        // The restarted emulator: same address, a new CA, new certificates under the same ids.
-        let second = try DSSEmulator(configuration: .init(port: UInt16(port)))
-        #expect(try second.start() == url)
+        let (first, second, url) = try Self.restart(signing: document, into: store.path("1.p7s"), store: store)
         defer { second.stop() }
+        let firstCA = try store.write("first-ca.pem", text: first.certificateAuthorityPEM)
         let secondCA = try store.write("second-ca.pem", text: second.certificateAuthorityPEM)
         let after = try CLI.run(
             Self.cryptoProSign(
@@ -185,25 +190,9 @@ import Testing
 
     @Test("item 3: a batch after the restart: every document signed by the re-issued certificate, one refresh")
     func staleCertificateListHealsInABatch() throws {
-        let first = try DSSEmulator()
-        let url = try first.start()
-        let port = try #require(url.port)
         let store = try TemporaryDirectory()
         let documents = try (1...3).map { try store.write("doc-\($0).txt", text: "документ \($0)\n") }
-        let seeded = try CLI.run(
-            Self.cryptoProSign(
-                documents[0],
-                store.path("seed.p7s"),
-                url: url.absoluteString,
-                passwordVariable: "LEONID_PASSWORD"
-            ),
-            store: store,
-            environment: Self.env
-        )
-        first.stop()
-        #expect(seeded.status == 0, "\(seeded.errorOutput)")
-        let second = try DSSEmulator(configuration: .init(port: UInt16(port)))
-        #expect(try second.start() == url)
+        let (_, second, url) = try Self.restart(signing: documents[0], into: store.path("seed.p7s"), store: store)
         defer { second.stop() }
         let secondCA = try store.write("second-ca.pem", text: second.certificateAuthorityPEM)
         let output = store.path("out")
@@ -236,25 +225,9 @@ import Testing
         "items 3 and 11: a PAdES signature through CryptoPro after the restart heals too (the README walk-through); pyHanko trusts it to the new CA only"
     )
     func staleCertificateListHealsForPAdES() throws {
-        let first = try DSSEmulator()
-        let url = try first.start()
-        let port = try #require(url.port)
         let store = try TemporaryDirectory()
         let document = try store.write("act.txt", text: "Акт сверки\n")
-        let seeded = try CLI.run(
-            Self.cryptoProSign(
-                document,
-                store.path("act.p7s"),
-                url: url.absoluteString,
-                passwordVariable: "LEONID_PASSWORD"
-            ),
-            store: store,
-            environment: Self.env
-        )
-        first.stop()
-        #expect(seeded.status == 0, "\(seeded.errorOutput)")
-        let second = try DSSEmulator(configuration: .init(port: UInt16(port)))
-        #expect(try second.start() == url)
+        let (first, second, url) = try Self.restart(signing: document, into: store.path("act.p7s"), store: store)
         defer { second.stop() }
 
         let contract = try store.write("contract.pdf", TestPDF.minimal())
