@@ -177,7 +177,7 @@ let package = Package(
         ),
         .target(
             name: "RemoteSigning",
-            dependencies: ["CertificateProviders", "CCurl", "CCurlShims"],
+            dependencies: ["CertificateProviders", "COpenSSL", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -21,7 +21,12 @@ import Synchronization
 /// but only when the cache matches the current parameters (server, user, OAuth client and
 /// certificate selection); otherwise ``initialize(options:)`` logs in again and replaces it. A
 /// cache file that is not a regular file of this user, or that others can read, is ignored (the
-/// `warning` callback says so). A PIN or password in the parameters is always used.
+/// `warning` callback says so). A PIN or password in the parameters is always used: a session is
+/// bound to the login credentials it was made with (`password`, `clientSecret`; the file keeps a
+/// salted PBKDF2 verifier of them, never the values), so other credentials log in afresh and a wrong
+/// password fails as it would without a session; a cache written before verifiers were kept serves
+/// no credentials. When the server shows that the kept certificate is stale (it re-issued it),
+/// ``refreshSelectedCertificate()`` lists the certificates again and selects anew.
 ///
 /// Threat model of the cache: the token is a bearer secret until it expires (typically an hour).
 /// Only the same OS user (and root) can read the file; a stolen token cannot sign with a
@@ -145,7 +150,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     public static let defaultMaxUploadBytes = 16 << 20
 
     /// What a session was made for: it serves only parameters that ask for the same.
-    private struct SessionKey: Equatable {
+    struct SessionKey: Equatable {
         var url: String
         var username: String
         var clientID: String
@@ -153,7 +158,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         var selection: String
     }
 
-    private struct Session {
+    struct Session {
         var key: SessionKey
         var identity: SigningIdentity
         var certificateID: Int
@@ -162,9 +167,15 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         var username: String
         /// The `pin` of the parameters the session was made with (options of `initialize` included).
         var pin: Secret?
+        /// The login credentials the session was made with (or, restored from the cache, that its
+        /// verifier matched); nil when none were given.
+        var password: Secret?
+        var clientSecret: Secret?
+        /// The verifier the cache keeps for them (nil without a cache).
+        var verifier: SessionCredentialVerifier?
     }
 
-    private struct State {
+    struct State {
         var parameters: ProviderParameters
         var session: Session?
     }
@@ -175,7 +186,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     private let clientIdentityLookup: ClientIdentityLookup?
     private let additionalHeaders: [(name: String, value: String)]
     private let warning: (@Sendable (String) -> Void)?
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     /// Creates a provider.
     /// - Parameters:
@@ -229,7 +240,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         let parameters = try CryptoProDSSProvider.schema.validate(parameters)
         state.withLock { state in
             state.parameters = parameters
-            if let session = state.session, !CryptoProDSSProvider.matches(session.key, parameters) {
+            if let session = state.session, !CryptoProDSSProvider.serves(session, parameters) {
                 state.session = nil
             }
         }
@@ -248,7 +259,12 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             transport: try providerTransport(merged, configuration)
         )
         let username = try merged.requiredString(ParameterKey.username)
-        try await client.login(username: username, password: try merged.requiredSecret(ParameterKey.password))
+        let password = try merged.requiredSecret(ParameterKey.password)
+        try await client.login(username: username, password: password)
+        let cache = try cache(merged)
+        let verifier = try cache.map { _ in
+            try SessionCredentialVerifier(credentials: CryptoProDSSProvider.loginCredentials(merged))
+        }
         let certificates = try await client.certificates()
         let chosen = try CryptoProDSSProvider.select(
             from: certificates,
@@ -273,11 +289,14 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             client: client,
             url: configuration.baseURL,
             username: username,
-            pin: try merged.secret(ParameterKey.pin)
+            pin: try merged.secret(ParameterKey.pin),
+            password: password,
+            clientSecret: try merged.secret(ParameterKey.clientSecret),
+            verifier: verifier
         )
         state.withLock { $0.session = session }
-        if let cache = try cache(merged), let token = await client.currentToken {
-            try cache.save(
+        if let cache, let token = await client.currentToken {
+            try await cache.save(
                 .init(
                     url: key.url,
                     username: username,
@@ -286,7 +305,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                     certificateDER: Data(chosen.certificate.derRepresentation),
                     accessToken: CryptoProDSSProvider.text(of: token.accessToken),
                     expiresAt: token.expiresAt,
-                    selection: key.selection
+                    selection: key.selection,
+                    credentials: verifier
                 )
             )
         }
@@ -296,11 +316,13 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// The selected identity without any network call: the one of this process's last
     /// ``initialize(options:)``, else the cached one in `storeDirectory` when its token is still
     /// valid (30 s margin); either only when it was made for what the current parameters ask
-    /// (`url`, `username`, `clientID`, `certificateID` / `certificate`, when given); else nil.
+    /// (`url`, `username`, `clientID`, `certificateID` / `certificate`, when given) and, when
+    /// `password` or `clientSecret` is given, with those credentials (checked against the cache's
+    /// verifier; a cache without one never serves); else nil.
     /// - Throws: `.storeCorrupted` for a cache file that is not ours; `.fileSystem`.
     public func storedCertificate() throws -> SigningIdentity? {
         let (parameters, current) = state.withLock { ($0.parameters, $0.session) }
-        if let current, CryptoProDSSProvider.matches(current.key, parameters) { return current.identity }
+        if let current, CryptoProDSSProvider.serves(current, parameters) { return current.identity }
         guard let cache = try cache(parameters), let entry = try cache.load() else { return nil }
         let token = CryptoProToken(accessToken: Secret(entry.accessToken), expiresAt: entry.expiresAt)
         guard token.isValid(margin: 30), let url = URL(string: entry.url) else { return nil }
@@ -310,9 +332,11 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             clientID: entry.clientID,
             selection: entry.selection ?? "id:\(entry.certificateID)"
         )
-        guard CryptoProDSSProvider.matches(key, parameters, cachedCertificateID: entry.certificateID) else {
-            return nil
-        }
+        guard CryptoProDSSProvider.matches(key, parameters, cachedCertificateID: entry.certificateID),
+            let verifier = entry.credentials
+        else { return nil }
+        let credentials = CryptoProDSSProvider.loginCredentials(parameters)
+        if credentials.contains(where: { $0.value != nil }), !verifier.matches(credentials) { return nil }
         let certificate: Certificate
         do {
             certificate = try Certificate(derEncoded: Array(entry.certificateDER))
@@ -345,52 +369,18 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             client: client,
             url: url,
             username: entry.username,
-            pin: try parameters.secret(ParameterKey.pin)
+            pin: try parameters.secret(ParameterKey.pin),
+            password: password,
+            clientSecret: try parameters.secret(ParameterKey.clientSecret),
+            verifier: verifier
         )
         return state.withLock { state -> SigningIdentity in
-            if let existing = state.session, CryptoProDSSProvider.matches(existing.key, state.parameters) {
+            if let existing = state.session, CryptoProDSSProvider.serves(existing, state.parameters) {
                 return existing.identity
             }
             state.session = session
             return identity
         }
-    }
-
-    /// Whether a session made for `key` serves `parameters`: every one of `url`, `username`,
-    /// `clientID` (default ``CryptoProDSSClient/Configuration/defaultClientID``) and the certificate
-    /// selection that the parameters give must be the session's.
-    private static func matches(
-        _ key: SessionKey,
-        _ parameters: ProviderParameters,
-        cachedCertificateID: Int? = nil
-    ) -> Bool {
-        let url: URL?
-        let username: String?
-        let clientID: String?
-        let selection: String
-        do {
-            url = try parameters.url(ParameterKey.url)
-            username = try parameters.string(ParameterKey.username)
-            clientID = try parameters.string(ParameterKey.clientID)
-            selection = try self.selection(parameters)
-        } catch {
-            return false
-        }
-        if let url, url.absoluteString != key.url { return false }
-        if let username, username != key.username { return false }
-        if (clientID ?? CryptoProDSSClient.Configuration.defaultClientID) != key.clientID { return false }
-        if selection == key.selection { return true }
-        // A cache from before selections were recorded, or an id that names the cached certificate.
-        if let cachedCertificateID, selection == "id:\(cachedCertificateID)" { return true }
-        return parameters[ParameterKey.certificateID] == nil && parameters[ParameterKey.certificate] == nil
-            && key.selection == "default"
-    }
-
-    /// The certificate selection the parameters ask for: `id:N`, `name:X` or `default`.
-    private static func selection(_ parameters: ProviderParameters) throws -> String {
-        if let id = try parameters.integer(ParameterKey.certificateID) { return id == 0 ? "default" : "id:\(id)" }
-        if let name = try parameters.string(ParameterKey.certificate) { return "name:\(name)" }
-        return "default"
     }
 
     /// Forgets the session in memory and removes the cache file (no-op when there is none).
@@ -556,7 +546,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     // MARK: Session
 
-    private func currentSession() async throws -> Session {
+    func currentSession() async throws -> Session {
         if let session = state.withLock({ $0.session }) { return session }
         _ = try await initialize(options: ProviderParameters())
         guard let session = state.withLock({ $0.session }) else {
@@ -573,7 +563,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         guard let cache = try cache(parameters), let token = await session.client.currentToken else { return }
         let text = CryptoProDSSProvider.text(of: token.accessToken)
         if let entry = try? cache.load(), entry.accessToken == text { return }
-        try cache.save(
+        try await cache.save(
             .init(
                 url: session.url.absoluteString,
                 username: session.username,
@@ -582,52 +572,10 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
                 certificateDER: Data(session.identity.certificate.derRepresentation),
                 accessToken: text,
                 expiresAt: token.expiresAt,
-                selection: session.key.selection
+                selection: session.key.selection,
+                credentials: session.verifier
             ),
             replacingOnlyOlder: true
-        )
-    }
-
-    // MARK: Selection
-
-    /// Picks a certificate by id (0 = default), by name, or the default / only one.
-    static func select(
-        from certificates: [CryptoProCertificate],
-        id: Int?,
-        name: String?
-    ) throws -> CryptoProCertificate {
-        let available = certificates.isEmpty ? "none" : certificates.map(\.label).joined(separator: ", ")
-        if let id, id != 0 {
-            guard let match = certificates.first(where: { $0.id == id }) else {
-                throw CertificateProviderError.invalidParameter(
-                    "certificate \(id) is not among the user's CryptoPro DSS certificates (\(available))"
-                )
-            }
-            return match
-        }
-        if id == nil, let name {
-            let matches = certificates.filter {
-                $0.friendlyName == name || $0.distinguishedName == name || $0.certificate.subject == name
-                    || $0.certificate.subjectAttribute("CN") == name
-            }
-            guard matches.count == 1 else {
-                throw CertificateProviderError.invalidParameter(
-                    matches.isEmpty
-                        ? "no CryptoPro DSS certificate is named '\(name)' (friendly name, subject or CN); the user "
-                            + "has: \(available)"
-                        : "several CryptoPro DSS certificates are named '\(name)' "
-                            + "(\(matches.map(\.label).joined(separator: ", "))); set parameter 'certificateID'"
-                )
-            }
-            return matches[0]
-        }
-        if let match = certificates.first(where: \.isDefault) { return match }
-        if id == nil, certificates.count == 1 { return certificates[0] }
-        throw CertificateProviderError.invalidParameter(
-            certificates.isEmpty
-                ? "the user has no CryptoPro DSS certificates"
-                : "the user has no default CryptoPro DSS certificate; set parameter 'certificateID' or 'certificate' "
-                    + "(the user has: \(available))"
         )
     }
 
@@ -662,12 +610,12 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         return configuration
     }
 
-    private func cache(_ parameters: ProviderParameters) throws -> CryptoProSessionCache? {
+    func cache(_ parameters: ProviderParameters) throws -> CryptoProSessionCache? {
         guard let path = try parameters.string(ParameterKey.storeDirectory), !path.isEmpty else { return nil }
         return CryptoProSessionCache(directory: URL(fileURLWithPath: path, isDirectory: true), warning: warning)
     }
 
-    private static func text(of secret: Secret) -> String {
+    static func text(of secret: Secret) -> String {
         secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 }

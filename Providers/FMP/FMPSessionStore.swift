@@ -1,9 +1,6 @@
 import CertificateProviders
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import RemoteSigning
 
 /// The FMP DSS provider's session file: `fmp-session.json` (mode 0600) in the `storeDirectory`,
 /// holding the session (host, API version, environment, project, device, user, token pair), whether
@@ -29,28 +26,25 @@ struct FMPSessionStore: Sendable {
     let directory: URL
     let warning: (@Sendable (String) -> Void)?
 
-    var fileURL: URL { directory.appendingPathComponent(FMPSessionStore.fileName) }
-    private var lockPath: String { directory.appendingPathComponent(".fmp-session.lock").path }
+    /// The file, its lock and its checks: the remote providers' one session-file implementation.
+    private var file: PrivateSessionFile<Stored> {
+        PrivateSessionFile(
+            directory: directory,
+            fileName: FMPSessionStore.fileName,
+            wording: .init(
+                name: "the FMP session",
+                ignoredAdvice: "delete it and log in again ('certsign dss login')",
+                damagedAdvice: "log in again ('certsign dss login …')"
+            ),
+            warning: warning
+        )
+    }
+
+    var fileURL: URL { file.fileURL }
 
     /// The stored session, or nil when there is none (or the file is not trusted).
     /// - Throws: `.storeCorrupted` when the file is not a session of this provider.
-    func load() throws -> Stored? {
-        if let reason = FileSystem.untrustedFileReason(fileURL.path) {
-            warning?(
-                "ignoring the FMP session \(fileURL.path): \(reason); delete it and log in again ('certsign dss login')"
-            )
-            return nil
-        }
-        guard let bytes = FileSystem.read(fileURL.path) else { return nil }
-        do {
-            return try JSONDecoder().decode(Stored.self, from: Data(bytes))
-        } catch {
-            throw CertificateProviderError(
-                .storeCorrupted,
-                "the saved FMP session \(fileURL.path) is damaged; log in again ('certsign dss login …')"
-            )
-        }
-    }
+    func load() throws -> Stored? { try file.load() }
 
     /// Writes `stored` when the file still holds `expected` (nil: whatever it holds, for a new
     /// login). Call under ``withLock(_:)``.
@@ -61,31 +55,13 @@ struct FMPSessionStore: Sendable {
         if let expected, let current = try? load(), current.session != expected { return false }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let bytes: [UInt8]
-        do { bytes = Array(try encoder.encode(stored)) } catch {
-            throw CertificateProviderError(.fileSystem, "cannot encode the FMP session")
-        }
-        try FileSystem.makePrivateDirectory(directory.path)
-        try FileSystem.writeAtomically(fileURL.path, bytes)
+        try file.write(stored, encoder: encoder)
         return true
     }
 
     /// Removes the file; no-op when absent.
-    func delete() throws {
-        if unlink(fileURL.path) != 0, errno != ENOENT { throw FileSystem.failure("removing", fileURL.path) }
-    }
+    func delete() throws { try file.delete() }
 
     /// Runs `body` holding the session lock (other processes and tasks wait; no thread blocks).
-    func withLock<R: Sendable>(_ body: () async throws -> R) async throws -> R {
-        try FileSystem.makePrivateDirectory(directory.path)
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw FileSystem.failure("opening the lock file", lockPath) }
-        defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else { throw FileSystem.failure("locking", lockPath) }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        defer { flock(descriptor, LOCK_UN) }
-        return try await body()
-    }
+    func withLock<R: Sendable>(_ body: () async throws -> R) async throws -> R { try await file.withLock(body) }
 }

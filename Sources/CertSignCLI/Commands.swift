@@ -11,7 +11,7 @@ import RemoteSigning
 enum Commands {
     static let all: [CommandDescriptor] =
         [providers] + identityCommands + signingCommands + timestampCommands + dssCommands + tokenCommands + cscCommands
-        + [demo] + documentationCommands
+        + sessionCommands + [demo] + documentationCommands
 
     /// The command list: each command's words (less the first `dropping`) and summary.
     static func listing(_ commands: [CommandDescriptor], dropping: Int = 0) -> String {

@@ -9,8 +9,11 @@ extension ErrorText {
         command: CommandDescriptor?,
         provider: String?
     ) -> String? {
-        switch provider {
+        switch provider ?? remoteProvider(of: command) {
         case "pkcs11": return pkcs11Hint(for: error, command: command)
+        case "fmp-dss": return fmpHint(for: error, command: command)
+        case "cryptopro-dss": return cryptoProHint(for: error)
+        case "csc": return cscHint(for: error)
         default: return nil
         }
     }

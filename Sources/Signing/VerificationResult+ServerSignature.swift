@@ -53,9 +53,12 @@ extension VerificationResult {
         var mismatches: [String] = []
         if result.signers.count != 1 { mismatches.append("it has \(result.signers.count) signers, not one") }
         if signer != expectedSigner {
+            // The same name on another certificate: what a server that re-issued it returns.
+            let reissued = signer.subject == expectedSigner.subject ? " (same subject: the server re-issued it)" : ""
             mismatches.append(
                 "it is signed by '\(signer.subject)' (SHA-256 \(signer.sha256FingerprintHex)), not by the selected "
                     + "certificate '\(expectedSigner.subject)' (SHA-256 \(expectedSigner.sha256FingerprintHex))"
+                    + reissued
             )
         }
         // A server may timestamp what it signs: CAdES-T is CAdES-BES with a signature timestamp.

@@ -77,6 +77,11 @@ import Testing
             .union(Self.keys(AddedTimestampDocument.CodingKeys.self))
         let expectations: [(String, Set<String>)] = [
             (
+                "sessions list",
+                Self.keys(SessionsDocument.CodingKeys.self).union(Self.keys(SessionsDocument.Session.CodingKeys.self))
+            ),
+            ("sessions clear", Self.keys(SessionsClearedDocument.CodingKeys.self)),
+            (
                 "providers",
                 Self.keys(ProvidersDocument.CodingKeys.self).union(
                     Self.keys(ProvidersDocument.Provider.CodingKeys.self)

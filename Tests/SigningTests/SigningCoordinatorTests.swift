@@ -394,8 +394,14 @@ struct SigningCoordinatorTests {
             subject: "CN=Not The Selected One",
             keyType: .p256
         )
+        // The same name from another CA: what a server that re-issued the certificate signs with.
+        let reissued = try TestPKI(rootSubject: "CN=Server's New CA").issueLeaf(
+            subject: "CN=Иванов Иван,O=ООО Ромашка",
+            keyType: .p256
+        )
         let cases: [(ServerSigningProvider.Misbehaviour, String)] = [
             (.otherSigner(stranger), "not by the selected certificate"), (.otherSigner(fixture.ec), "CN=EC Signer"),
+            (.otherSigner(reissued), "(same subject: the server re-issued it)"),
             (.format(.cms), "format is cms"), (.digest(.sha512), "digest is sha512"),
             (.attached, "embeds the document"),
         ]

@@ -170,6 +170,7 @@ extension Commands {
         discussion: "The DSS password is asked for when stdin is a terminal and no source is given.",
         examples: ["certsign dss certificates --dss-password-env DSS_PASSWORD"]
     ) { (options: DSSCertificatesOptions, context) in
+        try context.requireFMPSession(for: "certificates")
         let dssPassword = try context.requiredSecret(options.dssPassword, prompt: "DSS password: ")
         let provider = try context.fmpProvider([FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword)])
         let result = try await context.reportingEnvelope(provider) { try await provider.certificates() }
@@ -265,6 +266,7 @@ extension Commands {
     ) { (options: DSSSignOptions, context) in
         let (resource, table, column, params) = (options.resource, options.table, options.column, options.params)
         let (hhiveID, certificateID) = (options.hhiveID, options.certificateID)
+        try context.requireFMPSession(for: "sign")
         let dssPassword = try context.requiredSecret(options.dssPassword, prompt: "DSS password: ")
         var parameters: ProviderParameters = [
             FMPDSSProvider.ParameterKey.dssPassword: .secret(dssPassword),

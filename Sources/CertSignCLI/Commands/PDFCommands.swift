@@ -31,13 +31,17 @@ extension Commands {
         options.replacesExistingOutput = arguments.force
         let result: PDFSigningResult
         if let server {
-            result = try await PDFSigner.sign(
-                pdfAt: input,
-                writingTo: output,
-                identity: identity,
-                server: server,
-                options: options
-            )
+            // The provider's current selection (a refreshed list may have replaced `identity`).
+            let current = (try? server.storedCertificate()) ?? identity
+            result = try await healingStaleCertificate(server: server, identity: current, context: context) {
+                try await PDFSigner.sign(
+                    pdfAt: input,
+                    writingTo: output,
+                    identity: $0,
+                    server: server,
+                    options: options
+                )
+            }
         } else {
             result = try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: identity, options: options)
         }

@@ -403,22 +403,30 @@ extension Commands {
                 var outputURL: URL?
                 if case .file(let url) = outputs[index] { outputURL = url }
                 let result: SigningResult
-                if let batched {
+                if let batched, !isStaleCertificate(batched[index]) {
                     // The CLI's own words for a missing, unreadable or directory document.
                     if case .failure(let error) = batched[index], error.code == .fileSystem {
                         _ = try context.documentSize(path)
                     }
                     result = try batched[index].get()
                 } else {
+                    // One by one, or a batch's document a server signed with a re-issued certificate:
+                    // signed (again) here, after at most one refresh of the certificate list.
                     let (document, progress) = try openDocument(index, plan, workingDirectory, context)
-                    result = try await coordinator.sign(
-                        document: document,
-                        provider: providerID,
-                        parameters: parameters,
-                        options: options,
-                        output: outputURL,
-                        progress: progress
-                    )
+                    result = try await healingStaleCertificate(
+                        coordinator: coordinator,
+                        providerID: providerID,
+                        context: context
+                    ) {
+                        try await coordinator.sign(
+                            document: document,
+                            provider: providerID,
+                            parameters: parameters,
+                            options: options,
+                            output: outputURL,
+                            progress: progress
+                        )
+                    }
                 }
                 console.clearProgress()
                 if outputURL == nil { console.outBytes(result.signature) }

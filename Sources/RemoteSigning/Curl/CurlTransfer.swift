@@ -321,8 +321,8 @@ final class CurlTransfer: @unchecked Sendable {
                 let why = String(cString: CCurlShims_verify_error_string(verifyError))
                 return CertificateProviderError(
                     .untrustedServerCertificate,
-                    "\(summary): \(serverCertificate) is not trusted (\(why)); trust its CA with trustedCAFile "
-                        + "(--ca-file) or check the URL"
+                    "\(summary): \(serverCertificate) is not trusted (\(why)); trust its CA (a provider's "
+                        + "trustedCAFile parameter) or check the URL"
                 )
             }
             if lowered.contains("subject name") || lowered.contains("does not match")

@@ -1,0 +1,41 @@
+import CertificateProviders
+package import Foundation
+package import RemoteSigning
+
+extension FMPDSSProvider {
+    /// The session kept in `directory` (`fmp-session.json`), without its tokens, or none. The
+    /// platform does not say when its tokens expire (they are renewed on use), so there is no expiry.
+    /// - Parameter warning: told when the file is ignored (not a private regular file of this user).
+    /// - Throws: `.storeCorrupted` for a damaged session file.
+    package static func keptSessions(
+        in directory: URL,
+        warning: (@Sendable (String) -> Void)? = nil
+    ) throws -> [RemoteSessionSummary] {
+        let store = FMPSessionStore(directory: directory, warning: warning)
+        guard let stored = try store.load() else { return [] }
+        let session = stored.session
+        var detail = "\(session.environment)/\(session.project)"
+        if let id = stored.certificateID { detail += ", certificate \(id)" }
+        return [
+            RemoteSessionSummary(
+                provider: .fmpDSS,
+                server: session.host.absoluteString,
+                user: session.username,
+                expiresAt: nil,
+                detail: detail,
+                file: store.fileURL
+            )
+        ]
+    }
+
+    /// Removes the session file in `directory` (whatever it holds) under the session lock (a command
+    /// using the session meanwhile finishes first); no-op when there is none.
+    /// - Returns: the removed file's path, or nil when there was none.
+    /// - Throws: `.fileSystem` when it cannot be removed.
+    package static func removeKeptSession(in directory: URL) async throws -> String? {
+        let store = FMPSessionStore(directory: directory, warning: nil)
+        guard (try? FileManager.default.attributesOfItem(atPath: store.fileURL.path)) != nil else { return nil }
+        try await store.withLock { try store.delete() }
+        return store.fileURL.path
+    }
+}
