@@ -98,6 +98,9 @@ enum ShellCompletion {
             if command.arguments.contains(where: { $0.name == "ALIAS" }) {
                 fileWords += " $(compgen -W \"$(_certsign_aliases \"$store\")\" -- \"$cur\")"
             }
+            if command.arguments.contains(where: { $0.name == "PROVIDER" }) {
+                fileWords += " $(compgen -W \"\(providerIDs.joined(separator: " "))\" -- \"$cur\")"
+            }
             lines.append(
                 "        \"\(command.name)\"|\"\(command.name) \"*) COMPREPLY=( $(compgen -W \"\(options)\" -- "
                     + "\"$cur\")\(fileWords) ) ;;"

@@ -40,6 +40,45 @@ enum CLI {
         )
     }
 
+    /// Runs certsign on a pseudo-terminal the way a person does: Python's pty module waits until
+    /// `prompt` appears, types `typed` and Enter, and returns everything the terminal showed (stdout)
+    /// and certsign's exit status. The typed text travels in the environment, never in argv.
+    static func typeOnTerminal(
+        _ arguments: [String],
+        after prompt: String,
+        typing typed: String,
+        store: TemporaryDirectory
+    ) throws -> ExternalTool.Result {
+        let driver = """
+            import os, pty, signal, sys
+            signal.alarm(120)  # never hang the test run
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[2], sys.argv[2:])
+            prompt, seen = sys.argv[1].encode(), b""
+            while prompt not in seen:
+                chunk = os.read(fd, 1024)
+                if not chunk: break
+                seen += chunk
+            os.write(fd, os.environ["TYPED"].encode() + b"\\n")
+            while True:
+                try:
+                    chunk = os.read(fd, 1024)
+                except OSError:
+                    break
+                if not chunk: break
+                seen += chunk
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.write(seen.decode("utf-8", "replace"))
+            sys.exit(os.waitstatus_to_exitcode(status))
+            """
+        return try ExternalTool.run(
+            "python3",
+            ["-c", driver, prompt, binary] + arguments,
+            environment: ["CERTSIGN_HOME": store.url.path, "TYPED": typed]
+        )
+    }
+
     /// Parses stdout as one JSON object.
     static func json(_ result: ExternalTool.Result) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: result.standardOutput)

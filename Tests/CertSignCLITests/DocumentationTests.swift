@@ -50,6 +50,7 @@ import Testing
                 == ["work", "работа"]
         )
         #expect(Set(try complete(["certsign", "--store", storePath, "identity", "show", "w"])) == ["work"])
+        #expect(Set(try complete(["certsign", "sessions", "clear", "c"])) == ["cryptopro-dss", "csc"])
     }
 
     @Test func zshAndFishScriptsAreValid() throws {

@@ -43,6 +43,11 @@ struct CLIFixture {
 
     func document(_ name: String, _ text: String) throws -> String { try directory.write(name, text: text) }
 
+    /// Imports the fixture's PKCS#12 under `alias` (the password on stdin) and tells whether it worked.
+    func importIdentity(alias: String) throws -> Bool {
+        try run(["identity", "import", p12Path, "--alias", alias, "--password-stdin"], input: password).status == 0
+    }
+
     /// `openssl cms -verify` on a detached or attached signature made by certsign.
     func opensslVerifies(_ signature: String, content: String?, cades: Bool = true, ca: String? = nil) throws -> Bool {
         try OpenSSLCMS.verify(signatureFile: signature, contentFile: content, caFile: ca ?? rootPath, cades: cades)

@@ -94,12 +94,7 @@ import Testing
 
     @Test func storeFilesArePrivate() throws {
         let fixture = try CLIFixture()
-        #expect(
-            try fixture.run(
-                ["identity", "import", fixture.p12Path, "--alias", "a", "--password-stdin"],
-                input: fixture.password + "\n"
-            ).status == 0
-        )
+        #expect(try fixture.importIdentity(alias: "a"))
         let identities = fixture.store.url.appendingPathComponent("identities").path
         let mode = (try FileManager.default.attributesOfItem(atPath: identities)[.posixPermissions] as? NSNumber)?
             .intValue
@@ -110,12 +105,7 @@ import Testing
 @Suite struct SignCommandTests {
     @Test func signWithStoredIdentityAndVerify() throws {
         let fixture = try CLIFixture(keyType: .rsa2048)
-        #expect(
-            try fixture.run(
-                ["identity", "import", fixture.p12Path, "--alias", "ivanov", "--password-stdin"],
-                input: fixture.password
-            ).status == 0
-        )
+        #expect(try fixture.importIdentity(alias: "ivanov"))
         let invoice = try fixture.document("счёт.txt", "Счёт № 1\n")
         let signed = try fixture.run(
             ["--json", "sign", invoice, "--identity", "ivanov", "--password-stdin"],
@@ -200,12 +190,7 @@ import Testing
 
     @Test func batchKeepsGoingPastAFailingDocument() throws {
         let fixture = try CLIFixture()
-        #expect(
-            try fixture.run(
-                ["identity", "import", fixture.p12Path, "--alias", "batch", "--password-stdin"],
-                input: fixture.password
-            ).status == 0
-        )
+        #expect(try fixture.importIdentity(alias: "batch"))
         let first = try fixture.document("one.txt", "1")
         let third = try fixture.document("three.txt", "3")
         let missing = fixture.directory.path("two.txt")

@@ -8,12 +8,7 @@ import Testing
     @Test func progressBarOnATerminalOnlyAndPromptWithoutEcho() throws {
         try #require(ExternalTool.isAvailable("script"), "util-linux 'script' is not installed")
         let fixture = try CLIFixture()
-        #expect(
-            try fixture.run(
-                ["identity", "import", fixture.p12Path, "--alias", "tty", "--password-stdin"],
-                input: fixture.password
-            ).status == 0
-        )
+        #expect(try fixture.importIdentity(alias: "tty"))
         // A 17 MiB document is over the 16 MiB progress threshold.
         let big = fixture.directory.path("big.bin")
         try Data(count: 17 << 20).write(to: URL(fileURLWithPath: big))
@@ -34,33 +29,11 @@ import Testing
 
         // The password prompt appears on the terminal and the typed password is not echoed. Python's
         // pty module plays the person: it waits for the prompt, then types.
-        let driver = """
-            import os, pty, signal, sys
-            signal.alarm(120)  # never hang the test run
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.execv(sys.argv[1], sys.argv[1:])
-            seen = b""
-            while b"password:" not in seen:
-                chunk = os.read(fd, 1024)
-                if not chunk: break
-                seen += chunk
-            os.write(fd, os.environ["TYPED"].encode() + b"\\n")
-            while True:
-                try:
-                    chunk = os.read(fd, 1024)
-                except OSError:
-                    break
-                if not chunk: break
-                seen += chunk
-            _, status = os.waitpid(pid, 0)
-            sys.stdout.write(seen.decode("utf-8", "replace"))
-            sys.exit(os.waitstatus_to_exitcode(status))
-            """
-        let typed = try ExternalTool.run(
-            "python3",
-            ["-c", driver, CLI.binary, "identity", "import", fixture.p12Path, "--alias", "prompted"],
-            environment: ["CERTSIGN_HOME": fixture.store.url.path, "TYPED": fixture.password]
+        let typed = try CLI.typeOnTerminal(
+            ["identity", "import", fixture.p12Path, "--alias", "prompted"],
+            after: "password:",
+            typing: fixture.password,
+            store: fixture.store
         )
         #expect(typed.succeeded, "\(typed.output) \(typed.errorOutput)")
         #expect(typed.output.contains("PKCS#12 password:"))
@@ -72,41 +45,9 @@ import Testing
     /// "y" deletes it; `--yes` and scripts (no terminal) are not asked (issue 30 item 11).
     @Test func identityDeleteAsksOnATerminal() throws {
         let fixture = try CLIFixture()
-        #expect(
-            try fixture.run(
-                ["identity", "import", fixture.p12Path, "--alias", "keep", "--password-stdin"],
-                input: fixture.password
-            ).status == 0
-        )
-        let driver = """
-            import os, pty, signal, sys
-            signal.alarm(120)
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.execv(sys.argv[1], sys.argv[1:])
-            seen = b""
-            while b"[y/N]" not in seen:
-                chunk = os.read(fd, 1024)
-                if not chunk: break
-                seen += chunk
-            os.write(fd, os.environ["ANSWER"].encode() + b"\\n")
-            while True:
-                try:
-                    chunk = os.read(fd, 1024)
-                except OSError:
-                    break
-                if not chunk: break
-                seen += chunk
-            _, status = os.waitpid(pid, 0)
-            sys.stdout.write(seen.decode("utf-8", "replace"))
-            sys.exit(os.waitstatus_to_exitcode(status))
-            """
+        #expect(try fixture.importIdentity(alias: "keep"))
         func delete(answer: String) throws -> ExternalTool.Result {
-            try ExternalTool.run(
-                "python3",
-                ["-c", driver, CLI.binary, "identity", "delete", "keep"],
-                environment: ["CERTSIGN_HOME": fixture.store.url.path, "ANSWER": answer]
-            )
+            try CLI.typeOnTerminal(["identity", "delete", "keep"], after: "[y/N]", typing: answer, store: fixture.store)
         }
         let declined = try delete(answer: "n")
         #expect(declined.status == 1, "\(declined.output)")

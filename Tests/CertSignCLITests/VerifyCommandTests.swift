@@ -124,12 +124,7 @@ import Testing
     )
     func attachedBeside() throws {
         let fixture = try CLIFixture()
-        #expect(
-            try fixture.run(
-                ["identity", "import", fixture.p12Path, "--alias", "a", "--password-stdin"],
-                input: fixture.password
-            ).status == 0
-        )
+        #expect(try fixture.importIdentity(alias: "a"))
         let document = try fixture.document("attached.txt", "оригинал\n")
         let signed = try fixture.run(
             ["sign", document, "--identity", "a", "--password-stdin", "--attached"],
