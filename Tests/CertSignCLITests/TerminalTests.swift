@@ -47,7 +47,12 @@ import Testing
         let fixture = try CLIFixture()
         #expect(try fixture.importIdentity(alias: "keep"))
         func delete(answer: String) throws -> ExternalTool.Result {
-            try CLI.typeOnTerminal(["identity", "delete", "keep"], after: "[y/N]", typing: answer, store: fixture.store)
+            try CLI.typeOnTerminal(
+                ["identity", "delete", "keep"],
+                after: "[y/N]",
+                typing: answer,
+                store: fixture.store
+            )
         }
         let declined = try delete(answer: "n")
         #expect(declined.status == 1, "\(declined.output)")
