@@ -93,11 +93,11 @@ demo: deps-demo ## build certsign and run its demo (no setup, no network beyond 
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product certsign
 	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/certsign demo
 
-bench: deps ## the benchmarks (release build)
+bench: deps ## the benchmarks (release build); prints the table and writes it into BENCHMARKS.md
 	$(SWIFT) build -c release --product certsign
 	$(SWIFT) build -c release --product certsign-bench
 	$(SWIFT) build -c release --product certsign-bench-bigfile
-	$$($(SWIFT) build -c release --show-bin-path)/certsign-bench
+	$$($(SWIFT) build -c release --show-bin-path)/certsign-bench --write $(CURDIR)/BENCHMARKS.md
 
 # No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API: emit each C-using
 # module's public interface (library evolution, separate scratch path) and look for C types in it.

@@ -53,6 +53,8 @@ enum Unit: Sendable {
 final class BenchHarness: @unchecked Sendable {
     // Used from one task at a time by main.swift; rows are appended sequentially.
     struct Row {
+        /// The suite that measured it (`signing`, `fmp`, …).
+        var suite: String
         var name: String
         var ours: Sample
         var baseline: Sample
@@ -71,11 +73,28 @@ final class BenchHarness: @unchecked Sendable {
     /// Scratch directory for big files (removed at the end).
     let scratch: URL
     private(set) var rows: [Row] = []
-    private(set) var notes: [String] = []
+    /// Lines printed under the table, each with the suite that added it.
+    private(set) var notes: [(suite: String, text: String)] = []
+    /// The suites run so far, in order, with when and under what load.
+    private(set) var suiteRuns: [SuiteRun] = []
+    /// The suite rows and notes are recorded for.
+    private var currentSuite = ""
 
     init(repetitions: Int, scratch: URL) {
         self.repetitions = repetitions
         self.scratch = scratch
+    }
+
+    /// Runs one suite: its rows and notes are recorded under `name`, with its start, end and load.
+    func run(suite name: String, _ body: () async throws -> Void) async throws {
+        currentSuite = name
+        var run = SuiteRun(name: name)
+        defer {
+            run.finish()
+            suiteRuns.append(run)
+            currentSuite = ""
+        }
+        try await body()
     }
 
     /// Runs `body` `repetitions` times (after one warm-up) and returns the seconds per run.
@@ -154,6 +173,7 @@ final class BenchHarness: @unchecked Sendable {
     ) {
         rows.append(
             Row(
+                suite: currentSuite,
                 name: name,
                 ours: ours,
                 baseline: baseline,
@@ -167,10 +187,16 @@ final class BenchHarness: @unchecked Sendable {
     }
 
     /// Adds a line printed under the table.
-    func note(_ text: String) { notes.append(text) }
+    func note(_ text: String) { notes.append((currentSuite, text)) }
 
-    /// Prints the table.
-    func printTable() {
+    /// The table's column titles.
+    static let header = [
+        "benchmark", "ours (median [min–max])", "baseline", "baseline (median [min–max])", "ratio", "goal",
+        "paired ratio",
+    ]
+
+    /// One row's cells, in the order of ``header``.
+    static func cells(_ row: Row) -> [String] {
         func format(_ sample: Sample, _ unit: Unit) -> String {
             func number(_ value: Double) -> String {
                 value >= 1000
@@ -179,18 +205,17 @@ final class BenchHarness: @unchecked Sendable {
             }
             return "\(number(sample.median))\(unit.suffix) [\(number(sample.min))–\(number(sample.max))]"
         }
-        let header = [
-            "benchmark", "ours (median [min–max])", "baseline", "baseline (median [min–max])", "ratio", "goal",
-            "paired ratio",
+        let goal = row.goal.map { String(format: "≥ %.2f %@", $0, row.holds == true ? "ok" : "MISSED") } ?? "-"
+        return [
+            row.name, format(row.ours, row.unit), row.baselineName, format(row.baseline, row.unit),
+            String(format: "%.2f", row.ratio), goal, row.pairedRatio.map { String(format: "%.2f", $0) } ?? "-",
         ]
-        var lines: [[String]] = [header]
-        for row in rows {
-            let goal = row.goal.map { String(format: "≥ %.2f %@", $0, row.holds == true ? "ok" : "MISSED") } ?? "-"
-            lines.append([
-                row.name, format(row.ours, row.unit), row.baselineName, format(row.baseline, row.unit),
-                String(format: "%.2f", row.ratio), goal, row.pairedRatio.map { String(format: "%.2f", $0) } ?? "-",
-            ])
-        }
+    }
+
+    /// Prints the table.
+    func printTable() {
+        let header = Self.header
+        let lines: [[String]] = [header] + rows.map(Self.cells)
         let widths = (0..<header.count).map { column in lines.map { $0[column].count }.max() ?? 0 }
         for (index, line) in lines.enumerated() {
             print(
@@ -198,7 +223,7 @@ final class BenchHarness: @unchecked Sendable {
             )
             if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
         }
-        for note in notes { print("note: \(note)") }
+        for note in notes { print("note: \(note.text)") }
     }
 }
 

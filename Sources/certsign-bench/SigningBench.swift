@@ -91,11 +91,7 @@ enum SigningBench {
                 seconds.append(time)
                 peaks.append(rss / 1024)
                 dgst.append(Double(DispatchTime.now().uptimeNanoseconds - dgstStart) / 1e9)
-                loads.append(
-                    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(
-                        String.init
-                    ) ?? "?"
-                )
+                loads.append(SuiteRun.loadAverage())
             }
         }
         let baseline = Sample(values: dgst)
@@ -341,11 +337,7 @@ enum SigningBench {
             var speed: [Double] = []
             var loads: [String] = []
             for round in 0..<rounds {
-                loads.append(
-                    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(
-                        String.init
-                    ) ?? "?"
-                )
+                loads.append(SuiteRun.loadAverage())
                 let output = directory.appendingPathComponent("out-\(tool)-\(round)")
                 ours.append(
                     try rate(

@@ -111,11 +111,7 @@ struct VerifyBench {
         var pythonRates: [Double] = []
         var loads: [String] = []
         for _ in 0..<max(3, min(harness.repetitions, 5)) {
-            loads.append(
-                (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(
-                    String.init
-                ) ?? "?"
-            )
+            loads.append(SuiteRun.loadAverage())
             oursRates.append(try rate(certsign, ours, count: count))
             pythonRates.append(try rate("python3", python, count: count))
         }
