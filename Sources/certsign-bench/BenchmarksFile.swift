@@ -54,11 +54,16 @@ enum BenchmarksFile {
         hour.locale = day.locale
         hour.timeZone = day.timeZone
         hour.dateFormat = "HH:mm"
+        #if DEBUG
+        let build = "debug"
+        #else
+        let build = "release"
+        #endif
         var lines = [
             "\(latestTitle): \(day.string(from: run.started))–\(hour.string(from: run.ended)) UTC",
             "",
-            "`\(command)` (release build, \(harness.repetitions) runs a figure) on \(machine); 1-minute load "
-                + "average \(run.loadAtStart) at the start, \(run.loadAtEnd) at the end.",
+            "`\(command)` (\(build) build, \(harness.repetitions) run\(harness.repetitions == 1 ? "" : "s") a figure) "
+                + "on \(machine); 1-minute load average \(run.loadAtStart) at the start, \(run.loadAtEnd) at the end.",
             "",
         ]
         let rows = harness.rows.filter { $0.suite == run.name }
@@ -74,7 +79,7 @@ enum BenchmarksFile {
         }
         let notes = harness.notes.filter { $0.suite == run.name }
         if !notes.isEmpty { lines += [""] + notes.map { "- \($0.text)" } }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.joined(separator: "\n") + "\n\n"
     }
 
     /// `text` with `suite`'s section holding `latest` first and the section's previous latest run,
@@ -93,7 +98,7 @@ enum BenchmarksFile {
         var section = begin(suite) + "\n" + heading + latest
         if let title = previous.range(of: latestTitle) {
             let demoted = earlierTitle + previous[title.upperBound...].trimmingCharacters(in: .newlines)
-            section += earlier + "\n" + demoted + "\n"
+            section += earlier + "\n" + demoted + "\n\n"
         }
         return text.replacingCharacters(in: start.lowerBound..<stop.lowerBound, with: section)
     }

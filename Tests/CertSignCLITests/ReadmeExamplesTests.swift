@@ -4,8 +4,9 @@ import DSSEmulator
 import Foundation
 import Testing
 
-/// Every shell example of the README (its fenced `sh` / `bash` blocks) runs as written, in the order
-/// the README shows them, as a newcomer would: each block as one `bash -e -o pipefail` script, all in
+/// Every shell example of the README and of docs/*.md (their fenced `sh` / `bash` blocks) runs as
+/// written, the README's in the order it shows them, then each document's (the SoftHSM2 walk-through
+/// of docs/PKCS11.md among them), as a newcomer would: each block as one `bash -e -o pipefail` script, all in
 /// one private HOME, one identity store (`~/signing`, as the README exports) and one work directory
 /// holding the files the README names. So the README cannot drift from the tool, and an example
 /// cannot work only on a fresh store.
@@ -20,17 +21,27 @@ import Testing
 /// The block that runs `make` is not run (it would run this suite).
 @Suite(.serialized) struct ReadmeExamplesTests {
     struct Block {
+        /// The document, by path from the package root.
+        let document: String
         let line: Int
         let text: String
+        /// A name for the block's files: `README.md-385`, `docs_PKCS11.md-19`.
+        var name: String { document.replacingOccurrences(of: "/", with: "_") + "-\(line)" }
     }
 
-    static func shellBlocks() -> [Block] {
+    /// The shell blocks of the README, then of each docs/*.md (sorted by name).
+    static func shellBlocks() throws -> [Block] {
+        try (["README.md"] + ReadmeTests.docs()).flatMap { shellBlocks(of: $0) }
+    }
+
+    static func shellBlocks(of document: String) -> [Block] {
         var blocks: [Block] = []
         var current: (line: Int, lines: [String])?
-        for (index, line) in ReadmeTests.readme.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let text = ReadmeTests.document(document)
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.hasPrefix("```") {
                 if let open = current {
-                    blocks.append(Block(line: open.line, text: open.lines.joined(separator: "\n")))
+                    blocks.append(Block(document: document, line: open.line, text: open.lines.joined(separator: "\n")))
                     current = nil
                 } else {
                     let language = line.dropFirst(3).trimmingCharacters(in: .whitespaces)
@@ -159,28 +170,30 @@ import Testing
                     .replacingOccurrences(of: "signatures remove 0F1C3A52", with: "signatures remove \(firstID)")
                 let startsEmulator = changed.hasPrefix("certsign emulator ") && changed.contains("&")
                 if startsEmulator, let ampersand = changed.firstIndex(of: "&") {
-                    changed = changed[..<ampersand] + "> \"$HOME/emulator-\(block.line).out\" 2>&1 &"
+                    changed = changed[..<ampersand] + "> \"$HOME/emulator-\(block.name).out\" 2>&1 &"
                 }
                 lines.append(changed)
                 if startsEmulator {
-                    lines.append("until grep -q listening \"$HOME/emulator-\(block.line).out\"; do sleep 0.1; done")
+                    lines.append("until grep -q listening \"$HOME/emulator-\(block.name).out\"; do sleep 0.1; done")
                 }
             }
             return lines.joined(separator: "\n") + "\n"
         }
     }
 
-    @Test func theReadmeHasShellExamples() {
-        #expect(Self.shellBlocks().count >= 8)
+    @Test func theReadmeHasShellExamples() throws {
+        #expect(Self.shellBlocks(of: "README.md").count >= 8)
+        #expect(Self.shellBlocks(of: "docs/PKCS11.md").count == 1)
+        #expect(try Self.shellBlocks().count >= 9)
     }
 
     @Test("the README's shell examples run in order in one store, as a newcomer runs them")
     func readmeExamplesRunInOrder() throws {
         let world = try World()
         let binDirectory = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path
-        for block in Self.shellBlocks() where !block.text.contains("make ") {
+        for block in try Self.shellBlocks() where !block.text.contains("make ") {
             if block.text.contains("-engine gost") && !GOSTEngine.isAvailable { continue }
-            let script = try world.work.write("readme-\(block.line).sh", text: try world.script(block))
+            let script = try world.work.write("readme-\(block.name).sh", text: try world.script(block))
             let result = try ExternalTool.run(
                 "bash",
                 [script],
@@ -194,13 +207,13 @@ import Testing
                 directory: world.work.url
             )
             let emulatorOutput = try? String(
-                contentsOfFile: world.home.path("emulator-\(block.line).out"),
+                contentsOfFile: world.home.path("emulator-\(block.name).out"),
                 encoding: .utf8
             )
             #expect(
                 result.succeeded,
                 """
-                README line \(block.line): exit \(result.status)
+                \(block.document) line \(block.line): exit \(result.status)
                 \(result.output)
                 \(result.errorOutput)\(emulatorOutput.map { "\nemulator: \($0)" } ?? "")
                 """

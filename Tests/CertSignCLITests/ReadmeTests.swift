@@ -3,22 +3,36 @@ import Testing
 
 @testable import CertSignCLI
 
-/// The README cannot drift from the tool: its usage lines, its options and its JSON field names are
-/// compared with the command declarations and the `Encodable` types.
+/// The README cannot drift from the tool: its usage lines and its options, and the JSON field names of
+/// docs/JSON.md, are compared with the command declarations and the `Encodable` types.
 @Suite struct ReadmeTests {
-    static let readme: String = {
+    /// The package root: the directory holding Package.swift above this file.
+    static let root: URL = {
         var directory = URL(fileURLWithPath: #filePath)
         while directory.path != "/" {
             directory.deleteLastPathComponent()
-            let candidate = directory.appendingPathComponent("README.md")
-            if FileManager.default.fileExists(atPath: candidate.path),
-                FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path)
-            {
-                return (try? String(contentsOf: candidate, encoding: .utf8)) ?? ""
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
+                return directory
             }
         }
-        return ""
+        return directory
     }()
+
+    /// A document of the package by its path from the root ("" when it cannot be read).
+    static func document(_ path: String) -> String {
+        (try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)) ?? ""
+    }
+
+    static let readme = document("README.md")
+
+    /// The `--json` reference, moved out of the README (issue 29).
+    static let json = document("docs/JSON.md")
+
+    /// The focused documents the README links to, by path from the root (`docs/….md`), sorted.
+    static func docs() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+    }
 
     @Test func usageLinesAreTheGeneratedOnes() throws {
         let start = try #require(Self.readme.range(of: "## certsign\n\n```\n"))
@@ -41,7 +55,7 @@ import Testing
         for option in Invocation.globalOptions { #expect(Self.readme.contains(option.name)) }
     }
 
-    /// The quoted field names of one row of the "JSON output" table (values such as `"ok"` are left out).
+    /// The quoted field names of one row of the "JSON output" table (docs/JSON.md) (values such as `"ok"` are left out).
     static func documentedFields(_ row: String) -> Set<String> {
         var names: Set<String> = []
         let characters = Array(row)
@@ -66,11 +80,11 @@ import Testing
     }
 
     @Test func jsonTableMatchesTheEncoders() throws {
-        let table = try #require(Self.readme.range(of: "| command | document |"))
-        let rows = Self.readme[table.upperBound...].split(separator: "\n").prefix { $0.hasPrefix("|") }
+        let table = try #require(Self.json.range(of: "| command | document |"))
+        let rows = Self.json[table.upperBound...].split(separator: "\n").prefix { $0.hasPrefix("|") }
             .map(String.init)
         func row(_ command: String) throws -> Set<String> {
-            let line = try #require(rows.first { $0.hasPrefix("| `\(command)`") }, "no README row for \(command)")
+            let line = try #require(rows.first { $0.hasPrefix("| `\(command)`") }, "no docs/JSON.md row for \(command)")
             return Self.documentedFields(line)
         }
         let signature = Self.keys(SignResultDocument.CodingKeys.self)
@@ -153,7 +167,7 @@ import Testing
             let documented = try row(command)
             #expect(
                 documented == expected,
-                "\(command): README only \(documented.subtracting(expected)), encoder only \(expected.subtracting(documented))"
+                "\(command): docs/JSON.md only \(documented.subtracting(expected)), encoder only \(expected.subtracting(documented))"
             )
         }
         let failure = try #require(rows.first { $0.hasPrefix("| any failure") })
@@ -166,10 +180,7 @@ import Testing
     /// One version everywhere an adopter looks: `certsign --version`, the changelog's newest entry and
     /// the README; and a licence file (issue 30 item 12).
     @Test func versionAndLicenceAreStated() throws {
-        var root = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
-            root.deleteLastPathComponent()
-        }
+        let root = Self.root
         let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
         let newest = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## ") })
         #expect(newest.hasPrefix("## \(CertSign.version) "), "CHANGELOG's newest entry is '\(newest)'")

@@ -2,7 +2,7 @@ import CertificateProvidersTesting
 import Foundation
 import Testing
 
-/// Every Swift snippet of the README, the providers' READMEs and the DocC articles compiles as an app
+/// Every Swift snippet of the README, docs/*.md, the providers' READMEs and the DocC articles compiles as an app
 /// would write it: the fenced `swift` blocks of one document, in order (a reader reads them in order,
 /// and a later block may use what an earlier one declared), type-checked by `swiftc` against the modules
 /// this build made, importing nothing but this package's products and the toolchain's own modules.
@@ -36,12 +36,12 @@ import Testing
     static func documents() throws -> [URL] {
         let manager = FileManager.default
         var documents = [root.appendingPathComponent("README.md")]
-        for folder in ["Providers", "Sources"] {
+        for folder in ["Providers", "Sources", "docs"] {
             let base = root.appendingPathComponent(folder)
             guard let walker = manager.enumerator(at: base, includingPropertiesForKeys: nil) else { continue }
             for case let url as URL in walker where url.pathExtension == "md" {
                 let inDocC = url.deletingLastPathComponent().pathExtension == "docc"
-                if inDocC || (folder == "Providers" && url.lastPathComponent == "README.md") {
+                if inDocC || folder == "docs" || (folder == "Providers" && url.lastPathComponent == "README.md") {
                     documents.append(url)
                 }
             }
@@ -124,7 +124,9 @@ import Testing
         let products = try Self.products()
         #expect(products.contains("CertificateProviders") && products.contains("CertificateProvidersTesting"))
         var checked = 0
-        for document in try Self.documents() {
+        let documents = try Self.documents()
+        #expect(documents.contains { $0.path.hasPrefix(Self.root.appendingPathComponent("docs").path + "/") })
+        for document in documents {
             let text = try String(contentsOf: document, encoding: .utf8)
             guard let source = Self.snippets(of: text) else { continue }
             let relative = String(document.path.dropFirst(Self.root.path.count + 1))
