@@ -4,9 +4,9 @@ import PDFSigning
 import PKCS12Provider
 import Signing
 
-// The documents `--json` prints. Field names are the `CodingKeys` of these types, and the README's
-// "JSON output" table lists exactly these names (a test compares them); rename nothing without
-// changing the README in the same commit. Dates are ISO 8601 UTC strings; absent values are left out.
+// The documents `--json` prints. Field names are the `CodingKeys` of these types, and the table in
+// docs/JSON.md lists exactly these names (a test compares them); rename nothing without changing
+// docs/JSON.md in the same commit. Dates are ISO 8601 UTC strings; absent values are left out.
 
 /// `{"providers": [{"id", "description"}]}`.
 struct ProvidersDocument: Encodable {
