@@ -30,7 +30,8 @@ struct CurlTLSReportLifetimeTests {
             server = try PythonTLSServer(
                 serverIdentity: try serverPKI.issueTLSServer(),
                 clientCA: clientPKI.root.certificate,
-                script: CurlTLSReportLifetimeTests.postHandshakeAuthScript
+                handler: CurlTLSReportLifetimeTests.handler,
+                tlsSettings: CurlTLSReportLifetimeTests.postHandshakeAuthentication
             )
             directory = try TemporaryDirectory()
             caFile = try directory.write("pha-ca.pem", text: serverPKI.root.certificate.pemRepresentation)
@@ -99,12 +100,10 @@ struct CurlTLSReportLifetimeTests {
         #expect(status["answered"]?.arrayValue == [.string(Fixture.clientName)], "\(status)")
     }
 
-    /// TLS 1.3 only, no client certificate in the handshake; after answering `GET /ask` it sends a
-    /// post-handshake CertificateRequest. Every answer is JSON: the client certificate's CN
-    /// (`client`), the client's port, how many CertificateRequests were sent (`asked`) and the CNs of
-    /// the connections that ended with a client certificate (`answered`).
-    static let postHandshakeAuthScript = """
-        import http.server, json, ssl, sys, threading
+    /// After answering `GET /ask` it sends a post-handshake CertificateRequest. Every answer is JSON:
+    /// the client certificate's CN (`client`), the client's port, how many CertificateRequests were
+    /// sent (`asked`) and the CNs of the connections that ended with a client certificate (`answered`).
+    static let handler = """
         asked = []
         answered = []
         lock = threading.Lock()
@@ -138,19 +137,12 @@ struct CurlTLSReportLifetimeTests {
                         answered.append(cn)
             def log_message(self, *args):
                 pass
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        """
+
+    /// TLS 1.3 only; no client certificate asked for in the handshake, one may be asked for later.
+    static let postHandshakeAuthentication = """
         context.minimum_version = ssl.TLSVersion.TLSv1_3
-        context.load_cert_chain(sys.argv[1], sys.argv[2])
-        context.load_verify_locations(sys.argv[3])
         context.verify_mode = ssl.CERT_OPTIONAL
         context.post_handshake_auth = True
-        class Server(http.server.ThreadingHTTPServer):
-            daemon_threads = True
-            def get_request(self):
-                raw, address = self.socket.accept()
-                return context.wrap_socket(raw, server_side=True), address
-        server = Server(("127.0.0.1", 0), Handler)
-        print(server.server_address[1], flush=True)
-        server.serve_forever()
         """
 }
