@@ -3,7 +3,9 @@
 #include <string.h>
 #include <pthread.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -147,12 +149,59 @@ CURLcode CCurlShims_msg_result(const CURLMsg *message) {
     return message->data.result;
 }
 
-/* The SSL_CTX ex_data slot holding the transfer's CCurlShims_tls_transfer. */
+/*
+ * A transfer's TLS report is reference-counted: the transfer holds one reference, and the SSL_CTX
+ * of a connection the transfer opened holds another, in an ex_data slot whose free function drops
+ * it when OpenSSL frees the SSL_CTX. With libcurl 7.88's OpenSSL backend (Debian 12) every
+ * connection has its own SSL_CTX: ossl_connect_step1 makes it (SSL_CTX_new, then the
+ * CURLOPT_SSL_CTX_FUNCTION callback below) and ossl_close frees it when the connection closes,
+ * which for a kept-alive connection is long after the transfer that opened it ended: when a later
+ * transfer's request finds it dead, when it is evicted from the connection cache, or in
+ * curl_multi_cleanup. ossl_close calls SSL_read and SSL_shutdown first, and a connection reused by
+ * later transfers reads whatever the server sends (alerts, a TLS 1.3 post-handshake
+ * CertificateRequest: curl offers post-handshake authentication), so the message and verify
+ * callbacks may run on such a connection at any time until its SSL_CTX is freed; the reference
+ * keeps the report alive until then. (The connection cannot be unhooked when the transfer ends:
+ * by the time curl reports a transfer done, it has detached the connection from the easy handle,
+ * so CURLINFO_TLS_SSL_PTR no longer finds it.)
+ */
+typedef struct {
+    CCurlShims_tls_transfer report;  /* first: a report pointer is a box pointer */
+    atomic_long references;
+} tls_report_box;
+
+CCurlShims_tls_transfer *CCurlShims_tls_transfer_create(const CCurlShims_tls_config *config) {
+    tls_report_box *box = calloc(1, sizeof *box);
+    if (box == NULL) return NULL;
+    box->report.config = config;
+    box->report.alert_received = -1;
+    atomic_init(&box->references, 1);
+    return &box->report;
+}
+
+static void retain_report(CCurlShims_tls_transfer *transfer) {
+    atomic_fetch_add_explicit(&((tls_report_box *)transfer)->references, 1, memory_order_relaxed);
+}
+
+void CCurlShims_tls_transfer_release(CCurlShims_tls_transfer *transfer) {
+    if (transfer == NULL) return;
+    tls_report_box *box = (tls_report_box *)transfer;
+    if (atomic_fetch_sub_explicit(&box->references, 1, memory_order_acq_rel) == 1) free(box);
+}
+
+/* OpenSSL's ex_data free function: the SSL_CTX holding a report is being freed. */
+static void release_from_context(void *parent, void *pointer, CRYPTO_EX_DATA *data, int index, long argl, void *argp) {
+    (void)parent; (void)data; (void)index; (void)argl; (void)argp;
+    CCurlShims_tls_transfer_release(pointer);
+}
+
+/* The SSL_CTX ex_data slot holding a reference to the report of the transfer that opened the
+ * connection. */
 static int transfer_index = -1;
 static pthread_once_t transfer_index_once = PTHREAD_ONCE_INIT;
 
 static void make_transfer_index(void) {
-    transfer_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+    transfer_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, release_from_context);
 }
 
 static void name_text(const X509_NAME *name, char *out, size_t size) {
@@ -226,10 +275,22 @@ static CURLcode ssl_ctx_callback(CURL *handle, void *ssl_ctx, void *user) {
         }
         ERR_clear_error();
     }
-    /* The verify callback reads `transfer`, which lives as long as the transfer that made this
-     * connection: no renegotiation, so no handshake runs after it. */
+    /* No TLS 1.2 renegotiation: the report describes the handshake of the transfer that opened the
+     * connection. */
     SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION);
-    if (transfer_index >= 0) SSL_CTX_set_ex_data(context, transfer_index, transfer);
+    /* The SSL_CTX's own reference (see tls_report_box). Without the slot the callbacks find no report
+     * and only the diagnostics are lost. */
+    if (transfer_index >= 0) {
+        CCurlShims_tls_transfer *previous = SSL_CTX_get_ex_data(context, transfer_index);
+        if (previous != transfer) {
+            retain_report(transfer);
+            if (SSL_CTX_set_ex_data(context, transfer_index, transfer) == 1) {
+                CCurlShims_tls_transfer_release(previous);
+            } else {
+                CCurlShims_tls_transfer_release(transfer);
+            }
+        }
+    }
     SSL_CTX_set_verify(context, SSL_CTX_get_verify_mode(context), verify_callback);
     SSL_CTX_set_msg_callback(context, message_callback);
     return CURLE_OK;
@@ -239,18 +300,6 @@ CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *tran
     CURLcode result = curl_easy_setopt(handle, CURLOPT_SSL_CTX_FUNCTION, ssl_ctx_callback);
     if (result != CURLE_OK) return result;
     return curl_easy_setopt(handle, CURLOPT_SSL_CTX_DATA, transfer);
-}
-
-void CCurlShims_detach_tls_hook(CURL *handle, const CCurlShims_tls_transfer *transfer) {
-    pthread_once(&transfer_index_once, make_transfer_index);
-    if (transfer_index < 0) return;
-    struct curl_tlssessioninfo *info = NULL;
-    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) return;
-    if (info->backend != CURLSSLBACKEND_OPENSSL || info->internals == NULL) return;
-    SSL_CTX *context = SSL_get_SSL_CTX((SSL *)info->internals);
-    if (context != NULL && SSL_CTX_get_ex_data(context, transfer_index) == transfer) {
-        SSL_CTX_set_ex_data(context, transfer_index, NULL);
-    }
 }
 
 const char *CCurlShims_verify_error_string(long error) {

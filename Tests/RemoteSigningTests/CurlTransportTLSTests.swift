@@ -302,6 +302,25 @@ struct CurlTransportTLSTests {
         #expect(error?.reason.contains("TLS handshake") == true, "\(String(describing: error))")
     }
 
+    @Test(
+        "a transfer cancelled in the middle of its TLS handshake → .cancelled; the half-made connection's TLS state is freed with it"
+    )
+    func cancelledInHandshake() async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let transport = CurlTransport()
+        let request = HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 30)
+        let task = Task { try await transport.send(request) }
+        // The kernel accepts the connection at once; the ClientHello is written and never answered.
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        await expectError(.cancelled) { try await task.value }
+        // The transport goes on driving transfers: the next one times out in its handshake.
+        await expectError(.timeout) {
+            try await transport.send(HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 0.5))
+        }
+    }
+
     // MARK: A server the package did not write
 
     @Test(
@@ -388,9 +407,11 @@ private final class SilentListener: Sendable {
     func close() { _ = Glibc.close(descriptor) }
 }
 
-/// `python3 -m http.server`'s handler in an `ssl` context that requires a client certificate, on an
-/// ephemeral port the script prints; answers JSON naming the client certificate's CN and port.
-private final class PythonTLSServer: Sendable {
+/// `python3 -m http.server` in an `ssl` context, on ephemeral ports the script prints (IPv4, and IPv6
+/// when the host has it). By default its handler and TLS settings are ``clientCertificateHandler``
+/// and ``clientCertificateRequired``; a handler is Python source defining `Handler`, the settings are
+/// lines changing `context` (which holds the server's identity and trusts the client CA already).
+final class PythonTLSServer: Sendable {
     private let server: PythonServerProcess
     private let directory: TemporaryDirectory
     let port: Int
@@ -399,7 +420,12 @@ private final class PythonTLSServer: Sendable {
 
     func port(for host: String) -> Int { host == "[::1]" ? (port6 ?? port) : port }
 
-    init(serverIdentity: SigningIdentity, clientCA: Certificate) throws {
+    init(
+        serverIdentity: SigningIdentity,
+        clientCA: Certificate,
+        handler: String = clientCertificateHandler,
+        tlsSettings: String = clientCertificateRequired
+    ) throws {
         directory = try TemporaryDirectory()
         guard let key = serverIdentity.key as? LocalSigningKey else {
             throw CertificateProviderError.invalidParameter("local key needed")
@@ -414,30 +440,11 @@ private final class PythonTLSServer: Sendable {
             "server.py",
             text: """
                 import http.server, json, socket, ssl, sys, threading
-                class Handler(http.server.BaseHTTPRequestHandler):
-                    protocol_version = "HTTP/1.1"
-                    def do_GET(self):
-                        if self.path == "/redirect":
-                            self.send_response(302)
-                            self.send_header("Location", "/hello?followed=1")
-                            self.send_header("Content-Length", "0")
-                            self.end_headers()
-                            return
-                        peer = self.connection.getpeercert() or {}
-                        cn = next((value for rdn in peer.get("subject", ()) for (name, value) in rdn if name == "commonName"), None)
-                        body = json.dumps({"client": cn, "client_port": self.client_address[1], "path": self.path}).encode()
-                        self.send_response(200)
-                        self.send_header("Content-Type", "application/json")
-                        self.send_header("Content-Length", str(len(body)))
-                        self.end_headers()
-                        self.wfile.write(body)
-                    def log_message(self, *args):
-                        pass
+                \(handler)
                 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-                context.minimum_version = ssl.TLSVersion.TLSv1_2
                 context.load_cert_chain(sys.argv[1], sys.argv[2])
                 context.load_verify_locations(sys.argv[3])
-                context.verify_mode = ssl.CERT_REQUIRED
+                \(tlsSettings)
                 class Server(http.server.ThreadingHTTPServer):
                     daemon_threads = True
                     def get_request(self):
@@ -466,4 +473,34 @@ private final class PythonTLSServer: Sendable {
     }
 
     func stop() { server.stop() }
+
+    /// `GET /redirect` answers 302, any other path JSON naming the client certificate's CN
+    /// (`client`), the client's port and the path.
+    static let clientCertificateHandler = """
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def do_GET(self):
+                if self.path == "/redirect":
+                    self.send_response(302)
+                    self.send_header("Location", "/hello?followed=1")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                peer = self.connection.getpeercert() or {}
+                cn = next((value for rdn in peer.get("subject", ()) for (name, value) in rdn if name == "commonName"), None)
+                body = json.dumps({"client": cn, "client_port": self.client_address[1], "path": self.path}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def log_message(self, *args):
+                pass
+        """
+
+    /// TLS 1.2 or 1.3, a client certificate required in the handshake.
+    static let clientCertificateRequired = """
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.verify_mode = ssl.CERT_REQUIRED
+        """
 }

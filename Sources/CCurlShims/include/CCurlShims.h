@@ -65,9 +65,11 @@ typedef struct {
     int extra_anchor_count;
 } CCurlShims_tls_config;
 
-/* What the TLS layer saw during one transfer's handshake, filled in by the verify callback. */
+/* What the TLS layer saw during the handshake of the connection a transfer opened, filled in by
+ * the verify and message callbacks. Reference-counted (made by CCurlShims_tls_transfer_create): a
+ * connection's SSL_CTX keeps the report alive for its callbacks until OpenSSL frees it. */
 typedef struct {
-    const CCurlShims_tls_config *config;  /* may be NULL */
+    const CCurlShims_tls_config *config;  /* may be NULL; read only while the transfer is in flight */
     long verify_error;                    /* the first X509 verify error, 0 if none */
     char subject[512];                    /* the server certificate's subject (RFC 2253), "" if not seen */
     char issuer[512];                     /* its issuer */
@@ -77,20 +79,20 @@ typedef struct {
     int alert_received;                   /* the description of a fatal alert the server sent, or -1 */
 } CCurlShims_tls_transfer;
 
+/* A new report for one transfer (alert_received -1, the rest zero), holding one reference for the
+ * caller; NULL when out of memory. `config` must live while the transfer is in flight. */
+CCurlShims_tls_transfer *CCurlShims_tls_transfer_create(const CCurlShims_tls_config *config);
+
+/* Drops one reference (NULL: nothing); the last one frees the report. Any thread. */
+void CCurlShims_tls_transfer_release(CCurlShims_tls_transfer *transfer);
+
 /*
  * Sets CURLOPT_SSL_CTX_FUNCTION and CURLOPT_SSL_CTX_DATA so that every new connection of this
  * handle gets the config's client identity and extra anchors, and records into `transfer` the
- * server certificate's subject and issuer and the verification error.
+ * server certificate's subject and issuer and the verification error. The connection's SSL_CTX
+ * takes a reference to `transfer` and drops it when it is freed, whenever the connection closes.
  */
 CURLcode CCurlShims_install_tls_hook(CURL *handle, CCurlShims_tls_transfer *transfer);
-
-/*
- * Unhooks `transfer` from the TLS context of the connection the handle is on (if it is the one that
- * connection's hooks write to), before the transfer's memory goes: a kept-alive connection lives on
- * and may be read by later transfers (or by other HTTP/2 streams) after this one ended. Call it
- * before curl_multi_remove_handle; without a TLS connection it does nothing.
- */
-void CCurlShims_detach_tls_hook(CURL *handle, const CCurlShims_tls_transfer *transfer);
 
 /* X509_verify_cert_error_string (static text). */
 const char *CCurlShims_verify_error_string(long error);

@@ -378,7 +378,6 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Takes a transfer's easy handle out of the multi handle (its connection stays in the cache).
     private func remove(_ transfer: CurlTransfer) {
-        transfer.detachTLSReport()
         curl_multi_remove_handle(multi, transfer.handle)
     }
 

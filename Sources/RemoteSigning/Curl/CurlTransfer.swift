@@ -30,6 +30,8 @@ final class CurlTransfer: @unchecked Sendable {
     private let cancellation = Atomic<Bool>(false)
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// What the TLS hooks saw: reference-counted, shared with the SSL_CTX of the connection this
+    /// transfer opens, which may outlive the transfer (kept alive for later transfers).
     private let tlsReport: UnsafeMutablePointer<CCurlShims_tls_transfer>
     private var body: [UInt8] = []
     private var headers: [(name: String, value: String)] = []
@@ -57,14 +59,15 @@ final class CurlTransfer: @unchecked Sendable {
         limit = configuration.maximumResponseBodyBytes
         isHTTPS = CurlTransfer.hasHTTPSScheme(urlString)
         clientSubject = tls.clientSubject
-        // First the only step that can fail, so that nothing allocated below can leak.
+        // First the steps that can fail, so that nothing allocated below can leak.
         handle = try pool.takeHandle()
+        guard let report = CCurlShims_tls_transfer_create(UnsafePointer(tls.config)) else {
+            pool.returnHandle(handle)
+            throw CertificateProviderError(.network, "the HTTP transport is out of memory (a TLS report)")
+        }
+        tlsReport = report
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        tlsReport = .allocate(capacity: 1)
-        tlsReport.initialize(to: CCurlShims_tls_transfer())
-        tlsReport.pointee.alert_received = -1
-        tlsReport.pointee.config = UnsafePointer(tls.config)
         do {
             try configure(pool)
         } catch {
@@ -80,7 +83,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
-        tlsReport.deallocate()
+        // The SSL_CTX of a connection this transfer opened may hold the report a while longer.
+        CCurlShims_tls_transfer_release(tlsReport)
     }
 
     /// "METHOD host/path", for error messages (made only when one is).
@@ -95,13 +99,6 @@ final class CurlTransfer: @unchecked Sendable {
             guard lowered == expected else { return false }
         }
         return true
-    }
-
-    /// Stops the TLS hooks of this transfer's connection from writing to this transfer's report,
-    /// which is freed with the transfer while the connection may live on (called before the handle
-    /// leaves the multi handle, while curl still knows the connection).
-    func detachTLSReport() {
-        if isHTTPS { CCurlShims_detach_tls_hook(handle, tlsReport) }
     }
 
     var isCancellationRequested: Bool { cancellation.load(ordering: .acquiring) }

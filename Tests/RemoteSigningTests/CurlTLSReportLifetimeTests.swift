@@ -1,0 +1,148 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import RemoteSigning
+import Testing
+
+#if canImport(Glibc)
+import TestSupport
+#endif
+
+/// The TLS hooks of a connection (the verify and message callbacks libcurl's OpenSSL backend runs)
+/// write to the report of the transfer that opened the connection. A kept-alive connection outlives
+/// that transfer; TLS messages that reach it afterwards, while it is reused by a later transfer or
+/// while curl closes it, must find the report still alive (under `make test-asan` a freed one is a
+/// heap-use-after-free). A TLS 1.3 server's post-handshake CertificateRequest is such a message,
+/// and a real one: curl offers post-handshake authentication, so the client answers it.
+@Suite("CurlTransport: TLS messages on a kept-alive connection after the transfer that opened it ended")
+struct CurlTLSReportLifetimeTests {
+    private struct Fixture {
+        let server: PythonTLSServer
+        let caFile: String
+        let directory: TemporaryDirectory
+        let client: SigningIdentity
+        static let clientName = "PHA Client"
+
+        init() throws {
+            let clientPKI = try TestPKI(rootSubject: "CN=PHA Client CA,O=swift-certificate-providers tests")
+            client = try clientPKI.issueLeaf(subject: "CN=\(Fixture.clientName),O=swift-certificate-providers tests")
+            let serverPKI = try TestPKI(rootSubject: "CN=PHA Server CA", keyType: .p256)
+            server = try PythonTLSServer(
+                serverIdentity: try serverPKI.issueTLSServer(),
+                clientCA: clientPKI.root.certificate,
+                handler: CurlTLSReportLifetimeTests.handler,
+                tlsSettings: CurlTLSReportLifetimeTests.postHandshakeAuthentication
+            )
+            directory = try TemporaryDirectory()
+            caFile = try directory.write("pha-ca.pem", text: serverPKI.root.certificate.pemRepresentation)
+        }
+
+        func url(_ path: String) throws -> URL {
+            try #require(URL(string: "https://127.0.0.1:\(server.port)\(path)"))
+        }
+
+        func get(_ path: String, over transport: CurlTransport) async throws -> JSONValue {
+            let response = try await transport.send(HTTPRequest(url: try url(path)))
+            #expect(response.status == 200)
+            return try response.json(context: "the Python TLS 1.3 server")
+        }
+
+        /// Asks the server (over a connection of its own) for its state until `done` holds, for up to 20 s.
+        func waitForStatus(_ done: (JSONValue) -> Bool) async throws -> JSONValue {
+            let probe = try CurlTransport(configuration: .init(trustedCAFile: caFile))
+            let deadline = ContinuousClock.now + .seconds(20)
+            while true {
+                let status = try await get("/status", over: probe)
+                if done(status) || ContinuousClock.now > deadline { return status }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    @Test(
+        "a CertificateRequest reaches an idle kept-alive connection; the next requests reuse it and the client identity answers it"
+    )
+    func certificateRequestThenReuse() async throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        let transport = try CurlTransport(
+            configuration: .init(trustedCAFile: fixture.caFile, clientIdentity: fixture.client)
+        )
+        let first = try await fixture.get("/ask", over: transport)
+        #expect(first["client"]?.isNull == true, "no certificate is asked for in the handshake")
+        let status = try await fixture.waitForStatus { ($0["asked"]?.intValue ?? 0) >= 1 }
+        #expect(status["asked"]?.intValue == 1, "the server never sent its CertificateRequest: \(status)")
+        // The CertificateRequest waits in the idle connection; this request reads it.
+        let second = try await fixture.get("/second", over: transport)
+        let third = try await fixture.get("/third", over: transport)
+        let port = first["client_port"]?.intValue
+        #expect(port != nil && second["client_port"]?.intValue == port && third["client_port"]?.intValue == port)
+        #expect(third["client"]?.stringValue == Fixture.clientName)
+    }
+
+    @Test(
+        "a CertificateRequest reaches an idle kept-alive connection; releasing the transport closes it (curl_multi_cleanup), answering it"
+    )
+    func certificateRequestThenRelease() async throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        do {
+            let transport = try CurlTransport(
+                configuration: .init(trustedCAFile: fixture.caFile, clientIdentity: fixture.client)
+            )
+            _ = try await fixture.get("/ask", over: transport)
+            let status = try await fixture.waitForStatus { ($0["asked"]?.intValue ?? 0) >= 1 }
+            #expect(status["asked"]?.intValue == 1, "the server never sent its CertificateRequest: \(status)")
+            // The transfer and its report are gone; the transport goes at the end of this scope and
+            // libcurl reads the waiting CertificateRequest while it closes the connection.
+        }
+        let status = try await fixture.waitForStatus { !($0["answered"]?.arrayValue ?? []).isEmpty }
+        #expect(status["answered"]?.arrayValue == [.string(Fixture.clientName)], "\(status)")
+    }
+
+    /// After answering `GET /ask` it sends a post-handshake CertificateRequest. Every answer is JSON:
+    /// the client certificate's CN (`client`), the client's port, how many CertificateRequests were
+    /// sent (`asked`) and the CNs of the connections that ended with a client certificate (`answered`).
+    static let handler = """
+        asked = []
+        answered = []
+        lock = threading.Lock()
+        def client_cn(connection):
+            peer = connection.getpeercert() or {}
+            return next((value for rdn in peer.get("subject", ()) for (name, value) in rdn if name == "commonName"), None)
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def do_GET(self):
+                with lock:
+                    state = {"asked": len(asked), "answered": list(answered)}
+                state.update({"client": client_cn(self.connection), "client_port": self.client_address[1]})
+                body = json.dumps(state).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                self.wfile.flush()
+                if self.path == "/ask":
+                    # After the answer, so that it reaches a connection the client holds idle.
+                    self.connection.verify_client_post_handshake()
+                    self.connection.do_handshake()
+                    with lock:
+                        asked.append(self.client_address[1])
+            def handle(self):
+                super().handle()
+                cn = client_cn(self.connection)
+                if cn is not None:
+                    with lock:
+                        answered.append(cn)
+            def log_message(self, *args):
+                pass
+        """
+
+    /// TLS 1.3 only; no client certificate asked for in the handshake, one may be asked for later.
+    static let postHandshakeAuthentication = """
+        context.minimum_version = ssl.TLSVersion.TLSv1_3
+        context.verify_mode = ssl.CERT_OPTIONAL
+        context.post_handshake_auth = True
+        """
+}
