@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import CertSignCLI
@@ -6,17 +7,8 @@ import Testing
 /// The README cannot drift from the tool: its usage lines and its options, and the JSON field names of
 /// docs/JSON.md, are compared with the command declarations and the `Encodable` types.
 @Suite struct ReadmeTests {
-    /// The package root: the directory holding Package.swift above this file.
-    static let root: URL = {
-        var directory = URL(fileURLWithPath: #filePath)
-        while directory.path != "/" {
-            directory.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
-                return directory
-            }
-        }
-        return directory
-    }()
+    /// The package root (the directory holding Package.swift).
+    static let root: URL = PackageRoot.url
 
     /// A document of the package by its path from the root ("" when it cannot be read).
     static func document(_ path: String) -> String {

@@ -1,5 +1,6 @@
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Every Swift snippet of the README, docs/*.md, the providers' READMEs and the DocC articles compiles as an app
@@ -13,17 +14,8 @@ import Testing
     /// The pkg-config names of the C libraries the products' system-library targets use.
     static let cLibraries = ["openssl", "libcurl", "sqlite3", "libmicrohttpd", "p11-kit-1", "libqpdf"]
 
-    /// The package root: the directory holding Package.swift above this file.
-    static let root: URL = {
-        var directory = URL(fileURLWithPath: #filePath)
-        while directory.path != "/" {
-            directory.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
-                return directory
-            }
-        }
-        return directory
-    }()
+    /// The package root (the directory holding Package.swift).
+    static let root: URL = PackageRoot.url
 
     /// The library products Package.swift declares (`.library(name: "…"`).
     static func products() throws -> Set<String> {
