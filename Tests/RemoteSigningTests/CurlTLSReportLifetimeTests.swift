@@ -63,6 +63,21 @@ struct CurlTLSReportLifetimeTests {
         "a CertificateRequest reaches an idle kept-alive connection; the next requests reuse it and the client identity answers it"
     )
     func certificateRequestThenReuse() async throws {
+        // curl decides at each request whether a kept-alive connection is still fit for reuse; on a
+        // loaded machine it may open a new one instead, and then this path was not taken. So the
+        // scenario is tried up to three times, each with a fresh server and transport, and must reach
+        // the reused connection at least once (every try passes under ASan only if no callback wrote
+        // to a freed report).
+        var reused = false
+        for _ in 0..<3 where !reused {
+            reused = try await reuseAfterCertificateRequest()
+        }
+        #expect(reused, "no try reused the connection that got the CertificateRequest")
+    }
+
+    /// One try of ``certificateRequestThenReuse()``: whether the second and third requests went over
+    /// the first one's connection (and then, that the client identity answered the CertificateRequest).
+    private func reuseAfterCertificateRequest() async throws -> Bool {
         let fixture = try Fixture()
         defer { fixture.server.stop() }
         let transport = try CurlTransport(
@@ -75,9 +90,10 @@ struct CurlTLSReportLifetimeTests {
         // The CertificateRequest waits in the idle connection; this request reads it.
         let second = try await fixture.get("/second", over: transport)
         let third = try await fixture.get("/third", over: transport)
-        let port = first["client_port"]?.intValue
-        #expect(port != nil && second["client_port"]?.intValue == port && third["client_port"]?.intValue == port)
+        let port = try #require(first["client_port"]?.intValue)
+        guard second["client_port"]?.intValue == port, third["client_port"]?.intValue == port else { return false }
         #expect(third["client"]?.stringValue == Fixture.clientName)
+        return true
     }
 
     @Test(
