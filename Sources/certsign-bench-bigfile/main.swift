@@ -1,7 +1,8 @@
 // certsign-bench's big-file child: signs one file (detached CAdES-BES, SHA-256) with `CMSSigner` in a
 // process that links only the Signing library, as an application would, and prints the signing time
 // and its own peak RSS. certsign-bench runs it; the signer's test key and certificate are PEM files
-// certsign-bench writes in its scratch directory (paths in the environment, no secret in argv).
+// certsign-bench writes in its scratch directory (`certsign-bench-bigfile FILE KEY CERTIFICATE
+// [--chunk-kib N]`: paths only, the key file is a throwaway test key).
 import CertificateProviders
 import Foundation
 import Signing
@@ -15,15 +16,21 @@ func peakRSSKiB() -> Int {
     return line?.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) } ?? -1
 }
 
-let environment = ProcessInfo.processInfo.environment
-guard let file = environment["CERTSIGN_BENCH_BIG_FILE"], let keyPath = environment["CERTSIGN_BENCH_BIG_KEY"],
-    let certificatePath = environment["CERTSIGN_BENCH_BIG_CERTIFICATE"]
-else {
+var arguments = Array(CommandLine.arguments.dropFirst())
+var chunkSize = CMSSigner.defaultChunkSize
+if let flag = arguments.firstIndex(of: "--chunk-kib"), flag + 1 < arguments.count,
+    let kibibytes = Int(arguments[flag + 1]), kibibytes > 0
+{
+    chunkSize = kibibytes * 1024
+    arguments.removeSubrange(flag...(flag + 1))
+}
+guard arguments.count == 3 else {
     FileHandle.standardError.write(
-        Data("usage: CERTSIGN_BENCH_BIG_FILE, _KEY, _CERTIFICATE set (certsign-bench runs this)\n".utf8)
+        Data("usage: certsign-bench-bigfile FILE KEY CERTIFICATE [--chunk-kib N] (certsign-bench runs this)\n".utf8)
     )
     exit(64)
 }
+let (file, keyPath, certificatePath) = (arguments[0], arguments[1], arguments[2])
 do {
     let identity = SigningIdentity(
         certificate: try Certificate(pemEncoded: String(contentsOfFile: certificatePath, encoding: .utf8)),
@@ -31,11 +38,10 @@ do {
         key: try LocalSigningKey(pemEncoded: String(contentsOfFile: keyPath, encoding: .utf8))
     )
     let start = DispatchTime.now().uptimeNanoseconds
-    let chunkSize = environment["CERTSIGN_BENCH_BIG_CHUNK_KIB"].flatMap(Int.init).map { $0 * 1024 }
     let signature = try await CMSSigner.sign(
         fileAt: URL(fileURLWithPath: file),
         identity: identity,
-        chunkSize: chunkSize ?? CMSSigner.defaultChunkSize
+        chunkSize: chunkSize
     )
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     print("SIGNING-CHILD seconds=\(seconds) peak_rss_kib=\(peakRSSKiB()) signature_bytes=\(signature.count)")

@@ -9,9 +9,9 @@ import Glibc
 /// The emulator the remote rows run against, and a `CurlTransport` that trusts it.
 ///
 /// By default the emulator runs in a process of its own (this executable, started with
-/// `CERTSIGN_BENCH_PROFILE=emulator-serve`), used by wrk, the C libcurl loop and our client alike, so
+/// `--profile emulator-serve`), used by wrk, the C libcurl loop and our client alike, so
 /// that our client's process holds the client alone, as wrk's does (in-process, our client shared
-/// the allocator and the two cores' threads with the server). `CERTSIGN_BENCH_EMULATOR=in-process`
+/// the allocator and the two cores' threads with the server). `--emulator in-process`
 /// keeps it in the bench's process, as the rows of earlier sessions did.
 ///
 /// The child stops when ``stop()`` closes its standard input, and by itself when its parent is gone
@@ -29,17 +29,13 @@ final class BenchEmulator {
     private let child: Process?
     private let childInput: Pipe?
 
-    /// The environment variable that selects where the emulator runs.
-    static let placementVariable = "CERTSIGN_BENCH_EMULATOR"
-    private static let tlsVariable = "CERTSIGN_BENCH_EMULATOR_TLS"
-    private static let caOutVariable = "CERTSIGN_BENCH_EMULATOR_CA_OUT"
     /// The longest the bench waits for a child emulator to report its URL.
     private static let startTimeoutMilliseconds: Int32 = 60_000
 
     /// Starts an emulator over HTTP or HTTPS; its CA goes to `scratch/<name>-emulator-ca.pem`.
-    init(tls: Bool, scratch: URL, name: String) throws {
+    init(tls: Bool, scratch: URL, name: String, options: BenchOptions) throws {
         let caURL = scratch.appendingPathComponent("\(name)-emulator-ca.pem")
-        if ProcessInfo.processInfo.environment[BenchEmulator.placementVariable] == "in-process" {
+        if options.emulatorInProcess {
             let emulator = try DSSEmulator(
                 configuration: .init(connectionLimit: 128, requestLogLimit: 0, tls: tls ? .init() : nil)
             )
@@ -54,11 +50,7 @@ final class BenchEmulator {
             process.executableURL = URL(
                 fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
             )
-            var environment = ProcessInfo.processInfo.environment
-            environment["CERTSIGN_BENCH_PROFILE"] = "emulator-serve"
-            environment[BenchEmulator.tlsVariable] = tls ? "1" : "0"
-            environment[BenchEmulator.caOutVariable] = caURL.path
-            process.environment = environment
+            process.arguments = ["--profile", "emulator-serve", "--ca-out", caURL.path] + (tls ? ["--tls"] : [])
             let input = Pipe()
             let output = Pipe()
             process.standardInput = input
@@ -130,16 +122,15 @@ final class BenchEmulator {
         }
     }
 
-    /// The child side (`CERTSIGN_BENCH_PROFILE=emulator-serve`): starts the emulator, writes its CA,
-    /// prints its base URL, and serves until standard input closes or the parent is gone.
-    static func serve() async throws -> Never {
-        let environment = ProcessInfo.processInfo.environment
-        let tls = environment[tlsVariable] == "1"
+    /// The child side (`--profile emulator-serve [--tls] --ca-out FILE`): starts the emulator, writes its
+    /// CA, prints its base URL, and serves until standard input closes or the parent is gone.
+    static func serve(_ options: BenchOptions) async throws -> Never {
+        let tls = options.tls
         let emulator = try DSSEmulator(
             configuration: .init(connectionLimit: 128, requestLogLimit: 0, tls: tls ? .init() : nil)
         )
         let base = try emulator.start()
-        if tls, let caOut = environment[caOutVariable] {
+        if tls, let caOut = options.caOut {
             try Data(emulator.certificateAuthorityPEM.utf8).write(to: URL(fileURLWithPath: caOut), options: .atomic)
         }
         FileHandle.standardOutput.write(Data("\(base.absoluteString)\n".utf8))

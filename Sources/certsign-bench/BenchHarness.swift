@@ -68,8 +68,10 @@ final class BenchHarness: @unchecked Sendable {
         var holds: Bool? { goal.map { ratio >= $0 } }
     }
 
+    /// What this run measures (the command line).
+    let options: BenchOptions
     /// Repetitions per measurement.
-    let repetitions: Int
+    var repetitions: Int { options.runs }
     /// Scratch directory for big files (removed at the end).
     let scratch: URL
     private(set) var rows: [Row] = []
@@ -80,8 +82,8 @@ final class BenchHarness: @unchecked Sendable {
     /// The suite rows and notes are recorded for.
     private var currentSuite = ""
 
-    init(repetitions: Int, scratch: URL) {
-        self.repetitions = repetitions
+    init(options: BenchOptions, scratch: URL) {
+        self.options = options
         self.scratch = scratch
     }
 

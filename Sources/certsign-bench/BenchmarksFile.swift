@@ -3,7 +3,7 @@ import Foundation
 /// BENCHMARKS.md, which `make bench` (`certsign-bench --write FILE`) keeps: a hand-written introduction
 /// and notes, and one generated section per suite holding the suite's latest run and the run before it
 /// (older runs are dropped; git history keeps them). A run replaces only the sections of the suites it
-/// ran, so `CERTSIGN_BENCH_SUITES=verify` leaves the other suites' tables as they were.
+/// ran, so `--suites verify` leaves the other suites' tables as they were.
 enum BenchmarksFile {
     /// The line that opens a suite's generated section.
     static func begin(_ suite: String) -> String { "<!-- certsign-bench suite=\(suite) -->" }

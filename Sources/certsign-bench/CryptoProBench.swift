@@ -14,7 +14,7 @@ func runCryptoProBenchmarks(_ harness: BenchHarness) async throws {
 
 private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     let scheme = tls ? "HTTPS" : "HTTP"
-    let emulator = try BenchEmulator(tls: tls, scratch: harness.scratch, name: "cryptopro")
+    let emulator = try BenchEmulator(tls: tls, scratch: harness.scratch, name: "cryptopro", options: harness.options)
     defer { emulator.stop() }
     let (base, transport) = (emulator.base, emulator.transport)
     let client = CryptoProDSSClient(configuration: .init(baseURL: base), transport: transport)
@@ -61,7 +61,7 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
     let headers = ["Authorization: Bearer \(bearer)"]
     let certificatesURL = certificatesRequestURL.absoluteString
     let certificatesCall: @Sendable () async throws -> Void = { _ = try await client.certificates() }
-    let executor = benchExecutor(transport)
+    let executor = benchExecutor(transport, harness.options)
     let sequential = try await interleaved(harness, count: certificatesCount, executor: executor, certificatesCall) {
         try wrkOnce(harness, connections: 1, url: certificatesURL, headers: headers)
     }
@@ -143,17 +143,17 @@ private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async th
     )
     harness.note(
         "CryptoPro \(scheme): emulator \(emulator.placement) on \(base.absoluteString); client = CryptoProDSSClient over "
-            + "CurlTransport; certificates lists 2; " + benchExecutorNote(transport)
+            + "CurlTransport; certificates lists 2; " + benchExecutorNote(transport, harness.options)
     )
 }
 
-/// `CERTSIGN_BENCH_PROFILE=cryptopro-sign|cryptopro-certificates [CERTSIGN_BENCH_PROFILE_TLS=1]
-/// [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: N sequential CryptoPro round trips (the bench's
+/// `certsign-bench --profile cryptopro-sign|cryptopro-certificates [--tls] [--count N]`: N sequential CryptoPro round trips (the bench's
 /// detached CAdES-BES sign of 4 KiB, or `certificates()`) against an emulator in its own process
 /// (``BenchEmulator``), for perf to look at (`perf record -p` the client, or filter by pid: the
 /// emulator is a child process).
 /// - Returns: false when `name` is not one of these profiles.
-func runCryptoProProfileLoop(_ name: String, count: Int) async throws -> Bool {
+func runCryptoProProfileLoop(_ name: String, options: BenchOptions) async throws -> Bool {
+    let count = options.count
     guard ["cryptopro-sign", "cryptopro-certificates", "cryptopro-body"].contains(name) else { return false }
     if name == "cryptopro-body" {
         // No network: N builds of the sign request's body (JSON with the base64 document and a PIN slot).
@@ -182,11 +182,11 @@ func runCryptoProProfileLoop(_ name: String, count: Int) async throws -> Bool {
         print("cryptopro-body: \(String(format: "%.2f", (after - before) / Double(count) * 1e6)) µs user CPU per body")
         return true
     }
-    let tls = ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PROFILE_TLS"] == "1"
+    let tls = options.tls
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let emulator = try BenchEmulator(tls: tls, scratch: scratch, name: "cryptopro")
+    let emulator = try BenchEmulator(tls: tls, scratch: scratch, name: "cryptopro", options: options)
     defer { emulator.stop() }
     let client = CryptoProDSSClient(configuration: .init(baseURL: emulator.base), transport: emulator.transport)
     _ = try await client.login(username: StandardSeed.username, password: Secret(StandardSeed.password))

@@ -84,18 +84,18 @@ func interleaved(
 }
 
 /// The executor our client rounds run on: the shared cooperative pool, which is what a caller gets
-/// unless it opts in, or with `CERTSIGN_BENCH_EXECUTOR=1` the transport's own thread
+/// unless it opts in, or with `--executor transport` the transport's own thread
 /// (`CurlTransport.taskExecutor`, a series of calls without a thread hand-over per request). On a quiet
 /// machine (2026-12-01) neither was ahead on every row, so the rows measure the default.
-func benchExecutor(_ transport: CurlTransport) -> (any TaskExecutor)? {
-    ProcessInfo.processInfo.environment["CERTSIGN_BENCH_EXECUTOR"] == "1" ? transport.taskExecutor : nil
+func benchExecutor(_ transport: CurlTransport, _ options: BenchOptions) -> (any TaskExecutor)? {
+    options.executor == "transport" ? transport.taskExecutor : nil
 }
 
-/// How ``benchExecutor(_:)`` ran our rounds, for the table's notes.
-func benchExecutorNote(_ transport: CurlTransport) -> String {
-    benchExecutor(transport) == nil
-        ? "our rounds run on the shared cooperative pool (CERTSIGN_BENCH_EXECUTOR=1: the transport's taskExecutor)"
-        : "our rounds run under withTaskExecutorPreference(transport.taskExecutor) (CERTSIGN_BENCH_EXECUTOR=1)"
+/// How ``benchExecutor(_:_:)`` ran our rounds, for the table's notes.
+func benchExecutorNote(_ transport: CurlTransport, _ options: BenchOptions) -> String {
+    benchExecutor(transport, options) == nil
+        ? "our rounds run on the shared cooperative pool (--executor transport: the transport's taskExecutor)"
+        : "our rounds run under withTaskExecutorPreference(transport.taskExecutor) (--executor transport)"
 }
 
 /// An explanatory row without a goal (only when the goal rows run on the shared pool, the default):
@@ -111,7 +111,7 @@ func recordOptInRow(
     _ operation: @escaping @Sendable () async throws -> Void,
     wrk: () throws -> Double
 ) async throws {
-    guard benchExecutor(transport) == nil else { return }
+    guard benchExecutor(transport, harness.options) == nil else { return }
     let result = try await interleaved(harness, count: 300, executor: transport.taskExecutor, operation, wrk: wrk)
     harness.record(
         name,
@@ -314,7 +314,7 @@ func runFMPBenchmarks(_ harness: BenchHarness) async throws {
 
 private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     let scheme = tls ? "HTTPS" : "HTTP"
-    let emulator = try BenchEmulator(tls: tls, scratch: harness.scratch, name: "fmp")
+    let emulator = try BenchEmulator(tls: tls, scratch: harness.scratch, name: "fmp", options: harness.options)
     defer { emulator.stop() }
     let (base, transport) = (emulator.base, emulator.transport)
     let client = FMPClient(
@@ -377,7 +377,7 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     // signs() (sequential, then 8 in flight on one client) before any sign round adds signatures,
     // so both sides list the same 3.
     let signsCall: @Sendable () async throws -> Void = { _ = try await client.signs() }
-    let executor = benchExecutor(transport)
+    let executor = benchExecutor(transport, harness.options)
     let sequential = try await interleaved(harness, count: sequentialCount, executor: executor, signsCall) {
         try wrkOnce(harness, connections: 1, url: signsURL, headers: headers)
     }
@@ -464,42 +464,40 @@ private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
     harness.note(
         "FMP \(scheme): emulator \(emulator.placement) (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) "
             + "on \(base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB); "
-            + benchExecutorNote(transport)
+            + benchExecutorNote(transport, harness.options)
     )
 }
 
-/// `CERTSIGN_BENCH_PROFILE=fmp-signs|fmp-sign|fmp-bare|fmp-json|fmp-decode [CERTSIGN_BENCH_PROFILE_TLS=1]
-/// [CERTSIGN_BENCH_PROFILE_IN_FLIGHT=8] [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: N FMP
+/// `certsign-bench --profile fmp-signs|fmp-sign|fmp-bare|fmp-json|fmp-decode [--tls] [--in-flight 8]
+/// [--count N]`: N FMP
 /// round trips (the client's `signs()`, its `sign`, or the bare transport's GET signs/) against the
 /// in-process emulator, for perf / strace to look at; or, with no network, N parses of the signs/
 /// body (`fmp-json`) or parses plus the client's decoding of it (`fmp-decode`). `fmp-serve` runs
-/// only the emulator for N seconds and prints the signs/ URL and a token; `CERTSIGN_BENCH_PROFILE_URL`
+/// only the emulator for N seconds and prints the signs/ URL and a token; `--url`
 /// (its base URL, HTTP) points the other loops at it instead of an emulator in their own process.
-/// `CERTSIGN_BENCH_PROFILE_EXECUTOR=1` runs the loops on the transport's thread (`taskExecutor`);
-/// `=op` runs each operation alone there (`withTaskExecutorPreference` around each call: a hop in and
+/// `--executor transport` runs the loops on the transport's thread (`taskExecutor`);
+/// `--executor op` runs each operation alone there (`withTaskExecutorPreference` around each call: a hop in and
 /// out per operation). Without a URL the emulator runs in a process of its own (``BenchEmulator``),
 /// which `perf stat` counts too unless pointed at the client's process only.
 /// - Returns: false when `name` is not one of these profiles.
-func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
+func runFMPProfileLoop(_ name: String, options: BenchOptions) async throws -> Bool {
     guard ["fmp-signs", "fmp-sign", "fmp-bare", "fmp-json", "fmp-decode", "fmp-serve"].contains(name) else {
         return false
     }
-    let environment = ProcessInfo.processInfo.environment
-    let tls = environment["CERTSIGN_BENCH_PROFILE_TLS"] == "1"
-    let inFlight = max(1, environment["CERTSIGN_BENCH_PROFILE_IN_FLIGHT"].flatMap(Int.init) ?? 1)
+    let (tls, inFlight, count) = (options.tls, options.inFlight, options.count)
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
     // An emulator in another process (a `fmp-serve` run), so that the client's process holds the
     // client alone, as wrk's does.
-    let external = environment["CERTSIGN_BENCH_PROFILE_URL"].flatMap { URL(string: $0) }
+    let external = options.url
     let emulator: BenchEmulator?
     let base: URL
     let transport: CurlTransport
     if let external {
         (emulator, base, transport) = (nil, external, CurlTransport())
     } else {
-        let started = try BenchEmulator(tls: tls, scratch: scratch, name: "fmp")
+        let started = try BenchEmulator(tls: tls, scratch: scratch, name: "fmp", options: options)
         (emulator, base, transport) = (started, started.base, started.transport)
     }
     defer { emulator?.stop() }
@@ -551,9 +549,8 @@ func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
     case "fmp-sign": plain = sign
     default: plain = { [bare] in _ = try await transport.send(bare) }
     }
-    // CERTSIGN_BENCH_PROFILE_EXECUTOR=op: each operation alone on the transport's thread (a hop in
-    // and out per operation).
-    let perOperation = environment["CERTSIGN_BENCH_PROFILE_EXECUTOR"] == "op"
+    // --executor op: each operation alone on the transport's thread (a hop in and out per operation).
+    let perOperation = options.executor == "op"
     let loopExecutor = transport.taskExecutor
     let operation: @Sendable () async throws -> Void = {
         if perOperation {
@@ -562,8 +559,8 @@ func runFMPProfileLoop(_ name: String, count: Int) async throws -> Bool {
             try await plain()
         }
     }
-    // CERTSIGN_BENCH_PROFILE_EXECUTOR=1: the loops run on the transport's own thread.
-    let executor = environment["CERTSIGN_BENCH_PROFILE_EXECUTOR"] == "1" ? transport.taskExecutor : nil
+    // --executor transport: the loops run on the transport's own thread.
+    let executor = benchExecutor(transport, options)
     let start = DispatchTime.now().uptimeNanoseconds
     try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<inFlight {

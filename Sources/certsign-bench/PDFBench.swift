@@ -3,7 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import PDFSigning
 
-/// PDFSigning's figures: PAdES signing of a 64 MiB PDF (`CERTSIGN_BENCH_PDF_MIB`) against
+/// PDFSigning's figures: PAdES signing of a 64 MiB PDF (`--pdf-mib`) against
 /// `openssl dgst -sha256` of the same file in the same run, and the peak RSS of a fresh child
 /// process doing only that (flat memory: far below the file size).
 ///
@@ -13,10 +13,10 @@ import PDFSigning
 let pdfSigningGoal = 1.0 / 3.0
 
 func runPDFBenchmarks(_ harness: BenchHarness) async throws {
-    if let child = ProcessInfo.processInfo.environment[PDFBench.childVariable] {
+    if let child = harness.options.pdfChild {
         await PDFBench.runChild(child, harness: harness)
     }
-    let mebibytes = Int(ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PDF_MIB"] ?? "") ?? 64
+    let mebibytes = harness.options.pdfMiB
     let file = harness.scratch.appendingPathComponent("large-\(mebibytes)MiB.pdf")
     try TestPDF.writeLarge(to: file, mebibytes: mebibytes)
     defer { try? FileManager.default.removeItem(at: file) }
@@ -28,8 +28,7 @@ func runPDFBenchmarks(_ harness: BenchHarness) async throws {
     for index in 0...harness.repetitions {
         let result = try harness.runCommand(
             executable,
-            ["1"],
-            environment: [PDFBench.childVariable: file.path, "CERTSIGN_BENCH_SUITES": "pdf"]
+            ["1", "--suites", "pdf", "--pdf-child", file.path]
         )
         guard result.status == 0,
             let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("PDF-CHILD") })
@@ -71,8 +70,6 @@ func runPDFBenchmarks(_ harness: BenchHarness) async throws {
 }
 
 enum PDFBench {
-    static let childVariable = "CERTSIGN_BENCH_PDF_CHILD"
-
     /// The child side: sign the PDF once (output beside it, removed), print time and peak RSS, exit.
     static func runChild(_ path: String, harness: BenchHarness) async -> Never {
         do {

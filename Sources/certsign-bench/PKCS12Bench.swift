@@ -158,7 +158,7 @@ private func openSSLParse(_ bytes: [UInt8], password: String) throws {
 
 /// One unlock of an identity-store entry at the store's iteration count
 /// (``PKCS12IdentityStore/entryEncoding``) against `openssl pkcs12` opening the same entry.
-/// `CERTSIGN_BENCH_SUITES=pkcs12-store` runs only this row.
+/// `--suites pkcs12-store` runs only this row.
 func runPKCS12StoreUnlockBenchmark(_ harness: BenchHarness) async throws {
     do {
         let directory = harness.scratch.appendingPathComponent("pkcs12-store", isDirectory: true)

@@ -3,15 +3,15 @@ import CertificateProvidersTesting
 import Foundation
 import Signing
 
-/// `CERTSIGN_BENCH_PROFILE=cms-rsa|cms-p256 [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: signs
+/// `certsign-bench --profile cms-rsa|cms-p256 [--count N] [--batch N]`: signs
 /// N 1 KiB documents with CMSSigner in a loop, for a profiler to look at; `batch-rsa|batch-p256`
 /// signs them with one `SigningCoordinator.sign(documents:)` call (the bench's batch row).
 /// `emulator-serve` is the emulator process of the remote rows (``BenchEmulator``).
-func runProfileLoop(_ name: String) async throws {
-    if name == "emulator-serve" { try await BenchEmulator.serve() }  // the emulator process of the remote rows
-    let count = ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PROFILE_COUNT"].flatMap(Int.init) ?? 500
-    if try await runFMPProfileLoop(name, count: count) { return }
-    if try await runCryptoProProfileLoop(name, count: count) { return }
+func runProfileLoop(_ name: String, options: BenchOptions) async throws {
+    if name == "emulator-serve" { try await BenchEmulator.serve(options) }  // the emulator process of the remote rows
+    let count = options.count
+    if try await runFMPProfileLoop(name, options: options) { return }
+    if try await runCryptoProProfileLoop(name, options: options) { return }
     let keyType: LocalSigningKey.GenerationParameters
     switch name {
     case "cms-rsa", "batch-rsa": keyType = .rsa2048
@@ -44,8 +44,8 @@ func runProfileLoop(_ name: String) async throws {
             registry: registry,
             journal: try SignatureJournal(url: journal.appendingPathComponent("journal.sqlite"))
         )
-        // CERTSIGN_BENCH_PROFILE_BATCH=N: batches of N documents, as the bench's batch row (2000) signs them.
-        let size = ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PROFILE_BATCH"].flatMap(Int.init) ?? count
+        // --batch N: batches of N documents, as the bench's batch row (2000) signs them.
+        let size = options.batch ?? count
         let batch = (0..<max(1, min(size, count))).map { Document.bytes(document, name: "doc \($0)") }
         start = DispatchTime.now().uptimeNanoseconds
         cpuStart = cpuSeconds()

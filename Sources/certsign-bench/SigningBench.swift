@@ -4,30 +4,27 @@ import Foundation
 import Signing
 
 /// The Signing module's figures:
-/// - detached signature of a big file (default 1 GiB, `CERTSIGN_BENCH_BIG_MIB`): wall time against
+/// - detached signature of a big file (default 1 GiB, `--big-mib`): wall time against
 ///   `openssl dgst -sha256` on the same file, and peak RSS of a fresh child process doing only that;
 /// - batch signing of 1 KiB documents with one RSA-2048 / P-256 identity against
 ///   `openssl speed -elapsed -seconds 1 -multi 1 rsa2048 / ecdsap256` sign rates (single core), measured
 ///   alternately with ours.
 func runSigningBenchmarks(_ harness: BenchHarness) async throws {
-    let environment = ProcessInfo.processInfo.environment
-    if let child = environment[SigningBench.childVariable] {
+    if let child = harness.options.signingChild {
         await SigningBench.runChild(child, harness: harness)
     }
-    // CERTSIGN_BENCH_SIGNING_PARTS=big,batch,cli picks parts of the suite (default: all).
-    let parts = Set((environment["CERTSIGN_BENCH_SIGNING_PARTS"] ?? "big,batch,cli").split(separator: ","))
+    // `--signing-parts big,batch,cli` picks parts of the suite (default: all).
+    let parts = harness.options.signingParts
     if parts.contains("big") { try await SigningBench.bigFile(harness) }
     if parts.contains("batch") { try await SigningBench.batch(harness) }
     if parts.contains("cli") { try await SigningBench.cliBatch(harness) }
 }
 
 enum SigningBench {
-    static let childVariable = "CERTSIGN_BENCH_SIGNING_CHILD"
-
     // MARK: Big file
 
     static func bigFile(_ harness: BenchHarness) async throws {
-        let mebibytes = Int(ProcessInfo.processInfo.environment["CERTSIGN_BENCH_BIG_MIB"] ?? "") ?? 1024
+        let mebibytes = harness.options.bigMiB
         let file = harness.scratch.appendingPathComponent("big-\(mebibytes)MiB.bin")
         try makeFile(file, mebibytes: mebibytes)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -43,7 +40,7 @@ enum SigningBench {
         }
         let lean = URL(fileURLWithPath: executable).deletingLastPathComponent()
             .appendingPathComponent("certsign-bench-bigfile")
-        let child: (command: String, environment: [String: String])
+        let child: (command: String, arguments: [String])
         if FileManager.default.isExecutableFile(atPath: lean.path) {
             let identity = try TestPKI().issueLeaf(subject: "CN=Bench Signer", keyType: .rsa2048)
             guard let key = identity.key as? LocalSigningKey else { throw BenchError("no local key") }
@@ -51,25 +48,19 @@ enum SigningBench {
             let certificatePath = harness.scratch.appendingPathComponent("bigfile-signer.pem").path
             try key.pemRepresentation(password: nil).write(toFile: keyPath, atomically: true, encoding: .utf8)
             try identity.certificate.pemRepresentation.write(toFile: certificatePath, atomically: true, encoding: .utf8)
-            child = (
-                lean.path,
-                [
-                    "CERTSIGN_BENCH_BIG_FILE": file.path, "CERTSIGN_BENCH_BIG_KEY": keyPath,
-                    "CERTSIGN_BENCH_BIG_CERTIFICATE": certificatePath,
-                ]
-            )
+            child = (lean.path, [file.path, keyPath, certificatePath])
         } else {
             harness.note(
                 "certsign-bench-bigfile is not built (make bench builds it): the 1 GiB child is certsign-bench"
             )
-            child = (executable, [childVariable: file.path])
+            child = (executable, ["1", "--suites", "signing", "--signing-child", file.path])
         }
         var seconds: [Double] = []
         var peaks: [Double] = []
         var dgst: [Double] = []
         var loads: [String] = []
         for index in 0...harness.repetitions {
-            let result = try harness.runCommand(child.command, ["1"], environment: child.environment)
+            let result = try harness.runCommand(child.command, child.arguments)
             guard result.status == 0,
                 let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("SIGNING-CHILD") })
             else {
@@ -277,7 +268,7 @@ enum SigningBench {
             )
             return
         }
-        let count = Int(ProcessInfo.processInfo.environment["CERTSIGN_BENCH_CLI_DOCUMENTS"] ?? "") ?? 2000
+        let count = harness.options.cliDocuments
         let directory = harness.scratch.appendingPathComponent("cli-batch")
         let documents = directory.appendingPathComponent("documents")
         try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)

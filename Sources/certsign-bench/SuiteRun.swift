@@ -3,7 +3,7 @@ import Foundation
 /// One suite's run: when it started and ended, and the machine's 1-minute load average at both ends
 /// (the figures move with the load, so BENCHMARKS.md states it beside each table).
 struct SuiteRun: Sendable {
-    /// The suite's name, as `CERTSIGN_BENCH_SUITES` spells it.
+    /// The suite's name, as `--suites` spells it.
     let name: String
     let started: Date
     let loadAtStart: String

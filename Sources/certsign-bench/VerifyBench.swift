@@ -11,8 +11,8 @@ import PDFSigning
 ///   `async_validate_pdf_signature`: goal ≥ 3×.
 ///
 /// Both sides trust the same root and check the chain; pyHanko keeps one `ValidationContext` for
-/// the whole loop (its caches help it). `CERTSIGN_BENCH_VERIFY_DOCUMENTS` and
-/// `CERTSIGN_BENCH_VERIFY_PDFS` change the counts.
+/// the whole loop (its caches help it). `--verify-documents` and
+/// `--verify-pdfs` change the counts.
 func runVerifyBenchmarks(_ harness: BenchHarness) async throws {
     guard let executable = Bundle.main.executablePath else { return }
     let certsign = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("certsign")
@@ -129,7 +129,7 @@ struct VerifyBench {
 
     /// 2000 detached P-256 signatures made by `certsign sign --p12 … --out-dir`, then verified.
     func detachedRow() async throws {
-        let count = Int(ProcessInfo.processInfo.environment["CERTSIGN_BENCH_VERIFY_DOCUMENTS"] ?? "") ?? 2000
+        let count = harness.options.verifyDocuments
         let documents = directory.appendingPathComponent("documents")
         let signatures = directory.appendingPathComponent("signatures")
         for folder in [documents, signatures] {
@@ -178,7 +178,7 @@ struct VerifyBench {
 
     /// 200 PDFs of 1 MiB, each signed once (PAdES B-B, RSA-2048), then verified.
     func pdfRow() async throws {
-        let count = Int(ProcessInfo.processInfo.environment["CERTSIGN_BENCH_VERIFY_PDFS"] ?? "") ?? 200
+        let count = harness.options.verifyPDFs
         let folder = directory.appendingPathComponent("pdfs")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let original = directory.appendingPathComponent("original.pdf")

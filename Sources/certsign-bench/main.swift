@@ -1,28 +1,26 @@
 // certsign-bench: `make bench`. Release build; every figure is printed beside a baseline measured in
 // the same run on the same machine, with the ratio and the goal the issues set.
-// `certsign-bench [RUNS] [--write FILE]`: RUNS rounds a figure (default 5); `--write BENCHMARKS.md` (what
-// `make bench` passes) also puts each suite's table into that file (BenchmarksFile).
+// `certsign-bench [RUNS] [--write FILE] [flags]` (BenchOptions): RUNS rounds a figure (default 5);
+// `--write BENCHMARKS.md` (what `make bench` passes) also puts each suite's table into that file
+// (BenchmarksFile).
 import Foundation
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-var benchmarksFile: URL?
-if let flag = arguments.firstIndex(of: "--write") {
-    guard flag + 1 < arguments.count else {
-        FileHandle.standardError.write(Data("usage: certsign-bench [RUNS] [--write FILE]\n".utf8))
-        exit(64)
-    }
-    benchmarksFile = URL(fileURLWithPath: arguments[flag + 1])
-    arguments.removeSubrange(flag...(flag + 1))
+let options: BenchOptions
+do {
+    options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("certsign-bench: \(error)\n\(BenchOptions.usage)\n".utf8))
+    exit(64)
 }
-let repetitions = arguments.first.flatMap(Int.init) ?? 5
+let repetitions = options.runs
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-bench-\(getpid())")
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: scratch) }
 
-let harness = BenchHarness(repetitions: repetitions, scratch: scratch)
-if let profile = ProcessInfo.processInfo.environment["CERTSIGN_BENCH_PROFILE"] {
+let harness = BenchHarness(options: options, scratch: scratch)
+if let profile = options.profile {
     // A fixed loop for profilers (valgrind --tool=callgrind, perf): no table, no baselines.
-    try await runProfileLoop(profile)
+    try await runProfileLoop(profile, options: options)
     exit(0)
 }
 let host = ProcessInfo.processInfo
@@ -31,13 +29,9 @@ print(
         + "figure, \(Date())"
 )
 
-// bench suites: each module adds one line here
-// CERTSIGN_BENCH_SUITES=signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost,verify picks suites (default: all).
-let suites = Set(
-    (ProcessInfo.processInfo.environment["CERTSIGN_BENCH_SUITES"]
-        ?? "signing,pkcs12,pkcs12-store,fmp,cryptopro,pkcs11,pdf,gost,verify").split(separator: ",").map(String.init)
-)
-if suites.contains("signing") || ProcessInfo.processInfo.environment[SigningBench.childVariable] != nil {
+// bench suites: each module adds one line here; `--suites a,b` picks some (default: all).
+let suites = options.suites
+if suites.contains("signing") || options.signingChild != nil {
     // First: its child processes exit inside it.
     try await harness.run(suite: "signing") { try await runSigningBenchmarks(harness) }
 }
@@ -56,11 +50,8 @@ if suites.contains("gost") { try await harness.run(suite: "gost") { try await ru
 if suites.contains("verify") { try await harness.run(suite: "verify") { try await runVerifyBenchmarks(harness) } }
 
 harness.printTable()
-if let benchmarksFile {
-    // The command as it was run, with the CERTSIGN_BENCH_* variables that changed it (none is a secret).
-    let variables = ProcessInfo.processInfo.environment.filter { $0.key.hasPrefix("CERTSIGN_BENCH_") }
-        .sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-    let command = (variables + ["certsign-bench", String(repetitions)]).joined(separator: " ")
-    try BenchmarksFile.write(harness, command: command, to: benchmarksFile)
+if let benchmarksFile = options.write {
+    // The command as it was run (its flags say what it measured; none is a secret).
+    try BenchmarksFile.write(harness, command: options.commandLine, to: benchmarksFile)
     print("certsign-bench: wrote \(benchmarksFile.path)")
 }

@@ -27,11 +27,7 @@ import Testing
         let bench = try #require(ExternalTool.builtProduct("certsign-bench"), "certsign-bench is not built")
         return try ExternalTool.run(
             bench,
-            ["1", "--write", file],
-            environment: [
-                "CERTSIGN_BENCH_SUITES": "verify", "CERTSIGN_BENCH_VERIFY_DOCUMENTS": "4",
-                "CERTSIGN_BENCH_VERIFY_PDFS": "2",
-            ]
+            ["1", "--write", file, "--suites", "verify", "--verify-documents", "4", "--verify-pdfs=2"]
         )
     }
 
@@ -65,7 +61,7 @@ import Testing
         #endif
         // Each marker stands on its own after a blank line, so no table or list swallows it.
         #expect(!verify.contains("|\n<!--") && !verify.contains(")\n<!--"))
-        #expect(latest.contains("CERTSIGN_BENCH_SUITES=verify") && latest.contains("certsign-bench 1"))
+        #expect(latest.contains("certsign-bench 1 --write \(file) --suites verify --verify-documents 4"))
         #expect(latest.contains("\(ProcessInfo.processInfo.processorCount) cores") && latest.contains("load average"))
         #expect(latest.contains("| benchmark | ours (median [min–max]) | baseline |"))
         let rows = Self.rows(of: latest)
@@ -92,21 +88,29 @@ import Testing
         #expect(afterSecond.components(separatedBy: "<!-- certsign-bench suite=").count == 10)
     }
 
-    @Test("without a file the bench starts one from its skeleton; --write without a file is a usage error")
-    func benchStartsAFileAndRefusesAMissingPath() throws {
+    @Test("without a file the bench starts one from its skeleton; a bad command line is a usage error")
+    func benchStartsAFileAndRefusesABadCommandLine() throws {
         let directory = try TemporaryDirectory(prefix: "benchmarks-new")
         let bench = try #require(ExternalTool.builtProduct("certsign-bench"), "certsign-bench is not built")
-        let usage = try ExternalTool.run(bench, ["1", "--write"])
-        #expect(usage.status == 64 && usage.errorOutput.contains("usage: certsign-bench"))
         let file = directory.path("BENCHMARKS.md")
+        let badLines = [
+            ["1", "--write"], ["--suites", "no-such-suite", "--write", file], ["--big-mib", "0", "--write", file],
+            ["--no-such-flag", "--write", file],
+        ]
+        for bad in badLines {
+            let usage = try ExternalTool.run(bench, bad)
+            #expect(usage.status == 64 && usage.errorOutput.contains("usage: certsign-bench"), "\(bad)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: file))
         let result = try ExternalTool.run(
             bench,
-            ["1", "--write", file],
-            environment: ["CERTSIGN_BENCH_SUITES": "no-such-suite"]
+            ["1", "--write", file, "--suites", "verify", "--verify-documents", "1", "--verify-pdfs", "1"]
         )
         #expect(result.succeeded, "\(result.errorOutput)")
         let text = try String(contentsOfFile: file, encoding: .utf8)
         #expect(text.hasPrefix("# Benchmarks\n") && text.contains("<!-- certsign-bench sections end -->"))
-        #expect(!text.contains("<!-- certsign-bench suite="))
+        // The skeleton with the one suite that ran, before the end marker.
+        #expect(text.components(separatedBy: "<!-- certsign-bench suite=").count == 2)
+        #expect(text.range(of: "suite=verify")!.lowerBound < text.range(of: "sections end")!.lowerBound)
     }
 }
