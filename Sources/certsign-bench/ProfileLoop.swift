@@ -24,14 +24,8 @@ func runProfileLoop(_ name: String, options: BenchOptions) async throws {
     }
     let identity = try TestPKI().issueLeaf(subject: "CN=Profile", keyType: keyType)
     let document = [UInt8](repeating: 0x41, count: 1024)
-    func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
     var start = DispatchTime.now().uptimeNanoseconds
-    var cpuStart = cpuSeconds()
+    var cpuStart = processCPUSeconds()
     if name.hasPrefix("batch-") {
         var registry = ProviderRegistry()
         try registry.register(.pkcs12, description: "profile identity") {
@@ -48,13 +42,13 @@ func runProfileLoop(_ name: String, options: BenchOptions) async throws {
         let size = options.batch ?? count
         let batch = (0..<max(1, min(size, count))).map { Document.bytes(document, name: "doc \($0)") }
         start = DispatchTime.now().uptimeNanoseconds
-        cpuStart = cpuSeconds()
+        cpuStart = processCPUSeconds()
         for _ in 0..<(count / batch.count) { _ = try await coordinator.sign(documents: batch, provider: .pkcs12) }
     } else {
         for _ in 0..<count { _ = try await CMSSigner.sign(content: document, identity: identity) }
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    let cpu = cpuSeconds() - cpuStart
+    let cpu = processCPUSeconds() - cpuStart
     // Per CPU second too: on a loaded machine the wall-clock rate says little.
     print(
         "\(name): \(count) signatures, \(String(format: "%.0f", Double(count) / seconds))/s, "

@@ -1,0 +1,243 @@
+import Foundation
+import RemoteSigning
+
+/// The goal the redesign issue sets for every remote round-trip row: at least 0.9× a plain C program on
+/// libcurl (``LibcurlLoop``) doing the same request on the same emulator route, with the same number in
+/// flight and the same scheme, measured in alternating rounds with ours. wrk stays beside it as an
+/// explanatory row (libcurl itself does not reach wrk on this machine).
+let remoteRoundTripGoal = 0.9
+
+/// One route of a remote provider as the bench measures it: our client's call, and the same HTTP
+/// request for the C libcurl loop and wrk.
+struct RemoteRoute {
+    /// The client call, as the row names it (`FMP signs()`).
+    var label: String
+    /// `GET` or `POST`.
+    var method: String
+    /// The route, as the rows name it (`signs/`).
+    var route: String
+    /// The full URL.
+    var url: String
+    /// Request headers (`Name: value`), the bearer token among them.
+    var headers: [String]
+    /// The JSON body of a POST (the same bytes the client sends, test credentials only).
+    var body: String?
+    /// The least operations in one round of ours (a slow machine still finishes that many).
+    var leastCount: Int
+    /// One round trip through our client.
+    var call: @Sendable () async throws -> Void
+}
+
+/// Measures routes of one emulator, one scheme: per route, sequential and 8 in flight, our client against
+/// the C libcurl loop (the goal rows), then wrk against the same loop (explanatory rows).
+struct RemoteRows {
+    let harness: BenchHarness
+    /// `HTTP` or `HTTPS`.
+    let scheme: String
+    /// The emulator's CA file (HTTPS).
+    let caFile: String?
+    let libcurl: LibcurlLoop
+    let executor: (any TaskExecutor)?
+    let wrk: Bool
+
+    /// Prepares the rows; nil (with a note) when the C libcurl loop cannot be built.
+    init?(_ harness: BenchHarness, emulator: BenchEmulator) {
+        guard let libcurl = LibcurlLoop.build(harness) else { return nil }
+        self.harness = harness
+        self.scheme = emulator.base.scheme == "https" ? "HTTPS" : "HTTP"
+        self.caFile = emulator.caFile
+        self.libcurl = libcurl
+        self.executor = benchExecutor(emulator.transport, harness.options)
+        self.wrk = wrkIsAvailable(harness)
+        if !wrk { harness.note("\(scheme): wrk is not installed (apt-get install wrk); no wrk rows") }
+    }
+
+    /// Records the goal rows (and the wrk rows) of `route`.
+    func measure(_ route: RemoteRoute) async throws {
+        let name = route.route.replacingOccurrences(of: "/", with: "")
+        var bodyFile: String?
+        var script: String?
+        if let body = route.body {
+            let file = harness.scratch.appendingPathComponent("\(name)-body.json")
+            try Data(body.utf8).write(to: file)
+            let lua = harness.scratch.appendingPathComponent("\(name).lua")
+            let text =
+                "wrk.method = \"POST\"\nwrk.body = [[\(body)]]\nwrk.headers[\"Content-Type\"] = \"application/json\"\n"
+            try Data(text.utf8).write(to: lua)
+            (bodyFile, script) = (file.path, lua.path)
+        }
+        for connections in [1, 8] {
+            let curl = {
+                try libcurl.once(harness, connections: connections, route: route, bodyFile: bodyFile, caFile: caFile)
+            }
+            let ours = try await interleaved(
+                harness,
+                count: route.leastCount,
+                inFlight: connections,
+                executor: executor,
+                route.call,
+                baseline: curl
+            )
+            let flight = connections == 1 ? "sequential" : "\(connections) in flight"
+            let baselineName = "C libcurl loop -c\(connections) \(route.method) \(route.route) \(scheme)"
+            harness.record(
+                "\(route.label) round trips, \(flight), \(scheme)",
+                ours: ours.ours,
+                baseline: ours.baseline,
+                baselineName: baselineName,
+                unit: .perSecond,
+                goal: remoteRoundTripGoal,
+                higherIsBetter: true,
+                pairedRatio: ours.pairedRatio
+            )
+            guard wrk else { continue }
+            let reference = try await pairs(harness) {
+                try wrkOnce(harness, connections: connections, url: route.url, headers: route.headers, script: script)
+            } baseline: {
+                try curl()
+            }
+            harness.record(
+                "reference: wrk -t1 -c\(connections) \(route.method) \(route.route) \(scheme)",
+                ours: reference.ours,
+                baseline: reference.baseline,
+                baselineName: baselineName,
+                unit: .perSecond,
+                higherIsBetter: true,
+                pairedRatio: reference.pairedRatio
+            )
+        }
+    }
+
+    /// An explanatory row without a goal (only when the goal rows run on the shared pool, the default):
+    /// the same sequential calls by a caller that opts in to the transport's thread for its whole series
+    /// (`withTaskExecutorPreference(transport.taskExecutor)`), so each round trip resumes on the thread
+    /// that read the answer instead of waking a pool thread. Beside the default row it shows what the
+    /// hand-over to the shared pool costs.
+    func measureOptIn(_ route: RemoteRoute, transport: CurlTransport) async throws {
+        guard executor == nil else { return }
+        let result = try await interleaved(
+            harness,
+            count: route.leastCount,
+            executor: transport.taskExecutor,
+            route.call
+        ) {
+            try libcurl.once(harness, connections: 1, route: route, bodyFile: nil, caFile: caFile)
+        }
+        harness.record(
+            "\(route.label) round trips, sequential, \(scheme), caller on the transport's taskExecutor (opt-in)",
+            ours: result.ours,
+            baseline: result.baseline,
+            baselineName: "C libcurl loop -c1 \(route.method) \(route.route) \(scheme)",
+            unit: .perSecond,
+            higherIsBetter: true,
+            pairedRatio: result.pairedRatio
+        )
+    }
+}
+
+/// One `wrk` run of one second on one URL: its Requests/sec.
+func wrkOnce(
+    _ harness: BenchHarness,
+    connections: Int,
+    url: String,
+    headers: [String],
+    script: String? = nil
+) throws -> Double {
+    var arguments = ["-t1", "-c\(connections)", "-d1s"] + headers.flatMap { ["-H", $0] }
+    if let script { arguments += ["-s", script] }
+    let result = try harness.runCommand("wrk", arguments + [url])
+    guard let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),
+        let rate = Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces))
+    else {
+        throw BenchError("wrk printed no Requests/sec: \(result.output) \(result.error)")
+    }
+    guard !result.output.contains("Non-2xx") else {
+        throw BenchError("wrk got non-2xx answers from \(url): \(result.output)")
+    }
+    return rate
+}
+
+/// Whether `wrk` can be run.
+func wrkIsAvailable(_ harness: BenchHarness) -> Bool {
+    FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk")
+        || (try? harness.runCommand("which", ["wrk"]).status) == 0
+}
+
+/// The executor our client rounds run on: the shared cooperative pool, which is what a caller gets
+/// unless it opts in, or with `--executor transport` the transport's own thread
+/// (`CurlTransport.taskExecutor`, a series of calls without a thread hand-over per request). On a quiet
+/// machine (2026-12-01) neither was ahead on every row, so the rows measure the default.
+func benchExecutor(_ transport: CurlTransport, _ options: BenchOptions) -> (any TaskExecutor)? {
+    options.executor == "transport" ? transport.taskExecutor : nil
+}
+
+/// How ``benchExecutor(_:_:)`` ran our rounds, for the table's notes.
+func benchExecutorNote(_ transport: CurlTransport, _ options: BenchOptions) -> String {
+    benchExecutor(transport, options) == nil
+        ? "our rounds run on the shared cooperative pool (--executor transport: the transport's taskExecutor)"
+        : "our rounds run under withTaskExecutorPreference(transport.taskExecutor) (--executor transport)"
+}
+
+/// How long one round of ours runs: as long as one wrk or libcurl-loop run (one second), so that both
+/// sides of a pair are exposed to the same stretch of a shared machine's load.
+let roundSeconds = 1.0
+
+/// Our client and a baseline measured in alternating rounds (ours, then the baseline,
+/// `harness.repetitions` times after one warm-up of ours), so both sides see the same load on a
+/// shared machine. A round of ours runs for ``roundSeconds`` and counts the operations finished.
+/// - Parameters:
+///   - count: the least operations per round of ours (a slow machine still finishes that many).
+///   - inFlight: how many tasks run them, each one operation after another.
+///   - executor: the executor the tasks prefer (``benchExecutor(_:_:)``), nil for the shared pool.
+///   - operation: one client round trip.
+///   - baseline: one baseline run (the C libcurl loop), returning requests per second.
+/// - Returns: both rates, and the median of the ratios of the pairs (ours over the baseline run right
+///   after it), which drifting load disturbs less than the ratio of medians.
+func interleaved(
+    _ harness: BenchHarness,
+    count: Int,
+    inFlight: Int = 1,
+    executor: (any TaskExecutor)? = nil,
+    _ operation: @escaping @Sendable () async throws -> Void,
+    baseline: () throws -> Double
+) async throws -> (ours: Sample, baseline: Sample, pairedRatio: Double) {
+    func round() async throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let end = start + UInt64(roundSeconds * 1e9)
+        let least = max(1, count / inFlight)
+        let done = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<inFlight {
+                group.addTask(executorPreference: executor) {
+                    var finished = 0
+                    while finished < least || DispatchTime.now().uptimeNanoseconds < end {
+                        try await operation()
+                        finished += 1
+                    }
+                    return finished
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    return try await pairs(harness, round, baseline: baseline)
+}
+
+/// Two rates measured in alternating rounds, `harness.repetitions` times after one warm-up of each.
+/// - Returns: both rates and the median of the ratios of the pairs (measured over baseline).
+func pairs(
+    _ harness: BenchHarness,
+    _ measured: () async throws -> Double,
+    baseline: () throws -> Double
+) async throws -> (ours: Sample, baseline: Sample, pairedRatio: Double) {
+    _ = try await measured()
+    _ = try baseline()
+    var ours: [Double] = []
+    var others: [Double] = []
+    for _ in 0..<harness.repetitions {
+        ours.append(try await measured())
+        others.append(try baseline())
+    }
+    let ratios = zip(ours, others).map { $0 / $1 }
+    return (Sample(values: ours), Sample(values: others), Sample(values: ratios).median)
+}
