@@ -46,55 +46,71 @@ private func measurePKCS12(_ harness: BenchHarness) async throws {
         ("default.p12", "openssl default, PBES2 2048 it.", [String]()),
         ("legacy.p12", "openssl -legacy, RC2/3DES", ["-legacy"]),
     ] {
-        let file = path(name)
-        let ours = try await harness.time { _ = try PKCS12File(contentsOf: file, password: secret).identity() }
-        let process = try harness.timeCommand(
-            "openssl",
-            ["pkcs12", "-in", file, "-noout", "-passin", "env:P12PASS"] + flags,
-            environment: environment
-        )
-        harness.record(
-            "PKCS#12 open (\(label))",
-            ours: ours,
-            baseline: process,
-            baselineName: "openssl pkcs12 -noout (process)",
-            unit: .seconds,
-            goal: 1 / 1.5,
-            higherIsBetter: false
-        )
-        // In-process: alternate the two so that load from other processes hits both alike.
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
-        var oursValues: [Double] = []
-        var baselineValues: [Double] = []
-        for index in 0...(harness.repetitions * 4) {
-            let start = DispatchTime.now().uptimeNanoseconds
-            _ = try PKCS12File(data: bytes, password: secret).identity()
-            let middle = DispatchTime.now().uptimeNanoseconds
-            try openSSLParse(bytes, password: password)
-            let end = DispatchTime.now().uptimeNanoseconds
-            guard index > 0 else { continue }  // warm-up
-            oursValues.append(Double(middle - start) / 1e9)
-            baselineValues.append(Double(end - middle) / 1e9)
-        }
-        harness.record(
-            "PKCS#12 open from memory (\(label))",
-            ours: Sample(values: oursValues),
-            baseline: Sample(values: baselineValues),
-            baselineName: "PKCS12_parse in-process (interleaved)",
-            unit: .seconds,
-            goal: 1 / 1.5,
-            higherIsBetter: false
-        )
+        try await measureOpening(harness, file: path(name), label: label, flags: flags, password: password)
     }
+    try await measureSigning(harness, file: path("default.p12"), store: path("store"), secret: secret)
+}
 
-    // Signing N documents through the provider: the identity is unlocked once and kept in memory.
+/// Opening one file: ours against the `openssl pkcs12` process, and against `PKCS12_parse` in this
+/// process.
+private func measureOpening(
+    _ harness: BenchHarness,
+    file: String,
+    label: String,
+    flags: [String],
+    password: String
+) async throws {
+    let secret = Secret(password)
+    let environment = ["P12PASS": password]
+    let ours = try await harness.time { _ = try PKCS12File(contentsOf: file, password: secret).identity() }
+    let process = try harness.timeCommand(
+        "openssl",
+        ["pkcs12", "-in", file, "-noout", "-passin", "env:P12PASS"] + flags,
+        environment: environment
+    )
+    harness.record(
+        "PKCS#12 open (\(label))",
+        ours: ours,
+        baseline: process,
+        baselineName: "openssl pkcs12 -noout (process)",
+        unit: .seconds,
+        goal: 1 / 1.5,
+        higherIsBetter: false
+    )
+    // In-process: alternate the two so that load from other processes hits both alike.
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+    var oursValues: [Double] = []
+    var baselineValues: [Double] = []
+    for index in 0...(harness.repetitions * 4) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try PKCS12File(data: bytes, password: secret).identity()
+        let middle = DispatchTime.now().uptimeNanoseconds
+        try openSSLParse(bytes, password: password)
+        let end = DispatchTime.now().uptimeNanoseconds
+        guard index > 0 else { continue }  // warm-up
+        oursValues.append(Double(middle - start) / 1e9)
+        baselineValues.append(Double(end - middle) / 1e9)
+    }
+    harness.record(
+        "PKCS#12 open from memory (\(label))",
+        ours: Sample(values: oursValues),
+        baseline: Sample(values: baselineValues),
+        baselineName: "PKCS12_parse in-process (interleaved)",
+        unit: .seconds,
+        goal: 1 / 1.5,
+        higherIsBetter: false
+    )
+}
+
+/// Signing N documents through the provider (the identity is unlocked once and kept in memory) against
+/// reopening the stored PKCS#12 per document.
+private func measureSigning(_ harness: BenchHarness, file: String, store: String, secret: Secret) async throws {
     let documents = 200
-    let store = path("store")
     let provider = try PKCS12CertificateProvider(parameters: [
         PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(store)
     ])
     _ = try await provider.initialize(options: [
-        PKCS12CertificateProvider.ParameterKey.file: .string(path("default.p12")),
+        PKCS12CertificateProvider.ParameterKey.file: .string(file),
         PKCS12CertificateProvider.ParameterKey.password: .secret(secret),
     ])
     let document = Array(repeating: UInt8(0x61), count: 4096)

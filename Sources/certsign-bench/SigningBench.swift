@@ -31,30 +31,9 @@ enum SigningBench {
         let label = mebibytes % 1024 == 0 ? "\(mebibytes / 1024) GiB" : "\(mebibytes) MiB"
 
         // Ours: each run is a fresh child process that signs the file once and reports the time of
-        // the signing call and its own peak RSS: `certsign-bench-bigfile`, which links only the
-        // Signing library as an application would (this binary also links qpdf, libcurl and every
-        // provider: as the child it peaks at 33 MiB of RSS with a 1 KiB file, the lean one at
-        // 25 MiB), or this binary when that one is not built. `openssl dgst` runs right after each child, so both see the same load.
-        guard let executable = Bundle.main.executablePath else {
-            throw BenchError("cannot locate certsign-bench for the child runs")
-        }
-        let lean = URL(fileURLWithPath: executable).deletingLastPathComponent()
-            .appendingPathComponent("certsign-bench-bigfile")
-        let child: (command: String, arguments: [String])
-        if FileManager.default.isExecutableFile(atPath: lean.path) {
-            let identity = try TestPKI().issueLeaf(subject: "CN=Bench Signer", keyType: .rsa2048)
-            guard let key = identity.key as? LocalSigningKey else { throw BenchError("no local key") }
-            let keyPath = harness.scratch.appendingPathComponent("bigfile-signer.key").path
-            let certificatePath = harness.scratch.appendingPathComponent("bigfile-signer.pem").path
-            try key.pemRepresentation(password: nil).write(toFile: keyPath, atomically: true, encoding: .utf8)
-            try identity.certificate.pemRepresentation.write(toFile: certificatePath, atomically: true, encoding: .utf8)
-            child = (lean.path, [file.path, keyPath, certificatePath])
-        } else {
-            harness.note(
-                "certsign-bench-bigfile is not built (make bench builds it): the 1 GiB child is certsign-bench"
-            )
-            child = (executable, ["1", "--suites", "signing", "--signing-child", file.path])
-        }
+        // the signing call and its own peak RSS (``bigFileChild``). `openssl dgst` runs right after each
+        // child, so both see the same load.
+        let child = try bigFileChild(harness, file: file)
         var seconds: [Double] = []
         var peaks: [Double] = []
         var dgst: [Double] = []
@@ -110,6 +89,35 @@ enum SigningBench {
         )
     }
 
+    /// The command of one big-file round: `certsign-bench-bigfile`, which links only the Signing library
+    /// as an application would (this binary also links qpdf, libcurl and every provider: as the child
+    /// it peaks at 33 MiB of RSS with a 1 KiB file, the lean one at 25 MiB), or this binary when that
+    /// one is not built.
+    private static func bigFileChild(
+        _ harness: BenchHarness,
+        file: URL
+    ) throws -> (command: String, arguments: [String]) {
+        guard let executable = Bundle.main.executablePath else {
+            throw BenchError("cannot locate certsign-bench for the child runs")
+        }
+        let lean = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            .appendingPathComponent("certsign-bench-bigfile")
+        if FileManager.default.isExecutableFile(atPath: lean.path) {
+            let identity = try TestPKI().issueLeaf(subject: "CN=Bench Signer", keyType: .rsa2048)
+            guard let key = identity.key as? LocalSigningKey else { throw BenchError("no local key") }
+            let keyPath = harness.scratch.appendingPathComponent("bigfile-signer.key").path
+            let certificatePath = harness.scratch.appendingPathComponent("bigfile-signer.pem").path
+            try key.pemRepresentation(password: nil).write(toFile: keyPath, atomically: true, encoding: .utf8)
+            try identity.certificate.pemRepresentation.write(toFile: certificatePath, atomically: true, encoding: .utf8)
+            return (lean.path, [file.path, keyPath, certificatePath])
+        } else {
+            harness.note(
+                "certsign-bench-bigfile is not built (make bench builds it): the 1 GiB child is certsign-bench"
+            )
+            return (executable, ["1", "--suites", "signing", "--signing-child", file.path])
+        }
+    }
+
     /// Writes `mebibytes` MiB of pseudo-random blocks.
     static func makeFile(_ url: URL, mebibytes: Int) throws {
         var block = [UInt8](repeating: 0, count: 1 << 20)
@@ -163,76 +171,98 @@ enum SigningBench {
             (.p256, 2000, "ecdsap256", "P-256"),
         ] {
             let identity = try pki.issueLeaf(subject: "CN=Batch \(name)", keyType: keyType)
-            let directory = harness.scratch.appendingPathComponent("batch-\(tool)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            var registry = ProviderRegistry()
-            try registry.register(.pkcs12, description: "bench identity") {
-                InMemoryCertificateProvider(id: .pkcs12, identity: identity, storedFromStart: true)
-            }
-            let coordinator = SigningCoordinator(
-                registry: registry,
-                journal: try SignatureJournal(url: directory.appendingPathComponent("journal.sqlite"))
-            )
-            let batch = (0..<count).map { index in
-                Document.bytes(documents[index % documents.count], name: "doc \(index)")
-            }
-
-            func rate(_ body: () async throws -> Void) async throws -> Double {
-                let start = DispatchTime.now().uptimeNanoseconds
-                try await body()
-                return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-            }
-            let direct: () async throws -> Void = {
-                for index in 0..<count {
-                    _ = try await CMSSigner.sign(content: documents[index % documents.count], identity: identity)
-                }
-            }
-            let batched: () async throws -> Void = {
-                _ = try await coordinator.sign(documents: batch, provider: .pkcs12)
-            }
-            let single: () async throws -> Void = {
-                for document in batch { _ = try await coordinator.sign(document: document, provider: .pkcs12) }
-            }
-            try await direct()
-            try await batched()
-            var baseline: [Double] = []
-            var directRates: [Double] = []
-            var batchRates: [Double] = []
-            var singleRates: [Double] = []
-            for _ in 0..<rounds {
-                baseline.append(try opensslSignRate(harness, tool))
-                directRates.append(try await rate(direct))
-                batchRates.append(try await rate(batched))
-                singleRates.append(try await rate(single))
-            }
-            let base = Sample(values: baseline)
-            harness.record(
-                "CMSSigner.sign 1 KiB \(name) (CAdES)",
-                ours: Sample(values: directRates),
-                baseline: base,
-                baselineName: "openssl speed \(tool) sign/s",
-                unit: .perSecond,
-                goal: keyType == .rsa2048 ? nil : 0.6,
-                higherIsBetter: true
-            )
-            harness.record(
-                "batch coordinator.sign(documents:) 1 KiB \(name)",
-                ours: Sample(values: batchRates),
-                baseline: base,
-                baselineName: "openssl speed \(tool) sign/s",
-                unit: .perSecond,
-                goal: keyType == .rsa2048 ? 0.9 : 0.5,
-                higherIsBetter: true
-            )
-            harness.record(
-                "per-document coordinator.sign 1 KiB \(name)",
-                ours: Sample(values: singleRates),
-                baseline: base,
-                baselineName: "openssl speed \(tool) sign/s",
-                unit: .perSecond,
-                higherIsBetter: true
+            try await batchRows(
+                harness,
+                identity,
+                documents: documents,
+                count: count,
+                tool: tool,
+                name: name,
+                rounds: rounds
             )
         }
+    }
+
+    /// One key's batch rows: `CMSSigner.sign`, `coordinator.sign(documents:)` and per-document
+    /// `coordinator.sign` against `openssl speed`, round after round.
+    private static func batchRows(
+        _ harness: BenchHarness,
+        _ identity: SigningIdentity,
+        documents: [[UInt8]],
+        count: Int,
+        tool: String,
+        name: String,
+        rounds: Int
+    ) async throws {
+        let directory = harness.scratch.appendingPathComponent("batch-\(tool)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var registry = ProviderRegistry()
+        try registry.register(.pkcs12, description: "bench identity") {
+            InMemoryCertificateProvider(id: .pkcs12, identity: identity, storedFromStart: true)
+        }
+        let coordinator = SigningCoordinator(
+            registry: registry,
+            journal: try SignatureJournal(url: directory.appendingPathComponent("journal.sqlite"))
+        )
+        let batch = (0..<count).map { index in
+            Document.bytes(documents[index % documents.count], name: "doc \(index)")
+        }
+
+        func rate(_ body: () async throws -> Void) async throws -> Double {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try await body()
+            return Double(count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        let direct: () async throws -> Void = {
+            for index in 0..<count {
+                _ = try await CMSSigner.sign(content: documents[index % documents.count], identity: identity)
+            }
+        }
+        let batched: () async throws -> Void = {
+            _ = try await coordinator.sign(documents: batch, provider: .pkcs12)
+        }
+        let single: () async throws -> Void = {
+            for document in batch { _ = try await coordinator.sign(document: document, provider: .pkcs12) }
+        }
+        try await direct()
+        try await batched()
+        var baseline: [Double] = []
+        var directRates: [Double] = []
+        var batchRates: [Double] = []
+        var singleRates: [Double] = []
+        for _ in 0..<rounds {
+            baseline.append(try opensslSignRate(harness, tool))
+            directRates.append(try await rate(direct))
+            batchRates.append(try await rate(batched))
+            singleRates.append(try await rate(single))
+        }
+        let base = Sample(values: baseline)
+        harness.record(
+            "CMSSigner.sign 1 KiB \(name) (CAdES)",
+            ours: Sample(values: directRates),
+            baseline: base,
+            baselineName: "openssl speed \(tool) sign/s",
+            unit: .perSecond,
+            goal: tool == "rsa2048" ? nil : 0.6,
+            higherIsBetter: true
+        )
+        harness.record(
+            "batch coordinator.sign(documents:) 1 KiB \(name)",
+            ours: Sample(values: batchRates),
+            baseline: base,
+            baselineName: "openssl speed \(tool) sign/s",
+            unit: .perSecond,
+            goal: tool == "rsa2048" ? 0.9 : 0.5,
+            higherIsBetter: true
+        )
+        harness.record(
+            "per-document coordinator.sign 1 KiB \(name)",
+            ours: Sample(values: singleRates),
+            baseline: base,
+            baselineName: "openssl speed \(tool) sign/s",
+            unit: .perSecond,
+            higherIsBetter: true
+        )
     }
 
     // MARK: CLI batch
@@ -268,130 +298,16 @@ enum SigningBench {
             )
             return
         }
-        let count = harness.options.cliDocuments
-        let directory = harness.scratch.appendingPathComponent("cli-batch")
-        let documents = directory.appendingPathComponent("documents")
-        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
-        var paths: [String] = []
-        for index in 0..<count {
-            let path = documents.appendingPathComponent(String(format: "doc-%05d.txt", index)).path
-            let bytes = (0..<1024).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
-            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-                throw BenchError("cannot write \(path)")
-            }
-            paths.append(path)
-        }
-        let python = try harness.runCommand("python3", ["-c", "import cryptography"]).status == 0
-        if !python { harness.note("Python cryptography is not installed: the Python loop row is skipped") }
-        let environment = [
-            "CERTSIGN_HOME": directory.appendingPathComponent("home").path, "P12PASS": "bench-password-1",
-        ]
+        let batch = try CLIBatch(harness, certsign: certsign.path)
         let pki = try TestPKI()
-        let rounds = max(3, min(harness.repetitions, 5))
         for (keyType, tool, name) in [
             (LocalSigningKey.GenerationParameters.p256, "ecdsap256", "P-256"), (.rsa2048, "rsa2048", "RSA-2048"),
         ] {
-            let identity = try pki.issueLeaf(subject: "CN=CLI Batch \(name)", keyType: keyType)
-            let key = directory.appendingPathComponent("\(tool).key").path
-            let certificate = directory.appendingPathComponent("\(tool).pem").path
-            let p12 = directory.appendingPathComponent("\(tool).p12").path
-            guard let local = identity.key as? LocalSigningKey else { throw BenchError("no local key") }
-            try local.pemRepresentation(password: nil).write(toFile: key, atomically: true, encoding: .utf8)
-            try identity.certificate.pemRepresentation.write(toFile: certificate, atomically: true, encoding: .utf8)
-            for (command, arguments) in [
-                (
-                    "openssl",
-                    [
-                        "pkcs12", "-export", "-inkey", key, "-in", certificate, "-name", tool, "-out", p12,
-                        "-passout", "env:P12PASS",
-                    ]
-                ),
-                (certsign.path, ["identity", "import", p12, "--alias", tool, "--password-env", "P12PASS"]),
-            ] {
-                let result = try harness.runCommand(command, arguments, environment: environment)
-                guard result.status == 0 else { throw BenchError("\(command) \(arguments[0]) failed: \(result.error)") }
-            }
-            func rate(_ command: String, _ arguments: [String], output: URL) throws -> Double {
-                try? FileManager.default.removeItem(at: output)
-                try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-                let start = DispatchTime.now().uptimeNanoseconds
-                let result = try harness.runCommand(command, arguments, environment: environment)
-                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                guard result.status == 0 else { throw BenchError("\(command) failed: \(result.error.prefix(400))") }
-                let made = try FileManager.default.contentsOfDirectory(atPath: output.path).count
-                guard made == count else { throw BenchError("\(command) made \(made) of \(count) signatures") }
-                return Double(count) / seconds
-            }
-            var ours: [Double] = []
-            var fromFile: [Double] = []
-            var loop: [Double] = []
-            var speed: [Double] = []
-            var loads: [String] = []
-            for round in 0..<rounds {
-                loads.append(SuiteRun.loadAverage())
-                let output = directory.appendingPathComponent("out-\(tool)-\(round)")
-                ours.append(
-                    try rate(
-                        certsign.path,
-                        ["sign"] + paths + ["--identity", tool, "--password-env", "P12PASS", "--out-dir", output.path],
-                        output: output
-                    )
-                )
-                if keyType == .p256 {
-                    // The same .p12 file the Python loop opens (2048 PBKDF2 iterations, not the
-                    // store's 600 000): the signing itself, without the store's unlock.
-                    let fileOutput = directory.appendingPathComponent("out-file-\(tool)-\(round)")
-                    fromFile.append(
-                        try rate(
-                            certsign.path,
-                            ["sign"] + paths + [
-                                "--p12", p12, "--password-env", "P12PASS", "--out-dir", fileOutput.path,
-                            ],
-                            output: fileOutput
-                        )
-                    )
-                }
-                if python && keyType == .p256 {
-                    let pythonOutput = directory.appendingPathComponent("python-\(round)")
-                    loop.append(
-                        try rate("python3", ["-c", pythonLoop, p12, pythonOutput.path] + paths, output: pythonOutput)
-                    )
-                }
-                speed.append(try opensslSignRate(harness, tool))
-            }
-            let label = "certsign sign \(count) × 1 KiB \(name) --out-dir (CLI, fsync)"
-            if !loop.isEmpty {
-                harness.record(
-                    label,
-                    ours: Sample(values: ours),
-                    baseline: Sample(values: loop),
-                    baselineName: "Python cryptography loop docs/s",
-                    unit: .perSecond,
-                    goal: 2,
-                    higherIsBetter: true
-                )
-            }
-            if !loop.isEmpty && !fromFile.isEmpty {
-                harness.record(
-                    "certsign sign \(count) × 1 KiB \(name) --p12 FILE --out-dir (CLI, fsync)",
-                    ours: Sample(values: fromFile),
-                    baseline: Sample(values: loop),
-                    baselineName: "Python cryptography loop docs/s",
-                    unit: .perSecond,
-                    goal: 2,
-                    higherIsBetter: true
-                )
-            }
-            harness.record(
-                label,
-                ours: Sample(values: ours),
-                baseline: Sample(values: speed),
-                baselineName: "openssl speed \(tool) sign/s",
-                unit: .perSecond,
-                goal: keyType == .rsa2048 ? 0.7 : nil,
-                higherIsBetter: true
+            let p12 = try batch.importIdentity(
+                try pki.issueLeaf(subject: "CN=CLI Batch \(name)", keyType: keyType),
+                tool
             )
-            harness.note("\(label): 1-minute load average before each round: \(loads.joined(separator: ", "))")
+            try batch.measure(tool: tool, name: name, p12: p12, withFileAndPython: keyType == .p256)
         }
     }
 
