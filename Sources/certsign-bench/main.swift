@@ -6,6 +6,10 @@
 import Foundation
 
 let options: BenchOptions
+if CommandLine.arguments.contains("--help") {
+    print(BenchOptions.usage)
+    exit(0)
+}
 do {
     options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
