@@ -1,3 +1,4 @@
+import CertificateProvidersTesting
 import Foundation
 
 /// One measured figure: the median of several runs and their spread.
@@ -99,6 +100,14 @@ final class BenchHarness: @unchecked Sendable {
         try await body()
     }
 
+    /// Runs a suite whose set-up may be missing on this machine (a token library, a tool): a failure
+    /// becomes a note under the table instead of ending the whole run.
+    func runNotingFailure(suite name: String, _ body: () async throws -> Void) async throws {
+        try await run(suite: name) {
+            do { try await body() } catch { note("\(name) benchmarks could not run: \(error)") }
+        }
+    }
+
     /// Runs `body` `repetitions` times (after one warm-up) and returns the seconds per run.
     func time(warmUp: Bool = true, _ body: () async throws -> Void) async rethrows -> Sample {
         if warmUp { try await body() }
@@ -126,40 +135,15 @@ final class BenchHarness: @unchecked Sendable {
         return Sample(values: values)
     }
 
-    /// Runs a command once and returns its status and outputs.
+    /// Runs a command once (``ExternalTool/run(_:_:environment:input:directory:)``) and returns its
+    /// status and outputs.
     func runCommand(
         _ tool: String,
         _ arguments: [String],
         environment: [String: String] = [:]
     ) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let errorBox = ErrorBox()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errorBox.data = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: output, as: UTF8.self),
-            String(decoding: errorBox.data, as: UTF8.self)
-        )
-    }
-
-    private final class ErrorBox: @unchecked Sendable {
-        // Written by one reader thread before group.leave(), read after group.wait().
-        var data = Data()
+        let result = try ExternalTool.run(tool, arguments, environment: environment)
+        return (result.status, result.output, result.errorOutput)
     }
 
     /// Adds a row.

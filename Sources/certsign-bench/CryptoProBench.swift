@@ -43,84 +43,70 @@ struct CryptoProBenchSession: Sendable {
     }
 }
 
-/// CryptoPro DSS round trips against the emulator (``BenchEmulator``) over HTTP and then HTTPS, each
-/// route sequential and 8 in flight beside the C libcurl loop (the goal) and wrk (explanatory):
-/// `certificates()` (GET certificates) and sign (detached CAdES-BES P-256 of 4 KiB, POST documents).
-func runCryptoProBenchmarks(_ harness: BenchHarness) async throws {
-    for tls in [false, true] { try await runCryptoProBenchmarks(harness, tls: tls) }
-}
+extension CryptoProBenchSession: RemoteBenchSession {
+    static let name = "cryptopro"
 
-private func runCryptoProBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
-    let emulator = try BenchEmulator(tls: tls, scratch: harness.scratch, name: "cryptopro", options: harness.options)
-    defer { emulator.stop() }
-    let session = try await CryptoProBenchSession(base: emulator.base, transport: emulator.transport)
-    let scheme = tls ? "HTTPS" : "HTTP"
-    try await noteWhereTheTimeGoes(harness, session, scheme: scheme)
-    guard let rows = RemoteRows(harness, emulator: emulator) else { return }
-    let client = session.client
-    let certificates = RemoteRoute(
-        label: "CryptoPro certificates()",
-        method: "GET",
-        route: "certificates",
-        url: session.certificatesURL,
-        headers: session.headers,
-        leastCount: 300
-    ) { _ = try await client.certificates() }
-    try await rows.measure(certificates)
-    try await rows.measureOptIn(certificates, transport: session.transport)
-    try await rows.measure(
-        RemoteRoute(
-            label: "CryptoPro sign (detached CAdES-BES P-256, 4 KiB)",
-            method: "POST",
-            route: "documents",
-            url: session.documentsURL,
-            headers: session.headers,
-            body: CryptoProBenchSession.signBody,
-            leastCount: 100,
-            call: session.sign
+    /// `certificates()` (GET certificates) and sign (detached CAdES-BES P-256 of 4 KiB, POST documents).
+    var routes: [RemoteRoute] {
+        let client = client
+        return [
+            RemoteRoute(
+                label: "CryptoPro certificates()",
+                method: "GET",
+                route: "certificates",
+                url: certificatesURL,
+                headers: headers,
+                leastCount: 300
+            ) { _ = try await client.certificates() },
+            RemoteRoute(
+                label: "CryptoPro sign (detached CAdES-BES P-256, 4 KiB)",
+                method: "POST",
+                route: "documents",
+                url: documentsURL,
+                headers: headers,
+                body: Self.signBody,
+                leastCount: 100,
+                call: sign
+            ),
+        ]
+    }
+
+    func describe(_ emulator: BenchEmulator) -> String {
+        "CryptoPro: emulator \(emulator.placement) on \(emulator.base.absoluteString); client = CryptoProDSSClient "
+            + "over CurlTransport; certificates lists 2"
+    }
+
+    /// Notes the bare transport's rate on GET certificates and the parsing of its body, at the same moment.
+    func noteWhereTheTimeGoes(_ harness: BenchHarness, scheme: String) async throws {
+        guard let url = URL(string: certificatesURL) else { throw BenchError("CryptoPro bench: bad URL") }
+        var bare = HTTPRequest(url: url)
+        bare.setHeader("Authorization", "Bearer \(bearer)")
+        let transport = transport
+        let bareRate = try await harness.time { for _ in 0..<300 { _ = try await transport.send(bare) } }.rate(
+            count: 300
         )
-    )
-    harness.note(
-        "CryptoPro \(scheme): emulator \(emulator.placement) on \(emulator.base.absoluteString); client = "
-            + "CryptoProDSSClient over CurlTransport; certificates lists 2; "
-            + benchExecutorNote(emulator.transport, harness.options)
-    )
-}
-
-/// Notes the bare transport's rate on GET certificates and the parsing of its body, at the same moment.
-private func noteWhereTheTimeGoes(
-    _ harness: BenchHarness,
-    _ session: CryptoProBenchSession,
-    scheme: String
-)
-    async throws
-{
-    guard let url = URL(string: session.certificatesURL) else { throw BenchError("CryptoPro bench: bad URL") }
-    var bare = HTTPRequest(url: url)
-    bare.setHeader("Authorization", "Bearer \(session.bearer)")
-    let transport = session.transport
-    let bareRate = try await harness.time { for _ in 0..<300 { _ = try await transport.send(bare) } }.rate(count: 300)
-    let listBody = try await transport.send(bare).body
-    let parseRate = try await harness.time {
-        for _ in 0..<300 {
-            for entry in try JSONValue(parsing: listBody).arrayValue ?? [] {
-                _ = try Certificate(
-                    derEncoded: Array(Data(base64Encoded: entry["CertificateBase64"]?.stringValue ?? "") ?? Data())
-                )
+        let listBody = try await transport.send(bare).body
+        let parseRate = try await harness.time {
+            for _ in 0..<300 {
+                for entry in try JSONValue(parsing: listBody).arrayValue ?? [] {
+                    _ = try Certificate(
+                        derEncoded: Array(Data(base64Encoded: entry["CertificateBase64"]?.stringValue ?? "") ?? Data())
+                    )
+                }
             }
-        }
-    }.rate(count: 300)
-    harness.note(
-        String(
-            format:
-                "CryptoPro %@: bare CurlTransport GET certificates %.0f/s sequential; JSON + 2 Certificate parses of "
-                + "its %d-byte body %.0f/s (the client caches parsed certificates)",
-            scheme,
-            bareRate.median,
-            listBody.count,
-            parseRate.median
+        }.rate(count: 300)
+        harness.note(
+            String(
+                format:
+                    "CryptoPro %@: bare CurlTransport GET certificates %.0f/s sequential; JSON + 2 Certificate parses of "
+                    + "its %d-byte body %.0f/s (the client caches parsed certificates)",
+                scheme,
+                bareRate.median,
+                listBody.count,
+                parseRate.median
+            )
         )
-    )
+    }
 }
 
 /// `certsign-bench --profile cryptopro-sign|cryptopro-certificates [--tls] [--count N] [--in-flight N]`: N

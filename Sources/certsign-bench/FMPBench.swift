@@ -58,87 +58,70 @@ struct FMPBenchSession: Sendable {
     static let signBody =
         #"{"resource":"GetBudgetPlanning","table":"ПланированиеБюджета","params":{},"column":"Номер","hhive_id":1,"password":"Saprun123","certificate_id":12831,"certificate_pin":"123"}"#
 
-    /// A bare transport request on `url` with the session's headers.
-    func bareRequest(_ url: String, body: String? = nil) throws -> HTTPRequest {
+    /// A bare transport GET of `url` with the session's headers.
+    func bareRequest(_ url: String) throws -> HTTPRequest {
         guard let requestURL = URL(string: url) else { throw BenchError("FMP bench: bad URL \(url)") }
-        var request = HTTPRequest(method: body == nil ? .get : .post, url: requestURL, body: Array((body ?? "").utf8))
-        if body != nil { request.setHeader("Content-Type", "application/json") }
+        var request = HTTPRequest(url: requestURL)
         request.setHeader("Authorization", "Bearer \(token)")
         request.setHeader("X-Device-Id", "bench-device")
         return request
     }
 }
 
-/// FMP DSS round trips against the emulator (``BenchEmulator``) over HTTP and then HTTPS, each route
-/// sequential and 8 in flight beside the C libcurl loop (the goal) and wrk (explanatory): `signs()`
-/// (GET signs/) and sign (POST sign/).
-func runFMPBenchmarks(_ harness: BenchHarness) async throws {
-    for tls in [false, true] { try await runFMPBenchmarks(harness, tls: tls) }
-}
+extension FMPBenchSession: RemoteBenchSession {
+    static let name = "fmp"
 
-private func runFMPBenchmarks(_ harness: BenchHarness, tls: Bool) async throws {
-    let emulator = try BenchEmulator(tls: tls, scratch: harness.scratch, name: "fmp", options: harness.options)
-    defer { emulator.stop() }
-    let session = try await FMPBenchSession(base: emulator.base, transport: emulator.transport)
-    let scheme = tls ? "HTTPS" : "HTTP"
-    try await noteWhereTheTimeGoes(harness, session, scheme: scheme)
-    guard let rows = RemoteRows(harness, emulator: emulator) else { return }
-    let client = session.client
-    // signs() before any sign round adds signatures, so every side lists the same 3.
-    let signs = RemoteRoute(
-        label: "FMP signs()",
-        method: "GET",
-        route: "signs/",
-        url: session.signsURL,
-        headers: session.headers,
-        leastCount: 300
-    ) { _ = try await client.signs() }
-    try await rows.measure(signs)
-    try await rows.measureOptIn(signs, transport: session.transport)
-    try await rows.measure(
-        RemoteRoute(
-            label: "FMP sign (CAdES-BES P-256)",
-            method: "POST",
-            route: "sign/",
-            url: session.signURL,
-            headers: session.headers,
-            body: FMPBenchSession.signBody,
-            leastCount: 100,
-            call: session.sign
-        )
-    )
-    harness.note(
-        "FMP \(scheme): emulator \(emulator.placement) (libmicrohttpd, thread per connection\(tls ? ", GnuTLS" : "")) "
-            + "on \(emulator.base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures "
-            + "(~9 KB); " + benchExecutorNote(emulator.transport, harness.options)
-    )
-}
+    /// `signs()` (GET signs/) first, before any sign round adds signatures, so every side lists the same
+    /// 3; then sign (POST sign/).
+    var routes: [RemoteRoute] {
+        let client = client
+        return [
+            RemoteRoute(
+                label: "FMP signs()",
+                method: "GET",
+                route: "signs/",
+                url: signsURL,
+                headers: headers,
+                leastCount: 300
+            ) { _ = try await client.signs() },
+            RemoteRoute(
+                label: "FMP sign (CAdES-BES P-256)",
+                method: "POST",
+                route: "sign/",
+                url: signURL,
+                headers: headers,
+                body: Self.signBody,
+                leastCount: 100,
+                call: sign
+            ),
+        ]
+    }
 
-/// Notes the bare transport's rate on both routes, the client's sign rate and JSON parsing of the
-/// signs/ body, measured at the same moment.
-private func noteWhereTheTimeGoes(_ harness: BenchHarness, _ session: FMPBenchSession, scheme: String) async throws {
-    let transport = session.transport
-    let bare = try session.bareRequest(session.signsURL)
-    let bareRate = try await harness.time { for _ in 0..<300 { _ = try await transport.send(bare) } }.rate(count: 300)
-    let bodyBytes = try await transport.send(bare).body
-    let parseRate = try await harness.time { for _ in 0..<300 { _ = try JSONValue(parsing: bodyBytes) } }
-        .rate(count: 300)
-    let bareSign = try session.bareRequest(session.signURL, body: FMPBenchSession.signBody)
-    let bareSignRate = try await harness.time { for _ in 0..<100 { _ = try await transport.send(bareSign) } }
-        .rate(count: 100)
-    let clientSignRate = try await harness.time { for _ in 0..<100 { try await session.sign() } }.rate(count: 100)
-    harness.note(
-        String(
-            format: "FMP %@: bare CurlTransport GET signs/ %.0f/s (JSONValue parse of its %d-byte body %.0f/s), "
-                + "POST sign/ %.0f/s; FMPClient.sign %.0f/s; sequential, same moment",
-            scheme,
-            bareRate.median,
-            bodyBytes.count,
-            parseRate.median,
-            bareSignRate.median,
-            clientSignRate.median
+    func describe(_ emulator: BenchEmulator) -> String {
+        "FMP: emulator \(emulator.placement) (libmicrohttpd, thread per connection, GnuTLS for HTTPS) on "
+            + "\(emulator.base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)"
+    }
+
+    /// Notes the bare transport's rate on GET signs/ and JSON parsing of its body, measured at the same
+    /// moment (before any sign round, so the body lists the same 3 signatures the rows see).
+    func noteWhereTheTimeGoes(_ harness: BenchHarness, scheme: String) async throws {
+        let bare = try bareRequest(signsURL)
+        let bareRate = try await harness.time { for _ in 0..<300 { _ = try await transport.send(bare) } }
+            .rate(count: 300)
+        let bodyBytes = try await transport.send(bare).body
+        let parseRate = try await harness.time { for _ in 0..<300 { _ = try JSONValue(parsing: bodyBytes) } }
+            .rate(count: 300)
+        harness.note(
+            String(
+                format: "FMP %@: bare CurlTransport GET signs/ %.0f/s sequential; JSONValue parse of its %d-byte body "
+                    + "%.0f/s",
+                scheme,
+                bareRate.median,
+                bodyBytes.count,
+                parseRate.median
+            )
         )
-    )
+    }
 }
 
 /// `certsign-bench --profile fmp-signs|fmp-sign|fmp-bare|fmp-json|fmp-decode [--tls] [--in-flight 8]

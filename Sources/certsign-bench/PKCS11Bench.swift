@@ -6,14 +6,6 @@ import Signing
 /// PKCS#11 on SoftHSM2: signatures per second through the provider (pool of sessions, DigestInfo /
 /// DER encoding, SigningKey) beside python-pkcs11's raw `C_Sign` rate on the same key, in the same run.
 func runPKCS11Benchmarks(_ harness: BenchHarness) async throws {
-    do {
-        try await measurePKCS11(harness)
-    } catch {
-        harness.note("pkcs11 benchmarks could not run: \(error)")
-    }
-}
-
-private func measurePKCS11(_ harness: BenchHarness) async throws {
     let token = try BenchToken(harness)
     try token.makeKeys()
     for (label, name) in [("rsakey", "RSA-2048, PKCS#1 v1.5"), ("eckey", "EC P-256, ECDSA")] {

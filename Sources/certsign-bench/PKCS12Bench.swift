@@ -7,14 +7,6 @@ import PKCS12Provider
 /// PKCS#12: opening a file against OpenSSL's own parse (the `openssl pkcs12` process, and
 /// `PKCS12_parse` in this process), and signing many documents with one unlocked identity.
 func runPKCS12Benchmarks(_ harness: BenchHarness) async throws {
-    do {
-        try await measurePKCS12(harness)
-    } catch {
-        harness.note("pkcs12 benchmarks could not run: \(error)")
-    }
-}
-
-private func measurePKCS12(_ harness: BenchHarness) async throws {
     let directory = harness.scratch.appendingPathComponent("pkcs12", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let password = "bench-пароль"

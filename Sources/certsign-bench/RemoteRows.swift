@@ -7,6 +7,47 @@ import RemoteSigning
 /// explanatory row (libcurl itself does not reach wrk on this machine).
 let remoteRoundTripGoal = 0.9
 
+/// A logged-in client of one remote provider on an emulator, as the remote suites measure it.
+protocol RemoteBenchSession: Sendable {
+    /// The suite's name (`fmp`), also the emulator's CA file prefix.
+    static var name: String { get }
+    /// Logs in on the emulator at `base`.
+    init(base: URL, transport: CurlTransport) async throws
+    /// The transport the client uses.
+    var transport: CurlTransport { get }
+    /// The routes, in the order they are measured (the first also gets the opt-in row).
+    var routes: [RemoteRoute] { get }
+    /// Notes where the time goes (the bare transport, parsing), measured at one moment.
+    func noteWhereTheTimeGoes(_ harness: BenchHarness, scheme: String) async throws
+    /// The table note saying what ran.
+    func describe(_ emulator: BenchEmulator) -> String
+}
+
+/// One remote suite over HTTP and then HTTPS: each route sequential and 8 in flight, our client against
+/// the C libcurl loop (the goal) and wrk against the same loop (explanatory).
+func runRemoteBenchmarks<Session: RemoteBenchSession>(_ harness: BenchHarness, _ session: Session.Type) async throws {
+    for tls in [false, true] {
+        let emulator = try BenchEmulator(
+            tls: tls,
+            scratch: harness.scratch,
+            name: Session.name,
+            options: harness.options
+        )
+        defer { emulator.stop() }
+        let session = try await Session(base: emulator.base, transport: emulator.transport)
+        let scheme = tls ? "HTTPS" : "HTTP"
+        try await session.noteWhereTheTimeGoes(harness, scheme: scheme)
+        guard let rows = RemoteRows(harness, emulator: emulator) else { return }
+        for (index, route) in session.routes.enumerated() {
+            try await rows.measure(route)
+            if index == 0 { try await rows.measureOptIn(route, transport: session.transport) }
+        }
+        harness.note(
+            "\(scheme) " + session.describe(emulator) + "; " + benchExecutorNote(emulator.transport, harness.options)
+        )
+    }
+}
+
 /// One route of a remote provider as the bench measures it: our client's call, and the same HTTP
 /// request for the C libcurl loop and wrk.
 struct RemoteRoute {

@@ -41,15 +41,21 @@ if suites.contains("signing") || options.signingChild != nil {
 }
 // Before the others: its child processes exit inside it.
 if suites.contains("pdf") { try await harness.run(suite: "pdf") { try await runPDFBenchmarks(harness) } }
-if suites.contains("pkcs12") { try await harness.run(suite: "pkcs12") { try await runPKCS12Benchmarks(harness) } }
+if suites.contains("pkcs12") {
+    try await harness.runNotingFailure(suite: "pkcs12") { try await runPKCS12Benchmarks(harness) }
+}
 if suites.contains("pkcs12-store") {
     try await harness.run(suite: "pkcs12-store") { try await runPKCS12StoreUnlockBenchmark(harness) }
 }
-if suites.contains("fmp") { try await harness.run(suite: "fmp") { try await runFMPBenchmarks(harness) } }
-if suites.contains("cryptopro") {
-    try await harness.run(suite: "cryptopro") { try await runCryptoProBenchmarks(harness) }
+if suites.contains("fmp") {
+    try await harness.run(suite: "fmp") { try await runRemoteBenchmarks(harness, FMPBenchSession.self) }
 }
-if suites.contains("pkcs11") { try await harness.run(suite: "pkcs11") { try await runPKCS11Benchmarks(harness) } }
+if suites.contains("cryptopro") {
+    try await harness.run(suite: "cryptopro") { try await runRemoteBenchmarks(harness, CryptoProBenchSession.self) }
+}
+if suites.contains("pkcs11") {
+    try await harness.runNotingFailure(suite: "pkcs11") { try await runPKCS11Benchmarks(harness) }
+}
 if suites.contains("gost") { try await harness.run(suite: "gost") { try await runGOSTBenchmarks(harness) } }
 if suites.contains("verify") { try await harness.run(suite: "verify") { try await runVerifyBenchmarks(harness) } }
 
