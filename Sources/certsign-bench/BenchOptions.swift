@@ -126,8 +126,22 @@ struct BenchOptions: Sendable {
         return options
     }
 
-    /// The command as it was run, for BENCHMARKS.md.
-    var commandLine: String { (["certsign-bench"] + arguments).joined(separator: " ") }
+    /// The command as it was run, for BENCHMARKS.md: without `--write FILE` (a path on the machine that
+    /// ran it, and the file the line is written into).
+    var commandLine: String {
+        var shown: [String] = []
+        var skipNext = false
+        for argument in arguments {
+            if skipNext {
+                skipNext = false
+            } else if argument == "--write" {
+                skipNext = true
+            } else if !argument.hasPrefix("--write=") {
+                shown.append(argument)
+            }
+        }
+        return (["certsign-bench"] + shown).joined(separator: " ")
+    }
 
     private static func number(_ text: String) throws -> Int {
         guard let value = Int(text), value > 0 else { throw UsageError(description: "not a positive number: \(text)") }

@@ -103,46 +103,28 @@ struct BatchCrashTests {
         )
     }
 
-    /// ``KillPointTests/countSteps(_:fixture:)`` with `--seccomp-bpf`: strace stops the process
-    /// only at the traced calls, not at each of the ~30 system calls per document of a large batch.
+    /// ``KillPointTests/countSteps(_:fixture:steps:seccomp:)`` with `--seccomp-bpf`, `syncfs` counted too.
     static func countSteps(_ arguments: [String], fixture: CrashFixture) throws -> [String: Int] {
-        let trace = fixture.work.path("logs/trace-\(UUID().uuidString)")
-        let result = try ExternalTool.run(
-            "strace",
-            [
-                "-f", "--seccomp-bpf", "-qq", "-o", trace, "-e", "trace=\(steps.joined(separator: ","))",
-                Subprocess.certsign,
-            ] + arguments,
-            environment: KillPointTests.tracedEnvironment(fixture)
-        )
-        try #require(result.succeeded, "traced run failed: \(result.errorOutput)")
-        var counts: [String: Int] = [:]
-        for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
-        where !line.contains("resumed>") {
-            for step in steps where line.contains(" \(step)(") { counts[step, default: 0] += 1 }
-        }
-        return counts
+        try KillPointTests.countSteps(arguments, fixture: fixture, steps: steps, seccomp: true)
     }
 
-    /// ``KillPointTests/runKilled(at:occurrence:_:fixture:)``, with `--seccomp-bpf` for the first
-    /// occurrence only: strace 6.1 with `-f --seccomp-bpf` never fires `inject=…:when=N` for N ≥ 2
-    /// in a thread (the workers and the coordinator run on threads), so those kills silently did not
-    /// happen; without it strace stops at every system call (about 5 s for 2000 documents).
-    static func runKilled(
+    /// ``KillPointTests/killOrFinish(at:occurrence:_:fixture:seccomp:context:)`` with `--seccomp-bpf` for
+    /// the first occurrence.
+    static func killOrFinish(
         at step: String,
         occurrence: Int,
         _ arguments: [String],
-        fixture: CrashFixture
+        fixture: CrashFixture,
+        context: String
     ) throws -> Subprocess.Outcome {
-        let pid = try Subprocess.start(
+        try KillPointTests.killOrFinish(
+            at: step,
+            occurrence: occurrence,
             arguments,
-            environment: KillPointTests.tracedEnvironment(fixture),
-            log: fixture.log("\(step)-\(occurrence)"),
-            via: ["strace", "-f"] + (occurrence == 1 ? ["--seccomp-bpf"] : []) + [
-                "-qq", "-o", "/dev/null", "-e", "trace=\(step)", "-e", "inject=\(step):signal=KILL:when=\(occurrence)",
-            ]
+            fixture: fixture,
+            seccomp: true,
+            context: context
         )
-        return Subprocess.wait(pid)
     }
 
     @Test func killedAtRandomDuringATwoThousandDocumentBatch() async throws {
@@ -238,14 +220,14 @@ struct BatchCrashTests {
             for occurrence in stride(from: 1, through: count, by: step == "pwrite64" ? 3 : 1) {
                 run += 1
                 let directory = fixture.work.path("small-\(run)")
-                let outcome = try Self.runKilled(
+                let outcome = try Self.killOrFinish(
                     at: step,
                     occurrence: occurrence,
                     Self.arguments(fixture, small, into: directory),
-                    fixture: fixture
+                    fixture: fixture,
+                    context: "\(step) #\(occurrence)"
                 )
                 if outcome == .signaled(SIGKILL) { killed += 1 }
-                #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "\(step) #\(occurrence): \(outcome)")
                 _ = try await Self.check(
                     fixture,
                     directory: directory,
@@ -284,13 +266,13 @@ struct BatchCrashTests {
         for (step, occurrence) in points {
             run += 1
             let directory = fixture.work.path("large-\(run)")
-            let outcome = try Self.runKilled(
+            let outcome = try Self.killOrFinish(
                 at: step,
                 occurrence: occurrence,
                 Self.arguments(fixture, documents, into: directory),
-                fixture: fixture
+                fixture: fixture,
+                context: "\(step) #\(occurrence)"
             )
-            #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "\(step) #\(occurrence): \(outcome)")
             let left = try await Self.check(
                 fixture,
                 directory: directory,
@@ -331,13 +313,13 @@ struct BatchCrashTests {
             for occurrence in 1...count {
                 let directory = fixture.work.path("group-\(step)-\(occurrence)")
                 let context = "12 documents killed at \(step) #\(occurrence)"
-                let outcome = try Self.runKilled(
+                let outcome = try Self.killOrFinish(
                     at: step,
                     occurrence: occurrence,
                     Self.arguments(fixture, documents, into: directory),
-                    fixture: fixture
+                    fixture: fixture,
+                    context: "\(context)"
                 )
-                #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "\(context): \(outcome)")
                 let left = try await Self.check(
                     fixture,
                     directory: directory,

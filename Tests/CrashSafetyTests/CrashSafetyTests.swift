@@ -25,6 +25,17 @@ import Testing
                 ? Double.random(in: 0.3...1.05, using: &random) : Double.random(in: 0.75...1.05, using: &random))
     }
 
+    /// Runs each command (a log name and certsign's arguments) to completion, as a calibration before
+    /// the kills; their times in seconds. A failure ends the test.
+    static func completedRuns(_ runs: [(name: String, arguments: [String])], fixture: CrashFixture) throws -> [Double] {
+        try runs.map { run in
+            let log = fixture.log(run.name)
+            let (outcome, time) = try Subprocess.run(run.arguments, environment: fixture.environment, log: log)
+            try #require(outcome.succeeded, "\(run.name): \(outcome) \(Subprocess.errors(log))")
+            return time
+        }
+    }
+
     @Test func killedCommandsLeaveAWorkingStore() async throws {
         let fixture = try CrashFixture(keyType: .p256)
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
@@ -33,19 +44,11 @@ import Testing
         let environment = fixture.environment
 
         // MARK: Import
-        var imported: Set<String> = []
-        var importTimes: [Double] = []
-        for alias in ["signer", "replaced", "calibration"] {
-            let log = fixture.log("import-\(alias)")
-            let (outcome, time) = try Subprocess.run(
-                fixture.importArguments(alias: alias),
-                environment: environment,
-                log: log
-            )
-            try #require(outcome.succeeded, "import \(alias): \(outcome) \(Subprocess.errors(log))")
-            imported.insert(alias)
-            importTimes.append(time)
-        }
+        var imported: Set<String> = ["signer", "replaced", "calibration"]
+        var importTimes = try Self.completedRuns(
+            imported.sorted().map { ("import-\($0)", fixture.importArguments(alias: $0)) },
+            fixture: fixture
+        )
         let importTime = CrashFixture.median(importTimes)  // the first estimate, reported
         var importLanded = 0
         var importInsideWrite = 0
@@ -129,20 +132,11 @@ import Testing
         }
 
         // MARK: Export
-        var exported: [String] = []
-        var exportTimes: [Double] = []
-        for run in ["cal0", "cal1"] {
-            let path = fixture.work.path("e-\(run).p12")
-            let log = fixture.log("export-\(run)")
-            let (outcome, time) = try Subprocess.run(
-                fixture.exportArguments(to: path),
-                environment: environment,
-                log: log
-            )
-            try #require(outcome.succeeded, "export: \(outcome) \(Subprocess.errors(log))")
-            exported.append(path)
-            exportTimes.append(time)
-        }
+        var exported = ["cal0", "cal1"].map { fixture.work.path("e-\($0).p12") }
+        var exportTimes = try Self.completedRuns(
+            exported.map { ("export-\(URL(fileURLWithPath: $0).lastPathComponent)", fixture.exportArguments(to: $0)) },
+            fixture: fixture
+        )
         let exportTime = CrashFixture.median(exportTimes)  // the first estimate, reported
         var exportLanded = 0
         var exportInsideWrite = 0
@@ -187,10 +181,7 @@ import Testing
         }
 
         let trust = [fixture.pki.root.certificate]
-        let verifier = SigningCoordinator(
-            registry: ProviderRegistry(),
-            journal: try SignatureJournal(url: fixture.work.url.appendingPathComponent("verify.sqlite"))
-        )
+        let verifier = try BatchCrashTests.makeVerifier(fixture)
         for document in attempted where FileManager.default.fileExists(atPath: document + ".p7s") {
             let signature = try fixture.work.read(URL(fileURLWithPath: document + ".p7s").lastPathComponent)
             let result = try await verifier.verify(
@@ -323,10 +314,7 @@ import Testing
         #expect(Set(rows.compactMap { $0["signatureFile"] as? String }) == expected)
 
         // Every signature verifies (in-process, same code as `certsign verify`); a sample with openssl and certsign.
-        let verifier = SigningCoordinator(
-            registry: ProviderRegistry(),
-            journal: try SignatureJournal(url: fixture.work.url.appendingPathComponent("verify.sqlite"))
-        )
+        let verifier = try BatchCrashTests.makeVerifier(fixture)
         let trust = [fixture.pki.root.certificate]
         for document in batches.joined() {
             let signature = Array(try Data(contentsOf: URL(fileURLWithPath: document + ".p7s")))
