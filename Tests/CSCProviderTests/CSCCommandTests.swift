@@ -8,18 +8,12 @@ import Testing
 
 @Suite("certsign with --provider csc and certsign csc credentials")
 struct CSCCommandTests {
-    static let binary = ExternalTool.builtProduct("certsign") ?? "certsign"
-
     func run(
         _ arguments: [String],
         store: TemporaryDirectory,
         environment: [String: String] = [:]
     ) throws -> ExternalTool.Result {
-        try ExternalTool.run(
-            CSCCommandTests.binary,
-            arguments,
-            environment: environment.merging(["CERTSIGN_HOME": store.url.path]) { $1 }
-        )
+        try CLI.run(arguments, store: store, environment: environment)
     }
 
     @Test(

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
+import TestSupport
 import Testing
 
 /// The CLI as a new user meets it (issue 17): help, suggestions, hints that point at the right

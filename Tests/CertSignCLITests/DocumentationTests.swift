@@ -1,5 +1,6 @@
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Shell completion and the man page, generated from the declarations, are valid for their tools.

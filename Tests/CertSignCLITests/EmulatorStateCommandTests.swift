@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Glibc
 /// `openssl ocsp` answers good), and after a restart on the same state the same signature still does.
 @Suite(
     "certsign emulator: kept state, --ca-out, revocation URLs",
-    .enabled(if: ExternalTool.builtProduct("certsign") != nil, "the certsign binary is not built")
+    .enabled(if: CLI.isBuilt, "the certsign binary is not built")
 )
 struct EmulatorStateCommandTests {
     /// One running `certsign --json emulator …`; `stop()` sends SIGINT and waits.

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
+import TestSupport
 import Testing
 
 /// GOST R 34.10-2012 end to end through the `certsign` binary: PKCS#12 files written by `openssl

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("certsign sign --format pades and certsign verify FILE.pdf")

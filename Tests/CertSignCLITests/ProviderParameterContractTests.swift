@@ -7,6 +7,7 @@ import Foundation
 import PKCS11Provider
 import PKCS12Provider
 import RemoteSigning
+import TestSupport
 import Testing
 
 /// Every provider declares its parameters once (a schema) and registers itself with one call; all

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
+import TestSupport
 import Testing
 
 /// Every shell example of the README and of docs/*.md (their fenced `sh` / `bash` blocks) runs as

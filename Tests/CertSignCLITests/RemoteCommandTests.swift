@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
+import TestSupport
 import Testing
 
 /// The dss commands and `sign --provider cryptopro-dss`, run as real processes against the DSS

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
+import TestSupport
 import Testing
 
 /// `certsign dss login --ca-file --client-identity` against the emulator serving HTTPS and

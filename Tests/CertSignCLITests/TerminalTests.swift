@@ -1,5 +1,6 @@
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// What certsign draws when it runs on a terminal: `script` (util-linux) gives it a real

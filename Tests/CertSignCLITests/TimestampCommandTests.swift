@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
+import TestSupport
 import Testing
 
 /// `certsign sign --tsa`, `certsign timestamp`, `certsign verify --tsa-ca / --crl / --check-revocation`

@@ -1,5 +1,6 @@
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct UsageTests {

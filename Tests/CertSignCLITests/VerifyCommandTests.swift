@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// `certsign verify` under the validation model (issue 11, part A): `--at`, every signer listed,

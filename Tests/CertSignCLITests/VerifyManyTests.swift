@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// `certsign verify SIG…`: many signatures and PDFs in one call (issue 27 part E), each reported on

@@ -54,7 +54,7 @@ struct CrashFixture {
 
     /// Runs certsign to completion through `ExternalTool` (stdout captured) for the final checks.
     func certsign(_ arguments: [String]) throws -> ExternalTool.Result {
-        let result = try ExternalTool.run(Subprocess.certsign, arguments, environment: environment)
+        let result = try CLI.run(arguments, environment: environment)
         #expect(
             !result.output.contains(password) && !result.errorOutput.contains(password),
             "a password leaked: \(arguments)"

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
 import Signing
+import TestSupport
 import Testing
 
 /// The random-delay kills of ``CrashSafetyTests`` land mostly before or after the few microseconds
@@ -38,7 +39,7 @@ struct KillPointTests {
         let result = try ExternalTool.run(
             "strace",
             ["-f"] + (seccomp ? ["--seccomp-bpf"] : []) + [
-                "-qq", "-o", trace, "-e", "trace=\(steps.joined(separator: ","))", Subprocess.certsign,
+                "-qq", "-o", trace, "-e", "trace=\(steps.joined(separator: ","))", CLI.binary,
             ] + arguments,
             environment: tracedEnvironment(fixture)
         )

@@ -1,12 +1,11 @@
 import CertificateProvidersTesting
 import Foundation
 import Glibc
+import TestSupport
 
 /// Starts the real `certsign` binary with `posix_spawn`, so a test can `kill -9` it at a chosen
 /// moment and tell "exited 0 before the kill" from "killed".
 enum Subprocess {
-    /// `.build/<config>/certsign`, next to the test bundle.
-    static let certsign: String = ExternalTool.builtProduct("certsign") ?? "certsign"
 
     /// How a process ended.
     enum Outcome: Equatable, CustomStringConvertible {
@@ -35,8 +34,8 @@ enum Subprocess {
         via wrapper: [String] = []
     ) throws -> pid_t {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let executable = wrapper.first.map { ExternalTool.path(of: $0) ?? $0 } ?? certsign
-        let argv = [executable] + wrapper.dropFirst() + (wrapper.isEmpty ? [] : [certsign]) + arguments
+        let executable = wrapper.first.map { ExternalTool.path(of: $0) ?? $0 } ?? CLI.binary
+        let argv = [executable] + wrapper.dropFirst() + (wrapper.isEmpty ? [] : [CLI.binary]) + arguments
         let cArguments = argv.map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {

@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// `certsign tokens` and `certsign sign --provider pkcs11`, run as child processes against tokens in a
@@ -9,7 +10,7 @@ import Testing
 @Suite(
     "PKCS#11 in the certsign CLI",
     .enabled(
-        if: SoftHSMFixture.isAvailable && ExternalTool.builtProduct("certsign") != nil,
+        if: SoftHSMFixture.isAvailable && CLI.isBuilt,
         "softhsm2, opensc, openssl or the certsign binary is missing"
     )
 )
@@ -57,9 +58,7 @@ struct PKCS11CLITests {
 
         /// Runs certsign with this token directory, a private store, and `environment`.
         func certsign(_ arguments: [String], environment: [String: String] = [:]) throws -> ExternalTool.Result {
-            let binary = try #require(ExternalTool.builtProduct("certsign"))
-            return try ExternalTool.run(
-                binary,
+            try CLI.run(
                 arguments,
                 environment: [
                     "SOFTHSM2_CONF": configPath, "CERTSIGN_HOME": directory.path("home"),

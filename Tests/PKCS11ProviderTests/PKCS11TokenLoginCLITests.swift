@@ -11,7 +11,7 @@ import Testing
 @Suite(
     "certsign tokens with a PIN, and PKCS#11 hints",
     .enabled(
-        if: SoftHSMFixture.isAvailable && ExternalTool.builtProduct("certsign") != nil,
+        if: SoftHSMFixture.isAvailable && CLI.isBuilt,
         "softhsm2, opensc, openssl or the certsign binary is missing"
     )
 )

@@ -1,15 +1,21 @@
-import CertificateProvidersTesting
-import Foundation
+public import CertificateProvidersTesting
+public import Foundation
 import Testing
 
-/// Runs the built `certsign` binary as a subprocess, the way users and scripts do.
-enum CLI {
-    /// `.build/<config>/certsign`, next to the test bundle.
-    static let binary: String = ExternalTool.builtProduct("certsign") ?? "certsign"
+/// Runs the built `certsign` binary as a subprocess, the way users and scripts do. The one runner every
+/// test module uses: it runs the binary this build made, never a `certsign` found on `PATH`.
+public enum CLI {
+    /// `.build/<config>/certsign`, next to the test bundle. When it is not built, a path that does not
+    /// exist, so a run fails ("…/certsign is not installed") instead of finding another certsign.
+    public static let binary: String =
+        ExternalTool.builtProduct("certsign") ?? "/nonexistent/certsign-is-not-built/certsign"
+
+    /// Whether the binary is built (for `.enabled(if:)`).
+    public static var isBuilt: Bool { ExternalTool.builtProduct("certsign") != nil }
 
     /// Runs `certsign` with a private store directory and the given environment.
     @discardableResult
-    static func run(
+    public static func run(
         _ arguments: [String],
         store: TemporaryDirectory? = nil,
         environment: [String: String] = [:],
@@ -30,7 +36,7 @@ enum CLI {
 
     /// Runs `certsign` on a pseudo-terminal (util-linux `script`), as in a person's shell: stdout
     /// and stderr arrive together in `output`.
-    static func runOnTerminal(_ arguments: [String], store: TemporaryDirectory) throws -> ExternalTool.Result {
+    public static func runOnTerminal(_ arguments: [String], store: TemporaryDirectory) throws -> ExternalTool.Result {
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let command = ([binary] + arguments).map(quoted).joined(separator: " ")
         return try ExternalTool.run(
@@ -43,7 +49,7 @@ enum CLI {
     /// Runs certsign on a pseudo-terminal the way a person does: Python's pty module waits until
     /// `prompt` appears, types `typed` and Enter, and returns everything the terminal showed (stdout)
     /// and certsign's exit status. The typed text travels in the environment, never in argv.
-    static func typeOnTerminal(
+    public static func typeOnTerminal(
         _ arguments: [String],
         after prompt: String,
         typing typed: String,
@@ -80,7 +86,7 @@ enum CLI {
     }
 
     /// Parses stdout as one JSON object.
-    static func json(_ result: ExternalTool.Result) throws -> [String: Any] {
+    public static func json(_ result: ExternalTool.Result) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: result.standardOutput)
         return try #require(object as? [String: Any], "stdout is not a JSON object: \(result.output)")
     }
