@@ -3,7 +3,7 @@ import Foundation
 public import RemoteSigning
 import Synchronization
 
-/// A CryptoPro DSS server as a `CertificateProvider` (ID ``CertificateProviders/ProviderID/cryptoProDSS``,
+/// A CryptoPro DSS server as a `CertificateProvider` (ID ``ProviderID/cryptoProDSS``,
 /// `cryptopro-dss`) whose server builds the signatures (`DocumentSigning`).
 ///
 /// Parameters: ``schema`` declares them (key, type, default, secret or not, meaning);
@@ -33,109 +33,6 @@ import Synchronization
 /// PIN-protected key without the PIN. ``deleteStoredCertificate()`` removes it. The token never
 /// appears in a description or an error.
 public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
-    /// The parameter keys this provider reads.
-    public enum ParameterKey {
-        /// The `url` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let url = ProviderParameters.Key.url
-        /// The `username` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let username: ProviderParameters.Key = "username"
-        /// The `password` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let password: ProviderParameters.Key = "password"
-        /// The `clientID` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let clientID: ProviderParameters.Key = "clientID"
-        /// The `clientSecret` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let clientSecret: ProviderParameters.Key = "clientSecret"
-        /// The `certificateID` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let certificateID: ProviderParameters.Key = "certificateID"
-        /// The `certificate` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let certificate: ProviderParameters.Key = "certificate"
-        /// The `pin` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let pin: ProviderParameters.Key = "pin"
-        /// The `storeDirectory` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
-        /// The `allowInsecureHTTP` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let allowInsecureHTTP = RemoteProviderParameters.allowInsecureHTTP.key
-        /// The `timeout` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let timeout = RemoteProviderParameters.timeout.key
-        /// The `uploadMode` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let uploadMode: ProviderParameters.Key = "uploadMode"
-        /// The `maxUploadBytes` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let maxUploadBytes: ProviderParameters.Key = "maxUploadBytes"
-
-        /// The `trustedCAFile` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
-        /// The `clientIdentity` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let clientIdentity = RemoteTLSParameters.clientIdentity
-        /// The `clientIdentityPassword` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
-
-        /// Every key the provider accepts (the keys of ``CryptoProDSSProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = CryptoProDSSProvider.schema.keys
-    }
-
-    /// The provider's parameters, each declared once (validation, redaction and help come from here).
-    public static let schema = ProviderParameterSchema(
-        provider: .cryptoProDSS,
-        [
-            .init(
-                ParameterKey.url,
-                .url,
-                "the server's base URL (https://; http:// only to loopback or with allowInsecureHTTP)"
-            ),
-            .init(ParameterKey.username, .string, "the DSS user (to log in)"),
-            .init(ParameterKey.password, .secret, "the user's password (to log in)"),
-            .init(
-                ParameterKey.clientID,
-                .string,
-                default: "cryptopro.cloud.csp",
-                "the OAuth client registered on the STS"
-            ),
-            .init(ParameterKey.clientSecret, .secret, "the OAuth client secret (sent as HTTP Basic)"),
-            .init(ParameterKey.certificateID, .integer(atLeast: 0), "the certificate to use; 0 is the user's default"),
-            .init(ParameterKey.certificate, .string, "the certificate by friendly name, subject DN or CN"),
-            .init(ParameterKey.pin, .secret, "the certificate PIN, sent as PinCode when signing"),
-            .init(ParameterKey.storeDirectory, .path, "a directory for the session cache"),
-            .init(
-                ParameterKey.uploadMode,
-                .oneOf(["auto", "content", "hash"]),
-                default: "auto",
-                "content sends the document, hash its digest, auto the document up to maxUploadBytes"
-            ),
-            .init(
-                ParameterKey.maxUploadBytes,
-                .integer(atLeast: 1),
-                default: String(CryptoProDSSProvider.defaultMaxUploadBytes),
-                "the largest document auto and content send whole"
-            ),
-        ] + RemoteProviderParameters.shared,
-        rules: RemoteProviderParameters.rules
-    )
-
-    /// One line saying what the provider is (`certsign providers`).
-    public static let summary = "CryptoPro DSS SignServer REST API (server-side CAdES)"
-
-    /// Registers the provider under ``CertificateProviders/ProviderID/cryptoProDSS`` with its schema;
-    /// each `makeProvider` call makes a fresh provider with these arguments.
-    /// - Parameters: as ``init(parameters:transport:clientIdentityLookup:warning:)``.
-    /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
-    public static func register(
-        in registry: inout ProviderRegistry,
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        clientIdentityLookup: ClientIdentityLookup? = nil,
-        warning: (@Sendable (String) -> Void)? = nil
-    ) throws {
-        let parameters = try schema.validate(parameters)
-        try registry.register(.cryptoProDSS, description: summary, schema: schema) {
-            try CryptoProDSSProvider(
-                parameters: parameters,
-                transport: transport,
-                clientIdentityLookup: clientIdentityLookup,
-                warning: warning
-            )
-        }
-    }
-
     /// How documents go up (the `uploadMode` parameter).
     public enum UploadMode: String, Sendable {
         /// The document itself (`Hash: False`).
@@ -180,7 +77,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         var session: Session?
     }
 
-    /// Always ``CertificateProviders/ProviderID/cryptoProDSS`` (`cryptopro-dss`).
+    /// Always ``ProviderID/cryptoProDSS`` (`cryptopro-dss`).
     public let providerID: ProviderID = .cryptoProDSS
     private let transport: (any HTTPTransport)?
     private let clientIdentityLookup: ClientIdentityLookup?

@@ -3,11 +3,6 @@ public import CertificateProviders
 import Foundation
 import Synchronization
 
-extension ProviderID {
-    /// Keys on smart cards, USB tokens and HSMs through a PKCS#11 module.
-    public static let pkcs11: ProviderID = "pkcs11"
-}
-
 extension ProviderParameters.Key {
     /// Renamed ``PKCS11CertificateProvider/ParameterKey/module`` (the `module` key).
     @available(*, deprecated, renamed: "PKCS11CertificateProvider.ParameterKey.module")
@@ -115,19 +110,6 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         var kept = parameters
         kept[ParameterKey.pin] = nil
         state = Mutex(State(parameters: kept, pendingPIN: try parameters.secret(ParameterKey.pin)))
-    }
-
-    /// Registers this provider under `.pkcs11` in `registry`; each `makeProvider` call creates a
-    /// fresh instance with `parameters`.
-    /// - Throws: `.providerAlreadyRegistered`, `.invalidParameter`.
-    public static func register(
-        in registry: inout ProviderRegistry,
-        parameters: ProviderParameters = ProviderParameters()
-    ) throws {
-        let parameters = try schema.validate(parameters)
-        try registry.register(.pkcs11, description: summary, schema: schema) {
-            try PKCS11CertificateProvider(parameters: parameters)
-        }
     }
 
     /// The current parameters (`module`, `uri`; never the PIN).

@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import PKCS12Provider
 import Signing
 
 /// `CERTSIGN_BENCH_PROFILE=cms-rsa|cms-p256 [CERTSIGN_BENCH_PROFILE_COUNT=N] certsign-bench`: signs
