@@ -1,5 +1,6 @@
 public import CertificateProviders
 import Foundation
+import RemoteProviderSupport
 public import RemoteSigning
 import Synchronization
 
@@ -26,9 +27,8 @@ public final class CSCProvider: CertificateProvider {
 
     /// Always ``ProviderID/csc`` (`csc`).
     public let providerID: ProviderID = .csc
-    private let transport: (any HTTPTransport)?
-    private let additionalHeaders: [(name: String, value: String)]
-    private let clientIdentityLookup: ClientIdentityLookup?
+    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
+    let base: RemoteProviderBase
     private let state: Mutex<State>
 
     /// Creates a provider.
@@ -62,10 +62,13 @@ public final class CSCProvider: CertificateProvider {
         additionalHeaders: [(name: String, value: String)],
         clientIdentityLookup: ClientIdentityLookup? = nil
     ) throws {
-        self.transport = transport
-        self.clientIdentityLookup = clientIdentityLookup
-        self.additionalHeaders = additionalHeaders
-        state = Mutex(State(parameters: try CSCProvider.schema.validate(parameters)))
+        base = RemoteProviderBase(
+            schema: CSCProvider.schema,
+            transport: transport,
+            additionalHeaders: additionalHeaders,
+            clientIdentityLookup: clientIdentityLookup
+        )
+        state = Mutex(State(parameters: try base.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
@@ -74,7 +77,7 @@ public final class CSCProvider: CertificateProvider {
     /// Replaces the parameters and forgets the identity made with the old ones.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try CSCProvider.schema.validate(parameters)
+        let parameters = try base.validate(parameters)
         state.withLock {
             $0.parameters = parameters
             $0.identity = nil
@@ -86,7 +89,7 @@ public final class CSCProvider: CertificateProvider {
     ///   not have (the reason lists the client's credentials); `.authenticationFailed` for a refused
     ///   client; `.unsupportedOperation` for a disabled key; `.network`, `.timeout`, the TLS codes.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try CSCProvider.schema.validate(parameters.merging(options))
+        let merged = try base.validate(parameters.merging(options))
         let client = try makeClient(merged)
         var credentialID = try merged.string(ParameterKey.credentialID)
         if credentialID == nil {
@@ -172,29 +175,27 @@ public final class CSCProvider: CertificateProvider {
     // MARK: Parameters
 
     private func makeClient(_ parameters: ProviderParameters) throws -> CSCClient {
-        guard let url = try parameters.url(ParameterKey.url) else {
+        guard try parameters.url(ParameterKey.url) != nil else {
             throw CertificateProviderError.invalidParameter("parameter 'url' is required")
         }
         guard let clientID = try parameters.string(ParameterKey.clientID), !clientID.isEmpty else {
             throw CertificateProviderError.invalidParameter("parameter 'clientID' is required")
         }
-        let policy = try RemoteProviderParameters.endpointPolicy(parameters)
-        try policy.validate(url)
+        let (url, policy) = try base.endpoint(
+            [ParameterKey.url],
+            in: parameters,
+            missing: "parameter 'url' is required"
+        )
         let configuration = CSCClient.Configuration(
             baseURL: url,
             clientID: clientID,
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
             timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy
-        ).withAdditionalHeaders(additionalHeaders)
+        ).withAdditionalHeaders(base.additionalHeaders)
         return CSCClient(
             configuration: configuration,
-            transport: try RemoteTLSParameters.transport(
-                for: parameters,
-                endpointPolicy: policy,
-                given: transport,
-                identityLookup: clientIdentityLookup
-            )
+            transport: try base.transport(for: parameters, endpointPolicy: policy)
         )
     }
 }

@@ -1,5 +1,6 @@
 public import CertificateProviders
 import Foundation
+import RemoteProviderSupport
 public import RemoteSigning
 import Synchronization
 
@@ -79,10 +80,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     /// Always ``ProviderID/cryptoProDSS`` (`cryptopro-dss`).
     public let providerID: ProviderID = .cryptoProDSS
-    private let transport: (any HTTPTransport)?
-    private let clientIdentityLookup: ClientIdentityLookup?
-    private let additionalHeaders: [(name: String, value: String)]
-    private let warning: (@Sendable (String) -> Void)?
+    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
+    let base: RemoteProviderBase
     let state: Mutex<State>
 
     /// Creates a provider.
@@ -95,36 +94,19 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     ///     others, not a regular file, damaged); default none.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
     ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
-    public convenience init(
+    public init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
     ) throws {
-        try self.init(
-            parameters: parameters,
+        base = RemoteProviderBase(
+            schema: CryptoProDSSProvider.schema,
             transport: transport,
-            additionalHeaders: [],
             clientIdentityLookup: clientIdentityLookup,
             warning: warning
         )
-    }
-
-    /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
-    /// fault header); the other arguments as in the public initializer.
-    /// - Throws: `.invalidParameter`, as the public initializer.
-    package init(
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        additionalHeaders: [(name: String, value: String)],
-        clientIdentityLookup: ClientIdentityLookup? = nil,
-        warning: (@Sendable (String) -> Void)? = nil
-    ) throws {
-        self.transport = transport
-        self.clientIdentityLookup = clientIdentityLookup
-        self.additionalHeaders = additionalHeaders
-        self.warning = warning
-        state = Mutex(State(parameters: try CryptoProDSSProvider.schema.validate(parameters)))
+        state = Mutex(State(parameters: try base.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
@@ -134,7 +116,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// is dropped (the next use logs in with the new parameters).
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try CryptoProDSSProvider.schema.validate(parameters)
+        let parameters = try base.validate(parameters)
         state.withLock { state in
             state.parameters = parameters
             if let session = state.session, !CryptoProDSSProvider.serves(session, parameters) {
@@ -149,7 +131,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     ///   not have (the reason lists the user's certificates); `.authenticationFailed`, `.network`,
     ///   `.timeout`; `.fileSystem` when the cache cannot be written.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try CryptoProDSSProvider.schema.validate(parameters.merging(options))
+        let merged = try base.validate(parameters.merging(options))
         let configuration = try configuration(from: merged)
         let client = CryptoProDSSClient(
             configuration: configuration,
@@ -478,38 +460,33 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     // MARK: Parameters
 
-    /// The app's transport, or a CurlTransport with the TLS parameters, or nil (the client's default).
+    /// The app's transport, or a CurlTransport made now with the TLS parameters.
     private func providerTransport(
         _ parameters: ProviderParameters,
         _ configuration: CryptoProDSSClient.Configuration
-    ) throws -> (any HTTPTransport)? {
-        try RemoteTLSParameters.transport(
-            for: parameters,
-            endpointPolicy: configuration.endpointPolicy,
-            given: transport,
-            identityLookup: clientIdentityLookup
-        )
+    ) throws -> any HTTPTransport {
+        try base.transport(for: parameters, endpointPolicy: configuration.endpointPolicy)
     }
 
     private func configuration(from parameters: ProviderParameters) throws -> CryptoProDSSClient.Configuration {
-        guard let url = try parameters.url(ParameterKey.url) else {
-            throw CertificateProviderError.invalidParameter("parameter 'url' is required")
-        }
-        let policy = try RemoteProviderParameters.endpointPolicy(parameters)
-        try policy.validate(url)
+        let (url, policy) = try base.endpoint(
+            [ParameterKey.url],
+            in: parameters,
+            missing: "parameter 'url' is required"
+        )
         var configuration = CryptoProDSSClient.Configuration(
             baseURL: url,
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
             timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy
-        ).withAdditionalHeaders(additionalHeaders)
+        ).withAdditionalHeaders(base.additionalHeaders)
         if let clientID = try parameters.string(ParameterKey.clientID) { configuration.clientID = clientID }
         return configuration
     }
 
     func cache(_ parameters: ProviderParameters) throws -> CryptoProSessionCache? {
-        guard let path = try parameters.string(ParameterKey.storeDirectory), !path.isEmpty else { return nil }
-        return CryptoProSessionCache(directory: URL(fileURLWithPath: path, isDirectory: true), warning: warning)
+        guard let directory = try base.storeDirectory(parameters) else { return nil }
+        return CryptoProSessionCache(directory: directory, warning: base.warning)
     }
 
     static func text(of secret: Secret) -> String {

@@ -123,7 +123,7 @@ public actor FMPClient {
     ///     endpoint policy.
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
-        self.transport = transport ?? FMPClient.defaultTransport(configuration.endpointPolicy)
+        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
     }
 
     /// Creates a client that resumes a saved session (no request is made). Re-authentication is not
@@ -133,18 +133,14 @@ public actor FMPClient {
     ///   - session: the saved session.
     ///   - configuration: overrides for the session's configuration (routes, timeout, …); it must
     ///     point at the session's host, environment, project and device; nil takes the defaults.
-    ///   - transport: the networking; nil uses ``CurlTransport``.
+    ///   - transport: the networking; nil makes a ``CurlTransport`` with the configuration's endpoint
+    ///     policy (system trust store, no client certificate).
     public init(session: FMPSession, configuration: Configuration? = nil, transport: (any HTTPTransport)? = nil) {
         let configuration = configuration ?? Configuration(session: session)
         self.configuration = configuration
-        self.transport = transport ?? FMPClient.defaultTransport(configuration.endpointPolicy)
+        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
         self.tokens = (session.token, session.refreshToken)
         self.username = session.username
-    }
-
-    private static func defaultTransport(_ policy: RemoteEndpointPolicy) -> any HTTPTransport {
-        // Without trustedCAFile or clientIdentity, CurlTransport(configuration:) cannot throw.
-        (try? CurlTransport(configuration: .init(endpointPolicy: policy))) ?? CurlTransport()
     }
 
     // MARK: Session

@@ -1,5 +1,6 @@
 public import CertificateProviders
 import Foundation
+import RemoteProviderSupport
 public import RemoteSigning
 import Synchronization
 
@@ -37,10 +38,8 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     /// Always ``ProviderID/fmpDSS`` (`fmp-dss`).
     public let providerID: ProviderID = .fmpDSS
-    private let transport: (any HTTPTransport)?
-    private let clientIdentityLookup: ClientIdentityLookup?
-    private let additionalHeaders: [(name: String, value: String)]
-    private let warning: (@Sendable (String) -> Void)?
+    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
+    let base: RemoteProviderBase
     private let state: Mutex<State>
 
     /// Creates a provider.
@@ -52,36 +51,19 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     ///   - warning: called with a message when a session file is ignored; default none.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
     ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
-    public convenience init(
+    public init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
     ) throws {
-        try self.init(
-            parameters: parameters,
+        base = RemoteProviderBase(
+            schema: FMPDSSProvider.schema,
             transport: transport,
-            additionalHeaders: [],
             clientIdentityLookup: clientIdentityLookup,
             warning: warning
         )
-    }
-
-    /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
-    /// fault header); the other arguments as in the public initializer.
-    /// - Throws: `.invalidParameter`, as the public initializer.
-    package init(
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        additionalHeaders: [(name: String, value: String)],
-        clientIdentityLookup: ClientIdentityLookup? = nil,
-        warning: (@Sendable (String) -> Void)? = nil
-    ) throws {
-        self.transport = transport
-        self.clientIdentityLookup = clientIdentityLookup
-        self.additionalHeaders = additionalHeaders
-        self.warning = warning
-        state = Mutex(State(parameters: try FMPDSSProvider.schema.validate(parameters)))
+        state = Mutex(State(parameters: try base.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
@@ -90,7 +72,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// Replaces the parameters; an identity selected for other parameters is forgotten.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try FMPDSSProvider.schema.validate(parameters)
+        let parameters = try base.validate(parameters)
         state.withLock { $0.parameters = parameters }
     }
 
@@ -106,7 +88,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     ///   does not have; `.passwordRequired` without `password` and without a matching session;
     ///   `.authenticationFailed`, `.wrongPassword` (DSS password), `.network`, `.timeout`.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try FMPDSSProvider.schema.validate(parameters.merging(options))
+        let merged = try base.validate(parameters.merging(options))
         if try merged.secret(ParameterKey.password) != nil {
             _ = try await login(merged)
         }
@@ -300,7 +282,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         _ body: @Sendable (FMPClient, inout FMPSessionStore.Stored) async throws -> T
     ) async throws -> T {
         // Parameters given to init are checked here, through the schema, as setParameters checks them.
-        let parameters = try FMPDSSProvider.schema.validate(parameters)
+        let parameters = try base.validate(parameters)
         let store = try sessionStore(parameters)
         func run() async throws -> T {
             let loaded = try store.map { try $0.load() } ?? self.state.withLock { $0.session }
@@ -344,7 +326,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             session: stored.session,
             timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy
-        ).withAdditionalHeaders(additionalHeaders)
+        ).withAdditionalHeaders(base.additionalHeaders)
         return FMPClient(
             session: stored.session,
             configuration: configuration,
@@ -352,17 +334,12 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         )
     }
 
-    /// The app's transport, or a CurlTransport with the TLS parameters, or nil (the client's default).
+    /// The app's transport, or a CurlTransport made now with the TLS parameters.
     private func clientTransport(
         _ parameters: ProviderParameters,
         _ configuration: FMPClient.Configuration
-    ) throws -> (any HTTPTransport)? {
-        try RemoteTLSParameters.transport(
-            for: parameters,
-            endpointPolicy: configuration.endpointPolicy,
-            given: transport,
-            identityLookup: clientIdentityLookup
-        )
+    ) throws -> any HTTPTransport {
+        try base.transport(for: parameters, endpointPolicy: configuration.endpointPolicy)
     }
 
     /// Whether a kept session serves `parameters`: each of host, API version, environment,
@@ -408,18 +385,18 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     }
 
     private func sessionStore(_ parameters: ProviderParameters) throws -> FMPSessionStore? {
-        guard let path = try parameters.string(ParameterKey.storeDirectory), !path.isEmpty else { return nil }
-        return FMPSessionStore(directory: URL(fileURLWithPath: path, isDirectory: true), warning: warning)
+        guard let directory = try base.storeDirectory(parameters) else { return nil }
+        return FMPSessionStore(directory: directory, warning: base.warning)
     }
 
     // MARK: Parameters
 
     private func configuration(from parameters: ProviderParameters) throws -> FMPClient.Configuration {
-        guard let url = try parameters.url(ParameterKey.host) ?? parameters.url(ParameterKey.url) else {
-            throw CertificateProviderError.invalidParameter("parameter 'host' (the platform URL) is required to log in")
-        }
-        let policy = try RemoteProviderParameters.endpointPolicy(parameters)
-        try policy.validate(url)
+        let (url, policy) = try base.endpoint(
+            [ParameterKey.host, ParameterKey.url],
+            in: parameters,
+            missing: "parameter 'host' (the platform URL) is required to log in"
+        )
         return FMPClient.Configuration(
             apiVersion: try parameters.string(ParameterKey.apiVersion) ?? "v1",
             host: url,
@@ -428,6 +405,6 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             device: try parameters.string(ParameterKey.device) ?? ProcessInfo.processInfo.hostName,
             timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy
-        ).withAdditionalHeaders(additionalHeaders)
+        ).withAdditionalHeaders(base.additionalHeaders)
     }
 }
