@@ -302,99 +302,18 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         let mode = CryptoProDSSProvider.uploadMode(parameters)
         let limit = try parameters.integer(ParameterKey.maxUploadBytes) ?? CryptoProDSSProvider.defaultMaxUploadBytes
         let session = try await currentSession()
-
-        // The document's size, when the document itself is at hand.
-        let size: Int64?
-        switch request.payload {
-        case .content(let bytes): size = Int64(bytes.count)
-        case .digest:
-            size = try request.contentFile.map { url in
-                let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-                guard let size = (attributes?[.size] as? NSNumber)?.int64Value else {
-                    throw CertificateProviderError(.fileSystem, "CryptoPro DSS: cannot read the size of \(url.path)")
-                }
-                return size
-            }
-        }
-        let sendsContent: Bool
-        switch mode {
-        case .content:
-            guard let size else {
-                throw CertificateProviderError.invalidParameter(
-                    "CryptoPro DSS: uploadMode 'content' needs the document, but only its digest was given"
-                )
-            }
-            guard size <= Int64(limit) else {
-                throw CertificateProviderError.invalidParameter(
-                    "CryptoPro DSS: the document is \(size) bytes, more than maxUploadBytes (\(limit)); raise "
-                        + "maxUploadBytes or use uploadMode 'hash' or 'auto'"
-                )
-            }
-            sendsContent = true
-        case .hash: sendsContent = false
-        case .auto: sendsContent = size.map { $0 <= Int64(limit) } ?? false
-        }
-
-        let document: [UInt8]
-        let isHash: Bool
-        if sendsContent {
-            let keyAlgorithm = session.identity.certificate.publicKeyAlgorithm
-            let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
-            guard request.digestAlgorithm == fitting else {
-                throw CertificateProviderError(
-                    .unsupportedAlgorithm,
-                    "CryptoPro DSS: the server chooses the digest of a document (\(fitting.displayName) for this "
-                        + "\(keyAlgorithm.family) certificate), not \(request.digestAlgorithm.displayName); use "
-                        + "uploadMode 'hash' to choose it"
-                )
-            }
-            switch request.payload {
-            case .content(let bytes): document = bytes
-            case .digest:
-                // `sendsContent` implies a known size, so the file is there; it is at most `limit` bytes.
-                guard let url = request.contentFile, let data = FileManager.default.contents(atPath: url.path) else {
-                    throw CertificateProviderError(
-                        .fileSystem,
-                        "CryptoPro DSS: cannot read the document \(request.contentFile?.path ?? "-")"
-                    )
-                }
-                document = Array(data)
-            }
-            isHash = false
-        } else {
-            guard request.isDetached else {
-                throw CertificateProviderError.invalidParameter(
-                    "CryptoPro DSS: a signature of a digest is always detached"
-                )
-            }
-            let certificate = session.identity.certificate
-            switch request.payload {
-            case .content(let bytes):
-                document = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: request.digestAlgorithm)
-                    .hash(bytes)
-            case .digest(let digest, let given):
-                let algorithm = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: given)
-                guard algorithm == given else {
-                    throw CertificateProviderError(
-                        .unsupportedAlgorithm,
-                        "CryptoPro DSS: the certificate's \(certificate.publicKeyAlgorithm) key needs a \(algorithm) "
-                            + "digest, not \(given)"
-                    )
-                }
-                guard digest.count == given.outputByteCount else {
-                    throw CertificateProviderError.invalidParameter(
-                        "CryptoPro DSS: a \(given) digest is \(given.outputByteCount) bytes, not \(digest.count)"
-                    )
-                }
-                document = digest
-            }
-            isHash = true
-        }
+        let size = try CryptoProDSSProvider.documentSize(request)
+        let sendsContent = try CryptoProDSSProvider.sendsContent(mode: mode, size: size, limit: limit)
+        let certificate = session.identity.certificate
+        let document =
+            sendsContent
+            ? try CryptoProDSSProvider.content(of: request, certificate: certificate)
+            : try CryptoProDSSProvider.digest(of: request, certificate: certificate)
         let signature = try await session.client.sign(
             document: document,
             certificateID: session.certificateID,
             pin: try parameters.secret(ParameterKey.pin) ?? session.pin,
-            parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: isHash)
+            parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: !sendsContent)
         )
         try await refreshCache(session, parameters: parameters)
         return signature
@@ -404,23 +323,6 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// - Throws: as ``CryptoProDSSClient/certificates()``.
     public func certificates() async throws -> [CryptoProCertificate] {
         try await currentSession().client.certificates()
-    }
-
-    /// The digest a hash-mode upload uses for a certificate's key, by the core's one rule
-    /// (`DigestAlgorithm.preferred(for:)`): the Streebog digest of its size for a GOST key; for RSA
-    /// and EC keys the one asked for (SHA-256 by default), but never Streebog.
-    private static func hashModeDigest(
-        for certificate: Certificate,
-        requested: DigestAlgorithm
-    ) throws -> DigestAlgorithm {
-        let keyAlgorithm = certificate.publicKeyAlgorithm
-        let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
-        return keyAlgorithm.isGOST || requested.isGOST ? fitting : requested
-    }
-
-    /// The `uploadMode` of validated parameters (the schema allows only the three modes).
-    private static func uploadMode(_ parameters: ProviderParameters) -> UploadMode {
-        (try? parameters.string(ParameterKey.uploadMode)).flatMap(UploadMode.init(rawValue:)) ?? .auto
     }
 
     // MARK: Session
