@@ -1,5 +1,5 @@
 public import CertificateProviders
-import RemoteSigning
+public import RemoteSigning
 
 /// How the provider declares itself: its ID, its parameters (``CSCProvider/ParameterKey``,
 /// ``CSCProvider/schema``), its summary and how the registry makes it.
@@ -7,8 +7,9 @@ extension CSCProvider: BuiltInProvider {
     /// Always ``ProviderID/csc``.
     public static var id: ProviderID { .csc }
 
-    /// The parameter keys this provider reads.
-    public enum ParameterKey {
+    /// The parameter keys this provider reads; the ones every remote provider takes (`timeout`,
+    /// `trustedCAFile`, `clientIdentity`, …) come from ``RemoteSigning/RemoteParameterKeys``.
+    public enum ParameterKey: RemoteParameterKeys {
         /// The `url` parameter (declared in ``CSCProvider/schema``).
         public static let url = ProviderParameters.Key.url
         /// The `clientID` parameter (declared in ``CSCProvider/schema``).
@@ -21,16 +22,6 @@ extension CSCProvider: BuiltInProvider {
         public static let pin: ProviderParameters.Key = "pin"
         /// The `otp` parameter (declared in ``CSCProvider/schema``).
         public static let otp: ProviderParameters.Key = "otp"
-        /// The `trustedCAFile` parameter (declared in ``CSCProvider/schema``).
-        public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
-        /// The `clientIdentity` parameter (declared in ``CSCProvider/schema``).
-        public static let clientIdentity = RemoteTLSParameters.clientIdentity
-        /// The `clientIdentityPassword` parameter (declared in ``CSCProvider/schema``).
-        public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
-        /// The `allowInsecureHTTP` parameter (declared in ``CSCProvider/schema``).
-        public static let allowInsecureHTTP = RemoteProviderParameters.allowInsecureHTTP.key
-        /// The `timeout` parameter (declared in ``CSCProvider/schema``).
-        public static let timeout = RemoteProviderParameters.timeout.key
 
         /// Every key the provider accepts (the keys of ``CSCProvider/schema``).
         public static let all: Set<ProviderParameters.Key> = CSCProvider.schema.keys

@@ -1,5 +1,5 @@
 public import CertificateProviders
-import RemoteSigning
+public import RemoteSigning
 
 /// How the provider declares itself: its ID, its parameters (``CryptoProDSSProvider/ParameterKey``,
 /// ``CryptoProDSSProvider/schema``), its summary and how the registry makes it.
@@ -7,8 +7,9 @@ extension CryptoProDSSProvider: BuiltInProvider {
     /// Always ``ProviderID/cryptoProDSS``.
     public static var id: ProviderID { .cryptoProDSS }
 
-    /// The parameter keys this provider reads.
-    public enum ParameterKey {
+    /// The parameter keys this provider reads; the ones every remote provider takes (`timeout`,
+    /// `trustedCAFile`, `clientIdentity`, …) come from ``RemoteSigning/RemoteParameterKeys``.
+    public enum ParameterKey: RemoteParameterKeys {
         /// The `url` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let url = ProviderParameters.Key.url
         /// The `username` parameter (declared in ``CryptoProDSSProvider/schema``).
@@ -27,21 +28,10 @@ extension CryptoProDSSProvider: BuiltInProvider {
         public static let pin: ProviderParameters.Key = "pin"
         /// The `storeDirectory` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
-        /// The `allowInsecureHTTP` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let allowInsecureHTTP = RemoteProviderParameters.allowInsecureHTTP.key
-        /// The `timeout` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let timeout = RemoteProviderParameters.timeout.key
         /// The `uploadMode` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let uploadMode: ProviderParameters.Key = "uploadMode"
         /// The `maxUploadBytes` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let maxUploadBytes: ProviderParameters.Key = "maxUploadBytes"
-
-        /// The `trustedCAFile` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
-        /// The `clientIdentity` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let clientIdentity = RemoteTLSParameters.clientIdentity
-        /// The `clientIdentityPassword` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
 
         /// Every key the provider accepts (the keys of ``CryptoProDSSProvider/schema``).
         public static let all: Set<ProviderParameters.Key> = CryptoProDSSProvider.schema.keys

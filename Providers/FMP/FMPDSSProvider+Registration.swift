@@ -1,5 +1,5 @@
 public import CertificateProviders
-import RemoteSigning
+public import RemoteSigning
 
 /// How the provider declares itself: its ID, its parameters (``FMPDSSProvider/ParameterKey``,
 /// ``FMPDSSProvider/schema``), its summary and how the registry makes it.
@@ -7,8 +7,9 @@ extension FMPDSSProvider: BuiltInProvider {
     /// Always ``ProviderID/fmpDSS``.
     public static var id: ProviderID { .fmpDSS }
 
-    /// The parameter keys this provider reads.
-    public enum ParameterKey {
+    /// The parameter keys this provider reads; the ones every remote provider takes (`timeout`,
+    /// `trustedCAFile`, `clientIdentity`, …) come from ``RemoteSigning/RemoteParameterKeys``.
+    public enum ParameterKey: RemoteParameterKeys {
         /// The `host` parameter (declared in ``FMPDSSProvider/schema``).
         public static let host: ProviderParameters.Key = "host"
         /// The `url` parameter: the same as `host` (SAP's well-known key).
@@ -33,17 +34,6 @@ extension FMPDSSProvider: BuiltInProvider {
         public static let pin: ProviderParameters.Key = "pin"
         /// The `storeDirectory` parameter (declared in ``FMPDSSProvider/schema``).
         public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
-        /// The `allowInsecureHTTP` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let allowInsecureHTTP = RemoteProviderParameters.allowInsecureHTTP.key
-        /// The `timeout` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let timeout = RemoteProviderParameters.timeout.key
-
-        /// The `trustedCAFile` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
-        /// The `clientIdentity` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let clientIdentity = RemoteTLSParameters.clientIdentity
-        /// The `clientIdentityPassword` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
 
         /// Every key the provider accepts (the keys of ``FMPDSSProvider/schema``).
         public static let all: Set<ProviderParameters.Key> = FMPDSSProvider.schema.keys
