@@ -37,15 +37,7 @@ struct CurlTaskExecutorTests {
             try await withTaskExecutorPreference(transport.taskExecutor) {
                 _ = try await client.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
                 #expect(currentThreadName() == "CurlTransport")
-                let signed = try await client.sign(
-                    resource: StandardSeed.resource,
-                    table: StandardSeed.table,
-                    column: StandardSeed.column,
-                    hhiveID: StandardSeed.row,
-                    dssPassword: Secret(StandardSeed.dssPassword),
-                    certificateID: StandardSeed.certificateID,
-                    certificatePIN: Secret(StandardSeed.certificatePIN)
-                )
+                let signed = try await signSeedSample(client)
                 #expect(signed.value == StandardSeed.firstSignatureID)
                 #expect(currentThreadName() == "CurlTransport")
                 for _ in 0..<5 {
