@@ -139,19 +139,19 @@ let package = Package(
         ),
         .target(
             name: "FMPDSSProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning"],
+            dependencies: ["CertificateProviders", "RemoteSigning", "RemoteProviderSupport"],
             path: "Providers/FMP",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CryptoProDSSProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning"],
+            dependencies: ["CertificateProviders", "RemoteSigning", "RemoteProviderSupport"],
             path: "Providers/CryptoProDSS",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CSCProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning"],
+            dependencies: ["CertificateProviders", "RemoteSigning", "RemoteProviderSupport"],
             path: "Providers/CSC",
             swiftSettings: swiftSettings
         ),
@@ -180,6 +180,22 @@ let package = Package(
             dependencies: ["CertificateProviders", "COpenSSL", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
+        // The base of the remote providers (FMP, CryptoPro, CSC): session capability, parameters, TLS wiring.
+        .target(
+            name: "RemoteProviderSupport",
+            dependencies: ["CertificateProviders", "RemoteSigning"],
+            swiftSettings: swiftSettings
+        ),
+        // The one list of the built-in providers (the CLI and the contract tests use it). Not a
+        // product: apps register the providers they pick, each through its own register(in:).
+        .target(
+            name: "BuiltInProviders",
+            dependencies: [
+                "CertificateProviders", "PKCS12Provider", "FMPDSSProvider", "CryptoProDSSProvider", "CSCProvider",
+                "PKCS11Provider",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "DSSEmulator",
             dependencies: [
@@ -194,7 +210,7 @@ let package = Package(
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateIssuing", "PKCS11Provider",
-                "COpenSSLShims", "PDFSigning",
+                "COpenSSLShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -260,8 +276,9 @@ let package = Package(
             name: "CertSignCLITests",
             dependencies: [
                 "CertSignCLI", "certsign", "CertificateProvidersTesting", "DSSEmulator",
-                // The parameter-schema contract test makes every provider through its own register(in:).
-                "PKCS12Provider", "PKCS11Provider", "FMPDSSProvider", "CryptoProDSSProvider", "CSCProvider",
+                // The parameter-schema contract test registers every provider of BuiltInProviders.all.
+                "BuiltInProviders", "PKCS12Provider", "PKCS11Provider", "FMPDSSProvider", "CryptoProDSSProvider",
+                "CSCProvider",
             ],
             swiftSettings: swiftSettings
         ),

@@ -102,11 +102,7 @@ public actor CSCClient {
     ///   - transport: the networking; nil uses ``CurlTransport`` with the configuration's endpoint policy.
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
-        // Without trustedCAFile or clientIdentity, CurlTransport(configuration:) cannot throw.
-        self.transport =
-            transport
-            ?? ((try? CurlTransport(configuration: .init(endpointPolicy: configuration.endpointPolicy)))
-                ?? CurlTransport())
+        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
     }
 
     /// The current token, or nil (it is a secret).

@@ -19,27 +19,6 @@ public struct CSCServiceInfo: Sendable, Equatable {
     public var methods: [String]
     /// The signature algorithm OIDs the service supports (`signAlgorithms.algos`), empty when not said.
     public var signAlgorithms: [String]
-
-    /// Creates service information.
-    public init(
-        specs: String,
-        name: String,
-        region: String,
-        lang: String,
-        authTypes: [String],
-        oauth2: URL?,
-        methods: [String],
-        signAlgorithms: [String]
-    ) {
-        self.specs = specs
-        self.name = name
-        self.region = region
-        self.lang = lang
-        self.authTypes = authTypes
-        self.oauth2 = oauth2
-        self.methods = methods
-        self.signAlgorithms = signAlgorithms
-    }
 }
 
 /// One credential (a signing key with its certificate) of a CSC service (`credentials/info`).
@@ -86,33 +65,6 @@ public struct CSCCredential: Sendable, Equatable {
     public var scal: Int
     /// How many signatures one authorization may make (`multisign`, at least 1).
     public var multisign: Int
-
-    /// Creates a credential description.
-    public init(
-        id: String,
-        keyStatus: String,
-        keyAlgorithms: [String],
-        keyLength: Int,
-        keyCurve: String?,
-        certificateStatus: String?,
-        certificates: [Certificate],
-        authMode: String,
-        authObjects: [AuthObject],
-        scal: Int,
-        multisign: Int
-    ) {
-        self.id = id
-        self.keyStatus = keyStatus
-        self.keyAlgorithms = keyAlgorithms
-        self.keyLength = keyLength
-        self.keyCurve = keyCurve
-        self.certificateStatus = certificateStatus
-        self.certificates = certificates
-        self.authMode = authMode
-        self.authObjects = authObjects
-        self.scal = scal
-        self.multisign = multisign
-    }
 
     /// The leaf certificate, or nil when the service returned none.
     public var certificate: Certificate? { certificates.first }

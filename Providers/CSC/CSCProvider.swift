@@ -1,9 +1,10 @@
 public import CertificateProviders
 import Foundation
+import RemoteProviderSupport
 public import RemoteSigning
 import Synchronization
 
-/// A Cloud Signature Consortium API v2 service as a `CertificateProvider` (ID ``CertificateProviders/ProviderID/csc``,
+/// A Cloud Signature Consortium API v2 service as a `CertificateProvider` (ID ``ProviderID/csc``,
 /// `csc`): remote qualified signing the European way. The service signs hashes; the CMS / CAdES
 /// container is built locally around the returned signature values (the coordinator's external-key
 /// path), so its identity's key is a ``CSCSigningKey``.
@@ -19,86 +20,15 @@ import Synchronization
 /// identity is kept in memory only: ``storedCertificate()`` returns it in the same process and nil
 /// before; nothing is written to disk.
 public final class CSCProvider: CertificateProvider {
-    /// The parameter keys this provider reads.
-    public enum ParameterKey {
-        /// The `url` parameter (declared in ``CSCProvider/schema``).
-        public static let url = ProviderParameters.Key.url
-        /// The `clientID` parameter (declared in ``CSCProvider/schema``).
-        public static let clientID: ProviderParameters.Key = "clientID"
-        /// The `clientSecret` parameter (declared in ``CSCProvider/schema``).
-        public static let clientSecret: ProviderParameters.Key = "clientSecret"
-        /// The `credentialID` parameter (declared in ``CSCProvider/schema``).
-        public static let credentialID: ProviderParameters.Key = "credentialID"
-        /// The `pin` parameter (declared in ``CSCProvider/schema``).
-        public static let pin: ProviderParameters.Key = "pin"
-        /// The `otp` parameter (declared in ``CSCProvider/schema``).
-        public static let otp: ProviderParameters.Key = "otp"
-        /// The `trustedCAFile` parameter (declared in ``CSCProvider/schema``).
-        public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
-        /// The `clientIdentity` parameter (declared in ``CSCProvider/schema``).
-        public static let clientIdentity = RemoteTLSParameters.clientIdentity
-        /// The `clientIdentityPassword` parameter (declared in ``CSCProvider/schema``).
-        public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
-        /// The `allowInsecureHTTP` parameter (declared in ``CSCProvider/schema``).
-        public static let allowInsecureHTTP = RemoteProviderParameters.allowInsecureHTTP.key
-        /// The `timeout` parameter (declared in ``CSCProvider/schema``).
-        public static let timeout = RemoteProviderParameters.timeout.key
-
-        /// Every key the provider accepts (the keys of ``CSCProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = CSCProvider.schema.keys
-        /// The keys whose values are secrets (declared so in ``CSCProvider/schema``).
-        public static let secrets: Set<ProviderParameters.Key> = CSCProvider.schema.secretKeys
-    }
-
-    /// The provider's parameters, each declared once (validation, redaction and help come from here).
-    public static let schema = ProviderParameterSchema(
-        provider: .csc,
-        [
-            .init(ParameterKey.url, .url, "the service's base URL (methods at <url>/csc/v2/...)"),
-            .init(ParameterKey.clientID, .string, "the OAuth 2.0 client (client-credentials grant)"),
-            .init(ParameterKey.clientSecret, .secret, "the client secret, for confidential clients"),
-            .init(
-                ParameterKey.credentialID,
-                .string,
-                default: "the only credential",
-                "the credential to sign with"
-            ),
-            .init(ParameterKey.pin, .secret, "the credential's PIN, when it asks for one"),
-            .init(ParameterKey.otp, .secret, "a one-time password, when the credential asks for one"),
-        ] + RemoteProviderParameters.shared,
-        rules: RemoteProviderParameters.rules
-    )
-
-    /// One line saying what the provider is (`certsign providers`).
-    public static let summary =
-        "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'"
-
-    /// Registers the provider under ``CertificateProviders/ProviderID/csc`` with its schema; each
-    /// `makeProvider` call makes a fresh provider with these arguments.
-    /// - Parameters: as ``init(parameters:transport:clientIdentityLookup:)``.
-    /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
-    public static func register(
-        in registry: inout ProviderRegistry,
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        clientIdentityLookup: ClientIdentityLookup? = nil
-    ) throws {
-        let parameters = try schema.validate(parameters)
-        try registry.register(.csc, description: summary, schema: schema) {
-            try CSCProvider(parameters: parameters, transport: transport, clientIdentityLookup: clientIdentityLookup)
-        }
-    }
-
     private struct State {
         var parameters: ProviderParameters
         var identity: SigningIdentity?
     }
 
-    /// Always ``CertificateProviders/ProviderID/csc`` (`csc`).
+    /// Always ``ProviderID/csc`` (`csc`).
     public let providerID: ProviderID = .csc
-    private let transport: (any HTTPTransport)?
-    private let additionalHeaders: [(name: String, value: String)]
-    private let clientIdentityLookup: ClientIdentityLookup?
+    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
+    let base: RemoteProviderBase
     private let state: Mutex<State>
 
     /// Creates a provider.
@@ -132,10 +62,13 @@ public final class CSCProvider: CertificateProvider {
         additionalHeaders: [(name: String, value: String)],
         clientIdentityLookup: ClientIdentityLookup? = nil
     ) throws {
-        self.transport = transport
-        self.clientIdentityLookup = clientIdentityLookup
-        self.additionalHeaders = additionalHeaders
-        state = Mutex(State(parameters: try CSCProvider.schema.validate(parameters)))
+        base = RemoteProviderBase(
+            schema: CSCProvider.schema,
+            transport: transport,
+            additionalHeaders: additionalHeaders,
+            clientIdentityLookup: clientIdentityLookup
+        )
+        state = Mutex(State(parameters: try base.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
@@ -144,7 +77,7 @@ public final class CSCProvider: CertificateProvider {
     /// Replaces the parameters and forgets the identity made with the old ones.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try CSCProvider.schema.validate(parameters)
+        let parameters = try base.validate(parameters)
         state.withLock {
             $0.parameters = parameters
             $0.identity = nil
@@ -156,7 +89,7 @@ public final class CSCProvider: CertificateProvider {
     ///   not have (the reason lists the client's credentials); `.authenticationFailed` for a refused
     ///   client; `.unsupportedOperation` for a disabled key; `.network`, `.timeout`, the TLS codes.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try CSCProvider.schema.validate(parameters.merging(options))
+        let merged = try base.validate(parameters.merging(options))
         let client = try makeClient(merged)
         var credentialID = try merged.string(ParameterKey.credentialID)
         if credentialID == nil {
@@ -242,29 +175,27 @@ public final class CSCProvider: CertificateProvider {
     // MARK: Parameters
 
     private func makeClient(_ parameters: ProviderParameters) throws -> CSCClient {
-        guard let url = try parameters.url(ParameterKey.url) else {
+        guard try parameters.url(ParameterKey.url) != nil else {
             throw CertificateProviderError.invalidParameter("parameter 'url' is required")
         }
         guard let clientID = try parameters.string(ParameterKey.clientID), !clientID.isEmpty else {
             throw CertificateProviderError.invalidParameter("parameter 'clientID' is required")
         }
-        let policy = try RemoteProviderParameters.endpointPolicy(parameters)
-        try policy.validate(url)
+        let (url, policy) = try base.endpoint(
+            [ParameterKey.url],
+            in: parameters,
+            missing: "parameter 'url' is required"
+        )
         let configuration = CSCClient.Configuration(
             baseURL: url,
             clientID: clientID,
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
             timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy
-        ).withAdditionalHeaders(additionalHeaders)
+        ).withAdditionalHeaders(base.additionalHeaders)
         return CSCClient(
             configuration: configuration,
-            transport: try RemoteTLSParameters.transport(
-                for: parameters,
-                endpointPolicy: policy,
-                given: transport,
-                identityLookup: clientIdentityLookup
-            )
+            transport: try base.transport(for: parameters, endpointPolicy: policy)
         )
     }
 }

@@ -126,7 +126,7 @@ public actor CryptoProDSSClient {
     /// Creates a client that resumes a saved token; no request is made.
     /// - Parameters:
     ///   - configuration: where the server is.
-    ///   - transport: the networking; nil uses ``CurlTransport``.
+    ///   - transport: the networking; nil uses ``CurlTransport`` with the configuration's endpoint policy.
     ///   - token: the saved token, used while valid.
     ///   - credentials: user name and password to log in again when the token expires; nil makes an
     ///     expired token end in `.authenticationFailed`.
@@ -140,11 +140,7 @@ public actor CryptoProDSSClient {
         self.credentials = credentials
         self.configuration = configuration
         routeURLs = (configuration.certificatesURL, configuration.documentsURL)
-        // Without trustedCAFile or clientIdentity, CurlTransport(configuration:) cannot throw.
-        self.transport =
-            transport
-            ?? ((try? CurlTransport(configuration: .init(endpointPolicy: configuration.endpointPolicy)))
-                ?? CurlTransport())
+        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
     }
 
     // MARK: Session

@@ -1,5 +1,6 @@
 public import CertificateProviders
 package import Foundation
+import RemoteProviderSupport
 package import RemoteSigning
 import Synchronization
 
@@ -91,3 +92,6 @@ extension CryptoProDSSProvider {
         return cache.fileURL.path
     }
 }
+
+/// `certsign sessions` lists and clears the session cache (``keptSessions(in:warning:)``).
+extension CryptoProDSSProvider: RemoteSessionKeeping {}

@@ -1,9 +1,10 @@
 public import CertificateProviders
 import Foundation
+import RemoteProviderSupport
 public import RemoteSigning
 import Synchronization
 
-/// A CryptoPro DSS server as a `CertificateProvider` (ID ``CertificateProviders/ProviderID/cryptoProDSS``,
+/// A CryptoPro DSS server as a `CertificateProvider` (ID ``ProviderID/cryptoProDSS``,
 /// `cryptopro-dss`) whose server builds the signatures (`DocumentSigning`).
 ///
 /// Parameters: ``schema`` declares them (key, type, default, secret or not, meaning);
@@ -33,109 +34,6 @@ import Synchronization
 /// PIN-protected key without the PIN. ``deleteStoredCertificate()`` removes it. The token never
 /// appears in a description or an error.
 public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
-    /// The parameter keys this provider reads.
-    public enum ParameterKey {
-        /// The `url` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let url = ProviderParameters.Key.url
-        /// The `username` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let username: ProviderParameters.Key = "username"
-        /// The `password` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let password: ProviderParameters.Key = "password"
-        /// The `clientID` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let clientID: ProviderParameters.Key = "clientID"
-        /// The `clientSecret` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let clientSecret: ProviderParameters.Key = "clientSecret"
-        /// The `certificateID` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let certificateID: ProviderParameters.Key = "certificateID"
-        /// The `certificate` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let certificate: ProviderParameters.Key = "certificate"
-        /// The `pin` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let pin: ProviderParameters.Key = "pin"
-        /// The `storeDirectory` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
-        /// The `allowInsecureHTTP` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let allowInsecureHTTP = RemoteProviderParameters.allowInsecureHTTP.key
-        /// The `timeout` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let timeout = RemoteProviderParameters.timeout.key
-        /// The `uploadMode` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let uploadMode: ProviderParameters.Key = "uploadMode"
-        /// The `maxUploadBytes` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let maxUploadBytes: ProviderParameters.Key = "maxUploadBytes"
-
-        /// The `trustedCAFile` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
-        /// The `clientIdentity` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let clientIdentity = RemoteTLSParameters.clientIdentity
-        /// The `clientIdentityPassword` parameter (declared in ``CryptoProDSSProvider/schema``).
-        public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
-
-        /// Every key the provider accepts (the keys of ``CryptoProDSSProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = CryptoProDSSProvider.schema.keys
-    }
-
-    /// The provider's parameters, each declared once (validation, redaction and help come from here).
-    public static let schema = ProviderParameterSchema(
-        provider: .cryptoProDSS,
-        [
-            .init(
-                ParameterKey.url,
-                .url,
-                "the server's base URL (https://; http:// only to loopback or with allowInsecureHTTP)"
-            ),
-            .init(ParameterKey.username, .string, "the DSS user (to log in)"),
-            .init(ParameterKey.password, .secret, "the user's password (to log in)"),
-            .init(
-                ParameterKey.clientID,
-                .string,
-                default: "cryptopro.cloud.csp",
-                "the OAuth client registered on the STS"
-            ),
-            .init(ParameterKey.clientSecret, .secret, "the OAuth client secret (sent as HTTP Basic)"),
-            .init(ParameterKey.certificateID, .integer(atLeast: 0), "the certificate to use; 0 is the user's default"),
-            .init(ParameterKey.certificate, .string, "the certificate by friendly name, subject DN or CN"),
-            .init(ParameterKey.pin, .secret, "the certificate PIN, sent as PinCode when signing"),
-            .init(ParameterKey.storeDirectory, .path, "a directory for the session cache"),
-            .init(
-                ParameterKey.uploadMode,
-                .oneOf(["auto", "content", "hash"]),
-                default: "auto",
-                "content sends the document, hash its digest, auto the document up to maxUploadBytes"
-            ),
-            .init(
-                ParameterKey.maxUploadBytes,
-                .integer(atLeast: 1),
-                default: String(CryptoProDSSProvider.defaultMaxUploadBytes),
-                "the largest document auto and content send whole"
-            ),
-        ] + RemoteProviderParameters.shared,
-        rules: RemoteProviderParameters.rules
-    )
-
-    /// One line saying what the provider is (`certsign providers`).
-    public static let summary = "CryptoPro DSS SignServer REST API (server-side CAdES)"
-
-    /// Registers the provider under ``CertificateProviders/ProviderID/cryptoProDSS`` with its schema;
-    /// each `makeProvider` call makes a fresh provider with these arguments.
-    /// - Parameters: as ``init(parameters:transport:clientIdentityLookup:warning:)``.
-    /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
-    public static func register(
-        in registry: inout ProviderRegistry,
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        clientIdentityLookup: ClientIdentityLookup? = nil,
-        warning: (@Sendable (String) -> Void)? = nil
-    ) throws {
-        let parameters = try schema.validate(parameters)
-        try registry.register(.cryptoProDSS, description: summary, schema: schema) {
-            try CryptoProDSSProvider(
-                parameters: parameters,
-                transport: transport,
-                clientIdentityLookup: clientIdentityLookup,
-                warning: warning
-            )
-        }
-    }
-
     /// How documents go up (the `uploadMode` parameter).
     public enum UploadMode: String, Sendable {
         /// The document itself (`Hash: False`).
@@ -180,12 +78,10 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         var session: Session?
     }
 
-    /// Always ``CertificateProviders/ProviderID/cryptoProDSS`` (`cryptopro-dss`).
+    /// Always ``ProviderID/cryptoProDSS`` (`cryptopro-dss`).
     public let providerID: ProviderID = .cryptoProDSS
-    private let transport: (any HTTPTransport)?
-    private let clientIdentityLookup: ClientIdentityLookup?
-    private let additionalHeaders: [(name: String, value: String)]
-    private let warning: (@Sendable (String) -> Void)?
+    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
+    let base: RemoteProviderBase
     let state: Mutex<State>
 
     /// Creates a provider.
@@ -198,36 +94,19 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     ///     others, not a regular file, damaged); default none.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
     ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
-    public convenience init(
+    public init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
     ) throws {
-        try self.init(
-            parameters: parameters,
+        base = RemoteProviderBase(
+            schema: CryptoProDSSProvider.schema,
             transport: transport,
-            additionalHeaders: [],
             clientIdentityLookup: clientIdentityLookup,
             warning: warning
         )
-    }
-
-    /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
-    /// fault header); the other arguments as in the public initializer.
-    /// - Throws: `.invalidParameter`, as the public initializer.
-    package init(
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        additionalHeaders: [(name: String, value: String)],
-        clientIdentityLookup: ClientIdentityLookup? = nil,
-        warning: (@Sendable (String) -> Void)? = nil
-    ) throws {
-        self.transport = transport
-        self.clientIdentityLookup = clientIdentityLookup
-        self.additionalHeaders = additionalHeaders
-        self.warning = warning
-        state = Mutex(State(parameters: try CryptoProDSSProvider.schema.validate(parameters)))
+        state = Mutex(State(parameters: try base.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
@@ -237,7 +116,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// is dropped (the next use logs in with the new parameters).
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try CryptoProDSSProvider.schema.validate(parameters)
+        let parameters = try base.validate(parameters)
         state.withLock { state in
             state.parameters = parameters
             if let session = state.session, !CryptoProDSSProvider.serves(session, parameters) {
@@ -252,7 +131,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     ///   not have (the reason lists the user's certificates); `.authenticationFailed`, `.network`,
     ///   `.timeout`; `.fileSystem` when the cache cannot be written.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try CryptoProDSSProvider.schema.validate(parameters.merging(options))
+        let merged = try base.validate(parameters.merging(options))
         let configuration = try configuration(from: merged)
         let client = CryptoProDSSClient(
             configuration: configuration,
@@ -423,99 +302,18 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         let mode = CryptoProDSSProvider.uploadMode(parameters)
         let limit = try parameters.integer(ParameterKey.maxUploadBytes) ?? CryptoProDSSProvider.defaultMaxUploadBytes
         let session = try await currentSession()
-
-        // The document's size, when the document itself is at hand.
-        let size: Int64?
-        switch request.payload {
-        case .content(let bytes): size = Int64(bytes.count)
-        case .digest:
-            size = try request.contentFile.map { url in
-                let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-                guard let size = (attributes?[.size] as? NSNumber)?.int64Value else {
-                    throw CertificateProviderError(.fileSystem, "CryptoPro DSS: cannot read the size of \(url.path)")
-                }
-                return size
-            }
-        }
-        let sendsContent: Bool
-        switch mode {
-        case .content:
-            guard let size else {
-                throw CertificateProviderError.invalidParameter(
-                    "CryptoPro DSS: uploadMode 'content' needs the document, but only its digest was given"
-                )
-            }
-            guard size <= Int64(limit) else {
-                throw CertificateProviderError.invalidParameter(
-                    "CryptoPro DSS: the document is \(size) bytes, more than maxUploadBytes (\(limit)); raise "
-                        + "maxUploadBytes or use uploadMode 'hash' or 'auto'"
-                )
-            }
-            sendsContent = true
-        case .hash: sendsContent = false
-        case .auto: sendsContent = size.map { $0 <= Int64(limit) } ?? false
-        }
-
-        let document: [UInt8]
-        let isHash: Bool
-        if sendsContent {
-            let keyAlgorithm = session.identity.certificate.publicKeyAlgorithm
-            let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
-            guard request.digestAlgorithm == fitting else {
-                throw CertificateProviderError(
-                    .unsupportedAlgorithm,
-                    "CryptoPro DSS: the server chooses the digest of a document (\(fitting.displayName) for this "
-                        + "\(keyAlgorithm.family) certificate), not \(request.digestAlgorithm.displayName); use "
-                        + "uploadMode 'hash' to choose it"
-                )
-            }
-            switch request.payload {
-            case .content(let bytes): document = bytes
-            case .digest:
-                // `sendsContent` implies a known size, so the file is there; it is at most `limit` bytes.
-                guard let url = request.contentFile, let data = FileManager.default.contents(atPath: url.path) else {
-                    throw CertificateProviderError(
-                        .fileSystem,
-                        "CryptoPro DSS: cannot read the document \(request.contentFile?.path ?? "-")"
-                    )
-                }
-                document = Array(data)
-            }
-            isHash = false
-        } else {
-            guard request.isDetached else {
-                throw CertificateProviderError.invalidParameter(
-                    "CryptoPro DSS: a signature of a digest is always detached"
-                )
-            }
-            let certificate = session.identity.certificate
-            switch request.payload {
-            case .content(let bytes):
-                document = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: request.digestAlgorithm)
-                    .hash(bytes)
-            case .digest(let digest, let given):
-                let algorithm = try CryptoProDSSProvider.hashModeDigest(for: certificate, requested: given)
-                guard algorithm == given else {
-                    throw CertificateProviderError(
-                        .unsupportedAlgorithm,
-                        "CryptoPro DSS: the certificate's \(certificate.publicKeyAlgorithm) key needs a \(algorithm) "
-                            + "digest, not \(given)"
-                    )
-                }
-                guard digest.count == given.outputByteCount else {
-                    throw CertificateProviderError.invalidParameter(
-                        "CryptoPro DSS: a \(given) digest is \(given.outputByteCount) bytes, not \(digest.count)"
-                    )
-                }
-                document = digest
-            }
-            isHash = true
-        }
+        let size = try CryptoProDSSProvider.documentSize(request)
+        let sendsContent = try CryptoProDSSProvider.sendsContent(mode: mode, size: size, limit: limit)
+        let certificate = session.identity.certificate
+        let document =
+            sendsContent
+            ? try CryptoProDSSProvider.content(of: request, certificate: certificate)
+            : try CryptoProDSSProvider.digest(of: request, certificate: certificate)
         let signature = try await session.client.sign(
             document: document,
             certificateID: session.certificateID,
             pin: try parameters.secret(ParameterKey.pin) ?? session.pin,
-            parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: isHash)
+            parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: !sendsContent)
         )
         try await refreshCache(session, parameters: parameters)
         return signature
@@ -525,23 +323,6 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// - Throws: as ``CryptoProDSSClient/certificates()``.
     public func certificates() async throws -> [CryptoProCertificate] {
         try await currentSession().client.certificates()
-    }
-
-    /// The digest a hash-mode upload uses for a certificate's key, by the core's one rule
-    /// (`DigestAlgorithm.preferred(for:)`): the Streebog digest of its size for a GOST key; for RSA
-    /// and EC keys the one asked for (SHA-256 by default), but never Streebog.
-    private static func hashModeDigest(
-        for certificate: Certificate,
-        requested: DigestAlgorithm
-    ) throws -> DigestAlgorithm {
-        let keyAlgorithm = certificate.publicKeyAlgorithm
-        let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
-        return keyAlgorithm.isGOST || requested.isGOST ? fitting : requested
-    }
-
-    /// The `uploadMode` of validated parameters (the schema allows only the three modes).
-    private static func uploadMode(_ parameters: ProviderParameters) -> UploadMode {
-        (try? parameters.string(ParameterKey.uploadMode)).flatMap(UploadMode.init(rawValue:)) ?? .auto
     }
 
     // MARK: Session
@@ -581,38 +362,33 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     // MARK: Parameters
 
-    /// The app's transport, or a CurlTransport with the TLS parameters, or nil (the client's default).
+    /// The app's transport, or a CurlTransport made now with the TLS parameters.
     private func providerTransport(
         _ parameters: ProviderParameters,
         _ configuration: CryptoProDSSClient.Configuration
-    ) throws -> (any HTTPTransport)? {
-        try RemoteTLSParameters.transport(
-            for: parameters,
-            endpointPolicy: configuration.endpointPolicy,
-            given: transport,
-            identityLookup: clientIdentityLookup
-        )
+    ) throws -> any HTTPTransport {
+        try base.transport(for: parameters, endpointPolicy: configuration.endpointPolicy)
     }
 
     private func configuration(from parameters: ProviderParameters) throws -> CryptoProDSSClient.Configuration {
-        guard let url = try parameters.url(ParameterKey.url) else {
-            throw CertificateProviderError.invalidParameter("parameter 'url' is required")
-        }
-        let policy = try RemoteProviderParameters.endpointPolicy(parameters)
-        try policy.validate(url)
+        let (url, policy) = try base.endpoint(
+            [ParameterKey.url],
+            in: parameters,
+            missing: "parameter 'url' is required"
+        )
         var configuration = CryptoProDSSClient.Configuration(
             baseURL: url,
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
             timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy
-        ).withAdditionalHeaders(additionalHeaders)
+        ).withAdditionalHeaders(base.additionalHeaders)
         if let clientID = try parameters.string(ParameterKey.clientID) { configuration.clientID = clientID }
         return configuration
     }
 
     func cache(_ parameters: ProviderParameters) throws -> CryptoProSessionCache? {
-        guard let path = try parameters.string(ParameterKey.storeDirectory), !path.isEmpty else { return nil }
-        return CryptoProSessionCache(directory: URL(fileURLWithPath: path, isDirectory: true), warning: warning)
+        guard let directory = try base.storeDirectory(parameters) else { return nil }
+        return CryptoProSessionCache(directory: directory, warning: base.warning)
     }
 
     static func text(of secret: Secret) -> String {

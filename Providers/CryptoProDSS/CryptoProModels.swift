@@ -18,25 +18,6 @@ public struct CryptoProCertificate: Sendable, Equatable {
     /// The friendly name (`FriendlyName`), or nil.
     public var friendlyName: String?
 
-    /// Creates a certificate record.
-    public init(
-        id: Int,
-        distinguishedName: String,
-        certificate: Certificate,
-        status: String?,
-        isDefault: Bool,
-        hasPIN: Bool,
-        friendlyName: String?
-    ) {
-        self.id = id
-        self.distinguishedName = distinguishedName
-        self.certificate = certificate
-        self.status = status
-        self.isDefault = isDefault
-        self.hasPIN = hasPIN
-        self.friendlyName = friendlyName
-    }
-
     /// A one-line label for lists and errors: `12831 "Name" (default)`.
     public var label: String {
         "\(id) \"\(friendlyName ?? distinguishedName)\"\(isDefault ? " (default)" : "")"

@@ -1,8 +1,9 @@
 import CertificateProviders
 package import Foundation
+import RemoteProviderSupport
 package import RemoteSigning
 
-extension FMPDSSProvider {
+extension FMPDSSProvider: RemoteSessionKeeping {
     /// The session kept in `directory` (`fmp-session.json`), without its tokens, or none. The
     /// platform does not say when its tokens expire (they are renewed on use), so there is no expiry.
     /// - Parameter warning: told when the file is ignored (not a private regular file of this user).

@@ -1,9 +1,10 @@
 public import CertificateProviders
 import Foundation
+import RemoteProviderSupport
 public import RemoteSigning
 import Synchronization
 
-/// The Foresight Mobile Platform DSS as a `CertificateProvider` (ID ``CertificateProviders/ProviderID/fmpDSS``)
+/// The Foresight Mobile Platform DSS as a `CertificateProvider` (ID ``ProviderID/fmpDSS``)
 /// with the platform's signature history (`SignatureHistoryProviding`), and the one FMP path the
 /// `certsign dss` commands use.
 ///
@@ -27,97 +28,6 @@ import Synchronization
 /// arbitrary data. ``storedCertificate()`` returns that identity (also from the session file)
 /// while it matches the parameters, until ``deleteStoredCertificate()``.
 public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProviding {
-    /// The parameter keys this provider reads.
-    public enum ParameterKey {
-        /// The `host` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let host: ProviderParameters.Key = "host"
-        /// The `url` parameter: the same as `host` (SAP's well-known key).
-        public static let url = ProviderParameters.Key.url
-        /// The `apiVersion` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let apiVersion: ProviderParameters.Key = "apiVersion"
-        /// The `environment` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let environment: ProviderParameters.Key = "environment"
-        /// The `project` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let project: ProviderParameters.Key = "project"
-        /// The `device` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let device: ProviderParameters.Key = "device"
-        /// The `username` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let username: ProviderParameters.Key = "username"
-        /// The `password` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let password: ProviderParameters.Key = "password"
-        /// The `dssPassword` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let dssPassword: ProviderParameters.Key = "dssPassword"
-        /// The `certificateID` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let certificateID: ProviderParameters.Key = "certificateID"
-        /// The `pin` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let pin: ProviderParameters.Key = "pin"
-        /// The `storeDirectory` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
-        /// The `allowInsecureHTTP` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let allowInsecureHTTP = RemoteProviderParameters.allowInsecureHTTP.key
-        /// The `timeout` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let timeout = RemoteProviderParameters.timeout.key
-
-        /// The `trustedCAFile` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let trustedCAFile = RemoteTLSParameters.trustedCAFile
-        /// The `clientIdentity` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let clientIdentity = RemoteTLSParameters.clientIdentity
-        /// The `clientIdentityPassword` parameter (declared in ``FMPDSSProvider/schema``).
-        public static let clientIdentityPassword = RemoteTLSParameters.clientIdentityPassword
-
-        /// Every key the provider accepts (the keys of ``FMPDSSProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = FMPDSSProvider.schema.keys
-    }
-
-    /// The provider's parameters, each declared once (validation, redaction and help come from here).
-    public static let schema = ProviderParameterSchema(
-        provider: .fmpDSS,
-        [
-            .init(
-                ParameterKey.host,
-                .url,
-                "the platform URL (https://; http:// only to loopback or with allowInsecureHTTP)"
-            ),
-            .init(ParameterKey.url, .url, "the same as host"),
-            .init(ParameterKey.apiVersion, .string, default: "v1", "the API version"),
-            .init(ParameterKey.environment, .string, "the environment (to log in)"),
-            .init(ParameterKey.project, .string, "the project (to log in)"),
-            .init(ParameterKey.device, .string, default: "the host name", "the device id"),
-            .init(ParameterKey.username, .string, "the platform user (to log in)"),
-            .init(ParameterKey.password, .secret, "the platform password (to log in)"),
-            .init(ParameterKey.dssPassword, .secret, "the DSS password (to list certificates and sign)"),
-            .init(ParameterKey.certificateID, .integer, "the DSS certificate to use when the user has several"),
-            .init(ParameterKey.pin, .secret, "the certificate PIN, sent when signing"),
-            .init(ParameterKey.storeDirectory, .path, "where the session is kept (fmp-session.json)"),
-        ] + RemoteProviderParameters.shared,
-        rules: RemoteProviderParameters.rules
-    )
-
-    /// One line saying what the provider is (`certsign providers`).
-    public static let summary = "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'"
-
-    /// Registers the provider under ``CertificateProviders/ProviderID/fmpDSS`` with its schema; each
-    /// `makeProvider` call makes a fresh provider with these arguments.
-    /// - Parameters: as ``init(parameters:transport:clientIdentityLookup:warning:)``.
-    /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
-    public static func register(
-        in registry: inout ProviderRegistry,
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        clientIdentityLookup: ClientIdentityLookup? = nil,
-        warning: (@Sendable (String) -> Void)? = nil
-    ) throws {
-        let parameters = try schema.validate(parameters)
-        try registry.register(.fmpDSS, description: summary, schema: schema) {
-            try FMPDSSProvider(
-                parameters: parameters,
-                transport: transport,
-                clientIdentityLookup: clientIdentityLookup,
-                warning: warning
-            )
-        }
-    }
-
     private struct State {
         var parameters: ProviderParameters
         var identity: SigningIdentity?
@@ -126,12 +36,10 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         var lastEnvelope: FMPEnvelope?
     }
 
-    /// Always ``CertificateProviders/ProviderID/fmpDSS`` (`fmp-dss`).
+    /// Always ``ProviderID/fmpDSS`` (`fmp-dss`).
     public let providerID: ProviderID = .fmpDSS
-    private let transport: (any HTTPTransport)?
-    private let clientIdentityLookup: ClientIdentityLookup?
-    private let additionalHeaders: [(name: String, value: String)]
-    private let warning: (@Sendable (String) -> Void)?
+    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
+    let base: RemoteProviderBase
     private let state: Mutex<State>
 
     /// Creates a provider.
@@ -143,36 +51,19 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     ///   - warning: called with a message when a session file is ignored; default none.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
     ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
-    public convenience init(
+    public init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
     ) throws {
-        try self.init(
-            parameters: parameters,
+        base = RemoteProviderBase(
+            schema: FMPDSSProvider.schema,
             transport: transport,
-            additionalHeaders: [],
             clientIdentityLookup: clientIdentityLookup,
             warning: warning
         )
-    }
-
-    /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
-    /// fault header); the other arguments as in the public initializer.
-    /// - Throws: `.invalidParameter`, as the public initializer.
-    package init(
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        additionalHeaders: [(name: String, value: String)],
-        clientIdentityLookup: ClientIdentityLookup? = nil,
-        warning: (@Sendable (String) -> Void)? = nil
-    ) throws {
-        self.transport = transport
-        self.clientIdentityLookup = clientIdentityLookup
-        self.additionalHeaders = additionalHeaders
-        self.warning = warning
-        state = Mutex(State(parameters: try FMPDSSProvider.schema.validate(parameters)))
+        state = Mutex(State(parameters: try base.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
@@ -181,7 +72,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// Replaces the parameters; an identity selected for other parameters is forgotten.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try FMPDSSProvider.schema.validate(parameters)
+        let parameters = try base.validate(parameters)
         state.withLock { $0.parameters = parameters }
     }
 
@@ -197,7 +88,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     ///   does not have; `.passwordRequired` without `password` and without a matching session;
     ///   `.authenticationFailed`, `.wrongPassword` (DSS password), `.network`, `.timeout`.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try FMPDSSProvider.schema.validate(parameters.merging(options))
+        let merged = try base.validate(parameters.merging(options))
         if try merged.secret(ParameterKey.password) != nil {
             _ = try await login(merged)
         }
@@ -391,7 +282,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         _ body: @Sendable (FMPClient, inout FMPSessionStore.Stored) async throws -> T
     ) async throws -> T {
         // Parameters given to init are checked here, through the schema, as setParameters checks them.
-        let parameters = try FMPDSSProvider.schema.validate(parameters)
+        let parameters = try base.validate(parameters)
         let store = try sessionStore(parameters)
         func run() async throws -> T {
             let loaded = try store.map { try $0.load() } ?? self.state.withLock { $0.session }
@@ -435,7 +326,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             session: stored.session,
             timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy
-        ).withAdditionalHeaders(additionalHeaders)
+        ).withAdditionalHeaders(base.additionalHeaders)
         return FMPClient(
             session: stored.session,
             configuration: configuration,
@@ -443,17 +334,12 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         )
     }
 
-    /// The app's transport, or a CurlTransport with the TLS parameters, or nil (the client's default).
+    /// The app's transport, or a CurlTransport made now with the TLS parameters.
     private func clientTransport(
         _ parameters: ProviderParameters,
         _ configuration: FMPClient.Configuration
-    ) throws -> (any HTTPTransport)? {
-        try RemoteTLSParameters.transport(
-            for: parameters,
-            endpointPolicy: configuration.endpointPolicy,
-            given: transport,
-            identityLookup: clientIdentityLookup
-        )
+    ) throws -> any HTTPTransport {
+        try base.transport(for: parameters, endpointPolicy: configuration.endpointPolicy)
     }
 
     /// Whether a kept session serves `parameters`: each of host, API version, environment,
@@ -499,18 +385,18 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     }
 
     private func sessionStore(_ parameters: ProviderParameters) throws -> FMPSessionStore? {
-        guard let path = try parameters.string(ParameterKey.storeDirectory), !path.isEmpty else { return nil }
-        return FMPSessionStore(directory: URL(fileURLWithPath: path, isDirectory: true), warning: warning)
+        guard let directory = try base.storeDirectory(parameters) else { return nil }
+        return FMPSessionStore(directory: directory, warning: base.warning)
     }
 
     // MARK: Parameters
 
     private func configuration(from parameters: ProviderParameters) throws -> FMPClient.Configuration {
-        guard let url = try parameters.url(ParameterKey.host) ?? parameters.url(ParameterKey.url) else {
-            throw CertificateProviderError.invalidParameter("parameter 'host' (the platform URL) is required to log in")
-        }
-        let policy = try RemoteProviderParameters.endpointPolicy(parameters)
-        try policy.validate(url)
+        let (url, policy) = try base.endpoint(
+            [ParameterKey.host, ParameterKey.url],
+            in: parameters,
+            missing: "parameter 'host' (the platform URL) is required to log in"
+        )
         return FMPClient.Configuration(
             apiVersion: try parameters.string(ParameterKey.apiVersion) ?? "v1",
             host: url,
@@ -519,6 +405,6 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             device: try parameters.string(ParameterKey.device) ?? ProcessInfo.processInfo.hostName,
             timeout: try RemoteProviderParameters.timeout(parameters),
             endpointPolicy: policy
-        ).withAdditionalHeaders(additionalHeaders)
+        ).withAdditionalHeaders(base.additionalHeaders)
     }
 }

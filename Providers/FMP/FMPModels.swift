@@ -20,27 +20,6 @@ public struct FMPCertificate: Sendable, Equatable {
     public var hasPIN: Bool
     /// The certificate itself (parsed from the server's base64 DER).
     public var certificate: Certificate
-
-    /// Creates a certificate entry.
-    public init(
-        id: Int,
-        subject: String,
-        issuer: String,
-        serial: String,
-        notBefore: Date?,
-        notAfter: Date?,
-        hasPIN: Bool,
-        certificate: Certificate
-    ) {
-        self.id = id
-        self.subject = subject
-        self.issuer = issuer
-        self.serial = serial
-        self.notBefore = notBefore
-        self.notAfter = notAfter
-        self.hasPIN = hasPIN
-        self.certificate = certificate
-    }
 }
 
 /// One signature in the user's history on the platform.
@@ -61,27 +40,6 @@ public struct FMPSignature: Sendable, Equatable {
     public var createdAt: Date?
     /// The signature (DER CMS; the emulator makes attached CAdES-BES).
     public var signature: [UInt8]
-
-    /// Creates a signature entry.
-    public init(
-        id: Int,
-        resource: String,
-        table: String,
-        column: String,
-        hhiveID: Int,
-        certificateID: Int,
-        createdAt: Date?,
-        signature: [UInt8]
-    ) {
-        self.id = id
-        self.resource = resource
-        self.table = table
-        self.column = column
-        self.hhiveID = hhiveID
-        self.certificateID = certificateID
-        self.createdAt = createdAt
-        self.signature = signature
-    }
 }
 
 /// What a logged-in client needs to resume without logging in again: where (host, API version,

@@ -3,11 +3,6 @@ public import CertificateProviders
 import Foundation
 import Synchronization
 
-extension ProviderID {
-    /// Keys on smart cards, USB tokens and HSMs through a PKCS#11 module.
-    public static let pkcs11: ProviderID = "pkcs11"
-}
-
 extension ProviderParameters.Key {
     /// Renamed ``PKCS11CertificateProvider/ParameterKey/module`` (the `module` key).
     @available(*, deprecated, renamed: "PKCS11CertificateProvider.ParameterKey.module")
@@ -117,19 +112,6 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         state = Mutex(State(parameters: kept, pendingPIN: try parameters.secret(ParameterKey.pin)))
     }
 
-    /// Registers this provider under `.pkcs11` in `registry`; each `makeProvider` call creates a
-    /// fresh instance with `parameters`.
-    /// - Throws: `.providerAlreadyRegistered`, `.invalidParameter`.
-    public static func register(
-        in registry: inout ProviderRegistry,
-        parameters: ProviderParameters = ProviderParameters()
-    ) throws {
-        let parameters = try schema.validate(parameters)
-        try registry.register(.pkcs11, description: summary, schema: schema) {
-            try PKCS11CertificateProvider(parameters: parameters)
-        }
-    }
-
     /// The current parameters (`module`, `uri`; never the PIN).
     public var parameters: ProviderParameters { state.withLock { $0.parameters } }
 
@@ -222,6 +204,63 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         let module = connection.module
         let token = try module.tokenInfo(slot: connection.currentSlot)
         let place = "on token '\(token.label)' (serial \(token.serialNumber))"
+        let key = try findPrivateKey(uri: uri, place: place, session: session, module: module)
+        let label = try module.label(session: session, object: key)
+        let id = try module.attribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_ID)) ?? []
+        let keyName = "the private key '\(label)'\(id.isEmpty ? "" : " (id \(Self.hex(id)))")"
+        let keyType = try module.ulongAttribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE))
+        guard keyType == CK_ULONG(CKK_RSA) || keyType == CK_ULONG(CKK_EC) else {
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "\(keyName) \(place) is neither RSA nor EC (CKA_KEY_TYPE \(keyType.map { String($0) } ?? "unknown"))"
+            )
+        }
+        let certificate = try findCertificate(
+            of: key,
+            keyType: keyType,
+            label: label,
+            id: id,
+            described: "\(keyName) \(place)",
+            session: session,
+            module: module
+        )
+        let defaultScheme = scheme ?? SignatureScheme.default(for: certificate.publicKeyAlgorithm)
+        if defaultScheme != SignatureScheme.default(for: certificate.publicKeyAlgorithm)
+            && !(certificate.publicKeyAlgorithm.isRSA && defaultScheme == .rsaPSS)
+        {
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "\(keyName) is a \(certificate.publicKeyAlgorithm) key and cannot sign with scheme '\(defaultScheme)'"
+            )
+        }
+        let alwaysAuthenticate = try module.boolAttribute(
+            session: session,
+            object: key,
+            CK_ATTRIBUTE_TYPE(CKA_ALWAYS_AUTHENTICATE)
+        )
+        let chain = try chainCertificates(for: certificate, session: session, module: module)
+        let signingKey = PKCS11SigningKey(
+            connection: connection,
+            certificate: certificate,
+            label: label,
+            id: id,
+            handle: key,
+            epoch: epoch,
+            alwaysAuthenticate: alwaysAuthenticate,
+            defaultScheme: defaultScheme
+        )
+        return SigningIdentity(certificate: certificate, chain: chain, key: signingKey)
+    }
+
+    /// The one private key the URI names (by label and ID, or through the certificate it labels).
+    /// - Throws: `.invalidParameter` for a URI type that names no key or several matching keys;
+    ///   `.noPrivateKey` when none matches.
+    private static func findPrivateKey(
+        uri: PKCS11URI,
+        place: String,
+        session: CK_SESSION_HANDLE,
+        module: PKCS11Module
+    ) throws -> CK_OBJECT_HANDLE {
         if let type = uri.type, type != "private", type != "cert" {
             throw CertificateProviderError.invalidParameter(
                 "the pkcs11: URI's type=\(type) names no signing key; use type=private or leave type out"
@@ -266,17 +305,22 @@ public final class PKCS11CertificateProvider: CertificateProvider {
                     + "(\(labels.joined(separator: ", "))); name one with object= or id= in the pkcs11: URI"
             )
         }
-        let key = keys[0]
-        let label = try module.label(session: session, object: key)
-        let id = try module.attribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_ID)) ?? []
-        let keyName = "the private key '\(label)'\(id.isEmpty ? "" : " (id \(Self.hex(id)))")"
-        let keyType = try module.ulongAttribute(session: session, object: key, CK_ATTRIBUTE_TYPE(CKA_KEY_TYPE))
-        guard keyType == CK_ULONG(CKK_RSA) || keyType == CK_ULONG(CKK_EC) else {
-            throw CertificateProviderError(
-                .unsupportedAlgorithm,
-                "\(keyName) \(place) is neither RSA nor EC (CKA_KEY_TYPE \(keyType.map { String($0) } ?? "unknown"))"
-            )
-        }
+        return keys[0]
+    }
+
+    /// The certificate of `key`: among those with its ID (or, without an ID, its label), the one whose
+    /// public key is the key's.
+    /// - Throws: `.certificateNotFound` when the token holds none; `.keyCertificateMismatch` when none
+    ///   is the key's.
+    private static func findCertificate(
+        of key: CK_OBJECT_HANDLE,
+        keyType: CK_ULONG?,
+        label: String,
+        id: [UInt8],
+        described keyName: String,
+        session: CK_SESSION_HANDLE,
+        module: PKCS11Module
+    ) throws -> Certificate {
         let certificateHandles =
             id.isEmpty
             ? try module.findObjects(session: session, objectClass: CK_OBJECT_CLASS(CKO_CERTIFICATE), label: label)
@@ -290,7 +334,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         guard !candidates.isEmpty else {
             throw CertificateProviderError(
                 .certificateNotFound,
-                "\(keyName) \(place) has no certificate with the same \(id.isEmpty ? "CKA_LABEL" : "CKA_ID"); write "
+                "\(keyName) has no certificate with the same \(id.isEmpty ? "CKA_LABEL" : "CKA_ID"); write "
                     + "one to the token, e.g. pkcs11-tool --write-object cert.der --type cert --id "
                     + "\(Self.hex(id, separator: ""))"
             )
@@ -302,35 +346,10 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         else {
             throw CertificateProviderError(
                 .keyCertificateMismatch,
-                "\(keyName) \(place) is not the key of the certificate '\(candidates[0].subject)' that has its CKA_ID"
+                "\(keyName) is not the key of the certificate '\(candidates[0].subject)' that has its CKA_ID"
             )
         }
-        let defaultScheme = scheme ?? SignatureScheme.default(for: certificate.publicKeyAlgorithm)
-        if defaultScheme != SignatureScheme.default(for: certificate.publicKeyAlgorithm)
-            && !(certificate.publicKeyAlgorithm.isRSA && defaultScheme == .rsaPSS)
-        {
-            throw CertificateProviderError(
-                .unsupportedAlgorithm,
-                "\(keyName) is a \(certificate.publicKeyAlgorithm) key and cannot sign with scheme '\(defaultScheme)'"
-            )
-        }
-        let alwaysAuthenticate = try module.boolAttribute(
-            session: session,
-            object: key,
-            CK_ATTRIBUTE_TYPE(CKA_ALWAYS_AUTHENTICATE)
-        )
-        let chain = try chainCertificates(for: certificate, session: session, module: module)
-        let signingKey = PKCS11SigningKey(
-            connection: connection,
-            certificate: certificate,
-            label: label,
-            id: id,
-            handle: key,
-            epoch: epoch,
-            alwaysAuthenticate: alwaysAuthenticate,
-            defaultScheme: defaultScheme
-        )
-        return SigningIdentity(certificate: certificate, chain: chain, key: signingKey)
+        return certificate
     }
 
     /// Whether the private key `key` is the one of `certificate`: RSA by its modulus; EC by the point

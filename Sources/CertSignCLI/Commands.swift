@@ -1,3 +1,4 @@
+import BuiltInProviders
 import CSCProvider
 import CertificateProviders
 import CryptoProDSSProvider
@@ -104,29 +105,18 @@ extension CommandContext {
         let identities: ClientIdentityLookup = { alias, password in
             try PKCS12IdentityStore(directory: storeDirectory).identity(alias: alias, password: password)
         }
-        try PKCS12CertificateProvider.register(
+        var parameters = parameters
+        parameters[.pkcs12] = pkcs12.merging(parameters[.pkcs12] ?? ProviderParameters())
+        try BuiltInProviders.register(
             in: &registry,
-            parameters: ProviderParameters([PKCS12Key.storeDirectory: .string(storeDirectory.path)]).merging(pkcs12),
-            environment: environment
+            parameters: parameters,
+            context: ProviderContext(
+                storeDirectory: storeDirectory,
+                environment: environment,
+                clientIdentityLookup: identities,
+                warning: warn
+            )
         )
-        try FMPDSSProvider.register(
-            in: &registry,
-            parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
-            clientIdentityLookup: identities,
-            warning: warn
-        )
-        let cryptoPro = parameters[.cryptoProDSS] ?? ProviderParameters()
-        try CryptoProDSSProvider.register(
-            in: &registry,
-            parameters: ProviderParameters([
-                CryptoProDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)
-            ])
-            .merging(cryptoPro),
-            clientIdentityLookup: identities,
-            warning: warn
-        )
-        try CSCProvider.register(in: &registry, clientIdentityLookup: identities)
-        try PKCS11CertificateProvider.register(in: &registry)
         return registry
     }
 }

@@ -1,7 +1,8 @@
 /// The unique identifier of a certificate provider (SAP's `getProviderID`).
 ///
-/// An open set: the built-in providers have static members; apps add their own IDs, in reverse-DNS
-/// form for third parties (`com.example.smartcard`).
+/// An open set: the core declares no IDs; each provider module declares its own as a static member
+/// in an extension (`extension ProviderID { public static let fmpDSS: ProviderID = "fmp-dss" }`), and
+/// apps add theirs the same way, in reverse-DNS form for third parties (`com.example.smartcard`).
 public struct ProviderID: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral, Codable {
     /// The ID as registered and shown to users.
     public let rawValue: String
@@ -28,13 +29,4 @@ public struct ProviderID: Hashable, Sendable, Comparable, CustomStringConvertibl
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
-
-    /// Local PKCS#12 files and the encrypted identity store.
-    public static let pkcs12: ProviderID = "pkcs12"
-    /// The Foresight Mobile Platform's DSS API.
-    public static let fmpDSS: ProviderID = "fmp-dss"
-    /// The CryptoPro DSS SignServer REST API.
-    public static let cryptoProDSS: ProviderID = "cryptopro-dss"
-    /// A Cloud Signature Consortium API v2 service (remote signHash, CMS built locally).
-    public static let csc: ProviderID = "csc"
 }

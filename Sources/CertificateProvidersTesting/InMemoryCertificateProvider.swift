@@ -11,11 +11,15 @@ import Synchronization
 /// `acceptedParameters` (when given) with `.invalidParameter` naming the key.
 ///
 /// ```swift
+/// extension ProviderID {
+///     static let testSigner: ProviderID = "com.example.test-signer"
+/// }
+///
 /// var registry = ProviderRegistry()
 /// let pki = try TestPKI()
 /// let identity = try pki.issueLeaf(subject: "CN=Test Signer")
-/// try registry.register(.pkcs12, description: "in-memory stand-in") {
-///     InMemoryCertificateProvider(id: .pkcs12, identity: identity)
+/// try registry.register(.testSigner, description: "in-memory stand-in") {
+///     InMemoryCertificateProvider(id: .testSigner, identity: identity)
 /// }
 /// ```
 public final class InMemoryCertificateProvider: CertificateProvider {

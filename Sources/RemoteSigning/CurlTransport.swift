@@ -105,6 +105,21 @@ public final class CurlTransport: HTTPTransport {
         self.init(configuration: Configuration(), tls: CurlTLSSetup())
     }
 
+    /// Creates a transport that trusts the system store and presents no client certificate: it reads
+    /// no file and opens no key, so, unlike ``init(configuration:)``, it cannot fail.
+    /// - Parameters:
+    ///   - endpointPolicy: which URLs may be reached (``Configuration/endpointPolicy``).
+    ///   - maximumResponseBodyBytes: the largest response body accepted (default 16 MiB).
+    public convenience init(endpointPolicy: RemoteEndpointPolicy, maximumResponseBodyBytes: Int = 16 << 20) {
+        self.init(
+            configuration: Configuration(
+                endpointPolicy: endpointPolicy,
+                maximumResponseBodyBytes: maximumResponseBodyBytes
+            ),
+            tls: CurlTLSSetup()
+        )
+    }
+
     /// Creates a transport.
     /// - Throws: `.fileSystem` when ``Configuration/trustedCAFile`` cannot be read;
     ///   `.malformedInput` when it holds no PEM certificate; `.invalidParameter` when the client

@@ -1,13 +1,5 @@
 public import CertificateProviders
 
-/// Turns a `clientIdentity` alias and its password into an identity with a local key.
-///
-/// Remote providers do not know where identities are stored (a provider never imports another
-/// provider): the app, or the CLI, passes a lookup over its identity store, for example
-/// `{ alias, password in try store.identity(alias: alias, password: password) }` over a
-/// `PKCS12IdentityStore`.
-public typealias ClientIdentityLookup = @Sendable (_ alias: String, _ password: Secret?) throws -> SigningIdentity
-
 /// The TLS parameters every remote provider accepts, declared once:
 ///
 /// | key | type | meaning |

@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import PKCS12Provider
 import Signing
 
 /// The Signing module's figures:

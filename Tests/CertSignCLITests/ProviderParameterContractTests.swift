@@ -1,3 +1,4 @@
+import BuiltInProviders
 import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
@@ -15,21 +16,19 @@ import Testing
 /// `initialize(options:)`), with the same messages; the CLI's `--param` and
 /// `providers --params ID` follow the same declarations.
 @Suite struct ProviderParameterContractTests {
-    /// The registry as an app makes it: one `register(in:)` call per provider.
+    /// The registry as the CLI makes it: every provider of the one list, each through the same
+    /// `register(in:parameters:context:)`.
     static func registry(store: TemporaryDirectory) throws -> ProviderRegistry {
         var registry = ProviderRegistry()
-        try PKCS12CertificateProvider.register(
+        try BuiltInProviders.register(
             in: &registry,
-            parameters: [PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(store.url.path)]
+            parameters: [.pkcs12: [PKCS12CertificateProvider.ParameterKey.storeDirectory: .string(store.url.path)]]
         )
-        try FMPDSSProvider.register(in: &registry)
-        try CryptoProDSSProvider.register(in: &registry)
-        try CSCProvider.register(in: &registry)
-        try PKCS11CertificateProvider.register(in: &registry)
         return registry
     }
 
-    static let allIDs: [ProviderID] = [.pkcs12, .fmpDSS, .cryptoProDSS, .csc, .pkcs11]
+    /// Every built-in provider (a new one is checked here once it is in the list).
+    static let allIDs: [ProviderID] = BuiltInProviders.ids
 
     /// A value of the wrong shape for `type`, or nil when every value fits (plain strings).
     static func badValue(for parameter: ProviderParameterSchema.Parameter) -> ProviderParameters.Value {
@@ -59,6 +58,7 @@ import Testing
     func oneRegistrationCall() throws {
         let store = try TemporaryDirectory()
         let registry = try Self.registry(store: store)
+        #expect(Set(Self.allIDs) == [.pkcs12, .fmpDSS, .cryptoProDSS, .csc, .pkcs11])
         #expect(registry.registeredIDs == Self.allIDs.sorted())
         for id in Self.allIDs {
             let registration = try #require(registry.registration(id))
@@ -69,6 +69,34 @@ import Testing
         }
         #expect(registry.registration(.pkcs12)?.description == PKCS12CertificateProvider.summary)
         #expect(registry.registration(.csc)?.description == CSCProvider.summary)
+        for provider in BuiltInProviders.all {
+            #expect(registry.registration(provider.id)?.description == provider.summary)
+            #expect(provider.schema.provider == provider.id)
+        }
+    }
+
+    @Test("the context's store directory reaches the providers that declare storeDirectory; a parameter wins")
+    func contextStoreDirectory() throws {
+        let store = try TemporaryDirectory()
+        let key: ProviderParameters.Key = "storeDirectory"
+        var registry = ProviderRegistry()
+        try BuiltInProviders.register(
+            in: &registry,
+            parameters: [.cryptoProDSS: [key: .string("/elsewhere")]],
+            context: ProviderContext(storeDirectory: store.url)
+        )
+        var reached: [ProviderID] = []
+        for provider in BuiltInProviders.all {
+            let made = try registry.makeProvider(provider.id)
+            if provider.schema[key] == nil {
+                #expect(made.parameters[key] == nil, "\(provider.id)")
+            } else {
+                reached.append(provider.id)
+                let expected = provider.id == .cryptoProDSS ? "/elsewhere" : store.url.path
+                #expect(made.parameters[key] == .string(expected), "\(provider.id)")
+            }
+        }
+        #expect(reached == [.pkcs12, .fmpDSS, .cryptoProDSS])
     }
 
     @Test(

@@ -1,3 +1,4 @@
+import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation

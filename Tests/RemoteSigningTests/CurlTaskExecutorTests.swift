@@ -37,7 +37,14 @@ struct CurlTaskExecutorTests {
             try await withTaskExecutorPreference(transport.taskExecutor) {
                 _ = try await client.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
                 #expect(currentThreadName() == "CurlTransport")
-                for _ in 0..<5 { #expect(try await client.signs().value.count >= 0) }
+                let signed = try await signSeedSample(client)
+                #expect(signed.value == StandardSeed.firstSignatureID)
+                #expect(currentThreadName() == "CurlTransport")
+                for _ in 0..<5 {
+                    let signs = try await client.signs().value
+                    #expect(signs.map(\.id) == [StandardSeed.firstSignatureID])
+                    #expect(signs.first?.table == StandardSeed.table)
+                }
                 #expect(currentThreadName() == "CurlTransport")
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<8 {

@@ -95,15 +95,7 @@ struct CurlTransportTLSTests {
                 _ = try await fmp.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
                 let certificates = try await fmp.certificates(dssPassword: Secret(StandardSeed.dssPassword)).value
                 #expect(certificates.contains { $0.id == StandardSeed.certificateID })
-                let signatureID = try await fmp.sign(
-                    resource: StandardSeed.resource,
-                    table: StandardSeed.table,
-                    column: StandardSeed.column,
-                    hhiveID: StandardSeed.row,
-                    dssPassword: Secret(StandardSeed.dssPassword),
-                    certificateID: StandardSeed.certificateID,
-                    certificatePIN: Secret(StandardSeed.certificatePIN)
-                ).value
+                let signatureID = try await signSeedSample(fmp).value
                 #expect(emulator.storedSignatureIDs.contains(signatureID))
 
                 let cryptoPro = CryptoProDSSClient(configuration: .init(baseURL: base), transport: transport)

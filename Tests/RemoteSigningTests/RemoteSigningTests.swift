@@ -123,9 +123,7 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     func make(maximumResponseBodyBytes: Int = 16 << 20) -> any HTTPTransport {
         switch self {
         case .curl:
-            // No trustedCAFile or clientIdentity: the initialiser cannot throw.
-            return (try? CurlTransport(configuration: .init(maximumResponseBodyBytes: maximumResponseBodyBytes)))
-                ?? CurlTransport()
+            return CurlTransport(endpointPolicy: .default, maximumResponseBodyBytes: maximumResponseBodyBytes)
         case .urlSession:
             return URLSessionTransport(configuration: .init(maximumResponseBodyBytes: maximumResponseBodyBytes))
         }

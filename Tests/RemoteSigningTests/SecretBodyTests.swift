@@ -75,15 +75,7 @@ struct SecretBodyTests {
         )
         _ = try await fmp.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
         _ = try await fmp.certificates(dssPassword: Secret(StandardSeed.dssPassword))
-        _ = try await fmp.sign(
-            resource: StandardSeed.resource,
-            table: StandardSeed.table,
-            column: StandardSeed.column,
-            hhiveID: StandardSeed.row,
-            dssPassword: Secret(StandardSeed.dssPassword),
-            certificateID: StandardSeed.certificateID,
-            certificatePIN: Secret(StandardSeed.certificatePIN)
-        )
+        _ = try await signSeedSample(fmp)
         let cryptoPro = CryptoProDSSClient(configuration: .init(baseURL: base), transport: recorder)
         _ = try await cryptoPro.login(username: StandardSeed.username, password: Secret(StandardSeed.password))
         _ = try await cryptoPro.sign(

@@ -157,20 +157,6 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         self.state = Mutex(State(parameters: try PKCS12CertificateProvider.schema.validate(parameters)))
     }
 
-    /// Registers this provider under `.pkcs12` in `registry`; each `makeProvider` call creates a
-    /// fresh instance with `parameters`.
-    /// - Throws: `.providerAlreadyRegistered`, `.invalidParameter`.
-    public static func register(
-        in registry: inout ProviderRegistry,
-        parameters: ProviderParameters = ProviderParameters(),
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws {
-        let parameters = try schema.validate(parameters)
-        try registry.register(.pkcs12, description: summary, schema: schema) {
-            try PKCS12CertificateProvider(parameters: parameters, environment: environment)
-        }
-    }
-
     /// The current parameters: what was set, plus after ``initialize(options:)`` the alias and the
     /// effective store password (import inputs `file`, `data`, `password` are not kept).
     public var parameters: ProviderParameters { state.withLock { $0.parameters } }

@@ -60,39 +60,7 @@ extension PKCS12File {
         friendlyName: String? = nil,
         options: EncodingOptions = .default
     ) throws -> [UInt8] {
-        guard let key = identity.key as? LocalSigningKey else {
-            throw CertificateProviderError.unsupportedOperation(
-                "only a local (OpenSSL) key can be written to a PKCS#12 file; this identity's key is "
-                    + "\(type(of: identity.key))"
-            )
-        }
-        guard !password.isEmpty else {
-            throw CertificateProviderError(
-                .passwordRequired,
-                "a PKCS#12 file written by this package needs a non-empty password (an empty one would leave the key "
-                    + "unprotected)"
-            )
-        }
-        guard password.withUnsafeBytes({ !$0.contains(0) }) else {
-            throw CertificateProviderError.invalidParameter("the PKCS#12 password must not contain NUL characters")
-        }
-        // The file gets up to three derivations (key, certificates, MAC); an open refuses more
-        // than maximumIterations in total, so the writer keeps to the same total.
-        let allowed = 1...PKCS12File.maximumIterations
-        guard allowed.contains(options.iterations), !options.includesMAC || allowed.contains(options.macIterations),
-            allowed.contains(options.iterationsPerOpen)
-        else {
-            throw CertificateProviderError.invalidParameter(
-                "PKCS#12 iteration counts must be at least 1 and, for the key, the certificates and the MAC together "
-                    + "(iterationsPerOpen), at most \(PKCS12File.maximumIterations)"
-            )
-        }
-        guard key.matches(identity.certificate) else {
-            throw CertificateProviderError(
-                .keyCertificateMismatch,
-                "the identity's key does not match its certificate (\(identity.certificate.subject))"
-            )
-        }
+        let key = try checkEncodable(identity, password: password, options: options)
         OpenSSLErrorQueue.clear()
         return try withX509Stack(identity.chain) { chain in
             try password.withCString { pass -> [UInt8] in
@@ -138,5 +106,49 @@ extension PKCS12File {
                 return Array(UnsafeBufferPointer(start: output, count: Int(length)))
             }
         }
+    }
+
+    /// The identity's local key, once the identity, the password and the iteration counts are fit to
+    /// be written.
+    /// - Throws: as ``encode(_:password:friendlyName:options:)``, before anything is built.
+    private static func checkEncodable(
+        _ identity: SigningIdentity,
+        password: Secret,
+        options: EncodingOptions
+    ) throws -> LocalSigningKey {
+        guard let key = identity.key as? LocalSigningKey else {
+            throw CertificateProviderError.unsupportedOperation(
+                "only a local (OpenSSL) key can be written to a PKCS#12 file; this identity's key is "
+                    + "\(type(of: identity.key))"
+            )
+        }
+        guard !password.isEmpty else {
+            throw CertificateProviderError(
+                .passwordRequired,
+                "a PKCS#12 file written by this package needs a non-empty password (an empty one would leave the key "
+                    + "unprotected)"
+            )
+        }
+        guard password.withUnsafeBytes({ !$0.contains(0) }) else {
+            throw CertificateProviderError.invalidParameter("the PKCS#12 password must not contain NUL characters")
+        }
+        // The file gets up to three derivations (key, certificates, MAC); an open refuses more
+        // than maximumIterations in total, so the writer keeps to the same total.
+        let allowed = 1...PKCS12File.maximumIterations
+        guard allowed.contains(options.iterations), !options.includesMAC || allowed.contains(options.macIterations),
+            allowed.contains(options.iterationsPerOpen)
+        else {
+            throw CertificateProviderError.invalidParameter(
+                "PKCS#12 iteration counts must be at least 1 and, for the key, the certificates and the MAC together "
+                    + "(iterationsPerOpen), at most \(PKCS12File.maximumIterations)"
+            )
+        }
+        guard key.matches(identity.certificate) else {
+            throw CertificateProviderError(
+                .keyCertificateMismatch,
+                "the identity's key does not match its certificate (\(identity.certificate.subject))"
+            )
+        }
+        return key
     }
 }

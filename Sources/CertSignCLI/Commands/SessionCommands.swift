@@ -1,8 +1,8 @@
-import CSCProvider
+import BuiltInProviders
 import CertificateProviders
-import CryptoProDSSProvider
 import FMPDSSProvider
 import Foundation
+import RemoteProviderSupport
 import RemoteSigning
 
 /// `certsign sessions list|clear`: the remote sessions kept in the store (FMP DSS `dss login`,
@@ -10,8 +10,16 @@ import RemoteSigning
 extension Commands {
     static let sessionCommands: [CommandDescriptor] = [sessionsList, sessionsClear]
 
-    /// The providers whose sessions these commands know, in the order they are listed.
-    static let sessionProviders: [ProviderID] = [.fmpDSS, .cryptoProDSS, .csc]
+    /// The built-in providers that log in to a server, in the order their sessions are listed: each
+    /// says itself whether and where it keeps a session.
+    static var sessionProviders: [any RemoteSessionKeeping.Type] {
+        BuiltInProviders.all.compactMap { $0 as? any RemoteSessionKeeping.Type }
+    }
+
+    /// The built-in provider `id` names, when it logs in to a server.
+    static func sessionProvider(_ id: ProviderID) -> (any RemoteSessionKeeping.Type)? {
+        sessionProviders.first { $0.id == id }
+    }
 
     static let sessionsList = CommandDescriptor(
         words: ["sessions", "list"],
@@ -46,7 +54,7 @@ extension Commands {
         var server: String?
 
         static var arguments: [ArgumentBinding<Self>] {
-            let names = Commands.sessionProviders.map(\.rawValue)
+            let names = Commands.sessionProviders.map { $0.id.rawValue }
             return [
                 ArgumentBinding(
                     declaration: ArgumentDeclaration(
@@ -88,7 +96,9 @@ extension Commands {
     ) { (options: SessionsClearOptions, context) in
         var cleared: [RemoteSessionSummary] = []
         var lines: [String] = []
-        for provider in options.provider.map({ [$0] }) ?? sessionProviders where provider != .csc {
+        let chosen = options.provider.map { id in sessionProviders.filter { $0.id == id } } ?? sessionProviders
+        for keeper in chosen where keeper.keepsSessionsOnDisk {
+            let provider = keeper.id
             let summary: RemoteSessionSummary?
             do {
                 summary = try keptSessions(of: provider, context).first
@@ -117,7 +127,9 @@ extension Commands {
                     + "\(options.server.map { " with \($0)" } ?? "") is kept in \(context.storeDirectory.path)"
             )
         }
-        if options.provider == .csc { lines = ["csc keeps no session on disk: each command gets a new token"] }
+        if let id = options.provider, sessionProvider(id)?.keepsSessionsOnDisk == false {
+            lines = ["\(id.rawValue) keeps no session on disk: each command gets a new token"]
+        }
         context.emit(
             encoding: SessionsClearedDocument(cleared: cleared.map(SessionsDocument.Session.init)),
             human: lines.joined(separator: "\n")
@@ -129,32 +141,22 @@ extension Commands {
     /// regular file of this user is left out with a warning.
     /// - Throws: `.storeCorrupted` for a damaged session file (its message names it).
     static func keptSessions(of provider: ProviderID, _ context: CommandContext) throws -> [RemoteSessionSummary] {
-        switch provider {
-        case .fmpDSS:
-            return try FMPDSSProvider.keptSessions(in: context.storeDirectory, warning: context.warningPrinter)
-        case .cryptoProDSS:
-            return try CryptoProDSSProvider.keptSessions(in: context.storeDirectory, warning: context.warningPrinter)
-        default: return []
-        }
+        try sessionProvider(provider)?.keptSessions(in: context.storeDirectory, warning: context.warningPrinter) ?? []
     }
 
     /// Removes the session file of `provider` (for FMP also the TLS settings of its login).
     /// - Returns: the removed file's path, or nil when there was none.
     static func removeKeptSession(of provider: ProviderID, _ context: CommandContext) async throws -> String? {
-        switch provider {
-        case .fmpDSS:
-            let file = try await FMPDSSProvider.removeKeptSession(in: context.storeDirectory)
-            try context.saveFMPLoginTLS(FMPLoginTLS())
-            return file
-        case .cryptoProDSS: return try CryptoProDSSProvider.removeKeptSession(in: context.storeDirectory)
-        default: return nil
-        }
+        let file = try await sessionProvider(provider)?.removeKeptSession(in: context.storeDirectory)
+        // The TLS settings of 'certsign dss login' go with the FMP session they were given for.
+        if provider == .fmpDSS { try context.saveFMPLoginTLS(FMPLoginTLS()) }
+        return file
     }
 
     /// Every session kept in the invocation's store, FMP first.
     /// - Throws: `.storeCorrupted` for a damaged session file (its message names it).
     static func keptSessions(_ context: CommandContext) throws -> [RemoteSessionSummary] {
-        try sessionProviders.flatMap { try keptSessions(of: $0, context) }
+        try sessionProviders.flatMap { try keptSessions(of: $0.id, context) }
     }
 }
 

@@ -1,4 +1,5 @@
 import CertificateProviders
+import FMPDSSProvider
 import Foundation
 import PKCS12Provider
 import Signing

@@ -31,11 +31,13 @@ let curlGlobalInitialization: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAUL
 /// `multi`, `epollFD` and `wakeFD` are
 /// immutable, and waking (`CCurlShims_poller_wake`) and waiting (`epoll_wait`) are thread-safe.
 final class CurlMultiLoop: @unchecked Sendable {
-    private let multi: UnsafeMutableRawPointer
+    /// The multi handle; nil only when libcurl could not make one (then `startupFailure` says so and
+    /// no curl call is made on it).
+    private let multi: UnsafeMutableRawPointer?
     private let epollFD: Int32
     private let wakeFD: Int32
-    /// Why the loop could not start (no descriptor left for epoll or eventfd); every transfer then
-    /// fails with it instead of the process crashing.
+    /// Why the loop could not start (no memory for the multi handle, no descriptor left for epoll or
+    /// eventfd); every transfer then fails with it instead of the process crashing.
     private let startupFailure: String?
     private typealias Completion = (CurlTransfer, Result<HTTPResponse, CertificateProviderError>)
     private struct Inbox {
@@ -87,8 +89,16 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     init(maximumConnectionsPerHost: Int) {
         _ = curlGlobalInitialization
-        // curl_multi_init fails only when out of memory.
-        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        // curl_multi_init fails only when out of memory: every request then fails with that.
+        guard let multi = curl_multi_init() else {
+            startupFailure =
+                "the HTTP transport cannot start: libcurl could not make its multi handle (out of memory); free "
+                + "memory and retry"
+            self.multi = nil
+            epollFD = -1
+            wakeFD = -1
+            return
+        }
         self.multi = multi
         var wake: Int32 = -1
         let epoll = CCurlShims_poller_make(&wake)
@@ -151,7 +161,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Stops the thread (in-flight transfers end with `.cancelled`) and frees the multi handle.
     func shutdown() {
         if startupFailure != nil {
-            curl_multi_cleanup(multi)  // no thread was started, and no transfer ever reached the handle
+            if let multi { curl_multi_cleanup(multi) }  // no thread was started, no transfer reached the handle
             inbox.withLock { $0.value.executor = nil }
             return
         }

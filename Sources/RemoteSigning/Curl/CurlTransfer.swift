@@ -118,49 +118,72 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Preparation (caller's thread)
 
-    private func configure(_ pool: CurlMultiLoop) throws {
-        let opaque = Unmanaged.passUnretained(self).toOpaque()
+    /// The first option curl refused, while options are set one after another.
+    private struct OptionOutcome {
         var failed: CURLcode = CURLE_OK
-        func set(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
+        mutating func set(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
+    }
+
+    private func configure(_ pool: CurlMultiLoop) throws {
+        var options = OptionOutcome()
+        configureConnection(pool, &options)
+        configureMethod(&options)
+        let list = try makeHeaderList()
+        headerList = list
+        options.set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)))
+        guard options.failed == CURLE_OK else {
+            throw CertificateProviderError(
+                .network,
+                "\(summary): libcurl refused an option (\(String(cString: curl_easy_strerror(options.failed))))"
+            )
+        }
+    }
+
+    /// URL, protocols, timeouts, HTTP version, TLS, callbacks, size limit and proxy.
+    private func configureConnection(_ pool: CurlMultiLoop, _ options: inout OptionOutcome) {
+        let opaque = Unmanaged.passUnretained(self).toOpaque()
         // Strings go to curl through withCString or as static text: passing a String where C wants a
         // `const char *` copies it into a new array first (curl copies the text it keeps anyway).
-        set(urlString.withCString { CCurlShims_easy_setopt_string(handle, CURLOPT_URL, $0) })
-        set(setStatic(CURLOPT_PROTOCOLS_STR, "http,https"))
-        set(CCurlShims_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
-        set(pool.installSocketHooks(on: handle))
-        set(CCurlShims_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+        options.set(urlString.withCString { CCurlShims_easy_setopt_string(handle, CURLOPT_URL, $0) })
+        options.set(setStatic(CURLOPT_PROTOCOLS_STR, "http,https"))
+        options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+        options.set(pool.installSocketHooks(on: handle))
+        options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
         let milliseconds = Int(min(timeout * 1000, Double(Int32.max)).rounded(.up))
-        set(CCurlShims_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds))
-        set(CCurlShims_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds))
-        set(CCurlShims_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS))
-        set(CCurlShims_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1))
-        set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2))
-        set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
-        set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+        options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds))
+        options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds))
+        options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS))
+        options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1))
+        options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2))
+        options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
+        options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
         if let replacement = tls.replacementCAFile {
-            set(replacement.withCString { CCurlShims_easy_setopt_string(handle, CURLOPT_CAINFO, $0) })
-            set(CCurlShims_easy_setopt_string(handle, CURLOPT_CAPATH, nil))
+            options.set(replacement.withCString { CCurlShims_easy_setopt_string(handle, CURLOPT_CAINFO, $0) })
+            options.set(CCurlShims_easy_setopt_string(handle, CURLOPT_CAPATH, nil))
         }
-        if isHTTPS { set(CCurlShims_install_tls_hook(handle, tlsReport)) }
-        set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
-        set(CCurlShims_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, curlWriteBody))
-        set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, opaque))
-        set(CCurlShims_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, curlWriteHeader))
-        set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, opaque))
-        set(CCurlShims_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        if isHTTPS { options.set(CCurlShims_install_tls_hook(handle, tlsReport)) }
+        options.set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        options.set(CCurlShims_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, curlWriteBody))
+        options.set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, opaque))
+        options.set(CCurlShims_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, curlWriteHeader))
+        options.set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, opaque))
+        options.set(CCurlShims_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
         if !proxyFromEnvironment {
             // No proxy variable was set when the transport was made: say so, which spares curl
             // its environment lookups on every request.
-            set(setStatic(CURLOPT_PROXY, ""))
-            set(setStatic(CURLOPT_NOPROXY, ""))
+            options.set(setStatic(CURLOPT_PROXY, ""))
+            options.set(setStatic(CURLOPT_NOPROXY, ""))
         }
+    }
 
+    /// The method and, with a body, the buffer curl sends it from.
+    private func configureMethod(_ options: inout OptionOutcome) {
         let method = request.method
         let hasBody = request.bodyCount > 0
         if method == .get && !hasBody {
-            set(CCurlShims_easy_setopt_long(handle, CURLOPT_HTTPGET, 1))
+            options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_HTTPGET, 1))
         } else if method == .head && !hasBody {
-            set(CCurlShims_easy_setopt_long(handle, CURLOPT_NOBODY, 1))
+            options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_NOBODY, 1))
         } else if hasBody || method == .post || method == .put {
             // curl sends the headers and a small body in one write from this buffer, and can send it
             // again when a reused connection turns out to be closed.
@@ -171,14 +194,22 @@ final class CurlTransfer: @unchecked Sendable {
                 }
             }
             upload = buffer
-            set(CCurlShims_easy_setopt_long(handle, CURLOPT_POST, 1))
-            set(CCurlShims_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.bodyCount)))
-            set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress))
-            if method != .post { set(CCurlShims_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method.rawValue)) }
+            options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_POST, 1))
+            options.set(
+                CCurlShims_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.bodyCount))
+            )
+            options.set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_POSTFIELDS, buffer.baseAddress))
+            if method != .post {
+                options.set(CCurlShims_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method.rawValue))
+            }
         } else {
-            set(CCurlShims_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method.rawValue))
+            options.set(CCurlShims_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method.rawValue))
         }
+    }
 
+    /// The request's headers as a curl list (nil when there are none).
+    /// - Throws: `.invalidParameter` for a header with a line break or colon in its name or value.
+    private func makeHeaderList() throws -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
             // Bytes, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
@@ -201,14 +232,7 @@ final class CurlTransfer: @unchecked Sendable {
                 curl_slist_append(list, $0)
             }
         }
-        headerList = list
-        set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)))
-        guard failed == CURLE_OK else {
-            throw CertificateProviderError(
-                .network,
-                "\(summary): libcurl refused an option (\(String(cString: curl_easy_strerror(failed))))"
-            )
-        }
+        return list
     }
 
     /// Sets a string option from static text (no copy on the way to curl).
@@ -277,11 +301,8 @@ final class CurlTransfer: @unchecked Sendable {
         return .failure(error(for: code))
     }
 
+    /// The typed error for a failed transfer: each step below recognises its kind of failure or passes.
     private func error(for code: CURLcode) -> CertificateProviderError {
-        let detail = String(cString: errorBuffer)
-        let curlText = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-        let host = request.url.host ?? ""
-        let seconds = String(format: "%g", timeout)
         if bodyTooLarge || code == CURLE_FILESIZE_EXCEEDED {
             return CertificateProviderError(
                 .responseTooLarge,
@@ -289,30 +310,49 @@ final class CurlTransfer: @unchecked Sendable {
             )
         }
         if isCancellationRequested || code == CURLE_ABORTED_BY_CALLBACK { return cancelledError() }
+        let detail = String(cString: errorBuffer)
+        let curlText = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        return timeoutError(code) ?? tlsSetupError(code, curlText) ?? clientCertificateRejection(code, curlText)
+            ?? connectionError(code, curlText)
+    }
+
+    private var host: String { request.url.host ?? "" }
+
+    /// A timeout, told apart by how far the exchange got (TCP connect, TLS handshake, answer).
+    private func timeoutError(_ code: CURLcode) -> CertificateProviderError? {
+        guard code == CURLE_OPERATION_TIMEDOUT else { return nil }
+        let seconds = String(format: "%g", timeout)
+        var handshaken: curl_off_t = 0
+        _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_APPCONNECT_TIME_T, &handshaken)
+        if isHTTPS && tlsReport.pointee.hello_sent != 0 && handshaken == 0 {
+            return CertificateProviderError(
+                .timeout,
+                "\(summary): the TLS handshake with \(host) did not finish within \(seconds) s"
+            )
+        }
+        if isHTTPS && tlsReport.pointee.hello_sent == 0 {
+            return CertificateProviderError(.timeout, "\(summary): no connection to \(host) within \(seconds) s")
+        }
+        return CertificateProviderError(.timeout, "\(summary): no complete answer within \(seconds) s")
+    }
+
+    /// The server certificate as the TLS report saw it, for messages.
+    private var serverCertificateDescription: String {
         let subject = String(
             cString: withUnsafeBytes(of: &tlsReport.pointee.subject) { $0.bindMemory(to: CChar.self).baseAddress! }
         )
         let issuer = String(
             cString: withUnsafeBytes(of: &tlsReport.pointee.issuer) { $0.bindMemory(to: CChar.self).baseAddress! }
         )
-        let serverCertificate =
-            subject.isEmpty ? "the server certificate" : "the server certificate '\(subject)' (issued by '\(issuer)')"
-        let lowered = curlText.lowercased()
+        return subject.isEmpty
+            ? "the server certificate" : "the server certificate '\(subject)' (issued by '\(issuer)')"
+    }
+
+    /// An untrusted or misnamed server certificate, an unusable CA file or client identity.
+    private func tlsSetupError(_ code: CURLcode, _ curlText: String) -> CertificateProviderError? {
         switch code {
-        case CURLE_OPERATION_TIMEDOUT:
-            var handshaken: curl_off_t = 0
-            _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_APPCONNECT_TIME_T, &handshaken)
-            if isHTTPS && tlsReport.pointee.hello_sent != 0 && handshaken == 0 {
-                return CertificateProviderError(
-                    .timeout,
-                    "\(summary): the TLS handshake with \(host) did not finish within \(seconds) s"
-                )
-            }
-            if isHTTPS && tlsReport.pointee.hello_sent == 0 {
-                return CertificateProviderError(.timeout, "\(summary): no connection to \(host) within \(seconds) s")
-            }
-            return CertificateProviderError(.timeout, "\(summary): no complete answer within \(seconds) s")
         case CURLE_PEER_FAILED_VERIFICATION:
+            let serverCertificate = serverCertificateDescription
             let verifyError = tlsReport.pointee.verify_error
             if verifyError != 0 {
                 let why = String(cString: CCurlShims_verify_error_string(verifyError))
@@ -322,6 +362,7 @@ final class CurlTransfer: @unchecked Sendable {
                         + "trustedCAFile parameter) or check the URL"
                 )
             }
+            let lowered = curlText.lowercased()
             if lowered.contains("subject name") || lowered.contains("does not match")
                 || lowered.contains("no alternative")
             {
@@ -344,50 +385,63 @@ final class CurlTransfer: @unchecked Sendable {
                     + "type is not usable for TLS)"
             )
         default:
-            break
+            return nil
         }
-        // A server that refuses a client certificate says so with an alert (certificate_required 116,
-        // bad_certificate 42, unsupported_certificate 43, certificate_revoked 44, certificate_expired 45,
-        // certificate_unknown 46, unknown_ca 48, access_denied 49). Under TLS 1.3 the alert comes after
-        // the client finished its side of the handshake, and a server that closes at once may reset
-        // the connection before the alert is read: a server that asked for a certificate and then
-        // hung up without answering refused it too.
+    }
+
+    /// The alerts a server sends when it refuses a client certificate, by number.
+    private static let rejectingAlerts = [
+        116: "certificate required", 42: "bad certificate", 43: "unsupported certificate", 44: "certificate revoked",
+        45: "certificate expired", 46: "certificate unknown", 48: "unknown CA", 49: "access denied",
+        40: "handshake failure",
+    ]
+
+    /// The same alerts as OpenSSL words them in curl's error text.
+    private static let rejectionTexts = [
+        "alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
+        "alert access denied", "alert unsupported certificate", "alert certificate expired",
+        "alert certificate revoked",
+    ]
+
+    /// A server that refused the client certificate.
+    ///
+    /// It says so with an alert (certificate_required 116, bad_certificate 42, unsupported_certificate
+    /// 43, certificate_revoked 44, certificate_expired 45, certificate_unknown 46, unknown_ca 48,
+    /// access_denied 49). Under TLS 1.3 the alert comes after the client finished its side of the
+    /// handshake, and a server that closes at once may reset the connection before the alert is read:
+    /// a server that asked for a certificate and then hung up without answering refused it too.
+    private func clientCertificateRejection(_ code: CURLcode, _ curlText: String) -> CertificateProviderError? {
         let sent =
             clientSubject.map { "the client certificate '\($0)' was sent" }
             ?? "no client certificate was configured (set clientIdentity / --client-identity)"
         let alert = Int(tlsReport.pointee.alert_received)
         let requested = tlsReport.pointee.certificate_requested != 0
-        let droppedCodes = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING]
-        let rejectingAlerts = [
-            116: "certificate required", 42: "bad certificate", 43: "unsupported certificate",
-            44: "certificate revoked",
-            45: "certificate expired", 46: "certificate unknown", 48: "unknown CA", 49: "access denied",
-            40: "handshake failure",
-        ]
-        if let name = rejectingAlerts[alert], alert != 40 || requested {
+        let dropped = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING].contains(code)
+        if let name = Self.rejectingAlerts[alert], alert != 40 || requested {
             return CertificateProviderError(
                 .clientCertificateRejected,
                 "\(summary): \(host) refused the TLS client certificate with the alert '\(name)': \(sent)"
             )
         }
-        let rejections = [
-            "alert certificate required", "alert bad certificate", "alert unknown ca", "alert certificate unknown",
-            "alert access denied", "alert unsupported certificate", "alert certificate expired",
-            "alert certificate revoked",
-        ]
-        if droppedCodes.contains(code), rejections.contains(where: lowered.contains) {
+        let lowered = curlText.lowercased()
+        if dropped, Self.rejectionTexts.contains(where: lowered.contains) {
             return CertificateProviderError(
                 .clientCertificateRejected,
                 "\(summary): \(host) refused the TLS client certificate: \(sent) (\(curlText))"
             )
         }
-        if droppedCodes.contains(code), requested, alert < 0 {
+        if dropped, requested, alert < 0 {
             return CertificateProviderError(
                 .clientCertificateRejected,
                 "\(summary): \(host) asked for a TLS client certificate and closed the connection without answering, "
                     + "so it refused it: \(sent) (\(curlText))"
             )
         }
+        return nil
+    }
+
+    /// What is left: the connection could not be made or broke off.
+    private func connectionError(_ code: CURLcode, _ curlText: String) -> CertificateProviderError {
         switch code {
         case CURLE_SSL_CONNECT_ERROR:
             return CertificateProviderError(.tls, "\(summary): the TLS handshake with \(host) failed (\(curlText))")

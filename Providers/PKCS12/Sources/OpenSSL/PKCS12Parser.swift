@@ -65,6 +65,44 @@ enum PKCS12Parser {
     static func parse(_ bytes: [UInt8], password: Secret?) throws -> PKCS12File {
         let legacyAvailable = OpenSSLProviders.loadLegacy()
         GOSTEngine.load()
+        let p12 = try decode(bytes)
+        defer { PKCS12_free(p12) }
+
+        let candidates = passwordCandidates(password)
+        let macPresent = PKCS12_mac_present(p12) == 1
+        let mac = macPresent ? macDescription(p12) : nil
+        var iterationsSpent = 0
+        try checkIterations(mac?.iterations, what: "integrity check (MAC)")
+        let verified =
+            macPresent ? try verifyMAC(p12, mac: mac, candidates: candidates, iterationsSpent: &iterationsSpent) : nil
+
+        // Decode with the verified password; else, when a MAC refused every form, with the form as
+        // given (only to tell a corrupt file from a wrong password: each further form would cost
+        // every part's derivation again); else with each candidate, keeping the best result.
+        var best: Contents?
+        let forms = verified.map { [$0] } ?? (macPresent ? Array(candidates.prefix(1)) : candidates)
+        for form in forms {
+            let contents = try walk(p12, password: form, iterationsSpent: iterationsSpent)
+            iterationsSpent = contents.iterationsSpent
+            if contents.decryptedParts > best?.decryptedParts ?? -1 { best = contents }
+            if contents.failures.isEmpty { break }
+        }
+        // `candidates` is never empty, so `best` is set.
+        guard let contents = best else { throw CertificateProviderError(.cryptoFailure, "no password form was tried") }
+        let verdict = Verdict(
+            contents: contents,
+            passwordGiven: password != nil,
+            legacyAvailable: legacyAvailable,
+            macPresent: macPresent,
+            macVerified: verified != nil
+        )
+        try verdict.check()
+        return try makeFile(contents, mac: mac, macVerified: verified != nil)
+    }
+
+    /// The PKCS#12 structure of `bytes` (the caller frees it).
+    /// - Throws: `.malformedInput` for empty or oversized data or what is not a PKCS#12.
+    private static func decode(_ bytes: [UInt8]) throws -> OpaquePointer {
         guard !bytes.isEmpty else { throw CertificateProviderError.malformedInput("the PKCS#12 data is empty") }
         guard bytes.count <= PKCS12File.maximumSize else {
             throw CertificateProviderError.malformedInput(
@@ -81,118 +119,7 @@ enum PKCS12Parser {
         else {
             throw notPKCS12(bytes, openSSLErrors: OpenSSLErrorQueue.drain())
         }
-        defer { PKCS12_free(p12) }
-
-        let candidates = passwordCandidates(password)
-        let macPresent = PKCS12_mac_present(p12) == 1
-        let mac = macPresent ? macDescription(p12) : nil
-        var iterationsSpent = 0
-        try checkIterations(mac?.iterations, what: "integrity check (MAC)")
-        var verified: PasswordForm?
-        if macPresent {
-            for form in candidates {
-                try spend(mac?.iterations, on: "integrity check (MAC)", total: &iterationsSpent)
-                OpenSSLErrorQueue.clear()
-                if form.with({ PKCS12_verify_mac(p12, $0, $1) }) == 1 {
-                    verified = form
-                    break
-                }
-                let entries = OpenSSLErrorQueue.drainEntries()
-                guard entries.isEmpty else {
-                    if isUnsupported(entries) {
-                        if let mac, usesGOST(mac.algorithm), !GOSTEngine.isAvailable {
-                            throw GOSTEngine.unavailableError(
-                                "the PKCS#12 file's integrity check (MAC, \(mac.algorithm))"
-                            )
-                        }
-                        throw CertificateProviderError(
-                            .unsupportedAlgorithm,
-                            "the file's integrity check (MAC) uses "
-                                + "\(mac?.algorithm.description ?? "an unknown digest"), which this OpenSSL cannot "
-                                + "compute",
-                            openSSLErrors: entries.map(\.text)
-                        )
-                    }
-                    throw CertificateProviderError(
-                        .malformedInput,
-                        "the file's integrity check (MAC) cannot be computed: the PKCS#12 file is corrupt",
-                        openSSLErrors: entries.map(\.text)
-                    )
-                }
-            }
-        }
-
-        // Decode with the verified password; else, when a MAC refused every form, with the form as
-        // given (only to tell a corrupt file from a wrong password: each further form would cost
-        // every part's derivation again); else with each candidate, keeping the best result.
-        var best: Contents?
-        let forms = verified.map { [$0] } ?? (macPresent ? Array(candidates.prefix(1)) : candidates)
-        for form in forms {
-            let contents = try walk(p12, password: form, iterationsSpent: iterationsSpent)
-            iterationsSpent = contents.iterationsSpent
-            if contents.decryptedParts > best?.decryptedParts ?? -1 { best = contents }
-            if contents.failures.isEmpty { break }
-        }
-        // `candidates` is never empty, so `best` is set.
-        guard let contents = best else { throw CertificateProviderError(.cryptoFailure, "no password form was tried") }
-
-        let needsPassword = password == nil
-        func wrongPassword(_ detail: String) -> CertificateProviderError {
-            if needsPassword {
-                return CertificateProviderError(
-                    .passwordRequired,
-                    "the PKCS#12 file is protected by a password; give its password"
-                )
-            }
-            return CertificateProviderError(.wrongPassword, "the password does not open the PKCS#12 file\(detail)")
-        }
-        func unsupported(_ names: [String]) -> CertificateProviderError {
-            let name = names.first ?? "an unknown algorithm"
-            if !GOSTEngine.isAvailable, (contents.keyEncryption + contents.contentEncryption).contains(where: usesGOST)
-            {
-                return GOSTEngine.unavailableError("the PKCS#12 file's encryption (\(name))")
-            }
-            let hint =
-                !legacyAvailable && (name.contains("RC2") || name.contains("RC4") || name.contains("DES"))
-                ? "; OpenSSL's legacy provider could not be loaded (install it or set OPENSSL_MODULES)" : ""
-            return CertificateProviderError(
-                .unsupportedAlgorithm,
-                "the PKCS#12 file is encrypted with \(name), which this OpenSSL cannot decrypt\(hint)",
-                openSSLErrors: contents.openSSLErrors
-            )
-        }
-
-        if macPresent && verified == nil {
-            if contents.decryptedParts > 0 {
-                throw CertificateProviderError(
-                    .malformedInput,
-                    "the PKCS#12 file's integrity check (MAC) fails although the password decrypts it: the file is "
-                        + "corrupt or was modified"
-                )
-            }
-            if !contents.unsupported.isEmpty { throw unsupported(contents.unsupported) }
-            throw wrongPassword(" (its integrity check fails)")
-        }
-        if !contents.failures.isEmpty {
-            if !contents.unsupported.isEmpty { throw unsupported(contents.unsupported) }
-            if contents.decryptedParts == 0 && !contents.malformed {
-                if verified != nil {
-                    throw CertificateProviderError(
-                        .wrongPassword,
-                        "the password checks the PKCS#12 file's integrity but does not decrypt its contents (the "
-                            + "file uses a second password)",
-                        openSSLErrors: contents.openSSLErrors
-                    )
-                }
-                throw wrongPassword("")
-            }
-            throw CertificateProviderError(
-                .malformedInput,
-                "part of the PKCS#12 file cannot be decrypted or decoded: the file is corrupt",
-                openSSLErrors: contents.openSSLErrors
-            )
-        }
-        return try makeFile(contents, mac: mac, macVerified: verified != nil)
+        return p12
     }
 
     // MARK: Walking the safes
@@ -392,7 +319,7 @@ enum PKCS12Parser {
     }
 
     /// Refuses iteration counts no tool writes before a key derivation spends minutes on them.
-    private static func checkIterations(_ iterations: Int?, what: String) throws {
+    static func checkIterations(_ iterations: Int?, what: String) throws {
         guard let iterations, iterations > PKCS12File.maximumIterations else { return }
         throw CertificateProviderError.malformedInput(
             "the PKCS#12 \(what) asks for \(iterations) key-derivation iterations (at most "
@@ -403,7 +330,7 @@ enum PKCS12Parser {
     /// Adds one key derivation to the open's total and refuses the file once the total passes
     /// ``PKCS12File/maximumIterations``: each count may be within the limit while many parts, keys
     /// or password forms together would still keep the CPU busy for tens of seconds.
-    private static func spend(_ iterations: Int?, on what: String, total: inout Int) throws {
+    static func spend(_ iterations: Int?, on what: String, total: inout Int) throws {
         total += max(iterations ?? 1, 1)
         guard total > PKCS12File.maximumIterations else { return }
         throw CertificateProviderError.malformedInput(
@@ -547,127 +474,6 @@ enum PKCS12Parser {
             "the data is not a PKCS#12 file, or the file is truncated or corrupt",
             openSSLErrors: openSSLErrors
         )
-    }
-
-    // MARK: Attributes and algorithm names
-
-    private static func friendlyName(_ bag: OpaquePointer) -> String? {
-        guard let name = PKCS12_get_friendlyname(bag) else {
-            ERR_clear_error()
-            return nil
-        }
-        defer { COpenSSLShims_OPENSSL_free(name) }
-        return String(cString: name)
-    }
-
-    private static func localKeyID(_ bag: OpaquePointer) -> [UInt8]? {
-        guard let attribute = PKCS12_SAFEBAG_get0_attr(bag, NID_localKeyID),
-            attribute.pointee.type == V_ASN1_OCTET_STRING,
-            let octets = attribute.pointee.value.octet_string
-        else { return nil }
-        return bytes(of: octets)
-    }
-
-    private static func bytes(of string: UnsafePointer<ASN1_STRING>) -> [UInt8] {
-        let length = Int(ASN1_STRING_length(string))
-        guard length > 0, let data = ASN1_STRING_get0_data(string) else { return [] }
-        return Array(UnsafeBufferPointer(start: data, count: length))
-    }
-
-    static func objectName(nid: Int32) -> String {
-        guard nid != NID_undef, let name = OBJ_nid2ln(nid) else { return "unknown (NID \(nid))" }
-        return String(cString: name)
-    }
-
-    static func objectName(object: OpaquePointer) -> String {
-        let nid = OBJ_obj2nid(object)
-        if nid != NID_undef, let name = OBJ_nid2ln(nid) { return String(cString: name) }
-        return oid(object)
-    }
-
-    private static func shortName(object: OpaquePointer) -> String {
-        let nid = OBJ_obj2nid(object)
-        if nid != NID_undef, let name = OBJ_nid2sn(nid) { return String(cString: name) }
-        return oid(object)
-    }
-
-    private static func oid(_ object: OpaquePointer) -> String {
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return "unknown OID" }
-        return String(decoding: buffer.prefix(Int(min(length, 127))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Describes a PBE / cipher `AlgorithmIdentifier`, looking into PBES2 and PBES1 parameters.
-    static func describe(_ algorithm: UnsafePointer<X509_ALGOR>?) -> PKCS12File.Algorithm? {
-        guard let algorithm else { return nil }
-        var objectPointer: OpaquePointer?
-        var parameterType: Int32 = 0
-        var parameterValue: UnsafeRawPointer?
-        X509_ALGOR_get0(&objectPointer, &parameterType, &parameterValue, algorithm)
-        guard let object = objectPointer else { return nil }
-        let name = objectName(object: object)
-        let dotted = oid(object)
-        let sequence: [UInt8]? =
-            parameterType == V_ASN1_SEQUENCE
-            ? parameterValue.map { bytes(of: $0.assumingMemoryBound(to: ASN1_STRING.self)) } : nil
-        defer { ERR_clear_error() }
-        if OBJ_obj2nid(object) == NID_pbes2, let sequence {
-            return sequence.withUnsafeBufferPointer { buffer -> PKCS12File.Algorithm in
-                var cursor = buffer.baseAddress
-                guard let parameters = d2i_PBE2PARAM(nil, &cursor, buffer.count) else {
-                    return PKCS12File.Algorithm(name: name, oid: dotted)
-                }
-                defer { PBE2PARAM_free(parameters) }
-                var cipher: String?
-                if let encryption = parameters.pointee.encryption, let cipherObject = encryption.pointee.algorithm {
-                    cipher = shortName(object: cipherObject)
-                }
-                var prf: String? = nil
-                var iterations: Int? = nil
-                if let keyFunction = parameters.pointee.keyfunc,
-                    OBJ_obj2nid(keyFunction.pointee.algorithm) == NID_id_pbkdf2,
-                    let parameter = keyFunction.pointee.parameter, parameter.pointee.type == V_ASN1_SEQUENCE,
-                    let kdfSequence = parameter.pointee.value.sequence
-                {
-                    let kdfBytes = bytes(of: kdfSequence)
-                    kdfBytes.withUnsafeBufferPointer { kdfBuffer in
-                        var kdfCursor = kdfBuffer.baseAddress
-                        guard let kdf = d2i_PBKDF2PARAM(nil, &kdfCursor, kdfBuffer.count) else { return }
-                        defer { PBKDF2PARAM_free(kdf) }
-                        if let iter = kdf.pointee.iter { iterations = Int(ASN1_INTEGER_get(iter)) }
-                        prf =
-                            kdf.pointee.prf.flatMap { $0.pointee.algorithm }.map { shortName(object: $0) }
-                            ?? "hmacWithSHA1"
-                    }
-                }
-                return PKCS12File.Algorithm(
-                    name: name,
-                    oid: dotted,
-                    cipher: cipher,
-                    pseudoRandomFunction: prf,
-                    iterations: iterations
-                )
-            }
-        }
-        var iterations: Int? = nil
-        if let sequence {
-            sequence.withUnsafeBufferPointer { buffer in
-                var cursor = buffer.baseAddress
-                guard let parameters = d2i_PBEPARAM(nil, &cursor, buffer.count) else { return }
-                defer { PBEPARAM_free(parameters) }
-                if let iter = parameters.pointee.iter { iterations = Int(ASN1_INTEGER_get(iter)) }
-            }
-        }
-        return PKCS12File.Algorithm(name: name, oid: dotted, iterations: iterations)
-    }
-
-    private static func macDescription(_ p12: OpaquePointer) -> (algorithm: PKCS12File.Algorithm, iterations: Int?)? {
-        var algorithm: UnsafePointer<X509_ALGOR>?
-        var iterations: UnsafePointer<ASN1_INTEGER>?
-        PKCS12_get0_mac(nil, &algorithm, nil, &iterations, p12)
-        guard let description = describe(algorithm) else { return nil }
-        return (description, iterations.map { Int(ASN1_INTEGER_get($0)) } ?? 1)
     }
 
     // MARK: Chain helpers

@@ -1,0 +1,61 @@
+public import CertificateProviders
+public import RemoteSigning
+
+/// How the provider declares itself: its ID, its parameters (``CSCProvider/ParameterKey``,
+/// ``CSCProvider/schema``), its summary and how the registry makes it.
+extension CSCProvider: BuiltInProvider {
+    /// Always ``ProviderID/csc``.
+    public static var id: ProviderID { .csc }
+
+    /// The parameter keys this provider reads; the ones every remote provider takes (`timeout`,
+    /// `trustedCAFile`, `clientIdentity`, …) come from ``RemoteSigning/RemoteParameterKeys``.
+    public enum ParameterKey: RemoteParameterKeys {
+        /// The `url` parameter (declared in ``CSCProvider/schema``).
+        public static let url = ProviderParameters.Key.url
+        /// The `clientID` parameter (declared in ``CSCProvider/schema``).
+        public static let clientID: ProviderParameters.Key = "clientID"
+        /// The `clientSecret` parameter (declared in ``CSCProvider/schema``).
+        public static let clientSecret: ProviderParameters.Key = "clientSecret"
+        /// The `credentialID` parameter (declared in ``CSCProvider/schema``).
+        public static let credentialID: ProviderParameters.Key = "credentialID"
+        /// The `pin` parameter (declared in ``CSCProvider/schema``).
+        public static let pin: ProviderParameters.Key = "pin"
+        /// The `otp` parameter (declared in ``CSCProvider/schema``).
+        public static let otp: ProviderParameters.Key = "otp"
+
+        /// Every key the provider accepts (the keys of ``CSCProvider/schema``).
+        public static let all: Set<ProviderParameters.Key> = CSCProvider.schema.keys
+        /// The keys whose values are secrets (declared so in ``CSCProvider/schema``).
+        public static let secrets: Set<ProviderParameters.Key> = CSCProvider.schema.secretKeys
+    }
+
+    /// The provider's parameters, each declared once (validation, redaction and help come from here).
+    public static let schema = ProviderParameterSchema(
+        provider: .csc,
+        [
+            .init(ParameterKey.url, .url, "the service's base URL (methods at <url>/csc/v2/...)"),
+            .init(ParameterKey.clientID, .string, "the OAuth 2.0 client (client-credentials grant)"),
+            .init(ParameterKey.clientSecret, .secret, "the client secret, for confidential clients"),
+            .init(
+                ParameterKey.credentialID,
+                .string,
+                default: "the only credential",
+                "the credential to sign with"
+            ),
+            .init(ParameterKey.pin, .secret, "the credential's PIN, when it asks for one"),
+            .init(ParameterKey.otp, .secret, "a one-time password, when the credential asks for one"),
+        ] + RemoteProviderParameters.shared,
+        rules: RemoteProviderParameters.rules
+    )
+
+    /// One line saying what the provider is (`certsign providers`).
+    public static let summary =
+        "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'"
+
+    /// Makes a provider with `parameters` (validated), the context's `clientIdentityLookup`;
+    /// it talks to its server through a ``CurlTransport`` made from the TLS parameters.
+    /// - Throws: `.invalidParameter`, as ``init(parameters:transport:clientIdentityLookup:)``.
+    public static func make(parameters: ProviderParameters, context: ProviderContext) throws -> CSCProvider {
+        try CSCProvider(parameters: parameters, clientIdentityLookup: context.clientIdentityLookup)
+    }
+}

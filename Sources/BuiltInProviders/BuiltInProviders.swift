@@ -1,0 +1,48 @@
+import CSCProvider
+public import CertificateProviders
+import CryptoProDSSProvider
+import FMPDSSProvider
+import PKCS11Provider
+import PKCS12Provider
+
+/// The one list of the providers this package ships: the `certsign` tool, the provider contract
+/// tests and the bench register from here, so a new provider is one line below (and its folder,
+/// and its `Package.swift` entry).
+///
+/// Apps pick providers themselves (there is no global registry): they call each provider's
+/// ``CertificateProviders/BuiltInProvider/register(in:parameters:context:)``, or ``register(in:parameters:context:)``
+/// here for all of them.
+public enum BuiltInProviders {
+    /// Every built-in provider, in the order `certsign` lists what concerns several of them.
+    public static var all: [any BuiltInProvider.Type] {
+        [
+            PKCS12CertificateProvider.self,
+            FMPDSSProvider.self,
+            CryptoProDSSProvider.self,
+            CSCProvider.self,
+            PKCS11CertificateProvider.self,
+        ]
+    }
+
+    /// The IDs of ``all``, in the same order.
+    public static var ids: [ProviderID] { all.map { $0.id } }
+
+    /// Registers every provider of ``all`` in `registry`, each with its own parameters and the one
+    /// context.
+    /// - Parameters:
+    ///   - registry: where they are registered.
+    ///   - parameters: per provider ID, what the providers it makes start with (default none).
+    ///   - context: what the host lends every provider (store directory, environment, TLS client
+    ///     identities, warnings).
+    /// - Throws: `.providerAlreadyRegistered` when `registry` already holds one of the IDs;
+    ///   `.invalidParameter` for parameters a provider's schema refuses.
+    public static func register(
+        in registry: inout ProviderRegistry,
+        parameters: [ProviderID: ProviderParameters] = [:],
+        context: ProviderContext = ProviderContext()
+    ) throws {
+        for provider in all {
+            try provider.register(in: &registry, parameters: parameters[provider.id] ?? [:], context: context)
+        }
+    }
+}

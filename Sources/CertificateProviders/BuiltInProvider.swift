@@ -1,0 +1,59 @@
+import Foundation
+
+/// A provider that declares itself, so that registering it is one call of one shape: its ID, its
+/// parameters, one line saying what it is, and how to make it from validated parameters and the
+/// host's ``ProviderContext``.
+///
+/// The package's providers conform (each in its folder's `Registration` file) and
+/// `BuiltInProviders.all` lists them; an app's own provider may conform the same way. The ID is the
+/// provider's own (`extension ProviderID { public static let … }` in its module): the core declares
+/// none.
+///
+/// ```swift
+/// var registry = ProviderRegistry()
+/// let context = ProviderContext(storeDirectory: URL(fileURLWithPath: "/var/lib/app"))
+/// try PKCS12CertificateProvider.register(in: &registry, context: context)
+/// ```
+public protocol BuiltInProvider: CertificateProvider {
+    /// The ID the provider registers under (and reports as `providerID`).
+    static var id: ProviderID { get }
+    /// The parameters it declares, each once (validation, redaction and help come from here).
+    static var schema: ProviderParameterSchema { get }
+    /// One line saying what the provider is (`certsign providers`).
+    static var summary: String { get }
+
+    /// Makes a provider with `parameters` (already validated against ``schema``) and what it needs of
+    /// `context`.
+    /// - Throws: `.invalidParameter` for parameters the provider refuses beyond its schema.
+    static func make(parameters: ProviderParameters, context: ProviderContext) throws -> Self
+}
+
+extension BuiltInProvider {
+    /// The parameter a ``ProviderContext/storeDirectory`` is given as, to providers that declare it.
+    static var storeDirectoryKey: ProviderParameters.Key { "storeDirectory" }
+
+    /// Registers the provider under ``id`` with its ``schema`` and ``summary``; each `makeProvider`
+    /// call makes a fresh provider through ``make(parameters:context:)``.
+    /// - Parameters:
+    ///   - registry: where it is registered.
+    ///   - parameters: what every provider it makes starts with; checked against ``schema`` here.
+    ///   - context: what the host lends the provider; its `storeDirectory` becomes the
+    ///     `storeDirectory` parameter when the schema declares one and `parameters` does not set it.
+    /// - Throws: `.providerAlreadyRegistered`; `.invalidParameter` for parameters the schema refuses.
+    public static func register(
+        in registry: inout ProviderRegistry,
+        parameters: ProviderParameters = ProviderParameters(),
+        context: ProviderContext = ProviderContext()
+    ) throws {
+        var parameters = parameters
+        if let directory = context.storeDirectory, schema[storeDirectoryKey] != nil,
+            parameters[storeDirectoryKey] == nil
+        {
+            parameters[storeDirectoryKey] = .string(directory.path)
+        }
+        let validated = try schema.validate(parameters)
+        try registry.register(id, description: summary, schema: schema) {
+            try make(parameters: validated, context: context)
+        }
+    }
+}
