@@ -139,19 +139,19 @@ let package = Package(
         ),
         .target(
             name: "FMPDSSProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning"],
+            dependencies: ["CertificateProviders", "JSON", "RemoteSigning"],
             path: "Providers/FMP",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CryptoProDSSProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning"],
+            dependencies: ["CertificateProviders", "JSON", "RemoteSigning"],
             path: "Providers/CryptoProDSS",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CSCProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning"],
+            dependencies: ["CertificateProviders", "JSON", "RemoteSigning"],
             path: "Providers/CSC",
             swiftSettings: swiftSettings
         ),
@@ -175,15 +175,21 @@ let package = Package(
             dependencies: ["Signing", "CertificateProviders", "CQPDF"],
             swiftSettings: swiftSettings
         ),
+        // The wire JSON: JSONValue, its strict parser and its writer (clients, the emulator, the CLI).
+        .target(
+            name: "JSON",
+            dependencies: ["CertificateProviders"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RemoteSigning",
-            dependencies: ["CertificateProviders", "COpenSSL", "CCurl", "CCurlShims"],
+            dependencies: ["CertificateProviders", "JSON", "COpenSSL", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "DSSEmulator",
             dependencies: [
-                "CertificateProviders", "CertificateIssuing", "RemoteSigning", "Signing", "CMicroHTTPD",
+                "CertificateProviders", "CertificateIssuing", "JSON", "Signing", "CMicroHTTPD",
                 "CMicroHTTPDShims",
                 "COpenSSL", "COpenSSLShims",
             ],
@@ -192,7 +198,7 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: [
-                "CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
+                "CertificateProviders", "PKCS12Provider", "Signing", "JSON", "RemoteSigning", "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateIssuing", "PKCS11Provider",
                 "COpenSSLShims", "PDFSigning",
             ],
@@ -207,7 +213,7 @@ let package = Package(
             name: "certsign-bench",
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "CertificateProvidersTesting",
-                "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider",
+                "JSON", "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider",
                 "PDFSigning",
             ],
             swiftSettings: swiftSettings
@@ -238,7 +244,7 @@ let package = Package(
         .target(
             name: "CertSignFuzzTargets",
             dependencies: [
-                "CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
+                "CertificateProviders", "PKCS12Provider", "Signing", "JSON", "RemoteSigning", "FMPDSSProvider",
                 "CryptoProDSSProvider", "DSSEmulator", "COpenSSL", "PDFSigning",
             ],
             path: "Tests/Fuzz/Targets",
@@ -259,7 +265,7 @@ let package = Package(
         .testTarget(
             name: "CertSignCLITests",
             dependencies: [
-                "CertSignCLI", "certsign", "CertificateProvidersTesting", "DSSEmulator",
+                "CertSignCLI", "certsign", "CertificateProvidersTesting", "DSSEmulator", "JSON",
                 // The parameter-schema contract test makes every provider through its own register(in:).
                 "PKCS12Provider", "PKCS11Provider", "FMPDSSProvider", "CryptoProDSSProvider", "CSCProvider",
             ],
@@ -288,14 +294,19 @@ let package = Package(
         .testTarget(
             name: "RemoteSigningTests",
             dependencies: [
-                "RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting", "PKCS12Provider",
+                "JSON", "RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting", "PKCS12Provider",
                 "FMPDSSProvider", "CryptoProDSSProvider",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "JSONTests",
+            dependencies: ["JSON", "CertificateProviders"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "DSSEmulatorTests",
-            dependencies: ["DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: ["DSSEmulator", "JSON", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -309,7 +320,7 @@ let package = Package(
         .testTarget(
             name: "FMPDSSProviderTests",
             dependencies: [
-                "FMPDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                "FMPDSSProvider", "DSSEmulator", "JSON", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
         ),
@@ -340,7 +351,7 @@ let package = Package(
         .testTarget(
             name: "CryptoProDSSProviderTests",
             dependencies: [
-                "CryptoProDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders",
+                "CryptoProDSSProvider", "DSSEmulator", "JSON", "RemoteSigning", "CertificateProviders",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
@@ -348,7 +359,7 @@ let package = Package(
         .testTarget(
             name: "CSCProviderTests",
             dependencies: [
-                "CSCProvider", "DSSEmulator", "Signing", "RemoteSigning", "CertificateProviders",
+                "CSCProvider", "DSSEmulator", "Signing", "JSON", "RemoteSigning", "CertificateProviders",
                 "CertificateProvidersTesting",
                 "certsign",
             ],

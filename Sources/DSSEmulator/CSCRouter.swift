@@ -1,6 +1,6 @@
 import CertificateProviders
 import Foundation
-import RemoteSigning
+import JSON
 import Synchronization
 
 /// What the emulator's CSC API v2 routes serve, over the emulator's users and keys.

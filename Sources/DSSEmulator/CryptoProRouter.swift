@@ -1,7 +1,7 @@
 import CertificateProviders
 import Dispatch
 import Foundation
-import RemoteSigning
+import JSON
 import Signing
 
 /// The OAuth clients the emulator's CryptoPro STS accepts.

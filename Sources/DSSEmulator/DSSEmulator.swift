@@ -1,6 +1,6 @@
 import CertificateProviders
 public import Foundation
-public import RemoteSigning
+public import JSON
 import Synchronization
 
 /// A loopback server speaking the Foresight Mobile Platform DSS API and the CryptoPro DSS REST

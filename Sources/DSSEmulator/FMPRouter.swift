@@ -1,6 +1,6 @@
 import CertificateProviders
 import Foundation
-import RemoteSigning
+import JSON
 
 /// The Foresight Mobile Platform DSS route table (ARCHITECTURE.md "Remote APIs"), served from the
 /// shared ``EmulatorStore``.

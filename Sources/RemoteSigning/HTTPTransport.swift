@@ -1,3 +1,4 @@
+public import JSON
 import CertificateProviders
 public import Foundation
 

@@ -2,6 +2,7 @@ import CertificateProviders
 import CryptoProDSSProvider
 import DSSEmulator
 import Foundation
+import JSON
 import RemoteSigning
 
 /// CryptoPro DSS round trips against the emulator (``BenchEmulator``), beside `wrk` on the same routes in the

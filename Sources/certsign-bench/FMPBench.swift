@@ -2,6 +2,7 @@ import CertificateProviders
 import DSSEmulator
 import FMPDSSProvider
 import Foundation
+import JSON
 import RemoteSigning
 
 /// The goal the transport issue sets for every client round-trip row: at least 0.8× wrk on the same

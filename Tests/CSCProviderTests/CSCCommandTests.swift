@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
+import JSON
 import RemoteSigning
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import DSSEmulator
 import Foundation
+import JSON
 import RemoteSigning
 import TestSupport
 import Testing

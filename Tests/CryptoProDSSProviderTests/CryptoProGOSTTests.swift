@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import CryptoProDSSProvider
 import DSSEmulator
 import Foundation
+import JSON
 import RemoteSigning
 import TestSupport
 import Testing

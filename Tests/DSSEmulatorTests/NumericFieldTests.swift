@@ -1,6 +1,7 @@
 import CertificateProviders
 import DSSEmulator
 import Foundation
+import JSON
 import RemoteSigning
 import Testing
 

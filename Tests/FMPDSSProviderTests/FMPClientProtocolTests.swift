@@ -2,6 +2,7 @@ import CertificateProviders
 import DSSEmulator
 import FMPDSSProvider
 import Foundation
+import JSON
 import RemoteSigning
 import TestSupport
 import Testing

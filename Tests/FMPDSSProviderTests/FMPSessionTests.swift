@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import DSSEmulator
 import FMPDSSProvider
 import Foundation
+import JSON
 import RemoteSigning
 import Synchronization
 import TestSupport

@@ -1,6 +1,6 @@
 import CertificateProviders
 import Foundation
-import RemoteSigning
+import JSON
 import Testing
 
 /// What Foundation's JSONSerialization makes of `bytes`, as a JSONValue by the kinds' rules

@@ -1,6 +1,6 @@
 import CertificateProviders
 import Foundation
-import RemoteSigning
+import JSON
 import Testing
 
 /// What Foundation's JSONEncoder writes for a value (the reference for `jsonBytes()`).
@@ -103,26 +103,5 @@ struct JSONWritingTests {
         #expect(throws: CertificateProviderError(.invalidParameter, "")) {
             try JSONValue.array([.number(.nan)]).jsonBytes()
         }
-    }
-
-    @Test("secret placeholders are replaced wherever they stand, next to other 's' bytes and each other")
-    func placeholders() throws {
-        let first = SecretSlot(Secret("pa\"ss"))
-        let second = SecretSlot(Secret("s€cret"))
-        var request = HTTPRequest(method: .post, url: try #require(URL(string: "https://dss.example/")))
-        try request.setJSONBody(
-            [
-                "s": .string(first.placeholder), "ss": .string("s" + second.placeholder + first.placeholder + "s"),
-                "secret-slot-": "secret-slot-", "last": .string(second.placeholder),
-            ],
-            secrets: [first, second]
-        )
-        let body = try #require(request.secretBody).withUnsafeBytes { Array($0) }
-        let json = try JSONValue(parsing: body)
-        #expect(json["s"]?.stringValue == "pa\"ss")
-        #expect(json["ss"]?.stringValue == "ss€cretpa\"sss")
-        #expect(json["secret-slot-"]?.stringValue == "secret-slot-")
-        #expect(json["last"]?.stringValue == "s€cret")
-        #expect(json.objectValue?.count == 4)
     }
 }

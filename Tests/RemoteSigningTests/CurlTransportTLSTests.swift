@@ -5,6 +5,7 @@ import DSSEmulator
 import FMPDSSProvider
 import Foundation
 import PKCS12Provider
+import JSON
 import RemoteSigning
 import Testing
 

@@ -3,6 +3,7 @@ import DSSEmulator
 import FMPDSSProvider
 import Foundation
 import PKCS12Provider
+import JSON
 import RemoteSigning
 
 /// `certsign dss …`: the Foresight Mobile Platform DSS calls of the HHFWDss sample, and
