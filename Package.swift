@@ -294,7 +294,8 @@ let package = Package(
         .testTarget(
             name: "RemoteSigningTests",
             dependencies: [
-                "JSON", "RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting", "PKCS12Provider",
+                "JSON", "RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting",
+                "PKCS12Provider",
                 "FMPDSSProvider", "CryptoProDSSProvider",
             ],
             swiftSettings: swiftSettings
@@ -306,7 +307,9 @@ let package = Package(
         ),
         .testTarget(
             name: "DSSEmulatorTests",
-            dependencies: ["DSSEmulator", "JSON", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "DSSEmulator", "JSON", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -320,7 +323,8 @@ let package = Package(
         .testTarget(
             name: "FMPDSSProviderTests",
             dependencies: [
-                "FMPDSSProvider", "DSSEmulator", "JSON", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                "FMPDSSProvider", "DSSEmulator", "JSON", "RemoteSigning", "CertificateProviders",
+                "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,6 @@
-public import JSON
 import CertificateProviders
 public import Foundation
+public import JSON
 
 /// The networking a remote provider uses: one request in, one response out.
 ///

@@ -4,8 +4,8 @@ import CryptoProDSSProvider
 import DSSEmulator
 import FMPDSSProvider
 import Foundation
-import PKCS12Provider
 import JSON
+import PKCS12Provider
 import RemoteSigning
 import Testing
 

@@ -2,8 +2,8 @@ import CertificateProviders
 import DSSEmulator
 import FMPDSSProvider
 import Foundation
-import PKCS12Provider
 import JSON
+import PKCS12Provider
 import RemoteSigning
 
 /// `certsign dss …`: the Foresight Mobile Platform DSS calls of the HHFWDss sample, and
