@@ -24,12 +24,15 @@ let package = Package(
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
         .library(name: "CSCProvider", targets: ["CSCProvider"]),
-        .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
+        // The DSS emulator as a library, for apps' integration tests (like NIO's NIOTestUtils): never link it
+        // from app code; `certsign` does not, it runs the certsign-emulator executable beside it.
+        .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
         .library(name: "PKCS11Provider", targets: ["PKCS11Provider"]),
         .library(name: "PDFSigning", targets: ["PDFSigning"]),
         // Test doubles and an in-memory test PKI for apps' test targets (never link it from app code).
         .library(name: "CertificateProvidersTesting", targets: ["CertificateProvidersTesting"]),
         .executable(name: "certsign", targets: ["certsign"]),
+        .executable(name: "certsign-emulator", targets: ["certsign-emulator"]),
     ],
     targets: [
         // MARK: C libraries (Debian packages through pkg-config)
@@ -164,7 +167,7 @@ let package = Package(
         ),
 
         // MARK: Signing, remote, CLI
-        // modules over the core: Signing, RemoteSigning, CertificateIssuing, DSSEmulator, PDFSigning, the CLI
+        // modules over the core: Signing, RemoteSigning, CertificateIssuing, EmulatorKit, PDFSigning, the CLI
         .target(
             name: "Signing",
             dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims"],
@@ -187,7 +190,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "DSSEmulator",
+            name: "EmulatorKit",
             dependencies: [
                 "CertificateProviders", "CertificateIssuing", "JSON", "Signing", "CMicroHTTPD",
                 "CMicroHTTPDShims",
@@ -199,7 +202,7 @@ let package = Package(
             name: "CertSignCLI",
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "Signing", "JSON", "RemoteSigning", "FMPDSSProvider",
-                "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateIssuing", "PKCS11Provider",
+                "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
                 "COpenSSLShims", "PDFSigning",
             ],
             swiftSettings: swiftSettings
@@ -209,11 +212,18 @@ let package = Package(
             dependencies: ["CertSignCLI"],
             swiftSettings: swiftSettings
         ),
+        // The emulator as a program: `certsign emulator …` and `certsign demo` run the one installed beside
+        // certsign. It shares certsign's command line (options, help, --json, errors) through CertSignCLI.
+        .executableTarget(
+            name: "certsign-emulator",
+            dependencies: ["CertSignCLI", "EmulatorKit", "CertificateProviders"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "certsign-bench",
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "CertificateProvidersTesting",
-                "JSON", "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider",
+                "JSON", "RemoteSigning", "FMPDSSProvider", "EmulatorKit", "CryptoProDSSProvider", "PKCS11Provider",
                 "PDFSigning",
             ],
             swiftSettings: swiftSettings
@@ -229,7 +239,7 @@ let package = Package(
         // Helpers every test target shares (emulator, expected errors, the openssl oracle); not a product.
         .target(
             name: "TestSupport",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "DSSEmulator"],
+            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "EmulatorKit"],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -245,7 +255,7 @@ let package = Package(
             name: "CertSignFuzzTargets",
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "Signing", "JSON", "RemoteSigning", "FMPDSSProvider",
-                "CryptoProDSSProvider", "DSSEmulator", "COpenSSL", "PDFSigning",
+                "CryptoProDSSProvider", "EmulatorKit", "COpenSSL", "PDFSigning",
             ],
             path: "Tests/Fuzz/Targets",
             swiftSettings: swiftSettings
@@ -265,7 +275,7 @@ let package = Package(
         .testTarget(
             name: "CertSignCLITests",
             dependencies: [
-                "CertSignCLI", "certsign", "CertificateProvidersTesting", "DSSEmulator", "JSON",
+                "CertSignCLI", "certsign", "certsign-emulator", "CertificateProvidersTesting", "EmulatorKit", "JSON",
                 // The parameter-schema contract test makes every provider through its own register(in:).
                 "PKCS12Provider", "PKCS11Provider", "FMPDSSProvider", "CryptoProDSSProvider", "CSCProvider",
             ],
@@ -294,7 +304,7 @@ let package = Package(
         .testTarget(
             name: "RemoteSigningTests",
             dependencies: [
-                "JSON", "RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting",
+                "JSON", "RemoteSigning", "EmulatorKit", "CertificateProviders", "CertificateProvidersTesting",
                 "PKCS12Provider",
                 "FMPDSSProvider", "CryptoProDSSProvider",
             ],
@@ -306,16 +316,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "DSSEmulatorTests",
+            name: "EmulatorKitTests",
             dependencies: [
-                "DSSEmulator", "JSON", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                "EmulatorKit", "JSON", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "TimestampRevocationTests",
             dependencies: [
-                "Signing", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                "Signing", "EmulatorKit", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
                 "PDFSigning",
             ],
             swiftSettings: swiftSettings
@@ -323,7 +333,7 @@ let package = Package(
         .testTarget(
             name: "FMPDSSProviderTests",
             dependencies: [
-                "FMPDSSProvider", "DSSEmulator", "JSON", "RemoteSigning", "CertificateProviders",
+                "FMPDSSProvider", "EmulatorKit", "JSON", "RemoteSigning", "CertificateProviders",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
@@ -347,7 +357,7 @@ let package = Package(
         .testTarget(
             name: "PDFSigningTests",
             dependencies: [
-                "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "DSSEmulator",
+                "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "EmulatorKit",
                 "RemoteSigning", "CryptoProDSSProvider", "CSCProvider",
             ],
             swiftSettings: swiftSettings
@@ -355,7 +365,7 @@ let package = Package(
         .testTarget(
             name: "CryptoProDSSProviderTests",
             dependencies: [
-                "CryptoProDSSProvider", "DSSEmulator", "JSON", "RemoteSigning", "CertificateProviders",
+                "CryptoProDSSProvider", "EmulatorKit", "JSON", "RemoteSigning", "CertificateProviders",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
@@ -363,7 +373,7 @@ let package = Package(
         .testTarget(
             name: "CSCProviderTests",
             dependencies: [
-                "CSCProvider", "DSSEmulator", "Signing", "JSON", "RemoteSigning", "CertificateProviders",
+                "CSCProvider", "EmulatorKit", "Signing", "JSON", "RemoteSigning", "CertificateProviders",
                 "CertificateProvidersTesting",
                 "certsign",
             ],

@@ -3,14 +3,14 @@ import Foundation
 
 /// Catches SIGINT and SIGTERM from the moment it is made (the default action, ending the process,
 /// is replaced by a dispatch source), so one that arrives before ``wait()`` is called is not lost.
-final class SignalWaiter: @unchecked Sendable {
+package final class SignalWaiter: @unchecked Sendable {
     // `received` and `waiter` are guarded by `lock`; `sources` is written once in init.
     private let lock = NSLock()
     private var received = false
     private var waiter: CheckedContinuation<Void, Never>?
     private var sources: [any DispatchSourceSignal] = []
 
-    init() {
+    package init() {
         let queue = DispatchQueue(label: "certsign.signals")
         let registered = DispatchGroup()
         for signalNumber in [SIGINT, SIGTERM] {
@@ -39,7 +39,7 @@ final class SignalWaiter: @unchecked Sendable {
     }
 
     /// Returns once SIGINT or SIGTERM has arrived (at once when one already has).
-    func wait() async {
+    package func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = lock.withLock {
                 if received { return true }

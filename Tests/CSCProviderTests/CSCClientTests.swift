@@ -1,7 +1,7 @@
 import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
-import DSSEmulator
+import EmulatorKit
 import Foundation
 import JSON
 import RemoteSigning

@@ -1,6 +1,6 @@
 import CertificateProviders
 import CertificateProvidersTesting
-import DSSEmulator
+import EmulatorKit
 import FMPDSSProvider
 import Foundation
 import JSON

@@ -1,5 +1,4 @@
 import CertificateProviders
-import DSSEmulator
 import FMPDSSProvider
 import Foundation
 import JSON

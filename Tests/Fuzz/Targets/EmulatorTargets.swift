@@ -1,5 +1,5 @@
 import CertificateProviders
-import DSSEmulator
+import EmulatorKit
 import Foundation
 import JSON
 import RemoteSigning
