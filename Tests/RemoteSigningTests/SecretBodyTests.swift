@@ -1,7 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import CryptoProDSSProvider
-import DSSEmulator
+import EmulatorKit
 import FMPDSSProvider
 import Foundation
 import JSON
@@ -57,14 +57,13 @@ struct SecretBodyTests {
     }
 
     @Test(
-        "FMP and CryptoPro clients send passwords and PINs only in secretBody, and the server gets them intact",
-        arguments: TransportKind.allCases
+        "FMP and CryptoPro clients send passwords and PINs only in secretBody, and the server gets them intact"
     )
-    func clients(kind: TransportKind) async throws {
+    func clients() async throws {
         let emulator = try DSSEmulator(configuration: .init(requestLogKeepsSecrets: true), seed: sharedSeed)
         let base = try emulator.start()
         defer { emulator.stop() }
-        let recorder = RecordingTransport(kind.make())
+        let recorder = RecordingTransport(try makeTransport())
         let fmp = FMPClient(
             configuration: .init(
                 host: base,
