@@ -193,7 +193,7 @@ struct CSCRouter: Sendable {
         }
         var clientID = form["client_id"]
         var secret = form["client_secret"]
-        if let basic = CSCRouter.basicCredentials(request.header("Authorization")) {
+        if let basic = OAuthToken.basicCredentials(request.header("Authorization")) {
             guard clientID == nil || clientID == basic.user else {
                 throw Failure(400, "invalid_request", "client_id differs from the HTTP Basic user")
             }
@@ -206,35 +206,11 @@ struct CSCRouter: Sendable {
         guard let user = store.user(named: clientID), let secret, user.password == Secret(secret) else {
             throw Failure(401, "invalid_client", "client authentication failed")
         }
-        let session = EmulatorStore.Token(
-            username: user.username,
-            environment: user.environment,
-            project: user.project,
+        return OAuthToken.reply(
+            issuingFor: user,
             device: CSCRouter.tokenDevice,
-            expiresAt: Date()
-        )
-        let issued = store.issueTokens(
-            for: session,
-            accessLifetime: configuration.accessTokenLifetime,
-            refreshLifetime: 0
-        )
-        return Reply.json(
-            200,
-            [
-                "access_token": .string(issued.access), "token_type": "Bearer",
-                "expires_in": .integer(Int(configuration.accessTokenLifetime.rounded(.down))),
-            ]
-        )
-    }
-
-    private static func basicCredentials(_ header: String?) -> (user: String, password: String)? {
-        guard let header, header.count > 6, header.lowercased().hasPrefix("basic "),
-            let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
-        else { return nil }
-        return (
-            String(text[..<colon]).removingPercentEncoding ?? "",
-            String(text[text.index(after: colon)...]).removingPercentEncoding ?? ""
+            store: store,
+            lifetime: configuration.accessTokenLifetime
         )
     }
 

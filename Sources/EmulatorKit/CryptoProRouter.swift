@@ -113,7 +113,7 @@ struct CryptoProRouter: Sendable {
         case CryptoProEmulatorClients.publicClientID:
             break
         case CryptoProEmulatorClients.confidentialClientID:
-            guard let basic = CryptoProRouter.basicCredentials(request.header("Authorization")),
+            guard let basic = OAuthToken.basicCredentials(request.header("Authorization")),
                 basic.user == CryptoProEmulatorClients.confidentialClientID,
                 Secret(basic.password) == Secret(CryptoProEmulatorClients.confidentialClientSecret)
             else {
@@ -137,36 +137,12 @@ struct CryptoProRouter: Sendable {
         else {
             return oauthError(400, "invalid_grant", "the user name or password is incorrect")
         }
-        let session = EmulatorStore.Token(
-            username: user.username,
-            environment: user.environment,
-            project: user.project,
+        return OAuthToken.reply(
+            issuingFor: user,
             device: CryptoProRouter.tokenDevice,
-            expiresAt: Date()
+            store: store,
+            lifetime: configuration.accessTokenLifetime
         )
-        let issued = store.issueTokens(
-            for: session,
-            accessLifetime: configuration.accessTokenLifetime,
-            refreshLifetime: 0
-        )
-        return Reply.json(
-            200,
-            [
-                "access_token": .string(issued.access),
-                "expires_in": .integer(Int(configuration.accessTokenLifetime.rounded(.down))),
-                "token_type": "Bearer",
-            ]
-        )
-    }
-
-    private static func basicCredentials(_ header: String?) -> (user: String, password: String)? {
-        guard let header, header.count > 6, header.lowercased().hasPrefix("basic "),
-            let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
-        else { return nil }
-        let user = String(text[..<colon]).removingPercentEncoding ?? ""
-        let password = String(text[text.index(after: colon)...]).removingPercentEncoding ?? ""
-        return (user, password)
     }
 
     private func authorized(
@@ -330,32 +306,9 @@ struct CryptoProRouter: Sendable {
             }
         }
         let digestAlgorithm: DigestAlgorithm?
-        let keyAlgorithm = record.identity.certificate.publicKeyAlgorithm
-        if parsed.isHash, keyAlgorithm.isGOST {
-            // A GOST key signs one digest: a 32-byte hash is Streebog-256 here, never SHA-256.
-            guard let fitting = try? DigestAlgorithm.preferred(for: keyAlgorithm),
-                fitting.outputByteCount == parsed.content.count
-            else {
-                return CryptoProRouter.error(
-                    400,
-                    "a hash for the \(keyAlgorithm.family) certificate \(record.id) must be its GOST R 34.11-2012 "
-                        + "digest, not \(parsed.content.count) bytes"
-                )
-            }
-            digestAlgorithm = fitting
-        } else if parsed.isHash {
-            digestAlgorithm = [DigestAlgorithm.sha256, .sha384, .sha512].first {
-                $0.outputByteCount == parsed.content.count
-            }
-            guard digestAlgorithm != nil else {
-                return CryptoProRouter.error(
-                    400,
-                    "a hash must be a SHA-256, SHA-384 or SHA-512 digest (32, 48 or 64 bytes), not "
-                        + "\(parsed.content.count) bytes"
-                )
-            }
-        } else {
-            digestAlgorithm = nil
+        switch Self.digestAlgorithm(of: parsed, for: record) {
+        case .success(let algorithm): digestAlgorithm = algorithm
+        case .failure(let refusal): return refusal.response
         }
         let cms: [UInt8]
         do {
@@ -380,5 +333,53 @@ struct CryptoProRouter: Sendable {
             return CryptoProRouter.error(500, "the server could not sign: \(error)")
         }
         return Reply.json(200, .string(Data(cms).base64EncodedString()))
+    }
+
+    /// A refused request, as the answer to send.
+    private struct Refusal: Error {
+        let response: ServerResponse
+    }
+
+    /// The digest algorithm a `Hash: True` request's content is a digest of (nil for a document):
+    /// Streebog for a GOST key, else SHA-256/384/512 by length.
+    private static func digestAlgorithm(
+        of parsed: SignRequest,
+        for record: EmulatorSeed.CertificateRecord
+    ) -> Result<DigestAlgorithm?, Refusal> {
+        guard parsed.isHash else { return .success(nil) }
+        let keyAlgorithm = record.identity.certificate.publicKeyAlgorithm
+        if keyAlgorithm.isGOST {
+            // A GOST key signs one digest: a 32-byte hash is Streebog-256 here, never SHA-256.
+            guard let fitting = try? DigestAlgorithm.preferred(for: keyAlgorithm),
+                fitting.outputByteCount == parsed.content.count
+            else {
+                return .failure(
+                    Refusal(
+                        response: error(
+                            400,
+                            "a hash for the \(keyAlgorithm.family) certificate \(record.id) must be its GOST R 34.11-2012 "
+                                + "digest, not \(parsed.content.count) bytes"
+                        )
+                    )
+                )
+            }
+            return .success(fitting)
+        }
+        guard
+            let sha = [DigestAlgorithm.sha256, .sha384, .sha512].first(where: {
+                $0.outputByteCount == parsed.content.count
+            })
+        else {
+            return .failure(
+                Refusal(
+                    response: error(
+                        400,
+                        "a hash must be a SHA-256, SHA-384 or SHA-512 digest (32, 48 or 64 bytes), not "
+                            + "\(parsed.content.count) bytes"
+                    )
+                )
+            )
+        }
+        return .success(sha)
     }
 }

@@ -129,43 +129,29 @@ public struct EmulatorSeed: Sendable {
             environment: StandardSeed.environment,
             project: StandardSeed.project,
             dssPassword: Secret(StandardSeed.dssPassword),
-            certificates: [
-                CertificateRecord(
-                    id: StandardSeed.certificateID,
-                    identity: try pki.issueLeaf(
-                        subject: "CN=Леонид Тестов,O=ООО Ромашка,L=Москва,C=RU",
-                        keyType: .p256
+            certificates: try SeededCertificate.issue(
+                [
+                    .init(
+                        StandardSeed.certificateID,
+                        "CN=Леонид Тестов,O=ООО Ромашка,L=Москва,C=RU",
+                        .p256,
+                        pin: StandardSeed.certificatePIN
                     ),
-                    pin: Secret(StandardSeed.certificatePIN)
-                ),
-                CertificateRecord(
-                    id: StandardSeed.secondCertificateID,
-                    identity: try pki.issueLeaf(
-                        subject: "CN=Леонид Тестов (RSA),O=ООО Ромашка,C=RU",
-                        keyType: .rsa2048
+                    .init(StandardSeed.secondCertificateID, "CN=Леонид Тестов (RSA),O=ООО Ромашка,C=RU", .rsa2048),
+                    .init(
+                        StandardSeed.gostCertificateID,
+                        "CN=Леонид Тестов (ГОСТ),O=ООО Ромашка,C=RU",
+                        .gost256,
+                        pin: StandardSeed.certificatePIN
                     ),
-                    pin: nil
-                ),
-            ]
-                + (GOSTEngine.isAvailable
-                    ? [
-                        CertificateRecord(
-                            id: StandardSeed.gostCertificateID,
-                            identity: try pki.issueLeaf(
-                                subject: "CN=Леонид Тестов (ГОСТ),O=ООО Ромашка,C=RU",
-                                keyType: .gost256
-                            ),
-                            pin: Secret(StandardSeed.certificatePIN)
-                        ),
-                        CertificateRecord(
-                            id: StandardSeed.gost512CertificateID,
-                            identity: try pki.issueLeaf(
-                                subject: "CN=Леонид Тестов (ГОСТ 512),O=ООО Ромашка,C=RU",
-                                keyType: .gost512
-                            ),
-                            pin: nil
-                        ),
-                    ] : [])
+                    .init(
+                        StandardSeed.gost512CertificateID,
+                        "CN=Леонид Тестов (ГОСТ 512),O=ООО Ромашка,C=RU",
+                        .gost512
+                    ),
+                ],
+                by: pki
+            )
         )
         let maria = User(
             username: "Maria",
@@ -173,24 +159,13 @@ public struct EmulatorSeed: Sendable {
             environment: StandardSeed.environment,
             project: StandardSeed.project,
             dssPassword: Secret("Qwerty456"),
-            certificates: [
-                CertificateRecord(
-                    id: 12900,
-                    identity: try pki.issueLeaf(subject: "CN=Мария Иванова,O=ООО Ромашка,C=RU", keyType: .p256),
-                    pin: Secret("456")
-                )
-            ]
-                + (GOSTEngine.isAvailable
-                    ? [
-                        CertificateRecord(
-                            id: 12901,
-                            identity: try pki.issueLeaf(
-                                subject: "CN=Мария Иванова (ГОСТ),O=ООО Ромашка,C=RU",
-                                keyType: .gost256
-                            ),
-                            pin: Secret("456")
-                        )
-                    ] : [])
+            certificates: try SeededCertificate.issue(
+                [
+                    .init(12900, "CN=Мария Иванова,O=ООО Ромашка,C=RU", .p256, pin: "456"),
+                    .init(12901, "CN=Мария Иванова (ГОСТ),O=ООО Ромашка,C=RU", .gost256, pin: "456"),
+                ],
+                by: pki
+            )
         )
         let cells = [
             ResourceCell(
@@ -223,6 +198,35 @@ public struct EmulatorSeed: Sendable {
             tlsServerIdentity: try pki.issueTLSServer(subject: "CN=DSS Emulator,O=swift-certificate-providers"),
             certificateAuthorityKey: pki.root.key
         )
+    }
+}
+
+/// One certificate of the standard seed, before it is issued.
+private struct SeededCertificate {
+    let id: Int
+    let subject: String
+    let keyType: LocalSigningKey.GenerationParameters
+    let pin: String?
+
+    init(_ id: Int, _ subject: String, _ keyType: LocalSigningKey.GenerationParameters, pin: String? = nil) {
+        self.id = id
+        self.subject = subject
+        self.keyType = keyType
+        self.pin = pin
+    }
+
+    /// Issues each certificate in order under `pki`; GOST ones only when the gost engine is available.
+    static func issue(
+        _ certificates: [SeededCertificate],
+        by pki: CertificateIssuer
+    ) throws -> [EmulatorSeed.CertificateRecord] {
+        try certificates.filter { GOSTEngine.isAvailable || !($0.keyType == .gost256 || $0.keyType == .gost512) }.map {
+            EmulatorSeed.CertificateRecord(
+                id: $0.id,
+                identity: try pki.issueLeaf(subject: $0.subject, keyType: $0.keyType),
+                pin: $0.pin.map { Secret($0) }
+            )
+        }
     }
 }
 
