@@ -149,8 +149,12 @@ final class MicroHTTPServer: Sendable {
         address: UnsafePointer<sockaddr>,
         context: UnsafeMutableRawPointer
     ) -> OpaquePointer? {
-        guard let tls else {
-            return CMicroHTTPDShims_start(
+        func start(
+            _ key: UnsafePointer<CChar>?,
+            _ chain: UnsafePointer<CChar>?,
+            _ trust: UnsafePointer<CChar>?
+        ) -> OpaquePointer? {
+            CMicroHTTPDShims_start(
                 flags,
                 address,
                 accessHandler,
@@ -159,29 +163,19 @@ final class MicroHTTPServer: Sendable {
                 nil,
                 limits.connectionMemoryLimit,
                 UInt32(limits.connectionTimeoutSeconds),
-                UInt32(limits.connectionLimit)
+                UInt32(limits.connectionLimit),
+                key,
+                chain,
+                trust
             )
         }
+        guard let tls else { return start(nil, nil, nil) }
         // libmicrohttpd reads the PEM while the daemon starts (GnuTLS copies it).
         return tls.keyPEM.withCString { key in
-            func start(_ trust: UnsafePointer<CChar>?) -> OpaquePointer? {
-                CMicroHTTPDShims_start_tls(
-                    flags,
-                    address,
-                    accessHandler,
-                    context,
-                    completedHandler,
-                    nil,
-                    limits.connectionMemoryLimit,
-                    UInt32(limits.connectionTimeoutSeconds),
-                    UInt32(limits.connectionLimit),
-                    key,
-                    tls.certificateChainPEM,
-                    trust
-                )
+            tls.certificateChainPEM.withCString { chain in
+                guard let trust = tls.clientTrustPEM else { return start(key, chain, nil) }
+                return trust.withCString { start(key, chain, $0) }
             }
-            guard let trust = tls.clientTrustPEM else { return start(nil) }
-            return trust.withCString { start($0) }
         }
     }
 
