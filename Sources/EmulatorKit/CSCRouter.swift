@@ -390,32 +390,28 @@ struct CSCRouter: Sendable {
         guard let key = record.identity.key as? LocalSigningKey else {
             throw Failure(500, "server_error", "the credential's key is not here")
         }
-        let scheme: SignatureScheme
-        if key.publicKeyAlgorithm.isRSA, let index = CSCRouter.rsaAlgorithms.firstIndex(of: signAlgo) {
-            guard DigestAlgorithm.allSupported[index] == algorithm else {
-                throw Failure(
-                    400,
-                    "invalid_request",
-                    "Invalid parameter signAlgo: \(signAlgo) does not go with hashAlgorithmOID \(algorithm.oid)"
-                )
-            }
-            scheme = .rsaPKCS1v15
-        } else if key.publicKeyAlgorithm.isEC, let index = CSCRouter.ecdsaAlgorithms.firstIndex(of: signAlgo) {
-            guard DigestAlgorithm.allSupported[index] == algorithm else {
-                throw Failure(
-                    400,
-                    "invalid_request",
-                    "Invalid parameter signAlgo: \(signAlgo) does not go with hashAlgorithmOID \(algorithm.oid)"
-                )
-            }
-            scheme = .ecdsa
-        } else {
+        // The key's family decides the algorithms it takes; each pairs with one digest, by position.
+        let families: [(fits: Bool, algorithms: [String], scheme: SignatureScheme)] = [
+            (key.publicKeyAlgorithm.isRSA, CSCRouter.rsaAlgorithms, .rsaPKCS1v15),
+            (key.publicKeyAlgorithm.isEC, CSCRouter.ecdsaAlgorithms, .ecdsa),
+        ]
+        guard let family = families.first(where: { $0.fits && $0.algorithms.contains(signAlgo) }),
+            let index = family.algorithms.firstIndex(of: signAlgo)
+        else {
             throw Failure(
                 400,
                 "invalid_request",
                 "Invalid parameter signAlgo: \(signAlgo) is not among the key's algorithms"
             )
         }
+        guard DigestAlgorithm.allSupported[index] == algorithm else {
+            throw Failure(
+                400,
+                "invalid_request",
+                "Invalid parameter signAlgo: \(signAlgo) does not go with hashAlgorithmOID \(algorithm.oid)"
+            )
+        }
+        let scheme = family.scheme
         let encoded = hashes.map { Data($0).base64EncodedString() }
         switch sads.consume(
             try body.string("SAD"),
