@@ -24,25 +24,14 @@ final class ChildProcess: @unchecked Sendable {
     private(set) var output: FileHandle?
 
     private init() {
-        let queue = DispatchQueue(label: "certsign.child-signals")
-        let registered = DispatchGroup()
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [weak self] in self?.forward(signalNumber) }
-            registered.enter()
-            source.setRegistrationHandler { registered.leave() }
-            source.resume()
-            sources.append(source)
+        sources = TerminationSignals.install(label: "certsign.child-signals") { [weak self] number in
+            self?.forward(number)
         }
-        // As in SignalWaiter: a signal ignored before its source is registered would be lost.
-        _ = registered.wait(timeout: .now() + 5)
     }
 
     deinit {
         for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        TerminationSignals.restoreDefaults()
     }
 
     /// Starts `path` with `arguments` (after argv[0], which is `path`) and `environment`.

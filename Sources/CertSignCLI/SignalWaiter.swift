@@ -11,22 +11,7 @@ package final class SignalWaiter: @unchecked Sendable {
     private var sources: [any DispatchSourceSignal] = []
 
     package init() {
-        let queue = DispatchQueue(label: "certsign.signals")
-        let registered = DispatchGroup()
-        for signalNumber in [SIGINT, SIGTERM] {
-            // The default action (ending the process) off first; the dispatch source then takes it.
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [weak self] in self?.signalled() }
-            registered.enter()
-            source.setRegistrationHandler { registered.leave() }
-            source.resume()
-            sources.append(source)
-        }
-        // A source takes its signal only once registered, which happens on another thread: until
-        // then an ignored signal would be lost (a SIGTERM right after "listening" once was, and
-        // the emulator ran on). 5 s is far more than registration takes.
-        _ = registered.wait(timeout: .now() + 5)
+        sources = TerminationSignals.install(label: "certsign.signals") { [weak self] _ in self?.signalled() }
     }
 
     private func signalled() {

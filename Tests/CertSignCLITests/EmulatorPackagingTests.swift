@@ -76,7 +76,9 @@ struct EmulatorPackagingTests {
     func missingSibling() throws {
         let directory = try TemporaryDirectory()
         let lonely = directory.path("certsign")
-        try FileManager.default.copyItem(atPath: CLI.binary, toPath: lonely)
+        // cp(1), not this process: a copy written here could still be open for writing in a child
+        // another test forks meanwhile, and running it would fail with ETXTBSY.
+        #expect(try ExternalTool.run("cp", [CLI.binary, lonely]).succeeded)
         let expected = directory.url.resolvingSymlinksInPath().appendingPathComponent("certsign-emulator").path
         for arguments in [["emulator", "--port", "0"], ["demo"]] {
             let result = try ExternalTool.run(lonely, arguments, environment: ["CERTSIGN_HOME": directory.path("home")])
@@ -102,7 +104,9 @@ struct EmulatorPackagingTests {
     func environmentOverride() throws {
         let directory = try TemporaryDirectory()
         let lonely = directory.path("certsign")
-        try FileManager.default.copyItem(atPath: CLI.binary, toPath: lonely)
+        // cp(1), not this process: a copy written here could still be open for writing in a child
+        // another test forks meanwhile, and running it would fail with ETXTBSY.
+        #expect(try ExternalTool.run("cp", [CLI.binary, lonely]).succeeded)
         let emulator = try #require(ExternalTool.builtProduct("certsign-emulator"))
         let demo = try ExternalTool.run(
             lonely,
