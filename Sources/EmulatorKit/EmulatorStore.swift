@@ -15,6 +15,19 @@ final class EmulatorStore: Sendable {
         var project: String
         var device: String
         var expiresAt: Date
+
+        /// A session of `user` on `device` (its expiry set when the tokens are issued).
+        init(user: EmulatorSeed.User, device: String) {
+            self.init(username: user.username, environment: user.environment, project: user.project, device: device)
+        }
+
+        init(username: String, environment: String, project: String, device: String, expiresAt: Date = Date()) {
+            self.username = username
+            self.environment = environment
+            self.project = project
+            self.device = device
+            self.expiresAt = expiresAt
+        }
     }
 
     /// The result of looking up an access token.

@@ -80,14 +80,7 @@ struct FMPRouter: Sendable {
         }
         let device = form["device_id"] ?? ""
         guard !device.isEmpty else { return Reply.error(400, "invalid_field", "form field 'device_id' is empty") }
-        let session = EmulatorStore.Token(
-            username: user.username,
-            environment: user.environment,
-            project: user.project,
-            device: device,
-            expiresAt: Date()
-        )
-        return tokens(for: session)
+        return tokens(for: EmulatorStore.Token(user: user, device: device))
     }
 
     private func refresh(_ request: ServerRequest) -> ServerResponse {

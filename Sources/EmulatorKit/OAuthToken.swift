@@ -25,13 +25,7 @@ enum OAuthToken {
         store: EmulatorStore,
         lifetime: TimeInterval
     ) -> ServerResponse {
-        let session = EmulatorStore.Token(
-            username: user.username,
-            environment: user.environment,
-            project: user.project,
-            device: device,
-            expiresAt: Date()
-        )
+        let session = EmulatorStore.Token(user: user, device: device)
         let issued = store.issueTokens(for: session, accessLifetime: lifetime, refreshLifetime: 0)
         return Reply.json(
             200,
