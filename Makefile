@@ -98,6 +98,7 @@ test-asan-core: deps ## the transport's and the signing core's suites under Addr
 
 demo: deps-demo ## build certsign and run its demo (no setup, no network beyond loopback)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product certsign
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product certsign-emulator
 	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/certsign demo
 
 bench: deps ## the benchmarks (release build); prints the table and writes it into BENCHMARKS.md
@@ -108,7 +109,7 @@ bench: deps ## the benchmarks (release build); prints the table and writes it in
 
 # No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API: emit each C-using
 # module's public interface (library evolution, separate scratch path) and look for C types in it.
-PUBLIC_API_MODULES := CertificateProviders CertificateIssuing PKCS12Provider Signing DSSEmulator PKCS11Provider RemoteSigning PDFSigning
+PUBLIC_API_MODULES := CertificateProviders CertificateIssuing PKCS12Provider Signing EmulatorKit PKCS11Provider JSON RemoteSigning PDFSigning
 check-public-api: deps ## fail when a C type appears in a public API
 	@for module in $(PUBLIC_API_MODULES); do \
 	  $(SWIFT) build --scratch-path .build/public-api --target $$module -Xswiftc -enable-library-evolution \
@@ -198,14 +199,16 @@ completions: deps-demo ## write certsign.bash, _certsign (zsh) and certsign.fish
 	bin=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/certsign; \
 	  $$bin completion bash > certsign.bash && $$bin completion zsh > _certsign && $$bin completion fish > certsign.fish
 
-install: deps-demo ## install the release certsign, its man page and completions under PREFIX (default /usr/local)
+install: deps-demo ## install the release certsign and certsign-emulator, the man page and completions under PREFIX (default /usr/local)
 	$(SWIFT) build -c release --static-swift-stdlib --product certsign
+	$(SWIFT) build -c release --static-swift-stdlib --product certsign-emulator
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 0755 $(CERTSIGN_RELEASE) $(DESTDIR)$(PREFIX)/bin/certsign
+	install -m 0755 $(CERTSIGN_RELEASE)-emulator $(DESTDIR)$(PREFIX)/bin/certsign-emulator
 	$(CERTSIGN_RELEASE) man > $(DESTDIR)$(PREFIX)/share/man/man1/certsign.1
 	$(CERTSIGN_RELEASE) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/certsign
 	$(CERTSIGN_RELEASE) completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_certsign
 	$(CERTSIGN_RELEASE) completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/certsign.fish
-	@echo "install: $(DESTDIR)$(PREFIX)/bin/certsign, its man page and bash/zsh/fish completions"
+	@echo "install: $(DESTDIR)$(PREFIX)/bin/certsign and certsign-emulator (certsign emulator and certsign demo run it), the man page and bash/zsh/fish completions"

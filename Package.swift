@@ -24,12 +24,15 @@ let package = Package(
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
         .library(name: "CSCProvider", targets: ["CSCProvider"]),
-        .library(name: "DSSEmulator", targets: ["DSSEmulator"]),
+        // The DSS emulator as a library, for apps' integration tests (like NIO's NIOTestUtils): never link it
+        // from app code; `certsign` does not, it runs the certsign-emulator executable beside it.
+        .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
         .library(name: "PKCS11Provider", targets: ["PKCS11Provider"]),
         .library(name: "PDFSigning", targets: ["PDFSigning"]),
         // Test doubles and an in-memory test PKI for apps' test targets (never link it from app code).
         .library(name: "CertificateProvidersTesting", targets: ["CertificateProvidersTesting"]),
         .executable(name: "certsign", targets: ["certsign"]),
+        .executable(name: "certsign-emulator", targets: ["certsign-emulator"]),
     ],
     targets: [
         // MARK: C libraries (Debian packages through pkg-config)
@@ -139,19 +142,19 @@ let package = Package(
         ),
         .target(
             name: "FMPDSSProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning", "RemoteProviderSupport"],
+            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport"],
             path: "Providers/FMP",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CryptoProDSSProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning", "RemoteProviderSupport"],
+            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport"],
             path: "Providers/CryptoProDSS",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CSCProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning", "RemoteProviderSupport"],
+            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport"],
             path: "Providers/CSC",
             swiftSettings: swiftSettings
         ),
@@ -164,7 +167,7 @@ let package = Package(
         ),
 
         // MARK: Signing, remote, CLI
-        // modules over the core: Signing, RemoteSigning, CertificateIssuing, DSSEmulator, PDFSigning, the CLI
+        // modules over the core: Signing, RemoteSigning, CertificateIssuing, EmulatorKit, PDFSigning, the CLI
         .target(
             name: "Signing",
             dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims"],
@@ -175,9 +178,10 @@ let package = Package(
             dependencies: ["Signing", "CertificateProviders", "CQPDF"],
             swiftSettings: swiftSettings
         ),
+        // The wire JSON: JSONValue, its strict parser and its writer (clients, the emulator, the CLI).
         .target(
-            name: "RemoteSigning",
-            dependencies: ["CertificateProviders", "COpenSSL", "CCurl", "CCurlShims"],
+            name: "JSON",
+            dependencies: ["CertificateProviders"],
             swiftSettings: swiftSettings
         ),
         // The base of the remote providers (FMP, CryptoPro, CSC): session capability, parameters, TLS wiring.
@@ -197,9 +201,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "DSSEmulator",
+            name: "RemoteSigning",
+            dependencies: ["CertificateProviders", "JSON", "COpenSSL", "CCurl", "CCurlShims"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "EmulatorKit",
             dependencies: [
-                "CertificateProviders", "CertificateIssuing", "RemoteSigning", "Signing", "CMicroHTTPD",
+                "CertificateProviders", "CertificateIssuing", "JSON", "Signing", "CMicroHTTPD",
                 "CMicroHTTPDShims",
                 "COpenSSL", "COpenSSLShims",
             ],
@@ -208,8 +217,8 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: [
-                "CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateIssuing", "PKCS11Provider",
+                "CertificateProviders", "PKCS12Provider", "Signing", "JSON", "RemoteSigning", "FMPDSSProvider",
+                "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
                 "COpenSSLShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport",
             ],
             swiftSettings: swiftSettings
@@ -219,11 +228,18 @@ let package = Package(
             dependencies: ["CertSignCLI"],
             swiftSettings: swiftSettings
         ),
+        // The emulator as a program: `certsign emulator …` and `certsign demo` run the one installed beside
+        // certsign. It shares certsign's command line (options, help, --json, errors) through CertSignCLI.
+        .executableTarget(
+            name: "certsign-emulator",
+            dependencies: ["CertSignCLI", "EmulatorKit", "CertificateProviders"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "certsign-bench",
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "CertificateProvidersTesting",
-                "RemoteSigning", "FMPDSSProvider", "DSSEmulator", "CryptoProDSSProvider", "PKCS11Provider",
+                "JSON", "RemoteSigning", "FMPDSSProvider", "EmulatorKit", "CryptoProDSSProvider", "PKCS11Provider",
                 "PDFSigning",
             ],
             swiftSettings: swiftSettings
@@ -239,7 +255,7 @@ let package = Package(
         // Helpers every test target shares (emulator, expected errors, the openssl oracle); not a product.
         .target(
             name: "TestSupport",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "DSSEmulator"],
+            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "EmulatorKit"],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -254,8 +270,8 @@ let package = Package(
         .target(
             name: "CertSignFuzzTargets",
             dependencies: [
-                "CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
-                "CryptoProDSSProvider", "DSSEmulator", "COpenSSL", "PDFSigning",
+                "CertificateProviders", "PKCS12Provider", "Signing", "JSON", "RemoteSigning", "FMPDSSProvider",
+                "CryptoProDSSProvider", "EmulatorKit", "COpenSSL", "PDFSigning",
             ],
             path: "Tests/Fuzz/Targets",
             swiftSettings: swiftSettings
@@ -275,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "CertSignCLITests",
             dependencies: [
-                "CertSignCLI", "certsign", "CertificateProvidersTesting", "DSSEmulator",
+                "CertSignCLI", "certsign", "certsign-emulator", "CertificateProvidersTesting", "EmulatorKit", "JSON",
                 // The parameter-schema contract test registers every provider of BuiltInProviders.all.
                 "BuiltInProviders", "PKCS12Provider", "PKCS11Provider", "FMPDSSProvider", "CryptoProDSSProvider",
                 "CSCProvider",
@@ -305,20 +321,28 @@ let package = Package(
         .testTarget(
             name: "RemoteSigningTests",
             dependencies: [
-                "RemoteSigning", "DSSEmulator", "CertificateProviders", "CertificateProvidersTesting", "PKCS12Provider",
+                "JSON", "RemoteSigning", "EmulatorKit", "CertificateProviders", "CertificateProvidersTesting",
+                "PKCS12Provider",
                 "FMPDSSProvider", "CryptoProDSSProvider",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "DSSEmulatorTests",
-            dependencies: ["DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting"],
+            name: "JSONTests",
+            dependencies: ["JSON", "CertificateProviders"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EmulatorKitTests",
+            dependencies: [
+                "EmulatorKit", "JSON", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "TimestampRevocationTests",
             dependencies: [
-                "Signing", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                "Signing", "EmulatorKit", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
                 "PDFSigning",
             ],
             swiftSettings: swiftSettings
@@ -326,7 +350,8 @@ let package = Package(
         .testTarget(
             name: "FMPDSSProviderTests",
             dependencies: [
-                "FMPDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                "FMPDSSProvider", "EmulatorKit", "JSON", "RemoteSigning", "CertificateProviders",
+                "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
         ),
@@ -349,7 +374,7 @@ let package = Package(
         .testTarget(
             name: "PDFSigningTests",
             dependencies: [
-                "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "DSSEmulator",
+                "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "EmulatorKit",
                 "RemoteSigning", "CryptoProDSSProvider", "CSCProvider",
             ],
             swiftSettings: swiftSettings
@@ -357,7 +382,7 @@ let package = Package(
         .testTarget(
             name: "CryptoProDSSProviderTests",
             dependencies: [
-                "CryptoProDSSProvider", "DSSEmulator", "RemoteSigning", "CertificateProviders",
+                "CryptoProDSSProvider", "EmulatorKit", "JSON", "RemoteSigning", "CertificateProviders",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
@@ -365,7 +390,7 @@ let package = Package(
         .testTarget(
             name: "CSCProviderTests",
             dependencies: [
-                "CSCProvider", "DSSEmulator", "Signing", "RemoteSigning", "CertificateProviders",
+                "CSCProvider", "EmulatorKit", "Signing", "JSON", "RemoteSigning", "CertificateProviders",
                 "CertificateProvidersTesting",
                 "certsign",
             ],

@@ -1,5 +1,6 @@
 public import CertificateProviders
 public import Foundation
+import JSON
 public import RemoteSigning
 
 /// A client for the Cloud Signature Consortium API v2 subset that remote qualified signing needs:

@@ -1,5 +1,6 @@
 public import CertificateProviders
 public import Foundation
+import JSON
 public import RemoteSigning
 
 /// A client for the public REST API of a CryptoPro DSS server: the STS (OAuth password grant) and

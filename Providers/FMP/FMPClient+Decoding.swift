@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+public import JSON
 public import RemoteSigning
 
 /// The seed sample's helpers and the decoding of the platform's answers.

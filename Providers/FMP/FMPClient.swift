@@ -1,5 +1,6 @@
 public import CertificateProviders
 public import Foundation
+public import JSON
 public import RemoteSigning
 
 /// A client for the Foresight Mobile Platform's DSS API whose calls mirror the HHFWDss sample one to

@@ -1,5 +1,6 @@
 public import CertificateProviders
 import Foundation
+public import JSON
 import RemoteProviderSupport
 public import RemoteSigning
 import Synchronization

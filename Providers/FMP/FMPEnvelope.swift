@@ -1,4 +1,5 @@
 import Foundation
+public import JSON
 public import RemoteSigning
 
 /// The platform's answer to every call, as the HHFW framework hands it to apps:

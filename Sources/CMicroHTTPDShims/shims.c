@@ -7,52 +7,33 @@ struct MHD_Daemon *CMicroHTTPDShims_start(unsigned int flags,
                                           MHD_RequestCompletedCallback completed, void *completed_cls,
                                           size_t connection_memory_limit,
                                           unsigned int connection_timeout_seconds,
-                                          unsigned int connection_limit) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
-                            MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                            MHD_OPTION_END);
+                                          unsigned int connection_limit,
+                                          const char *key_pem, const char *certificate_pem,
+                                          const char *trust_pem) {
+    /* MHD_OPTION_ARRAY: a pointer argument goes in ptr_value, a number in value; the completed
+     * callback (two pointers) has the function in value and its argument in ptr_value. */
+    struct MHD_OptionItem options[9];
+    size_t count = 0;
+    options[count++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, (void *)address};
+    options[count++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_cls};
+    options[count++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)connection_memory_limit, NULL};
+    options[count++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)connection_timeout_seconds, NULL};
+    options[count++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, (intptr_t)connection_limit, NULL};
+    if (key_pem != NULL) {
+        flags |= MHD_USE_TLS;
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)key_pem};
+        options[count++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)certificate_pem};
+        if (trust_pem != NULL) {
+            options[count++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, (void *)trust_pem};
+        }
+    }
+    options[count] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
 uint16_t CMicroHTTPDShims_bind_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
-}
-
-struct MHD_Daemon *CMicroHTTPDShims_start_tls(unsigned int flags,
-                                              const struct sockaddr *address,
-                                              MHD_AccessHandlerCallback handler, void *handler_cls,
-                                              MHD_RequestCompletedCallback completed, void *completed_cls,
-                                              size_t connection_memory_limit,
-                                              unsigned int connection_timeout_seconds,
-                                              unsigned int connection_limit,
-                                              const char *key_pem, const char *certificate_pem,
-                                              const char *trust_pem) {
-    flags |= MHD_USE_TLS;
-    if (trust_pem == NULL) {
-        return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
-                                MHD_OPTION_SOCK_ADDR, address,
-                                MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-                                MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-                                MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                                MHD_OPTION_HTTPS_MEM_KEY, key_pem,
-                                MHD_OPTION_HTTPS_MEM_CERT, certificate_pem,
-                                MHD_OPTION_END);
-    }
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
-                            MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                            MHD_OPTION_HTTPS_MEM_KEY, key_pem,
-                            MHD_OPTION_HTTPS_MEM_CERT, certificate_pem,
-                            MHD_OPTION_HTTPS_MEM_TRUST, trust_pem,
-                            MHD_OPTION_END);
 }
 
 int CMicroHTTPDShims_tls_supported(void) {

@@ -22,7 +22,6 @@ enum ArgumentParser {
         usage: String
     ) throws -> Options {
         let bindings = Options.options
-        let argumentBindings = Options.arguments
         let byName = Dictionary(bindings.map { ($0.declaration.name, $0) }) { first, _ in first }
         var options = Options()
         for binding in bindings { binding.prepare(&options) }
@@ -91,6 +90,19 @@ enum ArgumentParser {
             let declaration = binding.declaration
             throw UsageError(message: "\(declaration.name) \(declaration.valueName) is required", usage: usage)
         }
+        try converting { try storePositionals(positionals, into: &options, usage: usage) }
+        try converting { try options.validate() }
+        return options
+    }
+
+    /// Checks the positional arguments against `Options.arguments` (required ones present, no extra
+    /// unless the last one repeats) and stores each, converted, in `options`.
+    private static func storePositionals<Options: CommandOptions>(
+        _ positionals: [String],
+        into options: inout Options,
+        usage: String
+    ) throws {
+        let argumentBindings = Options.arguments
         let declared = argumentBindings.map(\.declaration)
         let required = declared.filter { !$0.isOptional }
         if positionals.count < required.count {
@@ -102,10 +114,8 @@ enum ArgumentParser {
         }
         for (position, text) in positionals.enumerated() {
             let binding = argumentBindings[min(position, argumentBindings.count - 1)]
-            try converting { try binding.store(&options, text) }
+            try binding.store(&options, text)
         }
-        try converting { try options.validate() }
-        return options
     }
 
     /// Checks a value against its declared type.

@@ -18,6 +18,9 @@ public enum CertSign {
     public static let exitFailure: Int32 = 1
     /// Exit code for a usage error (BSD `EX_USAGE`).
     public static let exitUsage: Int32 = 64
+    /// Exit code when `certsign emulator` or `certsign demo` cannot find the `certsign-emulator` program
+    /// (BSD `EX_UNAVAILABLE`).
+    public static let exitUnavailable: Int32 = 69
 
     /// Keeps the process's memory (passwords, PINs, unlocked keys) out of core dumps and away from
     /// other processes of the same user: core file size 0 and not dumpable (which also refuses
@@ -39,6 +42,24 @@ public enum CertSign {
         arguments: [String],
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) async -> Int32 {
+        await main(arguments: arguments, environment: environment, emulatorRunner: nil)
+    }
+
+    /// Runs `certsign-emulator`'s command line: `certsign emulator ARGUMENTS`, with the emulator run in
+    /// this process by `runner` (the same options, help, `--json` and errors as `certsign emulator`).
+    package static func emulatorMain(
+        arguments: [String],
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        runner: @escaping EmulatorRunner
+    ) async -> Int32 {
+        await main(arguments: ["emulator"] + arguments, environment: environment, emulatorRunner: runner)
+    }
+
+    private static func main(
+        arguments: [String],
+        environment: [String: String],
+        emulatorRunner: EmulatorRunner?
+    ) async -> Int32 {
         let console = Console(environment: environment)
         let json = Invocation.wantsJSON(arguments)
         var command: CommandDescriptor?
@@ -51,12 +72,14 @@ public enum CertSign {
         do {
             let invocation = try Invocation.parse(arguments)
             command = invocation.command
-            let context = try CommandContext(
+            var context = try CommandContext(
                 console: console,
                 json: invocation.json,
                 storeOverride: invocation.store,
                 environment: environment
             )
+            context.argumentsWithoutCommandWords = invocation.argumentsWithoutCommandWords
+            context.emulatorRunner = emulatorRunner
             return try await invocation.run(context)
         } catch let error as UsageError {
             console.err("certsign: \(error.message)")
@@ -72,6 +95,10 @@ public enum CertSign {
             console.err(ErrorText.render(error, hint: hint))
             fail(error.code.rawValue, error.reason, hint: hint)
             return exitFailure
+        } catch let error as EmulatorUnavailable {
+            console.err("certsign: error: \(error.message)\n  hint: \(error.hint)")
+            fail("emulatorUnavailable", error.message, hint: error.hint)
+            return exitUnavailable
         } catch is CancellationError {
             console.err("certsign: cancelled")
             fail("cancelled", "cancelled", hint: nil)

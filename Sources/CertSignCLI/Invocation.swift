@@ -78,6 +78,9 @@ struct Invocation {
     var groupWords: [String] = []
     /// `certsign help WORDS…`.
     var helpWords: [String]?
+    /// The whole command line less the command's words (global options included): what `certsign
+    /// emulator …` passes on to `certsign-emulator`.
+    var argumentsWithoutCommandWords: [String] = []
 
     static let globalUsage =
         "certsign [--store DIR] [--json] <command> [options]   (certsign --help lists the commands, certsign help "
@@ -120,6 +123,8 @@ struct Invocation {
     static func parse(_ arguments: [String]) throws -> Invocation {
         var invocation = Invocation()
         var rest: [String] = []
+        // Where each element of `rest` stands in `arguments`.
+        var restPositions: [Int] = []
         var index = 0
         var afterDoubleDash = false
         while index < arguments.count {
@@ -127,12 +132,14 @@ struct Invocation {
             index += 1
             if afterDoubleDash {
                 rest.append(argument)
+                restPositions.append(index - 1)
                 continue
             }
             switch argument {
             case "--":
                 afterDoubleDash = true
                 rest.append(argument)
+                restPositions.append(index - 1)
             case "--json": invocation.json = true
             case "--help", "-h": invocation.helpRequested = true
             case "--version": invocation.versionRequested = true
@@ -147,6 +154,7 @@ struct Invocation {
                     invocation.store = String(argument.dropFirst("--store=".count))
                 } else {
                     rest.append(argument)
+                    restPositions.append(index - 1)
                 }
             }
         }
@@ -159,6 +167,10 @@ struct Invocation {
         if let (command, length) = Commands.find(Array(words)) {
             invocation.command = command
             invocation.arguments = Array(rest.dropFirst(length))
+            let commandWordPositions = Set(restPositions.prefix(length))
+            invocation.argumentsWithoutCommandWords = arguments.enumerated().filter {
+                !commandWordPositions.contains($0.offset)
+            }.map(\.element)
             return invocation
         }
         invocation.groupWords = Array(words.prefix(1))
@@ -239,6 +251,11 @@ struct CommandContext: Sendable {
     /// The identity store directory (`--store`, else ``defaultStoreDirectory(environment:)``).
     let storeDirectory: URL
     let environment: [String: String]
+    /// The command line less the command's words (``Invocation/argumentsWithoutCommandWords``).
+    var argumentsWithoutCommandWords: [String] = []
+    /// Runs the emulator in this process: set by `certsign-emulator`; nil in `certsign`, whose
+    /// `emulator` command runs the `certsign-emulator` beside it.
+    var emulatorRunner: EmulatorRunner?
 
     init(console: Console, json: Bool, storeOverride: String?, environment: [String: String]) throws {
         self.console = console

@@ -24,18 +24,9 @@ final class SignInterrupt: @unchecked Sendable {
     /// ``SignalWaiter`` does, a signal sent before its dispatch source is registered would be lost).
     static func install() -> SignInterrupt {
         let interrupt = SignInterrupt()
-        let queue = DispatchQueue(label: "certsign.sign-interrupt")
-        let registered = DispatchGroup()
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [weak interrupt] in interrupt?.signalled(signalNumber) }
-            registered.enter()
-            source.setRegistrationHandler { registered.leave() }
-            source.resume()
-            interrupt.sources.append(source)
+        interrupt.sources = TerminationSignals.install(label: "certsign.sign-interrupt") { [weak interrupt] number in
+            interrupt?.signalled(number)
         }
-        _ = registered.wait(timeout: .now() + 5)
         return interrupt
     }
 
@@ -43,8 +34,7 @@ final class SignInterrupt: @unchecked Sendable {
     func restore() {
         for source in sources { source.cancel() }
         sources = []
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        TerminationSignals.restoreDefaults()
     }
 
     /// Runs `action` on the first signal (at once when one has arrived already).

@@ -1,10 +1,11 @@
 import CertificateProviders
 public import Foundation
+public import JSON
 
 /// The networking a remote provider uses: one request in, one response out.
 ///
 /// Apps bring their own networking by conforming to this protocol; the package ships
-/// ``CurlTransport`` (the default everywhere) and ``URLSessionTransport``. Contract:
+/// one, ``CurlTransport`` (libcurl), the default everywhere. Contract:
 /// - a response with any HTTP status (including 4xx and 5xx) is returned, not thrown;
 /// - failures to get a response are thrown as `CertificateProviderError`: `.timeout` when
 ///   ``HTTPRequest/timeout`` passed, `.network` for connection failures (refused, reset, dropped),

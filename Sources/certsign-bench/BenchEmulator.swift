@@ -1,4 +1,4 @@
-import DSSEmulator
+import EmulatorKit
 import Foundation
 import RemoteSigning
 

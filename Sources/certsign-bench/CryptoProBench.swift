@@ -1,7 +1,8 @@
 import CertificateProviders
 import CryptoProDSSProvider
-import DSSEmulator
+import EmulatorKit
 import Foundation
+import JSON
 import RemoteSigning
 
 /// A logged-in CryptoPro DSS client on an emulator, shared by the bench rows and the profile loops.

@@ -1,7 +1,8 @@
 import CertificateProviders
-import DSSEmulator
+import EmulatorKit
 import FMPDSSProvider
 import Foundation
+import JSON
 import RemoteSigning
 
 /// A logged-in FMP client on an emulator with a short history (3 signatures, so `signs()` carries a

@@ -1,8 +1,9 @@
 import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
-import DSSEmulator
+import EmulatorKit
 import Foundation
+import JSON
 import RemoteSigning
 import TestSupport
 import Testing

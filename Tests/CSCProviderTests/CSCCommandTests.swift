@@ -1,7 +1,8 @@
 import CertificateProviders
 import CertificateProvidersTesting
-import DSSEmulator
+import EmulatorKit
 import Foundation
+import JSON
 import RemoteSigning
 import TestSupport
 import Testing

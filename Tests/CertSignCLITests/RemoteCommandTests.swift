@@ -1,6 +1,6 @@
 import CertificateProviders
 import CertificateProvidersTesting
-import DSSEmulator
+import EmulatorKit
 import Foundation
 import TestSupport
 import Testing

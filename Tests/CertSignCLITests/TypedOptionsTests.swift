@@ -2,6 +2,7 @@ import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import JSON
 import RemoteSigning
 import TestSupport
 import Testing
@@ -58,7 +59,7 @@ import Testing
         #expect(!defaults.password.isGiven && defaults.password.stem == "password")
         let emulator = try ArgumentParser.parse(
             ["--port", "8443", "--tls"],
-            as: Commands.EmulatorOptions.self,
+            as: EmulatorOptions.self,
             usage: ""
         )
         #expect(emulator.port == 8443 && emulator.tls && !emulator.faults && emulator.host == nil)
@@ -147,14 +148,14 @@ import Testing
             Self.usageError(["s.p7s"], as: Commands.VerifyOptions.self)?.hasPrefix("give the trust anchors") == true
         )
         #expect(
-            Self.usageError(["--require-client-cert", "ca.pem"], as: Commands.EmulatorOptions.self)
+            Self.usageError(["--require-client-cert", "ca.pem"], as: EmulatorOptions.self)
                 == "--require-client-cert needs --tls"
         )
         #expect(
-            Self.usageError(["--host", "0.0.0.0"], as: Commands.EmulatorOptions.self)?
+            Self.usageError(["--host", "0.0.0.0"], as: EmulatorOptions.self)?
                 .hasPrefix("--host 0.0.0.0 is not a loopback address") == true
         )
-        #expect(Self.usageError(["--host", "0.0.0.0", "--allow-remote"], as: Commands.EmulatorOptions.self) == nil)
+        #expect(Self.usageError(["--host", "0.0.0.0", "--allow-remote"], as: EmulatorOptions.self) == nil)
     }
 
     /// Through the built binary: a bad `--digest` is refused before the key source is even looked at

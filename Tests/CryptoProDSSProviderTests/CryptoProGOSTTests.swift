@@ -1,8 +1,9 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import CryptoProDSSProvider
-import DSSEmulator
+import EmulatorKit
 import Foundation
+import JSON
 import RemoteSigning
 import TestSupport
 import Testing

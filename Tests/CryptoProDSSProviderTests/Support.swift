@@ -1,7 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import CryptoProDSSProvider
-import DSSEmulator
+import EmulatorKit
 import Foundation
 import RemoteSigning
 import TestSupport

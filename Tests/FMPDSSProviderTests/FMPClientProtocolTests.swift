@@ -1,7 +1,8 @@
 import CertificateProviders
-import DSSEmulator
+import EmulatorKit
 import FMPDSSProvider
 import Foundation
+import JSON
 import RemoteSigning
 import TestSupport
 import Testing

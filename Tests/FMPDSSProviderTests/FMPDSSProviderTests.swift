@@ -1,5 +1,5 @@
 import CertificateProviders
-import DSSEmulator
+import EmulatorKit
 import FMPDSSProvider
 import Foundation
 import RemoteSigning

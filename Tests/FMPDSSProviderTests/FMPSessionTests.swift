@@ -1,8 +1,9 @@
 import CertificateProviders
 import CertificateProvidersTesting
-import DSSEmulator
+import EmulatorKit
 import FMPDSSProvider
 import Foundation
+import JSON
 import RemoteSigning
 import Synchronization
 import TestSupport

@@ -2,7 +2,7 @@ import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
 import CryptoProDSSProvider
-import DSSEmulator
+import EmulatorKit
 import Foundation
 import PDFSigning
 import Signing

@@ -1,6 +1,6 @@
 import CertificateProviders
 import CertificateProvidersTesting
-import DSSEmulator
+import EmulatorKit
 import Foundation
 import PDFSigning
 import RemoteSigning
@@ -14,7 +14,7 @@ func emulatorTSA(_ emulator: DSSEmulator, fault: String? = nil) throws -> Timest
     if let fault { url = url.appendingPathComponent(fault) }
     return TimestampAuthorityClient(
         configuration: .init(url: url, trustAnchors: [emulator.timestampAuthorityCA], timeout: 10),
-        fetcher: TransportBinaryFetcher(transport: URLSessionTransport())
+        fetcher: TransportBinaryFetcher(transport: CurlTransport())
     )
 }
 

@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import JSON
 import RemoteSigning
 import Testing
 

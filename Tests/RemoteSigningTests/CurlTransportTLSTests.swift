@@ -1,9 +1,10 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import CryptoProDSSProvider
-import DSSEmulator
+import EmulatorKit
 import FMPDSSProvider
 import Foundation
+import JSON
 import PKCS12Provider
 import RemoteSigning
 import Testing

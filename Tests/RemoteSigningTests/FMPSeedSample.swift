@@ -1,5 +1,5 @@
 import CertificateProviders
-import DSSEmulator
+import EmulatorKit
 import FMPDSSProvider
 
 /// Signs the seed sample's cell (resource, table, column, row) with the sample's certificate and PIN:

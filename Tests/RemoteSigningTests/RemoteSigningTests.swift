@@ -1,7 +1,8 @@
 import CertificateProviders
 import CertificateProvidersTesting
-import DSSEmulator
+import EmulatorKit
 import Foundation
+import JSON
 import RemoteSigning
 import TestSupport
 import Testing
@@ -116,23 +117,12 @@ struct JSONTests {
     }
 }
 
-/// The two transports the package ships; every transport test runs over both.
-enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case curl, urlSession
-
-    func make(maximumResponseBodyBytes: Int = 16 << 20) -> any HTTPTransport {
-        switch self {
-        case .curl:
-            return CurlTransport(endpointPolicy: .default, maximumResponseBodyBytes: maximumResponseBodyBytes)
-        case .urlSession:
-            return URLSessionTransport(configuration: .init(maximumResponseBodyBytes: maximumResponseBodyBytes))
-        }
-    }
-
-    var testDescription: String { self == .curl ? "CurlTransport" : "URLSessionTransport" }
+/// The transport the package ships (libcurl), with a response limit.
+func makeTransport(maximumResponseBodyBytes: Int = 16 << 20) throws -> CurlTransport {
+    try CurlTransport(configuration: .init(maximumResponseBodyBytes: maximumResponseBodyBytes))
 }
 
-@Suite("CurlTransport, URLSessionTransport and RetryPolicy over real loopback HTTP")
+@Suite("CurlTransport and RetryPolicy over real loopback HTTP")
 struct TransportTests {
     private func withFaultyEmulator<R>(_ body: (DSSEmulator, URL) async throws -> R) async throws -> R {
         let emulator = try DSSEmulator(configuration: .init(faultsEnabled: true), seed: sharedSeed)
@@ -156,54 +146,52 @@ struct TransportTests {
         return request
     }
 
-    @Test("any status is a response, with headers and body", arguments: TransportKind.allCases)
-    func statusIsResponse(kind: TransportKind) async throws {
+    @Test("any status is a response, with headers and body")
+    func statusIsResponse() async throws {
         try await withFaultyEmulator { _, base in
-            let response = try await kind.make().send(try request(base, .post))
+            let response = try await makeTransport().send(try request(base, .post))
             #expect(response.status == 404)
             #expect(response.header("content-type")?.hasPrefix("application/json") == true)
             #expect(try response.json(context: "test")["errors"]?.arrayValue?.first?["code"] == "not_found")
-            let failed = try await kind.make().send(try request(base, fault: "status-500"))
+            let failed = try await makeTransport().send(try request(base, fault: "status-500"))
             #expect(failed.status == 500)
         }
     }
 
     @Test(
-        "a delayed answer → .timeout after the request's timeout, not after the delay",
-        arguments: TransportKind.allCases
+        "a delayed answer → .timeout after the request's timeout, not after the delay"
     )
-    func timeout(kind: TransportKind) async throws {
+    func timeout() async throws {
         try await withFaultyEmulator { _, base in
             // The answer comes after 3 s and would be a success: getting `.timeout` proves the 0.25 s
             // deadline fired first. (No wall-clock assertion: other tests may keep the cooperative pool
             // busy, which delays when this task resumes, not when the deadline fires.)
             let error = await expectError(.timeout) {
-                try await kind.make().send(try request(base, fault: "delay=3000", timeout: 0.25))
+                try await makeTransport().send(try request(base, fault: "delay=3000", timeout: 0.25))
             }
             #expect(error?.reason.contains("0.25") == true)
         }
     }
 
-    @Test("a dropped connection and a refused connection → .network", arguments: TransportKind.allCases)
-    func network(kind: TransportKind) async throws {
+    @Test("a dropped connection and a refused connection → .network")
+    func network() async throws {
         let base = try await withFaultyEmulator { _, base in
-            await expectError(.network) { try await kind.make().send(try request(base, fault: "drop")) }
+            await expectError(.network) { try await makeTransport().send(try request(base, fault: "drop")) }
             return base
         }
-        await expectError(.network) { try await kind.make().send(try request(base)) }
+        await expectError(.network) { try await makeTransport().send(try request(base)) }
     }
 
     @Test(
-        "a 20 MiB answer → .responseTooLarge (default limit 16 MiB); a configured limit holds to the byte",
-        arguments: TransportKind.allCases
+        "a 20 MiB answer → .responseTooLarge (default limit 16 MiB); a configured limit holds to the byte"
     )
-    func responseLimit(kind: TransportKind) async throws {
+    func responseLimit() async throws {
         try await withFaultyEmulator { (_: DSSEmulator, base: URL) async throws -> Void in
             let error = await expectError(.responseTooLarge) {
-                try await kind.make().send(try request(base, fault: "large-body=\(20 << 20)"))
+                try await makeTransport().send(try request(base, fault: "large-body=\(20 << 20)"))
             }
             #expect(error?.reason.contains("\(16 << 20) bytes") == true)
-            let small = kind.make(maximumResponseBodyBytes: 4096)
+            let small = try makeTransport(maximumResponseBodyBytes: 4096)
             #expect(try await small.send(try request(base, fault: "large-body=4096")).body.count == 4096)
             await expectError(.responseTooLarge) { try await small.send(try request(base, fault: "large-body=4097")) }
             // The transport is still usable afterwards.
@@ -213,10 +201,8 @@ struct TransportTests {
 
     @Test("http:// to a remote host is refused before anything is sent; an unreadable or empty CA file is refused")
     func refusals() async throws {
-        for kind in TransportKind.allCases {
-            await expectError(.invalidParameter) {
-                try await kind.make().send(HTTPRequest(url: try url("http://testmasterfmp.fsight.cloud/api/v1/")))
-            }
+        await expectError(.invalidParameter) {
+            try await makeTransport().send(HTTPRequest(url: try url("http://testmasterfmp.fsight.cloud/api/v1/")))
         }
         let directory = try TemporaryDirectory()
         expectError(.fileSystem) {
@@ -227,23 +213,24 @@ struct TransportTests {
     }
 
     @Test(
-        "https:// to a server that does not speak TLS → a TLS error (TLS is attempted and verified, never downgraded)",
-        arguments: TransportKind.allCases
+        "https:// to a server that does not speak TLS → a TLS error (TLS is attempted and verified, never downgraded)"
     )
-    func tlsFailure(kind: TransportKind) async throws {
+    func tlsFailure() async throws {
         try await withFaultyEmulator { emulator, base in
             let port = try #require(base.port)
-            await expectError(kind == .curl ? .tls : .network) {
-                try await kind.make().send(HTTPRequest(url: try url("https://127.0.0.1:\(port)/api/v1/"), timeout: 5))
+            await expectError(.tls) {
+                try await makeTransport().send(
+                    HTTPRequest(url: try url("https://127.0.0.1:\(port)/api/v1/"), timeout: 5)
+                )
             }
             #expect(emulator.receivedRequests.isEmpty)
         }
     }
 
-    @Test("a cancelled task → .cancelled", arguments: TransportKind.allCases)
-    func cancellation(kind: TransportKind) async throws {
+    @Test("a cancelled task → .cancelled")
+    func cancellation() async throws {
         try await withFaultyEmulator { _, base in
-            let task = Task { try await kind.make().send(try request(base, fault: "delay=3000")) }
+            let task = Task { try await makeTransport().send(try request(base, fault: "delay=3000")) }
             try await Task.sleep(nanoseconds: 100_000_000)
             task.cancel()
             await expectError(.cancelled) { try await task.value }
@@ -251,30 +238,31 @@ struct TransportTests {
     }
 
     @Test(
-        "GET is retried on dropped connections with backoff; POST is sent exactly once",
-        arguments: TransportKind.allCases
+        "GET is retried on dropped connections with backoff; POST is sent exactly once"
     )
-    func retry(kind: TransportKind) async throws {
+    func retry() async throws {
         try await withFaultyEmulator { (emulator: DSSEmulator, base: URL) async throws -> Void in
             let policy = RetryPolicy(maxAttempts: 3, initialBackoff: 0.01, backoffMultiplier: 2)
-            await expectError(.network) { try await policy.send(try request(base, fault: "drop"), over: kind.make()) }
+            await expectError(.network) {
+                try await policy.send(try request(base, fault: "drop"), over: makeTransport())
+            }
             #expect(emulator.receivedRequests.map(\.method) == ["GET", "GET", "GET"])
             emulator.clearReceivedRequests()
             await expectError(.network) {
-                try await policy.send(try request(base, .post, fault: "drop"), over: kind.make())
+                try await policy.send(try request(base, .post, fault: "drop"), over: makeTransport())
             }
             await expectError(.network) {
-                try await policy.send(try request(base, .delete, fault: "drop"), over: kind.make())
+                try await policy.send(try request(base, .delete, fault: "drop"), over: makeTransport())
             }
             #expect(emulator.receivedRequests.map(\.method) == ["POST", "DELETE"])
             emulator.clearReceivedRequests()
             // A 500 is an answer, not a transient failure: returned at once.
-            let answered = try await policy.send(try request(base, fault: "status-500"), over: kind.make())
+            let answered = try await policy.send(try request(base, fault: "status-500"), over: makeTransport())
             #expect(answered.status == 500)
             #expect(emulator.receivedRequests.count == 1)
             emulator.clearReceivedRequests()
             await expectError(.timeout) {
-                try await policy.send(try request(base, fault: "delay=2000", timeout: 0.2), over: kind.make())
+                try await policy.send(try request(base, fault: "delay=2000", timeout: 0.2), over: makeTransport())
             }
             // The client may give up before a busy server has even logged the request (on a loaded
             // machine, before the request left at all): wait for it, then check that no second

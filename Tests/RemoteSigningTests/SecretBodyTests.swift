@@ -1,9 +1,10 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import CryptoProDSSProvider
-import DSSEmulator
+import EmulatorKit
 import FMPDSSProvider
 import Foundation
+import JSON
 import RemoteSigning
 import Synchronization
 import TestSupport
@@ -56,14 +57,13 @@ struct SecretBodyTests {
     }
 
     @Test(
-        "FMP and CryptoPro clients send passwords and PINs only in secretBody, and the server gets them intact",
-        arguments: TransportKind.allCases
+        "FMP and CryptoPro clients send passwords and PINs only in secretBody, and the server gets them intact"
     )
-    func clients(kind: TransportKind) async throws {
+    func clients() async throws {
         let emulator = try DSSEmulator(configuration: .init(requestLogKeepsSecrets: true), seed: sharedSeed)
         let base = try emulator.start()
         defer { emulator.stop() }
-        let recorder = RecordingTransport(kind.make())
+        let recorder = RecordingTransport(try makeTransport())
         let fmp = FMPClient(
             configuration: .init(
                 host: base,
@@ -100,5 +100,26 @@ struct SecretBodyTests {
         #expect(received[2].json?["certificate_pin"]?.stringValue == StandardSeed.certificatePIN)
         #expect(received[3].text.contains("password=\(StandardSeed.password)"))
         #expect(received[4].json?["Signature"]?["PinCode"]?.stringValue == StandardSeed.certificatePIN)
+    }
+
+    @Test("secret placeholders are replaced wherever they stand, next to other 's' bytes and each other")
+    func placeholders() throws {
+        let first = SecretSlot(Secret("pa\"ss"))
+        let second = SecretSlot(Secret("s€cret"))
+        var request = HTTPRequest(method: .post, url: try #require(URL(string: "https://dss.example/")))
+        try request.setJSONBody(
+            [
+                "s": .string(first.placeholder), "ss": .string("s" + second.placeholder + first.placeholder + "s"),
+                "secret-slot-": "secret-slot-", "last": .string(second.placeholder),
+            ],
+            secrets: [first, second]
+        )
+        let body = try #require(request.secretBody).withUnsafeBytes { Array($0) }
+        let json = try JSONValue(parsing: body)
+        #expect(json["s"]?.stringValue == "pa\"ss")
+        #expect(json["ss"]?.stringValue == "ss€cretpa\"sss")
+        #expect(json["secret-slot-"]?.stringValue == "secret-slot-")
+        #expect(json["last"]?.stringValue == "s€cret")
+        #expect(json.objectValue?.count == 4)
     }
 }

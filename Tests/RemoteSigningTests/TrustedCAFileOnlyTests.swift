@@ -1,7 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import CryptoProDSSProvider
-import DSSEmulator
+import EmulatorKit
 import FMPDSSProvider
 import Foundation
 import RemoteSigning

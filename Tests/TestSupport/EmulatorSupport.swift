@@ -1,4 +1,4 @@
-public import DSSEmulator
+public import EmulatorKit
 public import Foundation
 
 /// One emulator seed (users, certificates and keys made once per test process) shared by every test

@@ -1,14 +1,14 @@
 import CertificateProviders
 import CertificateProvidersTesting
-import DSSEmulator
+import EmulatorKit
 import Foundation
 import RemoteSigning
 import Signing
 import TestSupport
 import Testing
 
-/// The package's fetcher over its default transport (loopback http is allowed).
-let loopbackFetcher = TransportBinaryFetcher(transport: URLSessionTransport())
+/// The package's fetcher over its one transport, libcurl (loopback http is allowed).
+let loopbackFetcher = TransportBinaryFetcher(transport: CurlTransport())
 
 /// A TSA client for the emulator's `/tsa` (or a fault path under it), trusting the emulator CA.
 func emulatorTSA(

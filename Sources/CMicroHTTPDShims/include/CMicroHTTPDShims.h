@@ -10,10 +10,13 @@
 #include <microhttpd.h>
 
 /*
- * Starts a daemon with a fixed option list: bound to `address` (an IPv4 or IPv6 sockaddr of
- * `address_length` bytes, port inside it, 0 = ephemeral), the access handler and a
- * request-completed callback, a per-connection memory limit and an idle connection timeout.
- * Returns NULL when the daemon cannot start (port in use, bad address).
+ * Starts a daemon with a fixed option list: bound to `address` (an IPv4 or IPv6 sockaddr, port
+ * inside it, 0 = ephemeral), the access handler and a request-completed callback, a per-connection
+ * memory limit, an idle connection timeout and a connection limit. With `key_pem` not NULL it
+ * serves TLS (MHD_USE_TLS is added to `flags`) with that PEM key and the PEM `certificate_pem`
+ * chain and, when `trust_pem` is not NULL, asks every client for a certificate chaining to the PEM
+ * CA certificates in it (CMicroHTTPDShims_check_client_certificate decides). Returns NULL when the
+ * daemon cannot start (port in use, bad address, unusable PEM).
  */
 struct MHD_Daemon *CMicroHTTPDShims_start(unsigned int flags,
                                           const struct sockaddr *address,
@@ -21,23 +24,9 @@ struct MHD_Daemon *CMicroHTTPDShims_start(unsigned int flags,
                                           MHD_RequestCompletedCallback completed, void *completed_cls,
                                           size_t connection_memory_limit,
                                           unsigned int connection_timeout_seconds,
-                                          unsigned int connection_limit);
-
-/*
- * The same with TLS (MHD_USE_TLS is added to `flags`): the server's PEM key and certificate chain,
- * and, when `trust_pem` is not NULL, the PEM CA certificates client certificates must chain to
- * (MHD then asks every client for a certificate; CMicroHTTPDShims_check_client_certificate decides).
- * Returns NULL when the daemon cannot start (also when the PEM is unusable).
- */
-struct MHD_Daemon *CMicroHTTPDShims_start_tls(unsigned int flags,
-                                              const struct sockaddr *address,
-                                              MHD_AccessHandlerCallback handler, void *handler_cls,
-                                              MHD_RequestCompletedCallback completed, void *completed_cls,
-                                              size_t connection_memory_limit,
-                                              unsigned int connection_timeout_seconds,
-                                              unsigned int connection_limit,
-                                              const char *key_pem, const char *certificate_pem,
-                                              const char *trust_pem);
+                                          unsigned int connection_limit,
+                                          const char *key_pem, const char *certificate_pem,
+                                          const char *trust_pem);
 
 /* Whether this libmicrohttpd was built with TLS (MHD_is_feature_supported(MHD_FEATURE_TLS)). */
 int CMicroHTTPDShims_tls_supported(void);

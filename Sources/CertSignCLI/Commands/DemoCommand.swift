@@ -1,12 +1,12 @@
 import CertificateIssuing
 import CertificateProviders
-import DSSEmulator
 import Foundation
 import PKCS12Provider
 import Signing
 
-/// `certsign demo`: the HHFWDss sample's walk-through against the built-in DSS emulator, then the
-/// offline PKCS#12 flow, each step run as the real `certsign` command it shows. No setup, no network
+/// `certsign demo`: the HHFWDss sample's walk-through against the DSS emulator (the `certsign-emulator`
+/// beside `certsign`, started on a free loopback port and stopped on every path), then the offline
+/// PKCS#12 flow, each step run as the real `certsign` command it shows. No setup, no network
 /// beyond loopback; everything happens in a temporary store that is removed afterwards.
 extension Commands {
     /// `certsign demo [--keep]`.
@@ -50,9 +50,9 @@ struct DemoRunner {
     /// Secrets the demo's commands read with `--…-env`; they exist only in this dictionary.
     private var environment: [String: String] {
         var environment = context.environment
-        environment["DEMO_FMP_PASSWORD"] = StandardSeed.password
-        environment["DEMO_DSS_PASSWORD"] = StandardSeed.dssPassword
-        environment["DEMO_PIN"] = StandardSeed.certificatePIN
+        environment["DEMO_FMP_PASSWORD"] = DemoSeed.password
+        environment["DEMO_DSS_PASSWORD"] = DemoSeed.dssPassword
+        environment["DEMO_PIN"] = DemoSeed.certificatePIN
         environment["DEMO_P12_PASSWORD"] = "демо-пароль"
         return environment
     }
@@ -77,36 +77,54 @@ struct DemoRunner {
     }
 
     func run() async throws -> Int32 {
+        let executable = try EmulatorExecutable.locate(environment: context.environment)
         say("certsign demo 1/2: the HHFWDss walk-through (Foresight Mobile Platform DSS) against the built-in emulator")
-        let emulator = try DSSEmulator(configuration: DSSEmulator.Configuration(requestLogLimit: 0))
-        let url = try emulator.start()
-        defer { emulator.stop() }
-        say(
-            "DSS emulator listening on \(url.absoluteString) (user \(StandardSeed.username), environment "
-                + "\(StandardSeed.environment))"
-        )
         let caPath = work.appendingPathComponent("emulator-ca.pem").path
-        try FileSystem.writeAtomically(caPath, Array(emulator.certificateAuthorityPEM.utf8))
+        let (emulator, url) = try await executable.start(
+            arguments: ["--port", "0", "--ca-out", caPath],
+            environment: context.environment
+        )
+        do {
+            try await walkThroughFMP(emulatorURL: url, caPath: caPath)
+            _ = await emulator.stop()
+        } catch {
+            _ = await emulator.stop()
+            throw error
+        }
+        try await signOffline()
+        say("\ndemo finished: every step above ran as a real certsign command.")
+        return CertSign.exitSuccess
+    }
+
+    /// Part 1: the HHFWDss calls against the running emulator.
+    private func walkThroughFMP(emulatorURL url: URL, caPath: String) async throws {
+        say(
+            "DSS emulator listening on \(url.absoluteString) (user \(DemoSeed.username), environment "
+                + "\(DemoSeed.environment))"
+        )
         let signatures = work.appendingPathComponent("dss-signatures").path
         try FileSystem.makePrivateDirectory(signatures)
 
         try await step([
-            "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
-            "--project", StandardSeed.project, "--user", StandardSeed.username, "--password-env", "DEMO_FMP_PASSWORD",
+            "dss", "login", "--host", url.absoluteString, "--environment", DemoSeed.environment,
+            "--project", DemoSeed.project, "--user", DemoSeed.username, "--password-env", "DEMO_FMP_PASSWORD",
         ])
         try await step(["dss", "certificates", "--dss-password-env", "DEMO_DSS_PASSWORD"])
         try await step(["dss", "signs"])
         try await step([
-            "dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--params", "{}",
-            "--column", StandardSeed.column, "--hhive-id", String(StandardSeed.row),
-            "--certificate-id", String(StandardSeed.certificateID),
+            "dss", "sign", "--resource", DemoSeed.resource, "--table", DemoSeed.table, "--params", "{}",
+            "--column", DemoSeed.column, "--hhive-id", String(DemoSeed.row),
+            "--certificate-id", String(DemoSeed.certificateID),
             "--dss-password-env", "DEMO_DSS_PASSWORD", "--pin-env", "DEMO_PIN",
         ])
         try await step(["dss", "signs", "--out-dir", signatures])
-        try await step(["verify", "\(signatures)/\(StandardSeed.firstSignatureID).p7s", "--ca", caPath])
-        try await step(["dss", "remove", String(StandardSeed.firstSignatureID)])
+        try await step(["verify", "\(signatures)/\(DemoSeed.firstSignatureID).p7s", "--ca", caPath])
+        try await step(["dss", "remove", String(DemoSeed.firstSignatureID)])
         try await step(["dss", "signs"])
+    }
 
+    /// Part 2: a throwaway PKCS#12 identity imported, used, verified and removed.
+    private func signOffline() async throws {
         say("\ncertsign demo 2/2: offline signing with a PKCS#12 file")
         let pki = try CertificateIssuer(rootSubject: "CN=Демо УЦ,O=swift-certificate-providers")
         let signer = try pki.issueLeaf(subject: "CN=Иванов Иван Иванович,O=ООО Ромашка,C=RU", keyType: .rsa2048)
@@ -130,7 +148,22 @@ struct DemoRunner {
         }
         try await step(["signatures", "remove", record.id])
         try await step(["identity", "delete", "ivanov"])
-        say("\ndemo finished: every step above ran as a real certsign command.")
-        return CertSign.exitSuccess
     }
+}
+
+/// The HHFWDss sample's published values the emulator is seeded with (EmulatorKit's `StandardSeed`,
+/// which `certsign` does not link): the demo's steps name them.
+private enum DemoSeed {
+    static let username = "Leonid"
+    static let password = "123123"
+    static let environment = "Leonid_environment"
+    static let project = "Leonid_project"
+    static let dssPassword = "Saprun123"
+    static let certificateID = 12831
+    static let certificatePIN = "123"
+    static let resource = "GetBudgetPlanning"
+    static let table = "ПланированиеБюджета"
+    static let column = "Номер"
+    static let row = 1
+    static let firstSignatureID = 121
 }

@@ -1,99 +1,11 @@
 import CertificateProviders
-import DSSEmulator
 import Foundation
 
 /// `certsign emulator`: the package's own DSS server (FMP, CryptoPro DSS and CSC v2 routes, TSA,
-/// OCSP and CRL), in memory or with a state kept across restarts.
+/// OCSP and CRL), in memory or with a state kept across restarts. The server is the
+/// `certsign-emulator` program (EmulatorKit); `certsign` parses and checks the command line, then
+/// runs the `certsign-emulator` installed beside it, so it never links the emulator.
 extension Commands {
-    /// `certsign emulator [--host ADDR] [--port N] …`.
-    struct EmulatorOptions: CommandOptions {
-        var host: String?
-        var allowRemote = false
-        var port: UInt16?
-        var faults = false
-        var caOut: String?
-        var tls = false
-        var requireClientCert: String?
-        var state: String?
-        var force = false
-
-        static var options: [OptionBinding<Self>] {
-            [
-                .value(
-                    \.host,
-                    "--host",
-                    "ADDR",
-                    "address to bind; only loopback addresses unless --allow-remote",
-                    default: "127.0.0.1"
-                ),
-                .flag(
-                    \.allowRemote,
-                    "--allow-remote",
-                    "bind a non-loopback address although the emulator serves published test credentials\nand keys "
-                        + "(anyone who reaches it can sign as the seed's users)"
-                ),
-                .integer(
-                    \.port,
-                    "--port",
-                    "N",
-                    "port to listen on; 0 is any free port (the URL is printed)",
-                    in: 0...65535,
-                    default: "0"
-                ) { UInt16($0) },
-                .flag(
-                    \.faults,
-                    "--faults",
-                    "let requests pick a fault with the X-Emulator-Fault header (for client tests)"
-                ),
-                .value(
-                    \.caOut,
-                    "--ca-out",
-                    "FILE",
-                    "write the emulator's CA certificate (PEM) for certsign verify --ca, and for clients\nof --tls (dss "
-                        + "login --ca-file FILE)",
-                    type: .file
-                ),
-                .flag(
-                    \.tls,
-                    "--tls",
-                    "serve HTTPS with a certificate from the emulator CA naming localhost, 127.0.0.1 and ::1"
-                ),
-                .value(
-                    \.requireClientCert,
-                    "--require-client-cert",
-                    "CA.pem",
-                    "with --tls: close every connection without a client certificate issued by a CA in CA.pem\n(TLS "
-                        + "alert certificate_required / unknown_ca)",
-                    type: .file
-                ),
-                .value(
-                    \.state,
-                    "--state",
-                    "DIR",
-                    "keep the CA, keys, users and stored signatures in DIR across restarts (default: a fresh\nstate "
-                        + "each run)",
-                    type: .directory
-                ),
-                .flag(\.force, "--force", "let --ca-out replace a file that holds another CA certificate"),
-            ]
-        }
-
-        func validate() throws {
-            if let host, !Commands.isLoopbackAddress(host), !allowRemote {
-                throw InvalidValue(
-                    message: "--host \(host) is not a loopback address; the emulator serves published credentials, "
-                        + "so binding it elsewhere needs --allow-remote"
-                )
-            }
-            if requireClientCert != nil && !tls {
-                throw InvalidValue(message: "--require-client-cert needs --tls")
-            }
-            if force && caOut == nil {
-                throw InvalidValue(message: "--force goes with --ca-out FILE")
-            }
-        }
-    }
-
     static let emulator = CommandDescriptor(
         words: ["emulator"],
         summary: "run the DSS emulator (FMP, CryptoPro DSS and CSC v2 routes) until Ctrl-C",
@@ -114,69 +26,15 @@ extension Commands {
             "certsign emulator --state ~/.local/share/certsign-emulator --ca-out emulator-ca.pem",
         ]
     ) { (options: EmulatorOptions, context) in
-        var configuration = DSSEmulator.Configuration()
-        // A non-loopback --host needs --allow-remote, --require-client-cert needs --tls: checked by
-        // EmulatorOptions.validate.
-        if let host = options.host { configuration.host = host }
-        // Checked against 0…65535 when the command line was parsed.
-        if let port = options.port { configuration.port = port }
-        configuration.faultsEnabled = options.faults
-        configuration.requestLogLimit = 0
-        configuration.stateDirectory = options.state
-        configuration.issuesRevocationURLs = true
-        if let caFile = options.requireClientCert {
-            guard let bytes = FileManager.default.contents(atPath: caFile) else {
-                throw CertificateProviderError(
-                    .fileSystem,
-                    "cannot read the client CA file \(caFile) (from --require-client-cert)"
-                )
-            }
-            configuration.tls = .init(
-                clientCertificateAuthorities: try Certificate.certificates(derOrPEM: Array(bytes))
-            )
-        } else if options.tls {
-            configuration.tls = .init()
+        if let runner = context.emulatorRunner {
+            return try await runner(EmulatorInvocation(options: options, context: context))
         }
-        // Before anything is printed: a SIGTERM sent as soon as "listening" is read must not be lost.
-        let termination = SignalWaiter()
-        let server = try DSSEmulator(configuration: configuration)
-        if let caOut = options.caOut {
-            try checkCAOutput(caOut, certificateAuthority: server.seed.certificateAuthority, force: options.force)
-        }
-        let url = try server.start()
-        if let caOut = options.caOut {
-            try FileSystem.writeAtomically(caOut, Array(server.certificateAuthorityPEM.utf8))
-        }
-        context.emit(
-            encoding: EmulatorDocument(
-                url: url.absoluteString,
-                faults: configuration.faultsEnabled,
-                tls: configuration.tls != nil
-            ),
-            human:
-                "DSS emulator listening on "
-                + "\(url.absoluteString)\(configuration.faultsEnabled ? " (faults enabled)" : "") — Ctrl-C stops "
-                + "it"
-        )
-        await termination.wait()
-        server.stop()
-        context.console.err("DSS emulator stopped")
-        return CertSign.exitSuccess
-    }
-
-    /// Refuses `--ca-out FILE` when the file exists and holds anything but `certificateAuthority`
-    /// (signatures and clients set up with the old CA would stop verifying), unless `force`.
-    static func checkCAOutput(_ path: String, certificateAuthority: Certificate, force: Bool) throws {
-        guard !force, FileSystem.exists(path) else { return }
-        let held = FileSystem.read(path).flatMap { try? Certificate.certificates(derOrPEM: $0) } ?? []
-        if held.count == 1 && held[0] == certificateAuthority { return }
-        let what =
-            held.first.map { "the CA certificate '\($0.subject)' (SHA-256 \($0.sha256FingerprintHex))" }
-            ?? "no certificate this emulator made"
-        throw CertificateProviderError(
-            .alreadyExists,
-            "--ca-out \(path) exists and holds \(what), not this emulator's CA '\(certificateAuthority.subject)' "
-                + "(SHA-256 \(certificateAuthority.sha256FingerprintHex)); it is left as it is"
+        // certsign itself: the certsign-emulator beside it, with this command line less the word
+        // `emulator` (standard input, output and error shared, SIGINT and SIGTERM passed on).
+        let executable = try EmulatorExecutable.locate(environment: context.environment)
+        return try await executable.run(
+            arguments: context.argumentsWithoutCommandWords,
+            environment: context.environment
         )
     }
 
@@ -190,4 +48,117 @@ extension Commands {
         }
         return false
     }
+}
+
+/// `certsign emulator [--host ADDR] [--port N] …` (the options of `certsign-emulator` as well).
+package struct EmulatorOptions: CommandOptions {
+    package var host: String?
+    package var allowRemote = false
+    package var port: UInt16?
+    package var faults = false
+    package var caOut: String?
+    package var tls = false
+    package var requireClientCert: String?
+    package var state: String?
+    package var force = false
+
+    static var options: [OptionBinding<Self>] {
+        [
+            .value(
+                \.host,
+                "--host",
+                "ADDR",
+                "address to bind; only loopback addresses unless --allow-remote",
+                default: "127.0.0.1"
+            ),
+            .flag(
+                \.allowRemote,
+                "--allow-remote",
+                "bind a non-loopback address although the emulator serves published test credentials\nand keys "
+                    + "(anyone who reaches it can sign as the seed's users)"
+            ),
+            .integer(
+                \.port,
+                "--port",
+                "N",
+                "port to listen on; 0 is any free port (the URL is printed)",
+                in: 0...65535,
+                default: "0"
+            ) { UInt16($0) },
+            .flag(
+                \.faults,
+                "--faults",
+                "let requests pick a fault with the X-Emulator-Fault header (for client tests)"
+            ),
+            .value(
+                \.caOut,
+                "--ca-out",
+                "FILE",
+                "write the emulator's CA certificate (PEM) for certsign verify --ca, and for clients\nof --tls (dss "
+                    + "login --ca-file FILE)",
+                type: .file
+            ),
+            .flag(
+                \.tls,
+                "--tls",
+                "serve HTTPS with a certificate from the emulator CA naming localhost, 127.0.0.1 and ::1"
+            ),
+            .value(
+                \.requireClientCert,
+                "--require-client-cert",
+                "CA.pem",
+                "with --tls: close every connection without a client certificate issued by a CA in CA.pem\n(TLS "
+                    + "alert certificate_required / unknown_ca)",
+                type: .file
+            ),
+            .value(
+                \.state,
+                "--state",
+                "DIR",
+                "keep the CA, keys, users and stored signatures in DIR across restarts (default: a fresh\nstate "
+                    + "each run)",
+                type: .directory
+            ),
+            .flag(\.force, "--force", "let --ca-out replace a file that holds another CA certificate"),
+        ]
+    }
+
+    func validate() throws {
+        if let host, !Commands.isLoopbackAddress(host), !allowRemote {
+            throw InvalidValue(
+                message: "--host \(host) is not a loopback address; the emulator serves published credentials, "
+                    + "so binding it elsewhere needs --allow-remote"
+            )
+        }
+        if requireClientCert != nil && !tls {
+            throw InvalidValue(message: "--require-client-cert needs --tls")
+        }
+        if force && caOut == nil {
+            throw InvalidValue(message: "--force goes with --ca-out FILE")
+        }
+    }
+}
+
+/// Runs the emulator in this process: `certsign-emulator` passes one to ``CertSign/emulatorMain(arguments:environment:runner:)``.
+package typealias EmulatorRunner = @Sendable (EmulatorInvocation) async throws -> Int32
+
+/// What `certsign-emulator`'s runner gets from the command line: the checked options and the way
+/// `certsign emulator` prints (the ready line, human or `--json`; notes on standard error).
+package struct EmulatorInvocation: Sendable {
+    /// The options, checked by ``EmulatorOptions/validate()``.
+    package let options: EmulatorOptions
+    let context: CommandContext
+
+    /// Prints the ready line: `DSS emulator listening on URL …`, or with `--json` the document
+    /// `{"url", "faults", "tls"}` (what `certsign demo` reads).
+    package func announce(url: URL, faults: Bool, tls: Bool) {
+        context.emit(
+            encoding: EmulatorDocument(url: url.absoluteString, faults: faults, tls: tls),
+            human:
+                "DSS emulator listening on \(url.absoluteString)\(faults ? " (faults enabled)" : "") — Ctrl-C stops it"
+        )
+    }
+
+    /// Prints `text` on standard error.
+    package func note(_ text: String) { context.console.err(text) }
 }

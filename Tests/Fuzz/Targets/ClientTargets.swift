@@ -2,6 +2,7 @@ import CertificateProviders
 import CryptoProDSSProvider
 import FMPDSSProvider
 import Foundation
+import JSON
 import RemoteSigning
 
 /// The remote clients' response decoding: the `package` decoders `FMPClient` and

@@ -1,6 +1,7 @@
 import CertificateProviders
-import DSSEmulator
+import EmulatorKit
 import Foundation
+import JSON
 import RemoteSigning
 
 /// The DSS emulator's request handling, in-process (``DSSEmulator/handle(method:path:headers:body:)``,

@@ -1,0 +1,385 @@
+import CertificateProviders
+import Dispatch
+import Foundation
+import JSON
+import Signing
+
+/// The OAuth clients the emulator's CryptoPro STS accepts.
+public enum CryptoProEmulatorClients {
+    /// A public client (no secret), the default of `CryptoProDSSClient`.
+    public static let publicClientID = "cryptopro.cloud.csp"
+    /// A confidential client: it must authenticate with HTTP Basic (``confidentialClientSecret``).
+    public static let confidentialClientID = "certsign.confidential"
+    /// The secret of ``confidentialClientID``.
+    public static let confidentialClientSecret = "Conf1dential-Secret"
+    /// The only resource the STS issues tokens for.
+    public static let resource = "urn:cryptopro:dss:signserver:signserver"
+}
+
+/// The CryptoPro DSS route subset of ARCHITECTURE.md ("CryptoPro DSS"), served from the same
+/// ``EmulatorStore`` as the FMP routes: same users (platform login and password), same certificates,
+/// keys and PINs.
+///
+/// - `POST /STS/oauth/token` (form, `grant_type=password`): `{"access_token","expires_in","token_type":"Bearer"}`;
+///   OAuth errors are `{"error","error_description","Message"}` with 400 (RFC 6749 §5.2) or 401 for a
+///   wrong client secret.
+/// - `GET /SignServer/rest/api/certificates`: `[{"ID","DName","CertificateBase64","Status","IsDefault","HasPin","FriendlyName"}]`;
+///   the user's first certificate is the default.
+/// - `POST /SignServer/rest/api/documents`: a JSON string holding the base64 CMS. Types `CAdES`
+///   (`CADESType` `BES`) and `CMS`; `IsDetached` and `Hash` are the strings `True`/`False`; with
+///   `Hash: True` the `Content` is a SHA-256/384/512 digest (chosen by its length) for RSA and EC
+///   certificates, the Streebog digest that fits the key (`DigestAlgorithm.preferred(for:)`) for
+///   GOST ones, and the signature is detached.
+///
+/// Every error is `{"Message": …}` with a 4xx/5xx status. Tokens issued here belong to the pseudo
+/// device ``tokenDevice``, so FMP routes refuse them and this router refuses FMP tokens.
+struct CryptoProRouter: Sendable {
+    let store: EmulatorStore
+    let configuration: DSSEmulator.Configuration
+
+    /// The device recorded in CryptoPro tokens.
+    static let tokenDevice = "\u{0}cryptopro-sts"
+    static let tokenPath = "/STS/oauth/token"
+    static let certificatesPath = "/SignServer/rest/api/certificates"
+    static let documentsPath = "/SignServer/rest/api/documents"
+
+    /// The routes this router owns start with `/STS/` or `/SignServer/`.
+    func owns(_ path: String) -> Bool { path.hasPrefix("/STS/") || path.hasPrefix("/SignServer/") }
+
+    /// Answers one request; `expireToken` makes the presented bearer token expire first (fault).
+    func handle(_ request: ServerRequest, expireToken: Bool) -> ServerResponse {
+        var path = request.path
+        if path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        switch path {
+        case CryptoProRouter.tokenPath:
+            return only("POST", request) { token(request) }
+        case CryptoProRouter.certificatesPath:
+            return only("GET", request) { authorized(request, expireToken) { certificates($0) } }
+        case CryptoProRouter.documentsPath:
+            return only("POST", request) { authorized(request, expireToken) { sign(request, $0) } }
+        default:
+            return CryptoProRouter.error(404, "no route for \(request.path)")
+        }
+    }
+
+    /// A CryptoPro error body: `{"Message": …}`.
+    static func error(_ status: Int, _ message: String) -> ServerResponse {
+        Reply.json(status, ["Message": .string(message)])
+    }
+
+    private func only(_ method: String, _ request: ServerRequest, _ body: () -> ServerResponse) -> ServerResponse {
+        guard request.method == method else {
+            var response = CryptoProRouter.error(
+                405,
+                "The requested resource does not support http method '\(request.method)'; use \(method)"
+            )
+            response.headers.append(("Allow", method))
+            return response
+        }
+        if request.bodyTooLarge {
+            return CryptoProRouter.error(413, "the request body is larger than \(configuration.maxBodyBytes) bytes")
+        }
+        return body()
+    }
+
+    // MARK: STS
+
+    private func oauthError(_ status: Int, _ code: String, _ description: String) -> ServerResponse {
+        Reply.json(
+            status,
+            ["error": .string(code), "error_description": .string(description), "Message": .string(description)]
+        )
+    }
+
+    private func token(_ request: ServerRequest) -> ServerResponse {
+        guard request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+            return oauthError(400, "invalid_request", "the body must be application/x-www-form-urlencoded")
+        }
+        guard let form = Form.parse(request.body) else {
+            return oauthError(400, "invalid_request", "the body must be application/x-www-form-urlencoded UTF-8")
+        }
+        for field in ["grant_type", "username", "password", "client_id", "resource"] where (form[field] ?? "").isEmpty {
+            return oauthError(400, "invalid_request", "form field '\(field)' is missing")
+        }
+        guard form["grant_type"] == "password" else {
+            return oauthError(
+                400,
+                "unsupported_grant_type",
+                "grant_type '\(form["grant_type"] ?? "")' is not supported; use password"
+            )
+        }
+        let clientID = form["client_id"] ?? ""
+        switch clientID {
+        case CryptoProEmulatorClients.publicClientID:
+            break
+        case CryptoProEmulatorClients.confidentialClientID:
+            guard let basic = OAuthToken.basicCredentials(request.header("Authorization")),
+                basic.user == CryptoProEmulatorClients.confidentialClientID,
+                Secret(basic.password) == Secret(CryptoProEmulatorClients.confidentialClientSecret)
+            else {
+                return oauthError(
+                    401,
+                    "invalid_client",
+                    "client '\(clientID)' must authenticate with HTTP Basic and its secret"
+                )
+            }
+        default:
+            return oauthError(400, "invalid_client", "unknown client_id '\(clientID)'")
+        }
+        guard form["resource"] == CryptoProEmulatorClients.resource else {
+            return oauthError(
+                400,
+                "invalid_target",
+                "unknown resource '\(form["resource"] ?? "")'; use \(CryptoProEmulatorClients.resource)"
+            )
+        }
+        guard let user = store.user(named: form["username"] ?? ""), user.password == Secret(form["password"] ?? "")
+        else {
+            return oauthError(400, "invalid_grant", "the user name or password is incorrect")
+        }
+        return OAuthToken.reply(
+            issuingFor: user,
+            device: CryptoProRouter.tokenDevice,
+            store: store,
+            lifetime: configuration.accessTokenLifetime
+        )
+    }
+
+    private func authorized(
+        _ request: ServerRequest,
+        _ expireToken: Bool,
+        _ body: (EmulatorSeed.User) -> ServerResponse
+    ) -> ServerResponse {
+        guard let header = request.header("Authorization"), header.hasPrefix("Bearer "), header.count > 7 else {
+            return CryptoProRouter.error(
+                401,
+                "Authorization has been denied for this request: send Authorization: Bearer <token>"
+            )
+        }
+        let token = String(header.dropFirst(7))
+        if expireToken { store.expireAccessToken(token) }
+        guard case .valid(let session) = store.lookUpAccessToken(token), session.device == CryptoProRouter.tokenDevice,
+            let user = store.user(named: session.username)
+        else {
+            return CryptoProRouter.error(
+                401,
+                "Authorization has been denied for this request: the token is unknown or expired"
+            )
+        }
+        return body(user)
+    }
+
+    // MARK: SignServer
+
+    private func certificates(_ user: EmulatorSeed.User) -> ServerResponse {
+        let list: [JSONValue] = user.certificates.enumerated().map { index, record in
+            let certificate = record.identity.certificate
+            return [
+                "ID": .integer(record.id),
+                "DName": .string(certificate.subject),
+                "CertificateBase64": .string(Data(certificate.derRepresentation).base64EncodedString()),
+                "Status": .string(certificate.isValid() ? "ACTIVE" : "EXPIRED"),
+                "IsDefault": .bool(index == 0),
+                "HasPin": .bool(record.pin != nil),
+                "FriendlyName": .string(certificate.subjectAttribute("CN") ?? certificate.subject),
+            ]
+        }
+        return Reply.json(200, .array(list))
+    }
+
+    private struct SignRequest {
+        var content: [UInt8]
+        var format: SignatureFormat
+        var detached: Bool
+        var isHash: Bool
+        var certificateID: Int
+        var pin: String?
+    }
+
+    private func parseSign(_ body: [UInt8]) throws -> SignRequest {
+        let reader = try Reply.jsonObject(body)
+        for key in reader.members.keys where !["Content", "Signature"].contains(key) {
+            throw CertificateProviderError(.malformedInput, "unknown field '\(key)' (known: Content, Signature)")
+        }
+        let content = try reader.base64("Content")
+        let signature = try reader.object("Signature")
+        for key in signature.members.keys where !["Type", "Parameters", "CertificateId", "PinCode"].contains(key) {
+            throw CertificateProviderError(
+                .malformedInput,
+                "unknown field 'Signature.\(key)' (known: Type, Parameters, CertificateId, PinCode)"
+            )
+        }
+        let type = try signature.string("Type")
+        guard type == "CAdES" || type == "CMS" else {
+            throw CertificateProviderError(
+                .malformedInput,
+                "signature type '\(type)' is not supported (supported: CAdES, CMS)"
+            )
+        }
+        let parameters = try signature.object("Parameters")
+        let allowed: Set<String> = type == "CAdES" ? ["CADESType", "IsDetached", "Hash"] : ["IsDetached", "Hash"]
+        for key in parameters.members.keys where !allowed.contains(key) {
+            throw CertificateProviderError(
+                .malformedInput,
+                "unknown signature parameter '\(key)' for \(type) (known: \(allowed.sorted().joined(separator: ", ")))"
+            )
+        }
+        func flag(_ key: String) throws -> Bool {
+            guard let value = try parameters.optionalString(key) else { return false }
+            switch value {
+            case "True": return true
+            case "False": return false
+            default:
+                throw CertificateProviderError(
+                    .malformedInput,
+                    "signature parameter '\(key)' must be \"True\" or \"False\", found \"\(value)\""
+                )
+            }
+        }
+        let format: SignatureFormat
+        switch type {
+        case "CAdES":
+            let level = try parameters.string("CADESType")
+            guard level == "BES" else {
+                throw CertificateProviderError(
+                    .malformedInput,
+                    "CADESType '\(level)' is not supported by this server (supported: BES)"
+                )
+            }
+            format = .cadesBES
+        case "CMS":
+            format = .cms
+        default:
+            throw CertificateProviderError(
+                .malformedInput,
+                "signature type '\(type)' is not supported (supported: CAdES, CMS)"
+            )
+        }
+        let detached = try flag("IsDetached")
+        let isHash = try flag("Hash")
+        if isHash, !detached {
+            throw CertificateProviderError(
+                .malformedInput,
+                "a signature of a hash (Hash: True) must be detached (IsDetached: True)"
+            )
+        }
+        return SignRequest(
+            content: content,
+            format: format,
+            detached: detached,
+            isHash: isHash,
+            certificateID: try signature.int("CertificateId"),
+            pin: try signature.optionalString("PinCode")
+        )
+    }
+
+    private func sign(_ request: ServerRequest, _ user: EmulatorSeed.User) -> ServerResponse {
+        let parsed: SignRequest
+        do {
+            parsed = try parseSign(request.body)
+        } catch {
+            let reason = (error as? CertificateProviderError)?.reason ?? "the request body is malformed"
+            return CryptoProRouter.error(400, reason)
+        }
+        let record: EmulatorSeed.CertificateRecord?
+        if parsed.certificateID == 0 {
+            record = user.certificates.first
+        } else {
+            record = user.certificates.first { $0.id == parsed.certificateID }
+        }
+        guard let record else {
+            return CryptoProRouter.error(
+                404,
+                parsed.certificateID == 0
+                    ? "the user has no default certificate"
+                    : "certificate \(parsed.certificateID) was not found for this user"
+            )
+        }
+        if let expected = record.pin {
+            guard let pin = parsed.pin, Secret(pin) == expected else {
+                return CryptoProRouter.error(
+                    403,
+                    parsed.pin == nil
+                        ? "the PIN code of certificate \(record.id) is required (PinCode)"
+                        : "the PIN code of certificate \(record.id) is wrong"
+                )
+            }
+        }
+        let digestAlgorithm: DigestAlgorithm?
+        switch Self.digestAlgorithm(of: parsed, for: record) {
+        case .success(let algorithm): digestAlgorithm = algorithm
+        case .failure(let refusal): return refusal.response
+        }
+        let cms: [UInt8]
+        do {
+            // Synchronous: this runs on a libmicrohttpd thread, which must not wait for the
+            // cooperative pool (see EmulatorSigner).
+            if let digestAlgorithm {
+                cms = try CMSSigner.signSynchronously(
+                    digest: parsed.content,
+                    identity: record.identity,
+                    format: parsed.format,
+                    digestAlgorithm: digestAlgorithm
+                )
+            } else {
+                cms = try CMSSigner.signSynchronously(
+                    content: parsed.content,
+                    identity: record.identity,
+                    format: parsed.format,
+                    detached: parsed.detached
+                )
+            }
+        } catch {
+            return CryptoProRouter.error(500, "the server could not sign: \(error)")
+        }
+        return Reply.json(200, .string(Data(cms).base64EncodedString()))
+    }
+
+    /// A refused request, as the answer to send.
+    private struct Refusal: Error {
+        let response: ServerResponse
+    }
+
+    /// The digest algorithm a `Hash: True` request's content is a digest of (nil for a document):
+    /// Streebog for a GOST key, else SHA-256/384/512 by length.
+    private static func digestAlgorithm(
+        of parsed: SignRequest,
+        for record: EmulatorSeed.CertificateRecord
+    ) -> Result<DigestAlgorithm?, Refusal> {
+        guard parsed.isHash else { return .success(nil) }
+        let keyAlgorithm = record.identity.certificate.publicKeyAlgorithm
+        if keyAlgorithm.isGOST {
+            // A GOST key signs one digest: a 32-byte hash is Streebog-256 here, never SHA-256.
+            guard let fitting = try? DigestAlgorithm.preferred(for: keyAlgorithm),
+                fitting.outputByteCount == parsed.content.count
+            else {
+                return .failure(
+                    Refusal(
+                        response: error(
+                            400,
+                            "a hash for the \(keyAlgorithm.family) certificate \(record.id) must be its GOST R 34.11-2012 "
+                                + "digest, not \(parsed.content.count) bytes"
+                        )
+                    )
+                )
+            }
+            return .success(fitting)
+        }
+        guard
+            let sha = [DigestAlgorithm.sha256, .sha384, .sha512].first(where: {
+                $0.outputByteCount == parsed.content.count
+            })
+        else {
+            return .failure(
+                Refusal(
+                    response: error(
+                        400,
+                        "a hash must be a SHA-256, SHA-384 or SHA-512 digest (32, 48 or 64 bytes), not "
+                            + "\(parsed.content.count) bytes"
+                    )
+                )
+            )
+        }
+        return .success(sha)
+    }
+}
