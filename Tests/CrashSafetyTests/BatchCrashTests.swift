@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import Glibc
 import Signing
+import TestSupport
 import Testing
 
 /// Batch signing (`certsign sign` of many files with `--out-dir`) commits durability per group:

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
 import Signing
+import TestSupport
 import Testing
 
 /// `kill -9` of real `certsign` processes during identity import, signing (with the journal write)

@@ -1,6 +1,7 @@
 import CertificateProviders
 import Foundation
 import JSON
+import TestSupport
 import Testing
 
 /// What Foundation's JSONSerialization makes of `bytes`, as a JSONValue by the kinds' rules
@@ -73,21 +74,9 @@ private func isFinite(_ value: JSONValue) -> Bool {
     }
 }
 
-/// A deterministic generator (SplitMix64), so a failing document can be reproduced from its seed.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A random JSON text with the shapes servers send (nested objects and arrays, escapes, non-ASCII,
 /// integers at the edges, fractions and exponents), written by hand so it may use any spelling.
-private func randomDocument(_ random: inout SplitMix, depth: Int = 0) -> String {
+private func randomDocument(_ random: inout SplitMix64, depth: Int = 0) -> String {
     let pieces = [
         "\"plain\"", "\"Номер\"", "\"tab\\tquote\\\"slash\\/back\\\\\"", "\"\\u00e9\\u0416\\ud83d\\ude00\"",
         "\"\\b\\f\\n\\r\"", "\"😀 ü\"", "\"\"", "0", "-0", "1", "-1", "42", "9223372036854775807",
@@ -95,7 +84,7 @@ private func randomDocument(_ random: inout SplitMix, depth: Int = 0) -> String 
         "1.5", "-0.25", "1e3", "1E-3", "2.5e+10", "0.1", "1.0", "true", "false", "null",
     ]
     let spaces = ["", " ", "\n", "\t", "\r\n  "]
-    func space(_ random: inout SplitMix) -> String { spaces[Int(random.next() % UInt64(spaces.count))] }
+    func space(_ random: inout SplitMix64) -> String { spaces[Int(random.next() % UInt64(spaces.count))] }
     switch depth >= 4 ? 0 : random.next() % 4 {
     case 1:
         let count = Int(random.next() % 5)
@@ -121,7 +110,7 @@ private func randomDocument(_ random: inout SplitMix, depth: Int = 0) -> String 
 struct JSONParserTests {
     @Test("random documents and their mutations: the same value as JSONSerialization, or refused by both")
     func differential() throws {
-        var random = SplitMix(state: 0x15)
+        var random = SplitMix64(seed: 0x15)
         var accepted = 0
         var refused = 0
         for round in 0..<3000 {

@@ -1,6 +1,7 @@
 import CertificateProviders
 import Foundation
 import JSON
+import TestSupport
 import Testing
 
 /// What Foundation's JSONEncoder writes for a value (the reference for `jsonBytes()`).
@@ -10,20 +11,8 @@ private func foundationBytes(_ value: JSONValue) throws -> [UInt8] {
     return Array(try encoder.encode(value))
 }
 
-/// A deterministic generator (SplitMix64), so a failure names a reproducible value.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random strings over every ASCII byte (controls, quote, backslash, slash) and some non-ASCII text.
-private func randomString(_ random: inout SplitMix, asciiOnly: Bool) -> String {
+private func randomString(_ random: inout SplitMix64, asciiOnly: Bool) -> String {
     let extra = ["é", "€", "😀", "\u{2028}", "ПланированиеБюджета"]
     var text = ""
     for _ in 0..<Int.random(in: 0...12, using: &random) {
@@ -36,7 +25,7 @@ private func randomString(_ random: inout SplitMix, asciiOnly: Bool) -> String {
     return text
 }
 
-private func randomValue(_ random: inout SplitMix, depth: Int) -> JSONValue {
+private func randomValue(_ random: inout SplitMix64, depth: Int) -> JSONValue {
     switch Int.random(in: 0..<(depth > 3 ? 5 : 7), using: &random) {
     case 0: return .null
     case 1: return .bool(Bool.random(using: &random))
@@ -84,7 +73,7 @@ struct JSONWritingTests {
 
     @Test("500 random documents match JSONEncoder")
     func randomValues() throws {
-        var random = SplitMix(state: 15)
+        var random = SplitMix64(seed: 15)
         for _ in 0..<500 {
             let value = randomValue(&random, depth: 0)
             #expect(try value.jsonBytes() == foundationBytes(value), "\(value)")
