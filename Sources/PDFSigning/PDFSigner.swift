@@ -6,7 +6,12 @@ import Signing
 extension CertificateProviderError.Code {
     /// The PDF's author forbade changes (a DocMDP certification signature with permission level 1):
     /// any further signature would invalidate it. Ask the author for an unlocked copy.
-    public static let pdfChangesForbidden = Self("pdfChangesForbidden")
+    public static let pdfChangesForbidden = Self(PDFSigningCodeName.pdfChangesForbidden)
+}
+
+/// The names of the codes this module adds: each case's name is the code's raw value.
+enum PDFSigningCodeName: String {
+    case pdfChangesForbidden
 }
 
 /// What to put in a PAdES signature besides the CMS.
@@ -111,7 +116,10 @@ public enum PDFSigner {
         options: PDFSignatureOptions = PDFSignatureOptions()
     ) async throws -> PDFSigningResult {
         try await sign(input, output, identity: identity, options: options) { digest, _ in
-            try await CMSSigner.signPAdES(digest: digest, identity: identity, digestAlgorithm: options.digestAlgorithm)
+            try await SignedDataSigner.sign(
+                .pades(digest: digest, digestAlgorithm: options.digestAlgorithm),
+                identity: identity
+            )
         }
     }
 

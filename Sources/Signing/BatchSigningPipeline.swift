@@ -249,12 +249,8 @@ enum BatchSigningPipeline {
                 made.append((index, .failure(error), nil))
                 templateFailed = templateFailed || error.code == .cryptoFailure
             } catch {
-                made.append(
-                    (
-                        index, .failure(CertificateProviderError(.cryptoFailure, "\(documents[index].name): \(error)")),
-                        nil
-                    )
-                )
+                let failure = CertificateProviderError(.cryptoFailure, "\(documents[index].name): \(error)")
+                made.append((index, .failure(failure), nil))
                 templateFailed = true
             }
         }
@@ -275,34 +271,32 @@ enum BatchSigningPipeline {
     ) throws -> (SigningResult, String?) {
         let algorithm = signer.digestAlgorithm
         let detached = signer.options.isDetached
-        let digest: [UInt8]
-        let size: Int64
-        var content: [UInt8]?
+        let digested: DigestedDocument
         switch document.source {
         case .bytes(let bytes):
-            digest = algorithm.hash(bytes)
-            size = Int64(bytes.count)
-            content = bytes
+            digested = DigestedDocument(bytes: bytes, algorithm: algorithm)
         case .file(let url):
             let read = try buffer.read(
                 url,
                 algorithm: algorithm,
                 keepingContentUpTo: detached ? nil : CMSSigner.attachedFileSizeLimit
             )
-            digest = read.digest
-            size = read.size
-            content = read.content
+            digested = DigestedDocument(digest: read.digest, size: read.size, content: read.content)
         }
+        let (digest, size, content) = (digested.digest, digested.size, digested.content)
         let signature =
             try template?.sign(digest: digest, signingTime: signer.signingTime, attachedContent: content)
-            ?? CMSSigner.signLocally(
-                digest: digest,
-                attachedContent: detached ? nil : content,
+            ?? SignedDataSigner.signLocally(
+                SignedDataSigner.Request(
+                    digest: digest,
+                    attachedContent: detached ? nil : content,
+                    format: signer.options.format,
+                    digestAlgorithm: algorithm,
+                    signingTime: signer.signingTime
+                ),
+                signingTime: signer.signingTime,
                 identity: signer.identity,
                 key: signer.key,
-                format: signer.options.format,
-                digestAlgorithm: algorithm,
-                signingTime: signer.signingTime,
                 signingCertificateAttribute: signer.signingCertificateAttribute
             )
         let storage: SignatureRecord.Storage

@@ -4,13 +4,6 @@ import Foundation
 /// Making one signature (or one batch key operation's signatures) and its output file, by the
 /// identity's ``SigningStrategy``; the journal is not touched here.
 extension SigningCoordinator {
-    /// A document's digest, size and, when needed, its content.
-    struct DigestedDocument {
-        var digest: [UInt8]
-        var size: Int64
-        var content: [UInt8]?
-    }
-
     /// Signs a chunk of documents with one batch operation of the key; writes every output file
     /// only once all signatures are made; does not touch the journal.
     func produceBatch(
@@ -28,13 +21,18 @@ extension SigningCoordinator {
             digested.append(try await digest(of: document, algorithm: algorithm, options: options, progress: nil))
         }
         try Task.checkCancellation()
-        let signatures = try await CMSSigner.signBatch(
-            digested.map { ($0.digest, options.isDetached ? nil : $0.content) },
+        let signatures = try await SignedDataSigner.signBatch(
+            digested.map {
+                SignedDataSigner.Request(
+                    digest: $0.digest,
+                    attachedContent: options.isDetached ? nil : $0.content,
+                    format: options.format,
+                    digestAlgorithm: algorithm,
+                    signingTime: signingTime
+                )
+            },
             identity: resolved.identity,
-            key: key,
-            format: options.format,
-            digestAlgorithm: algorithm,
-            signingTime: signingTime
+            key: key
         )
         try Task.checkCancellation()
         var results: [SigningResult] = []
@@ -72,38 +70,28 @@ extension SigningCoordinator {
         options: SigningOptions,
         progress: SigningProgress?
     ) async throws -> DigestedDocument {
-        let digest: [UInt8]
-        let size: Int64
-        var content: [UInt8]?
         switch document.source {
         case .bytes(let bytes):
-            digest = algorithm.hash(bytes)
-            size = Int64(bytes.count)
-            content = bytes
-            progress?(size, size)
+            let digested = DigestedDocument(bytes: bytes, algorithm: algorithm)
+            progress?(digested.size, digested.size)
+            return digested
+        case .file(let url) where options.isDetached:
+            let result = try await FileDigest.compute(
+                url: url,
+                algorithm: algorithm,
+                chunkSize: options.chunkSize,
+                progress: progress
+            )
+            return DigestedDocument(digest: result.digest, size: result.size, content: nil)
         case .file(let url):
-            if options.isDetached {
-                let result = try await FileDigest.compute(
-                    url: url,
-                    algorithm: algorithm,
-                    chunkSize: options.chunkSize,
-                    progress: progress
-                )
-                digest = result.digest
-                size = result.size
-            } else {
-                let bytes = try await FileDigest.read(
-                    url: url,
-                    limit: CMSSigner.attachedFileSizeLimit,
-                    chunkSize: options.chunkSize,
-                    progress: progress
-                )
-                digest = algorithm.hash(bytes)
-                size = Int64(bytes.count)
-                content = bytes
-            }
+            let bytes = try await FileDigest.read(
+                url: url,
+                limit: CMSSigner.attachedFileSizeLimit,
+                chunkSize: options.chunkSize,
+                progress: progress
+            )
+            return DigestedDocument(bytes: bytes, algorithm: algorithm)
         }
-        return DigestedDocument(digest: digest, size: size, content: content)
     }
 
     /// Makes one signature and writes its output file; does not touch the journal.
@@ -120,7 +108,13 @@ extension SigningCoordinator {
         let algorithm = try CMSSigner.resolve(options.digestAlgorithm, for: identity)
         let digested = try await digest(of: document, algorithm: algorithm, options: options, progress: progress)
         try Task.checkCancellation()
-        let attached = options.isDetached ? nil : digested.content
+        let request = SignedDataSigner.Request(
+            digest: digested.digest,
+            attachedContent: options.isDetached ? nil : digested.content,
+            format: options.format,
+            digestAlgorithm: algorithm,
+            signingTime: signingTime
+        )
         let signature: [UInt8]
         switch resolved.strategy {
         case .serverDocument(let server):
@@ -136,24 +130,14 @@ extension SigningCoordinator {
         case .localKey(let local):
             // Local keys sign synchronously on this actor (no executor hop per signature), through
             // the identity's cached prepared SignedData.
-            signature = try CMSSigner.signLocallyWithTemplate(
-                digest: digested.digest,
-                attachedContent: attached,
+            signature = try SignedDataSigner.signLocallyWithTemplate(
+                request,
+                signingTime: signingTime,
                 identity: identity,
-                key: local,
-                format: options.format,
-                digestAlgorithm: algorithm,
-                signingTime: signingTime
+                key: local
             )
         case .externalKey, .batchKey:
-            signature = try await CMSSigner.sign(
-                digest: digested.digest,
-                attachedContent: attached,
-                identity: identity,
-                format: options.format,
-                digestAlgorithm: algorithm,
-                signingTime: signingTime
-            )
+            signature = try await CMSSigner.sign(request, identity: identity)
         }
         try Task.checkCancellation()
         let upgraded = try await options.upgrade(signature, of: document.name)

@@ -19,7 +19,7 @@ enum SigningStrategy {
     init(provider: any CertificateProvider, identity: SigningIdentity) {
         if let server = provider as? any DocumentSigning {
             self = .serverDocument(server)
-        } else if let local = CMSSigner.localKey(of: identity) {
+        } else if let local = SignedDataSigner.localKey(of: identity) {
             self = .localKey(local)
         } else if let batch = identity.key as? any BatchSigningKey {
             self = .batchKey(batch)
