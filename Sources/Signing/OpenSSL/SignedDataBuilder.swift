@@ -104,11 +104,7 @@ enum SignedDataBuilder {
     /// Refuses a digest of the wrong length and a format this builder does not make.
     private static func checkRequest(digest: [UInt8], format: SignatureFormat, digestAlgorithm: DigestAlgorithm) throws
     {
-        guard digest.count == digestAlgorithm.outputByteCount else {
-            throw CertificateProviderError.invalidParameter(
-                "a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)"
-            )
-        }
+        try digestAlgorithm.checkLength(of: digest)
         guard format == .cms || format == .cadesBES else {
             throw CertificateProviderError(
                 .unsupportedAlgorithm,
@@ -198,10 +194,8 @@ enum SignedDataBuilder {
         var keyContext: OpaquePointer?
         guard EVP_DigestVerifyInit(context, &keyContext, md, nil, publicKey.pointer) == 1 else { return false }
         if pss {
-            guard let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
-                EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1,
-                EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, md) == 1
-            else { return false }
+            guard let keyContext else { return false }
+            do { try RSAPadding.configure(keyContext, scheme: .rsaPSS, md: md) } catch { return false }
         }
         return EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
     }
