@@ -109,6 +109,13 @@ let package = Package(
             dependencies: ["COpenSSL", "COpenSSLShims"],
             swiftSettings: swiftSettings
         ),
+        // Package-only: the file-system steps (atomic writes, private directories, syncfs) and the
+        // private-file store the remote providers keep their sessions in. The core knows no files.
+        .target(
+            name: "Durability",
+            dependencies: ["CertificateProviders", "COpenSSLShims"],
+            swiftSettings: swiftSettings
+        ),
         // Issues CAs, keys and certificates with OpenSSL (the emulator, `certsign demo`, TestPKI).
         .target(
             name: "CertificateIssuing",
@@ -127,7 +134,7 @@ let package = Package(
         // providers
         .target(
             name: "PKCS12Provider",
-            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims"],
+            dependencies: ["CertificateProviders", "Durability", "COpenSSL", "COpenSSLShims"],
             path: "Providers/PKCS12/Sources",
             swiftSettings: swiftSettings
         ),
@@ -139,13 +146,13 @@ let package = Package(
         ),
         .target(
             name: "FMPDSSProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning"],
+            dependencies: ["CertificateProviders", "Durability", "RemoteSigning"],
             path: "Providers/FMP",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CryptoProDSSProvider",
-            dependencies: ["CertificateProviders", "RemoteSigning"],
+            dependencies: ["CertificateProviders", "Durability", "RemoteSigning"],
             path: "Providers/CryptoProDSS",
             swiftSettings: swiftSettings
         ),
@@ -167,23 +174,25 @@ let package = Package(
         // modules over the core: Signing, RemoteSigning, CertificateIssuing, DSSEmulator, PDFSigning, the CLI
         .target(
             name: "Signing",
-            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims"],
+            dependencies: [
+                "CertificateProviders", "Durability", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PDFSigning",
-            dependencies: ["Signing", "CertificateProviders", "CQPDF"],
+            dependencies: ["Signing", "CertificateProviders", "Durability", "CQPDF"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "RemoteSigning",
-            dependencies: ["CertificateProviders", "COpenSSL", "CCurl", "CCurlShims"],
+            dependencies: ["CertificateProviders", "Durability", "COpenSSL", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "DSSEmulator",
             dependencies: [
-                "CertificateProviders", "CertificateIssuing", "RemoteSigning", "Signing", "CMicroHTTPD",
+                "CertificateProviders", "Durability", "CertificateIssuing", "RemoteSigning", "Signing", "CMicroHTTPD",
                 "CMicroHTTPDShims",
                 "COpenSSL", "COpenSSLShims",
             ],
@@ -192,7 +201,7 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: [
-                "CertificateProviders", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
+                "CertificateProviders", "Durability", "PKCS12Provider", "Signing", "RemoteSigning", "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "DSSEmulator", "CertificateIssuing", "PKCS11Provider",
                 "COpenSSLShims", "PDFSigning",
             ],
@@ -275,7 +284,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SigningTests",
-            dependencies: ["Signing", "journal-stress", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "Signing", "Durability", "journal-stress", "CertificateProviders", "CertificateProvidersTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         // Helper process for SigningTests' multi-process journal tests (built by `swift build --build-tests`).

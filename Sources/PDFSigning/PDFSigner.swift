@@ -1,4 +1,5 @@
 public import CertificateProviders
+internal import Durability
 public import Foundation
 import Glibc
 import Signing

@@ -1,5 +1,6 @@
 internal import COpenSSL
 import CertificateProviders
+internal import Durability
 import Foundation
 import Glibc
 

@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 
 /// The journal and history part of ``SigningCoordinator``: committing made signatures (durably,

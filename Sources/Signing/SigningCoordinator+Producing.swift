@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 
 /// Making one signature (or one batch key operation's signatures) and its output file, by the

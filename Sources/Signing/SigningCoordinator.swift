@@ -1,4 +1,5 @@
 public import CertificateProviders
+internal import Durability
 public import Foundation
 
 /// Turns any registered provider into standard signatures, keeps a journal of them, lists and

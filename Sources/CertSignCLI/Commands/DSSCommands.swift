@@ -1,5 +1,6 @@
 import CertificateProviders
 import DSSEmulator
+internal import Durability
 import FMPDSSProvider
 import Foundation
 import PKCS12Provider

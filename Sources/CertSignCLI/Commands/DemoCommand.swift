@@ -1,6 +1,7 @@
 import CertificateIssuing
 import CertificateProviders
 import DSSEmulator
+internal import Durability
 import Foundation
 import PKCS12Provider
 import Signing

@@ -1,5 +1,6 @@
 import CertificateProviders
 import DSSEmulator
+internal import Durability
 import Foundation
 
 /// `certsign emulator`: the package's own DSS server (FMP, CryptoPro DSS and CSC v2 routes, TSA,
