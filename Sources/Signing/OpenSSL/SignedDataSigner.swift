@@ -26,21 +26,6 @@ package enum SignedDataSigner {
         /// signingTime of its own.
         package var signingTime: Date?
 
-        /// A request; `signingTime` nil makes a PAdES signature.
-        package init(
-            digest: [UInt8],
-            attachedContent: [UInt8]? = nil,
-            format: SignatureFormat,
-            digestAlgorithm: DigestAlgorithm,
-            signingTime: Date?
-        ) {
-            self.digest = digest
-            self.attachedContent = attachedContent
-            self.format = format
-            self.digestAlgorithm = digestAlgorithm
-            self.signingTime = signingTime
-        }
-
         /// A detached PAdES CAdES signature of a PDF's ByteRange digest: ESS signing-certificate-v2,
         /// contentType and messageDigest, and no signingTime attribute.
         package static func pades(digest: [UInt8], digestAlgorithm: DigestAlgorithm) -> Request {
