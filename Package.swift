@@ -112,6 +112,13 @@ let package = Package(
             dependencies: ["COpenSSL", "COpenSSLShims"],
             swiftSettings: swiftSettings
         ),
+        // Package-only: the file-system steps (atomic writes, private directories, syncfs) and the
+        // private-file store the remote providers keep their sessions in. The core knows no files.
+        .target(
+            name: "Durability",
+            dependencies: ["CertificateProviders", "COpenSSLShims"],
+            swiftSettings: swiftSettings
+        ),
         // Issues CAs, keys and certificates with OpenSSL (the emulator, `certsign demo`, TestPKI).
         .target(
             name: "CertificateIssuing",
@@ -130,7 +137,7 @@ let package = Package(
         // providers
         .target(
             name: "PKCS12Provider",
-            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims"],
+            dependencies: ["CertificateProviders", "Durability", "COpenSSL", "COpenSSLShims"],
             path: "Providers/PKCS12/Sources",
             swiftSettings: swiftSettings
         ),
@@ -142,13 +149,13 @@ let package = Package(
         ),
         .target(
             name: "FMPDSSProvider",
-            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport"],
+            dependencies: ["CertificateProviders", "Durability", "JSON", "RemoteSigning", "RemoteProviderSupport"],
             path: "Providers/FMP",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CryptoProDSSProvider",
-            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport"],
+            dependencies: ["CertificateProviders", "Durability", "JSON", "RemoteSigning", "RemoteProviderSupport"],
             path: "Providers/CryptoProDSS",
             swiftSettings: swiftSettings
         ),
@@ -170,12 +177,14 @@ let package = Package(
         // modules over the core: Signing, RemoteSigning, CertificateIssuing, EmulatorKit, PDFSigning, the CLI
         .target(
             name: "Signing",
-            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims"],
+            dependencies: [
+                "CertificateProviders", "Durability", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PDFSigning",
-            dependencies: ["Signing", "CertificateProviders", "CQPDF"],
+            dependencies: ["Signing", "CertificateProviders", "Durability", "CQPDF"],
             swiftSettings: swiftSettings
         ),
         // The wire JSON: JSONValue, its strict parser and its writer (clients, the emulator, the CLI).
@@ -202,13 +211,13 @@ let package = Package(
         ),
         .target(
             name: "RemoteSigning",
-            dependencies: ["CertificateProviders", "JSON", "COpenSSL", "CCurl", "CCurlShims"],
+            dependencies: ["CertificateProviders", "Durability", "JSON", "COpenSSL", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "EmulatorKit",
             dependencies: [
-                "CertificateProviders", "CertificateIssuing", "JSON", "Signing", "CMicroHTTPD",
+                "CertificateProviders", "Durability", "CertificateIssuing", "JSON", "Signing", "CMicroHTTPD",
                 "CMicroHTTPDShims",
                 "COpenSSL", "COpenSSLShims",
             ],
@@ -217,7 +226,8 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: [
-                "CertificateProviders", "PKCS12Provider", "Signing", "JSON", "RemoteSigning", "FMPDSSProvider",
+                "CertificateProviders", "Durability", "PKCS12Provider", "Signing", "JSON", "RemoteSigning",
+                "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
                 "COpenSSLShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport",
             ],
@@ -308,7 +318,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SigningTests",
-            dependencies: ["Signing", "journal-stress", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "Signing", "Durability", "journal-stress", "CertificateProviders", "CertificateProvidersTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         // Helper process for SigningTests' multi-process journal tests (built by `swift build --build-tests`).

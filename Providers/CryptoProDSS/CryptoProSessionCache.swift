@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 import RemoteSigning
 
@@ -16,7 +17,7 @@ import RemoteSigning
 /// credentials logs in afresh instead of using the token. ``delete()`` removes the file.
 ///
 /// Changes happen under an exclusive `flock(2)` on `.cryptopro-dss-session.lock` next to the file
-/// (``PrivateSessionFile``, shared with the FMP provider), and a renewed token never replaces a
+/// (``PrivateFileStore``, shared with the FMP provider), and a renewed token never replaces a
 /// newer one another process saved meanwhile. A file that is
 /// not a regular file of this user, or that other users can read, is not read (a planted or
 /// foreign cache); the `warning` callback says so.
@@ -45,8 +46,8 @@ struct CryptoProSessionCache: Sendable {
     var warning: (@Sendable (String) -> Void)?
 
     /// The file, its lock and its checks: the remote providers' one session-file implementation.
-    private var file: PrivateSessionFile<Entry> {
-        PrivateSessionFile(
+    private var file: PrivateFileStore<Entry> {
+        PrivateFileStore(
             directory: directory,
             fileName: CryptoProSessionCache.fileName,
             wording: .init(

@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 import RemoteSigning
 
@@ -27,8 +28,8 @@ struct FMPSessionStore: Sendable {
     let warning: (@Sendable (String) -> Void)?
 
     /// The file, its lock and its checks: the remote providers' one session-file implementation.
-    private var file: PrivateSessionFile<Stored> {
-        PrivateSessionFile(
+    private var file: PrivateFileStore<Stored> {
+        PrivateFileStore(
             directory: directory,
             fileName: FMPSessionStore.fileName,
             wording: .init(

@@ -76,11 +76,7 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
     ) throws -> [UInt8] {
-        guard digest.count == digestAlgorithm.outputByteCount else {
-            throw CertificateProviderError.invalidParameter(
-                "a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)"
-            )
-        }
+        try digestAlgorithm.checkLength(of: digest)
         let fits =
             publicKeyAlgorithm.isRSA
             ? (scheme == .rsaPKCS1v15 || scheme == .rsaPSS) : (publicKeyAlgorithm.isEC && scheme == .ecdsa)

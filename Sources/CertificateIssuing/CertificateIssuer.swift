@@ -59,7 +59,6 @@ public struct CertificateIssuer: Sendable {
         let certificate = try CertificateIssuer.makeCertificate(
             subject: rootSubject,
             publicKey: key,
-            issuerName: nil,
             issuerCertificate: nil,
             issuerKey: key,
             validity: validity,
@@ -80,18 +79,8 @@ public struct CertificateIssuer: Sendable {
         issuer: Authority? = nil,
         validity: ClosedRange<Date> = CertificateIssuer.defaultValidity
     ) throws -> Authority {
-        let issuer = issuer ?? root
-        let key = try LocalSigningKey(generating: keyType)
-        let certificate = try CertificateIssuer.makeCertificate(
-            subject: subject,
-            publicKey: key,
-            issuerName: issuer.certificate,
-            issuerCertificate: issuer.certificate,
-            issuerKey: issuer.key,
-            validity: validity,
-            profile: .authority
-        )
-        return Authority(certificate: certificate, key: key, chain: [issuer.certificate] + issuer.chain)
+        let issued = try issueNewKey(keyType, subject: subject, issuer: issuer, validity: validity, profile: .authority)
+        return Authority(certificate: issued.certificate, key: issued.key, chain: issued.chain)
     }
 
     /// Issues a leaf signing identity (digitalSignature + nonRepudiation, emailProtection and
@@ -102,10 +91,8 @@ public struct CertificateIssuer: Sendable {
         issuer: Authority? = nil,
         validity: ClosedRange<Date> = CertificateIssuer.defaultValidity
     ) throws -> SigningIdentity {
-        let issuer = issuer ?? root
-        let key = try LocalSigningKey(generating: keyType)
-        let certificate = try issueCertificate(subject: subject, publicKey: key, issuer: issuer, validity: validity)
-        return SigningIdentity(certificate: certificate, chain: [issuer.certificate] + issuer.chain, key: key)
+        let issued = try issueNewKey(keyType, subject: subject, issuer: issuer, validity: validity, profile: .leaf)
+        return SigningIdentity(certificate: issued.certificate, chain: issued.chain, key: issued.key)
     }
 
     /// Issues a leaf certificate for an existing key.
@@ -143,7 +130,6 @@ public struct CertificateIssuer: Sendable {
         try CertificateIssuer.makeCertificate(
             subject: subject,
             publicKey: key,
-            issuerName: issuer.certificate,
             issuerCertificate: issuer.certificate,
             issuerKey: issuer.key,
             validity: validity,
@@ -162,16 +148,14 @@ public struct CertificateIssuer: Sendable {
         validity: ClosedRange<Date> = CertificateIssuer.defaultValidity,
         extensions: [(name: String, value: String)]
     ) throws -> SigningIdentity {
-        let issuer = issuer ?? root
-        let key = try LocalSigningKey(generating: keyType)
-        let certificate = try issueCertificate(
+        let issued = try issueNewKey(
+            keyType,
             subject: subject,
-            publicKey: key,
             issuer: issuer,
             validity: validity,
-            extensions: extensions
+            profile: .custom(extensions)
         )
-        return SigningIdentity(certificate: certificate, chain: [issuer.certificate] + issuer.chain, key: key)
+        return SigningIdentity(certificate: issued.certificate, chain: issued.chain, key: issued.key)
     }
 
     /// Issues a TLS server identity (digitalSignature + keyEncipherment, serverAuth) under `issuer`
@@ -185,19 +169,30 @@ public struct CertificateIssuer: Sendable {
         issuer: Authority? = nil,
         validity: ClosedRange<Date> = CertificateIssuer.defaultValidity
     ) throws -> SigningIdentity {
-        let issuer = issuer ?? root
-        let key = try LocalSigningKey(generating: keyType)
         let names = (dnsNames.map { "DNS:\($0)" } + ipAddresses.map { "IP:\($0)" }).joined(separator: ",")
-        let certificate = try CertificateIssuer.makeCertificate(
+        let issued = try issueNewKey(
+            keyType,
             subject: subject,
-            publicKey: key,
-            issuerName: issuer.certificate,
-            issuerCertificate: issuer.certificate,
-            issuerKey: issuer.key,
+            issuer: issuer,
             validity: validity,
             profile: .tlsServer(subjectAltName: names)
         )
-        return SigningIdentity(certificate: certificate, chain: [issuer.certificate] + issuer.chain, key: key)
+        return SigningIdentity(certificate: issued.certificate, chain: issued.chain, key: issued.key)
+    }
+
+    /// A new key of `keyType` with its certificate under `issuer` (default: the root), and the
+    /// chain above it (issuer first, root last).
+    private func issueNewKey(
+        _ keyType: LocalSigningKey.GenerationParameters,
+        subject: String,
+        issuer: Authority?,
+        validity: ClosedRange<Date>,
+        profile: Profile
+    ) throws -> (certificate: Certificate, key: LocalSigningKey, chain: [Certificate]) {
+        let issuer = issuer ?? root
+        let key = try LocalSigningKey(generating: keyType)
+        let certificate = try certify(key, subject: subject, issuer: issuer, validity: validity, profile: profile)
+        return (certificate, key, [issuer.certificate] + issuer.chain)
     }
 
     // MARK: OpenSSL
@@ -206,12 +201,46 @@ public struct CertificateIssuer: Sendable {
         case authority, leaf
         case tlsServer(subjectAltName: String)
         case custom([(name: String, value: String)])
+
+        /// The profile's extensions (NID, OpenSSL configuration value), key identifiers last.
+        /// - Throws: `.invalidParameter` for an unknown custom extension name.
+        func extensions() throws -> [(Int32, String)] {
+            let identifiers = [(NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always")]
+            switch self {
+            case .authority:
+                return [
+                    (NID_basic_constraints, "critical,CA:TRUE"),
+                    (NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature"),
+                ] + identifiers
+            case .leaf:
+                return [
+                    (NID_basic_constraints, "critical,CA:FALSE"),
+                    (NID_key_usage, "critical,digitalSignature,nonRepudiation"),
+                    (NID_ext_key_usage, "emailProtection,clientAuth"),
+                ] + identifiers
+            case .tlsServer(let subjectAltName):
+                return [
+                    (NID_basic_constraints, "critical,CA:FALSE"),
+                    (NID_key_usage, "critical,digitalSignature,keyEncipherment"),
+                    (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, subjectAltName),
+                ] + identifiers
+            case .custom(let named):
+                var list: [(Int32, String)] = []
+                for (name, value) in named {
+                    let nid = OBJ_txt2nid(name)
+                    guard nid != NID_undef else {
+                        throw CertificateProviderError.invalidParameter("unknown certificate extension '\(name)'")
+                    }
+                    list.append((nid, value))
+                }
+                return list + identifiers
+            }
+        }
     }
 
     private static func makeCertificate(
         subject: String,
         publicKey: LocalSigningKey,
-        issuerName: Certificate?,
         issuerCertificate: Certificate?,
         issuerKey: LocalSigningKey,
         validity: ClosedRange<Date>,
@@ -221,8 +250,33 @@ public struct CertificateIssuer: Sendable {
         guard let x509 = X509_new() else { throw failure("X509_new") }
         let handle = X509Handle(takingOwnershipOf: x509)
         guard X509_set_version(x509, 2) == 1 else { throw failure("X509_set_version") }
+        try setSerialNumber(x509)
+        guard ASN1_TIME_set(X509_getm_notBefore(x509), time_t(validity.lowerBound.timeIntervalSince1970)) != nil,
+            ASN1_TIME_set(X509_getm_notAfter(x509), time_t(validity.upperBound.timeIntervalSince1970)) != nil
+        else {
+            throw failure("ASN1_TIME_set")
+        }
+        let issuerX509 = issuerCertificate?.handle.pointer
+        try setNames(x509, subject: subject, issuer: issuerX509)
+        guard X509_set_pubkey(x509, publicKey.handle.pointer) == 1 else { throw failure("X509_set_pubkey") }
 
-        // A random positive 63-bit serial.
+        var context = X509V3_CTX()
+        X509V3_set_ctx(&context, issuerX509 ?? x509, x509, nil, nil, 0)
+        for (nid, value) in try profile.extensions() {
+            guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else { throw failure("extension \(nid)") }
+            defer { X509_EXTENSION_free(ext) }
+            guard X509_add_ext(x509, ext, -1) == 1 else { throw failure("X509_add_ext") }
+        }
+        let digest = try DigestAlgorithm.preferred(for: issuerKey.publicKeyAlgorithm)
+        guard X509_sign(x509, issuerKey.handle.pointer, try digest.evpMD()) > 0 else { throw failure("X509_sign") }
+        // Re-read from DER, as every real certificate is: an X509 that OpenSSL built in memory keeps
+        // no cached encoding of its to-be-signed part, so each later i2d (every CMS signature that
+        // embeds it) would encode it again from scratch.
+        return try Certificate(derEncoded: try handle.derBytes())
+    }
+
+    /// A random positive 63-bit serial.
+    private static func setSerialNumber(_ x509: OpaquePointer) throws {
         var serialBytes = [UInt8](repeating: 0, count: 8)
         guard RAND_bytes(&serialBytes, 8) == 1 else { throw failure("RAND_bytes") }
         serialBytes[0] &= 0x7F
@@ -232,13 +286,11 @@ public struct CertificateIssuer: Sendable {
         guard let serial = BN_to_ASN1_INTEGER(serialBN, nil) else { throw failure("BN_to_ASN1_INTEGER") }
         defer { ASN1_INTEGER_free(serial) }
         guard X509_set_serialNumber(x509, serial) == 1 else { throw failure("X509_set_serialNumber") }
+    }
 
-        guard ASN1_TIME_set(X509_getm_notBefore(x509), time_t(validity.lowerBound.timeIntervalSince1970)) != nil,
-            ASN1_TIME_set(X509_getm_notAfter(x509), time_t(validity.upperBound.timeIntervalSince1970)) != nil
-        else {
-            throw failure("ASN1_TIME_set")
-        }
-
+    /// Sets the subject, and the issuer's subject as issuer (the subject itself when self-signed).
+    /// - Throws: `.invalidParameter` for a subject part that is not `FIELD=value`.
+    private static func setNames(_ x509: OpaquePointer, subject: String, issuer issuerX509: OpaquePointer?) throws {
         guard let name = X509_NAME_new() else { throw failure("X509_NAME_new") }
         defer { X509_NAME_free(name) }
         // The subject is an RFC 2253 string: most significant attribute last, so it is added first
@@ -253,58 +305,9 @@ public struct CertificateIssuer: Sendable {
             }
         }
         guard X509_set_subject_name(x509, name) == 1 else { throw failure("X509_set_subject_name") }
-        let issuerX509 = issuerCertificate?.handle.pointer
         guard X509_set_issuer_name(x509, issuerX509.map { X509_get_subject_name($0) } ?? name) == 1 else {
             throw failure("X509_set_issuer_name")
         }
-        guard X509_set_pubkey(x509, publicKey.handle.pointer) == 1 else { throw failure("X509_set_pubkey") }
-
-        var context = X509V3_CTX()
-        X509V3_set_ctx(&context, issuerX509 ?? x509, x509, nil, nil, 0)
-        let extensions: [(Int32, String)]
-        switch profile {
-        case .authority:
-            extensions = [
-                (NID_basic_constraints, "critical,CA:TRUE"),
-                (NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature"),
-                (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always"),
-            ]
-        case .leaf:
-            extensions = [
-                (NID_basic_constraints, "critical,CA:FALSE"),
-                (NID_key_usage, "critical,digitalSignature,nonRepudiation"),
-                (NID_ext_key_usage, "emailProtection,clientAuth"),
-                (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always"),
-            ]
-        case .tlsServer(let subjectAltName):
-            extensions = [
-                (NID_basic_constraints, "critical,CA:FALSE"),
-                (NID_key_usage, "critical,digitalSignature,keyEncipherment"),
-                (NID_ext_key_usage, "serverAuth"), (NID_subject_alt_name, subjectAltName),
-                (NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always"),
-            ]
-        case .custom(let named):
-            var list: [(Int32, String)] = []
-            for (name, value) in named {
-                let nid = OBJ_txt2nid(name)
-                guard nid != NID_undef else {
-                    throw CertificateProviderError.invalidParameter("unknown certificate extension '\(name)'")
-                }
-                list.append((nid, value))
-            }
-            extensions = list + [(NID_subject_key_identifier, "hash"), (NID_authority_key_identifier, "keyid:always")]
-        }
-        for (nid, value) in extensions {
-            guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else { throw failure("extension \(nid)") }
-            defer { X509_EXTENSION_free(ext) }
-            guard X509_add_ext(x509, ext, -1) == 1 else { throw failure("X509_add_ext") }
-        }
-        let digest = try DigestAlgorithm.preferred(for: issuerKey.publicKeyAlgorithm)
-        guard X509_sign(x509, issuerKey.handle.pointer, try digest.evpMD()) > 0 else { throw failure("X509_sign") }
-        // Re-read from DER, as every real certificate is: an X509 that OpenSSL built in memory keeps
-        // no cached encoding of its to-be-signed part, so each later i2d (every CMS signature that
-        // embeds it) would encode it again from scratch.
-        return try Certificate(derEncoded: try handle.derBytes())
     }
 
     private static func failure(_ step: String) -> CertificateProviderError {

@@ -46,15 +46,7 @@ extension Certificate {
             return false
         }
         if publicKeyAlgorithm.isRSA {
-            guard
-                EVP_PKEY_CTX_set_rsa_padding(context, scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING)
-                    == 1
-            else { return false }
-            if scheme == .rsaPSS {
-                guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
-                    EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1
-                else { return false }
-            }
+            do { try RSAPadding.configure(context, scheme: scheme, md: md) } catch { return false }
         }
         return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
     }

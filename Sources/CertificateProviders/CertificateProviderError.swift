@@ -1,10 +1,13 @@
-/// The one error type of this package: a ``Code`` that tells the caller what to do, a reason a user
-/// can act on, and the OpenSSL error strings drained from the queue when OpenSSL was involved.
+/// The one error type of this package: a ``Code`` that tells the caller what to do and a reason a
+/// user can act on. When OpenSSL was involved, the strings drained from its error queue are kept
+/// for ``debugDescription`` (they are diagnostics, not part of the API).
 ///
 /// Two errors are equal when their codes are equal, so tests and callers can match on
 /// `error == .wrongPassword` style comparisons through ``Code``. No secret (password, PIN, key
 /// material) is ever put into an error.
-public struct CertificateProviderError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct CertificateProviderError: Error, Sendable, Equatable, CustomStringConvertible,
+    CustomDebugStringConvertible
+{
     /// What went wrong, as an open set of static members (new modules may add their own).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The stable name of the code, used in logs and JSON output.
@@ -13,74 +16,89 @@ public struct CertificateProviderError: Error, Sendable, Equatable, CustomString
         /// Creates a code; modules that need a new failure class declare a static member with it.
         public init(_ rawValue: String) { self.rawValue = rawValue }
 
+        /// A code of this package: the name of a case of a module's own code names (an enum whose
+        /// case names are the raw values), so each name is written once and a typo does not compile.
+        package init<Name: RawRepresentable<String>>(_ name: Name) { self.rawValue = name.rawValue }
+
+        /// The core's codes.
+        init(_ name: CoreCodeName) { self.rawValue = name.rawValue }
+
         /// The code's stable name.
         public var description: String { rawValue }
 
         /// No provider is registered under the requested ID.
-        public static let providerNotFound = Code("providerNotFound")
+        public static let providerNotFound = Code(.providerNotFound)
         /// A provider was registered twice under one ID.
-        public static let providerAlreadyRegistered = Code("providerAlreadyRegistered")
+        public static let providerAlreadyRegistered = Code(.providerAlreadyRegistered)
         /// The provider does not implement this optional part of the contract.
-        public static let unsupportedOperation = Code("unsupportedOperation")
+        public static let unsupportedOperation = Code(.unsupportedOperation)
         /// A parameter is missing, of the wrong type, or has a value the provider rejects.
-        public static let invalidParameter = Code("invalidParameter")
+        public static let invalidParameter = Code(.invalidParameter)
         /// The password or PIN does not open the file, store or key.
-        public static let wrongPassword = Code("wrongPassword")
+        public static let wrongPassword = Code(.wrongPassword)
         /// A password is needed (to unlock a stored key) and none was given.
-        public static let passwordRequired = Code("passwordRequired")
+        public static let passwordRequired = Code(.passwordRequired)
         /// Input bytes are not what they claim to be: corrupt, truncated, empty or of another format.
-        public static let malformedInput = Code("malformedInput")
+        public static let malformedInput = Code(.malformedInput)
         /// The algorithm (key type, curve, cipher, digest) is not supported.
-        public static let unsupportedAlgorithm = Code("unsupportedAlgorithm")
+        public static let unsupportedAlgorithm = Code(.unsupportedAlgorithm)
         /// The file or identity holds no private key.
-        public static let noPrivateKey = Code("noPrivateKey")
+        public static let noPrivateKey = Code(.noPrivateKey)
         /// The private key matches none of the certificates.
-        public static let keyCertificateMismatch = Code("keyCertificateMismatch")
+        public static let keyCertificateMismatch = Code(.keyCertificateMismatch)
         /// Nothing is stored under the requested name.
-        public static let notStored = Code("notStored")
+        public static let notStored = Code(.notStored)
         /// Something is already stored under the requested name.
-        public static let alreadyExists = Code("alreadyExists")
+        public static let alreadyExists = Code(.alreadyExists)
         /// The local store or journal is damaged or not ours.
-        public static let storeCorrupted = Code("storeCorrupted")
+        public static let storeCorrupted = Code(.storeCorrupted)
         /// A file-system operation failed (permissions, disk full, missing directory).
-        public static let fileSystem = Code("fileSystem")
+        public static let fileSystem = Code(.fileSystem)
         /// The server did not accept the credentials (after refresh and re-authentication).
-        public static let authenticationFailed = Code("authenticationFailed")
+        public static let authenticationFailed = Code(.authenticationFailed)
         /// The server understood the request and refused it.
-        public static let serverRejected = Code("serverRejected")
+        public static let serverRejected = Code(.serverRejected)
         /// The network failed, or the server answered something that is not the protocol.
-        public static let network = Code("network")
+        public static let network = Code(.network)
         /// The operation did not finish in the configured time.
-        public static let timeout = Code("timeout")
+        public static let timeout = Code(.timeout)
         /// The operation was cancelled by the caller.
-        public static let cancelled = Code("cancelled")
+        public static let cancelled = Code(.cancelled)
         /// An OpenSSL call failed in a way none of the other codes describes.
-        public static let cryptoFailure = Code("cryptoFailure")
+        public static let cryptoFailure = Code(.cryptoFailure)
     }
 
     /// What went wrong.
     public var code: Code
     /// A human sentence saying what went wrong and, where possible, what to do.
     public var reason: String
-    /// The OpenSSL error queue drained when the failure happened, oldest first (may be empty).
-    public var openSSLErrors: [String]
+    /// The OpenSSL error queue drained when the failure happened, oldest first (may be empty):
+    /// shown by ``debugDescription`` only.
+    package var openSSLErrors: [String]
 
     /// Creates an error.
     ///
     /// - Parameters:
     ///   - code: what went wrong.
     ///   - reason: a sentence a user can act on; never include a secret.
-    ///   - openSSLErrors: strings from OpenSSL's error queue, if any.
-    public init(_ code: Code, _ reason: String, openSSLErrors: [String] = []) {
+    public init(_ code: Code, _ reason: String) {
+        self.init(code, reason, openSSLErrors: [])
+    }
+
+    /// Creates an error that keeps the strings drained from OpenSSL's error queue.
+    package init(_ code: Code, _ reason: String, openSSLErrors: [String]) {
         self.code = code
         self.reason = reason
         self.openSSLErrors = openSSLErrors
     }
 
-    /// `code: reason`, with OpenSSL's error lines when there are any. Never holds a secret.
-    public var description: String {
-        if openSSLErrors.isEmpty { return "\(code): \(reason)" }
-        return "\(code): \(reason) (OpenSSL: \(openSSLErrors.joined(separator: "; ")))"
+    /// `code: reason`. Never holds a secret.
+    public var description: String { "\(code): \(reason)" }
+
+    /// ``description``, with OpenSSL's error lines when there are any (for logs and debugging).
+    public var debugDescription: String {
+        if openSSLErrors.isEmpty { return description }
+        return "\(description) (OpenSSL: \(openSSLErrors.joined(separator: "; ")))"
     }
 
     /// Errors compare equal when their codes are equal.
@@ -99,4 +117,12 @@ extension CertificateProviderError {
     public static func invalidParameter(_ reason: String) -> Self { .init(.invalidParameter, reason) }
     /// A ``Code/malformedInput`` error with the given reason.
     public static func malformedInput(_ reason: String) -> Self { .init(.malformedInput, reason) }
+}
+
+/// The names of the core's codes: each case's name is the raw value of its ``CertificateProviderError/Code``.
+enum CoreCodeName: String {
+    case providerNotFound, providerAlreadyRegistered, unsupportedOperation, invalidParameter, wrongPassword,
+        passwordRequired, malformedInput, unsupportedAlgorithm, noPrivateKey, keyCertificateMismatch, notStored,
+        alreadyExists, storeCorrupted, fileSystem, authenticationFailed, serverRejected, network, timeout, cancelled,
+        cryptoFailure
 }

@@ -110,6 +110,17 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
     ///   the gost engine.
     public func checkAvailable() throws { _ = try evpMD() }
 
+    /// Checks that `digest` has this algorithm's length, as every key and builder does before it
+    /// signs a precomputed digest.
+    /// - Throws: `.invalidParameter` naming both lengths.
+    package func checkLength(of digest: [UInt8]) throws {
+        guard digest.count == outputByteCount else {
+            throw CertificateProviderError.invalidParameter(
+                "a \(self) digest has \(outputByteCount) bytes, not \(digest.count)"
+            )
+        }
+    }
+
     /// The OpenSSL digest for this algorithm.
     /// - Throws: `.unsupportedAlgorithm` when OpenSSL has no implementation (Streebog without the
     ///   gost engine), or for a value this build does not know.

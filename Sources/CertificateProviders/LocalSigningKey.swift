@@ -194,15 +194,6 @@ public final class LocalSigningKey: SigningKey, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Signs `data`: OpenSSL hashes it with `digestAlgorithm` and signs with `scheme`.
-    public func signature(
-        for data: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) async throws -> [UInt8] {
-        try signSynchronously(data: data, digestAlgorithm: digestAlgorithm, scheme: scheme)
-    }
-
     /// Signs a digest computed elsewhere with `digestAlgorithm`; its length must match the algorithm.
     public func signature(
         forDigest digest: [UInt8],
@@ -210,15 +201,6 @@ public final class LocalSigningKey: SigningKey, Sendable {
         scheme: SignatureScheme
     ) async throws -> [UInt8] {
         try signSynchronously(digest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
-    }
-
-    /// Signs `data` without suspending (for callers that are already off the cooperative pool).
-    package func signSynchronously(
-        data: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) throws -> [UInt8] {
-        try signSynchronously(digest: digestAlgorithm.hash(data), digestAlgorithm: digestAlgorithm, scheme: scheme)
     }
 
     /// Signs a precomputed digest without suspending.
@@ -229,11 +211,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
     ) throws -> [UInt8] {
-        guard digest.count == digestAlgorithm.outputByteCount else {
-            throw CertificateProviderError.invalidParameter(
-                "a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)"
-            )
-        }
+        try digestAlgorithm.checkLength(of: digest)
         try checkScheme(scheme)
         try checkDigest(digestAlgorithm)
         let md = try digestAlgorithm.evpMD()
@@ -252,14 +230,11 @@ public final class LocalSigningKey: SigningKey, Sendable {
             )
         }
         if publicKeyAlgorithm.isRSA {
-            let padding = scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING
-            guard EVP_PKEY_CTX_set_rsa_padding(context, padding) == 1 else {
-                throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not select \(scheme) padding")
-            }
-            if scheme == .rsaPSS {
-                guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
-                    EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1
-                else {
+            do { try RSAPadding.configure(context, scheme: scheme, md: md) } catch {
+                switch error {
+                case .padding:
+                    throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not select \(scheme) padding")
+                case .pssParameters:
                     throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not configure RSA-PSS")
                 }
             }
@@ -294,15 +269,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
             publicKeyAlgorithm.isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1
         else { return false }
         if publicKeyAlgorithm.isRSA {
-            guard
-                EVP_PKEY_CTX_set_rsa_padding(context, scheme == .rsaPSS ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING)
-                    == 1
-            else { return false }
-            if scheme == .rsaPSS {
-                guard EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1,
-                    EVP_PKEY_CTX_set_rsa_mgf1_md(context, md) == 1
-                else { return false }
-            }
+            do { try RSAPadding.configure(context, scheme: scheme, md: md) } catch { return false }
         }
         return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
     }

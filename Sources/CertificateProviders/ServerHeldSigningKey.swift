@@ -32,15 +32,6 @@ public struct ServerHeldSigningKey: SigningKey {
 
     /// Always throws `.unsupportedOperation` with ``explanation``.
     public func signature(
-        for data: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) async throws -> [UInt8] {
-        throw CertificateProviderError.unsupportedOperation(explanation)
-    }
-
-    /// Always throws `.unsupportedOperation` with ``explanation``.
-    public func signature(
         forDigest digest: [UInt8],
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme

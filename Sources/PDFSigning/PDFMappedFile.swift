@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 import Glibc
 

@@ -87,6 +87,16 @@ final class PDFRevisionComparison {
         visited.insert(Pair(old: oldID.number, new: newID.number))
         let keys = Set(old.keys(oldRoot) + new.keys(newRoot))
         let lenient: Set<String> = ["/DSS", "/Metadata", "/Extensions", "/MarkInfo", "/Version"]
+        /// Compares one entry of the catalog.
+        func compareCatalog(_ key: String, kind: PDFLaterChanges) {
+            compare(
+                old.key(oldRoot, key),
+                new.key(newRoot, key),
+                path: "the catalog's \(key)",
+                kind: kind,
+                holder: newID.number
+            )
+        }
         // 1. The page tree.
         pageTree(old.key(oldRoot, "/Pages"), new.key(newRoot, "/Pages"), depth: 0)
         // 2. The form; 3. the pages' annotations.
@@ -98,24 +108,10 @@ final class PDFRevisionComparison {
                 note(.signatures, [newID.number], "the catalog's /Perms was added (a certification signature)")
                 continue
             }
-            compare(
-                old.key(oldRoot, key),
-                new.key(newRoot, key),
-                path: "the catalog's \(key)",
-                kind: .other,
-                holder: newID.number
-            )
+            compareCatalog(key, kind: .other)
         }
         // 5. Validation data and metadata.
-        for key in lenient.sorted() {
-            compare(
-                old.key(oldRoot, key),
-                new.key(newRoot, key),
-                path: "the catalog's \(key)",
-                kind: .ltv,
-                holder: newID.number
-            )
-        }
+        for key in lenient.sorted() { compareCatalog(key, kind: .ltv) }
         compare(old.key(old.trailer, "/Info"), new.key(new.trailer, "/Info"), path: "/Info", kind: .ltv)
         return finish()
     }

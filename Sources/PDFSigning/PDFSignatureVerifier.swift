@@ -150,8 +150,7 @@ public enum PDFSignatureVerifier {
         let found = signatures(fields, in: document)
         let revisions = try PDFRevisions.read(file)
         let coveredEnds = found.map { $0.byteRange.count == 4 ? $0.byteRange[2] + $0.byteRange[3] : 0 }
-        var signedRevisions: [Int?] = []
-        for end in coveredEnds { signedRevisions.append(try revision(endingAt: end, revisions, file: file)) }
+        let signedRevisions = try coveredEnds.map { try revision(endingAt: $0, revisions, file: file) }
         let lastSigned = signedRevisions.compactMap { $0 }.max() ?? 0
         let allSigned = revisions.unreferencedBytes == 0 && lastSigned == revisions.ends.count
         // Each ByteRange is judged once; the analysis starts after the first sound signed revision.

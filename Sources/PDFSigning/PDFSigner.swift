@@ -1,4 +1,5 @@
 public import CertificateProviders
+internal import Durability
 public import Foundation
 import Glibc
 import Signing
@@ -6,7 +7,12 @@ import Signing
 extension CertificateProviderError.Code {
     /// The PDF's author forbade changes (a DocMDP certification signature with permission level 1):
     /// any further signature would invalidate it. Ask the author for an unlocked copy.
-    public static let pdfChangesForbidden = Self("pdfChangesForbidden")
+    public static let pdfChangesForbidden = Self(PDFSigningCodeName.pdfChangesForbidden)
+}
+
+/// The names of the codes this module adds: each case's name is the code's raw value.
+enum PDFSigningCodeName: String {
+    case pdfChangesForbidden
 }
 
 /// What to put in a PAdES signature besides the CMS.
@@ -111,7 +117,10 @@ public enum PDFSigner {
         options: PDFSignatureOptions = PDFSignatureOptions()
     ) async throws -> PDFSigningResult {
         try await sign(input, output, identity: identity, options: options) { digest, _ in
-            try await CMSSigner.signPAdES(digest: digest, identity: identity, digestAlgorithm: options.digestAlgorithm)
+            try await SignedDataSigner.sign(
+                .pades(digest: digest, digestAlgorithm: options.digestAlgorithm),
+                identity: identity
+            )
         }
     }
 
@@ -175,19 +184,8 @@ public enum PDFSigner {
     ) async throws -> PDFSigningResult {
         let inPlace = input.standardizedFileURL.path == output.standardizedFileURL.path
         let replacing = inPlace || options.replacesExistingOutput
-        if !replacing, FileSystem.exists(output.path) {
-            throw CertificateProviderError(
-                .alreadyExists,
-                "'\(output.path)' already exists; choose another output or sign in place"
-            )
-        }
         let directory = output.deletingLastPathComponent().path
-        let temporary = (directory as NSString).appendingPathComponent(
-            ".\(output.lastPathComponent).\(UUID().uuidString).partial"
-        )
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw FileSystem.failure("creating", temporary) }
-        close(descriptor)
+        let temporary = try makeTemporary(for: output, replacing: replacing)
         var keep = false
         defer { if !keep { unlink(temporary) } }
 
@@ -201,57 +199,17 @@ public enum PDFSigner {
             // it): at most three rounds.
             var copied = false
             for _ in 0..<3 where result == nil {
-                let plan = try SigningPlan.make(
-                    input: input.path,
-                    reservedSize: reserved,
-                    options: options
-                )
+                let plan = try SigningPlan.make(input: input.path, reservedSize: reserved, options: options)
                 let target = try PDFFile(path: temporary, writable: true)
                 if !copied {
-                    let source = try PDFFile(path: input.path)
-                    guard source.size == plan.originalSize else {
-                        throw CertificateProviderError(
-                            .fileSystem,
-                            "'\(input.path)' changed while it was being signed; try again"
-                        )
-                    }
-                    var written: Int64 = 0
-                    var copyError: (any Error)?
-                    try source.forEachChunk(in: 0..<source.size) { chunk in
-                        guard copyError == nil else { return }
-                        do { try target.write(Array(chunk.bindMemory(to: UInt8.self)), at: written) } catch {
-                            copyError = error
-                        }
-                        written += Int64(chunk.count)
-                    }
-                    if let copyError { throw copyError }
+                    try copyOriginal(input, to: target, expectedSize: plan.originalSize)
                     copied = true
                 }
-                try target.write(plan.update, at: plan.originalSize)
-                let contentsStart = plan.originalSize + Int64(plan.contentsOffset)
-                let contentsEnd = contentsStart + Int64(plan.reservedSize * 2 + 2)
-                let total = plan.originalSize + Int64(plan.update.count)
-                try target.truncate(to: total)
-                let byteRange = [0, contentsStart, contentsEnd, total - contentsEnd]
-                let rangeText = Array("0 \(contentsStart) \(contentsEnd) \(total - contentsEnd)".utf8)
-                guard rangeText.count <= SigningPlan.byteRangeWidth else {
-                    throw CertificateProviderError(.invalidParameter, "the PDF is too large to sign")
-                }
-                try target.write(
-                    rangeText + [UInt8](repeating: 0x20, count: SigningPlan.byteRangeWidth - rangeText.count),
-                    at: plan.originalSize + Int64(plan.byteRangeOffset)
-                )
-
-                var hasher = DigestAlgorithm.Hasher(options.digestAlgorithm)
-                try target.forEachChunk(in: 0..<contentsStart) { hasher.update($0) }
-                try target.forEachChunk(in: contentsEnd..<total) { hasher.update($0) }
-                let digest = hasher.finalize()
+                let placed = try PlacedUpdate.write(plan, to: target)
+                let digest = try placed.digest(of: target, algorithm: options.digestAlgorithm)
                 try Task.checkCancellation()
 
-                var cms = try await makeCMS(
-                    digest,
-                    CoveredBytes(path: temporary, ranges: [0..<contentsStart, contentsEnd..<total])
-                )
+                var cms = try await makeCMS(digest, CoveredBytes(path: temporary, ranges: placed.coveredRanges))
                 var token: TimestampToken?
                 if let authority = options.timestampAuthority {
                     let stamped = try await SignatureTimestamper.addTimestamps(to: cms, authority: authority)
@@ -262,11 +220,11 @@ public enum PDFSigner {
                     reserved = cms.count + 2048
                     continue
                 }
-                try target.write(PDFBytes.hex(cms), at: contentsStart + 1)
+                try target.write(PDFBytes.hex(cms), at: placed.contentsStart + 1)
                 try target.sync()
                 result = PDFSigningResult(
                     fieldName: plan.fieldName,
-                    byteRange: byteRange,
+                    byteRange: placed.byteRange,
                     signatureSize: cms.count,
                     reservedSize: plan.reservedSize,
                     timestamp: token
@@ -291,6 +249,44 @@ public enum PDFSigner {
         return result
     }
 
+    /// Creates the hidden temporary file the signed PDF is written to, beside `output`.
+    /// - Throws: `.alreadyExists` when `output` exists and is not to be replaced; `.fileSystem`.
+    private static func makeTemporary(for output: URL, replacing: Bool) throws -> String {
+        if !replacing, FileSystem.exists(output.path) {
+            throw CertificateProviderError(
+                .alreadyExists,
+                "'\(output.path)' already exists; choose another output or sign in place"
+            )
+        }
+        let directory = output.deletingLastPathComponent().path
+        let temporary = (directory as NSString).appendingPathComponent(
+            ".\(output.lastPathComponent).\(UUID().uuidString).partial"
+        )
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileSystem.failure("creating", temporary) }
+        close(descriptor)
+        return temporary
+    }
+
+    /// Copies the original PDF into the temporary file.
+    /// - Throws: `.fileSystem` when the input changed since the plan was made, or cannot be copied.
+    private static func copyOriginal(_ input: URL, to target: borrowing PDFFile, expectedSize: Int64) throws {
+        let source = try PDFFile(path: input.path)
+        guard source.size == expectedSize else {
+            throw CertificateProviderError(.fileSystem, "'\(input.path)' changed while it was being signed; try again")
+        }
+        var written: Int64 = 0
+        var copyError: (any Error)?
+        try source.forEachChunk(in: 0..<source.size) { chunk in
+            guard copyError == nil else { return }
+            do { try target.write(Array(chunk.bindMemory(to: UInt8.self)), at: written) } catch {
+                copyError = error
+            }
+            written += Int64(chunk.count)
+        }
+        if let copyError { throw copyError }
+    }
+
     /// The first estimate of the bytes a timestamp token takes in `/Contents`: the token's
     /// structure and signature, its TSA certificate and chain (estimated from the trust anchors
     /// the TSA's chain must reach: the chain below them is usually of their size). When the real
@@ -309,236 +305,5 @@ public enum PDFSigner {
             + identity.chain.reduce(0) { $0 + $1.derRepresentation.count }
         let signature = max(512, identity.key.keySize / 4 + 16)
         return certificates + signature + 2048
-    }
-}
-
-/// The prepared update: everything but the ByteRange numbers and the CMS.
-struct SigningPlan: Sendable {
-    /// Characters reserved for the ByteRange numbers.
-    static let byteRangeWidth = 80
-
-    let originalSize: Int64
-    let update: [UInt8]
-    /// Offsets inside `update`: the ByteRange numbers and the `<` opening `/Contents`.
-    let byteRangeOffset: Int
-    let contentsOffset: Int
-    let reservedSize: Int
-    let fieldName: String
-
-    private static let signaturePlaceholder = "/CertSignPlaceholderSignature"
-    private static let fieldPlaceholder = "/CertSignPlaceholderField"
-
-    static func make(input: String, reservedSize reserved: Int, options: PDFSignatureOptions) throws -> SigningPlan {
-        let file = try PDFFile(path: input)
-        let document = try QPDFDocument(path: input)
-        let last = try file.lastCrossReference()
-        let root = document.root
-        guard document.isDictionary(root), document.isIndirect(root) else {
-            throw CertificateProviderError(.malformedInput, "'\(input)' has no document catalog")
-        }
-        try refuseIfLocked(document, path: input)
-        guard let size = document.key(document.trailer, "/Size").flatMap(document.integer), size > 0 else {
-            throw CertificateProviderError(.malformedInput, "'\(input)' has no /Size in its trailer")
-        }
-        var nextNumber = Int(size)
-        let signatureNumber = nextNumber
-        nextNumber += 1
-        var update = IncrementalUpdate()
-
-        // The field: fill an existing empty one, or add a new widget on the first page.
-        let fields = PDFFields(document: document)
-        let existingNames = Set(fields.all.map(\.name))
-        let fieldName: String
-        var existingField: PDFFields.Field?
-        if let wanted = options.fieldName {
-            fieldName = wanted
-            if let field = fields.all.first(where: { $0.name == wanted }) {
-                guard field.isSignature, document.key(field.handle, "/V") == nil, document.isIndirect(field.handle)
-                else {
-                    throw CertificateProviderError(
-                        .alreadyExists,
-                        "the PDF already has a field '\(wanted)' that is signed or not a signature field; choose "
-                            + "another --field"
-                    )
-                }
-                existingField = field
-            }
-        } else {
-            fieldName = (1...).lazy.map { "Signature\($0)" }.first { !existingNames.contains($0) }!
-        }
-
-        var acroForm = document.key(root, "/AcroForm")
-        let acroFormIndirect = acroForm.map(document.isIndirect) ?? false
-        if acroForm == nil { acroForm = document.newDictionary() }
-        let form = acroForm!
-        let fieldNumber: Int
-        if let existingField {
-            document.set(existingField.handle, "/V", document.newName(signaturePlaceholder))
-            let id = document.objectID(existingField.handle)
-            fieldNumber = id.number
-            update.objects.append(
-                .init(
-                    number: id.number,
-                    generation: id.generation,
-                    body: Array(document.unparseResolved(existingField.handle).utf8)
-                )
-            )
-        } else {
-            fieldNumber = nextNumber
-            nextNumber += 1
-            guard document.pageCount > 0 else {
-                throw CertificateProviderError(.malformedInput, "'\(input)' has no pages")
-            }
-            let page = document.page(0)
-            let annotations = document.newArray()
-            for item in document.items(document.key(page, "/Annots") ?? document.newArray()) {
-                document.append(annotations, item)
-            }
-            document.append(annotations, document.newName(fieldPlaceholder))
-            document.set(page, "/Annots", annotations)
-            let pageID = document.objectID(page)
-            update.objects.append(
-                .init(
-                    number: pageID.number,
-                    generation: pageID.generation,
-                    body: Array(document.unparseResolved(page).utf8)
-                )
-            )
-            let widget =
-                "<< /Type /Annot /Subtype /Widget /FT /Sig /T \(PDFBytes.textString(fieldName)) /V "
-                + "\(signatureNumber) 0 R /F 132 /Rect [0 0 0 0] /P \(document.unparse(page)) >>"
-            update.objects.append(.init(number: fieldNumber, generation: 0, body: Array(widget.utf8)))
-            let fieldArray = document.newArray()
-            for item in document.items(document.key(form, "/Fields") ?? document.newArray()) {
-                document.append(fieldArray, item)
-            }
-            document.append(fieldArray, document.newName(fieldPlaceholder))
-            document.set(form, "/Fields", fieldArray)
-        }
-        document.set(form, "/SigFlags", document.newInteger(3))
-        if acroFormIndirect {
-            let id = document.objectID(form)
-            update.objects.append(
-                .init(number: id.number, generation: id.generation, body: Array(document.unparseResolved(form).utf8))
-            )
-        } else {
-            document.set(root, "/AcroForm", form)
-            let id = document.objectID(root)
-            update.objects.append(
-                .init(number: id.number, generation: id.generation, body: Array(document.unparseResolved(root).utf8))
-            )
-        }
-        update.objects = update.objects.map { object in
-            let text = String(decoding: object.body, as: UTF8.self)
-                .replacingOccurrences(of: signaturePlaceholder, with: "\(signatureNumber) 0 R")
-                .replacingOccurrences(of: fieldPlaceholder, with: "\(fieldNumber) 0 R")
-            return .init(number: object.number, generation: object.generation, body: Array(text.utf8))
-        }
-
-        // The signature dictionary, with room for the ByteRange numbers and the CMS.
-        var head =
-            "<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /M "
-            + "(\(PDFBytes.date(options.signingTime ?? Date())))"
-        if let reason = options.reason { head += " /Reason \(PDFBytes.textString(reason))" }
-        if let location = options.location { head += " /Location \(PDFBytes.textString(location))" }
-        if let contact = options.contactInfo { head += " /ContactInfo \(PDFBytes.textString(contact))" }
-        head += " /ByteRange ["
-        let placeholderRange = "0 0 0 0" + String(repeating: " ", count: byteRangeWidth - 7)
-        let signatureBody =
-            Array((head + placeholderRange + "] /Contents ").utf8) + [0x3C]
-            + [UInt8](repeating: 0x30, count: reserved * 2) + Array("> >>".utf8)
-        update.objects.append(.init(number: signatureNumber, generation: 0, body: signatureBody))
-
-        // Trailer: /Root, /Info, /ID (first part kept, second new).
-        var trailer = "/Root \(document.unparse(root))"
-        if let info = document.key(document.trailer, "/Info") { trailer += " /Info \(document.unparse(info))" }
-        let idItems = document.key(document.trailer, "/ID").map(document.items) ?? []
-        let permanentID = idItems.first.flatMap(document.bytes) ?? randomBytes(16)
-        trailer +=
-            " /ID [<\(String(decoding: PDFBytes.hex(permanentID), as: UTF8.self))> "
-            + "<\(String(decoding: PDFBytes.hex(randomBytes(16)), as: UTF8.self))>]"
-
-        let lastByte = try file.read(at: file.size - 1, count: 1).first
-        let serialized = update.serialize(
-            originalSize: file.size,
-            needsLeadingNewline: lastByte != 0x0A && lastByte != 0x0D,
-            previous: last.offset,
-            kind: last.kind,
-            size: max(Int(size), nextNumber),
-            trailerEntries: trailer
-        )
-        let signatureStart = serialized.objectOffsets[signatureNumber]!
-        let headerLength = "\(signatureNumber) 0 obj\n".utf8.count
-        return SigningPlan(
-            originalSize: file.size,
-            update: serialized.bytes,
-            byteRangeOffset: signatureStart + headerLength + head.utf8.count,
-            contentsOffset: signatureStart + headerLength + head.utf8.count + byteRangeWidth
-                + "] /Contents ".utf8.count,
-            reservedSize: reserved,
-            fieldName: fieldName
-        )
-    }
-
-    /// Throws when a certification signature (DocMDP, permission 1) forbids any change.
-    private static func refuseIfLocked(_ document: QPDFDocument, path: String) throws {
-        guard let signature = document.key(document.root, "/Perms").flatMap({ document.key($0, "/DocMDP") }) else {
-            return
-        }
-        for reference in document.items(document.key(signature, "/Reference") ?? document.newArray()) {
-            guard let method = document.key(reference, "/TransformMethod"), document.isName(method, "/DocMDP") else {
-                continue
-            }
-            let permission =
-                document.key(reference, "/TransformParams").flatMap { document.key($0, "/P") }.flatMap(document.integer)
-                ?? 2
-            if permission == 1 {
-                throw CertificateProviderError(
-                    .pdfChangesForbidden,
-                    "'\(path)' is certified with 'no changes allowed' (DocMDP P=1): another signature would "
-                        + "invalidate the certification"
-                )
-            }
-        }
-    }
-
-    private static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    }
-}
-
-/// The form fields of a document, terminal ones with their full names (`parent.child`).
-struct PDFFields {
-    struct Field {
-        let name: String
-        let handle: UInt32
-        let isSignature: Bool
-    }
-
-    let all: [Field]
-
-    init(document: QPDFDocument) {
-        var found: [Field] = []
-        func walk(_ handle: UInt32, prefix: String, inheritedType: Bool, depth: Int) {
-            guard depth < 32, document.isDictionary(handle) else { return }
-            let partial = document.key(handle, "/T").flatMap(document.text)
-            let name = [prefix, partial ?? ""].filter { !$0.isEmpty }.joined(separator: ".")
-            let type = document.key(handle, "/FT")
-            let isSignature = type.map { document.isName($0, "/Sig") } ?? inheritedType
-            let kids = document.key(handle, "/Kids").map(document.items) ?? []
-            let namedKids = kids.filter { document.key($0, "/T") != nil }
-            if namedKids.isEmpty {
-                if partial != nil || !prefix.isEmpty {
-                    found.append(Field(name: name, handle: handle, isSignature: isSignature))
-                }
-            } else {
-                for kid in namedKids { walk(kid, prefix: name, inheritedType: isSignature, depth: depth + 1) }
-            }
-        }
-        if let form = document.key(document.root, "/AcroForm"), let fields = document.key(form, "/Fields") {
-            for field in document.items(fields) { walk(field, prefix: "", inheritedType: false, depth: 0) }
-        }
-        all = found
     }
 }

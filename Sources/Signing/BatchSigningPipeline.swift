@@ -1,5 +1,6 @@
 internal import COpenSSL
 import CertificateProviders
+internal import Durability
 import Foundation
 import Glibc
 
@@ -31,6 +32,19 @@ enum BatchSigningPipeline {
         let signingCertificateAttribute: [UInt8]?
         /// The prepared SignedData of this batch's workers, kept from one group to the next.
         let templates = SignedDataTemplatePool()
+
+        /// A new prepared SignedData for one worker, or nil for keys that do not sign that way.
+        func makeTemplate() -> SignedDataTemplate? {
+            guard SignedDataTemplate.supports(key) else { return nil }
+            return try? SignedDataTemplate(
+                identity: identity,
+                key: key,
+                format: options.format,
+                detached: options.isDetached,
+                digestAlgorithm: digestAlgorithm,
+                signingCertificateAttribute: signingCertificateAttribute
+            )
+        }
     }
 
     /// The number of workers: one per core, at most 8.
@@ -165,66 +179,17 @@ enum BatchSigningPipeline {
         workers: Int = workerCount
     ) async -> Group {
         let workers = max(1, min(workers, range.count))
-        typealias Made = (Int, Result<SigningResult, CertificateProviderError>, String?)
         return await withTaskGroup(of: [Made].self) { group in
             for worker in 0..<workers {
                 group.addTask {
-                    var buffer = ReadBuffer()
-                    // One prepared SignedData per worker, kept for the batch's next group; keys it does
-                    // not take sign the usual way.
-                    let template =
-                        signer.templates.take()
-                        ?? (SignedDataTemplate.supports(signer.key)
-                            ? try? SignedDataTemplate(
-                                identity: signer.identity,
-                                key: signer.key,
-                                format: signer.options.format,
-                                detached: signer.options.isDetached,
-                                digestAlgorithm: signer.digestAlgorithm,
-                                signingCertificateAttribute: signer.signingCertificateAttribute
-                            ) : nil)
-                    var made: [Made] = []
-                    var templateFailed = false
-                    for (count, index) in stride(from: range.lowerBound + worker, to: range.upperBound, by: workers)
-                        .enumerated()
-                    {
-                        // The cooperative pool has a thread per core and never preempts: without a
-                        // yield, the workers would hold every thread until their share is signed, and
-                        // the previous group's commit (journal, syncfs) could not run beside them.
-                        if count % 8 == 7 { await Task.yield() }
-                        if Task.isCancelled {
-                            let error = CertificateProviderError(
-                                .cancelled,
-                                "signing '\(documents[index].name)' was cancelled"
-                            )
-                            made.append((index, .failure(error), nil))
-                            continue
-                        }
-                        do {
-                            let (result, temporary) = try sign(
-                                documents[index],
-                                output: outputs[index],
-                                signer: signer,
-                                template: template,
-                                deferringSync: deferringSync?[index - range.lowerBound] ?? false,
-                                &buffer
-                            )
-                            made.append((index, .success(result), temporary))
-                        } catch let error as CertificateProviderError {
-                            made.append((index, .failure(error), nil))
-                            templateFailed = templateFailed || error.code == .cryptoFailure
-                        } catch {
-                            let failure = CertificateProviderError(
-                                .cryptoFailure,
-                                "\(documents[index].name): \(error)"
-                            )
-                            made.append((index, .failure(failure), nil))
-                            templateFailed = true
-                        }
-                    }
-                    // A template that met an OpenSSL failure is not handed to the next group.
-                    if let template, !templateFailed { signer.templates.put(template) }
-                    return made
+                    await work(
+                        stride(from: range.lowerBound + worker, to: range.upperBound, by: workers),
+                        documents,
+                        outputs: outputs,
+                        range: range,
+                        signer: signer,
+                        deferringSync: deferringSync
+                    )
                 }
             }
             var results = [Result<SigningResult, CertificateProviderError>?](repeating: nil, count: range.count)
@@ -242,6 +207,58 @@ enum BatchSigningPipeline {
         }
     }
 
+    /// What a worker made for one document: its index, its result and its temporary file.
+    typealias Made = (Int, Result<SigningResult, CertificateProviderError>, String?)
+
+    /// One worker of ``run(_:outputs:range:signer:deferringSync:workers:)``: signs the documents at
+    /// `indexes`, one after the other, with one prepared SignedData (kept for the batch's next group
+    /// unless it met an OpenSSL failure).
+    private static func work(
+        _ indexes: StrideTo<Int>,
+        _ documents: [Document],
+        outputs: [URL?],
+        range: Range<Int>,
+        signer: Signer,
+        deferringSync: [Bool]?
+    ) async -> [Made] {
+        var buffer = ReadBuffer()
+        // Keys the template does not take sign the usual way.
+        let template = signer.templates.take() ?? signer.makeTemplate()
+        var made: [Made] = []
+        var templateFailed = false
+        for (count, index) in indexes.enumerated() {
+            // The cooperative pool has a thread per core and never preempts: without a yield, the
+            // workers would hold every thread until their share is signed, and the previous group's
+            // commit (journal, syncfs) could not run beside them.
+            if count % 8 == 7 { await Task.yield() }
+            if Task.isCancelled {
+                let error = CertificateProviderError(.cancelled, "signing '\(documents[index].name)' was cancelled")
+                made.append((index, .failure(error), nil))
+                continue
+            }
+            do {
+                let (result, temporary) = try sign(
+                    documents[index],
+                    output: outputs[index],
+                    signer: signer,
+                    template: template,
+                    deferringSync: deferringSync?[index - range.lowerBound] ?? false,
+                    &buffer
+                )
+                made.append((index, .success(result), temporary))
+            } catch let error as CertificateProviderError {
+                made.append((index, .failure(error), nil))
+                templateFailed = templateFailed || error.code == .cryptoFailure
+            } catch {
+                let failure = CertificateProviderError(.cryptoFailure, "\(documents[index].name): \(error)")
+                made.append((index, .failure(failure), nil))
+                templateFailed = true
+            }
+        }
+        if let template, !templateFailed { signer.templates.put(template) }
+        return made
+    }
+
     /// One document: read and hash it, sign it with OpenSSL, write its file without syncing the
     /// directory. With `deferringSync` the signature is written to a temporary file without `fsync`
     /// and not renamed; its path is returned beside the result.
@@ -255,34 +272,32 @@ enum BatchSigningPipeline {
     ) throws -> (SigningResult, String?) {
         let algorithm = signer.digestAlgorithm
         let detached = signer.options.isDetached
-        let digest: [UInt8]
-        let size: Int64
-        var content: [UInt8]?
+        let digested: DigestedDocument
         switch document.source {
         case .bytes(let bytes):
-            digest = algorithm.hash(bytes)
-            size = Int64(bytes.count)
-            content = bytes
+            digested = DigestedDocument(bytes: bytes, algorithm: algorithm)
         case .file(let url):
             let read = try buffer.read(
                 url,
                 algorithm: algorithm,
                 keepingContentUpTo: detached ? nil : CMSSigner.attachedFileSizeLimit
             )
-            digest = read.digest
-            size = read.size
-            content = read.content
+            digested = DigestedDocument(digest: read.digest, size: read.size, content: read.content)
         }
+        let (digest, size, content) = (digested.digest, digested.size, digested.content)
         let signature =
             try template?.sign(digest: digest, signingTime: signer.signingTime, attachedContent: content)
-            ?? CMSSigner.signLocally(
-                digest: digest,
-                attachedContent: detached ? nil : content,
+            ?? SignedDataSigner.signLocally(
+                SignedDataSigner.Request(
+                    digest: digest,
+                    attachedContent: detached ? nil : content,
+                    format: signer.options.format,
+                    digestAlgorithm: algorithm,
+                    signingTime: signer.signingTime
+                ),
+                signingTime: signer.signingTime,
                 identity: signer.identity,
                 key: signer.key,
-                format: signer.options.format,
-                digestAlgorithm: algorithm,
-                signingTime: signer.signingTime,
                 signingCertificateAttribute: signer.signingCertificateAttribute
             )
         let storage: SignatureRecord.Storage

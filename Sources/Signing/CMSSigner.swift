@@ -46,12 +46,14 @@ public enum CMSSigner {
     ) async throws -> [UInt8] {
         let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
         return try await sign(
-            digest: digestAlgorithm.hash(content),
-            attachedContent: detached ? nil : content,
-            identity: identity,
-            format: format,
-            digestAlgorithm: digestAlgorithm,
-            signingTime: signingTime
+            SignedDataSigner.Request(
+                digest: digestAlgorithm.hash(content),
+                attachedContent: detached ? nil : content,
+                format: format,
+                digestAlgorithm: digestAlgorithm,
+                signingTime: signingTime
+            ),
+            identity: identity
         )
     }
 
@@ -74,12 +76,13 @@ public enum CMSSigner {
         signingTime: Date = Date()
     ) async throws -> [UInt8] {
         try await sign(
-            digest: digest,
-            attachedContent: nil,
-            identity: identity,
-            format: format,
-            digestAlgorithm: digestAlgorithm,
-            signingTime: signingTime
+            SignedDataSigner.Request(
+                digest: digest,
+                format: format,
+                digestAlgorithm: digestAlgorithm,
+                signingTime: signingTime
+            ),
+            identity: identity
         )
     }
 
@@ -113,36 +116,30 @@ public enum CMSSigner {
         progress: SigningProgress? = nil
     ) async throws -> [UInt8] {
         let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
-        if detached {
-            let digest = try await FileDigest.compute(
-                url: url,
-                algorithm: digestAlgorithm,
-                chunkSize: chunkSize,
-                progress: progress
-            )
-            return try await sign(
-                digest: digest.digest,
-                attachedContent: nil,
-                identity: identity,
-                format: format,
-                digestAlgorithm: digestAlgorithm,
-                signingTime: signingTime
-            )
-        }
-        let content = try await FileDigest.read(
-            url: url,
-            limit: attachedFileSizeLimit,
-            chunkSize: chunkSize,
-            progress: progress
-        )
-        return try await sign(
-            digest: digestAlgorithm.hash(content),
-            attachedContent: content,
-            identity: identity,
+        var request = SignedDataSigner.Request(
+            digest: [],
             format: format,
             digestAlgorithm: digestAlgorithm,
             signingTime: signingTime
         )
+        if detached {
+            request.digest = try await FileDigest.compute(
+                url: url,
+                algorithm: digestAlgorithm,
+                chunkSize: chunkSize,
+                progress: progress
+            ).digest
+        } else {
+            let content = try await FileDigest.read(
+                url: url,
+                limit: attachedFileSizeLimit,
+                chunkSize: chunkSize,
+                progress: progress
+            )
+            request.digest = digestAlgorithm.hash(content)
+            request.attachedContent = content
+        }
+        return try await sign(request, identity: identity)
     }
 
     /// Signs bytes with a local (OpenSSL) key without suspending: for callers on threads that are
@@ -163,12 +160,15 @@ public enum CMSSigner {
     ) throws -> [UInt8] {
         let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
         return try signSynchronously(
-            digest: digestAlgorithm.hash(content),
-            attachedContent: detached ? nil : content,
-            identity: identity,
-            format: format,
-            digestAlgorithm: digestAlgorithm,
-            signingTime: signingTime
+            SignedDataSigner.Request(
+                digest: digestAlgorithm.hash(content),
+                attachedContent: detached ? nil : content,
+                format: format,
+                digestAlgorithm: digestAlgorithm,
+                signingTime: signingTime
+            ),
+            signingTime: signingTime,
+            identity: identity
         )
     }
 
@@ -183,85 +183,41 @@ public enum CMSSigner {
         signingTime: Date = Date()
     ) throws -> [UInt8] {
         try signSynchronously(
-            digest: digest,
-            attachedContent: nil,
-            identity: identity,
-            format: format,
-            digestAlgorithm: digestAlgorithm,
-            signingTime: signingTime
+            SignedDataSigner.Request(
+                digest: digest,
+                format: format,
+                digestAlgorithm: digestAlgorithm,
+                signingTime: signingTime
+            ),
+            signingTime: signingTime,
+            identity: identity
         )
     }
 
     private static func signSynchronously(
-        digest: [UInt8],
-        attachedContent: [UInt8]?,
-        identity: SigningIdentity,
-        format: SignatureFormat,
-        digestAlgorithm: DigestAlgorithm,
-        signingTime: Date
+        _ request: SignedDataSigner.Request,
+        signingTime: Date,
+        identity: SigningIdentity
     ) throws -> [UInt8] {
-        guard let local = localKey(of: identity) else {
+        guard let local = SignedDataSigner.localKey(of: identity) else {
             throw CertificateProviderError.unsupportedOperation(
                 "synchronous signing needs a local key; '\(identity.certificate.subject)' has a "
                     + "\(type(of: identity.key))"
             )
         }
-        _ = try resolve(digestAlgorithm, for: identity)
-        return try signLocallyWithTemplate(
-            digest: digest,
-            attachedContent: attachedContent,
+        _ = try resolve(request.digestAlgorithm, for: identity)
+        return try SignedDataSigner.signLocallyWithTemplate(
+            request,
+            signingTime: signingTime,
             identity: identity,
-            key: local,
-            format: format,
-            digestAlgorithm: digestAlgorithm,
-            signingTime: signingTime
+            key: local
         )
     }
 
-    static func sign(
-        digest: [UInt8],
-        attachedContent: [UInt8]?,
-        identity: SigningIdentity,
-        format: SignatureFormat,
-        digestAlgorithm: DigestAlgorithm,
-        signingTime: Date
-    ) async throws -> [UInt8] {
-        _ = try resolve(digestAlgorithm, for: identity)
-        if let local = localKey(of: identity) {
-            return try signLocallyWithTemplate(
-                digest: digest,
-                attachedContent: attachedContent,
-                identity: identity,
-                key: local,
-                format: format,
-                digestAlgorithm: digestAlgorithm,
-                signingTime: signingTime
-            )
-        }
-        try checkKey(identity)
-        let scheme = identity.key.defaultScheme
-        let prepared = try SignedDataBuilder.prepare(
-            digest: digest,
-            attachedContent: attachedContent,
-            certificate: identity.certificate,
-            chain: identity.chain,
-            localKey: nil,
-            format: format,
-            digestAlgorithm: digestAlgorithm,
-            signingTime: signingTime,
-            scheme: scheme
-        )
-        switch prepared {
-        case .finished(let der):
-            return der
-        case .pending(let pending):
-            let signature = try await identity.key.signature(
-                for: pending.signedAttributes,
-                digestAlgorithm: digestAlgorithm,
-                scheme: scheme
-            )
-            return try SignedDataBuilder.finish(pending, signature: signature)
-        }
+    /// Checks the digest against the key, then signs through ``SignedDataSigner``.
+    static func sign(_ request: SignedDataSigner.Request, identity: SigningIdentity) async throws -> [UInt8] {
+        _ = try resolve(request.digestAlgorithm, for: identity)
+        return try await SignedDataSigner.sign(request, identity: identity)
     }
 
     /// The caller's digest, or the one that fits the signer's key; checked to be computable here.
@@ -284,163 +240,5 @@ public enum CMSSigner {
         }
         try resolved.checkAvailable()
         return resolved
-    }
-
-    /// Makes many signatures with a key that signs digests in batches (``BatchSigningKey``): every
-    /// container's signed attributes are prepared first, the key is asked for all their signatures
-    /// in one call (chunks of at most its `maximumBatchSize`), then each container is finished. A
-    /// signature that does not verify with the certificate fails the whole call, so no container
-    /// holds one.
-    /// - Parameters:
-    ///   - items: each document's digest and, for attached signatures, its content.
-    ///   - identity: the signer.
-    ///   - key: the identity's key as a batch key.
-    ///   - format: `.cadesBES` or `.cms`.
-    ///   - digestAlgorithm: the algorithm the digests were made with.
-    ///   - signingTime: the signing-time attribute of every signature.
-    /// - Returns: one DER ContentInfo per item, in order.
-    /// - Throws: `.keyCertificateMismatch`; `.cryptoFailure` when the key returns another number of
-    ///   signatures or one that does not verify; whatever the key throws.
-    static func signBatch(
-        _ items: [(digest: [UInt8], attachedContent: [UInt8]?)],
-        identity: SigningIdentity,
-        key: any BatchSigningKey,
-        format: SignatureFormat,
-        digestAlgorithm: DigestAlgorithm,
-        signingTime: Date
-    ) async throws -> [[UInt8]] {
-        try checkKey(identity)
-        let scheme = key.defaultScheme
-        var pendings: [SignedDataBuilder.Pending] = []
-        var finished: [Int: [UInt8]] = [:]
-        var pendingIndexes: [Int] = []
-        for (index, item) in items.enumerated() {
-            let prepared = try SignedDataBuilder.prepare(
-                digest: item.digest,
-                attachedContent: item.attachedContent,
-                certificate: identity.certificate,
-                chain: identity.chain,
-                localKey: nil,
-                format: format,
-                digestAlgorithm: digestAlgorithm,
-                signingTime: signingTime,
-                scheme: scheme
-            )
-            switch prepared {
-            case .finished(let der): finished[index] = der
-            case .pending(let pending):
-                pendings.append(pending)
-                pendingIndexes.append(index)
-            }
-        }
-        let chunkSize = max(1, key.maximumBatchSize)
-        var signatures: [[UInt8]] = []
-        signatures.reserveCapacity(pendings.count)
-        for start in stride(from: 0, to: pendings.count, by: chunkSize) {
-            let chunk = pendings[start..<min(start + chunkSize, pendings.count)]
-            let digests = chunk.map { digestAlgorithm.hash($0.signedAttributes) }
-            let made = try await key.signatures(forDigests: digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
-            guard made.count == digests.count else {
-                throw CertificateProviderError(
-                    .cryptoFailure,
-                    "the signing key returned \(made.count) signatures for \(digests.count) digests"
-                )
-            }
-            signatures += made
-        }
-        for (position, pending) in pendings.enumerated() {
-            finished[pendingIndexes[position]] = try SignedDataBuilder.finish(pending, signature: signatures[position])
-        }
-        return try items.indices.map { index in
-            guard let der = finished[index] else {
-                throw CertificateProviderError(.cryptoFailure, "signature \(index + 1) of the batch was not made")
-            }
-            return der
-        }
-    }
-
-    /// The OpenSSL key of a local identity, or nil for keys OpenSSL does not hold.
-    static func localKey(of identity: SigningIdentity) -> LocalSigningKey? { identity.key as? LocalSigningKey }
-
-    /// Signs with a local key without suspending, through the signer's cached prepared SignedData
-    /// (``SignedDataTemplateCache``) when the key signs that way (RSA PKCS#1 v1.5, ECDSA): per
-    /// document only the digest and signing time are replaced, then OpenSSL encodes and the key
-    /// signs. Other keys (RSA-PSS by default, GOST, Ed25519) take ``signLocally(digest:attachedContent:identity:key:format:digestAlgorithm:signingTime:signingCertificateAttribute:)``.
-    static func signLocallyWithTemplate(
-        digest: [UInt8],
-        attachedContent: [UInt8]?,
-        identity: SigningIdentity,
-        key: LocalSigningKey,
-        format: SignatureFormat,
-        digestAlgorithm: DigestAlgorithm,
-        signingTime: Date
-    ) throws -> [UInt8] {
-        func oneOff() throws -> [UInt8] {
-            try signLocally(
-                digest: digest,
-                attachedContent: attachedContent,
-                identity: identity,
-                key: key,
-                format: format,
-                digestAlgorithm: digestAlgorithm,
-                signingTime: signingTime
-            )
-        }
-        guard SignedDataTemplate.supports(key), format == .cms || format == .cadesBES else { return try oneOff() }
-        do {
-            return try SignedDataTemplateCache.shared.sign(
-                digest: digest,
-                attachedContent: attachedContent,
-                identity: identity,
-                key: key,
-                format: format,
-                digestAlgorithm: digestAlgorithm,
-                signingTime: signingTime
-            )
-        } catch let error as CertificateProviderError
-            where error.code != .keyCertificateMismatch && error.code != .invalidParameter
-        {
-            // A key or digest OpenSSL will not prepare a template for still signs the one-off way
-            // (which throws its own error when it cannot either).
-            return try oneOff()
-        }
-    }
-
-    /// Signs with a local key without suspending.
-    static func signLocally(
-        digest: [UInt8],
-        attachedContent: [UInt8]?,
-        identity: SigningIdentity,
-        key: LocalSigningKey,
-        format: SignatureFormat,
-        digestAlgorithm: DigestAlgorithm,
-        signingTime: Date,
-        signingCertificateAttribute: [UInt8]? = nil
-    ) throws -> [UInt8] {
-        try checkKey(identity)
-        let prepared = try SignedDataBuilder.prepare(
-            digest: digest,
-            attachedContent: attachedContent,
-            certificate: identity.certificate,
-            chain: identity.chain,
-            localKey: key.handle,
-            format: format,
-            digestAlgorithm: digestAlgorithm,
-            signingTime: signingTime,
-            signingCertificateAttribute: signingCertificateAttribute
-        )
-        guard case .finished(let der) = prepared else {
-            throw CertificateProviderError(.cryptoFailure, "OpenSSL did not finish a signature with a local key")
-        }
-        return der
-    }
-
-    private static func checkKey(_ identity: SigningIdentity) throws {
-        guard identity.key.matches(identity.certificate) else {
-            throw CertificateProviderError(
-                .keyCertificateMismatch,
-                "the signing key does not belong to the certificate '\(identity.certificate.subject)'"
-            )
-        }
     }
 }

@@ -89,16 +89,7 @@ public actor SignatureJournal {
                 for record in records {
                     current = record
                     statement.reset()
-                    let path: SQLiteValue
-                    let inline: SQLiteValue
-                    switch record.storage {
-                    case .file(let url):
-                        path = .text(url.path)
-                        inline = .null
-                    case .inline(let bytes):
-                        path = .null
-                        inline = .blob(bytes)
-                    }
+                    let (path, inline) = Self.storageColumns(record.storage)
                     try statement.bind([
                         .text(record.id), .real(record.createdAt.timeIntervalSince1970),
                         .text(record.providerID.rawValue),
@@ -112,6 +103,14 @@ public actor SignatureJournal {
             }
         } catch let error as CertificateProviderError where error.code == .alreadyExists {
             throw CertificateProviderError(.alreadyExists, "the journal already has a signature with id \(current.id)")
+        }
+    }
+
+    /// The `signature_path` and `signature_inline` columns of a record's storage: one is NULL.
+    private static func storageColumns(_ storage: SignatureRecord.Storage) -> (path: SQLiteValue, inline: SQLiteValue) {
+        switch storage {
+        case .file(let url): return (.text(url.path), .null)
+        case .inline(let bytes): return (.null, .blob(bytes))
         }
     }
 
@@ -183,16 +182,7 @@ public actor SignatureJournal {
     /// change when a signature is upgraded to CAdES-T).
     /// - Throws: `.notStored` when there is no such record; `.storeCorrupted`, `.fileSystem`, `.timeout`.
     public func update(_ record: SignatureRecord) throws {
-        let path: SQLiteValue
-        let inline: SQLiteValue
-        switch record.storage {
-        case .file(let url):
-            path = .text(url.path)
-            inline = .null
-        case .inline(let bytes):
-            path = .null
-            inline = .blob(bytes)
-        }
+        let (path, inline) = Self.storageColumns(record.storage)
         let changed = try connection.writeTransaction {
             let statement = try connection.prepare(
                 """

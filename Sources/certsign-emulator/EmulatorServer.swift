@@ -1,5 +1,6 @@
 import CertSignCLI
 import CertificateProviders
+internal import Durability
 import EmulatorKit
 import Foundation
 

@@ -1,5 +1,6 @@
 import CertificateProviders
 import CertificateProvidersTesting
+internal import Durability
 import Foundation
 import Synchronization
 import Testing

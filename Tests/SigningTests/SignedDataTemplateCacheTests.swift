@@ -24,13 +24,16 @@ struct SignedDataTemplateCacheTests {
     ) throws -> [UInt8] {
         guard let key = identity.key as? LocalSigningKey else { throw CertificateProviderError(.cryptoFailure, "") }
         return try cache.sign(
-            digest: DigestAlgorithm.sha256.hash(content),
-            attachedContent: detached ? nil : content,
+            SignedDataSigner.Request(
+                digest: DigestAlgorithm.sha256.hash(content),
+                attachedContent: detached ? nil : content,
+                format: format,
+                digestAlgorithm: .sha256,
+                signingTime: time
+            ),
+            signingTime: time,
             identity: identity,
-            key: key,
-            format: format,
-            digestAlgorithm: .sha256,
-            signingTime: time
+            key: key
         )
     }
 
@@ -91,7 +94,7 @@ struct SignedDataTemplateCacheTests {
     @Test("Another identity, a renewed certificate on the same key and a new key object get their own templates")
     func separateIdentities() throws {
         let cache = SignedDataTemplateCache()
-        guard let key = fixture.ec.key as? LocalSigningKey else { return }
+        let key = try #require(fixture.ec.key as? LocalSigningKey, "the fixture's EC identity has a local key")
         _ = try sign(Self.first, fixture.ec, cache: cache)
         // Same key, another certificate: signs as that certificate (openssl -cades checks the ESS
         // hash against the signer certificate, so a stale template would fail).
@@ -150,17 +153,23 @@ struct SignedDataTemplateCacheTests {
             for index in 0..<16 {
                 group.addTask {
                     let content = Self.first + [UInt8(index)]
-                    guard let key = identity.key as? LocalSigningKey else { return (index, []) }
+                    let key = try #require(
+                        identity.key as? LocalSigningKey,
+                        "the fixture's EC identity has a local key"
+                    )
                     var last: [UInt8] = []
                     for _ in 0..<20 {
+                        let time = Date()
                         last = try cache.sign(
-                            digest: DigestAlgorithm.sha256.hash(content),
-                            attachedContent: nil,
+                            SignedDataSigner.Request(
+                                digest: DigestAlgorithm.sha256.hash(content),
+                                format: .cadesBES,
+                                digestAlgorithm: .sha256,
+                                signingTime: time
+                            ),
+                            signingTime: time,
                             identity: identity,
-                            key: key,
-                            format: .cadesBES,
-                            digestAlgorithm: .sha256,
-                            signingTime: Date()
+                            key: key
                         )
                     }
                     return (index, last)

@@ -1,5 +1,6 @@
 internal import COpenSSLShims
 public import CertificateProviders
+internal import Durability
 public import Foundation
 
 /// A directory of signing identities, one entry per alias: the identity as a PKCS#12 file whose

@@ -1,5 +1,6 @@
 import CertificateIssuing
 import CertificateProviders
+internal import Durability
 import Foundation
 import PKCS12Provider
 import Signing

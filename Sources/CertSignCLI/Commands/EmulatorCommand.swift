@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 
 /// `certsign emulator`: the package's own DSS server (FMP, CryptoPro DSS and CSC v2 routes, TSA,

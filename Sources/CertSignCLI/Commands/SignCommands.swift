@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import FMPDSSProvider
 import Foundation
 import PKCS12Provider

@@ -1,6 +1,7 @@
 internal import CCurl
 internal import CCurlShims
 import CertificateProviders
+internal import Durability
 import Foundation
 
 /// The TLS material of one ``CurlTransport``, made once: the extra trust anchors and the client

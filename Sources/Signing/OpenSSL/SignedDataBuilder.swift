@@ -53,17 +53,7 @@ enum SignedDataBuilder {
         signingCertificateAttribute: [UInt8]? = nil,
         scheme: SignatureScheme? = nil
     ) throws -> Prepared {
-        guard digest.count == digestAlgorithm.outputByteCount else {
-            throw CertificateProviderError.invalidParameter(
-                "a \(digestAlgorithm) digest has \(digestAlgorithm.outputByteCount) bytes, not \(digest.count)"
-            )
-        }
-        guard format == .cms || format == .cadesBES else {
-            throw CertificateProviderError(
-                .unsupportedAlgorithm,
-                "signature format '\(format)' is not supported; use cms or cades"
-            )
-        }
+        try checkRequest(digest: digest, format: format, digestAlgorithm: digestAlgorithm)
         let md = try digestAlgorithm.evpMD()
         OpenSSLErrorQueue.clear()
         var flags = UInt32(CMS_PARTIAL | CMS_BINARY)
@@ -72,49 +62,17 @@ enum SignedDataBuilder {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not create a CMS SignedData structure")
         }
         let cms = CMSContentInfoHandle(takingOwnershipOf: raw)
-
-        // A key OpenSSL cannot hold is represented by the certificate's public key: CMS_add1_signer
-        // only compares the public halves (X509_check_private_key), and the signature is added later.
-        let signerKey: EVPKeyHandle
-        if let localKey {
-            signerKey = localKey
-        } else {
-            guard let publicKey = X509_get_pubkey(certificate.handle.pointer) else {
-                throw OpenSSLErrorQueue.error(
-                    .unsupportedAlgorithm,
-                    "the signer certificate's public key cannot be read"
-                )
-            }
-            signerKey = EVPKeyHandle(takingOwnershipOf: publicKey)
-        }
+        let signerKey = try localKey ?? publicKey(of: certificate)
         var signerFlags = UInt32(CMS_PARTIAL | CMS_BINARY | CMS_NOSMIMECAP)
         if format == .cadesBES && signingCertificateAttribute == nil { signerFlags |= UInt32(CMS_CADES) }
-        guard
-            let signerInfo = CMS_add1_signer(
-                cms.pointer,
-                certificate.handle.pointer,
-                signerKey.pointer,
-                md,
-                signerFlags
-            )
-        else {
-            let entries = OpenSSLErrorQueue.drainEntries()
-            if entries.contains(where: {
-                $0.library == ERR_LIB_CMS && $0.reason == CMS_R_PRIVATE_KEY_DOES_NOT_MATCH_CERTIFICATE
-            }) {
-                throw CertificateProviderError(
-                    .keyCertificateMismatch,
-                    "the signing key does not belong to the certificate '\(certificate.subject)'",
-                    openSSLErrors: entries.map(\.text)
-                )
-            }
-            throw CertificateProviderError(
-                .unsupportedAlgorithm,
-                "OpenSSL cannot sign \(digestAlgorithm.displayName) digests with a \(certificate.publicKeyAlgorithm) "
-                    + "key",
-                openSSLErrors: entries.map(\.text)
-            )
-        }
+        let signerInfo = try addSigner(
+            to: cms,
+            certificate: certificate,
+            key: signerKey,
+            md: md,
+            flags: signerFlags,
+            digestAlgorithm: digestAlgorithm
+        )
         if localKey == nil, scheme == .rsaPSS { try setPSSAlgorithm(signerInfo, digestAlgorithm: digestAlgorithm) }
         for issuer in chain where CMS_add1_cert(cms.pointer, issuer.handle.pointer) == 0 {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the chain certificate '\(issuer.subject)'")
@@ -140,6 +98,58 @@ enum SignedDataBuilder {
                 digestAlgorithm: digestAlgorithm,
                 scheme: scheme ?? SignatureScheme.default(for: certificate.publicKeyAlgorithm)
             )
+        )
+    }
+
+    /// Refuses a digest of the wrong length and a format this builder does not make.
+    private static func checkRequest(digest: [UInt8], format: SignatureFormat, digestAlgorithm: DigestAlgorithm) throws
+    {
+        try digestAlgorithm.checkLength(of: digest)
+        guard format == .cms || format == .cadesBES else {
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "signature format '\(format)' is not supported; use cms or cades"
+            )
+        }
+    }
+
+    /// The certificate's public key, which stands for a key OpenSSL cannot hold: `CMS_add1_signer`
+    /// only compares the public halves (`X509_check_private_key`), and the signature is added later.
+    private static func publicKey(of certificate: Certificate) throws -> EVPKeyHandle {
+        guard let publicKey = X509_get_pubkey(certificate.handle.pointer) else {
+            throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "the signer certificate's public key cannot be read")
+        }
+        return EVPKeyHandle(takingOwnershipOf: publicKey)
+    }
+
+    /// Adds the signer's SignerInfo (`CMS_add1_signer`).
+    /// - Throws: `.keyCertificateMismatch` when the key is not the certificate's; `.unsupportedAlgorithm`
+    ///   when OpenSSL cannot sign this digest with this key.
+    private static func addSigner(
+        to cms: CMSContentInfoHandle,
+        certificate: Certificate,
+        key: EVPKeyHandle,
+        md: OpaquePointer,
+        flags: UInt32,
+        digestAlgorithm: DigestAlgorithm
+    ) throws -> OpaquePointer {
+        if let signerInfo = CMS_add1_signer(cms.pointer, certificate.handle.pointer, key.pointer, md, flags) {
+            return signerInfo
+        }
+        let entries = OpenSSLErrorQueue.drainEntries()
+        if entries.contains(where: {
+            $0.library == ERR_LIB_CMS && $0.reason == CMS_R_PRIVATE_KEY_DOES_NOT_MATCH_CERTIFICATE
+        }) {
+            throw CertificateProviderError(
+                .keyCertificateMismatch,
+                "the signing key does not belong to the certificate '\(certificate.subject)'",
+                openSSLErrors: entries.map(\.text)
+            )
+        }
+        throw CertificateProviderError(
+            .unsupportedAlgorithm,
+            "OpenSSL cannot sign \(digestAlgorithm.displayName) digests with a \(certificate.publicKeyAlgorithm) key",
+            openSSLErrors: entries.map(\.text)
         )
     }
 
@@ -184,10 +194,8 @@ enum SignedDataBuilder {
         var keyContext: OpaquePointer?
         guard EVP_DigestVerifyInit(context, &keyContext, md, nil, publicKey.pointer) == 1 else { return false }
         if pss {
-            guard let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
-                EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1,
-                EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, md) == 1
-            else { return false }
+            guard let keyContext else { return false }
+            do { try RSAPadding.configure(keyContext, scheme: .rsaPSS, md: md) } catch { return false }
         }
         return EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
     }

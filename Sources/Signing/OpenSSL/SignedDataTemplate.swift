@@ -85,11 +85,7 @@ final class SignedDataTemplate {
     /// - Throws: `.invalidParameter` for a digest of the wrong length; `.cryptoFailure`.
     func sign(digest: [UInt8], signingTime: Date, attachedContent: [UInt8]?) throws -> [UInt8] {
         let algorithm = pending.digestAlgorithm
-        guard digest.count == algorithm.outputByteCount else {
-            throw CertificateProviderError.invalidParameter(
-                "a \(algorithm) digest has \(algorithm.outputByteCount) bytes, not \(digest.count)"
-            )
-        }
+        try algorithm.checkLength(of: digest)
         if detached, let time = encodedTime(signingTime), let encoded = encodedForm(), time.type == encoded.timeType {
             var attributes = encoded.attributes
             attributes.write(digest, at: encoded.attributeDigest)

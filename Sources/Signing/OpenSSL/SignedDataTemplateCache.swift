@@ -88,34 +88,36 @@ final class SignedDataTemplateCache: Sendable {
     /// - Throws: as ``SignedDataTemplate/init(identity:key:format:detached:digestAlgorithm:signingCertificateAttribute:)``
     ///   and ``SignedDataTemplate/sign(digest:signingTime:attachedContent:)``.
     func sign(
-        digest: [UInt8],
-        attachedContent: [UInt8]?,
+        _ request: SignedDataSigner.Request,
+        signingTime: Date,
         identity: SigningIdentity,
-        key: LocalSigningKey,
-        format: SignatureFormat,
-        digestAlgorithm: DigestAlgorithm,
-        signingTime: Date
+        key: LocalSigningKey
     ) throws -> [UInt8] {
         var fingerprints = identity.certificate.sha256Fingerprint
         for certificate in identity.chain { fingerprints += certificate.sha256Fingerprint }
+        let detached = request.attachedContent == nil
         let cacheKey = Key(
             owner: ObjectIdentifier(key),
             fingerprints: fingerprints,
-            format: format,
-            detached: attachedContent == nil,
-            digestAlgorithm: digestAlgorithm
+            format: request.format,
+            detached: detached,
+            digestAlgorithm: request.digestAlgorithm
         )
         let template =
             try take(cacheKey, owner: key)?.template
             ?? SignedDataTemplate(
                 identity: identity,
                 key: key,
-                format: format,
-                detached: attachedContent == nil,
-                digestAlgorithm: digestAlgorithm,
+                format: request.format,
+                detached: detached,
+                digestAlgorithm: request.digestAlgorithm,
                 signingCertificateAttribute: nil
             )
-        let signature = try template.sign(digest: digest, signingTime: signingTime, attachedContent: attachedContent)
+        let signature = try template.sign(
+            digest: request.digest,
+            signingTime: signingTime,
+            attachedContent: request.attachedContent
+        )
         put(Lease(template: template), for: cacheKey, owner: key)
         return signature
     }

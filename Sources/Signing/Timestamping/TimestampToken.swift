@@ -4,7 +4,7 @@ public import Foundation
 extension CertificateProviderError.Code {
     /// An RFC 3161 timestamp is not valid: its signature, imprint, nonce, time-stamping
     /// certificate (critical timeStamping EKU) or chain to the TSA trust anchors failed a check.
-    public static let timestampInvalid = CertificateProviderError.Code("timestampInvalid")
+    public static let timestampInvalid = CertificateProviderError.Code(SigningCodeName.timestampInvalid)
 }
 
 extension SignatureFormat {
@@ -29,26 +29,7 @@ public struct TimestampToken: Sendable, Hashable {
     public let serialNumber: String
     /// The TSA policy OID the token was issued under.
     public let policy: String
-
-    /// Creates a token description (tokens are made by ``TimestampAuthorityClient`` and by
-    /// verification).
-    public init(
-        derRepresentation: [UInt8],
-        time: Date,
-        authority: String,
-        authorityCertificate: Certificate?,
-        imprintAlgorithm: String,
-        serialNumber: String,
-        policy: String
-    ) {
-        self.derRepresentation = derRepresentation
-        self.time = time
-        self.authority = authority
-        self.authorityCertificate = authorityCertificate
-        self.imprintAlgorithm = imprintAlgorithm
-        self.serialNumber = serialNumber
-        self.policy = policy
-    }
+    // Tokens are made by the TSA client and by verification (the memberwise initializer).
 }
 
 /// What checking a signature timestamp found: the token's facts when it could be read, and why it

@@ -1,4 +1,5 @@
-import Foundation
+package import CertificateProviders
+package import Foundation
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import CertificateProviders
+internal import CertificateProviders
 package import Foundation
 
 #if canImport(Glibc)
@@ -7,8 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// One remote provider's session file, the one way the remote providers keep a session on disk: a
-/// JSON document, mode 0600 in a private directory (0700 when created here), replaced atomically
+/// One private file holding a `Codable` value, the one way this package keeps a session or cache on
+/// disk (the FMP session, the CryptoPro DSS cache): a JSON document, mode 0600 in a private directory (0700 when created here), replaced atomically
 /// (a unique temporary file, fsynced, renamed), and an exclusive `flock(2)` on a lock file beside
 /// it (`.<name>.lock`) that callers hold around a read-modify-write, taken without blocking a
 /// thread (polled every 10 ms).
@@ -16,7 +16,7 @@ import Darwin
 /// A file that is not a regular file of this user, or that others can read or write, is never
 /// read (a planted or foreign session): ``load(decoder:)`` tells the `warning` callback and answers
 /// nil. The value is the provider's own `Codable` type; the file knows nothing of what it holds.
-package struct PrivateSessionFile<Value: Codable & Sendable>: Sendable {
+package struct PrivateFileStore<Value: Codable & Sendable>: Sendable {
     /// What the file is and what to do about a bad one, for messages.
     package struct Wording: Sendable {
         /// The file as a noun phrase: "the FMP session", "the CryptoPro DSS cache".
