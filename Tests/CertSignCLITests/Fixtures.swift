@@ -24,6 +24,16 @@ struct CLIFixture {
         try OpenSSLPKCS12.export(signer, password: password, to: p12Path, in: directory)
     }
 
+    /// The password of the `.p12` in a file (`--password-file`), and a one-page PDF with object streams
+    /// (written by qpdf) to sign: their paths.
+    func passwordFileAndContract() throws -> (passwordFile: String, contract: String) {
+        let passwordFile = try directory.write("p12.pass", text: password)
+        let source = try directory.write("source.pdf", TestPDF.minimal())
+        let contract = directory.path("contract.pdf")
+        #expect(try ExternalTool.run("qpdf", ["--object-streams=generate", source, contract]).status == 0)
+        return (passwordFile, contract)
+    }
+
     /// Runs certsign with this fixture's store.
     @discardableResult
     func run(

@@ -8,10 +8,7 @@ import Testing
 struct PDFChangeCommandTests {
     @Test func attackExitsOneUnlessAllowed() throws {
         let fixture = try CLIFixture(keyType: .rsa2048)
-        let passwordFile = try fixture.directory.write("p12.pass", text: fixture.password)
-        let source = try fixture.directory.write("source.pdf", TestPDF.minimal())
-        let contract = fixture.directory.path("contract.pdf")
-        #expect(try ExternalTool.run("qpdf", ["--object-streams=generate", source, contract]).status == 0)
+        let (passwordFile, contract) = try fixture.passwordFileAndContract()
         let signed = try fixture.run([
             "sign", contract, "--format", "pades", "--p12", fixture.p12Path, "--password-file", passwordFile,
         ])

@@ -9,10 +9,7 @@ import Testing
 struct PDFCommandTests {
     @Test func signCountersignVerifyPDF() throws {
         let fixture = try CLIFixture(keyType: .rsa2048)
-        let passwordFile = try fixture.directory.write("p12.pass", text: fixture.password)
-        let source = try fixture.directory.write("source.pdf", TestPDF.minimal())
-        let contract = fixture.directory.path("contract.pdf")
-        #expect(try ExternalTool.run("qpdf", ["--object-streams=generate", source, contract]).status == 0)
+        let (passwordFile, contract) = try fixture.passwordFileAndContract()
 
         // Default output: contract-signed.pdf beside the input.
         let signed = try fixture.run([

@@ -66,6 +66,21 @@ struct PKCS11CLITests {
             )
         }
 
+        /// `certsign sign` of a new document with the RSA key through pkcs11-spy (`spyModule`) in front of
+        /// SoftHSM, the PIN from the environment; the result and the spy's log path.
+        func signThroughSpy(pin: String, spyModule: String) throws -> (ExternalTool.Result, String) {
+            let document = try directory.write("doc.txt", text: "doc\n")
+            let log = directory.path("spy.log")
+            let result = try certsign(
+                [
+                    "sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
+                    "--param", "module=\(spyModule)", "--param-env", "pin=TOKEN_PIN",
+                ],
+                environment: ["TOKEN_PIN": pin, "PKCS11SPY": SoftHSMFixture.softHSMModule, "PKCS11SPY_OUTPUT": log]
+            )
+            return (result, log)
+        }
+
         /// `C_Login` calls and their results in a pkcs11-spy log.
         func logins(inSpyLog path: String) throws -> [String] {
             let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
@@ -141,17 +156,7 @@ struct PKCS11CLITests {
             ).output
         }
         #expect(!(try flags()).contains("user PIN count low"))
-        let document = try token.directory.write("doc.txt", text: "doc\n")
-        let log = token.directory.path("spy.log")
-        let result = try token.certsign(
-            [
-                "sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
-                "--param", "module=\(Self.spyModule)", "--param-env", "pin=TOKEN_PIN",
-            ],
-            environment: [
-                "TOKEN_PIN": "wrong-pin-Жz", "PKCS11SPY": SoftHSMFixture.softHSMModule, "PKCS11SPY_OUTPUT": log,
-            ]
-        )
+        let (result, log) = try token.signThroughSpy(pin: "wrong-pin-Жz", spyModule: Self.spyModule)
         #expect(result.status == 1)
         #expect(
             !result.output.contains("wrong-pin-Жz") && !result.errorOutput.contains("wrong-pin-Жz"),
@@ -172,17 +177,7 @@ struct PKCS11CLITests {
         try #require(FileManager.default.fileExists(atPath: Self.spyModule), "OpenSC's pkcs11-spy.so is not installed")
         let token = try OwnToken()
         try SoftHSMFixture.setUserPINLocked(tokenDirectory: token.directory.path("tokens"), serial: token.serial)
-        let document = try token.directory.write("doc.txt", text: "doc\n")
-        let log = token.directory.path("spy.log")
-        let result = try token.certsign(
-            [
-                "sign", document, "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey",
-                "--param", "module=\(Self.spyModule)", "--param-env", "pin=TOKEN_PIN",
-            ],
-            environment: [
-                "TOKEN_PIN": SoftHSMFixture.pin, "PKCS11SPY": SoftHSMFixture.softHSMModule, "PKCS11SPY_OUTPUT": log,
-            ]
-        )
+        let (result, log) = try token.signThroughSpy(pin: SoftHSMFixture.pin, spyModule: Self.spyModule)
         #expect(result.status == 1)
         #expect(result.errorOutput.contains("locked"), "\(result.errorOutput)")
         #expect(try token.logins(inSpyLog: log).isEmpty)

@@ -10,15 +10,7 @@ import Testing
 private func currentThreadName() -> String? { Thread.current.name }
 
 private func fmpClient(_ base: URL, _ transport: CurlTransport) -> FMPClient {
-    FMPClient(
-        configuration: .init(
-            host: base,
-            environment: StandardSeed.environment,
-            project: StandardSeed.project,
-            device: "executor-test"
-        ),
-        transport: transport
-    )
+    seedClient(base, transport, device: "executor-test")
 }
 
 private func request(_ base: URL, fault: String? = nil, timeout: TimeInterval = 10) throws -> HTTPRequest {

@@ -84,16 +84,7 @@ struct CurlTransportTLSTests {
                     configuration: .init(trustedCAFile: caFile, trustedCAFileReplacesSystemStore: replaces)
                 )
                 #expect(try await transport.send(try notFoundRequest(base)).status == 404)
-                let fmp = FMPClient(
-                    configuration: .init(
-                        host: base,
-                        environment: StandardSeed.environment,
-                        project: StandardSeed.project,
-                        device: "tls-test"
-                    ),
-                    transport: transport
-                )
-                _ = try await fmp.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
+                let fmp = try await loggedInSeedClient(base, transport, device: "tls-test")
                 let certificates = try await fmp.certificates(dssPassword: Secret(StandardSeed.dssPassword)).value
                 #expect(certificates.contains { $0.id == StandardSeed.certificateID })
                 let signatureID = try await signSeedSample(fmp).value
@@ -161,16 +152,7 @@ struct CurlTransportTLSTests {
             let identity = try client.storedIdentity()
             let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: identity))
             #expect(try await transport.send(try notFoundRequest(base)).status == 404)
-            let fmp = FMPClient(
-                configuration: .init(
-                    host: base,
-                    environment: StandardSeed.environment,
-                    project: StandardSeed.project,
-                    device: "tls-test"
-                ),
-                transport: transport
-            )
-            _ = try await fmp.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
+            _ = try await loggedInSeedClient(base, transport, device: "tls-test")
             #expect(emulator.receivedRequests.count == 2)
             emulator.clearReceivedRequests()
 
@@ -285,8 +267,7 @@ struct CurlTransportTLSTests {
 
     @Test("a server that accepts the connection but never answers the handshake → .timeout naming the TLS handshake")
     func handshakeTimeout() async throws {
-        let listener = try SilentListener()
-        defer { listener.close() }
+        let listener = try LoopbackListener()
         let error = await expectError(.timeout) {
             try await CurlTransport().send(
                 HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 0.5)
@@ -299,8 +280,7 @@ struct CurlTransportTLSTests {
         "a transfer cancelled in the middle of its TLS handshake → .cancelled; the half-made connection's TLS state is freed with it"
     )
     func cancelledInHandshake() async throws {
-        let listener = try SilentListener()
-        defer { listener.close() }
+        let listener = try LoopbackListener()
         let transport = CurlTransport()
         let request = HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 30)
         let task = Task { try await transport.send(request) }
@@ -366,38 +346,6 @@ struct CurlTransportTLSTests {
                 .send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
         }
     }
-}
-
-/// A TCP socket on 127.0.0.1 that listens but never accepts: the kernel completes the TCP handshake,
-/// nobody answers the TLS ClientHello.
-private final class SilentListener: Sendable {
-    let descriptor: Int32
-    let port: UInt16
-
-    init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(descriptor, 8) == 0 else {
-            _ = Glibc.close(descriptor)
-            throw CertificateProviderError(.network, "cannot listen")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
-    }
-
-    func close() { _ = Glibc.close(descriptor) }
 }
 
 /// `python3 -m http.server` in an `ssl` context, on ephemeral ports the script prints (IPv4, and IPv6

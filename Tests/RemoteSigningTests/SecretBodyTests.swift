@@ -64,16 +64,7 @@ struct SecretBodyTests {
         let base = try emulator.start()
         defer { emulator.stop() }
         let recorder = RecordingTransport(try makeTransport())
-        let fmp = FMPClient(
-            configuration: .init(
-                host: base,
-                environment: StandardSeed.environment,
-                project: StandardSeed.project,
-                device: "secret-body"
-            ),
-            transport: recorder
-        )
-        _ = try await fmp.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
+        let fmp = try await loggedInSeedClient(base, recorder, device: "secret-body")
         _ = try await fmp.certificates(dssPassword: Secret(StandardSeed.dssPassword))
         _ = try await signSeedSample(fmp)
         let cryptoPro = CryptoProDSSClient(configuration: .init(baseURL: base), transport: recorder)
