@@ -15,6 +15,19 @@ import Testing
         "PIN": StandardSeed.certificatePIN,
     ]
 
+    /// `certsign dss login` on the emulator at `url` as the seed's user (password from `FMP_PASSWORD`).
+    static func dssLogin(_ url: URL, store: TemporaryDirectory) throws {
+        let login = try CLI.run(
+            [
+                "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment, "--project",
+                StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
+            ],
+            store: store,
+            environment: env
+        )
+        #expect(login.status == 0, "\(login.errorOutput)")
+    }
+
     static func cryptoPro(
         _ url: String,
         user: String,
@@ -169,17 +182,7 @@ import Testing
         #expect(before.status == 0)
         #expect(before.errorOutput.contains("fmp-dss: not logged in (certsign dss login)"))
 
-        #expect(
-            try CLI.run(
-                [
-                    "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
-                    "--project",
-                    StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
-                ],
-                store: store,
-                environment: Self.env
-            ).status == 0
-        )
+        try Self.dssLogin(url, store: store)
         let signed = try CLI.run(
             [
                 "dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--column",
@@ -212,17 +215,7 @@ import Testing
         let url = try emulator.start()
         defer { emulator.stop() }
         let store = try TemporaryDirectory()
-        #expect(
-            try CLI.run(
-                [
-                    "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
-                    "--project",
-                    StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
-                ],
-                store: store,
-                environment: Self.env
-            ).status == 0
-        )
+        try Self.dssLogin(url, store: store)
         let session = store.path("fmp-session.json")
         #expect(chmod(session, 0o644) == 0)
         let readable = try CLI.run(["dss", "signs"], store: store)

@@ -231,46 +231,16 @@ struct DSSEmulatorTests {
                 403,
                 "wrong_dss_password"
             )
-            expectEnvelope(
-                try await client.json(
-                    .post,
-                    "\(dss)/sign/",
-                    token: leonid,
-                    signBody.replacingOccurrences(of: "Saprun123", with: "x")
-                ),
-                403,
-                "wrong_dss_password"
-            )
-            expectEnvelope(
-                try await client.json(
-                    .post,
-                    "\(dss)/sign/",
-                    token: leonid,
-                    signBody.replacingOccurrences(of: "\"123\"", with: "\"124\"")
-                ),
-                403,
-                "wrong_pin"
-            )
-            expectEnvelope(
-                try await client.json(
-                    .post,
-                    "\(dss)/sign/",
-                    token: leonid,
-                    signBody.replacingOccurrences(of: "12831", with: "12900")
-                ),
-                404,
-                "certificate_not_found"
-            )
-            expectEnvelope(
-                try await client.json(
-                    .post,
-                    "\(dss)/sign/",
-                    token: leonid,
-                    signBody.replacingOccurrences(of: "\"hhive_id\":1", with: "\"hhive_id\":77")
-                ),
-                404,
-                "resource_not_found"
-            )
+            // A sign body with one field spoiled: the status and the envelope's error code.
+            for (field, spoiled, status, code) in [
+                ("Saprun123", "x", 403, "wrong_dss_password"),
+                ("\"123\"", "\"124\"", 403, "wrong_pin"),
+                ("12831", "12900", 404, "certificate_not_found"),
+                ("\"hhive_id\":1", "\"hhive_id\":77", 404, "resource_not_found"),
+            ] {
+                let body = signBody.replacingOccurrences(of: field, with: spoiled)
+                expectEnvelope(try await client.json(.post, "\(dss)/sign/", token: leonid, body), status, code)
+            }
             let mariaSign = signBody.replacingOccurrences(of: "Saprun123", with: "Qwerty456").replacingOccurrences(
                 of: "12831",
                 with: "12900"

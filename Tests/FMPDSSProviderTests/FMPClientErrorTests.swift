@@ -107,43 +107,31 @@ struct FMPClientErrorTests {
     func refusals() async throws {
         try await withEmulator { emulator, url in
             let client = try await loggedInClient(url)
+            // The seed's cell signed with the seed's DSS password, but this resource, certificate and PIN.
+            func sign(resource: String = StandardSeed.resource, certificateID: Int, pin: String?) async throws {
+                _ = try await client.sign(
+                    resource: resource,
+                    table: StandardSeed.table,
+                    column: StandardSeed.column,
+                    hhiveID: 1,
+                    dssPassword: Secret(StandardSeed.dssPassword),
+                    certificateID: certificateID,
+                    certificatePIN: pin.map { Secret($0) }
+                )
+            }
             await expectError(.wrongPassword) { try await client.certificates(dssPassword: Secret("nope")) }
             #expect(await client.lastEnvelope?.errors.first?.code == "wrong_dss_password")
             #expect(await client.lastEnvelope?.http.status == 403)
             await expectError(.wrongPassword) {
-                try await client.sign(
-                    resource: StandardSeed.resource,
-                    table: StandardSeed.table,
-                    column: StandardSeed.column,
-                    hhiveID: 1,
-                    dssPassword: Secret(StandardSeed.dssPassword),
-                    certificateID: 12831,
-                    certificatePIN: Secret("999")
-                )
+                try await sign(certificateID: 12831, pin: "999")
             }
             #expect(await client.lastEnvelope?.errors.first?.code == "wrong_pin")
             let unknown = await expectError(.serverRejected) {
-                try await client.sign(
-                    resource: StandardSeed.resource,
-                    table: StandardSeed.table,
-                    column: StandardSeed.column,
-                    hhiveID: 1,
-                    dssPassword: Secret(StandardSeed.dssPassword),
-                    certificateID: 99999,
-                    certificatePIN: nil
-                )
+                try await sign(certificateID: 99999, pin: nil)
             }
             #expect(unknown?.reason.contains("certificate_not_found") == true)
             await expectError(.serverRejected) {
-                try await client.sign(
-                    resource: "NoSuchResource",
-                    table: StandardSeed.table,
-                    column: StandardSeed.column,
-                    hhiveID: 1,
-                    dssPassword: Secret(StandardSeed.dssPassword),
-                    certificateID: 12832,
-                    certificatePIN: nil
-                )
+                try await sign(resource: "NoSuchResource", certificateID: 12832, pin: nil)
             }
             await expectError(.invalidParameter) {
                 try await client.sign(
