@@ -155,10 +155,9 @@ struct PDFAttackTests {
     func countersignedAttack(_ testCase: Case) async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-attack-countersigned")
         let attacked = try await build(.newRoot, testCase, in: directory)
-        let countersigned = directory.path("countersigned.pdf")
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: attacked),
-            writingTo: URL(fileURLWithPath: countersigned),
+        let countersigned = try await directory.signPDF(
+            attacked,
+            into: "countersigned.pdf",
             identity: pki.ec,
             options: PDFSignatureOptions(fieldName: "Counter")
         )

@@ -128,12 +128,7 @@ struct PDFCSCSigningTests {
                 ])
             )
             let identity = try await provider.initialize(options: [:])
-            let output = directory.path("signed.pdf")
-            try await PDFSigner.sign(
-                pdfAt: URL(fileURLWithPath: input),
-                writingTo: URL(fileURLWithPath: output),
-                identity: identity
-            )
+            let output = try await directory.signPDF(input, into: "signed.pdf", identity: identity)
             let root = emulator.seed.certificateAuthority
             let verdicts = try PDFFixtures.pyhankoValidate(output, root: root, in: directory)
             #expect(verdicts.count == 1 && verdicts.first?.contains("INTACT:TRUSTED") == true, "\(verdicts)")

@@ -14,21 +14,11 @@ struct PDFLaterChangesTests {
     func secondSignature(_ variant: PDFFixtures.Variant) async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-later-sig")
         let input = try PDFFixtures.make(variant, in: directory)
-        let first = directory.path("first.pdf")
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: input),
-            writingTo: URL(fileURLWithPath: first),
-            identity: pki.rsa
-        )
+        let first = try await directory.signPDF(input, into: "first.pdf", identity: pki.rsa)
         // A countersignature by pyHanko's writer, then one by ours.
         let second = directory.path("second.pdf")
         try PDFFixtures.pyhankoSign(first, output: second, identity: pki.ec, field: "PyHankoSig", in: directory)
-        let third = directory.path("third.pdf")
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: second),
-            writingTo: URL(fileURLWithPath: third),
-            identity: pki.ec
-        )
+        let third = try await directory.signPDF(second, into: "third.pdf", identity: pki.ec)
         let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: third), trustAnchors: [pki.root])
         #expect(report.isValid)
         #expect(
@@ -42,12 +32,7 @@ struct PDFLaterChangesTests {
     func formFieldFilled() async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-later-form")
         let form = try PDFFixtures.makeForm(.classic, in: directory)
-        let signed = directory.path("signed.pdf")
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: form),
-            writingTo: URL(fileURLWithPath: signed),
-            identity: pki.rsa
-        )
+        let signed = try await directory.signPDF(form, into: "signed.pdf", identity: pki.rsa)
         let filled = directory.path("filled.pdf")
         try PDFFixtures.fillNameField(signed, output: filled)
         let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: filled), trustAnchors: [pki.root])
@@ -58,12 +43,7 @@ struct PDFLaterChangesTests {
         #expect(report.hasUnsignedChanges)
 
         // Signed again after the fill: the first signature still sees a fill, the fill is now signed.
-        let countersigned = directory.path("countersigned.pdf")
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: filled),
-            writingTo: URL(fileURLWithPath: countersigned),
-            identity: pki.ec
-        )
+        let countersigned = try await directory.signPDF(filled, into: "countersigned.pdf", identity: pki.ec)
         let again = try PDFSignatureVerifier.verify(
             pdfAt: URL(fileURLWithPath: countersigned),
             trustAnchors: [pki.root]
@@ -79,12 +59,7 @@ struct PDFLaterChangesTests {
     func pageContentChanged() async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-later-content")
         let input = try PDFFixtures.make(.objectStreams, in: directory)
-        let signed = directory.path("signed.pdf")
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: input),
-            writingTo: URL(fileURLWithPath: signed),
-            identity: pki.rsa
-        )
+        let signed = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa)
         let changed = directory.path("changed.pdf")
         try PDFFixtures.changePageContent(signed, output: changed)
         let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: changed), trustAnchors: [pki.root])
@@ -103,12 +78,7 @@ struct PDFLaterChangesTests {
     func changeInsideObjectStream(_ separator: String) async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-later-objstm")
         let input = try PDFFixtures.make(.objectStreams, in: directory)
-        let signed = directory.path("signed.pdf")
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: input),
-            writingTo: URL(fileURLWithPath: signed),
-            identity: pki.rsa
-        )
+        let signed = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa)
         let changed = directory.path("changed.pdf")
         try PDFFixtures.rotatePageInObjectStream(signed, output: changed, separator: separator)
         // qpdf reads the update and sees the rotated page (so the file is what a viewer shows).

@@ -105,12 +105,7 @@ struct PDFSignerTests {
         let input = try PDFFixtures.make(.objectStreams, in: directory)
         let pyhanko = directory.path("pyhanko.pdf")
         try PDFFixtures.pyhankoSign(input, output: pyhanko, identity: pki.rsa, field: "PyHankoSig", in: directory)
-        let output = directory.path("both.pdf")
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: pyhanko),
-            writingTo: URL(fileURLWithPath: output),
-            identity: pki.ec
-        )
+        let output = try await directory.signPDF(pyhanko, into: "both.pdf", identity: pki.ec)
         try expectValid(output, signatures: 2, directory: directory)
     }
 
