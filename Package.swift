@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "PKCS12Provider", targets: ["PKCS12Provider"]),
         .library(name: "Signing", targets: ["Signing"]),
         .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
+        // The wire JSON (JSONValue, its parser and writer) the remote providers' envelopes carry.
+        .library(name: "JSON", targets: ["JSON"]),
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
         .library(name: "CSCProvider", targets: ["CSCProvider"]),
