@@ -156,14 +156,19 @@ struct BatchCrashTests {
             log: fixture.log("startup")
         )
         try #require(single.succeeded, "one-document run failed: \(Subprocess.errors(fixture.log("startup")))")
-        let signing = max(0.05, seconds - startup)
+        // The aim follows the machine: a kill that lands before signing began moves the next ones later,
+        // a run that finished before its kill moves them earlier (a loaded machine's speed drifts
+        // between the calibration and the kills). Six runs, and up to six more until one lands mid-batch.
+        var startupEstimate = startup
+        var signingEstimate = max(0.05, seconds - startup)
         var random = SplitMix64(seed: 0x18_2000)
         var killedWithRows = 0
         var killedMidBatch = 0
-        for run in 1...6 {
+        for run in 1...12 where run <= 6 || killedMidBatch == 0 {
             let directory = fixture.work.path("out-\(run)")
             // Spread over the signing part of the run (and a little before and after it).
-            let delay = max(0.01, startup * 0.9 + signing * (0.05 + 1.0 * Double(random.next() % 1000) / 1000))
+            let spread = 0.05 + 1.0 * Double(random.next() % 1000) / 1000
+            let delay = max(0.01, startupEstimate * 0.9 + signingEstimate * spread)
             let log = fixture.log("random-\(run)")
             let (killed, _) = try Subprocess.runKilled(
                 after: delay,
@@ -183,9 +188,12 @@ struct BatchCrashTests {
                 if left.rows > 0 { killedWithRows += 1 }
                 // Signing had begun: files under final names, or the hidden temporary files of a group
                 // whose names are given only after its syncfs.
-                if left.rows + left.orphans + left.hiddenTemporaries > 0 && left.rows < Self.batchSize {
-                    killedMidBatch += 1
-                }
+                let begun = left.rows + left.orphans + left.hiddenTemporaries > 0
+                if begun && left.rows < Self.batchSize { killedMidBatch += 1 }
+                if !begun { startupEstimate *= 1.25 }
+            } else if killed.succeeded {
+                startupEstimate *= 0.8
+                signingEstimate *= 0.8
             }
             // Acknowledged rows come in whole groups.
             #expect(
