@@ -10,7 +10,7 @@ import PKCS11Provider
 /// no), 64 usage error (unknown command or flag, missing argument).
 public enum CertSign {
     /// The tool's version.
-    public static let version = "0.3.0"
+    public static let version = "0.4.0"
 
     /// Exit code for success.
     public static let exitSuccess: Int32 = 0
