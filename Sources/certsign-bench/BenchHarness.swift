@@ -89,6 +89,8 @@ final class BenchHarness: @unchecked Sendable {
     }
 
     /// Runs one suite: its rows and notes are recorded under `name`, with its start, end and load.
+    /// A failing suite ends the run with exit 1, naming the suite and the error, after printing the rows
+    /// measured before it; BENCHMARKS.md is not written.
     func run(suite name: String, _ body: () async throws -> Void) async throws {
         currentSuite = name
         var run = SuiteRun(name: name)
@@ -97,7 +99,13 @@ final class BenchHarness: @unchecked Sendable {
             suiteRuns.append(run)
             currentSuite = ""
         }
-        try await body()
+        do {
+            try await body()
+        } catch {
+            printTable()
+            FileHandle.standardError.write(Data("certsign-bench: the \(name) suite failed: \(error)\n".utf8))
+            exit(1)
+        }
     }
 
     /// Runs a suite whose set-up may be missing on this machine (a token library, a tool): a failure
