@@ -15,7 +15,10 @@ public import JSON
 ///   `.invalidParameter` for a URL the transport refuses (for example `http://` to a non-loopback
 ///   host, see ``RemoteEndpointPolicy``);
 /// - the body sent is ``HTTPRequest/secretBody`` when set, else ``HTTPRequest/body``;
-/// - a request is sent at most once: retrying is the caller's decision (see ``RetryPolicy``).
+/// - a request is sent at most once: retrying is the caller's decision (see ``RetryPolicy``). (A
+///   transport may send it again on a new connection when sending it failed on a kept-alive
+///   connection the server had closed, before any answer: the server cannot have read it whole.
+///   ``CurlTransport`` does.)
 public protocol HTTPTransport: Sendable {
     /// Sends one request and returns the server's response.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse

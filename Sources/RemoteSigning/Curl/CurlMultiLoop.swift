@@ -381,6 +381,10 @@ final class CurlMultiLoop: @unchecked Sendable {
             let code = CCurlShims_msg_result(message)
             guard let transfer = active.removeValue(forKey: handle) else { continue }
             remove(transfer)
+            if transfer.prepareResend(after: code), curl_multi_add_handle(multi, handle) == CURLM_OK {
+                active[handle] = transfer  // curl starts it at its next timeout (at once)
+                continue
+            }
             finish(transfer, transfer.outcome(code))
         }
         refreshTimer()

@@ -39,6 +39,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// ``HTTPRequest/secretBody``.
     private var upload: UnsafeMutableRawBufferPointer?
     private var bodyTooLarge = false
+    /// Whether the request was already sent again on a new connection (see ``prepareResend(after:)``).
+    private var resent = false
 
     /// - Parameters:
     ///   - urlString: `request.url.absoluteString` (the caller has it already).
@@ -288,6 +290,29 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     // MARK: Outcome (the loop's lock held)
+
+    /// Whether the transfer should run once more, on a new connection, after failing with `code`,
+    /// and if so sets it up for that (the caller adds the handle to the multi handle again).
+    ///
+    /// Only when sending failed on a kept-alive connection and nothing of an answer came back: the
+    /// server closed the connection while it sat idle, so it cannot have read the whole request, and
+    /// sending it again is safe whatever the method. curl 7.88 takes such a connection for alive when
+    /// the server said goodbye with a TLS close_notify (libmicrohttpd with GnuTLS does): it peeks one
+    /// byte, the alert, before reusing the connection. Only once per request.
+    func prepareResend(after code: CURLcode) -> Bool {
+        guard code == CURLE_SEND_ERROR, !resent, !isCancellationRequested, body.isEmpty, !bodyTooLarge else {
+            return false
+        }
+        var newConnections = 0
+        var headerBytes = 0
+        _ = CCurlShims_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &newConnections)
+        _ = CCurlShims_easy_getinfo_long(handle, CURLINFO_HEADER_SIZE, &headerBytes)
+        guard newConnections == 0, headerBytes == 0 else { return false }
+        resent = true
+        headers.removeAll()
+        errorBuffer.update(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        return CCurlShims_easy_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1) == CURLE_OK
+    }
 
     /// The response, or the typed error for a curl result.
     func outcome(_ code: CURLcode) -> Result<HTTPResponse, CertificateProviderError> {
