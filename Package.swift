@@ -20,6 +20,8 @@ let package = Package(
         // products
         .library(name: "PKCS12Provider", targets: ["PKCS12Provider"]),
         .library(name: "Signing", targets: ["Signing"]),
+        // The signature journal (SQLite today), on its own so that other backends can follow.
+        .library(name: "SignatureJournal", targets: ["SignatureJournal"]),
         .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
         // The wire JSON (JSONValue, its parser and writer) the remote providers' envelopes carry.
         .library(name: "JSON", targets: ["JSON"]),
@@ -177,11 +179,15 @@ let package = Package(
 
         // MARK: Signing, remote, CLI
         // modules over the core: Signing, RemoteSigning, CertificateIssuing, EmulatorKit, PDFSigning, the CLI
+        // The signature journal: what was signed, when, with which certificate (SQLite).
+        .target(
+            name: "SignatureJournal",
+            dependencies: ["CertificateProviders", "COpenSSL", "CSQLite", "CSQLiteShims"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Signing",
-            dependencies: [
-                "CertificateProviders", "Durability", "COpenSSL", "COpenSSLShims", "CSQLite", "CSQLiteShims",
-            ],
+            dependencies: ["CertificateProviders", "Durability", "SignatureJournal", "COpenSSL", "COpenSSLShims"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -228,7 +234,8 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: [
-                "CertificateProviders", "Durability", "PKCS12Provider", "Signing", "JSON", "RemoteSigning",
+                "CertificateProviders", "Durability", "PKCS12Provider", "Signing", "SignatureJournal", "JSON",
+                "RemoteSigning",
                 "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
                 "COpenSSLShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport",
@@ -250,7 +257,8 @@ let package = Package(
         .executableTarget(
             name: "certsign-bench",
             dependencies: [
-                "CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "CertificateProvidersTesting",
+                "CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "SignatureJournal",
+                "CertificateProvidersTesting",
                 "JSON", "RemoteSigning", "FMPDSSProvider", "EmulatorKit", "CryptoProDSSProvider", "PKCS11Provider",
                 "PDFSigning",
             ],
@@ -296,7 +304,8 @@ let package = Package(
         .testTarget(
             name: "CrashSafetyTests",
             dependencies: [
-                "certsign", "PKCS12Provider", "Signing", "CertificateProviders", "CertificateProvidersTesting",
+                "certsign", "PKCS12Provider", "Signing", "SignatureJournal", "CertificateProviders",
+                "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
         ),
@@ -321,14 +330,15 @@ let package = Package(
         .testTarget(
             name: "SigningTests",
             dependencies: [
-                "Signing", "Durability", "journal-stress", "CertificateProviders", "CertificateProvidersTesting",
+                "Signing", "SignatureJournal", "Durability", "journal-stress", "CertificateProviders",
+                "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
         ),
         // Helper process for SigningTests' multi-process journal tests (built by `swift build --build-tests`).
         .executableTarget(
             name: "journal-stress",
-            dependencies: ["Signing", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: ["Signing", "SignatureJournal", "CertificateProviders", "CertificateProvidersTesting"],
             path: "Tests/JournalStressTool",
             swiftSettings: swiftSettings
         ),
@@ -372,7 +382,8 @@ let package = Package(
         .testTarget(
             name: "PKCS11ProviderTests",
             dependencies: [
-                "PKCS11Provider", "certsign", "pkcs11-fork-check", "Signing", "CertificateProviders",
+                "PKCS11Provider", "certsign", "pkcs11-fork-check", "Signing", "SignatureJournal",
+                "CertificateProviders",
                 "CertificateProvidersTesting",
             ],
             exclude: ["FaultModule"],
@@ -404,7 +415,8 @@ let package = Package(
         .testTarget(
             name: "CSCProviderTests",
             dependencies: [
-                "CSCProvider", "EmulatorKit", "Signing", "JSON", "RemoteSigning", "CertificateProviders",
+                "CSCProvider", "EmulatorKit", "Signing", "SignatureJournal", "JSON", "RemoteSigning",
+                "CertificateProviders",
                 "CertificateProvidersTesting",
                 "certsign",
             ],

@@ -18,9 +18,9 @@ import Glibc
 /// What a record promises (**acknowledged**): a signature is acknowledged once its record is
 /// committed here. The coordinator writes a signature file completely (temporary file, `fsync`,
 /// rename) and syncs its directory before it commits the record, so every record that survives a
-/// crash names a complete `.p7s`. Batch signing (``SigningCoordinator/signEach(_:outputs:provider:parameters:options:progress:)``)
+/// crash names a complete `.p7s`. Batch signing (`SigningCoordinator.signEach` in `Signing`)
 /// syncs each output directory once and commits once per group of at most
-/// ``SigningCoordinator/batchGroupSize`` records, through one prepared INSERT statement: a killed
+/// `SigningCoordinator.batchGroupSize` records, through one prepared INSERT statement: a killed
 /// batch keeps every group committed before the kill, and may leave complete `.p7s` files of the
 /// group in progress without a record (never a record without its file, never a torn `.p7s`).
 public actor SignatureJournal {

@@ -3,6 +3,7 @@ import CertificateProviders
 internal import Durability
 import Foundation
 import Glibc
+import SignatureJournal
 
 /// The local-key pipeline of ``SigningCoordinator/signEach(_:outputs:provider:parameters:options:progress:)``:
 /// read → hash → sign → write for one group of documents, on as many workers as the machine has
@@ -336,7 +337,7 @@ enum BatchSigningPipeline {
         return (result, temporary)
     }
 
-    /// A new record ID (``SignatureRecord/newID()``).
+    /// A new record ID (`SignatureRecord.newID()`).
     static func recordID() -> String { SignatureRecord.newID() }
 
     /// A worker's read buffer, allocated once and reused for every document (no allocation, and

@@ -1,5 +1,6 @@
 public import CertificateProviders
 public import Foundation
+public import SignatureJournal
 
 /// One signature in the merged list: from the local journal or from a provider's server history.
 public struct SignatureEntry: Sendable, Identifiable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import CertificateProviders
 internal import Durability
 import Foundation
+import SignatureJournal
 
 /// The journal and history part of ``SigningCoordinator``: committing made signatures (durably,
 /// once per group), listing the journal with the providers' server histories, and removal.

@@ -1,6 +1,7 @@
 import CertificateProviders
 internal import Durability
 import Foundation
+import SignatureJournal
 
 /// Making one signature (or one batch key operation's signatures) and its output file, by the
 /// identity's ``SigningStrategy``; the journal is not touched here.

@@ -1,6 +1,7 @@
 public import CertificateProviders
 internal import Durability
 public import Foundation
+public import SignatureJournal
 
 /// Turns any registered provider into standard signatures, keeps a journal of them, lists and
 /// removes them (locally and on servers that keep a history) and verifies signatures.
@@ -272,7 +273,7 @@ public actor SigningCoordinator {
     /// before it writes, a batch removes every `.NAME.tmp-…` file for its own outputs, whatever its
     /// age (two writers of one output at once are a conflict anyway: the later rename would win).
     /// As for single signatures, the journal runs WAL with `synchronous=NORMAL`: a killed process
-    /// loses no commit, a power loss may lose the last commits (see ``SignatureJournal``).
+    /// loses no commit, a power loss may lose the last commits (see `SignatureJournal`).
     ///
     /// Keys that are not local (remote, PKCS#11, `DocumentSigning` servers) sign one document after
     /// the other through ``sign(document:provider:parameters:options:output:progress:)``'s path,

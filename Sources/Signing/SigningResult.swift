@@ -1,5 +1,6 @@
 public import CertificateProviders
 public import Foundation
+public import SignatureJournal
 
 /// What ``SigningCoordinator/sign(document:provider:parameters:options:output:progress:)`` made.
 public struct SigningResult: Sendable {

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
+import SignatureJournal
 import Signing
 
 /// `certsign-bench --profile cms-rsa|cms-p256 [--count N] [--batch N]`: signs

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
+import SignatureJournal
 import Signing
 
 /// The Signing module's figures:

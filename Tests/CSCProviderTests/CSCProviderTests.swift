@@ -5,6 +5,7 @@ import EmulatorKit
 import Foundation
 import JSON
 import RemoteSigning
+import SignatureJournal
 import Signing
 import TestSupport
 import Testing

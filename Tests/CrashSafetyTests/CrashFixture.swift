@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
+import SignatureJournal
 import Signing
 import TestSupport
 import Testing

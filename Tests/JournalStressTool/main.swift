@@ -7,6 +7,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import SignatureJournal
 import Signing
 
 func fail(_ message: String) -> Never {

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS11Provider
+import SignatureJournal
 import Signing
 import Testing
 

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 internal import Durability
 import Foundation
+import SignatureJournal
 import Synchronization
 import Testing
 

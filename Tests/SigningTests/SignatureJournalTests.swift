@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import Testing
 
+@testable import SignatureJournal
 @testable import Signing
 
 @Suite("SignatureJournal: SQLite, WAL, schema versions, foreign files, several processes")

@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import SignatureJournal
 import Signing
 import Synchronization
 import TestSupport

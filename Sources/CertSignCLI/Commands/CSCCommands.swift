@@ -2,6 +2,7 @@ import CSCProvider
 import CertificateProviders
 import Foundation
 import PKCS12Provider
+import SignatureJournal
 import Signing
 
 /// `certsign csc …`: a Cloud Signature Consortium API v2 service. Signing goes through

@@ -3,6 +3,7 @@ import CertificateProviders
 internal import Durability
 import Foundation
 import PKCS12Provider
+import SignatureJournal
 import Signing
 
 /// `certsign demo`: the HHFWDss sample's walk-through against the DSS emulator (the `certsign-emulator`

@@ -1,6 +1,7 @@
 import CertificateProviders
 import Foundation
 import PKCS12Provider
+import SignatureJournal
 import Signing
 
 #if canImport(Glibc)

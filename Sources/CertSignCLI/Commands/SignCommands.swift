@@ -3,6 +3,7 @@ internal import Durability
 import FMPDSSProvider
 import Foundation
 import PKCS12Provider
+import SignatureJournal
 import Signing
 
 #if canImport(Glibc)

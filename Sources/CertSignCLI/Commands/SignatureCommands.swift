@@ -1,6 +1,7 @@
 import CertificateProviders
 import FMPDSSProvider
 import Foundation
+import SignatureJournal
 import Signing
 
 /// `certsign signatures list | remove`, and the journal the signing commands share.

@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+import SignatureJournal
 import Signing
 
 // The documents `--json` prints. Field names are the `CodingKeys` of these types, and the table in

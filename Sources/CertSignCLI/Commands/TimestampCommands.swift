@@ -2,6 +2,7 @@ import CertificateProviders
 internal import Durability
 import Foundation
 import RemoteSigning
+import SignatureJournal
 import Signing
 
 /// `certsign timestamp` (CAdES-BES/CMS → CAdES-T in place) and the TSA, revocation and fetcher
