@@ -116,7 +116,7 @@ public enum PDFSigner {
         identity: SigningIdentity,
         options: PDFSignatureOptions = PDFSignatureOptions()
     ) async throws -> PDFSigningResult {
-        try await sign(input, output, identity: identity, options: options) { digest, _ in
+        try await sign(input, output, reservation: reservation(identity, options), options: options) { digest, _ in
             try await SignedDataSigner.sign(
                 .pades(digest: digest, digestAlgorithm: options.digestAlgorithm),
                 identity: identity
@@ -159,7 +159,9 @@ public enum PDFSigner {
             isDetached: true,
             digestAlgorithm: options.digestAlgorithm
         )
-        return try await sign(input, output, identity: identity, options: options) { digest, coveredFile in
+        return try await sign(input, output, reservation: reservation(identity, options), options: options) {
+            digest,
+            coveredFile in
             var digestRequest = request
             digestRequest.payload = .digest(digest, options.digestAlgorithm)
             let cms = try await server.signDocument(digestRequest)
@@ -174,12 +176,20 @@ public enum PDFSigner {
         }
     }
 
-    /// The shared path: `makeCMS` gets the ByteRange digest and where the signed bytes are.
-    private static func sign(
+    /// The first reservation for `identity`'s signature with `options` (their own, or estimated).
+    private static func reservation(_ identity: SigningIdentity, _ options: PDFSignatureOptions) -> Int {
+        options.reservedSize
+            ?? contentsReservation(for: identity) + (options.timestampAuthority.map(timestampReservation(for:)) ?? 0)
+    }
+
+    /// The shared path: `makeCMS` gets the ByteRange digest and where the signed bytes are, and
+    /// returns what goes in `/Contents` (a CMS signature, or a timestamp token for `.documentTimestamp`).
+    static func sign(
         _ input: URL,
         _ output: URL,
-        identity: SigningIdentity,
+        reservation: Int,
         options: PDFSignatureOptions,
+        kind: PDFSignatureKind = .signature,
         makeCMS: ([UInt8], CoveredBytes) async throws -> [UInt8]
     ) async throws -> PDFSigningResult {
         let inPlace = input.standardizedFileURL.path == output.standardizedFileURL.path
@@ -189,9 +199,7 @@ public enum PDFSigner {
         var keep = false
         defer { if !keep { unlink(temporary) } }
 
-        var reserved =
-            options.reservedSize
-            ?? contentsReservation(for: identity) + (options.timestampAuthority.map(timestampReservation(for:)) ?? 0)
+        var reserved = reservation
         var result: PDFSigningResult?
         do {
             // A signature (with its timestamp token) larger than its reservation makes the
@@ -199,7 +207,7 @@ public enum PDFSigner {
             // it): at most three rounds.
             var copied = false
             for _ in 0..<3 where result == nil {
-                let plan = try SigningPlan.make(input: input.path, reservedSize: reserved, options: options)
+                let plan = try SigningPlan.make(input: input.path, reservedSize: reserved, options: options, kind: kind)
                 let target = try PDFFile(path: temporary, writable: true)
                 if !copied {
                     try copyOriginal(input, to: target, expectedSize: plan.originalSize)

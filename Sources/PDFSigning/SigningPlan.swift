@@ -17,7 +17,12 @@ struct SigningPlan: Sendable {
     static let signaturePlaceholder = "/CertSignPlaceholderSignature"
     static let fieldPlaceholder = "/CertSignPlaceholderField"
 
-    static func make(input: String, reservedSize reserved: Int, options: PDFSignatureOptions) throws -> SigningPlan {
+    static func make(
+        input: String,
+        reservedSize reserved: Int,
+        options: PDFSignatureOptions,
+        kind: PDFSignatureKind = .signature
+    ) throws -> SigningPlan {
         let file = try PDFFile(path: input)
         let document = try QPDFDocument(path: input)
         let last = try file.lastCrossReference()
@@ -34,7 +39,10 @@ struct SigningPlan: Sendable {
         try objects.addField(field)
 
         // The signature dictionary, with room for the ByteRange numbers and the CMS.
-        let head = signatureDictionaryHead(options)
+        let head =
+            kind == .documentTimestamp
+            ? "<< /Type /DocTimeStamp /Filter /Adobe.PPKLite /SubFilter /ETSI.RFC3161 /ByteRange ["
+            : signatureDictionaryHead(options)
         let placeholderRange = "0 0 0 0" + String(repeating: " ", count: byteRangeWidth - 7)
         let signatureBody =
             Array((head + placeholderRange + "] /Contents ").utf8) + [0x3C]

@@ -49,4 +49,46 @@ struct PDFDocumentTimestampCommandTests {
         #expect(untrusted.status == 1, "\(untrusted.output)")
         #expect(untrusted.output.contains("INVALID: the document timestamp is not valid"), "\(untrusted.output)")
     }
+
+    @Test(
+        "certsign timestamp FILE.pdf adds our DocTimeStamp in place; verify says VALID; a failing TSA changes nothing"
+    )
+    func timestampCommandOnAPDF() throws {
+        let fixture = try CLIFixture(keyType: .p256)
+        let emulator = try DSSEmulator(configuration: .init(requestLogLimit: 0))
+        _ = try emulator.start()
+        defer { emulator.stop() }
+        let tsaURL = try #require(emulator.timestampURL)
+        let tsaCA = try fixture.directory.write("tsa-ca.pem", text: emulator.timestampAuthorityCA.pemRepresentation)
+        let contract = try fixture.directory.write("contract.pdf", TestPDF.minimal())
+        let signed = try fixture.run(
+            ["sign", contract, "--format", "pades", "--p12", fixture.p12Path, "--password-env", "P12PASS"],
+            environment: ["P12PASS": fixture.password]
+        )
+        #expect(signed.status == 0, "\(signed.errorOutput)")
+        let pdf = fixture.directory.path("contract-signed.pdf")
+        let before = try Data(contentsOf: URL(fileURLWithPath: pdf))
+
+        // A TSA that is not there (port 1: nothing listens): exit 1, the file untouched.
+        let failed = try fixture.run(["timestamp", pdf, "--tsa", "http://127.0.0.1:1/tsa"])
+        #expect(failed.status == 1, "\(failed.output) \(failed.errorOutput)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pdf)) == before)
+
+        let stamped = try fixture.run(["--json", "timestamp", pdf, "--tsa", tsaURL.absoluteString, "--tsa-ca", tsaCA])
+        #expect(stamped.status == 0, "\(stamped.output) \(stamped.errorOutput)")
+        let results = try #require(try CLI.json(stamped)["results"] as? [[String: Any]])
+        #expect(results.first?["status"] as? String == "timestamped")
+        #expect(results.first?["field"] as? String == "Signature2")
+        let after = try Data(contentsOf: URL(fileURLWithPath: pdf))
+        #expect(after.count > before.count && after.prefix(before.count) == before, "an incremental update")
+        let qpdf = try ExternalTool.run("qpdf", ["--check", pdf])
+        #expect(qpdf.status == 0, "\(qpdf.output)")
+
+        let verified = try fixture.run(["--json", "verify", pdf, "--ca", fixture.rootPath, "--tsa-ca", tsaCA])
+        #expect(verified.status == 0, "\(verified.output) \(verified.errorOutput)")
+        let signatures = try #require(try CLI.json(verified)["signatures"] as? [[String: Any]])
+        let kinds = signatures.compactMap { ($0["pdf"] as? [String: Any])?["kind"] as? String }
+        #expect(kinds == ["signature", "documentTimestamp"])
+        #expect(signatures.allSatisfy { $0["valid"] as? Bool == true }, "\(signatures)")
+    }
 }

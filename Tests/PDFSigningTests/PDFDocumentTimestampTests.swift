@@ -7,19 +7,25 @@ import Signing
 import TestSupport
 import Testing
 
-/// PAdES document timestamps (`/Type /DocTimeStamp`) that pyHanko adds to a PDF certsign signed,
+/// PAdES document timestamps (`/Type /DocTimeStamp`) that pyHanko or certsign adds to a PDF certsign signed,
 /// with the emulator's TSA; pyHanko's `validate_pdf_timestamp` is asserted beside our verdict.
-@Suite("PDF document timestamps: pyHanko's DocTimeStamp on a certsign-signed PDF, judged beside pyHanko")
+@Suite("PDF document timestamps: pyHanko's and ours on a certsign-signed PDF, judged beside pyHanko")
 struct PDFDocumentTimestampTests {
     let pki: PDFPKI
     init() throws { pki = try PDFPKI() }
 
-    /// Signs a PDF of `variant` with certsign, then has pyHanko add a document timestamp (field
+    /// Who adds the document timestamp.
+    enum Stamper: String, CaseIterable, Sendable {
+        case pyHanko, certsign
+    }
+
+    /// Signs a PDF of `variant` with certsign, then has `stamper` add a document timestamp (field
     /// `DocTS`) from the emulator's TSA; returns the timestamped file.
     func timestamped(
         _ variant: PDFFixtures.Variant,
         emulator: DSSEmulator,
-        in directory: TemporaryDirectory
+        in directory: TemporaryDirectory,
+        stamper: Stamper = .pyHanko
     ) async throws -> String {
         let input = try PDFFixtures.make(variant, in: directory)
         let signed = directory.path("signed.pdf")
@@ -29,6 +35,17 @@ struct PDFDocumentTimestampTests {
             identity: pki.rsa
         )
         let output = directory.path("timestamped.pdf")
+        if stamper == .certsign {
+            let result = try await PDFSigner.addDocumentTimestamp(
+                toPDFAt: URL(fileURLWithPath: signed),
+                writingTo: URL(fileURLWithPath: output),
+                authority: try emulatorTSA(emulator),
+                fieldName: "DocTS"
+            )
+            #expect(result.fieldName == "DocTS")
+            #expect(result.timestamp != nil)
+            return output
+        }
         try PyHankoTimestamper.addDocumentTimestamp(
             signed,
             output: output,
@@ -85,14 +102,15 @@ struct PDFDocumentTimestampTests {
     }
 
     @Test(
-        "A pyHanko DocTimeStamp is VALID with its time, as pyHanko's validate_pdf_timestamp says",
-        arguments: [PDFFixtures.Variant.classic, .objectStreams]
+        "A DocTimeStamp (pyHanko's or ours) is VALID with its time, as pyHanko's validate_pdf_timestamp says",
+        arguments: [PDFFixtures.Variant.classic, .objectStreams],
+        Stamper.allCases
     )
-    func validDocumentTimestamp(_ variant: PDFFixtures.Variant) async throws {
+    func validDocumentTimestamp(_ variant: PDFFixtures.Variant, stamper: Stamper) async throws {
         try await withEmulator(.init(requestLogLimit: 0)) { emulator, _ in
             let directory = try TemporaryDirectory(prefix: "pdf-docts")
             let before = Date().addingTimeInterval(-1)
-            let path = try await timestamped(variant, emulator: emulator, in: directory)
+            let path = try await timestamped(variant, emulator: emulator, in: directory, stamper: stamper)
             let after = Date().addingTimeInterval(1)
 
             let report = try ours(path, emulator: emulator)
@@ -125,21 +143,28 @@ struct PDFDocumentTimestampTests {
         }
     }
 
-    @Test("A changed covered byte (wrong imprint) and a tampered token are INVALID, in pyHanko too")
-    func invalidDocumentTimestamp() async throws {
+    @Test(
+        "A changed covered byte (wrong imprint) and a tampered token are INVALID, in pyHanko too",
+        arguments: Stamper.allCases
+    )
+    func invalidDocumentTimestamp(stamper: Stamper) async throws {
         try await withEmulator(.init(requestLogLimit: 0)) { emulator, _ in
             let directory = try TemporaryDirectory(prefix: "pdf-docts-bad")
-            let path = try await timestamped(.classic, emulator: emulator, in: directory)
+            let path = try await timestamped(.classic, emulator: emulator, in: directory, stamper: stamper)
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
             let report = try ours(path, emulator: emulator)
             let signedEnd = try #require(report.signatures.first?.byteRange).suffix(2).reduce(0, +)
 
             // 1. A byte the timestamp covers, in its own revision: the field name DocTS -> DocTX.
             let tail = Array(bytes[Int(signedEnd)...])
-            let name = Array("(DocTS)".utf8)
-            let at = try #require(tail.firstRange(of: name)).lowerBound + Int(signedEnd)
+            // pyHanko writes the name as a literal string, certsign in hex: DocTS -> DocTX either way.
             var renamed = bytes
-            renamed[at + 5] = UInt8(ascii: "X")
+            if let literal = tail.firstRange(of: Array("(DocTS)".utf8)) {
+                renamed[literal.lowerBound + Int(signedEnd) + 5] = UInt8(ascii: "X")
+            } else {
+                let hex = try #require(tail.firstRange(of: Array("<446F635453>".utf8)))
+                renamed[hex.lowerBound + Int(signedEnd) + 10] = UInt8(ascii: "8")
+            }
             let renamedPath = try directory.write("renamed.pdf", renamed)
 
             // 2. The token's imprint itself (hex in /Contents): one digit changed.

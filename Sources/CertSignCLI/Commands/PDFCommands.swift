@@ -81,6 +81,17 @@ extension Commands {
     /// Whether the file starts like a PDF.
     static func isPDF(_ bytes: [UInt8]) -> Bool { bytes.starts(with: Array("%PDF-".utf8)) }
 
+    /// Whether the readable file at `path` starts like a PDF (only its first bytes are read).
+    /// - Throws: as ``CommandContext/checkReadableFile(_:what:)``.
+    static func isPDFFile(_ path: String, context: CommandContext, what: String) throws -> Bool {
+        _ = try context.checkReadableFile(path, what: what)
+        let head = FileHandle(forReadingAtPath: path).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 5)
+        }
+        return head.map { isPDF(Array($0)) } ?? false
+    }
+
     /// Verifies every signature of a PDF: valid only when there is at least one and all are valid:
     /// the CMS, the ByteRange, and (unless `allowChanges`) every later change allowed by the
     /// signature's modification policy. With `fetcher` (`--check-revocation`), revocation is asked

@@ -1,6 +1,7 @@
 import CertificateProviders
 internal import Durability
 import Foundation
+import PDFSigning
 import RemoteSigning
 import SignatureJournal
 import Signing
@@ -19,7 +20,14 @@ extension Commands {
         var tsaCA: [String] = []
 
         static var arguments: [ArgumentBinding<Self>] {
-            [.many(\.signatures, "SIGNATURE", "a signature file (.p7s, CMS or CAdES-BES)", type: .file)]
+            [
+                .many(
+                    \.signatures,
+                    "SIGNATURE",
+                    "a signature file (.p7s, CMS or CAdES-BES), or a PDF (gets a document timestamp)",
+                    type: .file
+                )
+            ]
         }
 
         static var options: [OptionBinding<Self>] {
@@ -46,14 +54,19 @@ extension Commands {
 
     static let timestamp = CommandDescriptor(
         words: ["timestamp"],
-        summary: "add RFC 3161 signature timestamps to signatures in place (CAdES-T)",
+        summary: "add RFC 3161 timestamps in place: CAdES-T signatures, PDF document timestamps",
         discussion: """
             Every signer of each SIGNATURE gets a timestamp over its signature value
             (id-aa-signatureTimeStampToken); signers that have one already are left as they are. Each file is
-            replaced atomically, and its journal row, if any, says cades-t. A failing file is reported, the others
-            are still done, and the exit code is then 1.
+            replaced atomically, and its journal row, if any, says cades-t. A PDF gets a PAdES document timestamp
+            instead (/Type /DocTimeStamp, ETSI.RFC3161) over the whole file, in a new revision, so its
+            signatures stay valid. A failing file is reported, the others are still done, and the exit code is
+            then 1.
             """,
-        examples: ["certsign timestamp invoice.pdf.p7s --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem"]
+        examples: [
+            "certsign timestamp invoice.pdf.p7s --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem",
+            "certsign timestamp contract-signed.pdf --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem",
+        ]
     ) { (options: TimestampOptions, context) in
         guard let client = try context.timestampClient(options.tsa, anchors: options.tsaCA)
         else {
@@ -64,13 +77,19 @@ extension Commands {
         var failures = 0
         for path in options.signatures {
             do {
-                let upgrade = try await upgradeSignatureFile(path, client: client, journal: journal, context: context)
+                let upgrade =
+                    try isPDFFile(path, context: context, what: "signature")
+                    ? try await timestampPDF(path, client: client)
+                    : try await upgradeSignatureFile(path, client: client, journal: journal, context: context)
                 results.append(upgrade.document)
                 if !context.json {
                     context.console.out(
                         upgrade.added == 0
                             ? "\(path): every signer already has a timestamp"
-                            : "timestamped \(path): \(upgrade.added) signer(s), \(upgrade.times)"
+                            : upgrade.document.field.map {
+                                "timestamped \(path): document timestamp in field '\($0)', \(upgrade.times)"
+                            }
+                                ?? "timestamped \(path): \(upgrade.added) signer(s), \(upgrade.times)"
                     )
                 }
             } catch let error as CertificateProviderError {
@@ -105,6 +124,23 @@ extension Commands {
         var added: Int
         var times: String
         var document: TimestampResultDocument
+    }
+
+    /// Adds a document timestamp to the PDF at `path`, in place (atomically).
+    static func timestampPDF(_ path: String, client: TimestampAuthorityClient) async throws -> TimestampUpgrade {
+        let url = URL(fileURLWithPath: path)
+        let result = try await PDFSigner.addDocumentTimestamp(toPDFAt: url, writingTo: url, authority: client)
+        let tokens = result.timestamp.map { [$0] } ?? []
+        return TimestampUpgrade(
+            added: tokens.count,
+            times: tokens.map { "\(Format.localDate($0.time)) by \($0.authority)" }.joined(separator: "; "),
+            document: TimestampResultDocument(
+                signature: Format.path(path),
+                status: "timestamped",
+                timestamps: tokens.map { AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority) },
+                field: result.fieldName
+            )
+        )
     }
 
     /// Timestamps every signer of the signature file at `path` that has no timestamp yet, replaces

@@ -12,10 +12,12 @@ struct TimestampResultDocument: Encodable {
     var signers: Int?
     var timestamps: [AddedTimestampDocument]?
     var journalRowsUpdated: Int?
+    /// The PDF field that holds a document timestamp.
+    var field: String?
     var error: String?
     var code: String?
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case signature, status, signers, timestamps, journalRowsUpdated, error, code
+        case signature, status, signers, timestamps, journalRowsUpdated, field, error, code
     }
 }
 

@@ -288,12 +288,7 @@ extension Commands {
     static func verifyFile(_ path: String, _ run: VerifyRun) async throws -> VerifiedFile {
         let context = run.context
         // A PDF is read by its verifier: only its first bytes are read here to tell which it is.
-        _ = try context.checkReadableFile(path, what: "signature")
-        let head = FileHandle(forReadingAtPath: path).flatMap { handle in
-            defer { try? handle.close() }
-            return try? handle.read(upToCount: 5)
-        }
-        if let head, isPDF(Array(head)) {
+        if try isPDFFile(path, context: context, what: "signature") {
             return try await pdfVerification(
                 path,
                 trust: run.trust,

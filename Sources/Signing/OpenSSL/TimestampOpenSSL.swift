@@ -18,8 +18,14 @@ package enum TimestampOpenSSL {
     /// nonce, certReq true, and `policy` when given.
     package static func makeRequest(imprintOf data: [UInt8], digest: DigestAlgorithm, policy: String?) throws -> Request
     {
+        try makeRequest(imprint: digest.hash(data), digest: digest, policy: policy)
+    }
+
+    /// A request for a timestamp of a digest made elsewhere (`imprint`, made with `digest`).
+    package static func makeRequest(imprint: [UInt8], digest: DigestAlgorithm, policy: String?) throws -> Request {
+        try digest.checkLength(of: imprint)
         OpenSSLErrorQueue.clear()
-        var imprint = digest.hash(data)
+        var imprint = imprint
         var nonce = [UInt8](repeating: 0, count: 8)
         guard RAND_bytes(&nonce, 8) == 1 else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not make a timestamp nonce")

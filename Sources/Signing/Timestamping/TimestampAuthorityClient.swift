@@ -81,8 +81,19 @@ public struct TimestampAuthorityClient: Sendable {
     ///   when the answer is not a TimeStampResp, too large, or the connection failed; `.timeout`;
     ///   `.cancelled`.
     public func timestamp(_ data: [UInt8]) async throws -> TimestampToken {
+        try await timestamp(digest: configuration.digestAlgorithm.hash(data))
+    }
+
+    /// Asks the TSA for a timestamp of a digest made elsewhere with the configuration's
+    /// ``Configuration/digestAlgorithm`` (a PDF's ByteRange digest for a document timestamp), and
+    /// checks the answer.
+    ///
+    /// - Parameter digest: the imprint to send.
+    /// - Returns: the checked token.
+    /// - Throws: `.invalidParameter` for a digest of the wrong length; as ``timestamp(_:)``.
+    public func timestamp(digest: [UInt8]) async throws -> TimestampToken {
         let request = try TimestampOpenSSL.makeRequest(
-            imprintOf: data,
+            imprint: digest,
             digest: configuration.digestAlgorithm,
             policy: configuration.policy
         )
