@@ -180,7 +180,8 @@ public struct VaultTransitClient: Sendable {
         return request
     }
 
-    private func unknownKey(_ operation: String, _ status: Int, key: String, server: String) -> CertificateProviderError {
+    private func unknownKey(_ operation: String, _ status: Int, key: String, server: String) -> CertificateProviderError
+    {
         .invalidParameter(
             "Vault \(operation): there is no transit key '\(key)' at mount '\(configuration.mount)' on \(server) "
                 + "(HTTP \(status)); check parameter 'key'"

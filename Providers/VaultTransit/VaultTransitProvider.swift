@@ -104,7 +104,10 @@ public final class VaultTransitProvider: CertificateProvider, CertificateRequest
     }
 
     /// Reads the key and its version and, with a certificate, checks that it certifies that version.
-    private func transitKey(_ parameters: ProviderParameters, certificate: Certificate?) async throws
+    private func transitKey(
+        _ parameters: ProviderParameters,
+        certificate: Certificate?
+    ) async throws
         -> VaultTransitSigningKey
     {
         let name = try parameters.string(ParameterKey.key) ?? ""
@@ -113,7 +116,7 @@ public final class VaultTransitProvider: CertificateProvider, CertificateRequest
         let info = try await client.key(name)
         guard info.supportsSigning else {
             throw CertificateProviderError.unsupportedOperation(
-                "Vault transit key '\(name)' is a \(info.type) key, which cannot sign; use a signing key (bao write "
+                "Vault transit key '\(name)' is of type \(info.type), which cannot sign; use a signing key (bao write "
                     + "-f \(client.configuration.mount)/keys/NAME type=ecdsa-p256)"
             )
         }
@@ -146,7 +149,9 @@ public final class VaultTransitProvider: CertificateProvider, CertificateRequest
             algorithm: publicKey.algorithm,
             keySize: publicKey.keySize,
             certificate: certificate,
-            rsaScheme: SignatureScheme(try parameters.string(ParameterKey.scheme) ?? SignatureScheme.rsaPKCS1v15.rawValue),
+            rsaScheme: SignatureScheme(
+                try parameters.string(ParameterKey.scheme) ?? SignatureScheme.rsaPKCS1v15.rawValue
+            ),
             client: client
         )
     }
@@ -171,7 +176,11 @@ public final class VaultTransitProvider: CertificateProvider, CertificateRequest
     }
 
     private func makeClient(_ parameters: ProviderParameters) throws -> VaultTransitClient {
-        let (url, policy) = try base.endpoint([ParameterKey.url], in: parameters, missing: "parameter 'url' is required")
+        let (url, policy) = try base.endpoint(
+            [ParameterKey.url],
+            in: parameters,
+            missing: "parameter 'url' is required"
+        )
         let configuration = VaultTransitClient.Configuration(
             baseURL: url,
             mount: try parameters.string(ParameterKey.mount).flatMap { $0.isEmpty ? nil : $0 } ?? "transit",

@@ -99,7 +99,10 @@ private final class RequestHandle {
         var context = X509V3_CTX()
         X509V3_set_ctx(&context, nil, nil, pointer, nil, 0)
         guard let ext = X509V3_EXT_conf_nid(nil, &context, NID_subject_alt_name, names.joined(separator: ",")) else {
-            throw Self.failure(.invalidParameter, "the subject alternative names \(names.joined(separator: ", ")) are refused")
+            throw Self.failure(
+                .invalidParameter,
+                "the subject alternative names \(names.joined(separator: ", ")) are refused"
+            )
         }
         defer { X509_EXTENSION_free(ext) }
         var extensions: [OpaquePointer?] = [ext]
@@ -122,8 +125,12 @@ private final class RequestHandle {
     func finish(signature: [UInt8], digestAlgorithm: DigestAlgorithm) throws -> [UInt8] {
         OpenSSLErrorQueue.clear()
         var signatureNID: Int32 = NID_undef
-        guard OBJ_find_sigid_by_algs(&signatureNID, EVP_MD_get_type(try digestAlgorithm.evpMD()),
-            EVP_PKEY_get_base_id(publicKey)) == 1, let algorithm = X509_ALGOR_new()
+        guard
+            OBJ_find_sigid_by_algs(
+                &signatureNID,
+                EVP_MD_get_type(try digestAlgorithm.evpMD()),
+                EVP_PKEY_get_base_id(publicKey)
+            ) == 1, let algorithm = X509_ALGOR_new()
         else { throw Self.failure(.unsupportedAlgorithm, "no signature algorithm for this key and \(digestAlgorithm)") }
         defer { X509_ALGOR_free(algorithm) }
         let parameterType = EVP_PKEY_get_base_id(publicKey) == EVP_PKEY_RSA ? V_ASN1_NULL : V_ASN1_UNDEF

@@ -17,7 +17,10 @@ package enum ExternalKeyMatch {
         keyName: String
     ) throws {
         let key = try ExternalPublicKey(derEncoded: keySubjectPublicKeyInfo, what: keyName)
-        let certified = try ExternalPublicKey(derEncoded: certificate.publicKeyDERRepresentation, what: "the certificate")
+        let certified = try ExternalPublicKey(
+            derEncoded: certificate.publicKeyDERRepresentation,
+            what: "the certificate"
+        )
         guard key.derRepresentation != certified.derRepresentation else { return }
         throw CertificateProviderError(
             .keyCertificateMismatch,

@@ -36,7 +36,8 @@ struct CSRCommandTests {
         let out = work.path("renew.csr")
         let result = try CLI.run(
             [
-                "--json", "csr", "--provider", "pkcs12", "--param", "file=\(p12)", "--param-env", "password=P12_PASSWORD",
+                "--json", "csr", "--provider", "pkcs12", "--param", "file=\(p12)", "--param-env",
+                "password=P12_PASSWORD",
                 "--subject", "CN=Иван Петров,O=ООО Ромашка,C=RU", "--san", "DNS:signer.example.ru", "--digest",
                 "sha384", "--out", out,
             ],
@@ -55,7 +56,10 @@ struct CSRCommandTests {
         let inFile = try ExternalTool.run("openssl", ["x509", "-in", work.path("cert.pem"), "-noout", "-pubkey"]).output
         #expect(!inRequest.isEmpty && inRequest == inFile)
         let subject = try ExternalTool.run("openssl", ["req", "-in", out, "-noout", "-subject", "-nameopt", "utf8"])
-        #expect(subject.output.contains("CN=Иван Петров") && subject.output.contains("O=ООО Ромашка"), "\(subject.output)")
+        #expect(
+            subject.output.contains("CN=Иван Петров") && subject.output.contains("O=ООО Ромашка"),
+            "\(subject.output)"
+        )
         // Without --out the PEM goes to standard output.
         let printed = try CLI.run(
             [

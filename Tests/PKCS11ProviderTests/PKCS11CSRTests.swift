@@ -7,10 +7,15 @@ import Testing
 /// `certsign csr --provider pkcs11` against a SoftHSM token made by the fixture's tools.
 @Suite(
     "certsign csr with a PKCS#11 token",
-    .enabled(if: SoftHSMFixture.isAvailable && CLI.isBuilt, "softhsm2, opensc, openssl or the certsign binary is missing")
+    .enabled(
+        if: SoftHSMFixture.isAvailable && CLI.isBuilt,
+        "softhsm2, opensc, openssl or the certsign binary is missing"
+    )
 )
 struct PKCS11CSRTests {
-    @Test("certsign csr --provider pkcs11: a request the token's key signed, openssl verifies it, the token's public key in it")
+    @Test(
+        "certsign csr --provider pkcs11: a request the token's key signed, openssl verifies it, the token's public key in it"
+    )
     func certificateRequest() throws {
         let token = try PKCS11CLITests.OwnToken()
         let out = token.directory.path("token.csr")

@@ -56,7 +56,9 @@ final class FaultProxy: Sendable {
         let directory = try TemporaryDirectory(prefix: "fault-proxy")
         server = try PythonServerProcess(
             script: try directory.write("proxy.py", text: script),
-            arguments: [upstream.host ?? "127.0.0.1", String(upstream.port ?? 0), route, String(status), String(count)],
+            arguments: [
+                upstream.host ?? "127.0.0.1", String(upstream.port ?? 0), route, String(status), String(count),
+            ],
             what: "the fault proxy"
         )
         url = URL(string: "http://127.0.0.1:\(server.port)")!
@@ -64,7 +66,8 @@ final class FaultProxy: Sendable {
 
     /// How many faults it answered.
     func faults() throws -> Int {
-        let data = try Data(contentsOf: url.appendingPathComponent("__faults"))
+        let data = try ExternalTool.run("curl", ["-sf", url.appendingPathComponent("__faults").absoluteString])
+            .standardOutput
         return (try JSONSerialization.jsonObject(with: data) as? [String: Int])?["faults"] ?? -1
     }
 

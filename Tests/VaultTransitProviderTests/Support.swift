@@ -9,7 +9,9 @@ import Testing
 struct OpenSSLTestCA {
     let directory: TemporaryDirectory
     var certificatePath: String { directory.path("ca.pem") }
-    var certificate: Certificate { get throws { try Certificate(pemEncoded: String(decoding: try directory.read("ca.pem"), as: UTF8.self)) } }
+    var certificate: Certificate {
+        get throws { try Certificate(pemEncoded: String(decoding: try directory.read("ca.pem"), as: UTF8.self)) }
+    }
 
     init(in directory: TemporaryDirectory) throws {
         self.directory = directory

@@ -18,7 +18,9 @@ struct VaultTransitCLITests {
     @Test(
         "csr verifies and carries the server's key; CAdES and PAdES verify in openssl and pyHanko",
         .enabled(if: CLI.isBuilt),
-        arguments: [Case(key: "ec", scheme: nil), Case(key: "rsa", scheme: "rsa-pkcs1v15"), Case(key: "rsa", scheme: "rsa-pss")]
+        arguments: [
+            Case(key: "ec", scheme: nil), Case(key: "rsa", scheme: "rsa-pkcs1v15"), Case(key: "rsa", scheme: "rsa-pss"),
+        ]
     )
     func readmePath(_ testCase: Case) async throws {
         try await withBao { bao in
@@ -28,7 +30,8 @@ struct VaultTransitCLITests {
             let csrPath = work.path("\(testCase.key).csr")
             let csr = try CLI.run(
                 ["csr"] + vaultArguments(bao.url, key: testCase.key) + [
-                    "--subject", "CN=Иван Петров,O=ООО Ромашка,C=RU", "--san", "email:ivan@example.ru", "--out", csrPath,
+                    "--subject", "CN=Иван Петров,O=ООО Ромашка,C=RU", "--san", "email:ivan@example.ru", "--out",
+                    csrPath,
                 ],
                 store: store,
                 environment: environment
@@ -47,7 +50,8 @@ struct VaultTransitCLITests {
 
             let document = try work.write("счёт.txt", text: "Счёт № 2026-001\n")
             let cades = try CLI.run(
-                ["sign", document, "--out", work.path("счёт.p7s")] + vaultArguments(bao.url, key: testCase.key, extra: extra),
+                ["sign", document, "--out", work.path("счёт.p7s")]
+                    + vaultArguments(bao.url, key: testCase.key, extra: extra),
                 store: store,
                 environment: environment
             )
@@ -64,7 +68,10 @@ struct VaultTransitCLITests {
                 "openssl",
                 ["cms", "-cmsout", "-print", "-inform", "DER", "-in", work.path("счёт.p7s")]
             )
-            #expect(printed.output.contains("rsassaPss") == (testCase.scheme == "rsa-pss"), "the SignerInfo's algorithm")
+            #expect(
+                printed.output.contains("rsassaPss") == (testCase.scheme == "rsa-pss"),
+                "the SignerInfo's algorithm"
+            )
 
             let pdf = try work.write("договор.pdf", TestPDF.minimal())
             let pades = try CLI.run(

@@ -42,8 +42,16 @@ struct VaultTransitErrorTests {
             store: store,
             environment: ["VAULT_TOKEN": token]
         )
-        #expect(result.status == 1, "\(name): exit \(result.status): \(result.errorOutput)", sourceLocation: sourceLocation)
-        #expect(!FileManager.default.fileExists(atPath: out), "\(name): a signature file was written", sourceLocation: sourceLocation)
+        #expect(
+            result.status == 1,
+            "\(name): exit \(result.status): \(result.errorOutput)",
+            sourceLocation: sourceLocation
+        )
+        #expect(
+            !FileManager.default.fileExists(atPath: out),
+            "\(name): a signature file was written",
+            sourceLocation: sourceLocation
+        )
         for part in reason {
             #expect(
                 result.errorOutput.lowercased().contains(part.lowercased()),
@@ -55,23 +63,41 @@ struct VaultTransitErrorTests {
         try expectNoSecret(token, in: result, store: store, sourceLocation: sourceLocation)
     }
 
-    @Test("token, key, key type, certificate and closed port: exit 1, no file, a reason naming the fix", .enabled(if: CLI.isBuilt))
+    @Test(
+        "token, key, key type, certificate and closed port: exit 1, no file, a reason naming the fix",
+        .enabled(if: CLI.isBuilt)
+    )
     func refusals() async throws {
         try await withBao { bao in
             let work = try TemporaryDirectory()
             let (ecCertificate, _) = try certificate(for: "ec", bao, work)
             let certificate = ["certificate": ecCertificate]
             try expectRefused(
-                "wrong token", url: bao.url, key: "ec", token: "wrong-token-\(UUID().uuidString)",
-                realToken: bao.token, extra: certificate, reason: ["refused the token", "parameter 'token'"]
+                "wrong token",
+                url: bao.url,
+                key: "ec",
+                token: "wrong-token-\(UUID().uuidString)",
+                realToken: bao.token,
+                extra: certificate,
+                reason: ["refused the token", "parameter 'token'", "hint: give a valid token"]
             )
             try expectRefused(
-                "unknown key", url: bao.url, key: "nokey", token: bao.token, realToken: bao.token, extra: certificate,
+                "unknown key",
+                url: bao.url,
+                key: "nokey",
+                token: bao.token,
+                realToken: bao.token,
+                extra: certificate,
                 reason: ["no transit key 'nokey'"]
             )
             try expectRefused(
-                "encryption-only key", url: bao.url, key: "aes", token: bao.token, realToken: bao.token,
-                extra: certificate, reason: ["aes256-gcm96", "cannot sign"]
+                "encryption-only key",
+                url: bao.url,
+                key: "aes",
+                token: bao.token,
+                realToken: bao.token,
+                extra: certificate,
+                reason: ["aes256-gcm96", "cannot sign"]
             )
             // The ec certificate given for the rsa key: both public-key fingerprints, as openssl computes them.
             let certificateKey = try opensslFingerprint(
@@ -79,17 +105,32 @@ struct VaultTransitErrorTests {
             )
             let rsaKey = try opensslFingerprint(nil, pem: try bao.publicKeyPEM("rsa"))
             try expectRefused(
-                "mismatched certificate", url: bao.url, key: "rsa", token: bao.token, realToken: bao.token,
-                extra: certificate, reason: ["does not certify", certificateKey, rsaKey]
+                "mismatched certificate",
+                url: bao.url,
+                key: "rsa",
+                token: bao.token,
+                realToken: bao.token,
+                extra: certificate,
+                reason: ["does not certify", certificateKey, rsaKey]
             )
             let closed = try LoopbackListener().port  // closed once the listener is gone
             try expectRefused(
-                "closed port", url: URL(string: "http://127.0.0.1:\(closed)")!, key: "ec", token: bao.token,
-                realToken: bao.token, extra: certificate, reason: ["127.0.0.1"]
+                "closed port",
+                url: URL(string: "http://127.0.0.1:\(closed)")!,
+                key: "ec",
+                token: bao.token,
+                realToken: bao.token,
+                extra: certificate,
+                reason: ["connection was refused", "127.0.0.1"]
             )
             try expectRefused(
-                "clear-text http to another host", url: URL(string: "http://vault.example:8200")!, key: "ec",
-                token: bao.token, realToken: bao.token, extra: certificate, reason: ["clear-text"]
+                "clear-text http to another host",
+                url: URL(string: "http://vault.example:8200")!,
+                key: "ec",
+                token: bao.token,
+                realToken: bao.token,
+                extra: certificate,
+                reason: ["clear-text"]
             )
         }
     }
@@ -102,14 +143,22 @@ struct VaultTransitErrorTests {
             let proxy = try FaultProxy(upstream: bao.url, route: "/sign/", status: 500, count: -1)
             defer { proxy.stop() }
             try expectRefused(
-                "HTTP 500", url: proxy.url, key: "ec", token: bao.token, realToken: bao.token,
-                extra: ["certificate": ecCertificate], reason: ["HTTP 500", "try again later"]
+                "HTTP 500",
+                url: proxy.url,
+                key: "ec",
+                token: bao.token,
+                realToken: bao.token,
+                extra: ["certificate": ecCertificate],
+                reason: ["HTTP 500", "try again later"]
             )
             #expect(try proxy.faults() == 5, "five attempts (the retry policy), then the error")
         }
     }
 
-    @Test("a server that answers 429 twice, then signs: retried with backoff, the signature verifies", .enabled(if: CLI.isBuilt))
+    @Test(
+        "a server that answers 429 twice, then signs: retried with backoff, the signature verifies",
+        .enabled(if: CLI.isBuilt)
+    )
     func throttled() async throws {
         try await withBao { bao in
             let work = try TemporaryDirectory()

@@ -46,7 +46,13 @@ extension Commands {
                     default: "sha256",
                     convert: ValueConversions.digest
                 ),
-                .value(\.out, "--out", "FILE", "write the request (PEM) to FILE instead of standard output", type: .file),
+                .value(
+                    \.out,
+                    "--out",
+                    "FILE",
+                    "write the request (PEM) to FILE instead of standard output",
+                    type: .file
+                ),
             ]
             return options
         }
@@ -88,7 +94,10 @@ extension Commands {
         let id = options.provider ?? ProviderID("")
         let parameters = try context.providerParameters(options.parameters, for: id)
         if let digest = options.digest, ![DigestAlgorithm.sha256, .sha384, .sha512].contains(digest) {
-            throw UsageError(message: "--digest for a request is sha256, sha384 or sha512, not \(digest)", usage: csrUsage)
+            throw UsageError(
+                message: "--digest for a request is sha256, sha384 or sha512, not \(digest)",
+                usage: csrUsage
+            )
         }
         if let out = options.out, let problem = unreplaceableOutput(out) {
             throw UsageError(message: "refusing to write the request to \(out): \(problem)", usage: csrUsage)
