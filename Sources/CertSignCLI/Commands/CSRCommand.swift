@@ -21,7 +21,8 @@ extension Commands {
                     "--provider",
                     "ID",
                     "the provider whose key signs the request: vault-transit, pkcs11, pkcs12, or any provider\nthat "
-                        + "can sign before it has a certificate"
+                        + "can sign before it has a certificate",
+                    required: true
                 ) { ProviderID($0) }
             ]
             options += .providerParameters(\.parameters)
@@ -30,7 +31,8 @@ extension Commands {
                     \.subject,
                     "--subject",
                     "DN",
-                    "the subject, most significant last: \"CN=Иван Петров,O=ООО Ромашка,C=RU\" (UTF-8)"
+                    "the subject, most significant last: \"CN=Иван Петров,O=ООО Ромашка,C=RU\" (UTF-8)",
+                    required: true
                 ),
                 .repeatable(
                     \.subjectAlternativeNames,
