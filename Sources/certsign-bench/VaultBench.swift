@@ -44,16 +44,7 @@ struct VaultBench {
         self.harness = harness
         self.certsign = certsign
         directory = harness.scratch.appendingPathComponent("vault")
-        let documents = directory.appendingPathComponent("documents")
-        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
-        paths = try (0..<Self.documentCount).map { index in
-            let path = documents.appendingPathComponent(String(format: "doc-%05d.txt", index)).path
-            let bytes = (0..<1024).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
-            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-                throw BenchError("cannot write \(path)")
-            }
-            return path
-        }
+        paths = try harness.writeDocuments(Self.documentCount, in: directory.appendingPathComponent("documents"))
         let port = try harness.runCommand(
             "python3",
             ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]
@@ -129,15 +120,7 @@ struct VaultBench {
 
     /// Documents per second of one command that writes one file per document into `output`.
     private func rate(_ command: String, _ arguments: [String], output: URL) throws -> Double {
-        try? FileManager.default.removeItem(at: output)
-        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-        let start = DispatchTime.now().uptimeNanoseconds
-        let result = try harness.runCommand(command, arguments, environment: environment)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        guard result.status == 0 else { throw BenchError("\(command) failed: \(result.error.prefix(400))") }
-        let made = try FileManager.default.contentsOfDirectory(atPath: output.path).count
-        guard made == paths.count else { throw BenchError("\(command) made \(made) of \(paths.count) files") }
-        return Double(paths.count) / seconds
+        try harness.documentsPerSecond(command, arguments, environment: environment, output: output, count: paths.count)
     }
 
     /// Alternating rounds of certsign and the hvac loop, one row.

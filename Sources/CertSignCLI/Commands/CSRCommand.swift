@@ -78,8 +78,8 @@ extension Commands {
             returns is then given to 'certsign sign --provider ID --param certificate=FILE'. Parameters
             as for 'certsign sign --provider ID' (certificate is not needed); secrets only through
             --param-env or --param-file. RSA keys sign the request with PKCS#1 v1.5, EC keys with ECDSA.
-            The request is read back and verified with its public key before it is written; on an
-            error nothing is written and the exit code is 1.
+            The request is read back and verified with its public key before it is written (--out FILE
+            is replaced atomically); on an error nothing is written and the exit code is 1.
             """,
         examples: [
             """
