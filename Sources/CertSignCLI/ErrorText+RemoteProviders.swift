@@ -60,4 +60,20 @@ extension ErrorText {
             return nil
         }
     }
+
+    /// Vault / OpenBao transit: a token, a key and a certificate made for it.
+    static func vaultHint(for error: CertificateProviderError) -> String? {
+        switch error.code {
+        case .authenticationFailed:
+            return "give a valid token with --param-env token=VAR (or --param-file token=PATH); 'bao token lookup' "
+                + "shows its policies"
+        case .keyCertificateMismatch:
+            return "make a request for this key with 'certsign csr --provider vault-transit …', have a CA certify it "
+                + "and give that certificate"
+        case .untrustedServerCertificate:
+            return "trust the server's CA with --param trustedCAFile=PATH (PEM), or check --param url=URL"
+        default:
+            return nil
+        }
+    }
 }

@@ -291,23 +291,37 @@ public struct CertificateIssuer: Sendable {
     /// Sets the subject, and the issuer's subject as issuer (the subject itself when self-signed).
     /// - Throws: `.invalidParameter` for a subject part that is not `FIELD=value`.
     private static func setNames(_ x509: OpaquePointer, subject: String, issuer issuerX509: OpaquePointer?) throws {
-        guard let name = X509_NAME_new() else { throw failure("X509_NAME_new") }
+        let name = try makeName(subject)
         defer { X509_NAME_free(name) }
+        guard X509_set_subject_name(x509, name) == 1 else { throw failure("X509_set_subject_name") }
+        guard X509_set_issuer_name(x509, issuerX509.map { X509_get_subject_name($0) } ?? name) == 1 else {
+            throw failure("X509_set_issuer_name")
+        }
+    }
+
+    /// A new `X509_NAME` (the caller frees it) from an RFC 2253 string, `CN=…,O=…`; values are
+    /// UTF-8 (Cyrillic becomes UTF8String).
+    /// - Throws: `.invalidParameter` for a part that is not `FIELD=value` or names an unknown field.
+    static func makeName(_ subject: String) throws -> OpaquePointer {
+        guard let name = X509_NAME_new() else { throw failure("X509_NAME_new") }
         // The subject is an RFC 2253 string: most significant attribute last, so it is added first
         // and `Certificate.subject` prints the string back as written.
         for part in subject.split(separator: ",").reversed() {
             let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard pieces.count == 2, !pieces[0].isEmpty else {
+                X509_NAME_free(name)
                 throw CertificateProviderError.invalidParameter("subject part '\(part)' is not FIELD=value")
             }
             guard X509_NAME_add_entry_by_txt(name, pieces[0], MBSTRING_UTF8, pieces[1], -1, -1, 0) == 1 else {
-                throw failure("X509_NAME_add_entry_by_txt(\(pieces[0]))")
+                X509_NAME_free(name)
+                throw OpenSSLErrorQueue.error(
+                    .invalidParameter,
+                    "subject part '\(part)': '\(pieces[0])' is not a name field OpenSSL knows (CN, O, OU, C, L, ST, "
+                        + "emailAddress, …)"
+                )
             }
         }
-        guard X509_set_subject_name(x509, name) == 1 else { throw failure("X509_set_subject_name") }
-        guard X509_set_issuer_name(x509, issuerX509.map { X509_get_subject_name($0) } ?? name) == 1 else {
-            throw failure("X509_set_issuer_name")
-        }
+        return name
     }
 
     private static func failure(_ step: String) -> CertificateProviderError {

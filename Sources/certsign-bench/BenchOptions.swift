@@ -9,7 +9,9 @@ import Foundation
 /// [--url URL] [--executor pool|transport|op]]`
 struct BenchOptions: Sendable {
     /// Every suite, in the order `make bench` runs them.
-    static let allSuites = ["signing", "pkcs12", "pkcs12-store", "fmp", "cryptopro", "pkcs11", "pdf", "gost", "verify"]
+    static let allSuites = [
+        "signing", "pkcs12", "pkcs12-store", "fmp", "cryptopro", "pkcs11", "pdf", "gost", "verify", "vault",
+    ]
 
     /// Rounds a figure (the positional argument).
     var runs = 5

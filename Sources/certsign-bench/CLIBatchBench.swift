@@ -17,18 +17,10 @@ struct CLIBatch {
         self.harness = harness
         self.certsign = certsign
         directory = harness.scratch.appendingPathComponent("cli-batch")
-        let documents = directory.appendingPathComponent("documents")
-        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
-        var paths: [String] = []
-        for index in 0..<harness.options.cliDocuments {
-            let path = documents.appendingPathComponent(String(format: "doc-%05d.txt", index)).path
-            let bytes = (0..<1024).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
-            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-                throw BenchError("cannot write \(path)")
-            }
-            paths.append(path)
-        }
-        self.paths = paths
+        paths = try harness.writeDocuments(
+            harness.options.cliDocuments,
+            in: directory.appendingPathComponent("documents")
+        )
         python = try harness.runCommand("python3", ["-c", "import cryptography"]).status == 0
         if !python { harness.note("Python cryptography is not installed: the Python loop row is skipped") }
         environment = ["CERTSIGN_HOME": directory.appendingPathComponent("home").path, "P12PASS": "bench-password-1"]
@@ -58,15 +50,7 @@ struct CLIBatch {
 
     /// Documents per second of one command that writes one signature per document into `output`.
     func rate(_ command: String, _ arguments: [String], output: URL) throws -> Double {
-        try? FileManager.default.removeItem(at: output)
-        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-        let start = DispatchTime.now().uptimeNanoseconds
-        let result = try harness.runCommand(command, arguments, environment: environment)
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        guard result.status == 0 else { throw BenchError("\(command) failed: \(result.error.prefix(400))") }
-        let made = try FileManager.default.contentsOfDirectory(atPath: output.path).count
-        guard made == paths.count else { throw BenchError("\(command) made \(made) of \(paths.count) signatures") }
-        return Double(paths.count) / seconds
+        try harness.documentsPerSecond(command, arguments, environment: environment, output: output, count: paths.count)
     }
 
     /// The rounds for one key (`tool` is its store alias and `openssl speed`'s name) and their rows;
@@ -119,5 +103,41 @@ struct CLIBatch {
             goal: goal,
             higherIsBetter: true
         )
+    }
+}
+
+extension BenchHarness {
+    /// Writes `count` documents of 1 KiB (`doc-00000.txt`, …, each different) into `directory`; their paths.
+    func writeDocuments(_ count: Int, in directory: URL) throws -> [String] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try (0..<count).map { index in
+            let path = directory.appendingPathComponent(String(format: "doc-%05d.txt", index)).path
+            let bytes = (0..<1024).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                throw BenchError("cannot write \(path)")
+            }
+            return path
+        }
+    }
+
+    /// Documents per second of one command that writes one file per document (`count` of them) into
+    /// `output` (emptied first).
+    /// - Throws: when the command fails or writes another number of files.
+    func documentsPerSecond(
+        _ command: String,
+        _ arguments: [String],
+        environment: [String: String],
+        output: URL,
+        count: Int
+    ) throws -> Double {
+        try? FileManager.default.removeItem(at: output)
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try runCommand(command, arguments, environment: environment)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard result.status == 0 else { throw BenchError("\(command) failed: \(result.error.prefix(400))") }
+        let made = try FileManager.default.contentsOfDirectory(atPath: output.path).count
+        guard made == count else { throw BenchError("\(command) made \(made) of \(count) files") }
+        return Double(count) / seconds
     }
 }

@@ -58,6 +58,9 @@ if suites.contains("pkcs11") {
 }
 if suites.contains("gost") { try await harness.run(suite: "gost") { try await runGOSTBenchmarks(harness) } }
 if suites.contains("verify") { try await harness.run(suite: "verify") { try await runVerifyBenchmarks(harness) } }
+if suites.contains("vault") {
+    try await harness.runNotingFailure(suite: "vault") { try await runVaultBenchmarks(harness) }
+}
 
 harness.printTable()
 if let benchmarksFile = options.write {

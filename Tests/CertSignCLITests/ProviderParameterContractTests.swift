@@ -10,6 +10,7 @@ import PKCS12Provider
 import RemoteSigning
 import TestSupport
 import Testing
+import VaultTransitProvider
 
 /// Every provider declares its parameters once (a schema) and registers itself with one call; all
 /// of them validate through that schema, at the same moments (`setParameters` and
@@ -58,7 +59,7 @@ import Testing
     func oneRegistrationCall() throws {
         let store = try TemporaryDirectory()
         let registry = try Self.registry(store: store)
-        #expect(Set(Self.allIDs) == [.pkcs12, .fmpDSS, .cryptoProDSS, .csc, .pkcs11])
+        #expect(Set(Self.allIDs) == [.pkcs12, .fmpDSS, .cryptoProDSS, .csc, .pkcs11, .vaultTransit])
         #expect(registry.registeredIDs == Self.allIDs.sorted())
         for id in Self.allIDs {
             let registration = try #require(registry.registration(id))

@@ -90,6 +90,13 @@ const ASN1_IA5STRING *COpenSSLShims_GENERAL_NAME_get0_uri(const GENERAL_NAME *na
 /* The fullName GENERAL_NAMES of a distribution point, else NULL (borrowed). */
 GENERAL_NAMES *COpenSSLShims_DIST_POINT_get0_fullname(const DIST_POINT *point);
 
+/* Certificate requests (CertificateIssuing: PKCS#10 signed by a key held elsewhere) */
+/* Adds `count` extensions as the request's one extensionRequest attribute (sk_X509_EXTENSION_* are
+ * macros); the extensions stay the caller's. 1 on success, 0 on failure. */
+int COpenSSLShims_X509_REQ_add_extensions(X509_REQ *req, X509_EXTENSION *const *extensions, int count);
+/* Sets the request's signature value to `length` bytes (a BIT STRING with no unused bits); 1 or 0. */
+int COpenSSLShims_X509_REQ_set_signature(X509_REQ *req, const unsigned char *signature, int length);
+
 /* Keeps secrets out of core dumps for the rest of the process: RLIMIT_CORE 0 (soft and hard) and
  * prctl(PR_SET_DUMPABLE, 0) (prctl is variadic, so Swift cannot call it); 0, or -1 with errno */
 int COpenSSLShims_disableCoreDumps(void);

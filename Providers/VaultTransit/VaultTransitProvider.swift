@@ -1,0 +1,197 @@
+public import CertificateProviders
+import Foundation
+import RemoteProviderSupport
+public import RemoteSigning
+import Synchronization
+
+/// A key in the HashiCorp Vault or OpenBao transit secrets engine as a `CertificateProvider` (ID
+/// ``ProviderID/vaultTransit``, `vault-transit`): the key never leaves the server, which signs
+/// digests; the CMS / CAdES / PAdES container is built locally around the returned values (the
+/// coordinator's external-key path), so the identity's key is a ``VaultTransitSigningKey``.
+///
+/// Parameters: ``schema`` declares them; `certsign providers --params vault-transit` prints them.
+/// The initializers, ``setParameters(_:)`` and ``initialize(options:)`` validate through it, with the
+/// same messages.
+///
+/// ``initialize(options:)`` reads the `certificate` file, reads the key (`GET <mount>/keys/<key>`),
+/// refuses a key that cannot sign, picks the version (`keyVersion`, default the latest) and checks
+/// that the certificate certifies that version's public key before anything is signed
+/// (`.keyCertificateMismatch` naming both fingerprints). A key has no certificate until a CA issues
+/// one: ``certificateRequestKey(options:)`` (what `certsign csr` uses) hands out the key alone.
+/// The identity is kept in memory only: ``storedCertificate()`` returns it in the same process.
+public final class VaultTransitProvider: CertificateProvider, CertificateRequestSigning {
+    private struct State {
+        var parameters: ProviderParameters
+        var identity: SigningIdentity?
+    }
+
+    /// Always ``ProviderID/vaultTransit`` (`vault-transit`).
+    public let providerID: ProviderID = .vaultTransit
+    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
+    let base: RemoteProviderBase
+    private let state: Mutex<State>
+
+    /// Creates a provider.
+    /// - Parameters:
+    ///   - parameters: initial parameters, checked against ``schema`` here as by ``setParameters(_:)``.
+    ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
+    ///     `clientIdentity` when set).
+    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
+    ///     parameter is refused).
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
+    public init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        clientIdentityLookup: ClientIdentityLookup? = nil
+    ) throws {
+        base = RemoteProviderBase(
+            schema: VaultTransitProvider.schema,
+            transport: transport,
+            clientIdentityLookup: clientIdentityLookup
+        )
+        state = Mutex(State(parameters: try base.validate(parameters)))
+    }
+
+    /// The current parameters (the token stays redacted in `description`).
+    public var parameters: ProviderParameters { state.withLock { $0.parameters } }
+
+    /// Replaces the parameters and forgets the identity made with the old ones.
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
+    public func setParameters(_ parameters: ProviderParameters) throws {
+        let parameters = try base.validate(parameters)
+        state.withLock {
+            $0.parameters = parameters
+            $0.identity = nil
+        }
+    }
+
+    /// Reads the certificate and the key, checks that they match and returns the identity (see the
+    /// type's documentation).
+    /// - Throws: `.invalidParameter` for missing or wrong parameters, an unreadable certificate file,
+    ///   an unknown key, mount or version; `.keyCertificateMismatch` when the certificate does not
+    ///   certify the key; `.unsupportedOperation` for a key that cannot sign (an encryption key);
+    ///   `.authenticationFailed` for a refused token; `.network`, `.timeout`, the TLS codes.
+    public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
+        let merged = try base.validate(parameters.merging(options))
+        guard let path = try merged.string(ParameterKey.certificate), !path.isEmpty else {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'certificate' (the key's certificate, PEM) is required to sign; a key without one: "
+                    + "'certsign csr --provider vault-transit …' makes the request a CA certifies"
+            )
+        }
+        let certificates = try Self.readCertificates(path)
+        let key = try await transitKey(merged, certificate: certificates[0])
+        let identity = SigningIdentity(certificate: certificates[0], chain: Array(certificates.dropFirst()), key: key)
+        state.withLock { $0.identity = identity }
+        return identity
+    }
+
+    /// The key alone, for a certificate request: the same checks as ``initialize(options:)`` but the
+    /// certificate, which is neither needed nor read.
+    /// - Throws: as ``initialize(options:)``, less the certificate's errors.
+    public func certificateRequestKey(options: ProviderParameters) async throws -> any SigningKey {
+        try await transitKey(try base.validate(parameters.merging(options)), certificate: nil)
+    }
+
+    /// The identity of this process's last ``initialize(options:)``, else nil (nothing is kept on disk).
+    public func storedCertificate() throws -> SigningIdentity? {
+        state.withLock { $0.identity }
+    }
+
+    /// Forgets the identity in memory (no-op when there is none).
+    public func deleteStoredCertificate() throws {
+        state.withLock { $0.identity = nil }
+    }
+
+    /// Reads the key and its version and, with a certificate, checks that it certifies that version.
+    private func transitKey(
+        _ parameters: ProviderParameters,
+        certificate: Certificate?
+    ) async throws
+        -> VaultTransitSigningKey
+    {
+        let name = try parameters.string(ParameterKey.key) ?? ""
+        guard !name.isEmpty else { throw CertificateProviderError.invalidParameter("parameter 'key' is required") }
+        let client = try makeClient(parameters)
+        let info = try await client.key(name)
+        guard info.supportsSigning else {
+            throw CertificateProviderError.unsupportedOperation(
+                "Vault transit key '\(name)' is of type \(info.type), which cannot sign; use a signing key (bao write "
+                    + "-f \(client.configuration.mount)/keys/NAME type=ecdsa-p256)"
+            )
+        }
+        let version = try parameters.integer(ParameterKey.keyVersion) ?? info.latestVersion
+        let what = "Vault transit key '\(name)' version \(version)"
+        guard let pem = info.publicKeys[version] else {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'keyVersion': \(what) does not exist or has no public key (versions: "
+                    + "\(info.publicKeys.keys.sorted().map(String.init).joined(separator: ", ")))"
+            )
+        }
+        let publicKey = try ExternalPublicKey(pemEncoded: pem, what: what)
+        guard publicKey.algorithm.isRSA || publicKey.algorithm.isEC else {
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "\(what) is a \(info.type) key; vault-transit signs with RSA and ECDSA keys"
+            )
+        }
+        if let certificate {
+            try ExternalKeyMatch.requireMatch(
+                certificate: certificate,
+                keySubjectPublicKeyInfo: publicKey.derRepresentation,
+                keyName: what
+            )
+        }
+        return VaultTransitSigningKey(
+            name: name,
+            version: version,
+            publicKey: publicKey.derRepresentation,
+            algorithm: publicKey.algorithm,
+            keySize: publicKey.keySize,
+            certificate: certificate,
+            rsaScheme: SignatureScheme(
+                try parameters.string(ParameterKey.scheme) ?? SignatureScheme.rsaPKCS1v15.rawValue
+            ),
+            client: client
+        )
+    }
+
+    /// The certificate file: the leaf first, then its chain.
+    private static func readCertificates(_ path: String) throws -> [Certificate] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CertificateProviderError.invalidParameter("parameter 'certificate': cannot read the file \(path)")
+        }
+        let certificates: [Certificate]
+        do {
+            certificates = try Certificate.certificates(derOrPEM: Array(data))
+        } catch let error as CertificateProviderError {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'certificate': \(path) holds no readable certificate (\(error.reason))"
+            )
+        }
+        guard !certificates.isEmpty else {
+            throw CertificateProviderError.invalidParameter("parameter 'certificate': \(path) holds no certificate")
+        }
+        return certificates
+    }
+
+    private func makeClient(_ parameters: ProviderParameters) throws -> VaultTransitClient {
+        let (url, policy) = try base.endpoint(
+            [ParameterKey.url],
+            in: parameters,
+            missing: "parameter 'url' is required"
+        )
+        let configuration = VaultTransitClient.Configuration(
+            baseURL: url,
+            mount: try parameters.string(ParameterKey.mount).flatMap { $0.isEmpty ? nil : $0 } ?? "transit",
+            token: try parameters.requiredSecret(ParameterKey.token),
+            namespace: try parameters.string(ParameterKey.namespace),
+            timeout: try RemoteProviderParameters.timeout(parameters),
+            endpointPolicy: policy
+        )
+        return VaultTransitClient(
+            configuration: configuration,
+            transport: try base.transport(for: parameters, endpointPolicy: policy)
+        )
+    }
+}
