@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
         .library(name: "CSCProvider", targets: ["CSCProvider"]),
+        .library(name: "AWSKMSProvider", targets: ["AWSKMSProvider"]),
         // The DSS emulator as a library, for apps' integration tests (like NIO's NIOTestUtils): never link it
         // from app code; `certsign` does not, it runs the certsign-emulator executable beside it.
         .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
@@ -168,6 +169,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "AWSKMSProvider",
+            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport", "COpenSSL"],
+            path: "Providers/AWSKMS",
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "PKCS11Provider",
             dependencies: ["CertificateProviders", "CPKCS11", "CPKCS11Shims", "COpenSSL", "COpenSSLShims"],
             path: "Providers/PKCS11",
@@ -198,7 +206,7 @@ let package = Package(
         // The base of the remote providers (FMP, CryptoPro, CSC): session capability, parameters, TLS wiring.
         .target(
             name: "RemoteProviderSupport",
-            dependencies: ["CertificateProviders", "RemoteSigning"],
+            dependencies: ["CertificateProviders", "RemoteSigning", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
         // The one list of the built-in providers (the CLI and the contract tests use it). Not a
@@ -207,7 +215,7 @@ let package = Package(
             name: "BuiltInProviders",
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "FMPDSSProvider", "CryptoProDSSProvider", "CSCProvider",
-                "PKCS11Provider",
+                "PKCS11Provider", "AWSKMSProvider",
             ],
             swiftSettings: swiftSettings
         ),
@@ -408,6 +416,15 @@ let package = Package(
                 "CertificateProvidersTesting",
                 "certsign",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AWSKMSProviderTests",
+            dependencies: [
+                "AWSKMSProvider", "Signing", "JSON", "RemoteSigning", "RemoteProviderSupport", "CertificateProviders",
+                "CertificateProvidersTesting", "certsign",
+            ],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,3 +1,4 @@
+import AWSKMSProvider
 import CSCProvider
 public import CertificateProviders
 import CryptoProDSSProvider
@@ -21,6 +22,7 @@ public enum BuiltInProviders {
             CryptoProDSSProvider.self,
             CSCProvider.self,
             PKCS11CertificateProvider.self,
+            AWSKMSProvider.self,
         ]
     }
 

@@ -27,4 +27,32 @@ public protocol BatchSigningKey: SigningKey {
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
     ) async throws -> [[UInt8]]
+
+    /// Signs messages (the DER signed attributes of CMS signatures), each hashed with
+    /// `digestAlgorithm`, as one operation: for services that take the message and hash it
+    /// themselves (AWS KMS `MessageType=RAW`). The default hashes each message here and calls
+    /// ``signatures(forDigests:digestAlgorithm:scheme:)``.
+    /// - Returns: one signature per message, in order.
+    /// - Throws: as ``signatures(forDigests:digestAlgorithm:scheme:)``.
+    func signatures(
+        forMessages messages: [[UInt8]],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [[UInt8]]
+}
+
+extension BatchSigningKey {
+    /// Hashes each message with `digestAlgorithm` and calls
+    /// ``signatures(forDigests:digestAlgorithm:scheme:)``.
+    public func signatures(
+        forMessages messages: [[UInt8]],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [[UInt8]] {
+        try await signatures(
+            forDigests: messages.map { digestAlgorithm.hash($0) },
+            digestAlgorithm: digestAlgorithm,
+            scheme: scheme
+        )
+    }
 }
