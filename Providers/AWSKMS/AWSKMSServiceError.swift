@@ -32,6 +32,7 @@ struct AWSKMSServiceError {
             message = Self.element("Message", in: text) ?? ""
         }
         for secret in secrets { message = message.replacingOccurrences(of: secret, with: "[redacted]") }
+        while message.hasSuffix(".") || message.hasSuffix(" ") { message.removeLast() }
         self.code = code
         self.message = message.count > 300 ? String(message.prefix(300)) + "…" : message
     }

@@ -14,6 +14,7 @@ extension ErrorText {
         case "fmp-dss": return fmpHint(for: error, command: command)
         case "cryptopro-dss": return cryptoProHint(for: error)
         case "csc": return cscHint(for: error)
+        case "aws-kms": return awsKMSHint(for: error)
         default: return nil
         }
     }

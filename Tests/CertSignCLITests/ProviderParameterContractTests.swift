@@ -58,7 +58,7 @@ import Testing
     func oneRegistrationCall() throws {
         let store = try TemporaryDirectory()
         let registry = try Self.registry(store: store)
-        #expect(Set(Self.allIDs) == [.pkcs12, .fmpDSS, .cryptoProDSS, .csc, .pkcs11])
+        #expect(Set(Self.allIDs) == [.pkcs12, .fmpDSS, .cryptoProDSS, .csc, .pkcs11, "aws-kms"])
         #expect(registry.registeredIDs == Self.allIDs.sorted())
         for id in Self.allIDs {
             let registration = try #require(registry.registration(id))
