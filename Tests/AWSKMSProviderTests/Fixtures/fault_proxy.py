@@ -3,18 +3,22 @@ retry tests. Prints its port on the first line of standard output.
 
 usage: fault_proxy.py UPSTREAM_URL MODE LOG_FILE
 MODE: 'always-500' (every request 500), 'always-429' (every request 429 with a ThrottlingException
-body), 'throttle-2' (the first two requests 429, then everything forwarded to UPSTREAM_URL).
-Each answer's status is appended to LOG_FILE, one line per request.
+body), 'throttle-2' (the first two requests 429, then everything forwarded to UPSTREAM_URL),
+'delay' (every request forwarded after 0.2 s).
+Each answer's status is appended to LOG_FILE, one line per request; in 'delay' mode followed by
+'inflight=N', the most requests that were in the server at once so far.
 """
 import http.server
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 
 upstream, mode, log = sys.argv[1], sys.argv[2], sys.argv[3]
 lock = threading.Lock()
 seen = [0]
+inflight = [0, 0]  # now, most
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -37,6 +41,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with lock:
             seen[0] += 1
             number = seen[0]
+        if mode == "delay":
+            with lock:
+                inflight[0] += 1
+                inflight[1] = max(inflight[1], inflight[0])
+            time.sleep(0.2)
+            with lock:
+                inflight[0] -= 1
+                with open(log, "a") as f:
+                    f.write(f"inflight={inflight[1]}\n")
         if mode == "always-500":
             return self.answer(500, b'{"__type":"KMSInternalException","message":"internal failure"}')
         if mode == "always-429" or (mode == "throttle-2" and number <= 2):
