@@ -66,19 +66,14 @@ public struct AWSKMSKeyDescription: Sendable {
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
     ) -> Bool {
-        ERR_clear_error()
-        defer { ERR_clear_error() }
-        guard digest.count == digestAlgorithm.outputByteCount, let md = try? digestAlgorithm.evpMD(),
-            let context = EVP_PKEY_CTX_new(handle.pointer, nil)
-        else { return false }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_signature_md(context, md) == 1 else { return false }
-        if publicKeyAlgorithm.isRSA {
-            do { try RSAPadding.configure(context, scheme: scheme, md: md) } catch { return false }
-        } else if scheme != .ecdsa {
-            return false
-        }
-        return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
+        Certificate.isValidSignature(
+            signature,
+            forDigest: digest,
+            digestAlgorithm: digestAlgorithm,
+            scheme: scheme,
+            publicKey: handle.pointer,
+            algorithm: publicKeyAlgorithm
+        )
     }
 }
 

@@ -54,26 +54,6 @@ public struct AWSKMSSigningKey: BatchSigningKey {
     /// The most messages one batch call takes (the caller splits larger batches).
     public var maximumBatchSize: Int { 256 }
 
-    /// Signs `data` (`RAW` when it fits and ``messageType`` allows, else its digest as `DIGEST`).
-    /// - Throws: as ``signatures(forMessages:digestAlgorithm:scheme:)``.
-    public func signature(
-        for data: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) async throws -> [UInt8] {
-        try await signatures(forMessages: [data], digestAlgorithm: digestAlgorithm, scheme: scheme)[0]
-    }
-
-    /// Signs a precomputed digest with `MessageType=DIGEST`.
-    /// - Throws: as ``signatures(forDigests:digestAlgorithm:scheme:)``.
-    public func signature(
-        forDigest digest: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) async throws -> [UInt8] {
-        try await signatures(forDigests: [digest], digestAlgorithm: digestAlgorithm, scheme: scheme)[0]
-    }
-
     /// Signs precomputed digests with `MessageType=DIGEST`, ``concurrentRequests`` at a time.
     /// - Throws: `.invalidParameter` for a digest of the wrong length, or when ``messageType`` is
     ///   `raw` (a digest cannot be sent as the message); as ``signatures(forMessages:digestAlgorithm:scheme:)``.

@@ -196,19 +196,14 @@ public struct SigV4Signer: Sendable {
             .joined(separator: "&")
     }
 
-    /// Percent-encodes everything but `A–Z a–z 0–9 - . _ ~`, with upper-case hex.
+    /// Percent-encodes everything but `A–Z a–z 0–9 - . _ ~` (RFC 3986 unreserved), with upper-case hex.
     static func uriEncode(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF")
-        var output = ""
-        for byte in text.utf8 {
-            if HTTPRequestEncoding.isUnreserved(byte) {
-                output.append(Character(UnicodeScalar(byte)))
-            } else {
-                output += "%\(hex[Int(byte >> 4)])\(hex[Int(byte & 0x0F)])"
-            }
-        }
-        return output
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"
+    )
 
     /// Lower-case hex.
     static func hex(_ bytes: [UInt8]) -> String {
@@ -220,20 +215,6 @@ public struct SigV4Signer: Sendable {
             output.append(digits[Int(byte & 0x0F)])
         }
         return output
-    }
-}
-
-/// The RFC 3986 unreserved bytes.
-private enum HTTPRequestEncoding {
-    static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
     }
 }
 

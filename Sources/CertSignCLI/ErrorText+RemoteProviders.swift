@@ -69,7 +69,8 @@ extension ErrorText {
                 + "secretAccessKey=VAR, or AWS_SECRET_ACCESS_KEY), the session token of temporary credentials "
                 + "(--param-env sessionToken=VAR, or AWS_SESSION_TOKEN) and --param region=REGION"
         case .unsupportedOperation:
-            return "give --param keyID=… of an asymmetric key with KeyUsage SIGN_VERIFY ('aws kms describe-key' shows it)"
+            return
+                "give --param keyID=… of an asymmetric key with KeyUsage SIGN_VERIFY ('aws kms describe-key' shows it)"
         case .untrustedServerCertificate:
             return "trust the endpoint's CA with --param trustedCAFile=PATH (PEM), or check --param endpointURL=URL"
         default:

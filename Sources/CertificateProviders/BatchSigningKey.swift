@@ -42,6 +42,24 @@ public protocol BatchSigningKey: SigningKey {
 }
 
 extension BatchSigningKey {
+    /// Signs one digest as a batch of one.
+    public func signature(
+        forDigest digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
+        try await signatures(forDigests: [digest], digestAlgorithm: digestAlgorithm, scheme: scheme)[0]
+    }
+
+    /// Signs one message as a batch of one (``signatures(forMessages:digestAlgorithm:scheme:)``).
+    public func signature(
+        for data: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
+        try await signatures(forMessages: [data], digestAlgorithm: digestAlgorithm, scheme: scheme)[0]
+    }
+
     /// Hashes each message with `digestAlgorithm` and calls
     /// ``signatures(forDigests:digestAlgorithm:scheme:)``.
     public func signatures(

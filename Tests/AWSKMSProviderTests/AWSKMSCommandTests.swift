@@ -24,13 +24,7 @@ struct AWSKMSCommandTests {
                 environment: moto.environment
             )
             #expect(result.succeeded, "\(name): \(result.errorOutput)")
-            let verified = try OpenSSLCMS.verify(
-                signatureFile: document + ".p7s",
-                contentFile: document,
-                caFile: moto.work.path("ca.pem"),
-                cades: true
-            )
-            #expect(verified.succeeded, "\(name): \(verified.errorOutput)")
+            try moto.expectVerifies(document, "\(name): ")
             #expect(!(result.output + result.errorOutput).contains(moto.secretAccessKey))
         }
         // The standard environment variables instead of parameters, and the key by its alias.
@@ -46,13 +40,7 @@ struct AWSKMSCommandTests {
             ]
         )
         #expect(result.succeeded, "\(result.errorOutput)")
-        let verified = try OpenSSLCMS.verify(
-            signatureFile: document + ".p7s",
-            contentFile: document,
-            caFile: moto.work.path("ca.pem"),
-            cades: true
-        )
-        #expect(verified.succeeded, "\(verified.errorOutput)")
+        try moto.expectVerifies(document)
         try expectNoSecret(moto.secretAccessKey, in: store)
     }
 
@@ -109,13 +97,7 @@ struct AWSKMSCommandTests {
             .compactMap { $0.hasPrefix("inflight=") ? Int($0.dropFirst("inflight=".count)) : nil }.max() ?? 0
         #expect(most > 1 && most <= 4, "Sign requests in flight at once: \(most)")
         for document in documents {
-            let verified = try OpenSSLCMS.verify(
-                signatureFile: document + ".p7s",
-                contentFile: document,
-                caFile: moto.work.path("ca.pem"),
-                cades: true
-            )
-            #expect(verified.succeeded, "\(document): \(verified.errorOutput)")
+            try moto.expectVerifies(document, "\(document): ")
         }
         print("aws-kms: 16 documents, 0.2 s per Sign, \(most) in flight: \(String(format: "%.2f", seconds)) s")
     }
@@ -193,13 +175,7 @@ struct AWSKMSCommandTests {
         if mode == "throttle-2" {
             #expect(result.succeeded, "\(result.errorOutput)")
             #expect(statuses.prefix(3) == ["429", "429", "200"], "\(statuses)")
-            let verified = try OpenSSLCMS.verify(
-                signatureFile: document + ".p7s",
-                contentFile: document,
-                caFile: moto.work.path("ca.pem"),
-                cades: true
-            )
-            #expect(verified.succeeded, "\(verified.errorOutput)")
+            try moto.expectVerifies(document)
         } else {
             #expect(result.status == 1, "\(result.errorOutput)")
             #expect(statuses.count == 4, "four attempts: \(statuses)")

@@ -132,6 +132,23 @@ final class MotoKMS: Sendable {
     /// The environment ``arguments(keyID:certificate:endpoint:)`` reads the secret from.
     var environment: [String: String] { ["AWS_KMS_SECRET": secretAccessKey] }
 
+    /// Expects `document`'s `.p7s` to pass `openssl cms -verify -cades` with the test CA trusted.
+    func expectVerifies(
+        _ document: String,
+        _ label: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    )
+        throws
+    {
+        let verified = try OpenSSLCMS.verify(
+            signatureFile: document + ".p7s",
+            contentFile: document,
+            caFile: work.path("ca.pem"),
+            cades: true
+        )
+        #expect(verified.succeeded, "\(label)\(verified.errorOutput)", sourceLocation: sourceLocation)
+    }
+
     /// A port nothing listens on now.
     static func freePort() throws -> Int {
         let result = try ExternalTool.run(
