@@ -54,9 +54,6 @@ public struct AWSKMSKeyDescription: Sendable {
         keySize = Int(EVP_PKEY_get_bits(handle.pointer))
     }
 
-    /// Whether the key signs (`KeyUsage` is `SIGN_VERIFY`).
-    public var isSigningKey: Bool { keyUsage == "SIGN_VERIFY" }
-
     /// Whether `signature` is this key's signature of `digest` (RSA PKCS#1 v1.5 over its DigestInfo,
     /// RSA-PSS with a salt as long as the digest, ECDSA as a DER `ECDSA-Sig-Value`): the check made
     /// on every signature KMS returns when no certificate is given. Never throws.

@@ -72,12 +72,15 @@ public struct SigV4Signer: Sendable {
     public func sign(_ request: inout HTTPRequest, at date: Date = Date()) {
         var headers = request.headers
         if request.header("Host") == nil { headers.insert(("Host", Self.hostHeader(of: request.url)), at: 0) }
-        let body = request.secretBody.map { secret in secret.withUnsafeBytes { Array($0) } } ?? request.body
+        // A secret body is hashed in place, never copied.
+        let payloadHash =
+            request.secretBody.map { secret in secret.withUnsafeBytes { DigestAlgorithm.sha256.hash($0) } }
+            ?? DigestAlgorithm.sha256.hash(request.body)
         let made = signature(
             method: request.method.rawValue,
             url: request.url,
             headers: headers,
-            body: body,
+            payloadHash: Self.hex(payloadHash),
             at: date
         )
         for (name, value) in made.headers { request.setHeader(name, value) }
@@ -97,9 +100,25 @@ public struct SigV4Signer: Sendable {
         body: [UInt8],
         at date: Date
     ) -> Signature {
+        signature(
+            method: method,
+            url: url,
+            headers: headers,
+            payloadHash: Self.hex(DigestAlgorithm.sha256.hash(body)),
+            at: date
+        )
+    }
+
+    /// The signature of a request whose body's SHA-256 is `payloadHash` (lower-case hex).
+    private func signature(
+        method: String,
+        url: URL,
+        headers: [(name: String, value: String)],
+        payloadHash: String,
+        at date: Date
+    ) -> Signature {
         let amzDate = Self.amzDate(date)
         let scope = "\(amzDate.prefix(8))/\(region)/\(service)/aws4_request"
-        let payloadHash = Self.hex(DigestAlgorithm.sha256.hash(body))
         var added: [(name: String, value: String)] = [("X-Amz-Date", amzDate)]
         if let token = credentials.sessionToken {
             added.append(("X-Amz-Security-Token", token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
