@@ -174,7 +174,10 @@ import Testing
     @Test func versionAndLicenceAreStated() throws {
         let root = Self.root
         let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-        let newest = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## ") })
+        // An "## Unreleased" section (changes not yet in a version) may come first.
+        let newest = try #require(
+            changelog.split(separator: "\n").first { $0.hasPrefix("## ") && $0 != "## Unreleased" }
+        )
         #expect(newest.hasPrefix("## \(CertSign.version) "), "CHANGELOG's newest entry is '\(newest)'")
         #expect(Self.readme.contains("Version \(CertSign.version), Apache-2.0"))
         #expect(Self.readme.contains("from: \"\(CertSign.version)\""))
