@@ -149,6 +149,15 @@ struct AWSKMSProviderTests {
         await expectError(.invalidParameter, containing: "certificate") {
             try await provider.initialize(options: ProviderParameters())
         }
+        // Clear-text HTTP only to loopback, unless allowInsecureHTTP says otherwise.
+        let remote = try AWSKMSProvider(
+            parameters: [
+                AWSKMSProvider.ParameterKey.keyID: .string("alias/x"),
+                AWSKMSProvider.ParameterKey.endpointURL: .string("http://kms.example.net/"),
+            ],
+            environment: ["AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKIA", "AWS_SECRET_ACCESS_KEY": "s"]
+        )
+        await expectError(.invalidParameter, containing: "http://") { try await remote.signingKey() }
     }
 }
 
