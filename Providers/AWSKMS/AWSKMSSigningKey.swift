@@ -75,7 +75,8 @@ public struct AWSKMSSigningKey: BatchSigningKey {
     /// Signs messages, each as `RAW` when ``messageType`` and its size allow, else as the `DIGEST` of
     /// it, ``concurrentRequests`` at a time.
     /// - Throws: `.invalidParameter` when ``messageType`` is `raw` and a message is over 4096 bytes;
-    ///   `.unsupportedAlgorithm` for a digest or scheme KMS does not sign with this key;
+    ///   `.unsupportedAlgorithm` for a digest or scheme KMS does not sign with this key (KMS lists
+    ///   the key's algorithms: a P-384 key signs only with SHA-384);
     ///   `.cryptoFailure` when a returned value does not verify; the client's errors
     ///   (`.authenticationFailed`, `.serverRejected`, `.network`, `.timeout`, …).
     public func signatures(
@@ -111,6 +112,14 @@ public struct AWSKMSSigningKey: BatchSigningKey {
             digest: digestAlgorithm,
             scheme: scheme
         )
+        let offered = key.signingAlgorithms
+        guard offered.isEmpty || offered.contains(algorithm) else {
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "AWS KMS key \(key.keyID) signs with \(offered.joined(separator: ", ")), not \(algorithm): choose the "
+                    + "digest its algorithm names (certsign sign --digest sha256|sha384|sha512)"
+            )
+        }
         let client = self.client
         let keyID = key.keyID
         var results = [[UInt8]?](repeating: nil, count: items.count)

@@ -103,8 +103,10 @@ struct AWSKMSCommandTests {
     }
 
     @Test(
-        "bad inputs: wrong secret, unknown key, encryption-only key, mismatched certificate, closed port: exit 1, a clear reason, no output, no secret",
-        arguments: ["wrong-secret", "unknown-key", "encryption-key", "mismatched-certificate", "closed-port"]
+        "bad inputs: wrong secret, unknown key, encryption-only key, mismatched certificate, closed port, a digest the key does not sign: exit 1, a clear reason, no output, no secret",
+        arguments: [
+            "wrong-secret", "unknown-key", "encryption-key", "mismatched-certificate", "closed-port", "wrong-digest",
+        ]
     )
     func badInput(_ kind: String) throws {
         let moto = try MotoKMS()
@@ -114,6 +116,7 @@ struct AWSKMSCommandTests {
         var certificate = try moto.certificate(for: "p256")
         var environment = moto.environment
         var endpoint = moto.url
+        var extra: [String] = []
         let expected: String
         switch kind {
         case "wrong-secret":
@@ -128,12 +131,15 @@ struct AWSKMSCommandTests {
         case "mismatched-certificate":
             certificate = try moto.certificate(for: "rsa")
             expected = "SHA-256 fingerprint"
+        case "wrong-digest":
+            extra = ["--digest", "sha384"]
+            expected = "signs with ECDSA_SHA_256, not ECDSA_SHA_384"
         default:
             endpoint = URL(string: "http://127.0.0.1:\(try MotoKMS.freePort())/")!
             expected = "127.0.0.1"
         }
         let result = try CLI.run(
-            ["sign", document] + moto.arguments(keyID: keyID, certificate: certificate, endpoint: endpoint),
+            ["sign", document] + moto.arguments(keyID: keyID, certificate: certificate, endpoint: endpoint) + extra,
             store: store,
             environment: environment
         )
