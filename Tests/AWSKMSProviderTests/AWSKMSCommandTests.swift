@@ -130,7 +130,7 @@ struct AWSKMSCommandTests {
             expected = "not SIGN_VERIFY"
         case "mismatched-certificate":
             certificate = try moto.certificate(for: "rsa")
-            expected = "SHA-256 fingerprint"
+            expected = "the key's \(try moto.publicKeyFingerprint("p256"))"
         case "wrong-digest":
             extra = ["--digest", "sha384"]
             expected = "signs with ECDSA_SHA_256, not ECDSA_SHA_384"

@@ -149,6 +149,16 @@ final class MotoKMS: Sendable {
         #expect(verified.succeeded, "\(label)\(verified.errorOutput)", sourceLocation: sourceLocation)
     }
 
+    /// The SHA-256 fingerprint (`AB:CD:…`) of the public key boto3 read for the KMS key `name`,
+    /// computed by openssl.
+    func publicKeyFingerprint(_ name: String) throws -> String {
+        let der = try work.write("\(name)-public.der", try Certificate.publicKeyDER(pem: publicKeys[name]!))
+        let digest = try ExternalTool.run("openssl", ["dgst", "-sha256", "-c", der])  // "SHA2-256(FILE)= ab:cd:…"
+        try #require(digest.succeeded, "\(digest.errorOutput)")
+        return String(digest.output.split(separator: " ").last ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            .uppercased()
+    }
+
     /// A port nothing listens on now.
     static func freePort() throws -> Int {
         let result = try ExternalTool.run(
