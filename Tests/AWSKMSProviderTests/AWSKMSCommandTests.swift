@@ -103,9 +103,10 @@ struct AWSKMSCommandTests {
     }
 
     @Test(
-        "bad inputs: wrong secret, unknown key, encryption-only key, mismatched certificate, closed port, a digest the key does not sign: exit 1, a clear reason, no output, no secret",
+        "bad inputs: wrong secret, unknown key, encryption-only key, mismatched certificate, closed port, a digest the key does not sign, an unknown session token: exit 1, a clear reason, no output, no secret",
         arguments: [
             "wrong-secret", "unknown-key", "encryption-key", "mismatched-certificate", "closed-port", "wrong-digest",
+            "unknown-session-token",
         ]
     )
     func badInput(_ kind: String) throws {
@@ -131,6 +132,10 @@ struct AWSKMSCommandTests {
         case "mismatched-certificate":
             certificate = try moto.certificate(for: "rsa")
             expected = "the key's \(try moto.publicKeyFingerprint("p256"))"
+        case "unknown-session-token":
+            // moto knows only the tokens its STS issued: this one is refused as AWS refuses it.
+            environment["AWS_SESSION_TOKEN"] = "FwoGZXIvYXdzEBYaDGV4cGlyZWQtdG9rZW4"
+            expected = "InvalidClientTokenId"
         case "wrong-digest":
             extra = ["--digest", "sha384"]
             expected = "signs with ECDSA_SHA_256, not ECDSA_SHA_384"
@@ -146,7 +151,8 @@ struct AWSKMSCommandTests {
         #expect(result.status == 1, "\(kind): \(result.status) \(result.errorOutput)")
         #expect(result.errorOutput.contains(expected), "\(kind): \(result.errorOutput)")
         #expect(!FileManager.default.fileExists(atPath: document + ".p7s"), "\(kind): no signature file")
-        for secret in [moto.secretAccessKey, environment["AWS_KMS_SECRET"]!] {
+        let secrets = [moto.secretAccessKey, environment["AWS_KMS_SECRET"], environment["AWS_SESSION_TOKEN"]]
+        for secret in secrets.compactMap({ $0 }) {
             #expect(!(result.output + result.errorOutput).contains(secret), "\(kind): the secret was printed")
             try expectNoSecret(secret, in: store)
         }
