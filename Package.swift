@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
         .library(name: "CSCProvider", targets: ["CSCProvider"]),
         .library(name: "VaultTransitProvider", targets: ["VaultTransitProvider"]),
+        .library(name: "AWSKMSProvider", targets: ["AWSKMSProvider"]),
         // The DSS emulator as a library, for apps' integration tests (like NIO's NIOTestUtils): never link it
         // from app code; `certsign` does not, it runs the certsign-emulator executable beside it.
         .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
@@ -178,6 +179,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "AWSKMSProvider",
+            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport", "COpenSSL"],
+            path: "Providers/AWSKMS",
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "PKCS11Provider",
             dependencies: ["CertificateProviders", "CPKCS11", "CPKCS11Shims", "COpenSSL", "COpenSSLShims"],
             path: "Providers/PKCS11",
@@ -221,7 +229,7 @@ let package = Package(
             name: "BuiltInProviders",
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "FMPDSSProvider", "CryptoProDSSProvider", "CSCProvider",
-                "PKCS11Provider", "VaultTransitProvider",
+                "PKCS11Provider", "VaultTransitProvider", "AWSKMSProvider",
             ],
             swiftSettings: swiftSettings
         ),
@@ -436,6 +444,15 @@ let package = Package(
                 "VaultTransitProvider", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
                 "certsign",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AWSKMSProviderTests",
+            dependencies: [
+                "AWSKMSProvider", "Signing", "JSON", "RemoteSigning", "RemoteProviderSupport", "CertificateProviders",
+                "CertificateProvidersTesting", "certsign",
+            ],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
     ]

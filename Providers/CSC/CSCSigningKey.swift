@@ -49,16 +49,6 @@ public struct CSCSigningKey: BatchSigningKey {
     /// The credential's `multisign`: how many signatures one authorization may make.
     public var maximumBatchSize: Int { max(1, credential.multisign) }
 
-    /// Signs one digest: one authorization and one `signHash`.
-    /// - Throws: as ``signatures(forDigests:digestAlgorithm:scheme:)``.
-    public func signature(
-        forDigest digest: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) async throws -> [UInt8] {
-        try await signatures(forDigests: [digest], digestAlgorithm: digestAlgorithm, scheme: scheme)[0]
-    }
-
     /// Signs digests with one authorization and one `signHash` call.
     /// - Throws: `.invalidParameter` for a digest of the wrong length, an empty batch or one over
     ///   ``maximumBatchSize``; `.passwordRequired` when the credential asks for a PIN or OTP that was

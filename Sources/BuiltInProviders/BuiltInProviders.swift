@@ -1,3 +1,4 @@
+import AWSKMSProvider
 import CSCProvider
 public import CertificateProviders
 import CryptoProDSSProvider
@@ -23,6 +24,7 @@ public enum BuiltInProviders {
             CSCProvider.self,
             PKCS11CertificateProvider.self,
             VaultTransitProvider.self,
+            AWSKMSProvider.self,
         ]
     }
 

@@ -15,6 +15,7 @@ extension ErrorText {
         case "cryptopro-dss": return cryptoProHint(for: error)
         case "csc": return cscHint(for: error)
         case "vault-transit": return vaultHint(for: error)
+        case "aws-kms": return awsKMSHint(for: error)
         default: return nil
         }
     }

@@ -76,4 +76,21 @@ extension ErrorText {
             return nil
         }
     }
+
+    /// AWS KMS (`sign --provider aws-kms --param …`).
+    static func awsKMSHint(for error: CertificateProviderError) -> String? {
+        switch error.code {
+        case .authenticationFailed:
+            return "check --param accessKeyID=ID (or AWS_ACCESS_KEY_ID), the secret access key (--param-env "
+                + "secretAccessKey=VAR, or AWS_SECRET_ACCESS_KEY), the session token of temporary credentials "
+                + "(--param-env sessionToken=VAR, or AWS_SESSION_TOKEN) and --param region=REGION"
+        case .unsupportedOperation:
+            return
+                "give --param keyID=… of an asymmetric key with KeyUsage SIGN_VERIFY ('aws kms describe-key' shows it)"
+        case .untrustedServerCertificate:
+            return "trust the endpoint's CA with --param trustedCAFile=PATH (PEM), or check --param endpointURL=URL"
+        default:
+            return nil
+        }
+    }
 }

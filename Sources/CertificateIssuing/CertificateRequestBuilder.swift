@@ -39,8 +39,10 @@ public enum CertificateRequestBuilder {
         }
         let request = try RequestHandle(subject: subject, names: subjectAlternativeNames, publicKey: key)
         let toBeSigned = try request.toBeSignedDER()
+        // The message, not its digest: a KMS that takes the message (AWS KMS `RAW`) signs it as is;
+        // other keys hash it here and sign the digest.
         let signature = try await key.signature(
-            forDigest: digestAlgorithm.hash(toBeSigned),
+            for: toBeSigned,
             digestAlgorithm: digestAlgorithm,
             scheme: algorithm.isRSA ? .rsaPKCS1v15 : .ecdsa
         )

@@ -27,4 +27,50 @@ public protocol BatchSigningKey: SigningKey {
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
     ) async throws -> [[UInt8]]
+
+    /// Signs messages (the DER signed attributes of CMS signatures), each hashed with
+    /// `digestAlgorithm`, as one operation: for services that take the message and hash it
+    /// themselves (AWS KMS `MessageType=RAW`). The default hashes each message here and calls
+    /// ``signatures(forDigests:digestAlgorithm:scheme:)``.
+    /// - Returns: one signature per message, in order.
+    /// - Throws: as ``signatures(forDigests:digestAlgorithm:scheme:)``.
+    func signatures(
+        forMessages messages: [[UInt8]],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [[UInt8]]
+}
+
+extension BatchSigningKey {
+    /// Signs one digest as a batch of one.
+    public func signature(
+        forDigest digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
+        try await signatures(forDigests: [digest], digestAlgorithm: digestAlgorithm, scheme: scheme)[0]
+    }
+
+    /// Signs one message as a batch of one (``signatures(forMessages:digestAlgorithm:scheme:)``).
+    public func signature(
+        for data: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [UInt8] {
+        try await signatures(forMessages: [data], digestAlgorithm: digestAlgorithm, scheme: scheme)[0]
+    }
+
+    /// Hashes each message with `digestAlgorithm` and calls
+    /// ``signatures(forDigests:digestAlgorithm:scheme:)``.
+    public func signatures(
+        forMessages messages: [[UInt8]],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> [[UInt8]] {
+        try await signatures(
+            forDigests: messages.map { digestAlgorithm.hash($0) },
+            digestAlgorithm: digestAlgorithm,
+            scheme: scheme
+        )
+    }
 }

@@ -23,6 +23,28 @@ extension Certificate {
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
     ) -> Bool {
+        guard let publicKey = X509_get0_pubkey(handle.pointer) else { return false }
+        return Self.isValidSignature(
+            signature,
+            forDigest: digest,
+            digestAlgorithm: digestAlgorithm,
+            scheme: scheme,
+            publicKey: publicKey,
+            algorithm: publicKeyAlgorithm
+        )
+    }
+
+    /// ``isValidSignature(_:forDigest:digestAlgorithm:scheme:)`` with a public key held by OpenSSL
+    /// (a certificate's, or a key a service returned without a certificate), borrowed for the call.
+    /// - Parameter algorithm: `publicKey`'s algorithm (``EVPKeyHandle/algorithm(of:)``).
+    package static func isValidSignature(
+        _ signature: [UInt8],
+        forDigest digest: [UInt8],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme,
+        publicKey: OpaquePointer,
+        algorithm publicKeyAlgorithm: PublicKeyAlgorithm
+    ) -> Bool {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         let isGOST = publicKeyAlgorithm.isGOST
@@ -38,7 +60,7 @@ extension Certificate {
         }
         guard fits, !signature.isEmpty, digest.count == digestAlgorithm.outputByteCount,
             let md = try? digestAlgorithm.evpMD(),
-            let publicKey = X509_get0_pubkey(handle.pointer), let context = EVP_PKEY_CTX_new(publicKey, nil)
+            let context = EVP_PKEY_CTX_new(publicKey, nil)
         else { return false }
         defer { EVP_PKEY_CTX_free(context) }
         // The gost engine takes no digest setting: the key's size fixes it (checked above).

@@ -34,7 +34,7 @@ import Testing
         // item 11); provider IDs, digests and the store's aliases are offered where they fit.
         #expect(
             Set(try complete(["certsign", "sign", "doc.txt", "--provider", ""]))
-                == ["pkcs12", "pkcs11", "fmp-dss", "cryptopro-dss", "csc", "vault-transit"]
+                == ["pkcs12", "pkcs11", "fmp-dss", "cryptopro-dss", "csc", "vault-transit", "aws-kms"]
         )
         #expect(try complete(["certsign", "sign", "doc.txt", "--digest", "stree"]) == ["streebog256", "streebog512"])
         #expect(try complete(["certsign", "sign", "doc.txt", "--tsa", ""]) == [])

@@ -59,7 +59,7 @@ import VaultTransitProvider
     func oneRegistrationCall() throws {
         let store = try TemporaryDirectory()
         let registry = try Self.registry(store: store)
-        #expect(Set(Self.allIDs) == [.pkcs12, .fmpDSS, .cryptoProDSS, .csc, .pkcs11, .vaultTransit])
+        #expect(Set(Self.allIDs) == [.pkcs12, .fmpDSS, .cryptoProDSS, .csc, .pkcs11, .vaultTransit, "aws-kms"])
         #expect(registry.registeredIDs == Self.allIDs.sorted())
         for id in Self.allIDs {
             let registration = try #require(registry.registration(id))

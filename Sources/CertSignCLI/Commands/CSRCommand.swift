@@ -20,7 +20,7 @@ extension Commands {
                     \.provider,
                     "--provider",
                     "ID",
-                    "the provider whose key signs the request: vault-transit, pkcs11, pkcs12, or any provider\nthat "
+                    "the provider whose key signs the request: vault-transit, aws-kms, pkcs11, pkcs12, or any\nprovider that "
                         + "can sign before it has a certificate",
                     required: true
                 ) { ProviderID($0) }
@@ -73,7 +73,7 @@ extension Commands {
         words: ["csr"],
         summary: "make a PKCS#10 certificate request signed by a provider's key (for a key without a certificate)",
         discussion: """
-            A key in Vault / OpenBao transit (or on a token, or in a PKCS#12 file) signs a request for
+            A key in Vault / OpenBao transit or AWS KMS (or on a token, or in a PKCS#12 file) signs a request for
             a certificate; a CA answers it (openssl x509 -req, or a real CA), and the certificate it
             returns is then given to 'certsign sign --provider ID --param certificate=FILE'. Parameters
             as for 'certsign sign --provider ID' (certificate is not needed); secrets only through

@@ -107,12 +107,12 @@ package enum SignedDataSigner {
         let chunkSize = max(1, key.maximumBatchSize)
         for start in stride(from: 0, to: pendings.count, by: chunkSize) {
             let chunk = pendings[start..<min(start + chunkSize, pendings.count)]
-            let digests = chunk.map { digestAlgorithm.hash($0.pending.signedAttributes) }
-            let made = try await key.signatures(forDigests: digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
-            guard made.count == digests.count else {
+            let messages = chunk.map(\.pending.signedAttributes)
+            let made = try await key.signatures(forMessages: messages, digestAlgorithm: digestAlgorithm, scheme: scheme)
+            guard made.count == messages.count else {
                 throw CertificateProviderError(
                     .cryptoFailure,
-                    "the signing key returned \(made.count) signatures for \(digests.count) digests"
+                    "the signing key returned \(made.count) signatures for \(messages.count) digests"
                 )
             }
             for (item, signature) in zip(chunk, made) {

@@ -1,0 +1,254 @@
+public import CertificateProviders
+public import Foundation
+import RemoteProviderSupport
+public import RemoteSigning
+import Synchronization
+
+/// An AWS KMS asymmetric signing key as a `CertificateProvider` (ID ``ProviderID/awsKMS``,
+/// `aws-kms`): the key stays in KMS, which signs with `Sign`; the CMS / CAdES / PAdES container is
+/// built locally around the returned values (the coordinator's external-key path), so its
+/// identity's key is an ``AWSKMSSigningKey``.
+///
+/// Parameters: ``schema`` declares them; `certsign providers --params aws-kms` prints them. The
+/// credentials and region fall back on the standard environment variables (`AWS_ACCESS_KEY_ID`,
+/// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` then `AWS_DEFAULT_REGION`) of the
+/// ``ProviderContext`` it is made with. Requests are signed with Signature Version 4
+/// (``SigV4Signer``).
+///
+/// ``initialize(options:)`` reads the key with `GetPublicKey`, refuses a key whose `KeyUsage` is
+/// not `SIGN_VERIFY`, reads the `certificate` file (the certificate issued for the key, then its
+/// chain) and checks that the certificate carries the key's public key before anything is signed.
+/// A key without a certificate yet (to make a certificate request) is reached with ``signingKey()``.
+/// The identity is kept in memory only.
+public final class AWSKMSProvider: CertificateProvider {
+    private struct State {
+        var parameters: ProviderParameters
+        var identity: SigningIdentity?
+    }
+
+    /// Always ``ProviderID/awsKMS`` (`aws-kms`).
+    public let providerID: ProviderID = .awsKMS
+    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
+    let base: RemoteProviderBase
+    /// Where the `AWS_*` fallbacks are read.
+    private let environment: [String: String]
+    private let state: Mutex<State>
+
+    /// Creates a provider.
+    /// - Parameters:
+    ///   - parameters: initial parameters, checked against ``schema`` here as by ``setParameters(_:)``.
+    ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
+    ///     `clientIdentity` when set).
+    ///   - environment: where `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`,
+    ///     `AWS_REGION` and `AWS_DEFAULT_REGION` are read when the parameters do not say (default:
+    ///     this process's environment).
+    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
+    ///     parameter is refused).
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
+    public convenience init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        clientIdentityLookup: ClientIdentityLookup? = nil
+    ) throws {
+        try self.init(
+            parameters: parameters,
+            transport: transport,
+            environment: environment,
+            additionalHeaders: [],
+            clientIdentityLookup: clientIdentityLookup
+        )
+    }
+
+    /// Creates a provider that sends `additionalHeaders` with every request; the other arguments as
+    /// in the public initializer.
+    /// - Throws: `.invalidParameter`, as the public initializer.
+    package init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        environment: [String: String],
+        additionalHeaders: [(name: String, value: String)],
+        clientIdentityLookup: ClientIdentityLookup? = nil
+    ) throws {
+        base = RemoteProviderBase(
+            schema: AWSKMSProvider.schema,
+            transport: transport,
+            additionalHeaders: additionalHeaders,
+            clientIdentityLookup: clientIdentityLookup
+        )
+        self.environment = environment
+        state = Mutex(State(parameters: try base.validate(parameters)))
+    }
+
+    /// The current parameters (secrets stay redacted in `description`).
+    public var parameters: ProviderParameters { state.withLock { $0.parameters } }
+
+    /// Replaces the parameters and forgets the identity made with the old ones.
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
+    public func setParameters(_ parameters: ProviderParameters) throws {
+        let parameters = try base.validate(parameters)
+        state.withLock {
+            $0.parameters = parameters
+            $0.identity = nil
+        }
+    }
+
+    /// Reads the key and the certificate, checks that they belong together and returns the identity.
+    /// - Throws: `.invalidParameter` for missing parameters (`keyID`, the region, the credentials,
+    ///   `certificate`), an unreadable certificate file or an unknown key; `.unsupportedOperation`
+    ///   for a key whose `KeyUsage` is not `SIGN_VERIFY`; `.keyCertificateMismatch` (both SHA-256
+    ///   fingerprints) when the certificate is not the key's; `.authenticationFailed`,
+    ///   `.serverRejected`, `.network`, `.timeout`, the TLS codes.
+    public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
+        let merged = try base.validate(parameters.merging(options))
+        guard let path = try merged.string(ParameterKey.certificate), !path.isEmpty else {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'certificate' is required to sign: the PEM file of the certificate issued for the KMS key "
+                    + "(make its request with 'certsign csr --provider aws-kms')"
+            )
+        }
+        let certificates = try Self.readCertificates(path)
+        let key = try await signingKey(merged, certificate: certificates[0])
+        let identity = SigningIdentity(certificate: certificates[0], chain: Array(certificates.dropFirst()), key: key)
+        state.withLock { $0.identity = identity }
+        return identity
+    }
+
+    /// The KMS key alone, without a certificate: its public key (``AWSKMSSigningKey/publicKeyDERRepresentation``,
+    /// the SubjectPublicKeyInfo `GetPublicKey` returned) and `Sign` for digests and messages, each
+    /// signature checked against that public key. This is what a certificate request for the key is
+    /// made with; `certificate` is not read.
+    /// - Parameter options: parameters merged over ``parameters`` (default none).
+    /// - Throws: as ``initialize(options:)``, except for the certificate's errors.
+    public func signingKey(options: ProviderParameters = ProviderParameters()) async throws -> AWSKMSSigningKey {
+        try await signingKey(try base.validate(parameters.merging(options)), certificate: nil)
+    }
+
+    /// The identity of this process's last ``initialize(options:)``, else nil (nothing is kept on disk).
+    public func storedCertificate() throws -> SigningIdentity? {
+        state.withLock { $0.identity }
+    }
+
+    /// Forgets the identity in memory (no-op when there is none).
+    public func deleteStoredCertificate() throws {
+        state.withLock { $0.identity = nil }
+    }
+
+    // MARK: Steps
+
+    /// `GetPublicKey`, the usage check and, with a certificate, the key match.
+    private func signingKey(
+        _ parameters: ProviderParameters,
+        certificate: Certificate?
+    ) async throws
+        -> AWSKMSSigningKey
+    {
+        guard let keyID = try parameters.string(ParameterKey.keyID), !keyID.isEmpty else {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'keyID' is required: the KMS key's ID, ARN or alias/NAME"
+            )
+        }
+        let client = try makeClient(parameters)
+        let description = try await client.publicKey(keyID: keyID)
+        if let certificate {
+            try ExternalKeyMatch.requireMatch(
+                certificate: certificate,
+                keySubjectPublicKeyInfo: description.publicKeyDERRepresentation,
+                keyName: "AWS KMS key \(description.keyID)"
+            )
+        }
+        let scheme: SignatureScheme =
+            description.publicKeyAlgorithm.isRSA
+            ? (try parameters.string(ParameterKey.rsaPadding) == "pss" ? .rsaPSS : .rsaPKCS1v15) : .ecdsa
+        return AWSKMSSigningKey(
+            key: description,
+            certificate: certificate,
+            client: client,
+            messageType: AWSKMSMessageType(rawValue: try parameters.string(ParameterKey.messageType) ?? "auto")
+                ?? .auto,
+            scheme: scheme,
+            concurrentRequests: try parameters.integer(ParameterKey.concurrentRequests) ?? 8
+        )
+    }
+
+    /// The client for `parameters`, the `AWS_*` environment filling what they leave out.
+    private func makeClient(_ parameters: ProviderParameters) throws -> AWSKMSClient {
+        let region = try parameters.string(ParameterKey.region) ?? environmentValue("AWS_REGION", "AWS_DEFAULT_REGION")
+        guard let region, !region.isEmpty else {
+            throw CertificateProviderError.invalidParameter(
+                "the AWS region is not set: give parameter 'region' or set AWS_REGION"
+            )
+        }
+        guard
+            let accessKeyID = try parameters.string(ParameterKey.accessKeyID) ?? environmentValue("AWS_ACCESS_KEY_ID"),
+            !accessKeyID.isEmpty
+        else {
+            throw CertificateProviderError.invalidParameter(
+                "the AWS access key ID is not set: give parameter 'accessKeyID' or set AWS_ACCESS_KEY_ID"
+            )
+        }
+        guard
+            let secretAccessKey = try parameters.secret(ParameterKey.secretAccessKey)
+                ?? environmentValue("AWS_SECRET_ACCESS_KEY").map(Secret.init), !secretAccessKey.isEmpty
+        else {
+            throw CertificateProviderError.invalidParameter(
+                "the AWS secret access key is not set: give parameter 'secretAccessKey' (--param-env "
+                    + "secretAccessKey=VAR) or set AWS_SECRET_ACCESS_KEY"
+            )
+        }
+        let sessionToken =
+            try parameters.secret(ParameterKey.sessionToken) ?? environmentValue("AWS_SESSION_TOKEN").map(Secret.init)
+        var endpointParameters = parameters
+        if try parameters.url(ParameterKey.endpointURL) == nil {
+            endpointParameters[ParameterKey.endpointURL] = .string("https://kms.\(region).amazonaws.com/")
+        }
+        let (url, policy) = try base.endpoint(
+            [ParameterKey.endpointURL],
+            in: endpointParameters,
+            missing: "parameter 'endpointURL' is not a URL"
+        )
+        let signer = SigV4Signer(
+            credentials: .init(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey, sessionToken: sessionToken),
+            region: region,
+            service: "kms"
+        )
+        return AWSKMSClient(
+            configuration: .init(
+                endpoint: url.path.isEmpty ? url.appendingPathComponent("") : url,
+                signer: signer,
+                timeout: try RemoteProviderParameters.timeout(parameters),
+                additionalHeaders: base.additionalHeaders
+            ),
+            transport: try base.transport(for: parameters, endpointPolicy: policy)
+        )
+    }
+
+    /// The first of `names` set (not empty) in the environment.
+    private func environmentValue(_ names: String...) -> String? {
+        names.lazy.compactMap { self.environment[$0] }.first { !$0.isEmpty }
+    }
+
+    /// The certificates of the PEM (or DER) file at `path`: the leaf first.
+    /// - Throws: `.invalidParameter` when the file cannot be read or holds no certificate.
+    private static func readCertificates(_ path: String) throws -> [Certificate] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'certificate': the file '\(path)' cannot be read"
+            )
+        }
+        let certificates: [Certificate]
+        do {
+            certificates = try Certificate.certificates(derOrPEM: Array(data))
+        } catch let error as CertificateProviderError {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'certificate': '\(path)' holds no readable certificate (\(error.reason))"
+            )
+        }
+        guard !certificates.isEmpty else {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'certificate': '\(path)' holds no certificate"
+            )
+        }
+        return certificates
+    }
+}
