@@ -26,8 +26,9 @@ extension AWSKMSProvider: BuiltInProvider {
         public static let certificate: ProviderParameters.Key = "certificate"
         /// The `messageType` parameter (declared in ``AWSKMSProvider/schema``).
         public static let messageType: ProviderParameters.Key = "messageType"
-        /// The `rsaPadding` parameter (declared in ``AWSKMSProvider/schema``).
-        public static let rsaPadding: ProviderParameters.Key = "rsaPadding"
+        /// The `scheme` parameter: how an RSA key signs, `rsa-pkcs1v15` (default) or `rsa-pss` (as for
+        /// vault-transit and pkcs11).
+        public static let scheme: ProviderParameters.Key = "scheme"
         /// The `concurrentRequests` parameter (declared in ``AWSKMSProvider/schema``).
         public static let concurrentRequests: ProviderParameters.Key = "concurrentRequests"
 
@@ -73,7 +74,12 @@ extension AWSKMSProvider: BuiltInProvider {
                 default: "auto",
                 "auto: RAW when the signed attributes fit 4096 bytes, else DIGEST"
             ),
-            .init(ParameterKey.rsaPadding, .oneOf(["pkcs1v15", "pss"]), default: "pkcs1v15", "RSA signature scheme"),
+            .init(
+                ParameterKey.scheme,
+                .oneOf(["rsa-pkcs1v15", "rsa-pss"]),
+                default: "rsa-pkcs1v15",
+                "the scheme an RSA key signs with (EC keys sign ECDSA)"
+            ),
             .init(
                 ParameterKey.concurrentRequests,
                 .integer(atLeast: 1),

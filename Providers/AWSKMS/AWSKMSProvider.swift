@@ -159,7 +159,7 @@ public final class AWSKMSProvider: CertificateProvider {
         }
         let scheme: SignatureScheme =
             description.publicKeyAlgorithm.isRSA
-            ? (try parameters.string(ParameterKey.rsaPadding) == "pss" ? .rsaPSS : .rsaPKCS1v15) : .ecdsa
+            ? (try parameters.string(ParameterKey.scheme) == "rsa-pss" ? .rsaPSS : .rsaPKCS1v15) : .ecdsa
         return AWSKMSSigningKey(
             key: description,
             certificate: certificate,

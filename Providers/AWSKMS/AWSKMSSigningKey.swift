@@ -24,7 +24,7 @@ public struct AWSKMSSigningKey: BatchSigningKey {
     public let messageType: AWSKMSMessageType
     /// The most `Sign` requests in flight at once in a batch.
     public let concurrentRequests: Int
-    /// The scheme used by default: ECDSA, or RSA PKCS#1 v1.5 / PSS as the `rsaPadding` parameter says.
+    /// The scheme used by default: ECDSA, or RSA PKCS#1 v1.5 / PSS as the `scheme` parameter says.
     public let defaultScheme: SignatureScheme
     private let client: AWSKMSClient
 

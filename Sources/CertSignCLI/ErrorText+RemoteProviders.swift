@@ -64,6 +64,8 @@ extension ErrorText {
     /// Vault / OpenBao transit: a token, a key and a certificate made for it.
     static func vaultHint(for error: CertificateProviderError) -> String? {
         switch error.code {
+        case .passwordRequired:
+            return "give the token with --param-env token=VAR (or --param-file token=PATH), never on the command line"
         case .authenticationFailed:
             return "give a valid token with --param-env token=VAR (or --param-file token=PATH); 'bao token lookup' "
                 + "shows its policies"
@@ -80,6 +82,9 @@ extension ErrorText {
     /// AWS KMS (`sign --provider aws-kms --param …`).
     static func awsKMSHint(for error: CertificateProviderError) -> String? {
         switch error.code {
+        case .passwordRequired:
+            return "give the secret access key with --param-env secretAccessKey=VAR (or AWS_SECRET_ACCESS_KEY), "
+                + "never on the command line"
         case .authenticationFailed:
             return "check --param accessKeyID=ID (or AWS_ACCESS_KEY_ID), the secret access key (--param-env "
                 + "secretAccessKey=VAR, or AWS_SECRET_ACCESS_KEY), the session token of temporary credentials "

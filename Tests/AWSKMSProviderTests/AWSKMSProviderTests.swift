@@ -85,7 +85,7 @@ struct AWSKMSProviderTests {
         let key = try await provider(
             moto,
             keyID: moto.keys["rsa"]!,
-            [AWSKMSProvider.ParameterKey.rsaPadding: .string("pss")]
+            [AWSKMSProvider.ParameterKey.scheme: .string("rsa-pss")]
         )
         .signingKey()
         #expect(key.defaultScheme == .rsaPSS)
