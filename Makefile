@@ -18,7 +18,7 @@ TOOL_DEPS := $(DEMO_TOOL_DEPS) openssl:openssl keytool:openjdk-17-jdk-headless p
 # files : Debian package (modules loaded at run time)
 FILE_DEPS := /usr/lib/x86_64-linux-gnu/engines-3/gost.so:libengine-gost-openssl
 # Python module : PyPI package (interop oracles)
-PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11
+PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11 certomancer:certomancer werkzeug:werkzeug
 
 .PHONY: deps deps-demo build test demo bench clean check-public-api test-asan test-asan-core fuzz docs lint format man completions \
   install help
