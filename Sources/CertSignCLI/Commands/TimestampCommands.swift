@@ -165,6 +165,17 @@ extension CommandContext {
         )
     }
 
+    /// A validation data collector for one run (one revocation cache: each distinct certificate is
+    /// asked for once): paths end at the certificates of `anchorFiles` (`--ca`) or at a self-signed
+    /// root, and may go through those of `certificateFiles` (`--tsa-ca`).
+    func validationDataCollector(anchorFiles: [String], certificateFiles: [String]) throws -> ValidationDataCollector {
+        ValidationDataCollector(
+            cache: RevocationDataCache(fetcher: try binaryFetcher()),
+            trustAnchors: try timestampAnchors(anchorFiles),
+            certificates: try timestampAnchors(certificateFiles)
+        )
+    }
+
     /// The certificates of every `--tsa-ca FILE`.
     func timestampAnchors(_ files: [String]) throws -> [Certificate] {
         var anchors: [Certificate] = []

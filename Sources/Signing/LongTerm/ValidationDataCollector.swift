@@ -12,14 +12,19 @@ public struct ValidationDataCollector: Sendable {
     /// The signers' and TSAs' trust anchors (`--ca`, `--tsa-ca`); a path ends at one of them or at a
     /// self-signed certificate.
     public let trustAnchors: [Certificate]
+    /// Further certificates paths may be built from (a TSA's CA certificates, `--tsa-ca`); unlike
+    /// the anchors, each gets a revocation answer unless it is self-signed.
+    public let certificates: [Certificate]
 
     /// Creates a collector.
     /// - Parameters:
     ///   - cache: the run's revocation cache.
     ///   - trustAnchors: the anchors paths may end at (their certificates are embedded too).
-    public init(cache: RevocationDataCache, trustAnchors: [Certificate]) {
+    ///   - certificates: further CA certificates to build paths from (default none).
+    public init(cache: RevocationDataCache, trustAnchors: [Certificate], certificates: [Certificate] = []) {
         self.cache = cache
         self.trustAnchors = trustAnchors
+        self.certificates = certificates
     }
 
     /// The validation data of every signer of `signature` and of every timestamp token in it.
@@ -55,7 +60,11 @@ public struct ValidationDataCollector: Sendable {
         }
         var data = ValidationData()
         for leaf in leaves {
-            let path = try self.path(from: leaf.certificate, pool: leaf.pool + trustAnchors, role: leaf.role)
+            let path = try self.path(
+                from: leaf.certificate,
+                pool: leaf.pool + trustAnchors + certificates,
+                role: leaf.role
+            )
             data.merge(ValidationData(certificates: path))
             let anchorsForAnswers = trustAnchors + [path[path.count - 1]]
             for (depth, certificate) in path.enumerated().dropLast() where !isAnchor(certificate) {

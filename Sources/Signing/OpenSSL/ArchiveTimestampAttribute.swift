@@ -69,16 +69,28 @@ enum ArchiveTimestampAttribute {
 
     /// The signer's messageDigest attribute (the hash of the signed content).
     private static func messageDigest(of info: OpaquePointer, expected: DigestAlgorithm) throws -> [UInt8] {
-        var algorithm: UnsafeMutablePointer<X509_ALGOR>?
-        CMS_SignerInfo_get0_algs(info, nil, nil, &algorithm, nil)
-        var object: OpaquePointer?
-        X509_ALGOR_get0(&object, nil, nil, algorithm)
-        guard CMSValidationData.objectIdentifier(object) == expected.oid else {
+        let (algorithm, digest) = try signedDigest(of: info)
+        guard algorithm == expected else {
             throw CertificateProviderError(
                 .unsupportedAlgorithm,
                 "the archive timestamp hashes with \(expected.displayName), and the signer digested the document "
                     + "with another algorithm; use a TSA digest equal to the signature's"
             )
+        }
+        return digest
+    }
+
+    /// The signer's digest algorithm and its messageDigest attribute.
+    /// - Throws: `.unsupportedAlgorithm` for a digest outside ``DigestAlgorithm/allSupported``;
+    ///   `.malformedInput` without a messageDigest.
+    static func signedDigest(of info: OpaquePointer) throws -> (DigestAlgorithm, [UInt8]) {
+        var algorithmIdentifier: UnsafeMutablePointer<X509_ALGOR>?
+        CMS_SignerInfo_get0_algs(info, nil, nil, &algorithmIdentifier, nil)
+        var object: OpaquePointer?
+        X509_ALGOR_get0(&object, nil, nil, algorithmIdentifier)
+        let oid = CMSValidationData.objectIdentifier(object)
+        guard let algorithm = DigestAlgorithm.allSupported.first(where: { $0.oid == oid }) else {
+            throw CertificateProviderError(.unsupportedAlgorithm, "the signer's digest \(oid ?? "?") is not supported")
         }
         guard
             let raw = CMS_signed_get0_data_by_OBJ(info, OBJ_nid2obj(NID_pkcs9_messageDigest), -3, V_ASN1_OCTET_STRING)
@@ -87,8 +99,8 @@ enum ArchiveTimestampAttribute {
             throw CertificateProviderError.malformedInput("the signer has no messageDigest attribute")
         }
         let octets = raw.assumingMemoryBound(to: ASN1_STRING.self)
-        guard let data = ASN1_STRING_get0_data(octets) else { return [] }
-        return Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(octets))))
+        guard let data = ASN1_STRING_get0_data(octets) else { return (algorithm, []) }
+        return (algorithm, Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(octets)))))
     }
 
     /// The DER of each certificate and revocation entry, and the SignerInfo's fields version to

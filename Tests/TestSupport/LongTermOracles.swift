@@ -1,15 +1,14 @@
-import CertificateProvidersTesting
+public import CertificateProvidersTesting
 import Foundation
-import TestSupport
 import Testing
 
 /// Independent checks of long-term CAdES signatures in Python (asn1crypto), written from ETSI
 /// EN 319 122-1 and RFC 5940, not from this package's code.
-enum LongTermOracles {
+public enum LongTermOracles {
     /// Prints what SignedData (argv[1]) carries: `certificates N`, `crls N`, `ocsp N`, then one
     /// `ocsp-status STATUS` per RFC 5940 entry (asn1crypto parses each OCSPResponse), and writes the
     /// embedded CRLs as PEM to argv[2].
-    static let contents = """
+    public static let contents = """
         import sys
         from asn1crypto import cms, ocsp, pem
         signed = cms.ContentInfo.load(open(sys.argv[1], 'rb').read())['content']
@@ -34,7 +33,7 @@ enum LongTermOracles {
     /// Recomputes the ats-hash-index-v3 and the message imprint of the last archive-time-stamp-v3
     /// of SignerInfo 0 of argv[1] over the detached document argv[2] (EN 319 122-1 §5.5.3), and
     /// prints `index-match`, `imprint-match`, `algorithm-written`, `archive-timestamps N`.
-    static let archiveTimestamp = """
+    public static let archiveTimestamp = """
         import sys, hashlib
         from asn1crypto import cms, core, algos, tsp
         class Hashes(core.SequenceOf):
@@ -74,7 +73,7 @@ enum LongTermOracles {
         """
 
     /// Runs one of the scripts.
-    static func run(_ script: String, _ arguments: [String]) throws -> ExternalTool.Result {
+    public static func run(_ script: String, _ arguments: [String]) throws -> ExternalTool.Result {
         let result = try ExternalTool.run("python3", ["-c", script] + arguments)
         try #require(result.succeeded, "python3 (asn1crypto; run `make deps`): \(result.errorOutput)")
         return result
