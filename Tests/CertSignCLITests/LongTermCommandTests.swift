@@ -134,3 +134,36 @@ import Testing
         #expect(mismatch.errorOutput.contains("is not the document the signature signed"), "\(mismatch.errorOutput)")
     }
 }
+
+/// `certsign verify` of long-term signatures from their embedded data, with certomancer gone.
+@Suite(.serialized) struct LongTermVerifyTests {
+    @Test func bLTAndBLTAVerifyOfflineFromEmbeddedDataAndBBDoesNot() throws {
+        let setup = try LongTermCommandTests.Setup()
+        let lt = try setup.fixture.document("offline-lt.txt", "verified offline\n")
+        let lta = try setup.fixture.document("offline-lta.txt", "archived offline\n")
+        let bb = try setup.fixture.document("offline-bb.txt", "plain\n")
+        #expect(try setup.sign([lt], ["--level", "b-lt"] + setup.tsa).succeeded)
+        #expect(try setup.sign([lta], ["--level", "b-lta"] + setup.tsa).succeeded)
+        #expect(try setup.sign([bb], []).succeeded)
+        setup.pki.stop()
+        let anchors = [
+            "--ca", setup.pki.certificatePath("root"), "--tsa-ca", setup.pki.certificatePath("root"), "--tsa-ca",
+            setup.pki.certificatePath("interm"),
+        ]
+        let text = try setup.fixture.run(["verify", lt + ".p7s"] + anchors)
+        #expect(text.succeeded, "\(text.output)\(text.errorOutput)")
+        #expect(text.output.contains("revocation:   good (embedded OCSP and CRL answers"), "\(text.output)")
+        #expect(text.output.contains("format:       CAdES-LT, detached"), "\(text.output)")
+        // --check-revocation asks the network only for what the signature does not answer: nothing.
+        let checked = try setup.fixture.run(["--json", "verify", lt + ".p7s", "--check-revocation"] + anchors)
+        #expect(checked.succeeded, "\(checked.output)\(checked.errorOutput)")
+        #expect(try CLI.json(checked)["format"] as? String == "cades-lt")
+        let archived = try setup.fixture.run(["--json", "verify", lta + ".p7s"] + anchors)
+        #expect(archived.succeeded, "\(archived.output)\(archived.errorOutput)")
+        #expect(try CLI.json(archived)["format"] as? String == "cades-lta")
+        // A B-B signature has nothing embedded: with the responder gone, revocation is unknown.
+        let plain = try setup.fixture.run(["--json", "verify", bb + ".p7s", "--check-revocation"] + anchors)
+        #expect(plain.status == 1, "\(plain.output)")
+        #expect((try CLI.json(plain)["failure"] as? [String: Any])?["code"] as? String == "revocationUnknown")
+    }
+}

@@ -97,12 +97,23 @@ package enum RevocationOpenSSL {
         package var maximumAge: TimeInterval
         /// Whether the answer must carry back the request's nonce.
         package var requiresNonce: Bool
+        /// Whether the answer was kept with a signature (B-LT): then its nextUpdate may have passed
+        /// and its age does not count; it must still not come from the future or before the
+        /// certificate existed.
+        package var isEmbedded: Bool
 
-        package init(time: Date, skew: TimeInterval, maximumAge: TimeInterval, requiresNonce: Bool) {
+        package init(
+            time: Date,
+            skew: TimeInterval,
+            maximumAge: TimeInterval,
+            requiresNonce: Bool,
+            isEmbedded: Bool = false
+        ) {
             self.time = time
             self.skew = skew
             self.maximumAge = maximumAge
             self.requiresNonce = requiresNonce
+            self.isEmbedded = isEmbedded
         }
     }
 
@@ -119,7 +130,7 @@ package enum RevocationOpenSSL {
     ///   reports each as an unknown status).
     package static func checkOCSPResponse(
         _ der: [UInt8],
-        request: OCSPRequest,
+        request: OCSPRequest?,
         certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
@@ -146,7 +157,7 @@ package enum RevocationOpenSSL {
             throw OpenSSLErrorQueue.error(.network, "the OCSP response has no basic response")
         }
         defer { OCSP_BASICRESP_free(basic) }
-        try checkNonce(of: basic, against: request, required: freshness.requiresNonce)
+        if let request { try checkNonce(of: basic, against: request, required: freshness.requiresNonce) }
         try verifySigner(of: basic, issuer: issuer, trustAnchors: trustAnchors, at: freshness.time)
         guard let identifier = OCSP_cert_to_id(EVP_sha1(), certificate.handle.pointer, issuer.handle.pointer) else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not make the OCSP certificate id")
@@ -262,6 +273,7 @@ package enum RevocationOpenSSL {
                     + "\(certificate.notValidBefore)): an old answer replayed"
             )
         }
+        if freshness.isEmbedded { return }
         switch nextUpdate {
         case .some(.none):
             throw stale("its nextUpdate is unreadable")
@@ -277,5 +289,35 @@ package enum RevocationOpenSSL {
                 )
             }
         }
+    }
+}
+
+extension RevocationOpenSSL {
+    /// The status of `certificate` from an OCSP response a signature carries (B-LT): signed by
+    /// `issuer` or a responder it delegated, answering for the certificate, thisUpdate neither in
+    /// the future nor before the certificate's notBefore (nextUpdate may have passed: it is kept
+    /// evidence). No nonce: nobody asked.
+    /// - Throws: as ``checkOCSPResponse(_:request:certificate:issuer:trustAnchors:freshness:source:)``;
+    ///   `.cryptoFailure` when it does not answer for this certificate.
+    package static func checkEmbeddedOCSPResponse(
+        _ der: [UInt8],
+        certificate: Certificate,
+        issuer: Certificate
+    ) throws -> RevocationStatus {
+        try checkOCSPResponse(
+            der,
+            request: nil,
+            certificate: certificate,
+            issuer: issuer,
+            trustAnchors: [issuer],
+            freshness: OCSPFreshness(
+                time: Date(),
+                skew: 300,
+                maximumAge: .infinity,
+                requiresNonce: false,
+                isEmbedded: true
+            ),
+            source: "embedded OCSP answer"
+        )
     }
 }
