@@ -8,6 +8,7 @@
 #include "COpenSSLShims.h"
 #include <openssl/asn1t.h>
 #include <openssl/x509.h>
+#include <string.h>
 
 typedef struct {
     ASN1_OBJECT *format;
@@ -198,4 +199,31 @@ int COpenSSLShims_ATSHashIndexV3_encode(int digestNID, int hashLength, const uns
     }
     COPENSSLSHIMS_ATS_HASH_INDEX_V3_free(index);
     return length;
+}
+
+int COpenSSLShims_ATSHashIndexV3_decode(const unsigned char *der, long length, int which, int *digestNID,
+                                        unsigned char **out) {
+    const unsigned char *cursor = der;
+    COPENSSLSHIMS_ATS_HASH_INDEX_V3 *index = d2i_COPENSSLSHIMS_ATS_HASH_INDEX_V3(NULL, &cursor, length);
+    if (index == NULL || cursor != der + length) {
+        COPENSSLSHIMS_ATS_HASH_INDEX_V3_free(index);
+        return -1;
+    }
+    STACK_OF(ASN1_OCTET_STRING) *hashes = which == 0 ? index->certificates : which == 1 ? index->crls : index->unsignedAttrs;
+    int total = 0;
+    for (int i = 0; i < sk_ASN1_OCTET_STRING_num(hashes); i++) total += ASN1_STRING_length(sk_ASN1_OCTET_STRING_value(hashes, i));
+    *digestNID = OBJ_obj2nid(index->hashIndAlgorithm->algorithm);
+    *out = total > 0 ? OPENSSL_malloc((size_t)total) : NULL;
+    if (total > 0 && *out == NULL) {
+        COPENSSLSHIMS_ATS_HASH_INDEX_V3_free(index);
+        return -1;
+    }
+    int offset = 0;
+    for (int i = 0; i < sk_ASN1_OCTET_STRING_num(hashes); i++) {
+        const ASN1_OCTET_STRING *hash = sk_ASN1_OCTET_STRING_value(hashes, i);
+        memcpy(*out + offset, ASN1_STRING_get0_data(hash), (size_t)ASN1_STRING_length(hash));
+        offset += ASN1_STRING_length(hash);
+    }
+    COPENSSLSHIMS_ATS_HASH_INDEX_V3_free(index);
+    return total;
 }

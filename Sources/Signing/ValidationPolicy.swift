@@ -103,6 +103,9 @@ public struct ValidationPolicy: Sendable {
     /// The OCSP responses (DER) the signature carries in `SignedData.crls` (RFC 5940).
     var embeddedOCSPResponses: [[UInt8]] = []
 
+    /// What checking the signature's archive timestamps needs, set by the verifier (nil: none).
+    var archiveTimestampBase: ArchiveTimestampCheck.Base?
+
     /// Whether revocation is to be checked at all (asked for, CRLs given, or carried by the
     /// signature).
     var wantsRevocation: Bool {

@@ -131,5 +131,10 @@ int COpenSSLShims_ATSHashIndexV3_encode(int digestNID, int hashLength, const uns
                                         int certificateCount, const unsigned char *crls, int crlCount,
                                         const unsigned char *unsignedAttrs, int unsignedAttrCount,
                                         unsigned char **out);
+/* The hashes of list `which` (0 certificatesHashIndex, 1 crlsHashIndex, 2 unsignedAttrsHashIndex) of a DER
+ * ATSHashIndexV3 with hashIndAlgorithm written, back to back (OPENSSL_free *out, NULL when none), and the
+ * algorithm's NID; the byte count, or -1 when the bytes are not an ATSHashIndexV3 (all consumed). */
+int COpenSSLShims_ATSHashIndexV3_decode(const unsigned char *der, long length, int which, int *digestNID,
+                                        unsigned char **out);
 
 #endif

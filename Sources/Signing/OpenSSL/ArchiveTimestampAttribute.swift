@@ -120,6 +120,26 @@ enum ArchiveTimestampAttribute {
         return (contents.certificates, contents.revocationEntries, try fieldsBeforeUnsignedAttributes(signerInfo))
     }
 
+    /// The fields from version to signature of SignerInfo `signerIndex` of a DER signature.
+    static func signerFields(_ signature: [UInt8], signerIndex: Int) throws -> [UInt8] {
+        try signedDataParts(signature, signerIndex: signerIndex).signerFields
+    }
+
+    /// The ats-hash-index-v3 value (DER) a token carries in its SignerInfo's unsigned attributes.
+    static func hashIndex(ofToken token: [UInt8]) -> [UInt8]? {
+        guard let cms = try? CMSTimestamping.parse(token), let info = try? CMSTimestamping.signerInfos(of: cms).first,
+            let object = OBJ_txt2obj(hashIndexV3, 1)
+        else { return nil }
+        defer { ASN1_OBJECT_free(object) }
+        let position = CMS_unsigned_get_attr_by_OBJ(info, object, -1)
+        defer { ERR_clear_error() }
+        guard position >= 0, let attribute = CMS_unsigned_get_attr(info, position),
+            let value = X509_ATTRIBUTE_get0_type(attribute, 0), value.pointee.type == V_ASN1_SEQUENCE,
+            let sequence = value.pointee.value.sequence, let data = sequence.pointee.data
+        else { return nil }
+        return Array(UnsafeBufferPointer(start: data, count: Int(sequence.pointee.length)))
+    }
+
     /// The content octets of a DER SignerInfo up to (not including) its `[1]` unsignedAttrs.
     private static func fieldsBeforeUnsignedAttributes(_ signerInfo: [UInt8]) throws -> [UInt8] {
         try signerInfo.withUnsafeBufferPointer { buffer -> [UInt8] in
@@ -149,7 +169,7 @@ enum ArchiveTimestampAttribute {
     }
 
     /// For each unsigned attribute and each of its values: DER(attrType) ‖ DER(value).
-    private static func unsignedAttributeOctets(of info: OpaquePointer) throws -> [[UInt8]] {
+    static func unsignedAttributeOctets(of info: OpaquePointer) throws -> [[UInt8]] {
         var octets: [[UInt8]] = []
         for index in 0..<CMS_unsigned_get_attr_count(info) {
             guard let attribute = CMS_unsigned_get_attr(info, index) else { continue }

@@ -10,6 +10,8 @@ import Foundation
 enum CMSValidationData {
     /// `id-ri-ocsp-response` (RFC 5940): an OCSPResponse as RevocationInfoChoice `other`.
     static let ocspResponseFormat = "1.3.6.1.5.5.7.16.2"
+    /// `id-pkix-ocsp-basic`: a BasicOCSPResponse as RevocationInfoChoice `other` (EU DSS writes it).
+    static let basicOCSPResponseFormat = "1.3.6.1.5.5.7.48.1.1"
 
     /// What a signature carries.
     struct Contents {
@@ -21,6 +23,26 @@ enum CMSValidationData {
         var crls: [[UInt8]] = []
         /// The OCSP responses of `id-ri-ocsp-response` entries (DER OCSPResponse).
         var ocspResponses: [[UInt8]] = []
+        /// The `id-pkix-ocsp-basic` entries, each wrapped by OpenSSL into a successful
+        /// OCSPResponse (DER) so they are checked like the others.
+        var basicOCSPResponses: [[UInt8]] = []
+    }
+
+    /// A BasicOCSPResponse (DER) as a successful OCSPResponse (DER), by `OCSP_response_create`.
+    private static func wrapBasicResponse(_ der: [UInt8]) -> [UInt8]? {
+        guard
+            let basic = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                var cursor = buffer.baseAddress
+                return d2i_OCSP_BASICRESP(nil, &cursor, buffer.count)
+            })
+        else {
+            ERR_clear_error()
+            return nil
+        }
+        defer { OCSP_BASICRESP_free(basic) }
+        guard let response = OCSP_response_create(Int32(OCSP_RESPONSE_STATUS_SUCCESSFUL), basic) else { return nil }
+        defer { OCSP_RESPONSE_free(response) }
+        return try? copyDER { i2d_OCSP_RESPONSE(response, $0) }
     }
 
     /// Reads the certificates and revocation entries of a DER SignedData.
@@ -43,8 +65,12 @@ enum CMSValidationData {
                     contents.crls.append(entry)
                 } else if length > 0, let output {
                     defer { COpenSSLShims_OPENSSL_free(output) }
-                    if objectIdentifier(format) == ocspResponseFormat {
-                        contents.ocspResponses.append(Array(UnsafeBufferPointer(start: output, count: Int(length))))
+                    let value = Array(UnsafeBufferPointer(start: output, count: Int(length)))
+                    switch objectIdentifier(format) {
+                    case ocspResponseFormat: contents.ocspResponses.append(value)
+                    case basicOCSPResponseFormat:
+                        contents.basicOCSPResponses += wrapBasicResponse(value).map { [$0] } ?? []
+                    default: break
                     }
                 }
             }

@@ -296,13 +296,15 @@ extension RevocationOpenSSL {
     /// The status of `certificate` from an OCSP response a signature carries (B-LT): signed by
     /// `issuer` or a responder it delegated, answering for the certificate, thisUpdate neither in
     /// the future nor before the certificate's notBefore (nextUpdate may have passed: it is kept
-    /// evidence). No nonce: nobody asked.
+    /// evidence). The responder's certificate is checked at `time` (the validation time). No nonce:
+    /// nobody asked.
     /// - Throws: as ``checkOCSPResponse(_:request:certificate:issuer:trustAnchors:freshness:source:)``;
     ///   `.cryptoFailure` when it does not answer for this certificate.
     package static func checkEmbeddedOCSPResponse(
         _ der: [UInt8],
         certificate: Certificate,
-        issuer: Certificate
+        issuer: Certificate,
+        at time: Date
     ) throws -> RevocationStatus {
         try checkOCSPResponse(
             der,

@@ -248,7 +248,9 @@ extension SignedDataVerifier {
                 throw SignerCheckFailed(failure: failure)
             }
         }
-        // 8. Revocation of the signer's and the TSA's paths, only when asked.
+        // 8. B-LTA: every archive timestamp covers the signature and its validation data.
+        if let failure = ArchiveTimestampCheck.failure(for: signerContext) { throw SignerCheckFailed(failure: failure) }
+        // 9. Revocation of the signer's and the TSA's paths, only when asked (or carried).
         if context.policy.wantsRevocation {
             let verdict = revocationVerdict(
                 chain: facts.chainChecked ? facts.chain : [signer],

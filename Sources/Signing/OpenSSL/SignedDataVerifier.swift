@@ -101,8 +101,9 @@ enum SignedDataVerifier {
         var policy = policy
         if let embedded = try? CMSValidationData.contents(of: signature) {
             policy.embeddedCRLs = embedded.crls.compactMap { try? CertificateRevocationList(derEncoded: $0) }
-            policy.embeddedOCSPResponses = embedded.ocspResponses
+            policy.embeddedOCSPResponses = embedded.ocspResponses + embedded.basicOCSPResponses
         }
+        policy.archiveTimestampBase = ArchiveTimestampCheck.base(of: signature)
         let context = Context(
             certificates: envelope.certificates,
             trustAnchors: trustAnchors,

@@ -194,7 +194,8 @@ enum RevocationSeam {
                 let status = try? RevocationOpenSSL.checkEmbeddedOCSPResponse(
                     response,
                     certificate: certificate,
-                    issuer: issuer
+                    issuer: issuer,
+                    at: policy.validationTime ?? Date()
                 )
             else { continue }
             if status.state != .unknown { return status }
