@@ -32,23 +32,8 @@ extension Commands {
                         + "(b-lt and an archive timestamp; a B-LTA file gets a further one: renewal)",
                     required: true,
                     convert: ValueConversions.level
-                ),
-                .value(
-                    \.tsa,
-                    "--tsa",
-                    "URL",
-                    "the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)",
-                    type: .url,
-                    required: true,
-                    convert: ValueConversions.timestampAuthority
-                ),
-                .repeatable(
-                    \.tsaCA,
-                    "--tsa-ca",
-                    "FILE",
-                    "trust anchors for the TSA's certificate (PEM or DER) (default: the system store)",
-                    type: .file
-                ),
+                )
+            ] + timestampAuthorityOptions(\.tsa, \.tsaCA) + [
                 .repeatable(
                     \.ca,
                     "--ca",

@@ -21,26 +21,32 @@ extension Commands {
             [.many(\.signatures, "SIGNATURE", "a signature file (.p7s, CMS or CAdES-BES)", type: .file)]
         }
 
-        static var options: [OptionBinding<Self>] {
-            [
-                .value(
-                    \.tsa,
-                    "--tsa",
-                    "URL",
-                    "the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)",
-                    type: .url,
-                    required: true,
-                    convert: ValueConversions.timestampAuthority
-                ),
-                .repeatable(
-                    \.tsaCA,
-                    "--tsa-ca",
-                    "FILE",
-                    "trust anchors for the TSA's certificate (PEM or DER) (default: the system store)",
-                    type: .file
-                ),
-            ]
-        }
+        static var options: [OptionBinding<Self>] { timestampAuthorityOptions(\.tsa, \.tsaCA) }
+    }
+
+    /// The required `--tsa URL` and `--tsa-ca FILE...` of `timestamp` and `extend`.
+    static func timestampAuthorityOptions<Options: CommandOptions>(
+        _ tsa: WritableKeyPath<Options, URL?>,
+        _ tsaCA: WritableKeyPath<Options, [String]>
+    ) -> [OptionBinding<Options>] {
+        [
+            .value(
+                tsa,
+                "--tsa",
+                "URL",
+                "the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)",
+                type: .url,
+                required: true,
+                convert: ValueConversions.timestampAuthority
+            ),
+            .repeatable(
+                tsaCA,
+                "--tsa-ca",
+                "FILE",
+                "trust anchors for the TSA's certificate (PEM or DER) (default: the system store)",
+                type: .file
+            ),
+        ]
     }
 
     static let timestamp = CommandDescriptor(

@@ -28,20 +28,7 @@ enum ArchiveTimestampAttribute {
     static func tokens(of signerInfo: OpaquePointer) -> [[UInt8]] {
         guard let object = OBJ_txt2obj(archiveTimestampV3, 1) else { return [] }
         defer { ASN1_OBJECT_free(object) }
-        var tokens: [[UInt8]] = []
-        var last: Int32 = -1
-        while true {
-            last = CMS_unsigned_get_attr_by_OBJ(signerInfo, object, last)
-            guard last >= 0, let attribute = CMS_unsigned_get_attr(signerInfo, last) else { break }
-            for index in 0..<X509_ATTRIBUTE_count(attribute) {
-                guard let value = X509_ATTRIBUTE_get0_type(attribute, index), value.pointee.type == V_ASN1_SEQUENCE,
-                    let sequence = value.pointee.value.sequence, let data = sequence.pointee.data
-                else { continue }
-                tokens.append(Array(UnsafeBufferPointer(start: data, count: Int(sequence.pointee.length))))
-            }
-        }
-        ERR_clear_error()
-        return tokens
+        return CMSTimestamping.sequences(of: signerInfo, attribute: object).filter { !$0.isEmpty }
     }
 
     /// The hash index and imprint data of SignerInfo `index` of `signature` (DER SignedData), with
