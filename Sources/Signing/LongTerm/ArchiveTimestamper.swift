@@ -12,27 +12,30 @@ enum ArchiveTimestamper {
         to signature: [UInt8],
         authority: TimestampAuthorityClient
     ) async throws -> (signature: [UInt8], addedTokens: [TimestampToken]) {
-        var current = signature
-        var added: [TimestampToken] = []
+        // Every signer's archive data is read from the same bytes: one signer's new attribute
+        // changes neither another's SignerInfo fields nor SignedData's certificates and CRLs.
         let count = try CMSTimestamping.signerInfos(of: try CMSTimestamping.parse(signature)).count
+        var indexed: [[UInt8]] = []
+        var added: [TimestampToken] = []
         for index in 0..<count {
             let input = try ArchiveTimestampAttribute.input(
-                signature: current,
+                signature: signature,
                 signerIndex: index,
                 digest: authority.configuration.digestAlgorithm
             )
             let token = try await authority.timestamp(input.imprintData)
-            let indexed = try ArchiveTimestampAttribute.addHashIndex(input.hashIndex, to: token.derRepresentation)
-            let cms = try CMSTimestamping.parse(current)
-            let info = try CMSTimestamping.signerInfos(of: cms)[index]
-            try ArchiveTimestampAttribute.addAttribute(
-                ArchiveTimestampAttribute.archiveTimestampV3,
-                value: indexed,
-                to: info
-            )
-            current = try cms.derBytes()
+            indexed.append(try ArchiveTimestampAttribute.addHashIndex(input.hashIndex, to: token.derRepresentation))
             added.append(token)
         }
+        let cms = try CMSTimestamping.parse(signature)
+        for (info, token) in zip(try CMSTimestamping.signerInfos(of: cms), indexed) {
+            try ArchiveTimestampAttribute.addAttribute(
+                ArchiveTimestampAttribute.archiveTimestampV3,
+                value: token,
+                to: info
+            )
+        }
+        let current = try cms.derBytes()
         return (current, added)
     }
 }
