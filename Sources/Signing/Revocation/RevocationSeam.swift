@@ -144,6 +144,7 @@ enum RevocationSeam {
                 status = undecided(
                     certificate,
                     issuer: issuer,
+                    certificates: context.certificates,
                     verdict: verdict,
                     problems: problems,
                     policy: context.policy
@@ -158,12 +159,21 @@ enum RevocationSeam {
     private static func undecided(
         _ certificate: Certificate,
         issuer: Certificate?,
+        certificates: [Certificate],
         verdict: RevocationOpenSSL.CRLVerdict,
         problems: [String],
         policy: ValidationPolicy
     ) -> RevocationStatus {
         var tried = problems
-        if let issuer, let answer = embeddedOCSPStatus(certificate, issuer: issuer, policy: policy, tried: &tried) {
+        if let issuer,
+            let answer = embeddedOCSPStatus(
+                certificate,
+                issuer: issuer,
+                certificates: certificates,
+                policy: policy,
+                tried: &tried
+            )
+        {
             return answer
         }
         if !policy.crls.isEmpty || !policy.fetchedCRLs.isEmpty || !policy.embeddedCRLs.isEmpty {
@@ -186,20 +196,26 @@ enum RevocationSeam {
     private static func embeddedOCSPStatus(
         _ certificate: Certificate,
         issuer: Certificate,
+        certificates: [Certificate],
         policy: ValidationPolicy,
         tried: inout [String]
     ) -> RevocationStatus? {
         for response in policy.embeddedOCSPResponses {
-            guard
-                let status = try? RevocationOpenSSL.checkEmbeddedOCSPResponse(
+            do {
+                let status = try RevocationOpenSSL.checkEmbeddedOCSPResponse(
                     response,
                     certificate: certificate,
                     issuer: issuer,
+                    certificates: certificates,
                     at: policy.validationTime ?? Date()
                 )
-            else { continue }
-            if status.state != .unknown { return status }
-            tried.append(status.source)
+                if status.state != .unknown { return status }
+                tried.append(status.source)
+            } catch let error as CertificateProviderError where !error.reason.contains("does not cover") {
+                tried.append("embedded OCSP answer: \(error.reason)")
+            } catch {
+                continue
+            }
         }
         return nil
     }
