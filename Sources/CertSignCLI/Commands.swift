@@ -11,8 +11,8 @@ import RemoteSigning
 /// The command table.
 enum Commands {
     static let all: [CommandDescriptor] =
-        [providers] + identityCommands + signingCommands + [csr] + timestampCommands + dssCommands + tokenCommands
-        + cscCommands
+        [providers] + identityCommands + signingCommands + [csr] + timestampCommands + extendCommands
+        + dssCommands + tokenCommands + cscCommands
         + sessionCommands + [demo] + documentationCommands
 
     /// The command list: each command's words (less the first `dropping`) and summary.

@@ -2,6 +2,7 @@ import CertificateProviders
 import Foundation
 import PKCS12Provider
 import RemoteSigning
+import Signing
 
 /// The conversions options and arguments run when the command line is parsed: a value that does not
 /// convert is an ``InvalidValue`` naming the option (a usage error, exit 64), so the command body
@@ -41,6 +42,14 @@ enum ValueConversions {
     /// `--tsa URL`: an http:// or https:// URL.
     static func timestampAuthority(_ text: String) throws -> URL {
         try httpURL(text) { "--tsa '\($0)' is not an http:// or https:// URL" }
+    }
+
+    /// A baseline level: b-b, b-t, b-lt or b-lta.
+    static func level(_ text: String) throws -> SignatureLevel {
+        guard let level = SignatureLevel(text) else {
+            throw InvalidValue(message: "unknown --level '\(text)' (b-b, b-t, b-lt or b-lta)")
+        }
+        return level
     }
 
     /// A signature id or a prefix of one: not empty, no white space or control characters (no id

@@ -5,9 +5,17 @@ extension CertificateProviderError.Code {
     /// the one asked for: another signer than the selected certificate, another format, digest or
     /// detached-ness. Nothing was written or recorded; report it to the server's operator.
     public static let serverSignatureMismatch = Self(SigningCodeName.serverSignatureMismatch)
+
+    /// A long-term level (B-LT, B-LTA) cannot be reached: no usable revocation answer (OCSP, CRL)
+    /// for a certificate of a path, or an issuer missing from the signature and the trust anchors.
+    /// The reason names the certificate and what was tried; nothing was written.
+    public static let revocationUnavailable = Self(SigningCodeName.revocationUnavailable)
+
+    /// A certificate of a path to embed is revoked: the signature cannot be made long-term.
+    public static let certificateRevoked = Self(SigningCodeName.certificateRevoked)
 }
 
 /// The names of the codes this module adds: each case's name is the code's raw value.
 enum SigningCodeName: String {
-    case serverSignatureMismatch, timestampInvalid
+    case serverSignatureMismatch, timestampInvalid, revocationUnavailable, certificateRevoked
 }

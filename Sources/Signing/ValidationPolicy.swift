@@ -97,8 +97,20 @@ public struct ValidationPolicy: Sendable {
     /// CRLs fetched from CRL distribution points before verification; judged with ``crls``.
     var fetchedCRLs: [(crl: CertificateRevocationList, source: String)] = []
 
-    /// Whether revocation is to be checked at all (asked for, or CRLs given).
-    var wantsRevocation: Bool { checkRevocation || !crls.isEmpty }
+    /// The CRLs and OCSP responses the signature itself carries (B-LT), set by the verifier; they
+    /// are used offline, without `checkRevocation`.
+    var embeddedCRLs: [CertificateRevocationList] = []
+    /// The OCSP responses (DER) the signature carries in `SignedData.crls` (RFC 5940).
+    var embeddedOCSPResponses: [[UInt8]] = []
+
+    /// What checking the signature's archive timestamps needs, set by the verifier (nil: none).
+    var archiveTimestampBase: ArchiveTimestampCheck.Base?
+
+    /// Whether revocation is to be checked at all (asked for, CRLs given, or carried by the
+    /// signature).
+    var wantsRevocation: Bool {
+        checkRevocation || !crls.isEmpty || !embeddedCRLs.isEmpty || !embeddedOCSPResponses.isEmpty
+    }
 }
 
 /// The cryptographic constraints of a ``ValidationPolicy``: digests refused as message digest or

@@ -114,6 +114,11 @@ import Testing
                     .union(Self.keys(AddedTimestampDocument.CodingKeys.self))
             ),
             (
+                "extend",
+                Self.keys(ExtendDocument.CodingKeys.self).union(Self.keys(ExtendResultDocument.CodingKeys.self))
+                    .union(Self.keys(AddedTimestampDocument.CodingKeys.self))
+            ),
+            (
                 "verify",
                 Self.keys(VerificationDocument.CodingKeys.self).union(Self.keys(SignerDocument.CodingKeys.self))
                     .union(Self.keys(SignerCertificateDocument.CodingKeys.self))

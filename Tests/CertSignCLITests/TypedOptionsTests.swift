@@ -198,9 +198,9 @@ import Testing
                 checked += 1
             }
         }
-        // sign --format, --digest; csr --digest; dss login --api-version, --device; dss sign --params;
+        // sign --format, --digest, --level; csr --digest; dss login --api-version, --device; dss sign --params;
         // emulator --host, --port; identity import --alias; tokens --module.
-        #expect(checked == 10)
+        #expect(checked == 11)
         // The shown default of --format is the options value's initial property, not a second literal.
         let format = Commands.sign.options.first { $0.name == "--format" }
         #expect(format?.defaultValue == Commands.SignOptions().format.rawValue)

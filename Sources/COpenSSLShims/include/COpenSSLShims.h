@@ -108,4 +108,40 @@ int COpenSSLShims_GOST_engine_load(void);
 /* The NID of a GOST R 34.10 key's parameter set, NID_undef for any other key. */
 int COpenSSLShims_GOST_key_paramset_nid(const EVP_PKEY *key);
 
+/* CMS SignedData through OpenSSL's ASN.1 templates (signed_data_view.c): RevocationInfoChoice `other`
+ * entries (RFC 5940), which libcrypto's CMS API can neither read nor add, and the DER of each element of
+ * SignedData.certificates and .crls (ats-hash-index-v3). The view owns what it parses. */
+typedef struct COpenSSLShims_SignedDataView_st COpenSSLShims_SignedDataView;
+/* Parses a DER ContentInfo holding SignedData (all bytes used), else NULL. */
+COpenSSLShims_SignedDataView *COpenSSLShims_SignedDataView_d2i(const unsigned char *der, long length);
+void COpenSSLShims_SignedDataView_free(COpenSSLShims_SignedDataView *view);
+/* i2d of the whole ContentInfo (OPENSSL_free *out). */
+int COpenSSLShims_SignedDataView_to_der(const COpenSSLShims_SignedDataView *view, unsigned char **out);
+int COpenSSLShims_SignedDataView_certificate_count(const COpenSSLShims_SignedDataView *view);
+/* The DER of certificates[index] (a CertificateChoices); the length, or -1. */
+int COpenSSLShims_SignedDataView_certificate_der(const COpenSSLShims_SignedDataView *view, int index, unsigned char **out);
+int COpenSSLShims_SignedDataView_revocation_count(const COpenSSLShims_SignedDataView *view);
+/* The DER of crls[index] (a RevocationInfoChoice: a CRL, or [1] OtherRevocationInfoFormat); the length, or -1. */
+int COpenSSLShims_SignedDataView_revocation_der(const COpenSSLShims_SignedDataView *view, int index, unsigned char **out);
+/* For an `other` entry crls[index]: its format (borrowed) and the DER of its value; 0 for a CRL entry, -1 on error. */
+int COpenSSLShims_SignedDataView_other_revocation(const COpenSSLShims_SignedDataView *view, int index,
+                                                  const ASN1_OBJECT **format, unsigned char **out);
+/* Adds an `other` entry (format, value DER); 1 on success, 0 when the value is not one DER element. */
+int COpenSSLShims_SignedDataView_add_other_revocation(COpenSSLShims_SignedDataView *view, const ASN1_OBJECT *format,
+                                                      const unsigned char *der, long length);
+int COpenSSLShims_SignedDataView_signer_info_count(const COpenSSLShims_SignedDataView *view);
+/* The DER of signerInfos[index] (in the order they were read); the length, or -1. */
+int COpenSSLShims_SignedDataView_signer_info_der(const COpenSSLShims_SignedDataView *view, int index, unsigned char **out);
+/* Encodes an ATSHashIndexV3 (ETSI EN 319 122-1) with hashIndAlgorithm `digestNID` (parameters absent) and
+ * the given hashes, each `hashLength` bytes, back to back; the DER length (OPENSSL_free *out), or -1. */
+int COpenSSLShims_ATSHashIndexV3_encode(int digestNID, int hashLength, const unsigned char *certificates,
+                                        int certificateCount, const unsigned char *crls, int crlCount,
+                                        const unsigned char *unsignedAttrs, int unsignedAttrCount,
+                                        unsigned char **out);
+/* The hashes of list `which` (0 certificatesHashIndex, 1 crlsHashIndex, 2 unsignedAttrsHashIndex) of a DER
+ * ATSHashIndexV3 with hashIndAlgorithm written, back to back (OPENSSL_free *out, NULL when none), and the
+ * algorithm's NID; the byte count, or -1 when the bytes are not an ATSHashIndexV3 (all consumed). */
+int COpenSSLShims_ATSHashIndexV3_decode(const unsigned char *der, long length, int which, int *digestNID,
+                                        unsigned char **out);
+
 #endif

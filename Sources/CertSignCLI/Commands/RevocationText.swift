@@ -9,8 +9,12 @@ extension Commands {
         guard !revocation.certificates.isEmpty else { return ["\(indent)revocation:   \(revocation)"] }
         let count = revocation.certificates.count
         let since = revocation.revocationTime.map { " since \(Format.localDate($0))" } ?? ""
+        // B-LT: every answer came from the signature itself (no network).
+        let embedded = revocation.certificates.allSatisfy { $0.status.source.hasPrefix("embedded") }
+        let checked = "\(count) certificate\(count == 1 ? "" : "s") checked"
         var lines = [
-            "\(indent)revocation:   \(revocation.state)\(since) (\(count) certificate\(count == 1 ? "" : "s") checked)"
+            "\(indent)revocation:   \(revocation.state)\(since) ("
+                + (embedded ? "embedded OCSP and CRL answers, \(checked))" : "\(checked))")
         ]
         for entry in revocation.certificates {
             let time = entry.status.revocationTime.map { " since \(Format.localDate($0))" } ?? ""

@@ -243,7 +243,7 @@ extension Commands {
         }
         // What an earlier run left (a killed or interrupted batch's hidden temporary files) goes first.
         SigningCoordinator.removeStaleTemporaries(for: files)
-        if let timestampClient, !pades { options.levelUpgrade = TimestampLevelUpgrade(authority: timestampClient) }
+        options.levelUpgrade = try signLevelUpgrade(arguments, timestampClient: timestampClient, context: context)
         return SignPlan(
             documents: kept,
             skipped: skipped,
@@ -254,6 +254,34 @@ extension Commands {
             outputs: outputs,
             outputFiles: files
         )
+    }
+
+    /// The level `--level` (default b-t with `--tsa`, else b-b) asks of CMS/CAdES signatures; PAdES
+    /// stops at B-T for now (its timestamp is added by the PDF signer, not here).
+    private static func signLevelUpgrade(
+        _ arguments: SignOptions,
+        timestampClient: TimestampAuthorityClient?,
+        context: CommandContext
+    ) throws -> (any SignatureLevelUpgrade)? {
+        let level = arguments.level ?? (timestampClient == nil ? .bB : .bT)
+        if arguments.format == .pades {
+            guard level.rank < SignatureLevel.bLT.rank else {
+                throw CertificateProviderError(
+                    .unsupportedOperation,
+                    "PAdES \(level) is not available yet (its DSS revision and document timestamp come later): sign "
+                        + "with --level b-t now, or use --format cades for a long-term signature"
+                )
+            }
+            return nil
+        }
+        var collector: ValidationDataCollector?
+        if level.rank >= SignatureLevel.bLT.rank {
+            collector = try context.validationDataCollector(
+                anchorFiles: arguments.ca,
+                certificateFiles: arguments.tsaCA
+            )
+        }
+        return try SigningOptions.levelUpgrade(for: level, authority: timestampClient, collector: collector)
     }
 
     /// `.alreadyExists` naming the signature files that exist (the first ten and how many more).

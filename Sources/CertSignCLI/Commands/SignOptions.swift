@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+import Signing
 
 /// The options of `certsign sign`.
 extension Commands {
@@ -29,6 +30,8 @@ extension Commands {
         var digest: DigestAlgorithm?
         var tsa: URL?
         var tsaCA: [String] = []
+        var level: SignatureLevel?
+        var ca: [String] = []
         var field: String?
         var reason: String?
         var location: String?
@@ -138,6 +141,23 @@ extension Commands {
                     "trust anchors for the TSA's certificate (default: the system store)",
                     type: .file
                 ),
+                .value(
+                    \.level,
+                    "--level",
+                    "LEVEL",
+                    "b-b, b-t (a signature timestamp), b-lt (b-t with the certificates and OCSP/CRL answers of the\n"
+                        + "signer's and the TSA's paths, fetched now) or b-lta (b-lt with an archive timestamp);\n"
+                        + "b-t and up need --tsa; PAdES: b-b and b-t for now",
+                    default: "b-t with --tsa, else b-b",
+                    convert: ValueConversions.level
+                ),
+                .repeatable(
+                    \.ca,
+                    "--ca",
+                    "FILE",
+                    "b-lt, b-lta: the trust anchors the signer's path ends at (PEM or DER; embedded with the path)",
+                    type: .file
+                ),
                 .value(\.field, "--field", "NAME", "PAdES: the signature field's name (default Signature1, 2, …)"),
                 .value(\.reason, "--reason", "TEXT", "PAdES: the reason recorded in the signature"),
                 .value(\.location, "--location", "TEXT", "PAdES: the location recorded in the signature"),
@@ -166,6 +186,16 @@ extension Commands {
             }
             if force && skipExisting {
                 throw InvalidValue(message: "give either --force (replace existing signatures) or --skip-existing")
+            }
+            if let level, level != .bB, tsa == nil {
+                throw InvalidValue(message: "--level \(level.rawValue) needs a time-stamping authority: give --tsa URL")
+            }
+            if level == SignatureLevel.bB, tsa != nil {
+                throw InvalidValue(message: "--level b-b makes no timestamp: drop --tsa, or ask for --level b-t")
+            }
+            let longTerm = level.map { $0.rank >= SignatureLevel.bLT.rank } ?? false
+            if !ca.isEmpty, !longTerm {
+                throw InvalidValue(message: "--ca goes with --level b-lt or b-lta")
             }
             if tsa == nil && !tsaCA.isEmpty {
                 throw InvalidValue(message: "--tsa-ca goes with --tsa URL")

@@ -30,26 +30,32 @@ extension Commands {
             ]
         }
 
-        static var options: [OptionBinding<Self>] {
-            [
-                .value(
-                    \.tsa,
-                    "--tsa",
-                    "URL",
-                    "the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)",
-                    type: .url,
-                    required: true,
-                    convert: ValueConversions.timestampAuthority
-                ),
-                .repeatable(
-                    \.tsaCA,
-                    "--tsa-ca",
-                    "FILE",
-                    "trust anchors for the TSA's certificate (PEM or DER) (default: the system store)",
-                    type: .file
-                ),
-            ]
-        }
+        static var options: [OptionBinding<Self>] { timestampAuthorityOptions(\.tsa, \.tsaCA) }
+    }
+
+    /// The required `--tsa URL` and `--tsa-ca FILE...` of `timestamp` and `extend`.
+    static func timestampAuthorityOptions<Options: CommandOptions>(
+        _ tsa: WritableKeyPath<Options, URL?>,
+        _ tsaCA: WritableKeyPath<Options, [String]>
+    ) -> [OptionBinding<Options>] {
+        [
+            .value(
+                tsa,
+                "--tsa",
+                "URL",
+                "the time-stamping authority (RFC 3161 over HTTP; http:// is fine: answers are signed)",
+                type: .url,
+                required: true,
+                convert: ValueConversions.timestampAuthority
+            ),
+            .repeatable(
+                tsaCA,
+                "--tsa-ca",
+                "FILE",
+                "trust anchors for the TSA's certificate (PEM or DER) (default: the system store)",
+                type: .file
+            ),
+        ]
     }
 
     static let timestamp = CommandDescriptor(
@@ -199,6 +205,17 @@ extension CommandContext {
         return TimestampAuthorityClient(
             configuration: .init(url: url, trustAnchors: try timestampAnchors(anchors)),
             fetcher: try binaryFetcher()
+        )
+    }
+
+    /// A validation data collector for one run (one revocation cache: each distinct certificate is
+    /// asked for once): paths end at the certificates of `anchorFiles` (`--ca`) or at a self-signed
+    /// root, and may go through those of `certificateFiles` (`--tsa-ca`).
+    func validationDataCollector(anchorFiles: [String], certificateFiles: [String]) throws -> ValidationDataCollector {
+        ValidationDataCollector(
+            cache: RevocationDataCache(fetcher: try binaryFetcher()),
+            trustAnchors: try timestampAnchors(anchorFiles),
+            certificates: try timestampAnchors(certificateFiles)
         )
     }
 

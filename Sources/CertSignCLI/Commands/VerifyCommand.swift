@@ -447,12 +447,14 @@ extension Commands {
         return lines.joined(separator: "\n")
     }
 
-    /// A format as people write it: CMS, CAdES-BES, CAdES-T (the JSON keeps the raw value).
+    /// A format as people write it: CMS, CAdES-BES, CAdES-T, CAdES-LT, CAdES-LTA (the JSON keeps the raw value).
     static func formatName(_ format: SignatureFormat) -> String {
         switch format {
         case .cms: "CMS"
         case .cadesBES: "CAdES-BES"
         case .cadesT: "CAdES-T"
+        case .cadesLT: "CAdES-LT"
+        case .cadesLTA: "CAdES-LTA"
         default: format.rawValue
         }
     }

@@ -63,23 +63,30 @@ enum CMSTimestamping {
     /// The DER of every signature timestamp token in a SignerInfo's unsigned attributes (each
     /// attribute value, every attribute of that type).
     static func tokens(of signerInfo: OpaquePointer) -> [[UInt8]] {
-        var tokens: [[UInt8]] = []
+        sequences(of: signerInfo, attribute: OBJ_nid2obj(NID_id_smime_aa_timeStampToken))
+    }
+
+    /// The DER of each value of every unsigned attribute `object` of a SignerInfo (a value that is
+    /// not a SEQUENCE gives an empty element, so counts stay right).
+    static func sequences(of signerInfo: OpaquePointer, attribute object: OpaquePointer?) -> [[UInt8]] {
+        guard let object else { return [] }
+        var values: [[UInt8]] = []
         var last: Int32 = -1
         while true {
-            last = CMS_unsigned_get_attr_by_NID(signerInfo, NID_id_smime_aa_timeStampToken, last)
+            last = CMS_unsigned_get_attr_by_OBJ(signerInfo, object, last)
             guard last >= 0, let attribute = CMS_unsigned_get_attr(signerInfo, last) else { break }
             for index in 0..<X509_ATTRIBUTE_count(attribute) {
                 guard let value = X509_ATTRIBUTE_get0_type(attribute, index), value.pointee.type == V_ASN1_SEQUENCE,
                     let sequence = value.pointee.value.sequence, let data = sequence.pointee.data
                 else {
-                    tokens.append([])
+                    values.append([])
                     continue
                 }
-                tokens.append(Array(UnsafeBufferPointer(start: data, count: Int(sequence.pointee.length))))
+                values.append(Array(UnsafeBufferPointer(start: data, count: Int(sequence.pointee.length))))
             }
         }
         ERR_clear_error()
-        return tokens
+        return values
     }
 
     /// Adds a token as the unsigned attribute `id-aa-signatureTimeStampToken`.

@@ -97,12 +97,26 @@ package enum RevocationOpenSSL {
         package var maximumAge: TimeInterval
         /// Whether the answer must carry back the request's nonce.
         package var requiresNonce: Bool
+        /// Whether the answer was kept with a signature (B-LT): then its nextUpdate may have passed
+        /// and its age does not count; it must still not come from the future or before the
+        /// certificate existed.
+        package var isEmbedded: Bool
+        /// Certificates the responder's may be among when the answer does not carry it (a
+        /// signature's certificates, for an embedded answer); they are not trusted for that.
+        package var responderCandidates: [Certificate] = []
 
-        package init(time: Date, skew: TimeInterval, maximumAge: TimeInterval, requiresNonce: Bool) {
+        package init(
+            time: Date,
+            skew: TimeInterval,
+            maximumAge: TimeInterval,
+            requiresNonce: Bool,
+            isEmbedded: Bool = false
+        ) {
             self.time = time
             self.skew = skew
             self.maximumAge = maximumAge
             self.requiresNonce = requiresNonce
+            self.isEmbedded = isEmbedded
         }
     }
 
@@ -119,7 +133,7 @@ package enum RevocationOpenSSL {
     ///   reports each as an unknown status).
     package static func checkOCSPResponse(
         _ der: [UInt8],
-        request: OCSPRequest,
+        request: OCSPRequest?,
         certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
@@ -146,8 +160,14 @@ package enum RevocationOpenSSL {
             throw OpenSSLErrorQueue.error(.network, "the OCSP response has no basic response")
         }
         defer { OCSP_BASICRESP_free(basic) }
-        try checkNonce(of: basic, against: request, required: freshness.requiresNonce)
-        try verifySigner(of: basic, issuer: issuer, trustAnchors: trustAnchors, at: freshness.time)
+        if let request { try checkNonce(of: basic, against: request, required: freshness.requiresNonce) }
+        try verifySigner(
+            of: basic,
+            issuer: issuer,
+            trustAnchors: trustAnchors,
+            at: freshness.time,
+            responderCandidates: freshness.responderCandidates
+        )
         guard let identifier = OCSP_cert_to_id(EVP_sha1(), certificate.handle.pointer, issuer.handle.pointer) else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not make the OCSP certificate id")
         }
@@ -220,7 +240,8 @@ package enum RevocationOpenSSL {
         of basic: OpaquePointer,
         issuer: Certificate,
         trustAnchors: [Certificate],
-        at time: Date
+        at time: Date,
+        responderCandidates: [Certificate]
     ) throws {
         guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "X509_STORE_new") }
         defer { X509_STORE_free(store) }
@@ -230,7 +251,7 @@ package enum RevocationOpenSSL {
             X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970))
             X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
         }
-        let verified = try withX509Stack([issuer]) { OCSP_basic_verify(basic, $0, store, 0) == 1 }
+        let verified = try withX509Stack([issuer] + responderCandidates) { OCSP_basic_verify(basic, $0, store, 0) == 1 }
         guard verified else {
             throw OpenSSLErrorQueue.error(
                 .cryptoFailure,
@@ -262,6 +283,7 @@ package enum RevocationOpenSSL {
                     + "\(certificate.notValidBefore)): an old answer replayed"
             )
         }
+        if freshness.isEmbedded { return }
         switch nextUpdate {
         case .some(.none):
             throw stale("its nextUpdate is unreadable")
@@ -277,5 +299,47 @@ package enum RevocationOpenSSL {
                 )
             }
         }
+    }
+}
+
+extension RevocationOpenSSL {
+    /// The status of `certificate` from an OCSP response a signature carries (B-LT): signed by
+    /// `issuer` or a responder it delegated, answering for the certificate, thisUpdate neither in
+    /// the future nor before the certificate's notBefore (nextUpdate may have passed: it is kept
+    /// evidence). The responder's certificate (from the answer, else from `certificates`: the
+    /// signature's) is checked at `time` (the validation time). No nonce:
+    /// nobody asked.
+    /// - Throws: as ``checkOCSPResponse(_:request:certificate:issuer:trustAnchors:freshness:source:)``;
+    ///   `.cryptoFailure` when it does not answer for this certificate.
+    package static func checkEmbeddedOCSPResponse(
+        _ der: [UInt8],
+        certificate: Certificate,
+        issuer: Certificate,
+        certificates: [Certificate],
+        at time: Date
+    ) throws -> RevocationStatus {
+        var freshness = OCSPFreshness(
+            time: time,
+            skew: 300,
+            maximumAge: .infinity,
+            requiresNonce: false,
+            isEmbedded: true
+        )
+        freshness.responderCandidates = certificates
+        return try checkOCSPResponse(
+            der,
+            request: nil,
+            certificate: certificate,
+            issuer: issuer,
+            trustAnchors: [issuer],
+            freshness: OCSPFreshness(
+                time: Date(),
+                skew: 300,
+                maximumAge: .infinity,
+                requiresNonce: false,
+                isEmbedded: true
+            ),
+            source: "embedded OCSP answer"
+        )
     }
 }

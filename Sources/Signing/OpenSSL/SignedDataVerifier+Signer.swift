@@ -86,6 +86,7 @@ extension SignedDataVerifier {
         facts.signingTime = signingTime(info)
         do throws(SignerCheckFailed) {
             let algorithms = try readSigner(info, facts: &facts)
+            facts.format = longTermFormat(info, facts.format, policy: context.policy)
             let signer = algorithms.signer
             // 1. The algorithms fit together, and the signature value verifies over the signed attributes.
             if let failure = SignerSignatureCheck.failure(
@@ -119,6 +120,18 @@ extension SignedDataVerifier {
         } catch {
             return facts.result(error.failure)
         }
+    }
+
+    /// CAdES-LTA when the signer carries an archive-time-stamp-v3, CAdES-LT when a CAdES-T
+    /// signature carries revocation data; else `format` as read.
+    private static func longTermFormat(
+        _ info: OpaquePointer,
+        _ format: SignatureFormat,
+        policy: ValidationPolicy
+    ) -> SignatureFormat {
+        guard format == .cadesT else { return format }
+        if !ArchiveTimestampAttribute.tokens(of: info).isEmpty { return .cadesLTA }
+        return policy.embeddedCRLs.isEmpty && policy.embeddedOCSPResponses.isEmpty ? format : .cadesLT
     }
 
     /// Reads the signer's format, algorithms and certificate into `facts`.
@@ -235,7 +248,9 @@ extension SignedDataVerifier {
                 throw SignerCheckFailed(failure: failure)
             }
         }
-        // 8. Revocation of the signer's and the TSA's paths, only when asked.
+        // 8. B-LTA: every archive timestamp covers the signature and its validation data.
+        if let failure = ArchiveTimestampCheck.failure(for: signerContext) { throw SignerCheckFailed(failure: failure) }
+        // 9. Revocation of the signer's and the TSA's paths, only when asked (or carried).
         if context.policy.wantsRevocation {
             let verdict = revocationVerdict(
                 chain: facts.chainChecked ? facts.chain : [signer],

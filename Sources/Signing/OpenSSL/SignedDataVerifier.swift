@@ -97,6 +97,13 @@ enum SignedDataVerifier {
         _ = CMS_set1_signers_certs(cms.pointer, nil, 0)
         ERR_clear_error()
         let contentChecks = checkContent(cms, infos, content: envelope.isDetached ? content : .none)
+        // B-LT: the validation data the signature carries is used offline.
+        var policy = policy
+        if let embedded = try? CMSValidationData.contents(of: signature) {
+            policy.embeddedCRLs = embedded.crls.compactMap { try? CertificateRevocationList(derEncoded: $0) }
+            policy.embeddedOCSPResponses = embedded.ocspResponses + embedded.basicOCSPResponses
+        }
+        policy.archiveTimestampBase = ArchiveTimestampCheck.base(of: signature)
         let context = Context(
             certificates: envelope.certificates,
             trustAnchors: trustAnchors,

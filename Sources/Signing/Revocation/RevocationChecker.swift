@@ -174,6 +174,19 @@ public struct RevocationChecker: Sendable {
         at time: Date,
         problems: inout [String]
     ) async -> RevocationStatus? {
+        await ocspAnswer(of: certificate, issuer: issuer, trustAnchors: trustAnchors, at: time, problems: &problems)?
+            .status
+    }
+
+    /// Like ``ocspStatus(of:issuer:trustAnchors:at:problems:)``, with the checked OCSPResponse (DER)
+    /// that gave the status, for embedding as validation data (B-LT).
+    func ocspAnswer(
+        of certificate: Certificate,
+        issuer: Certificate,
+        trustAnchors: [Certificate],
+        at time: Date,
+        problems: inout [String]
+    ) async -> (status: RevocationStatus, response: [UInt8])? {
         guard let fetcher else {
             problems.append("no network fetcher was given for online revocation checks")
             return nil
@@ -207,7 +220,7 @@ public struct RevocationChecker: Sendable {
                     problems.append(status.source)
                     continue
                 }
-                return status
+                return (status, answer.body)
             } catch let error as CertificateProviderError {
                 problems.append("OCSP \(url.absoluteString): \(error.reason)")
             } catch {
@@ -223,16 +236,11 @@ public struct RevocationChecker: Sendable {
         of certificate: Certificate,
         problems: inout [String]
     ) async -> [(url: URL, crls: [CertificateRevocationList])] {
-        guard let fetcher else { return [] }
+        guard fetcher != nil else { return [] }
         var found: [(url: URL, crls: [CertificateRevocationList])] = []
         for url in RevocationOpenSSL.crlURLs(of: certificate) {
             do {
-                let answer = try await fetcher.get(
-                    url,
-                    timeout: configuration.timeout,
-                    maximumBytes: configuration.maximumCRLBytes
-                )
-                found.append((url, try CertificateRevocationList.lists(derOrPEM: answer.body)))
+                found.append((url, try await crls(at: url)))
             } catch let error as CertificateProviderError {
                 problems.append("CRL \(url.absoluteString): \(error.reason)")
             } catch {
@@ -240,5 +248,20 @@ public struct RevocationChecker: Sendable {
             }
         }
         return found
+    }
+
+    /// The CRLs a distribution point serves.
+    /// - Throws: the fetcher's errors; `.malformedInput` when the answer is not a CRL;
+    ///   `.unsupportedOperation` without a fetcher.
+    func crls(at url: URL) async throws -> [CertificateRevocationList] {
+        guard let fetcher else {
+            throw CertificateProviderError(.unsupportedOperation, "no network fetcher was given for CRL downloads")
+        }
+        let answer = try await fetcher.get(
+            url,
+            timeout: configuration.timeout,
+            maximumBytes: configuration.maximumCRLBytes
+        )
+        return try CertificateRevocationList.lists(derOrPEM: answer.body)
     }
 }

@@ -92,7 +92,10 @@ enum RevocationSeam {
                 problems.append("CRL \(index + 1): \(error)")
             }
         }
-        return crls + policy.fetchedCRLs
+        let embedded = policy.embeddedCRLs.map { crl in
+            (crl, "embedded CRL of '\(crl.issuer)' issued \(crl.thisUpdate)")
+        }
+        return crls + policy.fetchedCRLs + embedded
     }
 
     /// The certificates every signature-timestamp token of the SignerInfo carries.
@@ -138,7 +141,14 @@ enum RevocationSeam {
             case .good, .revoked:
                 status = RevocationStatus(state: verdict.state, revocationTime: verdict.revocationTime, source: source)
             default:
-                status = undecided(certificate, verdict: verdict, problems: problems, policy: context.policy)
+                status = undecided(
+                    certificate,
+                    issuer: issuer,
+                    certificates: context.certificates,
+                    verdict: verdict,
+                    problems: problems,
+                    policy: context.policy
+                )
             }
             return CertificateRevocationStatus(certificate: certificate, role: role, status: status, issuer: issuer)
         }
@@ -148,12 +158,25 @@ enum RevocationSeam {
     /// naming what was tried.
     private static func undecided(
         _ certificate: Certificate,
+        issuer: Certificate?,
+        certificates: [Certificate],
         verdict: RevocationOpenSSL.CRLVerdict,
         problems: [String],
         policy: ValidationPolicy
     ) -> RevocationStatus {
         var tried = problems
-        if !policy.crls.isEmpty || !policy.fetchedCRLs.isEmpty {
+        if let issuer,
+            let answer = embeddedOCSPStatus(
+                certificate,
+                issuer: issuer,
+                certificates: certificates,
+                policy: policy,
+                tried: &tried
+            )
+        {
+            return answer
+        }
+        if !policy.crls.isEmpty || !policy.fetchedCRLs.isEmpty || !policy.embeddedCRLs.isEmpty {
             tried.append("CRL of '\(certificate.issuer)': \(verdict.problems.joined(separator: ", "))")
         }
         if let answer = policy.onlineRevocationAnswers[certificate.sha256FingerprintHex] {
@@ -164,6 +187,37 @@ enum RevocationSeam {
         }
         if tried.isEmpty { tried.append("no CRL for '\(certificate.issuer)' was given") }
         return RevocationStatus(state: .unknown, source: tried.joined(separator: "; "))
+    }
+
+    /// The status from an OCSP response the signature carries (B-LT) that answers for
+    /// `certificate`: signed by its issuer or a responder it delegated, thisUpdate not before the
+    /// certificate's notBefore nor in the future. Its nextUpdate may have passed: the answer is
+    /// evidence of the status when it was produced, kept with the signature (EN 319 102-1).
+    private static func embeddedOCSPStatus(
+        _ certificate: Certificate,
+        issuer: Certificate,
+        certificates: [Certificate],
+        policy: ValidationPolicy,
+        tried: inout [String]
+    ) -> RevocationStatus? {
+        for response in policy.embeddedOCSPResponses {
+            do {
+                let status = try RevocationOpenSSL.checkEmbeddedOCSPResponse(
+                    response,
+                    certificate: certificate,
+                    issuer: issuer,
+                    certificates: certificates,
+                    at: policy.validationTime ?? Date()
+                )
+                if status.state != .unknown { return status }
+                tried.append(status.source)
+            } catch let error as CertificateProviderError where !error.reason.contains("does not cover") {
+                tried.append("embedded OCSP answer: \(error.reason)")
+            } catch {
+                continue
+            }
+        }
+        return nil
     }
 
     /// The summary and the failure: a revoked certificate of the signer's path fails unless the

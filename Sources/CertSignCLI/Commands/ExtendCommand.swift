@@ -1,0 +1,188 @@
+import CertificateProviders
+internal import Durability
+import Foundation
+import SignatureJournal
+import Signing
+
+/// `certsign extend`: CAdES signatures raised to B-LT or B-LTA in place (and B-LTA renewed).
+extension Commands {
+    static let extendCommands: [CommandDescriptor] = [extend]
+
+    static var extendUsage: String { extend.usage }
+
+    /// `certsign extend FILE... --level b-lt|b-lta --tsa URL [--tsa-ca FILE]... [--ca FILE]... [--content DOC]`.
+    struct ExtendOptions: CommandOptions {
+        var files: [String] = []
+        var level: SignatureLevel?
+        var tsa: URL?
+        var tsaCA: [String] = []
+        var ca: [String] = []
+        var content: String?
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [.many(\.files, "FILE", "a signature file (.p7s: CMS, CAdES-BES, -T, -LT or -LTA)", type: .file)]
+        }
+
+        static var options: [OptionBinding<Self>] {
+            [
+                .value(
+                    \.level,
+                    "--level",
+                    "LEVEL",
+                    "b-lt (the certificates and OCSP/CRL answers of the signer's and the TSAs' paths) or b-lta\n"
+                        + "(b-lt and an archive timestamp; a B-LTA file gets a further one: renewal)",
+                    required: true,
+                    convert: ValueConversions.level
+                )
+            ] + timestampAuthorityOptions(\.tsa, \.tsaCA) + [
+                .repeatable(
+                    \.ca,
+                    "--ca",
+                    "FILE",
+                    "the trust anchors the signer's path ends at (PEM or DER; embedded with the path)",
+                    type: .file
+                ),
+                .value(
+                    \.content,
+                    "--content",
+                    "DOC",
+                    "the signed document of a detached signature (default: FILE without its .p7s beside it)",
+                    type: .file
+                ),
+            ]
+        }
+
+        func validate() throws {
+            if let level, level.rank < SignatureLevel.bLT.rank {
+                throw InvalidValue(message: "extend raises signatures to b-lt or b-lta (certsign timestamp makes b-t)")
+            }
+            if content != nil && files.count > 1 {
+                throw InvalidValue(message: "--content names the document of one signature: give one FILE with it")
+            }
+        }
+    }
+
+    static let extend = CommandDescriptor(
+        words: ["extend"],
+        summary: "raise CAdES signatures to B-LT or B-LTA in place (validation data, archive timestamps)",
+        discussion: """
+            Each FILE gets a signature timestamp where a signer lacks one, then the certificates of the signer's
+            and every timestamp's TSA path and an OCSP answer (else a CRL) for each of their certificates but the
+            trust anchors (B-LT), then for b-lta an archive-time-stamp-v3 over it all. A B-LTA FILE is renewed:
+            the last archive timestamp's validation data and a further archive timestamp. Every distinct
+            certificate is asked for once per run. A detached signature's document (beside it, or --content) must
+            be the one it signed. Each file is replaced atomically and its journal rows take the new format; a
+            file that cannot reach the level is left as it was, reported, and the exit code is then 1. Signed
+            PDFs (PAdES) are not extended yet.
+            """,
+        examples: [
+            "certsign extend invoice.pdf.p7s --level b-lt --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem --ca root.pem"
+        ]
+    ) { (options: ExtendOptions, context) in
+        guard let level = options.level, let client = try context.timestampClient(options.tsa, anchors: options.tsaCA)
+        else {
+            throw UsageError(message: "give --level b-lt|b-lta and --tsa URL", usage: extendUsage)
+        }
+        let collector = try context.validationDataCollector(anchorFiles: options.ca, certificateFiles: options.tsaCA)
+        let upgrade = try LongTermLevelUpgrade(level: level, authority: client, collector: collector)
+        let journal = try context.openJournal()
+        var results: [ExtendResultDocument] = []
+        for path in options.files {
+            do {
+                let document = try await extendFile(
+                    path,
+                    options: options,
+                    upgrade: upgrade,
+                    journal: journal,
+                    context: context
+                )
+                results.append(document)
+                if !context.json {
+                    context.console.out(
+                        "extended \(path) to \(level)\(document.timestamps.map { ": \($0.count) timestamp(s)" } ?? "")"
+                    )
+                }
+            } catch let error as CertificateProviderError {
+                results.append(
+                    ExtendResultDocument(
+                        signature: Format.path(path),
+                        status: "failed",
+                        error: error.reason,
+                        code: error.code.rawValue
+                    )
+                )
+                context.console.err("certsign: \(path): \(error.reason)")
+            }
+        }
+        let failures = results.filter { $0.status == "failed" }.count
+        if context.json {
+            context.console.out(
+                JSONOutput.encode(
+                    ExtendDocument(
+                        extended: results.count - failures,
+                        failed: failures,
+                        revocationRequests: await collector.cache.requestCount,
+                        results: results
+                    )
+                )
+            )
+        }
+        return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
+    }
+
+    /// Raises the signature file at `path`, replaces it atomically, and updates its journal rows.
+    static func extendFile(
+        _ path: String,
+        options: ExtendOptions,
+        upgrade: LongTermLevelUpgrade,
+        journal: SignatureJournal,
+        context: CommandContext
+    ) async throws -> ExtendResultDocument {
+        let original = try context.readInputFile(path, what: "signature")
+        if isPDF(original) {
+            throw CertificateProviderError(
+                .unsupportedOperation,
+                "\(path) is a PDF: PAdES extension (a DSS revision and a document timestamp) comes later; "
+                    + "extend works on CAdES .p7s files for now"
+            )
+        }
+        let facts = try LongTermSignatureFacts(signature: original)
+        if facts.level == .bLTA && upgrade.level == .bLT {
+            throw CertificateProviderError(
+                .invalidParameter,
+                "\(path) is B-LTA already: 'extend --level b-lta' renews it with a further archive timestamp"
+            )
+        }
+        if facts.isDetached {
+            let document = options.content ?? (path.hasSuffix(".p7s") ? String(path.dropLast(4)) : nil)
+            guard let document, FileSystem.exists(document) else {
+                throw CertificateProviderError(
+                    .invalidParameter,
+                    "the document of the detached signature \(path) is not beside it: give it with --content DOC"
+                )
+            }
+            try await LongTermSignatureFacts.checkContent(of: original, file: URL(fileURLWithPath: document))
+        }
+        let result = try await upgrade.upgrade(original)
+        // Signatures are public artifacts: 0644 (less the umask), written atomically.
+        try FileSystem.writeAtomically(path, result.signature, mode: 0o644)
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        var updated = 0
+        for var record in try await journal.records() {
+            guard case .file(let url) = record.storage, url.standardizedFileURL.path == absolute else { continue }
+            record.format = upgrade.format
+            try await journal.update(record)
+            updated += 1
+        }
+        return ExtendResultDocument(
+            signature: Format.path(path),
+            status: "extended",
+            level: upgrade.level.description,
+            format: upgrade.format.rawValue,
+            timestamps: result.addedTimestamps.map {
+                AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)
+            },
+            journalRowsUpdated: updated
+        )
+    }
+}
