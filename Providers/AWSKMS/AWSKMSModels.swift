@@ -1,5 +1,5 @@
-internal import COpenSSL
 public import CertificateProviders
+import RemoteProviderSupport
 
 /// What `GetPublicKey` says about an AWS KMS key, its public key read by OpenSSL.
 ///
@@ -36,22 +36,14 @@ public struct AWSKMSKeyDescription: Sendable {
         self.keyUsage = keyUsage
         self.keySpec = keySpec
         self.signingAlgorithms = signingAlgorithms
-        ERR_clear_error()
-        defer { ERR_clear_error() }
-        let key: OpaquePointer? = subjectPublicKeyInfo.withUnsafeBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return d2i_PUBKEY(nil, &cursor, buffer.count)
-        }
-        guard let key else {
-            throw CertificateProviderError(
-                .malformedInput,
-                "AWS KMS key \(keyID): GetPublicKey returned a public key that is not a DER SubjectPublicKeyInfo"
-            )
-        }
-        handle = EVPKeyHandle(takingOwnershipOf: key)
-        publicKeyDERRepresentation = EVPKeyHandle.publicKeyDER(of: handle.pointer)
-        publicKeyAlgorithm = EVPKeyHandle.algorithm(of: handle.pointer)
-        keySize = Int(EVP_PKEY_get_bits(handle.pointer))
+        let key = try ExternalPublicKey(
+            derEncoded: subjectPublicKeyInfo,
+            what: "AWS KMS key \(keyID): the public key GetPublicKey returned"
+        )
+        handle = key.handle
+        publicKeyDERRepresentation = key.derRepresentation
+        publicKeyAlgorithm = key.algorithm
+        keySize = key.keySize
     }
 
     /// Whether `signature` is this key's signature of `digest` (RSA PKCS#1 v1.5 over its DigestInfo,

@@ -65,16 +65,6 @@ public struct VaultTransitSigningKey: BatchSigningKey {
     /// How many digests one call signs: ``digestsPerRequest`` times ``requestsInFlight`` times 2.
     public var maximumBatchSize: Int { digestsPerRequest * requestsInFlight * 2 }
 
-    /// Signs one digest with one request.
-    /// - Throws: as ``signatures(forDigests:digestAlgorithm:scheme:)``.
-    public func signature(
-        forDigest digest: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) async throws -> [UInt8] {
-        try await signatures(forDigests: [digest], digestAlgorithm: digestAlgorithm, scheme: scheme)[0]
-    }
-
     /// Signs digests on the server, several requests in flight, and checks every value.
     /// - Throws: `.invalidParameter` for a digest of the wrong length, an empty batch or one over
     ///   ``maximumBatchSize``; `.unsupportedAlgorithm` for a digest other than SHA-2 or a scheme that

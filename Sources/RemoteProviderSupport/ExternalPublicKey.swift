@@ -5,9 +5,11 @@ internal import Foundation
 /// The public half of a key held by a key-management service (a Vault / OpenBao transit key, a
 /// KMS key), read from the SubjectPublicKeyInfo the service reports and re-encoded by OpenSSL, so
 /// that it compares byte for byte with a certificate's `publicKeyDERRepresentation`.
-package struct ExternalPublicKey: Sendable, Hashable {
+package struct ExternalPublicKey: Sendable {
     /// The DER SubjectPublicKeyInfo as OpenSSL encodes it.
     package let derRepresentation: [UInt8]
+    /// The key as OpenSSL holds it, for checking signatures.
+    package let handle: EVPKeyHandle
     /// The key's algorithm (RSA, EC with its curve).
     package let algorithm: PublicKeyAlgorithm
     /// The key size in bits.
@@ -26,7 +28,7 @@ package struct ExternalPublicKey: Sendable, Hashable {
         guard let key else {
             throw OpenSSLErrorQueue.error(.malformedInput, "\(what): the public key is not a SubjectPublicKeyInfo")
         }
-        let handle = EVPKeyHandle(takingOwnershipOf: key)
+        handle = EVPKeyHandle(takingOwnershipOf: key)
         derRepresentation = EVPKeyHandle.publicKeyDER(of: handle.pointer)
         algorithm = EVPKeyHandle.algorithm(of: handle.pointer)
         keySize = Int(EVP_PKEY_get_bits(handle.pointer))

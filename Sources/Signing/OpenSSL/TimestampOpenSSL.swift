@@ -14,14 +14,8 @@ package enum TimestampOpenSSL {
 
     // MARK: Requests
 
-    /// Builds a `TimeStampReq`: version 1, the imprint of `data` with `digest`, a random 64-bit
+    /// Builds a `TimeStampReq`: version 1, `imprint` (a digest made with `digest`), a random 64-bit
     /// nonce, certReq true, and `policy` when given.
-    package static func makeRequest(imprintOf data: [UInt8], digest: DigestAlgorithm, policy: String?) throws -> Request
-    {
-        try makeRequest(imprint: digest.hash(data), digest: digest, policy: policy)
-    }
-
-    /// A request for a timestamp of a digest made elsewhere (`imprint`, made with `digest`).
     package static func makeRequest(imprint: [UInt8], digest: DigestAlgorithm, policy: String?) throws -> Request {
         try digest.checkLength(of: imprint)
         OpenSSLErrorQueue.clear()

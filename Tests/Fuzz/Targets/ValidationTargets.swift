@@ -28,7 +28,7 @@ enum ValidationTargets {
         let leaf = certificates("ocsp-leaf.pem").first
         guard
             let request = try? TimestampOpenSSL.makeRequest(
-                imprintOf: FuzzSeeds.cmsContent,
+                imprint: DigestAlgorithm.sha256.hash(FuzzSeeds.cmsContent),
                 digest: .sha256,
                 policy: nil
             )
