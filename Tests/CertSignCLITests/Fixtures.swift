@@ -51,6 +51,22 @@ struct CLIFixture {
         return result
     }
 
+    /// Runs `certsign sign DOCUMENT --p12 … EXTRA…` with the fixture's `.p12` (its password through the
+    /// environment) and expects it to succeed.
+    @discardableResult
+    func signWithP12(
+        _ document: String,
+        _ extra: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ExternalTool.Result {
+        let result = try run(
+            ["sign", document, "--p12", p12Path, "--password-env", "P12PASS"] + extra,
+            environment: ["P12PASS": password]
+        )
+        #expect(result.status == 0, "\(result.errorOutput)", sourceLocation: sourceLocation)
+        return result
+    }
+
     func document(_ name: String, _ text: String) throws -> String { try directory.write(name, text: text) }
 
     /// Imports the fixture's PKCS#12 under `alias` (the password on stdin) and tells whether it worked.

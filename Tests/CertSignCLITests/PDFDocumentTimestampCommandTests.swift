@@ -15,11 +15,7 @@ struct PDFDocumentTimestampCommandTests {
         defer { emulator.stop() }
         let tsaCA = try fixture.directory.write("tsa-ca.pem", text: emulator.timestampAuthorityCA.pemRepresentation)
         let contract = try fixture.directory.write("contract.pdf", TestPDF.minimal())
-        let signed = try fixture.run(
-            ["sign", contract, "--format", "pades", "--p12", fixture.p12Path, "--password-env", "P12PASS"],
-            environment: ["P12PASS": fixture.password]
-        )
-        #expect(signed.status == 0, "\(signed.errorOutput)")
+        try fixture.signWithP12(contract, ["--format", "pades"])
         let stamped = fixture.directory.path("stamped.pdf")
         try PyHankoTimestamper.addDocumentTimestamp(
             fixture.directory.path("contract-signed.pdf"),
@@ -61,11 +57,7 @@ struct PDFDocumentTimestampCommandTests {
         let tsaURL = try #require(emulator.timestampURL)
         let tsaCA = try fixture.directory.write("tsa-ca.pem", text: emulator.timestampAuthorityCA.pemRepresentation)
         let contract = try fixture.directory.write("contract.pdf", TestPDF.minimal())
-        let signed = try fixture.run(
-            ["sign", contract, "--format", "pades", "--p12", fixture.p12Path, "--password-env", "P12PASS"],
-            environment: ["P12PASS": fixture.password]
-        )
-        #expect(signed.status == 0, "\(signed.errorOutput)")
+        try fixture.signWithP12(contract, ["--format", "pades"])
         let pdf = fixture.directory.path("contract-signed.pdf")
         let before = try Data(contentsOf: URL(fileURLWithPath: pdf))
 

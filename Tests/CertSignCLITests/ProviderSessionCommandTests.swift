@@ -136,15 +136,7 @@ import Testing
         let url = try emulator.start()
         defer { emulator.stop() }
         let store = try TemporaryDirectory()
-        let login = try CLI.run(
-            [
-                "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment, "--project",
-                StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
-            ],
-            store: store,
-            environment: Self.env
-        )
-        #expect(login.status == 0, "\(login.errorOutput)")
+        try Self.dssLogin(url, store: store)
         for round in 0..<3 {
             // Every access token expires: each process must renew with the single-use refresh token.
             emulator.expireAccessTokens()

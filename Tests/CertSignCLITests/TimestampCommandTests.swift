@@ -54,12 +54,7 @@ struct TimestampCommandTests {
 
         // A CAdES-BES file, upgraded in place.
         let second = try fixture.document("second.txt", "второй документ\n")
-        #expect(
-            try fixture.run(
-                ["sign", second, "--p12", fixture.p12Path, "--password-env", "P12PASS"],
-                environment: environment
-            ).succeeded
-        )
+        try fixture.signWithP12(second)
         let before = try Data(contentsOf: URL(fileURLWithPath: second + ".p7s"))
         let upgraded = try fixture.run(["--json", "timestamp", second + ".p7s", "--tsa", tsa, "--tsa-ca", tsaCA])
         #expect(upgraded.succeeded, "\(upgraded.errorOutput)")
@@ -80,12 +75,7 @@ struct TimestampCommandTests {
 
         // A TSA fault: typed error, exit 1, the file untouched.
         let third = try fixture.document("third.txt", "третий\n")
-        #expect(
-            try fixture.run(
-                ["sign", third, "--p12", fixture.p12Path, "--password-env", "P12PASS"],
-                environment: environment
-            ).succeeded
-        )
+        try fixture.signWithP12(third)
         let untouched = try Data(contentsOf: URL(fileURLWithPath: third + ".p7s"))
         let faulty = try fixture.run([
             "--json", "timestamp", third + ".p7s", "--tsa", tsa + "/wrong-nonce", "--tsa-ca", tsaCA,
@@ -102,12 +92,7 @@ struct TimestampCommandTests {
     func crlOptions() async throws {
         let fixture = try CLIFixture()
         let document = try fixture.document("doc.txt", "акт\n")
-        #expect(
-            try fixture.run(
-                ["sign", document, "--p12", fixture.p12Path, "--password-env", "P12PASS"],
-                environment: ["P12PASS": fixture.password]
-            ).succeeded
-        )
+        try fixture.signWithP12(document)
         // An emulator seeded with the fixture's CA serves that CA's CRL.
         let seed = EmulatorSeed(
             certificateAuthority: fixture.pki.root.certificate,

@@ -23,17 +23,28 @@ struct PDFDocumentSigningTests {
         )
     }
 
-    @Test("the ByteRange digest goes up with Hash: True; pyHanko, pdfsig and qpdf accept the embedded CMS")
-    func signsThroughHashMode() async throws {
+    /// Runs `body` with an emulator, a CryptoPro DSS provider in hash mode (initialised) and a fresh
+    /// `variant` PDF in a temporary directory.
+    func withServer(
+        _ prefix: String,
+        _ variant: PDFFixtures.Variant,
+        _ body: (DSSEmulator, TemporaryDirectory, String, CryptoProDSSProvider, SigningIdentity) async throws -> Void
+    ) async throws {
         try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, url in
-            let directory = try TemporaryDirectory(prefix: "pdf-cryptopro")
-            let input = try PDFFixtures.make(.objectStreams, in: directory)
+            let directory = try TemporaryDirectory(prefix: prefix)
+            let input = try PDFFixtures.make(variant, in: directory)
             let server = try provider(url)
             let identity = try await server.initialize(options: [:])
-            let output = directory.path("signed.pdf")
-            let result = try await PDFSigner.sign(
-                pdfAt: URL(fileURLWithPath: input),
-                writingTo: URL(fileURLWithPath: output),
+            try await body(emulator, directory, input, server, identity)
+        }
+    }
+
+    @Test("the ByteRange digest goes up with Hash: True; pyHanko, pdfsig and qpdf accept the embedded CMS")
+    func signsThroughHashMode() async throws {
+        try await withServer("pdf-cryptopro", .objectStreams) { emulator, directory, input, server, identity in
+            let (output, result) = try await directory.signPDF(
+                input,
+                into: "signed.pdf",
                 identity: identity,
                 server: server,
                 options: PDFSignatureOptions(reason: "DSS")
@@ -41,11 +52,7 @@ struct PDFDocumentSigningTests {
             #expect(result.signatureSize <= result.reservedSize)
 
             let root = emulator.seed.certificateAuthority
-            let verdicts = try PDFFixtures.pyhankoValidate(output, root: root, in: directory)
-            #expect(verdicts.count == 1 && verdicts.first?.contains("INTACT:TRUSTED") == true, "\(verdicts)")
-            #expect(try PDFFixtures.pdfsig(output).contains("Signature Validation: Signature is Valid."))
-            let check = try PDFFixtures.qpdfCheck(output)
-            #expect(check.status == 0 && !check.output.contains("WARNING"), "\(check.output)")
+            try PDFFixtures.expectOthersAccept(output, root: root, in: directory)
 
             let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: output), trustAnchors: [root])
             #expect(report.isValid, "\(report.signatures.map(\.verification))")
@@ -58,41 +65,27 @@ struct PDFDocumentSigningTests {
 
     @Test("with a TSA the server's CMS becomes B-T")
     func serverSignatureTimestamped() async throws {
-        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, url in
-            let directory = try TemporaryDirectory(prefix: "pdf-cryptopro-bt")
-            let input = try PDFFixtures.make(.classic, in: directory)
-            let server = try provider(url)
-            let identity = try await server.initialize(options: [:])
-            let output = directory.path("signed.pdf")
-            let result = try await PDFSigner.sign(
-                pdfAt: URL(fileURLWithPath: input),
-                writingTo: URL(fileURLWithPath: output),
+        try await withServer("pdf-cryptopro-bt", .classic) { emulator, directory, input, server, identity in
+            let (output, result) = try await directory.signPDF(
+                input,
+                into: "signed.pdf",
                 identity: identity,
                 server: server,
                 options: PDFSignatureOptions(timestampAuthority: try emulatorTSA(emulator))
             )
             #expect(result.timestamp != nil)
-            let verdicts = try PDFFixtures.pyhankoValidateTimestamped(
+            try PDFFixtures.expectTimestampedTrusted(
                 output,
                 root: emulator.seed.certificateAuthority,
                 timestampRoot: emulator.timestampAuthorityCA,
                 in: directory
-            )
-            #expect(
-                verdicts.first?.contains("INTACT:TRUSTED") == true
-                    && verdicts.first?.contains("| ts True True True") == true,
-                "\(verdicts)"
             )
         }
     }
 
     @Test("a server signature by another certificate than the selected one is refused and nothing is written")
     func otherSignerRefused() async throws {
-        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { _, url in
-            let directory = try TemporaryDirectory(prefix: "pdf-cryptopro-mismatch")
-            let input = try PDFFixtures.make(.classic, in: directory)
-            let server = try provider(url)
-            let identity = try await server.initialize(options: [:])
+        try await withServer("pdf-cryptopro-mismatch", .classic) { _, directory, input, server, identity in
             // The caller claims another identity than the one the server signs with.
             let other = try PDFPKI().rsa
             let claimed = SigningIdentity(certificate: other.certificate, chain: other.chain, key: identity.key)
@@ -130,11 +123,7 @@ struct PDFCSCSigningTests {
             let identity = try await provider.initialize(options: [:])
             let output = try await directory.signPDF(input, into: "signed.pdf", identity: identity)
             let root = emulator.seed.certificateAuthority
-            let verdicts = try PDFFixtures.pyhankoValidate(output, root: root, in: directory)
-            #expect(verdicts.count == 1 && verdicts.first?.contains("INTACT:TRUSTED") == true, "\(verdicts)")
-            #expect(try PDFFixtures.pdfsig(output).contains("Signature Validation: Signature is Valid."))
-            let check = try PDFFixtures.qpdfCheck(output)
-            #expect(check.status == 0 && !check.output.contains("WARNING"), "\(check.output)")
+            try PDFFixtures.expectOthersAccept(output, root: root, in: directory)
             // Our own CMS: PAdES baseline, no signingTime.
             let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: output), trustAnchors: [root])
             #expect(report.isValid && report.signatures.first?.verification.signingTime == nil)

@@ -41,6 +41,43 @@ enum PDFFixtures {
         return result.output + result.errorOutput
     }
 
+    /// pdfsig calls `signatures` signatures valid and `qpdf --check` passes with no warning.
+    static func expectPopplerAndQPDFAccept(
+        _ path: String,
+        signatures: Int = 1,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let check = try qpdfCheck(path)
+        #expect(
+            check.status == 0 && !check.output.contains("WARNING"),
+            "qpdf --check: \(check.output) \(check.errorOutput)",
+            sourceLocation: sourceLocation
+        )
+        let pdfsig = try pdfsig(path)
+        #expect(
+            pdfsig.components(separatedBy: "Signature Validation: Signature is Valid.").count - 1 == signatures,
+            "pdfsig: \(pdfsig)",
+            sourceLocation: sourceLocation
+        )
+    }
+
+    /// pyHanko finds `signatures` signatures, each INTACT:TRUSTED under `root`, and poppler and qpdf
+    /// accept the file.
+    static func expectOthersAccept(
+        _ path: String,
+        root: Certificate,
+        signatures: Int = 1,
+        in directory: TemporaryDirectory,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let verdicts = try pyhankoValidate(path, root: root, in: directory)
+        #expect(verdicts.count == signatures, "pyHanko: \(verdicts)", sourceLocation: sourceLocation)
+        for verdict in verdicts {
+            #expect(verdict.contains("INTACT:TRUSTED"), "pyHanko: \(verdict)", sourceLocation: sourceLocation)
+        }
+        try expectPopplerAndQPDFAccept(path, signatures: signatures, sourceLocation: sourceLocation)
+    }
+
     /// pyHanko's judgement of every signature: `field: SUMMARY` lines (`INTACT:TRUSTED,…`).
     static func pyhankoValidate(_ path: String, root: Certificate, in directory: TemporaryDirectory) throws -> [String]
     {
@@ -103,6 +140,24 @@ enum PDFFixtures {
             """
         let result = try ExternalTool.run("python3", ["-c", script, input, output])
         try #require(result.status == 0, "pyHanko writer: \(result.errorOutput)")
+    }
+
+    /// pyHanko finds one signature, INTACT:TRUSTED under `root`, whose signature timestamp is intact,
+    /// trusted under `timestampRoot` and valid.
+    static func expectTimestampedTrusted(
+        _ path: String,
+        root: Certificate,
+        timestampRoot: Certificate,
+        in directory: TemporaryDirectory,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let verdicts = try pyhankoValidateTimestamped(path, root: root, timestampRoot: timestampRoot, in: directory)
+        #expect(
+            verdicts.count == 1 && verdicts[0].contains("INTACT:TRUSTED")
+                && verdicts[0].contains("| ts True True True"),
+            "\(verdicts)",
+            sourceLocation: sourceLocation
+        )
     }
 
     /// pyHanko's judgement of every signature and its signature timestamp, with `root` trusted for

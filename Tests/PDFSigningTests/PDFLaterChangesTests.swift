@@ -10,6 +10,22 @@ struct PDFLaterChangesTests {
     let pki: PDFPKI
     init() throws { pki = try PDFPKI() }
 
+    /// Signs `input` with the RSA key, lets `change` write a later revision of it into `name`, and
+    /// verifies that file.
+    /// - Returns: the changed file's path, the report and its first signature.
+    func signThenChange(
+        _ input: String,
+        into name: String,
+        in directory: TemporaryDirectory,
+        _ change: (_ signed: String, _ output: String) throws -> Void
+    ) async throws -> (path: String, report: PDFVerificationReport, first: PDFSignatureReport) {
+        let signed = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa)
+        let changed = directory.path(name)
+        try change(signed, changed)
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: changed), trustAnchors: [pki.root])
+        return (changed, report, try #require(report.signatures.first))
+    }
+
     @Test("a later revision that adds a second signature: signatures", arguments: PDFFixtures.Variant.allCases)
     func secondSignature(_ variant: PDFFixtures.Variant) async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-later-sig")
@@ -32,11 +48,9 @@ struct PDFLaterChangesTests {
     func formFieldFilled() async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-later-form")
         let form = try PDFFixtures.makeForm(.classic, in: directory)
-        let signed = try await directory.signPDF(form, into: "signed.pdf", identity: pki.rsa)
-        let filled = directory.path("filled.pdf")
-        try PDFFixtures.fillNameField(signed, output: filled)
-        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: filled), trustAnchors: [pki.root])
-        let signature = try #require(report.signatures.first)
+        let (filled, report, signature) = try await signThenChange(form, into: "filled.pdf", in: directory) {
+            try PDFFixtures.fillNameField($0, output: $1)
+        }
         #expect(signature.verification.isValid)
         #expect(signature.laterChanges == .formFields, "\(signature.laterChangesDetail ?? "")")
         #expect(!signature.laterRevisionsSigned)
@@ -59,11 +73,9 @@ struct PDFLaterChangesTests {
     func pageContentChanged() async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-later-content")
         let input = try PDFFixtures.make(.objectStreams, in: directory)
-        let signed = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa)
-        let changed = directory.path("changed.pdf")
-        try PDFFixtures.changePageContent(signed, output: changed)
-        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: changed), trustAnchors: [pki.root])
-        let signature = try #require(report.signatures.first)
+        let (_, report, signature) = try await signThenChange(input, into: "changed.pdf", in: directory) {
+            try PDFFixtures.changePageContent($0, output: $1)
+        }
         // The signed revision is intact; what the file shows now is not what was signed.
         #expect(signature.verification.isValid)
         #expect(signature.laterChanges == .other)
@@ -78,17 +90,15 @@ struct PDFLaterChangesTests {
     func changeInsideObjectStream(_ separator: String) async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-later-objstm")
         let input = try PDFFixtures.make(.objectStreams, in: directory)
-        let signed = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa)
-        let changed = directory.path("changed.pdf")
-        try PDFFixtures.rotatePageInObjectStream(signed, output: changed, separator: separator)
+        let (changed, _, signature) = try await signThenChange(input, into: "changed.pdf", in: directory) {
+            try PDFFixtures.rotatePageInObjectStream($0, output: $1, separator: separator)
+        }
         // qpdf reads the update and sees the rotated page (so the file is what a viewer shows).
         let shown = try ExternalTool.run(
             "qpdf",
             ["--show-object=\(try PDFFixtures.firstPageObject(changed))", changed]
         )
         #expect(shown.output.contains("/Rotate 90"), "\(shown.output) \(shown.errorOutput)")
-        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: changed), trustAnchors: [pki.root])
-        let signature = try #require(report.signatures.first)
         #expect(signature.verification.isValid)
         #expect(signature.laterChanges == .other, "\(signature.laterChangesDetail ?? "")")
         #expect(signature.laterChangesDetail?.contains("Rotate") == true, "\(signature.laterChangesDetail ?? "")")

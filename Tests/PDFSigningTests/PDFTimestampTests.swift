@@ -44,18 +44,13 @@ struct PDFTimestampTests {
             #expect(token.time >= before.addingTimeInterval(-1) && token.time <= after.addingTimeInterval(1))
             #expect(result.signatureSize <= result.reservedSize)
 
-            let verdicts = try PDFFixtures.pyhankoValidateTimestamped(
+            try PDFFixtures.expectTimestampedTrusted(
                 output,
                 root: pki.root,
                 timestampRoot: emulator.timestampAuthorityCA,
                 in: directory
             )
-            #expect(verdicts.count == 1, "\(verdicts)")
-            #expect(verdicts.first?.contains("INTACT:TRUSTED") == true, "\(verdicts)")
-            #expect(verdicts.first?.contains("| ts True True True") == true, "\(verdicts)")
-            #expect(try PDFFixtures.pdfsig(output).contains("Signature Validation: Signature is Valid."))
-            let check = try PDFFixtures.qpdfCheck(output)
-            #expect(check.status == 0 && !check.output.contains("WARNING"), "\(check.output)")
+            try PDFFixtures.expectPopplerAndQPDFAccept(output)
 
             // The token inside the PDF is an RFC 3161 token over the signature value.
             let value = directory.path("value.bin")
@@ -103,18 +98,13 @@ struct PDFTimestampTests {
             #expect(result.timestamp != nil)
             #expect(result.reservedSize > 64)
             #expect(result.signatureSize <= result.reservedSize)
-            let verdicts = try PDFFixtures.pyhankoValidateTimestamped(
+            try PDFFixtures.expectTimestampedTrusted(
                 output,
                 root: pki.root,
                 timestampRoot: emulator.timestampAuthorityCA,
                 in: directory
             )
-            #expect(
-                verdicts.first?.contains("INTACT:TRUSTED") == true
-                    && verdicts.first?.contains("| ts True True True") == true,
-                "\(verdicts)"
-            )
-            #expect(try PDFFixtures.pdfsig(output).contains("Signature Validation: Signature is Valid."))
+            try PDFFixtures.expectPopplerAndQPDFAccept(output)
 
             // B-B too: the countersignature's reservation grows the same way; both stay valid.
             let second = directory.path("second.pdf")

@@ -237,15 +237,7 @@ struct RevocationTests {
             // with a critical timeStamping EKU under its own root), inserted with asn1crypto.
             let directory = try TemporaryDirectory(prefix: "revoked-ts")
             let tsaPKI = try TestPKI(rootSubject: "CN=Past TSA Root")
-            let tsa = try writePEM(
-                try tsaPKI.issueLeaf(
-                    subject: "CN=Past TSA",
-                    keyType: .rsa2048,
-                    extensions: [("extendedKeyUsage", "critical,timeStamping")]
-                ),
-                in: directory,
-                name: "tsa"
-            )
+            let tsa = try writeTSA(tsaPKI, subject: "CN=Past TSA", in: directory, name: "tsa")
             let signaturePath = try directory.write("s.p7s", signature)
             #expect(
                 try Python.run(
@@ -344,50 +336,33 @@ struct RevocationTests {
         try await withEmulator(.timestamping) { emulator, _ in
             let key = try #require(sharedSeed.certificateAuthorityKey)
             let pki = TestPKI(root: TestPKI.Authority(certificate: sharedSeed.certificateAuthority, key: key))
-            let signer = try pki.issueLeaf(
-                subject: "CN=CRL DP Signer",
-                extensions: [
-                    ("keyUsage", "critical,digitalSignature"),
-                    ("crlDistributionPoints", "URI:\(try #require(emulator.crlURL).absoluteString)"),
-                ]
-            )
-            let signature = try await CMSSigner.sign(content: document, identity: signer)
             var policy = ValidationPolicy()
             policy.checkRevocation = true
-            let before = try await CMSVerifier.verify(
-                signature: signature,
-                content: .bytes(document, name: "doc"),
-                trustAnchors: [sharedSeed.certificateAuthority],
-                policy: policy,
-                fetcher: loopbackFetcher
-            )
+            // A signer whose only revocation source is the CRL at `crl`; its signature checked online.
+            func issue(_ subject: String, crl: String) throws -> SigningIdentity {
+                try pki.issueLeaf(
+                    subject: subject,
+                    extensions: [("keyUsage", "critical,digitalSignature"), ("crlDistributionPoints", "URI:\(crl)")]
+                )
+            }
+            func verify(_ identity: SigningIdentity) async throws -> VerificationResult {
+                try await CMSVerifier.verify(
+                    signature: try await CMSSigner.sign(content: document, identity: identity),
+                    content: .bytes(document, name: "doc"),
+                    trustAnchors: [sharedSeed.certificateAuthority],
+                    policy: policy,
+                    fetcher: loopbackFetcher
+                )
+            }
+            let signer = try issue("CN=CRL DP Signer", crl: try #require(emulator.crlURL).absoluteString)
+            let before = try await verify(signer)
             #expect(before.isValid, "\(String(describing: before.failure))")
             #expect(before.signers.first?.revocation?.source.contains("/crl") == true)
             emulator.revoke(signer.certificate)
-            let after = try await CMSVerifier.verify(
-                signature: signature,
-                content: .bytes(document, name: "doc"),
-                trustAnchors: [sharedSeed.certificateAuthority],
-                policy: policy,
-                fetcher: loopbackFetcher
-            )
+            let after = try await verify(signer)
             #expect(after.failure?.code == .signerRevoked, "\(String(describing: after.failure))")
             // Unreachable distribution point: unknown, never a silent VALID.
-            let lost = try pki.issueLeaf(
-                subject: "CN=Lost Signer",
-                extensions: [
-                    ("keyUsage", "critical,digitalSignature"),
-                    ("crlDistributionPoints", "URI:http://127.0.0.1:1/crl"),
-                ]
-            )
-            let lostSignature = try await CMSSigner.sign(content: document, identity: lost)
-            let unknown = try await CMSVerifier.verify(
-                signature: lostSignature,
-                content: .bytes(document, name: "doc"),
-                trustAnchors: [sharedSeed.certificateAuthority],
-                policy: policy,
-                fetcher: loopbackFetcher
-            )
+            let unknown = try await verify(try issue("CN=Lost Signer", crl: "http://127.0.0.1:1/crl"))
             #expect(unknown.failure?.code == .revocationUnknown, "\(String(describing: unknown.failure))")
         }
     }

@@ -111,6 +111,20 @@ func writePEM(
     )
 }
 
+/// An RSA TSA certificate issued by `pki` (extended key usage timeStamping, critical unless `lax`),
+/// written with its key as PEM files for openssl.
+func writeTSA(
+    _ pki: TestPKI,
+    subject: String,
+    lax: Bool = false,
+    in directory: TemporaryDirectory,
+    name: String
+) throws -> (certificate: String, key: String) {
+    let usage = lax ? "timeStamping" : "critical,timeStamping"
+    let tsa = try pki.issueLeaf(subject: subject, keyType: .rsa2048, extensions: [("extendedKeyUsage", usage)])
+    return try writePEM(tsa, in: directory, name: name)
+}
+
 extension DSSEmulator.Configuration {
     /// Faults on, no request log: this target's default.
     static var timestamping: Self { .init(faultsEnabled: true, requestLogLimit: 0) }

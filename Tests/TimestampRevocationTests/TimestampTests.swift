@@ -198,24 +198,8 @@ struct TimestampTests {
         let directory = try TemporaryDirectory(prefix: "tsa-eku")
         let pki = try TestPKI(rootSubject: "CN=EKU Root")
         // openssl ts -reply refuses to sign with such a certificate; pyHanko's test TSA does not check.
-        let lax = try writePEM(
-            try pki.issueLeaf(
-                subject: "CN=Lax TSA",
-                keyType: .rsa2048,
-                extensions: [("extendedKeyUsage", "timeStamping")]
-            ),
-            in: directory,
-            name: "lax"
-        )
-        let strict = try writePEM(
-            try pki.issueLeaf(
-                subject: "CN=Strict TSA",
-                keyType: .rsa2048,
-                extensions: [("extendedKeyUsage", "critical,timeStamping")]
-            ),
-            in: directory,
-            name: "strict"
-        )
+        let lax = try writeTSA(pki, subject: "CN=Lax TSA", lax: true, in: directory, name: "lax")
+        let strict = try writeTSA(pki, subject: "CN=Strict TSA", in: directory, name: "strict")
         let data = Array(repeating: UInt8(7), count: 64)
         let dataPath = try directory.write("value.bin", data)
         for (files, valid) in [(strict, true), (lax, false)] {
