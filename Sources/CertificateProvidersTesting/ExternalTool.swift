@@ -95,6 +95,33 @@ public enum ExternalTool {
         return Result(status: process.terminationStatus, standardOutput: output, standardError: collected.error)
     }
 
+    /// A tool that exited with a status other than 0.
+    public struct Failure: Error, CustomStringConvertible {
+        /// The command line (tool and arguments; arguments never hold secrets).
+        public let command: String
+        /// What the tool left behind.
+        public let result: Result
+        /// The command, its status and its standard error.
+        public var description: String { "\(command) failed (\(result.status)): \(result.errorOutput)" }
+    }
+
+    /// Runs a tool as ``run(_:_:environment:input:directory:)`` does and expects it to succeed.
+    /// - Throws: ``Failure`` when it exits with a status other than 0.
+    @discardableResult
+    public static func runSucceeding(
+        _ tool: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        input: Data? = nil,
+        directory: URL? = nil
+    ) throws -> Result {
+        let result = try run(tool, arguments, environment: environment, input: input, directory: directory)
+        guard result.succeeded else {
+            throw Failure(command: ([tool] + arguments).joined(separator: " "), result: result)
+        }
+        return result
+    }
+
     private final class CollectedOutput: @unchecked Sendable {
         // Written once by the reader thread before group.leave(), read after group.wait().
         var error = Data()

@@ -24,14 +24,7 @@ struct GOSTCommandTests {
 
     @discardableResult
     static func openssl(_ arguments: [String], environment: [String: String] = [:]) throws -> ExternalTool.Result {
-        let result = try ExternalTool.run("openssl", arguments, environment: environment)
-        guard result.succeeded else {
-            throw CertificateProviderError(
-                .cryptoFailure,
-                "openssl \(arguments.joined(separator: " ")) failed: \(result.errorOutput)"
-            )
-        }
-        return result
+        try ExternalTool.runSucceeding("openssl", arguments, environment: environment)
     }
 
     /// A GOST CA (same size) and a leaf issued by it, exported as PKCS#12 with GOST PBE and MAC:
@@ -79,14 +72,21 @@ struct GOSTCommandTests {
     }
 
     /// `openssl cms -engine gost -verify` of a detached CAdES signature against the GOST root.
-    static func opensslVerifies(signature: String, content: String, root: String) throws -> ExternalTool.Result {
-        try ExternalTool.run(
+    /// `openssl cms -engine gost -verify -cades` accepts the detached `signature` over `content`.
+    static func expectOpenSSLVerifies(
+        signature: String,
+        content: String,
+        root: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try ExternalTool.run(
             "openssl",
             [
                 "cms", "-engine", "gost", "-verify", "-binary", "-cades", "-inform", "DER", "-in", signature,
                 "-content", content, "-CAfile", root, "-purpose", "any", "-out", "/dev/null",
             ]
         )
+        #expect(result.succeeded, "\(result.errorOutput)", sourceLocation: sourceLocation)
     }
 
     @Test(arguments: [256, 512])
@@ -109,12 +109,11 @@ struct GOSTCommandTests {
         #expect(direct.status == 0, "\(direct.errorOutput)")
         let results = try #require(try CLI.json(direct)["results"] as? [[String: Any]])
         #expect(results.first?["digest"] as? String == "streebog\(bits)")
-        let directCheck = try Self.opensslVerifies(
+        try Self.expectOpenSSLVerifies(
             signature: directory.path("direct.p7s"),
             content: document,
             root: identity.rootCertificate
         )
-        #expect(directCheck.succeeded, "\(directCheck.errorOutput)")
 
         // identity import, then sign with the stored identity.
         let imported = try CLI.run(
@@ -136,12 +135,11 @@ struct GOSTCommandTests {
             environment: env
         )
         #expect(stored.status == 0, "\(stored.errorOutput)")
-        let storedCheck = try Self.opensslVerifies(
+        try Self.expectOpenSSLVerifies(
             signature: directory.path("stored.p7s"),
             content: document,
             root: identity.rootCertificate
         )
-        #expect(storedCheck.succeeded, "\(storedCheck.errorOutput)")
 
         // Our own verify prints the GOST names; a changed document is rejected.
         let verified = try CLI.run(

@@ -230,14 +230,29 @@ import VaultTransitProvider
             #expect(result.errorOutput.contains("--param-env \(key)=VAR"), "\(result.errorOutput)")
             #expect(!result.errorOutput.contains("Zz-cli-secret") && !result.output.contains("Zz-cli-secret"))
         }
-        let unknown = try CLI.run(
-            ["sign", document.path, "--provider", id.rawValue, "--param", "colour=red"],
+        try Self.expectSignRefuses(
+            document,
+            id,
+            parameter: "colour=red",
+            saying: "parameter 'colour' is not known to the \(id) provider",
             store: store
         )
-        #expect(unknown.status == 1)
+    }
+
+    /// `certsign sign DOCUMENT --provider ID --param PARAMETER` exits 1 with `message` on stderr.
+    static func expectSignRefuses(
+        _ document: URL,
+        _ id: ProviderID,
+        parameter: String,
+        saying message: String,
+        store: TemporaryDirectory,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let result = try CLI.run(["sign", document.path, "--provider", id.rawValue, "--param", parameter], store: store)
         #expect(
-            unknown.errorOutput.contains("parameter 'colour' is not known to the \(id) provider"),
-            "\(unknown.errorOutput)"
+            result.status == 1 && result.errorOutput.contains(message),
+            "\(id): \(result.errorOutput)",
+            sourceLocation: sourceLocation
         )
     }
 
@@ -247,14 +262,12 @@ import VaultTransitProvider
         let document = store.url.appendingPathComponent("doc.txt")
         try Data("text".utf8).write(to: document)
         for id in [ProviderID.cryptoProDSS, .csc] {
-            let result = try CLI.run(
-                ["sign", document.path, "--provider", id.rawValue, "--param", "timeout=0"],
+            try Self.expectSignRefuses(
+                document,
+                id,
+                parameter: "timeout=0",
+                saying: "parameter 'timeout' must be a positive whole number of seconds, not '0'",
                 store: store
-            )
-            #expect(result.status == 1)
-            #expect(
-                result.errorOutput.contains("parameter 'timeout' must be a positive whole number of seconds, not '0'"),
-                "\(id): \(result.errorOutput)"
             )
         }
     }

@@ -53,200 +53,193 @@ import Testing
         "item 1: a cached CryptoPro session never overrides --param (other user, other certificate, other server); the PIN is kept"
     )
     func cryptoProSessionFollowsParameters() throws {
-        let emulator = try DSSEmulator()
-        let url = try emulator.start().absoluteString
-        defer { emulator.stop() }
-        let store = try TemporaryDirectory()
-        let document = try store.write("act.txt", text: "Акт сверки\n")
+        try withEmulatorAndStore { emulator, url, store in
+            let url = url.absoluteString
+            let document = try store.write("act.txt", text: "Акт сверки\n")
 
-        // Leonid with his RSA certificate (no PIN): the session is cached in the store.
-        let leonid = try CLI.run(
-            ["sign", document, "--out", store.path("leonid.p7s")]
-                + Self.cryptoPro(
-                    url,
-                    user: "Leonid",
-                    certificate: StandardSeed.secondCertificateID,
-                    passwordVariable: "LEONID_PASSWORD",
-                    pinVariable: nil
-                ),
-            store: store,
-            environment: Self.env
-        )
-        #expect(leonid.status == 0, "\(leonid.errorOutput)")
-        #expect(FileManager.default.fileExists(atPath: store.path("cryptopro-dss-session.json")))
-
-        // Maria with certificate 12900 and her PIN: signed by Maria, not by the cached Leonid.
-        let maria = try CLI.run(
-            ["sign", document, "--out", store.path("maria.p7s")]
-                + Self.cryptoPro(
-                    url,
-                    user: "Maria",
-                    certificate: 12900,
-                    passwordVariable: "MARIA_PASSWORD",
-                    pinVariable: "MARIA_PIN"
-                ),
-            store: store,
-            environment: Self.env
-        )
-        #expect(maria.status == 0, "\(maria.errorOutput)")
-        #expect(try Self.signer(of: store.path("leonid.p7s"), content: document).contains("Леонид Тестов (RSA)"))
-        #expect(try Self.signer(of: store.path("maria.p7s"), content: document).contains("Мария Иванова"))
-
-        // Another server than the cached one: the cached session must not sign for it.
-        let elsewhere = try CLI.run(
-            ["sign", document, "--out", store.path("elsewhere.p7s")]
-                + Self.cryptoPro(
-                    "http://127.0.0.1:1/",
-                    user: "Maria",
-                    certificate: 12900,
-                    passwordVariable: "MARIA_PASSWORD",
-                    pinVariable: "MARIA_PIN"
-                ),
-            store: store,
-            environment: Self.env
-        )
-        #expect(elsewhere.status == 1)
-        #expect(!FileManager.default.fileExists(atPath: store.path("elsewhere.p7s")))
-
-        // The same PIN-protected command twice: the second run uses the cache and still sends the PIN.
-        for round in 1...2 {
-            let pinned = try CLI.run(
-                ["sign", document, "--out", store.path("pin-\(round).p7s")]
+            // Leonid with his RSA certificate (no PIN): the session is cached in the store.
+            let leonid = try CLI.run(
+                ["sign", document, "--out", store.path("leonid.p7s")]
                     + Self.cryptoPro(
                         url,
                         user: "Leonid",
-                        certificate: StandardSeed.certificateID,
+                        certificate: StandardSeed.secondCertificateID,
                         passwordVariable: "LEONID_PASSWORD",
-                        pinVariable: "LEONID_PIN"
+                        pinVariable: nil
                     ),
                 store: store,
                 environment: Self.env
             )
-            #expect(pinned.status == 0, "round \(round): \(pinned.errorOutput)")
+            #expect(leonid.status == 0, "\(leonid.errorOutput)")
+            #expect(FileManager.default.fileExists(atPath: store.path("cryptopro-dss-session.json")))
+
+            // Maria with certificate 12900 and her PIN: signed by Maria, not by the cached Leonid.
+            let maria = try CLI.run(
+                ["sign", document, "--out", store.path("maria.p7s")]
+                    + Self.cryptoPro(
+                        url,
+                        user: "Maria",
+                        certificate: 12900,
+                        passwordVariable: "MARIA_PASSWORD",
+                        pinVariable: "MARIA_PIN"
+                    ),
+                store: store,
+                environment: Self.env
+            )
+            #expect(maria.status == 0, "\(maria.errorOutput)")
+            #expect(try Self.signer(of: store.path("leonid.p7s"), content: document).contains("Леонид Тестов (RSA)"))
+            #expect(try Self.signer(of: store.path("maria.p7s"), content: document).contains("Мария Иванова"))
+
+            // Another server than the cached one: the cached session must not sign for it.
+            let elsewhere = try CLI.run(
+                ["sign", document, "--out", store.path("elsewhere.p7s")]
+                    + Self.cryptoPro(
+                        "http://127.0.0.1:1/",
+                        user: "Maria",
+                        certificate: 12900,
+                        passwordVariable: "MARIA_PASSWORD",
+                        pinVariable: "MARIA_PIN"
+                    ),
+                store: store,
+                environment: Self.env
+            )
+            #expect(elsewhere.status == 1)
+            #expect(!FileManager.default.fileExists(atPath: store.path("elsewhere.p7s")))
+
+            // The same PIN-protected command twice: the second run uses the cache and still sends the PIN.
+            for round in 1...2 {
+                let pinned = try CLI.run(
+                    ["sign", document, "--out", store.path("pin-\(round).p7s")]
+                        + Self.cryptoPro(
+                            url,
+                            user: "Leonid",
+                            certificate: StandardSeed.certificateID,
+                            passwordVariable: "LEONID_PASSWORD",
+                            pinVariable: "LEONID_PIN"
+                        ),
+                    store: store,
+                    environment: Self.env
+                )
+                #expect(pinned.status == 0, "round \(round): \(pinned.errorOutput)")
+            }
+            let logins = emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count
+            #expect(logins == 3, "Leonid RSA, Maria, Leonid 12831; the second PIN run reuses the cache")
         }
-        let logins = emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count
-        #expect(logins == 3, "Leonid RSA, Maria, Leonid 12831; the second PIN run reuses the cache")
     }
 
     @Test(
         "item 2: two real processes renewing one FMP session at once both succeed, and the session on file keeps working"
     )
     func fmpSessionUnderTwoProcesses() throws {
-        let emulator = try DSSEmulator()
-        let url = try emulator.start()
-        defer { emulator.stop() }
-        let store = try TemporaryDirectory()
-        try Self.dssLogin(url, store: store)
-        for round in 0..<3 {
-            // Every access token expires: each process must renew with the single-use refresh token.
+        try withEmulatorAndStore { emulator, url, store in
+            try Self.dssLogin(url, store: store)
+            for round in 0..<3 {
+                // Every access token expires: each process must renew with the single-use refresh token.
+                emulator.expireAccessTokens()
+                let processes = try (0..<3).map { _ -> (Process, Pipe) in
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: CLI.binary)
+                    process.arguments = ["dss", "signs"]
+                    process.environment = ["CERTSIGN_HOME": store.url.path, "PATH": "/usr/bin:/bin"]
+                    let pipe = Pipe()
+                    process.standardError = pipe
+                    process.standardOutput = FileHandle.nullDevice
+                    try process.run()
+                    return (process, pipe)
+                }
+                for (process, pipe) in processes {
+                    let errors = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    process.waitUntilExit()
+                    #expect(process.terminationStatus == 0, "round \(round): \(errors)")
+                }
+            }
             emulator.expireAccessTokens()
-            let processes = try (0..<3).map { _ -> (Process, Pipe) in
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: CLI.binary)
-                process.arguments = ["dss", "signs"]
-                process.environment = ["CERTSIGN_HOME": store.url.path, "PATH": "/usr/bin:/bin"]
-                let pipe = Pipe()
-                process.standardError = pipe
-                process.standardOutput = FileHandle.nullDevice
-                try process.run()
-                return (process, pipe)
-            }
-            for (process, pipe) in processes {
-                let errors = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0, "round \(round): \(errors)")
-            }
+            let after = try CLI.run(["dss", "signs"], store: store)
+            #expect(after.status == 0, "the session on file was overwritten by an older one: \(after.errorOutput)")
         }
-        emulator.expireAccessTokens()
-        let after = try CLI.run(["dss", "signs"], store: store)
-        #expect(after.status == 0, "the session on file was overwritten by an older one: \(after.errorOutput)")
     }
 
     @Test(
         "item 3: signatures list shows the FMP history after dss login + dss sign, and says when not logged in; sign --provider fmp-dss points to dss sign"
     )
     func fmpThroughTheGenericPath() throws {
-        let emulator = try DSSEmulator()
-        let url = try emulator.start()
-        defer { emulator.stop() }
-        let store = try TemporaryDirectory()
-        let before = try CLI.run(["signatures", "list"], store: store)
-        #expect(before.status == 0)
-        #expect(before.errorOutput.contains("fmp-dss: not logged in (certsign dss login)"))
+        try withEmulatorAndStore { _, url, store in
+            let before = try CLI.run(["signatures", "list"], store: store)
+            #expect(before.status == 0)
+            #expect(before.errorOutput.contains("fmp-dss: not logged in (certsign dss login)"))
 
-        try Self.dssLogin(url, store: store)
-        let signed = try CLI.run(
-            [
-                "dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--column",
-                StandardSeed.column, "--hhive-id", "1", "--certificate-id", "12831", "--dss-password-env",
-                "DSS_PASSWORD",
-                "--pin-env", "PIN",
-            ],
-            store: store,
-            environment: Self.env
-        )
-        #expect(signed.status == 0, "\(signed.errorOutput)")
-        let list = try CLI.run(["--json", "signatures", "list"], store: store)
-        #expect(list.status == 0, "\(list.errorOutput)")
-        let entries = try #require(try CLI.json(list)["signatures"] as? [[String: Any]])
-        #expect(
-            entries.contains { $0["id"] as? String == "121" && $0["provider"] as? String == "fmp-dss" },
-            "\(list.output)"
-        )
-        #expect(!list.errorOutput.contains("not logged in"))
+            try Self.dssLogin(url, store: store)
+            let signed = try CLI.run(
+                [
+                    "dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--column",
+                    StandardSeed.column, "--hhive-id", "1", "--certificate-id", "12831", "--dss-password-env",
+                    "DSS_PASSWORD",
+                    "--pin-env", "PIN",
+                ],
+                store: store,
+                environment: Self.env
+            )
+            #expect(signed.status == 0, "\(signed.errorOutput)")
+            let list = try CLI.run(["--json", "signatures", "list"], store: store)
+            #expect(list.status == 0, "\(list.errorOutput)")
+            let entries = try #require(try CLI.json(list)["signatures"] as? [[String: Any]])
+            #expect(
+                entries.contains { $0["id"] as? String == "121" && $0["provider"] as? String == "fmp-dss" },
+                "\(list.output)"
+            )
+            #expect(!list.errorOutput.contains("not logged in"))
 
-        let document = try store.write("doc.txt", text: "x")
-        let refused = try CLI.run(["sign", document, "--provider", "fmp-dss"], store: store)
-        #expect(refused.status == 64)
-        #expect(refused.errorOutput.contains("certsign dss sign"))
+            let document = try store.write("doc.txt", text: "x")
+            let refused = try CLI.run(["sign", document, "--provider", "fmp-dss"], store: store)
+            #expect(refused.status == 64)
+            #expect(refused.errorOutput.contains("certsign dss sign"))
+        }
     }
 
     @Test("item 4: a planted, foreign-owned or readable session cache is ignored with a warning")
     func plantedSessionFiles() throws {
-        let emulator = try DSSEmulator()
-        let url = try emulator.start()
-        defer { emulator.stop() }
-        let store = try TemporaryDirectory()
-        try Self.dssLogin(url, store: store)
-        let session = store.path("fmp-session.json")
-        #expect(chmod(session, 0o644) == 0)
-        let readable = try CLI.run(["dss", "signs"], store: store)
-        #expect(readable.status == 1)
-        #expect(readable.errorOutput.contains("ignoring the FMP session"))
-        #expect(chmod(session, 0o600) == 0)
-        #expect(try CLI.run(["dss", "signs"], store: store).status == 0)
-        if geteuid() == 0 {
-            #expect(chown(session, 65534, 65534) == 0)
-            let foreign = try CLI.run(["dss", "signs"], store: store)
-            #expect(foreign.status == 1)
-            #expect(foreign.errorOutput.contains("another user"))
-        }
+        try withEmulatorAndStore { emulator, url, store in
+            try Self.dssLogin(url, store: store)
+            let session = store.path("fmp-session.json")
+            #expect(chmod(session, 0o644) == 0)
+            let readable = try CLI.run(["dss", "signs"], store: store)
+            #expect(readable.status == 1)
+            #expect(readable.errorOutput.contains("ignoring the FMP session"))
+            #expect(chmod(session, 0o600) == 0)
+            #expect(try CLI.run(["dss", "signs"], store: store).status == 0)
+            if geteuid() == 0 {
+                #expect(chown(session, 65534, 65534) == 0)
+                let foreign = try CLI.run(["dss", "signs"], store: store)
+                #expect(foreign.status == 1)
+                #expect(foreign.errorOutput.contains("another user"))
+            }
 
-        // CryptoPro: a cache that others can read is not used; certsign logs in again and says so.
-        let document = try store.write("d.txt", text: "d")
-        let arguments = Self.cryptoPro(
-            url.absoluteString,
-            user: "Leonid",
-            certificate: StandardSeed.secondCertificateID,
-            passwordVariable: "LEONID_PASSWORD",
-            pinVariable: nil
-        )
-        #expect(
-            try CLI.run(
-                ["sign", document, "--out", store.path("1.p7s")] + arguments,
+            // CryptoPro: a cache that others can read is not used; certsign logs in again and says so.
+            let document = try store.write("d.txt", text: "d")
+            let arguments = Self.cryptoPro(
+                url.absoluteString,
+                user: "Leonid",
+                certificate: StandardSeed.secondCertificateID,
+                passwordVariable: "LEONID_PASSWORD",
+                pinVariable: nil
+            )
+            #expect(
+                try CLI.run(
+                    ["sign", document, "--out", store.path("1.p7s")] + arguments,
+                    store: store,
+                    environment: Self.env
+                ).status == 0
+            )
+            #expect(chmod(store.path("cryptopro-dss-session.json"), 0o644) == 0)
+            let logins = emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count
+            let again = try CLI.run(
+                ["sign", document, "--out", store.path("2.p7s")] + arguments,
                 store: store,
                 environment: Self.env
-            ).status == 0
-        )
-        #expect(chmod(store.path("cryptopro-dss-session.json"), 0o644) == 0)
-        let logins = emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count
-        let again = try CLI.run(
-            ["sign", document, "--out", store.path("2.p7s")] + arguments,
-            store: store,
-            environment: Self.env
-        )
-        #expect(again.status == 0, "\(again.errorOutput)")
-        #expect(again.errorOutput.contains("ignoring the CryptoPro DSS cache"))
-        #expect(emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count == logins + 1)
+            )
+            #expect(again.status == 0, "\(again.errorOutput)")
+            #expect(again.errorOutput.contains("ignoring the CryptoPro DSS cache"))
+            #expect(emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count == logins + 1)
+        }
     }
 }

@@ -61,71 +61,70 @@ import Testing
         "item 4: a wrong CryptoPro password is refused while a session is cached; the right one reuses it; an old cache without a verifier logs in afresh"
     )
     func sessionBoundToCredentials() throws {
-        let emulator = try DSSEmulator()
-        let url = try emulator.start().absoluteString
-        defer { emulator.stop() }
-        let store = try TemporaryDirectory()
-        let document = try store.write("act.txt", text: "Акт сверки\n")
+        try withEmulatorAndStore { emulator, url, store in
+            let url = url.absoluteString
+            let document = try store.write("act.txt", text: "Акт сверки\n")
 
-        let first = try CLI.run(
-            Self.cryptoProSign(document, store.path("1.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
-            store: store,
-            environment: Self.env
-        )
-        #expect(first.status == 0, "\(first.errorOutput)")
-        #expect(Self.logins(emulator) == 1)
-        // A wrong password fails as it would with a fresh store, and writes nothing.
-        let wrong = try CLI.run(
-            Self.cryptoProSign(document, store.path("wrong.p7s"), url: url, passwordVariable: "WRONG_PASSWORD"),
-            store: store,
-            environment: Self.env
-        )
-        #expect(wrong.status == 1, "a wrong password signed through the cached session: \(wrong.output)")
-        #expect(wrong.errorOutput.contains("incorrect"), "\(wrong.errorOutput)")
-        #expect(!FileManager.default.fileExists(atPath: store.path("wrong.p7s")))
-        #expect(Self.logins(emulator) == 2, "the wrong password was sent to the STS, not waved through")
-        // Item 7: the hint names CryptoPro's own parameters and commands, not FMP's dss login.
-        #expect(!wrong.errorOutput.contains("dss login"), "\(wrong.errorOutput)")
-        #expect(wrong.errorOutput.contains("--param-env password=VAR"), "\(wrong.errorOutput)")
-        #expect(wrong.errorOutput.contains("certsign sessions clear cryptopro-dss"), "\(wrong.errorOutput)")
+            let first = try CLI.run(
+                Self.cryptoProSign(document, store.path("1.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
+                store: store,
+                environment: Self.env
+            )
+            #expect(first.status == 0, "\(first.errorOutput)")
+            #expect(Self.logins(emulator) == 1)
+            // A wrong password fails as it would with a fresh store, and writes nothing.
+            let wrong = try CLI.run(
+                Self.cryptoProSign(document, store.path("wrong.p7s"), url: url, passwordVariable: "WRONG_PASSWORD"),
+                store: store,
+                environment: Self.env
+            )
+            #expect(wrong.status == 1, "a wrong password signed through the cached session: \(wrong.output)")
+            #expect(wrong.errorOutput.contains("incorrect"), "\(wrong.errorOutput)")
+            #expect(!FileManager.default.fileExists(atPath: store.path("wrong.p7s")))
+            #expect(Self.logins(emulator) == 2, "the wrong password was sent to the STS, not waved through")
+            // Item 7: the hint names CryptoPro's own parameters and commands, not FMP's dss login.
+            #expect(!wrong.errorOutput.contains("dss login"), "\(wrong.errorOutput)")
+            #expect(wrong.errorOutput.contains("--param-env password=VAR"), "\(wrong.errorOutput)")
+            #expect(wrong.errorOutput.contains("certsign sessions clear cryptopro-dss"), "\(wrong.errorOutput)")
 
-        // The same user and password again: the kept session serves, no login.
-        let again = try CLI.run(
-            Self.cryptoProSign(document, store.path("2.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
-            store: store,
-            environment: Self.env
-        )
-        #expect(again.status == 0, "\(again.errorOutput)")
-        #expect(Self.logins(emulator) == 2, "the right password reuses the session")
+            // The same user and password again: the kept session serves, no login.
+            let again = try CLI.run(
+                Self.cryptoProSign(document, store.path("2.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
+                store: store,
+                environment: Self.env
+            )
+            #expect(again.status == 0, "\(again.errorOutput)")
+            #expect(Self.logins(emulator) == 2, "the right password reuses the session")
 
-        let cache = try String(contentsOfFile: store.path("cryptopro-dss-session.json"), encoding: .utf8)
-        #expect(!cache.contains(StandardSeed.password), "the password is never written")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(cache.utf8)) as? [String: Any])
-        let verifier = try #require(json["credentials"] as? [String: Any], "the cache keeps a verifier: \(cache)")
-        #expect(verifier["algorithm"] as? String == "pbkdf2-hmac-sha256")
-        #expect((verifier["salt"] as? String)?.isEmpty == false)
+            let cache = try String(contentsOfFile: store.path("cryptopro-dss-session.json"), encoding: .utf8)
+            #expect(!cache.contains(StandardSeed.password), "the password is never written")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(cache.utf8)) as? [String: Any])
+            let verifier = try #require(json["credentials"] as? [String: Any], "the cache keeps a verifier: \(cache)")
+            #expect(verifier["algorithm"] as? String == "pbkdf2-hmac-sha256")
+            #expect((verifier["salt"] as? String)?.isEmpty == false)
 
-        // A cache written before verifiers were kept is not trusted with credentials: a fresh login.
-        var old = json
-        old["credentials"] = nil
-        try JSONSerialization.data(withJSONObject: old).write(
-            to: store.url.appendingPathComponent("cryptopro-dss-session.json")
-        )
-        #expect(chmod(store.path("cryptopro-dss-session.json"), 0o600) == 0)
-        let oldWrong = try CLI.run(
-            Self.cryptoProSign(document, store.path("old-wrong.p7s"), url: url, passwordVariable: "WRONG_PASSWORD"),
-            store: store,
-            environment: Self.env
-        )
-        #expect(oldWrong.status == 1, "\(oldWrong.errorOutput)")
-        #expect(!oldWrong.errorOutput.contains("Fatal error"))
-        let oldRight = try CLI.run(
-            Self.cryptoProSign(document, store.path("3.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
-            store: store,
-            environment: Self.env
-        )
-        #expect(oldRight.status == 0, "\(oldRight.errorOutput)")
-        #expect(Self.logins(emulator) == 4, "both runs over the old cache logged in afresh")
+            // A cache written before verifiers were kept is not trusted with credentials: a fresh login.
+            var old = json
+            old["credentials"] = nil
+            try JSONSerialization.data(withJSONObject: old).write(
+                to: store.url.appendingPathComponent("cryptopro-dss-session.json")
+            )
+            #expect(chmod(store.path("cryptopro-dss-session.json"), 0o600) == 0)
+            let oldWrong = try CLI.run(
+                Self.cryptoProSign(document, store.path("old-wrong.p7s"), url: url, passwordVariable: "WRONG_PASSWORD"),
+                store: store,
+                environment: Self.env
+            )
+            #expect(oldWrong.status == 1, "\(oldWrong.errorOutput)")
+            #expect(!oldWrong.errorOutput.contains("Fatal error"))
+            let oldRight = try CLI.run(
+                Self.cryptoProSign(document, store.path("3.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
+                store: store,
+                environment: Self.env
+            )
+            #expect(oldRight.status == 0, "\(oldRight.errorOutput)")
+            #expect(Self.logins(emulator) == 4, "both runs over the old cache logged in afresh")
+        }
     }
 
     @Test(
@@ -265,83 +264,82 @@ import Testing
         "item 3: sessions list shows provider, server, user and expiry without a token; sessions clear forgets one provider's, one server's, or all"
     )
     func listAndClear() throws {
-        let emulator = try DSSEmulator()
-        let url = try emulator.start().absoluteString
-        defer { emulator.stop() }
-        let store = try TemporaryDirectory()
-        let document = try store.write("d.txt", text: "d\n")
-        let login = try CLI.run(
-            [
-                "dss", "login", "--host", url, "--environment", StandardSeed.environment, "--project",
-                StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
-            ],
-            store: store,
-            environment: Self.env
-        )
-        #expect(login.status == 0, "\(login.errorOutput)")
-        let signed = try CLI.run(
-            Self.cryptoProSign(document, store.path("d.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
-            store: store,
-            environment: Self.env
-        )
-        #expect(signed.status == 0, "\(signed.errorOutput)")
+        try withEmulatorAndStore { _, url, store in
+            let url = url.absoluteString
+            let document = try store.write("d.txt", text: "d\n")
+            let login = try CLI.run(
+                [
+                    "dss", "login", "--host", url, "--environment", StandardSeed.environment, "--project",
+                    StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
+                ],
+                store: store,
+                environment: Self.env
+            )
+            #expect(login.status == 0, "\(login.errorOutput)")
+            let signed = try CLI.run(
+                Self.cryptoProSign(document, store.path("d.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
+                store: store,
+                environment: Self.env
+            )
+            #expect(signed.status == 0, "\(signed.errorOutput)")
 
-        let list = try CLI.run(["--json", "sessions", "list"], store: store)
-        #expect(list.status == 0, "\(list.errorOutput)")
-        let sessions = try #require(try CLI.json(list)["sessions"] as? [[String: Any]])
-        #expect(sessions.map { $0["provider"] as? String } == ["fmp-dss", "cryptopro-dss"])
-        for session in sessions {
-            #expect(session["server"] as? String == url)
-            #expect(session["user"] as? String == StandardSeed.username)
-        }
-        let expiry = try #require(sessions[1]["expires"] as? String)
-        let expires = try #require(ISO8601DateFormatter().date(from: expiry))
-        #expect(expires > Date() && expires < Date().addingTimeInterval(3700))
-        // No token of either file appears.
-        for file in ["fmp-session.json", "cryptopro-dss-session.json"] {
-            let text = try String(contentsOfFile: store.path(file), encoding: .utf8)
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-            let session = object["session"] as? [String: Any]
-            for token in [object["accessToken"], session?["token"], session?["refreshToken"]].compactMap({
-                $0 as? String
-            }) {
-                #expect(!list.output.contains(token))
-                #expect(!(try CLI.run(["sessions", "list"], store: store)).output.contains(token))
+            let list = try CLI.run(["--json", "sessions", "list"], store: store)
+            #expect(list.status == 0, "\(list.errorOutput)")
+            let sessions = try #require(try CLI.json(list)["sessions"] as? [[String: Any]])
+            #expect(sessions.map { $0["provider"] as? String } == ["fmp-dss", "cryptopro-dss"])
+            for session in sessions {
+                #expect(session["server"] as? String == url)
+                #expect(session["user"] as? String == StandardSeed.username)
             }
+            let expiry = try #require(sessions[1]["expires"] as? String)
+            let expires = try #require(ISO8601DateFormatter().date(from: expiry))
+            #expect(expires > Date() && expires < Date().addingTimeInterval(3700))
+            // No token of either file appears.
+            for file in ["fmp-session.json", "cryptopro-dss-session.json"] {
+                let text = try String(contentsOfFile: store.path(file), encoding: .utf8)
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+                let session = object["session"] as? [String: Any]
+                for token in [object["accessToken"], session?["token"], session?["refreshToken"]].compactMap({
+                    $0 as? String
+                }) {
+                    #expect(!list.output.contains(token))
+                    #expect(!(try CLI.run(["sessions", "list"], store: store)).output.contains(token))
+                }
+            }
+
+            let otherServer = try CLI.run(["sessions", "clear", "--server", "http://127.0.0.1:1/"], store: store)
+            #expect(otherServer.status == 0)
+            #expect(otherServer.output.contains("no session with http://127.0.0.1:1/"), "\(otherServer.output)")
+            #expect(FileManager.default.fileExists(atPath: store.path("cryptopro-dss-session.json")))
+
+            let cryptoPro = try CLI.run(["--json", "sessions", "clear", "cryptopro-dss"], store: store)
+            #expect(cryptoPro.status == 0, "\(cryptoPro.errorOutput)")
+            let cleared = try #require(try CLI.json(cryptoPro)["cleared"] as? [[String: Any]])
+            #expect(cleared.map { $0["provider"] as? String } == ["cryptopro-dss"])
+            #expect(!FileManager.default.fileExists(atPath: store.path("cryptopro-dss-session.json")))
+            #expect(FileManager.default.fileExists(atPath: store.path("fmp-session.json")))
+            #expect(try CLI.run(["dss", "signs"], store: store).status == 0, "the FMP session is kept")
+
+            let all = try CLI.run(["sessions", "clear", "--server", url], store: store)
+            #expect(all.status == 0)
+            #expect(all.output.contains("cleared the fmp-dss session of Leonid"), "\(all.output)")
+            #expect(!FileManager.default.fileExists(atPath: store.path("fmp-session.json")))
+            let signs = try CLI.run(["dss", "signs"], store: store)
+            #expect(signs.status == 1)
+            #expect(signs.errorOutput.contains("not logged in"))
+            #expect(try CLI.run(["sessions", "list"], store: store).output.contains("no sessions kept"))
+            let csc = try CLI.run(["sessions", "clear", "csc"], store: store)
+            #expect(csc.status == 0 && csc.output.contains("csc keeps no session"), "\(csc.output)")
+
+            // A damaged file is removed by clear (and list names it).
+            try store.write("cryptopro-dss-session.json", text: "{not json")
+            #expect(chmod(store.path("cryptopro-dss-session.json"), 0o600) == 0)
+            let damaged = try CLI.run(["sessions", "list"], store: store)
+            #expect(damaged.status == 1 && damaged.errorOutput.contains("cryptopro-dss-session.json"))
+            let removed = try CLI.run(["sessions", "clear"], store: store)
+            #expect(removed.status == 0, "\(removed.errorOutput)")
+            #expect(!FileManager.default.fileExists(atPath: store.path("cryptopro-dss-session.json")))
         }
-
-        let otherServer = try CLI.run(["sessions", "clear", "--server", "http://127.0.0.1:1/"], store: store)
-        #expect(otherServer.status == 0)
-        #expect(otherServer.output.contains("no session with http://127.0.0.1:1/"), "\(otherServer.output)")
-        #expect(FileManager.default.fileExists(atPath: store.path("cryptopro-dss-session.json")))
-
-        let cryptoPro = try CLI.run(["--json", "sessions", "clear", "cryptopro-dss"], store: store)
-        #expect(cryptoPro.status == 0, "\(cryptoPro.errorOutput)")
-        let cleared = try #require(try CLI.json(cryptoPro)["cleared"] as? [[String: Any]])
-        #expect(cleared.map { $0["provider"] as? String } == ["cryptopro-dss"])
-        #expect(!FileManager.default.fileExists(atPath: store.path("cryptopro-dss-session.json")))
-        #expect(FileManager.default.fileExists(atPath: store.path("fmp-session.json")))
-        #expect(try CLI.run(["dss", "signs"], store: store).status == 0, "the FMP session is kept")
-
-        let all = try CLI.run(["sessions", "clear", "--server", url], store: store)
-        #expect(all.status == 0)
-        #expect(all.output.contains("cleared the fmp-dss session of Leonid"), "\(all.output)")
-        #expect(!FileManager.default.fileExists(atPath: store.path("fmp-session.json")))
-        let signs = try CLI.run(["dss", "signs"], store: store)
-        #expect(signs.status == 1)
-        #expect(signs.errorOutput.contains("not logged in"))
-        #expect(try CLI.run(["sessions", "list"], store: store).output.contains("no sessions kept"))
-        let csc = try CLI.run(["sessions", "clear", "csc"], store: store)
-        #expect(csc.status == 0 && csc.output.contains("csc keeps no session"), "\(csc.output)")
-
-        // A damaged file is removed by clear (and list names it).
-        try store.write("cryptopro-dss-session.json", text: "{not json")
-        #expect(chmod(store.path("cryptopro-dss-session.json"), 0o600) == 0)
-        let damaged = try CLI.run(["sessions", "list"], store: store)
-        #expect(damaged.status == 1 && damaged.errorOutput.contains("cryptopro-dss-session.json"))
-        let removed = try CLI.run(["sessions", "clear"], store: store)
-        #expect(removed.status == 0, "\(removed.errorOutput)")
-        #expect(!FileManager.default.fileExists(atPath: store.path("cryptopro-dss-session.json")))
     }
 
     @Test("item 3: help, usage and completion come from the descriptors")

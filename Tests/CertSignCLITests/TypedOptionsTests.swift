@@ -25,6 +25,17 @@ import Testing
         }
     }
 
+    /// Each command line parses into a usage error with exactly its message.
+    static func expectUsageErrors<Options: CommandOptions>(
+        _ type: Options.Type,
+        _ cases: [(arguments: [String], message: String)],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for (arguments, message) in cases {
+            #expect(usageError(arguments, as: type) == message, "\(arguments)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func aSignCommandLineRoundTripsIntoTypedProperties() throws {
         let options = try ArgumentParser.parse(
             [
@@ -73,17 +84,16 @@ import Testing
     }
 
     @Test func valuesThatDoNotConvertAreUsageErrorsNamingTheOption() {
-        #expect(
-            Self.usageError(["doc", "--identity", "x", "--digest", "md5"], as: Commands.SignOptions.self)
-                == "unknown --digest 'md5' (sha256, sha384, sha512, streebog256 or streebog512)"
-        )
-        #expect(
-            Self.usageError(["doc", "--provider", "csc", "--tsa", "ftp://tsa"], as: Commands.SignOptions.self)
-                == "--tsa 'ftp://tsa' is not an http:// or https:// URL"
-        )
-        #expect(
-            Self.usageError(["doc", "--format", "xades"], as: Commands.SignOptions.self)
-                == "unknown --format 'xades' (cms, cades, cades-bes or pades)"
+        Self.expectUsageErrors(
+            Commands.SignOptions.self,
+            [
+                (
+                    ["doc", "--identity", "x", "--digest", "md5"],
+                    "unknown --digest 'md5' (sha256, sha384, sha512, streebog256 or streebog512)"
+                ),
+                (["doc", "--provider", "csc", "--tsa", "ftp://tsa"], "--tsa 'ftp://tsa' is not an http:// or https:// URL"),
+                (["doc", "--format", "xades"], "unknown --format 'xades' (cms, cades, cades-bes or pades)"),
+            ]
         )
         #expect(
             Self.usageError(["doc", "--identity", "../etc"], as: Commands.SignOptions.self)?
@@ -104,38 +114,33 @@ import Testing
             Self.usageError(["ksh"], as: Commands.CompletionOptions.self)
                 == "no completion for 'ksh' (bash, zsh or fish)"
         )
-        #expect(
-            Self.usageError(
-                ["--host", "https://fmp", "--environment", "E", "--project", "P", "--user", ""],
-                as: Commands.DSSLoginOptions.self
-            ) == "--user is required"
-        )
-        #expect(
-            Self.usageError(
-                ["--host", "fmp.example", "--environment", "E", "--project", "P", "--user", "U"],
-                as: Commands.DSSLoginOptions.self
-            ) == "--host must be an http:// or https:// URL, not 'fmp.example'"
+        Self.expectUsageErrors(
+            Commands.DSSLoginOptions.self,
+            [
+                (["--host", "https://fmp", "--environment", "E", "--project", "P", "--user", ""], "--user is required"),
+                (
+                    ["--host", "fmp.example", "--environment", "E", "--project", "P", "--user", "U"],
+                    "--host must be an http:// or https:// URL, not 'fmp.example'"
+                ),
+            ]
         )
     }
 
     @Test func howOptionsGoTogetherIsCheckedBeforeTheCommandRuns() {
-        #expect(
-            Self.usageError(["a", "b", "--identity", "i", "--out", "x"], as: Commands.SignOptions.self)
-                == "--out names one output file; use --out-dir DIR for several documents"
-        )
-        #expect(
-            Self.usageError(["a", "--identity", "i", "--p12", "x.p12"], as: Commands.SignOptions.self)
-                == "give only one of --identity, --p12 and --provider"
-        )
-        #expect(
-            Self.usageError(["a", "--identity", "i", "--tsa-ca", "ca.pem"], as: Commands.SignOptions.self)
-                == "--tsa-ca goes with --tsa URL"
-        )
-        #expect(
-            Self.usageError(
-                ["a.pdf", "--identity", "i", "--format", "pades", "--in-place", "--out-dir", "d"],
-                as: Commands.SignOptions.self
-            ) == "--in-place replaces the document: do not give --out or --out-dir with it"
+        Self.expectUsageErrors(
+            Commands.SignOptions.self,
+            [
+                (
+                    ["a", "b", "--identity", "i", "--out", "x"],
+                    "--out names one output file; use --out-dir DIR for several documents"
+                ),
+                (["a", "--identity", "i", "--p12", "x.p12"], "give only one of --identity, --p12 and --provider"),
+                (["a", "--identity", "i", "--tsa-ca", "ca.pem"], "--tsa-ca goes with --tsa URL"),
+                (
+                    ["a.pdf", "--identity", "i", "--format", "pades", "--in-place", "--out-dir", "d"],
+                    "--in-place replaces the document: do not give --out or --out-dir with it"
+                ),
+            ]
         )
         #expect(
             Self.usageError(

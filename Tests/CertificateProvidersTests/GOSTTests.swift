@@ -9,14 +9,7 @@ import Testing
 struct GOSTTests {
     @discardableResult
     static func openssl(_ arguments: [String], input: Data? = nil) throws -> ExternalTool.Result {
-        let result = try ExternalTool.run("openssl", arguments, input: input)
-        guard result.succeeded else {
-            throw CertificateProviderError(
-                .cryptoFailure,
-                "openssl \(arguments.joined(separator: " ")) failed: \(result.errorOutput)"
-            )
-        }
-        return result
+        try ExternalTool.runSucceeding("openssl", arguments, input: input)
     }
 
     @Test(arguments: [(DigestAlgorithm.streebog256, "md_gost12_256"), (.streebog512, "md_gost12_512")])

@@ -143,7 +143,7 @@ enum PDFFixtures {
     }
 
     /// pyHanko finds one signature, INTACT:TRUSTED under `root`, whose signature timestamp is intact,
-    /// trusted under `timestampRoot` and valid.
+    /// trusted under `timestampRoot` and valid; poppler and qpdf accept the file.
     static func expectTimestampedTrusted(
         _ path: String,
         root: Certificate,
@@ -158,6 +158,7 @@ enum PDFFixtures {
             "\(verdicts)",
             sourceLocation: sourceLocation
         )
+        try expectPopplerAndQPDFAccept(path, sourceLocation: sourceLocation)
     }
 
     /// pyHanko's judgement of every signature and its signature timestamp, with `root` trusted for

@@ -50,7 +50,6 @@ struct PDFTimestampTests {
                 timestampRoot: emulator.timestampAuthorityCA,
                 in: directory
             )
-            try PDFFixtures.expectPopplerAndQPDFAccept(output)
 
             // The token inside the PDF is an RFC 3161 token over the signature value.
             let value = directory.path("value.bin")
@@ -104,7 +103,6 @@ struct PDFTimestampTests {
                 timestampRoot: emulator.timestampAuthorityCA,
                 in: directory
             )
-            try PDFFixtures.expectPopplerAndQPDFAccept(output)
 
             // B-B too: the countersignature's reservation grows the same way; both stay valid.
             let second = directory.path("second.pdf")

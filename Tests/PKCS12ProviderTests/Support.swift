@@ -29,14 +29,7 @@ enum Fixtures {
         environment: [String: String] = [:],
         directory: TemporaryDirectory? = nil
     ) throws -> ExternalTool.Result {
-        let result = try ExternalTool.run(tool, arguments, environment: environment, directory: directory?.url)
-        guard result.succeeded else {
-            throw CertificateProviderError(
-                .cryptoFailure,
-                "\(tool) \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.errorOutput)"
-            )
-        }
-        return result
+        try ExternalTool.runSucceeding(tool, arguments, environment: environment, directory: directory?.url)
     }
 
     /// Writes key.pem, cert.pem and (when the chain is not empty) chain.pem for `identity`.

@@ -1,3 +1,4 @@
+public import CertificateProvidersTesting
 public import EmulatorKit
 public import Foundation
 
@@ -18,4 +19,13 @@ public func withEmulator<R>(
     let url = try emulator.start()
     defer { emulator.stop() }
     return try await body(emulator, url)
+}
+
+/// Starts an emulator (default configuration, the shared seed) on a loopback port and makes a fresh
+/// certsign store for the duration of `body`; stops the emulator however `body` ends.
+public func withEmulatorAndStore<R>(_ body: (DSSEmulator, URL, TemporaryDirectory) throws -> R) throws -> R {
+    let emulator = try DSSEmulator(seed: sharedSeed)
+    let url = try emulator.start()
+    defer { emulator.stop() }
+    return try body(emulator, url, try TemporaryDirectory())
 }
