@@ -248,7 +248,10 @@ import VaultTransitProvider
         store: TemporaryDirectory,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let result = try CLI.run(["sign", document.path, "--provider", id.rawValue, "--param", parameter], store: store)
+        let result = try CLI.run(
+            ["sign", document.path, "--provider", id.rawValue, "--param", parameter],
+            store: store
+        )
         #expect(
             result.status == 1 && result.errorOutput.contains(message),
             "\(id): \(result.errorOutput)",

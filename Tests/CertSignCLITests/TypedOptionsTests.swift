@@ -91,7 +91,10 @@ import Testing
                     ["doc", "--identity", "x", "--digest", "md5"],
                     "unknown --digest 'md5' (sha256, sha384, sha512, streebog256 or streebog512)"
                 ),
-                (["doc", "--provider", "csc", "--tsa", "ftp://tsa"], "--tsa 'ftp://tsa' is not an http:// or https:// URL"),
+                (
+                    ["doc", "--provider", "csc", "--tsa", "ftp://tsa"],
+                    "--tsa 'ftp://tsa' is not an http:// or https:// URL"
+                ),
                 (["doc", "--format", "xades"], "unknown --format 'xades' (cms, cades, cades-bes or pades)"),
             ]
         )
@@ -117,7 +120,10 @@ import Testing
         Self.expectUsageErrors(
             Commands.DSSLoginOptions.self,
             [
-                (["--host", "https://fmp", "--environment", "E", "--project", "P", "--user", ""], "--user is required"),
+                (
+                    ["--host", "https://fmp", "--environment", "E", "--project", "P", "--user", ""],
+                    "--user is required"
+                ),
                 (
                     ["--host", "fmp.example", "--environment", "E", "--project", "P", "--user", "U"],
                     "--host must be an http:// or https:// URL, not 'fmp.example'"
