@@ -17,6 +17,17 @@ public enum ExternalTool {
         public var errorOutput: String { String(decoding: standardError, as: UTF8.self) }
         /// Whether the process exited with status 0.
         public var succeeded: Bool { status == 0 }
+        /// The command line: the tool and its arguments (which never hold secrets).
+        public var command: String { arguments.joined(separator: " ") }
+        let arguments: [String]
+
+        /// This result, when the tool exited with status 0.
+        /// - Throws: ``Failure`` otherwise.
+        @discardableResult
+        public func requireSuccess() throws -> Result {
+            guard succeeded else { throw Failure(result: self) }
+            return self
+        }
     }
 
     /// The full path of `name` on `PATH`, or nil when the tool is not installed.
@@ -92,34 +103,20 @@ public enum ExternalTool {
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, standardOutput: output, standardError: collected.error)
+        return Result(
+            status: process.terminationStatus,
+            standardOutput: output,
+            standardError: collected.error,
+            arguments: [tool] + arguments
+        )
     }
 
     /// A tool that exited with a status other than 0.
     public struct Failure: Error, CustomStringConvertible {
-        /// The command line (tool and arguments; arguments never hold secrets).
-        public let command: String
         /// What the tool left behind.
         public let result: Result
         /// The command, its status and its standard error.
-        public var description: String { "\(command) failed (\(result.status)): \(result.errorOutput)" }
-    }
-
-    /// Runs a tool as ``run(_:_:environment:input:directory:)`` does and expects it to succeed.
-    /// - Throws: ``Failure`` when it exits with a status other than 0.
-    @discardableResult
-    public static func runSucceeding(
-        _ tool: String,
-        _ arguments: [String],
-        environment: [String: String] = [:],
-        input: Data? = nil,
-        directory: URL? = nil
-    ) throws -> Result {
-        let result = try run(tool, arguments, environment: environment, input: input, directory: directory)
-        guard result.succeeded else {
-            throw Failure(command: ([tool] + arguments).joined(separator: " "), result: result)
-        }
-        return result
+        public var description: String { "\(result.command) failed (\(result.status)): \(result.errorOutput)" }
     }
 
     private final class CollectedOutput: @unchecked Sendable {

@@ -24,7 +24,7 @@ struct GOSTCommandTests {
 
     @discardableResult
     static func openssl(_ arguments: [String], environment: [String: String] = [:]) throws -> ExternalTool.Result {
-        try ExternalTool.runSucceeding("openssl", arguments, environment: environment)
+        try ExternalTool.run("openssl", arguments, environment: environment).requireSuccess()
     }
 
     /// A GOST CA (same size) and a leaf issued by it, exported as PKCS#12 with GOST PBE and MAC:

@@ -29,7 +29,7 @@ enum Fixtures {
         environment: [String: String] = [:],
         directory: TemporaryDirectory? = nil
     ) throws -> ExternalTool.Result {
-        try ExternalTool.runSucceeding(tool, arguments, environment: environment, directory: directory?.url)
+        try ExternalTool.run(tool, arguments, environment: environment, directory: directory?.url).requireSuccess()
     }
 
     /// Writes key.pem, cert.pem and (when the chain is not empty) chain.pem for `identity`.
