@@ -189,4 +189,27 @@ import Testing
         let licence = try String(contentsOf: root.appendingPathComponent("LICENSE"), encoding: .utf8)
         #expect(licence.contains("Apache License") && licence.contains("Version 2.0, January 2004"))
     }
+
+    /// The README's product table ("Adding the package") names every library product Package.swift
+    /// declares, and no other.
+    @Test func productTableMatchesPackageSwift() throws {
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let declared = Set(
+            manifest.matches(of: /\.library\(name: "(\w+)"/).map { String($0.output.1) }
+        )
+        let start = try #require(Self.readme.range(of: "| product | what it gives | C libraries |"))
+        let table = Self.readme[start.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }
+        let listed = Set(
+            table.flatMap { row in
+                row.split(separator: "|").first.map { cell in
+                    cell.matches(of: /`(\w+)`/).map { String($0.output.1) }
+                } ?? []
+            }
+        )
+        #expect(!declared.isEmpty)
+        #expect(
+            listed == declared,
+            "missing: \(declared.subtracting(listed).sorted()), extra: \(listed.subtracting(declared).sorted())"
+        )
+    }
 }
