@@ -22,7 +22,7 @@ package protocol RemoteProvider: BuiltInProvider {
     /// What a new provider keeps before its first call.
     static var initialKept: Kept { get }
 
-    /// Makes the provider around `remote` (the conveniences below call it).
+    /// Makes the provider around `remote` (the initializer below calls it).
     init(remote: RemoteProviderState<Kept>)
 
     /// Drops, under the lock, what the new `value.parameters` no longer serve (default: the identity).
@@ -38,7 +38,7 @@ extension RemoteProvider {
     /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
     /// fault header; the provider's public initializers send none).
     /// - Parameters:
-    ///   - parameters: initial parameters, checked against the schema here as by ``setParameters(_:)``.
+    ///   - parameters: initial parameters, checked against the schema here as by `setParameters(_:)`.
     ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
     ///     `clientIdentity` when set).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (nil: that parameter is
@@ -46,7 +46,7 @@ extension RemoteProvider {
     ///   - warning: called with a message when a kept session file is ignored (foreign-owned, readable
     ///     by others, damaged); providers that keep no file never call it.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
-    ///   and message as ``setParameters(_:)`` and `initialize(options:)`).
+    ///   and message as `setParameters(_:)` and `initialize(options:)`).
     package init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
