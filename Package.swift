@@ -432,7 +432,7 @@ let package = Package(
             name: "CSCProviderTests",
             dependencies: [
                 "CSCProvider", "EmulatorKit", "Signing", "SignatureJournal", "JSON", "RemoteSigning",
-                "CertificateProviders",
+                "RemoteProviderSupport", "CertificateProviders",
                 "CertificateProvidersTesting",
                 "certsign",
             ],

@@ -1,4 +1,5 @@
 public import CertificateProviders
+import RemoteProviderSupport
 public import RemoteSigning
 
 /// How the provider declares itself: its ID, its parameters (``AWSKMSProvider/ParameterKey``,
@@ -10,6 +11,9 @@ extension AWSKMSProvider: BuiltInProvider {
     /// The parameter keys this provider reads; the ones every remote provider takes (`timeout`,
     /// `trustedCAFile`, `clientIdentity`, …) come from ``RemoteSigning/RemoteParameterKeys``.
     public enum ParameterKey: RemoteParameterKeys {
+        /// The provider whose schema declares the keys (``ProviderParameterKeys/all`` comes from it).
+        public typealias Provider = AWSKMSProvider
+
         /// The `region` parameter (declared in ``AWSKMSProvider/schema``).
         public static let region: ProviderParameters.Key = "region"
         /// The `keyID` parameter (declared in ``AWSKMSProvider/schema``).
@@ -31,11 +35,6 @@ extension AWSKMSProvider: BuiltInProvider {
         public static let scheme: ProviderParameters.Key = "scheme"
         /// The `concurrentRequests` parameter (declared in ``AWSKMSProvider/schema``).
         public static let concurrentRequests: ProviderParameters.Key = "concurrentRequests"
-
-        /// Every key the provider accepts (the keys of ``AWSKMSProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = AWSKMSProvider.schema.keys
-        /// The keys whose values are secrets (declared so in ``AWSKMSProvider/schema``).
-        public static let secrets: Set<ProviderParameters.Key> = AWSKMSProvider.schema.secretKeys
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).

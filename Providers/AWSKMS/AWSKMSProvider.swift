@@ -2,7 +2,6 @@ public import CertificateProviders
 public import Foundation
 import RemoteProviderSupport
 public import RemoteSigning
-import Synchronization
 
 /// An AWS KMS asymmetric signing key as a `CertificateProvider` (ID ``ProviderID/awsKMS``,
 /// `aws-kms`): the key stays in KMS, which signs with `Sign`; the CMS / CAdES / PAdES container is
@@ -21,18 +20,15 @@ import Synchronization
 /// A key without a certificate yet (to make a certificate request) is reached with ``signingKey()``.
 /// The identity is kept in memory only.
 public final class AWSKMSProvider: CertificateProvider {
-    private struct State {
-        var parameters: ProviderParameters
-        var identity: SigningIdentity?
-    }
-
     /// Always ``ProviderID/awsKMS`` (`aws-kms`).
     public let providerID: ProviderID = .awsKMS
-    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
-    let base: RemoteProviderBase
-    /// Where the `AWS_*` fallbacks are read.
-    private let environment: [String: String]
-    private let state: Mutex<State>
+    /// The parameters, the identity of the last ``initialize(options:)`` (in memory only) and the
+    /// environment the `AWS_*` fallbacks are read in, with the base every remote provider holds;
+    /// the members below answer from it.
+    package let remote: RemoteProviderState<[String: String]>
+
+    /// Makes the provider around `remote` (the initializers call it).
+    package init(remote: RemoteProviderState<[String: String]>) { self.remote = remote }
 
     /// Creates a provider.
     /// - Parameters:
@@ -51,47 +47,28 @@ public final class AWSKMSProvider: CertificateProvider {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         clientIdentityLookup: ClientIdentityLookup? = nil
     ) throws {
-        try self.init(
-            parameters: parameters,
+        let base = RemoteProviderBase(
+            schema: Self.schema,
             transport: transport,
-            environment: environment,
-            additionalHeaders: [],
             clientIdentityLookup: clientIdentityLookup
         )
-    }
-
-    /// Creates a provider that sends `additionalHeaders` with every request; the other arguments as
-    /// in the public initializer.
-    /// - Throws: `.invalidParameter`, as the public initializer.
-    package init(
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        environment: [String: String],
-        additionalHeaders: [(name: String, value: String)],
-        clientIdentityLookup: ClientIdentityLookup? = nil
-    ) throws {
-        base = RemoteProviderBase(
-            schema: AWSKMSProvider.schema,
-            transport: transport,
-            additionalHeaders: additionalHeaders,
-            clientIdentityLookup: clientIdentityLookup
-        )
-        self.environment = environment
-        state = Mutex(State(parameters: try base.validate(parameters)))
+        self.init(remote: try RemoteProviderState(base: base, parameters: parameters, kept: environment))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
-    public var parameters: ProviderParameters { state.withLock { $0.parameters } }
+    public var parameters: ProviderParameters { remote.parameters }
 
     /// Replaces the parameters and forgets the identity made with the old ones.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try base.validate(parameters)
-        state.withLock {
-            $0.parameters = parameters
-            $0.identity = nil
-        }
+        try remote.setParameters(parameters, Self.parametersChanged)
     }
+
+    /// The identity of this process's last ``initialize(options:)``, else nil (nothing is kept on disk).
+    public func storedCertificate() throws -> SigningIdentity? { remote.identity }
+
+    /// Forgets the identity in memory (no-op when there is none).
+    public func deleteStoredCertificate() throws { remote.forgetIdentity() }
 
     /// Reads the key and the certificate, checks that they belong together and returns the identity.
     /// - Throws: `.invalidParameter` for missing parameters (`keyID`, the region, the credentials,
@@ -100,18 +77,11 @@ public final class AWSKMSProvider: CertificateProvider {
     ///   fingerprints) when the certificate is not the key's; `.authenticationFailed`,
     ///   `.serverRejected`, `.network`, `.timeout`, the TLS codes.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try base.validate(parameters.merging(options))
-        guard let path = try merged.string(ParameterKey.certificate), !path.isEmpty else {
-            throw CertificateProviderError.invalidParameter(
-                "parameter 'certificate' is required to sign: the PEM file of the certificate issued for the KMS key "
-                    + "(make its request with 'certsign csr --provider aws-kms')"
-            )
-        }
-        let certificates = try Self.readCertificates(path)
-        let key = try await signingKey(merged, certificate: certificates[0])
-        let identity = SigningIdentity(certificate: certificates[0], chain: Array(certificates.dropFirst()), key: key)
-        state.withLock { $0.identity = identity }
-        return identity
+        try await certifiedIdentity(
+            options: options,
+            missing: "parameter 'certificate' is required to sign: the PEM file of the certificate issued for the "
+                + "KMS key (make its request with 'certsign csr --provider aws-kms')"
+        ) { try await self.signingKey($0, certificate: $1) }
     }
 
     /// The KMS key alone, without a certificate: its public key (``AWSKMSSigningKey/publicKeyDERRepresentation``,
@@ -121,17 +91,7 @@ public final class AWSKMSProvider: CertificateProvider {
     /// - Parameter options: parameters merged over ``parameters`` (default none).
     /// - Throws: as ``initialize(options:)``, except for the certificate's errors.
     public func signingKey(options: ProviderParameters = ProviderParameters()) async throws -> AWSKMSSigningKey {
-        try await signingKey(try base.validate(parameters.merging(options)), certificate: nil)
-    }
-
-    /// The identity of this process's last ``initialize(options:)``, else nil (nothing is kept on disk).
-    public func storedCertificate() throws -> SigningIdentity? {
-        state.withLock { $0.identity }
-    }
-
-    /// Forgets the identity in memory (no-op when there is none).
-    public func deleteStoredCertificate() throws {
-        state.withLock { $0.identity = nil }
+        try await signingKey(try remote.merged(options), certificate: nil)
     }
 
     // MARK: Steps
@@ -225,30 +185,12 @@ public final class AWSKMSProvider: CertificateProvider {
 
     /// The first of `names` set (not empty) in the environment.
     private func environmentValue(_ names: String...) -> String? {
-        names.lazy.compactMap { self.environment[$0] }.first { !$0.isEmpty }
+        let environment = remote.kept
+        return names.lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
     }
+}
 
-    /// The certificates of the PEM (or DER) file at `path`: the leaf first.
-    /// - Throws: `.invalidParameter` when the file cannot be read or holds no certificate.
-    private static func readCertificates(_ path: String) throws -> [Certificate] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CertificateProviderError.invalidParameter(
-                "parameter 'certificate': the file '\(path)' cannot be read"
-            )
-        }
-        let certificates: [Certificate]
-        do {
-            certificates = try Certificate.certificates(derOrPEM: Array(data))
-        } catch let error as CertificateProviderError {
-            throw CertificateProviderError.invalidParameter(
-                "parameter 'certificate': '\(path)' holds no readable certificate (\(error.reason))"
-            )
-        }
-        guard !certificates.isEmpty else {
-            throw CertificateProviderError.invalidParameter(
-                "parameter 'certificate': '\(path)' holds no certificate"
-            )
-        }
-        return certificates
-    }
+extension AWSKMSProvider: RemoteProvider {
+    /// This process's environment, for the initializer that is not given one.
+    package static var initialKept: [String: String] { ProcessInfo.processInfo.environment }
 }

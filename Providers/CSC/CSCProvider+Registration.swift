@@ -1,4 +1,5 @@
 public import CertificateProviders
+import RemoteProviderSupport
 public import RemoteSigning
 
 /// How the provider declares itself: its ID, its parameters (``CSCProvider/ParameterKey``,
@@ -10,6 +11,9 @@ extension CSCProvider: BuiltInProvider {
     /// The parameter keys this provider reads; the ones every remote provider takes (`timeout`,
     /// `trustedCAFile`, `clientIdentity`, …) come from ``RemoteSigning/RemoteParameterKeys``.
     public enum ParameterKey: RemoteParameterKeys {
+        /// The provider whose schema declares the keys (``ProviderParameterKeys/all`` comes from it).
+        public typealias Provider = CSCProvider
+
         /// The `url` parameter (declared in ``CSCProvider/schema``).
         public static let url = ProviderParameters.Key.url
         /// The `clientID` parameter (declared in ``CSCProvider/schema``).
@@ -22,11 +26,6 @@ extension CSCProvider: BuiltInProvider {
         public static let pin: ProviderParameters.Key = "pin"
         /// The `otp` parameter (declared in ``CSCProvider/schema``).
         public static let otp: ProviderParameters.Key = "otp"
-
-        /// Every key the provider accepts (the keys of ``CSCProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = CSCProvider.schema.keys
-        /// The keys whose values are secrets (declared so in ``CSCProvider/schema``).
-        public static let secrets: Set<ProviderParameters.Key> = CSCProvider.schema.secretKeys
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
@@ -51,11 +50,4 @@ extension CSCProvider: BuiltInProvider {
     /// One line saying what the provider is (`certsign providers`).
     public static let summary =
         "Cloud Signature Consortium API v2 (remote signHash, CAdES built here); see 'certsign csc'"
-
-    /// Makes a provider with `parameters` (validated), the context's `clientIdentityLookup`;
-    /// it talks to its server through a ``CurlTransport`` made from the TLS parameters.
-    /// - Throws: `.invalidParameter`, as ``init(parameters:transport:clientIdentityLookup:)``.
-    public static func make(parameters: ProviderParameters, context: ProviderContext) throws -> CSCProvider {
-        try CSCProvider(parameters: parameters, clientIdentityLookup: context.clientIdentityLookup)
-    }
 }

@@ -2,7 +2,6 @@ public import CertificateProviders
 import Foundation
 import RemoteProviderSupport
 public import RemoteSigning
-import Synchronization
 
 /// A Cloud Signature Consortium API v2 service as a `CertificateProvider` (ID ``ProviderID/csc``,
 /// `csc`): remote qualified signing the European way. The service signs hashes; the CMS / CAdES
@@ -20,16 +19,14 @@ import Synchronization
 /// identity is kept in memory only: ``storedCertificate()`` returns it in the same process and nil
 /// before; nothing is written to disk.
 public final class CSCProvider: CertificateProvider {
-    private struct State {
-        var parameters: ProviderParameters
-        var identity: SigningIdentity?
-    }
-
     /// Always ``ProviderID/csc`` (`csc`).
     public let providerID: ProviderID = .csc
-    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
-    let base: RemoteProviderBase
-    private let state: Mutex<State>
+    /// The parameters and the identity of the last ``initialize(options:)`` (in memory only), and the
+    /// base every remote provider holds; the members below answer from it.
+    package let remote: RemoteProviderState<Void>
+
+    /// Makes the provider around `remote` (the initializers call it).
+    package init(remote: RemoteProviderState<Void>) { self.remote = remote }
 
     /// Creates a provider.
     /// - Parameters:
@@ -53,43 +50,27 @@ public final class CSCProvider: CertificateProvider {
         )
     }
 
-    /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
-    /// fault header); the other arguments as in the public initializer.
-    /// - Throws: `.invalidParameter`, as the public initializer.
-    package init(
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        additionalHeaders: [(name: String, value: String)],
-        clientIdentityLookup: ClientIdentityLookup? = nil
-    ) throws {
-        base = RemoteProviderBase(
-            schema: CSCProvider.schema,
-            transport: transport,
-            additionalHeaders: additionalHeaders,
-            clientIdentityLookup: clientIdentityLookup
-        )
-        state = Mutex(State(parameters: try base.validate(parameters)))
-    }
-
     /// The current parameters (secrets stay redacted in `description`).
-    public var parameters: ProviderParameters { state.withLock { $0.parameters } }
+    public var parameters: ProviderParameters { remote.parameters }
 
     /// Replaces the parameters and forgets the identity made with the old ones.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try base.validate(parameters)
-        state.withLock {
-            $0.parameters = parameters
-            $0.identity = nil
-        }
+        try remote.setParameters(parameters, Self.parametersChanged)
     }
+
+    /// The identity of this process's last ``initialize(options:)``, else nil (nothing is kept on disk).
+    public func storedCertificate() throws -> SigningIdentity? { remote.identity }
+
+    /// Forgets the identity in memory (no-op when there is none).
+    public func deleteStoredCertificate() throws { remote.forgetIdentity() }
 
     /// Connects, selects the credential and returns its identity (see the type's documentation).
     /// - Throws: `.invalidParameter` for missing or wrong parameters, or a credential the client does
     ///   not have (the reason lists the client's credentials); `.authenticationFailed` for a refused
     ///   client; `.unsupportedOperation` for a disabled key; `.network`, `.timeout`, the TLS codes.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try base.validate(parameters.merging(options))
+        let merged = try remote.merged(options)
         let client = try makeClient(merged)
         var credentialID = try merged.string(ParameterKey.credentialID)
         if credentialID == nil {
@@ -135,23 +116,9 @@ public final class CSCProvider: CertificateProvider {
             pin: try merged.secret(ParameterKey.pin),
             otp: try merged.secret(ParameterKey.otp)
         )
-        let identity = SigningIdentity(
-            certificate: certificate,
-            chain: Array(credential.certificates.dropFirst()),
-            key: key
+        return remote.remember(
+            SigningIdentity(certificate: certificate, chain: Array(credential.certificates.dropFirst()), key: key)
         )
-        state.withLock { $0.identity = identity }
-        return identity
-    }
-
-    /// The identity of this process's last ``initialize(options:)``, else nil (nothing is kept on disk).
-    public func storedCertificate() throws -> SigningIdentity? {
-        state.withLock { $0.identity }
-    }
-
-    /// Forgets the identity in memory (no-op when there is none).
-    public func deleteStoredCertificate() throws {
-        state.withLock { $0.identity = nil }
     }
 
     /// The client's credentials with their certificates, keys and auth modes (`credentials/list` with
@@ -199,3 +166,5 @@ public final class CSCProvider: CertificateProvider {
         )
     }
 }
+
+extension CSCProvider: RemoteProvider {}

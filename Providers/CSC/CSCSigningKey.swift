@@ -106,10 +106,9 @@ public struct CSCSigningKey: BatchSigningKey {
             hashAlgorithm: digestAlgorithm,
             signAlgorithm: signAlgorithm
         )
-        for (index, signature) in signatures.enumerated()
-        where !certificate.isValidSignature(
-            signature,
-            forDigest: digests[index],
+        if let index = certificate.firstInvalidSignature(
+            signatures,
+            forDigests: digests,
             digestAlgorithm: digestAlgorithm,
             scheme: scheme
         ) {

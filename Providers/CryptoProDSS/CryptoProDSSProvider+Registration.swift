@@ -1,4 +1,5 @@
 public import CertificateProviders
+import RemoteProviderSupport
 public import RemoteSigning
 
 /// How the provider declares itself: its ID, its parameters (``CryptoProDSSProvider/ParameterKey``,
@@ -10,6 +11,9 @@ extension CryptoProDSSProvider: BuiltInProvider {
     /// The parameter keys this provider reads; the ones every remote provider takes (`timeout`,
     /// `trustedCAFile`, `clientIdentity`, …) come from ``RemoteSigning/RemoteParameterKeys``.
     public enum ParameterKey: RemoteParameterKeys {
+        /// The provider whose schema declares the keys (``ProviderParameterKeys/all`` comes from it).
+        public typealias Provider = CryptoProDSSProvider
+
         /// The `url` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let url = ProviderParameters.Key.url
         /// The `username` parameter (declared in ``CryptoProDSSProvider/schema``).
@@ -32,9 +36,6 @@ extension CryptoProDSSProvider: BuiltInProvider {
         public static let uploadMode: ProviderParameters.Key = "uploadMode"
         /// The `maxUploadBytes` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let maxUploadBytes: ProviderParameters.Key = "maxUploadBytes"
-
-        /// Every key the provider accepts (the keys of ``CryptoProDSSProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = CryptoProDSSProvider.schema.keys
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
@@ -77,15 +78,4 @@ extension CryptoProDSSProvider: BuiltInProvider {
 
     /// One line saying what the provider is (`certsign providers`).
     public static let summary = "CryptoPro DSS SignServer REST API (server-side CAdES)"
-
-    /// Makes a provider with `parameters` (validated), the context's `clientIdentityLookup` and `warning`;
-    /// it talks to its server through a ``CurlTransport`` made from the TLS parameters.
-    /// - Throws: `.invalidParameter`, as ``init(parameters:transport:clientIdentityLookup:warning:)``.
-    public static func make(parameters: ProviderParameters, context: ProviderContext) throws -> CryptoProDSSProvider {
-        try CryptoProDSSProvider(
-            parameters: parameters,
-            clientIdentityLookup: context.clientIdentityLookup,
-            warning: context.warning
-        )
-    }
 }

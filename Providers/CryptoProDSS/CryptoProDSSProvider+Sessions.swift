@@ -44,8 +44,8 @@ extension CryptoProDSSProvider {
             chain: [],
             key: ServerHeldSigningKey.cryptoProDSS(certificate: chosen.certificate, certificateID: chosen.id)
         )
-        state.withLock { state in
-            if state.session?.key == session.key { state.session = renewed }
+        remote.withLock { value in
+            if value.kept?.key == session.key { value.kept = renewed }
         }
         if let cache = try cache(parameters), let token = await session.client.currentToken {
             try await cache.save(

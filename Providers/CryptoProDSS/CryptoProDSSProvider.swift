@@ -2,7 +2,6 @@ public import CertificateProviders
 import Foundation
 import RemoteProviderSupport
 public import RemoteSigning
-import Synchronization
 
 /// A CryptoPro DSS server as a `CertificateProvider` (ID ``ProviderID/cryptoProDSS``,
 /// `cryptopro-dss`) whose server builds the signatures (`DocumentSigning`).
@@ -48,7 +47,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     public static let defaultMaxUploadBytes = 16 << 20
 
     /// What a session was made for: it serves only parameters that ask for the same.
-    struct SessionKey: Equatable {
+    package struct SessionKey: Equatable, Sendable {
         var url: String
         var username: String
         var clientID: String
@@ -56,7 +55,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         var selection: String
     }
 
-    struct Session {
+    package struct Session: Sendable {
         var key: SessionKey
         var identity: SigningIdentity
         var certificateID: Int
@@ -73,56 +72,48 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         var verifier: SessionCredentialVerifier?
     }
 
-    struct State {
-        var parameters: ProviderParameters
-        var session: Session?
-    }
-
     /// Always ``ProviderID/cryptoProDSS`` (`cryptopro-dss`).
     public let providerID: ProviderID = .cryptoProDSS
-    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
-    let base: RemoteProviderBase
-    let state: Mutex<State>
+    /// The parameters and the selected session (its identity included), and the base every remote
+    /// provider holds; the members below answer from it.
+    package let remote: RemoteProviderState<Session?>
+
+    /// Makes the provider around `remote` (the initializers call it).
+    package init(remote: RemoteProviderState<Session?>) { self.remote = remote }
 
     /// Creates a provider.
     /// - Parameters:
     ///   - parameters: initial parameters, checked against ``schema`` here as by ``setParameters(_:)``.
-    ///   - transport: the networking; nil uses ``CurlTransport``.
+    ///   - transport: the networking; nil uses ``CurlTransport`` (with the TLS parameters).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
     ///   - warning: called with a message when a cache file is ignored (foreign-owned, readable by
     ///     others, not a regular file, damaged); default none.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
     ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
-    public init(
+    public convenience init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
     ) throws {
-        base = RemoteProviderBase(
-            schema: CryptoProDSSProvider.schema,
+        try self.init(
+            parameters: parameters,
             transport: transport,
+            additionalHeaders: [],
             clientIdentityLookup: clientIdentityLookup,
             warning: warning
         )
-        state = Mutex(State(parameters: try base.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
-    public var parameters: ProviderParameters { state.withLock { $0.parameters } }
+    public var parameters: ProviderParameters { remote.parameters }
 
     /// Replaces the parameters. A session made for another server, user, client or certificate
     /// is dropped (the next use logs in with the new parameters).
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try base.validate(parameters)
-        state.withLock { state in
-            state.parameters = parameters
-            if let session = state.session, !CryptoProDSSProvider.serves(session, parameters) {
-                state.session = nil
-            }
-        }
+        try remote.setParameters(parameters, Self.parametersChanged)
     }
 
     /// Logs in, lists the certificates, selects one (see the type's documentation) and caches the
@@ -131,7 +122,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     ///   not have (the reason lists the user's certificates); `.authenticationFailed`, `.network`,
     ///   `.timeout`; `.fileSystem` when the cache cannot be written.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try base.validate(parameters.merging(options))
+        let merged = try remote.merged(options)
         let configuration = try configuration(from: merged)
         let client = CryptoProDSSClient(
             configuration: configuration,
@@ -173,7 +164,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             clientSecret: try merged.secret(ParameterKey.clientSecret),
             verifier: verifier
         )
-        state.withLock { $0.session = session }
+        remote.withLock { $0.kept = session }
         if let cache, let token = await client.currentToken {
             try await cache.save(
                 .init(
@@ -200,7 +191,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// verifier; a cache without one never serves); else nil.
     /// - Throws: `.storeCorrupted` for a cache file that is not ours; `.fileSystem`.
     public func storedCertificate() throws -> SigningIdentity? {
-        let (parameters, current) = state.withLock { ($0.parameters, $0.session) }
+        let (parameters, current) = remote.withLock { ($0.parameters, $0.kept) }
         if let current, CryptoProDSSProvider.serves(current, parameters) { return current.identity }
         guard let cache = try cache(parameters), let entry = try cache.load() else { return nil }
         let token = CryptoProToken(accessToken: Secret(entry.accessToken), expiresAt: entry.expiresAt)
@@ -253,11 +244,11 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
             verifier: verifier
         )
-        return state.withLock { state -> SigningIdentity in
-            if let existing = state.session, CryptoProDSSProvider.serves(existing, state.parameters) {
+        return remote.withLock { value -> SigningIdentity in
+            if let existing = value.kept, CryptoProDSSProvider.serves(existing, value.parameters) {
                 return existing.identity
             }
-            state.session = session
+            value.kept = session
             return identity
         }
     }
@@ -265,9 +256,9 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// Forgets the session in memory and removes the cache file (no-op when there is none).
     /// - Throws: `.fileSystem` when the cache file cannot be removed.
     public func deleteStoredCertificate() throws {
-        let parameters = state.withLock { state -> ProviderParameters in
-            state.session = nil
-            return state.parameters
+        let parameters = remote.withLock { value -> ProviderParameters in
+            value.kept = nil
+            return value.parameters
         }
         try cache(parameters)?.delete()
     }
@@ -328,9 +319,9 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     // MARK: Session
 
     func currentSession() async throws -> Session {
-        if let session = state.withLock({ $0.session }) { return session }
+        if let session = remote.kept { return session }
         _ = try await initialize(options: ProviderParameters())
-        guard let session = state.withLock({ $0.session }) else {
+        guard let session = remote.kept else {
             throw CertificateProviderError(
                 .authenticationFailed,
                 "the CryptoPro DSS provider has no session; call initialize(options:)"
@@ -393,5 +384,16 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
     static func text(of secret: Secret) -> String {
         secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+extension CryptoProDSSProvider: RemoteProvider {
+    /// No session yet.
+    package static var initialKept: Session? { nil }
+
+    /// Drops a session made for another server, user, client or certificate (the next use logs in
+    /// with the new parameters).
+    package static func parametersChanged(_ value: inout RemoteProviderState<Session?>.Value) {
+        if let session = value.kept, !serves(session, value.parameters) { value.kept = nil }
     }
 }

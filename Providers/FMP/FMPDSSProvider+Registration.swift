@@ -1,4 +1,5 @@
 public import CertificateProviders
+import RemoteProviderSupport
 public import RemoteSigning
 
 /// How the provider declares itself: its ID, its parameters (``FMPDSSProvider/ParameterKey``,
@@ -10,6 +11,9 @@ extension FMPDSSProvider: BuiltInProvider {
     /// The parameter keys this provider reads; the ones every remote provider takes (`timeout`,
     /// `trustedCAFile`, `clientIdentity`, …) come from ``RemoteSigning/RemoteParameterKeys``.
     public enum ParameterKey: RemoteParameterKeys {
+        /// The provider whose schema declares the keys (``ProviderParameterKeys/all`` comes from it).
+        public typealias Provider = FMPDSSProvider
+
         /// The `host` parameter (declared in ``FMPDSSProvider/schema``).
         public static let host: ProviderParameters.Key = "host"
         /// The `url` parameter: the same as `host` (SAP's well-known key).
@@ -34,9 +38,6 @@ extension FMPDSSProvider: BuiltInProvider {
         public static let pin: ProviderParameters.Key = "pin"
         /// The `storeDirectory` parameter (declared in ``FMPDSSProvider/schema``).
         public static let storeDirectory: ProviderParameters.Key = "storeDirectory"
-
-        /// Every key the provider accepts (the keys of ``FMPDSSProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = FMPDSSProvider.schema.keys
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
@@ -65,15 +66,4 @@ extension FMPDSSProvider: BuiltInProvider {
 
     /// One line saying what the provider is (`certsign providers`).
     public static let summary = "Foresight Mobile Platform DSS (HHFWDss API); see 'certsign dss'"
-
-    /// Makes a provider with `parameters` (validated), the context's `clientIdentityLookup` and `warning`;
-    /// it talks to its server through a ``CurlTransport`` made from the TLS parameters.
-    /// - Throws: `.invalidParameter`, as ``init(parameters:transport:clientIdentityLookup:warning:)``.
-    public static func make(parameters: ProviderParameters, context: ProviderContext) throws -> FMPDSSProvider {
-        try FMPDSSProvider(
-            parameters: parameters,
-            clientIdentityLookup: context.clientIdentityLookup,
-            warning: context.warning
-        )
-    }
 }

@@ -3,7 +3,6 @@ import Foundation
 public import JSON
 import RemoteProviderSupport
 public import RemoteSigning
-import Synchronization
 
 /// The Foresight Mobile Platform DSS as a `CertificateProvider` (ID ``ProviderID/fmpDSS``)
 /// with the platform's signature history (`SignatureHistoryProviding`), and the one FMP path the
@@ -29,9 +28,8 @@ import Synchronization
 /// arbitrary data. ``storedCertificate()`` returns that identity (also from the session file)
 /// while it matches the parameters, until ``deleteStoredCertificate()``.
 public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProviding {
-    private struct State {
-        var parameters: ProviderParameters
-        var identity: SigningIdentity?
+    /// What the provider keeps besides its parameters and identity.
+    package struct Kept: Sendable {
         /// The session of this process when there is no `storeDirectory`.
         var session: FMPSessionStore.Stored?
         var lastEnvelope: FMPEnvelope?
@@ -39,9 +37,12 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     /// Always ``ProviderID/fmpDSS`` (`fmp-dss`).
     public let providerID: ProviderID = .fmpDSS
-    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
-    let base: RemoteProviderBase
-    private let state: Mutex<State>
+    /// The parameters, the selected identity and the session, and the base every remote provider
+    /// holds; the members below answer from it.
+    package let remote: RemoteProviderState<Kept>
+
+    /// Makes the provider around `remote` (the initializers call it).
+    package init(remote: RemoteProviderState<Kept>) { self.remote = remote }
 
     /// Creates a provider.
     /// - Parameters:
@@ -49,37 +50,37 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     ///   - transport: the networking; nil uses ``CurlTransport`` (with the TLS parameters).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
-    ///   - warning: called with a message when a session file is ignored; default none.
+    ///   - warning: called with a message when a session file is ignored (foreign-owned, readable by
+    ///     others, not a regular file, damaged); default none.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
     ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
-    public init(
+    public convenience init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         clientIdentityLookup: ClientIdentityLookup? = nil,
         warning: (@Sendable (String) -> Void)? = nil
     ) throws {
-        base = RemoteProviderBase(
-            schema: FMPDSSProvider.schema,
+        try self.init(
+            parameters: parameters,
             transport: transport,
+            additionalHeaders: [],
             clientIdentityLookup: clientIdentityLookup,
             warning: warning
         )
-        state = Mutex(State(parameters: try base.validate(parameters)))
     }
 
     /// The current parameters (secrets stay redacted in `description`).
-    public var parameters: ProviderParameters { state.withLock { $0.parameters } }
+    public var parameters: ProviderParameters { remote.parameters }
 
-    /// Replaces the parameters; an identity selected for other parameters is forgotten.
+    /// Replaces the parameters; the selected identity is served only while it matches them.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try base.validate(parameters)
-        state.withLock { $0.parameters = parameters }
+        try remote.setParameters(parameters, Self.parametersChanged)
     }
 
     /// The platform envelope of the last call that reached the server (success or error), for
     /// callers that show it (`certsign --json dss …`).
-    package var lastEnvelope: FMPEnvelope? { state.withLock { $0.lastEnvelope } }
+    package var lastEnvelope: FMPEnvelope? { remote.kept.lastEnvelope }
 
     // MARK: SAP contract
 
@@ -89,7 +90,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     ///   does not have; `.passwordRequired` without `password` and without a matching session;
     ///   `.authenticationFailed`, `.wrongPassword` (DSS password), `.network`, `.timeout`.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try base.validate(parameters.merging(options))
+        let merged = try remote.merged(options)
         if try merged.secret(ParameterKey.password) != nil {
             _ = try await login(merged)
         }
@@ -106,8 +107,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
                 key: ServerHeldSigningKey.fmpDSS(certificate: chosen.certificate, certificateID: chosen.id)
             )
         }
-        state.withLock { $0.identity = identity }
-        return identity
+        return remote.remember(identity)
     }
 
     /// The identity ``initialize(options:)`` selected, from memory or from the kept session, when
@@ -120,12 +120,12 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         if let store = try sessionStore(parameters) {
             stored = try store.load()
         } else {
-            stored = state.withLock { $0.session }
+            stored = remote.kept.session
         }
         guard let stored, FMPDSSProvider.session(stored.session, matches: parameters),
             let id = stored.certificateID, let der = stored.certificateDER, wanted == nil || wanted == id
         else { return nil }
-        if let identity = state.withLock({ $0.identity }), identity.certificate.derRepresentation == Array(der) {
+        if let identity = remote.identity, identity.certificate.derRepresentation == Array(der) {
             return identity
         }
         let certificate: Certificate
@@ -140,17 +140,16 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             chain: [],
             key: ServerHeldSigningKey.fmpDSS(certificate: certificate, certificateID: id)
         )
-        state.withLock { $0.identity = identity }
-        return identity
+        return remote.remember(identity)
     }
 
     /// Forgets the selected identity and the session (the session file too).
     /// - Throws: `.fileSystem` when the session file cannot be removed.
     public func deleteStoredCertificate() throws {
-        let parameters = state.withLock { state -> ProviderParameters in
-            state.identity = nil
-            state.session = nil
-            return state.parameters
+        let parameters = remote.withLock { value -> ProviderParameters in
+            value.identity = nil
+            value.kept.session = nil
+            return value.parameters
         }
         try sessionStore(parameters)?.delete()
     }
@@ -257,7 +256,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             result = try await client.auth(username: username, password: password)
         } catch {
             let envelope = await client.lastEnvelope
-            state.withLock { $0.lastEnvelope = envelope }
+            remote.withLock { $0.kept.lastEnvelope = envelope }
             throw error
         }
         let stored = FMPSessionStore.Stored(
@@ -267,10 +266,10 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         if let store = try sessionStore(parameters) {
             _ = try await store.withLock { try store.save(stored, replacing: nil) }
         }
-        state.withLock {
-            $0.session = stored
+        remote.withLock {
+            $0.kept.session = stored
             $0.identity = nil
-            $0.lastEnvelope = result.envelope
+            $0.kept.lastEnvelope = result.envelope
         }
         return result
     }
@@ -286,7 +285,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         let parameters = try base.validate(parameters)
         let store = try sessionStore(parameters)
         func run() async throws -> T {
-            let loaded = try store.map { try $0.load() } ?? self.state.withLock { $0.session }
+            let loaded = try store.map { try $0.load() } ?? self.remote.kept.session
             guard let loaded else {
                 throw CertificateProviderError(
                     .authenticationFailed,
@@ -310,9 +309,9 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             if let session = await client.exportSession() { updated.session = session }
             if updated != loaded {
                 if let store { try store.save(updated, replacing: loaded.session) }
-                self.state.withLock { $0.session = updated }
+                self.remote.withLock { $0.kept.session = updated }
             }
-            self.state.withLock { $0.lastEnvelope = envelope }
+            self.remote.withLock { $0.kept.lastEnvelope = envelope }
             return try outcome.get()
         }
         if let store { return try await store.withLock(run) }
@@ -408,4 +407,12 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             endpointPolicy: policy
         ).withAdditionalHeaders(base.additionalHeaders)
     }
+}
+
+extension FMPDSSProvider: RemoteProvider {
+    /// No session and no envelope yet.
+    package static var initialKept: Kept { Kept() }
+
+    /// Keeps the identity: ``storedCertificate()`` serves it only while it matches the parameters.
+    package static func parametersChanged(_ value: inout RemoteProviderState<Kept>.Value) {}
 }

@@ -39,7 +39,10 @@ extension ProviderParameters.Key {
 public final class PKCS11CertificateProvider: CertificateProvider {
     /// The parameter keys this provider reads (``schema`` declares them); the raw values are the
     /// `--param` words.
-    public enum ParameterKey {
+    public enum ParameterKey: ProviderParameterKeys {
+        /// The provider whose schema declares the keys (``ProviderParameterKeys/all`` comes from it).
+        public typealias Provider = PKCS11CertificateProvider
+
         /// The module to load (string path; default `p11-kit-proxy.so`, which loads every
         /// module p11-kit is configured with). A `module-path` in the URI's query wins.
         public static let module: ProviderParameters.Key = "module"
@@ -51,9 +54,6 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         /// The scheme an RSA key signs CMS with (string): `rsa-pkcs1v15` (default) or
         /// `rsa-pss` (RSASSA-PSS, RFC 4056, through `CKM_RSA_PKCS_PSS`). EC keys always use `ecdsa`.
         public static let scheme: ProviderParameters.Key = "scheme"
-
-        /// Every key the provider accepts (the keys of ``PKCS11CertificateProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = PKCS11CertificateProvider.schema.keys
     }
 
     /// Always `.pkcs11`.

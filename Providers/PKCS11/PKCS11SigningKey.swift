@@ -57,26 +57,16 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
         cachedHandle = Mutex((epoch, handle))
     }
 
-    /// Signs a precomputed digest on the token.
-    /// - Throws: `.invalidParameter` for a digest of the wrong length; `.unsupportedAlgorithm` for a
+    /// Signs a precomputed digest, its length checked, without suspending (the token call blocks the
+    /// calling thread).
+    /// - Throws: `.unsupportedAlgorithm` for a
     ///   scheme that does not fit the key or a mechanism the token lacks; `.wrongPassword`,
     ///   `.pinLocked`, `.tokenNotFound` and the other PKCS#11 codes, each naming its `CKR_*` value.
-    public func signature(
-        forDigest digest: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) async throws -> [UInt8] {
-        try signSynchronously(digest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
-    }
-
-    /// Signs a precomputed digest without suspending (the token call blocks the calling thread).
-    /// - Throws: as ``signature(forDigest:digestAlgorithm:scheme:)``.
-    package func signSynchronously(
-        digest: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
+    package func signChecked(
+        _ digest: [UInt8],
+        _ digestAlgorithm: DigestAlgorithm,
+        _ scheme: SignatureScheme
     ) throws -> [UInt8] {
-        try digestAlgorithm.checkLength(of: digest)
         let fits =
             publicKeyAlgorithm.isRSA
             ? (scheme == .rsaPKCS1v15 || scheme == .rsaPSS) : (publicKeyAlgorithm.isEC && scheme == .ecdsa)
@@ -182,3 +172,5 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
         }
     }
 }
+
+extension PKCS11SigningKey: SynchronousSigningKey {}

@@ -1,4 +1,5 @@
 public import CertificateProviders
+import RemoteProviderSupport
 public import RemoteSigning
 
 /// How the provider declares itself: its ID, its parameters (``VaultTransitProvider/ParameterKey``,
@@ -10,6 +11,9 @@ extension VaultTransitProvider: BuiltInProvider {
     /// The parameter keys this provider reads; the ones every remote provider takes (`timeout`,
     /// `trustedCAFile`, `clientIdentity`, …) come from ``RemoteSigning/RemoteParameterKeys``.
     public enum ParameterKey: RemoteParameterKeys {
+        /// The provider whose schema declares the keys (``ProviderParameterKeys/all`` comes from it).
+        public typealias Provider = VaultTransitProvider
+
         /// The `url` parameter: the server's address (`https://vault.example:8200`).
         public static let url = ProviderParameters.Key.url
         /// The `key` parameter: the transit key's name.
@@ -27,11 +31,6 @@ extension VaultTransitProvider: BuiltInProvider {
         public static let certificate: ProviderParameters.Key = "certificate"
         /// The `scheme` parameter: how an RSA key signs, `rsa-pkcs1v15` (default) or `rsa-pss`.
         public static let scheme: ProviderParameters.Key = "scheme"
-
-        /// Every key the provider accepts (the keys of ``VaultTransitProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = VaultTransitProvider.schema.keys
-        /// The keys whose values are secrets (declared so in ``VaultTransitProvider/schema``).
-        public static let secrets: Set<ProviderParameters.Key> = VaultTransitProvider.schema.secretKeys
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
@@ -62,11 +61,4 @@ extension VaultTransitProvider: BuiltInProvider {
     /// One line saying what the provider is (`certsign providers`).
     public static let summary =
         "HashiCorp Vault / OpenBao transit key (the server signs digests, CAdES built here); 'certsign csr' for its certificate"
-
-    /// Makes a provider with `parameters` (validated) and the context's `clientIdentityLookup`; it
-    /// talks to its server through a ``CurlTransport`` made from the TLS parameters.
-    /// - Throws: `.invalidParameter`, as ``init(parameters:transport:clientIdentityLookup:)``.
-    public static func make(parameters: ProviderParameters, context: ProviderContext) throws -> VaultTransitProvider {
-        try VaultTransitProvider(parameters: parameters, clientIdentityLookup: context.clientIdentityLookup)
-    }
 }

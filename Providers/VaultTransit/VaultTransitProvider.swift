@@ -2,7 +2,6 @@ public import CertificateProviders
 import Foundation
 import RemoteProviderSupport
 public import RemoteSigning
-import Synchronization
 
 /// A key in the HashiCorp Vault or OpenBao transit secrets engine as a `CertificateProvider` (ID
 /// ``ProviderID/vaultTransit``, `vault-transit`): the key never leaves the server, which signs
@@ -20,16 +19,14 @@ import Synchronization
 /// one: ``certificateRequestKey(options:)`` (what `certsign csr` uses) hands out the key alone.
 /// The identity is kept in memory only: ``storedCertificate()`` returns it in the same process.
 public final class VaultTransitProvider: CertificateProvider, CertificateRequestSigning {
-    private struct State {
-        var parameters: ProviderParameters
-        var identity: SigningIdentity?
-    }
-
     /// Always ``ProviderID/vaultTransit`` (`vault-transit`).
     public let providerID: ProviderID = .vaultTransit
-    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
-    let base: RemoteProviderBase
-    private let state: Mutex<State>
+    /// The parameters and the identity of the last ``initialize(options:)`` (in memory only), and the
+    /// base every remote provider holds; the members below answer from it.
+    package let remote: RemoteProviderState<Void>
+
+    /// Makes the provider around `remote` (the initializers call it).
+    package init(remote: RemoteProviderState<Void>) { self.remote = remote }
 
     /// Creates a provider.
     /// - Parameters:
@@ -38,32 +35,35 @@ public final class VaultTransitProvider: CertificateProvider, CertificateRequest
     ///     `clientIdentity` when set).
     ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
     ///     parameter is refused).
-    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
-    public init(
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
+    ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
+    public convenience init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         clientIdentityLookup: ClientIdentityLookup? = nil
     ) throws {
-        base = RemoteProviderBase(
-            schema: VaultTransitProvider.schema,
+        try self.init(
+            parameters: parameters,
             transport: transport,
+            additionalHeaders: [],
             clientIdentityLookup: clientIdentityLookup
         )
-        state = Mutex(State(parameters: try base.validate(parameters)))
     }
 
-    /// The current parameters (the token stays redacted in `description`).
-    public var parameters: ProviderParameters { state.withLock { $0.parameters } }
+    /// The current parameters (secrets stay redacted in `description`).
+    public var parameters: ProviderParameters { remote.parameters }
 
     /// Replaces the parameters and forgets the identity made with the old ones.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public func setParameters(_ parameters: ProviderParameters) throws {
-        let parameters = try base.validate(parameters)
-        state.withLock {
-            $0.parameters = parameters
-            $0.identity = nil
-        }
+        try remote.setParameters(parameters, Self.parametersChanged)
     }
+
+    /// The identity of this process's last ``initialize(options:)``, else nil (nothing is kept on disk).
+    public func storedCertificate() throws -> SigningIdentity? { remote.identity }
+
+    /// Forgets the identity in memory (no-op when there is none).
+    public func deleteStoredCertificate() throws { remote.forgetIdentity() }
 
     /// Reads the certificate and the key, checks that they match and returns the identity (see the
     /// type's documentation).
@@ -72,35 +72,18 @@ public final class VaultTransitProvider: CertificateProvider, CertificateRequest
     ///   certify the key; `.unsupportedOperation` for a key that cannot sign (an encryption key);
     ///   `.authenticationFailed` for a refused token; `.network`, `.timeout`, the TLS codes.
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
-        let merged = try base.validate(parameters.merging(options))
-        guard let path = try merged.string(ParameterKey.certificate), !path.isEmpty else {
-            throw CertificateProviderError.invalidParameter(
-                "parameter 'certificate' (the key's certificate, PEM) is required to sign; a key without one: "
-                    + "'certsign csr --provider vault-transit …' makes the request a CA certifies"
-            )
-        }
-        let certificates = try Self.readCertificates(path)
-        let key = try await transitKey(merged, certificate: certificates[0])
-        let identity = SigningIdentity(certificate: certificates[0], chain: Array(certificates.dropFirst()), key: key)
-        state.withLock { $0.identity = identity }
-        return identity
+        try await certifiedIdentity(
+            options: options,
+            missing: "parameter 'certificate' (the key's certificate, PEM) is required to sign; a key without one: "
+                + "'certsign csr --provider vault-transit …' makes the request a CA certifies"
+        ) { try await self.transitKey($0, certificate: $1) }
     }
 
     /// The key alone, for a certificate request: the same checks as ``initialize(options:)`` but the
     /// certificate, which is neither needed nor read.
     /// - Throws: as ``initialize(options:)``, less the certificate's errors.
     public func certificateRequestKey(options: ProviderParameters) async throws -> any SigningKey {
-        try await transitKey(try base.validate(parameters.merging(options)), certificate: nil)
-    }
-
-    /// The identity of this process's last ``initialize(options:)``, else nil (nothing is kept on disk).
-    public func storedCertificate() throws -> SigningIdentity? {
-        state.withLock { $0.identity }
-    }
-
-    /// Forgets the identity in memory (no-op when there is none).
-    public func deleteStoredCertificate() throws {
-        state.withLock { $0.identity = nil }
+        try await transitKey(try remote.merged(options), certificate: nil)
     }
 
     /// Reads the key and its version and, with a certificate, checks that it certifies that version.
@@ -156,25 +139,6 @@ public final class VaultTransitProvider: CertificateProvider, CertificateRequest
         )
     }
 
-    /// The certificate file: the leaf first, then its chain.
-    private static func readCertificates(_ path: String) throws -> [Certificate] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CertificateProviderError.invalidParameter("parameter 'certificate': cannot read the file \(path)")
-        }
-        let certificates: [Certificate]
-        do {
-            certificates = try Certificate.certificates(derOrPEM: Array(data))
-        } catch let error as CertificateProviderError {
-            throw CertificateProviderError.invalidParameter(
-                "parameter 'certificate': \(path) holds no readable certificate (\(error.reason))"
-            )
-        }
-        guard !certificates.isEmpty else {
-            throw CertificateProviderError.invalidParameter("parameter 'certificate': \(path) holds no certificate")
-        }
-        return certificates
-    }
-
     private func makeClient(_ parameters: ProviderParameters) throws -> VaultTransitClient {
         let (url, policy) = try base.endpoint(
             [ParameterKey.url],
@@ -195,3 +159,5 @@ public final class VaultTransitProvider: CertificateProvider, CertificateRequest
         )
     }
 }
+
+extension VaultTransitProvider: RemoteProvider {}

@@ -127,10 +127,9 @@ public struct VaultTransitSigningKey: BatchSigningKey {
         _ what: String
     ) throws {
         guard let certificate else { return }
-        for (index, signature) in signatures.enumerated()
-        where !certificate.isValidSignature(
-            signature,
-            forDigest: digests[index],
+        if let index = certificate.firstInvalidSignature(
+            signatures,
+            forDigests: digests,
             digestAlgorithm: digestAlgorithm,
             scheme: scheme
         ) {

@@ -194,24 +194,14 @@ public final class LocalSigningKey: SigningKey, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Signs a digest computed elsewhere with `digestAlgorithm`; its length must match the algorithm.
-    public func signature(
-        forDigest digest: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) async throws -> [UInt8] {
-        try signSynchronously(digest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
-    }
-
-    /// Signs a precomputed digest without suspending.
-    /// - Throws: `.invalidParameter` for a digest of the wrong length, `.unsupportedAlgorithm` for a
-    ///   scheme or digest that does not fit the key (a GOST key signs only its own Streebog size).
-    package func signSynchronously(
-        digest: [UInt8],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
+    /// Signs a precomputed digest, its length checked, without suspending.
+    /// - Throws: `.unsupportedAlgorithm` for a scheme or digest that does not fit the key (a GOST key
+    ///   signs only its own Streebog size).
+    package func signChecked(
+        _ digest: [UInt8],
+        _ digestAlgorithm: DigestAlgorithm,
+        _ scheme: SignatureScheme
     ) throws -> [UInt8] {
-        try digestAlgorithm.checkLength(of: digest)
         try checkScheme(scheme)
         try checkDigest(digestAlgorithm)
         let md = try digestAlgorithm.evpMD()
@@ -303,3 +293,5 @@ public final class LocalSigningKey: SigningKey, Sendable {
         }
     }
 }
+
+extension LocalSigningKey: SynchronousSigningKey {}

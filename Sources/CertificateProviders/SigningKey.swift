@@ -34,7 +34,7 @@ public protocol SigningKey: Sendable {
 }
 
 extension SigningKey {
-    /// Hashes `data` locally and calls ``signature(forDigest:digestAlgorithm:scheme:)``.
+    /// Hashes `data` locally and calls ``SigningKey/signature(forDigest:digestAlgorithm:scheme:)``.
     public func signature(
         for data: [UInt8],
         digestAlgorithm: DigestAlgorithm,

@@ -315,11 +315,16 @@ struct CryptoProRouter: Sendable {
             // Synchronous: this runs on a libmicrohttpd thread, which must not wait for the
             // cooperative pool (see EmulatorSigner).
             if let digestAlgorithm {
+                let now = Date()
                 cms = try CMSSigner.signSynchronously(
-                    digest: parsed.content,
-                    identity: record.identity,
-                    format: parsed.format,
-                    digestAlgorithm: digestAlgorithm
+                    .detached(
+                        digest: parsed.content,
+                        format: parsed.format,
+                        digestAlgorithm: digestAlgorithm,
+                        signingTime: now
+                    ),
+                    signingTime: now,
+                    identity: record.identity
                 )
             } else {
                 cms = try CMSSigner.signSynchronously(

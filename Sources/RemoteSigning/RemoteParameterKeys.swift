@@ -2,8 +2,9 @@ public import CertificateProviders
 
 /// The keys every remote provider takes (``RemoteProviderParameters/shared``), declared once: a remote
 /// provider's `ParameterKey` namespace conforms and so has them beside its own keys
-/// (`FMPDSSProvider.ParameterKey.timeout`, `CSCProvider.ParameterKey.trustedCAFile`).
-public protocol RemoteParameterKeys {}
+/// (`FMPDSSProvider.ParameterKey.timeout`, `CSCProvider.ParameterKey.trustedCAFile`), and ``ProviderParameterKeys``'s
+/// `all` and `secrets` from the provider's schema.
+public protocol RemoteParameterKeys: ProviderParameterKeys {}
 
 extension RemoteParameterKeys {
     /// The `allowInsecureHTTP` parameter (``RemoteProviderParameters/allowInsecureHTTP``).

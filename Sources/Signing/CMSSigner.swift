@@ -44,16 +44,30 @@ public enum CMSSigner {
         digestAlgorithm: DigestAlgorithm? = nil,
         signingTime: Date = Date()
     ) async throws -> [UInt8] {
-        let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
-        return try await sign(
-            SignedDataSigner.Request(
-                digest: digestAlgorithm.hash(content),
-                attachedContent: detached ? nil : content,
-                format: format,
-                digestAlgorithm: digestAlgorithm,
-                signingTime: signingTime
-            ),
+        try await sign(
+            contentRequest(content, identity, format, detached, digestAlgorithm, signingTime),
             identity: identity
+        )
+    }
+
+    /// The request of the content variants: the content's digest with the algorithm that fits the
+    /// identity (`digestAlgorithm` or the key's default), the content attached unless `detached`.
+    /// - Throws: `.unsupportedAlgorithm` for a digest the key cannot sign with.
+    private static func contentRequest(
+        _ content: [UInt8],
+        _ identity: SigningIdentity,
+        _ format: SignatureFormat,
+        _ detached: Bool,
+        _ digestAlgorithm: DigestAlgorithm?,
+        _ signingTime: Date
+    ) throws -> SignedDataSigner.Request {
+        let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
+        return SignedDataSigner.Request(
+            digest: digestAlgorithm.hash(content),
+            attachedContent: detached ? nil : content,
+            format: format,
+            digestAlgorithm: digestAlgorithm,
+            signingTime: signingTime
         )
     }
 
@@ -76,12 +90,7 @@ public enum CMSSigner {
         signingTime: Date = Date()
     ) async throws -> [UInt8] {
         try await sign(
-            SignedDataSigner.Request(
-                digest: digest,
-                format: format,
-                digestAlgorithm: digestAlgorithm,
-                signingTime: signingTime
-            ),
+            .detached(digest: digest, format: format, digestAlgorithm: digestAlgorithm, signingTime: signingTime),
             identity: identity
         )
     }
@@ -158,43 +167,18 @@ public enum CMSSigner {
         digestAlgorithm: DigestAlgorithm? = nil,
         signingTime: Date = Date()
     ) throws -> [UInt8] {
-        let digestAlgorithm = try resolve(digestAlgorithm, for: identity)
-        return try signSynchronously(
-            SignedDataSigner.Request(
-                digest: digestAlgorithm.hash(content),
-                attachedContent: detached ? nil : content,
-                format: format,
-                digestAlgorithm: digestAlgorithm,
-                signingTime: signingTime
-            ),
+        try signSynchronously(
+            contentRequest(content, identity, format, detached, digestAlgorithm, signingTime),
             signingTime: signingTime,
             identity: identity
         )
     }
 
-    /// Makes a detached signature from a precomputed digest with a local key, without suspending.
+    /// Signs `request` with a local (OpenSSL) key without suspending, `signingTime` in its
+    /// signing-time attribute (the digest form of the synchronous variant).
     /// - Throws: `.unsupportedOperation` when the identity's key is not a `LocalSigningKey`;
     ///   `.invalidParameter` when the digest length does not fit the algorithm.
     package static func signSynchronously(
-        digest: [UInt8],
-        identity: SigningIdentity,
-        format: SignatureFormat = .cadesBES,
-        digestAlgorithm: DigestAlgorithm = .sha256,
-        signingTime: Date = Date()
-    ) throws -> [UInt8] {
-        try signSynchronously(
-            SignedDataSigner.Request(
-                digest: digest,
-                format: format,
-                digestAlgorithm: digestAlgorithm,
-                signingTime: signingTime
-            ),
-            signingTime: signingTime,
-            identity: identity
-        )
-    }
-
-    private static func signSynchronously(
         _ request: SignedDataSigner.Request,
         signingTime: Date,
         identity: SigningIdentity

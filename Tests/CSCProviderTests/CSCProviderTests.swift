@@ -4,6 +4,7 @@ import CertificateProvidersTesting
 import EmulatorKit
 import Foundation
 import JSON
+import RemoteProviderSupport
 import RemoteSigning
 import SignatureJournal
 import Signing

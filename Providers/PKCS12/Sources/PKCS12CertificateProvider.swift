@@ -58,7 +58,10 @@ extension ProviderParameters.Key {
 public final class PKCS12CertificateProvider: CertificateProvider {
     /// The parameter keys this provider reads (``schema`` declares them); the raw values are the
     /// `--param` words.
-    public enum ParameterKey {
+    public enum ParameterKey: ProviderParameterKeys {
+        /// The provider whose schema declares the keys (``ProviderParameterKeys/all`` comes from it).
+        public typealias Provider = PKCS12CertificateProvider
+
         /// The path of the `.p12` / `.pfx` file to import (string). Used once by
         /// `initialize(options:)`, not kept.
         public static let file: ProviderParameters.Key = "file"
@@ -90,9 +93,6 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         /// stores nothing, needs no store password, and `storedCertificate()` returns the identity it
         /// opened until `deleteStoredCertificate()` or the provider ends. No copy of the key reaches disk.
         public static let inMemory: ProviderParameters.Key = "inMemory"
-
-        /// Every key the provider accepts (the keys of ``PKCS12CertificateProvider/schema``).
-        public static let all: Set<ProviderParameters.Key> = PKCS12CertificateProvider.schema.keys
     }
 
     /// Always `.pkcs12`.

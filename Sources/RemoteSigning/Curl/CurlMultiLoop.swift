@@ -293,15 +293,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         let remaining = lock.withLock {
             for transfer in active.values {
                 remove(transfer)
-                finish(
-                    transfer,
-                    .failure(
-                        CertificateProviderError(
-                            .cancelled,
-                            "\(transfer.summary): the transport was released during the request"
-                        )
-                    )
-                )
+                finish(transfer, .failure(transfer.releasedError()))
             }
             active.removeAll()
             startSubmissions()  // fails them: stopRequested is set
@@ -337,15 +329,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         var added = false
         for transfer in submissions {
             if stopRequested {
-                finish(
-                    transfer,
-                    .failure(
-                        CertificateProviderError(
-                            .cancelled,
-                            "\(transfer.summary): the transport was released during the request"
-                        )
-                    )
-                )
+                finish(transfer, .failure(transfer.releasedError()))
             } else if transfer.isCancellationRequested {
                 finish(transfer, .failure(transfer.cancelledError()))
             } else if curl_multi_add_handle(multi, transfer.handle) == CURLM_OK {

@@ -111,6 +111,11 @@ final class CurlTransfer: @unchecked Sendable {
         CertificateProviderError(.cancelled, "\(summary): the request was cancelled")
     }
 
+    /// The error of a transfer the transport dropped because it was released (its loop stopped).
+    func releasedError() -> CertificateProviderError {
+        CertificateProviderError(.cancelled, "\(summary): the transport was released during the request")
+    }
+
     /// Resumes the caller once.
     func resume(with result: Result<HTTPResponse, CertificateProviderError>) {
         let continuation = self.continuation

@@ -26,6 +26,16 @@ package enum SignedDataSigner {
         /// signingTime of its own.
         package var signingTime: Date?
 
+        /// A detached signature of `digest` with a signing-time attribute.
+        package static func detached(
+            digest: [UInt8],
+            format: SignatureFormat,
+            digestAlgorithm: DigestAlgorithm,
+            signingTime: Date
+        ) -> Request {
+            Request(digest: digest, format: format, digestAlgorithm: digestAlgorithm, signingTime: signingTime)
+        }
+
         /// A detached PAdES CAdES signature of a PDF's ByteRange digest: ESS signing-certificate-v2,
         /// contentType and messageDigest, and no signingTime attribute.
         package static func pades(digest: [UInt8], digestAlgorithm: DigestAlgorithm) -> Request {

@@ -1,0 +1,130 @@
+package import CertificateProviders
+internal import Foundation
+package import RemoteSigning
+
+/// A remote provider (FMP, CryptoPro, CSC, Vault transit, AWS KMS and the next) built on one
+/// ``RemoteProviderState``: conforming gives it `make`, the initializer its public ones call, and
+/// ``certifiedIdentity(options:missing:makeKey:)``, so the provider writes only what is its own.
+///
+/// The `CertificateProvider` members (`parameters`, `setParameters(_:)`, `storedCertificate()`,
+/// `deleteStoredCertificate()`) and the public initializer stay in the provider, one line each over
+/// ``RemoteProviderState``: `CertificateProvider` has public defaults of its own, which a caller that
+/// does not import this package-only module (an app, a test) would otherwise call on the concrete
+/// type. A provider that keeps more than the identity (a session) says what a change of parameters
+/// drops in ``parametersChanged(_:)``.
+package protocol RemoteProvider: BuiltInProvider {
+    /// What the provider keeps besides its parameters and identity (`Void` for nothing).
+    associatedtype Kept: Sendable
+
+    /// The provider's state and base.
+    var remote: RemoteProviderState<Kept> { get }
+
+    /// What a new provider keeps before its first call.
+    static var initialKept: Kept { get }
+
+    /// Makes the provider around `remote` (the initializer below calls it).
+    init(remote: RemoteProviderState<Kept>)
+
+    /// Drops, under the lock, what the new `value.parameters` no longer serve (default: the identity).
+    static func parametersChanged(_ value: inout RemoteProviderState<Kept>.Value)
+}
+
+extension RemoteProvider where Kept == Void {
+    /// Nothing.
+    package static var initialKept: Void { () }
+}
+
+extension RemoteProvider {
+    /// Creates a provider that sends `additionalHeaders` with every request (tests send the emulator's
+    /// fault header; the provider's public initializers send none).
+    /// - Parameters:
+    ///   - parameters: initial parameters, checked against the schema here as by `setParameters(_:)`.
+    ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
+    ///     `clientIdentity` when set).
+    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (nil: that parameter is
+    ///     refused).
+    ///   - warning: called with a message when a kept session file is ignored (foreign-owned, readable
+    ///     by others, damaged); providers that keep no file never call it.
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
+    ///   and message as `setParameters(_:)` and `initialize(options:)`).
+    package init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        additionalHeaders: [(name: String, value: String)],
+        clientIdentityLookup: ClientIdentityLookup? = nil,
+        warning: (@Sendable (String) -> Void)? = nil
+    ) throws {
+        let base = RemoteProviderBase(
+            schema: Self.schema,
+            transport: transport,
+            additionalHeaders: additionalHeaders,
+            clientIdentityLookup: clientIdentityLookup,
+            warning: warning
+        )
+        self.init(remote: try RemoteProviderState(base: base, parameters: parameters, kept: Self.initialKept))
+    }
+
+    /// Makes a provider with `parameters` (validated) and the context's `clientIdentityLookup` and
+    /// `warning`; it talks to its server through a ``CurlTransport`` made from the TLS parameters.
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
+    public static func make(parameters: ProviderParameters, context: ProviderContext) throws -> Self {
+        try Self(
+            parameters: parameters,
+            additionalHeaders: [],
+            clientIdentityLookup: context.clientIdentityLookup,
+            warning: context.warning
+        )
+    }
+
+    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
+    package var base: RemoteProviderBase { remote.base }
+
+    /// Forgets the identity made with the old parameters (``RemoteProviderState/setParameters(_:_:)``
+    /// calls it under the lock).
+    package static func parametersChanged(_ value: inout RemoteProviderState<Kept>.Value) {
+        value.identity = nil
+    }
+
+    /// `initialize(options:)` of a provider whose user gives the key's certificate: reads the
+    /// `certificate` parameter's file (the leaf, then its chain), makes the key with `makeKey` (which
+    /// checks that the leaf certifies it), and keeps and returns the identity.
+    /// - Parameter missing: the reason when `certificate` is not set (say how to get one).
+    /// - Throws: `.invalidParameter` for an unset or unreadable `certificate`; what `makeKey` throws.
+    package func certifiedIdentity(
+        options: ProviderParameters,
+        missing: String,
+        makeKey: (ProviderParameters, Certificate) async throws -> any SigningKey
+    ) async throws -> SigningIdentity {
+        let merged = try remote.merged(options)
+        guard let path = try merged.string("certificate"), !path.isEmpty else {
+            throw CertificateProviderError.invalidParameter(missing)
+        }
+        let certificates = try Self.readCertificates(path)
+        let key = try await makeKey(merged, certificates[0])
+        return remote.remember(
+            SigningIdentity(certificate: certificates[0], chain: Array(certificates.dropFirst()), key: key)
+        )
+    }
+
+    /// The certificates of the PEM (or DER) file at `path`: the leaf first.
+    /// - Throws: `.invalidParameter` when the file cannot be read or holds no certificate.
+    static func readCertificates(_ path: String) throws -> [Certificate] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'certificate': the file '\(path)' cannot be read"
+            )
+        }
+        let certificates: [Certificate]
+        do {
+            certificates = try Certificate.certificates(derOrPEM: Array(data))
+        } catch let error as CertificateProviderError {
+            throw CertificateProviderError.invalidParameter(
+                "parameter 'certificate': '\(path)' holds no readable certificate (\(error.reason))"
+            )
+        }
+        guard !certificates.isEmpty else {
+            throw CertificateProviderError.invalidParameter("parameter 'certificate': '\(path)' holds no certificate")
+        }
+        return certificates
+    }
+}
