@@ -16,55 +16,60 @@ do {
     FileHandle.standardError.write(Data("certsign-bench: \(error)\n\(BenchOptions.usage)\n".utf8))
     exit(64)
 }
-let repetitions = options.runs
-let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-bench-\(getpid())")
-try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: scratch) }
+// The run lives in a function, not in top-level code: LeakSanitizer reports the temporaries of
+// async top-level code as leaked at exit (`make test-asan` runs the bench through BenchmarksFileTests).
+func runBench(_ options: BenchOptions) async throws {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-bench-\(getpid())")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
 
-let harness = BenchHarness(options: options, scratch: scratch)
-if let profile = options.profile {
-    // A fixed loop for profilers (valgrind --tool=callgrind, perf): no table, no baselines.
-    try await runProfileLoop(profile, options: options)
-    exit(0)
-}
-let host = ProcessInfo.processInfo
-print(
-    "certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(repetitions) runs per "
-        + "figure, \(Date())"
-)
+    let harness = BenchHarness(options: options, scratch: scratch)
+    if let profile = options.profile {
+        // A fixed loop for profilers (valgrind --tool=callgrind, perf): no table, no baselines.
+        try await runProfileLoop(profile, options: options)
+        exit(0)
+    }
+    let host = ProcessInfo.processInfo
+    print(
+        "certsign-bench: \(host.processorCount) cores, \(host.physicalMemory / 1_048_576) MiB, \(options.runs) runs per "
+            + "figure, \(Date())"
+    )
 
-// bench suites: each module adds one line here; `--suites a,b` picks some (default: all).
-let suites = options.suites
-if suites.contains("signing") || options.signingChild != nil {
-    // First: its child processes exit inside it.
-    try await harness.run(suite: "signing") { try await runSigningBenchmarks(harness) }
-}
-// Before the others: its child processes exit inside it.
-if suites.contains("pdf") { try await harness.run(suite: "pdf") { try await runPDFBenchmarks(harness) } }
-if suites.contains("pkcs12") {
-    try await harness.runNotingFailure(suite: "pkcs12") { try await runPKCS12Benchmarks(harness) }
-}
-if suites.contains("pkcs12-store") {
-    try await harness.run(suite: "pkcs12-store") { try await runPKCS12StoreUnlockBenchmark(harness) }
-}
-if suites.contains("fmp") {
-    try await harness.run(suite: "fmp") { try await runRemoteBenchmarks(harness, FMPBenchSession.self) }
-}
-if suites.contains("cryptopro") {
-    try await harness.run(suite: "cryptopro") { try await runRemoteBenchmarks(harness, CryptoProBenchSession.self) }
-}
-if suites.contains("pkcs11") {
-    try await harness.runNotingFailure(suite: "pkcs11") { try await runPKCS11Benchmarks(harness) }
-}
-if suites.contains("gost") { try await harness.run(suite: "gost") { try await runGOSTBenchmarks(harness) } }
-if suites.contains("verify") { try await harness.run(suite: "verify") { try await runVerifyBenchmarks(harness) } }
-if suites.contains("vault") {
-    try await harness.runNotingFailure(suite: "vault") { try await runVaultBenchmarks(harness) }
+    // bench suites: each module adds one line here; `--suites a,b` picks some (default: all).
+    let suites = options.suites
+    if suites.contains("signing") || options.signingChild != nil {
+        // First: its child processes exit inside it.
+        try await harness.run(suite: "signing") { try await runSigningBenchmarks(harness) }
+    }
+    // Before the others: its child processes exit inside it.
+    if suites.contains("pdf") { try await harness.run(suite: "pdf") { try await runPDFBenchmarks(harness) } }
+    if suites.contains("pkcs12") {
+        try await harness.runNotingFailure(suite: "pkcs12") { try await runPKCS12Benchmarks(harness) }
+    }
+    if suites.contains("pkcs12-store") {
+        try await harness.run(suite: "pkcs12-store") { try await runPKCS12StoreUnlockBenchmark(harness) }
+    }
+    if suites.contains("fmp") {
+        try await harness.run(suite: "fmp") { try await runRemoteBenchmarks(harness, FMPBenchSession.self) }
+    }
+    if suites.contains("cryptopro") {
+        try await harness.run(suite: "cryptopro") { try await runRemoteBenchmarks(harness, CryptoProBenchSession.self) }
+    }
+    if suites.contains("pkcs11") {
+        try await harness.runNotingFailure(suite: "pkcs11") { try await runPKCS11Benchmarks(harness) }
+    }
+    if suites.contains("gost") { try await harness.run(suite: "gost") { try await runGOSTBenchmarks(harness) } }
+    if suites.contains("verify") { try await harness.run(suite: "verify") { try await runVerifyBenchmarks(harness) } }
+    if suites.contains("vault") {
+        try await harness.runNotingFailure(suite: "vault") { try await runVaultBenchmarks(harness) }
+    }
+
+    harness.printTable()
+    if let benchmarksFile = options.write {
+        // The command as it was run (its flags say what it measured; none is a secret).
+        try BenchmarksFile.write(harness, command: options.commandLine, to: benchmarksFile)
+        print("certsign-bench: wrote \(benchmarksFile.path)")
+    }
 }
 
-harness.printTable()
-if let benchmarksFile = options.write {
-    // The command as it was run (its flags say what it measured; none is a secret).
-    try BenchmarksFile.write(harness, command: options.commandLine, to: benchmarksFile)
-    print("certsign-bench: wrote \(benchmarksFile.path)")
-}
+try await runBench(options)

@@ -49,9 +49,11 @@ extension CMSVerifier {
         configuration.maximumAnswerAge = policy.revocationMaximumAge
         configuration.requiresOCSPNonce = policy.requiresOCSPNonce
         let checker = RevocationChecker(configuration: configuration, fetcher: fetcher)
-        let time = policy.validationTime ?? learned.validationTime
+        // With a validation time given (--at), every answer must be current at it. Without one,
+        // "now" is when each answer arrives, and the second pass judges at its own now: a slow
+        // network (or a loaded machine) must not make a fresh answer look made after the check.
+        let time = policy.validationTime
         var secondPass = policy
-        secondPass.validationTime = time
         var asked: Set<String> = []
         for entry in learned.signers.flatMap({ $0.revocation?.certificates ?? [] }) {
             let fingerprint = entry.certificate.sha256FingerprintHex
@@ -63,7 +65,7 @@ extension CMSVerifier {
                 of: entry.certificate,
                 issuer: issuer,
                 trustAnchors: trustAnchors + (policy.timestampTrustAnchors ?? []),
-                at: time,
+                at: time ?? Date(),
                 problems: &problems
             ) {
                 secondPass.onlineRevocationAnswers[fingerprint] = status
