@@ -29,6 +29,10 @@ struct JournalHeadDocument: Encodable {
     var count: Int64
     var head: String
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case location, count, head
+    }
+
     /// Parses `COUNT:HASH` (64 hex digits), as `journal head` prints it.
     static func parse(_ text: String) throws -> JournalHead? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)

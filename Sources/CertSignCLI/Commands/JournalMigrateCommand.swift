@@ -58,4 +58,8 @@ struct JournalMigrateDocument: Encodable {
     var to: String
     var count: Int64
     var head: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case from, to, count, head
+    }
 }

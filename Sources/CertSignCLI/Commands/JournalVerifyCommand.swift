@@ -57,4 +57,8 @@ struct JournalVerifyDocument: Encodable {
     var location: String
     var count: Int64
     var head: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case valid, location, count, head
+    }
 }

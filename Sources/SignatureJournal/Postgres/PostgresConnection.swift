@@ -70,7 +70,9 @@ final class PostgresConnection {
         for pattern in [#"password\s*=\s*\S+"#, #"://[^/@\s:]*:[^/@\s]*@"#] {
             text = text.replacingOccurrences(of: pattern, with: "***", options: .regularExpression)
         }
-        return text
+        // One line: libpq ends lines and indents its hints with tabs.
+        return text.replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression)
+            .trimmingCharacters(in: .whitespaces)
     }
 
     // MARK: Statements
