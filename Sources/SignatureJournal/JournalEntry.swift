@@ -58,7 +58,13 @@ struct JournalEntry: Sendable, Equatable {
 
     /// An entry for `record` after `previous`: fields copied from the record, hash computed.
     init(_ kind: Kind, _ record: SignatureRecord, after previous: JournalHead) {
-        self.init(kind, recordID: record.id, host: record.workerHost, processID: record.workerProcessID, after: previous)
+        self.init(
+            kind,
+            recordID: record.id,
+            host: record.workerHost,
+            processID: record.workerProcessID,
+            after: previous
+        )
         createdAt = record.createdAt.timeIntervalSince1970
         providerID = record.providerID.rawValue
         signerSubject = record.signerSubject
@@ -139,7 +145,9 @@ struct JournalEntry: Sendable, Equatable {
             bytes += value
         }
         func text(_ value: String?) { field(value.map { Array($0.utf8) }) }
-        func integer(_ value: Int64?) { field(value.map { number in withUnsafeBytes(of: number.bigEndian) { Array($0) } }) }
+        func integer(_ value: Int64?) {
+            field(value.map { number in withUnsafeBytes(of: number.bigEndian) { Array($0) } })
+        }
         text(Self.encodingTag)
         integer(sequence)
         text(kind)

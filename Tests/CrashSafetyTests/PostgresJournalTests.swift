@@ -20,7 +20,11 @@ struct PostgresJournalTests {
     }
 
     /// Runs certsign to completion with the cluster's journal; the password is in no output.
-    static func certsign(_ arguments: [String], _ fixture: CrashFixture, _ cluster: PostgresCluster) throws
+    static func certsign(
+        _ arguments: [String],
+        _ fixture: CrashFixture,
+        _ cluster: PostgresCluster
+    ) throws
         -> ExternalTool.Result
     {
         let result = try CLI.run(arguments, environment: environment(fixture, cluster))
@@ -90,9 +94,11 @@ struct PostgresJournalTests {
         try expectFound("row 77", "was deleted", after: "DELETE")
         try cluster.psql("INSERT INTO journal_entries SELECT * FROM saved")
         #expect(try Self.certsign(["journal", "verify"], fixture, cluster).status == 0)
-        try cluster.psql("INSERT INTO journal_entries SELECT seq + 1000, kind, id, created_at, provider_id, "
-            + "signer_subject, signer_fingerprint, 'Вставка.txt', document_size, document_digest, digest_algorithm, "
-            + "format, detached, signature_path, signature, host, pid, previous_hash, hash FROM saved")
+        try cluster.psql(
+            "INSERT INTO journal_entries SELECT seq + 1000, kind, id, created_at, provider_id, "
+                + "signer_subject, signer_fingerprint, 'Вставка.txt', document_size, document_digest, digest_algorithm, "
+                + "format, detached, signature_path, signature, host, pid, previous_hash, hash FROM saved"
+        )
         try expectFound("row 1077", "inserted", after: "INSERT")
     }
 
@@ -160,7 +166,11 @@ struct PostgresJournalTests {
             killedMidBatch = killed == .signaled(SIGKILL) && left.rows > 0 && left.rows < documents.count
         }
         #expect(killedMidBatch, "no kill landed mid-batch (a clean run took \(seconds) s)")
-        let (forced, _) = try Subprocess.run(arguments + ["--force"], environment: environment, log: fixture.log("force"))
+        let (forced, _) = try Subprocess.run(
+            arguments + ["--force"],
+            environment: environment,
+            log: fixture.log("force")
+        )
         #expect(forced.succeeded, "\(Subprocess.errors(fixture.log("force")))")
         let left = try await BatchCrashTests.check(
             fixture,
@@ -186,9 +196,16 @@ struct PostgresJournalTests {
         let cluster = try PostgresCluster()
         let (fixture, documents) = try BatchCrashTests.makeBatch(count: 1)
         // The schema, made by a first signature; then a role that may only read it.
-        let first = try Self.certsign(fixture.signArguments(documents) + ["--out", fixture.work.path("first.p7s")], fixture, cluster)
+        let first = try Self.certsign(
+            fixture.signArguments(documents) + ["--out", fixture.work.path("first.p7s")],
+            fixture,
+            cluster
+        )
         #expect(first.status == 0, "\(first.errorOutput)")
-        try cluster.psql("CREATE ROLE reader LOGIN PASSWORD 'reader-pass'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader", database: "journal")
+        try cluster.psql(
+            "CREATE ROLE reader LOGIN PASSWORD 'reader-pass'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader",
+            database: "journal"
+        )
         try cluster.addPassword(role: "reader", password: "reader-pass")
         try cluster.psql("CREATE ROLE intruder LOGIN PASSWORD 'right-pass'", database: "postgres")
         try cluster.addPassword(role: "intruder", password: "wrong-pass")
@@ -205,7 +222,10 @@ struct PostgresJournalTests {
             ("missing database", cluster.uri(database: "missing"), "invalidParameter"),
             ("read-only role", cluster.uri(role: "reader"), "authenticationFailed"),
             ("newer schema", cluster.uri(database: "newer"), "storeCorrupted"),
-            ("password in the URI", "postgresql://signer:\(cluster.password)@127.0.0.1:\(cluster.port)/journal", "invalidParameter"),
+            (
+                "password in the URI", "postgresql://signer:\(cluster.password)@127.0.0.1:\(cluster.port)/journal",
+                "invalidParameter"
+            ),
         ]
         for (index, (what, uri, code)) in cases.enumerated() {
             let output = fixture.work.path("bad-\(index).p7s")
@@ -220,7 +240,10 @@ struct PostgresJournalTests {
                 (document["error"] as? [String: Any]) ?? (document["results"] as? [[String: Any]])?.first
             #expect(error?["code"] as? String == code, "\(what): \(result.output)")
             #expect(!FileManager.default.fileExists(atPath: output), "\(what): a signature file was written")
-            #expect(!result.output.contains(cluster.password) && !result.errorOutput.contains(cluster.password), "\(what)")
+            #expect(
+                !result.output.contains(cluster.password) && !result.errorOutput.contains(cluster.password),
+                "\(what)"
+            )
         }
         #expect(try cluster.psql("SELECT count(*) FROM journal_current") == "1")
     }

@@ -1,10 +1,10 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import Signing
 import Testing
 
 @testable import SignatureJournal
-import Signing
 
 @Suite("SignatureJournal: the hash chain on SQLite (verify, tampering with sqlite3, removal entries, migration)")
 struct SignatureJournalChainTests {
@@ -18,7 +18,9 @@ struct SignatureJournalChainTests {
     static func makeJournal(_ directory: TemporaryDirectory) async throws -> (SignatureJournal, String) {
         let path = directory.path("journal.sqlite")
         let journal = try SignatureJournal(url: URL(fileURLWithPath: path))
-        let records = (0..<20).map { Self.record("Документ №\($0).pdf", at: Date(timeIntervalSince1970: 1.7e9 + Double($0))) }
+        let records = (0..<20).map {
+            Self.record("Документ №\($0).pdf", at: Date(timeIntervalSince1970: 1.7e9 + Double($0)))
+        }
         try await journal.append(contentsOf: Array(records.prefix(10)))
         try await journal.append(contentsOf: Array(records.dropFirst(10)))
         #expect(try await journal.remove(id: records[3].id))
@@ -114,8 +116,11 @@ struct SignatureJournalChainTests {
             try await rewritten.verify(expecting: published)
         }
         // The same history cut short below the published count: rows were deleted.
-        _ = try Self.sqlite(path, "DELETE FROM journal_entries WHERE seq > 20; UPDATE journal_head SET count = 20, "
-            + "hash = (SELECT hash FROM journal_entries WHERE seq = 20); DELETE FROM journal_current WHERE seq > 20")
+        _ = try Self.sqlite(
+            path,
+            "DELETE FROM journal_entries WHERE seq > 20; UPDATE journal_head SET count = 20, "
+                + "hash = (SELECT hash FROM journal_entries WHERE seq = 20); DELETE FROM journal_current WHERE seq > 20"
+        )
         await #expect(throws: CertificateProviderError(.storeCorrupted, "")) {
             try await journal.verify(expecting: published)
         }
@@ -137,7 +142,8 @@ struct SignatureJournalChainTests {
             """
         for index in 0..<50 {
             sql += "INSERT INTO signatures VALUES ('id-\(index)', \(1_700_000_000 + (index * 7) % 50), 'pkcs12', "
-            sql += "'CN=Пётр', 'AB', 'Счёт \(index).pdf', \(index), x'0102', 'sha256', 'cades', 1, '/tmp/s\(index).p7s', NULL);\n"
+            sql +=
+                "'CN=Пётр', 'AB', 'Счёт \(index).pdf', \(index), x'0102', 'sha256', 'cades', 1, '/tmp/s\(index).p7s', NULL);\n"
         }
         _ = try Self.sqlite(path, sql)
         let journal = try SignatureJournal(url: URL(fileURLWithPath: path))
@@ -146,7 +152,10 @@ struct SignatureJournalChainTests {
         #expect(try await journal.count() == 50)
         #expect(try Self.sqlite(path, "PRAGMA user_version") == "3")
         // The chain follows the old rows' order: creation time, then insertion.
-        let order = try Self.sqlite(path, "SELECT group_concat(id, ',') FROM (SELECT id FROM journal_entries ORDER BY seq)")
+        let order = try Self.sqlite(
+            path,
+            "SELECT group_concat(id, ',') FROM (SELECT id FROM journal_entries ORDER BY seq)"
+        )
         let expected = (0..<50).sorted { ((($0 * 7) % 50), $0) < ((($1 * 7) % 50), $1) }.map { "id-\($0)" }
         #expect(order == expected.joined(separator: ","))
         #expect(try await journal.records().allSatisfy { $0.workerHost.isEmpty && $0.workerProcessID == 0 })

@@ -11,7 +11,11 @@ import Testing
 /// verification as on SQLite, many writers at once, first use by several workers, refusals.
 @Suite("SignatureJournal: PostgreSQL backend (private cluster)", .serialized)
 struct SignatureJournalPostgresTests {
-    static func open(_ cluster: PostgresCluster, database: String = "journal", role: String? = nil) throws
+    static func open(
+        _ cluster: PostgresCluster,
+        database: String = "journal",
+        role: String? = nil
+    ) throws
         -> SignatureJournal
     {
         setenv("PGPASSFILE", cluster.passFile, 1)
@@ -22,13 +26,20 @@ struct SignatureJournalPostgresTests {
     func roundTrip() async throws {
         let cluster = try PostgresCluster()
         let journal = try Self.open(cluster)
-        let older = SignatureJournalTests.record("План «Бюджет» №1.pdf", at: Date(timeIntervalSince1970: 1_700_000_000.125))
+        let older = SignatureJournalTests.record(
+            "План «Бюджет» №1.pdf",
+            at: Date(timeIntervalSince1970: 1_700_000_000.125)
+        )
         let newer = SignatureJournalTests.record(
             "Договор.docx",
             storage: .file(URL(fileURLWithPath: "/tmp/Подпись.p7s")),
             at: Date(timeIntervalSince1970: 1_700_000_100)
         )
-        let empty = SignatureJournalTests.record("", storage: .inline([]), at: Date(timeIntervalSince1970: 1_600_000_000))
+        let empty = SignatureJournalTests.record(
+            "",
+            storage: .inline([]),
+            at: Date(timeIntervalSince1970: 1_600_000_000)
+        )
         try await journal.append(contentsOf: [older, newer, empty])
         #expect(try await journal.records() == [newer, older, empty])
         #expect(try await journal.record(id: older.id) == older)
@@ -42,7 +53,9 @@ struct SignatureJournalPostgresTests {
         let head = try await journal.verify()
         #expect(head.count == 5)
         #expect(try cluster.psql("SELECT count(*) FROM journal_entries") == "5")
-        #expect(try cluster.psql("SELECT document_name FROM signatures ORDER BY created_at DESC LIMIT 1") == "Договор.docx")
+        #expect(
+            try cluster.psql("SELECT document_name FROM signatures ORDER BY created_at DESC LIMIT 1") == "Договор.docx"
+        )
         // The same entries give the same hashes on SQLite: one encoding for both backends.
         let directory = try TemporaryDirectory(prefix: "journal-pg-copy")
         let copy = try SignatureJournal(url: URL(fileURLWithPath: directory.path("copy.sqlite")))
@@ -103,10 +116,14 @@ struct SignatureJournalPostgresTests {
             database: "newer"
         )
         #expect(throws: CertificateProviderError(.storeCorrupted, "")) { _ = try Self.open(cluster, database: "newer") }
-        #expect(throws: CertificateProviderError(.invalidParameter, "")) { _ = try Self.open(cluster, database: "missing") }
+        #expect(throws: CertificateProviderError(.invalidParameter, "")) {
+            _ = try Self.open(cluster, database: "missing")
+        }
         try cluster.psql("CREATE ROLE intruder LOGIN PASSWORD 'right-one'", database: "postgres")
         try cluster.addPassword(role: "intruder", password: "wrong-one")
-        #expect(throws: CertificateProviderError(.authenticationFailed, "")) { _ = try Self.open(cluster, role: "intruder") }
+        #expect(throws: CertificateProviderError(.authenticationFailed, "")) {
+            _ = try Self.open(cluster, role: "intruder")
+        }
         let closed = try LoopbackListener().port
         setenv("PGPASSFILE", cluster.passFile, 1)
         #expect(throws: CertificateProviderError(.network, "")) {

@@ -56,7 +56,10 @@ public final class PostgresCluster: @unchecked Sendable {
         try Self.check(
             try Self.run(
                 "initdb",
-                ["-D", base + "/data", "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync"],
+                [
+                    "-D", base + "/data", "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256",
+                    "--no-sync",
+                ],
                 binaries: binaries,
                 asPostgres: runAsPostgres,
                 base: base
@@ -131,8 +134,10 @@ public final class PostgresCluster: @unchecked Sendable {
     public func psql(_ sql: String, database: String = "journal") throws -> String {
         let result = try ExternalTool.run(
             "psql",
-            ["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", directory.path("pg") + "/socket", "-p", "\(port)",
-                "-U", "postgres", "-d", database, "-c", sql]
+            [
+                "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", directory.path("pg") + "/socket", "-p", "\(port)",
+                "-U", "postgres", "-d", database, "-c", sql,
+            ]
         )
         try Self.check(result, "psql")
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -165,7 +170,9 @@ public final class PostgresCluster: @unchecked Sendable {
 
     private static func check(_ result: ExternalTool.Result, _ what: String) throws {
         guard result.succeeded else {
-            throw PostgresToolFailure(description: "\(what) failed (\(result.status)): \(result.errorOutput)\(result.output)")
+            throw PostgresToolFailure(
+                description: "\(what) failed (\(result.status)): \(result.errorOutput)\(result.output)"
+            )
         }
     }
 }

@@ -16,7 +16,11 @@ extension Commands {
         let journal = try context.openJournal()
         let head = try await journal.head()
         context.emit(
-            encoding: JournalHeadDocument(location: journal.location.description, count: head.count, head: head.hashHex),
+            encoding: JournalHeadDocument(
+                location: journal.location.description,
+                count: head.count,
+                head: head.hashHex
+            ),
             human: "\(head.count):\(head.hashHex)"
         )
         return CertSign.exitSuccess

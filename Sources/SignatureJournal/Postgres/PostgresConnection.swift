@@ -168,7 +168,7 @@ final class PostgresConnection {
 /// Calls `body` with C strings for `strings` and a NULL after them (libpq's keyword arrays).
 private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
     let duplicates = strings.map { strdup($0) }
-    defer { duplicates.forEach { free($0) } }
+    defer { for duplicate in duplicates { free(duplicate) } }
     let pointers: [UnsafePointer<CChar>?] = duplicates.map { $0.map { UnsafePointer($0) } } + [nil]
     // Never empty (the NULL at the end), so the buffer has a base address.
     return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }

@@ -156,7 +156,10 @@ final class PostgresJournalBackend: JournalBackend {
                 )
             }
         } catch let error as CertificateProviderError where error.code == .alreadyExists {
-            throw CertificateProviderError(.alreadyExists, "the journal already has a signature with id \(entry.recordID)")
+            throw CertificateProviderError(
+                .alreadyExists,
+                "the journal already has a signature with id \(entry.recordID)"
+            )
         }
     }
 

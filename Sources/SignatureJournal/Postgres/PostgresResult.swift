@@ -22,7 +22,9 @@ final class PostgresResult {
     func bytes(_ row: Int32, _ column: Int32) -> [UInt8]? {
         guard !isNull(row, column), let value = PQgetvalue(handle, row, column) else { return nil }
         let length = Int(PQgetlength(handle, row, column))
-        return value.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        return value.withMemoryRebound(to: UInt8.self, capacity: length) {
+            Array(UnsafeBufferPointer(start: $0, count: length))
+        }
     }
 
     func text(_ row: Int32, _ column: Int32) -> String? {
