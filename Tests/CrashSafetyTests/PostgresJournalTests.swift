@@ -137,6 +137,18 @@ struct PostgresJournalTests {
         let (fixture, documents) = try BatchCrashTests.makeBatch(count: 600)
         let environment = Self.environment(fixture, cluster)
         let verifier = try BatchCrashTests.makeVerifier(fixture)
+        /// What the run into `directory` left, read from the PostgreSQL journal.
+        func check(_ directory: String, mustHaveAll: [String]?, _ context: String) async throws -> BatchCrashTests.Left
+        {
+            try await BatchCrashTests.check(
+                fixture,
+                directory: directory,
+                mustHaveAll: mustHaveAll,
+                verifier: verifier,
+                journal: .postgreSQL(cluster.uri()),
+                context: context
+            )
+        }
         let (clean, seconds) = try Subprocess.run(
             BatchCrashTests.arguments(fixture, documents, into: fixture.work.path("clean")),
             environment: environment,
@@ -155,14 +167,7 @@ struct PostgresJournalTests {
                 environment: environment,
                 log: fixture.log("killed")
             )
-            let left = try await BatchCrashTests.check(
-                fixture,
-                directory: directory,
-                mustHaveAll: nil,
-                verifier: verifier,
-                journal: .postgreSQL(cluster.uri()),
-                context: "killed"
-            )
+            let left = try await check(directory, mustHaveAll: nil, "killed")
             killedMidBatch = killed == .signaled(SIGKILL) && left.rows > 0 && left.rows < documents.count
         }
         #expect(killedMidBatch, "no kill landed mid-batch (a clean run took \(seconds) s)")
@@ -172,14 +177,7 @@ struct PostgresJournalTests {
             log: fixture.log("force")
         )
         #expect(forced.succeeded, "\(Subprocess.errors(fixture.log("force")))")
-        let left = try await BatchCrashTests.check(
-            fixture,
-            directory: directory,
-            mustHaveAll: documents,
-            verifier: verifier,
-            journal: .postgreSQL(cluster.uri()),
-            context: "rerun with --force"
-        )
+        let left = try await check(directory, mustHaveAll: documents, "rerun with --force")
         #expect(left.rows == documents.count && left.orphans == 0, "\(left)")
         // signatures list shows each current signature once; the replaced ones stay only in the chain.
         let journal = try SignatureJournal(location: .postgreSQL(cluster.uri()))

@@ -73,13 +73,11 @@ struct SignatureJournalPostgresTests {
         let tool = try #require(JournalStressTool.path, "journal-stress is not built; run swift build --build-tests")
         let cluster = try PostgresCluster()
         let processes = try (0..<6).map { index in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = ["insert", cluster.uri(), "100", "W\(index)"]
-            process.environment = ProcessInfo.processInfo.environment.merging(cluster.environment) { $1 }
-            process.standardError = FileHandle.standardError
-            try process.run()
-            return process
+            try JournalStressTool.start(
+                tool,
+                ["insert", cluster.uri(), "100", "W\(index)"],
+                environment: cluster.environment
+            )
         }
         for process in processes {
             process.waitUntilExit()

@@ -105,15 +105,12 @@ final class PostgresConnection {
 
     /// Runs `body` between `BEGIN` and `COMMIT`, rolling back when it throws.
     func transaction<R>(begin: String = "BEGIN", _ body: () throws -> R) throws -> R {
-        try execute(begin)
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            _ = try? execute("ROLLBACK")
-            throw error
-        }
+        try inTransaction(
+            begin: { try execute(begin) },
+            commit: { try execute("COMMIT") },
+            rollback: { _ = try? execute("ROLLBACK") },
+            body
+        )
     }
 
     private func withParameters<R>(

@@ -130,7 +130,7 @@ final class PostgresJournalBackend: JournalBackend {
     private func insert(_ entry: JournalEntry) throws {
         try connection.executePrepared(
             "certsign_insert_entry",
-            "INSERT INTO journal_entries (\(SQLiteJournalBackend.entryColumns)) VALUES ("
+            "INSERT INTO journal_entries (\(JournalSQL.columns())) VALUES ("
                 + (1...19).map { "$\($0)" }.joined(separator: ", ") + ")",
             Self.values(entry)
         )
@@ -156,10 +156,7 @@ final class PostgresJournalBackend: JournalBackend {
                 )
             }
         } catch let error as CertificateProviderError where error.code == .alreadyExists {
-            throw CertificateProviderError(
-                .alreadyExists,
-                "the journal already has a signature with id \(entry.recordID)"
-            )
+            throw entry.duplicateError
         }
     }
 
@@ -172,16 +169,14 @@ final class PostgresJournalBackend: JournalBackend {
 
     func records() throws -> [SignatureRecord] {
         let result = try connection.execute(
-            "SELECT \(SQLiteJournalBackend.entryColumns(prefix: "e.")) FROM journal_current c "
-                + "JOIN journal_entries e ON e.seq = c.seq ORDER BY e.created_at DESC, e.seq DESC"
+            JournalSQL.currentRecords()
         )
         return try (0..<result.rows).map { try Self.entry(result, $0).record() }
     }
 
     func record(id: String) throws -> SignatureRecord? {
         let result = try connection.execute(
-            "SELECT \(SQLiteJournalBackend.entryColumns(prefix: "e.")) FROM journal_current c "
-                + "JOIN journal_entries e ON e.seq = c.seq WHERE c.id = $1",
+            JournalSQL.currentRecords("WHERE c.id = $1"),
             [.text(id)]
         )
         return result.rows > 0 ? try Self.entry(result, 0).record() : nil
@@ -199,7 +194,7 @@ final class PostgresJournalBackend: JournalBackend {
 
     func entries(after sequence: Int64, limit: Int) throws -> [JournalEntry] {
         let result = try connection.execute(
-            "SELECT \(SQLiteJournalBackend.entryColumns) FROM journal_entries WHERE seq > $1 ORDER BY seq LIMIT $2",
+            "SELECT \(JournalSQL.columns()) FROM journal_entries WHERE seq > $1 ORDER BY seq LIMIT $2",
             [.integer(sequence), .integer(Int64(limit))]
         )
         return (0..<result.rows).map { Self.entry(result, $0) }
@@ -238,27 +233,18 @@ final class PostgresJournalBackend: JournalBackend {
     }
 
     static func entry(_ result: PostgresResult, _ row: Int32) -> JournalEntry {
-        var entry = JournalEntry(
-            sequence: result.integer(row, 0) ?? 0,
-            kind: result.text(row, 1) ?? "",
-            recordID: result.text(row, 2) ?? "",
-            host: result.text(row, 15) ?? "",
-            processID: result.integer(row, 16) ?? 0,
-            previousHash: result.bytes(row, 17) ?? [],
-            hash: result.bytes(row, 18) ?? []
-        )
-        entry.createdAt = result.double(row, 3)
-        entry.providerID = result.text(row, 4)
-        entry.signerSubject = result.text(row, 5)
-        entry.signerFingerprint = result.text(row, 6)
-        entry.documentName = result.text(row, 7)
-        entry.documentSize = result.integer(row, 8)
-        entry.documentDigest = result.bytes(row, 9)
-        entry.digestAlgorithm = result.text(row, 10)
-        entry.format = result.text(row, 11)
-        entry.detached = result.bool(row, 12)
-        entry.signaturePath = result.text(row, 13)
-        entry.signature = result.bytes(row, 14)
-        return entry
+        JournalEntry(row: PostgresRow(result: result, row: row))
     }
+}
+
+/// A row of a binary-format result, read as a ``JournalRow``.
+struct PostgresRow: JournalRow {
+    let result: PostgresResult
+    let row: Int32
+
+    func text(_ column: Int32) -> String? { result.text(row, column) }
+    func bytes(_ column: Int32) -> [UInt8]? { result.bytes(row, column) }
+    /// `int8`, or a `bool` (one byte 0 or 1).
+    func integer(_ column: Int32) -> Int64? { result.integer(row, column) }
+    func double(_ column: Int32) -> Double? { result.double(row, column) }
 }

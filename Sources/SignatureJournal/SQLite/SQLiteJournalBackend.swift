@@ -98,28 +98,19 @@ final class SQLiteJournalBackend: JournalBackend {
                 _ = try statement.step()
             }
         } catch let error as CertificateProviderError where error.code == .alreadyExists {
-            throw CertificateProviderError(
-                .alreadyExists,
-                "the journal already has a signature with id \(entry.recordID)"
-            )
+            throw entry.duplicateError
         }
     }
 
     func records() throws -> [SignatureRecord] {
-        let query = try connection.prepare(
-            "SELECT \(Self.entryColumns(prefix: "e.")) FROM journal_current c JOIN journal_entries e ON e.seq = c.seq "
-                + "ORDER BY e.created_at DESC, e.seq DESC"
-        )
+        let query = try connection.prepare(JournalSQL.currentRecords())
         var result: [SignatureRecord] = []
         while try query.step() { result.append(try Self.entry(query).record()) }
         return result
     }
 
     func record(id: String) throws -> SignatureRecord? {
-        let query = try connection.prepare(
-            "SELECT \(Self.entryColumns(prefix: "e.")) FROM journal_current c JOIN journal_entries e ON e.seq = c.seq "
-                + "WHERE c.id = ?1"
-        )
+        let query = try connection.prepare(JournalSQL.currentRecords("WHERE c.id = ?1"))
         try query.bind([.text(id)])
         return try query.step() ? Self.entry(query).record() : nil
     }
@@ -170,15 +161,7 @@ final class SQLiteJournalBackend: JournalBackend {
     // MARK: Rows
 
     /// The columns of `journal_entries`, in ``JournalEntry``'s order.
-    static let entryColumns = entryColumns(prefix: "")
-
-    static func entryColumns(prefix: String) -> String {
-        [
-            "seq", "kind", "id", "created_at", "provider_id", "signer_subject", "signer_fingerprint", "document_name",
-            "document_size", "document_digest", "digest_algorithm", "format", "detached", "signature_path",
-            "signature", "host", "pid", "previous_hash", "hash",
-        ].map { prefix + $0 }.joined(separator: ", ")
-    }
+    static let entryColumns = JournalSQL.columns()
 
     static let placeholders = (1...19).map { "?\($0)" }.joined(separator: ", ")
 
@@ -196,29 +179,15 @@ final class SQLiteJournalBackend: JournalBackend {
         ]
     }
 
-    static func entry(_ row: SQLiteStatement) -> JournalEntry {
-        func integer(_ column: Int32) -> Int64? { row.isNull(column) ? nil : row.int64(column) }
-        var entry = JournalEntry(
-            sequence: row.int64(0),
-            kind: row.text(1) ?? "",
-            recordID: row.text(2) ?? "",
-            host: row.text(15) ?? "",
-            processID: row.int64(16),
-            previousHash: row.blob(17) ?? [],
-            hash: row.blob(18) ?? []
-        )
-        entry.createdAt = row.isNull(3) ? nil : row.double(3)
-        entry.providerID = row.text(4)
-        entry.signerSubject = row.text(5)
-        entry.signerFingerprint = row.text(6)
-        entry.documentName = row.text(7)
-        entry.documentSize = integer(8)
-        entry.documentDigest = row.blob(9)
-        entry.digestAlgorithm = row.text(10)
-        entry.format = row.text(11)
-        entry.detached = integer(12).map { $0 != 0 }
-        entry.signaturePath = row.text(13)
-        entry.signature = row.blob(14)
-        return entry
-    }
+    static func entry(_ row: SQLiteStatement) -> JournalEntry { JournalEntry(row: SQLiteRow(statement: row)) }
+}
+
+/// A row of a stepping statement, read as a ``JournalRow``.
+struct SQLiteRow: JournalRow {
+    let statement: SQLiteStatement
+
+    func text(_ column: Int32) -> String? { statement.text(column) }
+    func bytes(_ column: Int32) -> [UInt8]? { statement.blob(column) }
+    func integer(_ column: Int32) -> Int64? { statement.isNull(column) ? nil : statement.int64(column) }
+    func double(_ column: Int32) -> Double? { statement.isNull(column) ? nil : statement.double(column) }
 }
