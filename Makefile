@@ -123,7 +123,7 @@ check-public-api: deps ## fail when a C type appears in a public API
 	    -Xswiftc -emit-module-interface -Xswiftc -no-verify-emitted-module-interface >/dev/null 2>&1 || { echo "check-public-api: building $$module failed" >&2; exit 1; }; \
 	  interface=$$(find .build/public-api -name "$$module.swiftinterface" | head -n 1); \
 	  [ -n "$$interface" ] || { echo "check-public-api: no interface for $$module" >&2; exit 1; }; \
-	  if grep -n -E '\b(COpenSSL|CSQLite|CMicroHTTPD|CCurl|CURL[A-Za-z_]*|OpaquePointer|EVP_[A-Z_]+|X509_[A-Z_]+|BIO\b|sqlite3|MHD_|CPKCS11|CK_[A-Z_]+|CQPDF|qpdf_[a-z_]+)' "$$interface"; then \
+	  if grep -n -E '\b(COpenSSL|CSQLite|CMicroHTTPD|CCurl|CURL[A-Za-z_]*|OpaquePointer|EVP_[A-Z_]+|X509_[A-Z_]+|BIO\b|sqlite3|MHD_|CPKCS11|CK_[A-Z_]+|CQPDF|qpdf_[a-z_]+|CPostgres|PGconn|PGresult|PQ[a-z]+)' "$$interface"; then \
 	    echo "check-public-api: $$module exposes a C type in its public interface (above)" >&2; exit 1; \
 	  fi; \
 	  echo "check-public-api: $$module: $$(grep -c '' "$$interface") interface lines, no C types"; \

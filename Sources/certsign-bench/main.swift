@@ -61,6 +61,7 @@ if suites.contains("verify") { try await harness.run(suite: "verify") { try awai
 if suites.contains("vault") {
     try await harness.runNotingFailure(suite: "vault") { try await runVaultBenchmarks(harness) }
 }
+if suites.contains("journal") { try await harness.run(suite: "journal") { try await runJournalBenchmarks(harness) } }
 
 harness.printTable()
 if let benchmarksFile = options.write {

@@ -37,24 +37,28 @@ struct PostgresJournalTests {
         let cluster = try PostgresCluster()
         let (fixture, documents) = try BatchCrashTests.makeBatch(count: 600)
         let environment = Self.environment(fixture, cluster)
-        var pids: [pid_t] = []
+        var workers: [(pid: pid_t, log: String)] = []
         for worker in 0..<3 {
             let slice = Array(documents[(worker * 200)..<((worker + 1) * 200)])
-            pids.append(
-                try Subprocess.start(
-                    BatchCrashTests.arguments(fixture, slice, into: fixture.work.path("out-\(worker)")),
-                    environment: environment,
-                    log: fixture.log("worker-\(worker)")
-                )
+            let log = fixture.log("worker-\(worker)")
+            let pid = try Subprocess.start(
+                BatchCrashTests.arguments(fixture, slice, into: fixture.work.path("out-\(worker)")),
+                environment: environment,
+                log: log
             )
+            workers.append((pid, log))
         }
-        // The password is in no certsign command line (read while they run).
-        for pid in pids {
+        // The password is in no certsign command line (read while they run), output or error.
+        for (pid, _) in workers {
             let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
             #expect(!String(decoding: commandLine, as: UTF8.self).contains(cluster.password))
         }
-        for (worker, pid) in pids.enumerated() {
-            #expect(Subprocess.wait(pid) == .exited(0), "worker \(worker): \(Subprocess.errors(fixture.log("w")))")
+        for (pid, log) in workers {
+            #expect(Subprocess.wait(pid) == .exited(0), "\(Subprocess.errors(log))")
+            for suffix in [".out", ".err"] {
+                let text = (try? String(contentsOfFile: log + suffix, encoding: .utf8)) ?? ""
+                #expect(!text.contains(cluster.password), "the password is in \(log + suffix)")
+            }
         }
         // Rows went only to PostgreSQL: the store's journal was never made.
         #expect(!FileManager.default.fileExists(atPath: fixture.journalURL.path))
@@ -134,7 +138,7 @@ struct PostgresJournalTests {
         let cluster = try PostgresCluster()
         // This process reads the journal too (the checks).
         setenv("PGPASSFILE", cluster.passFile, 1)
-        let (fixture, documents) = try BatchCrashTests.makeBatch(count: 600)
+        let (fixture, documents) = try BatchCrashTests.makeBatch(count: BatchCrashTests.batchSize)
         let environment = Self.environment(fixture, cluster)
         let verifier = try BatchCrashTests.makeVerifier(fixture)
         /// What the run into `directory` left, read from the PostgreSQL journal.
@@ -158,17 +162,21 @@ struct PostgresJournalTests {
         var killedMidBatch = false
         var directory = ""
         var arguments: [String] = []
-        for attempt in 0..<4 where !killedMidBatch {
+        // Aimed at the signing part of a run: later after a kill before any row, earlier after a
+        // run that finished first.
+        var fraction = 0.6
+        for attempt in 0..<8 where !killedMidBatch {
             directory = fixture.work.path("out-\(attempt)")
             arguments = BatchCrashTests.arguments(fixture, documents, into: directory)
             let (killed, _) = try Subprocess.runKilled(
-                after: seconds * (0.5 + 0.1 * Double(attempt)),
+                after: seconds * fraction,
                 arguments,
                 environment: environment,
                 log: fixture.log("killed")
             )
-            let left = try await check(directory, mustHaveAll: nil, "killed")
+            let left = try await check(directory, mustHaveAll: nil, "killed at \(fraction) of a run")
             killedMidBatch = killed == .signaled(SIGKILL) && left.rows > 0 && left.rows < documents.count
+            if killed.succeeded { fraction *= 0.8 } else if left.rows == 0 { fraction += (1 - fraction) / 2 }
         }
         #expect(killedMidBatch, "no kill landed mid-batch (a clean run took \(seconds) s)")
         let (forced, _) = try Subprocess.run(
@@ -213,7 +221,7 @@ struct PostgresJournalTests {
                 + "INSERT INTO certsign_journal_schema VALUES (99)",
             database: "newer"
         )
-        let closed = try LoopbackListener().port
+        let closed = try PostgresCluster.freePort()
         let cases: [(String, String, String)] = [
             ("no server", "postgresql://signer@127.0.0.1:\(closed)/journal", "network"),
             ("wrong password", cluster.uri(role: "intruder"), "authenticationFailed"),

@@ -2,7 +2,6 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import Signing
-import TestSupport
 import Testing
 
 @testable import SignatureJournal
@@ -122,7 +121,7 @@ struct SignatureJournalPostgresTests {
         #expect(throws: CertificateProviderError(.authenticationFailed, "")) {
             _ = try Self.open(cluster, role: "intruder")
         }
-        let closed = try LoopbackListener().port
+        let closed = try PostgresCluster.freePort()
         setenv("PGPASSFILE", cluster.passFile, 1)
         #expect(throws: CertificateProviderError(.network, "")) {
             _ = try SignatureJournal(location: .postgreSQL("postgresql://signer@127.0.0.1:\(closed)/journal"))

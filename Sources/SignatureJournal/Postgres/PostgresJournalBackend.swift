@@ -118,12 +118,56 @@ final class PostgresJournalBackend: JournalBackend {
                 return found.rows > 0 ? found.integer(0, 0) : nil
             }
             guard let last = entries.last else { return }
-            for entry in entries { try insert(entry) }
+            if entries.allSatisfy({ $0.kind == JournalEntry.Kind.sign.rawValue }) {
+                try insertSigned(entries)
+            } else {
+                for entry in entries { try insert(entry) }
+            }
             try connection.executePrepared(
                 "certsign_set_head",
                 "UPDATE journal_head SET count = $1, hash = $2 WHERE singleton = 1",
                 [.integer(last.sequence), .bytes(last.hash)]
             )
+        }
+    }
+
+    /// Rows per multi-row INSERT of `sign` entries (19 parameters each; a statement takes at most
+    /// 65 535): a batch's group is one round trip for its entries and one for the current index.
+    static let rowsPerInsert = 128
+
+    /// `$1, $2, …` for `rows` rows of `columns` parameters: `($1, $2), ($3, $4)`.
+    static func placeholders(rows: Int, columns: Int) -> String {
+        (0..<rows).map { row in
+            "(" + (1...columns).map { "$\(row * columns + $0)" }.joined(separator: ", ") + ")"
+        }.joined(separator: ", ")
+    }
+
+    /// Appends `sign` entries with one multi-row INSERT per ``rowsPerInsert`` into each table.
+    private func insertSigned(_ entries: [JournalEntry]) throws {
+        var start = 0
+        while start < entries.count {
+            let chunk = Array(entries[start..<min(start + Self.rowsPerInsert, entries.count)])
+            try connection.executePrepared(
+                "certsign_insert_entries_\(chunk.count)",
+                "INSERT INTO journal_entries (\(JournalSQL.columns())) VALUES "
+                    + Self.placeholders(rows: chunk.count, columns: 19),
+                chunk.flatMap(Self.values)
+            )
+            do {
+                try connection.executePrepared(
+                    "certsign_insert_current_\(chunk.count)",
+                    "INSERT INTO journal_current (id, seq) VALUES " + Self.placeholders(rows: chunk.count, columns: 2),
+                    chunk.flatMap { [PostgresValue.text($0.recordID), .integer($0.sequence)] }
+                )
+            } catch let error as CertificateProviderError where error.code == .alreadyExists {
+                guard chunk.count > 1 else { throw chunk[0].duplicateError }
+                throw CertificateProviderError(
+                    .alreadyExists,
+                    "the journal already has a signature with one of the ids \(chunk[0].recordID) … "
+                        + "\(chunk[chunk.count - 1].recordID); nothing of them was added"
+                )
+            }
+            start += chunk.count
         }
     }
 

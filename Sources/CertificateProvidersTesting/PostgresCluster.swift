@@ -1,7 +1,5 @@
-public import CertificateProvidersTesting
 import Foundation
 import Glibc
-import Testing
 
 /// A private PostgreSQL cluster for one test: `initdb` in a temporary directory (as the `postgres`
 /// user when the tests run as root, since PostgreSQL refuses root), listening on a free loopback
@@ -47,7 +45,7 @@ public final class PostgresCluster: @unchecked Sendable {
         directory = try TemporaryDirectory(prefix: "postgres-cluster")
         passFile = directory.path("pgpass")
         password = (0..<24).map { _ in String(format: "%x", Int.random(in: 0..<16)) }.joined()
-        port = try LoopbackListener().port
+        port = try Self.freePort()
         let base = directory.path("pg")
         try FileManager.default.createDirectory(atPath: base + "/socket", withIntermediateDirectories: true)
         if runAsPostgres {
@@ -141,6 +139,24 @@ public final class PostgresCluster: @unchecked Sendable {
         )
         try Self.check(result, "psql")
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A TCP port of 127.0.0.1 that nothing listens on now (the kernel's pick for port 0).
+    public static func freePort() throws -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw PostgresToolFailure(description: "socket: \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else { throw PostgresToolFailure(description: "bind: \(errno)") }
+        return UInt16(bigEndian: address.sin_port)
     }
 
     /// The server's log (for failure messages).
