@@ -79,6 +79,12 @@ let package = Package(
             path: "Sources/CSQLiteShims"
         ),
         .systemLibrary(
+            name: "CPostgres",
+            path: "Sources/CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
             name: "CMicroHTTPD",
             path: "Sources/CMicroHTTPD",
             pkgConfig: "libmicrohttpd",
@@ -195,10 +201,10 @@ let package = Package(
 
         // MARK: Signing, remote, CLI
         // modules over the core: Signing, RemoteSigning, CertificateIssuing, EmulatorKit, PDFSigning, the CLI
-        // The signature journal: what was signed, when, with which certificate (SQLite).
+        // The signature journal: what was signed, when, with which certificate (SQLite or PostgreSQL).
         .target(
             name: "SignatureJournal",
-            dependencies: ["CertificateProviders", "COpenSSL", "CSQLite", "CSQLiteShims"],
+            dependencies: ["CertificateProviders", "COpenSSL", "CSQLite", "CSQLiteShims", "CPostgres"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -78,6 +78,7 @@ public enum CertSign {
                 storeOverride: invocation.store,
                 environment: environment
             )
+            try context.chooseJournal(invocation.journal)
             context.argumentsWithoutCommandWords = invocation.argumentsWithoutCommandWords
             context.emulatorRunner = emulatorRunner
             return try await invocation.run(context)

@@ -11,7 +11,7 @@ import RemoteSigning
 /// The command table.
 enum Commands {
     static let all: [CommandDescriptor] =
-        [providers] + identityCommands + signingCommands + [csr] + timestampCommands + extendCommands
+        [providers] + identityCommands + signingCommands + journalCommands + [csr] + timestampCommands + extendCommands
         + dssCommands + tokenCommands + cscCommands
         + sessionCommands + [demo] + documentationCommands
 

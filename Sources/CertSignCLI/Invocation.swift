@@ -1,6 +1,7 @@
 import CertificateProviders
 import Foundation
 import PKCS12Provider
+import SignatureJournal
 
 /// One command of the tool: its words, its declared arguments and options, its help, and the function
 /// that runs it. Usage, `--help`, completion and the man page are generated from these declarations.
@@ -71,6 +72,8 @@ struct CommandDescriptor: Sendable {
 struct Invocation {
     var json = false
     var store: String?
+    /// `--journal URL`.
+    var journal: String?
     var command: CommandDescriptor?
     var arguments: [String] = []
     var helpRequested = false
@@ -83,7 +86,7 @@ struct Invocation {
     var argumentsWithoutCommandWords: [String] = []
 
     static let globalUsage =
-        "certsign [--store DIR] [--json] <command> [options]   (certsign --help lists the commands, certsign help "
+        "certsign [--store DIR] [--journal URL] [--json] <command> [options]   (certsign --help lists the commands, certsign help "
         + "COMMAND explains one)"
 
     /// The options every command accepts, before or after its words.
@@ -94,6 +97,14 @@ struct Invocation {
             "the identity store and journal (default $CERTSIGN_HOME, else $XDG_DATA_HOME/certsign, else "
                 + "~/.local/share/certsign)",
             type: .directory
+        ),
+        .value(
+            "--journal",
+            "URL",
+            "the signature journal: sqlite:PATH or postgresql://USER@HOST:PORT/DATABASE (password from PGPASSWORD, "
+                + "~/.pgpass or PGPASSFILE, never in the URL); default $CERTSIGN_JOURNAL, else the store's "
+                + "journal.sqlite",
+            type: .text
         ),
         .flag(
             "--json",
@@ -143,15 +154,18 @@ struct Invocation {
             case "--json": invocation.json = true
             case "--help", "-h": invocation.helpRequested = true
             case "--version": invocation.versionRequested = true
-            case "--store":
+            case "--store", "--journal":
                 guard index < arguments.count else {
-                    throw UsageError(message: "option --store needs a directory", usage: globalUsage)
+                    throw UsageError(
+                        message: "option \(argument) needs \(argument == "--store" ? "a directory" : "a URL")",
+                        usage: globalUsage
+                    )
                 }
-                invocation.store = arguments[index]
+                try invocation.setGlobal(argument, arguments[index])
                 index += 1
             default:
-                if argument.hasPrefix("--store=") {
-                    invocation.store = String(argument.dropFirst("--store=".count))
+                if let name = ["--store", "--journal"].first(where: { argument.hasPrefix($0 + "=") }) {
+                    try invocation.setGlobal(name, String(argument.dropFirst(name.count + 1)))
                 } else {
                     rest.append(argument)
                     restPositions.append(index - 1)
@@ -176,6 +190,18 @@ struct Invocation {
         invocation.groupWords = Array(words.prefix(1))
         invocation.arguments = rest
         return invocation
+    }
+
+    /// Sets a global option with a value, checked against its declared type.
+    private mutating func setGlobal(_ name: String, _ value: String) throws {
+        if name == "--journal" {
+            guard !value.isEmpty else {
+                throw UsageError(message: "option --journal needs a URL", usage: Invocation.globalUsage)
+            }
+            journal = value
+        } else {
+            store = value
+        }
     }
 
     func run(_ context: CommandContext) async throws -> Int32 {
@@ -250,6 +276,8 @@ struct CommandContext: Sendable {
     let json: Bool
     /// The identity store directory (`--store`, else ``defaultStoreDirectory(environment:)``).
     let storeDirectory: URL
+    /// The journal `--journal` or `CERTSIGN_JOURNAL` names; nil for the store's `journal.sqlite`.
+    var journalLocation: JournalLocation?
     let environment: [String: String]
     /// The command line less the command's words (``Invocation/argumentsWithoutCommandWords``).
     var argumentsWithoutCommandWords: [String] = []
@@ -269,6 +297,13 @@ struct CommandContext: Sendable {
         } else {
             storeDirectory = Self.defaultStoreDirectory(environment: environment)
         }
+    }
+
+    /// Sets ``journalLocation`` from `--journal`, else `CERTSIGN_JOURNAL`.
+    /// - Throws: `.invalidParameter` for a malformed value or one that holds a password.
+    mutating func chooseJournal(_ option: String?) throws {
+        let environmentValue = environment["CERTSIGN_JOURNAL"].flatMap { $0.isEmpty ? nil : $0 }
+        journalLocation = try (option ?? environmentValue).map { try JournalLocation(parsing: $0) }
     }
 
     /// The tool's store when `--store` is not given: `$CERTSIGN_HOME`, else `$XDG_DATA_HOME/certsign`,

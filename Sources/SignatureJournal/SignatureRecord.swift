@@ -41,6 +41,18 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
     public var isDetached: Bool
     /// Where the signature bytes are.
     public var storage: Storage
+    /// The host name of the worker process that made the signature (empty for records an older
+    /// journal held before they were chained).
+    public var workerHost: String
+    /// The process ID of that worker (0 when unknown).
+    public var workerProcessID: Int64
+
+    /// This machine's host name (`gethostname`), as new records carry it.
+    public static let currentHost: String = {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "" }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 
     /// A new record ID: a UUID string (RFC 9562 version 8, the layout RFC 9562 leaves to the
     /// application) whose first 8 hex digits follow the clock and whose other 90 bits are random.
@@ -82,7 +94,7 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
         }
     }
 
-    /// Creates a record.
+    /// Creates a record; the worker fields default to this process.
     public init(
         id: String = SignatureRecord.newID(),
         createdAt: Date = Date(),
@@ -95,7 +107,9 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
         digestAlgorithm: DigestAlgorithm,
         format: SignatureFormat,
         isDetached: Bool,
-        storage: Storage
+        storage: Storage,
+        workerHost: String = SignatureRecord.currentHost,
+        workerProcessID: Int64 = Int64(getpid())
     ) {
         self.id = id
         self.createdAt = createdAt
@@ -109,6 +123,8 @@ public struct SignatureRecord: Sendable, Hashable, Identifiable, CustomStringCon
         self.format = format
         self.isDetached = isDetached
         self.storage = storage
+        self.workerHost = workerHost
+        self.workerProcessID = workerProcessID
     }
 
     /// A one-line summary for logs and command-line output.

@@ -10,7 +10,7 @@ import Foundation
 struct BenchOptions: Sendable {
     /// Every suite, in the order `make bench` runs them.
     static let allSuites = [
-        "signing", "pkcs12", "pkcs12-store", "fmp", "cryptopro", "pkcs11", "pdf", "gost", "verify", "vault",
+        "signing", "pkcs12", "pkcs12-store", "fmp", "cryptopro", "pkcs11", "pdf", "gost", "verify", "vault", "journal",
     ]
 
     /// Rounds a figure (the positional argument).

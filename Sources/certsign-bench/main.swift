@@ -63,6 +63,9 @@ func runBench(_ options: BenchOptions) async throws {
     if suites.contains("vault") {
         try await harness.runNotingFailure(suite: "vault") { try await runVaultBenchmarks(harness) }
     }
+    if suites.contains("journal") {
+        try await harness.run(suite: "journal") { try await runJournalBenchmarks(harness) }
+    }
 
     harness.printTable()
     if let benchmarksFile = options.write {

@@ -146,6 +146,9 @@ import Testing
                 )
             ),
             ("signatures remove", Set(["removed"]).union(Self.keys(SignaturesDocument.Removed.CodingKeys.self))),
+            ("journal verify", Self.keys(JournalVerifyDocument.CodingKeys.self)),
+            ("journal head", Self.keys(JournalHeadDocument.CodingKeys.self)),
+            ("journal migrate --to URL", Self.keys(JournalMigrateDocument.CodingKeys.self)),
             (
                 "tokens",
                 Self.keys(TokensDocument.CodingKeys.self).union(Self.keys(TokensDocument.Token.CodingKeys.self))

@@ -54,16 +54,17 @@ struct BatchCrashTests {
         var hiddenTemporaries = 0
     }
 
-    /// The journal is intact; each of its rows for `directory` names a file that exists and
+    /// The journal (the store's, or `location`) is intact; each of its rows for `directory` names a file that exists and
     /// verifies over its document; every visible `.p7s` in `directory` verifies (none is torn).
     static func check(
         _ fixture: CrashFixture,
         directory: String,
         mustHaveAll documents: [String]?,
         verifier: SigningCoordinator,
+        journal location: JournalLocation? = nil,
         context: String
     ) async throws -> Left {
-        let journal = try SignatureJournal(url: fixture.journalURL)
+        let journal = try SignatureJournal(location: location ?? .sqlite(fixture.journalURL))
         try await journal.checkIntegrity()
         var rowFiles = Set<String>()
         for record in try await journal.records() {

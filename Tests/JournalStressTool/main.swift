@@ -1,6 +1,7 @@
 // journal-stress: a separate process for SigningTests' multi-process journal tests.
 //
-//   journal-stress insert <journal> <count> <tag>   append <count> records, one transaction each
+//   journal-stress insert <journal> <count> <tag>   append <count> records, one transaction each (<journal>:
+//                                                   a file, or a postgresql:// URI)
 //   journal-stress sign-loop <journal> <directory>  sign documents through a SigningCoordinator and
 //                                                   write .p7s files until killed; prints "ready"
 //                                                   after the first signature
@@ -24,7 +25,10 @@ do {
         guard arguments.count == 4, let count = Int(arguments[2]) else {
             fail("usage: journal-stress insert <journal> <count> <tag>")
         }
-        let journal = try SignatureJournal(url: URL(fileURLWithPath: arguments[1]))
+        let journal =
+            arguments[1].hasPrefix("postgres")
+            ? try SignatureJournal(location: JournalLocation(parsing: arguments[1]))
+            : try SignatureJournal(url: URL(fileURLWithPath: arguments[1]))
         let tag = arguments[3]
         for index in 0..<count {
             let record = SignatureRecord(

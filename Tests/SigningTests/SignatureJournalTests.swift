@@ -297,12 +297,7 @@ struct SignatureJournalTests {
         let directory = try TemporaryDirectory(prefix: "journal-stress")
         let path = directory.path("journal.sqlite")
         let processes = try (0..<4).map { index in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = ["insert", path, "200", "P\(index)"]
-            process.standardError = FileHandle.standardError
-            try process.run()
-            return process
+            try JournalStressTool.start(tool, ["insert", path, "200", "P\(index)"])
         }
         for process in processes {
             process.waitUntilExit()
@@ -374,4 +369,15 @@ struct SignatureJournalTests {
 /// Finds the journal-stress executable next to the test bundle.
 enum JournalStressTool {
     static var path: String? { ExternalTool.builtProduct("journal-stress") }
+
+    /// Starts `tool arguments` with `environment` added, its errors on the test's stderr.
+    static func start(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardError = FileHandle.standardError
+        try process.run()
+        return process
+    }
 }

@@ -29,16 +29,21 @@ extension Commands {
             human: entries.isEmpty
                 ? "no signatures"
                 : Format.table(
-                    ["ID", "WHERE", "CREATED", "DOCUMENT", "SIGNER"],
+                    ["ID", "WHERE", "CREATED", "DOCUMENT", "SIGNER", "WORKER"],
                     entries.map {
                         [
                             $0.id, $0.location.description, $0.createdAt.map(Format.localDate) ?? "-", $0.summary,
-                            $0.record?.signerSubject ?? "-",
+                            $0.record?.signerSubject ?? "-", $0.record.map(Self.worker) ?? "-",
                         ]
                     }
                 )
         )
         return CertSign.exitSuccess
+    }
+
+    /// `HOST:PID` of the worker that made a journal record (`-` for rows older than the chain).
+    static func worker(_ record: SignatureRecord) -> String {
+        record.workerHost.isEmpty ? "-" : "\(record.workerHost):\(record.workerProcessID)"
     }
 
     /// `certsign signatures remove ID`: a signature id or a prefix of one.
@@ -97,8 +102,10 @@ extension Commands {
 }
 
 extension CommandContext {
-    /// The signature journal in the store directory (created on first use).
+    /// The signature journal `--journal` or `CERTSIGN_JOURNAL` names, else the one in the store
+    /// directory (created on first use). With a journal named, the store's is never touched.
     func openJournal() throws -> SignatureJournal {
+        if let journalLocation { return try SignatureJournal(location: journalLocation) }
         do {
             try FileManager.default.createDirectory(
                 at: storeDirectory,

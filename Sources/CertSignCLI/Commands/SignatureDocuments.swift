@@ -24,10 +24,13 @@ struct SignatureEntryDocument: Encodable {
     var signerFingerprint: String?
     /// The .p7s path; JSON null for a signature kept inline (standard output); absent for server entries.
     var signatureFile: String??
+    /// The host and process ID of the worker that made a journal record (absent for rows older than the chain).
+    var host: String?
+    var processID: Int64?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, location, provider, summary, createdAt, document, documentSize, documentDigest, digest, format
-        case detached, signer, signerFingerprint, signatureFile
+        case detached, signer, signerFingerprint, signatureFile, host, processID
     }
 
     init(_ entry: SignatureEntry) {
@@ -48,6 +51,10 @@ struct SignatureEntryDocument: Encodable {
             switch record.storage {
             case .file(let url): signatureFile = .some(url.path)
             case .inline: signatureFile = .some(nil)
+            }
+            if !record.workerHost.isEmpty {
+                host = record.workerHost
+                processID = record.workerProcessID
             }
         }
     }
@@ -70,6 +77,8 @@ struct SignatureEntryDocument: Encodable {
         if let signatureFile {
             try container.encode(signatureFile, forKey: .signatureFile)
         }
+        try container.encodeIfPresent(host, forKey: .host)
+        try container.encodeIfPresent(processID, forKey: .processID)
     }
 }
 

@@ -111,15 +111,12 @@ final class SQLiteConnection {
 
     /// Runs `body` between `begin` and `COMMIT`, rolling back when it throws.
     private func transaction<R>(begin: String, _ body: () throws -> R) throws -> R {
-        try execute(begin)
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
+        try inTransaction(
+            begin: { try execute(begin) },
+            commit: { try execute("COMMIT") },
+            rollback: { try? execute("ROLLBACK") },
+            body
+        )
     }
 
     /// Rows changed by the last statement.
