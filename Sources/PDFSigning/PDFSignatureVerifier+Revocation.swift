@@ -29,6 +29,10 @@ extension PDFSignatureVerifier {
         let report = try verify(pdfAt: url, trustAnchors: trustAnchors, policy: offline)
         guard policy.checkRevocation else { return report }
         let file = try PDFFile(path: url.path)
+        var policy = policy
+        policy.documentValidationData = PDFDocumentSecurityStore.validationData(
+            in: try QPDFDocument(path: url.path)
+        )
         var signatures: [PDFSignatureReport] = []
         for signature in report.signatures {
             let range = signature.byteRange
@@ -79,7 +83,8 @@ extension PDFSignatureReport {
             reason: reason,
             location: location,
             byteRangeProblem: byteRangeProblem,
-            verification: verification
+            verification: verification,
+            level: level
         )
     }
 }

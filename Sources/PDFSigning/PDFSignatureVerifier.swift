@@ -92,6 +92,11 @@ public struct PDFSignatureReport: Sendable {
     /// The CMS signature's verification under the policy; for a document timestamp, the token's
     /// check (the TSA in the signer's place, no SignerInfos).
     public let verification: VerificationResult
+    /// The PAdES baseline level of a CMS signature (ETSI EN 319 142-1): B-B; B-T with a signature
+    /// timestamp or a later document timestamp; B-LT when the file's `/DSS` holds revocation
+    /// answers too; B-LTA when a document timestamp covers a revision with that DSS. Nil for a
+    /// document timestamp, or when the signature cannot be read.
+    public var level: SignatureLevel? = nil
 
     /// Whether the ByteRange is sound and the CMS verified, ignoring what changed later.
     public var isIntactAndVerified: Bool { byteRangeProblem == nil && verification.isValid }
@@ -148,6 +153,10 @@ public enum PDFSignatureVerifier {
         let fields = PDFFields(document: document).all.filter(\.isSignature)
 
         let found = signatures(fields, in: document)
+        // B-LT: the DSS's certificates and answers are used offline, as a CAdES-LT's own are.
+        var policy = policy
+        policy.documentValidationData = PDFDocumentSecurityStore.validationData(in: document)
+        let levels = (try? PDFLongTermFacts(pdfAt: url))?.levels ?? [:]
         let revisions = try PDFRevisions.read(file)
         let coveredEnds = found.map { $0.byteRange.count == 4 ? $0.byteRange[2] + $0.byteRange[3] : 0 }
         let signedRevisions = try coveredEnds.map { try revision(endingAt: $0, revisions, file: file) }
@@ -207,7 +216,8 @@ public enum PDFSignatureVerifier {
                     reason: signature.reason,
                     location: signature.location,
                     byteRangeProblem: problem,
-                    verification: verification
+                    verification: verification,
+                    level: kind == .signature ? levels[signature.field] : nil
                 )
             )
         }
@@ -219,7 +229,7 @@ public enum PDFSignatureVerifier {
     }
 
     /// The signature fields that hold a signature value, with what verifying them needs.
-    private static func signatures(_ fields: [PDFFields.Field], in document: QPDFDocument) -> [Found] {
+    static func signatures(_ fields: [PDFFields.Field], in document: QPDFDocument) -> [Found] {
         var found: [Found] = []
         for field in fields {
             guard let value = document.key(field.handle, "/V"), document.isDictionary(value) else { continue }
@@ -241,7 +251,7 @@ public enum PDFSignatureVerifier {
         return found
     }
 
-    private struct Found {
+    struct Found {
         let field: String
         let type: String?
         let subFilter: String?

@@ -84,7 +84,7 @@ struct SigningPlan: Sendable {
     }
 
     /// The trailer's entries: /Root, /Info, /ID (first part kept, second new).
-    private static func trailerEntries(_ document: QPDFDocument) -> String {
+    static func trailerEntries(_ document: QPDFDocument) -> String {
         var trailer = "/Root \(document.unparse(document.root))"
         if let info = document.key(document.trailer, "/Info") { trailer += " /Info \(document.unparse(info))" }
         let idItems = document.key(document.trailer, "/ID").map(document.items) ?? []

@@ -66,7 +66,7 @@ public struct LongTermLevelUpgrade: SignatureLevelUpgrade {
     }
 
     /// Every signature and archive timestamp token of every SignerInfo.
-    static func timestampTokens(in signature: [UInt8]) throws -> [[UInt8]] {
+    package static func timestampTokens(in signature: [UInt8]) throws -> [[UInt8]] {
         let cms = try CMSTimestamping.parse(signature)
         return try CMSTimestamping.signerInfos(of: cms).flatMap { info in
             CMSTimestamping.tokens(of: info) + ArchiveTimestampAttribute.tokens(of: info)

@@ -103,9 +103,12 @@ enum SignedDataVerifier {
             policy.embeddedCRLs = embedded.crls.compactMap { try? CertificateRevocationList(derEncoded: $0) }
             policy.embeddedOCSPResponses = embedded.ocspResponses + embedded.basicOCSPResponses
         }
+        let document = policy.documentValidationData
+        policy.embeddedCRLs += document.crls
+        policy.embeddedOCSPResponses += document.ocspResponses
         policy.archiveTimestampBase = ArchiveTimestampCheck.base(of: signature)
         let context = Context(
-            certificates: envelope.certificates,
+            certificates: envelope.certificates + document.certificates.filter { !envelope.certificates.contains($0) },
             trustAnchors: trustAnchors,
             policy: policy,
             validationTime: envelope.validationTime,
