@@ -145,6 +145,13 @@ public struct PAdESLevelUpgrade: Sendable {
     ) async throws -> (ValidationData, [DSSRevision.VRIEntry]) {
         var all = ValidationData()
         var vri: [DSSRevision.VRIEntry] = []
+        // A document timestamp's token carries only its TSA's certificate: the path above it comes
+        // from the DSS and the signatures of the file.
+        var pool = facts.documentCertificates
+        for signature in facts.signatures {
+            pool += try ValidationDataCollector.certificates(in: signature.cms).filter { !pool.contains($0) }
+        }
+        let collector = collector.adding(certificates: pool)
         for signature in facts.signatures {
             let data: ValidationData
             if signature.isDocumentTimestamp {

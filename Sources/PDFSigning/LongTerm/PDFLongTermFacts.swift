@@ -22,6 +22,8 @@ struct PDFLongTermFacts {
     }
 
     let signatures: [Signature]
+    /// The certificates of the file's DSS.
+    let documentCertificates: [Certificate]
     /// Each CMS signature's level, by field name.
     let levels: [String: SignatureLevel]
 
@@ -64,6 +66,7 @@ struct PDFLongTermFacts {
             )
         }
         self.signatures = signatures
+        documentCertificates = PDFDocumentSecurityStore.validationData(in: document).certificates
         levels = try Self.levels(of: signatures, document: document, url: url)
     }
 
@@ -72,9 +75,10 @@ struct PDFLongTermFacts {
         document: QPDFDocument,
         url: URL
     ) throws -> [String: SignatureLevel] {
-        let hasRevocationData = document.key(document.root, "/DSS").map { dss in
-            ["/OCSPs", "/CRLs"].contains { !(document.key(dss, $0).map(document.items) ?? []).isEmpty }
-        } ?? false
+        let hasRevocationData =
+            document.key(document.root, "/DSS").map { dss in
+                ["/OCSPs", "/CRLs"].contains { !(document.key(dss, $0).map(document.items) ?? []).isEmpty }
+            } ?? false
         let timestamps = signatures.filter(\.isDocumentTimestamp)
         // The document timestamps whose covered revision already holds a DSS: archive timestamps.
         var archiveEnds: [Int64] = []
