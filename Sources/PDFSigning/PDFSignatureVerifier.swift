@@ -150,13 +150,8 @@ public enum PDFSignatureVerifier {
         let document = try QPDFDocument(path: url.path)
         let file = try PDFFile(path: url.path)
         let ends = try file.endOfFileMarkers()
-        let fields = PDFFields(document: document).all.filter(\.isSignature)
-
-        let found = signatures(fields, in: document)
-        // B-LT: the DSS's certificates and answers are used offline, as a CAdES-LT's own are.
-        var policy = policy
-        policy.documentValidationData = PDFDocumentSecurityStore.validationData(in: document)
-        let levels = (try? PDFLongTermFacts(pdfAt: url))?.levels ?? [:]
+        let found = signatures(PDFFields(document: document).all.filter(\.isSignature), in: document)
+        let (policy, levels) = longTermContext(policy, document: document, url: url)
         let revisions = try PDFRevisions.read(file)
         let coveredEnds = found.map { $0.byteRange.count == 4 ? $0.byteRange[2] + $0.byteRange[3] : 0 }
         let signedRevisions = try coveredEnds.map { try revision(endingAt: $0, revisions, file: file) }
@@ -226,6 +221,18 @@ public enum PDFSignatureVerifier {
             revisionCount: revisions.ends.count,
             unreferencedTrailingBytes: revisions.unreferencedBytes
         )
+    }
+
+    /// B-LT: the DSS's certificates and answers used offline, as a CAdES-LT's own are; and the
+    /// PAdES level of each CMS signature, by field.
+    private static func longTermContext(
+        _ policy: ValidationPolicy,
+        document: QPDFDocument,
+        url: URL
+    ) -> (ValidationPolicy, [String: SignatureLevel]) {
+        var policy = policy
+        policy.documentValidationData = PDFDocumentSecurityStore.validationData(in: document)
+        return (policy, (try? PDFLongTermFacts(pdfAt: url))?.levels ?? [:])
     }
 
     /// The signature fields that hold a signature value, with what verifying them needs.

@@ -97,16 +97,8 @@ enum SignedDataVerifier {
         _ = CMS_set1_signers_certs(cms.pointer, nil, 0)
         ERR_clear_error()
         let contentChecks = checkContent(cms, infos, content: envelope.isDetached ? content : .none)
-        // B-LT: the validation data the signature carries is used offline.
-        var policy = policy
-        if let embedded = try? CMSValidationData.contents(of: signature) {
-            policy.embeddedCRLs = embedded.crls.compactMap { try? CertificateRevocationList(derEncoded: $0) }
-            policy.embeddedOCSPResponses = embedded.ocspResponses + embedded.basicOCSPResponses
-        }
+        let policy = longTermPolicy(policy, signature: signature)
         let document = policy.documentValidationData
-        policy.embeddedCRLs += document.crls
-        policy.embeddedOCSPResponses += document.ocspResponses
-        policy.archiveTimestampBase = ArchiveTimestampCheck.base(of: signature)
         let context = Context(
             certificates: envelope.certificates + document.certificates.filter { !envelope.certificates.contains($0) },
             trustAnchors: trustAnchors,
@@ -140,6 +132,20 @@ enum SignedDataVerifier {
     }
 
     /// What reading the signature's bytes gave.
+    /// The policy with what the signature carries (B-LT: its CRLs and OCSP responses, used
+    /// offline), what the document carries beside it (a PDF's DSS), and its archive timestamps' base.
+    private static func longTermPolicy(_ policy: ValidationPolicy, signature: [UInt8]) -> ValidationPolicy {
+        var policy = policy
+        if let embedded = try? CMSValidationData.contents(of: signature) {
+            policy.embeddedCRLs = embedded.crls.compactMap { try? CertificateRevocationList(derEncoded: $0) }
+            policy.embeddedOCSPResponses = embedded.ocspResponses + embedded.basicOCSPResponses
+        }
+        policy.embeddedCRLs += policy.documentValidationData.crls
+        policy.embeddedOCSPResponses += policy.documentValidationData.ocspResponses
+        policy.archiveTimestampBase = ArchiveTimestampCheck.base(of: signature)
+        return policy
+    }
+
     private enum Parsed {
         case parsed(CMSContentInfoHandle)
         case refused(String)
