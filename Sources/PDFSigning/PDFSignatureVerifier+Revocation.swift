@@ -66,6 +66,11 @@ extension PDFSignatureVerifier {
 extension PDFSignatureReport {
     /// The same report with another verification of its CMS.
     func replacing(verification: VerificationResult) -> PDFSignatureReport {
+        replacing(verification: verification, documentTimestamp: documentTimestamp)
+    }
+
+    /// The same report with another verification of its CMS or token.
+    func replacing(verification: VerificationResult, documentTimestamp: VerifiedTimestamp?) -> PDFSignatureReport {
         PDFSignatureReport(
             field: field,
             kind: kind,
@@ -84,7 +89,8 @@ extension PDFSignatureReport {
             location: location,
             byteRangeProblem: byteRangeProblem,
             verification: verification,
-            level: level
+            level: level,
+            pastValidationTime: pastValidationTime
         )
     }
 }

@@ -97,6 +97,10 @@ public struct PDFSignatureReport: Sendable {
     /// answers too; B-LTA when a document timestamp covers a revision with that DSS. Nil for a
     /// document timestamp, or when the signature cannot be read.
     public var level: SignatureLevel? = nil
+    /// Past signature validation (ETSI EN 319 102-1 §5.6.2.4): the time the chain of document
+    /// timestamps after a B-LTA signature proves it existed at, and at which it verified (from the
+    /// DSS) when it does not verify at the validation time any more; nil otherwise.
+    public var pastValidationTime: Date? = nil
 
     /// Whether the ByteRange is sound and the CMS verified, ignoring what changed later.
     public var isIntactAndVerified: Bool { byteRangeProblem == nil && verification.isValid }
@@ -217,10 +221,33 @@ public enum PDFSignatureVerifier {
             )
         }
         return PDFVerificationReport(
-            signatures: reports,
+            signatures: try pastValidated(reports, found, file: file, trustAnchors: trustAnchors, policy: policy),
             revisionCount: revisions.ends.count,
             unreferencedTrailingBytes: revisions.unreferencedBytes
         )
+    }
+
+    /// The reports with past signature validation applied to B-LTA signatures that fail now.
+    private static func pastValidated(
+        _ reports: [PDFSignatureReport],
+        _ found: [Found],
+        file: borrowing PDFFile,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy
+    ) throws -> [PDFSignatureReport] {
+        guard reports.contains(where: { $0.kind == .signature && $0.level == .bLTA && !$0.verification.isValid })
+        else { return reports }
+        var values: [PDFPastValidation.Value] = []
+        for (report, signature) in zip(reports, found) {
+            values.append(
+                .init(
+                    report: report,
+                    contents: signature.contents,
+                    covered: try coveredBytes(signature.byteRange, file: file)
+                )
+            )
+        }
+        return PDFPastValidation.apply(to: values, trustAnchors: trustAnchors, policy: policy)
     }
 
     /// B-LT: the DSS's certificates and answers used offline, as a CAdES-LT's own are; and the

@@ -154,6 +154,12 @@ extension Commands {
             } else {
                 lines.append(verificationText(signature.verification))
                 if let level = signature.level { lines.append("level: PAdES-\(level)") }
+                if let past = signature.pastValidationTime {
+                    lines.append(
+                        "past validation: verified at \(Format.isoDate(past)), the time the chain of document "
+                            + "timestamps after it proves (each timestamp's TSA valid when the next one was applied)"
+                    )
+                }
                 let claimed =
                     signature.claimedTime.map { "claimed time (/M) \(Format.isoDate($0))" } ?? "no claimed time (/M)"
                 let proven =
