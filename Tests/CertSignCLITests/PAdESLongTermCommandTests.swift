@@ -104,4 +104,31 @@ import Testing
         #expect(refused.errorOutput.contains("LT Signer RSA"), "\(refused.errorOutput)")
         #expect(try directory.read("other.pdf") == before)
     }
+
+    @Test func verifyAtADateAfterEveryCertificateOfTheBTPathExpiredUsesTheTimestampChain() throws {
+        let setup = try Setup()
+        defer { setup.pki.stop() }
+        let directory = setup.fixture.directory
+        let bt = try directory.write("audit.pdf", TestPDF.minimal())
+        #expect(try setup.sign([bt], ["--format", "pades", "--in-place"] + setup.tsa).succeeded)
+        let lta = directory.path("audit-lta.pdf")
+        try FileManager.default.copyItem(atPath: bt, toPath: lta)
+        // The archive timestamp from tsa-archive, whose certificate outlives the signer's and tsa's.
+        let archive = [
+            "--tsa", setup.pki.archiveTimestampURL.absoluteString, "--tsa-ca", setup.pki.certificatePath("root"),
+            "--tsa-ca", setup.pki.certificatePath("interm"),
+        ]
+        let extended = try setup.fixture.run(["extend", lta, "--level", "b-lta"] + archive)
+        #expect(extended.succeeded, "\(extended.output)\(extended.errorOutput)")
+        setup.pki.stop()
+        let at = ["--at", "2085-06-01T00:00:00Z"]
+        let past = try setup.fixture.run(["verify", lta] + at + Self.anchors(setup))
+        #expect(past.succeeded, "\(past.output)\(past.errorOutput)")
+        #expect(past.output.contains("past validation: verified at"), "\(past.output)")
+        let json = try setup.fixture.run(["--json", "verify", lta] + at + Self.anchors(setup))
+        #expect(try Self.placements(json).first?["pastValidationTime"] is String, "\(json.output)")
+        let alone = try setup.fixture.run(["verify", bt] + at + Self.anchors(setup))
+        #expect(alone.status == 1, "\(alone.output)")
+        #expect(!alone.output.contains("past validation"), "\(alone.output)")
+    }
 }
