@@ -62,9 +62,9 @@ import Testing
         return output
     }
 
-    /// Our offline verification (no fetcher: nothing but the file and the root).
-    static func verify(_ url: URL, _ pki: CertomancerPKI) throws -> PDFVerificationReport {
-        var policy = ValidationPolicy()
+    /// Our offline verification (no fetcher: nothing but the file and the root), now or `at`.
+    static func verify(_ url: URL, _ pki: CertomancerPKI, at time: Date? = nil) throws -> PDFVerificationReport {
+        var policy = ValidationPolicy(validationTime: time)
         policy.timestampTrustAnchors = [try pki.certificate("root"), try pki.certificate("interm")]
         return try PDFSignatureVerifier.verify(pdfAt: url, trustAnchors: [try pki.certificate("root")], policy: policy)
     }

@@ -14,12 +14,6 @@ import Testing
 @Suite(.serialized) struct PAdESPastValidationTests {
     static let after = ISO8601DateFormatter().date(from: "2085-06-01T00:00:00Z")!
 
-    static func verify(_ url: URL, _ pki: CertomancerPKI, at time: Date) throws -> PDFVerificationReport {
-        var policy = ValidationPolicy(validationTime: time)
-        policy.timestampTrustAnchors = [try pki.certificate("root"), try pki.certificate("interm")]
-        return try PDFSignatureVerifier.verify(pdfAt: url, trustAnchors: [try pki.certificate("root")], policy: policy)
-    }
-
     @Test func aBLTASignatureVerifiesAfterItsCertificatesExpiredAndAtBTItDoesNot() async throws {
         let pki = try CertomancerPKI()
         defer { pki.stop() }
@@ -47,9 +41,9 @@ import Testing
         _ = try await upgrade.upgrade(pdfAt: lta, writingTo: lta)
         pki.stop()
 
-        let now = try Self.verify(lta, pki, at: Date())
+        let now = try PAdESLongTermTests.verify(lta, pki, at: Date())
         #expect(now.isValid && now.signatures.first?.pastValidationTime == nil)
-        let later = try Self.verify(lta, pki, at: Self.after)
+        let later = try PAdESLongTermTests.verify(lta, pki, at: Self.after)
         let signature = try #require(later.signatures.first)
         #expect(later.isValid, "\(later.signatures.map { String(describing: $0.verification.failure) })")
         #expect(signature.level == .bLTA)
@@ -58,7 +52,7 @@ import Testing
         #expect(later.signatures.filter { $0.kind == .documentTimestamp && $0.isValid }.count == 2)
 
         // The B-T file it was made from: at 2085 its TSA and its signer have expired.
-        let alone = try Self.verify(bt, pki, at: Self.after)
+        let alone = try PAdESLongTermTests.verify(bt, pki, at: Self.after)
         #expect(!alone.isValid)
         #expect(alone.signatures.first?.pastValidationTime == nil)
         #expect(alone.signatures.first?.level == .bT)

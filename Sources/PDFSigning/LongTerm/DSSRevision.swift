@@ -78,15 +78,10 @@ struct DSSRevision {
         try PDFSigner.copyOriginal(input, to: target, expectedSize: file.size)
         guard !revision.added.isEmpty else { return revision.added }
         try revision.place(body)
-        let last = try file.lastCrossReference()
-        let lastByte = try file.read(at: file.size - 1, count: 1).first
-        let serialized = revision.update.serialize(
-            originalSize: file.size,
-            needsLeadingNewline: lastByte != 0x0A && lastByte != 0x0D,
-            previous: last.offset,
-            kind: last.kind,
-            size: max(Int(size), revision.nextNumber),
-            trailerEntries: SigningPlan.trailerEntries(document)
+        let serialized = try revision.update.serialize(
+            after: file,
+            document: document,
+            size: max(Int(size), revision.nextNumber)
         )
         try target.write(serialized.bytes, at: file.size)
         try target.sync()

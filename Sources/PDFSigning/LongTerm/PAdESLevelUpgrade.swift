@@ -42,12 +42,7 @@ public struct PAdESLevelUpgrade: Sendable {
         collector: ValidationDataCollector,
         addsVRI: Bool = false
     ) throws {
-        guard level.rank >= SignatureLevel.bLT.rank else {
-            throw CertificateProviderError(
-                .invalidParameter,
-                "\(level) is not a long-term level: sign with a TSA (or certsign timestamp) for B-T"
-            )
-        }
+        try level.requireLongTerm(belowHint: "sign with a TSA (or certsign timestamp) for B-T")
         self.level = level
         self.authority = authority
         self.collector = collector
