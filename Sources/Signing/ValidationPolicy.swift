@@ -108,6 +108,10 @@ public struct ValidationPolicy: Sendable {
     /// embedded ones (used offline, as the signature's own are).
     package var documentValidationData = ValidationData()
 
+    /// Past signature validation: the real validation time, at which the last archive timestamp
+    /// must verify, while ``validationTime`` is the time the first one proves (nil: not past).
+    package var archiveChainTime: Date?
+
     /// What checking the signature's archive timestamps needs, set by the verifier (nil: none).
     var archiveTimestampBase: ArchiveTimestampCheck.Base?
 

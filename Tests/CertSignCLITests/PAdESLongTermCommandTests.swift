@@ -131,4 +131,28 @@ import Testing
         #expect(alone.status == 1, "\(alone.output)")
         #expect(!alone.output.contains("past validation"), "\(alone.output)")
     }
+
+    @Test func verifyAtADateAfterExpiryValidatesACAdESLTASignatureInThePast() throws {
+        let setup = try Setup()
+        defer { setup.pki.stop() }
+        let document = try setup.fixture.document("archived.txt", "kept for decades\n")
+        #expect(try setup.sign([document], setup.tsa).succeeded)
+        let bt = setup.fixture.directory.path("archived-bt.p7s")
+        try FileManager.default.copyItem(atPath: document + ".p7s", toPath: bt)
+        let archive = [
+            "--tsa", setup.pki.archiveTimestampURL.absoluteString, "--tsa-ca", setup.pki.certificatePath("root"),
+            "--tsa-ca", setup.pki.certificatePath("interm"),
+        ]
+        let extended = try setup.fixture.run(["extend", document + ".p7s", "--level", "b-lta"] + archive)
+        #expect(extended.succeeded, "\(extended.output)\(extended.errorOutput)")
+        setup.pki.stop()
+        let at = ["--at", "2085-06-01T00:00:00Z"]
+        let past = try setup.fixture.run(["--json", "verify", document + ".p7s"] + at + Self.anchors(setup))
+        #expect(past.succeeded, "\(past.output)\(past.errorOutput)")
+        #expect(try CLI.json(past)["pastValidationTime"] is String, "\(past.output)")
+        let text = try setup.fixture.run(["verify", document + ".p7s"] + at + Self.anchors(setup))
+        #expect(text.output.contains("past validation: verified at"), "\(text.output)")
+        let alone = try setup.fixture.run(["verify", bt, "--content", document] + at + Self.anchors(setup))
+        #expect(alone.status == 1, "\(alone.output)")
+    }
 }

@@ -52,7 +52,29 @@ enum SignedDataVerifier {
         }
     }
 
+    /// Verifies at the policy's time; a CAdES-LTA signature that fails then is validated in the
+    /// past (EN 319 102-1 §5.6.2.4): at the time its first archive timestamps prove, with the
+    /// archive timestamp chain checked up to the validation time.
     static func verify(
+        signature: [UInt8],
+        content: Content,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy
+    ) -> VerificationResult {
+        let result = verifyOnce(signature: signature, content: content, trustAnchors: trustAnchors, policy: policy)
+        guard !result.isValid, result.format == .cadesLTA, policy.archiveChainTime == nil,
+            let proven = ArchiveTimestampCheck.firstArchiveTime(of: signature), proven < result.validationTime
+        else { return result }
+        var past = policy
+        past.validationTime = proven
+        past.archiveChainTime = result.validationTime
+        var pastResult = verifyOnce(signature: signature, content: content, trustAnchors: trustAnchors, policy: past)
+        guard pastResult.isValid else { return result }
+        pastResult.pastValidationTime = proven
+        return pastResult
+    }
+
+    private static func verifyOnce(
         signature: [UInt8],
         content: Content,
         trustAnchors: [Certificate],
