@@ -204,4 +204,22 @@ extension PAdESLongTermTests {
         let judged = try PyHankoValidator.longTerm(second.path, root: try pki.certificate("root"), in: directory)
         #expect(judged.first == "dss 4 2 1 0", "\(judged)")
     }
+
+    @Test func aBBPDFGetsADocumentTimestampFirstThenItsDSS() async throws {
+        let pki = try CertomancerPKI()
+        defer { pki.stop() }
+        let directory = try TemporaryDirectory()
+        let input = URL(fileURLWithPath: try directory.write("plain.pdf", TestPDF.minimal()))
+        let pdf = directory.url.appendingPathComponent("plain-bb.pdf")
+        try await PDFSigner.sign(pdfAt: input, writingTo: pdf, identity: try Self.identity(pki, "signer-ec"))
+        #expect(try Self.verify(pdf, pki).signatures.first?.level == .bB)
+        let result = try await Self.upgrade(pki, .bLT).upgrade(pdfAt: pdf, writingTo: pdf)
+        #expect(result.addedTimestamps.count == 1)
+        let judged = try PyHankoValidator.longTerm(pdf.path, root: try pki.certificate("root"), in: directory)
+        #expect(judged.contains { $0.hasPrefix("signature Signature1: INTACT:TRUSTED") && $0.hasSuffix("True") })
+        #expect(judged.contains { $0.hasPrefix("timestamp Signature2: INTACT:TRUSTED") && $0.hasSuffix("True") })
+        pki.stop()
+        let report = try Self.verify(pdf, pki)
+        #expect(report.isValid && report.signatures.first?.level == .bLT)
+    }
 }
