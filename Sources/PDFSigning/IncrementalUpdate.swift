@@ -92,6 +92,24 @@ struct IncrementalUpdate {
         return Serialized(bytes: out, objectOffsets: offsets)
     }
 
+    /// Writes the update as it will follow the whole of `file`: after its last byte (a newline
+    /// first when it does not end with one), with a cross-reference section of the kind of its last
+    /// one, pointing back to it, and `document`'s trailer entries.
+    /// - Throws: `.malformedInput` when the file's last cross-reference section cannot be found;
+    ///   `.fileSystem`.
+    func serialize(after file: borrowing PDFFile, document: QPDFDocument, size: Int) throws -> Serialized {
+        let last = try file.lastCrossReference()
+        let lastByte = try file.read(at: file.size - 1, count: 1).first
+        return serialize(
+            originalSize: file.size,
+            needsLeadingNewline: lastByte != 0x0A && lastByte != 0x0D,
+            previous: last.offset,
+            kind: last.kind,
+            size: size,
+            trailerEntries: SigningPlan.trailerEntries(document)
+        )
+    }
+
     /// Consecutive object numbers, grouped into subsections.
     private typealias Entry = (number: Int, generation: Int, offset: Int64)
 

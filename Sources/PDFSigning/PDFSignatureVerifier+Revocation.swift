@@ -29,6 +29,10 @@ extension PDFSignatureVerifier {
         let report = try verify(pdfAt: url, trustAnchors: trustAnchors, policy: offline)
         guard policy.checkRevocation else { return report }
         let file = try PDFFile(path: url.path)
+        var policy = policy
+        policy.documentValidationData = PDFDocumentSecurityStore.validationData(
+            in: try QPDFDocument(path: url.path)
+        )
         var signatures: [PDFSignatureReport] = []
         for signature in report.signatures {
             let range = signature.byteRange
@@ -62,6 +66,11 @@ extension PDFSignatureVerifier {
 extension PDFSignatureReport {
     /// The same report with another verification of its CMS.
     func replacing(verification: VerificationResult) -> PDFSignatureReport {
+        replacing(verification: verification, documentTimestamp: documentTimestamp)
+    }
+
+    /// The same report with another verification of its CMS or token.
+    func replacing(verification: VerificationResult, documentTimestamp: VerifiedTimestamp?) -> PDFSignatureReport {
         PDFSignatureReport(
             field: field,
             kind: kind,
@@ -79,7 +88,9 @@ extension PDFSignatureReport {
             reason: reason,
             location: location,
             byteRangeProblem: byteRangeProblem,
-            verification: verification
+            verification: verification,
+            level: level,
+            pastValidationTime: pastValidationTime
         )
     }
 }

@@ -92,6 +92,15 @@ public struct PDFSignatureReport: Sendable {
     /// The CMS signature's verification under the policy; for a document timestamp, the token's
     /// check (the TSA in the signer's place, no SignerInfos).
     public let verification: VerificationResult
+    /// The PAdES baseline level of a CMS signature (ETSI EN 319 142-1): B-B; B-T with a signature
+    /// timestamp or a later document timestamp; B-LT when the file's `/DSS` holds revocation
+    /// answers too; B-LTA when a document timestamp covers a revision with that DSS. Nil for a
+    /// document timestamp, or when the signature cannot be read.
+    public var level: SignatureLevel? = nil
+    /// Past signature validation (ETSI EN 319 102-1 §5.6.2.4): the time the chain of document
+    /// timestamps after a B-LTA signature proves it existed at, and at which it verified (from the
+    /// DSS) when it does not verify at the validation time any more; nil otherwise.
+    public var pastValidationTime: Date? = nil
 
     /// Whether the ByteRange is sound and the CMS verified, ignoring what changed later.
     public var isIntactAndVerified: Bool { byteRangeProblem == nil && verification.isValid }
@@ -145,9 +154,8 @@ public enum PDFSignatureVerifier {
         let document = try QPDFDocument(path: url.path)
         let file = try PDFFile(path: url.path)
         let ends = try file.endOfFileMarkers()
-        let fields = PDFFields(document: document).all.filter(\.isSignature)
-
-        let found = signatures(fields, in: document)
+        let found = signatures(PDFFields(document: document).all.filter(\.isSignature), in: document)
+        let (policy, levels) = longTermContext(policy, document: document, url: url)
         let revisions = try PDFRevisions.read(file)
         let coveredEnds = found.map { $0.byteRange.count == 4 ? $0.byteRange[2] + $0.byteRange[3] : 0 }
         let signedRevisions = try coveredEnds.map { try revision(endingAt: $0, revisions, file: file) }
@@ -207,19 +215,55 @@ public enum PDFSignatureVerifier {
                     reason: signature.reason,
                     location: signature.location,
                     byteRangeProblem: problem,
-                    verification: verification
+                    verification: verification,
+                    level: kind == .signature ? levels[signature.field] : nil
                 )
             )
         }
         return PDFVerificationReport(
-            signatures: reports,
+            signatures: try pastValidated(reports, found, file: file, trustAnchors: trustAnchors, policy: policy),
             revisionCount: revisions.ends.count,
             unreferencedTrailingBytes: revisions.unreferencedBytes
         )
     }
 
+    /// The reports with past signature validation applied to B-LTA signatures that fail now.
+    private static func pastValidated(
+        _ reports: [PDFSignatureReport],
+        _ found: [Found],
+        file: borrowing PDFFile,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy
+    ) throws -> [PDFSignatureReport] {
+        guard reports.contains(where: { $0.kind == .signature && $0.level == .bLTA && !$0.verification.isValid })
+        else { return reports }
+        var values: [PDFPastValidation.Value] = []
+        for (report, signature) in zip(reports, found) {
+            values.append(
+                .init(
+                    report: report,
+                    contents: signature.contents,
+                    covered: try coveredBytes(signature.byteRange, file: file)
+                )
+            )
+        }
+        return PDFPastValidation.apply(to: values, trustAnchors: trustAnchors, policy: policy)
+    }
+
+    /// B-LT: the DSS's certificates and answers used offline, as a CAdES-LT's own are; and the
+    /// PAdES level of each CMS signature, by field.
+    private static func longTermContext(
+        _ policy: ValidationPolicy,
+        document: QPDFDocument,
+        url: URL
+    ) -> (ValidationPolicy, [String: SignatureLevel]) {
+        var policy = policy
+        policy.documentValidationData = PDFDocumentSecurityStore.validationData(in: document)
+        return (policy, (try? PDFLongTermFacts(pdfAt: url))?.levels ?? [:])
+    }
+
     /// The signature fields that hold a signature value, with what verifying them needs.
-    private static func signatures(_ fields: [PDFFields.Field], in document: QPDFDocument) -> [Found] {
+    static func signatures(_ fields: [PDFFields.Field], in document: QPDFDocument) -> [Found] {
         var found: [Found] = []
         for field in fields {
             guard let value = document.key(field.handle, "/V"), document.isDictionary(value) else { continue }
@@ -241,7 +285,7 @@ public enum PDFSignatureVerifier {
         return found
     }
 
-    private struct Found {
+    struct Found {
         let field: String
         let type: String?
         let subFilter: String?

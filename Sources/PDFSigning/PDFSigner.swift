@@ -259,7 +259,7 @@ public enum PDFSigner {
 
     /// Creates the hidden temporary file the signed PDF is written to, beside `output`.
     /// - Throws: `.alreadyExists` when `output` exists and is not to be replaced; `.fileSystem`.
-    private static func makeTemporary(for output: URL, replacing: Bool) throws -> String {
+    static func makeTemporary(for output: URL, replacing: Bool) throws -> String {
         if !replacing, FileSystem.exists(output.path) {
             throw CertificateProviderError(
                 .alreadyExists,
@@ -278,7 +278,7 @@ public enum PDFSigner {
 
     /// Copies the original PDF into the temporary file.
     /// - Throws: `.fileSystem` when the input changed since the plan was made, or cannot be copied.
-    private static func copyOriginal(_ input: URL, to target: borrowing PDFFile, expectedSize: Int64) throws {
+    static func copyOriginal(_ input: URL, to target: borrowing PDFFile, expectedSize: Int64) throws {
         let source = try PDFFile(path: input.path)
         guard source.size == expectedSize else {
             throw CertificateProviderError(.fileSystem, "'\(input.path)' changed while it was being signed; try again")

@@ -25,7 +25,6 @@ struct SigningPlan: Sendable {
     ) throws -> SigningPlan {
         let file = try PDFFile(path: input)
         let document = try QPDFDocument(path: input)
-        let last = try file.lastCrossReference()
         let root = document.root
         guard document.isDictionary(root), document.isIndirect(root) else {
             throw CertificateProviderError(.malformedInput, "'\(input)' has no document catalog")
@@ -49,14 +48,10 @@ struct SigningPlan: Sendable {
             + [UInt8](repeating: 0x30, count: reserved * 2) + Array("> >>".utf8)
         objects.update.objects.append(.init(number: objects.signatureNumber, generation: 0, body: signatureBody))
 
-        let lastByte = try file.read(at: file.size - 1, count: 1).first
-        let serialized = objects.update.serialize(
-            originalSize: file.size,
-            needsLeadingNewline: lastByte != 0x0A && lastByte != 0x0D,
-            previous: last.offset,
-            kind: last.kind,
-            size: max(Int(size), objects.nextNumber),
-            trailerEntries: trailerEntries(document)
+        let serialized = try objects.update.serialize(
+            after: file,
+            document: document,
+            size: max(Int(size), objects.nextNumber)
         )
         // The signature object was appended above, so the update has its offset.
         let signatureStart = serialized.objectOffsets[objects.signatureNumber]!
@@ -84,7 +79,7 @@ struct SigningPlan: Sendable {
     }
 
     /// The trailer's entries: /Root, /Info, /ID (first part kept, second new).
-    private static func trailerEntries(_ document: QPDFDocument) -> String {
+    static func trailerEntries(_ document: QPDFDocument) -> String {
         var trailer = "/Root \(document.unparse(document.root))"
         if let info = document.key(document.trailer, "/Info") { trailer += " /Info \(document.unparse(info))" }
         let idItems = document.key(document.trailer, "/ID").map(document.items) ?? []

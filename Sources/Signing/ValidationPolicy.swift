@@ -103,6 +103,15 @@ public struct ValidationPolicy: Sendable {
     /// The OCSP responses (DER) the signature carries in `SignedData.crls` (RFC 5940).
     var embeddedOCSPResponses: [[UInt8]] = []
 
+    /// The validation data the document carries beside the signature (a PDF's `/DSS`), set by the
+    /// PDF verifier: its certificates join the chain's pool, its CRLs and OCSP responses the
+    /// embedded ones (used offline, as the signature's own are).
+    package var documentValidationData = ValidationData()
+
+    /// Past signature validation: the real validation time, at which the last archive timestamp
+    /// must verify, while ``validationTime`` is the time the first one proves (nil: not past).
+    package var archiveChainTime: Date?
+
     /// What checking the signature's archive timestamps needs, set by the verifier (nil: none).
     var archiveTimestampBase: ArchiveTimestampCheck.Base?
 

@@ -125,6 +125,11 @@ public struct VerificationResult: Sendable, CustomStringConvertible {
     public let signers: [SignerVerification]
     /// The policy's validation time as used (now, when the policy leaves it nil).
     public let validationTime: Date
+    /// Past signature validation (ETSI EN 319 102-1 §5.6.2.4) of a CAdES-LTA signature that does
+    /// not verify at the validation time: the time its first archive timestamp proves, at which it
+    /// verified (each archive timestamp valid at the time the next one proves, the last at the
+    /// validation time); nil when it was not needed.
+    public var pastValidationTime: Date? = nil
 
     /// Whether every check passed.
     public var isValid: Bool { failure == nil }

@@ -39,6 +39,10 @@ public final class CertomancerPKI: Sendable {
     /// The TSA's URL.
     public var timestampURL: URL { URL(string: "http://127.0.0.1:\(port)/testing/tsa/tsa")! }
 
+    /// The URL of `tsa-archive`, a TSA whose certificate outlives `tsa`'s (2089 against 2080): for
+    /// archive timestamps that past-signature validation checks after `tsa` expired.
+    public var archiveTimestampURL: URL { URL(string: "http://127.0.0.1:\(port)/testing/tsa/tsa-archive")! }
+
     /// The path of certificate `label` (PEM): root, interm, interm-ocsp, tsa, signer-rsa, signer-ec,
     /// signer-revoked, signer-crl.
     public func certificatePath(_ label: String) -> String { directory.path("\(label).cert.pem") }

@@ -30,6 +30,11 @@ struct ForeignLongTermTests {
         // The archive timestamp check (before revocation) passes: what stops the verdict is the
         // revocation of DSS's path, not the archive timestamp.
         #expect(result.failure?.code != .timestampInvalid, "\(String(describing: result.failure))")
+        // The signer's embedded OCSP answer is checked at the validation time, its responder's
+        // certificate found among the signature's (it was refused when checked at the current time).
+        let entries = result.signers.first?.revocation?.certificates ?? []
+        let signerEntry = entries.first { $0.certificate == result.signerCertificate }
+        #expect(signerEntry?.status.state == .good, "\(entries)")
 
         // The same file without one of the OCSP entries its ats-hash-index-v3 lists (asn1crypto).
         let directory = try TemporaryDirectory()

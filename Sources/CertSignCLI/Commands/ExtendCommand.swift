@@ -1,6 +1,7 @@
 import CertificateProviders
 internal import Durability
 import Foundation
+import PDFSigning
 import SignatureJournal
 import Signing
 
@@ -18,9 +19,17 @@ extension Commands {
         var tsaCA: [String] = []
         var ca: [String] = []
         var content: String?
+        var vri = false
 
         static var arguments: [ArgumentBinding<Self>] {
-            [.many(\.files, "FILE", "a signature file (.p7s: CMS, CAdES-BES, -T, -LT or -LTA)", type: .file)]
+            [
+                .many(
+                    \.files,
+                    "FILE",
+                    "a signature file (.p7s: CMS, CAdES-BES, -T, -LT or -LTA) or a signed PDF (PAdES)",
+                    type: .file
+                )
+            ]
         }
 
         static var options: [OptionBinding<Self>] {
@@ -49,6 +58,7 @@ extension Commands {
                     "the signed document of a detached signature (default: FILE without its .p7s beside it)",
                     type: .file
                 ),
+                .flag(\.vri, "--vri", "PDFs: a /VRI entry per signature in the DSS (pyHanko's key)"),
             ]
         }
 
@@ -64,7 +74,7 @@ extension Commands {
 
     static let extend = CommandDescriptor(
         words: ["extend"],
-        summary: "raise CAdES signatures to B-LT or B-LTA in place (validation data, archive timestamps)",
+        summary: "raise CAdES and PAdES signatures to B-LT or B-LTA in place (validation data, archive timestamps)",
         discussion: """
             Each FILE gets a signature timestamp where a signer lacks one, then the certificates of the signer's
             and every timestamp's TSA path and an OCSP answer (else a CRL) for each of their certificates but the
@@ -72,8 +82,10 @@ extension Commands {
             the last archive timestamp's validation data and a further archive timestamp. Every distinct
             certificate is asked for once per run. A detached signature's document (beside it, or --content) must
             be the one it signed. Each file is replaced atomically and its journal rows take the new format; a
-            file that cannot reach the level is left as it was, reported, and the exit code is then 1. Signed
-            PDFs (PAdES) are not extended yet.
+            file that cannot reach the level is left as it was, reported, and the exit code is then 1. A signed
+            PDF gets a document timestamp first when a signature has no timestamp, then a /DSS revision with the
+            validation data of every signature and timestamp (--vri: with /VRI entries), then for b-lta a
+            document timestamp; a B-LTA PDF is renewed with a further DSS revision and document timestamp.
             """,
         examples: [
             "certsign extend invoice.pdf.p7s --level b-lt --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem --ca root.pem"
@@ -85,6 +97,7 @@ extension Commands {
         }
         let collector = try context.validationDataCollector(anchorFiles: options.ca, certificateFiles: options.tsaCA)
         let upgrade = try LongTermLevelUpgrade(level: level, authority: client, collector: collector)
+        let pades = try PAdESLevelUpgrade(level: level, authority: client, collector: collector, addsVRI: options.vri)
         let journal = try context.openJournal()
         var results: [ExtendResultDocument] = []
         for path in options.files {
@@ -93,6 +106,7 @@ extension Commands {
                     path,
                     options: options,
                     upgrade: upgrade,
+                    pades: pades,
                     journal: journal,
                     context: context
                 )
@@ -135,15 +149,23 @@ extension Commands {
         _ path: String,
         options: ExtendOptions,
         upgrade: LongTermLevelUpgrade,
+        pades: PAdESLevelUpgrade,
         journal: SignatureJournal,
         context: CommandContext
     ) async throws -> ExtendResultDocument {
         let original = try context.readInputFile(path, what: "signature")
         if isPDF(original) {
-            throw CertificateProviderError(
-                .unsupportedOperation,
-                "\(path) is a PDF: PAdES extension (a DSS revision and a document timestamp) comes later; "
-                    + "extend works on CAdES .p7s files for now"
+            // PAdES signatures are not journaled (sign --format pades records none): no row to update.
+            let url = URL(fileURLWithPath: path)
+            let result = try await pades.upgrade(pdfAt: url, writingTo: url)
+            return ExtendResultDocument(
+                signature: Format.path(path),
+                status: "extended",
+                level: pades.level.description,
+                format: "pades",
+                timestamps: result.addedTimestamps.map {
+                    AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)
+                }
             )
         }
         let facts = try LongTermSignatureFacts(signature: original)

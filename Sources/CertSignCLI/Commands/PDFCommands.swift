@@ -1,18 +1,21 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 import PDFSigning
 import Signing
 
 /// `certsign sign DOC.pdf --format pades` and `certsign verify DOC.pdf`: PAdES inside the PDF.
 extension Commands {
-    /// Signs each PDF with `identity` as PAdES B-B, or B-T with `timestampClient`; a provider whose
-    /// server builds signatures (`server`) signs the ByteRange digest in its hash mode. Output:
-    /// `--out FILE`, `--in-place`, `--out-dir DIR` or `NAME-signed.pdf` beside the input.
+    /// Signs each PDF with `identity` as PAdES B-B, or B-T with `timestampClient`, then B-LT or
+    /// B-LTA with `longTerm`; a provider whose server builds signatures (`server`) signs the
+    /// ByteRange digest in its hash mode. Output: `--out FILE`, `--in-place`, `--out-dir DIR` or
+    /// `NAME-signed.pdf` beside the input.
     static func signPDF(
         _ path: String,
         identity: SigningIdentity,
         server: (any DocumentSigning)? = nil,
         timestampClient: TimestampAuthorityClient? = nil,
+        longTerm: PAdESLevelUpgrade? = nil,
         arguments: SignOptions,
         digest: DigestAlgorithm,
         context: CommandContext
@@ -30,23 +33,29 @@ extension Commands {
         // An existing output was refused before anything was signed, unless --force.
         options.replacesExistingOutput = arguments.force
         let result: PDFSigningResult
-        if let server {
-            // The provider's current selection (a refreshed list may have replaced `identity`).
-            let current = (try? server.storedCertificate()) ?? identity
-            result = try await healingStaleCertificate(server: server, identity: current, context: context) {
-                try await PDFSigner.sign(
-                    pdfAt: input,
-                    writingTo: output,
-                    identity: $0,
-                    server: server,
-                    options: options
-                )
+        let levelName: String
+        if let longTerm {
+            // Signed to a staging file beside the output and raised there, then moved into place: a
+            // level that cannot be reached (no revocation answer, TSA failure) writes nothing.
+            let staged = output.deletingLastPathComponent().appendingPathComponent(
+                ".\(output.lastPathComponent).\(UUID().uuidString).partial"
+            )
+            defer { try? FileManager.default.removeItem(at: staged) }
+            result = try await signPDFFile(input, staged, identity, server, options, context)
+            _ = try await longTerm.upgrade(pdfAt: staged, writingTo: staged)
+            if arguments.force || arguments.inPlace {
+                try FileSystem.rename(staged.path, output.path)
+            } else {
+                try FileSystem.link(staged.path, output.path)
             }
+            levelName = longTerm.level.description
         } else {
-            result = try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: identity, options: options)
+            result = try await signPDFFile(input, output, identity, server, options, context)
+            levelName = result.timestamp == nil ? "B-B" : "B-T"
         }
         if !context.json {
-            let level = result.timestamp.map { " PAdES B-T, timestamp \(Format.isoDate($0.time))" } ?? ""
+            let time = result.timestamp.map { ", timestamp \(Format.isoDate($0.time))" } ?? ""
+            let level = levelName == "B-B" ? "" : " PAdES \(levelName)\(time)"
             context.console.out("signed \(path) -> \(output.path) (field \(result.fieldName)\(level))")
         }
         return SignResultDocument(
@@ -60,8 +69,28 @@ extension Commands {
                 [AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)]
             },
             field: result.fieldName,
-            level: result.timestamp == nil ? "B-B" : "B-T"
+            level: levelName
         )
+    }
+
+    /// Signs `input` into `output` with the local key or the provider's server (healing a stale
+    /// certificate selection as the CAdES path does).
+    private static func signPDFFile(
+        _ input: URL,
+        _ output: URL,
+        _ identity: SigningIdentity,
+        _ server: (any DocumentSigning)?,
+        _ options: PDFSignatureOptions,
+        _ context: CommandContext
+    ) async throws -> PDFSigningResult {
+        guard let server else {
+            return try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: identity, options: options)
+        }
+        // The provider's current selection (a refreshed list may have replaced `identity`).
+        let current = (try? server.storedCertificate()) ?? identity
+        return try await healingStaleCertificate(server: server, identity: current, context: context) {
+            try await PDFSigner.sign(pdfAt: input, writingTo: output, identity: $0, server: server, options: options)
+        }
     }
 
     /// Where the signed PDF of `path` goes: the input itself (`--in-place`), `--out FILE`,
@@ -124,6 +153,13 @@ extension Commands {
                 lines.append(documentTimestampText(signature))
             } else {
                 lines.append(verificationText(signature.verification))
+                if let level = signature.level { lines.append("level: PAdES-\(level)") }
+                if let past = signature.pastValidationTime {
+                    lines.append(
+                        "past validation: verified at \(Format.isoDate(past)), the time the chain of document "
+                            + "timestamps after it proves (each timestamp's TSA valid when the next one was applied)"
+                    )
+                }
                 let claimed =
                     signature.claimedTime.map { "claimed time (/M) \(Format.isoDate($0))" } ?? "no claimed time (/M)"
                 let proven =

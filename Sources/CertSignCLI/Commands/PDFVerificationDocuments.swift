@@ -28,10 +28,14 @@ struct PDFPlacementDocument: Encodable {
     var claimedTime: String?
     var reason: String?
     var location: String?
+    /// A CMS signature's PAdES level: `PAdES-B-B`, `PAdES-B-T`, `PAdES-B-LT`, `PAdES-B-LTA`.
+    var level: String?
+    /// Past signature validation: the time the document timestamp chain proves, at which it verified.
+    var pastValidationTime: String?
     enum CodingKeys: String, CodingKey, CaseIterable {
         case field, kind, documentTimestamp, revision, coversWholeFile, laterChanges, laterRevisionsSigned
         case laterChangesDetail, changes, changesAllowed, docMDP, provenTime, byteRangeProblem, subFilter
-        case claimedTime, reason, location
+        case claimedTime, reason, location, level, pastValidationTime
     }
 
     init(_ signature: PDFSignatureReport) {
@@ -52,6 +56,8 @@ struct PDFPlacementDocument: Encodable {
         claimedTime = signature.claimedTime.map(Format.isoDate)
         reason = signature.reason
         location = signature.location
+        level = signature.level.map { "PAdES-\($0)" }
+        pastValidationTime = signature.pastValidationTime.map(Format.isoDate)
     }
 }
 

@@ -189,6 +189,7 @@ extension Commands {
             identity: identity,
             server: server,
             timestampClient: plan.timestampClient,
+            longTerm: plan.padesUpgrade,
             arguments: arguments,
             digest: digest,
             context: context

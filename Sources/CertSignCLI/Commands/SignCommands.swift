@@ -2,6 +2,7 @@ import CertificateProviders
 internal import Durability
 import FMPDSSProvider
 import Foundation
+import PDFSigning
 import PKCS12Provider
 import SignatureJournal
 import Signing
@@ -54,6 +55,9 @@ extension Commands {
         var options: SigningOptions
         var isPAdES: Bool
         var timestampClient: TimestampAuthorityClient?
+        /// PAdES B-LT and B-LTA: the DSS revision and document timestamp after signing (one
+        /// revocation cache for the run).
+        var padesUpgrade: PAdESLevelUpgrade?
         /// Per document, in order (empty for PAdES, whose outputs signPDF works out).
         var outputs: [SignatureOutput]
         /// Every output file of the command line (also of skipped documents), for cleaning up.
@@ -251,29 +255,22 @@ extension Commands {
             options: options,
             isPAdES: pades,
             timestampClient: timestampClient,
+            padesUpgrade: pades
+                ? try padesLevelUpgrade(arguments, timestampClient: timestampClient, context: context) : nil,
             outputs: outputs,
             outputFiles: files
         )
     }
 
     /// The level `--level` (default b-t with `--tsa`, else b-b) asks of CMS/CAdES signatures; PAdES
-    /// stops at B-T for now (its timestamp is added by the PDF signer, not here).
+    /// signatures get their timestamp from the PDF signer and B-LT/B-LTA from ``padesLevelUpgrade``.
     private static func signLevelUpgrade(
         _ arguments: SignOptions,
         timestampClient: TimestampAuthorityClient?,
         context: CommandContext
     ) throws -> (any SignatureLevelUpgrade)? {
         let level = arguments.level ?? (timestampClient == nil ? .bB : .bT)
-        if arguments.format == .pades {
-            guard level.rank < SignatureLevel.bLT.rank else {
-                throw CertificateProviderError(
-                    .unsupportedOperation,
-                    "PAdES \(level) is not available yet (its DSS revision and document timestamp come later): sign "
-                        + "with --level b-t now, or use --format cades for a long-term signature"
-                )
-            }
-            return nil
-        }
+        if arguments.format == .pades { return nil }
         var collector: ValidationDataCollector?
         if level.rank >= SignatureLevel.bLT.rank {
             collector = try context.validationDataCollector(
@@ -282,6 +279,28 @@ extension Commands {
             )
         }
         return try SigningOptions.levelUpgrade(for: level, authority: timestampClient, collector: collector)
+    }
+
+    /// PAdES B-LT or B-LTA, when `--level` asks for it.
+    /// - Throws: `.invalidParameter` without `--tsa`.
+    private static func padesLevelUpgrade(
+        _ arguments: SignOptions,
+        timestampClient: TimestampAuthorityClient?,
+        context: CommandContext
+    ) throws -> PAdESLevelUpgrade? {
+        guard let level = arguments.level, level.rank >= SignatureLevel.bLT.rank else { return nil }
+        guard let timestampClient else {
+            throw CertificateProviderError(.invalidParameter, "\(level) needs a time-stamping authority (--tsa URL)")
+        }
+        return try PAdESLevelUpgrade(
+            level: level,
+            authority: timestampClient,
+            collector: try context.validationDataCollector(
+                anchorFiles: arguments.ca,
+                certificateFiles: arguments.tsaCA
+            ),
+            addsVRI: arguments.vri
+        )
     }
 
     /// `.alreadyExists` naming the signature files that exist (the first ten and how many more).

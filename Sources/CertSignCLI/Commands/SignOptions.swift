@@ -36,6 +36,7 @@ extension Commands {
         var reason: String?
         var location: String?
         var inPlace = false
+        var vri = false
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -147,7 +148,7 @@ extension Commands {
                     "LEVEL",
                     "b-b, b-t (a signature timestamp), b-lt (b-t with the certificates and OCSP/CRL answers of the\n"
                         + "signer's and the TSA's paths, fetched now) or b-lta (b-lt with an archive timestamp);\n"
-                        + "b-t and up need --tsa; PAdES: b-b and b-t for now",
+                        + "b-t and up need --tsa; PAdES: b-lt adds a /DSS revision, b-lta a document timestamp after it",
                     default: "b-t with --tsa, else b-b",
                     convert: ValueConversions.level
                 ),
@@ -162,6 +163,7 @@ extension Commands {
                 .value(\.reason, "--reason", "TEXT", "PAdES: the reason recorded in the signature"),
                 .value(\.location, "--location", "TEXT", "PAdES: the location recorded in the signature"),
                 .flag(\.inPlace, "--in-place", "PAdES: replace each PDF with its signed version (atomically)"),
+                .flag(\.vri, "--vri", "PAdES b-lt, b-lta: a /VRI entry per signature in the DSS (pyHanko's key)"),
             ]
             return options
         }

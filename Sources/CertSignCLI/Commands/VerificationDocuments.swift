@@ -138,10 +138,13 @@ struct VerificationDocument: Encodable, Sendable {
     var revocation: RevocationDocument?
     var failure: FailureDocument?
     var signers: [SignerDocument]
+    /// CAdES-LTA past validation: the time the first archive timestamp proves, at which it verified.
+    var pastValidationTime: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case valid, chainChecked, detached, validationTime, signature, content, signer, signingTime, digest
         case signatureAlgorithm, format, chain, checkedAt, timestamp, revocation, failure, signers
+        case pastValidationTime
     }
 
     init(_ result: VerificationResult) {
@@ -150,6 +153,7 @@ struct VerificationDocument: Encodable, Sendable {
         detached = result.isDetached
         validationTime = Format.isoDate(result.validationTime)
         signers = result.signers.map(SignerDocument.init)
+        pastValidationTime = result.pastValidationTime.map(Format.isoDate)
         if let first = signers.first {
             signer = first.signer
             signingTime = first.signingTime

@@ -405,6 +405,12 @@ extension Commands {
         } else {
             lines.append("VALID signature and document; the signer's chain was NOT checked (--no-chain-check)")
         }
+        if let past = result.pastValidationTime {
+            lines.append(
+                "past validation: verified at \(Format.isoDate(past)), the time its first archive timestamp proves "
+                    + "(each archive timestamp's TSA valid when the next one was applied, the last now)"
+            )
+        }
         for (index, signer) in result.signers.enumerated() {
             let indent = count > 1 ? "  " : ""
             if count > 1 {

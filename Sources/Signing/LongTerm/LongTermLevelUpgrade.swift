@@ -26,12 +26,7 @@ public struct LongTermLevelUpgrade: SignatureLevelUpgrade {
     ///   - collector: the validation data source.
     /// - Throws: `.invalidParameter` for a level below B-LT.
     public init(level: SignatureLevel, authority: TimestampAuthorityClient, collector: ValidationDataCollector) throws {
-        guard level.rank >= SignatureLevel.bLT.rank else {
-            throw CertificateProviderError(
-                .invalidParameter,
-                "\(level) is not a long-term level: use TimestampLevelUpgrade for B-T"
-            )
-        }
+        try level.requireLongTerm(belowHint: "use TimestampLevelUpgrade for B-T")
         self.level = level
         self.authority = authority
         self.collector = collector
@@ -66,7 +61,7 @@ public struct LongTermLevelUpgrade: SignatureLevelUpgrade {
     }
 
     /// Every signature and archive timestamp token of every SignerInfo.
-    static func timestampTokens(in signature: [UInt8]) throws -> [[UInt8]] {
+    package static func timestampTokens(in signature: [UInt8]) throws -> [[UInt8]] {
         let cms = try CMSTimestamping.parse(signature)
         return try CMSTimestamping.signerInfos(of: cms).flatMap { info in
             CMSTimestamping.tokens(of: info) + ArchiveTimestampAttribute.tokens(of: info)

@@ -34,6 +34,14 @@ public struct SignatureLevel: Hashable, Sendable, CustomStringConvertible {
     /// `B-LT`.
     public var description: String { rawValue.uppercased() }
 
+    /// Throws unless this is B-LT or B-LTA.
+    /// - Parameter belowHint: how a lower level is made instead (for the message).
+    /// - Throws: `.invalidParameter` for B-B and B-T.
+    package func requireLongTerm(belowHint: String) throws {
+        guard rank < SignatureLevel.bLT.rank else { return }
+        throw CertificateProviderError(.invalidParameter, "\(self) is not a long-term level: \(belowHint)")
+    }
+
     /// The CAdES format of a signature at this level: CAdES-BES, CAdES-T, CAdES-LT, CAdES-LTA.
     public var cadesFormat: SignatureFormat {
         switch rank {

@@ -81,6 +81,22 @@ public struct ValidationDataCollector: Sendable {
         return data
     }
 
+    /// The same collector (and cache) with `more` certificates to build paths from: those a
+    /// document carries beside its signatures (a PDF's DSS, its other signatures).
+    package func adding(certificates more: [Certificate]) -> ValidationDataCollector {
+        ValidationDataCollector(
+            cache: cache,
+            trustAnchors: trustAnchors,
+            certificates: certificates + more.filter { !certificates.contains($0) }
+        )
+    }
+
+    /// Every certificate `SignedData.certificates` of `signedData` carries (DER, BER).
+    /// - Throws: `.malformedInput` for bytes that are not CMS SignedData.
+    package static func certificates(in signedData: [UInt8]) throws -> [Certificate] {
+        try CMSCertificates.find(in: signedData).pool
+    }
+
     /// The path from `leaf` up to an anchor or a self-signed certificate.
     /// - Throws: `.revocationUnavailable` when an issuer is neither in `pool` nor an anchor.
     func path(from leaf: Certificate, pool: [Certificate], role: String) throws -> [Certificate] {

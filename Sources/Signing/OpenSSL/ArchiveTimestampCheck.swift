@@ -42,8 +42,13 @@ enum ArchiveTimestampCheck {
         guard let base = context.policy.archiveTimestampBase, context.index < base.signerFields.count else {
             return invalid("the archive timestamps cannot be checked: the signature is not DER CMS")
         }
+        // Each archive timestamp must verify when the next one was applied (its TSA's certificate
+        // valid then), the last one at the validation time (EN 319 102-1 §5.6.2.4).
+        let times = tokens.map { TimestampOpenSSL.facts(ofToken: $0)?.time }
+        let now = context.policy.archiveChainTime ?? context.validationTime
         for (number, token) in tokens.enumerated() {
             let name = "archive timestamp \(number + 1) of \(tokens.count)"
+            let checkTime = number + 1 < tokens.count ? (times[number + 1] ?? now) : now
             guard let index = ArchiveTimestampAttribute.hashIndex(ofToken: token) else {
                 return invalid("\(name) carries no ats-hash-index-v3 (an older archive timestamp form is not checked)")
             }
@@ -60,7 +65,7 @@ enum ArchiveTimestampCheck {
                 token,
                 data: data,
                 trustAnchors: context.timestampTrustAnchors,
-                at: context.validationTime,
+                at: checkTime,
                 skew: 300,
                 what: "the \(name)",
                 covering: "the signature and its validation data (ats-hash-index-v3)"
@@ -68,6 +73,16 @@ enum ArchiveTimestampCheck {
             if let reason = check.failureReason { return invalid(reason) }
         }
         return nil
+    }
+
+    /// The time the first archive timestamps of `signature` prove (the latest among its signers'
+    /// first ones), or nil when a signer has none.
+    static func firstArchiveTime(of signature: [UInt8]) -> Date? {
+        guard let cms = try? CMSTimestamping.parse(signature), let infos = try? CMSTimestamping.signerInfos(of: cms)
+        else { return nil }
+        let firsts = infos.map { ArchiveTimestampAttribute.tokens(of: $0).first.flatMap(TimestampOpenSSL.facts)?.time }
+        guard !firsts.isEmpty, !firsts.contains(nil) else { return nil }
+        return firsts.compactMap { $0 }.max()
     }
 
     /// Why the index does not match the signature (an entry whose certificate, revocation entry or

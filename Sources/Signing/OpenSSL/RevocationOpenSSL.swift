@@ -332,13 +332,7 @@ extension RevocationOpenSSL {
             certificate: certificate,
             issuer: issuer,
             trustAnchors: [issuer],
-            freshness: OCSPFreshness(
-                time: Date(),
-                skew: 300,
-                maximumAge: .infinity,
-                requiresNonce: false,
-                isEmbedded: true
-            ),
+            freshness: freshness,
             source: "embedded OCSP answer"
         )
     }

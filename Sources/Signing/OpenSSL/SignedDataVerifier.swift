@@ -52,7 +52,29 @@ enum SignedDataVerifier {
         }
     }
 
+    /// Verifies at the policy's time; a CAdES-LTA signature that fails then is validated in the
+    /// past (EN 319 102-1 §5.6.2.4): at the time its first archive timestamps prove, with the
+    /// archive timestamp chain checked up to the validation time.
     static func verify(
+        signature: [UInt8],
+        content: Content,
+        trustAnchors: [Certificate],
+        policy: ValidationPolicy
+    ) -> VerificationResult {
+        let result = verifyOnce(signature: signature, content: content, trustAnchors: trustAnchors, policy: policy)
+        guard !result.isValid, result.format == .cadesLTA, policy.archiveChainTime == nil,
+            let proven = ArchiveTimestampCheck.firstArchiveTime(of: signature), proven < result.validationTime
+        else { return result }
+        var past = policy
+        past.validationTime = proven
+        past.archiveChainTime = result.validationTime
+        var pastResult = verifyOnce(signature: signature, content: content, trustAnchors: trustAnchors, policy: past)
+        guard pastResult.isValid else { return result }
+        pastResult.pastValidationTime = proven
+        return pastResult
+    }
+
+    private static func verifyOnce(
         signature: [UInt8],
         content: Content,
         trustAnchors: [Certificate],
@@ -97,15 +119,10 @@ enum SignedDataVerifier {
         _ = CMS_set1_signers_certs(cms.pointer, nil, 0)
         ERR_clear_error()
         let contentChecks = checkContent(cms, infos, content: envelope.isDetached ? content : .none)
-        // B-LT: the validation data the signature carries is used offline.
-        var policy = policy
-        if let embedded = try? CMSValidationData.contents(of: signature) {
-            policy.embeddedCRLs = embedded.crls.compactMap { try? CertificateRevocationList(derEncoded: $0) }
-            policy.embeddedOCSPResponses = embedded.ocspResponses + embedded.basicOCSPResponses
-        }
-        policy.archiveTimestampBase = ArchiveTimestampCheck.base(of: signature)
+        let policy = longTermPolicy(policy, signature: signature)
+        let document = policy.documentValidationData
         let context = Context(
-            certificates: envelope.certificates,
+            certificates: envelope.certificates + document.certificates.filter { !envelope.certificates.contains($0) },
             trustAnchors: trustAnchors,
             policy: policy,
             validationTime: envelope.validationTime,
@@ -137,6 +154,20 @@ enum SignedDataVerifier {
     }
 
     /// What reading the signature's bytes gave.
+    /// The policy with what the signature carries (B-LT: its CRLs and OCSP responses, used
+    /// offline), what the document carries beside it (a PDF's DSS), and its archive timestamps' base.
+    private static func longTermPolicy(_ policy: ValidationPolicy, signature: [UInt8]) -> ValidationPolicy {
+        var policy = policy
+        if let embedded = try? CMSValidationData.contents(of: signature) {
+            policy.embeddedCRLs = embedded.crls.compactMap { try? CertificateRevocationList(derEncoded: $0) }
+            policy.embeddedOCSPResponses = embedded.ocspResponses + embedded.basicOCSPResponses
+        }
+        policy.embeddedCRLs += policy.documentValidationData.crls
+        policy.embeddedOCSPResponses += policy.documentValidationData.ocspResponses
+        policy.archiveTimestampBase = ArchiveTimestampCheck.base(of: signature)
+        return policy
+    }
+
     private enum Parsed {
         case parsed(CMSContentInfoHandle)
         case refused(String)
