@@ -12,12 +12,14 @@ import Testing
 struct CryptoProClientTests {
     @Test("login sends the documented form and tracks expires_in")
     func loginForm() async throws {
-        try await withEmulator(.init(accessTokenLifetime: 900, requestLogKeepsSecrets: true)) { emulator, url in
+        // A lifetime far above any test's run time: under ASan on a loaded machine the whole suite
+        // once took 31 minutes, and a 900 s token had expired by the isAuthenticated check.
+        try await withEmulator(.init(accessTokenLifetime: 7200, requestLogKeepsSecrets: true)) { emulator, url in
             let before = Date()
             let client = makeClient(url)
             let token = try await client.login(username: "Leonid", password: Secret("123123"))
             #expect(
-                token.expiresAt >= before.addingTimeInterval(899) && token.expiresAt <= Date().addingTimeInterval(901)
+                token.expiresAt >= before.addingTimeInterval(7199) && token.expiresAt <= Date().addingTimeInterval(7201)
             )
             #expect(
                 !String(describing: token).contains(
