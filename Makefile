@@ -98,7 +98,7 @@ test-asan: deps ## the whole suite under AddressSanitizer
 
 # The HTTP transport's and the signing core's suites under AddressSanitizer (.ci/run runs it): the
 # C shims and the callbacks libcurl and OpenSSL run, where a lifetime mistake does not crash at once.
-ASAN_CORE_FILTER := ^(RemoteSigningTests|SigningTests)\.
+ASAN_CORE_FILTER := ^(HTTPClientTests|SigningTests)\.
 test-asan-core: deps ## the transport's and the signing core's suites under AddressSanitizer
 	$(SWIFT) build --build-tests $(ASAN_FLAGS)
 	$(ASAN_ENV) $(SWIFT) test --skip-build $(ASAN_FLAGS) --filter '$(ASAN_CORE_FILTER)'
@@ -116,7 +116,7 @@ bench: deps ## the benchmarks (release build); prints the table and writes it in
 
 # No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API: emit each C-using
 # module's public interface (library evolution, separate scratch path) and look for C types in it.
-PUBLIC_API_MODULES := CertificateProviders CertificateIssuing PKCS12Provider SignatureJournal Signing EmulatorKit PKCS11Provider JSON RemoteSigning PDFSigning
+PUBLIC_API_MODULES := CertificateProviders CertificateIssuing PKCS12Provider SignatureJournal Signing EmulatorKit PKCS11Provider JSON HTTPClient PDFSigning
 check-public-api: deps ## fail when a C type appears in a public API
 	@for module in $(PUBLIC_API_MODULES); do \
 	  $(SWIFT) build --scratch-path .build/public-api --target $$module -Xswiftc -enable-library-evolution \

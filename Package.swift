@@ -22,7 +22,7 @@ let package = Package(
         .library(name: "Signing", targets: ["Signing"]),
         // The signature journal (SQLite today), on its own so that other backends can follow.
         .library(name: "SignatureJournal", targets: ["SignatureJournal"]),
-        .library(name: "RemoteSigning", targets: ["RemoteSigning"]),
+        .library(name: "HTTPClient", targets: ["HTTPClient"]),
         // The wire JSON (JSONValue, its parser and writer) the remote providers' envelopes carry.
         .library(name: "JSON", targets: ["JSON"]),
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
@@ -161,32 +161,32 @@ let package = Package(
         ),
         .target(
             name: "FMPDSSProvider",
-            dependencies: ["CertificateProviders", "Durability", "JSON", "RemoteSigning", "RemoteProviderSupport"],
+            dependencies: ["CertificateProviders", "Durability", "JSON", "HTTPClient", "RemoteProviderSupport"],
             path: "Providers/FMP",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CryptoProDSSProvider",
-            dependencies: ["CertificateProviders", "Durability", "JSON", "RemoteSigning", "RemoteProviderSupport"],
+            dependencies: ["CertificateProviders", "Durability", "JSON", "HTTPClient", "RemoteProviderSupport"],
             path: "Providers/CryptoProDSS",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CSCProvider",
-            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport"],
+            dependencies: ["CertificateProviders", "JSON", "HTTPClient", "RemoteProviderSupport"],
             path: "Providers/CSC",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "VaultTransitProvider",
-            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport"],
+            dependencies: ["CertificateProviders", "JSON", "HTTPClient", "RemoteProviderSupport"],
             path: "Providers/VaultTransit",
             exclude: ["README.md"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "AWSKMSProvider",
-            dependencies: ["CertificateProviders", "JSON", "RemoteSigning", "RemoteProviderSupport", "COpenSSL"],
+            dependencies: ["CertificateProviders", "JSON", "HTTPClient", "RemoteProviderSupport", "COpenSSL"],
             path: "Providers/AWSKMS",
             exclude: ["README.md"],
             swiftSettings: swiftSettings
@@ -200,7 +200,7 @@ let package = Package(
         ),
 
         // MARK: Signing, remote, CLI
-        // modules over the core: Signing, RemoteSigning, CertificateIssuing, EmulatorKit, PDFSigning, the CLI
+        // modules over the core: Signing, HTTPClient, CertificateIssuing, EmulatorKit, PDFSigning, the CLI
         // The signature journal: what was signed, when, with which certificate (SQLite or PostgreSQL).
         .target(
             name: "SignatureJournal",
@@ -226,7 +226,7 @@ let package = Package(
         // The base of the remote providers (FMP, CryptoPro, CSC): session capability, parameters, TLS wiring.
         .target(
             name: "RemoteProviderSupport",
-            dependencies: ["CertificateProviders", "RemoteSigning", "COpenSSL"],
+            dependencies: ["CertificateProviders", "HTTPClient", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
         // The one list of the built-in providers (the CLI and the contract tests use it). Not a
@@ -240,7 +240,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "RemoteSigning",
+            name: "HTTPClient",
             dependencies: ["CertificateProviders", "Durability", "JSON", "COpenSSL", "CCurl", "CCurlShims"],
             swiftSettings: swiftSettings
         ),
@@ -257,7 +257,7 @@ let package = Package(
             name: "CertSignCLI",
             dependencies: [
                 "CertificateProviders", "Durability", "PKCS12Provider", "Signing", "SignatureJournal", "JSON",
-                "RemoteSigning",
+                "HTTPClient",
                 "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
                 "COpenSSLShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport",
@@ -281,7 +281,7 @@ let package = Package(
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "SignatureJournal",
                 "CertificateProvidersTesting",
-                "JSON", "RemoteSigning", "FMPDSSProvider", "EmulatorKit", "CryptoProDSSProvider", "PKCS11Provider",
+                "JSON", "HTTPClient", "FMPDSSProvider", "EmulatorKit", "CryptoProDSSProvider", "PKCS11Provider",
                 "PDFSigning",
             ],
             swiftSettings: swiftSettings
@@ -312,7 +312,7 @@ let package = Package(
         .target(
             name: "CertSignFuzzTargets",
             dependencies: [
-                "CertificateProviders", "PKCS12Provider", "Signing", "JSON", "RemoteSigning", "FMPDSSProvider",
+                "CertificateProviders", "PKCS12Provider", "Signing", "JSON", "HTTPClient", "FMPDSSProvider",
                 "CryptoProDSSProvider", "EmulatorKit", "COpenSSL", "PDFSigning",
             ],
             path: "Tests/Fuzz/Targets",
@@ -365,9 +365,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "RemoteSigningTests",
+            name: "HTTPClientTests",
             dependencies: [
-                "JSON", "RemoteSigning", "EmulatorKit", "CertificateProviders", "CertificateProvidersTesting",
+                "JSON", "HTTPClient", "EmulatorKit", "CertificateProviders", "CertificateProvidersTesting",
                 "PKCS12Provider",
                 "FMPDSSProvider", "CryptoProDSSProvider",
             ],
@@ -381,14 +381,14 @@ let package = Package(
         .testTarget(
             name: "EmulatorKitTests",
             dependencies: [
-                "EmulatorKit", "JSON", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                "EmulatorKit", "JSON", "HTTPClient", "CertificateProviders", "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "TimestampRevocationTests",
             dependencies: [
-                "Signing", "EmulatorKit", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                "Signing", "EmulatorKit", "HTTPClient", "CertificateProviders", "CertificateProvidersTesting",
                 "PDFSigning",
             ],
             swiftSettings: swiftSettings
@@ -396,7 +396,7 @@ let package = Package(
         .testTarget(
             name: "FMPDSSProviderTests",
             dependencies: [
-                "FMPDSSProvider", "EmulatorKit", "JSON", "RemoteSigning", "CertificateProviders",
+                "FMPDSSProvider", "EmulatorKit", "JSON", "HTTPClient", "CertificateProviders",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
@@ -422,14 +422,14 @@ let package = Package(
             name: "PDFSigningTests",
             dependencies: [
                 "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "EmulatorKit",
-                "RemoteSigning", "CryptoProDSSProvider", "CSCProvider",
+                "HTTPClient", "CryptoProDSSProvider", "CSCProvider",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CryptoProDSSProviderTests",
             dependencies: [
-                "CryptoProDSSProvider", "EmulatorKit", "JSON", "RemoteSigning", "CertificateProviders",
+                "CryptoProDSSProvider", "EmulatorKit", "JSON", "HTTPClient", "CertificateProviders",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
@@ -437,7 +437,7 @@ let package = Package(
         .testTarget(
             name: "CSCProviderTests",
             dependencies: [
-                "CSCProvider", "EmulatorKit", "Signing", "SignatureJournal", "JSON", "RemoteSigning",
+                "CSCProvider", "EmulatorKit", "Signing", "SignatureJournal", "JSON", "HTTPClient",
                 "RemoteProviderSupport", "CertificateProviders",
                 "CertificateProvidersTesting",
                 "certsign",
@@ -447,7 +447,7 @@ let package = Package(
         .testTarget(
             name: "VaultTransitProviderTests",
             dependencies: [
-                "VaultTransitProvider", "RemoteSigning", "CertificateProviders", "CertificateProvidersTesting",
+                "VaultTransitProvider", "HTTPClient", "CertificateProviders", "CertificateProvidersTesting",
                 "certsign",
             ],
             swiftSettings: swiftSettings
@@ -455,7 +455,7 @@ let package = Package(
         .testTarget(
             name: "AWSKMSProviderTests",
             dependencies: [
-                "AWSKMSProvider", "Signing", "JSON", "RemoteSigning", "RemoteProviderSupport", "CertificateProviders",
+                "AWSKMSProvider", "Signing", "JSON", "HTTPClient", "RemoteProviderSupport", "CertificateProviders",
                 "CertificateProvidersTesting", "certsign",
             ],
             exclude: ["Fixtures"],

@@ -1,7 +1,7 @@
 public import CertificateProviders
 public import Foundation
+public import HTTPClient
 import RemoteProviderSupport
-public import RemoteSigning
 
 /// An AWS KMS asymmetric signing key as a `CertificateProvider` (ID ``ProviderID/awsKMS``,
 /// `aws-kms`): the key stays in KMS, which signs with `Sign`; the CMS / CAdES / PAdES container is

@@ -1,7 +1,7 @@
 internal import CertificateProviders
 internal import Foundation
+internal import HTTPClient
 internal import JSON
-internal import RemoteSigning
 
 /// An AWS KMS error answer: the AWS error code and message, from a JSON body (`__type`,
 /// `message`, as KMS sends) or an XML `ErrorResponse` (`Code`, `Message`, as moto sends for

@@ -1,7 +1,7 @@
 internal import COpenSSL
 public import CertificateProviders
 public import Foundation
-public import RemoteSigning
+public import HTTPClient
 
 /// AWS Signature Version 4 (`AWS4-HMAC-SHA256`) for requests signed in headers: the canonical
 /// request, the string to sign, the signing key derived from the secret access key with OpenSSL's

@@ -1,7 +1,7 @@
 public import CertificateProviders
 import Foundation
+public import HTTPClient
 import RemoteProviderSupport
-public import RemoteSigning
 
 /// A Cloud Signature Consortium API v2 service as a `CertificateProvider` (ID ``ProviderID/csc``,
 /// `csc`): remote qualified signing the European way. The service signs hashes; the CMS / CAdES

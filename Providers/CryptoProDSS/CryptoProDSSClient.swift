@@ -1,7 +1,7 @@
 public import CertificateProviders
 public import Foundation
+public import HTTPClient
 import JSON
-public import RemoteSigning
 
 /// A client for the public REST API of a CryptoPro DSS server: the STS (OAuth password grant) and
 /// the SignServer (`certificates`, `documents`), as ARCHITECTURE.md ("CryptoPro DSS") defines.

@@ -1,6 +1,6 @@
 public import CertificateProviders
+public import HTTPClient
 import RemoteProviderSupport
-public import RemoteSigning
 
 /// How the provider declares itself: its ID, its parameters (``CryptoProDSSProvider/ParameterKey``,
 /// ``CryptoProDSSProvider/schema``), its summary and how the registry makes it.
@@ -9,7 +9,7 @@ extension CryptoProDSSProvider: BuiltInProvider {
     public static var id: ProviderID { .cryptoProDSS }
 
     /// The parameter keys this provider reads; the ones every remote provider takes (`timeout`,
-    /// `trustedCAFile`, `clientIdentity`, …) come from ``RemoteSigning/RemoteParameterKeys``.
+    /// `trustedCAFile`, `clientIdentity`, …) come from ``HTTPClient/RemoteParameterKeys``.
     public enum ParameterKey: RemoteParameterKeys {
         /// The provider whose schema declares the keys (``ProviderParameterKeys/all`` comes from it).
         public typealias Provider = CryptoProDSSProvider

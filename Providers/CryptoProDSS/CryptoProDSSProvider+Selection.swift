@@ -1,6 +1,6 @@
 import CertificateProviders
 import Foundation
-import RemoteSigning
+import HTTPClient
 
 extension CryptoProDSSProvider {
     /// Whether a session made for `key` serves `parameters`: every one of `url`, `username`,

@@ -1,7 +1,7 @@
 public import CertificateProviders
 package import Foundation
+package import HTTPClient
 import RemoteProviderSupport
-package import RemoteSigning
 import Synchronization
 
 extension CryptoProDSSProvider {

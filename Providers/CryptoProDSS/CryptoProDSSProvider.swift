@@ -1,7 +1,7 @@
 public import CertificateProviders
 import Foundation
+public import HTTPClient
 import RemoteProviderSupport
-public import RemoteSigning
 
 /// A CryptoPro DSS server as a `CertificateProvider` (ID ``ProviderID/cryptoProDSS``,
 /// `cryptopro-dss`) whose server builds the signatures (`DocumentSigning`).

@@ -1,7 +1,7 @@
 import CertificateProviders
 import Foundation
+import HTTPClient
 public import JSON
-import RemoteSigning
 
 /// The seed sample's helpers and the decoding of the platform's answers.
 extension FMPClient {

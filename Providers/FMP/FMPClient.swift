@@ -1,7 +1,7 @@
 public import CertificateProviders
 public import Foundation
+public import HTTPClient
 public import JSON
-public import RemoteSigning
 
 /// A client for the Foresight Mobile Platform's DSS API whose calls mirror the HHFWDss sample one to
 /// one (`initWithCredentials`, `auth`, `getCertificatesWithPassword`, `signCertificate`, `signs`,

@@ -1,8 +1,8 @@
 public import CertificateProviders
 import Foundation
+public import HTTPClient
 public import JSON
 import RemoteProviderSupport
-public import RemoteSigning
 
 /// The Foresight Mobile Platform DSS as a `CertificateProvider` (ID ``ProviderID/fmpDSS``)
 /// with the platform's signature history (`SignatureHistoryProviding`), and the one FMP path the

@@ -1,6 +1,6 @@
 import Foundation
+public import HTTPClient
 public import JSON
-public import RemoteSigning
 
 /// The platform's answer to every call, as the HHFW framework hands it to apps:
 /// `{"status": "ok"|"error", "http": {"status": N}, "errors": [{"code", "description"}], "result": {"raw": <server JSON>}}`.

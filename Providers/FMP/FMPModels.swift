@@ -1,6 +1,6 @@
 public import CertificateProviders
 public import Foundation
-import RemoteSigning
+import HTTPClient
 
 /// One DSS certificate as the platform lists it.
 public struct FMPCertificate: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import CertificateProviders
 internal import Durability
 import Foundation
-import RemoteSigning
+import HTTPClient
 
 /// The FMP DSS provider's session file: `fmp-session.json` (mode 0600) in the `storeDirectory`,
 /// holding the session (host, API version, environment, project, device, user, token pair), whether

@@ -1,7 +1,7 @@
 public import CertificateProviders
 public import Foundation
+public import HTTPClient
 import JSON
-public import RemoteSigning
 
 /// A client for the two routes of the Vault / OpenBao transit secrets engine that signing needs:
 /// `GET /v1/<mount>/keys/<name>` (the key's type and public keys) and

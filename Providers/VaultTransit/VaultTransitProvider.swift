@@ -1,7 +1,7 @@
 public import CertificateProviders
 import Foundation
+public import HTTPClient
 import RemoteProviderSupport
-public import RemoteSigning
 
 /// A key in the HashiCorp Vault or OpenBao transit secrets engine as a `CertificateProvider` (ID
 /// ``ProviderID/vaultTransit``, `vault-transit`): the key never leaves the server, which signs

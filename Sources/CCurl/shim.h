@@ -1,5 +1,5 @@
 #ifndef C_CURL_SHIM_H
 #define C_CURL_SHIM_H
-/* libcurl, the OpenSSL build (Debian libcurl4-openssl-dev), for RemoteSigning's CurlTransport. */
+/* libcurl, the OpenSSL build (Debian libcurl4-openssl-dev), for HTTPClient's CurlTransport. */
 #include <curl/curl.h>
 #endif

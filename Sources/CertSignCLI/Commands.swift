@@ -4,9 +4,9 @@ import CertificateProviders
 import CryptoProDSSProvider
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import PKCS11Provider
 import PKCS12Provider
-import RemoteSigning
 
 /// The command table.
 enum Commands {

@@ -1,5 +1,5 @@
 import CertificateProviders
-import RemoteSigning
+import HTTPClient
 import Signing
 
 /// The hints of the remote providers (FMP DSS, CryptoPro DSS, CSC): each names only options and

@@ -1,7 +1,7 @@
 import CertificateProviders
 import Foundation
+import HTTPClient
 import PKCS12Provider
-import RemoteSigning
 import Signing
 
 /// The conversions options and arguments run when the command line is parsed: a value that does not

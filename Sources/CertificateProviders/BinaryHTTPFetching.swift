@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// The core defines this small seam so that signing and validation (module `Signing`) can reach a
 /// time-stamping authority, an OCSP responder or a CRL distribution point without depending on a
-/// concrete HTTP stack. `RemoteSigning` implements it over its `HTTPTransport`
+/// concrete HTTP stack. `HTTPClient` implements it over its `HTTPTransport`
 /// (`TransportBinaryFetcher`); apps may bring their own.
 ///
 /// Contract:

@@ -1,6 +1,6 @@
 package import CertificateProviders
 internal import Foundation
-package import RemoteSigning
+package import HTTPClient
 
 /// A remote provider (FMP, CryptoPro, CSC, Vault transit, AWS KMS and the next) built on one
 /// ``RemoteProviderState``: conforming gives it `make`, the initializer its public ones call, and

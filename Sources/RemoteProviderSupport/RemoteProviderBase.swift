@@ -1,6 +1,6 @@
 package import CertificateProviders
 package import Foundation
-package import RemoteSigning
+package import HTTPClient
 
 /// What every remote provider (FMP, CryptoPro, CSC and the next) holds besides its own state, and the
 /// steps each takes the same way: validating parameters against its schema, reading the endpoint

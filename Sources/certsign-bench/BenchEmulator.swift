@@ -1,6 +1,6 @@
 import EmulatorKit
 import Foundation
-import RemoteSigning
+import HTTPClient
 
 #if canImport(Glibc)
 import Glibc

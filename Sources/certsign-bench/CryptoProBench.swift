@@ -2,8 +2,8 @@ import CertificateProviders
 import CryptoProDSSProvider
 import EmulatorKit
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 
 /// A logged-in CryptoPro DSS client on an emulator, shared by the bench rows and the profile loops.
 struct CryptoProBenchSession: Sendable {

@@ -2,8 +2,8 @@ import CertificateProviders
 import EmulatorKit
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 
 /// A logged-in FMP client on an emulator with a short history (3 signatures, so `signs()` carries a
 /// realistic body of ~9 KB), shared by the bench rows and the profile loops.

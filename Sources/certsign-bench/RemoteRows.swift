@@ -1,5 +1,5 @@
 import Foundation
-import RemoteSigning
+import HTTPClient
 
 /// The goal the redesign issue sets for every remote round-trip row: at least 0.9× a plain C program on
 /// libcurl (``LibcurlLoop``) doing the same request on the same emulator route, with the same number in

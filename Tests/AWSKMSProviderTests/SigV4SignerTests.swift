@@ -2,7 +2,7 @@ import AWSKMSProvider
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
-import RemoteSigning
+import HTTPClient
 import TestSupport
 import Testing
 

@@ -3,8 +3,8 @@ import CertificateProviders
 import CertificateProvidersTesting
 import EmulatorKit
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 import TestSupport
 import Testing
 

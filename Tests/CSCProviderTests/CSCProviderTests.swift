@@ -3,9 +3,9 @@ import CertificateProviders
 import CertificateProvidersTesting
 import EmulatorKit
 import Foundation
+import HTTPClient
 import JSON
 import RemoteProviderSupport
-import RemoteSigning
 import SignatureJournal
 import Signing
 import TestSupport

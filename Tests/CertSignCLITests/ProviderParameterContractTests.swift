@@ -5,9 +5,9 @@ import CertificateProvidersTesting
 import CryptoProDSSProvider
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import PKCS11Provider
 import PKCS12Provider
-import RemoteSigning
 import TestSupport
 import Testing
 import VaultTransitProvider

@@ -2,8 +2,8 @@ import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 import TestSupport
 import Testing
 

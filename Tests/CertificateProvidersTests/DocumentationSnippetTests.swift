@@ -11,8 +11,14 @@ import Testing
     /// Modules a snippet may import besides this package's products.
     static let toolchainModules: Set<String> = ["Foundation", "Synchronization", "Dispatch", "Testing"]
 
-    /// The pkg-config names of the C libraries the products' system-library targets use.
-    static let cLibraries = ["openssl", "libcurl", "sqlite3", "libmicrohttpd", "p11-kit-1", "libqpdf"]
+    /// The pkg-config names of the C libraries the products' system-library targets use, read from
+    /// Package.swift (`pkgConfig: "…"`), so a new system library cannot be forgotten here.
+    static var cLibraries: [String] {
+        get throws {
+            let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+            return manifest.matches(of: /pkgConfig: "([^"]+)"/).map { String($0.output.1) }
+        }
+    }
 
     /// The package root (the directory holding Package.swift).
     static let root: URL = PackageRoot.url
@@ -106,7 +112,7 @@ import Testing
             if manager.fileExists(atPath: include.path) { arguments += ["-Xcc", "-I\(include.path)"] }
         }
         // The C libraries' headers where pkg-config finds them (as SwiftPM's system-library targets do).
-        let headers = try ExternalTool.run("pkg-config", ["--cflags-only-I"] + Self.cLibraries)
+        let headers = try ExternalTool.run("pkg-config", ["--cflags-only-I"] + (try Self.cLibraries))
         for flag in headers.output.split(whereSeparator: \.isWhitespace) { arguments += ["-Xcc", String(flag)] }
         return try ExternalTool.run("swiftc", arguments + [file], directory: directory.url)
     }

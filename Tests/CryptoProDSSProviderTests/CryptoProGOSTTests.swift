@@ -3,8 +3,8 @@ import CertificateProvidersTesting
 import CryptoProDSSProvider
 import EmulatorKit
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 import TestSupport
 import Testing
 

@@ -3,7 +3,7 @@ import CertificateProvidersTesting
 import CryptoProDSSProvider
 import EmulatorKit
 import Foundation
-import RemoteSigning
+import HTTPClient
 import TestSupport
 import Testing
 

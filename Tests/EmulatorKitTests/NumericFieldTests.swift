@@ -1,8 +1,8 @@
 import CertificateProviders
 import EmulatorKit
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 import Testing
 
 /// Issue 12 item 5: numeric fields arrive as numbers or as numeric strings (the HHFWDss sample

@@ -2,8 +2,8 @@ import CertificateProviders
 import CertificateProvidersTesting
 import EmulatorKit
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 import Testing
 
 @Suite("DSSEmulator: the request log keeps no secrets unless asked")

@@ -2,8 +2,8 @@ import CertificateProviders
 import CertificateProvidersTesting
 import EmulatorKit
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 import TestSupport
 import Testing
 

@@ -2,8 +2,8 @@ import CertificateProviders
 import EmulatorKit
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 import TestSupport
 import Testing
 

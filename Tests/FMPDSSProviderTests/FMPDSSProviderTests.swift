@@ -2,7 +2,7 @@ import CertificateProviders
 import EmulatorKit
 import FMPDSSProvider
 import Foundation
-import RemoteSigning
+import HTTPClient
 import TestSupport
 import Testing
 

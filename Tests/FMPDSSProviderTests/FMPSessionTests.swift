@@ -3,8 +3,8 @@ import CertificateProvidersTesting
 import EmulatorKit
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 import Synchronization
 import TestSupport
 import Testing

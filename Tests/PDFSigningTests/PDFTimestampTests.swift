@@ -2,8 +2,8 @@ import CertificateProviders
 import CertificateProvidersTesting
 import EmulatorKit
 import Foundation
+import HTTPClient
 import PDFSigning
-import RemoteSigning
 import Signing
 import TestSupport
 import Testing

@@ -1,7 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
-import RemoteSigning
+import HTTPClient
 import Signing
 import TestSupport
 import Testing

@@ -1,8 +1,8 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import HTTPClient
 import PDFSigning
-import RemoteSigning
 import Signing
 import TestSupport
 import Testing

@@ -2,7 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import EmulatorKit
 import Foundation
-import RemoteSigning
+import HTTPClient
 import Signing
 import Testing
 

@@ -1,9 +1,9 @@
 import CertificateProviders
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
 import PKCS12Provider
-import RemoteSigning
 
 /// `certsign dss certificates`: the DSS certificates of the logged-in user.
 extension Commands {

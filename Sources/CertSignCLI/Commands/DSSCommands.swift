@@ -2,9 +2,9 @@ import CertificateProviders
 internal import Durability
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
 import PKCS12Provider
-import RemoteSigning
 
 /// `certsign dss …`: the Foresight Mobile Platform DSS calls of the HHFWDss sample, and
 /// `certsign emulator`, the package's own DSS server.

@@ -1,9 +1,9 @@
 import CertificateProviders
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
 import PKCS12Provider
-import RemoteSigning
 
 /// `certsign dss login`: authenticates against the platform and keeps the session.
 extension Commands {

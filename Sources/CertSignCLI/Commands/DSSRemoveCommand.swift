@@ -1,9 +1,9 @@
 import CertificateProviders
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
 import PKCS12Provider
-import RemoteSigning
 
 /// `certsign dss remove`: removes one of the server's signatures (HHFWDss `remove`).
 extension Commands {

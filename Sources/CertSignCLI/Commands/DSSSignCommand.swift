@@ -1,9 +1,9 @@
 import CertificateProviders
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
 import PKCS12Provider
-import RemoteSigning
 
 /// `certsign dss sign`: the server signs a resource cell (HHFWDss `signCertificate`).
 extension Commands {

@@ -2,9 +2,9 @@ import CertificateProviders
 internal import Durability
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
 import PKCS12Provider
-import RemoteSigning
 
 /// `certsign dss signs`: the signatures the server keeps (HHFWDss `signs`).
 extension Commands {

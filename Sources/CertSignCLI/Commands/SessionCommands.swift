@@ -2,8 +2,8 @@ import BuiltInProviders
 import CertificateProviders
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import RemoteProviderSupport
-import RemoteSigning
 
 /// `certsign sessions list|clear`: the remote sessions kept in the store (FMP DSS `dss login`,
 /// CryptoPro DSS `sign --provider cryptopro-dss`), shown without tokens and forgotten on request.

@@ -1,8 +1,8 @@
 import CertificateProviders
 internal import Durability
 import Foundation
+import HTTPClient
 import PDFSigning
-import RemoteSigning
 import SignatureJournal
 import Signing
 

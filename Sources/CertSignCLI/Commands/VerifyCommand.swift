@@ -1,7 +1,7 @@
 import CertificateProviders
 import Foundation
+import HTTPClient
 import PDFSigning
-import RemoteSigning
 import Signing
 
 /// `certsign verify SIGNATURE…`: one signature or PDF reported in full, many in one run (in

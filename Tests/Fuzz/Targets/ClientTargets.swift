@@ -2,8 +2,8 @@ import CertificateProviders
 import CryptoProDSSProvider
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 
 /// The remote clients' response decoding: the `package` decoders `FMPClient` and
 /// `CryptoProDSSClient` call on every answer, plus the public envelope and seed helpers.

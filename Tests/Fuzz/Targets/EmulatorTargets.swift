@@ -1,8 +1,8 @@
 import CertificateProviders
 import EmulatorKit
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 
 /// The DSS emulator's request handling, in-process (``DSSEmulator/handle(method:path:headers:body:)``,
 /// no socket), with the standard seed and a valid token for each API.

@@ -1,5 +1,5 @@
 import Foundation
-import RemoteSigning
+import HTTPClient
 import Testing
 
 @Suite("HTTP header names")

@@ -4,7 +4,7 @@ import CryptoProDSSProvider
 import EmulatorKit
 import FMPDSSProvider
 import Foundation
-import RemoteSigning
+import HTTPClient
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
-import RemoteSigning
+import HTTPClient
 import Testing
 
 /// The verifier a kept remote session stores of its login credentials: salted, slow, and matching

@@ -4,9 +4,9 @@ import CryptoProDSSProvider
 import EmulatorKit
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
 import PKCS12Provider
-import RemoteSigning
 import Testing
 
 #if canImport(Glibc)

@@ -4,8 +4,8 @@ import CryptoProDSSProvider
 import EmulatorKit
 import FMPDSSProvider
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 import Synchronization
 import TestSupport
 import Testing

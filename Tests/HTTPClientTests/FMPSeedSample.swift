@@ -2,7 +2,7 @@ import CertificateProviders
 import EmulatorKit
 import FMPDSSProvider
 import Foundation
-import RemoteSigning
+import HTTPClient
 
 /// Signs the seed sample's cell (resource, table, column, row) with the sample's certificate and PIN:
 /// the one FMP sign call the transport tests make.

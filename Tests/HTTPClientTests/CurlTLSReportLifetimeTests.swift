@@ -1,8 +1,8 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import HTTPClient
 import JSON
-import RemoteSigning
 import Testing
 
 #if canImport(Glibc)
