@@ -154,6 +154,19 @@ final class BenchHarness: @unchecked Sendable {
         return (result.status, result.output, result.errorOutput)
     }
 
+    /// The `certsign` built beside this bench (release, by `make bench`), or nil with a note saying
+    /// that the `rows` of this suite are skipped.
+    func certsignBesideBench(skipping rows: String) -> String? {
+        let executable = Bundle.main.executablePath.map {
+            URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("certsign").path
+        }
+        guard let executable, FileManager.default.isExecutableFile(atPath: executable) else {
+            note("\(rows) skipped: build the certsign product in release first (make bench does)")
+            return nil
+        }
+        return executable
+    }
+
     /// Adds a row.
     func record(
         _ name: String,

@@ -8,12 +8,7 @@ import Foundation
 /// workers at once into the PostgreSQL journal, each signing a quarter, total docs/s against one
 /// worker's rate.
 func runJournalBenchmarks(_ harness: BenchHarness) async throws {
-    guard let executable = Bundle.main.executablePath else { return }
-    let certsign = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("certsign").path
-    guard FileManager.default.isExecutableFile(atPath: certsign) else {
-        harness.note("journal rows skipped: build the certsign product in release first (make bench does)")
-        return
-    }
+    guard let certsign = harness.certsignBesideBench(skipping: "journal rows") else { return }
     let cluster: PostgresCluster
     do { cluster = try PostgresCluster() } catch {
         harness.note("journal rows skipped: \(error)")

@@ -14,17 +14,12 @@ import PDFSigning
 /// the whole loop (its caches help it). `--verify-documents` and
 /// `--verify-pdfs` change the counts.
 func runVerifyBenchmarks(_ harness: BenchHarness) async throws {
-    guard let executable = Bundle.main.executablePath else { return }
-    let certsign = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("certsign")
-    guard FileManager.default.isExecutableFile(atPath: certsign.path) else {
-        harness.note("verify rows skipped: build the certsign product in release first (make bench does)")
-        return
-    }
+    guard let certsign = harness.certsignBesideBench(skipping: "verify rows") else { return }
     guard try harness.runCommand("python3", ["-c", "import pyhanko"]).status == 0 else {
         harness.note("verify rows skipped: pyHanko is not installed (make deps installs it)")
         return
     }
-    let bench = try VerifyBench(harness: harness, certsign: certsign.path)
+    let bench = try VerifyBench(harness: harness, certsign: certsign)
     try await bench.detachedRow()
     try await bench.pdfRow()
 }

@@ -66,6 +66,9 @@ func runBench(_ options: BenchOptions) async throws {
     if suites.contains("journal") {
         try await harness.run(suite: "journal") { try await runJournalBenchmarks(harness) }
     }
+    if suites.contains("longterm") {
+        try await harness.run(suite: "longterm") { try await runLongTermBenchmarks(harness) }
+    }
 
     harness.printTable()
     if let benchmarksFile = options.write {
