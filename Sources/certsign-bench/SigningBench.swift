@@ -292,15 +292,8 @@ enum SigningBench {
     /// and `--out-dir`, fsync durability kept, against the Python loop above (when Python
     /// `cryptography` is installed) and `openssl speed`, measured alternately.
     static func cliBatch(_ harness: BenchHarness) async throws {
-        guard let executable = Bundle.main.executablePath else { return }
-        let certsign = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("certsign")
-        guard FileManager.default.isExecutableFile(atPath: certsign.path) else {
-            harness.note(
-                "certsign CLI batch rows skipped: build the certsign product in release first (make bench does)"
-            )
-            return
-        }
-        let batch = try CLIBatch(harness, certsign: certsign.path)
+        guard let certsign = harness.certsignBesideBench(skipping: "certsign CLI batch rows") else { return }
+        let batch = try CLIBatch(harness, certsign: certsign)
         let pki = try TestPKI()
         for (keyType, tool, name) in [
             (LocalSigningKey.GenerationParameters.p256, "ecdsap256", "P-256"), (.rsa2048, "rsa2048", "RSA-2048"),
