@@ -9,7 +9,7 @@ public import Foundation
 /// replaced (`update`), its record removed (`remove`). Each entry carries
 /// `hash = SHA-256(previous hash ‖ canonical encoding of the entry)` (see "The hash chain" in the
 /// module's documentation), appended in one total order (SQLite: the write lock; PostgreSQL: the
-/// head row locked `FOR UPDATE`), so ``verify()`` finds the first entry changed, deleted or
+/// head row locked `FOR UPDATE`), so ``verify(expecting:)`` finds the first entry changed, deleted or
 /// inserted behind the journal's back, and ``head()`` gives a checkpoint to publish.
 ///
 /// What a record promises (**acknowledged**): a signature is acknowledged once its record is
