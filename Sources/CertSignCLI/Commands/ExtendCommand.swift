@@ -99,6 +99,13 @@ extension Commands {
         let upgrade = try LongTermLevelUpgrade(level: level, authority: client, collector: collector)
         let pades = try PAdESLevelUpgrade(level: level, authority: client, collector: collector, addsVRI: options.vri)
         let journal = try context.openJournal()
+        // The journal is read once: a scan per file made extending N files against a journal of M rows
+        // cost N × M row reads.
+        var rowsByFile: [String: [SignatureRecord]] = [:]
+        for record in try await journal.records() {
+            guard case .file(let url) = record.storage else { continue }
+            rowsByFile[url.standardizedFileURL.path, default: []].append(record)
+        }
         var results: [ExtendResultDocument] = []
         for path in options.files {
             do {
@@ -107,7 +114,7 @@ extension Commands {
                     options: options,
                     upgrade: upgrade,
                     pades: pades,
-                    journal: journal,
+                    journal: (journal, rowsByFile[URL(fileURLWithPath: path).standardizedFileURL.path] ?? []),
                     context: context
                 )
                 results.append(document)
@@ -144,13 +151,14 @@ extension Commands {
         return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
     }
 
-    /// Raises the signature file at `path`, replaces it atomically, and updates its journal rows.
+    /// Raises the signature file at `path`, replaces it atomically, and updates its journal rows
+    /// (`journal.rows`: the rows whose signature file is `path`).
     static func extendFile(
         _ path: String,
         options: ExtendOptions,
         upgrade: LongTermLevelUpgrade,
         pades: PAdESLevelUpgrade,
-        journal: SignatureJournal,
+        journal: (journal: SignatureJournal, rows: [SignatureRecord]),
         context: CommandContext
     ) async throws -> ExtendResultDocument {
         let original = try context.readInputFile(path, what: "signature")
@@ -188,12 +196,10 @@ extension Commands {
         let result = try await upgrade.upgrade(original)
         // Signatures are public artifacts: 0644 (less the umask), written atomically.
         try FileSystem.writeAtomically(path, result.signature, mode: 0o644)
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         var updated = 0
-        for var record in try await journal.records() {
-            guard case .file(let url) = record.storage, url.standardizedFileURL.path == absolute else { continue }
+        for var record in journal.rows {
             record.format = upgrade.format
-            try await journal.update(record)
+            try await journal.journal.update(record)
             updated += 1
         }
         return ExtendResultDocument(
