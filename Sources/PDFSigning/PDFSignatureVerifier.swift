@@ -259,7 +259,7 @@ public enum PDFSignatureVerifier {
     ) -> (ValidationPolicy, [String: SignatureLevel]) {
         var policy = policy
         policy.documentValidationData = PDFDocumentSecurityStore.validationData(in: document)
-        return (policy, (try? PDFLongTermFacts(pdfAt: url))?.levels ?? [:])
+        return (policy, (try? PDFLongTermFacts(document: document, url: url))?.levels ?? [:])
     }
 
     /// The signature fields that hold a signature value, with what verifying them needs.

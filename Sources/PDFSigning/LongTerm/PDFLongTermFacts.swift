@@ -39,7 +39,11 @@ struct PDFLongTermFacts {
     /// - Throws: `.invalidParameter` when it has no CMS signature; `.malformedInput` for a
     ///   signature value that is not CMS; as ``QPDFDocument/init(path:)``.
     init(pdfAt url: URL) throws {
-        let document = try QPDFDocument(path: url.path)
+        try self.init(document: try QPDFDocument(path: url.path), url: url)
+    }
+
+    /// Reads the signatures of `document`, already open, which is the PDF at `url` (verify opens it once).
+    init(document: QPDFDocument, url: URL) throws {
         let fields = PDFFields(document: document).all.filter(\.isSignature)
         var signatures: [Signature] = []
         for found in PDFSignatureVerifier.signatures(fields, in: document) where found.byteRange.count == 4 {
