@@ -50,6 +50,11 @@ extension Commands {
         }
 
         static var options: [OptionBinding<Self>] {
+            keyOptions + outputOptions + formatOptions + longTermOptions + pdfOptions
+        }
+
+        /// Where the key comes from (one of three) and what unlocks it.
+        private static var keyOptions: [OptionBinding<Self>] {
             var options: [OptionBinding<Self>] = [
                 .value(
                     \.identity,
@@ -78,7 +83,12 @@ extension Commands {
             ]
             options += .providerParameters(\.parameters)
             options += .password(\.password, "the password")
-            options += [
+            return options
+        }
+
+        /// Where the signatures go and what happens to files that exist.
+        private static var outputOptions: [OptionBinding<Self>] {
+            [
                 .value(
                     \.out,
                     "--out",
@@ -110,6 +120,12 @@ extension Commands {
                     "let '--provider pkcs12 --param file=…' replace an identity stored under the same alias\n(it "
                         + "stores what it opens, and says where)"
                 ),
+            ]
+        }
+
+        /// The signature's container and digest.
+        private static var formatOptions: [OptionBinding<Self>] {
+            [
                 .flag(\.attached, "--attached", "embed the document in the signature (default: detached)"),
                 .choice(
                     \.format,
@@ -127,6 +143,12 @@ extension Commands {
                     default: "the key's digest: streebog256/512 for GOST keys, else sha256",
                     convert: ValueConversions.digest
                 ),
+            ]
+        }
+
+        /// Timestamps and the long-term levels (the TSA, the level, the trust anchors embedded).
+        private static var longTermOptions: [OptionBinding<Self>] {
+            [
                 .value(
                     \.tsa,
                     "--tsa",
@@ -159,13 +181,18 @@ extension Commands {
                     "b-lt, b-lta: the trust anchors the signer's path ends at (PEM or DER; embedded with the path)",
                     type: .file
                 ),
+            ]
+        }
+
+        /// PAdES only: the signature field, its reason and location, in-place output, the DSS's VRI.
+        private static var pdfOptions: [OptionBinding<Self>] {
+            [
                 .value(\.field, "--field", "NAME", "PAdES: the signature field's name (default Signature1, 2, …)"),
                 .value(\.reason, "--reason", "TEXT", "PAdES: the reason recorded in the signature"),
                 .value(\.location, "--location", "TEXT", "PAdES: the location recorded in the signature"),
                 .flag(\.inPlace, "--in-place", "PAdES: replace each PDF with its signed version (atomically)"),
                 .flag(\.vri, "--vri", "PAdES b-lt, b-lta: a /VRI entry per signature in the DSS (pyHanko's key)"),
             ]
-            return options
         }
 
         func validate() throws {
