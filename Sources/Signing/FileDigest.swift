@@ -3,16 +3,18 @@ import Foundation
 import Glibc
 
 /// Reads files in chunks with POSIX calls: flat memory, cancellation between chunks.
-enum FileDigest {
+package enum FileDigest {
     /// A file's digest and size.
-    struct Result: Sendable {
-        let digest: [UInt8]
-        let size: Int64
+    package struct Result: Sendable {
+        /// The digest of the whole file.
+        package let digest: [UInt8]
+        /// Its size in bytes.
+        package let size: Int64
     }
 
     /// Hashes a file chunk by chunk.
     /// - Throws: `.fileSystem`, `.cancelled`.
-    static func compute(
+    package static func compute(
         url: URL,
         algorithm: DigestAlgorithm,
         chunkSize: Int,

@@ -22,6 +22,14 @@ import Testing
         ((try CLI.json(result)["signatures"] as? [[String: Any]]) ?? []).compactMap { $0["pdf"] as? [String: Any] }
     }
 
+    /// The journal rows of `signatures list --json`.
+    static func journalRows(_ setup: Setup) throws -> [[String: Any]] {
+        let list = try setup.fixture.run(["--json", "signatures", "list"], environment: setup.environment)
+        return ((try CLI.json(list)["signatures"] as? [[String: Any]]) ?? []).filter {
+            $0["location"] as? String == "journal"
+        }
+    }
+
     @Test func signBLTWithVRIAndBLTAPassPyHankoAndVerifyOfflineFromTheDSS() throws {
         let setup = try Setup()
         defer { setup.pki.stop() }
@@ -76,11 +84,24 @@ import Testing
         let setup = try Setup()
         let directory = setup.fixture.directory
         let input = try directory.write("contract.pdf", TestPDF.minimal())
-        #expect(try setup.sign([input], ["--format", "pades", "--in-place"] + setup.tsa).succeeded)
+        // openssl's digest of the PDF as given: the journal row describes it, not the signed file.
+        let digest = try ExternalTool.run("openssl", ["dgst", "-sha256", "-r", input]).output.prefix(64)
+        let signed = try setup.sign([input], ["--format", "pades", "--in-place"] + setup.tsa)
+        #expect(signed.succeeded, "\(signed.output)\(signed.errorOutput)")
+        let id = (try CLI.json(signed)["results"] as? [[String: Any]])?.first?["id"] as? String
+        var journal = try Self.journalRows(setup)
+        #expect(journal.count == 1 && journal.first?["id"] as? String == id, "\(journal)")
+        #expect(journal.first?["format"] as? String == "pades-t", "\(journal)")
+        #expect(journal.first?["document"] as? String == "contract.pdf", "\(journal)")
+        #expect(journal.first?["documentDigest"] as? String == String(digest), "\(journal) \(digest)")
+        #expect(journal.first?["detached"] as? Bool == false, "\(journal)")
         let extended = try setup.fixture.run(["--json", "extend", input, "--level", "b-lta"] + setup.tsa)
         #expect(extended.succeeded, "\(extended.output)\(extended.errorOutput)")
         let row = (try CLI.json(extended)["results"] as? [[String: Any]])?.first
         #expect(row?["level"] as? String == "B-LTA" && row?["format"] as? String == "pades", "\(extended.output)")
+        #expect(row?["journalRowsUpdated"] as? Int == 1, "\(extended.output)")
+        journal = try Self.journalRows(setup)
+        #expect(journal.count == 1 && journal.first?["format"] as? String == "pades-lta", "\(journal)")
         // Renewal: a further DSS revision and document timestamp; B-LT of a B-LTA file is refused.
         let renewed = try setup.fixture.run(["extend", input, "--level", "b-lta"] + setup.tsa)
         #expect(renewed.succeeded, "\(renewed.errorOutput)")

@@ -151,6 +151,20 @@ extension Commands {
         return failures == 0 ? CertSign.exitSuccess : CertSign.exitFailure
     }
 
+    /// Gives the rows of an extended file their new format.
+    /// - Returns: how many rows were updated.
+    /// - Throws: the journal's errors.
+    private static func updateRows(
+        _ journal: (journal: SignatureJournal, rows: [SignatureRecord]),
+        format: SignatureFormat
+    ) async throws -> Int {
+        for var record in journal.rows {
+            record.format = format
+            try await journal.journal.update(record)
+        }
+        return journal.rows.count
+    }
+
     /// Raises the signature file at `path`, replaces it atomically, and updates its journal rows
     /// (`journal.rows`: the rows whose signature file is `path`).
     static func extendFile(
@@ -163,9 +177,9 @@ extension Commands {
     ) async throws -> ExtendResultDocument {
         let original = try context.readInputFile(path, what: "signature")
         if isPDF(original) {
-            // PAdES signatures are not journaled (sign --format pades records none): no row to update.
             let url = URL(fileURLWithPath: path)
             let result = try await pades.upgrade(pdfAt: url, writingTo: url)
+            let updated = try await updateRows(journal, format: pades.level.padesFormat)
             return ExtendResultDocument(
                 signature: Format.path(path),
                 status: "extended",
@@ -173,7 +187,8 @@ extension Commands {
                 format: "pades",
                 timestamps: result.addedTimestamps.map {
                     AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority)
-                }
+                },
+                journalRowsUpdated: updated
             )
         }
         let facts = try LongTermSignatureFacts(signature: original)
@@ -196,12 +211,7 @@ extension Commands {
         let result = try await upgrade.upgrade(original)
         // Signatures are public artifacts: 0644 (less the umask), written atomically.
         try FileSystem.writeAtomically(path, result.signature, mode: 0o644)
-        var updated = 0
-        for var record in journal.rows {
-            record.format = upgrade.format
-            try await journal.journal.update(record)
-            updated += 1
-        }
+        let updated = try await updateRows(journal, format: upgrade.format)
         return ExtendResultDocument(
             signature: Format.path(path),
             status: "extended",

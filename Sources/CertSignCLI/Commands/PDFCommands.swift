@@ -2,6 +2,7 @@ import CertificateProviders
 internal import Durability
 import Foundation
 import PDFSigning
+import SignatureJournal
 import Signing
 
 /// `certsign sign DOC.pdf --format pades` and `certsign verify DOC.pdf`: PAdES inside the PDF.
@@ -10,6 +11,8 @@ extension Commands {
     /// B-LTA with `longTerm`; a provider whose server builds signatures (`server`) signs the
     /// ByteRange digest in its hash mode. Output: `--out FILE`, `--in-place`, `--out-dir DIR` or
     /// `NAME-signed.pdf` beside the input.
+    /// - Parameter journal: where the signature is recorded (a row per PDF, format `pades` to
+    ///   `pades-lta`, the input's digest and size, the signed PDF as its file), and the provider's ID.
     static func signPDF(
         _ path: String,
         identity: SigningIdentity,
@@ -18,11 +21,20 @@ extension Commands {
         longTerm: PAdESLevelUpgrade? = nil,
         arguments: SignOptions,
         digest: DigestAlgorithm,
+        journal: (journal: SignatureJournal, provider: ProviderID),
         context: CommandContext
     ) async throws -> SignResultDocument {
         let input = URL(fileURLWithPath: path)
         _ = try context.documentSize(path)
         let output = pdfOutput(path, arguments)
+        // The row describes the PDF as given: hashed before --in-place replaces it.
+        let original = try await FileDigest.compute(
+            url: input,
+            algorithm: digest,
+            chunkSize: CMSSigner.defaultChunkSize,
+            progress: nil
+        )
+        let signingTime = Date()
         var options = PDFSignatureOptions(
             fieldName: arguments.field,
             reason: arguments.reason,
@@ -53,6 +65,20 @@ extension Commands {
             result = try await signPDFFile(input, output, identity, server, options, context)
             levelName = result.timestamp == nil ? "B-B" : "B-T"
         }
+        let record = SignatureRecord(
+            createdAt: signingTime,
+            providerID: journal.provider,
+            signerSubject: identity.certificate.subject,
+            signerFingerprint: identity.certificate.sha256FingerprintHex,
+            documentName: input.lastPathComponent,
+            documentSize: original.size,
+            documentDigest: original.digest,
+            digestAlgorithm: digest,
+            format: longTerm?.level.padesFormat ?? (result.timestamp == nil ? .pades : .padesT),
+            isDetached: false,
+            storage: .file(output.standardizedFileURL)
+        )
+        try await recordPDF(record, output: output, replacedInput: output.path == input.path, journal.journal)
         if !context.json {
             let time = result.timestamp.map { ", timestamp \(Format.isoDate($0.time))" } ?? ""
             let level = levelName == "B-B" ? "" : " PAdES \(levelName)\(time)"
@@ -62,6 +88,7 @@ extension Commands {
             document: Format.path(path),
             status: "signed",
             signature: Format.path(output.path),
+            id: record.id,
             signer: identity.certificate.subject,
             format: "pades",
             digest: digest.rawValue,
@@ -71,6 +98,30 @@ extension Commands {
             field: result.fieldName,
             level: levelName
         )
+    }
+
+    /// Appends the signed PDF's journal row. When that fails, a new PDF is removed again (no signed
+    /// file without its row, as for CAdES); a PDF signed in place stays signed (removing it would
+    /// lose the document) and the error says so.
+    /// - Throws: the journal's error.
+    private static func recordPDF(
+        _ record: SignatureRecord,
+        output: URL,
+        replacedInput: Bool,
+        _ journal: SignatureJournal
+    ) async throws {
+        do {
+            try await journal.append(record)
+        } catch let error as CertificateProviderError {
+            guard replacedInput else {
+                try? FileManager.default.removeItem(at: output)
+                throw error
+            }
+            throw CertificateProviderError(
+                error.code,
+                "\(output.path) is signed in place, but its journal row could not be written: \(error.reason)"
+            )
+        }
     }
 
     /// Signs `input` into `output` with the local key or the provider's server (healing a stale

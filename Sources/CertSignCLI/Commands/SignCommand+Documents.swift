@@ -192,6 +192,7 @@ extension Commands {
             longTerm: plan.padesUpgrade,
             arguments: arguments,
             digest: digest,
+            journal: (coordinator.journal, source.providerID),
             context: context
         )
         if plan.replaced.contains(signed.signature ?? "") { signed.replaced = true }
