@@ -38,8 +38,8 @@ extension AWSKMSProvider: BuiltInProvider {
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
-    public static let schema = ProviderParameterSchema(
-        provider: .awsKMS,
+    public static let schema = ProviderParameterSchema.remoteProvider(
+        .awsKMS,
         [
             .init(ParameterKey.region, .string, default: "$AWS_REGION or $AWS_DEFAULT_REGION", "the AWS region"),
             .init(ParameterKey.keyID, .string, "the KMS key: key ID, key ARN, alias/NAME or alias ARN"),
@@ -85,8 +85,7 @@ extension AWSKMSProvider: BuiltInProvider {
                 default: "8",
                 "Sign requests in flight at once when signing many documents"
             ),
-        ] + RemoteProviderParameters.shared,
-        rules: RemoteProviderParameters.rules
+        ]
     )
 
     /// One line saying what the provider is (`certsign providers`).

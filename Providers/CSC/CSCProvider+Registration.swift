@@ -29,8 +29,8 @@ extension CSCProvider: BuiltInProvider {
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
-    public static let schema = ProviderParameterSchema(
-        provider: .csc,
+    public static let schema = ProviderParameterSchema.remoteProvider(
+        .csc,
         [
             .init(ParameterKey.url, .url, "the service's base URL (methods at <url>/csc/v2/...)"),
             .init(ParameterKey.clientID, .string, "the OAuth 2.0 client (client-credentials grant)"),
@@ -43,8 +43,7 @@ extension CSCProvider: BuiltInProvider {
             ),
             .init(ParameterKey.pin, .secret, "the credential's PIN, when it asks for one"),
             .init(ParameterKey.otp, .secret, "a one-time password, when the credential asks for one"),
-        ] + RemoteProviderParameters.shared,
-        rules: RemoteProviderParameters.rules
+        ]
     )
 
     /// One line saying what the provider is (`certsign providers`).

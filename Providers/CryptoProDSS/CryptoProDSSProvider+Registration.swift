@@ -39,8 +39,8 @@ extension CryptoProDSSProvider: BuiltInProvider {
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
-    public static let schema = ProviderParameterSchema(
-        provider: .cryptoProDSS,
+    public static let schema = ProviderParameterSchema.remoteProvider(
+        .cryptoProDSS,
         [
             .init(
                 ParameterKey.url,
@@ -72,8 +72,7 @@ extension CryptoProDSSProvider: BuiltInProvider {
                 default: String(CryptoProDSSProvider.defaultMaxUploadBytes),
                 "the largest document auto and content send whole"
             ),
-        ] + RemoteProviderParameters.shared,
-        rules: RemoteProviderParameters.rules
+        ]
     )
 
     /// One line saying what the provider is (`certsign providers`).

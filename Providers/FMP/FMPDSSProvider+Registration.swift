@@ -41,8 +41,8 @@ extension FMPDSSProvider: BuiltInProvider {
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
-    public static let schema = ProviderParameterSchema(
-        provider: .fmpDSS,
+    public static let schema = ProviderParameterSchema.remoteProvider(
+        .fmpDSS,
         [
             .init(
                 ParameterKey.host,
@@ -60,8 +60,7 @@ extension FMPDSSProvider: BuiltInProvider {
             .init(ParameterKey.certificateID, .integer, "the DSS certificate to use when the user has several"),
             .init(ParameterKey.pin, .secret, "the certificate PIN, sent when signing"),
             .init(ParameterKey.storeDirectory, .path, "where the session is kept (fmp-session.json)"),
-        ] + RemoteProviderParameters.shared,
-        rules: RemoteProviderParameters.rules
+        ]
     )
 
     /// One line saying what the provider is (`certsign providers`).

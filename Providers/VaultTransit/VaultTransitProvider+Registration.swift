@@ -34,8 +34,8 @@ extension VaultTransitProvider: BuiltInProvider {
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
-    public static let schema = ProviderParameterSchema(
-        provider: .vaultTransit,
+    public static let schema = ProviderParameterSchema.remoteProvider(
+        .vaultTransit,
         [
             .init(ParameterKey.url, .url, "the server's address, e.g. https://vault.example:8200"),
             .init(ParameterKey.key, .string, "the transit key's name"),
@@ -54,8 +54,7 @@ extension VaultTransitProvider: BuiltInProvider {
                 default: SignatureScheme.rsaPKCS1v15.description,
                 "the scheme an RSA key signs with (EC keys sign ECDSA)"
             ),
-        ] + RemoteProviderParameters.shared,
-        rules: RemoteProviderParameters.rules
+        ]
     )
 
     /// One line saying what the provider is (`certsign providers`).

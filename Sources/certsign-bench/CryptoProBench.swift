@@ -79,34 +79,20 @@ extension CryptoProBenchSession: RemoteBenchSession {
 
     /// Notes the bare transport's rate on GET certificates and the parsing of its body, at the same moment.
     func noteWhereTheTimeGoes(_ harness: BenchHarness, scheme: String) async throws {
-        guard let url = URL(string: certificatesURL) else { throw BenchError("CryptoPro bench: bad URL") }
-        var bare = HTTPRequest(url: url)
-        bare.setHeader("Authorization", "Bearer \(bearer)")
-        let transport = transport
-        let bareRate = try await harness.time { for _ in 0..<300 { _ = try await transport.send(bare) } }.rate(
-            count: 300
-        )
-        let listBody = try await transport.send(bare).body
-        let parseRate = try await harness.time {
-            for _ in 0..<300 {
-                for entry in try JSONValue(parsing: listBody).arrayValue ?? [] {
-                    _ = try Certificate(
-                        derEncoded: Array(Data(base64Encoded: entry["CertificateBase64"]?.stringValue ?? "") ?? Data())
-                    )
-                }
+        try await harness.noteWhereTheTimeGoes(
+            on: routes[0],
+            transport: transport,
+            suite: "CryptoPro",
+            scheme: scheme,
+            parsing: "JSON + 2 Certificate parses",
+            detail: " (the client caches parsed certificates)"
+        ) { body in
+            for entry in try JSONValue(parsing: body).arrayValue ?? [] {
+                _ = try Certificate(
+                    derEncoded: Array(Data(base64Encoded: entry["CertificateBase64"]?.stringValue ?? "") ?? Data())
+                )
             }
-        }.rate(count: 300)
-        harness.note(
-            String(
-                format:
-                    "CryptoPro %@: bare CurlTransport GET certificates %.0f/s sequential; JSON + 2 Certificate parses of "
-                    + "its %d-byte body %.0f/s (the client caches parsed certificates)",
-                scheme,
-                bareRate.median,
-                listBody.count,
-                parseRate.median
-            )
-        )
+        }
     }
 }
 
@@ -122,27 +108,20 @@ func runCryptoProProfileLoop(_ name: String, options: BenchOptions) async throws
         try profileRequestBodies(count: options.count)
         return true
     }
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    let emulator = try BenchEmulator(tls: options.tls, scratch: scratch, name: "cryptopro", options: options)
-    defer { emulator.stop() }
-    let session = try await CryptoProBenchSession(base: emulator.base, transport: emulator.transport)
-    let client = session.client
-    let operation: @Sendable () async throws -> Void
-    if name == "cryptopro-sign" {
-        operation = session.sign
-    } else {
-        operation = { _ = try await client.certificates() }
+    try await withProfileScratch { scratch in
+        let emulator = try BenchEmulator(tls: options.tls, scratch: scratch, name: "cryptopro", options: options)
+        defer { emulator.stop() }
+        let session = try await CryptoProBenchSession(base: emulator.base, transport: emulator.transport)
+        let client = session.client
+        let operation: @Sendable () async throws -> Void
+        if name == "cryptopro-sign" {
+            operation = session.sign
+        } else {
+            operation = { _ = try await client.certificates() }
+        }
+        // This process only: the emulator is a child, and not waited for.
+        try await runProfileRoundTrips(name, operation, transport: session.transport, options: options, clientCPU: true)
     }
-    // This process only: the emulator is a child, and not waited for.
-    let cpuStart = processCPUSeconds()
-    let rate = try await runProfileOperations(operation, transport: session.transport, options: options)
-    let cpu = (processCPUSeconds() - cpuStart) / Double(options.count) * 1e6
-    print(
-        "\(name) \(options.tls ? "HTTPS" : "HTTP") \(options.inFlight) in flight: \(options.count) round trips, "
-            + "\(String(format: "%.0f", rate))/s, client CPU \(String(format: "%.1f", cpu)) µs per round trip"
-    )
     return true
 }
 

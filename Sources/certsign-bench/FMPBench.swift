@@ -58,15 +58,6 @@ struct FMPBenchSession: Sendable {
     /// The sign request's JSON body, as the client sends it (the emulator's published test credentials).
     static let signBody =
         #"{"resource":"GetBudgetPlanning","table":"ПланированиеБюджета","params":{},"column":"Номер","hhive_id":1,"password":"Saprun123","certificate_id":12831,"certificate_pin":"123"}"#
-
-    /// A bare transport GET of `url` with the session's headers.
-    func bareRequest(_ url: String) throws -> HTTPRequest {
-        guard let requestURL = URL(string: url) else { throw BenchError("FMP bench: bad URL \(url)") }
-        var request = HTTPRequest(url: requestURL)
-        request.setHeader("Authorization", "Bearer \(token)")
-        request.setHeader("X-Device-Id", "bench-device")
-        return request
-    }
 }
 
 extension FMPBenchSession: RemoteBenchSession {
@@ -106,22 +97,13 @@ extension FMPBenchSession: RemoteBenchSession {
     /// Notes the bare transport's rate on GET signs/ and JSON parsing of its body, measured at the same
     /// moment (before any sign round, so the body lists the same 3 signatures the rows see).
     func noteWhereTheTimeGoes(_ harness: BenchHarness, scheme: String) async throws {
-        let bare = try bareRequest(signsURL)
-        let bareRate = try await harness.time { for _ in 0..<300 { _ = try await transport.send(bare) } }
-            .rate(count: 300)
-        let bodyBytes = try await transport.send(bare).body
-        let parseRate = try await harness.time { for _ in 0..<300 { _ = try JSONValue(parsing: bodyBytes) } }
-            .rate(count: 300)
-        harness.note(
-            String(
-                format: "FMP %@: bare CurlTransport GET signs/ %.0f/s sequential; JSONValue parse of its %d-byte body "
-                    + "%.0f/s",
-                scheme,
-                bareRate.median,
-                bodyBytes.count,
-                parseRate.median
-            )
-        )
+        try await harness.noteWhereTheTimeGoes(
+            on: routes[0],
+            transport: transport,
+            suite: "FMP",
+            scheme: scheme,
+            parsing: "JSONValue parse"
+        ) { _ = try JSONValue(parsing: $0) }
     }
 }
 
@@ -141,39 +123,55 @@ func runFMPProfileLoop(_ name: String, options: BenchOptions) async throws -> Bo
     guard ["fmp-signs", "fmp-sign", "fmp-bare", "fmp-json", "fmp-decode", "fmp-serve"].contains(name) else {
         return false
     }
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    // With `--url`, an emulator in another process (a `fmp-serve` run), so that the client's process
-    // holds the client alone, as wrk's does.
-    let emulator =
-        try options.url == nil ? BenchEmulator(tls: options.tls, scratch: scratch, name: "fmp", options: options) : nil
-    defer { emulator?.stop() }
-    guard let base = emulator?.base ?? options.url else { throw BenchError("FMP profile: no emulator") }
-    let session = try await FMPBenchSession(base: base, transport: emulator?.transport ?? CurlTransport())
-    if name == "fmp-serve" {
-        // Serves for COUNT seconds; prints the signs/ URL and a token for wrk and other clients.
-        FileHandle.standardOutput.write(Data("\(session.signsURL) \(session.token)\n".utf8))
-        try await Task.sleep(for: .seconds(options.count))
-        return true
+    try await withProfileScratch { scratch in
+        // With `--url`, an emulator in another process (a `fmp-serve` run), so that the client's process
+        // holds the client alone, as wrk's does.
+        let emulator =
+            try options.url == nil
+            ? BenchEmulator(tls: options.tls, scratch: scratch, name: "fmp", options: options) : nil
+        defer { emulator?.stop() }
+        guard let base = emulator?.base ?? options.url else { throw BenchError("FMP profile: no emulator") }
+        let session = try await FMPBenchSession(base: base, transport: emulator?.transport ?? CurlTransport())
+        if name == "fmp-serve" {
+            // Serves for COUNT seconds; prints the signs/ URL and a token for wrk and other clients.
+            FileHandle.standardOutput.write(Data("\(session.signsURL) \(session.token)\n".utf8))
+            try await Task.sleep(for: .seconds(options.count))
+            return
+        }
+        let (client, transport) = (session.client, session.transport)
+        let bare = try HTTPRequest(bareGET: session.signsURL, headers: session.headers)
+        let signsBody = try await transport.send(bare).body
+        let operation: @Sendable () async throws -> Void
+        switch name {
+        case "fmp-json": operation = { _ = try JSONValue(parsing: signsBody) }
+        case "fmp-decode": operation = { _ = try FMPClient.decodeSigns(try JSONValue(parsing: signsBody)) }
+        case "fmp-signs": operation = { _ = try await client.signs() }
+        case "fmp-sign": operation = session.sign
+        default: operation = { _ = try await transport.send(bare) }
+        }
+        try await runProfileRoundTrips(name, operation, transport: transport, options: options)
     }
-    let (client, transport) = (session.client, session.transport)
-    let bare = try session.bareRequest(session.signsURL)
-    let signsBody = try await transport.send(bare).body
-    let operation: @Sendable () async throws -> Void
-    switch name {
-    case "fmp-json": operation = { _ = try JSONValue(parsing: signsBody) }
-    case "fmp-decode": operation = { _ = try FMPClient.decodeSigns(try JSONValue(parsing: signsBody)) }
-    case "fmp-signs": operation = { _ = try await client.signs() }
-    case "fmp-sign": operation = session.sign
-    default: operation = { _ = try await transport.send(bare) }
-    }
+    return true
+}
+
+/// Runs `operation` as ``runProfileOperations(_:transport:options:)`` does and prints the result:
+/// `NAME HTTP|HTTPS N in flight: COUNT round trips, RATE/s`, and with `clientCPU` this process's CPU
+/// time per round trip.
+func runProfileRoundTrips(
+    _ name: String,
+    _ operation: @escaping @Sendable () async throws -> Void,
+    transport: CurlTransport,
+    options: BenchOptions,
+    clientCPU: Bool = false
+) async throws {
+    let cpuStart = processCPUSeconds()
     let rate = try await runProfileOperations(operation, transport: transport, options: options)
+    let cpu = (processCPUSeconds() - cpuStart) / Double(options.count) * 1e6
     print(
         "\(name) \(options.tls ? "HTTPS" : "HTTP") \(options.inFlight) in flight: \(options.count) round trips, "
             + "\(String(format: "%.0f", rate))/s"
+            + (clientCPU ? ", client CPU \(String(format: "%.1f", cpu)) µs per round trip" : "")
     )
-    return true
 }
 
 /// Runs `operation` `options.count` times, `options.inFlight` at a time, and returns the rate.

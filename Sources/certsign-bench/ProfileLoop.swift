@@ -33,19 +33,18 @@ func runProfileLoop(_ name: String, options: BenchOptions) async throws {
         try registry.register(.pkcs12, description: "profile identity") {
             InMemoryCertificateProvider(id: .pkcs12, identity: identity, storedFromStart: true)
         }
-        let journal = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
-        try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: journal) }
-        let coordinator = SigningCoordinator(
-            registry: registry,
-            journal: try SignatureJournal(url: journal.appendingPathComponent("journal.sqlite"))
-        )
-        // --batch N: batches of N documents, as the bench's batch row (2000) signs them.
-        let size = options.batch ?? count
-        let batch = (0..<max(1, min(size, count))).map { Document.bytes(document, name: "doc \($0)") }
-        start = DispatchTime.now().uptimeNanoseconds
-        cpuStart = processCPUSeconds()
-        for _ in 0..<(count / batch.count) { _ = try await coordinator.sign(documents: batch, provider: .pkcs12) }
+        try await withProfileScratch { journal in
+            let coordinator = SigningCoordinator(
+                registry: registry,
+                journal: try SignatureJournal(url: journal.appendingPathComponent("journal.sqlite"))
+            )
+            // --batch N: batches of N documents, as the bench's batch row (2000) signs them.
+            let size = options.batch ?? count
+            let batch = (0..<max(1, min(size, count))).map { Document.bytes(document, name: "doc \($0)") }
+            start = DispatchTime.now().uptimeNanoseconds
+            cpuStart = processCPUSeconds()
+            for _ in 0..<(count / batch.count) { _ = try await coordinator.sign(documents: batch, provider: .pkcs12) }
+        }
     } else {
         for _ in 0..<count { _ = try await CMSSigner.sign(content: document, identity: identity) }
     }
@@ -56,4 +55,14 @@ func runProfileLoop(_ name: String, options: BenchOptions) async throws {
         "\(name): \(count) signatures, \(String(format: "%.0f", Double(count) / seconds))/s, "
             + "\(String(format: "%.0f", Double(count) / cpu)) per CPU second"
     )
+}
+
+/// Runs `body` with a scratch directory of this process's own for a profile loop
+/// (`certsign-profile-PID` in the temporary directory), removed afterwards.
+/// - Throws: when the directory cannot be made; what `body` throws.
+func withProfileScratch<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-profile-\(getpid())")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    return try await body(scratch)
 }

@@ -69,6 +69,60 @@ struct RemoteRoute {
     var call: @Sendable () async throws -> Void
 }
 
+extension HTTPRequest {
+    /// A GET of `url` with `headers` (`Name: value`, as wrk and the C libcurl loop send them): the bare
+    /// transport's request beside a client's call.
+    /// - Throws: `BenchError` for a URL that does not parse.
+    init(bareGET url: String, headers: [String]) throws {
+        guard let requestURL = URL(string: url) else { throw BenchError("bad URL \(url)") }
+        self.init(url: requestURL)
+        for header in headers {
+            let field = header.split(separator: ":", maxSplits: 1)
+            setHeader(String(field[0]), field.dropFirst().joined().trimmingCharacters(in: .whitespaces))
+        }
+    }
+}
+
+extension BenchHarness {
+    /// Notes where the time of a GET `route` goes, measured at one moment: the bare transport's
+    /// sequential rate on the route's request (its URL and headers, 300 round trips) and the rate of
+    /// `parse` over the body that request returns (300 runs).
+    /// - Parameters:
+    ///   - suite: the suite as the note names it (`FMP`).
+    ///   - scheme: `HTTP` or `HTTPS`.
+    ///   - parsing: what `parse` does, as the note says it (`JSONValue parse`).
+    ///   - detail: said after the rates (empty: nothing).
+    /// - Throws: what the transport or `parse` throws.
+    func noteWhereTheTimeGoes(
+        on route: RemoteRoute,
+        transport: CurlTransport,
+        suite: String,
+        scheme: String,
+        parsing: String,
+        detail: String = "",
+        parse: ([UInt8]) throws -> Void
+    ) async throws {
+        let request = try HTTPRequest(bareGET: route.url, headers: route.headers)
+        let bareRate = try await time { for _ in 0..<300 { _ = try await transport.send(request) } }.rate(count: 300)
+        let body = try await transport.send(request).body
+        let parseRate = try await time { for _ in 0..<300 { try parse(body) } }.rate(count: 300)
+        note(
+            String(
+                format: "%@ %@: bare CurlTransport %@ %@ %.0f/s sequential; %@ of its %d-byte body %.0f/s%@",
+                suite,
+                scheme,
+                route.method,
+                route.route,
+                bareRate.median,
+                parsing,
+                body.count,
+                parseRate.median,
+                detail
+            )
+        )
+    }
+}
+
 /// Measures routes of one emulator, one scheme: per route, sequential and 8 in flight, our client against
 /// the C libcurl loop (the goal rows), then wrk against the same loop (explanatory rows).
 struct RemoteRows {
