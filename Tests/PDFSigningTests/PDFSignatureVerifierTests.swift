@@ -62,7 +62,9 @@ struct PDFSignatureVerifierTests {
 
     @Test("rejects a PDF changed inside a signed range")
     func rejectsChangeInsideSignedRange() async throws {
-        let (_, signed, _) = try await signedPDF(.classic, inNewDirectory: "pdf-verify-tamper")
+        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-verify-tamper")
+        let signedPath = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa).path
+        let signed = URL(fileURLWithPath: signedPath)
         var bytes = try Data(contentsOf: signed)
         // The first page's MediaBox (in the original revision, which the signature covers): 595 -> 596.
         let marker = try #require(bytes.range(of: Data("595".utf8)))
