@@ -264,15 +264,7 @@ struct GOSTCommandTests {
         ]
 
         // FMP: certsign dss sign with the GOST certificate, then the signature from the history.
-        let login = try CLI.run(
-            [
-                "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
-                "--project", StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
-            ],
-            store: store,
-            environment: env
-        )
-        #expect(login.status == 0, "\(login.errorOutput)")
+        try CLI.dssLogin(url, store: store)
         let certificates = try CLI.run(
             ["dss", "certificates", "--dss-password-env", "DSS_PASSWORD"],
             store: store,

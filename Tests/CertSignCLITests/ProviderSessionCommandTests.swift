@@ -15,19 +15,6 @@ import Testing
         "PIN": StandardSeed.certificatePIN,
     ]
 
-    /// `certsign dss login` on the emulator at `url` as the seed's user (password from `FMP_PASSWORD`).
-    static func dssLogin(_ url: URL, store: TemporaryDirectory) throws {
-        let login = try CLI.run(
-            [
-                "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment, "--project",
-                StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
-            ],
-            store: store,
-            environment: env
-        )
-        #expect(login.status == 0, "\(login.errorOutput)")
-    }
-
     static func cryptoPro(
         _ url: String,
         user: String,
@@ -118,7 +105,7 @@ import Testing
     )
     func fmpSessionUnderTwoProcesses() throws {
         try withEmulatorAndStore { emulator, url, store in
-            try Self.dssLogin(url, store: store)
+            try CLI.dssLogin(url, store: store)
             for round in 0..<3 {
                 // Every access token expires: each process must renew with the single-use refresh token.
                 emulator.expireAccessTokens()
@@ -154,7 +141,7 @@ import Testing
             #expect(before.status == 0)
             #expect(before.errorOutput.contains("fmp-dss: not logged in (certsign dss login)"))
 
-            try Self.dssLogin(url, store: store)
+            try CLI.dssLogin(url, store: store)
             let signed = try CLI.run(
                 [
                     "dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--column",
@@ -185,7 +172,7 @@ import Testing
     @Test("item 4: a planted, foreign-owned or readable session cache is ignored with a warning")
     func plantedSessionFiles() throws {
         try withEmulatorAndStore { emulator, url, store in
-            try Self.dssLogin(url, store: store)
+            try CLI.dssLogin(url, store: store)
             let session = store.path("fmp-session.json")
             #expect(chmod(session, 0o644) == 0)
             let readable = try CLI.run(["dss", "signs"], store: store)
