@@ -160,15 +160,7 @@ import Testing
         #expect(!busy.errorOutput.contains("reachable"))
 
         let store = try TemporaryDirectory()
-        let login = try CLI.run(
-            [
-                "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
-                "--project", StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
-            ],
-            store: store,
-            environment: ["FMP_PASSWORD": StandardSeed.password]
-        )
-        #expect(login.status == 0, "\(login.errorOutput)")
+        try CLI.dssLogin(url, store: store)
         let remove = try CLI.run(["dss", "remove", "999"], store: store)
         #expect(remove.status == 1)
         #expect(remove.errorOutput.contains("certsign dss signs"), "\(remove.errorOutput)")

@@ -1,8 +1,31 @@
 import CertificateProviders
 import CertificateProvidersTesting
+import EmulatorKit
 import Foundation
 import TestSupport
 import Testing
+
+extension CLI {
+    /// `certsign dss login` on the emulator at `url` as the seed's user (the password through
+    /// `FMP_PASSWORD`) into `store`, expected to succeed.
+    static func dssLogin(
+        _ url: URL,
+        store: TemporaryDirectory,
+        sourceLocation: SourceLocation = #_sourceLocation
+    )
+        throws
+    {
+        let login = try run(
+            [
+                "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment, "--project",
+                StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
+            ],
+            store: store,
+            environment: ["FMP_PASSWORD": StandardSeed.password]
+        )
+        #expect(login.status == 0, "\(login.errorOutput)", sourceLocation: sourceLocation)
+    }
+}
 
 /// A throwaway CA, a signer and a `.p12` made by the real `openssl pkcs12 -export`.
 struct CLIFixture {

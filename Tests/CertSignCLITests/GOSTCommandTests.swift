@@ -71,6 +71,12 @@ struct GOSTCommandTests {
         return identity
     }
 
+    /// ``makeIdentity(bits:in:)`` in a new directory, and an empty certsign store.
+    static func makeIdentityAndStore(bits: Int) throws -> (OpenSSLIdentity, store: TemporaryDirectory) {
+        let identity = try makeIdentity(bits: bits, in: try TemporaryDirectory(prefix: "gost-cli"))
+        return (identity, try TemporaryDirectory(prefix: "gost-cli-store"))
+    }
+
     /// `openssl cms -engine gost -verify` of a detached CAdES signature against the GOST root.
     /// `openssl cms -engine gost -verify -cades` accepts the detached `signature` over `content`.
     static func expectOpenSSLVerifies(
@@ -91,9 +97,8 @@ struct GOSTCommandTests {
 
     @Test(arguments: [256, 512])
     func openSSLFilesSignDirectlyAndAfterImportAndOpenSSLVerifies(bits: Int) throws {
-        let directory = try TemporaryDirectory(prefix: "gost-cli")
-        let store = try TemporaryDirectory(prefix: "gost-cli-store")
-        let identity = try Self.makeIdentity(bits: bits, in: directory)
+        let (identity, store) = try Self.makeIdentityAndStore(bits: bits)
+        let directory = identity.directory
         let document = try directory.write("документ.txt", text: "Счёт № \(bits)\n")
         let env = ["P12PASS": Self.password]
 
@@ -173,9 +178,8 @@ struct GOSTCommandTests {
 
     @Test(arguments: [256, 512])
     func verifiesOpenSSLMadeCMSAndCAdES(bits: Int) throws {
-        let directory = try TemporaryDirectory(prefix: "gost-cli")
-        let store = try TemporaryDirectory(prefix: "gost-cli-store")
-        let identity = try Self.makeIdentity(bits: bits, in: directory)
+        let (identity, store) = try Self.makeIdentityAndStore(bits: bits)
+        let directory = identity.directory
         let document = try directory.write("doc.txt", text: "openssl signed \(bits)\n")
         let changed = try directory.write("changed.txt", text: "openssl signed \(bits)!\n")
         for (name, extra) in [("cms", [String]()), ("cades", ["-cades"]), ("attached", ["-nodetach"])] {
@@ -260,15 +264,7 @@ struct GOSTCommandTests {
         ]
 
         // FMP: certsign dss sign with the GOST certificate, then the signature from the history.
-        let login = try CLI.run(
-            [
-                "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment,
-                "--project", StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
-            ],
-            store: store,
-            environment: env
-        )
-        #expect(login.status == 0, "\(login.errorOutput)")
+        try CLI.dssLogin(url, store: store)
         let certificates = try CLI.run(
             ["dss", "certificates", "--dss-password-env", "DSS_PASSWORD"],
             store: store,

@@ -15,19 +15,6 @@ import Testing
         "PIN": StandardSeed.certificatePIN,
     ]
 
-    /// `certsign dss login` on the emulator at `url` as the seed's user (password from `FMP_PASSWORD`).
-    static func dssLogin(_ url: URL, store: TemporaryDirectory) throws {
-        let login = try CLI.run(
-            [
-                "dss", "login", "--host", url.absoluteString, "--environment", StandardSeed.environment, "--project",
-                StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
-            ],
-            store: store,
-            environment: env
-        )
-        #expect(login.status == 0, "\(login.errorOutput)")
-    }
-
     static func cryptoPro(
         _ url: String,
         user: String,
@@ -41,6 +28,21 @@ import Testing
         ]
         if let pinVariable { arguments += ["--param-env", "pin=\(pinVariable)"] }
         return arguments
+    }
+
+    /// `--provider cryptopro-dss …` for Maria's certificate 12900 with her PIN.
+    static func maria(_ url: String) -> [String] {
+        cryptoPro(url, user: "Maria", certificate: 12900, passwordVariable: "MARIA_PASSWORD", pinVariable: "MARIA_PIN")
+    }
+
+    /// `certsign sign DOCUMENT --out STORE/NAME PROVIDER…` with the suite's environment.
+    static func sign(
+        _ document: String,
+        into name: String,
+        _ provider: [String],
+        store: TemporaryDirectory
+    ) throws -> ExternalTool.Result {
+        try CLI.run(["sign", document, "--out", store.path(name)] + provider, store: store, environment: env)
     }
 
     /// The signer's subject, as `certsign verify` reports it.
@@ -58,68 +60,39 @@ import Testing
             let document = try store.write("act.txt", text: "Акт сверки\n")
 
             // Leonid with his RSA certificate (no PIN): the session is cached in the store.
-            let leonid = try CLI.run(
-                ["sign", document, "--out", store.path("leonid.p7s")]
-                    + Self.cryptoPro(
-                        url,
-                        user: "Leonid",
-                        certificate: StandardSeed.secondCertificateID,
-                        passwordVariable: "LEONID_PASSWORD",
-                        pinVariable: nil
-                    ),
-                store: store,
-                environment: Self.env
+            let leonidRSA = Self.cryptoPro(
+                url,
+                user: "Leonid",
+                certificate: StandardSeed.secondCertificateID,
+                passwordVariable: "LEONID_PASSWORD",
+                pinVariable: nil
             )
+            let leonid = try Self.sign(document, into: "leonid.p7s", leonidRSA, store: store)
             #expect(leonid.status == 0, "\(leonid.errorOutput)")
             #expect(FileManager.default.fileExists(atPath: store.path("cryptopro-dss-session.json")))
 
             // Maria with certificate 12900 and her PIN: signed by Maria, not by the cached Leonid.
-            let maria = try CLI.run(
-                ["sign", document, "--out", store.path("maria.p7s")]
-                    + Self.cryptoPro(
-                        url,
-                        user: "Maria",
-                        certificate: 12900,
-                        passwordVariable: "MARIA_PASSWORD",
-                        pinVariable: "MARIA_PIN"
-                    ),
-                store: store,
-                environment: Self.env
-            )
+            let maria = try Self.sign(document, into: "maria.p7s", Self.maria(url), store: store)
             #expect(maria.status == 0, "\(maria.errorOutput)")
             #expect(try Self.signer(of: store.path("leonid.p7s"), content: document).contains("Леонид Тестов (RSA)"))
             #expect(try Self.signer(of: store.path("maria.p7s"), content: document).contains("Мария Иванова"))
 
             // Another server than the cached one: the cached session must not sign for it.
-            let elsewhere = try CLI.run(
-                ["sign", document, "--out", store.path("elsewhere.p7s")]
-                    + Self.cryptoPro(
-                        "http://127.0.0.1:1/",
-                        user: "Maria",
-                        certificate: 12900,
-                        passwordVariable: "MARIA_PASSWORD",
-                        pinVariable: "MARIA_PIN"
-                    ),
-                store: store,
-                environment: Self.env
-            )
+            let otherServer = Self.maria("http://127.0.0.1:1/")
+            let elsewhere = try Self.sign(document, into: "elsewhere.p7s", otherServer, store: store)
             #expect(elsewhere.status == 1)
             #expect(!FileManager.default.fileExists(atPath: store.path("elsewhere.p7s")))
 
             // The same PIN-protected command twice: the second run uses the cache and still sends the PIN.
+            let leonidPIN = Self.cryptoPro(
+                url,
+                user: "Leonid",
+                certificate: StandardSeed.certificateID,
+                passwordVariable: "LEONID_PASSWORD",
+                pinVariable: "LEONID_PIN"
+            )
             for round in 1...2 {
-                let pinned = try CLI.run(
-                    ["sign", document, "--out", store.path("pin-\(round).p7s")]
-                        + Self.cryptoPro(
-                            url,
-                            user: "Leonid",
-                            certificate: StandardSeed.certificateID,
-                            passwordVariable: "LEONID_PASSWORD",
-                            pinVariable: "LEONID_PIN"
-                        ),
-                    store: store,
-                    environment: Self.env
-                )
+                let pinned = try Self.sign(document, into: "pin-\(round).p7s", leonidPIN, store: store)
                 #expect(pinned.status == 0, "round \(round): \(pinned.errorOutput)")
             }
             let logins = emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count
@@ -132,7 +105,7 @@ import Testing
     )
     func fmpSessionUnderTwoProcesses() throws {
         try withEmulatorAndStore { emulator, url, store in
-            try Self.dssLogin(url, store: store)
+            try CLI.dssLogin(url, store: store)
             for round in 0..<3 {
                 // Every access token expires: each process must renew with the single-use refresh token.
                 emulator.expireAccessTokens()
@@ -168,7 +141,7 @@ import Testing
             #expect(before.status == 0)
             #expect(before.errorOutput.contains("fmp-dss: not logged in (certsign dss login)"))
 
-            try Self.dssLogin(url, store: store)
+            try CLI.dssLogin(url, store: store)
             let signed = try CLI.run(
                 [
                     "dss", "sign", "--resource", StandardSeed.resource, "--table", StandardSeed.table, "--column",
@@ -199,7 +172,7 @@ import Testing
     @Test("item 4: a planted, foreign-owned or readable session cache is ignored with a warning")
     func plantedSessionFiles() throws {
         try withEmulatorAndStore { emulator, url, store in
-            try Self.dssLogin(url, store: store)
+            try CLI.dssLogin(url, store: store)
             let session = store.path("fmp-session.json")
             #expect(chmod(session, 0o644) == 0)
             let readable = try CLI.run(["dss", "signs"], store: store)

@@ -265,17 +265,9 @@ import Testing
     )
     func listAndClear() throws {
         try withEmulatorAndStore { _, url, store in
+            try CLI.dssLogin(url, store: store)
             let url = url.absoluteString
             let document = try store.write("d.txt", text: "d\n")
-            let login = try CLI.run(
-                [
-                    "dss", "login", "--host", url, "--environment", StandardSeed.environment, "--project",
-                    StandardSeed.project, "--user", StandardSeed.username, "--password-env", "FMP_PASSWORD",
-                ],
-                store: store,
-                environment: Self.env
-            )
-            #expect(login.status == 0, "\(login.errorOutput)")
             let signed = try CLI.run(
                 Self.cryptoProSign(document, store.path("d.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
                 store: store,

@@ -60,7 +60,6 @@ struct BatchCrashTests {
         _ fixture: CrashFixture,
         directory: String,
         mustHaveAll documents: [String]?,
-        verifier: SigningCoordinator,
         journal location: JournalLocation? = nil,
         context: String
     ) async throws -> Left {
@@ -76,16 +75,10 @@ struct BatchCrashTests {
             )
         }
         let names = CrashFixture.names(in: directory)
-        let trust = [fixture.pki.root.certificate]
         for name in names.visible {
             #expect(name.hasSuffix(".p7s"), "unexpected file \(name); \(context)")
             let document = fixture.work.path("docs/" + String(name.dropLast(4)))
-            let signature = Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
-            let result = try await verifier.verify(
-                signature: signature,
-                content: .file(URL(fileURLWithPath: document)),
-                trust: trust
-            )
+            let result = try await fixture.verify(directory + "/" + name, over: document)
             #expect(result.isValid, "\(name) exists under its final name but does not verify: \(result); \(context)")
         }
         if let documents {
@@ -99,40 +92,13 @@ struct BatchCrashTests {
         return left
     }
 
-    static func makeVerifier(_ fixture: CrashFixture) throws -> SigningCoordinator {
-        SigningCoordinator(
-            registry: ProviderRegistry(),
-            journal: try SignatureJournal(url: fixture.work.url.appendingPathComponent("verify.sqlite"))
-        )
-    }
-
     /// ``KillPointTests/countSteps(_:fixture:steps:seccomp:)`` with `--seccomp-bpf`, `syncfs` counted too.
     static func countSteps(_ arguments: [String], fixture: CrashFixture) throws -> [String: Int] {
         try KillPointTests.countSteps(arguments, fixture: fixture, steps: steps, seccomp: true)
     }
 
-    /// ``KillPointTests/killOrFinish(at:occurrence:_:fixture:seccomp:context:)`` with `--seccomp-bpf` for
-    /// the first occurrence.
-    static func killOrFinish(
-        at step: String,
-        occurrence: Int,
-        _ arguments: [String],
-        fixture: CrashFixture,
-        context: String
-    ) throws -> Subprocess.Outcome {
-        try KillPointTests.killOrFinish(
-            at: step,
-            occurrence: occurrence,
-            arguments,
-            fixture: fixture,
-            seccomp: true,
-            context: context
-        )
-    }
-
     @Test func killedAtRandomDuringATwoThousandDocumentBatch() async throws {
         let (fixture, documents) = try Self.makeBatch(count: Self.batchSize)
-        let verifier = try Self.makeVerifier(fixture)
         // A clean run: everything acknowledged, and how long a batch takes here (to aim the kills).
         let clean = fixture.work.path("out-clean")
         let (outcome, seconds) = try Subprocess.run(
@@ -145,7 +111,6 @@ struct BatchCrashTests {
             fixture,
             directory: clean,
             mustHaveAll: documents,
-            verifier: verifier,
             context: "clean run"
         )
         #expect(all.rows == Self.batchSize && all.orphans == 0 && all.hiddenTemporaries == 0, "\(all)")
@@ -183,7 +148,6 @@ struct BatchCrashTests {
                 fixture,
                 directory: directory,
                 mustHaveAll: killed.succeeded ? documents : nil,
-                verifier: verifier,
                 context: "killed after \(delay) s (run \(run))"
             )
             if killed == .signaled(SIGKILL) {
@@ -216,7 +180,6 @@ struct BatchCrashTests {
     @Test(.enabled(if: ExternalTool.isAvailable("strace"), "needs strace to kill at exact system calls"))
     func killedAtEveryFileSystemStepOfABatch() async throws {
         let (fixture, documents) = try Self.makeBatch(count: Self.batchSize)
-        let verifier = try Self.makeVerifier(fixture)
         // A small batch: every occurrence of every step (each gap between two durable steps). Six
         // files are too few for a syncfs: each is fsynced and renamed at once.
         let small = Array(documents.prefix(6))
@@ -227,26 +190,12 @@ struct BatchCrashTests {
             fixture: fixture
         )
         #expect(smallCounts["syncfs"] == nil && smallCounts["fsync", default: 0] >= small.count, "\(smallCounts)")
-        for (step, count) in smallCounts.sorted(by: { $0.key < $1.key }) {
-            for occurrence in stride(from: 1, through: count, by: step == "pwrite64" ? 3 : 1) {
-                run += 1
-                let directory = fixture.work.path("small-\(run)")
-                let outcome = try Self.killOrFinish(
-                    at: step,
-                    occurrence: occurrence,
-                    Self.arguments(fixture, small, into: directory),
-                    fixture: fixture,
-                    context: "\(step) #\(occurrence)"
-                )
-                if outcome == .signaled(SIGKILL) { killed += 1 }
-                _ = try await Self.check(
-                    fixture,
-                    directory: directory,
-                    mustHaveAll: outcome.succeeded ? small : nil,
-                    verifier: verifier,
-                    context: "6 documents killed at \(step) #\(occurrence)"
-                )
-            }
+        for point in KillPoint.all(smallCounts, every: { $0 == "pwrite64" ? 3 : 1 }) {
+            run += 1
+            let directory = fixture.work.path("small-\(run)")
+            let context = "6 documents killed at \(point)"
+            let (outcome, _) = try await fixture.signKilled(small, at: point, into: directory, context: context)
+            if outcome == .signaled(SIGKILL) { killed += 1 }
         }
         #expect(killed > 0)
 
@@ -256,7 +205,7 @@ struct BatchCrashTests {
             fixture: fixture
         )
         let group = SigningCoordinator.batchGroupSize
-        var points: [(String, Int)] = []
+        var points: [KillPoint] = []
         for (step, count) in counts.sorted(by: { $0.key < $1.key }) {
             var occurrences: Set<Int> = [1]
             if step == "syncfs" {
@@ -271,26 +220,14 @@ struct BatchCrashTests {
             } else {
                 occurrences.insert(max(1, count / 2))
             }
-            points += occurrences.filter { $0 <= count }.sorted().map { (step, $0) }
+            points += occurrences.filter { $0 <= count }.sorted().map { KillPoint(step: step, occurrence: $0) }
         }
         var acknowledgedAfterKill = 0
-        for (step, occurrence) in points {
+        for point in points {
             run += 1
             let directory = fixture.work.path("large-\(run)")
-            let outcome = try Self.killOrFinish(
-                at: step,
-                occurrence: occurrence,
-                Self.arguments(fixture, documents, into: directory),
-                fixture: fixture,
-                context: "\(step) #\(occurrence)"
-            )
-            let left = try await Self.check(
-                fixture,
-                directory: directory,
-                mustHaveAll: outcome.succeeded ? documents : nil,
-                verifier: verifier,
-                context: "2000 documents killed at \(step) #\(occurrence)"
-            )
+            let context = "2000 documents killed at \(point)"
+            let (outcome, left) = try await fixture.signKilled(documents, at: point, into: directory, context: context)
             if outcome == .signaled(SIGKILL) && left.rows > 0 { acknowledgedAfterKill += 1 }
         }
         // Some kills land after a group was committed: its rows survive the kill.
@@ -307,7 +244,6 @@ struct BatchCrashTests {
     @Test(.enabled(if: ExternalTool.isAvailable("strace"), "needs strace to kill at exact system calls"))
     func killedAtEveryStepOfAGroupMadeDurableBySyncfs() async throws {
         let (fixture, documents) = try Self.makeBatch(count: 12)
-        let verifier = try Self.makeVerifier(fixture)
         let counts = try Self.countSteps(
             Self.arguments(fixture, documents, into: fixture.work.path("count")),
             fixture: fixture
@@ -320,58 +256,44 @@ struct BatchCrashTests {
         var killedBeforeSync: String?
         var killedMidRenames = false
         var killedAfterRenamesBeforeCommit = false
-        for (step, count) in counts.sorted(by: { $0.key < $1.key }) {
-            for occurrence in 1...count {
-                let directory = fixture.work.path("group-\(step)-\(occurrence)")
-                let context = "12 documents killed at \(step) #\(occurrence)"
-                let outcome = try Self.killOrFinish(
-                    at: step,
-                    occurrence: occurrence,
-                    Self.arguments(fixture, documents, into: directory),
-                    fixture: fixture,
-                    context: "\(context)"
+        for point in KillPoint.all(counts) {
+            let (step, occurrence) = (point.step, point.occurrence)
+            let directory = fixture.work.path("group-\(step)-\(occurrence)")
+            let context = "12 documents killed at \(point)"
+            let (outcome, left) = try await fixture.signKilled(documents, at: point, into: directory, context: context)
+            if step == "syncfs" || (renames == documents.count && step.hasPrefix("rename")) {
+                // Called on one thread only, so strace's per-thread count is the batch's.
+                #expect(outcome == .signaled(SIGKILL), "the kill did not land; \(context)")
+            }
+            guard outcome == .signaled(SIGKILL) else { continue }
+            let visible = CrashFixture.names(in: directory).visible.count
+            switch step {
+            case "syncfs":
+                // Every signature is written, none has its final name: only hidden temporaries.
+                #expect(
+                    visible == 0 && left.rows == 0 && left.hiddenTemporaries == documents.count,
+                    "\(left), \(visible) visible; \(context)"
                 )
-                let left = try await Self.check(
-                    fixture,
-                    directory: directory,
-                    mustHaveAll: outcome.succeeded ? documents : nil,
-                    verifier: verifier,
-                    context: context
-                )
-                if step == "syncfs" || (renames == documents.count && step.hasPrefix("rename")) {
-                    // Called on one thread only, so strace's per-thread count is the batch's.
-                    #expect(outcome == .signaled(SIGKILL), "the kill did not land; \(context)")
+                killedBeforeSync = directory
+            case "rename", "renameat", "renameat2":
+                // The renames follow the syncfs one by one, on one thread; no row before the last.
+                #expect(left.rows == 0, "\(left); \(context)")
+                if renames == documents.count {
+                    #expect(visible == occurrence - 1, "\(visible) visible; \(context)")
                 }
-                guard outcome == .signaled(SIGKILL) else { continue }
-                let visible = CrashFixture.names(in: directory).visible.count
-                switch step {
-                case "syncfs":
-                    // Every signature is written, none has its final name: only hidden temporaries.
-                    #expect(
-                        visible == 0 && left.rows == 0 && left.hiddenTemporaries == documents.count,
-                        "\(left), \(visible) visible; \(context)"
-                    )
-                    killedBeforeSync = directory
-                case "rename", "renameat", "renameat2":
-                    // The renames follow the syncfs one by one, on one thread; no row before the last.
-                    #expect(left.rows == 0, "\(left); \(context)")
-                    if renames == documents.count {
-                        #expect(visible == occurrence - 1, "\(visible) visible; \(context)")
-                    }
-                    if visible > 0 && visible < documents.count { killedMidRenames = true }
-                default:
-                    break
-                }
-                if visible == documents.count && left.rows == 0 { killedAfterRenamesBeforeCommit = true }
-                if visible > 0 {
-                    // A final name only after the syncfs: every file of the group is either renamed or still hidden.
-                    #expect(left.hiddenTemporaries == documents.count - visible, "\(left); \(context)")
-                }
-                // openssl too verifies every file the journal lists.
-                for document in documents where left.rows > 0 {
-                    let signature = directory + "/" + URL(fileURLWithPath: document).lastPathComponent + ".p7s"
-                    #expect(try fixture.opensslVerifies(signature, content: document), "\(signature); \(context)")
-                }
+                if visible > 0 && visible < documents.count { killedMidRenames = true }
+            default:
+                break
+            }
+            if visible == documents.count && left.rows == 0 { killedAfterRenamesBeforeCommit = true }
+            if visible > 0 {
+                // A final name only after the syncfs: every file of the group is either renamed or still hidden.
+                #expect(left.hiddenTemporaries == documents.count - visible, "\(left); \(context)")
+            }
+            // openssl too verifies every file the journal lists.
+            for document in documents where left.rows > 0 {
+                let signature = directory + "/" + URL(fileURLWithPath: document).lastPathComponent + ".p7s"
+                #expect(try fixture.opensslVerifies(signature, content: document), "\(signature); \(context)")
             }
         }
         #expect(killedBeforeSync != nil, "no kill landed between the writes and the syncfs: \(counts)")
@@ -403,9 +325,36 @@ struct BatchCrashTests {
             fixture,
             directory: directory,
             mustHaveAll: documents,
-            verifier: verifier,
             context: "signed again after a kill before the syncfs"
         )
         #expect(left.rows == documents.count && left.orphans == 0 && left.hiddenTemporaries == 0, "\(left)")
+    }
+}
+
+extension CrashFixture {
+    /// Signs `documents` into `directory` killed at `point` (``KillPointTests/killOrFinish(at:_:fixture:seccomp:context:)``
+    /// with `--seccomp-bpf` for the first occurrence), then checks what it left
+    /// (``BatchCrashTests/check(_:directory:mustHaveAll:journal:context:)``): a run that finished must
+    /// have a journal row for every document.
+    func signKilled(
+        _ documents: [String],
+        at point: KillPoint,
+        into directory: String,
+        context: String
+    ) async throws -> (outcome: Subprocess.Outcome, left: BatchCrashTests.Left) {
+        let outcome = try KillPointTests.killOrFinish(
+            at: point,
+            BatchCrashTests.arguments(self, documents, into: directory),
+            fixture: self,
+            seccomp: true,
+            context: context
+        )
+        let left = try await BatchCrashTests.check(
+            self,
+            directory: directory,
+            mustHaveAll: outcome.succeeded ? documents : nil,
+            context: context
+        )
+        return (outcome, left)
     }
 }

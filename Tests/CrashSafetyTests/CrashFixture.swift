@@ -17,6 +17,8 @@ struct CrashFixture {
     let p12Path: String
     let rootPath: String
     let password = "крэш-Тест-7"
+    /// Verifies signatures in-process (the same code as `certsign verify`), with a journal of its own.
+    let verifier: SigningCoordinator
     private let runs = Counter()
 
     init(keyType: LocalSigningKey.GenerationParameters) throws {
@@ -28,6 +30,10 @@ struct CrashFixture {
         p12Path = work.path("signer.p12")
         try OpenSSLPKCS12.export(signer, password: password, to: p12Path, in: work)
         try FileManager.default.createDirectory(atPath: work.path("logs"), withIntermediateDirectories: true)
+        verifier = SigningCoordinator(
+            registry: ProviderRegistry(),
+            journal: try SignatureJournal(url: work.url.appendingPathComponent("verify.sqlite"))
+        )
     }
 
     /// The environment of every run: the store, and the password in a variable (never in argv).
@@ -66,6 +72,17 @@ struct CrashFixture {
     /// `openssl cms -verify` of a detached CAdES signature against the test root.
     func opensslVerifies(_ signature: String, content: String) throws -> Bool {
         try OpenSSLCMS.verify(signatureFile: signature, contentFile: content, caFile: rootPath, cades: true).succeeded
+    }
+
+    /// Verifies the detached signature file `signature` over `document` with ``verifier`` against the
+    /// test root.
+    /// - Throws: when the signature file or the document cannot be read.
+    func verify(_ signature: String, over document: String) async throws -> VerificationResult {
+        try await verifier.verify(
+            signature: Array(try Data(contentsOf: URL(fileURLWithPath: signature))),
+            content: .file(URL(fileURLWithPath: document)),
+            trust: [pki.root.certificate]
+        )
     }
 
     /// `openssl pkcs12` opens an exported file with the password.

@@ -26,6 +26,58 @@ import Testing
                 ? Double.random(in: 0.3...1.05, using: &random) : Double.random(in: 0.75...1.05, using: &random))
     }
 
+    /// The random kills of one operation (import, sign or export): the times of its runs that ended by
+    /// themselves, which aim the next kill, and how many kills landed.
+    struct RandomKills {
+        let operation: String
+        /// The median of the calibration runs: the first estimate, reported.
+        let estimate: Double
+        var times: [Double]
+        var landed = 0
+        let environment: [String: String]
+        let context: Comment
+
+        /// Runs the calibration `runs` (``CrashSafetyTests/completedRuns(_:fixture:)``) first.
+        init(
+            _ operation: String,
+            calibrating runs: [(name: String, arguments: [String])],
+            fixture: CrashFixture,
+            context: Comment
+        ) throws {
+            self.operation = operation
+            times = try CrashSafetyTests.completedRuns(runs, fixture: fixture)
+            estimate = CrashFixture.median(times)
+            environment = fixture.environment
+            self.context = context
+        }
+
+        /// Runs `arguments` (logged to `log`) and kills it after ``CrashSafetyTests/delay(_:_:_:)`` of the
+        /// slowest of the last five runs that ended by themselves; a run that failed without a kill is an issue.
+        /// - Returns: how the process ended.
+        mutating func run(
+            _ arguments: [String],
+            number run: Int,
+            log: String,
+            random: inout SplitMix64
+        ) throws -> Subprocess.Outcome {
+            let delay = CrashSafetyTests.delay(times.suffix(5).max() ?? estimate, run, &random)
+            let (outcome, finishedIn) = try Subprocess.runKilled(
+                after: delay,
+                arguments,
+                environment: environment,
+                log: log
+            )
+            if let finishedIn { times.append(finishedIn) }
+            switch outcome {
+            case .exited(0): break
+            case .signaled: landed += 1
+            case .exited:
+                Issue.record("\(operation) failed without a kill: \(outcome) \(Subprocess.errors(log)); \(context)")
+            }
+            return outcome
+        }
+    }
+
     /// Runs each command (a log name and certsign's arguments) to completion, as a calibration before
     /// the kills; their times in seconds. A failure ends the test.
     static func completedRuns(_ runs: [(name: String, arguments: [String])], fixture: CrashFixture) throws -> [Double] {
@@ -42,36 +94,20 @@ import Testing
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
         var random = SplitMix64(seed: seed)
         let context = Comment(rawValue: "random seed \(seed)")
-        let environment = fixture.environment
 
         // MARK: Import
         var imported: Set<String> = ["signer", "replaced", "calibration"]
-        var importTimes = try Self.completedRuns(
-            imported.sorted().map { ("import-\($0)", fixture.importArguments(alias: $0)) },
-            fixture: fixture
-        )
-        let importTime = CrashFixture.median(importTimes)  // the first estimate, reported
-        var importLanded = 0
+        let importCalibration = imported.sorted().map { ("import-\($0)", fixture.importArguments(alias: $0)) }
+        var imports = try RandomKills("import", calibrating: importCalibration, fixture: fixture, context: context)
         var importInsideWrite = 0
         for run in 0..<Self.importKills {
             // Every fourth run replaces an entry that an earlier import reported: it must never vanish.
             let replace = run % 4 == 3
             let alias = replace ? "replaced" : "k\(run)"
             let log = fixture.log("import-\(alias)")
-            let delay = Self.delay(importTimes.suffix(5).max() ?? importTime, run, &random)
-            let (outcome, finishedIn) = try Subprocess.runKilled(
-                after: delay,
-                fixture.importArguments(alias: alias, replace: replace),
-                environment: environment,
-                log: log
-            )
-            if let finishedIn { importTimes.append(finishedIn) }
-            switch outcome {
-            case .exited(0): imported.insert(alias)
-            case .signaled: importLanded += 1
-            case .exited:
-                Issue.record("import \(alias) failed without a kill: \(outcome) \(Subprocess.errors(log)); \(context)")
-            }
+            let arguments = fixture.importArguments(alias: alias, replace: replace)
+            let outcome = try imports.run(arguments, number: run, log: log, random: &random)
+            if outcome == .exited(0) { imported.insert(alias) }
             if CrashFixture.names(in: fixture.identitiesDirectory).hidden.contains(where: {
                 $0.hasPrefix(".tmp-") || $0.hasPrefix(".replaced-")
             }) {
@@ -90,38 +126,18 @@ import Testing
             attempted += documents
             return documents
         }
-        var signTimes: [Double] = []
-        for run in ["cal0", "cal1"] {
+        let signCalibration = try ["cal0", "cal1"].map { run in
             let documents = try makeDocuments(run)
-            let log = fixture.log("sign-\(run)")
-            let (outcome, time) = try Subprocess.run(
-                fixture.signArguments(documents),
-                environment: environment,
-                log: log
-            )
-            try #require(outcome.succeeded, "sign: \(outcome) \(Subprocess.errors(log))")
             signed += documents
-            signTimes.append(time)
+            return ("sign-\(run)", fixture.signArguments(documents))
         }
-        let signTime = CrashFixture.median(signTimes)  // the first estimate, reported
-        var signLanded = 0
+        var signs = try RandomKills("sign", calibrating: signCalibration, fixture: fixture, context: context)
         var signInsideWrite = 0
         for run in 0..<Self.signKills {
             let documents = try makeDocuments("\(run)")
             let log = fixture.log("sign-\(run)")
-            let delay = Self.delay(signTimes.suffix(5).max() ?? signTime, run, &random)
-            let (outcome, finishedIn) = try Subprocess.runKilled(
-                after: delay,
-                fixture.signArguments(documents),
-                environment: environment,
-                log: log
-            )
-            if let finishedIn { signTimes.append(finishedIn) }
-            switch outcome {
-            case .exited(0): signed += documents
-            case .signaled: signLanded += 1
-            case .exited: Issue.record("sign failed without a kill: \(outcome) \(Subprocess.errors(log)); \(context)")
-            }
+            let outcome = try signs.run(fixture.signArguments(documents), number: run, log: log, random: &random)
+            if outcome == .exited(0) { signed += documents }
             // Killed inside a write (a temporary .p7s left) or after some signatures of the batch were made.
             if outcome != .exited(0),
                 CrashFixture.names(in: fixture.work.url.path).hidden.contains(where: { $0.hasPrefix(".s\(run)-") })
@@ -134,31 +150,18 @@ import Testing
 
         // MARK: Export
         var exported = ["cal0", "cal1"].map { fixture.work.path("e-\($0).p12") }
-        var exportTimes = try Self.completedRuns(
-            exported.map { ("export-\(URL(fileURLWithPath: $0).lastPathComponent)", fixture.exportArguments(to: $0)) },
-            fixture: fixture
-        )
-        let exportTime = CrashFixture.median(exportTimes)  // the first estimate, reported
-        var exportLanded = 0
+        let exportCalibration = exported.map {
+            ("export-\(URL(fileURLWithPath: $0).lastPathComponent)", fixture.exportArguments(to: $0))
+        }
+        var exports = try RandomKills("export", calibrating: exportCalibration, fixture: fixture, context: context)
         var exportInsideWrite = 0
         var exportTargets: [String] = exported
         for run in 0..<Self.exportKills {
             let path = fixture.work.path("e\(run).p12")
             exportTargets.append(path)
             let log = fixture.log("export-\(run)")
-            let delay = Self.delay(exportTimes.suffix(5).max() ?? exportTime, run, &random)
-            let (outcome, finishedIn) = try Subprocess.runKilled(
-                after: delay,
-                fixture.exportArguments(to: path),
-                environment: environment,
-                log: log
-            )
-            if let finishedIn { exportTimes.append(finishedIn) }
-            switch outcome {
-            case .exited(0): exported.append(path)
-            case .signaled: exportLanded += 1
-            case .exited: Issue.record("export failed without a kill: \(outcome) \(Subprocess.errors(log)); \(context)")
-            }
+            let outcome = try exports.run(fixture.exportArguments(to: path), number: run, log: log, random: &random)
+            if outcome == .exited(0) { exported.append(path) }
             if CrashFixture.names(in: fixture.work.url.path).hidden.contains(where: {
                 $0.hasPrefix(".e\(run).p12.tmp-")
             }) {
@@ -181,15 +184,8 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: path), "export \(path) reported success but is missing")
         }
 
-        let trust = [fixture.pki.root.certificate]
-        let verifier = try BatchCrashTests.makeVerifier(fixture)
         for document in attempted where FileManager.default.fileExists(atPath: document + ".p7s") {
-            let signature = try fixture.work.read(URL(fileURLWithPath: document + ".p7s").lastPathComponent)
-            let result = try await verifier.verify(
-                signature: signature,
-                content: .file(URL(fileURLWithPath: document)),
-                trust: trust
-            )
+            let result = try await fixture.verify(document + ".p7s", over: document)
             #expect(
                 result.isValid,
                 "\(document).p7s exists under its final name but does not verify: \(result); \(context)"
@@ -256,12 +252,12 @@ import Testing
         #expect(try fixture.opensslOpens(exportFinal))
 
         // Kills must have landed for the suite to mean anything (random delays span the measured run time).
-        #expect(importLanded > 0 && signLanded > 0 && exportLanded > 0, "no kill landed; \(context)")
+        #expect(imports.landed > 0 && signs.landed > 0 && exports.landed > 0, "no kill landed; \(context)")
         let report = """
-            crash-safety: \(seed) seed; import \(String(format: "%.0f", importTime * 1000)) ms, \(importLanded)/\(Self.importKills) killed \
-            (\(importInsideWrite) mid-write); sign \(String(format: "%.0f", signTime * 1000)) ms, \(signLanded)/\(Self.signKills) killed \
+            crash-safety: \(seed) seed; import \(String(format: "%.0f", imports.estimate * 1000)) ms, \(imports.landed)/\(Self.importKills) killed \
+            (\(importInsideWrite) mid-write); sign \(String(format: "%.0f", signs.estimate * 1000)) ms, \(signs.landed)/\(Self.signKills) killed \
             (\(signInsideWrite) mid-write), \(signed.count)/\(attempted.count) documents reported signed, \(rows.count - 1) journal rows, \(orphans) .p7s without a row; \
-            export \(String(format: "%.0f", exportTime * 1000)) ms, \(exportLanded)/\(Self.exportKills) killed (\(exportInsideWrite) mid-write)
+            export \(String(format: "%.0f", exports.estimate * 1000)) ms, \(exports.landed)/\(Self.exportKills) killed (\(exportInsideWrite) mid-write)
             """
         try fixture.work.write("report.txt", text: report)
         if let path = ProcessInfo.processInfo.environment["CRASH_SAFETY_REPORT"] {
@@ -315,15 +311,8 @@ import Testing
         #expect(Set(rows.compactMap { $0["signatureFile"] as? String }) == expected)
 
         // Every signature verifies (in-process, same code as `certsign verify`); a sample with openssl and certsign.
-        let verifier = try BatchCrashTests.makeVerifier(fixture)
-        let trust = [fixture.pki.root.certificate]
         for document in batches.joined() {
-            let signature = Array(try Data(contentsOf: URL(fileURLWithPath: document + ".p7s")))
-            let result = try await verifier.verify(
-                signature: signature,
-                content: .file(URL(fileURLWithPath: document)),
-                trust: trust
-            )
+            let result = try await fixture.verify(document + ".p7s", over: document)
             #expect(result.isValid, "\(document).p7s: \(result)")
         }
         for (process, batch) in batches.enumerated() {

@@ -75,17 +75,22 @@ struct KillPointTests {
         return Subprocess.wait(pid)
     }
 
-    /// ``runKilled(at:occurrence:_:fixture:seccomp:)`` and the expectation every kill makes: the process
+    /// ``runKilled(at:occurrence:_:fixture:seccomp:)`` at `point` and the expectation every kill makes: the process
     /// was killed, or it finished with exit 0 before the step came round again.
     static func killOrFinish(
-        at step: String,
-        occurrence: Int,
+        at point: KillPoint,
         _ arguments: [String],
         fixture: CrashFixture,
         seccomp: Bool = false,
         context: String
     ) throws -> Subprocess.Outcome {
-        let outcome = try runKilled(at: step, occurrence: occurrence, arguments, fixture: fixture, seccomp: seccomp)
+        let outcome = try runKilled(
+            at: point.step,
+            occurrence: point.occurrence,
+            arguments,
+            fixture: fixture,
+            seccomp: seccomp
+        )
         #expect(outcome == .signaled(SIGKILL) || outcome.succeeded, "\(context): \(outcome)")
         return outcome
     }
@@ -104,44 +109,37 @@ struct KillPointTests {
             imported.insert(alias)
         }
         var killed: [String: Int] = [:]
+        /// ``killOrFinish(at:_:fixture:seccomp:context:)``, a kill that landed counted under `operation`.
+        func kill(
+            _ operation: String,
+            at point: KillPoint,
+            _ arguments: [String],
+            context: String
+        ) throws
+            -> Subprocess.Outcome
+        {
+            let outcome = try Self.killOrFinish(at: point, arguments, fixture: fixture, context: context)
+            if outcome == .signaled(SIGKILL) { killed[operation, default: 0] += 1 }
+            return outcome
+        }
 
         // Import replacing an entry: at no step may the entry vanish or be broken.
         let replace = fixture.importArguments(alias: "replaced", replace: true)
-        for (step, count) in try Self.countSteps(replace, fixture: fixture).sorted(by: { $0.key < $1.key }) {
-            for occurrence in 1...count {
-                let outcome = try Self.killOrFinish(
-                    at: step,
-                    occurrence: occurrence,
-                    replace,
-                    fixture: fixture,
-                    context: "import killed at \(step) #\(occurrence)"
-                )
-                if outcome == .signaled(SIGKILL) { killed["import", default: 0] += 1 }
-                try fixture.checkIdentities(mustHave: imported, context: "import killed at \(step) #\(occurrence)")
-            }
+        for point in KillPoint.all(try Self.countSteps(replace, fixture: fixture)) {
+            let context = "import killed at \(point)"
+            _ = try kill("import", at: point, replace, context: context)
+            try fixture.checkIdentities(mustHave: imported, context: context)
         }
 
         // Import of a new alias.
         let probeImport = fixture.importArguments(alias: "probe")
         imported.insert("probe")
-        for (step, count) in try Self.countSteps(probeImport, fixture: fixture).sorted(by: { $0.key < $1.key }) {
-            for occurrence in 1...count {
-                let alias = "new-\(step)-\(occurrence)"
-                let outcome = try Self.killOrFinish(
-                    at: step,
-                    occurrence: occurrence,
-                    fixture.importArguments(alias: alias),
-                    fixture: fixture,
-                    context: "import killed at \(step) #\(occurrence)"
-                )
-                if outcome == .signaled(SIGKILL) { killed["import", default: 0] += 1 }
-                if outcome.succeeded { imported.insert(alias) }
-                try fixture.checkIdentities(
-                    mustHave: imported,
-                    open: alias,
-                    context: "new import killed at \(step) #\(occurrence)"
-                )
-            }
+        for point in KillPoint.all(try Self.countSteps(probeImport, fixture: fixture)) {
+            let alias = "new-\(point.step)-\(point.occurrence)"
+            let context = "new import killed at \(point)"
+            let outcome = try kill("import", at: point, fixture.importArguments(alias: alias), context: context)
+            if outcome.succeeded { imported.insert(alias) }
+            try fixture.checkIdentities(mustHave: imported, open: alias, context: context)
         }
 
         // Signing two documents (one file and one journal row each), first into a journal that does
@@ -162,30 +160,15 @@ struct KillPointTests {
                 try? FileManager.default.removeItem(atPath: fixture.journalURL.path + suffix)
             }
         }
-        for (step, count) in try Self.countSteps(fixture.signArguments(try documents()), fixture: fixture).sorted(by: {
-            $0.key < $1.key
-        }) {
-            for occurrence in stride(from: 1, through: count, by: step == "pwrite64" ? 4 : 1) {
-                removeJournal()
-                let batch = try documents()
-                let outcome = try Self.killOrFinish(
-                    at: step,
-                    occurrence: occurrence,
-                    fixture.signArguments(batch),
-                    fixture: fixture,
-                    context: "first sign killed at \(step) #\(occurrence)"
-                )
-                if outcome == .signaled(SIGKILL) { killed["sign (new journal)", default: 0] += 1 }
-                try await fixture.checkJournal(
-                    mustHave: outcome.succeeded ? batch : [],
-                    context: "first sign killed at \(step) #\(occurrence)"
-                )
-                let list = try fixture.certsign(["--json", "signatures", "list"])
-                #expect(
-                    list.status == 0,
-                    "first sign killed at \(step) #\(occurrence): the journal is unusable: \(list.errorOutput)"
-                )
-            }
+        let firstSignCounts = try Self.countSteps(fixture.signArguments(try documents()), fixture: fixture)
+        for point in KillPoint.all(firstSignCounts, every: { $0 == "pwrite64" ? 4 : 1 }) {
+            removeJournal()
+            let batch = try documents()
+            let context = "first sign killed at \(point)"
+            let outcome = try kill("sign (new journal)", at: point, fixture.signArguments(batch), context: context)
+            try await fixture.checkJournal(mustHave: outcome.succeeded ? batch : [], context: context)
+            let list = try fixture.certsign(["--json", "signatures", "list"])
+            #expect(list.status == 0, "\(context): the journal is unusable: \(list.errorOutput)")
         }
 
         // Then into the existing journal.
@@ -195,57 +178,28 @@ struct KillPointTests {
         signed += setup
         let probe = try documents()
         signed += probe
-        for (step, count) in try Self.countSteps(fixture.signArguments(probe), fixture: fixture).sorted(by: {
-            $0.key < $1.key
-        }) {
-            // SQLite writes many pages: every third pwrite is enough to hit each transaction phase.
-            for occurrence in stride(from: 1, through: count, by: step == "pwrite64" ? 3 : 1) {
-                let batch = try documents()
-                let outcome = try Self.killOrFinish(
-                    at: step,
-                    occurrence: occurrence,
-                    fixture.signArguments(batch),
-                    fixture: fixture,
-                    context: "sign killed at \(step) #\(occurrence)"
-                )
-                if outcome == .signaled(SIGKILL) { killed["sign", default: 0] += 1 }
-                if outcome.succeeded { signed += batch }
-                try await fixture.checkJournal(mustHave: signed, context: "sign killed at \(step) #\(occurrence)")
-            }
+        // SQLite writes many pages: every third pwrite is enough to hit each transaction phase.
+        let signCounts = try Self.countSteps(fixture.signArguments(probe), fixture: fixture)
+        for point in KillPoint.all(signCounts, every: { $0 == "pwrite64" ? 3 : 1 }) {
+            let batch = try documents()
+            let context = "sign killed at \(point)"
+            let outcome = try kill("sign", at: point, fixture.signArguments(batch), context: context)
+            if outcome.succeeded { signed += batch }
+            try await fixture.checkJournal(mustHave: signed, context: context)
         }
-        let trust = [fixture.pki.root.certificate]
-        let verifier = try BatchCrashTests.makeVerifier(fixture)
         for document in attempted where FileManager.default.fileExists(atPath: document + ".p7s") {
-            let signature = Array(try Data(contentsOf: URL(fileURLWithPath: document + ".p7s")))
-            let result = try await verifier.verify(
-                signature: signature,
-                content: .file(URL(fileURLWithPath: document)),
-                trust: trust
-            )
+            let result = try await fixture.verify(document + ".p7s", over: document)
             #expect(result.isValid, "\(document).p7s exists under its final name but does not verify: \(result)")
         }
 
         // Export.
         let probePath = fixture.work.path("probe.p12")
-        for (step, count) in try Self.countSteps(fixture.exportArguments(to: probePath), fixture: fixture).sorted(by: {
-            $0.key < $1.key
-        }) {
-            for occurrence in 1...count {
-                let path = fixture.work.path("x-\(step)-\(occurrence).p12")
-                let outcome = try Self.killOrFinish(
-                    at: step,
-                    occurrence: occurrence,
-                    fixture.exportArguments(to: path),
-                    fixture: fixture,
-                    context: "export killed at \(step) #\(occurrence)"
-                )
-                if outcome == .signaled(SIGKILL) { killed["export", default: 0] += 1 }
-                if outcome.succeeded || FileManager.default.fileExists(atPath: path) {
-                    #expect(
-                        try fixture.opensslOpens(path),
-                        "export killed at \(step) #\(occurrence) left a file openssl cannot open"
-                    )
-                }
+        for point in KillPoint.all(try Self.countSteps(fixture.exportArguments(to: probePath), fixture: fixture)) {
+            let path = fixture.work.path("x-\(point.step)-\(point.occurrence).p12")
+            let context = "export killed at \(point)"
+            let outcome = try kill("export", at: point, fixture.exportArguments(to: path), context: context)
+            if outcome.succeeded || FileManager.default.fileExists(atPath: path) {
+                #expect(try fixture.opensslOpens(path), "\(context) left a file openssl cannot open")
             }
         }
 
@@ -270,6 +224,25 @@ struct KillPointTests {
         try fixture.work.write("report.txt", text: "kill points: \(killed)")
         if let path = ProcessInfo.processInfo.environment["CRASH_SAFETY_REPORT"] {
             try? "kill points: \(killed)\n".write(toFile: path + ".points", atomically: true, encoding: .utf8)
+        }
+    }
+}
+
+/// One place to kill a traced run: on entry to the `occurrence`-th call of system call `step`.
+struct KillPoint: CustomStringConvertible {
+    let step: String
+    let occurrence: Int
+
+    var description: String { "\(step) #\(occurrence)" }
+
+    /// Every `every(step)`-th occurrence (from the first) of each step a clean run made, steps in name
+    /// order.
+    /// - Parameters:
+    ///   - counts: how often a clean run calls each step (``KillPointTests/countSteps(_:fixture:steps:seccomp:)``).
+    ///   - every: the stride of a step's occurrences (1: every occurrence).
+    static func all(_ counts: [String: Int], every: (String) -> Int = { _ in 1 }) -> [KillPoint] {
+        counts.sorted { $0.key < $1.key }.flatMap { step, count in
+            stride(from: 1, through: count, by: every(step)).map { KillPoint(step: step, occurrence: $0) }
         }
     }
 }

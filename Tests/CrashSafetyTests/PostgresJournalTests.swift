@@ -140,7 +140,6 @@ struct PostgresJournalTests {
         setenv("PGPASSFILE", cluster.passFile, 1)
         let (fixture, documents) = try BatchCrashTests.makeBatch(count: BatchCrashTests.batchSize)
         let environment = Self.environment(fixture, cluster)
-        let verifier = try BatchCrashTests.makeVerifier(fixture)
         /// What the run into `directory` left, read from the PostgreSQL journal.
         func check(_ directory: String, mustHaveAll: [String]?, _ context: String) async throws -> BatchCrashTests.Left
         {
@@ -148,7 +147,6 @@ struct PostgresJournalTests {
                 fixture,
                 directory: directory,
                 mustHaveAll: mustHaveAll,
-                verifier: verifier,
                 journal: .postgreSQL(cluster.uri()),
                 context: context
             )

@@ -149,39 +149,31 @@ struct DSSEmulatorTests {
     func badBodies() async throws {
         try await withRawClient(.init(maxBodyBytes: 4096)) { emulator, client in
             let token = try await client.login()
-            expectEnvelope(
-                try await client.json(.post, "\(dss)/sign/", token: token, "{\"resource\": "),
-                400,
-                "bad_json"
-            )
-            expectEnvelope(try await client.json(.post, "\(dss)/sign/", token: token, "[1,2,3]"), 400, "invalid_field")
-            expectEnvelope(
-                try await client.json(.post, "\(dss)/certificates/", token: token, "{}"),
-                400,
-                "missing_field"
-            )
-            let wrongType = try await client.json(
-                .post,
-                "\(dss)/sign/",
-                token: token,
-                signBody.replacingOccurrences(of: "\"hhive_id\":1", with: "\"hhive_id\":\"one\"")
-            )
-            expectEnvelope(wrongType, 400, "invalid_field")
-            #expect(String(decoding: wrongType.body, as: UTF8.self).contains("hhive_id"))
-            let pinType = try await client.json(
-                .post,
-                "\(dss)/sign/",
-                token: token,
-                signBody.replacingOccurrences(of: "\"certificate_pin\":\"123\"", with: "\"certificate_pin\":123")
-            )
-            expectEnvelope(pinType, 400, "invalid_field")
-            for bad in ["\"params\":\"not json\"", "\"params\":\"[1]\"", "\"params\":5", "\"params\":[]"] {
-                let params = try await client.json(
+            let malformed: [(path: String, body: String, code: String)] = [
+                ("\(dss)/sign/", "{\"resource\": ", "bad_json"),
+                ("\(dss)/sign/", "[1,2,3]", "invalid_field"),
+                ("\(dss)/certificates/", "{}", "missing_field"),
+            ]
+            for request in malformed {
+                let response = try await client.json(.post, request.path, token: token, request.body)
+                expectEnvelope(response, 400, request.code)
+            }
+            /// Posts the sign body with `original` replaced by `replacement`.
+            func sign(replacing original: String, with replacement: String) async throws -> HTTPResponse {
+                try await client.json(
                     .post,
                     "\(dss)/sign/",
                     token: token,
-                    signBody.replacingOccurrences(of: "\"params\":{}", with: bad)
+                    signBody.replacingOccurrences(of: original, with: replacement)
                 )
+            }
+            let wrongType = try await sign(replacing: "\"hhive_id\":1", with: "\"hhive_id\":\"one\"")
+            expectEnvelope(wrongType, 400, "invalid_field")
+            #expect(String(decoding: wrongType.body, as: UTF8.self).contains("hhive_id"))
+            let pinType = try await sign(replacing: "\"certificate_pin\":\"123\"", with: "\"certificate_pin\":123")
+            expectEnvelope(pinType, 400, "invalid_field")
+            for bad in ["\"params\":\"not json\"", "\"params\":\"[1]\"", "\"params\":5", "\"params\":[]"] {
+                let params = try await sign(replacing: "\"params\":{}", with: bad)
                 expectEnvelope(params, 400, "invalid_field")
                 #expect(String(decoding: params.body, as: UTF8.self).contains("params"), "\(bad)")
             }

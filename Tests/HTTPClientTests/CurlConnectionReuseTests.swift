@@ -145,18 +145,11 @@ private final class IdleClosingServer: Sendable {
             "server.py",
             text: """
                 import http.server, json, sys
-                class Handler(http.server.BaseHTTPRequestHandler):
-                    protocol_version = "HTTP/1.1"
+                \(pythonJSONHandler)
+                class Handler(JSONHandler):
                     timeout = float(sys.argv[1])
                     def do_GET(self):
-                        body = json.dumps({"path": self.path, "client_port": self.client_address[1]}).encode()
-                        self.send_response(200)
-                        self.send_header("Content-Type", "application/json")
-                        self.send_header("Content-Length", str(len(body)))
-                        self.end_headers()
-                        self.wfile.write(body)
-                    def log_message(self, *args):
-                        pass
+                        self.send_json({"path": self.path, "client_port": self.client_address[1]})
                 class Server(http.server.ThreadingHTTPServer):
                     daemon_threads = True
                     def handle_error(self, request, client_address):

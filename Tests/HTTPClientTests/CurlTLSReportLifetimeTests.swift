@@ -127,18 +127,13 @@ struct CurlTLSReportLifetimeTests {
         def client_cn(connection):
             peer = connection.getpeercert() or {}
             return next((value for rdn in peer.get("subject", ()) for (name, value) in rdn if name == "commonName"), None)
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+        \(pythonJSONHandler)
+        class Handler(JSONHandler):
             def do_GET(self):
                 with lock:
                     state = {"asked": len(asked), "answered": list(answered)}
                 state.update({"client": client_cn(self.connection), "client_port": self.client_address[1]})
-                body = json.dumps(state).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                self.send_json(state)
                 self.wfile.flush()
                 if self.path == "/ask":
                     # After the answer, so that it reaches a connection the client holds idle.
@@ -152,8 +147,6 @@ struct CurlTLSReportLifetimeTests {
                 if cn is not None:
                     with lock:
                         answered.append(cn)
-            def log_message(self, *args):
-                pass
         """
 
     /// TLS 1.3 only; no client certificate asked for in the handshake, one may be asked for later.

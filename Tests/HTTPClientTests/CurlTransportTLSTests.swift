@@ -418,8 +418,8 @@ final class PythonTLSServer: Sendable {
     /// `GET /redirect` answers 302, any other path JSON naming the client certificate's CN
     /// (`client`), the client's port and the path.
     static let clientCertificateHandler = """
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+        \(pythonJSONHandler)
+        class Handler(JSONHandler):
             def do_GET(self):
                 if self.path == "/redirect":
                     self.send_response(302)
@@ -429,14 +429,7 @@ final class PythonTLSServer: Sendable {
                     return
                 peer = self.connection.getpeercert() or {}
                 cn = next((value for rdn in peer.get("subject", ()) for (name, value) in rdn if name == "commonName"), None)
-                body = json.dumps({"client": cn, "client_port": self.client_address[1], "path": self.path}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-            def log_message(self, *args):
-                pass
+                self.send_json({"client": cn, "client_port": self.client_address[1], "path": self.path})
         """
 
     /// TLS 1.2 or 1.3, a client certificate required in the handshake.

@@ -155,7 +155,7 @@ struct PDFAttackTests {
     func countersignedAttack(_ testCase: Case) async throws {
         let directory = try TemporaryDirectory(prefix: "pdf-attack-countersigned")
         let attacked = try await build(.newRoot, testCase, in: directory)
-        let countersigned = try await directory.signPDF(
+        let (countersigned, _) = try await directory.signPDF(
             attacked,
             into: "countersigned.pdf",
             identity: pki.ec,
@@ -180,8 +180,7 @@ struct PDFAttackTests {
 
     @Test("a cyclic outline of 5000 items: a title changed at its far end is found, without hanging")
     func cyclicOutline() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-attack-outline")
-        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let (directory, input) = try PDFFixtures.make(.objectStreams, inNewDirectory: "pdf-attack-outline")
         let prepared = directory.path("prepared.pdf")
         try PDFAttacks.apply(.prepareOutlines(count: 5000), to: input, writingTo: prepared)
         let signed = directory.path("signed.pdf")
@@ -208,8 +207,7 @@ struct PDFAttackTests {
         arguments: ["no-byterange", "zero-byterange", "no-contents"]
     )
     func universalSignatureForgery(_ variant: String) async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-attack-usf")
-        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let (directory, input) = try PDFFixtures.make(.objectStreams, inNewDirectory: "pdf-attack-usf")
         let signed = directory.path("signed.pdf")
         try await sign(input, signed, .certsign, field: nil, in: directory)
         let forged = directory.path("forged.pdf")
@@ -228,8 +226,7 @@ struct PDFAttackTests {
 
     @Test("an update whose /Prev names itself: the chain's loop is reported as a change, not followed forever")
     func previousLoop() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-attack-loop")
-        let input = try PDFFixtures.make(.classic, in: directory)
+        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-attack-loop")
         let signed = directory.path("signed.pdf")
         try await sign(input, signed, .certsign, field: nil, in: directory)
         let attacked = directory.path("attacked.pdf")

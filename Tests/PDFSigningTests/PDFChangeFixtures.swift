@@ -79,17 +79,11 @@ enum PDFChangeFixtures {
         identity: SigningIdentity,
         in directory: TemporaryDirectory
     ) throws {
-        let key = try #require(identity.key as? LocalSigningKey)
-        let keyPath = try directory.write(
-            "update-key-\(UUID().uuidString).pem",
-            text: try key.pemRepresentation(password: Secret("pyhanko-pass"))
-        )
-        let certPath = try directory.write("update-cert.pem", text: identity.certificate.pemRepresentation)
-        let chainPath = try directory.write("update-chain.pem", text: identity.chain.map(\.pemRepresentation).joined())
+        let files = try PDFFixtures.pyhankoFiles(identity, prefix: "update", in: directory)
         let result = try ExternalTool.run(
             "python3",
-            ["-c", updateScript, update.description, input, output, keyPath, certPath, chainPath],
-            environment: ["KEY_PASSWORD": "pyhanko-pass"]
+            ["-c", updateScript, update.description, input, output, files.key, files.certificate, files.chain],
+            environment: ["KEY_PASSWORD": PDFFixtures.pyhankoKeyPassword]
         )
         try #require(result.status == 0, "pyHanko \(update): \(result.errorOutput)")
     }

@@ -27,13 +27,22 @@ struct PDFChangePolicyTests {
         )
     }
 
+    /// Applies `update` to `input` into `output` with pyHanko, signing (when it signs) with the EC key.
+    func pyhanko(
+        _ update: PDFChangeFixtures.Update,
+        _ input: String,
+        _ output: String,
+        in directory: TemporaryDirectory
+    ) throws {
+        try PDFChangeFixtures.pyhanko(update, input, output: output, identity: pki.ec, in: directory)
+    }
+
     @Test(
         "approval signatures by certsign and pyHanko after each other: allowed",
         arguments: PDFFixtures.Variant.allCases
     )
     func approvals(_ variant: PDFFixtures.Variant) async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-policy-approvals")
-        let input = try PDFFixtures.make(variant, in: directory)
+        let (directory, input) = try PDFFixtures.make(variant, inNewDirectory: "pdf-policy-approvals")
         let first = directory.path("first.pdf")
         try await signOurs(input, first)
         let second = directory.path("second.pdf")
@@ -54,8 +63,7 @@ struct PDFChangePolicyTests {
 
     @Test("a DSS update and a document timestamp by pyHanko: ltv, allowed", arguments: [false, true])
     func validationData(_ pyHankoSigned: Bool) async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-policy-ltv")
-        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let (directory, input) = try PDFFixtures.make(.objectStreams, inNewDirectory: "pdf-policy-ltv")
         let signed = directory.path("signed.pdf")
         if pyHankoSigned {
             try PDFFixtures.pyhankoSign(input, output: signed, identity: pki.ec, field: "Sig", in: directory)
@@ -63,16 +71,10 @@ struct PDFChangePolicyTests {
             try await signOurs(input, signed)
         }
         let withDSS = directory.path("dss.pdf")
-        try PDFChangeFixtures.pyhanko(.dss, signed, output: withDSS, identity: pki.ec, in: directory)
+        try pyhanko(.dss, signed, withDSS, in: directory)
         let tsa = try PDFChangeFixtures.timestampAuthority(in: directory)
         let stamped = directory.path("stamped.pdf")
-        try PDFChangeFixtures.pyhanko(
-            .timestamp(certificate: tsa.certificate, key: tsa.key),
-            withDSS,
-            output: stamped,
-            identity: pki.ec,
-            in: directory
-        )
+        try pyhanko(.timestamp(certificate: tsa.certificate, key: tsa.key), withDSS, stamped, in: directory)
         for path in [withDSS, stamped] {
             let signature = try #require(try verify(path).signatures.first)
             #expect(signature.isValid, "\(signature.changes)")
@@ -96,13 +98,7 @@ struct PDFChangePolicyTests {
         let form = try PDFFixtures.makeForm(.classic, in: directory)
         let signed = directory.path("signed.pdf")
         if let permission {
-            try PDFChangeFixtures.pyhanko(
-                .certify(permission: permission, field: "Certification"),
-                form,
-                output: signed,
-                identity: pki.ec,
-                in: directory
-            )
+            try pyhanko(.certify(permission: permission, field: "Certification"), form, signed, in: directory)
         } else {
             try await signOurs(form, signed)
         }
@@ -125,13 +121,7 @@ struct PDFChangePolicyTests {
         let directory = try TemporaryDirectory(prefix: "pdf-policy-lock")
         let form = try PDFFixtures.makeForm(.objectStreams, in: directory)
         let signed = directory.path("signed.pdf")
-        try PDFChangeFixtures.pyhanko(
-            .lock(field: "Locking", locked: "Name"),
-            form,
-            output: signed,
-            identity: pki.ec,
-            in: directory
-        )
+        try pyhanko(.lock(field: "Locking", locked: "Name"), form, signed, in: directory)
         let filled = directory.path("filled.pdf")
         try PDFFixtures.fillNameField(signed, output: filled)
         let signature = try #require(try verify(filled).signatures.first)
@@ -146,16 +136,9 @@ struct PDFChangePolicyTests {
         arguments: [2, 3]
     )
     func annotationUnderCertification(_ permission: Int) async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-policy-annot")
-        let input = try PDFFixtures.make(.classic, in: directory)
+        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-policy-annot")
         let certified = directory.path("certified.pdf")
-        try PDFChangeFixtures.pyhanko(
-            .certify(permission: permission, field: "Certification"),
-            input,
-            output: certified,
-            identity: pki.ec,
-            in: directory
-        )
+        try pyhanko(.certify(permission: permission, field: "Certification"), input, certified, in: directory)
         let annotated = directory.path("annotated.pdf")
         try PDFAttacks.apply(.annotation("Square"), to: certified, writingTo: annotated)
         let signature = try #require(try verify(annotated).signatures.first)

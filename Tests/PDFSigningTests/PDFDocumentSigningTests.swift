@@ -110,8 +110,7 @@ struct PDFCSCSigningTests {
     @Test("a SCAL 2 credential signs the signed attributes' hash; pyHanko, pdfsig and qpdf accept the PDF")
     func signsWithCSC() async throws {
         try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, url in
-            let directory = try TemporaryDirectory(prefix: "pdf-csc")
-            let input = try PDFFixtures.make(.linearized, in: directory)
+            let (directory, input) = try PDFFixtures.make(.linearized, inNewDirectory: "pdf-csc")
             let provider = try CSCProvider(
                 parameters: ProviderParameters([
                     CSCProvider.ParameterKey.url: .url(url),
@@ -121,7 +120,7 @@ struct PDFCSCSigningTests {
                 ])
             )
             let identity = try await provider.initialize(options: [:])
-            let output = try await directory.signPDF(input, into: "signed.pdf", identity: identity)
+            let output = try await directory.signPDF(input, into: "signed.pdf", identity: identity).path
             let root = emulator.seed.certificateAuthority
             try PDFFixtures.expectOthersAccept(output, root: root, in: directory)
             // Our own CMS: PAdES baseline, no signingTime.

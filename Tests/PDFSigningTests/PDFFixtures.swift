@@ -30,6 +30,13 @@ enum PDFFixtures {
         return path
     }
 
+    /// Writes a PDF of `variant` made by qpdf into a new temporary directory named after `prefix`.
+    /// - Returns: the directory and the PDF's path.
+    static func make(_ variant: Variant, inNewDirectory prefix: String) throws -> (TemporaryDirectory, String) {
+        let directory = try TemporaryDirectory(prefix: prefix)
+        return (directory, try make(variant, in: directory))
+    }
+
     /// `qpdf --check`: status 0 and no warnings.
     static func qpdfCheck(_ path: String) throws -> ExternalTool.Result {
         try ExternalTool.run("qpdf", ["--check", path])
@@ -84,6 +91,28 @@ enum PDFFixtures {
         try PyHankoValidator.validate(path, root: root, in: directory)
     }
 
+    /// The password of the key files ``pyhankoFiles(_:prefix:in:)`` writes.
+    static let pyhankoKeyPassword = "pyhanko-pass"
+
+    /// Writes what pyHanko's `SimpleSigner.load` reads for `identity` into `directory`: its key (PEM,
+    /// encrypted with ``pyhankoKeyPassword``, a new file each call), its certificate and its chain.
+    /// - Returns: the three paths.
+    static func pyhankoFiles(
+        _ identity: SigningIdentity,
+        prefix: String,
+        in directory: TemporaryDirectory
+    ) throws -> (key: String, certificate: String, chain: String) {
+        let key = try #require(identity.key as? LocalSigningKey)
+        let keyPath = try directory.write(
+            "\(prefix)-key-\(UUID().uuidString).pem",
+            text: try key.pemRepresentation(password: Secret(pyhankoKeyPassword))
+        )
+        let certificatePath = try directory.write("\(prefix)-cert.pem", text: identity.certificate.pemRepresentation)
+        let chain = identity.chain.map(\.pemRepresentation).joined()
+        let chainPath = try directory.write("\(prefix)-chain.pem", text: chain)
+        return (keyPath, certificatePath, chainPath)
+    }
+
     /// Signs `input` into `output` with pyHanko (PEM key and chain; the key's password through the
     /// environment), as a second-party PAdES signer.
     static func pyhankoSign(
@@ -94,13 +123,7 @@ enum PDFFixtures {
         in directory: TemporaryDirectory,
         certifyNoChanges: Bool = false
     ) throws {
-        let key = try #require(identity.key as? LocalSigningKey)
-        let keyPath = try directory.write(
-            "pyhanko-key.pem",
-            text: try key.pemRepresentation(password: Secret("pyhanko-pass"))
-        )
-        let certPath = try directory.write("pyhanko-cert.pem", text: identity.certificate.pemRepresentation)
-        let chainPath = try directory.write("pyhanko-chain.pem", text: identity.chain.map(\.pemRepresentation).joined())
+        let files = try pyhankoFiles(identity, prefix: "pyhanko", in: directory)
         let script = """
             import os, sys
             from pyhanko.sign import signers
@@ -118,10 +141,10 @@ enum PDFFixtures {
         let result = try ExternalTool.run(
             "python3",
             [
-                "-c", script, keyPath, certPath, chainPath, input, output, field,
+                "-c", script, files.key, files.certificate, files.chain, input, output, field,
                 certifyNoChanges ? "certify" : "approve",
             ],
-            environment: ["KEY_PASSWORD": "pyhanko-pass"]
+            environment: ["KEY_PASSWORD": pyhankoKeyPassword]
         )
         try #require(result.status == 0, "pyHanko sign: \(result.errorOutput)")
     }

@@ -19,7 +19,7 @@ struct PDFLaterChangesTests {
         in directory: TemporaryDirectory,
         _ change: (_ signed: String, _ output: String) throws -> Void
     ) async throws -> (path: String, report: PDFVerificationReport, first: PDFSignatureReport) {
-        let signed = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa)
+        let signed = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa).path
         let changed = directory.path(name)
         try change(signed, changed)
         let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: changed), trustAnchors: [pki.root])
@@ -28,13 +28,12 @@ struct PDFLaterChangesTests {
 
     @Test("a later revision that adds a second signature: signatures", arguments: PDFFixtures.Variant.allCases)
     func secondSignature(_ variant: PDFFixtures.Variant) async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-later-sig")
-        let input = try PDFFixtures.make(variant, in: directory)
-        let first = try await directory.signPDF(input, into: "first.pdf", identity: pki.rsa)
+        let (directory, input) = try PDFFixtures.make(variant, inNewDirectory: "pdf-later-sig")
+        let first = try await directory.signPDF(input, into: "first.pdf", identity: pki.rsa).path
         // A countersignature by pyHanko's writer, then one by ours.
         let second = directory.path("second.pdf")
         try PDFFixtures.pyhankoSign(first, output: second, identity: pki.ec, field: "PyHankoSig", in: directory)
-        let third = try await directory.signPDF(second, into: "third.pdf", identity: pki.ec)
+        let third = try await directory.signPDF(second, into: "third.pdf", identity: pki.ec).path
         let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: third), trustAnchors: [pki.root])
         #expect(report.isValid)
         #expect(
@@ -57,7 +56,7 @@ struct PDFLaterChangesTests {
         #expect(report.hasUnsignedChanges)
 
         // Signed again after the fill: the first signature still sees a fill, the fill is now signed.
-        let countersigned = try await directory.signPDF(filled, into: "countersigned.pdf", identity: pki.ec)
+        let countersigned = try await directory.signPDF(filled, into: "countersigned.pdf", identity: pki.ec).path
         let again = try PDFSignatureVerifier.verify(
             pdfAt: URL(fileURLWithPath: countersigned),
             trustAnchors: [pki.root]
@@ -71,8 +70,7 @@ struct PDFLaterChangesTests {
 
     @Test("a later revision that changes page content: other changes, reported with the object")
     func pageContentChanged() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-later-content")
-        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let (directory, input) = try PDFFixtures.make(.objectStreams, inNewDirectory: "pdf-later-content")
         let (_, report, signature) = try await signThenChange(input, into: "changed.pdf", in: directory) {
             try PDFFixtures.changePageContent($0, output: $1)
         }
@@ -88,8 +86,7 @@ struct PDFLaterChangesTests {
         arguments: [" ", "\r\n", "\t", "\u{0C}"]
     )
     func changeInsideObjectStream(_ separator: String) async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-later-objstm")
-        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let (directory, input) = try PDFFixtures.make(.objectStreams, inNewDirectory: "pdf-later-objstm")
         let (changed, _, signature) = try await signThenChange(input, into: "changed.pdf", in: directory) {
             try PDFFixtures.rotatePageInObjectStream($0, output: $1, separator: separator)
         }

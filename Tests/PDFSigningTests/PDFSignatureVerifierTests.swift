@@ -10,19 +10,25 @@ struct PDFSignatureVerifierTests {
     let pki: PDFPKI
     init() throws { pki = try PDFPKI() }
 
+    /// Signs a fresh `variant` PDF with the RSA key into `signed.pdf`.
+    /// - Returns: the directory, the signed file and the signer's result.
+    func signedPDF(
+        _ variant: PDFFixtures.Variant,
+        inNewDirectory prefix: String
+    ) async throws -> (directory: TemporaryDirectory, signed: URL, result: PDFSigningResult) {
+        let (directory, input) = try PDFFixtures.make(variant, inNewDirectory: prefix)
+        let (signed, result) = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa)
+        return (directory, URL(fileURLWithPath: signed), result)
+    }
+
     @Test("two signatures of ours: both valid, the first covers revision 1 and is followed by a signed revision")
     func countersigned() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-verify")
-        let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
-        let first = URL(fileURLWithPath: directory.path("first.pdf"))
-        let second = URL(fileURLWithPath: directory.path("second.pdf"))
-        try await PDFSigner.sign(
-            pdfAt: input,
-            writingTo: first,
-            identity: pki.rsa,
-            options: PDFSignatureOptions(reason: "Автор")
-        )
-        try await PDFSigner.sign(pdfAt: first, writingTo: second, identity: try PDFPKI.external(pki.ec))
+        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-verify")
+        let options = PDFSignatureOptions(reason: "Автор")
+        let first = try await directory.signPDF(input, into: "first.pdf", identity: pki.rsa, options: options).path
+        let external = try PDFPKI.external(pki.ec)
+        let secondPath = try await directory.signPDF(first, into: "second.pdf", identity: external).path
+        let second = URL(fileURLWithPath: secondPath)
         let report = try PDFSignatureVerifier.verify(pdfAt: second, trustAnchors: [pki.root])
         #expect(report.isValid)
         #expect(report.revisionCount == 3)
@@ -45,8 +51,7 @@ struct PDFSignatureVerifierTests {
 
     @Test("accepts pyHanko-made PAdES")
     func acceptsPyHanko() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-verify-pyhanko")
-        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let (directory, input) = try PDFFixtures.make(.objectStreams, inNewDirectory: "pdf-verify-pyhanko")
         let signed = directory.path("pyhanko.pdf")
         try PDFFixtures.pyhankoSign(input, output: signed, identity: pki.rsa, field: "PyHankoSig", in: directory)
         let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: signed), trustAnchors: [pki.root])
@@ -57,10 +62,9 @@ struct PDFSignatureVerifierTests {
 
     @Test("rejects a PDF changed inside a signed range")
     func rejectsChangeInsideSignedRange() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-verify-tamper")
-        let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
-        let signed = URL(fileURLWithPath: directory.path("signed.pdf"))
-        try await PDFSigner.sign(pdfAt: input, writingTo: signed, identity: pki.rsa)
+        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-verify-tamper")
+        let signedPath = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa).path
+        let signed = URL(fileURLWithPath: signedPath)
         var bytes = try Data(contentsOf: signed)
         // The first page's MediaBox (in the original revision, which the signature covers): 595 -> 596.
         let marker = try #require(bytes.range(of: Data("595".utf8)))
@@ -77,10 +81,7 @@ struct PDFSignatureVerifierTests {
 
     @Test("reports a later unsigned revision")
     func reportsUnsignedRevision() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-verify-later")
-        let input = URL(fileURLWithPath: try PDFFixtures.make(.objectStreams, in: directory))
-        let signed = URL(fileURLWithPath: directory.path("signed.pdf"))
-        try await PDFSigner.sign(pdfAt: input, writingTo: signed, identity: pki.rsa)
+        let (directory, signed, _) = try await signedPDF(.objectStreams, inNewDirectory: "pdf-verify-later")
         let changed = directory.path("changed.pdf")
         try PDFFixtures.appendUnsignedRevision(signed.path, output: changed)
         let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: changed), trustAnchors: [pki.root])
@@ -105,10 +106,7 @@ struct PDFSignatureVerifierTests {
 
     @Test("a ByteRange that stops short of the %%EOF is reported, and one whose gap is not /Contents too")
     func insaneByteRange() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-verify-byterange")
-        let input = URL(fileURLWithPath: try PDFFixtures.make(.classic, in: directory))
-        let signed = URL(fileURLWithPath: directory.path("signed.pdf"))
-        let result = try await PDFSigner.sign(pdfAt: input, writingTo: signed, identity: pki.rsa)
+        let (directory, signed, result) = try await signedPDF(.classic, inNewDirectory: "pdf-verify-byterange")
         let original = try Data(contentsOf: signed)
         let text = "0 \(result.byteRange[1]) \(result.byteRange[2]) \(result.byteRange[3])"
         let location = try #require(original.range(of: Data(text.utf8)))

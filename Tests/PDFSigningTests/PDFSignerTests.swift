@@ -54,13 +54,11 @@ struct PDFSignerTests {
         arguments: PDFFixtures.Variant.allCases
     )
     func signsEveryVariant(_ variant: PDFFixtures.Variant) async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-sign")
-        let input = try PDFFixtures.make(variant, in: directory)
+        let (directory, input) = try PDFFixtures.make(variant, inNewDirectory: "pdf-sign")
         for (name, identity) in [("rsa", pki.rsa), ("ec-external", try PDFPKI.external(pki.ec))] {
-            let output = directory.path("\(variant)-\(name)-signed.pdf")
-            let result = try await PDFSigner.sign(
-                pdfAt: URL(fileURLWithPath: input),
-                writingTo: URL(fileURLWithPath: output),
+            let (output, result) = try await directory.signPDF(
+                input,
+                into: "\(variant)-\(name)-signed.pdf",
                 identity: identity,
                 options: PDFSignatureOptions(reason: "Согласовано", location: "Berlin")
             )
@@ -79,23 +77,19 @@ struct PDFSignerTests {
         arguments: PDFFixtures.Variant.allCases
     )
     func countersigns(_ variant: PDFFixtures.Variant) async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-countersign")
-        let input = try PDFFixtures.make(variant, in: directory)
-        let first = URL(fileURLWithPath: directory.path("first.pdf"))
-        let second = URL(fileURLWithPath: directory.path("second.pdf"))
-        try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: input), writingTo: first, identity: pki.rsa)
-        let result = try await PDFSigner.sign(pdfAt: first, writingTo: second, identity: pki.ec)
+        let (directory, input) = try PDFFixtures.make(variant, inNewDirectory: "pdf-countersign")
+        let first = try await directory.signPDF(input, into: "first.pdf", identity: pki.rsa).path
+        let (second, result) = try await directory.signPDF(first, into: "second.pdf", identity: pki.ec)
         #expect(result.fieldName == "Signature2")
-        try expectValid(second.path, signatures: 2, directory: directory)
+        try expectValid(second, signatures: 2, directory: directory)
     }
 
     @Test("signs a PDF pyHanko signed, and pyHanko's signature stays valid")
     func signsPyHankoSignedPDF() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-pyhanko")
-        let input = try PDFFixtures.make(.objectStreams, in: directory)
+        let (directory, input) = try PDFFixtures.make(.objectStreams, inNewDirectory: "pdf-pyhanko")
         let pyhanko = directory.path("pyhanko.pdf")
         try PDFFixtures.pyhankoSign(input, output: pyhanko, identity: pki.rsa, field: "PyHankoSig", in: directory)
-        let output = try await directory.signPDF(pyhanko, into: "both.pdf", identity: pki.ec)
+        let output = try await directory.signPDF(pyhanko, into: "both.pdf", identity: pki.ec).path
         try expectValid(output, signatures: 2, directory: directory)
     }
 
@@ -146,8 +140,7 @@ struct PDFSignerTests {
 
     @Test("encrypted PDFs are refused with a clear error")
     func refusesEncrypted() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-encrypted")
-        let input = try PDFFixtures.make(.classic, in: directory)
+        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-encrypted")
         for (name, userPassword) in [("open", ""), ("locked", "user-secret")] {
             let encrypted = directory.path("\(name).pdf")
             let result = try ExternalTool.run(
@@ -172,8 +165,7 @@ struct PDFSignerTests {
 
     @Test("a certification signature that forbids changes (DocMDP P=1) is honoured")
     func refusesDocMDPNoChanges() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-docmdp")
-        let input = try PDFFixtures.make(.classic, in: directory)
+        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-docmdp")
         let certified = directory.path("certified.pdf")
         try PDFFixtures.pyhankoSign(
             input,
@@ -194,11 +186,9 @@ struct PDFSignerTests {
 
     @Test("the CMS follows PAdES baseline: no signingTime, ESS signing-certificate-v2, /M in the dictionary")
     func padesAttributes() async throws {
-        let directory = try TemporaryDirectory(prefix: "pdf-attrs")
-        let input = try PDFFixtures.make(.classic, in: directory)
-        let output = URL(fileURLWithPath: directory.path("signed.pdf"))
-        let result = try await PDFSigner.sign(pdfAt: URL(fileURLWithPath: input), writingTo: output, identity: pki.rsa)
-        let bytes = try Data(contentsOf: output)
+        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-attrs")
+        let (output, result) = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
         let hex = bytes[Int(result.byteRange[1]) + 1..<Int(result.byteRange[2]) - 1]
         let der = stride(from: 0, to: result.signatureSize * 2, by: 2).map { index -> UInt8 in
             UInt8(String(decoding: hex[hex.startIndex + index..<hex.startIndex + index + 2], as: UTF8.self), radix: 16)!

@@ -23,19 +23,45 @@ struct PDFTimestampTests {
     let pki: PDFPKI
     init() throws { pki = try PDFPKI() }
 
+    /// Runs `body` with a fault-enabled emulator (the TSA) and a fresh `variant` PDF in a new directory.
+    func withTSA(
+        _ prefix: String,
+        _ variant: PDFFixtures.Variant,
+        _ body: (DSSEmulator, TemporaryDirectory, String) async throws -> Void
+    ) async throws {
+        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, _ in
+            let (directory, input) = try PDFFixtures.make(variant, inNewDirectory: prefix)
+            try await body(emulator, directory, input)
+        }
+    }
+
+    /// ``PDFFixtures/expectTimestampedTrusted(_:root:timestampRoot:in:sourceLocation:)`` with the suite's
+    /// root for the signer and the emulator's TSA CA for the timestamp.
+    func expectTrusted(
+        _ output: String,
+        timestampedBy emulator: DSSEmulator,
+        in directory: TemporaryDirectory,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        try PDFFixtures.expectTimestampedTrusted(
+            output,
+            root: pki.root,
+            timestampRoot: emulator.timestampAuthorityCA,
+            in: directory,
+            sourceLocation: sourceLocation
+        )
+    }
+
     @Test(
         "B-T on every variant: pyHanko trusts signature and timestamp, pdfsig and qpdf accept, openssl ts verifies the token",
         arguments: PDFFixtures.Variant.allCases
     )
     func signsBT(_ variant: PDFFixtures.Variant) async throws {
-        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, _ in
-            let directory = try TemporaryDirectory(prefix: "pdf-bt")
-            let input = try PDFFixtures.make(variant, in: directory)
-            let output = directory.path("signed-bt.pdf")
+        try await withTSA("pdf-bt", variant) { emulator, directory, input in
             let before = Date()
-            let result = try await PDFSigner.sign(
-                pdfAt: URL(fileURLWithPath: input),
-                writingTo: URL(fileURLWithPath: output),
+            let (output, result) = try await directory.signPDF(
+                input,
+                into: "signed-bt.pdf",
                 identity: pki.rsa,
                 options: PDFSignatureOptions(reason: "B-T", timestampAuthority: try emulatorTSA(emulator))
             )
@@ -43,13 +69,7 @@ struct PDFTimestampTests {
             let token = try #require(result.timestamp)
             #expect(token.time >= before.addingTimeInterval(-1) && token.time <= after.addingTimeInterval(1))
             #expect(result.signatureSize <= result.reservedSize)
-
-            try PDFFixtures.expectTimestampedTrusted(
-                output,
-                root: pki.root,
-                timestampRoot: emulator.timestampAuthorityCA,
-                in: directory
-            )
+            try expectTrusted(output, timestampedBy: emulator, in: directory)
 
             // The token inside the PDF is an RFC 3161 token over the signature value.
             let value = directory.path("value.bin")
@@ -84,31 +104,22 @@ struct PDFTimestampTests {
 
     @Test("a reservation too small for the signature and token grows and the signature is made again")
     func reservationGrows() async throws {
-        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, _ in
-            let directory = try TemporaryDirectory(prefix: "pdf-bt-grow")
-            let input = try PDFFixtures.make(.objectStreams, in: directory)
-            let output = directory.path("signed.pdf")
-            let result = try await PDFSigner.sign(
-                pdfAt: URL(fileURLWithPath: input),
-                writingTo: URL(fileURLWithPath: output),
+        try await withTSA("pdf-bt-grow", .objectStreams) { emulator, directory, input in
+            let (output, result) = try await directory.signPDF(
+                input,
+                into: "signed.pdf",
                 identity: pki.ec,
                 options: PDFSignatureOptions(timestampAuthority: try emulatorTSA(emulator), reservedSize: 64)
             )
             #expect(result.timestamp != nil)
             #expect(result.reservedSize > 64)
             #expect(result.signatureSize <= result.reservedSize)
-            try PDFFixtures.expectTimestampedTrusted(
-                output,
-                root: pki.root,
-                timestampRoot: emulator.timestampAuthorityCA,
-                in: directory
-            )
+            try expectTrusted(output, timestampedBy: emulator, in: directory)
 
             // B-B too: the countersignature's reservation grows the same way; both stay valid.
-            let second = directory.path("second.pdf")
-            let grown = try await PDFSigner.sign(
-                pdfAt: URL(fileURLWithPath: output),
-                writingTo: URL(fileURLWithPath: second),
+            let (second, grown) = try await directory.signPDF(
+                output,
+                into: "second.pdf",
                 identity: pki.rsa,
                 options: PDFSignatureOptions(reservedSize: 64)
             )
@@ -123,9 +134,7 @@ struct PDFTimestampTests {
 
     @Test("a TSA answering over another imprint is a typed error and no output file is written")
     func wrongImprintWritesNothing() async throws {
-        try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, _ in
-            let directory = try TemporaryDirectory(prefix: "pdf-bt-fault")
-            let input = try PDFFixtures.make(.classic, in: directory)
+        try await withTSA("pdf-bt-fault", .classic) { emulator, directory, input in
             let output = directory.path("signed.pdf")
             let before = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
             await #expect {

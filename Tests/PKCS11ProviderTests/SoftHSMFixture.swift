@@ -101,20 +101,8 @@ final class SoftHSMFixture: Sendable {
             caKeyPath: directory.path("ca.key")
         )
         serials[Token.signer] = try maker.initToken(Token.signer)
-        try maker.keyPair(
-            token: Token.signer,
-            id: "01",
-            label: "rsakey",
-            type: "rsa:2048",
-            subject: "/CN=RSA Token Signer"
-        )
-        try maker.keyPair(
-            token: Token.signer,
-            id: "02",
-            label: "eckey",
-            type: "EC:prime256v1",
-            subject: "/CN=EC Token Signer"
-        )
+        try maker.rsaKeyPair(token: Token.signer, subject: "/CN=RSA Token Signer")
+        try maker.ecKeyPair(token: Token.signer, id: "02", subject: "/CN=EC Token Signer")
         if Self.hasPythonPKCS11 {
             // pkcs11-tool 0.23 cannot export a P-384 public key ("cannot create EVP_PKEY"): python-pkcs11 does.
             try maker.keyPair(token: Token.signer, id: "03", label: "ec384", type: "EC:secp384r1", subject: nil)
@@ -139,27 +127,14 @@ final class SoftHSMFixture: Sendable {
         )
 
         serials[Token.always] = try maker.initToken(Token.always)
-        try maker.keyPair(
-            token: Token.always,
-            id: "01",
-            label: "rsakey",
-            type: "rsa:2048",
-            subject: "/CN=Always Authenticate Signer",
-            extra: ["--always-auth"]
-        )
+        try maker.rsaKeyPair(token: Token.always, subject: "/CN=Always Authenticate Signer", extra: ["--always-auth"])
         for label in [Token.wrongPIN, Token.locked, Token.reopen, Token.noPIN, Token.pulled, Token.sharedLogin] {
             serials[label] = try maker.initToken(label)
-            try maker.keyPair(
-                token: label,
-                id: "01",
-                label: "eckey",
-                type: "EC:prime256v1",
-                subject: "/CN=\(label) signer"
-            )
+            try maker.ecKeyPair(token: label, subject: "/CN=\(label) signer")
         }
         for label in [Token.pss, Token.concurrent, Token.limited] {
             serials[label] = try maker.initToken(label)
-            try maker.keyPair(token: label, id: "01", label: "rsakey", type: "rsa:2048", subject: "/CN=\(label) signer")
+            try maker.rsaKeyPair(token: label, subject: "/CN=\(label) signer")
         }
         try Self.setUserPINLocked(tokenDirectory: directory.path("tokens"), serial: serials[Token.locked]!)
         self.serials = serials
@@ -255,6 +230,16 @@ struct TokenMaker {
             }
         }
         throw FixtureError("token \(label) was not listed after softhsm2-util made it")
+    }
+
+    /// The RSA 2048 key pair "rsakey" (id 01) of `token`, with a certificate for `subject`.
+    func rsaKeyPair(token: String, subject: String, extra: [String] = []) throws {
+        try keyPair(token: token, id: "01", label: "rsakey", type: "rsa:2048", subject: subject, extra: extra)
+    }
+
+    /// A P-256 key pair "eckey" (id `id`) of `token`, with a certificate for `subject`.
+    func ecKeyPair(token: String, id: String = "01", subject: String) throws {
+        try keyPair(token: token, id: id, label: "eckey", type: "EC:prime256v1", subject: subject)
     }
 
     /// `pkcs11-tool --keypairgen`, then a certificate for the public key (when `subject` is given).

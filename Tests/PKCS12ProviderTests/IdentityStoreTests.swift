@@ -15,6 +15,27 @@ struct IdentityStoreTests {
     /// Fast writes for tests that do not look at iteration counts.
     static let fast = PKCS12File.EncodingOptions(iterations: 64, macIterations: 64)
 
+    /// An empty store in a new temporary directory.
+    static func makeStore() throws -> (TemporaryDirectory, PKCS12IdentityStore) {
+        let directory = try TemporaryDirectory()
+        return (directory, PKCS12IdentityStore(directory: directory.url))
+    }
+
+    /// Imports a new leaf for `subject` into `store` under `alias` (store password "pw-store-1", ``fast``).
+    /// - Returns: the imported identity.
+    @discardableResult
+    static func importLeaf(
+        _ subject: String,
+        as alias: String,
+        into store: PKCS12IdentityStore
+    ) throws
+        -> SigningIdentity
+    {
+        let identity = try Fixtures.pki.issueLeaf(subject: subject)
+        try store.import(identity, alias: alias, storePassword: Secret("pw-store-1"), options: fast)
+        return identity
+    }
+
     @Test("round trip: import, list without password, unlock, sign, export, delete")
     func roundTrip() async throws {
         let directory = try TemporaryDirectory()
@@ -72,8 +93,7 @@ struct IdentityStoreTests {
 
     @Test("stored copies hold the key PBES2/AES-256 at 600 000 iterations; no plaintext key on disk")
     func storedEncryption() throws {
-        let directory = try TemporaryDirectory()
-        let store = PKCS12IdentityStore(directory: directory.url)
+        let (directory, store) = try Self.makeStore()
         let original = try Fixtures.pki.issueLeaf(subject: "CN=Encrypted At Rest")
         try store.import(original, alias: "at-rest", storePassword: Secret("pw-store-1"))
         let bytes = try #require(try store.pkcs12Data(alias: "at-rest"))
@@ -131,12 +151,7 @@ struct IdentityStoreTests {
         let directory = try TemporaryDirectory()
         let root = directory.url.appendingPathComponent("nested/store")
         let store = PKCS12IdentityStore(directory: root)
-        try store.import(
-            try Fixtures.pki.issueLeaf(subject: "CN=Modes"),
-            alias: "modes",
-            storePassword: Secret("pw-store-1"),
-            options: Self.fast
-        )
+        try Self.importLeaf("CN=Modes", as: "modes", into: store)
         #expect(try Self.mode(root.path) == 0o700)
         #expect(try Self.mode(root.appendingPathComponent("identities").path) == 0o700)
         #expect(try Self.mode(root.appendingPathComponent("identities/modes").path) == 0o700)
@@ -160,12 +175,7 @@ struct IdentityStoreTests {
             attributes: [.posixPermissions: 0o755]
         )
         let store = PKCS12IdentityStore(directory: shared)
-        try store.import(
-            try Fixtures.pki.issueLeaf(subject: "CN=Shared"),
-            alias: "shared",
-            storePassword: Secret("pw-store-1"),
-            options: Self.fast
-        )
+        try Self.importLeaf("CN=Shared", as: "shared", into: store)
         #expect(try Self.mode(shared.path) == 0o755)
         #expect(try Self.mode(shared.appendingPathComponent("identities").path) == 0o700)
         #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path) == ["identities"])
@@ -178,8 +188,7 @@ struct IdentityStoreTests {
         ]
     )
     func badAliases(alias: String) throws {
-        let directory = try TemporaryDirectory()
-        let store = PKCS12IdentityStore(directory: directory.url)
+        let (directory, store) = try Self.makeStore()
         let identity = try Fixtures.pki.issueLeaf(subject: "CN=Alias")
         expectError(.invalidParameter) {
             try store.import(identity, alias: alias, storePassword: Secret("pw-store-1"), options: Self.fast)
@@ -189,11 +198,9 @@ struct IdentityStoreTests {
 
     @Test("replacing an entry is atomic and keeps one entry")
     func replace() throws {
-        let directory = try TemporaryDirectory()
-        let store = PKCS12IdentityStore(directory: directory.url)
-        let first = try Fixtures.pki.issueLeaf(subject: "CN=First")
+        let (directory, store) = try Self.makeStore()
+        try Self.importLeaf("CN=First", as: "signer", into: store)
         let second = try Fixtures.pki.issueLeaf(subject: "CN=Second")
-        try store.import(first, alias: "signer", storePassword: Secret("pw-store-1"), options: Self.fast)
         try store.import(
             second,
             alias: "signer",
@@ -211,10 +218,8 @@ struct IdentityStoreTests {
 
     @Test("a crash between write and rename leaves a readable store; leftovers are ignored, then cleaned")
     func crashBetweenWriteAndRename() throws {
-        let directory = try TemporaryDirectory()
-        let store = PKCS12IdentityStore(directory: directory.url)
-        let old = try Fixtures.pki.issueLeaf(subject: "CN=Old Entry")
-        try store.import(old, alias: "signer", storePassword: Secret("pw-store-1"), options: Self.fast)
+        let (directory, store) = try Self.makeStore()
+        let old = try Self.importLeaf("CN=Old Entry", as: "signer", into: store)
         let identities = directory.url.appendingPathComponent("identities")
 
         // 1. A complete new entry written but never renamed into place.
@@ -248,10 +253,8 @@ struct IdentityStoreTests {
 
     @Test("a crash in the middle of a replacement puts the old entry back")
     func crashDuringReplacement() throws {
-        let directory = try TemporaryDirectory()
-        let store = PKCS12IdentityStore(directory: directory.url)
-        let old = try Fixtures.pki.issueLeaf(subject: "CN=Moved Aside")
-        try store.import(old, alias: "signer", storePassword: Secret("pw-store-1"), options: Self.fast)
+        let (directory, store) = try Self.makeStore()
+        let old = try Self.importLeaf("CN=Moved Aside", as: "signer", into: store)
         // The replacement renamed the old entry aside, then died before renaming the new one in.
         let identities = directory.url.appendingPathComponent("identities")
         try FileManager.default.moveItem(
@@ -259,25 +262,14 @@ struct IdentityStoreTests {
             to: identities.appendingPathComponent(".replaced-\(UUID().uuidString)")
         )
         #expect(try store.list().isEmpty)
-        try store.import(
-            try Fixtures.pki.issueLeaf(subject: "CN=Unrelated"),
-            alias: "unrelated",
-            storePassword: Secret("pw-store-1"),
-            options: Self.fast
-        )
+        try Self.importLeaf("CN=Unrelated", as: "unrelated", into: store)
         #expect(try store.identity(alias: "signer", password: Secret("pw-store-1")).certificate == old.certificate)
     }
 
     @Test("a damaged entry is reported as .storeCorrupted")
     func corruptedEntry() throws {
-        let directory = try TemporaryDirectory()
-        let store = PKCS12IdentityStore(directory: directory.url)
-        try store.import(
-            try Fixtures.pki.issueLeaf(subject: "CN=Damaged"),
-            alias: "damaged",
-            storePassword: Secret("pw-store-1"),
-            options: Self.fast
-        )
+        let (directory, store) = try Self.makeStore()
+        try Self.importLeaf("CN=Damaged", as: "damaged", into: store)
         let p12 = directory.path("identities/damaged/identity.p12")
         let bytes = try directory.read("identities/damaged/identity.p12")
         try Data(bytes.prefix(200)).write(to: URL(fileURLWithPath: p12))

@@ -252,11 +252,18 @@ import Testing
         _ name: String,
         count: Int
     ) throws -> (SigningCoordinator, URL, [Document], [URL?]) {
-        let output = directory.url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let (coordinator, output) = try makeCoordinatorAndFolder(name)
         let documents = (0..<count).map { Document.bytes(Array("document \($0)".utf8), name: "\($0).txt") }
         let outputs = (0..<count).map { Optional(output.appendingPathComponent("\($0).p7s")) }
-        return (try makeCoordinator(name), output, documents, outputs)
+        return (coordinator, output, documents, outputs)
+    }
+
+    /// A coordinator (``makeCoordinator(_:)``) and an empty output folder `name`.
+    func makeCoordinatorAndFolder(_ name: String) throws -> (SigningCoordinator, URL) {
+        let coordinator = try makeCoordinator(name)
+        let output = directory.url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        return (coordinator, output)
     }
 
     /// A coordinator over the EC signer (stored), with its own journal.
@@ -275,9 +282,7 @@ import Testing
         "signEach over two groups: many files on one file system are synced together (one syncfs), a few files on another are fsynced each; every file is in place, none is left hidden"
     )
     func groupsMadeDurableTogether() async throws {
-        let coordinator = try makeCoordinator("groups")
-        let disk = directory.url.appendingPathComponent("groups")
-        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        let (coordinator, disk) = try makeCoordinatorAndFolder("groups")
         // A second file system when the machine has one (tmpfs): 3 files there, too few for a syncfs.
         let shm = URL(fileURLWithPath: "/dev/shm/signing-batch-groups-\(UUID().uuidString)")
         let memory: URL? = (try? FileManager.default.createDirectory(at: shm, withIntermediateDirectories: false))
@@ -331,9 +336,7 @@ import Testing
         "sign(documents:outputDirectory:) stops at the first failure in a synced-together group: the files before it are recorded, nothing after it is left, and an older signature file after it is kept"
     )
     func firstFailureInASyncedGroup() async throws {
-        let coordinator = try makeCoordinator("first-failure")
-        let output = directory.url.appendingPathComponent("first-failure")
-        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let (coordinator, output) = try makeCoordinatorAndFolder("first-failure")
         var documents: [Document] = []
         for index in 0..<12 {
             let path = try directory.write("ff-\(index).txt", text: "document \(index)\n")

@@ -130,16 +130,7 @@ struct SignatureJournalChainTests {
     func migrationFromVersionTwo() async throws {
         let directory = try TemporaryDirectory(prefix: "journal-v2")
         let path = directory.path("v2.sqlite")
-        var sql = """
-            PRAGMA application_id = \(SignatureJournal.applicationID); PRAGMA user_version = 2;
-            CREATE TABLE signatures (id TEXT PRIMARY KEY NOT NULL, created_at REAL NOT NULL, provider_id TEXT NOT NULL,
-              signer_subject TEXT NOT NULL, signer_fingerprint TEXT NOT NULL, document_name TEXT NOT NULL,
-              document_size INTEGER NOT NULL, document_digest BLOB NOT NULL, digest_algorithm TEXT NOT NULL, format TEXT NOT NULL,
-              detached INTEGER NOT NULL, signature_path TEXT, signature BLOB,
-              CHECK (signature_path IS NOT NULL OR signature IS NOT NULL));
-            CREATE INDEX signatures_by_time ON signatures (created_at);
-            CREATE INDEX signatures_by_provider ON signatures (provider_id, created_at);
-            """
+        var sql = SignatureJournalTests.legacySchema(version: 2) + SignatureJournalTests.legacyIndexes
         for index in 0..<50 {
             sql += "INSERT INTO signatures VALUES ('id-\(index)', \(1_700_000_000 + (index * 7) % 50), 'pkcs12', "
             sql +=

@@ -28,6 +28,27 @@ struct SignatureJournalTests {
         )
     }
 
+    /// The header and the `signatures` table of a journal as version `version` (1 or 2) of this package
+    /// wrote it; version 2 also made the indexes ``legacyIndexes``.
+    static func legacySchema(version: Int) -> String {
+        """
+        PRAGMA application_id = \(SignatureJournal.applicationID); PRAGMA user_version = \(version);
+        CREATE TABLE signatures (id TEXT PRIMARY KEY NOT NULL, created_at REAL NOT NULL, provider_id TEXT NOT NULL,
+          signer_subject TEXT NOT NULL, signer_fingerprint TEXT NOT NULL, document_name TEXT NOT NULL,
+          document_size INTEGER NOT NULL, document_digest BLOB NOT NULL, digest_algorithm TEXT NOT NULL, format TEXT NOT NULL,
+          detached INTEGER NOT NULL, signature_path TEXT, signature BLOB,
+          CHECK (signature_path IS NOT NULL OR signature IS NOT NULL));
+
+        """
+    }
+
+    /// The indexes version 2 added to the `signatures` table.
+    static let legacyIndexes = """
+        CREATE INDEX signatures_by_time ON signatures (created_at);
+        CREATE INDEX signatures_by_provider ON signatures (provider_id, created_at);
+
+        """
+
     static func sqlite(_ path: String, _ sql: String) throws -> String {
         let result = try ExternalTool.run("sqlite3", [path, sql])
         try #require(result.succeeded, "\(result.errorOutput)")
@@ -229,15 +250,9 @@ struct SignatureJournalTests {
         // The schema as version 1 of this package wrote it.
         _ = try Self.sqlite(
             path,
-            """
-            PRAGMA application_id = \(SignatureJournal.applicationID); PRAGMA user_version = 1;
-            CREATE TABLE signatures (id TEXT PRIMARY KEY NOT NULL, created_at REAL NOT NULL, provider_id TEXT NOT NULL,
-              signer_subject TEXT NOT NULL, signer_fingerprint TEXT NOT NULL, document_name TEXT NOT NULL,
-              document_size INTEGER NOT NULL, document_digest BLOB NOT NULL, digest_algorithm TEXT NOT NULL, format TEXT NOT NULL,
-              detached INTEGER NOT NULL, signature_path TEXT, signature BLOB,
-              CHECK (signature_path IS NOT NULL OR signature IS NOT NULL));
-            INSERT INTO signatures VALUES ('old-1', 1700000000, 'fmp-dss', 'CN=Леонид', '01', 'Бюджет.xlsx', 10, x'00', 'sha256', 'cades', 1, NULL, x'3000');
-            """
+            Self.legacySchema(version: 1)
+                + "INSERT INTO signatures VALUES ('old-1', 1700000000, 'fmp-dss', 'CN=Леонид', '01', 'Бюджет.xlsx', 10, "
+                + "x'00', 'sha256', 'cades', 1, NULL, x'3000');"
         )
         let journal = try SignatureJournal(url: URL(fileURLWithPath: path))
         let records = try await journal.records()

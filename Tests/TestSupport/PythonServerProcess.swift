@@ -5,6 +5,23 @@ import Foundation
 import Glibc
 #endif
 
+/// Python source of `JSONHandler`, an `http.server` request handler (HTTP/1.1, no request log) whose
+/// `send_json(value)` answers 200 with `value` as JSON. Scripts put it after `import http.server, json`
+/// (at the start of a line) and derive their `Handler` from it.
+public let pythonJSONHandler = """
+    class JSONHandler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def send_json(self, value):
+            body = json.dumps(value).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        def log_message(self, *args):
+            pass
+    """
+
 /// A Python script run as a real local server for a test (STYLE.md habit 14): `python3 SCRIPT
 /// ARGUMENTS…`, which binds its sockets to port 0 and prints the ports it got on the first line
 /// of its standard output; ``stop()`` ends it.

@@ -37,26 +37,24 @@ enum EmulatorTargets {
         // No request log (it would grow with every input); tokens outlive any fuzz run.
         let configuration = DSSEmulator.Configuration(accessTokenLifetime: 30 * 86_400, requestLogLimit: 0)
         guard let emulator = try? DSSEmulator(configuration: configuration) else { return nil }
+        /// POSTs the URL-encoded `form` to `path`: the string `field` of the JSON answer.
+        func token(_ path: String, form: String, field: String) -> String? {
+            let response = emulator.handle(
+                method: "POST",
+                path: path,
+                headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                body: Array(form.utf8)
+            )
+            return response.flatMap({ try? JSONValue(parsing: $0.body) })?[field]?.stringValue
+        }
         let form =
             "environment=\(StandardSeed.environment)&project=\(StandardSeed.project)&username=\(StandardSeed.username)"
             + "&password=\(StandardSeed.password)&device_id=fuzz"
-        let fmp = emulator.handle(
-            method: "POST",
-            path: "/api/v1/auth/jwt/obtain/",
-            headers: [("Content-Type", "application/x-www-form-urlencoded")],
-            body: Array(form.utf8)
-        )
         let oauth =
             "grant_type=password&username=\(StandardSeed.username)&password=\(StandardSeed.password)"
             + "&client_id=\(CryptoProEmulatorClients.publicClientID)&resource=\(CryptoProEmulatorClients.resource)"
-        let cryptoPro = emulator.handle(
-            method: "POST",
-            path: "/STS/oauth/token",
-            headers: [("Content-Type", "application/x-www-form-urlencoded")],
-            body: Array(oauth.utf8)
-        )
-        guard let fmpToken = fmp.flatMap({ try? JSONValue(parsing: $0.body) })?["token"]?.stringValue,
-            let cryptoProToken = cryptoPro.flatMap({ try? JSONValue(parsing: $0.body) })?["access_token"]?.stringValue
+        guard let fmpToken = token("/api/v1/auth/jwt/obtain/", form: form, field: "token"),
+            let cryptoProToken = token("/STS/oauth/token", form: oauth, field: "access_token")
         else {
             return nil
         }
@@ -64,31 +62,21 @@ enum EmulatorTargets {
     }()
 
     static func fmp(_ input: [UInt8]) -> String {
-        guard let fixture = fixture else { fatalError("certsign-fuzz: the emulator fixture could not be made") }
-        return send(
-            input,
-            routes: fmpRoutes,
-            to: fixture.emulator,
-            headers: [("Authorization", "Bearer \(fixture.fmpToken)"), ("X-Device-Id", "fuzz")]
-        )
+        send(input, routes: fmpRoutes) { [("Authorization", "Bearer \($0.fmpToken)"), ("X-Device-Id", "fuzz")] }
     }
 
     static func cryptoPro(_ input: [UInt8]) -> String {
-        guard let fixture = fixture else { fatalError("certsign-fuzz: the emulator fixture could not be made") }
-        return send(
-            input,
-            routes: cryptoProRoutes,
-            to: fixture.emulator,
-            headers: [("Authorization", "Bearer \(fixture.cryptoProToken)")]
-        )
+        send(input, routes: cryptoProRoutes) { [("Authorization", "Bearer \($0.cryptoProToken)")] }
     }
 
+    /// Sends `input` to the fixture's emulator: its first byte picks one of `routes`, the rest is the
+    /// body (for a route without a method, a request line first); `headers` are the fixture's credentials.
     private static func send(
         _ input: [UInt8],
         routes: [(method: String, path: String, contentType: String)],
-        to emulator: DSSEmulator,
-        headers: [(name: String, value: String)]
+        headers: (Fixture) -> [(name: String, value: String)]
     ) -> String {
+        guard let fixture = fixture else { fatalError("certsign-fuzz: the emulator fixture could not be made") }
         guard let first = input.first else { return "empty input" }
         var route = routes[Int(first) % routes.count]
         var body = Array(input.dropFirst())
@@ -100,10 +88,10 @@ enum EmulatorTargets {
             route.method = String(words[0])
             route.path = String(words[1])
         }
-        let response = emulator.handle(
+        let response = fixture.emulator.handle(
             method: route.method,
             path: route.path,
-            headers: headers + [("Content-Type", route.contentType)],
+            headers: headers(fixture) + [("Content-Type", route.contentType)],
             body: body
         )
         guard let response else { return "\(route.method) \(route.path): dropped" }
