@@ -6,7 +6,7 @@
 /// `error == .wrongPassword` style comparisons through ``Code``. No secret (password, PIN, key
 /// material) is ever put into an error.
 public struct CertificateProviderError: Error, Sendable, Equatable, CustomStringConvertible,
-    CustomDebugStringConvertible
+    CustomDebugStringConvertible, OpenSSLErrorReporting
 {
     /// What went wrong, as an open set of static members (new modules may add their own).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -96,10 +96,7 @@ public struct CertificateProviderError: Error, Sendable, Equatable, CustomString
     public var description: String { "\(code): \(reason)" }
 
     /// ``description``, with OpenSSL's error lines when there are any (for logs and debugging).
-    public var debugDescription: String {
-        if openSSLErrors.isEmpty { return description }
-        return "\(description) (OpenSSL: \(openSSLErrors.joined(separator: "; ")))"
-    }
+    public var debugDescription: String { descriptionWithOpenSSLErrors }
 
     /// Errors compare equal when their codes are equal.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
@@ -125,4 +122,21 @@ enum CoreCodeName: String {
         passwordRequired, malformedInput, unsupportedAlgorithm, noPrivateKey, keyCertificateMismatch, notStored,
         alreadyExists, storeCorrupted, fileSystem, authenticationFailed, serverRejected, network, timeout, cancelled,
         cryptoFailure
+}
+
+/// An error that keeps the strings drained from OpenSSL's error queue beside its one-line
+/// description: ``CertificateProviderError`` and the Signing module's `VerificationFailure`, which
+/// show them the same way.
+package protocol OpenSSLErrorReporting: CustomStringConvertible {
+    /// The OpenSSL error queue drained when the failure happened, oldest first (may be empty).
+    var openSSLErrors: [String] { get }
+}
+
+extension OpenSSLErrorReporting {
+    /// `description`, with OpenSSL's error lines when there are any: `code: reason (OpenSSL: line;
+    /// line)`, the `debugDescription` of the conforming errors (for logs and debugging).
+    package var descriptionWithOpenSSLErrors: String {
+        if openSSLErrors.isEmpty { return description }
+        return "\(description) (OpenSSL: \(openSSLErrors.joined(separator: "; ")))"
+    }
 }

@@ -143,27 +143,20 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The SHA-2 implementations fetched from OpenSSL's default provider once per process. A
-    /// legacy `EVP_sha256()` makes `EVP_DigestInit_ex` look the implementation up again on every
-    /// hash (a locked name lookup in the provider store); a fetched one does not. Never freed: they
-    /// live as long as the process.
+    /// The SHA-2 implementations fetched from OpenSSL's default provider once per process, by raw
+    /// value. A legacy `EVP_sha256()` makes `EVP_DigestInit_ex` look the implementation up again on
+    /// every hash (a locked name lookup in the provider store); a fetched one does not. Never freed:
+    /// they live as long as the process.
     private struct FetchedDigests: @unchecked Sendable {
-        let sha256 = EVP_MD_fetch(nil, "SHA256", nil)
-        let sha384 = EVP_MD_fetch(nil, "SHA384", nil)
-        let sha512 = EVP_MD_fetch(nil, "SHA512", nil)
+        let byRawValue = ["sha256": "SHA256", "sha384": "SHA384", "sha512": "SHA512"].compactMapValues {
+            (name: String) in EVP_MD_fetch(nil, name, nil)
+        }
     }
 
     private static let fetched = FetchedDigests()
 
     /// The implementation ``Hasher`` initialises with: the fetched SHA-2 one, or ``evpMD()``.
-    private func hashingMD() -> OpaquePointer? {
-        switch rawValue {
-        case "sha256": return Self.fetched.sha256 ?? (try? evpMD())
-        case "sha384": return Self.fetched.sha384 ?? (try? evpMD())
-        case "sha512": return Self.fetched.sha512 ?? (try? evpMD())
-        default: return try? evpMD()
-        }
-    }
+    private func hashingMD() -> OpaquePointer? { Self.fetched.byRawValue[rawValue] ?? (try? evpMD()) }
 
     /// Hashes bytes in one call.
     public func hash(_ data: some ContiguousBytes) -> [UInt8] {

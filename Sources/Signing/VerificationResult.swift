@@ -2,7 +2,9 @@ public import CertificateProviders
 public import Foundation
 
 /// Why a signature was rejected: a code a program can switch on and a sentence a user understands.
-public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    OpenSSLErrorReporting
+{
     /// The class of failure: an open set.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The stable name (`contentChanged`, …).
@@ -77,10 +79,7 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible, 
     public var description: String { "\(code): \(reason)" }
 
     /// ``description``, with OpenSSL's error lines when there are any (for logs and debugging).
-    public var debugDescription: String {
-        if openSSLErrors.isEmpty { return description }
-        return "\(description) (OpenSSL: \(openSSLErrors.joined(separator: "; ")))"
-    }
+    public var debugDescription: String { descriptionWithOpenSSLErrors }
 }
 
 /// The names of the ``VerificationFailure/Code``s: each case's name is the code's raw value.

@@ -12,14 +12,8 @@ import Glibc
 extension Commands {
     /// Signs each document in turn (one unlock for all); a failing document is recorded and the others
     /// are still signed.
-    static func signEach(
-        _ plan: SignPlan,
-        identity: SigningIdentity,
-        coordinator: SigningCoordinator,
-        source: SignKeySource,
-        arguments: SignOptions,
-        context: CommandContext
-    ) async throws -> [SignResultDocument] {
+    static func signEach(_ run: SignRun) async throws -> [SignResultDocument] {
+        let (plan, context) = (run.plan, run.context)
         let documents = plan.documents
         let pades = plan.isPAdES
         let timestampClient = plan.timestampClient
@@ -34,7 +28,7 @@ extension Commands {
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         var batched: [Result<SigningResult, CertificateProviderError>]?
         if documents.count > 1, !pades, timestampClient == nil, !documents.contains("-"), !toStandardOutput {
-            batched = try await signBatch(plan, coordinator, source, workingDirectory, console)
+            batched = try await signBatch(run, workingDirectory)
         }
         for (index, path) in documents.enumerated() {
             // SIGINT / SIGTERM (or a cancelled task): the documents not begun are not signed.
@@ -45,7 +39,7 @@ extension Commands {
             }
             do {
                 if pades {
-                    results.append(try await signPDF(path, plan, identity, coordinator, source, arguments, context))
+                    results.append(try await signPDF(path, run))
                     continue
                 }
                 var outputURL: URL?
@@ -53,12 +47,9 @@ extension Commands {
                 let result = try await signOne(
                     index,
                     batched: batched,
-                    plan,
-                    coordinator: coordinator,
-                    source: source,
+                    run,
                     output: outputURL,
-                    workingDirectory: workingDirectory,
-                    context: context
+                    workingDirectory: workingDirectory
                 )
                 console.clearProgress()
                 if outputURL == nil { console.outBytes(result.signature) }
@@ -83,15 +74,13 @@ extension Commands {
     private static func signOne(
         _ index: Int,
         batched: [Result<SigningResult, CertificateProviderError>]?,
-        _ plan: SignPlan,
-        coordinator: SigningCoordinator,
-        source: SignKeySource,
+        _ run: SignRun,
         output outputURL: URL?,
-        workingDirectory: URL,
-        context: CommandContext
+        workingDirectory: URL
     ) async throws -> SigningResult {
+        let (plan, coordinator, context) = (run.plan, run.coordinator, run.context)
         let path = plan.documents[index]
-        let (providerID, parameters, options) = (source.providerID, source.parameters, plan.options)
+        let (providerID, parameters, options) = (run.source.providerID, run.source.parameters, plan.options)
         if let batched, !isStaleCertificate(batched[index]) {
             // The CLI's own words for a missing, unreadable or directory document.
             if case .failure(let error) = batched[index], error.code == .fileSystem {
@@ -154,17 +143,15 @@ extension Commands {
     /// Several files into files: one library batch (a pipeline on every core, one commit per group),
     /// with a progress bar that counts documents.
     private static func signBatch(
-        _ plan: SignPlan,
-        _ coordinator: SigningCoordinator,
-        _ source: SignKeySource,
-        _ workingDirectory: URL,
-        _ console: Console
+        _ run: SignRun,
+        _ workingDirectory: URL
     ) async throws -> [Result<SigningResult, CertificateProviderError>] {
-        try await coordinator.signEach(
+        let (plan, console) = (run.plan, run.context.console)
+        return try await run.coordinator.signEach(
             plan.documents.map { .file(URL(fileURLWithPath: $0, isDirectory: false, relativeTo: workingDirectory)) },
             outputs: plan.outputs.map { output -> URL? in if case .file(let url) = output { url } else { nil } },
-            provider: source.providerID,
-            parameters: source.parameters,
+            provider: run.source.providerID,
+            parameters: run.source.parameters,
             options: plan.options
         ) { done, total in
             console.progress("signing", done: done, total: total, counting: "documents")
@@ -172,28 +159,21 @@ extension Commands {
     }
 
     /// One PDF of `sign --format pades`, marked `replaced` when `--force` replaced its output.
-    private static func signPDF(
-        _ path: String,
-        _ plan: SignPlan,
-        _ identity: SigningIdentity,
-        _ coordinator: SigningCoordinator,
-        _ source: SignKeySource,
-        _ arguments: SignOptions,
-        _ context: CommandContext
-    ) async throws -> SignResultDocument {
+    private static func signPDF(_ path: String, _ run: SignRun) async throws -> SignResultDocument {
+        let (plan, identity) = (run.plan, run.identity)
         let digest =
             try plan.options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
-        let server = try await coordinator.provider(source.providerID) as? any DocumentSigning
+        let server = try await run.coordinator.provider(run.source.providerID) as? any DocumentSigning
         var signed = try await signPDF(
             path,
             identity: identity,
             server: server,
             timestampClient: plan.timestampClient,
             longTerm: plan.padesUpgrade,
-            arguments: arguments,
+            arguments: run.arguments,
             digest: digest,
-            journal: (coordinator.journal, source.providerID),
-            context: context
+            journal: (run.coordinator.journal, run.source.providerID),
+            context: run.context
         )
         if plan.replaced.contains(signed.signature ?? "") { signed.replaced = true }
         return signed

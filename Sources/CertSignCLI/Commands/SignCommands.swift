@@ -75,6 +75,16 @@ extension Commands {
         var provisionsStore: Bool
     }
 
+    /// One `sign` run once its key is open: what every step of the signing loop reads.
+    struct SignRun {
+        var plan: SignPlan
+        var identity: SigningIdentity
+        var coordinator: SigningCoordinator
+        var source: SignKeySource
+        var arguments: SignOptions
+        var context: CommandContext
+    }
+
     /// `certsign sign`: validation, the key source, the identity, the signing loop, the output.
     private static func runSign(_ arguments: SignOptions, _ context: CommandContext) async throws -> Int32 {
         let plan = try signPlan(arguments, context)
@@ -85,12 +95,18 @@ extension Commands {
         let source = try signKeySource(arguments, context)
         let (coordinator, identity) = try await openSigningIdentity(source, arguments, context)
         let replacedRows = try await journalRows(of: plan.replaced, in: coordinator.journal)
+        let run = SignRun(
+            plan: plan,
+            identity: identity,
+            coordinator: coordinator,
+            source: source,
+            arguments: arguments,
+            context: context
+        )
         // From here on SIGINT / SIGTERM stop the work after the group in flight (issue 30 item 5).
         let interrupt = SignInterrupt.install()
         defer { interrupt.restore() }
-        let work = Task {
-            try await signDocuments(plan, identity, coordinator, source, arguments, context)
-        }
+        let work = Task { try await signDocuments(run) }
         interrupt.onSignal { work.cancel() }
         let outcome: (results: [SignResultDocument], code: Int32?)
         do {
@@ -129,41 +145,27 @@ extension Commands {
 
     /// The signing loop of `sign`, as one task that SIGINT / SIGTERM cancel: the results of the
     /// one-by-one loop, or the exit code of a batch that reported itself (CSC).
-    private static func signDocuments(
-        _ plan: SignPlan,
-        _ identity: SigningIdentity,
-        _ coordinator: SigningCoordinator,
-        _ source: SignKeySource,
-        _ arguments: SignOptions,
-        _ context: CommandContext
-    ) async throws -> (results: [SignResultDocument], code: Int32?) {
+    private static func signDocuments(_ run: SignRun) async throws -> (results: [SignResultDocument], code: Int32?) {
+        let (plan, source, arguments) = (run.plan, run.source, run.arguments)
         let documents = plan.documents
         if !source.provisionsStore, !plan.isPAdES, documents.count > 1, arguments.out == nil,
             !documents.contains("-"), plan.timestampClient == nil,
-            let key = identity.key as? any BatchSigningKey
+            let key = run.identity.key as? any BatchSigningKey
         {
             // One authorization for many signatures (CSC): see signInBatches.
             let code = try await signInBatches(
                 documents,
                 key: key,
-                coordinator: coordinator,
+                coordinator: run.coordinator,
                 providerID: source.providerID,
                 parameters: source.parameters,
                 options: plan.options,
                 outputDirectory: arguments.outputDirectory,
-                context: context
+                context: run.context
             )
             return ([], code)
         }
-        let results = try await signEach(
-            plan,
-            identity: identity,
-            coordinator: coordinator,
-            source: source,
-            arguments: arguments,
-            context: context
-        )
-        return (results, nil)
+        return (try await signEach(run), nil)
     }
 
     /// The journal rows whose signature file is one of `paths` (the files `--force` replaces).

@@ -23,6 +23,7 @@ struct SignatureEntryDocument: Encodable {
     var signer: String?
     var signerFingerprint: String?
     /// The .p7s path; JSON null for a signature kept inline (standard output); absent for server entries.
+    /// The synthesized encoding does both: it leaves out `nil` and writes `.some(nil)` as null.
     var signatureFile: String??
     /// The host and process ID of the worker that made a journal record (absent for rows older than the chain).
     var host: String?
@@ -57,28 +58,6 @@ struct SignatureEntryDocument: Encodable {
                 processID = record.workerProcessID
             }
         }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(location, forKey: .location)
-        try container.encode(provider, forKey: .provider)
-        try container.encode(summary, forKey: .summary)
-        try container.encodeIfPresent(createdAt, forKey: .createdAt)
-        try container.encodeIfPresent(document, forKey: .document)
-        try container.encodeIfPresent(documentSize, forKey: .documentSize)
-        try container.encodeIfPresent(documentDigest, forKey: .documentDigest)
-        try container.encodeIfPresent(digest, forKey: .digest)
-        try container.encodeIfPresent(format, forKey: .format)
-        try container.encodeIfPresent(detached, forKey: .detached)
-        try container.encodeIfPresent(signer, forKey: .signer)
-        try container.encodeIfPresent(signerFingerprint, forKey: .signerFingerprint)
-        if let signatureFile {
-            try container.encode(signatureFile, forKey: .signatureFile)
-        }
-        try container.encodeIfPresent(host, forKey: .host)
-        try container.encodeIfPresent(processID, forKey: .processID)
     }
 }
 
