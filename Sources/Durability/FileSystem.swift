@@ -128,6 +128,9 @@ package enum FileSystem {
         return String(bytes: bytes[1..<(bytes.count - suffixLength)], encoding: .utf8)
     }
 
+    /// Where `d_name` starts in a `dirent`.
+    private static let direntNameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+
     /// Removes the hidden temporary files (``temporaryPath(for:)``: `.NAME.tmp-` and 32 hex digits)
     /// that a killed writer left in `directory` for the files named in `names`, when they were last
     /// modified more than `age` ago; returns how many it removed.
@@ -147,9 +150,13 @@ package enum FileSystem {
         let cutoff = Date().timeIntervalSince1970 - age
         var removed = 0
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            // The name is read where it lies, up to its NUL: glibc packs the entries at their own
+            // length (`d_reclen`), so the last ones in readdir's buffer are shorter than a whole
+            // `dirent`, and copying `entry.pointee.d_name` (all 256 bytes) read past the buffer's end
+            // (a heap-buffer-overflow under ASan, in a directory of a few thousand signatures).
+            let name = String(
+                cString: UnsafeRawPointer(entry).advanced(by: direntNameOffset).assumingMemoryBound(to: CChar.self)
+            )
             guard let target = temporaryTarget(ofName: name), names.contains(target) else { continue }
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG,

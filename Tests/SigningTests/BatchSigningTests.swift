@@ -214,6 +214,28 @@ import Testing
     }
 
     @Test(
+        "removeStaleTemporaries reads every name of a 3,000-file directory (readdir packs the last entries of its buffer short)"
+    )
+    func staleTemporariesAmongThousandsOfFiles() throws {
+        // Names as short as they come fill readdir's buffer to within a few bytes of its end; a name
+        // read as a whole `dirent` there runs past the buffer (ASan: heap-buffer-overflow; this
+        // suite runs under ASan in CI). Every 100th signature has a stale temporary beside it.
+        let names = (0..<3000).map { String($0, radix: 36) }
+        var temporaries: [String] = []
+        for (index, name) in names.enumerated() {
+            _ = try directory.write(name, text: "")
+            guard index % 100 == 0 else { continue }
+            temporaries.append(FileSystem.temporaryPath(for: directory.path(name)))
+            try Data("left by a killed batch".utf8).write(to: URL(fileURLWithPath: temporaries.last!))
+        }
+        let removed = FileSystem.removeStaleTemporaries(in: directory.url.path, for: Set(names), olderThan: 0)
+        #expect(removed == temporaries.count)
+        #expect(temporaries.allSatisfy { !FileSystem.exists($0) })
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(left.count == names.count, "only the temporaries went")
+    }
+
+    @Test(
         "signEach cancelled after its first group: that group is committed whole, the next group's files are removed, every later document is .cancelled (issue 30 item 5)"
     )
     func cancelledAfterFirstGroup() async throws {
