@@ -368,12 +368,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The server certificate as the TLS report saw it, for messages.
     private var serverCertificateDescription: String {
-        let subject = String(
-            cString: withUnsafeBytes(of: &tlsReport.pointee.subject) { $0.bindMemory(to: CChar.self).baseAddress! }
-        )
-        let issuer = String(
-            cString: withUnsafeBytes(of: &tlsReport.pointee.issuer) { $0.bindMemory(to: CChar.self).baseAddress! }
-        )
+        let subject = withUnsafeBytes(of: &tlsReport.pointee.subject) {
+            String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+        }
+        let issuer = withUnsafeBytes(of: &tlsReport.pointee.issuer) {
+            String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+        }
         return subject.isEmpty
             ? "the server certificate" : "the server certificate '\(subject)' (issued by '\(issuer)')"
     }
