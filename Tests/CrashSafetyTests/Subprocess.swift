@@ -99,7 +99,25 @@ enum Subprocess {
     }
 
     /// The text a run wrote to stderr (for failure messages).
+    /// With `--json`, a document that fails among others is reported only on stdout, in `results`: its
+    /// distinct `code: error` lines follow (with how many documents had each, at most five kinds).
     static func errors(_ log: String) -> String {
-        (try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? ""
+        let standardError = (try? String(contentsOfFile: log + ".err", encoding: .utf8)) ?? ""
+        let failed = failedResults(log)
+        return failed.isEmpty ? standardError : standardError + "; failed results on stdout: " + failed
+    }
+
+    /// The failed entries of a `--json` run's `results` (stdout), counted by `code: error`.
+    private static func failedResults(_ log: String) -> String {
+        guard let data = FileManager.default.contents(atPath: log + ".out"),
+            let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let results = document["results"] as? [[String: Any]]
+        else { return "" }
+        var counts: [String: Int] = [:]
+        for result in results where result["status"] as? String == "failed" {
+            counts["\(result["code"] as? String ?? "?"): \(result["error"] as? String ?? "?")", default: 0] += 1
+        }
+        return counts.sorted { $0.value > $1.value }.prefix(5).map { "\($0.value)× \($0.key)" }
+            .joined(separator: "; ")
     }
 }
