@@ -225,8 +225,9 @@ import Testing
         for (index, name) in names.enumerated() {
             _ = try directory.write(name, text: "")
             guard index % 100 == 0 else { continue }
-            temporaries.append(FileSystem.temporaryPath(for: directory.path(name)))
-            try Data("left by a killed batch".utf8).write(to: URL(fileURLWithPath: temporaries.last!))
+            let temporary = FileSystem.temporaryPath(for: directory.path(name))
+            try Data("left by a killed batch".utf8).write(to: URL(fileURLWithPath: temporary))
+            temporaries.append(temporary)
         }
         let removed = FileSystem.removeStaleTemporaries(in: directory.url.path, for: Set(names), olderThan: 0)
         #expect(removed == temporaries.count)
