@@ -47,19 +47,8 @@ extension Commands {
         let result: PDFSigningResult
         let levelName: String
         if let longTerm {
-            // Signed to a staging file beside the output and raised there, then moved into place: a
-            // level that cannot be reached (no revocation answer, TSA failure) writes nothing.
-            let staged = output.deletingLastPathComponent().appendingPathComponent(
-                ".\(output.lastPathComponent).\(UUID().uuidString).partial"
-            )
-            defer { try? FileManager.default.removeItem(at: staged) }
-            result = try await signPDFFile(input, staged, identity, server, options, context)
-            _ = try await longTerm.upgrade(pdfAt: staged, writingTo: staged)
-            if arguments.force || arguments.inPlace {
-                try FileSystem.rename(staged.path, output.path)
-            } else {
-                try FileSystem.link(staged.path, output.path)
-            }
+            let replacing = arguments.force || arguments.inPlace
+            result = try await signPDFLongTerm(input, output, replacing, longTerm, identity, server, options, context)
             levelName = longTerm.level.description
         } else {
             result = try await signPDFFile(input, output, identity, server, options, context)
@@ -122,6 +111,34 @@ extension Commands {
                 "\(output.path) is signed in place, but its journal row could not be written: \(error.reason)"
             )
         }
+    }
+
+    /// Signs `input` to B-LT or B-LTA: signed to a staging file beside `output` and raised there,
+    /// then moved into place (renamed over an existing file when `replacing`, else linked, so that
+    /// one that appeared meanwhile is not replaced): a level that cannot be reached (no revocation
+    /// answer, TSA failure) writes nothing.
+    private static func signPDFLongTerm(
+        _ input: URL,
+        _ output: URL,
+        _ replacing: Bool,
+        _ longTerm: PAdESLevelUpgrade,
+        _ identity: SigningIdentity,
+        _ server: (any DocumentSigning)?,
+        _ options: PDFSignatureOptions,
+        _ context: CommandContext
+    ) async throws -> PDFSigningResult {
+        let staged = output.deletingLastPathComponent().appendingPathComponent(
+            ".\(output.lastPathComponent).\(UUID().uuidString).partial"
+        )
+        defer { try? FileManager.default.removeItem(at: staged) }
+        let result = try await signPDFFile(input, staged, identity, server, options, context)
+        _ = try await longTerm.upgrade(pdfAt: staged, writingTo: staged)
+        if replacing {
+            try FileSystem.rename(staged.path, output.path)
+        } else {
+            try FileSystem.link(staged.path, output.path)
+        }
+        return result
     }
 
     /// Signs `input` into `output` with the local key or the provider's server (healing a stale
