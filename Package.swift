@@ -337,7 +337,7 @@ let package = Package(
                 "CertSignCLI", "certsign", "certsign-emulator", "CertificateProvidersTesting", "EmulatorKit", "JSON",
                 // The parameter-schema contract test registers every provider of BuiltInProviders.all.
                 "BuiltInProviders", "PKCS12Provider", "PKCS11Provider", "FMPDSSProvider", "CryptoProDSSProvider",
-                "CSCProvider", "VaultTransitProvider",
+                "CSCProvider", "VaultTransitProvider", "AWSKMSProvider",
             ],
             swiftSettings: swiftSettings
         ),
