@@ -43,10 +43,18 @@ enum CompactJSONWriter {
         output.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return }
             var runStart = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            var index = 0
+            while true {
+                // Long runs (base64 documents) pass eight bytes at a time; the bytes go out a run at a time.
+                index = JSONStringBytes.skipPlainWords(base, count: bytes.count, from: index).offset
+                while index < bytes.count, !JSONStringBytes.isSpecial(base[index]) { index += 1 }
+                guard index < bytes.count else { break }
+                let byte = base[index]
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                runStart = index + 1
+                index += 1
+                runStart = index
                 switch byte {
                 case 0x22: output.append(contentsOf: [0x5C, 0x22])
                 case 0x5C: output.append(contentsOf: [0x5C, 0x5C])

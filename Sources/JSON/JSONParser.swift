@@ -144,28 +144,14 @@ struct JSONParser {
         // base64 and date parsing of such strings take their fast paths).
         var highBits: UInt8 = 0
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        // Eight bytes at a time while none is a quote, a backslash or a control character (the
-        // classic "has a zero byte" / "has a byte less than n" word tests; base64 and text runs
-        // are long).
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        var wordBits: UInt64 = 0
-        while bytes.count - offset >= 8 {
-            let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let special =
-                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-            if special & highs != 0 { break }
-            wordBits |= word
-            offset += 8
-        }
+        let wordBits: UInt64
+        (offset, wordBits) = JSONStringBytes.skipPlainWords(base, count: bytes.count, from: offset)
         while offset < bytes.count {
             let byte = base[offset]
             if byte == UInt8(ascii: "\"") {
                 let text = UnsafeBufferPointer(start: base + start, count: offset - start)
                 let string: String
-                if highBits & 0x80 == 0 && wordBits & highs == 0 {
+                if highBits & 0x80 == 0 && wordBits & JSONStringBytes.highBits == 0 {
                     string = String(decoding: text, as: UTF8.self)
                 } else {
                     guard let valid = String(validating: text, as: UTF8.self) else { throw failure("invalid UTF-8") }

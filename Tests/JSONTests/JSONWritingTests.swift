@@ -71,6 +71,23 @@ struct JSONWritingTests {
         }
     }
 
+    /// Across the eight-byte words the writer and the parser skip whole.
+    @Test("a character to escape (or a non-ASCII one) at every place of strings up to 20 bytes long")
+    func specialAtEveryPlace() throws {
+        for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}", "\u{7F}", "é", "😀"] {
+            for length in 1...20 {
+                for place in 0..<length {
+                    var characters = Array(repeating: "a", count: length)
+                    characters[place] = special
+                    let value = JSONValue.string(characters.joined())
+                    let written = try value.jsonBytes()
+                    #expect(written == (try foundationBytes(value)), "\(value)")
+                    #expect(try JSONValue(parsing: written) == value, "\(value)")
+                }
+            }
+        }
+    }
+
     @Test("500 random documents match JSONEncoder")
     func randomValues() throws {
         var random = SplitMix64(seed: 15)
