@@ -60,6 +60,31 @@ import Testing
         #expect(archive.contains("index-match True") && archive.contains("imprint-match True"), "\(archive)")
     }
 
+    /// Without `--tsa-ca`, `sign` and `extend` at the long-term levels trust the TSA under the `--ca`
+    /// anchors (besides the system store), as `verify` does; `timestamp`, which takes no `--ca`,
+    /// still trusts the system store alone.
+    @Test func theLongTermLevelsTrustTheTSAUnderTheCAAnchors() throws {
+        let setup = try Setup()
+        defer { setup.pki.stop() }
+        let tsa = ["--tsa", setup.pki.timestampURL.absoluteString]
+        let anchors = ["--ca", setup.pki.certificatePath("root"), "--ca", setup.pki.certificatePath("interm")]
+        let signed = try setup.fixture.document("ca-anchored.txt", "the TSA under --ca\n")
+        let lt = try setup.sign([signed], ["--level", "b-lt"] + tsa + anchors)
+        #expect(lt.succeeded, "\(lt.output)\(lt.errorOutput)")
+        #expect((try CLI.json(lt)["results"] as? [[String: Any]])?.first?["format"] as? String == "cades-lt")
+
+        let extended = try setup.fixture.document("ca-extended.txt", "raised later\n")
+        #expect(try setup.sign([extended], []).succeeded)
+        let lta = try setup.fixture.run(["--json", "extend", extended + ".p7s", "--level", "b-lta"] + tsa + anchors)
+        #expect(lta.succeeded, "\(lta.output)\(lta.errorOutput)")
+
+        let stamped = try setup.fixture.document("system-store.txt", "the system store alone\n")
+        #expect(try setup.sign([stamped], []).succeeded)
+        let refused = try setup.fixture.run(["--json", "timestamp", stamped + ".p7s"] + tsa)
+        #expect(!refused.succeeded)
+        #expect(refused.output.contains("timestampInvalid"), "\(refused.output)\(refused.errorOutput)")
+    }
+
     @Test func levelsThatCannotBeMadeAreRefusedClearly() throws {
         let setup = try Setup()
         defer { setup.pki.stop() }

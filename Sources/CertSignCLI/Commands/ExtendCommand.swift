@@ -91,7 +91,8 @@ extension Commands {
             "certsign extend invoice.pdf.p7s --level b-lt --tsa http://tsa.example/tsr --tsa-ca tsa-root.pem --ca root.pem"
         ]
     ) { (options: ExtendOptions, context) in
-        guard let level = options.level, let client = try context.timestampClient(options.tsa, anchors: options.tsaCA)
+        guard let level = options.level,
+            let client = try context.timestampClient(options.tsa, anchors: options.tsaCA, signerAnchors: options.ca)
         else {
             throw UsageError(message: "give --level b-lt|b-lta and --tsa URL", usage: extendUsage)
         }

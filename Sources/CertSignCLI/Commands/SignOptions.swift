@@ -161,7 +161,8 @@ extension Commands {
                     \.tsaCA,
                     "--tsa-ca",
                     "FILE",
-                    "trust anchors for the TSA's certificate (default: the system store)",
+                    "trust anchors for the TSA's certificate (default: the system store, and with --level b-lt\n"
+                        + "or b-lta the --ca anchors)",
                     type: .file
                 ),
                 .value(

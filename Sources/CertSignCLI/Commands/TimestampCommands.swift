@@ -52,7 +52,8 @@ extension Commands {
                 tsaCA,
                 "--tsa-ca",
                 "FILE",
-                "trust anchors for the TSA's certificate (PEM or DER) (default: the system store)",
+                "trust anchors for the TSA's certificate (PEM or DER) (default: the system store; for extend,\n"
+                    + "also the --ca anchors)",
                 type: .file
             ),
         ]
@@ -199,11 +200,25 @@ extension CommandContext {
     }
 
     /// The TSA client of `--tsa URL [--tsa-ca FILE]...` (the URL checked, and `--tsa-ca` only with
-    /// `--tsa`, when the command line was parsed), or nil without `--tsa`.
-    func timestampClient(_ url: URL?, anchors: [String]) throws -> TimestampAuthorityClient? {
+    /// `--tsa`, when the command line was parsed), or nil without `--tsa`. The TSA's certificate must
+    /// lead to the `--tsa-ca` anchors when there are any; else to the system store or, for the
+    /// long-term levels, to the `--ca` anchors (`signerAnchors`), which `verify` trusts for
+    /// timestamps too.
+    func timestampClient(
+        _ url: URL?,
+        anchors: [String],
+        signerAnchors: [String] = []
+    ) throws
+        -> TimestampAuthorityClient?
+    {
         guard let url else { return nil }
+        let replacesSystemStore = !anchors.isEmpty
         return TimestampAuthorityClient(
-            configuration: .init(url: url, trustAnchors: try timestampAnchors(anchors)),
+            configuration: .init(
+                url: url,
+                trustAnchors: try timestampAnchors(replacesSystemStore ? anchors : signerAnchors),
+                trustAnchorsReplaceSystemStore: replacesSystemStore
+            ),
             fetcher: try binaryFetcher()
         )
     }

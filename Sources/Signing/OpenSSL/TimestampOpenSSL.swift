@@ -79,12 +79,13 @@ package enum TimestampOpenSSL {
     ///
     /// Checks: status granted (or granted with modifications), version, the nonce and imprint of
     /// the request, the token's signature, the TSA certificate (ESS binding, critical timeStamping
-    /// EKU as the only one) and its chain to `trustAnchors` at `time`, and that `genTime` lies in
-    /// `window`.
+    /// EKU as the only one) and its chain to `trustAnchors` (and the system store when
+    /// `addingSystemStore`, or when there are none) at `time`, and that `genTime` lies in `window`.
     package static func checkResponse(
         _ response: [UInt8],
         request: Request,
         trustAnchors: [Certificate],
+        addingSystemStore: Bool = false,
         at time: Date,
         window: ClosedRange<Date>
     ) throws -> TimestampToken {
@@ -126,7 +127,7 @@ package enum TimestampOpenSSL {
         }
         defer { TS_VERIFY_CTX_free(context) }
         _ = TS_VERIFY_CTX_add_flags(context, Int32(TS_VFY_SIGNATURE | TS_VFY_VERSION))
-        try installStore(context, trustAnchors: trustAnchors, at: time)
+        try installStore(context, trustAnchors: trustAnchors, addingSystemStore: addingSystemStore, at: time)
         guard TS_RESP_verify_response(context, reply) == 1 else {
             throw verificationError(OpenSSLErrorQueue.drainEntries(), what: "the TSA's token")
         }
@@ -357,15 +358,18 @@ package enum TimestampOpenSSL {
 
     // MARK: Helpers
 
-    /// A store holding `trustAnchors` (or the system default paths when empty), checking at `time`,
-    /// with partial chains allowed (an intermediate may be the anchor); the context owns it.
-    private static func installStore(_ context: OpaquePointer, trustAnchors: [Certificate], at time: Date) throws {
+    /// A store holding `trustAnchors` and, when they are empty or with `addingSystemStore`, the
+    /// system default paths, checking at `time`, with partial chains allowed (an intermediate may be
+    /// the anchor); the context owns it.
+    private static func installStore(
+        _ context: OpaquePointer,
+        trustAnchors: [Certificate],
+        addingSystemStore: Bool = false,
+        at time: Date
+    ) throws {
         guard let store = X509_STORE_new() else { throw OpenSSLErrorQueue.error(.cryptoFailure, "X509_STORE_new") }
-        if trustAnchors.isEmpty {
-            _ = X509_STORE_set_default_paths(store)
-        } else {
-            for anchor in trustAnchors { _ = X509_STORE_add_cert(store, anchor.handle.pointer) }
-        }
+        if trustAnchors.isEmpty || addingSystemStore { _ = X509_STORE_set_default_paths(store) }
+        for anchor in trustAnchors { _ = X509_STORE_add_cert(store, anchor.handle.pointer) }
         ERR_clear_error()
         if let parameters = X509_STORE_get0_param(store) {
             X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970))

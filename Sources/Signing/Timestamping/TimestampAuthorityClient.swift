@@ -22,6 +22,9 @@ public struct TimestampAuthorityClient: Sendable {
         /// The certificates the TSA's chain must lead to. Empty (the default): the system trust
         /// store (`/etc/ssl/certs`).
         public var trustAnchors: [Certificate]
+        /// Whether non-empty ``trustAnchors`` replace the system trust store (default true) or are
+        /// trusted besides it (false: a private CA's TSA and public TSAs both pass).
+        public var trustAnchorsReplaceSystemStore: Bool
         /// The imprint's digest (default SHA-256).
         public var digestAlgorithm: DigestAlgorithm
         /// The TSA policy OID to ask for (default nil: the TSA's default policy).
@@ -38,6 +41,7 @@ public struct TimestampAuthorityClient: Sendable {
         public init(
             url: URL,
             trustAnchors: [Certificate] = [],
+            trustAnchorsReplaceSystemStore: Bool = true,
             digestAlgorithm: DigestAlgorithm = .sha256,
             policy: String? = nil,
             timeout: TimeInterval = 30,
@@ -46,6 +50,7 @@ public struct TimestampAuthorityClient: Sendable {
         ) {
             self.url = url
             self.trustAnchors = trustAnchors
+            self.trustAnchorsReplaceSystemStore = trustAnchorsReplaceSystemStore
             self.digestAlgorithm = digestAlgorithm
             self.policy = policy
             self.timeout = timeout
@@ -114,6 +119,7 @@ public struct TimestampAuthorityClient: Sendable {
             answer.body,
             request: request,
             trustAnchors: configuration.trustAnchors,
+            addingSystemStore: !configuration.trustAnchorsReplaceSystemStore,
             at: receivedAt,
             window: window
         )
