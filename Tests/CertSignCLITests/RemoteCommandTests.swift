@@ -143,4 +143,16 @@ import Testing
             #expect(demo.output.contains(fragment), "demo output lacks \(fragment)")
         }
     }
+
+    /// The demo keeps to its temporary store: a journal the user names in CERTSIGN_JOURNAL gets none of
+    /// its signatures (it used to get the demo's throwaway signature, and the demo then failed, "the
+    /// demo's signature is missing from the journal").
+    @Test func demoLeavesTheUsersJournalAlone() throws {
+        let directory = try TemporaryDirectory()
+        let journal = directory.path("kept.sqlite")
+        let demo = try CLI.run(["demo"], store: directory, environment: ["CERTSIGN_JOURNAL": "sqlite:" + journal])
+        #expect(demo.status == 0, "\(demo.errorOutput)")
+        #expect(demo.output.contains("demo finished"), "\(demo.output)")
+        #expect(!FileManager.default.fileExists(atPath: journal))
+    }
 }

@@ -49,9 +49,12 @@ struct DemoRunner {
 
     private var store: String { work.appendingPathComponent("store").path }
 
-    /// Secrets the demo's commands read with `--…-env`; they exist only in this dictionary.
+    /// Secrets the demo's commands read with `--…-env`; they exist only in this dictionary. The
+    /// caller's `CERTSIGN_JOURNAL` is left out: the demo's throwaway signature goes to the temporary
+    /// store's journal, never into a journal the user keeps (nor is the demo refused by one).
     private var environment: [String: String] {
         var environment = context.environment
+        environment["CERTSIGN_JOURNAL"] = nil
         environment["DEMO_FMP_PASSWORD"] = DemoSeed.password
         environment["DEMO_DSS_PASSWORD"] = DemoSeed.dssPassword
         environment["DEMO_PIN"] = DemoSeed.certificatePIN
