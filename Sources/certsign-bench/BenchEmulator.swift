@@ -25,6 +25,8 @@ final class BenchEmulator {
     let transport: CurlTransport
     /// Where the emulator runs, for the table's notes.
     let placement: String
+    /// Whether the emulator runs in the bench's own process (`--emulator in-process`).
+    var runsInThisProcess: Bool { inProcess != nil }
     private let inProcess: DSSEmulator?
     private let child: Process?
     private let childInput: Pipe?

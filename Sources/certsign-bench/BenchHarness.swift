@@ -39,10 +39,11 @@ struct Sample: Sendable {
 
 /// The unit a row is printed in.
 enum Unit: Sendable {
-    case seconds, perSecond, mebibytes
+    case seconds, perSecond, mebibytes, microseconds
     var suffix: String {
         switch self {
         case .seconds: return "s"
+        case .microseconds: return "µs"
         case .perSecond: return "/s"
         case .mebibytes: return "MiB"
         }

@@ -21,8 +21,8 @@ struct LibcurlLoop {
             }
             harness.note(
                 "remote baselines: a plain C program on libcurl (one easy handle for -c1, a multi handle with 8 "
-                    + "easy handles for -c8; same headers and body, answer discarded, HTTP 200 checked), built with cc "
-                    + "at bench time"
+                    + "easy handles for -c8; same headers and body, answer discarded, HTTP 200 checked; it reports the "
+                    + "CPU time of its timed loop per request), built with cc at bench time"
             )
             return LibcurlLoop(path: program.path)
         } catch {
@@ -31,34 +31,39 @@ struct LibcurlLoop {
         }
     }
 
-    /// One run of one second on one route: its requests per second.
+    /// One run of one second on one route: its requests per second, and the CPU time (user and
+    /// system) the program spent per request in its timed loop (set-up and connections before it
+    /// left out), in microseconds.
     func once(
         _ harness: BenchHarness,
         connections: Int,
         route: RemoteRoute,
         bodyFile: String?,
         caFile: String?
-    ) throws -> Double {
+    ) throws -> RoundResult {
         var arguments = [route.url, "1", String(connections)] + route.headers.flatMap { ["-H", $0] }
         if let bodyFile { arguments += ["-d", bodyFile, "-H", "Content-Type: application/json"] }
         if let caFile { arguments += ["--cacert", caFile] }
         let result = try harness.runCommand(path, arguments)
-        guard result.status == 0,
-            let line = result.output.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),
-            let rate = Double(line.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces))
-        else {
+        func value(_ label: String) -> Double? {
+            result.output.split(separator: "\n").first(where: { $0.hasPrefix(label) }).flatMap {
+                Double($0.dropFirst(label.count).trimmingCharacters(in: .whitespaces))
+            }
+        }
+        guard result.status == 0, let rate = value("Requests/sec:"), let cpu = value("CPU-us/request:") else {
             throw BenchError("the C libcurl loop failed on \(route.url): \(result.output) \(result.error)")
         }
-        return rate
+        return RoundResult(rate: rate, cpuMicroseconds: cpu)
     }
 }
 
 /// The C source of ``LibcurlLoop``.
 private let libcurlLoopSource = #"""
     /* curlloop URL SECONDS CONNECTIONS [-H header]... [-d bodyfile] [--cacert file]: libcurl round trips
-     * on URL for SECONDS, CONNECTIONS at a time; prints "Requests/sec: N" like wrk; fails when an answer
-     * is not HTTP 200. */
+     * on URL for SECONDS, CONNECTIONS at a time; prints "Requests/sec: N" like wrk and the CPU time of
+     * its timed loop per request ("CPU-us/request: N"); fails when an answer is not HTTP 200. */
     #include <curl/curl.h>
+    #include <sys/resource.h>
     #include <stdio.h>
     #include <stdlib.h>
     #include <string.h>
@@ -67,6 +72,12 @@ private let libcurlLoopSource = #"""
     static size_t discard(char *data, size_t size, size_t count, void *user) {
         (void)data; (void)user;
         return size * count;
+    }
+
+    static double cpu(void) {
+        struct rusage usage;
+        getrusage(RUSAGE_SELF, &usage);
+        return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     }
 
     static double now(void) {
@@ -110,7 +121,7 @@ private let libcurlLoopSource = #"""
             }
         }
         long done = 0, failed = 0;
-        double start = now(), end = start + seconds;
+        double cpu_start = cpu(), start = now(), end = start + seconds;
         if (connections == 1) {
             while (now() < end) {
                 long status = 0;
@@ -138,8 +149,9 @@ private let libcurlLoopSource = #"""
                 if (running > 0) curl_multi_poll(multi, NULL, 0, 1000, NULL);
             }
         }
-        double elapsed = now() - start;
-        printf("Requests/sec: %.2f\nfailed: %ld\n", done / elapsed, failed);
+        double elapsed = now() - start, cpu_used = cpu() - cpu_start;
+        printf("Requests/sec: %.2f\nCPU-us/request: %.2f\nfailed: %ld\n", done / elapsed,
+            done > 0 ? cpu_used * 1e6 / done : 0.0, failed);
         return failed > 0 ? 1 : 0;
     }
     """#

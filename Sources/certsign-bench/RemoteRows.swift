@@ -134,6 +134,9 @@ struct RemoteRows {
     let libcurl: LibcurlLoop
     let executor: (any TaskExecutor)?
     let wrk: Bool
+    /// Whether the client CPU rows are recorded: only with the emulator in its own process (in the
+    /// bench's process, its CPU would count as the client's).
+    let cpuRows: Bool
 
     /// Prepares the rows; nil (with a note) when the C libcurl loop cannot be built.
     init?(_ harness: BenchHarness, emulator: BenchEmulator) {
@@ -144,7 +147,9 @@ struct RemoteRows {
         self.libcurl = libcurl
         self.executor = benchExecutor(emulator.transport, harness.options)
         self.wrk = wrkIsAvailable(harness)
+        self.cpuRows = !emulator.runsInThisProcess
         if !wrk { harness.note("\(scheme): wrk is not installed (apt-get install wrk); no wrk rows") }
+        if !cpuRows { harness.note("\(scheme): the emulator runs in the bench's process; no client CPU rows") }
     }
 
     /// Records the goal rows (and the wrk rows) of `route`.
@@ -185,11 +190,12 @@ struct RemoteRows {
                 higherIsBetter: true,
                 pairedRatio: ours.pairedRatio
             )
+            recordCPU(ours, "\(route.label) client CPU per round trip, \(flight), \(scheme)", baselineName)
             guard wrk else { continue }
             let reference = try await pairs(harness) {
                 try wrkOnce(harness, connections: connections, url: route.url, headers: route.headers, script: script)
             } baseline: {
-                try curl()
+                try curl().rate
             }
             harness.record(
                 "reference: wrk -t1 -c\(connections) \(route.method) \(route.route) \(scheme)",
@@ -218,14 +224,34 @@ struct RemoteRows {
         ) {
             try libcurl.once(harness, connections: 1, route: route, bodyFile: nil, caFile: caFile)
         }
+        let name = "\(route.label) round trips, sequential, \(scheme), caller on the transport's taskExecutor (opt-in)"
+        let baselineName = "C libcurl loop -c1 \(route.method) \(route.route) \(scheme)"
         harness.record(
-            "\(route.label) round trips, sequential, \(scheme), caller on the transport's taskExecutor (opt-in)",
+            name,
             ours: result.ours,
             baseline: result.baseline,
-            baselineName: "C libcurl loop -c1 \(route.method) \(route.route) \(scheme)",
+            baselineName: baselineName,
             unit: .perSecond,
             higherIsBetter: true,
             pairedRatio: result.pairedRatio
+        )
+        recordCPU(result, name.replacingOccurrences(of: "round trips", with: "client CPU per round trip"), baselineName)
+    }
+
+    /// An explanatory row beside a rate row: the CPU time (user and system) per round trip of our
+    /// client's process and of the C libcurl loop in the same rounds (lower is better). On a quiet
+    /// 2-core VM a sequential rate swings with how deeply idle cores sleep; CPU per round trip is
+    /// what our layers add on top of libcurl.
+    private func recordCPU(_ result: InterleavedResult, _ name: String, _ baselineName: String) {
+        guard cpuRows else { return }
+        harness.record(
+            name,
+            ours: result.oursCPU,
+            baseline: result.baselineCPU,
+            baselineName: baselineName,
+            unit: .microseconds,
+            higherIsBetter: false,
+            pairedRatio: result.pairedCPURatio
         )
     }
 }
@@ -277,26 +303,46 @@ func benchExecutorNote(_ transport: CurlTransport, _ options: BenchOptions) -> S
 /// sides of a pair are exposed to the same stretch of a shared machine's load.
 let roundSeconds = 1.0
 
+/// One round of a remote row: operations per second, and CPU microseconds (user and system) per
+/// operation.
+struct RoundResult {
+    var rate: Double
+    var cpuMicroseconds: Double
+}
+
+/// Both sides of a remote row: rates, CPU per round trip, and the medians of the per-pair ratios
+/// (rates: ours over the baseline; CPU: the baseline over ours, so higher is better for both).
+struct InterleavedResult {
+    var ours: Sample
+    var baseline: Sample
+    var pairedRatio: Double
+    var oursCPU: Sample
+    var baselineCPU: Sample
+    var pairedCPURatio: Double
+}
+
 /// Our client and a baseline measured in alternating rounds (ours, then the baseline,
-/// `harness.repetitions` times after one warm-up of ours), so both sides see the same load on a
-/// shared machine. A round of ours runs for ``roundSeconds`` and counts the operations finished.
+/// `harness.repetitions` times after one warm-up of each), so both sides see the same load on a
+/// shared machine. A round of ours runs for ``roundSeconds`` and counts the operations finished;
+/// its CPU is this process's (the emulator runs in its own).
 /// - Parameters:
 ///   - count: the least operations per round of ours (a slow machine still finishes that many).
 ///   - inFlight: how many tasks run them, each one operation after another.
 ///   - executor: the executor the tasks prefer (``benchExecutor(_:_:)``), nil for the shared pool.
 ///   - operation: one client round trip.
-///   - baseline: one baseline run (the C libcurl loop), returning requests per second.
-/// - Returns: both rates, and the median of the ratios of the pairs (ours over the baseline run right
-///   after it), which drifting load disturbs less than the ratio of medians.
+///   - baseline: one baseline run (the C libcurl loop): its rate and CPU per request.
+/// - Returns: both sides, and the medians of the ratios of the pairs (ours and the baseline run
+///   right after it), which drifting load disturbs less than the ratio of medians.
 func interleaved(
     _ harness: BenchHarness,
     count: Int,
     inFlight: Int = 1,
     executor: (any TaskExecutor)? = nil,
     _ operation: @escaping @Sendable () async throws -> Void,
-    baseline: () throws -> Double
-) async throws -> (ours: Sample, baseline: Sample, pairedRatio: Double) {
-    func round() async throws -> Double {
+    baseline: () throws -> RoundResult
+) async throws -> InterleavedResult {
+    func round() async throws -> RoundResult {
+        let cpuStart = processCPUSeconds()
         let start = DispatchTime.now().uptimeNanoseconds
         let end = start + UInt64(roundSeconds * 1e9)
         let least = max(1, count / inFlight)
@@ -313,9 +359,28 @@ func interleaved(
             }
             return try await group.reduce(0, +)
         }
-        return Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return RoundResult(
+            rate: Double(done) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9),
+            cpuMicroseconds: (processCPUSeconds() - cpuStart) * 1e6 / Double(max(1, done))
+        )
     }
-    return try await pairs(harness, round, baseline: baseline)
+    _ = try await round()
+    _ = try baseline()
+    var ours: [RoundResult] = []
+    var others: [RoundResult] = []
+    for _ in 0..<harness.repetitions {
+        ours.append(try await round())
+        others.append(try baseline())
+    }
+    let pairs = zip(ours, others)
+    return InterleavedResult(
+        ours: Sample(values: ours.map(\.rate)),
+        baseline: Sample(values: others.map(\.rate)),
+        pairedRatio: Sample(values: pairs.map { $0.rate / $1.rate }).median,
+        oursCPU: Sample(values: ours.map(\.cpuMicroseconds)),
+        baselineCPU: Sample(values: others.map(\.cpuMicroseconds)),
+        pairedCPURatio: Sample(values: pairs.map { $1.cpuMicroseconds / $0.cpuMicroseconds }).median
+    )
 }
 
 /// Two rates measured in alternating rounds, `harness.repetitions` times after one warm-up of each.
