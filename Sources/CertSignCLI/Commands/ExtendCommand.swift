@@ -92,7 +92,7 @@ extension Commands {
         ]
     ) { (options: ExtendOptions, context) in
         guard let level = options.level,
-            let client = try context.timestampClient(options.tsa, anchors: options.tsaCA, signerAnchors: options.ca)
+            let client = try context.timestampClient(options.tsa, anchors: options.tsaCA, ca: options.ca)
         else {
             throw UsageError(message: "give --level b-lt|b-lta and --tsa URL", usage: extendUsage)
         }

@@ -188,11 +188,7 @@ extension Commands {
     private static func signPlan(_ arguments: SignOptions, _ context: CommandContext) throws -> SignPlan {
         // How the options go together was checked when the command line was parsed (SignOptions.validate).
         let documents = arguments.documents
-        let timestampClient = try context.timestampClient(
-            arguments.tsa,
-            anchors: arguments.tsaCA,
-            signerAnchors: arguments.ca
-        )
+        let timestampClient = try context.timestampClient(arguments.tsa, anchors: arguments.tsaCA, ca: arguments.ca)
         var options = SigningOptions()
         let pades = arguments.format == .pades
         // PAdES embeds a CAdES-BES signature in the PDF.

@@ -202,12 +202,12 @@ extension CommandContext {
     /// The TSA client of `--tsa URL [--tsa-ca FILE]...` (the URL checked, and `--tsa-ca` only with
     /// `--tsa`, when the command line was parsed), or nil without `--tsa`. The TSA's certificate must
     /// lead to the `--tsa-ca` anchors when there are any; else to the system store or, for the
-    /// long-term levels, to the `--ca` anchors (`signerAnchors`), which `verify` trusts for
+    /// long-term levels, to the `--ca` anchors (`ca`), which `verify` trusts for
     /// timestamps too.
     func timestampClient(
         _ url: URL?,
         anchors: [String],
-        signerAnchors: [String] = []
+        ca: [String] = []
     ) throws
         -> TimestampAuthorityClient?
     {
@@ -216,7 +216,7 @@ extension CommandContext {
         return TimestampAuthorityClient(
             configuration: .init(
                 url: url,
-                trustAnchors: try timestampAnchors(replacesSystemStore ? anchors : signerAnchors),
+                trustAnchors: try timestampAnchors(replacesSystemStore ? anchors : ca),
                 trustAnchorsReplaceSystemStore: replacesSystemStore
             ),
             fetcher: try binaryFetcher()
