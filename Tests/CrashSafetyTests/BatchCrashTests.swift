@@ -125,7 +125,8 @@ struct BatchCrashTests {
         try #require(single.succeeded, "one-document run failed: \(Subprocess.errors(fixture.log("startup")))")
         // The aim follows the machine: a kill that lands before signing began moves the next ones later,
         // a run that finished before its kill moves them earlier (a loaded machine's speed drifts
-        // between the calibration and the kills). Six runs, and up to six more until one lands mid-batch.
+        // between the calibration and the kills). Six runs; if none landed mid-batch (a loaded machine,
+        // ASan), up to six more aimed at a random number of signatures written instead of at a time.
         var startupEstimate = startup
         var signingEstimate = max(0.05, seconds - startup)
         var random = SplitMix64(seed: 0x18_2000)
@@ -137,18 +138,23 @@ struct BatchCrashTests {
             let spread = 0.05 + 1.0 * Double(random.next() % 1000) / 1000
             let delay = max(0.01, startupEstimate * 0.9 + signingEstimate * spread)
             let log = fixture.log("random-\(run)")
-            let (killed, _) = try Subprocess.runKilled(
-                after: delay,
-                Self.arguments(fixture, documents, into: directory),
-                environment: fixture.environment,
-                log: log
-            )
+            let written = run <= 6 ? 0 : 1 + Int(random.next() % UInt64(Self.batchSize - 1))
+            let arguments = Self.arguments(fixture, documents, into: directory)
+            let (killed, _) =
+                run <= 6
+                ? try Subprocess.runKilled(after: delay, arguments, environment: fixture.environment, log: log)
+                : try Subprocess.runKilled(
+                    when: { CrashFixture.visibleCount(in: directory) >= written },
+                    arguments,
+                    environment: fixture.environment,
+                    log: log
+                )
             #expect(killed == .signaled(SIGKILL) || killed.succeeded, "run \(run): \(killed) \(Subprocess.errors(log))")
             let left = try await Self.check(
                 fixture,
                 directory: directory,
                 mustHaveAll: killed.succeeded ? documents : nil,
-                context: "killed after \(delay) s (run \(run))"
+                context: run <= 6 ? "killed after \(delay) s (run \(run))" : "killed at \(written) files (run \(run))"
             )
             if killed == .signaled(SIGKILL) {
                 if left.rows > 0 { killedWithRows += 1 }

@@ -106,6 +106,19 @@ struct CrashFixture {
         return (all.filter { !$0.hasPrefix(".") }.sorted(), all.filter { $0.hasPrefix(".") }.sorted())
     }
 
+    /// How many entries of `directory` are not hidden (0 while it does not exist): cheap enough
+    /// (`readdir`, no sorting) to poll while a batch writes thousands of files into it.
+    static func visibleCount(in directory: String) -> Int {
+        guard let stream = opendir(directory) else { return 0 }
+        defer { closedir(stream) }
+        var count = 0
+        while let entry = readdir(stream) {
+            // Only the first byte of the name: '.' starts hidden names, "." and "..".
+            if UInt8(bitPattern: entry.pointee.d_name.0) != UInt8(ascii: ".") { count += 1 }
+        }
+        return count
+    }
+
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted[sorted.count / 2]

@@ -82,9 +82,30 @@ enum Subprocess {
         log: String
     ) throws -> (outcome: Outcome, finishedIn: Double?) {
         let began = Date()
+        return try runKilled(
+            when: { Date().timeIntervalSince(began) >= delay },
+            arguments,
+            environment: environment,
+            log: log
+        )
+    }
+
+    /// Starts the process and sends SIGKILL as soon as `condition` holds (checked every half
+    /// millisecond, after checking whether the process ended), so a kill can be aimed at what a run
+    /// has done (files it wrote) instead of at a guessed time, which drifts with the machine's load.
+    /// A run that is still going after `timeout` seconds is killed all the same.
+    /// - Returns: the outcome, and the run time when the process ended by itself before the kill.
+    static func runKilled(
+        when condition: () -> Bool,
+        timeout: Double = 900,
+        _ arguments: [String],
+        environment: [String: String],
+        log: String
+    ) throws -> (outcome: Outcome, finishedIn: Double?) {
+        let began = Date()
         let pid = try start(arguments, environment: environment, log: log)
         var status: Int32 = 0
-        while Date().timeIntervalSince(began) < delay {
+        while Date().timeIntervalSince(began) < timeout {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid {
                 let signal = status & 0x7F
@@ -92,6 +113,7 @@ enum Subprocess {
                     signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal), Date().timeIntervalSince(began)
                 )
             }
+            if condition() { break }
             usleep(500)
         }
         kill(pid, SIGKILL)
