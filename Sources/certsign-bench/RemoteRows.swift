@@ -364,14 +364,7 @@ func interleaved(
             cpuMicroseconds: (processCPUSeconds() - cpuStart) * 1e6 / Double(max(1, done))
         )
     }
-    _ = try await round()
-    _ = try baseline()
-    var ours: [RoundResult] = []
-    var others: [RoundResult] = []
-    for _ in 0..<harness.repetitions {
-        ours.append(try await round())
-        others.append(try baseline())
-    }
+    let (ours, others) = try await alternating(harness, round, baseline: baseline)
     let pairs = zip(ours, others)
     return InterleavedResult(
         ours: Sample(values: ours.map(\.rate)),
@@ -390,14 +383,26 @@ func pairs(
     _ measured: () async throws -> Double,
     baseline: () throws -> Double
 ) async throws -> (ours: Sample, baseline: Sample, pairedRatio: Double) {
+    let (ours, others) = try await alternating(harness, measured, baseline: baseline)
+    let ratios = zip(ours, others).map { $0 / $1 }
+    return (Sample(values: ours), Sample(values: others), Sample(values: ratios).median)
+}
+
+/// Runs `measured`, then `baseline`, `harness.repetitions` times after one warm-up of each, so both
+/// sides see the same load on a shared machine.
+/// - Returns: the results of the timed rounds of each side, in order (the warm-ups are dropped).
+func alternating<Result>(
+    _ harness: BenchHarness,
+    _ measured: () async throws -> Result,
+    baseline: () throws -> Result
+) async throws -> (ours: [Result], baseline: [Result]) {
     _ = try await measured()
     _ = try baseline()
-    var ours: [Double] = []
-    var others: [Double] = []
+    var ours: [Result] = []
+    var others: [Result] = []
     for _ in 0..<harness.repetitions {
         ours.append(try await measured())
         others.append(try baseline())
     }
-    let ratios = zip(ours, others).map { $0 / $1 }
-    return (Sample(values: ours), Sample(values: others), Sample(values: ratios).median)
+    return (ours, others)
 }
