@@ -116,7 +116,7 @@ bench: deps ## the benchmarks (release build); prints the table and writes it in
 
 # No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API: emit each C-using
 # module's public interface (library evolution, separate scratch path) and look for C types in it.
-PUBLIC_API_MODULES := CertificateProviders CertificateIssuing PKCS12Provider SignatureJournal Signing EmulatorKit PKCS11Provider JSON HTTPClient PDFSigning
+PUBLIC_API_MODULES := CertificateProviders CertificateIssuing PKCS12Provider SignatureJournal SignatureJournalPostgres CMS Validation Signing EmulatorKit PKCS11Provider JSON HTTPClient PDFSigning
 check-public-api: deps ## fail when a C type appears in a public API
 	@for module in $(PUBLIC_API_MODULES); do \
 	  $(SWIFT) build --scratch-path .build/public-api --target $$module -Xswiftc -enable-library-evolution \
@@ -164,7 +164,7 @@ clean: ## remove .build
 
 # DocC (the toolchain's docc, no plugin): symbol graphs from a build, then one archive per catalog in
 # .build/docs/<Module>.doccarchive. Broken symbol links and other docc warnings fail the target.
-DOCS_MODULES := CertificateProviders SignatureJournal Signing
+DOCS_MODULES := CertificateProviders SignatureJournal CMS Validation Signing
 DOCS_DIR := .build/docs
 # The graphs live in the docs build's own scratch path: an incremental build re-emits only the modules it
 # recompiles, so the graphs must live and die with that build.

@@ -20,8 +20,12 @@ let package = Package(
         // products
         .library(name: "PKCS12Provider", targets: ["PKCS12Provider"]),
         .library(name: "Signing", targets: ["Signing"]),
+        .library(name: "CMS", targets: ["CMS"]),
+        .library(name: "Validation", targets: ["Validation"]),
         // The signature journal (SQLite today), on its own so that other backends can follow.
         .library(name: "SignatureJournal", targets: ["SignatureJournal"]),
+        // The journal's PostgreSQL backend (libpq): many workers on many machines, one journal.
+        .library(name: "SignatureJournalPostgres", targets: ["SignatureJournalPostgres"]),
         .library(name: "HTTPClient", targets: ["HTTPClient"]),
         // The wire JSON (JSONValue, its parser and writer) the remote providers' envelopes carry.
         .library(name: "JSON", targets: ["JSON"]),
@@ -204,12 +208,34 @@ let package = Package(
         // The signature journal: what was signed, when, with which certificate (SQLite or PostgreSQL).
         .target(
             name: "SignatureJournal",
-            dependencies: ["CertificateProviders", "COpenSSL", "CSQLite", "CSQLiteShims", "CPostgres"],
+            dependencies: ["CertificateProviders", "COpenSSL", "CSQLite", "CSQLiteShims"],
             swiftSettings: swiftSettings
         ),
+        // The PostgreSQL backend of the journal (libpq), a product of its own so that an app on SQLite
+        // does not link libpq.
+        .target(
+            name: "SignatureJournalPostgres",
+            dependencies: ["SignatureJournal", "CertificateProviders", "CPostgres"],
+            swiftSettings: swiftSettings
+        ),
+        // CMS SignedData: the one builder, the parser, signature and archive timestamp tokens, the
+        // validation data a SignedData carries.
+        .target(
+            name: "CMS",
+            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims"],
+            swiftSettings: swiftSettings
+        ),
+        // Verifying signatures: policy, results, chains, revocation (OCSP, CRL), timestamps, long-term
+        // material. It never reaches the journal, SQLite or libpq, so an app that only verifies links none.
+        .target(
+            name: "Validation",
+            dependencies: ["CertificateProviders", "CMS", "COpenSSL", "COpenSSLShims"],
+            swiftSettings: swiftSettings
+        ),
+        // The signing coordinator, its strategies and batching, and the journal wiring.
         .target(
             name: "Signing",
-            dependencies: ["CertificateProviders", "Durability", "SignatureJournal", "COpenSSL", "COpenSSLShims"],
+            dependencies: ["CertificateProviders", "CMS", "Validation", "Durability", "SignatureJournal", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -247,7 +273,7 @@ let package = Package(
         .target(
             name: "EmulatorKit",
             dependencies: [
-                "CertificateProviders", "Durability", "CertificateIssuing", "JSON", "Signing", "CMicroHTTPD",
+                "CertificateProviders", "Durability", "CertificateIssuing", "JSON", "CMS", "Validation", "CMicroHTTPD",
                 "CMicroHTTPDShims",
                 "COpenSSL", "COpenSSLShims",
             ],
@@ -256,7 +282,8 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: [
-                "CertificateProviders", "Durability", "PKCS12Provider", "Signing", "SignatureJournal", "JSON",
+                "CertificateProviders", "Durability", "PKCS12Provider", "Signing", "SignatureJournal",
+                "SignatureJournalPostgres", "JSON",
                 "HTTPClient",
                 "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
@@ -326,7 +353,8 @@ let package = Package(
         .testTarget(
             name: "CrashSafetyTests",
             dependencies: [
-                "certsign", "PKCS12Provider", "Signing", "SignatureJournal", "CertificateProviders",
+                "certsign", "PKCS12Provider", "Signing", "SignatureJournal", "SignatureJournalPostgres",
+                "CertificateProviders",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
@@ -352,7 +380,8 @@ let package = Package(
         .testTarget(
             name: "SigningTests",
             dependencies: [
-                "Signing", "SignatureJournal", "Durability", "journal-stress", "CertificateProviders",
+                "Signing", "SignatureJournal", "SignatureJournalPostgres", "Durability", "journal-stress",
+                "CertificateProviders",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
@@ -360,7 +389,10 @@ let package = Package(
         // Helper process for SigningTests' multi-process journal tests (built by `swift build --build-tests`).
         .executableTarget(
             name: "journal-stress",
-            dependencies: ["Signing", "SignatureJournal", "CertificateProviders", "CertificateProvidersTesting"],
+            dependencies: [
+                "Signing", "SignatureJournal", "SignatureJournalPostgres", "CertificateProviders",
+                "CertificateProvidersTesting",
+            ],
             path: "Tests/JournalStressTool",
             swiftSettings: swiftSettings
         ),

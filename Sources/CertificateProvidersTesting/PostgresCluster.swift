@@ -101,6 +101,7 @@ public final class PostgresCluster: @unchecked Sendable {
         }
         try Data("127.0.0.1:\(port):*:\(role):\(password)\n".utf8).write(to: URL(fileURLWithPath: passFile))
         chmod(passFile, 0o600)
+        try Self.appendToProcessPassFile("127.0.0.1:\(port):*:\(role):\(password)\n")
         try psql("CREATE ROLE \(role) LOGIN PASSWORD '\(password)'", database: "postgres")
         try psql("CREATE DATABASE journal OWNER \(role)", database: "postgres")
     }
@@ -125,6 +126,37 @@ public final class PostgresCluster: @unchecked Sendable {
         defer { try? handle.close() }
         handle.seekToEndOfFile()
         handle.write(Data("127.0.0.1:\(port):*:\(role):\(password)\n".utf8))
+        try Self.appendToProcessPassFile("127.0.0.1:\(port):*:\(role):\(password)\n")
+    }
+
+    /// The `.pgpass` file (mode 0600) holding the passwords of every cluster this process started.
+    ///
+    /// `PGPASSFILE` is one variable for the whole process, while tests that run at once each start
+    /// a cluster: pointing it at one cluster's file would take the password away from another's
+    /// connections. Each cluster adds its lines here (one `O_APPEND` write each, so concurrent
+    /// clusters never tear a line), and ``useProcessPassFile()`` points libpq at it once.
+    public static let processPassFile: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("certsign-pgpass-\(getpid())").path
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+        return path
+    }()
+
+    /// Points this process's libpq (`PGPASSFILE`) at ``processPassFile``, once for the process.
+    public static func useProcessPassFile() { _ = processPassFileInstalled }
+
+    private static let processPassFileInstalled: Bool = {
+        setenv("PGPASSFILE", processPassFile, 1) == 0
+    }()
+
+    private static func appendToProcessPassFile(_ line: String) throws {
+        let descriptor = open(processPassFile, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw PostgresToolFailure(description: "cannot open \(processPassFile)") }
+        defer { close(descriptor) }
+        let written = Array(line.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == line.utf8.count else {
+            throw PostgresToolFailure(description: "cannot write \(processPassFile)")
+        }
     }
 
     /// Runs SQL as the superuser through the socket; returns its unaligned output.

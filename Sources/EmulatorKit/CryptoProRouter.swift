@@ -1,8 +1,8 @@
+import CMS
 import CertificateProviders
 import Dispatch
 import Foundation
 import JSON
-import Signing
 
 /// The OAuth clients the emulator's CryptoPro STS accepts.
 public enum CryptoProEmulatorClients {

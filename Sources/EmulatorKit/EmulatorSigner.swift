@@ -1,5 +1,5 @@
+import CMS
 import CertificateProviders
-import Signing
 
 /// How the emulator turns a cell value into a CAdES-BES signature; behind a protocol so tests or a
 /// later router can swap the format without touching the routes.

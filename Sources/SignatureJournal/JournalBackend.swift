@@ -9,7 +9,7 @@
 /// the chain's lock from reading the head to its commit, so every entry follows exactly one other.
 ///
 /// Used by one actor at a time (the journal's), so implementations need not be thread-safe.
-protocol JournalBackend: AnyObject {
+package protocol JournalBackend: AnyObject {
     /// Where the journal is, for messages: a path or a URI without any password.
     var location: String { get }
 

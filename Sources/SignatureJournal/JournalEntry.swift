@@ -12,9 +12,9 @@ import Glibc
 /// ``canonicalEncoding`` (the bytes the chain hashes) is computed from them, never from a
 /// ``SignatureRecord`` rebuilt from them, so a stored value this build cannot interpret is still
 /// hashed as it is.
-struct JournalEntry: Sendable, Equatable {
+package struct JournalEntry: Sendable, Equatable {
     /// What an entry does to the current set of records.
-    enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// A new record: its ID must not be current.
         case sign
         /// New fields for the current record with this ID.
@@ -24,40 +24,40 @@ struct JournalEntry: Sendable, Equatable {
     }
 
     /// The position in the chain: 1, 2, 3, … with no gap.
-    var sequence: Int64
+    package var sequence: Int64
     /// `sign`, `update` or `remove` as stored (a tampered value is still hashed as it is).
-    var kind: String
+    package var kind: String
     /// The record's ID.
-    var recordID: String
-    var createdAt: Double?
-    var providerID: String?
-    var signerSubject: String?
-    var signerFingerprint: String?
-    var documentName: String?
-    var documentSize: Int64?
-    var documentDigest: [UInt8]?
-    var digestAlgorithm: String?
-    var format: String?
-    var detached: Bool?
-    var signaturePath: String?
-    var signature: [UInt8]?
+    package var recordID: String
+    package var createdAt: Double?
+    package var providerID: String?
+    package var signerSubject: String?
+    package var signerFingerprint: String?
+    package var documentName: String?
+    package var documentSize: Int64?
+    package var documentDigest: [UInt8]?
+    package var digestAlgorithm: String?
+    package var format: String?
+    package var detached: Bool?
+    package var signaturePath: String?
+    package var signature: [UInt8]?
     /// The host name of the process that wrote the entry (for `sign`, the signing worker).
-    var host: String
+    package var host: String
     /// The process ID of that process.
-    var processID: Int64
+    package var processID: Int64
     /// The hash of the entry before (32 zero bytes for the first).
-    var previousHash: [UInt8]
+    package var previousHash: [UInt8]
     /// `SHA-256(previousHash ‖ canonicalEncoding)`.
-    var hash: [UInt8]
+    package var hash: [UInt8]
 
     /// The previous hash of the first entry, and the head hash of an empty journal.
-    static let genesisHash = [UInt8](repeating: 0, count: 32)
+    package static let genesisHash = [UInt8](repeating: 0, count: 32)
 
     /// The fixed first field of every encoding (a version mark: a later encoding changes it).
-    static let encodingTag = "certsign-journal-entry-1"
+    package static let encodingTag = "certsign-journal-entry-1"
 
     /// An entry for `record` after `previous`: fields copied from the record, hash computed.
-    init(_ kind: Kind, _ record: SignatureRecord, after previous: JournalHead) {
+    package init(_ kind: Kind, _ record: SignatureRecord, after previous: JournalHead) {
         self.init(
             kind,
             recordID: record.id,
@@ -83,7 +83,7 @@ struct JournalEntry: Sendable, Equatable {
     }
 
     /// A `remove` entry for the record `id`, written by this process, after `previous`.
-    init(removing id: String, after previous: JournalHead) {
+    package init(removing id: String, after previous: JournalHead) {
         self.init(
             .remove,
             recordID: id,
@@ -105,7 +105,7 @@ struct JournalEntry: Sendable, Equatable {
     }
 
     /// An entry as read from a backend.
-    init(
+    package init(
         sequence: Int64,
         kind: String,
         recordID: String,
@@ -124,16 +124,16 @@ struct JournalEntry: Sendable, Equatable {
     }
 
     /// The head after this entry.
-    var head: JournalHead { JournalHead(count: sequence, hash: hash) }
+    package var head: JournalHead { JournalHead(count: sequence, hash: hash) }
 
     /// `SHA-256(previousHash ‖ canonicalEncoding)`: what ``hash`` must be.
-    func chainedHash() -> [UInt8] { DigestAlgorithm.sha256.hash(previousHash + canonicalEncoding) }
+    package func chainedHash() -> [UInt8] { DigestAlgorithm.sha256.hash(previousHash + canonicalEncoding) }
 
     /// The bytes the chain hashes (documented in the module's DocC, "The hash chain"): each field
     /// in this fixed order as a 4-byte big-endian length and its bytes, an absent field as the
     /// length `0xFFFFFFFF` alone. Text is UTF-8; integers 8 bytes big-endian two's complement;
     /// `created_at` the 8 big-endian bytes of its IEEE 754 binary64; `detached` one byte 0 or 1.
-    var canonicalEncoding: [UInt8] {
+    package var canonicalEncoding: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256 + (signature?.count ?? 0))
         func field(_ value: [UInt8]?) {
@@ -171,7 +171,7 @@ struct JournalEntry: Sendable, Equatable {
 
     /// The record a `sign` or `update` entry holds.
     /// - Throws: `.storeCorrupted` when a field is missing or names a digest this build does not know.
-    func record() throws -> SignatureRecord {
+    package func record() throws -> SignatureRecord {
         guard let createdAt, let providerID, let signerSubject, let signerFingerprint, let documentName,
             let documentSize, let documentDigest, let digestName = digestAlgorithm, let format, let detached
         else {

@@ -1,4 +1,3 @@
-internal import CPostgres
 import CertificateProviders
 public import Foundation
 
@@ -41,11 +40,18 @@ public enum JournalLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Refuses a connection string with a password (`password=`, `user:password@`, `?password=`),
-    /// as libpq itself parses it.
-    static func checkNoPassword(_ connectionString: String) throws {
-        let options = try parse(connectionString)
-        if let password = options["password"], !password.isEmpty {
+    /// Refuses a `postgresql://` URI with a password (`user:password@` or a `password` query
+    /// option). The URI is read with Foundation's URL parser; the PostgreSQL journal
+    /// (`SignatureJournalPostgres`) checks the string again with libpq's own parser before it
+    /// connects, so a keyword string (`host=… password=…`) given as ``postgreSQL(_:)`` is refused there.
+    static func checkNoPassword(_ uri: String) throws {
+        let components = URLComponents(string: uri)
+        let hasPassword =
+            components.map { components in
+                !(components.password ?? "").isEmpty
+                    || (components.queryItems ?? []).contains { $0.name == "password" && !($0.value ?? "").isEmpty }
+            } ?? Self.authority(of: uri).contains(":")
+        guard !hasPassword else {
             throw CertificateProviderError.invalidParameter(
                 "the journal's connection string holds a password, which would show in the process list and in "
                     + "logs; remove it and give it through PGPASSWORD, ~/.pgpass or PGPASSFILE (a .pgpass file of "
@@ -54,37 +60,30 @@ public enum JournalLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The options libpq reads from a connection string (none from the environment).
-    /// - Throws: `.invalidParameter` when libpq cannot parse it (the reason never repeats it).
-    static func parse(_ connectionString: String) throws -> [String: String] {
-        var message: UnsafeMutablePointer<CChar>?
-        guard let options = PQconninfoParse(connectionString, &message) else {
-            if let message { PQfreemem(message) }
-            throw CertificateProviderError.invalidParameter(
-                "the journal's PostgreSQL connection string is malformed; expected "
-                    + "postgresql://USER@HOST:PORT/DATABASE?sslmode=…"
-            )
-        }
-        defer { PQconninfoFree(options) }
-        var result: [String: String] = [:]
-        var option = options
-        while let keyword = option.pointee.keyword {
-            if let value = option.pointee.val { result[String(cString: keyword)] = String(cString: value) }
-            option += 1
-        }
-        return result
+    /// The user-info part of a URI that Foundation cannot parse (libpq accepts host lists that
+    /// URLComponents refuses): what stands between `://` and the last `@` of the authority.
+    private static func authority(of uri: String) -> Substring {
+        guard let scheme = uri.range(of: "://") else { return "" }
+        let rest = uri[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        guard let at = authority.lastIndex(of: "@") else { return "" }
+        return authority[..<at]
     }
 
-    /// `postgresql://user@host:port/database` from a connection string, without a password or any
-    /// other option; the first characters alone when it cannot be parsed.
+    /// `postgresql://user@host:port/database` from a URI, without a password or any other option;
+    /// for a keyword string (`host=… dbname=…`) only that it is one, since its values may include a
+    /// password.
     static func redacted(_ connectionString: String) -> String {
-        guard let options = try? parse(connectionString) else {
-            return connectionString.hasPrefix("sqlite:") ? connectionString : "(unparsable connection string)"
+        guard connectionString.hasPrefix("postgresql://") || connectionString.hasPrefix("postgres://") else {
+            return connectionString.hasPrefix("sqlite:") ? connectionString : "postgresql (keyword connection string)"
         }
-        let user = options["user"].map { "\($0)@" } ?? ""
-        let host = options["host"] ?? options["hostaddr"] ?? "localhost"
-        let port = options["port"].map { ":\($0)" } ?? ""
-        let database = options["dbname"].map { "/\($0)" } ?? ""
+        guard let components = URLComponents(string: connectionString) else {
+            return "postgresql (unparsable connection string)"
+        }
+        let user = components.user.map { "\($0)@" } ?? ""
+        let host = components.host ?? "localhost"
+        let port = components.port.map { ":\($0)" } ?? ""
+        let database = components.path.isEmpty ? "" : components.path
         return "postgresql://\(user)\(host)\(port)\(database)"
     }
 }

@@ -2,7 +2,7 @@ import CertificateProviders
 
 /// One row of `journal_entries` as a backend reads it (columns in ``JournalRow/columns`` order),
 /// so both backends turn rows into entries with the same code.
-protocol JournalRow {
+package protocol JournalRow {
     func text(_ column: Int32) -> String?
     func bytes(_ column: Int32) -> [UInt8]?
     func integer(_ column: Int32) -> Int64?
@@ -10,9 +10,9 @@ protocol JournalRow {
 }
 
 /// The SQL both backends share (values are always bound as parameters, never put in here).
-enum JournalSQL {
+package enum JournalSQL {
     /// The columns of `journal_entries`, in ``JournalEntry``'s order, each with `prefix`.
-    static func columns(prefix: String = "") -> String {
+    package static func columns(prefix: String = "") -> String {
         [
             "seq", "kind", "id", "created_at", "provider_id", "signer_subject", "signer_fingerprint", "document_name",
             "document_size", "document_digest", "digest_algorithm", "format", "detached", "signature_path",
@@ -21,14 +21,14 @@ enum JournalSQL {
     }
 
     /// The current records' entries, newest first; `filter` is a constant `WHERE` clause or empty.
-    static func currentRecords(_ filter: String = "ORDER BY e.created_at DESC, e.seq DESC") -> String {
+    package static func currentRecords(_ filter: String = "ORDER BY e.created_at DESC, e.seq DESC") -> String {
         "SELECT \(columns(prefix: "e.")) FROM journal_current c JOIN journal_entries e ON e.seq = c.seq \(filter)"
     }
 }
 
 extension JournalEntry {
     /// The entry a row holds; `detached` is read as an integer (SQLite) or a one-byte bool (PostgreSQL).
-    init(row: some JournalRow) {
+    package init(row: some JournalRow) {
         self.init(
             sequence: row.integer(0) ?? 0,
             kind: row.text(1) ?? "",
@@ -53,14 +53,14 @@ extension JournalEntry {
     }
 
     /// The error for a `sign` entry whose record ID is already current.
-    var duplicateError: CertificateProviderError {
+    package var duplicateError: CertificateProviderError {
         CertificateProviderError(.alreadyExists, "the journal already has a signature with id \(recordID)")
     }
 }
 
 /// Runs `body` between `begin` and `commit`, calling `rollback` when it throws (both backends'
 /// transactions).
-func inTransaction<R>(
+package func inTransaction<R>(
     begin: () throws -> Void,
     commit: () throws -> Void,
     rollback: () -> Void,

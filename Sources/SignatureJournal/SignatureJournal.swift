@@ -53,26 +53,29 @@ public actor SignatureJournal {
         try self.init(url: url, busyTimeout: busyTimeout, checkpointThreshold: Self.checkpointThreshold)
     }
 
-    /// Opens the journal at `location`: an SQLite file as ``init(url:busyTimeout:)``, or a
-    /// PostgreSQL database, whose schema is created on first use (once, under an advisory lock,
-    /// however many workers start at once) and migrated forward.
+    /// Opens the SQLite journal at `location` as ``init(url:busyTimeout:)``.
     ///
-    /// - Throws: for PostgreSQL, `.network` when the server cannot be reached, `.authenticationFailed`
-    ///   when it refuses the role or its password, `.invalidParameter` for a missing database or a
-    ///   connection string that holds a password, `.storeCorrupted` for a schema newer than this
-    ///   build's; for SQLite, the errors of ``init(url:busyTimeout:)``.
+    /// A PostgreSQL journal needs libpq, which this module does not link: open one with
+    /// `SignatureJournal(opening:busyTimeout:)` of the `SignatureJournalPostgres` product.
+    ///
+    /// - Throws: `.unsupportedOperation` for a ``JournalLocation/postgreSQL(_:)`` location (the
+    ///   reason names the product to add); the errors of ``init(url:busyTimeout:)``.
     public init(location: JournalLocation, busyTimeout: Duration = .seconds(10)) throws {
-        self.location = location
         switch location {
         case .sqlite(let url):
-            backend = try SQLiteJournalBackend(
-                url: url,
-                busyTimeout: busyTimeout,
-                checkpointThreshold: Self.checkpointThreshold
+            try self.init(url: url, busyTimeout: busyTimeout, checkpointThreshold: Self.checkpointThreshold)
+        case .postgreSQL:
+            throw CertificateProviderError.unsupportedOperation(
+                "a PostgreSQL journal (\(location)) needs the SignatureJournalPostgres product: add it, import "
+                    + "SignatureJournalPostgres and open the journal with SignatureJournal(opening:)"
             )
-        case .postgreSQL(let connectionString):
-            backend = try PostgresJournalBackend(connectionString: connectionString)
         }
+    }
+
+    /// A journal on `backend` (another product's backend, such as PostgreSQL's).
+    package init(location: JournalLocation, backend: any JournalBackend) {
+        self.location = location
+        self.backend = backend
     }
 
     /// The number of frames (pages) in the WAL from which a commit asks for a checkpoint: 4000, about

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import Glibc
 import SignatureJournal
+import SignatureJournalPostgres
 import Signing
 import TestSupport
 import Testing
@@ -63,7 +64,7 @@ struct BatchCrashTests {
         journal location: JournalLocation? = nil,
         context: String
     ) async throws -> Left {
-        let journal = try SignatureJournal(location: location ?? .sqlite(fixture.journalURL))
+        let journal = try SignatureJournal(opening: location ?? .sqlite(fixture.journalURL))
         try await journal.checkIntegrity()
         var rowFiles = Set<String>()
         for record in try await journal.records() {
@@ -313,7 +314,7 @@ struct BatchCrashTests {
         #expect(listed.status == 0)
         #expect(!listed.output.contains(".tmp-"), "a temporary file is listed: \(listed.output)")
         // The killed batch's temporary files, aged an hour (a batch writing the same outputs removes
-        // them whatever their age: issue 30 item 5).
+        // them whatever their age).
         let hidden = CrashFixture.names(in: directory).hidden
         #expect(hidden.count == documents.count, "\(hidden)")
         for name in hidden {

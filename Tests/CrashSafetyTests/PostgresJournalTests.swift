@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import Glibc
 import SignatureJournal
+import SignatureJournalPostgres
 import Signing
 import TestSupport
 import Testing
@@ -137,7 +138,7 @@ struct PostgresJournalTests {
     func killedThenForced() async throws {
         let cluster = try PostgresCluster()
         // This process reads the journal too (the checks).
-        setenv("PGPASSFILE", cluster.passFile, 1)
+        PostgresCluster.useProcessPassFile()
         let (fixture, documents) = try BatchCrashTests.makeBatch(count: BatchCrashTests.batchSize)
         let environment = Self.environment(fixture, cluster)
         /// What the run into `directory` left, read from the PostgreSQL journal.
@@ -187,7 +188,7 @@ struct PostgresJournalTests {
         let left = try await check(directory, mustHaveAll: documents, "rerun with --force")
         #expect(left.rows == documents.count && left.orphans == 0, "\(left)")
         // signatures list shows each current signature once; the replaced ones stay only in the chain.
-        let journal = try SignatureJournal(location: .postgreSQL(cluster.uri()))
+        let journal = try SignatureJournal(opening: .postgreSQL(cluster.uri()))
         let files = try await journal.records().compactMap { record -> String? in
             guard case .file(let url) = record.storage, url.path.hasPrefix(directory + "/") else { return nil }
             return url.path

@@ -9,6 +9,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import SignatureJournal
+import SignatureJournalPostgres
 import Signing
 
 func fail(_ message: String) -> Never {
@@ -27,7 +28,7 @@ do {
         }
         let journal =
             arguments[1].hasPrefix("postgres")
-            ? try SignatureJournal(location: JournalLocation(parsing: arguments[1]))
+            ? try SignatureJournal(opening: JournalLocation(parsing: arguments[1]))
             : try SignatureJournal(url: URL(fileURLWithPath: arguments[1]))
         let tag = arguments[3]
         for index in 0..<count {

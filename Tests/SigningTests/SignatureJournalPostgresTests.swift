@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import SignatureJournalPostgres
 import Signing
 import Testing
 
@@ -17,8 +18,8 @@ struct SignatureJournalPostgresTests {
     ) throws
         -> SignatureJournal
     {
-        setenv("PGPASSFILE", cluster.passFile, 1)
-        return try SignatureJournal(location: JournalLocation(parsing: cluster.uri(database: database, role: role)))
+        PostgresCluster.useProcessPassFile()
+        return try SignatureJournal(opening: JournalLocation(parsing: cluster.uri(database: database, role: role)))
     }
 
     @Test("Records round-trip (Cyrillic, both storages), remove and update append entries, the chain verifies")
@@ -122,9 +123,9 @@ struct SignatureJournalPostgresTests {
             _ = try Self.open(cluster, role: "intruder")
         }
         let closed = try PostgresCluster.freePort()
-        setenv("PGPASSFILE", cluster.passFile, 1)
+        PostgresCluster.useProcessPassFile()
         #expect(throws: CertificateProviderError(.network, "")) {
-            _ = try SignatureJournal(location: .postgreSQL("postgresql://signer@127.0.0.1:\(closed)/journal"))
+            _ = try SignatureJournal(opening: .postgreSQL("postgresql://signer@127.0.0.1:\(closed)/journal"))
         }
     }
 }

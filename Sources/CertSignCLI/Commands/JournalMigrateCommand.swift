@@ -1,6 +1,7 @@
 import CertificateProviders
 import Foundation
 import SignatureJournal
+import SignatureJournalPostgres
 
 /// `certsign journal migrate --to URL`: copies the journal's chain into another (SQLite → PostgreSQL).
 extension Commands {
@@ -36,7 +37,7 @@ extension Commands {
         guard destinationLocation != source.location else {
             throw CertificateProviderError.invalidParameter("--to names the journal being copied; name another one")
         }
-        let destination = try SignatureJournal(location: destinationLocation)
+        let destination = try SignatureJournal(opening: destinationLocation)
         let head = try await source.copyChain(to: destination)
         context.emit(
             encoding: JournalMigrateDocument(

@@ -2,6 +2,7 @@ import CertificateProviders
 import FMPDSSProvider
 import Foundation
 import SignatureJournal
+import SignatureJournalPostgres
 import Signing
 
 /// `certsign signatures list | remove`, and the journal the signing commands share.
@@ -105,7 +106,7 @@ extension CommandContext {
     /// The signature journal `--journal` or `CERTSIGN_JOURNAL` names, else the one in the store
     /// directory (created on first use). With a journal named, the store's is never touched.
     func openJournal() throws -> SignatureJournal {
-        if let journalLocation { return try SignatureJournal(location: journalLocation) }
+        if let journalLocation { return try SignatureJournal(opening: journalLocation) }
         do {
             try FileManager.default.createDirectory(
                 at: storeDirectory,

@@ -1,0 +1,55 @@
+import CMS
+import CertificateProviders
+import Foundation
+
+/// The signer's signature timestamp (RFC 3161, CAdES-T), checked: its message imprint is the hash of
+/// this SignerInfo's signature value, the TSA certificate has the (critical) timeStamping extended key
+/// usage, and the TSA chain leads to `context.timestampTrustAnchors` (at the token's genTime, or at
+/// `context.validationTime`). Without TSA trust anchors the token cannot be trusted and comes back
+/// with a failure.
+///
+/// The per-signer pipeline of ``SignedDataVerifier`` does the rest: an invalid token fails the signer
+/// with `.timestampInvalid`; a valid token's time that lies inside the signer certificate's validity
+/// (and not after the validation time) becomes the time the certificate, chain and revocation are
+/// checked at. Synchronous and OpenSSL-only (no network): it runs inside the verifier's single pass
+/// over the error queue.
+package enum SignatureTimestampCheck {
+    /// The checked signature timestamp of the SignerInfo in `context`, or nil when it has none.
+    ///
+    /// With several tokens, the first valid one counts (its time is the earliest proof the
+    /// pipeline may use); when none is valid the first token's failure is reported.
+    package static func timestamp(for context: SignerContext) -> VerifiedTimestamp? {
+        let tokens = CMSTimestamping.tokens(of: context.signerInfo)
+        guard !tokens.isEmpty else { return nil }
+        let value = CMSTimestamping.signatureValue(of: context.signerInfo)
+        guard !context.timestampTrustAnchors.isEmpty else {
+            let facts = TimestampOpenSSL.facts(ofToken: tokens[0])
+            return VerifiedTimestamp(
+                time: facts?.time ?? .distantPast,
+                tsa: facts?.authorityCertificate,
+                failure: VerificationFailure(
+                    .timestampInvalid,
+                    "no trust anchors were given for its time-stamping authority (--tsa-ca, or --ca)"
+                )
+            )
+        }
+        var first: VerifiedTimestamp?
+        for token in tokens {
+            let check = TimestampOpenSSL.verifyToken(
+                token,
+                data: value,
+                trustAnchors: context.timestampTrustAnchors,
+                at: context.validationTime,
+                skew: 300
+            )
+            let verified = VerifiedTimestamp(
+                time: check.token?.time ?? .distantPast,
+                tsa: check.token?.authorityCertificate,
+                failure: check.failureReason.map { VerificationFailure(.timestampInvalid, $0) }
+            )
+            if verified.isValid { return verified }
+            if first == nil { first = verified }
+        }
+        return first
+    }
+}
