@@ -55,7 +55,7 @@ public enum CertificateRequestBuilder {
     }
 }
 
-/// Owns one `X509_REQ*` and the public key it carries; frees both in `deinit` (STYLE.md habit 2).
+/// Owns one `X509_REQ*` and the public key it carries; frees both in `deinit`.
 /// Each method is one synchronous step that clears and drains OpenSSL's error queue itself.
 private final class RequestHandle {
     let pointer: OpaquePointer

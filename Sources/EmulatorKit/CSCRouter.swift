@@ -451,7 +451,7 @@ struct CSCRouter: Sendable {
         String(record.id) == CSCEmulatorCredentials.otpCredentialID
     }
 
-    /// The user's keys served as CSC credentials: every key but the GOST ones (issue 13), which the
+    /// The user's keys served as CSC credentials: every key but the GOST ones, which the
     /// FMP and CryptoPro surfaces serve; CSC v2 here names only RSA and ECDSA algorithms.
     private static func credentials(of user: EmulatorSeed.User) -> [EmulatorSeed.CertificateRecord] {
         user.certificates.filter { !$0.identity.certificate.publicKeyAlgorithm.isGOST }

@@ -3,7 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import Signing
 
-/// The GOST figure (issue 13): CAdES-BES signing of 1 KiB documents with a GOST R 34.10-2012
+/// The GOST figure: CAdES-BES signing of 1 KiB documents with a GOST R 34.10-2012
 /// 256-bit key (Streebog-256) through the gost engine.
 ///
 /// `openssl speed` (OpenSSL 3.0, with or without `-engine gost`) has no GOST signature test, and

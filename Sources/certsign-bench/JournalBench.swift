@@ -2,7 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 
-/// The journal rows (issue 31): `certsign sign` of the CLI batch's documents (default 2000 × 1 KiB,
+/// The journal rows: `certsign sign` of the CLI batch's documents (default 2000 × 1 KiB,
 /// P-256, `--out-dir`, fsync kept) into a PostgreSQL journal (a private cluster on loopback, started
 /// here) against the same batch into the store's SQLite journal, measured alternately; then 4
 /// workers at once into the PostgreSQL journal, each signing a quarter, total docs/s against one

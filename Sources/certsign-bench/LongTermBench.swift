@@ -3,7 +3,7 @@ import CertificateProvidersTesting
 import EmulatorKit
 import Foundation
 
-/// The `longterm` suite (issue 28): 1000 detached CAdES B-T signatures of one signer (`certsign sign
+/// The `longterm` suite: 1000 detached CAdES B-T signatures of one signer (`certsign sign
 /// --tsa`, the documents beside them), extended in one `certsign extend` run to B-LT and, from
 /// another copy, to B-LTA, against the emulator as TSA, OCSP responder and CRL (in this process,
 /// so its request log counts the OCSP requests). Each row's baseline is the B-T signing of the same

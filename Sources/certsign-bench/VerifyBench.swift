@@ -3,7 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import PDFSigning
 
-/// `certsign verify` over many files in one call (issue 27 part E), each against pyHanko doing the
+/// `certsign verify` over many files in one call, each against pyHanko doing the
 /// same validation in a loop in one Python process, measured alternately in the same run:
 /// - 2000 detached P-256 CAdES `.p7s` of 1 KiB documents (`--content-dir`) vs
 ///   `async_validate_detached_cms`: goal ≥ 5×;

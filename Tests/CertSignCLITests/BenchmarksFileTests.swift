@@ -2,7 +2,7 @@ import CertificateProvidersTesting
 import Foundation
 import Testing
 
-/// `make bench` writes BENCHMARKS.md (issue 29): a real run of `certsign-bench --write FILE` (the verify
+/// `make bench` writes BENCHMARKS.md: a real run of `certsign-bench --write FILE` (the verify
 /// suite over a few files, `certsign verify` against pyHanko) puts that suite's table into its section,
 /// keeps the run before it, drops anything older and leaves the other suites and the hand-written text
 /// as they were.

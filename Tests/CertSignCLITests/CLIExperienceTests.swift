@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The CLI as a new user meets it (issue 17): help, suggestions, hints that point at the right
+/// The CLI as a new user meets it: help, suggestions, hints that point at the right
 /// command, `--json` failures, one path form, one DN form, id prefixes, password files.
 @Suite struct CLIExperienceTests {
     @Test func groupHelpHasAUsageLine() throws {

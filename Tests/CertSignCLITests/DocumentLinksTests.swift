@@ -2,7 +2,7 @@ import CertificateProvidersTesting
 import Foundation
 import Testing
 
-/// The README stays a page for users (issue 29: at most 500 lines, the reference material in docs/),
+/// The README stays a page for users (at most 500 lines, the reference material in docs/),
 /// and no link of the README, docs/*.md or BENCHMARKS.md leads nowhere: every relative link names a
 /// file that exists and, with `#anchor`, a heading of that Markdown file.
 @Suite struct DocumentLinksTests {

@@ -30,8 +30,8 @@ import Testing
         #expect(try complete(["certsign", "--store", "/tmp", "signatures", "re"]) == ["remove"])
         #expect(try complete(["certsign", "sign", "doc.txt", "--out-d"]) == ["--out-dir"])
         #expect(Set(try complete(["certsign", "sign", "--format", ""])) == ["cms", "cades", "cades-bes", "pades"])
-        // Values completion cannot guess offer nothing, never the files of the working directory (issue 30
-        // item 11); provider IDs, digests and the store's aliases are offered where they fit.
+        // Values completion cannot guess offer nothing, never the files of the working directory;
+        // provider IDs, digests and the store's aliases are offered where they fit.
         #expect(
             Set(try complete(["certsign", "sign", "doc.txt", "--provider", ""]))
                 == ["pkcs12", "pkcs11", "fmp-dss", "cryptopro-dss", "csc", "vault-transit", "aws-kms"]

@@ -5,7 +5,7 @@ import PKCS12Provider
 import TestSupport
 import Testing
 
-/// Issue 12, the CLI's files and secrets: real `certsign` processes on real files.
+/// The CLI's files and secrets: real `certsign` processes on real files.
 @Suite struct FileSafetyCommandTests {
     /// A `.p12` without a password, made by `openssl pkcs12 -export -passout pass:`.
     static func passwordlessP12(_ fixture: CLIFixture) throws -> String {
@@ -93,7 +93,7 @@ import Testing
         #expect(mkfifo(fifo, 0o600) == 0)
         #expect(try fixture.run(["sign", document, "--out", fifo] + key, environment: env).status == 64)
 
-        // A regular file is replaced only with --force (issue 30 item 1), atomically.
+        // A regular file is replaced only with --force, atomically.
         let existing = try fixture.directory.write("existing.p7s", text: "old")
         #expect(try fixture.run(["sign", document, "--out", existing] + key, environment: env).status == 1)
         #expect(try fixture.directory.read("existing.p7s") == Array("old".utf8))

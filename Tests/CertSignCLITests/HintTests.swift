@@ -7,7 +7,7 @@ import Testing
 
 /// Every hint names only what exists where the user is: each `--option` it suggests is an option of
 /// the command that failed (or of the `certsign …` command line the hint quotes), and each provider
-/// parameter it names is one the provider declares (issue 30 item 7). The hints are computed for every
+/// parameter it names is one the provider declares. The hints are computed for every
 /// command, every provider the tool registers (and none), and errors of every code, including the
 /// reasons the hints look at.
 @Suite struct HintTests {

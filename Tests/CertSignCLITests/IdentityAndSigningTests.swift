@@ -77,7 +77,7 @@ import Testing
                 .status == 1
         )
         #expect(try fixture.run(["identity", "export", "подписант", "--password-file", passwordFile]).status == 64)
-        // A relative --out is reported as the absolute path it was written to (issue 30 item 11).
+        // A relative --out is reported as the absolute path it was written to.
         let relative = try CLI.run(
             ["identity", "export", "подписант", "--out", "relative.p12", "--password-file", passwordFile],
             store: fixture.store,

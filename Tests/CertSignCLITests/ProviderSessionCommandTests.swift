@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 12, provider sessions: what the caller asks for is what happens, with two emulator users
+/// Provider sessions: what the caller asks for is what happens, with two emulator users
 /// (Leonid, Maria) and their certificates, run as real `certsign` processes.
 @Suite struct ProviderSessionCommandTests {
     static let env = [

@@ -17,7 +17,7 @@ import Testing
 
     static let readme = document("README.md")
 
-    /// The `--json` reference, moved out of the README (issue 29).
+    /// The `--json` reference, moved out of the README.
     static let json = document("docs/JSON.md")
 
     /// The focused documents the README links to, by path from the root (`docs/….md`), sorted.
@@ -178,7 +178,7 @@ import Testing
     }
 
     /// One version everywhere an adopter looks: `certsign --version`, the changelog's newest entry and
-    /// the README; and a licence file (issue 30 item 12).
+    /// the README; and a licence file.
     @Test func versionAndLicenceAreStated() throws {
         let root = Self.root
         let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)

@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Issue 30, items 3, 4 and (in part) 7 and 11: remote sessions that are bound to their credentials,
+/// Remote sessions that are bound to their credentials,
 /// heal when the server re-issues its certificates, can be listed and cleared, and hints that name
 /// what exists where the user is; all run as real `certsign` processes against the emulator.
 @Suite struct RemoteSessionHealingTests {

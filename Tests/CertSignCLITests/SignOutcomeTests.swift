@@ -9,7 +9,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 30 items 1, 2, 5 and parts of 7 and 11: what `certsign sign` leaves behind. An existing
+/// What `certsign sign` leaves behind. An existing
 /// signature is never replaced without `--force`; a level that cannot be met (a failing TSA) leaves
 /// no file and no journal row; SIGINT / SIGTERM stop a batch cleanly and the same command with
 /// `--skip-existing` finishes it. Real `certsign` processes, real files, openssl as the verifier.

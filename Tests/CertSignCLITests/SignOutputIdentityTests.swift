@@ -3,7 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import Testing
 
-/// `certsign sign` tells files apart by what they are, not by how they are spelled (issue 18: it no
+/// `certsign sign` tells files apart by what they are, not by how they are spelled (it no
 /// longer resolves every path name by name): two spellings of one document, an output folder
 /// reached through a symbolic link, a signature that is a link to a document.
 @Suite struct SignOutputIdentityTests {

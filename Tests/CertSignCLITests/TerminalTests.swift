@@ -43,7 +43,7 @@ import Testing
     }
 
     /// `identity delete` on a terminal shows what it would delete and asks; "n" keeps the identity,
-    /// "y" deletes it; `--yes` and scripts (no terminal) are not asked (issue 30 item 11).
+    /// "y" deletes it; `--yes` and scripts (no terminal) are not asked.
     @Test func identityDeleteAsksOnATerminal() throws {
         let fixture = try CLIFixture()
         #expect(try fixture.importIdentity(alias: "keep"))

@@ -43,7 +43,7 @@ struct TimestampCommandTests {
         #expect(timestamp["valid"] as? Bool == true)
         #expect(timestamp["tsa"] as? String == emulator.timestampAuthorityCertificate.subject)
         #expect(timestamp["time"] is String)
-        // verify names the format as sign --json does (issue 30 item 11): cades-t, text CAdES-T.
+        // verify names the format as sign --json does: cades-t, text CAdES-T.
         #expect(try CLI.json(verified)["format"] as? String == "cades-t")
         let verifiedText = try fixture.run(["verify", first + ".p7s", "--ca", fixture.rootPath, "--tsa-ca", tsaCA])
         #expect(verifiedText.output.contains("format:       CAdES-T, detached"), "\(verifiedText.output)")

@@ -14,7 +14,7 @@ import Testing
         #expect(version.output.hasPrefix("certsign "))
         let versionJSON = try CLI.json(try CLI.run(["--json", "--version"]))
         #expect(versionJSON["version"] as? String != nil)
-        // `help help` is help, not a usage error (issue 30 item 11).
+        // `help help` is help, not a usage error.
         let helpOnHelp = try CLI.run(["help", "help"])
         #expect(helpOnHelp.status == 0, "\(helpOnHelp.errorOutput)")
         #expect(helpOnHelp.output.contains("usage: certsign help [COMMAND"))

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `certsign verify` under the validation model (issue 11, part A): `--at`, every signer listed,
+/// `certsign verify` under the validation model: `--at`, every signer listed,
 /// attached content never replaced by a file beside it, the digest always named.
 @Suite struct VerifyCommandTests {
     static func utc(_ text: String) throws -> Date { try #require(ISO8601DateFormatter().date(from: text)) }

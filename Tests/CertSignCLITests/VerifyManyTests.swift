@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `certsign verify SIG…`: many signatures and PDFs in one call (issue 27 part E), each reported on
+/// `certsign verify SIG…`: many signatures and PDFs in one call, each reported on
 /// its own (a line, or a JSON result), the run going on past a bad file, exit 1 when any is not
 /// VALID; the verdicts match `openssl cms -verify` file by file.
 @Suite struct VerifyManyTests {

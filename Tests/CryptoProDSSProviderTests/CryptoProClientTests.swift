@@ -88,7 +88,7 @@ struct CryptoProClientTests {
         try await withEmulator(.faults) { emulator, url in
             let client = try await loggedInClient(url)
             let list = try await client.certificates()
-            // The GOST certificates (issue 13) follow when the gost engine is there.
+            // The GOST certificates follow when the gost engine is there.
             let gost = GOSTEngine.isAvailable
             #expect(list.map(\.id) == [12831, 12832] + (gost ? [12833, 12834] : []))
             #expect(list.map(\.isDefault) == [true, false] + (gost ? [false, false] : []))

@@ -7,7 +7,7 @@ import HTTPClient
 import TestSupport
 import Testing
 
-/// Issue 30, items 3 and 4 through the library: a session serves only the credentials it was made
+/// Through the library: a session serves only the credentials it was made
 /// with (in memory and from the cache), and a re-issued certificate is picked up by
 /// `refreshSelectedCertificate()`.
 @Suite struct CryptoProSessionBindingTests {

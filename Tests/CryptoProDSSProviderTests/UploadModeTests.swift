@@ -8,7 +8,7 @@ import JSON
 import TestSupport
 import Testing
 
-/// Issue 12 items 1 and 6: the `uploadMode` parameter, and sessions that serve only the parameters
+/// The `uploadMode` parameter, and sessions that serve only the parameters
 /// they were made for (two emulator users, several certificates).
 @Suite struct UploadModeTests {
     static func parameters(

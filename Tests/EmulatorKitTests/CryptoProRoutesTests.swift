@@ -123,7 +123,7 @@ struct CryptoProRoutesTests {
                 headers: [("Authorization", "Bearer \(token)")]
             )
             let list = try #require(try response.json(context: "c").arrayValue)
-            // The GOST certificates (issue 13) follow when the gost engine is there.
+            // The GOST certificates follow when the gost engine is there.
             let gost = GOSTEngine.isAvailable
             #expect(list.map { $0["ID"] } == [12831, 12832] + (gost ? [12833, 12834] : []))
             #expect(list.map { $0["IsDefault"] } == [true, false] + (gost ? [false, false] : []))

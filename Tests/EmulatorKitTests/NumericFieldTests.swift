@@ -5,7 +5,7 @@ import HTTPClient
 import JSON
 import Testing
 
-/// Issue 12 item 5: numeric fields arrive as numbers or as numeric strings (the HHFWDss sample
+/// Numeric fields arrive as numbers or as numeric strings (the HHFWDss sample
 /// sends `"hhive_id": "1"` and `"certificate_id": "12831"`), as a Django REST Framework server takes them.
 @Suite struct NumericFieldTests {
     @Test("the seed's own request with numeric strings signs; numbers sign; non-numeric strings are invalid_field")

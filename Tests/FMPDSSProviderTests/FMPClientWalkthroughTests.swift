@@ -21,7 +21,7 @@ struct FMPClientWalkthroughTests {
             #expect(FMPClient.responseStatus(from: auth.envelope) == "ok")
 
             let certificates = try await client.certificates(dssPassword: Secret(StandardSeed.dssPassword))
-            // The GOST certificates (issue 13) follow the sample's two when the gost engine is there.
+            // The GOST certificates follow the sample's two when the gost engine is there.
             let gost =
                 GOSTEngine.isAvailable ? [StandardSeed.gostCertificateID, StandardSeed.gost512CertificateID] : []
             #expect(

@@ -9,7 +9,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Issue 12 items 2–4: the provider owns its session, in a file other processes share.
+/// The provider owns its session, in a file other processes share.
 @Suite struct FMPSessionTests {
     static func parameters(
         _ url: URL,
@@ -74,7 +74,7 @@ import Testing
             #expect(try maria.storedCertificate() == nil)
             await expectError(.authenticationFailed) { try await maria.signatures() }
             // With her password she logs in, and sees her own (empty) history.
-            // (Maria has a GOST certificate too, issue 13: name her EC one.)
+            // (Maria has a GOST certificate too: name her EC one.)
             let mariaIdentity = try await maria.initialize(options: [
                 FMPDSSProvider.ParameterKey.password: .secret(Secret("456456")),
                 FMPDSSProvider.ParameterKey.certificateID: .integer(12900),

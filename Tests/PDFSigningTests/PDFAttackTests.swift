@@ -6,7 +6,7 @@ import Signing
 import TestSupport
 import Testing
 
-/// The attacks of issue 27 (items 1-7) and the shadow / incremental-saving variants, each built
+/// The known PDF attacks and the shadow / incremental-saving variants, each built
 /// here on a PDF signed by certsign and by pyHanko, with a classic xref and with xref streams:
 /// every one must be a change the policy does not allow, of the right class, with pyHanko's
 /// verdict asserted beside ours.

@@ -89,7 +89,7 @@ struct PDFInteropContentsTests {
         #expect(signature.verification.failure?.code == .malformed, "\(signature.verification)")
         #expect(signature.verification.failure?.reason.contains("zero padding") == true)
         // pyHanko reads the CMS and ignores what follows it (INTACT:TRUSTED,UNTOUCHED). We refuse, as
-        // issue 27 asks: those bytes are inside no signature and can carry anything.
+        // those bytes are inside no signature and can carry anything.
         let verdicts = try PDFFixtures.pyhankoValidate(path, root: pki.root, in: directory)
         #expect(verdicts == ["Signature1: INTACT:TRUSTED,UNTOUCHED"], "\(verdicts)")
     }

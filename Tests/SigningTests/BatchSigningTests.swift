@@ -181,7 +181,7 @@ import Testing
         var stale = try [0, 5, 9].map { index in
             try leave(name(of: FileSystem.temporaryPath(for: outputs[index]!.path)), modified: hourAgo, make: file)
         }
-        // Fresh (left by a run interrupted a moment ago): removed as well (issue 30 item 5).
+        // Fresh (left by a run interrupted a moment ago): removed as well.
         stale.append(try leave(name(of: FileSystem.temporaryPath(for: outputs[1]!.path)), modified: Date(), make: file))
         let kept = [
             // For a name this batch does not write.

@@ -138,7 +138,7 @@ struct SigningCoordinatorTests {
         #expect(Set(records.map(\.id)) == Set(results.map(\.record.id)))
     }
 
-    /// The journal read from synchronous code: `journal` is nonisolated (issue 30 item 15), so an app
+    /// The journal read from synchronous code: `journal` is nonisolated, so an app
     /// reaches it without `await`; this does not compile while it is actor-isolated.
     static func journal(of coordinator: SigningCoordinator) -> SignatureJournal { coordinator.journal }
 

@@ -9,7 +9,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 11, part A: each attack that made `CMSVerifier` answer VALID where `openssl cms -verify`
+/// Each attack that made `CMSVerifier` answer VALID where `openssl cms -verify`
 /// and ETSI validators answer no, built with the openssl command line, and the model that refuses it.
 @Suite("Validation model: validation time, algorithms, key usage, attached content, ESS, every signer, offline")
 struct ValidationModelTests {

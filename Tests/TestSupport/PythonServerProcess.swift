@@ -22,7 +22,7 @@ public let pythonJSONHandler = """
             pass
     """
 
-/// A Python script run as a real local server for a test (STYLE.md habit 14): `python3 SCRIPT
+/// A Python script run as a real local server for a test: `python3 SCRIPT
 /// ARGUMENTS…`, which binds its sockets to port 0 and prints the ports it got on the first line
 /// of its standard output; ``stop()`` ends it.
 public final class PythonServerProcess: Sendable {

@@ -336,7 +336,7 @@ struct TimestampTests {
     }
 }
 
-/// CAdES-T through `CMSVerifier` (the validation pipeline's timestamp seam).
+/// CAdES-T through `CMSVerifier` (the validation pipeline's signature timestamp check).
 @Suite("CAdES-T verification")
 struct CAdESTVerificationTests {
     let document = Array("Договор поставки № 7\n".utf8)

@@ -103,7 +103,7 @@ extension Commands {
             arguments: arguments,
             context: context
         )
-        // From here on SIGINT / SIGTERM stop the work after the group in flight (issue 30 item 5).
+        // From here on SIGINT / SIGTERM stop the work after the group in flight.
         let interrupt = SignInterrupt.install()
         defer { interrupt.restore() }
         let work = Task { try await signDocuments(run) }

@@ -1,7 +1,7 @@
 internal import COpenSSL
 internal import COpenSSLShims
 
-/// Short-lived memory BIOs, created and freed inside one call (STYLE.md habit 4).
+/// Short-lived memory BIOs, created and freed inside one call.
 package enum MemoryBIO {
     /// Calls `body` with a read-only BIO over `bytes`; the BIO is freed when `body` returns.
     package static func withReadBIO<R>(

@@ -1,7 +1,7 @@
 internal import COpenSSL
 internal import COpenSSLShims
 
-/// Owns one OpenSSL `EVP_PKEY*` and frees it in `deinit` (STYLE.md habit 2).
+/// Owns one OpenSSL `EVP_PKEY*` and frees it in `deinit`.
 ///
 /// `@unchecked Sendable`: the key is never mutated after creation; OpenSSL 3 allows concurrent
 /// signing with one `EVP_PKEY` as long as each operation uses its own `EVP_PKEY_CTX`, which every

@@ -2,7 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 
 /// OpenSSL's per-thread error queue. Swift may change threads at any `await`, so callers clear the
-/// queue, make the C call and drain it inside one synchronous function (STYLE.md habit 6).
+/// queue, make the C call and drain it inside one synchronous function.
 package enum OpenSSLErrorQueue {
     /// One entry of the queue.
     package struct Entry: Sendable {

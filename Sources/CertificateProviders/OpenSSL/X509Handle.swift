@@ -2,7 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import Foundation
 
-/// Owns one OpenSSL `X509*` and frees it in `deinit` (STYLE.md habit 2).
+/// Owns one OpenSSL `X509*` and frees it in `deinit`.
 ///
 /// `@unchecked Sendable`: the certificate is never mutated after creation; OpenSSL allows
 /// concurrent read-only use of an `X509` (its cached extension data is computed under a lock), and

@@ -3,7 +3,7 @@ internal import CSQLiteShims
 import CertificateProviders
 import Foundation
 
-/// One SQLite connection, closed in `deinit` (STYLE.md habit 2). Used by one actor at a time.
+/// One SQLite connection, closed in `deinit`. Used by one actor at a time.
 final class SQLiteConnection {
     private let handle: OpaquePointer
     /// The database path, for error messages.
