@@ -1,0 +1,98 @@
+import CertificateProvidersTesting
+import Foundation
+import TestSupport
+import Testing
+
+/// docs/ARCHITECTURE.md draws the module graph a newcomer reads first: every Swift target of
+/// Sources/ and Providers/ with its direct dependencies, as `swift package dump-package` gives them.
+/// A target added, removed or rewired without the document fails here.
+@Suite struct ArchitectureDocumentTests {
+    /// One target's name and its direct dependencies, sorted.
+    struct Edge: Hashable, CustomStringConvertible {
+        let target: String
+        let dependencies: [String]
+        var description: String { "\(target) -> \(dependencies.joined(separator: ", "))" }
+    }
+
+    /// The Swift targets outside Tests/ and their dependencies, from the manifest itself.
+    static func manifestGraph() throws -> Set<Edge> {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let dump = try ExternalTool.run(
+            "swift",
+            ["package", "--scratch-path", scratch.path, "dump-package"],
+            directory: PackageRoot.url
+        ).requireSuccess()
+        let manifest = try #require(try JSONSerialization.jsonObject(with: dump.standardOutput) as? [String: Any])
+        let targets = try #require(manifest["targets"] as? [[String: Any]])
+        var edges = Set<Edge>()
+        for target in targets {
+            let name = try #require(target["name"] as? String)
+            let type = target["type"] as? String ?? ""
+            let path = target["path"] as? String ?? "Sources/\(name)"
+            guard type != "test", type != "system", !path.hasPrefix("Tests"), isSwift(path) else { continue }
+            let dependencies = (target["dependencies"] as? [[String: Any]] ?? []).compactMap { dependency in
+                ["byName", "target", "product"].lazy.compactMap { (dependency[$0] as? [Any])?.first as? String }.first
+            }
+            edges.insert(Edge(target: name, dependencies: dependencies.sorted()))
+        }
+        return edges
+    }
+
+    /// Whether the target's folder holds Swift sources (the C shims hold C).
+    static func isSwift(_ path: String) -> Bool {
+        let folder = PackageRoot.url.appendingPathComponent(path)
+        guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return false }
+        return walker.contains { ($0 as? String)?.hasSuffix(".swift") == true }
+    }
+
+    /// The `A -> B, C` lines of the document's first `text` block.
+    static func documentGraph() throws -> Set<Edge> {
+        let text = try String(
+            contentsOf: PackageRoot.url.appendingPathComponent("docs/ARCHITECTURE.md"),
+            encoding: .utf8
+        )
+        let block = try #require(text.firstMatch(of: /```text\n(?<lines>[\s\S]*?)```/)).output.lines
+        return Set(
+            block.split(separator: "\n").map { line in
+                let parts = line.split(separator: "->", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let dependencies = parts.count > 1 ? parts[1].split(separator: ",") : []
+                return Edge(
+                    target: parts[0],
+                    dependencies: dependencies.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                        .sorted()
+                )
+            }
+        )
+    }
+
+    @Test("docs/ARCHITECTURE.md lists every target of the manifest with exactly its dependencies")
+    func theDocumentDrawsTheManifest() throws {
+        let manifest = try Self.manifestGraph()
+        let document = try Self.documentGraph()
+        #expect(manifest.count > 20, "the manifest's targets were not read: \(manifest)")
+        let missing = manifest.subtracting(document).sorted { $0.target < $1.target }
+        let stale = document.subtracting(manifest).sorted { $0.target < $1.target }
+        #expect(missing.isEmpty, "targets missing from docs/ARCHITECTURE.md, or with other arrows there: \(missing)")
+        #expect(stale.isEmpty, "docs/ARCHITECTURE.md has arrows the manifest does not: \(stale)")
+    }
+
+    @Test("Validation and CMS reach neither the journal nor SQLite nor libpq; Signing does not reach PostgreSQL")
+    func verifyingLinksNoJournal() throws {
+        let graph = Dictionary(uniqueKeysWithValues: try Self.manifestGraph().map { ($0.target, $0.dependencies) })
+        func closure(of target: String) -> Set<String> {
+            var seen = Set<String>()
+            var queue = [target]
+            while let next = queue.popLast() {
+                for dependency in graph[next] ?? [] where seen.insert(dependency).inserted { queue.append(dependency) }
+            }
+            return seen
+        }
+        for module in ["CMS", "Validation"] {
+            let reached = closure(of: module)
+            #expect(reached.isDisjoint(with: ["SignatureJournal", "SignatureJournalPostgres", "CSQLite", "CPostgres"]))
+        }
+        #expect(!closure(of: "Signing").contains("CPostgres"))
+        #expect(!closure(of: "SignatureJournal").contains("CPostgres"))
+    }
+}
