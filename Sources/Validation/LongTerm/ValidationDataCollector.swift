@@ -6,7 +6,7 @@ import Foundation
 /// timestamp's TSA (signature and archive timestamps), built from the certificates the signature
 /// and its tokens carry and the trust anchors, and a revocation answer from the
 /// ``RevocationDataCache`` for every certificate of those paths but the anchors (and self-signed
-/// roots). Format-neutral: a PAdES DSS is filled from the same ``ValidationData``.
+/// roots). Format-neutral: a PAdES DSS is filled from the same `ValidationData` (module `CMS`).
 public struct ValidationDataCollector: Sendable {
     /// The run's revocation answers (one request per distinct certificate).
     public let cache: RevocationDataCache

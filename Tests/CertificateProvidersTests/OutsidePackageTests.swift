@@ -1,0 +1,52 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import TestSupport
+import Testing
+
+/// Packages outside this one, built with `swift build` as an app's would be, against the products
+/// alone (Tests/Fixtures/OutsidePackages). Each keeps its own scratch path under `.build/`, so a
+/// second run builds only what changed.
+@Suite struct OutsidePackageTests {
+    /// Builds the fixture package `name` and returns the path of its executable `product`.
+    static func build(_ name: String, product: String) throws -> String {
+        let package = PackageRoot.url.appendingPathComponent("Tests/Fixtures/OutsidePackages/\(name)")
+        let scratch = PackageRoot.url.appendingPathComponent(".build/outside-packages/\(name)")
+        let built = try ExternalTool.run(
+            "swift",
+            ["build", "--package-path", package.path, "--scratch-path", scratch.path, "--product", product]
+        )
+        try #require(built.succeeded, "swift build of \(name): \(built.errorOutput)\(built.output)")
+        return scratch.appendingPathComponent("debug/\(product)").path
+    }
+
+    @Test("An app on Signing, PKCS12Provider and SignatureJournal signs into SQLite, and its binary needs no libpq")
+    func sqliteAppLinksNoPostgres() throws {
+        let binary = try Self.build("SQLiteSigner", product: "sqlite-signer")
+        let needed = try ExternalTool.run("readelf", ["-d", binary]).requireSuccess().output
+        #expect(needed.contains("libsqlite3.so"), "\(needed)")
+        #expect(needed.contains("libcrypto.so"), "\(needed)")
+        #expect(!needed.contains("libpq"), "the SQLite app links the PostgreSQL client: \(needed)")
+
+        let pki = try CertomancerPKI()
+        defer { pki.stop() }
+        let directory = try TemporaryDirectory(prefix: "outside-sqlite")
+        let document = try directory.write("Отчёт.txt", text: "Квартальный отчёт\n")
+        let run = try ExternalTool.run(
+            binary,
+            [pki.pkcs12Path("signer-rsa"), document, directory.path("journal.sqlite"), pki.certificatePath("root")],
+            environment: ["SIGNER_P12_PASSWORD": CertomancerPKI.pkcs12Password]
+        )
+        #expect(run.succeeded, "\(run.errorOutput)")
+        #expect(run.output.contains("valid: true"), "\(run.output)")
+        #expect(run.output.contains("records: 1"), "\(run.output)")
+        let openssl = try OpenSSLCMS.verify(
+            signatureFile: document + ".p7s",
+            contentFile: document,
+            caFile: pki.certificatePath("root"),
+            cades: true,
+            anyPurpose: true
+        )
+        #expect(openssl.succeeded, "\(openssl.errorOutput)")
+    }
+}
