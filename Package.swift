@@ -307,7 +307,7 @@ let package = Package(
             name: "certsign-bench",
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "SignatureJournal",
-                "CertificateProvidersTesting",
+                "CertificateProvidersTesting", "TestSupport",
                 "JSON", "HTTPClient", "FMPDSSProvider", "EmulatorKit", "CryptoProDSSProvider", "PKCS11Provider",
                 "PDFSigning",
             ],

@@ -1,5 +1,6 @@
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 
 /// One measured figure: the median of several runs and their spread.
 struct Sample: Sendable {

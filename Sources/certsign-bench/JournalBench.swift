@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 
 /// The journal rows: `certsign sign` of the CLI batch's documents (default 2000 × 1 KiB,
 /// P-256, `--out-dir`, fsync kept) into a PostgreSQL journal (a private cluster on loopback, started

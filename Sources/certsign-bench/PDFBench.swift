@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PDFSigning
+import TestSupport
 
 /// PDFSigning's figures: PAdES signing of a 64 MiB PDF (`--pdf-mib`) against
 /// `openssl dgst -sha256` of the same file in the same run, and the peak RSS of a fresh child

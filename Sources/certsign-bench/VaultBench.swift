@@ -3,6 +3,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// The `vault` suite: 1000 documents of 1 KiB signed through `vault-transit` in one `certsign sign`

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PDFSigning
+import TestSupport
 
 /// `certsign verify` over many files in one call, each against pyHanko doing the
 /// same validation in a loop in one Python process, measured alternately in the same run:

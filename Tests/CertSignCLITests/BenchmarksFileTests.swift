@@ -1,5 +1,6 @@
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// `make bench` writes BENCHMARKS.md: a real run of `certsign-bench --write FILE` (the verify

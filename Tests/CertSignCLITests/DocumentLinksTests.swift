@@ -1,5 +1,6 @@
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// The README stays a page for users (at most 500 lines, the reference material in docs/),

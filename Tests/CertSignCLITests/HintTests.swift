@@ -1,6 +1,7 @@
 import CertificateProviders
 import Foundation
 import PKCS11Provider
+import TestSupport
 import Testing
 
 @testable import CertSignCLI

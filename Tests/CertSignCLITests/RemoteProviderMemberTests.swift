@@ -3,6 +3,7 @@ import CSCProvider
 import CertificateProviders
 import CryptoProDSSProvider
 import FMPDSSProvider
+import TestSupport
 import Testing
 import VaultTransitProvider
 

@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// `certsign sign` tells files apart by what they are, not by how they are spelled (it no

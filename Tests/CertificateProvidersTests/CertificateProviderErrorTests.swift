@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("CertificateProviderError: codes keep their names, OpenSSL's lines only in the debug description")

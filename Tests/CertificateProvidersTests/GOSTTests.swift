@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// GOST R 34.10-2012 keys and GOST R 34.11-2012 (Streebog) digests in the core, checked against

@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// A provider that implements nothing but its ID: every SAP-optional method uses the default.

@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+import TestSupport
 import Testing
 
 /// The parameter schema: one declaration per parameter; validation messages, redaction, the

@@ -1,4 +1,5 @@
 import CertificateProviders
+import TestSupport
 import Testing
 
 @Suite struct SecretTests {

@@ -1,4 +1,5 @@
 import CertificateProviders
+import TestSupport
 
 /// The ID these tests register their doubles under (the core declares no provider IDs).
 extension ProviderID {

@@ -3,6 +3,7 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import JSON
+import TestSupport
 import Testing
 
 /// Numeric fields arrive as numbers or as numeric strings (the HHFWDss sample

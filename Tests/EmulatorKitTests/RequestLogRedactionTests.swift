@@ -4,6 +4,7 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import JSON
+import TestSupport
 import Testing
 
 @Suite("DSSEmulator: the request log keeps no secrets unless asked")

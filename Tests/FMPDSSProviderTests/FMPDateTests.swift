@@ -1,5 +1,6 @@
 import FMPDSSProvider
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("FMP dates: the direct reading of YYYY-MM-DDTHH:MM:SSZ agrees with ISO8601FormatStyle")

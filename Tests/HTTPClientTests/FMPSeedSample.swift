@@ -3,6 +3,7 @@ import EmulatorKit
 import FMPDSSProvider
 import Foundation
 import HTTPClient
+import TestSupport
 
 /// Signs the seed sample's cell (resource, table, column, row) with the sample's certificate and PIN:
 /// the one FMP sign call the transport tests make.

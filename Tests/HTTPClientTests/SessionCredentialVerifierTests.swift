@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import HTTPClient
+import TestSupport
 import Testing
 
 /// The verifier a kept remote session stores of its login credentials: salted, slow, and matching

@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// pyHanko as the second judge of the change-analysis tests, and the legitimate updates it makes

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import PDFSigning
 import Signing
+import TestSupport
 import Testing
 
 @Suite("PDFSignatureVerifier laterChanges: signatures only, form fields filled, or other changes")

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import PDFSigning
 import Signing
+import TestSupport
 import Testing
 
 @Suite("PDFSignatureVerifier: every signature, its revision, later changes, the CMS under the validation policy")

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PDFSigning
+import TestSupport
 
 extension TemporaryDirectory {
     /// Signs the PDF at `input` with ``PDFSigner`` (our writer) into the file `name` in this directory.

@@ -8,6 +8,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// What SoftHSM cannot do by itself, added by a small PKCS#11 module (FaultModule/fault-module.c,

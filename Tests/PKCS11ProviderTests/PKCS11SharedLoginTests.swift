@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import PKCS11Provider
 import Signing
+import TestSupport
 import Testing
 
 /// Two providers for one token in one process. PKCS#11 keeps the login per application and token,

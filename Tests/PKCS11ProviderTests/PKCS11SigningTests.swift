@@ -4,6 +4,7 @@ import Foundation
 import PKCS11Provider
 import SignatureJournal
 import Signing
+import TestSupport
 import Testing
 
 /// Signing on SoftHSM2 tokens made by softhsm2-util / pkcs11-tool / python-pkcs11; every signature

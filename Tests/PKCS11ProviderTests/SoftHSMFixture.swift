@@ -4,6 +4,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// SoftHSM2 tokens made by `softhsm2-util`, `pkcs11-tool`, `openssl` and Python's `pkcs11` package,

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
+import TestSupport
 import Testing
 
 /// GOST PKCS#12 files as `openssl pkcs12 -engine gost -export` writes them (TC26 PBES2 with gost89

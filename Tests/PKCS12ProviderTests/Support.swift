@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import PKCS12Provider
+import TestSupport
 import Testing
 
 /// Shared fixtures: one test CA, real tools to write PKCS#12 files, and `openssl` to verify signatures.

@@ -4,6 +4,7 @@ internal import Durability
 import Foundation
 import SignatureJournal
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Signing

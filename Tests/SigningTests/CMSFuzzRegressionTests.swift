@@ -1,6 +1,7 @@
 import CertificateProviders
 import Foundation
 import Signing
+import TestSupport
 import Testing
 
 /// Inputs `make fuzz` found in the `cms-verify` target; each is also in the fuzz corpus under

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import Signing
+import TestSupport
 import Testing
 
 @Suite("CMSSigner: signatures that openssl cms -verify accepts")

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import SignatureJournal
 import Signing
+import TestSupport
 import Testing
 
 /// CMS and CAdES-BES with GOST R 34.10-2012 keys: the digest follows the key, `openssl cms -engine

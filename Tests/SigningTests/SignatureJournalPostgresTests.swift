@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import SignatureJournalPostgres
 import Signing
+import TestSupport
 import Testing
 
 @testable import SignatureJournal

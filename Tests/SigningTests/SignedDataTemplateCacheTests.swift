@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Signing

@@ -1,4 +1,5 @@
 import CertificateProviders
+import TestSupport
 
 /// The IDs these tests register their doubles under: the core declares no provider IDs and this target
 /// links no provider, so the doubles take the names the real providers use (journal rows and server

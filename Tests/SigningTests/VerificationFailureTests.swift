@@ -1,6 +1,7 @@
 import CertificateProviders
 import Foundation
 import Signing
+import TestSupport
 import Testing
 
 @Suite("VerificationFailure: codes keep their names, OpenSSL's lines only in the debug description")

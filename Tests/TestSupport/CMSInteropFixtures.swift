@@ -1,5 +1,5 @@
 public import CertificateProviders
-public import CertificateProvidersTesting
+import CertificateProvidersTesting
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 public import CertificateProviders
-public import CertificateProvidersTesting
+import CertificateProvidersTesting
 public import Foundation
 import Testing
 

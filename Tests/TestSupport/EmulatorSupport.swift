@@ -1,4 +1,4 @@
-public import CertificateProvidersTesting
+import CertificateProvidersTesting
 public import EmulatorKit
 public import Foundation
 

@@ -1,4 +1,4 @@
-public import CertificateProvidersTesting
+import CertificateProvidersTesting
 import Foundation
 import Testing
 

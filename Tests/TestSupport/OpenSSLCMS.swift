@@ -1,5 +1,5 @@
 public import CertificateProviders
-public import CertificateProvidersTesting
+import CertificateProvidersTesting
 import Foundation
 
 /// `openssl cms -verify -binary -inform DER`, the interop oracle every suite checks signatures with.

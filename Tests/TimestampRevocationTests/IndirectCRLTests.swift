@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import Signing
+import TestSupport
 import Testing
 
 /// Who may sign a CRL: the certificate's issuer, or, for an indirect CRL, the cRLIssuer its CRL

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import Signing
+import TestSupport
 import Testing
 
 /// A root, two intermediates and signers whose authorityInfoAccess names a mode of a

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import PDFSigning
 import Signing
+import TestSupport
 import Testing
 
 /// `verify FILE.pdf --check-revocation`: a PAdES signature's whole path asked online, as for a

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import Signing
+import TestSupport
 import Testing
 
 /// A root, an intermediate and a signer under it, as PEM files beside the CRLs `openssl ca` makes
