@@ -1,4 +1,5 @@
 public import CertificateProviders
+import RemoteProviderSupport
 
 /// An AWS KMS asymmetric key with `KeyUsage` `SIGN_VERIFY`: it stays in KMS, which signs each
 /// message or digest with one `Sign` request.
@@ -156,7 +157,8 @@ public struct AWSKMSSigningKey: BatchSigningKey {
         return results.compactMap { $0 }
     }
 
-    /// - Throws: `.cryptoFailure` when `signature` does not verify over `digest`.
+    /// - Throws: `.invalidServerSignature` when `signature` does not verify over `digest` with the
+    ///   certificate, or with the key's public key when no certificate is given.
     private func check(
         _ signature: [UInt8],
         digest: [UInt8],
@@ -165,21 +167,21 @@ public struct AWSKMSSigningKey: BatchSigningKey {
         _ digestAlgorithm: DigestAlgorithm,
         _ scheme: SignatureScheme
     ) throws {
-        let valid =
+        try ServerSignatureValues.verify(
+            [signature],
+            count: 1,
+            service: "AWS KMS key \(key.keyID): signature \(index + 1) of \(count) returned by Sign",
+            against: certificate.map { "the certificate '\($0.subject)'" } ?? "the key's public key",
+            digestAlgorithm: digestAlgorithm,
+            hint: "a KMS stand-in that hashes a DIGEST again signs the wrong value: use messageType=auto"
+        ) { _ in
             certificate?.isValidSignature(
                 signature,
                 forDigest: digest,
                 digestAlgorithm: digestAlgorithm,
                 scheme: scheme
             )
-            ?? key.isValidSignature(signature, forDigest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
-        guard !valid else { return }
-        let against = certificate.map { "the certificate '\($0.subject)'" } ?? "the key's public key"
-        throw CertificateProviderError(
-            .cryptoFailure,
-            "AWS KMS key \(key.keyID): signature \(index + 1) of \(count) returned by Sign does not verify with "
-                + "\(against) over its \(digestAlgorithm) digest (a KMS stand-in that hashes a DIGEST again signs "
-                + "the wrong value: use messageType=auto); nothing was signed"
-        )
+                ?? key.isValidSignature(signature, forDigest: digest, digestAlgorithm: digestAlgorithm, scheme: scheme)
+        }
     }
 }

@@ -1,4 +1,5 @@
 public import CertificateProviders
+import RemoteProviderSupport
 
 /// The key of a CSC credential: it stays on the service, which signs hashes after an authorization.
 ///
@@ -106,19 +107,13 @@ public struct CSCSigningKey: BatchSigningKey {
             hashAlgorithm: digestAlgorithm,
             signAlgorithm: signAlgorithm
         )
-        if let index = certificate.firstInvalidSignature(
+        try certificate.verifyServerSignatures(
             signatures,
             forDigests: digests,
             digestAlgorithm: digestAlgorithm,
-            scheme: scheme
-        ) {
-            throw CertificateProviderError(
-                .invalidServerSignature,
-                "CSC credential \(credentialID): signature \(index + 1) of \(signatures.count) returned by "
-                    + "signatures/signHash does not verify with the certificate '\(certificate.subject)' over its "
-                    + "hash; nothing was signed"
-            )
-        }
+            scheme: scheme,
+            service: "CSC credential \(credentialID): signatures/signHash"
+        )
         return signatures
     }
 }

@@ -1,4 +1,5 @@
 public import CertificateProviders
+import RemoteProviderSupport
 
 /// A transit key: it stays on the Vault / OpenBao server, which signs digests made here.
 ///
@@ -126,19 +127,13 @@ public struct VaultTransitSigningKey: BatchSigningKey {
         _ scheme: SignatureScheme,
         _ what: String
     ) throws {
-        guard let certificate else { return }
-        if let index = certificate.firstInvalidSignature(
+        try certificate?.verifyServerSignatures(
             signatures,
             forDigests: digests,
             digestAlgorithm: digestAlgorithm,
-            scheme: scheme
-        ) {
-            throw CertificateProviderError(
-                .cryptoFailure,
-                "\(what): signature \(index + 1) of \(signatures.count) does not verify with the certificate "
-                    + "'\(certificate.subject)' over its digest; nothing was signed"
-            )
-        }
+            scheme: scheme,
+            service: what
+        )
     }
 
     /// The transit name of a digest (`sha2-256`).

@@ -34,20 +34,6 @@ extension Certificate {
         )
     }
 
-    /// The index of the first of `signatures` (values a service returned for `digests`, in order)
-    /// that is not a valid signature of the digest at the same index, or nil when all are
-    /// (``isValidSignature(_:forDigest:digestAlgorithm:scheme:)``).
-    package func firstInvalidSignature(
-        _ signatures: [[UInt8]],
-        forDigests digests: [[UInt8]],
-        digestAlgorithm: DigestAlgorithm,
-        scheme: SignatureScheme
-    ) -> Int? {
-        zip(signatures, digests).enumerated().first { _, pair in
-            !isValidSignature(pair.0, forDigest: pair.1, digestAlgorithm: digestAlgorithm, scheme: scheme)
-        }?.offset
-    }
-
     /// ``isValidSignature(_:forDigest:digestAlgorithm:scheme:)`` with a public key held by OpenSSL
     /// (a certificate's, or a key a service returned without a certificate), borrowed for the call.
     /// - Parameter algorithm: `publicKey`'s algorithm (``EVPKeyHandle/algorithm(of:)``).

@@ -2,6 +2,7 @@ import AWSKMSProvider
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import RemoteProviderSupport
 import TestSupport
 import Testing
 
@@ -56,7 +57,7 @@ struct AWSKMSProviderTests {
             keyID: moto.keys["p256"]!,
             [AWSKMSProvider.ParameterKey.messageType: .string("digest")]
         ).signingKey()
-        await expectError(.cryptoFailure, containing: "messageType=auto") {
+        await expectError(.invalidServerSignature, containing: "messageType=auto") {
             try await key.signature(for: [1, 2, 3], digestAlgorithm: .sha256, scheme: .ecdsa)
         }
         let raw = try await provider(
@@ -124,7 +125,7 @@ struct AWSKMSProviderTests {
             )
         }
         // moto signs PSS with the maximum salt length: the answer does not pass the check, nothing is returned.
-        await expectError(.cryptoFailure, containing: "does not verify") {
+        await expectError(.invalidServerSignature, containing: "does not verify") {
             try await key.signature(for: Array("x".utf8), digestAlgorithm: .sha256, scheme: .rsaPSS)
         }
     }
