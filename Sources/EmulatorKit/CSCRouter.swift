@@ -108,7 +108,7 @@ final class CSCSADStore: Sendable {
 /// `expired_token`; 401 `invalid_client` at the token endpoint. Faults: `expired-token` expires the
 /// presented token first; `sad-expired` makes signHash find its SAD expired; `wrong-hash` makes
 /// signHash sign another hash than the one sent.
-struct CSCRouter: Sendable {
+struct CSCRouter: EmulatorRouter {
     /// An error answer.
     struct Failure: Error {
         var status: Int
@@ -179,17 +179,11 @@ struct CSCRouter: Sendable {
     // MARK: OAuth 2.0
 
     private func token(_ request: ServerRequest) throws -> ServerResponse {
-        guard request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
-            let form = Form.parse(request.body)
-        else {
-            throw Failure(400, "invalid_request", "the body must be application/x-www-form-urlencoded UTF-8")
-        }
-        guard form["grant_type"] == "client_credentials" else {
-            throw Failure(
-                400,
-                "unsupported_grant_type",
-                "grant_type '\(form["grant_type"] ?? "")' is not supported; use client_credentials"
-            )
+        let form: [String: String]
+        do {
+            form = try OAuthToken.form(of: request, grantType: "client_credentials")
+        } catch {
+            throw Failure(error.status, error.code, error.description)
         }
         var clientID = form["client_id"]
         var secret = form["client_secret"]

@@ -33,7 +33,7 @@ public enum CryptoProEmulatorClients {
 ///
 /// Every error is `{"Message": …}` with a 4xx/5xx status. Tokens issued here belong to the pseudo
 /// device ``tokenDevice``, so FMP routes refuse them and this router refuses FMP tokens.
-struct CryptoProRouter: Sendable {
+struct CryptoProRouter: EmulatorRouter {
     let store: EmulatorStore
     let configuration: DSSEmulator.Configuration
 
@@ -46,8 +46,9 @@ struct CryptoProRouter: Sendable {
     /// The routes this router owns start with `/STS/` or `/SignServer/`.
     func owns(_ path: String) -> Bool { path.hasPrefix("/STS/") || path.hasPrefix("/SignServer/") }
 
-    /// Answers one request; `expireToken` makes the presented bearer token expire first (fault).
-    func handle(_ request: ServerRequest, expireToken: Bool) -> ServerResponse {
+    /// Answers one request; the `expired-token` fault makes the presented bearer token expire first.
+    func handle(_ request: ServerRequest, fault: DSSEmulator.Fault?) -> ServerResponse {
+        let expireToken = fault == .expiredToken
         var path = request.path
         if path.count > 1, path.hasSuffix("/") { path.removeLast() }
         switch path {
@@ -60,6 +61,11 @@ struct CryptoProRouter: Sendable {
         default:
             return CryptoProRouter.error(404, "no route for \(request.path)")
         }
+    }
+
+    /// A CryptoPro error body: `{"Message": …}` (CryptoPro's errors carry no code).
+    func error(_ status: Int, code: String, _ message: String) -> ServerResponse {
+        CryptoProRouter.error(status, message)
     }
 
     /// A CryptoPro error body: `{"Message": …}`.
@@ -92,21 +98,15 @@ struct CryptoProRouter: Sendable {
     }
 
     private func token(_ request: ServerRequest) -> ServerResponse {
-        guard request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
-            return oauthError(400, "invalid_request", "the body must be application/x-www-form-urlencoded")
-        }
-        guard let form = Form.parse(request.body) else {
-            return oauthError(400, "invalid_request", "the body must be application/x-www-form-urlencoded UTF-8")
-        }
-        for field in ["grant_type", "username", "password", "client_id", "resource"] where (form[field] ?? "").isEmpty {
-            return oauthError(400, "invalid_request", "form field '\(field)' is missing")
-        }
-        guard form["grant_type"] == "password" else {
-            return oauthError(
-                400,
-                "unsupported_grant_type",
-                "grant_type '\(form["grant_type"] ?? "")' is not supported; use password"
+        let form: [String: String]
+        do {
+            form = try OAuthToken.form(
+                of: request,
+                grantType: "password",
+                required: ["grant_type", "username", "password", "client_id", "resource"]
             )
+        } catch {
+            return oauthError(error.status, error.code, error.description)
         }
         let clientID = form["client_id"] ?? ""
         switch clientID {

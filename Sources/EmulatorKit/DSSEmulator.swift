@@ -373,17 +373,32 @@ public final class DSSEmulator: Sendable {
 
     // MARK: Request handling (on libmicrohttpd's connection threads)
 
+    /// Every API the emulator serves, in the order they claim paths.
+    private func routers() -> [any EmulatorRouter] {
+        [
+            CSCRouter(store: store, configuration: configuration, sads: cscSADs, baseURL: baseURL),
+            CryptoProRouter(store: store, configuration: configuration),
+            TSARouter(pki: pki, configuration: configuration) { self.stopping.load(ordering: .sequentiallyConsistent) },
+            RevocationRouter(pki: pki),
+            FMPRouter(store: store, configuration: configuration, signer: signer),
+        ]
+    }
+
     private func respond(to request: ServerRequest) -> ServerResponse? {
         record(request)
-        let cryptoPro = CryptoProRouter(store: store, configuration: configuration)
-        let isCryptoPro = cryptoPro.owns(request.path)
+        let router = routers().first { $0.owns(request.path) }
+        func error(_ status: Int, _ code: String, _ message: String) -> ServerResponse {
+            router?.error(status, code: code, message) ?? Reply.error(status, code, message)
+        }
         var fault: Fault?
         if configuration.faultsEnabled, let value = request.header(Fault.headerName) {
             guard let parsed = Fault(headerValue: value) else {
-                let message =
+                return error(
+                    400,
+                    "unknown_fault",
                     "\(Fault.headerName) '\(value)' names no fault (status-500, malformed-json, delay=<ms>, drop, "
-                    + "expired-token, large-body=<bytes>, sad-expired, wrong-hash)"
-                return isCryptoPro ? CryptoProRouter.error(400, message) : Reply.error(400, "unknown_fault", message)
+                        + "expired-token, large-body=<bytes>, sad-expired, wrong-hash)"
+                )
             }
             fault = parsed
         }
@@ -391,8 +406,7 @@ public final class DSSEmulator: Sendable {
         case .drop?:
             return nil
         case .status500?:
-            let message = "simulated server failure (\(Fault.headerName): status-500)"
-            return isCryptoPro ? CryptoProRouter.error(500, message) : Reply.error(500, "internal_error", message)
+            return error(500, "internal_error", "simulated server failure (\(Fault.headerName): status-500)")
         case .malformedJSON?:
             return ServerResponse(
                 status: 200,
@@ -409,20 +423,8 @@ public final class DSSEmulator: Sendable {
         case .expiredToken?, .sadExpired?, .wrongHash?, nil:
             break
         }
-        let csc = CSCRouter(store: store, configuration: configuration, sads: cscSADs, baseURL: baseURL)
-        if csc.owns(request.path) { return csc.handle(request, fault: fault) }
-        if isCryptoPro { return cryptoPro.handle(request, expireToken: fault == .expiredToken) }
-        let tsa = TSARouter(pki: pki, configuration: configuration)
-        if tsa.owns(request.path) {
-            return tsa.handle(request) { self.stopping.load(ordering: .sequentiallyConsistent) }
-        }
-        let revocation = RevocationRouter(pki: pki)
-        if revocation.owns(request.path) { return revocation.handle(request) }
-        let router = FMPRouter(store: store, configuration: configuration, signer: signer)
-        guard router.owns(request.path) else {
-            return Reply.error(404, "not_found", "no route for \(request.path)")
-        }
-        return router.handle(request, expireToken: fault == .expiredToken)
+        guard let router else { return Reply.error(404, "not_found", "no route for \(request.path)") }
+        return router.handle(request, fault: fault)
     }
 
     private func record(_ request: ServerRequest) {

@@ -7,7 +7,7 @@ import JSON
 ///
 /// Success bodies are the server JSON (`result.raw` on the client side); error bodies are FMP
 /// envelopes: `{"status":"error","http":{"status":N},"errors":[{"code","description"}]}`.
-struct FMPRouter: Sendable {
+struct FMPRouter: EmulatorRouter {
     let store: EmulatorStore
     let configuration: DSSEmulator.Configuration
     let signer: any EmulatorSigner
@@ -15,8 +15,9 @@ struct FMPRouter: Sendable {
     /// The routes this router owns start with `/api/`.
     func owns(_ path: String) -> Bool { path.hasPrefix("/api/") }
 
-    /// Answers one request; `expireToken` makes the presented bearer token expire first (fault).
-    func handle(_ request: ServerRequest, expireToken: Bool) -> ServerResponse {
+    /// Answers one request; the `expired-token` fault makes the presented bearer token expire first.
+    func handle(_ request: ServerRequest, fault: DSSEmulator.Fault?) -> ServerResponse {
+        let expireToken = fault == .expiredToken
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard parts.count >= 3, parts[0] == "api", parts[1] == configuration.apiVersion else {
             return Reply.error(404, "not_found", "no route for \(request.path)")

@@ -11,7 +11,7 @@ import Foundation
 ///   is echoed; thisUpdate now, nextUpdate in one hour.
 /// - `GET /crl` (`application/pkix-crl`, DER, RFC 5280): a v2 CRL listing the revoked
 ///   certificates; thisUpdate now, nextUpdate in one day.
-struct RevocationRouter: Sendable {
+struct RevocationRouter: EmulatorRouter {
     let pki: EmulatorPKI
 
     static let ocspPath = "/ocsp"
@@ -19,7 +19,8 @@ struct RevocationRouter: Sendable {
 
     func owns(_ path: String) -> Bool { path == Self.ocspPath || path == Self.crlPath }
 
-    func handle(_ request: ServerRequest) -> ServerResponse {
+    /// Answers a CRL download or an OCSP request (the shared faults only).
+    func handle(_ request: ServerRequest, fault: DSSEmulator.Fault?) -> ServerResponse {
         if request.path == Self.crlPath {
             guard request.method == "GET" || request.method == "HEAD" else { return Self.methodNotAllowed("GET") }
             guard let crl = try? makeCRL() else { return Self.text(500, "the CRL could not be made") }

@@ -15,9 +15,11 @@ import Foundation
 /// another nonce), `/tsa/wrong-imprint` (a token over another imprint), `/tsa/slow` or
 /// `/tsa/slow=<ms>` (answers after a delay; default 2 000 ms, at most
 /// ``DSSEmulator/Configuration/maxFaultDelayMilliseconds``).
-struct TSARouter: Sendable {
+struct TSARouter: EmulatorRouter {
     let pki: EmulatorPKI
     let configuration: DSSEmulator.Configuration
+    /// Whether the emulator is stopping (a slow answer then ends early).
+    let isStopping: @Sendable () -> Bool
 
     static let path = "/tsa"
 
@@ -43,7 +45,8 @@ struct TSARouter: Sendable {
 
     func owns(_ path: String) -> Bool { path == TSARouter.path || path.hasPrefix(TSARouter.path + "/") }
 
-    func handle(_ request: ServerRequest, isStopping: @Sendable () -> Bool) -> ServerResponse {
+    /// Answers a timestamp request; the path's last component selects a TSA fault (`/tsa/reject`).
+    func handle(_ request: ServerRequest, fault _: DSSEmulator.Fault?) -> ServerResponse {
         var fault: Fault?
         if request.path != TSARouter.path {
             let component = String(request.path.dropFirst(TSARouter.path.count + 1)).trimmingCharacters(
