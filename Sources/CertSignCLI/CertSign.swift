@@ -83,7 +83,7 @@ public enum CertSign {
             context.emulatorRunner = emulatorRunner
             return try await invocation.run(context)
         } catch let error as UsageError {
-            console.err("certsign: \(error.message)")
+            console.err("certsign: \(Format.printable(error.message))")
             console.err("usage: \(error.usage)")
             fail("usage", error.message, hint: "usage: \(error.usage)")
             return exitUsage

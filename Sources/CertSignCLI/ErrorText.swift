@@ -4,8 +4,9 @@ import PKCS11Provider
 /// One- or two-line error messages: what went wrong and what to do.
 enum ErrorText {
     static func render(_ error: CertificateProviderError, hint: String?) -> String {
-        var text = "certsign: error: \(error.reason)"
-        if let hint { text += "\n  hint: \(hint)" }
+        // Reasons and hints name files and quote servers: escaped, so neither can forge a line.
+        var text = "certsign: error: \(Format.printable(error.reason))"
+        if let hint { text += "\n  hint: \(Format.printable(hint))" }
         return text
     }
 

@@ -92,11 +92,11 @@ extension Commands {
                 if !context.json {
                     context.console.out(
                         upgrade.added == 0
-                            ? "\(path): every signer already has a timestamp"
+                            ? "\(Format.printable(path)): every signer already has a timestamp"
                             : upgrade.document.field.map {
-                                "timestamped \(path): document timestamp in field '\($0)', \(upgrade.times)"
+                                "timestamped \(Format.printable(path)): document timestamp in field '\($0)', \(upgrade.times)"
                             }
-                                ?? "timestamped \(path): \(upgrade.added) signer(s), \(upgrade.times)"
+                                ?? "timestamped \(Format.printable(path)): \(upgrade.added) signer(s), \(upgrade.times)"
                     )
                 }
             } catch let error as CertificateProviderError {
@@ -109,7 +109,7 @@ extension Commands {
                         code: error.code.rawValue
                     )
                 )
-                context.console.err("certsign: \(path): \(error.reason)")
+                context.console.err("certsign: \(Format.printable(path)): \(Format.printable(error.reason))")
             }
         }
         if context.json {

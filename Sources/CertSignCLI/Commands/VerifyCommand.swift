@@ -275,7 +275,7 @@ extension Commands {
     }
 
     private static func failedFile(_ path: String, code: String, reason: String) -> VerifiedFile {
-        let line = "ERROR: \(path): \(reason)"
+        let line = "ERROR: \(Format.printable(path)): \(Format.printable(reason))"
         return VerifiedFile(
             valid: false,
             line: line,
@@ -303,8 +303,10 @@ extension Commands {
         let hint =
             result.failure?.code == .contentMissing && contentPath == nil ? detachedContentHint(path, run) : nil
         let line =
-            result.failure.map { "INVALID: \(path): \($0.reason)" + (hint.map { "; \($0)" } ?? "") }
-            ?? "VALID: \(path)\(result.signers.first?.signerCertificate.map { " (\($0.subject))" } ?? "")"
+            result.failure.map {
+                "INVALID: \(Format.printable(path)): \(Format.printable($0.reason))" + (hint.map { "; \($0)" } ?? "")
+            }
+            ?? "VALID: \(Format.printable(path))\(result.signers.first?.signerCertificate.map { " (\($0.subject))" } ?? "")"
         return VerifiedFile(
             valid: result.isValid,
             line: line,
