@@ -44,6 +44,12 @@ public enum JournalLocation: Sendable, Hashable, CustomStringConvertible {
     /// Refuses a connection string with a password (`password=`, `user:password@`, `?password=`),
     /// as libpq itself parses it.
     static func checkNoPassword(_ connectionString: String) throws {
+        try URLCredentials.check(
+            connectionString,
+            what: "the journal URL",
+            instead: "give the password through PGPASSWORD, ~/.pgpass or PGPASSFILE (a .pgpass file of mode 0600)",
+            allowingUser: true
+        )
         let options = try parse(connectionString)
         if let password = options["password"], !password.isEmpty {
             throw CertificateProviderError.invalidParameter(
