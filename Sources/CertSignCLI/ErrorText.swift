@@ -22,6 +22,8 @@ enum ErrorText {
         let words = command?.words ?? []
         let group = words.first ?? ""
         switch error.code {
+        case .notStored where error.reason.contains("(--store) does not exist"):
+            return "check the --store path; 'certsign identity import' or 'certsign dss login' creates a store"
         case .notStored:
             if group == "signatures" { return "run 'certsign signatures list' to see the signature ids" }
             if group == "dss" {

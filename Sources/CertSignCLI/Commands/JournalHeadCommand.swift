@@ -6,6 +6,7 @@ import SignatureJournal
 extension Commands {
     static let journalHead = CommandDescriptor(
         words: ["journal", "head"],
+        storeUse: .readsJournal,
         summary: "print the signature journal's head: entry count and last hash (a checkpoint to publish)",
         discussion: """
             Publish the head (COUNT:HASH) somewhere the journal's writers cannot change; later, \

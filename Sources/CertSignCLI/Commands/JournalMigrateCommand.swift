@@ -23,6 +23,7 @@ extension Commands {
 
     static let journalMigrate = CommandDescriptor(
         words: ["journal", "migrate"],
+        storeUse: .readsJournal,
         summary: "copy the signature journal (every entry, its hash chain unchanged) into another, e.g. PostgreSQL",
         discussion: """
             Copies from the journal --journal names (default: the store's journal.sqlite) into the empty journal \

@@ -23,6 +23,7 @@ extension Commands {
 
     static let journalVerify = CommandDescriptor(
         words: ["journal", "verify"],
+        storeUse: .readsJournal,
         summary: "verify the signature journal's hash chain (exit 1 naming the first row changed behind its back)",
         discussion: """
             Recomputes every entry's hash from the first one (hash = SHA-256(previous hash ‖ entry)), and checks \

@@ -83,6 +83,7 @@ extension Commands {
 
     static let sessionsClear = CommandDescriptor(
         words: ["sessions", "clear"],
+        storeUse: .reads,
         summary: "forget the remote sessions kept in the store (all, one provider's, one server's)",
         discussion: """
             Removes the session files (the FMP session with the TLS settings of its login); the next command

@@ -8,6 +8,7 @@ import Signing
 extension Commands {
     static let signaturesList = CommandDescriptor(
         words: ["signatures", "list"],
+        storeUse: .readsJournal,
         summary: "list signatures: the local journal and server histories",
         examples: ["certsign --json signatures list"]
     ) { context in
@@ -64,6 +65,7 @@ extension Commands {
 
     static let signaturesRemove: CommandDescriptor = CommandDescriptor(
         words: ["signatures", "remove"],
+        storeUse: .readsJournal,
         summary: "remove a signature record (journal row or server history entry)",
         discussion: "The journal row is removed; a .p7s file written earlier is left where it is.",
         examples: ["certsign signatures remove 0F1C"]
