@@ -203,12 +203,7 @@ extension Commands {
             timestampAnchorFiles: options.tsaCA,
             to: &policy
         )
-        var trust: [Certificate] = []
-        for file in options.ca {
-            trust += try Certificate.certificates(
-                derOrPEM: try context.readInputFile(file, what: "CA certificate file")
-            )
-        }
+        let trust = try context.certificates(inFiles: options.ca, option: "--ca")
         let run = VerifyRun(
             options: options,
             trust: trust,
