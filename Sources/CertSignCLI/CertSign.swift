@@ -81,6 +81,7 @@ public enum CertSign {
             try context.chooseJournal(invocation.journal)
             context.argumentsWithoutCommandWords = invocation.argumentsWithoutCommandWords
             context.emulatorRunner = emulatorRunner
+            context.command = invocation.command
             return try await invocation.run(context)
         } catch let error as UsageError {
             console.err("certsign: \(Format.printable(error.message))")

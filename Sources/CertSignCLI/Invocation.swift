@@ -297,6 +297,8 @@ struct CommandContext: Sendable {
     /// The journal `--journal` or `CERTSIGN_JOURNAL` names; nil for the store's `journal.sqlite`.
     var journalLocation: JournalLocation?
     let environment: [String: String]
+    /// The command that runs (for hints on failures a command reports itself and goes on).
+    var command: CommandDescriptor?
     /// The command line less the command's words (``Invocation/argumentsWithoutCommandWords``).
     var argumentsWithoutCommandWords: [String] = []
     /// Runs the emulator in this process: set by `certsign-emulator`; nil in `certsign`, whose

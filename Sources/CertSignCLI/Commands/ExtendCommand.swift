@@ -133,7 +133,7 @@ extension Commands {
                         code: error.code.rawValue
                     )
                 )
-                context.console.err("certsign: \(Format.printable(path)): \(Format.printable(error.reason))")
+                context.console.err(ErrorText.documentFailure(path, error, command: context.command))
             }
         }
         let failures = results.filter { $0.status == "failed" }.count

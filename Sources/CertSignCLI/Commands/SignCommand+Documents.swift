@@ -66,7 +66,7 @@ extension Commands {
                 results.append(.failed(Format.path(path), error))
                 // An interrupted batch says once, at the end, what was not signed.
                 if error.code != .cancelled {
-                    context.console.err("certsign: \(Format.printable(path)): \(Format.printable(error.reason))")
+                    context.console.err(ErrorText.documentFailure(path, error, command: context.command))
                 }
             }
         }

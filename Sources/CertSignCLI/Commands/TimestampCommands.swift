@@ -109,7 +109,7 @@ extension Commands {
                         code: error.code.rawValue
                     )
                 )
-                context.console.err("certsign: \(Format.printable(path)): \(Format.printable(error.reason))")
+                context.console.err(ErrorText.documentFailure(path, error, command: context.command))
             }
         }
         if context.json {
