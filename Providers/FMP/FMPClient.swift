@@ -403,10 +403,14 @@ public actor FMPClient {
         lastEnvelope = envelope
         guard response.isSuccess, let raw else {
             if response.status == 401 {
+                // Without the login's credentials (a session kept on disk keeps none) no new login was tried.
+                let reason =
+                    username != nil && password != nil
+                    ? "the platform refused the session after a token refresh and a new login; log in again"
+                    : "the session has expired; log in again"
                 throw CertificateProviderError(
                     .authenticationFailed,
-                    "FMP \(name): the platform refused the session after a token refresh and a new "
-                        + "login\(FMPClient.detail(envelope)); log in again"
+                    "FMP \(name): \(reason)\(FMPClient.detail(envelope))"
                 )
             }
             if response.status == 404, name == "remove", let id {

@@ -1,3 +1,5 @@
+import CertificateProviders
+
 /// A usage mistake on the command line: unknown command or flag, missing argument. Exit code 64.
 public struct UsageError: Error, Sendable, CustomStringConvertible {
     /// What is wrong.
@@ -144,7 +146,18 @@ enum ArgumentParser {
                     usage: usage
                 )
             }
-        case .text, .file, .directory, .url, .environmentVariable:
+        case .url:
+            do {
+                try URLCredentials.check(
+                    value,
+                    what: declaration.name,
+                    instead: "give a login through the command's own options (--password-env VAR, --param-env "
+                        + "KEY=VAR), never in a URL"
+                )
+            } catch let error as CertificateProviderError {
+                throw UsageError(message: error.reason, usage: usage)
+            }
+        case .text, .file, .directory, .environmentVariable:
             break
         }
     }

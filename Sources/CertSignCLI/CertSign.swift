@@ -81,9 +81,10 @@ public enum CertSign {
             try context.chooseJournal(invocation.journal)
             context.argumentsWithoutCommandWords = invocation.argumentsWithoutCommandWords
             context.emulatorRunner = emulatorRunner
+            context.command = invocation.command
             return try await invocation.run(context)
         } catch let error as UsageError {
-            console.err("certsign: \(error.message)")
+            console.err("certsign: \(Format.printable(error.message))")
             console.err("usage: \(error.usage)")
             fail("usage", error.message, hint: "usage: \(error.usage)")
             return exitUsage

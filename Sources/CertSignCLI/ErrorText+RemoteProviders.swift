@@ -18,6 +18,10 @@ extension ErrorText {
 
     /// FMP DSS: its TLS settings come from `dss login`, which alone has `--ca-file`.
     static func fmpHint(for error: CertificateProviderError, command: CommandDescriptor?) -> String? {
+        if error.code == .authenticationFailed, error.reason.contains("the session has expired") {
+            return "certsign dss login --host URL --environment E --project P --user U --password-env VAR (the dss "
+                + "commands then use the new session)"
+        }
         guard error.code == .untrustedServerCertificate else { return nil }
         if command?.words == ["dss", "login"] {
             return "trust the server's CA with --ca-file FILE (PEM), or check --host"

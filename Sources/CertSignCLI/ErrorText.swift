@@ -1,11 +1,26 @@
 import CertificateProviders
 import PKCS11Provider
+import Signing
 
 /// One- or two-line error messages: what went wrong and what to do.
 enum ErrorText {
     static func render(_ error: CertificateProviderError, hint: String?) -> String {
-        var text = "certsign: error: \(error.reason)"
-        if let hint { text += "\n  hint: \(hint)" }
+        // Reasons and hints name files and quote servers: escaped, so neither can forge a line.
+        var text = "certsign: error: \(Format.printable(error.reason))"
+        if let hint { text += "\n  hint: \(Format.printable(hint))" }
+        return text
+    }
+
+    /// The line for one document of a batch that failed (`certsign: PATH: reason`), and the hint for
+    /// it on the next line when there is one: a batch goes on, so its failures are not rendered by
+    /// ``render(_:hint:)``, but they need the same advice.
+    static func documentFailure(
+        _ path: String,
+        _ error: CertificateProviderError,
+        command: CommandDescriptor?
+    ) -> String {
+        var text = "certsign: \(Format.printable(path)): \(Format.printable(error.reason))"
+        if let hint = hint(for: error, command: command) { text += "\n  hint: \(Format.printable(hint))" }
         return text
     }
 
@@ -21,6 +36,8 @@ enum ErrorText {
         let words = command?.words ?? []
         let group = words.first ?? ""
         switch error.code {
+        case .notStored where error.reason.contains("(--store) does not exist"):
+            return "check the --store path; 'certsign identity import' or 'certsign dss login' creates a store"
         case .notStored:
             if group == "signatures" { return "run 'certsign signatures list' to see the signature ids" }
             if group == "dss" {
@@ -51,6 +68,17 @@ enum ErrorText {
             return "check that the server is reachable and try again"
         case .passwordRequired:
             return passwordHint(error, command: command)
+        case .timestampInvalid where error.reason.contains("does not chain to a trusted TSA anchor"):
+            // sign, timestamp and extend (a renewal too) take the TSA's CA; verify takes it for checking.
+            guard command?.options.contains(where: { $0.name == "--tsa-ca" }) == true else { return nil }
+            return "name the TSA's CA certificate with --tsa-ca FILE (PEM or DER)"
+        case .wrongPassword where error.reason.contains("PKCS#12 file"):
+            // A .p12 made on Windows may be protected with another password than the user's login.
+            return "check the password (it is case-sensitive; PKCS#12 passwords from Windows may differ from the "
+                + "login password)"
+        case .storeCorrupted where error.reason.contains("postgresql://") || error.reason.contains("PostgreSQL"):
+            return "the database was changed outside certsign: compare it with a published head ('certsign journal "
+                + "verify --published COUNT:HASH') and restore it from a backup"
         case .moduleNotLoadable where words == ["tokens"]:
             return "give --module PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
         case .moduleNotLoadable:
@@ -87,9 +115,7 @@ enum ErrorText {
     static func hint(for code: CertificateProviderError.Code) -> String? {
         switch code {
         case .wrongPassword:
-            return
-                "check the password (it is case-sensitive; PKCS#12 passwords from Windows may differ from the login "
-                + "password)"
+            return "check the password (it is case-sensitive)"
         case .malformedInput: return "the file is damaged or of another kind; check that it is the file you meant"
         case .unsupportedAlgorithm:
             return "re-export the file or key with a modern algorithm (openssl pkcs12 -export without -legacy)"

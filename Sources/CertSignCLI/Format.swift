@@ -41,9 +41,10 @@ enum Format {
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
-    /// Aligned columns; the header row is followed by nothing fancy so output stays grep-able.
+    /// Aligned columns; the header row is followed by nothing fancy so output stays grep-able. Every
+    /// cell is ``printable(_:)``: a name with a newline cannot add a row.
     static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + rows
+        let all = ([header] + rows).map { $0.map(printable) }
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             zip(row, widths).enumerated().map { index, pair in
@@ -54,6 +55,31 @@ enum Format {
 }
 
 extension Format {
+    /// `text` with every control character (C0, DEL, C1) written as an escape: `\n`, `\r`, `\t`,
+    /// `\x1B`, `\u{85}`. Text output shows names a user chose (files, aliases, what a server sent):
+    /// raw, a newline in one forges a line of output and an escape sequence rewrites the terminal.
+    /// JSON output needs none of this (its encoder escapes them).
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x80 && isControl(scalar):
+                escaped += "\\x" + String(format: "%02X", scalar.value)
+            case _ where isControl(scalar): escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
     /// The one path form of output: absolute and standardized (`-`, standard input or output, stays `-`).
     static func path(_ path: String) -> String {
         path == "-" ? path : URL(fileURLWithPath: path).standardizedFileURL.path

@@ -18,6 +18,8 @@ struct CommandDescriptor: Sendable {
     let discussion: String
     /// Example command lines (`certsign …`).
     let examples: [String]
+    /// Whether it reads the store (so a store that does not exist is a mistake) or may create it.
+    let storeUse: StoreUse
     /// Parses the arguments into the command's options value, then runs the command with it.
     private let execute: @Sendable (_ arguments: [String], _ usage: String, CommandContext) async throws -> Int32
 
@@ -25,11 +27,13 @@ struct CommandDescriptor: Sendable {
     /// them, converting and checking each value, before `run` is called.
     init<Options: CommandOptions>(
         words: [String],
+        storeUse: StoreUse = .mayCreate,
         summary: String,
         discussion: String = "",
         examples: [String] = [],
         run: @escaping @Sendable (Options, CommandContext) async throws -> Int32
     ) {
+        self.storeUse = storeUse
         self.words = words
         self.summary = summary
         self.arguments = Options.arguments.map(\.declaration)
@@ -44,12 +48,13 @@ struct CommandDescriptor: Sendable {
     /// A command without arguments or options.
     init(
         words: [String],
+        storeUse: StoreUse = .mayCreate,
         summary: String,
         discussion: String = "",
         examples: [String] = [],
         run: @escaping @Sendable (CommandContext) async throws -> Int32
     ) {
-        self.init(words: words, summary: summary, discussion: discussion, examples: examples) {
+        self.init(words: words, storeUse: storeUse, summary: summary, discussion: discussion, examples: examples) {
             (_: NoOptions, context) in try await run(context)
         }
     }
@@ -266,8 +271,19 @@ struct Invocation {
             console.out(text)
             return CertSign.exitSuccess
         }
+        try context.checkStoreExists(for: command)
         return try await command.run(arguments, context)
     }
+}
+
+/// How a command uses the identity store directory.
+enum StoreUse: Sendable {
+    /// It does not use the store, or it makes it when missing (import, login, signing into the journal).
+    case mayCreate
+    /// It reads what the store holds: a store that does not exist is a mistyped `--store`.
+    case reads
+    /// It reads the journal: the store must exist when the journal is the store's `journal.sqlite`.
+    case readsJournal
 }
 
 /// Everything a command needs from its surroundings.
@@ -276,9 +292,13 @@ struct CommandContext: Sendable {
     let json: Bool
     /// The identity store directory (`--store`, else ``defaultStoreDirectory(environment:)``).
     let storeDirectory: URL
+    /// Whether `--store` named it (a default store that does not exist yet is only empty).
+    let storeGiven: Bool
     /// The journal `--journal` or `CERTSIGN_JOURNAL` names; nil for the store's `journal.sqlite`.
     var journalLocation: JournalLocation?
     let environment: [String: String]
+    /// The command that runs (for hints on failures a command reports itself and goes on).
+    var command: CommandDescriptor?
     /// The command line less the command's words (``Invocation/argumentsWithoutCommandWords``).
     var argumentsWithoutCommandWords: [String] = []
     /// Runs the emulator in this process: set by `certsign-emulator`; nil in `certsign`, whose
@@ -297,6 +317,29 @@ struct CommandContext: Sendable {
         } else {
             storeDirectory = Self.defaultStoreDirectory(environment: environment)
         }
+        storeGiven = storeOverride != nil
+    }
+
+    /// Refuses to run `command`, which reads the store, on a `--store` directory that does not
+    /// exist: it would report an empty store (or create a directory) where the user mistyped a path.
+    /// - Throws: `.notStored` naming the directory.
+    func checkStoreExists(for command: CommandDescriptor) throws {
+        guard storeGiven else { return }
+        switch command.storeUse {
+        case .mayCreate: return
+        case .readsJournal where journalLocation != nil: return
+        case .reads, .readsJournal: break
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: storeDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue
+        {
+            return
+        }
+        throw CertificateProviderError(
+            .notStored,
+            "the store \(storeDirectory.path) (--store) does not exist; 'certsign \(command.name)' reads a store and "
+                + "creates none"
+        )
     }
 
     /// Sets ``journalLocation`` from `--journal`, else `CERTSIGN_JOURNAL`.

@@ -60,6 +60,21 @@ final class SignInterrupt: @unchecked Sendable {
         action?()
     }
 
+    /// What `task` returns, or nil as soon as a signal arrives first (the task is then cancelled
+    /// and left to end by itself: what it opens has written nothing).
+    /// - Throws: what the task throws, when it ends before any signal.
+    func value<Value: Sendable>(of task: Task<Value, any Error>) async throws -> Value? {
+        let outcome: Result<Value, any Error>? = await withCheckedContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            onSignal {
+                task.cancel()
+                once.resume(nil)
+            }
+            Task { once.resume(await task.result) }
+        }
+        return try outcome?.get()
+    }
+
     /// The signal that arrived (`SIGINT`, `SIGTERM`), or nil.
     var signalNumber: Int32? { lock.withLock { received } }
 
@@ -68,4 +83,21 @@ final class SignInterrupt: @unchecked Sendable {
 
     /// "SIGINT" or "SIGTERM".
     var signalName: String { signalNumber == SIGTERM ? "SIGTERM" : "SIGINT" }
+}
+
+/// Resumes a continuation once: the first of several events that may each end a wait.
+private final class ResumeOnce<Value: Sendable>: @unchecked Sendable {
+    // `continuation` is taken under `lock`, so exactly one caller resumes it.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Value, Never>?
+
+    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = continuation }
+
+    func resume(_ value: Value) {
+        let taken: CheckedContinuation<Value, Never>? = lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+        taken?.resume(returning: value)
+    }
 }

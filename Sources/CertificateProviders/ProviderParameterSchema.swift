@@ -211,6 +211,13 @@ public struct ProviderParameterSchema: Sendable {
             case .data, .secret: return nil
             }
         }
+        if parameter.type.storage == .url, let text = try? single.string(key) {
+            try URLCredentials.check(
+                text,
+                what: "parameter '\(key)'",
+                instead: "give them through the provider's own parameters (secret ones with --param-env KEY=VAR)"
+            )
+        }
         do {
             switch parameter.type.storage {
             case .string:

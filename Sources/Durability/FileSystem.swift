@@ -318,6 +318,28 @@ package enum FileSystem {
             }
         }
 
+        /// Opens (creating with 0600) and locks `path` without waiting.
+        /// - Returns: nil when another open file description holds the lock.
+        package init?(tryingPath path: String) throws {
+            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else { throw FileSystem.failure("opening the lock file", path) }
+            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(descriptor)
+                descriptor = -1
+                if code == EWOULDBLOCK { return nil }
+                throw FileSystem.failure("locking", path, code)
+            }
+        }
+
+        /// Replaces the lock file's content with `text` (who holds it, for the next one to name).
+        package func record(_ text: String) {
+            guard descriptor >= 0, ftruncate(descriptor, 0) == 0 else { return }
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        }
+
         /// Unlocks and closes.
         package func release() {
             guard descriptor >= 0 else { return }

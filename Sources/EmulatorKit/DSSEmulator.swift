@@ -264,6 +264,10 @@ public final class DSSEmulator: Sendable {
     public func start() throws -> URL {
         try running.withLock { current in
             if current != nil { throw CertificateProviderError.invalidParameter("the emulator is already running") }
+            // One emulator serves a state directory at a time (until stop()).
+            try store.stateFile?.acquireLock()
+            var listening = false
+            defer { if !listening { store.stateFile?.releaseLock() } }
             stopping.store(false, ordering: .sequentiallyConsistent)
             let limits = MicroHTTPServer.Limits(
                 maxBodyBytes: configuration.maxBodyBytes,
@@ -292,6 +296,7 @@ public final class DSSEmulator: Sendable {
                 throw error
             }
             current = (server, url)
+            listening = true
             return url
         }
     }
@@ -327,6 +332,7 @@ public final class DSSEmulator: Sendable {
             return current?.server
         }
         server?.stop()
+        store.stateFile?.releaseLock()
     }
 
     /// The base URL while running, else nil.

@@ -12,6 +12,9 @@ final class EmulatorStateFile: Sendable {
     /// The state directory.
     let directory: String
     private let document: Mutex<EmulatorStateDocument>
+    /// The exclusive lock on `DIR/lock`, held while an emulator serves this state (from start to
+    /// stop): a second emulator on the same directory would rewrite `state.json` under the first one.
+    private let lock = Mutex<HeldLock?>(nil)
 
     /// `DIR/state.json`.
     var path: String { Self.path(in: directory) }
@@ -56,6 +59,35 @@ final class EmulatorStateFile: Sendable {
         return EmulatorStateFile(directory: directory, document: document)
     }
 
+    /// Takes the directory's lock (`DIR/lock`, recording this process's ID in it) until
+    /// ``releaseLock()``; no-op when this state holds it already.
+    /// - Throws: `.fileSystem` naming the directory and the process that holds the lock when another
+    ///   emulator serves it.
+    func acquireLock() throws {
+        try lock.withLock { held in
+            if held == nil { held = HeldLock(try Self.lock(directory)) }
+        }
+    }
+
+    /// Gives the directory's lock up (an emulator that stopped).
+    func releaseLock() { lock.withLock { $0 = nil } }
+
+    private static func lock(_ directory: String) throws -> FileSystem.Lock {
+        let path = (directory as NSString).appendingPathComponent("lock")
+        guard let lock = try FileSystem.Lock(tryingPath: path) else {
+            let holder = FileSystem.read(path).map { String(decoding: $0, as: UTF8.self) }?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let who = holder.flatMap { Int32($0) }.map { "process \($0)" } ?? "another process"
+            throw CertificateProviderError(
+                .fileSystem,
+                "the emulator state \(directory) is in use: \(who) serves it (it holds \(path)); stop that "
+                    + "emulator, or give another --state directory"
+            )
+        }
+        lock.record("\(getpid())\n")
+        return lock
+    }
+
     /// Writes a new state into `directory` (which holds none).
     /// - Throws: `.fileSystem` naming the file.
     static func create(in directory: String, _ document: EmulatorStateDocument) throws -> EmulatorStateFile {
@@ -85,4 +117,11 @@ final class EmulatorStateFile: Sendable {
             document = changed
         }
     }
+}
+
+/// Keeps a lock for as long as the state file lives. Nothing calls into the lock once it is made (its
+/// deinit unlocks), so sharing this immutable reference between threads is safe.
+private final class HeldLock: @unchecked Sendable {
+    let lock: FileSystem.Lock
+    init(_ lock: FileSystem.Lock) { self.lock = lock }
 }

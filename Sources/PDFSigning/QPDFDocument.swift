@@ -21,6 +21,16 @@ final class QPDFDocument {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw CertificateProviderError(.fileSystem, "cannot read '\(path)'")
         }
+        // qpdf would "recover" any file and report its internals; a file without the header is no PDF.
+        guard let handle = FileHandle(forReadingAtPath: path),
+            Self.startsAsPDF(Array((try? handle.read(upToCount: Self.headerWindow)) ?? Data()))
+        else {
+            throw CertificateProviderError(
+                .malformedInput,
+                "'\(path)' is not a PDF: no %PDF- header in its first \(Self.headerWindow) bytes"
+            )
+        }
+        try? handle.close()
         data = qpdf_init()
         qpdf_silence_errors(data)
         qpdf_set_suppress_warnings(data, QPDF_TRUE)
@@ -33,6 +43,16 @@ final class QPDFDocument {
             throw CertificateProviderError(.malformedInput, "'\(path)' is not a PDF this package can read: \(text)")
         }
         if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(path) }
+    }
+
+    /// How far into a file its `%PDF-` header may stand (readers allow leading bytes, as Acrobat does).
+    static let headerWindow = 1024
+
+    /// Whether `prefix` (a file's first bytes) holds the `%PDF-` header.
+    static func startsAsPDF(_ prefix: [UInt8]) -> Bool {
+        let marker = Array("%PDF-".utf8)
+        guard prefix.count >= marker.count else { return false }
+        return (0...(prefix.count - marker.count)).contains { prefix[$0..<($0 + marker.count)].elementsEqual(marker) }
     }
 
     /// Opens the first `length` bytes of a mapped file (one revision) without copying them; the
@@ -59,6 +79,8 @@ final class QPDFDocument {
     }
 
     deinit {
+        // An init that threw before qpdf_init made nothing to clean up.
+        guard data != nil else { return }
         // An error qpdf saved and nobody fetched would be printed by qpdf_cleanup: fetch it (a
         // library does not print; what mattered was reported through the calls' results).
         while qpdf_has_error(data) != QPDF_FALSE { _ = qpdf_get_error(data) }

@@ -41,33 +41,24 @@ public enum JournalLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Refuses a `postgresql://` URI with a password (`user:password@` or a `password` query
-    /// option). The URI is read with Foundation's URL parser; the PostgreSQL journal
-    /// (`SignatureJournalPostgres`) checks the string again with libpq's own parser before it
-    /// connects, so a keyword string (`host=… password=…`) given as ``postgreSQL(_:)`` is refused there.
+    /// option), read with Foundation's URL parser. The PostgreSQL journal (`SignatureJournalPostgres`)
+    /// checks the string again with libpq's own parser before it connects, so a keyword string
+    /// (`host=… password=…`) given as ``postgreSQL(_:)`` is refused there.
     static func checkNoPassword(_ uri: String) throws {
-        let components = URLComponents(string: uri)
-        let hasPassword =
-            components.map { components in
-                !(components.password ?? "").isEmpty
-                    || (components.queryItems ?? []).contains { $0.name == "password" && !($0.value ?? "").isEmpty }
-            } ?? Self.authority(of: uri).contains(":")
-        guard !hasPassword else {
+        try URLCredentials.check(
+            uri,
+            what: "the journal URL",
+            instead: "give the password through PGPASSWORD, ~/.pgpass or PGPASSFILE (a .pgpass file of mode 0600)",
+            allowingUser: true
+        )
+        let queryItems = URLComponents(string: uri)?.queryItems ?? []
+        if queryItems.contains(where: { $0.name == "password" && !($0.value ?? "").isEmpty }) {
             throw CertificateProviderError.invalidParameter(
                 "the journal's connection string holds a password, which would show in the process list and in "
                     + "logs; remove it and give it through PGPASSWORD, ~/.pgpass or PGPASSFILE (a .pgpass file of "
                     + "mode 0600)"
             )
         }
-    }
-
-    /// The user-info part of a URI that Foundation cannot parse (libpq accepts host lists that
-    /// URLComponents refuses): what stands between `://` and the last `@` of the authority.
-    private static func authority(of uri: String) -> Substring {
-        guard let scheme = uri.range(of: "://") else { return "" }
-        let rest = uri[scheme.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" }
-        guard let at = authority.lastIndex(of: "@") else { return "" }
-        return authority[..<at]
     }
 
     /// `postgresql://user@host:port/database` from a URI, without a password or any other option;

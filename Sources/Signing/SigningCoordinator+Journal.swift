@@ -65,8 +65,10 @@ extension SigningCoordinator {
     ///
     /// A provider whose history cannot be read is listed in ``SignatureList/unavailable``; the
     /// others still appear.
+    /// - Parameter providers: the providers whose server history is asked for (those with a session,
+    ///   say); nil asks every registered one, an empty set none (the journal alone).
     /// - Throws: journal errors.
-    public func signatures() async throws -> SignatureList {
+    public func signatures(historiesOf providers: Set<ProviderID>? = nil) async throws -> SignatureList {
         var entries = try await journal.records().map { record in
             SignatureEntry(
                 id: record.id,
@@ -79,7 +81,7 @@ extension SigningCoordinator {
             )
         }
         var unavailable: [ProviderID: CertificateProviderError] = [:]
-        for id in registry.registeredIDs {
+        for id in registry.registeredIDs where providers?.contains(id) ?? true {
             let provider: any CertificateProvider
             do { provider = try self.provider(id) } catch let error as CertificateProviderError {
                 unavailable[id] = error

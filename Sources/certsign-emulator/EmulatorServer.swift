@@ -6,7 +6,8 @@ import Foundation
 
 /// Runs the emulator until SIGINT or SIGTERM, as `certsign emulator` did in process: the
 /// configuration from the command line, the ready line once it listens (with `--ca-out`, after the
-/// CA file is written), `DSS emulator stopped` on standard error at the end.
+/// CA file is written; with `--ready-file`, the URL in that file too), `DSS emulator stopped` on
+/// standard error at the end.
 enum EmulatorServer {
     /// Runs the emulator the command line describes; returns the exit code.
     static func run(_ invocation: EmulatorInvocation) async throws -> Int32 {
@@ -15,6 +16,8 @@ enum EmulatorServer {
         // Before anything is printed: a SIGTERM sent as soon as "listening" is read must not be lost.
         let termination = SignalWaiter()
         ParentWatch.start()
+        // A file left by an emulator that was killed must not read as this one being ready.
+        if let readyFile = options.readyFile { try? FileManager.default.removeItem(atPath: readyFile) }
         let server = try DSSEmulator(configuration: configuration)
         if let caOut = options.caOut {
             try checkCAOutput(caOut, certificateAuthority: server.seed.certificateAuthority, force: options.force)
@@ -24,7 +27,11 @@ enum EmulatorServer {
             try FileSystem.writeAtomically(caOut, Array(server.certificateAuthorityPEM.utf8))
         }
         invocation.announce(url: url, faults: configuration.faultsEnabled, tls: configuration.tls != nil)
+        if let readyFile = options.readyFile {
+            try FileSystem.writeAtomically(readyFile, EmulatorReadiness.contents(url: url))
+        }
         await termination.wait()
+        if let readyFile = options.readyFile { try? FileManager.default.removeItem(atPath: readyFile) }
         server.stop()
         invocation.note("DSS emulator stopped")
         return CertSign.exitSuccess

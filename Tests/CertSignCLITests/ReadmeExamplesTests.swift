@@ -14,8 +14,9 @@ import Testing
 ///
 /// What is changed before a block runs, and why (nothing else is):
 /// - port 8080 becomes one free port, the same in every block (a newcomer's 8080); a block that starts
-///   `certsign emulator … &` has its output sent to a file and waits until the emulator says it is
-///   listening; background jobs end with their block (a trap stops them, as the README's `kill %1`);
+///   `certsign emulator … &` has its output sent to a file (the block itself waits for it, with
+///   `certsign emulator wait`); background jobs end with their block (a trap stops them, as the
+///   README's `kill %1`);
 /// - `http://tsa.example/tsr` becomes the TSA of an emulator serving the README PKI's CA;
 /// - `read -rs P12_PASSWORD` (a terminal prompt) becomes the variable given by the test;
 /// - `0F1C3A52` (the id in `signatures remove`) becomes a prefix of a real id from the journal.
@@ -169,23 +170,50 @@ import Testing
                         with: "export P12_PASSWORD"
                     )
                     .replacingOccurrences(of: "signatures remove 0F1C3A52", with: "signatures remove \(firstID)")
-                let startsEmulator = changed.hasPrefix("certsign emulator ") && changed.contains("&")
+                let startsEmulator = ReadmeExamplesTests.startsEmulatorInBackground(changed)
                 if startsEmulator, let ampersand = changed.firstIndex(of: "&") {
-                    changed = changed[..<ampersand] + "> \"$HOME/emulator-\(block.name).out\" 2>&1 &"
+                    changed =
+                        changed[..<ampersand] + "> \"$HOME/emulator-\(block.name).out\" 2>&1 &"
+                        + changed[changed.index(after: ampersand)...]
                 }
                 lines.append(changed)
-                if startsEmulator {
-                    lines.append("until grep -q listening \"$HOME/emulator-\(block.name).out\"; do sleep 0.1; done")
-                }
             }
             return lines.joined(separator: "\n") + "\n"
         }
+    }
+
+    /// Whether a line of a block starts `certsign emulator …` in the background (`&`, not `&&`).
+    static func startsEmulatorInBackground(_ line: String) -> Bool {
+        guard line.hasPrefix("certsign emulator "), !line.hasPrefix("certsign emulator wait ") else { return false }
+        return line.replacingOccurrences(of: "&&", with: "").contains("&")
     }
 
     @Test func theReadmeHasShellExamples() throws {
         #expect(Self.shellBlocks(of: "README.md").count >= 8)
         #expect(Self.shellBlocks(of: "docs/PKCS11.md").count == 1)
         #expect(try Self.shellBlocks().count >= 9)
+    }
+
+    @Test("every block that starts an emulator in the background waits for its --ready-file; no block sleeps")
+    func emulatorBlocksWaitForReadiness() throws {
+        let blocks = try Self.shellBlocks()
+        #expect(blocks.contains { $0.text.contains("certsign emulator wait") })
+        for block in blocks {
+            let lines = block.text.split(separator: "\n").map(String.init)
+            #expect(!lines.contains { $0.contains("sleep ") }, "\(block.document) line \(block.line) sleeps")
+            for (index, line) in lines.enumerated() where Self.startsEmulatorInBackground(line) {
+                let file = line.components(separatedBy: "--ready-file ").dropFirst().first?
+                    .split(separator: " ").first.map(String.init)
+                let readyFile = try #require(file, "\(block.document) line \(block.line): \(line) has no --ready-file")
+                // On the same line after the '&', or on the next one.
+                let rest = line.components(separatedBy: "&").dropFirst().joined(separator: "&")
+                let waits = [rest.trimmingCharacters(in: .whitespaces), lines.dropFirst(index + 1).first ?? ""]
+                #expect(
+                    waits.contains { $0.hasPrefix("certsign emulator wait \(readyFile)") },
+                    "\(block.document) line \(block.line): no 'certsign emulator wait \(readyFile)' after \(line)"
+                )
+            }
+        }
     }
 
     @Test("the README's shell examples run in order in one store, as a newcomer runs them")

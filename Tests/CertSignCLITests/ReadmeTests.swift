@@ -148,6 +148,7 @@ import Testing
             ("signatures remove", Set(["removed"]).union(Self.keys(SignaturesDocument.Removed.CodingKeys.self))),
             ("journal verify", Self.keys(JournalVerifyDocument.CodingKeys.self)),
             ("journal head", Self.keys(JournalHeadDocument.CodingKeys.self)),
+            ("emulator wait FILE", Self.keys(EmulatorReadyDocument.CodingKeys.self)),
             ("journal migrate --to URL", Self.keys(JournalMigrateDocument.CodingKeys.self)),
             (
                 "tokens",

@@ -359,3 +359,47 @@ struct SignOutcomeTests {
         )
     }
 }
+
+/// Ctrl-C while `sign` still opens its key (here: a login the server never answers) says that
+/// nothing was signed, and `--skip-existing` prints a count (the names only with `--verbose`).
+@Suite(.enabled(if: CLI.isBuilt, "the certsign binary is not built"))
+struct SignSummaryTests {
+    @Test("SIGINT before anything is signed: exit 130 and '0 of 2 documents signed; nothing written'")
+    func interruptedBeforeSigning() throws {
+        let fixture = try CLIFixture()
+        let server = try LoopbackListener()
+        let documents = [try fixture.document("a.txt", "a\n"), try fixture.document("b.txt", "b\n")]
+        let command =
+            ["sign"] + documents + [
+                "--provider", "cryptopro-dss", "--param", "url=http://127.0.0.1:\(server.port)/",
+                "--param", "username=u", "--param-env", "password=P", "--param", "certificateID=1", "--param-env",
+                "pin=P",
+            ]
+        let (process, _, errors) = try SignOutcomeTests.start(fixture, command, environment: ["P": "p"])
+        // The login is under way once its connection waits at the server.
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && !server.hasPendingConnection() && Date() < deadline { usleep(5_000) }
+        try #require(process.isRunning && server.hasPendingConnection(), "sign never reached the server")
+        kill(process.processIdentifier, SIGINT)
+        SignOutcomeTests.wait(process)
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(stderr)")
+        #expect(stderr.contains("interrupted (SIGINT): 0 of 2 documents signed; nothing written"), "\(stderr)")
+        #expect(!documents.contains { FileManager.default.fileExists(atPath: $0 + ".p7s") })
+    }
+
+    @Test("--skip-existing prints how many it skipped; --verbose names them")
+    func skipExistingCounts() throws {
+        let fixture = try CLIFixture()
+        let documents = try (0..<4).map { try fixture.document("d\($0).txt", "d\($0)\n") }
+        try fixture.signWithP12(documents[0], Array(documents[1...2]))
+        let resumed = try fixture.signWithP12(documents[0], Array(documents[1...]) + ["--skip-existing"])
+        #expect(!resumed.output.split(separator: "\n").contains { $0.hasPrefix("skipped ") }, "\(resumed.output)")
+        #expect(resumed.output.contains("1 of 1 documents signed, 3 skipped"), "\(resumed.output)")
+        let verbose = try fixture.signWithP12(documents[0], Array(documents[1...]) + ["--skip-existing", "--verbose"])
+        #expect(
+            verbose.output.split(separator: "\n").filter { $0.hasPrefix("skipped ") }.count == 4,
+            "\(verbose.output)"
+        )
+    }
+}

@@ -210,8 +210,8 @@ import Testing
             }
         }
         // sign --format, --digest, --level; csr --digest; dss login --api-version, --device; dss sign --params;
-        // emulator --host, --port; identity import --alias; tokens --module.
-        #expect(checked == 11)
+        // emulator --host, --port; emulator wait --timeout; identity import --alias; tokens --module.
+        #expect(checked == 12)
         // The shown default of --format is the options value's initial property, not a second literal.
         let format = Commands.sign.options.first { $0.name == "--format" }
         #expect(format?.defaultValue == Commands.SignOptions().format.rawValue)

@@ -36,6 +36,12 @@ public final class LoopbackListener: Sendable {
 
     deinit { close(descriptor) }
 
+    /// Whether a connection waits to be accepted (left waiting: its client gets no answer and no close).
+    public func hasPendingConnection() -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLIN) != 0
+    }
+
     /// Accepts (and closes) every pending connection; returns how many there were.
     public func acceptedConnections() -> Int {
         var count = 0

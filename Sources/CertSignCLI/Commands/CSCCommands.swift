@@ -98,7 +98,7 @@ extension Commands {
         func fail(_ path: String, _ error: CertificateProviderError) {
             failures += 1
             results.append(.failed(Format.path(path), error))
-            context.console.err("certsign: \(path): \(error.reason)")
+            context.console.err("certsign: \(Format.printable(path)): \(Format.printable(error.reason))")
         }
         // Readable documents grouped by the directory their signature goes to, in order.
         var groups: [(directory: URL, paths: [String])] = []
@@ -145,7 +145,9 @@ extension Commands {
                                 digest: result.record.digestAlgorithm.rawValue
                             )
                         )
-                        if !context.json { context.console.out("signed \(path) -> \(output)") }
+                        if !context.json {
+                            context.console.out("signed \(Format.printable(path)) -> \(Format.printable(output))")
+                        }
                     }
                 } catch let error as CertificateProviderError {
                     for path in chunk { fail(path, error) }

@@ -18,6 +18,7 @@ extension Commands {
 
     static let dssCertificates = CommandDescriptor(
         words: ["dss", "certificates"],
+        storeUse: .reads,
         summary: "list the DSS certificates of the logged-in user",
         discussion: "The DSS password is asked for when stdin is a terminal and no source is given.",
         examples: ["certsign dss certificates --dss-password-env DSS_PASSWORD"]

@@ -9,7 +9,9 @@ import PKCS12Provider
 /// `certsign dss …`: the Foresight Mobile Platform DSS calls of the HHFWDss sample, and
 /// `certsign emulator`, the package's own DSS server.
 extension Commands {
-    static let dssCommands: [CommandDescriptor] = [dssLogin, dssCertificates, dssSign, dssSigns, dssRemove, emulator]
+    static let dssCommands: [CommandDescriptor] = [
+        dssLogin, dssCertificates, dssSign, dssSigns, dssRemove, emulator, emulatorWait,
+    ]
 
     /// The platform envelope as an `Encodable` JSON value (the server's `result` passes through as it
     /// came; an envelope that is not JSON, which the client never builds, prints as `{}`).

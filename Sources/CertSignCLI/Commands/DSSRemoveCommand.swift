@@ -25,6 +25,7 @@ extension Commands {
 
     static let dssRemove = CommandDescriptor(
         words: ["dss", "remove"],
+        storeUse: .reads,
         summary: "remove a signature from the DSS server",
         examples: ["certsign dss remove 121"]
     ) { (options: DSSRemoveOptions, context) in

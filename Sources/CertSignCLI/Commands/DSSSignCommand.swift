@@ -72,6 +72,7 @@ extension Commands {
 
     static let dssSign = CommandDescriptor(
         words: ["dss", "sign"],
+        storeUse: .reads,
         summary: "sign a platform resource cell on the DSS server",
         discussion: """
             Signs the cell (resource, table, column, row = --hhive-id) with the DSS certificate

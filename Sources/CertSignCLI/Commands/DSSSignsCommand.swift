@@ -27,6 +27,7 @@ extension Commands {
 
     static let dssSigns = CommandDescriptor(
         words: ["dss", "signs"],
+        storeUse: .reads,
         summary: "list the signatures the DSS server keeps for the user",
         examples: ["certsign dss signs"]
     ) { (options: DSSSignsOptions, context) in

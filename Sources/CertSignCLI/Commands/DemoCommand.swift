@@ -126,6 +126,8 @@ struct DemoRunner {
         try await step(["verify", "\(signatures)/\(DemoSeed.firstSignatureID).p7s", "--ca", caPath])
         try await step(["dss", "remove", String(DemoSeed.firstSignatureID)])
         try await step(["dss", "signs"])
+        // Done with the platform: its session goes, so later steps ask a stopped server nothing.
+        try await step(["sessions", "clear"])
     }
 
     /// Part 2: a throwaway PKCS#12 identity imported, used, verified and removed.

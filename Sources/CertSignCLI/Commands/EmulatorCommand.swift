@@ -20,11 +20,13 @@ extension Commands {
             damaged state is an error, never replaced); without --port the last run's port is taken
             again when it is free, and when the URL changes the keys get new certificates naming it
             (earlier ones stay known to the OCSP responder). --ca-out never replaces a file holding
-            another CA certificate unless --force.
+            another CA certificate unless --force. A script that starts it in the background waits for
+            it with --ready-file FILE and 'certsign emulator wait FILE' (no sleep).
             """,
         examples: [
             "certsign emulator --port 8443 --tls --ca-out emulator-ca.pem",
             "certsign emulator --state ~/.local/share/certsign-emulator --ca-out emulator-ca.pem",
+            "certsign emulator --ca-out emulator-ca.pem --ready-file emulator.url & certsign emulator wait emulator.url",
         ]
     ) { (options: EmulatorOptions, context) in
         if let runner = context.emulatorRunner {
@@ -62,6 +64,7 @@ package struct EmulatorOptions: CommandOptions {
     package var requireClientCert: String?
     package var state: String?
     package var force = false
+    package var readyFile: String?
 
     static var options: [OptionBinding<Self>] {
         [
@@ -121,6 +124,14 @@ package struct EmulatorOptions: CommandOptions {
                 type: .directory
             ),
             .flag(\.force, "--force", "let --ca-out replace a file that holds another CA certificate"),
+            .value(
+                \.readyFile,
+                "--ready-file",
+                "FILE",
+                "once listening (and --ca-out written), write the URL to FILE atomically; removed when it\n"
+                    + "stops ('certsign emulator wait FILE' waits for it)",
+                type: .file
+            ),
         ]
     }
 

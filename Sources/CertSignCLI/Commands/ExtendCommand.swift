@@ -121,7 +121,7 @@ extension Commands {
                 results.append(document)
                 if !context.json {
                     context.console.out(
-                        "extended \(path) to \(level)\(document.timestamps.map { ": \($0.count) timestamp(s)" } ?? "")"
+                        "extended \(Format.printable(path)) to \(level)\(document.timestamps.map { ": \($0.count) timestamp(s)" } ?? "")"
                     )
                 }
             } catch let error as CertificateProviderError {
@@ -133,7 +133,7 @@ extension Commands {
                         code: error.code.rawValue
                     )
                 )
-                context.console.err("certsign: \(path): \(error.reason)")
+                context.console.err(ErrorText.documentFailure(path, error, command: context.command))
             }
         }
         let failures = results.filter { $0.status == "failed" }.count

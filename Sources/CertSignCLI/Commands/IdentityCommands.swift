@@ -104,6 +104,7 @@ extension Commands {
 
     static let identityList = CommandDescriptor(
         words: ["identity", "list"],
+        storeUse: .reads,
         summary: "list stored identities (no password needed)",
         examples: ["certsign --json identity list"]
     ) { context in
@@ -131,6 +132,7 @@ extension Commands {
 
     static let identityShow = CommandDescriptor(
         words: ["identity", "show"],
+        storeUse: .reads,
         summary: "show one stored identity's certificate details",
         examples: ["certsign identity show ivanov"]
     ) { (options: IdentityAliasOptions, context) in
@@ -176,6 +178,7 @@ extension Commands {
 
     static let identityDelete = CommandDescriptor(
         words: ["identity", "delete"],
+        storeUse: .reads,
         summary: "delete a stored identity",
         discussion: """
             On a terminal it shows the identity and asks before deleting (--yes does not ask); without a \
@@ -245,6 +248,7 @@ extension Commands {
 
     static let identityExport = CommandDescriptor(
         words: ["identity", "export"],
+        storeUse: .reads,
         summary: "export a stored identity to a new .p12 file",
         discussion: """
             The new file is protected by the export password, PBES2 / AES-256 with a SHA-256 MAC, mode 0600.

@@ -6,10 +6,14 @@ import SignatureJournal
 extension Commands {
     static let journalHead = CommandDescriptor(
         words: ["journal", "head"],
-        summary: "print the signature journal's head: entry count and last hash (a checkpoint to publish)",
+        storeUse: .readsJournal,
+        summary: "print the line to publish: the journal's head (COUNT:HASH), the journal and the time",
         discussion: """
-            Publish the head (COUNT:HASH) somewhere the journal's writers cannot change; later, \
-            'certsign journal verify --published COUNT:HASH' proves the history up to it did not change.
+            Prints one line, COUNT:HASH JOURNAL TIME. Publish it somewhere the journal's writers cannot change \
+            (a transparency log, a signed mail, a ticket); later, 'certsign journal verify --published LINE' \
+            (the line, or its COUNT:HASH) proves the history up to it did not change and no entry up to COUNT \
+            was deleted. Without a published head, 'journal verify' cannot see the last entries deleted together \
+            with the head, nor a history rewritten with every later hash recomputed.
             """,
         examples: ["certsign journal head", "certsign --json journal head"]
     ) { context in
@@ -21,7 +25,7 @@ extension Commands {
                 count: head.count,
                 head: head.hashHex
             ),
-            human: "\(head.count):\(head.hashHex)"
+            human: "\(head.count):\(head.hashHex)  \(journal.location)  \(Format.isoDate(Date()))"
         )
         return CertSign.exitSuccess
     }
@@ -37,9 +41,11 @@ struct JournalHeadDocument: Encodable {
         case location, count, head
     }
 
-    /// Parses `COUNT:HASH` (64 hex digits), as `journal head` prints it.
+    /// Parses `COUNT:HASH` (64 hex digits), alone or as the first field of the line `journal head`
+    /// prints (`COUNT:HASH JOURNAL TIME`, as it was published).
     static func parse(_ text: String) throws -> JournalHead? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let field = text.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+        let parts = field.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let count = Int64(parts[0]), count >= 0, parts[1].count == 64 else {
             throw InvalidValue(message: "expected COUNT:HASH as 'certsign journal head' prints it (64 hex digits)")
         }

@@ -24,6 +24,7 @@ extension Commands {
 
     static let journalMigrate = CommandDescriptor(
         words: ["journal", "migrate"],
+        storeUse: .readsJournal,
         summary: "copy the signature journal (every entry, its hash chain unchanged) into another, e.g. PostgreSQL",
         discussion: """
             Copies from the journal --journal names (default: the store's journal.sqlite) into the empty journal \
@@ -38,29 +39,39 @@ extension Commands {
             throw CertificateProviderError.invalidParameter("--to names the journal being copied; name another one")
         }
         let destination = try SignatureJournal(opening: destinationLocation)
+        // A run that copied all or part before takes up where it stopped: only the rest is new.
+        let before = try await destination.head().count
         let head = try await source.copyChain(to: destination)
+        let copied = head.count - before
+        let what =
+            copied == 0
+            ? "\(destinationLocation) is up to date with \(source.location): nothing copied"
+            : "copied \(copied) \(copied == 1 ? "entry" : "entries")\(before > 0 ? " (after the \(before) there)" : "") "
+                + "from \(source.location) to \(destinationLocation)"
         context.emit(
             encoding: JournalMigrateDocument(
                 from: source.location.description,
                 to: destinationLocation.description,
+                copied: copied,
                 count: head.count,
                 head: head.hashHex
             ),
-            human: "copied \(head.count) entries from \(source.location) to \(destinationLocation); the chain "
-                + "verifies, head \(head.count):\(head.hashHex)"
+            human: "\(what); the chain verifies, head \(head.count):\(head.hashHex)"
         )
         return CertSign.exitSuccess
     }
 }
 
-/// `journal migrate --json`: `{"from", "to", "count", "head"}`.
+/// `journal migrate --json`: `{"from", "to", "copied", "count", "head"}`.
 struct JournalMigrateDocument: Encodable {
     var from: String
     var to: String
+    /// The entries this run copied (0 when the destination was up to date).
+    var copied: Int64
     var count: Int64
     var head: String
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case from, to, count, head
+        case from, to, copied, count, head
     }
 }

@@ -13,8 +13,8 @@ extension Commands {
                     \.published,
                     "--published",
                     "COUNT:HASH",
-                    "a head printed earlier by 'certsign journal head' (COUNT:HASH): the entry at COUNT must still "
-                        + "have that hash",
+                    "a head published earlier: the line 'certsign journal head' printed, or its COUNT:HASH; the entry "
+                        + "at COUNT must still have that hash, and none up to COUNT may be gone",
                     convert: JournalHeadDocument.parse
                 )
             ]
@@ -23,11 +23,14 @@ extension Commands {
 
     static let journalVerify = CommandDescriptor(
         words: ["journal", "verify"],
+        storeUse: .readsJournal,
         summary: "verify the signature journal's hash chain (exit 1 naming the first row changed behind its back)",
         discussion: """
             Recomputes every entry's hash from the first one (hash = SHA-256(previous hash ‖ entry)), and checks \
-            the stored head and the index of current signatures against the chain. A row changed, deleted or \
-            inserted with SQL behind certsign's back fails with its row number.
+            the stored head and the index of current signatures against the chain. A row changed in place, a row \
+            deleted or inserted before the last one, and rows added after the head fail with their row number. \
+            Changes that keep the chain consistent pass unless --published names a head printed before them: the \
+            last rows deleted with the head moved back, or a history rewritten with every later hash recomputed.
             """,
         examples: [
             "certsign journal verify",

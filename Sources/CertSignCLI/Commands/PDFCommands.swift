@@ -71,7 +71,9 @@ extension Commands {
         if !context.json {
             let time = result.timestamp.map { ", timestamp \(Format.isoDate($0.time))" } ?? ""
             let level = levelName == "B-B" ? "" : " PAdES \(levelName)\(time)"
-            context.console.out("signed \(path) -> \(output.path) (field \(result.fieldName)\(level))")
+            context.console.out(
+                "signed \(Format.printable(path)) -> \(Format.printable(output.path)) (field \(Format.printable(result.fieldName))\(level))"
+            )
         }
         return SignResultDocument(
             document: Format.path(path),
@@ -209,7 +211,7 @@ extension Commands {
             }
         var signatures: [PDFSignatureDocument] = []
         var lines: [String] = []
-        if report.signatures.isEmpty { lines.append("INVALID: \(path) has no signatures") }
+        if report.signatures.isEmpty { lines.append("INVALID: \(Format.printable(path)) has no signatures") }
         for signature in report.signatures {
             let valid = signature.isIntactAndVerified && (allowChanges || signature.changesAllowed)
             var verification = VerificationDocument(signature.verification)
@@ -251,8 +253,8 @@ extension Commands {
         }.first
         let line =
             valid
-            ? "VALID: \(path) (\(report.signatures.count) signature\(report.signatures.count == 1 ? "" : "s"))"
-            : "INVALID: \(path): \(firstProblem ?? "it has no signatures")"
+            ? "VALID: \(Format.printable(path)) (\(report.signatures.count) signature\(report.signatures.count == 1 ? "" : "s"))"
+            : "INVALID: \(Format.printable(path)): \(firstProblem ?? "it has no signatures")"
         let document = PDFVerificationDocument(
             document: Format.path(path),
             valid: valid,

@@ -21,8 +21,23 @@ extension Commands {
         sessionProviders.first { $0.id == id }
     }
 
+    /// The providers whose server history is worth asking for: those with a session kept in the
+    /// store (a provider nobody logged in to has no history to show, and asking it costs a round trip
+    /// or a warning). A session file that cannot be read counts as none ('sessions list' reports it).
+    static func providersWithSession(_ context: CommandContext) -> Set<ProviderID> {
+        var providers: Set<ProviderID> = []
+        for keeper in sessionProviders {
+            let id = keeper.id
+            let sessions: [RemoteSessionSummary]
+            do { sessions = try keptSessions(of: id, context) } catch { continue }
+            if !sessions.isEmpty { providers.insert(id) }
+        }
+        return providers
+    }
+
     static let sessionsList = CommandDescriptor(
         words: ["sessions", "list"],
+        storeUse: .reads,
         summary: "list the remote sessions kept in the store (provider, server, user, expiry)",
         discussion: """
             Shows the FMP DSS session of 'certsign dss login' and the CryptoPro DSS session of
@@ -83,6 +98,7 @@ extension Commands {
 
     static let sessionsClear = CommandDescriptor(
         words: ["sessions", "clear"],
+        storeUse: .reads,
         summary: "forget the remote sessions kept in the store (all, one provider's, one server's)",
         discussion: """
             Removes the session files (the FMP session with the TLS settings of its login); the next command

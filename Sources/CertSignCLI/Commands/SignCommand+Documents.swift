@@ -57,13 +57,17 @@ extension Commands {
                 results.append(signed)
                 if !context.json {
                     let note = signed.replaced == true ? " (replaced the existing file)" : ""
-                    report("signed \(path) -> \(outputURL?.path ?? "standard output")\(note)")
+                    report(
+                        "signed \(Format.printable(path)) -> \(outputURL.map { Format.printable($0.path) } ?? "standard output")\(note)"
+                    )
                 }
             } catch let error as CertificateProviderError {
                 context.console.clearProgress()
                 results.append(.failed(Format.path(path), error))
                 // An interrupted batch says once, at the end, what was not signed.
-                if error.code != .cancelled { context.console.err("certsign: \(path): \(error.reason)") }
+                if error.code != .cancelled {
+                    context.console.err(ErrorText.documentFailure(path, error, command: context.command))
+                }
             }
         }
         return results

@@ -90,11 +90,23 @@ extension Commands {
         let plan = try signPlan(arguments, context)
         if plan.documents.isEmpty {
             // --skip-existing and every signature exists: nothing to unlock.
-            return reportSign([], plan, context)
+            return reportSign([], plan, context, verbose: arguments.verbose)
         }
         let source = try signKeySource(arguments, context)
-        let (coordinator, identity) = try await openSigningIdentity(source, arguments, context)
-        let replacedRows = try await journalRows(of: plan.replaced, in: coordinator.journal)
+        // From here on SIGINT / SIGTERM stop the work: while the key opens (a login, an unlock) at
+        // once, as nothing is written yet; while signing, after the group in flight.
+        let interrupt = SignInterrupt.install()
+        defer { interrupt.restore() }
+        let opening = Task { () -> (SigningCoordinator, SigningIdentity, [String: [String]]) in
+            let (coordinator, identity) = try await openSigningIdentity(source, arguments, context)
+            return (coordinator, identity, try await journalRows(of: plan.replaced, in: coordinator.journal))
+        }
+        guard case let (coordinator, identity, replacedRows)? = try await interrupt.value(of: opening),
+            interrupt.exitCode == nil
+        else {
+            context.console.err(interruptedText([], plan, signal: interrupt.signalName, signingBegan: false))
+            return interrupt.exitCode ?? CertSign.exitFailure
+        }
         let run = SignRun(
             plan: plan,
             identity: identity,
@@ -103,9 +115,6 @@ extension Commands {
             arguments: arguments,
             context: context
         )
-        // From here on SIGINT / SIGTERM stop the work after the group in flight.
-        let interrupt = SignInterrupt.install()
-        defer { interrupt.restore() }
         let work = Task { try await signDocuments(run) }
         interrupt.onSignal { work.cancel() }
         let outcome: (results: [SignResultDocument], code: Int32?)
@@ -122,19 +131,29 @@ extension Commands {
         }
         try await coordinator.journal.remove(ids: stale)
         guard let exitCode = interrupt.exitCode else {
-            return outcome.code ?? reportSign(outcome.results, plan, context)
+            return outcome.code ?? reportSign(outcome.results, plan, context, verbose: arguments.verbose)
         }
         SigningCoordinator.removeStaleTemporaries(for: plan.outputFiles)
-        if outcome.code == nil, !outcome.results.isEmpty { _ = reportSign(outcome.results, plan, context) }
+        if outcome.code == nil, !outcome.results.isEmpty {
+            _ = reportSign(outcome.results, plan, context, verbose: arguments.verbose)
+        }
         context.console.err(interruptedText(outcome.results, plan, signal: interrupt.signalName))
         return exitCode
     }
 
     /// What `sign` says on standard error when SIGINT / SIGTERM stopped it: how many documents were
-    /// signed, how many not, and how to sign the rest.
-    static func interruptedText(_ results: [SignResultDocument], _ plan: SignPlan, signal: String) -> String {
+    /// signed, how many not, and how to sign the rest (always: also when nothing was signed yet).
+    static func interruptedText(
+        _ results: [SignResultDocument],
+        _ plan: SignPlan,
+        signal: String,
+        signingBegan: Bool = true
+    ) -> String {
         let total = plan.documents.count
         let signed = results.filter { $0.status == "signed" }.count
+        if !signingBegan || (!results.isEmpty && signed == 0) {
+            return "certsign: interrupted (\(signal)): 0 of \(total) documents signed; nothing written"
+        }
         let counts =
             results.isEmpty
             ? "the documents whose signature file exists are signed and recorded, the others are not"
@@ -416,7 +435,8 @@ extension Commands {
     private static func reportSign(
         _ results: [SignResultDocument],
         _ plan: SignPlan,
-        _ context: CommandContext
+        _ context: CommandContext,
+        verbose: Bool
     ) -> Int32 {
         let documents = plan.documents
         let toStandardOutput = plan.writesToStandardOutput
@@ -432,9 +452,14 @@ extension Commands {
         } else if context.json {
             context.console.out(JSONOutput.encode(SignDocument(results: skipped + results)))
         } else {
-            for entry in plan.skipped { report("skipped \(entry.document): \(entry.output) exists (--skip-existing)") }
+            if verbose {
+                for entry in plan.skipped {
+                    report("skipped \(Format.printable(entry.document)): \(Format.printable(entry.output)) exists")
+                }
+            }
             if documents.count > 1 || !skipped.isEmpty {
-                let note = skipped.isEmpty ? "" : ", \(skipped.count) skipped (their signature files exist)"
+                let names = verbose ? "" : "; --verbose names them"
+                let note = skipped.isEmpty ? "" : ", \(skipped.count) skipped (their signature files exist\(names))"
                 report("\(documents.count - failures) of \(documents.count) documents signed\(note)")
             }
         }

@@ -25,6 +25,7 @@ extension Commands {
         var replaceIdentity = false
         var force = false
         var skipExisting = false
+        var verbose = false
         var attached = false
         var format = Format.cades
         var digest: DigestAlgorithm?
@@ -114,6 +115,7 @@ extension Commands {
                     "--skip-existing",
                     "sign only the documents whose signature file does not exist yet (resumes an interrupted batch)"
                 ),
+                .flag(\.verbose, "--verbose", "also name each document --skip-existing skips (else only their count)"),
                 .flag(
                     \.replaceIdentity,
                     "--replace-identity",

@@ -1,5 +1,4 @@
 import CertificateProviders
-import FMPDSSProvider
 import Foundation
 import SignatureJournal
 import SignatureJournalPostgres
@@ -7,18 +6,34 @@ import Signing
 
 /// `certsign signatures list | remove`, and the journal the signing commands share.
 extension Commands {
+    /// `certsign signatures list [--local]`.
+    struct SignaturesListOptions: CommandOptions {
+        var local = false
+
+        static var options: [OptionBinding<Self>] {
+            [.flag(\.local, "--local", "the journal alone: ask no server for its signature history")]
+        }
+    }
+
     static let signaturesList = CommandDescriptor(
         words: ["signatures", "list"],
+        storeUse: .readsJournal,
         summary: "list signatures: the local journal and server histories",
-        examples: ["certsign --json signatures list"]
-    ) { context in
+        discussion: """
+            A server's history is asked for only when the store keeps a session with it ('certsign sessions \
+            list'); a server that does not answer is one line on stderr, and --local asks none.
+            """,
+        examples: ["certsign --json signatures list", "certsign signatures list --local"]
+    ) { (options: SignaturesListOptions, context) in
         let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
-        let list = try await coordinator.signatures()
+        let list = try await coordinator.signatures(historiesOf: options.local ? [] : providersWithSession(context))
         for (id, error) in list.unavailable.sorted(by: { $0.key < $1.key }) {
-            if id == .fmpDSS && error.code == .authenticationFailed && error.reason.contains("not logged in") {
-                // The platform keeps a history only for a logged-in user: say why it is missing.
-                context.console.err("certsign: fmp-dss: not logged in (certsign dss login)")
-            } else if !context.isUnconfigured(error) || id == .fmpDSS {
+            if error.code == .network || error.code == .timeout {
+                context.console.err(
+                    "certsign: \(id): its server does not answer, so its history is left out (--local asks no "
+                        + "server; 'certsign sessions clear \(id)' forgets the session)"
+                )
+            } else {
                 context.console.err(
                     "certsign: warning: the signature history of '\(id)' is unavailable: \(error.reason)"
                 )
@@ -65,13 +80,14 @@ extension Commands {
 
     static let signaturesRemove: CommandDescriptor = CommandDescriptor(
         words: ["signatures", "remove"],
+        storeUse: .readsJournal,
         summary: "remove a signature record (journal row or server history entry)",
         discussion: "The journal row is removed; a .p7s file written earlier is left where it is.",
         examples: ["certsign signatures remove 0F1C"]
     ) { (options: SignaturesRemoveOptions, context) in
         let given = options.id
         let coordinator = SigningCoordinator(registry: try context.makeRegistry(), journal: try context.openJournal())
-        let entries = try await coordinator.signatures().entries
+        let entries = try await coordinator.signatures(historiesOf: providersWithSession(context)).entries
         // The full id, else a unique prefix (as git takes abbreviated commits), case-insensitive.
         var matches = entries.filter { $0.id == given }
         if matches.isEmpty, !given.isEmpty {
@@ -124,9 +140,4 @@ extension CommandContext {
 
     /// The size of a document, with errors that say what is wrong with the path.
     func documentSize(_ path: String) throws -> Int64 { try checkReadableFile(path, what: "document") }
-
-    /// Whether a provider error only says the provider is not set up (no session, no parameters).
-    func isUnconfigured(_ error: CertificateProviderError) -> Bool {
-        [.invalidParameter, .passwordRequired, .notStored, .authenticationFailed].contains(error.code)
-    }
 }

@@ -92,11 +92,11 @@ extension Commands {
                 if !context.json {
                     context.console.out(
                         upgrade.added == 0
-                            ? "\(path): every signer already has a timestamp"
+                            ? "\(Format.printable(path)): every signer already has a timestamp"
                             : upgrade.document.field.map {
-                                "timestamped \(path): document timestamp in field '\($0)', \(upgrade.times)"
+                                "timestamped \(Format.printable(path)): document timestamp in field '\($0)', \(upgrade.times)"
                             }
-                                ?? "timestamped \(path): \(upgrade.added) signer(s), \(upgrade.times)"
+                                ?? "timestamped \(Format.printable(path)): \(upgrade.added) signer(s), \(upgrade.times)"
                     )
                 }
             } catch let error as CertificateProviderError {
@@ -109,7 +109,7 @@ extension Commands {
                         code: error.code.rawValue
                     )
                 )
-                context.console.err("certsign: \(path): \(error.reason)")
+                context.console.err(ErrorText.documentFailure(path, error, command: context.command))
             }
         }
         if context.json {
@@ -216,7 +216,8 @@ extension CommandContext {
         return TimestampAuthorityClient(
             configuration: .init(
                 url: url,
-                trustAnchors: try timestampAnchors(replacesSystemStore ? anchors : ca),
+                trustAnchors: replacesSystemStore
+                    ? try timestampAnchors(anchors) : try certificates(inFiles: ca, option: "--ca"),
                 trustAnchorsReplaceSystemStore: replacesSystemStore
             ),
             fetcher: try binaryFetcher()
@@ -229,18 +230,31 @@ extension CommandContext {
     func validationDataCollector(anchorFiles: [String], certificateFiles: [String]) throws -> ValidationDataCollector {
         ValidationDataCollector(
             cache: RevocationDataCache(fetcher: try binaryFetcher()),
-            trustAnchors: try timestampAnchors(anchorFiles),
-            certificates: try timestampAnchors(certificateFiles)
+            trustAnchors: try certificates(inFiles: anchorFiles, option: "--ca"),
+            certificates: try certificates(inFiles: certificateFiles, option: "--tsa-ca")
         )
     }
 
     /// The certificates of every `--tsa-ca FILE`.
     func timestampAnchors(_ files: [String]) throws -> [Certificate] {
-        var anchors: [Certificate] = []
+        try certificates(inFiles: files, option: "--tsa-ca")
+    }
+
+    /// The certificates (PEM or DER, bundles allowed) of every file given with `option` (`--ca`,
+    /// `--tsa-ca`).
+    /// - Throws: `.malformedInput` naming the option and the file when one is empty or holds no
+    ///   certificate; the file errors of ``readInputFile(_:what:)``.
+    func certificates(inFiles files: [String], option: String) throws -> [Certificate] {
+        var certificates: [Certificate] = []
         for file in files {
-            anchors += try Certificate.certificates(derOrPEM: try readInputFile(file, what: "TSA CA certificate file"))
+            let bytes = try readInputFile(file, what: "\(option) certificate file")
+            do {
+                certificates += try Certificate.certificates(derOrPEM: bytes)
+            } catch let error as CertificateProviderError where error.code == .malformedInput {
+                throw CertificateProviderError(.malformedInput, "\(option) \(file): \(error.reason)")
+            }
         }
-        return anchors
+        return certificates
     }
 
     /// Applies `--crl FILE...`, `--check-revocation`, `--revocation-max-age DURATION` and
@@ -255,7 +269,11 @@ extension CommandContext {
         if let maximumAge { policy.revocationMaximumAge = maximumAge }
         for file in crls {
             let bytes = try readInputFile(file, what: "CRL file")
-            _ = try CertificateRevocationList.lists(derOrPEM: bytes)
+            do {
+                _ = try CertificateRevocationList.lists(derOrPEM: bytes)
+            } catch let error as CertificateProviderError where error.code == .malformedInput {
+                throw CertificateProviderError(.malformedInput, "--crl \(file): \(error.reason)")
+            }
             policy.crls.append(bytes)
         }
         policy.checkRevocation = checkRevocation

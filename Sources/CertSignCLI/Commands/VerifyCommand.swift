@@ -203,12 +203,7 @@ extension Commands {
             timestampAnchorFiles: options.tsaCA,
             to: &policy
         )
-        var trust: [Certificate] = []
-        for file in options.ca {
-            trust += try Certificate.certificates(
-                derOrPEM: try context.readInputFile(file, what: "CA certificate file")
-            )
-        }
+        let trust = try context.certificates(inFiles: options.ca, option: "--ca")
         let run = VerifyRun(
             options: options,
             trust: trust,
@@ -275,7 +270,7 @@ extension Commands {
     }
 
     private static func failedFile(_ path: String, code: String, reason: String) -> VerifiedFile {
-        let line = "ERROR: \(path): \(reason)"
+        let line = "ERROR: \(Format.printable(path)): \(Format.printable(reason))"
         return VerifiedFile(
             valid: false,
             line: line,
@@ -303,8 +298,10 @@ extension Commands {
         let hint =
             result.failure?.code == .contentMissing && contentPath == nil ? detachedContentHint(path, run) : nil
         let line =
-            result.failure.map { "INVALID: \(path): \($0.reason)" + (hint.map { "; \($0)" } ?? "") }
-            ?? "VALID: \(path)\(result.signers.first?.signerCertificate.map { " (\($0.subject))" } ?? "")"
+            result.failure.map {
+                "INVALID: \(Format.printable(path)): \(Format.printable($0.reason))" + (hint.map { "; \($0)" } ?? "")
+            }
+            ?? "VALID: \(Format.printable(path))\(result.signers.first?.signerCertificate.map { " (\($0.subject))" } ?? "")"
         return VerifiedFile(
             valid: result.isValid,
             line: line,

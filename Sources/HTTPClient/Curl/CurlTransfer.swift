@@ -89,8 +89,15 @@ final class CurlTransfer: @unchecked Sendable {
         CCurlShims_tls_transfer_release(tlsReport)
     }
 
-    /// "METHOD host/path", for error messages (made only when one is).
-    var summary: String { "\(request.method) \(request.url.host ?? "")\(request.url.path)" }
+    /// "METHOD scheme://host:port/path", for error messages (made only when one is): the scheme and
+    /// port say which server was meant (http or https, which of several on one host); user
+    /// information and the query (where tokens may ride) are left out.
+    var summary: String {
+        let url = request.url
+        let port = url.port.map { ":\($0)" } ?? ""
+        let host = url.host.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""
+        return "\(request.method) \(url.scheme.map { "\($0)://" } ?? "")\(host)\(port)\(url.path)"
+    }
 
     /// Whether an absolute URL string starts with `https:` (any case), without parsing the URL again.
     static func hasHTTPSScheme(_ urlString: String) -> Bool {
