@@ -399,7 +399,8 @@ let package = Package(
         .testTarget(
             name: "HTTPClientTests",
             dependencies: [
-                "JSON", "HTTPClient", "EmulatorKit", "CertificateProviders", "CertificateProvidersTesting",
+                "JSON", "HTTPClient", "RemoteProviderSupport", "EmulatorKit", "CertificateProviders",
+                "CertificateProvidersTesting",
                 "PKCS12Provider",
                 "FMPDSSProvider", "CryptoProDSSProvider",
             ],
@@ -428,7 +429,7 @@ let package = Package(
         .testTarget(
             name: "FMPDSSProviderTests",
             dependencies: [
-                "FMPDSSProvider", "EmulatorKit", "JSON", "HTTPClient", "CertificateProviders",
+                "FMPDSSProvider", "EmulatorKit", "JSON", "HTTPClient", "RemoteProviderSupport", "CertificateProviders",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings

@@ -1,6 +1,6 @@
 public import CertificateProviders
-public import HTTPClient
-import RemoteProviderSupport
+internal import HTTPClient
+public import RemoteProviderSupport
 
 /// How the provider declares itself: its ID, its parameters (``AWSKMSProvider/ParameterKey``,
 /// ``AWSKMSProvider/schema``), its summary and how the registry makes it.

@@ -1,6 +1,6 @@
 package import Foundation
-package import HTTPClient
-import RemoteProviderSupport
+import HTTPClient
+package import RemoteProviderSupport
 
 /// A CSC service keeps no session on disk: each command gets a new token, so `certsign sessions`
 /// has nothing of it to list or clear (and says so).

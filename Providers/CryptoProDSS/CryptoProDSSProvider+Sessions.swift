@@ -1,7 +1,7 @@
 public import CertificateProviders
 package import Foundation
-package import HTTPClient
-import RemoteProviderSupport
+import HTTPClient
+package import RemoteProviderSupport
 import Synchronization
 
 extension CryptoProDSSProvider {

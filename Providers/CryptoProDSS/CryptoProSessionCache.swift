@@ -2,6 +2,7 @@ import CertificateProviders
 internal import Durability
 import Foundation
 import HTTPClient
+import RemoteProviderSupport
 
 /// The provider's on-disk cache: one JSON file, mode 0600, in the `storeDirectory` the caller
 /// chose, holding the server URL, user, client id, the selected certificate (DER, id) and the

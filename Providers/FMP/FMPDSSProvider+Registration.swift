@@ -1,6 +1,6 @@
 public import CertificateProviders
-public import HTTPClient
-import RemoteProviderSupport
+import HTTPClient
+public import RemoteProviderSupport
 
 /// How the provider declares itself: its ID, its parameters (``FMPDSSProvider/ParameterKey``,
 /// ``FMPDSSProvider/schema``), its summary and how the registry makes it.

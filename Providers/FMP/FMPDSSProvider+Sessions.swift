@@ -1,7 +1,7 @@
 import CertificateProviders
 package import Foundation
-package import HTTPClient
-import RemoteProviderSupport
+import HTTPClient
+package import RemoteProviderSupport
 
 extension FMPDSSProvider: RemoteSessionKeeping {
     /// The session kept in `directory` (`fmp-session.json`), without its tokens, or none. The

@@ -1,6 +1,6 @@
 package import CertificateProviders
 package import Foundation
-package import HTTPClient
+internal import HTTPClient
 
 /// A remote provider that logs in to its server (a session): `certsign sessions list|clear` ask each
 /// built-in provider that conforms what it keeps in the store, instead of a list of names.

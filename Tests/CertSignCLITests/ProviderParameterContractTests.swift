@@ -8,6 +8,7 @@ import Foundation
 import HTTPClient
 import PKCS11Provider
 import PKCS12Provider
+import RemoteProviderSupport
 import TestSupport
 import Testing
 import VaultTransitProvider

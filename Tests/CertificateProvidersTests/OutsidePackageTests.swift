@@ -12,6 +12,10 @@ import Testing
     static func build(_ name: String, product: String) throws -> String {
         let package = PackageRoot.url.appendingPathComponent("Tests/Fixtures/OutsidePackages/\(name)")
         let scratch = PackageRoot.url.appendingPathComponent(".build/outside-packages/\(name)")
+        // SwiftPM plans a path dependency's sources once and reuses the plan while its manifests stand
+        // unchanged, so a file added to this package since the last run would be missing from it:
+        // without the plan it plans again, and still compiles only what changed.
+        try? FileManager.default.removeItem(at: scratch.appendingPathComponent("debug.yaml"))
         let built = try ExternalTool.run(
             "swift",
             ["build", "--package-path", package.path, "--scratch-path", scratch.path, "--product", product]

@@ -3,6 +3,7 @@ import EmulatorKit
 import FMPDSSProvider
 import Foundation
 import HTTPClient
+import RemoteProviderSupport
 import TestSupport
 import Testing
 

@@ -7,6 +7,7 @@ import Foundation
 import HTTPClient
 import JSON
 import PKCS12Provider
+import RemoteProviderSupport
 import Testing
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import HTTPClient
+import RemoteProviderSupport
 import TestSupport
 import Testing
 

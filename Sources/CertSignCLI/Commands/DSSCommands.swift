@@ -5,6 +5,7 @@ import Foundation
 import HTTPClient
 import JSON
 import PKCS12Provider
+import RemoteProviderSupport
 
 /// `certsign dss …`: the Foresight Mobile Platform DSS calls of the HHFWDss sample, and
 /// `certsign emulator`, the package's own DSS server.

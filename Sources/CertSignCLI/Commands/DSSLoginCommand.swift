@@ -4,6 +4,7 @@ import Foundation
 import HTTPClient
 import JSON
 import PKCS12Provider
+import RemoteProviderSupport
 
 /// `certsign dss login`: authenticates against the platform and keeps the session.
 extension Commands {

@@ -1,4 +1,5 @@
 public import CertificateProviders
+public import HTTPClient
 
 /// The TLS parameters every remote provider accepts, declared once:
 ///
@@ -8,7 +9,7 @@ public import CertificateProviders
 /// | `clientIdentity` | string | the alias of the identity presented as the TLS client certificate |
 /// | `clientIdentityPassword` | secret | the password that opens that identity |
 ///
-/// They configure the ``CurlTransport`` the provider makes for itself; with a transport of the app's
+/// They configure the `CurlTransport` the provider makes for itself; with a transport of the app's
 /// own they are refused (configure that transport instead).
 public enum RemoteTLSParameters {
     /// `trustedCAFile`: a PEM file of CA certificates to trust for the server besides the system store.
@@ -32,7 +33,7 @@ public enum RemoteTLSParameters {
         }
     }
 
-    /// The transport a provider uses: `given` when the app passed one, else a ``CurlTransport`` with
+    /// The transport a provider uses: `given` when the app passed one, else a `CurlTransport` with
     /// the endpoint policy and these TLS parameters (the CA file read and the identity opened now).
     /// - Parameters:
     ///   - parameters: the provider's parameters.
@@ -42,7 +43,7 @@ public enum RemoteTLSParameters {
     /// - Returns: nil when `given` is nil and no TLS parameter is set (the client's default transport).
     /// - Throws: `.invalidParameter` when TLS parameters come with an app transport, or
     ///   `clientIdentity` without a lookup; the lookup's errors (`.notStored`, `.wrongPassword`);
-    ///   ``CurlTransport/init(configuration:)``'s errors for the CA file and the identity.
+    ///   `CurlTransport.init(configuration:)`'s errors for the CA file and the identity.
     public static func transport(
         for parameters: ProviderParameters,
         endpointPolicy: RemoteEndpointPolicy,

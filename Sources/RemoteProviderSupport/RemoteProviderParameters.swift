@@ -1,5 +1,6 @@
 public import CertificateProviders
-import Foundation
+public import Foundation
+public import HTTPClient
 
 /// The parameters every remote provider takes, declared once for all of them: the endpoint policy,
 /// the per-exchange timeout and the TLS parameters of ``RemoteTLSParameters``.
