@@ -110,12 +110,27 @@ final class QPDFDocument {
             &buffer,
             &length
         )
-        guard status & QPDF_ERRORS == 0, let buffer else {
+        guard status & QPDF_ERRORS == 0 else {
             _ = lastError()
             return nil
         }
+        // An empty stream comes back without a buffer.
+        guard let buffer else { return [] }
         defer { free(buffer) }
         return Array(UnsafeBufferPointer(start: buffer, count: length))
+    }
+
+    /// What qpdf warned about since the last call (an object it could not read and took as null,
+    /// a damaged structure it skipped), and an error of an object call, as text; each only once.
+    func takeWarnings() -> [String] {
+        var warnings: [String] = []
+        while qpdf_more_warnings(data) != QPDF_FALSE, let warning = qpdf_next_warning(data) {
+            warnings.append(qpdf_get_error_full_text(data, warning).map { String(cString: $0) } ?? "a warning")
+        }
+        if let error = lastError() { warnings.append(error) }
+        // A /Size above the highest object number plus one (pyHanko's writer leaves one) hides
+        // nothing: every object is still read through the cross-reference sections.
+        return warnings.filter { !$0.contains("reported number of objects") }
     }
 
     func key(_ object: qpdf_oh, _ name: String) -> qpdf_oh? {
@@ -141,6 +156,10 @@ final class QPDFDocument {
     func items(_ array: qpdf_oh) -> [qpdf_oh] {
         guard isArray(array) else { return [] }
         return (0..<qpdf_oh_get_array_n_items(data, array)).map { qpdf_oh_get_array_item(data, array, $0) }
+    }
+    /// A number's value (an integer or a real).
+    func real(_ object: qpdf_oh) -> Double? {
+        qpdf_oh_is_number(data, object) != QPDF_FALSE ? qpdf_oh_get_numeric_value(data, object) : nil
     }
     /// A string's bytes (no text decoding).
     func bytes(_ object: qpdf_oh) -> [UInt8]? {
