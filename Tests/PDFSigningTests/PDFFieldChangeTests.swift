@@ -201,4 +201,42 @@ struct PDFFieldChangeTests {
         #expect(signature.laterChanges == .ltv && signature.isValid, "\(signature.changes.prefix(3))")
         #expect(Set(signature.changes.map(\.revision)).count == 200, "\(signature.changes.count)")
     }
+
+    @Test("an odd number of hex digits in /Contents: the ByteRange is refused, what it covers is unclear")
+    func oddContents() async throws {
+        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-field-odd")
+        let signed = directory.path("signed.pdf")
+        try await signOurs(input, signed)
+        let odd = directory.path("odd.pdf")
+        try PDFFieldAttacks.apply(.oddContents, to: signed, writingTo: odd)
+        let report = try verify(odd)
+        let signature = try #require(report.signatures.first)
+        #expect(signature.byteRangeProblem?.contains("odd number of hex digits") == true, "\(signature)")
+        #expect(!signature.isValid && !report.isValid)
+        // pyHanko reads the odd string as padded and accepts the file; we refuse to guess.
+        let verdict = try pyhankoVerdict(odd, in: directory)
+        #expect(verdict.changesAcceptable && verdict.bottomLine == true, "\(verdict)")
+    }
+
+    @Test("an indirect /ByteRange (the CMS verifies over what it names): refused, what it covers is unclear")
+    func indirectByteRange() async throws {
+        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-field-indirect")
+        let files = try PDFFixtures.pyhankoFiles(pki.ec, prefix: "indirect", in: directory)
+        let signed = directory.path("signed.pdf")
+        try PDFFieldAttacks.apply(
+            .indirectByteRange(certificate: files.certificate, key: files.key, chain: files.chain),
+            to: input,
+            writingTo: signed,
+            environment: ["KEY_PASSWORD": PDFFixtures.pyhankoKeyPassword]
+        )
+        let report = try verify(signed)
+        let signature = try #require(report.signatures.first)
+        #expect(signature.field == "Indirect")
+        #expect(signature.verification.isValid, "\(signature.verification)")
+        #expect(signature.byteRangeProblem?.contains("reference") == true, "\(signature)")
+        #expect(!signature.isValid && !report.isValid)
+        // pyHanko cannot read an indirect /ByteRange at all.
+        let verdict = try pyhankoVerdict(signed, in: directory)
+        #expect(verdict.error != nil, "\(verdict)")
+    }
 }

@@ -26,6 +26,12 @@ public enum PDFFieldAttacks {
         case unsignedSignatureField(String)
         /// `count` incremental updates, each changing the document's `/Info` `/Title`.
         case infoUpdates(count: Int)
+        /// The first signature's `/Contents` hex string loses its last digit to a space (the same
+        /// length, an odd number of digits).
+        case oddContents
+        /// A new signature field `Indirect` signed by `openssl cms` (adbe.pkcs7.detached) whose
+        /// `/ByteRange` is an indirect array; PEM files, the key encrypted with `KEY_PASSWORD`.
+        case indirectByteRange(certificate: String, key: String, chain: String)
 
         /// The mode as the script's first argument.
         public var description: String {
@@ -37,14 +43,26 @@ public enum PDFFieldAttacks {
             case .reuseSignatureValue: return "reuse-value"
             case .unsignedSignatureField(let variant): return "unsigned-sig:\(variant)"
             case .infoUpdates(let count): return "info-updates:\(count)"
+            case .oddContents: return "odd-contents"
+            case .indirectByteRange(let certificate, let key, let chain):
+                return "indirect-byterange:\(certificate):\(key):\(chain)"
             }
         }
     }
 
     /// Applies `mode` to the PDF at `input`, writing `output`.
     /// - Throws: when the script fails.
-    public static func apply(_ mode: Mode, to input: String, writingTo output: String) throws {
-        let result = try ExternalTool.run("python3", ["-c", script, mode.description, input, output])
+    public static func apply(
+        _ mode: Mode,
+        to input: String,
+        writingTo output: String,
+        environment: [String: String] = [:]
+    ) throws {
+        let result = try ExternalTool.run(
+            "python3",
+            ["-c", script, mode.description, input, output],
+            environment: environment
+        )
         guard result.status == 0 else {
             throw PDFAttacks.ExternalToolFailure(message: "attack \(mode): \(result.errorOutput)")
         }
@@ -69,6 +87,10 @@ public enum PDFFieldAttacks {
                 raise SystemExit('no field ' + name)
 
             def add_to_form_and_page(writer, field, page_ref, annots):
+                if '/AcroForm' not in writer.root:
+                    writer.root[pdf_name('/AcroForm')] = DictionaryObject({pdf_name('/Fields'): ArrayObject([]),
+                                                                           pdf_name('/SigFlags'): NumberObject(3)})
+                    writer.update_root()
                 form = writer.root['/AcroForm']
                 fields_ref = form.raw_get('/Fields')
                 form['/Fields'].append(field)
@@ -194,9 +216,57 @@ public enum PDFFieldAttacks {
                     last = start
                 return bytes(out)
 
+            def odd_contents(data):
+                match = re.search(rb'/Contents\s*<([0-9A-Fa-f]+)>', data)
+                end = match.end(1)
+                return data[:end - 1] + b' ' + data[end:]
+
+            def indirect_byterange(source, cert, key, chain):
+                import subprocess, tempfile, os
+                with open(source, 'rb') as f:
+                    writer = IncrementalPdfFileWriter(f)
+                    page_ref = first_page(writer)[0]
+                    byte_range = writer.add_object(ArrayObject([NumberObject(0), NumberObject(1111111111),
+                                                                NumberObject(2222222222), NumberObject(3333333333)]))
+                    value = writer.add_object(DictionaryObject({pdf_name('/Type'): pdf_name('/Sig'),
+                        pdf_name('/Filter'): pdf_name('/Adobe.PPKLite'), pdf_name('/SubFilter'): pdf_name('/adbe.pkcs7.detached'),
+                        pdf_name('/ByteRange'): byte_range, pdf_name('/Contents'): generic.ByteStringObject(b'\x00' * 8192)}))
+                    field = writer.add_object(DictionaryObject({pdf_name('/FT'): pdf_name('/Sig'),
+                        pdf_name('/T'): generic.TextStringObject('Indirect'), pdf_name('/V'): value,
+                        pdf_name('/Type'): pdf_name('/Annot'), pdf_name('/Subtype'): pdf_name('/Widget'),
+                        pdf_name('/P'): page_ref, pdf_name('/Rect'): rect(0, 0, 0, 0), pdf_name('/F'): NumberObject(132)}))
+                    add_to_form_and_page(writer, field, page_ref, [field])
+                    buffer = BytesIO()
+                    writer.write(buffer)
+                data = buffer.getvalue()
+                contents = re.search(rb'/Contents\s*<(0+)>', data)
+                a, b = contents.start(1) - 1, contents.end(1) + 1
+                placeholder = re.search(rb'\[\s*0\s+1111111111\s+2222222222\s+3333333333\s*\]', data)
+                numbers = b'[0 %010d %010d %010d]' % (a, b, len(data) - b)
+                numbers = numbers.ljust(placeholder.end() - placeholder.start())
+                assert len(numbers) == placeholder.end() - placeholder.start()
+                data = data[:placeholder.start()] + numbers + data[placeholder.end():]
+                with tempfile.TemporaryDirectory() as work:
+                    covered = os.path.join(work, 'covered.bin')
+                    open(covered, 'wb').write(data[:a] + data[b:])
+                    signature = os.path.join(work, 'signature.der')
+                    subprocess.run(['openssl', 'cms', '-sign', '-binary', '-md', 'sha256', '-outform', 'DER', '-nosmimecap',
+                                    '-signer', cert, '-inkey', key, '-passin', 'env:KEY_PASSWORD', '-certfile', chain,
+                                    '-in', covered, '-out', signature], check=True)
+                    value_hex = open(signature, 'rb').read().hex().encode()
+                assert len(value_hex) <= b - a - 2
+                return data[:a + 1] + value_hex.ljust(b - a - 2, b'0') + data[b - 1:]
+
             def main():
                 mode, source, target = sys.argv[1], sys.argv[2], sys.argv[3]
                 data = open(source, 'rb').read()
+                if mode == 'odd-contents':
+                    open(target, 'wb').write(odd_contents(data))
+                    return
+                if mode.startswith('indirect-byterange:'):
+                    _, cert, key, chain = mode.split(':')
+                    open(target, 'wb').write(indirect_byterange(source, cert, key, chain))
+                    return
                 if mode.startswith('unreadable:'):
                     open(target, 'wb').write(unreadable(data, mode.split(':')[1]))
                     return
