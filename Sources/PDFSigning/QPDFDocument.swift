@@ -11,6 +11,8 @@ final class QPDFDocument {
     private var data: qpdf_data?
     /// The mapped file a document opened from a mapping reads (kept alive until cleanup).
     private var mapping: PDFMappedFile?
+    /// The bytes a document opened from its own buffer reads (freed after cleanup).
+    private var owned: UnsafeMutableRawBufferPointer?
     let path: String
 
     /// Opens `path`.
@@ -58,11 +60,40 @@ final class QPDFDocument {
         if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(description) }
     }
 
+    /// Opens `bytes` (one revision made self-contained, see ``PDFClassicRevisions``), kept in a
+    /// buffer of the document's own until cleanup. `strict` as in ``init(mapped:length:description:strict:)``.
+    /// - Throws: as ``init(path:)``.
+    convenience init(bytes: [UInt8], description: String, strict: Bool) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        try self.init(owning: buffer, length: bytes.count, description: description, strict: strict)
+    }
+
+    private init(owning buffer: UnsafeMutableRawBufferPointer, length: Int, description: String, strict: Bool) throws {
+        path = description
+        owned = buffer
+        data = qpdf_init()
+        qpdf_silence_errors(data)
+        qpdf_set_suppress_warnings(data, QPDF_TRUE)
+        if strict { qpdf_set_attempt_recovery(data, QPDF_FALSE) }
+        let base = buffer.baseAddress?.assumingMemoryBound(to: CChar.self)
+        let status = qpdf_read_memory(data, description, base, UInt64(length), nil)
+        if status & QPDF_ERRORS != 0 {
+            let text = lastError() ?? "unknown qpdf error"
+            throw CertificateProviderError(
+                .malformedInput,
+                "'\(description)' is not a PDF this package can read: \(text)"
+            )
+        }
+        if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(description) }
+    }
+
     deinit {
         // An error qpdf saved and nobody fetched would be printed by qpdf_cleanup: fetch it (a
         // library does not print; what mattered was reported through the calls' results).
         while qpdf_has_error(data) != QPDF_FALSE { _ = qpdf_get_error(data) }
         qpdf_cleanup(&data)
+        owned?.deallocate()
     }
 
     private func lastError() -> String? {
