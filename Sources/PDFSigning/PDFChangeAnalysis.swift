@@ -7,7 +7,9 @@ import Foundation
 /// those of the revisions after the one it signed, judged by its ``PDFModificationPolicy``.
 ///
 /// Each pair of revisions is compared once for all signatures. A revision qpdf cannot read
-/// strictly is a change of class `other` (reported, not repaired).
+/// strictly is a change of class `other` (reported, not repaired). When the chain is only
+/// classic tables, each revision is handed to qpdf self-contained (``PDFClassicRevisions``), so
+/// qpdf reads one section per revision, not the whole chain again: linear in the revisions.
 struct PDFChangeAnalysis {
     /// The changes each revision made, by revision number (from the first one analysed + 1).
     private(set) var changesByRevision: [Int: [PDFRevisionChange]] = [:]
@@ -19,15 +21,16 @@ struct PDFChangeAnalysis {
         self.revisions = revisions
         let ends = revisions.ends
         guard firstRevision >= 1, firstRevision < ends.count else { return }
+        // Classic tables: each revision made self-contained, so qpdf does not read the chain again.
+        var classic = PDFClassicRevisions(file: file, ends: ends)
         func open(_ revision: Int) -> Result<QPDFDocument, CertificateProviderError> {
+            let name = "\(description) (revision \(revision))"
             do {
+                if classic != nil, let bytes = classic?.buffer(revision: revision) {
+                    return .success(try QPDFDocument(bytes: bytes, description: name, strict: true))
+                }
                 return .success(
-                    try QPDFDocument(
-                        mapped: file,
-                        length: Int(ends[revision - 1]),
-                        description: "\(description) (revision \(revision))",
-                        strict: true
-                    )
+                    try QPDFDocument(mapped: file, length: Int(ends[revision - 1]), description: name, strict: true)
                 )
             } catch let error as CertificateProviderError {
                 return .failure(error)

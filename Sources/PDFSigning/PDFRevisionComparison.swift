@@ -22,9 +22,11 @@ struct PDFRevisionChange: Sendable, Hashable {
 /// 1. the page tree, every page and everything it reaches (contents, resources, inherited
 ///    attributes) except its `/Annots` list: any difference is `other`;
 /// 2. the interactive form: a new signature field (its widget and value) is `signatures` (`ltv`
-///    for a `/DocTimeStamp` value); `/V`, `/AS`, `/AP`, `/MK` of a field that existed is
-///    `formFields` (`signatures` for an unsigned signature field getting signed); a removed or new
-///    non-signature field and anything else is `other`;
+///    for a `/DocTimeStamp` value) when it is only a field and its own widget
+///    (``PDFSignatureFieldRule``); `/V`, `/AS`, `/AP`, `/MK` of a field that existed is
+///    `formFields` (`signatures` for an unsigned signature field getting signed, `other` for one
+///    already signed), appearances compared by content (``PDFAppearanceComparison``); a removed
+///    or new non-signature field, a signature value two fields hold, and anything else is `other`;
 /// 3. each page's `/Annots`: a removed annotation is `other`; a new or changed one that no form
 ///    field accounts for is `annotations`;
 /// 4. every other catalog entry (`/Names`, `/OpenAction`, `/AA`, `/Outlines`, `/Perms`…) is
@@ -34,20 +36,23 @@ struct PDFRevisionChange: Sendable, Hashable {
 ///
 /// References are followed in both documents at once with a visited set of object pairs (cycles
 /// end there) and a budget of compared objects (a hostile file cannot make it run long); an object
-/// reached first by a stricter step is judged there. A reference that now names another object
+/// reached first by a stricter step is judged there. Whatever qpdf warns about while reading
+/// either revision (an object it cannot load and takes as null) is an `other` change. A reference that now names another object
 /// number, a freed object, or a different type or content is a change.
 final class PDFRevisionComparison {
-    private let old: QPDFDocument
-    private let new: QPDFDocument
+    let old: QPDFDocument
+    let new: QPDFDocument
     private(set) var changes: [PDFRevisionChange] = []
     private var omitted: [Omitted: Int] = [:]
     private var visited = Set<Pair>()
     private var budget: Int
     private var pages: [(old: qpdf_oh, new: qpdf_oh, index: Int)] = []
     /// Widgets and fields of the newer form, by what accounts for them.
-    private var formObjects = Set<Int>()
-    private var newSignatureObjects = Set<Int>()
-    private var newFieldObjects = Set<Int>()
+    var formObjects = Set<Int>()
+    var newSignatureObjects = Set<Int>()
+    var newFieldObjects = Set<Int>()
+    /// Whether this revision added a signature value (a new signed field, or a field signed now).
+    var addsSignatureValue = false
 
     private struct Omitted: Hashable, CustomStringConvertible {
         let kind: PDFLaterChanges
@@ -117,6 +122,7 @@ final class PDFRevisionComparison {
     }
 
     private func finish() -> [PDFRevisionChange] {
+        unreadable()
         // What was left out, one line per class (and field: a locked field's fill stays visible).
         for (key, count) in omitted.sorted(by: { "\($0.key)" < "\($1.key)" }) {
             let what = key.field.map { " of form field '\($0)'" } ?? ""
@@ -132,7 +138,18 @@ final class PDFRevisionComparison {
         return changes
     }
 
-    private func note(_ kind: PDFLaterChanges, _ objects: [Int], _ text: String, field: String? = nil) {
+    /// What qpdf could not read while the two revisions were compared (an object at a broken
+    /// offset, a structure nested too deep): qpdf reads it as null where a repairing reader may
+    /// show something, so each is a change of class `other`, never an absent object.
+    private func unreadable() {
+        for document in [old, new] {
+            for warning in document.takeWarnings() {
+                note(.other, [], "qpdf cannot read all of a compared revision: \(Self.short(warning, 240))")
+            }
+        }
+    }
+
+    func note(_ kind: PDFLaterChanges, _ objects: [Int], _ text: String, field: String? = nil) {
         guard changes.count < Self.maximumChanges else {
             omitted[Omitted(kind: kind, field: field), default: 0] += 1
             return
@@ -142,17 +159,21 @@ final class PDFRevisionComparison {
     }
 
     /// Whether the pair was seen (and marks it); direct objects are never "seen".
-    private func firstVisit(_ a: qpdf_oh?, _ b: qpdf_oh?) -> Bool {
+    func firstVisit(_ a: qpdf_oh?, _ b: qpdf_oh?) -> Bool {
         guard let a, let b, old.isIndirect(a), new.isIndirect(b) else { return true }
         return visited.insert(Pair(old: old.objectID(a).number, new: new.objectID(b).number)).inserted
     }
 
-    private func number(_ object: qpdf_oh?, in document: QPDFDocument) -> Int {
+    func number(_ object: qpdf_oh?, in document: QPDFDocument) -> Int {
         guard let object, document.isIndirect(object) else { return 0 }
         return document.objectID(object).number
     }
 
     // MARK: The generic comparison
+
+    /// One pair still to compare: the older and newer object, the path that reached them and the
+    /// object holding them.
+    private typealias Pending = (old: qpdf_oh?, new: qpdf_oh?, path: String, holder: Int)
 
     /// Compares `a` (older) with `b` (newer) and everything they reach; each difference is noted
     /// as `kind`.
@@ -164,9 +185,7 @@ final class PDFRevisionComparison {
         field: String? = nil,
         holder: Int = 0
     ) {
-        var stack: [(qpdf_oh?, qpdf_oh?, String, Int)] = [
-            (a, b, path, number(b, in: new) != 0 ? number(b, in: new) : holder)
-        ]
+        var stack: [Pending] = [(a, b, path, number(b, in: new) != 0 ? number(b, in: new) : holder)]
         let label = path
         while let (a, b, longPath, holder) = stack.popLast() {
             budget -= 1
@@ -181,14 +200,7 @@ final class PDFRevisionComparison {
             let numberA = number(a, in: old)
             let numberB = number(b, in: new)
             if numberA != numberB {
-                let what =
-                    b == nil || typeB == ot_null
-                    ? "no longer refers to object \(numberA) (missing or freed now)"
-                    : numberB == 0
-                        ? "is no longer a reference (was object \(numberA))"
-                        : typeB == ot_null
-                            ? "refers to object \(numberB), which is missing or freed"
-                            : "refers to object \(numberB) instead of \(numberA == 0 ? "a direct value" : "object \(numberA)")"
+                let what = Self.referenceChange(numberA, numberB, isNull: b == nil || typeB == ot_null)
                 note(kind, [numberB, holder, numberA], "\(Self.short(longPath, 160)) \(what)", field: field)
                 continue
             }
@@ -202,42 +214,65 @@ final class PDFRevisionComparison {
                 continue
             }
             guard let a, let b else { continue }
-            switch typeB {
-            case ot_array:
-                let itemsA = old.items(a)
-                let itemsB = new.items(b)
-                guard itemsA.count == itemsB.count else {
-                    note(kind, [objectHolder], "\(path) has \(itemsB.count) items (was \(itemsA.count))", field: field)
-                    continue
-                }
-                for index in itemsA.indices.reversed() {
-                    stack.append((itemsA[index], itemsB[index], "\(path)[\(index)]", objectHolder))
-                }
-            case ot_dictionary, ot_stream:
-                let dictionaryA = old.dictionary(of: a)
-                let dictionaryB = new.dictionary(of: b)
-                if typeB == ot_stream, old.streamData(a) != new.streamData(b) {
-                    note(kind, [objectHolder], "the data of stream \(path) changed", field: field)
-                }
-                let keysA = old.keys(dictionaryA)
-                let keysB = new.keys(dictionaryB)
-                for key in Set(keysA + keysB).sorted().reversed() {
-                    stack.append((old.key(dictionaryA, key), new.key(dictionaryB, key), "\(path) \(key)", objectHolder))
-                }
-            default:
-                if old.unparse(a) != new.unparse(b) {
-                    note(
-                        kind,
-                        [objectHolder],
-                        "\(path) changed from \(Self.short(old.unparse(a))) to \(Self.short(new.unparse(b)))",
-                        field: field
-                    )
-                }
-            }
+            let pending = Pending(a, b, path, objectHolder)
+            stack += children(of: pending, type: typeB, kind: kind, field: field).reversed()
         }
     }
 
-    private static func short(_ text: String, _ limit: Int = 48) -> String {
+    /// Notes how `pair` itself differs (an array's length, a stream's data, a scalar's value) and
+    /// returns the pairs of what it holds, compared next. Stream data qpdf cannot read is a change
+    /// of class `other` (never "the same" because both reads failed).
+    private func children(
+        of pair: Pending,
+        type: qpdf_object_type_e,
+        kind: PDFLaterChanges,
+        field: String?
+    ) -> [Pending] {
+        guard let a = pair.old, let b = pair.new else { return [] }
+        let (path, holder) = (pair.path, pair.holder)
+        switch type {
+        case ot_array:
+            let itemsA = old.items(a)
+            let itemsB = new.items(b)
+            guard itemsA.count == itemsB.count else {
+                note(kind, [holder], "\(path) has \(itemsB.count) items (was \(itemsA.count))", field: field)
+                return []
+            }
+            return itemsA.indices.map { (itemsA[$0], itemsB[$0], "\(path)[\($0)]", holder) }
+        case ot_dictionary, ot_stream:
+            let dictionaryA = old.dictionary(of: a)
+            let dictionaryB = new.dictionary(of: b)
+            if type == ot_stream {
+                let (dataA, dataB) = (old.streamData(a), new.streamData(b))
+                if dataA == nil || dataB == nil {
+                    note(.other, [holder], "qpdf cannot read the data of stream \(path)", field: field)
+                } else if dataA != dataB {
+                    note(kind, [holder], "the data of stream \(path) changed", field: field)
+                }
+            }
+            let keys = Set(old.keys(dictionaryA) + new.keys(dictionaryB)).sorted()
+            return keys.map { (old.key(dictionaryA, $0), new.key(dictionaryB, $0), "\(path) \($0)", holder) }
+        default:
+            if old.unparse(a) != new.unparse(b) {
+                let what = "changed from \(Self.short(old.unparse(a))) to \(Self.short(new.unparse(b)))"
+                note(kind, [holder], "\(path) \(what)", field: field)
+            }
+            return []
+        }
+    }
+
+    /// A reference that names another object now, in words.
+    private static func referenceChange(_ numberA: Int, _ numberB: Int, isNull: Bool) -> String {
+        if numberB == 0 {
+            return isNull
+                ? "no longer refers to object \(numberA) (missing or freed now)"
+                : "is no longer a reference (was object \(numberA))"
+        }
+        if isNull { return "refers to object \(numberB), which is missing or freed" }
+        return "refers to object \(numberB) instead of \(numberA == 0 ? "a direct value" : "object \(numberA)")"
+    }
+
+    static func short(_ text: String, _ limit: Int = 48) -> String {
         text.count <= limit ? text : text.prefix(limit - 3) + "..."
     }
 
@@ -309,149 +344,6 @@ final class PDFRevisionComparison {
                 }
                 let subtype = new.key(new.dictionary(of: annotation), "/Subtype").map(new.unparse) ?? "no /Subtype"
                 note(.annotations, [id, number(b, in: new)], "a new annotation (\(subtype)) on \(page)")
-            }
-        }
-    }
-
-    // MARK: The form
-
-    private func form(_ a: qpdf_oh?, _ b: qpdf_oh?) {
-        guard let b, new.isDictionary(b) else {
-            if let a, old.isDictionary(a) { note(.other, [], "the interactive form (/AcroForm) was removed") }
-            return
-        }
-        let formNumber = number(b, in: new)
-        _ = firstVisit(a, b)
-        let formA = a.flatMap { old.isDictionary($0) ? $0 : nil }
-        let keys = Set((formA.map(old.keys) ?? []) + new.keys(b))
-        for key in keys.sorted() where key != "/Fields" {
-            let kind: PDFLaterChanges =
-                ["/SigFlags", "/NeedAppearances", "/DR", "/DA"].contains(key) ? .signatures : .other
-            compare(
-                formA.flatMap { old.key($0, key) },
-                new.key(b, key),
-                path: "the form's \(key)",
-                kind: kind,
-                holder: formNumber
-            )
-        }
-        let fieldsA = formA.flatMap { old.key($0, "/Fields") }.map(old.items) ?? []
-        let fieldsB = new.key(b, "/Fields").map(new.items) ?? []
-        let numbersB = fieldsB.map { number($0, in: new) }
-        for existing in fieldsA {
-            let id = number(existing, in: old)
-            guard let position = numbersB.firstIndex(of: id), id != 0 else {
-                note(.other, [formNumber, id], "form field \(id) was removed from the form")
-                continue
-            }
-            field(existing, fieldsB[position], parentName: nil, inheritedType: nil, depth: 0)
-        }
-        let numbersA = Set(fieldsA.map { number($0, in: old) })
-        for (position, added) in fieldsB.enumerated() where !numbersA.contains(numbersB[position]) {
-            newField(added, parentName: nil, formNumber: formNumber)
-        }
-    }
-
-    private func fullName(_ handle: qpdf_oh, in document: QPDFDocument, parentName: String?) -> String {
-        let own = document.key(handle, "/T").flatMap(document.text)
-        switch (parentName, own) {
-        case (let parent?, let own?): return "\(parent).\(own)"
-        case (let parent?, nil): return parent
-        case (nil, let own?): return own
-        case (nil, nil): return "(unnamed)"
-        }
-    }
-
-    /// Every object of a field's subtree (the field, its kids and widgets).
-    private func subtree(_ handle: qpdf_oh, into set: inout Set<Int>, depth: Int = 0) {
-        let id = number(handle, in: new)
-        guard depth < 32, id == 0 || set.insert(id).inserted else { return }
-        for kid in new.key(handle, "/Kids").map(new.items) ?? [] { subtree(kid, into: &set, depth: depth + 1) }
-    }
-
-    private func newField(_ handle: qpdf_oh, parentName: String?, formNumber: Int) {
-        let name = fullName(handle, in: new, parentName: parentName)
-        let id = number(handle, in: new)
-        let type = new.key(handle, "/FT").map(new.unparse)
-        guard type == "/Sig" else {
-            subtree(handle, into: &newFieldObjects)
-            note(.other, [id, formNumber], "a new form field '\(name)' (\(type ?? "no /FT")) was added")
-            return
-        }
-        subtree(handle, into: &newSignatureObjects)
-        let value = new.key(handle, "/V")
-        let isTimestamp = value.flatMap { new.key(new.dictionary(of: $0), "/Type") }.map {
-            new.isName($0, "/DocTimeStamp")
-        }
-        if isTimestamp == true {
-            note(.ltv, [id, number(value, in: new)], "a new document timestamp '\(name)'")
-        } else {
-            note(.signatures, [id, number(value, in: new)], "a new signature field '\(name)'", field: name)
-        }
-    }
-
-    private func field(_ a: qpdf_oh, _ b: qpdf_oh, parentName: String?, inheritedType: String?, depth: Int) {
-        let id = number(b, in: new)
-        if id != 0 { formObjects.insert(id) }
-        guard depth < 32, firstVisit(a, b) else { return }
-        let name = fullName(b, in: new, parentName: parentName)
-        let type = new.key(b, "/FT").map(new.unparse) ?? inheritedType
-        let isSignature = type == "/Sig"
-        let label = "form field '\(name)' (object \(id))"
-        let fill: PDFLaterChanges = isSignature ? .signatures : .formFields
-        for key in Set(old.keys(a) + new.keys(b)).sorted() {
-            let valueA = old.key(a, key)
-            let valueB = new.key(b, key)
-            switch key {
-            case "/Parent", "/P", "/Kids":
-                continue
-            case "/V" where isSignature:
-                if valueA == nil, let valueB {
-                    let isTimestamp = new.key(new.dictionary(of: valueB), "/Type").map {
-                        new.isName($0, "/DocTimeStamp")
-                    }
-                    note(
-                        isTimestamp == true ? .ltv : .signatures,
-                        [id, number(valueB, in: new)],
-                        "signature field '\(name)' was signed",
-                        field: name
-                    )
-                } else {
-                    compare(valueA, valueB, path: "the value of \(label)", kind: .other, holder: id)
-                }
-            case "/V":
-                compare(valueA, valueB, path: "the value of \(label)", kind: .formFields, field: name, holder: id)
-            case "/AP", "/AS", "/MK":
-                let same = valueA.map(old.unparseResolved) == valueB.map(new.unparseResolved)
-                if !same { note(fill, [id], "the appearance (\(key)) of \(label) changed", field: name) }
-            case "/Lock", "/SV", "/F":
-                if isSignature && valueA == nil {
-                    note(.signatures, [id], "\(label) got \(key)", field: name)
-                } else {
-                    compare(valueA, valueB, path: "\(label) \(key)", kind: .other, holder: id)
-                }
-            default:
-                compare(valueA, valueB, path: "\(label) \(key)", kind: .other, holder: id)
-            }
-        }
-        let kidsA = old.key(a, "/Kids").map(old.items) ?? []
-        let kidsB = new.key(b, "/Kids").map(new.items) ?? []
-        let numbersB = kidsB.map { number($0, in: new) }
-        for kid in kidsA {
-            let kidID = number(kid, in: old)
-            guard kidID != 0, let position = numbersB.firstIndex(of: kidID) else {
-                note(.other, [id, kidID], "a kid (\(kidID)) of \(label) was removed")
-                continue
-            }
-            field(kid, kidsB[position], parentName: name, inheritedType: type, depth: depth + 1)
-        }
-        let numbersA = Set(kidsA.map { number($0, in: old) })
-        for (position, kid) in kidsB.enumerated() where !numbersA.contains(numbersB[position]) {
-            if isSignature {
-                newField(kid, parentName: name, formNumber: id)
-            } else {
-                subtree(kid, into: &newFieldObjects)
-                note(.other, [numbersB[position], id], "a new kid was added to \(label)")
             }
         }
     }

@@ -162,9 +162,7 @@ public enum PDFSignatureVerifier {
         let lastSigned = signedRevisions.compactMap { $0 }.max() ?? 0
         let allSigned = revisions.unreferencedBytes == 0 && lastSigned == revisions.ends.count
         // Each ByteRange is judged once; the analysis starts after the first sound signed revision.
-        let problems = try found.map {
-            try byteRangeProblem($0.byteRange, contents: $0.contents, file: file, ends: ends)
-        }
+        let problems = try found.map { try byteRangeProblem(of: $0, file: file, ends: ends) }
         let analysis = try analyse(signedRevisions, problems: problems, file: file, revisions: revisions)
         // The certification signature's DocMDP governs every revision after its own.
         let certification = found.indices.first { found[$0].policy.isCertification }
@@ -274,6 +272,7 @@ public enum PDFSignatureVerifier {
                     type: document.key(value, "/Type").map(document.unparse).map { String($0.dropFirst()) },
                     subFilter: document.key(value, "/SubFilter").map(document.unparse).map { String($0.dropFirst()) },
                     byteRange: range,
+                    indirectByteRange: document.key(value, "/ByteRange").map(document.isIndirect) ?? false,
                     contents: document.key(value, "/Contents").flatMap(document.bytes) ?? [],
                     claimedTime: document.key(value, "/M").flatMap(document.text).flatMap(PDFBytes.parseDate),
                     reason: document.key(value, "/Reason").flatMap(document.text),
@@ -290,6 +289,8 @@ public enum PDFSignatureVerifier {
         let type: String?
         let subFilter: String?
         let byteRange: [Int64]
+        /// `/ByteRange` is a reference: a later revision can redefine what the signature claims to cover.
+        let indirectByteRange: Bool
         let contents: [UInt8]
         let claimedTime: Date?
         let reason: String?
@@ -418,14 +419,32 @@ public enum PDFSignatureVerifier {
         return changes
     }
 
-    /// Checks ByteRange `[0, a, b, c]`: starts at 0; `a..<b` is exactly the hex string `/Contents`
-    /// holds; `b + c` lies in the file, right after a `%%EOF` (and its end of line).
+    /// The problem of `signature`'s ByteRange (see ``byteRangeProblem(_:contents:file:ends:isIndirect:)``).
+    private static func byteRangeProblem(of signature: Found, file: borrowing PDFFile, ends: [Int64]) throws -> String?
+    {
+        try byteRangeProblem(
+            signature.byteRange,
+            contents: signature.contents,
+            file: file,
+            ends: ends,
+            isIndirect: signature.indirectByteRange
+        )
+    }
+
+    /// Checks ByteRange `[0, a, b, c]`: a direct array; starts at 0; `a..<b` is exactly the hex
+    /// string `/Contents` holds, with an even number of digits; `b + c` lies in the file, right
+    /// after a `%%EOF` (and its end of line).
     static func byteRangeProblem(
         _ range: [Int64],
         contents: [UInt8],
         file: borrowing PDFFile,
-        ends: [Int64]
+        ends: [Int64],
+        isIndirect: Bool = false
     ) throws -> String? {
+        guard !isIndirect else {
+            return "the ByteRange is a reference to another object, which a later revision can redefine: "
+                + "what the signature covers is unclear"
+        }
         guard range.count == 4 else { return "the ByteRange does not have four numbers" }
         guard range[0] == 0 else { return "the ByteRange does not start at the beginning of the file" }
         let (a, b, c) = (range[1], range[2], range[3])
@@ -438,6 +457,9 @@ public enum PDFSignatureVerifier {
             decoded == contents
         else {
             return "the unsigned gap in the ByteRange is not exactly the signature's /Contents"
+        }
+        guard gap.dropFirst().dropLast().filter({ !PDFBytes.isWhitespace($0) }).count.isMultiple(of: 2) else {
+            return "the signature's /Contents has an odd number of hex digits: which bytes it holds is unclear"
         }
         let coveredEnd = b + c
         guard let end = ends.last(where: { $0 <= coveredEnd }), try isOnlyWhitespace(file, from: end, to: coveredEnd)

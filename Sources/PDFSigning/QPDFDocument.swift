@@ -11,6 +11,8 @@ final class QPDFDocument {
     private var data: qpdf_data?
     /// The mapped file a document opened from a mapping reads (kept alive until cleanup).
     private var mapping: PDFMappedFile?
+    /// The bytes a document opened from its own buffer reads (freed after cleanup).
+    private var owned: UnsafeMutableRawBufferPointer?
     let path: String
 
     /// Opens `path`.
@@ -78,6 +80,34 @@ final class QPDFDocument {
         if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(description) }
     }
 
+    /// Opens `bytes` (one revision made self-contained, see ``PDFClassicRevisions``), kept in a
+    /// buffer of the document's own until cleanup. `strict` as in ``init(mapped:length:description:strict:)``.
+    /// - Throws: as ``init(path:)``.
+    convenience init(bytes: [UInt8], description: String, strict: Bool) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        try self.init(owning: buffer, length: bytes.count, description: description, strict: strict)
+    }
+
+    private init(owning buffer: UnsafeMutableRawBufferPointer, length: Int, description: String, strict: Bool) throws {
+        path = description
+        owned = buffer
+        data = qpdf_init()
+        qpdf_silence_errors(data)
+        qpdf_set_suppress_warnings(data, QPDF_TRUE)
+        if strict { qpdf_set_attempt_recovery(data, QPDF_FALSE) }
+        let base = buffer.baseAddress?.assumingMemoryBound(to: CChar.self)
+        let status = qpdf_read_memory(data, description, base, UInt64(length), nil)
+        if status & QPDF_ERRORS != 0 {
+            let text = lastError() ?? "unknown qpdf error"
+            throw CertificateProviderError(
+                .malformedInput,
+                "'\(description)' is not a PDF this package can read: \(text)"
+            )
+        }
+        if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(description) }
+    }
+
     deinit {
         // An init that threw before qpdf_init made nothing to clean up.
         guard data != nil else { return }
@@ -85,6 +115,7 @@ final class QPDFDocument {
         // library does not print; what mattered was reported through the calls' results).
         while qpdf_has_error(data) != QPDF_FALSE { _ = qpdf_get_error(data) }
         qpdf_cleanup(&data)
+        owned?.deallocate()
     }
 
     private func lastError() -> String? {
@@ -132,12 +163,27 @@ final class QPDFDocument {
             &buffer,
             &length
         )
-        guard status & QPDF_ERRORS == 0, let buffer else {
+        guard status & QPDF_ERRORS == 0 else {
             _ = lastError()
             return nil
         }
+        // An empty stream comes back without a buffer.
+        guard let buffer else { return [] }
         defer { free(buffer) }
         return Array(UnsafeBufferPointer(start: buffer, count: length))
+    }
+
+    /// What qpdf warned about since the last call (an object it could not read and took as null,
+    /// a damaged structure it skipped), and an error of an object call, as text; each only once.
+    func takeWarnings() -> [String] {
+        var warnings: [String] = []
+        while qpdf_more_warnings(data) != QPDF_FALSE, let warning = qpdf_next_warning(data) {
+            warnings.append(qpdf_get_error_full_text(data, warning).map { String(cString: $0) } ?? "a warning")
+        }
+        if let error = lastError() { warnings.append(error) }
+        // A /Size above the highest object number plus one (pyHanko's writer leaves one) hides
+        // nothing: every object is still read through the cross-reference sections.
+        return warnings.filter { !$0.contains("reported number of objects") }
     }
 
     func key(_ object: qpdf_oh, _ name: String) -> qpdf_oh? {
@@ -163,6 +209,10 @@ final class QPDFDocument {
     func items(_ array: qpdf_oh) -> [qpdf_oh] {
         guard isArray(array) else { return [] }
         return (0..<qpdf_oh_get_array_n_items(data, array)).map { qpdf_oh_get_array_item(data, array, $0) }
+    }
+    /// A number's value (an integer or a real).
+    func real(_ object: qpdf_oh) -> Double? {
+        qpdf_oh_is_number(data, object) != QPDF_FALSE ? qpdf_oh_get_numeric_value(data, object) : nil
     }
     /// A string's bytes (no text decoding).
     func bytes(_ object: qpdf_oh) -> [UInt8]? {

@@ -43,6 +43,9 @@ func runBench(_ options: BenchOptions) async throws {
     }
     // Before the others: its child processes exit inside it.
     if suites.contains("pdf") { try await harness.run(suite: "pdf") { try await runPDFBenchmarks(harness) } }
+    if suites.contains("pdf-revisions") {
+        try await harness.run(suite: "pdf-revisions") { try await runPDFRevisionsBenchmark(harness) }
+    }
     if suites.contains("pkcs12") {
         try await harness.runNotingFailure(suite: "pkcs12") { try await runPKCS12Benchmarks(harness) }
     }

@@ -15,7 +15,10 @@ public enum CMSInteropFixtures {
     /// - `mixed-rsa` / `mixed-ecdsa`: SHA-256 digest and value, labelled sha512WithRSAEncryption /
     ///   ecdsa-with-SHA512 (only the algorithm identifier differs from a valid signature);
     /// - `mixed-pss`: SHA-256 digest, RSASSA-PSS whose parameters (and value) use SHA-512;
-    /// - `unknown-algorithm`: the control with the signature algorithm OID 1.2.3.4.5.
+    /// - `unknown-algorithm`: the control with the signature algorithm OID 1.2.3.4.5;
+    /// - `content-type-mismatch`: the control whose contentType attribute says TSTInfo (the content is
+    ///   id-data);
+    /// - `duplicate-digest`: the control with a second, identical messageDigest attribute.
     public static func build(
         _ mode: String,
         certificatePath: String,
@@ -99,14 +102,18 @@ public enum CMSInteropFixtures {
             cms.CMSAttribute({'type': 'signing_certificate_v2', 'values': [
                 tsp.SigningCertificateV2({'certs': [{'cert_hash': hashlib.sha256(cert.dump()).digest()}]})]}),
         ]
+        if mode == 'content-type-mismatch':
+            attrs[0] = cms.CMSAttribute({'type': 'content_type', 'values': ['tst_info']})
+        if mode == 'duplicate-digest':
+            attrs.append(cms.CMSAttribute({'type': 'message_digest', 'values': [message_digest]}))
         attrs.sort(key=lambda a: a.dump())
         signed_attrs = cms.CMSAttributes(attrs)
         tbs = signed_attrs.dump()
         if mode in ('ed25519', 'ed448', 'ed448-shake256', 'ed25519-content'):
             value, algorithm = key.sign(tbs), {'algorithm': mode.split('-')[0]}
-        elif mode in ('matched-rsa', 'unknown-algorithm'):
+        elif mode in ('matched-rsa', 'unknown-algorithm', 'content-type-mismatch', 'duplicate-digest'):
             value = key.sign(tbs, padding.PKCS1v15(), hashes.SHA256())
-            algorithm = {'algorithm': 'sha256_rsa' if mode == 'matched-rsa' else '1.2.3.4.5'}
+            algorithm = {'algorithm': '1.2.3.4.5' if mode == 'unknown-algorithm' else 'sha256_rsa'}
         elif mode == 'mixed-rsa':
             value, algorithm = key.sign(tbs, padding.PKCS1v15(), hashes.SHA256()), {'algorithm': 'sha512_rsa'}
         elif mode == 'mixed-ecdsa':

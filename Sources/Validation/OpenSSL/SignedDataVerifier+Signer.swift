@@ -20,6 +20,8 @@ extension SignedDataVerifier {
         package let signerCount: Int
         /// The position of the signer being checked (0-based).
         package var index = 0
+        /// The encapsulated content's type (dotted OID), which each contentType attribute must name.
+        package var eContentType: String? = nil
 
         /// The trust anchors for signature timestamps: the policy's, else the signature's.
         package var timestampTrustAnchors: [Certificate] { policy.timestampTrustAnchors ?? trustAnchors }
@@ -89,6 +91,10 @@ extension SignedDataVerifier {
             let algorithms = try readSigner(info, facts: &facts)
             facts.format = longTermFormat(info, facts.format, policy: context.policy)
             let signer = algorithms.signer
+            // 0. One contentType (the content's type) and one messageDigest among the signed attributes.
+            if let malformed = SignedAttributesCheck.failure(info, eContentType: context.eContentType) {
+                throw SignerCheckFailed(failure: malformed)
+            }
             // 1. The algorithms fit together, and the signature value verifies over the signed attributes.
             if let failure = SignerSignatureCheck.failure(
                 info,

@@ -127,7 +127,8 @@ package enum SignedDataVerifier {
             trustAnchors: trustAnchors,
             policy: policy,
             validationTime: envelope.validationTime,
-            signerCount: infos.count
+            signerCount: infos.count,
+            eContentType: SignedAttributesCheck.objectText(CMS_get0_eContentType(cms.pointer))
         )
         var signers: [SignerVerification] = []
         for (index, info) in infos.enumerated() {
