@@ -297,7 +297,10 @@ let package = Package(
         // Helpers every test target shares (emulator, expected errors, the openssl oracle); not a product.
         .target(
             name: "TestSupport",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "EmulatorKit"],
+            dependencies: [
+                "CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "EmulatorKit",
+                "HTTPClient",
+            ],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -430,6 +433,7 @@ let package = Package(
             name: "CryptoProDSSProviderTests",
             dependencies: [
                 "CryptoProDSSProvider", "EmulatorKit", "JSON", "HTTPClient", "CertificateProviders",
+                "RemoteProviderSupport",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings
