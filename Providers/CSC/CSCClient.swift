@@ -108,7 +108,10 @@ public actor CSCClient {
     ///   - transport: the networking; nil uses ``CurlTransport`` with the configuration's endpoint policy.
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
-        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
+        self.transport = SecretRedactingTransport(
+            transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy),
+            secrets: [configuration.clientSecret]
+        )
     }
 
     /// The current token, or nil (it is a secret).

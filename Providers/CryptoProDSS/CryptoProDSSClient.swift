@@ -146,7 +146,10 @@ public actor CryptoProDSSClient {
         self.credentials = credentials
         self.configuration = configuration
         routeURLs = (configuration.certificatesURL, configuration.documentsURL)
-        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
+        self.transport = SecretRedactingTransport(
+            transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy),
+            secrets: [configuration.clientSecret, token?.accessToken, credentials?.password]
+        )
     }
 
     // MARK: Session
