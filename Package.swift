@@ -348,7 +348,7 @@ let package = Package(
             name: "PKCS12ProviderTests",
             dependencies: [
                 "PKCS12Provider", "pkcs12-store-tool", "CertificateProviders", "CertificateProvidersTesting",
-                "COpenSSL",
+                "COpenSSL", "Signing", "SignatureJournal",
             ],
             swiftSettings: swiftSettings
         ),
