@@ -141,7 +141,7 @@ let package = Package(
         // certsign-bench) only; `make check-test-support` fails if any other product reaches it.
         .target(
             name: "CertificateProvidersTesting",
-            dependencies: ["CertificateProviders", "CertificateIssuing"],
+            dependencies: ["CertificateProviders", "CertificateIssuing", "Signing", "SignatureJournal"],
             swiftSettings: swiftSettings
         ),
 
