@@ -69,7 +69,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         [
             .init(ParameterKey.uri, .string, "the RFC 7512 URI of the key, e.g. pkcs11:token=test;object=rsakey"),
             .init(ParameterKey.module, .path, default: PKCS11Module.defaultPath, "the PKCS#11 module to load"),
-            .init(ParameterKey.pin, .secret, default: "the PIN pad", "the user PIN; never kept"),
+            .init(ParameterKey.pin, .secret, "the user PIN (when not given: the PIN pad); never kept"),
             .init(
                 ParameterKey.scheme,
                 .oneOf([SignatureScheme.rsaPKCS1v15, .rsaPSS, .ecdsa].map(\.description)),
