@@ -165,12 +165,13 @@ import Testing
             "the README has no Package.swift example"
         )
         #expect(example.contains(".package(path: \"../swift-certificate-providers\")"))
+        #expect(example.contains("import SignatureJournal"))
         let listed = Set(example.matches(of: /\.product\(name: "([A-Za-z0-9_]+)"/).map { String($0.output.1) })
         let imported = Set(Self.imports(of: Self.snippets(of: readme) ?? "")).subtracting(Self.toolchainModules)
         #expect(
             imported.subtracting(listed).isEmpty,
             "imported but not in the example: \(imported.subtracting(listed))"
         )
-        #expect(imported.contains("SignatureJournal"))
+        #expect(listed.contains("SignatureJournal"), "an app that opens a journal depends on SignatureJournal")
     }
 }
