@@ -145,7 +145,7 @@ let package = Package(
         // certsign-bench) only; `make check-test-support` fails if any other product reaches it.
         .target(
             name: "CertificateProvidersTesting",
-            dependencies: ["CertificateProviders", "CertificateIssuing"],
+            dependencies: ["CertificateProviders", "CertificateIssuing", "Signing", "SignatureJournal"],
             swiftSettings: swiftSettings
         ),
 
@@ -324,7 +324,10 @@ let package = Package(
         // Helpers every test target shares (emulator, expected errors, the openssl oracle); not a product.
         .target(
             name: "TestSupport",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "EmulatorKit"],
+            dependencies: [
+                "CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "EmulatorKit",
+                "HTTPClient",
+            ],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -373,7 +376,7 @@ let package = Package(
             name: "PKCS12ProviderTests",
             dependencies: [
                 "PKCS12Provider", "pkcs12-store-tool", "CertificateProviders", "CertificateProvidersTesting",
-                "COpenSSL",
+                "COpenSSL", "Signing", "SignatureJournal",
             ],
             swiftSettings: swiftSettings
         ),
@@ -463,6 +466,7 @@ let package = Package(
             name: "CryptoProDSSProviderTests",
             dependencies: [
                 "CryptoProDSSProvider", "EmulatorKit", "JSON", "HTTPClient", "CertificateProviders",
+                "RemoteProviderSupport",
                 "CertificateProvidersTesting",
             ],
             swiftSettings: swiftSettings

@@ -71,7 +71,11 @@ package struct AWSKMSClient: Sendable {
     /// Creates a client; no request is made.
     package init(configuration: Configuration, transport: any HTTPTransport) {
         self.configuration = configuration
-        self.transport = transport
+        let credentials = configuration.signer.credentials
+        self.transport = SecretRedactingTransport(
+            transport,
+            secrets: [credentials.secretAccessKey, credentials.sessionToken]
+        )
     }
 
     /// `GetPublicKey`: the key's public half, usage and algorithms.

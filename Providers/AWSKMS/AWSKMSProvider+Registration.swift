@@ -53,14 +53,12 @@ extension AWSKMSProvider: BuiltInProvider {
             .init(
                 ParameterKey.secretAccessKey,
                 .secret,
-                default: "$AWS_SECRET_ACCESS_KEY",
-                "the AWS secret access key"
+                "the AWS secret access key (when not given: $AWS_SECRET_ACCESS_KEY, then the profile's file)"
             ),
             .init(
                 ParameterKey.sessionToken,
                 .secret,
-                default: "$AWS_SESSION_TOKEN",
-                "the session token of temporary credentials"
+                "the session token of temporary credentials (when not given: $AWS_SESSION_TOKEN)"
             ),
             .init(
                 ParameterKey.certificate,

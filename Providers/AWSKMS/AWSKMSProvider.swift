@@ -9,9 +9,11 @@ import RemoteProviderSupport
 /// identity's key is an ``AWSKMSSigningKey``.
 ///
 /// Parameters: ``schema`` declares them; `certsign providers --params aws-kms` prints them. The
-/// credentials and region fall back on the standard environment variables (`AWS_ACCESS_KEY_ID`,
-/// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` then `AWS_DEFAULT_REGION`) of the
-/// ``ProviderContext`` it is made with. Requests are signed with Signature Version 4
+/// credentials, region and endpoint fall back on the standard environment variables
+/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` then
+/// `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_KMS` then `AWS_ENDPOINT_URL`) of the ``ProviderContext`` it
+/// is made with, then on the shared credentials and config files of `AWS_PROFILE` (else `default`),
+/// as AWS tools do. Requests are signed with Signature Version 4
 /// (``SigV4Signer``).
 ///
 /// ``initialize(options:)`` reads the key with `GetPublicKey`, refuses a key whose `KeyUsage` is
@@ -131,41 +133,29 @@ public final class AWSKMSProvider: CertificateProvider {
         )
     }
 
-    /// The client for `parameters`, the `AWS_*` environment filling what they leave out.
+    /// The client for `parameters`, the `AWS_*` environment filling what they leave out and the shared
+    /// files of `AWS_PROFILE` what both leave out, as AWS tools do.
     private func makeClient(_ parameters: ProviderParameters) throws -> AWSKMSClient {
-        let region = try parameters.string(ParameterKey.region) ?? environmentValue("AWS_REGION", "AWS_DEFAULT_REGION")
+        let shared = try AWSSharedConfiguration(environment: remote.kept)
+        let region =
+            try parameters.string(ParameterKey.region) ?? environmentValue("AWS_REGION", "AWS_DEFAULT_REGION")
+            ?? shared.settings["region"]
         guard let region, !region.isEmpty else {
             throw CertificateProviderError.invalidParameter(
-                "the AWS region is not set: give parameter 'region' or set AWS_REGION"
+                "the AWS region is not set: give parameter 'region', set AWS_REGION, or give the profile "
+                    + "'\(shared.profile)' a region in ~/.aws/config"
             )
         }
-        guard
-            let accessKeyID = try parameters.string(ParameterKey.accessKeyID) ?? environmentValue("AWS_ACCESS_KEY_ID"),
-            !accessKeyID.isEmpty
-        else {
-            throw CertificateProviderError.invalidParameter(
-                "the AWS access key ID is not set: give parameter 'accessKeyID' or set AWS_ACCESS_KEY_ID"
-            )
-        }
-        guard
-            let secretAccessKey = try parameters.secret(ParameterKey.secretAccessKey)
-                ?? environmentValue("AWS_SECRET_ACCESS_KEY").map(Secret.init), !secretAccessKey.isEmpty
-        else {
-            throw CertificateProviderError.invalidParameter(
-                "the AWS secret access key is not set: give parameter 'secretAccessKey' (--param-env "
-                    + "secretAccessKey=VAR) or set AWS_SECRET_ACCESS_KEY"
-            )
-        }
-        let sessionToken =
-            try parameters.secret(ParameterKey.sessionToken) ?? environmentValue("AWS_SESSION_TOKEN").map(Secret.init)
+        let (accessKeyID, secretAccessKey, sessionToken) = try credentials(parameters, shared)
         var endpointParameters = parameters
         if try parameters.url(ParameterKey.endpointURL) == nil {
-            endpointParameters[ParameterKey.endpointURL] = .string("https://kms.\(region).amazonaws.com/")
+            let configured = environmentValue("AWS_ENDPOINT_URL_KMS", "AWS_ENDPOINT_URL")
+            endpointParameters[ParameterKey.endpointURL] = .string(configured ?? "https://kms.\(region).amazonaws.com/")
         }
         let (url, policy) = try base.endpoint(
             [ParameterKey.endpointURL],
             in: endpointParameters,
-            missing: "parameter 'endpointURL' is not a URL"
+            missing: "parameter 'endpointURL' (or AWS_ENDPOINT_URL_KMS, AWS_ENDPOINT_URL) is not a URL"
         )
         let signer = SigV4Signer(
             credentials: .init(accessKeyID: accessKeyID, secretAccessKey: secretAccessKey, sessionToken: sessionToken),
@@ -181,6 +171,43 @@ public final class AWSKMSProvider: CertificateProvider {
             ),
             transport: try base.transport(for: parameters, endpointPolicy: policy)
         )
+    }
+
+    /// The access key, secret key and session token: the parameters, else `AWS_ACCESS_KEY_ID` and
+    /// `AWS_SECRET_ACCESS_KEY` (with `AWS_SESSION_TOKEN`), else the profile's shared credentials.
+    private func credentials(
+        _ parameters: ProviderParameters,
+        _ shared: AWSSharedConfiguration
+    ) throws -> (String, Secret, Secret?) {
+        let fromParameters = try parameters.string(ParameterKey.accessKeyID)
+        let fromEnvironment = environmentValue("AWS_ACCESS_KEY_ID")
+        guard let accessKeyID = fromParameters ?? fromEnvironment ?? shared.credentials["aws_access_key_id"],
+            !accessKeyID.isEmpty
+        else {
+            throw CertificateProviderError.invalidParameter(
+                "the AWS access key ID is not set: give parameter 'accessKeyID', set AWS_ACCESS_KEY_ID, or give the "
+                    + "profile '\(shared.profile)' credentials in \(shared.credentialsPath)"
+            )
+        }
+        // The secret and token come from where the key ID came from, never mixed across sources.
+        let fileSecret = shared.credentials["aws_secret_access_key"].map(Secret.init)
+        let fileToken = shared.credentials["aws_session_token"].map(Secret.init)
+        let secretAccessKey =
+            try parameters.secret(ParameterKey.secretAccessKey)
+            ?? (fromParameters != nil || fromEnvironment != nil
+                ? environmentValue("AWS_SECRET_ACCESS_KEY").map(Secret.init) : fileSecret)
+        guard let secretAccessKey, !secretAccessKey.isEmpty else {
+            throw CertificateProviderError.invalidParameter(
+                "the AWS secret access key is not set: give parameter 'secretAccessKey' (--param-env "
+                    + "secretAccessKey=VAR), set AWS_SECRET_ACCESS_KEY, or give the profile '\(shared.profile)' one in "
+                    + "\(shared.credentialsPath)"
+            )
+        }
+        let sessionToken =
+            try parameters.secret(ParameterKey.sessionToken)
+            ?? (fromParameters != nil || fromEnvironment != nil
+                ? environmentValue("AWS_SESSION_TOKEN").map(Secret.init) : fileToken)
+        return (accessKeyID, secretAccessKey, sessionToken)
     }
 
     /// The first of `names` set (not empty) in the environment.

@@ -52,6 +52,9 @@ public actor CSCClient {
         public var renewalMargin: TimeInterval
         /// Which URLs are allowed (default: HTTPS, or HTTP to loopback only).
         public var endpointPolicy: RemoteEndpointPolicy
+        /// The time the token's expiry and the renewal margin are measured against (default
+        /// ``SessionClock/system``).
+        public var clock: SessionClock
         /// Extra headers sent with every request (default none): tests send the emulator's fault header
         /// (``withAdditionalHeaders(_:)``).
         package var additionalHeaders: [(name: String, value: String)] = []
@@ -64,7 +67,8 @@ public actor CSCClient {
             sendsClientSecretAsBasic: Bool = false,
             timeout: TimeInterval = 30,
             renewalMargin: TimeInterval = 30,
-            endpointPolicy: RemoteEndpointPolicy = .default
+            endpointPolicy: RemoteEndpointPolicy = .default,
+            clock: SessionClock = .system
         ) {
             self.baseURL = baseURL
             self.clientID = clientID
@@ -73,6 +77,7 @@ public actor CSCClient {
             self.timeout = timeout
             self.renewalMargin = renewalMargin
             self.endpointPolicy = endpointPolicy
+            self.clock = clock
         }
 
         /// This configuration sending `headers` with every request too (tests send the emulator's fault header).
@@ -103,7 +108,10 @@ public actor CSCClient {
     ///   - transport: the networking; nil uses ``CurlTransport`` with the configuration's endpoint policy.
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
-        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
+        self.transport = SecretRedactingTransport(
+            transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy),
+            secrets: [configuration.clientSecret]
+        )
     }
 
     /// The current token, or nil (it is a secret).
@@ -365,7 +373,7 @@ public actor CSCClient {
 
     /// A token valid for at least the renewal margin (shared by concurrent callers).
     private func validToken(forceRenewalOf stale: CSCToken? = nil) async throws -> CSCToken {
-        if let token, token.isValid(margin: configuration.renewalMargin),
+        if let token, token.isValid(at: configuration.clock.now, margin: configuration.renewalMargin),
             stale.map({ $0.accessToken != token.accessToken }) ?? true
         {
             return token
@@ -405,7 +413,7 @@ public actor CSCClient {
         } else {
             request.setFormBody(fields)
         }
-        let issuedAt = Date()
+        let issuedAt = configuration.clock.now
         let response = try await transport.send(request)
         guard response.isSuccess else {
             let error = (try? JSONValue(parsing: response.body))?["error"]?.stringValue ?? ""

@@ -158,7 +158,8 @@ public final class CSCProvider: CertificateProvider {
             clientID: clientID,
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
             timeout: try RemoteProviderParameters.timeout(parameters),
-            endpointPolicy: policy
+            endpointPolicy: policy,
+            clock: base.clock
         ).withAdditionalHeaders(base.additionalHeaders)
         return CSCClient(
             configuration: configuration,

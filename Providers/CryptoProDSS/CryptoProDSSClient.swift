@@ -56,6 +56,9 @@ public actor CryptoProDSSClient {
         public var retryPolicy: RetryPolicy
         /// Which URLs are allowed (default: HTTPS, or HTTP to loopback only).
         public var endpointPolicy: RemoteEndpointPolicy
+        /// The time the token's expiry and the renewal margin are measured against (default
+        /// ``SessionClock/system``).
+        public var clock: SessionClock
         /// Extra headers sent with every request (default none): tests send the emulator's fault header
         /// (``withAdditionalHeaders(_:)``).
         package var additionalHeaders: [(name: String, value: String)] = []
@@ -71,7 +74,8 @@ public actor CryptoProDSSClient {
             timeout: TimeInterval = 30,
             renewalMargin: TimeInterval = 30,
             retryPolicy: RetryPolicy = .default,
-            endpointPolicy: RemoteEndpointPolicy = .default
+            endpointPolicy: RemoteEndpointPolicy = .default,
+            clock: SessionClock = .system
         ) {
             self.baseURL = baseURL
             self.stsApplication = stsApplication
@@ -83,6 +87,7 @@ public actor CryptoProDSSClient {
             self.renewalMargin = renewalMargin
             self.retryPolicy = retryPolicy
             self.endpointPolicy = endpointPolicy
+            self.clock = clock
         }
 
         /// This configuration sending `headers` with every request too (tests send the emulator's fault header).
@@ -141,13 +146,18 @@ public actor CryptoProDSSClient {
         self.credentials = credentials
         self.configuration = configuration
         routeURLs = (configuration.certificatesURL, configuration.documentsURL)
-        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
+        self.transport = SecretRedactingTransport(
+            transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy),
+            secrets: [configuration.clientSecret, token?.accessToken, credentials?.password]
+        )
     }
 
     // MARK: Session
 
     /// Whether the client holds a token that is still valid (margin included).
-    public var isAuthenticated: Bool { token?.isValid(margin: configuration.renewalMargin) ?? false }
+    public var isAuthenticated: Bool {
+        token?.isValid(at: configuration.clock.now, margin: configuration.renewalMargin) ?? false
+    }
 
     /// The current token, or nil (for a caller that caches it; it is a secret).
     public var currentToken: CryptoProToken? { token }
@@ -354,7 +364,7 @@ public actor CryptoProDSSClient {
             let pair = "\(encoded(configuration.clientID)):\(encoded(CryptoProDSSClient.text(of: secret)))"
             request.setHeader("Authorization", "Basic \(Data(pair.utf8).base64EncodedString())")
         }
-        let issuedAt = Date()
+        let issuedAt = configuration.clock.now
         let response = try await configuration.retryPolicy.send(request, over: transport)
         guard response.isSuccess else {
             let message = CryptoProDSSClient.serverMessage(response)
@@ -377,7 +387,7 @@ public actor CryptoProDSSClient {
     /// A token valid for at least the renewal margin, logging in again when needed (shared by concurrent callers).
     private func validToken(_ name: String, forceRenewalOf stale: CryptoProToken? = nil) async throws -> CryptoProToken
     {
-        if let token, token.isValid(margin: configuration.renewalMargin),
+        if let token, token.isValid(at: configuration.clock.now, margin: configuration.renewalMargin),
             stale.map({ $0.accessToken != token.accessToken }) ?? true
         {
             return token

@@ -195,7 +195,7 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         if let current, CryptoProDSSProvider.serves(current, parameters) { return current.identity }
         guard let cache = try cache(parameters), let entry = try cache.load() else { return nil }
         let token = CryptoProToken(accessToken: Secret(entry.accessToken), expiresAt: entry.expiresAt)
-        guard token.isValid(margin: 30), let url = URL(string: entry.url) else { return nil }
+        guard token.isValid(at: base.clock.now, margin: 30), let url = URL(string: entry.url) else { return nil }
         let key = SessionKey(
             url: entry.url,
             username: entry.username,
@@ -371,7 +371,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             baseURL: url,
             clientSecret: try parameters.secret(ParameterKey.clientSecret),
             timeout: try RemoteProviderParameters.timeout(parameters),
-            endpointPolicy: policy
+            endpointPolicy: policy,
+            clock: base.clock
         ).withAdditionalHeaders(base.additionalHeaders)
         if let clientID = try parameters.string(ParameterKey.clientID) { configuration.clientID = clientID }
         return configuration

@@ -124,7 +124,9 @@ public actor FMPClient {
     ///     endpoint policy.
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
-        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
+        self.transport = SecretRedactingTransport(
+            transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
+        )
     }
 
     /// Creates a client that resumes a saved session (no request is made). Re-authentication is not
@@ -139,7 +141,10 @@ public actor FMPClient {
     public init(session: FMPSession, configuration: Configuration? = nil, transport: (any HTTPTransport)? = nil) {
         let configuration = configuration ?? Configuration(session: session)
         self.configuration = configuration
-        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
+        self.transport = SecretRedactingTransport(
+            transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy),
+            secrets: [Secret(session.token), Secret(session.refreshToken)]
+        )
         self.tokens = (session.token, session.refreshToken)
         self.username = session.username
     }
@@ -361,7 +366,8 @@ public actor FMPClient {
         }
         guard let refresh = tokens?.refresh else { return false }
         var request = try makeRequest(.post, template: configuration.routes.refreshToken, id: nil)
-        try request.setJSONBody(["refresh_token": .string(refresh)])
+        let slot = SecretSlot(Secret(refresh))
+        try request.setJSONBody(["refresh_token": .string(slot.placeholder)], secrets: [slot])
         let response = try await configuration.retryPolicy.send(request, over: transport)
         guard response.isSuccess else {
             if response.status == 401 || response.status == 403 || response.status == 400 { return false }

@@ -69,7 +69,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         [
             .init(ParameterKey.uri, .string, "the RFC 7512 URI of the key, e.g. pkcs11:token=test;object=rsakey"),
             .init(ParameterKey.module, .path, default: PKCS11Module.defaultPath, "the PKCS#11 module to load"),
-            .init(ParameterKey.pin, .secret, default: "the PIN pad", "the user PIN; never kept"),
+            .init(ParameterKey.pin, .secret, "the user PIN (when not given: the PIN pad); never kept"),
             .init(
                 ParameterKey.scheme,
                 .oneOf([SignatureScheme.rsaPKCS1v15, .rsaPSS, .ecdsa].map(\.description)),
@@ -135,6 +135,54 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     ///   `.noPrivateKey`, `.certificateNotFound`, `.keyCertificateMismatch`, `.unsupportedAlgorithm`,
     ///   `.tokenFailure` (with the CKR name).
     public func initialize(options: ProviderParameters) async throws -> SigningIdentity {
+        let token = try openToken(options)
+        let identity = try token.run { session, epoch in
+            try Self.findIdentity(
+                uri: token.uri,
+                scheme: token.scheme,
+                connection: token.connection,
+                session: session,
+                epoch: epoch
+            )
+        }
+        let (merged, connection) = (token.parameters, token.connection)
+        var kept = merged
+        kept[ParameterKey.pin] = nil
+        let previous = state.withLock { state -> PKCS11TokenConnection? in
+            let previous = state.connection
+            state.parameters = kept
+            state.identity = identity
+            state.connection = connection
+            state.pendingPIN = nil
+            return previous
+        }
+        if let previous, previous !== connection { previous.close() }
+        return identity
+    }
+
+    /// A token opened (module loaded, token found, logged in) for the URI of the parameters.
+    struct OpenedToken {
+        /// The stored parameters with the options over them.
+        let parameters: ProviderParameters
+        let uri: PKCS11URI
+        let modulePath: String
+        let scheme: SignatureScheme?
+        let connection: PKCS11TokenConnection
+
+        /// Runs `body` in a session of the token; a PKCS#11 failure names the token and the module.
+        func run<R>(_ body: (CK_SESSION_HANDLE, UInt64) throws -> R) throws -> R {
+            do {
+                return try connection.withSession(body)
+            } catch let failure as PKCS11Failure {
+                throw failure.providerError("opening \(uri.tokenDescription) in the PKCS#11 module \(modulePath)")
+            }
+        }
+    }
+
+    /// Loads the module and opens the token the `uri` parameter (with `options` over the stored
+    /// parameters) names, logged in with the PIN.
+    /// - Throws: `.invalidParameter` without a `uri`; the module's and token's errors.
+    func openToken(_ options: ProviderParameters) throws -> OpenedToken {
         _ = try Self.schema.validate(options)
         let (stored, pendingPIN) = state.withLock { ($0.parameters, $0.pendingPIN) }
         let merged = stored.merging(options)
@@ -149,28 +197,18 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         let pin = try merged.secret(ParameterKey.pin) ?? pendingPIN
         let scheme = try merged.string(ParameterKey.scheme).map(SignatureScheme.init)
         let module = try PKCS11Module.load(modulePath)
-        let connection: PKCS11TokenConnection
-        let identity: SigningIdentity
         do {
-            connection = try PKCS11TokenConnection(module: module, tokenFilter: uri, pin: pin)
-            identity = try connection.withSession { session, epoch in
-                try Self.findIdentity(uri: uri, scheme: scheme, connection: connection, session: session, epoch: epoch)
-            }
+            let connection = try PKCS11TokenConnection(module: module, tokenFilter: uri, pin: pin)
+            return OpenedToken(
+                parameters: merged,
+                uri: uri,
+                modulePath: modulePath,
+                scheme: scheme,
+                connection: connection
+            )
         } catch let failure as PKCS11Failure {
             throw failure.providerError("opening \(uri.tokenDescription) in the PKCS#11 module \(modulePath)")
         }
-        var kept = merged
-        kept[ParameterKey.pin] = nil
-        let previous = state.withLock { state -> PKCS11TokenConnection? in
-            let previous = state.connection
-            state.parameters = kept
-            state.identity = identity
-            state.connection = connection
-            state.pendingPIN = nil
-            return previous
-        }
-        if let previous, previous !== connection { previous.close() }
-        return identity
     }
 
     /// The identity of the last ``initialize(options:)`` while its sessions are open; nil after
@@ -255,7 +293,7 @@ public final class PKCS11CertificateProvider: CertificateProvider {
     /// The one private key the URI names (by label and ID, or through the certificate it labels).
     /// - Throws: `.invalidParameter` for a URI type that names no key or several matching keys;
     ///   `.noPrivateKey` when none matches.
-    private static func findPrivateKey(
+    static func findPrivateKey(
         uri: PKCS11URI,
         place: String,
         session: CK_SESSION_HANDLE,

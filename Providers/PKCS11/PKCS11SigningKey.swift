@@ -17,11 +17,13 @@ import Synchronization
 public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
     // Safe to share: the stored properties are immutable; the cached object handle is behind a Mutex
     // and the connection locks its own state.
-    /// The key's algorithm, from its certificate (RSA, or EC with its curve).
+    /// The key's algorithm, from its certificate, or from the token's key objects for a key that has
+    /// none yet (RSA, or EC with its curve).
     public let publicKeyAlgorithm: PublicKeyAlgorithm
-    /// The key size in bits, from its certificate.
+    /// The key size in bits (from the certificate, or the key objects).
     public let keySize: Int
-    /// The certificate's SubjectPublicKeyInfo (checked against the token's key when it was found).
+    /// The certificate's SubjectPublicKeyInfo (checked against the token's key when it was found), or
+    /// the one OpenSSL makes from the key objects' attributes for a key without a certificate.
     public let publicKeyDERRepresentation: [UInt8]
     /// The key's label (CKA_LABEL) on the token.
     public let label: String
@@ -36,7 +38,7 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
     let connection: PKCS11TokenConnection
     private let cachedHandle: Mutex<(epoch: UInt64, handle: CK_OBJECT_HANDLE)>
 
-    init(
+    convenience init(
         connection: PKCS11TokenConnection,
         certificate: Certificate,
         label: String,
@@ -46,10 +48,35 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
         alwaysAuthenticate: Bool,
         defaultScheme: SignatureScheme
     ) {
+        self.init(
+            connection: connection,
+            publicKey: (
+                certificate.publicKeyAlgorithm, certificate.publicKeySize, certificate.publicKeyDERRepresentation
+            ),
+            label: label,
+            id: id,
+            handle: handle,
+            epoch: epoch,
+            alwaysAuthenticate: alwaysAuthenticate,
+            defaultScheme: defaultScheme
+        )
+    }
+
+    /// A key whose public half comes from the token's key objects (a key without a certificate yet).
+    init(
+        connection: PKCS11TokenConnection,
+        publicKey: (algorithm: PublicKeyAlgorithm, keySize: Int, der: [UInt8]),
+        label: String,
+        id: [UInt8],
+        handle: CK_OBJECT_HANDLE,
+        epoch: UInt64,
+        alwaysAuthenticate: Bool,
+        defaultScheme: SignatureScheme
+    ) {
         self.connection = connection
-        publicKeyAlgorithm = certificate.publicKeyAlgorithm
-        keySize = certificate.publicKeySize
-        publicKeyDERRepresentation = certificate.publicKeyDERRepresentation
+        publicKeyAlgorithm = publicKey.algorithm
+        keySize = publicKey.keySize
+        publicKeyDERRepresentation = publicKey.der
         self.label = label
         self.id = id
         requiresLoginPerSignature = alwaysAuthenticate

@@ -85,7 +85,10 @@ public struct VaultTransitClient: Sendable {
     ///   - transport: the networking; nil uses ``CurlTransport`` with the configuration's endpoint policy.
     public init(configuration: Configuration, transport: (any HTTPTransport)? = nil) {
         self.configuration = configuration
-        self.transport = transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy)
+        self.transport = SecretRedactingTransport(
+            transport ?? CurlTransport(endpointPolicy: configuration.endpointPolicy),
+            secrets: [configuration.token]
+        )
     }
 
     /// `GET keys/<name>`: the key's type, versions and public keys.

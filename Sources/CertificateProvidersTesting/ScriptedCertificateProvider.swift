@@ -10,6 +10,7 @@ import Synchronization
 /// let provider = ScriptedCertificateProvider(identity: identity)
 /// provider.script(.initialize, .fail(CertificateProviderError(.network, "offline")))
 /// provider.script(.storedCertificate, .delay(.milliseconds(50), then: .succeed))
+/// provider.script(.signatures, .waitFor(gate, then: .succeed))   // until the test calls gate.release()
 /// ```
 public final class ScriptedCertificateProvider: CertificateProvider, SignatureHistoryProviding {
     /// The calls that can be scripted.
@@ -27,6 +28,10 @@ public final class ScriptedCertificateProvider: CertificateProvider, SignatureHi
         /// Wait, then behave as told. Async calls wait with `Task.sleep` (and so honour
         /// cancellation); synchronous calls block the thread.
         case delay(Duration, then: Behavior)
+        /// Wait until the test releases `gate` (``ScriptGate/release()``), then behave as told. Async
+        /// calls end with `CancellationError` when cancelled while waiting; synchronous calls block
+        /// the thread.
+        case waitFor(ScriptGate, then: Behavior)
     }
 
     private struct State {
@@ -77,6 +82,9 @@ public final class ScriptedCertificateProvider: CertificateProvider, SignatureHi
         case .delay(let duration, let then):
             try await Task.sleep(for: duration)
             return try await perform(then, body)
+        case .waitFor(let gate, let then):
+            try await gate.pass()
+            return try await perform(then, body)
         }
     }
 
@@ -87,6 +95,9 @@ public final class ScriptedCertificateProvider: CertificateProvider, SignatureHi
         case .delay(let duration, let then):
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             Thread.sleep(forTimeInterval: seconds)
+            return try performSync(then, body)
+        case .waitFor(let gate, let then):
+            gate.passBlocking()
             return try performSync(then, body)
         }
     }

@@ -66,6 +66,9 @@ public struct HTTPRequest: Sendable, Equatable {
     /// sent instead of ``body``. Set it with the `secrets:` forms of ``setJSONBody(_:secrets:)`` and
     /// ``setFormBody(_:secrets:)``.
     public var secretBody: Secret?
+    /// The secrets ``secretBody`` carries, one by one (set by the `secrets:` body setters), so that a
+    /// ``SecretRedactingTransport`` can cut them out of what the server answers.
+    public private(set) var bodySecrets: [Secret] = []
     /// How long to wait for the whole exchange, in seconds (default 30).
     public var timeout: TimeInterval
 
@@ -100,6 +103,7 @@ public struct HTTPRequest: Sendable, Equatable {
     public mutating func setJSONBody(_ value: JSONValue) throws {
         body = try value.jsonBytes()
         secretBody = nil
+        bodySecrets = []
         setHeader("Content-Type", "application/json")
     }
 
@@ -115,6 +119,7 @@ public struct HTTPRequest: Sendable, Equatable {
         secretBody = HTTPRequest.substituting(secrets, into: &encoded) { secret, output in
             secret.withUnsafeBytes { bytes in JSONEscaping.appendEscaped(bytes, to: &output) }
         }
+        bodySecrets = secrets.map(\.secret)
         body = []
         setHeader("Content-Type", "application/json")
     }
@@ -135,6 +140,7 @@ public struct HTTPRequest: Sendable, Equatable {
                 }
             }
         }
+        bodySecrets = secrets.map(\.secret)
         body = []
         setHeader("Content-Type", "application/x-www-form-urlencoded")
     }
@@ -205,6 +211,7 @@ public struct HTTPRequest: Sendable, Equatable {
     public mutating func setFormBody(_ fields: [(name: String, value: String)]) {
         body = Array(HTTPRequest.formEncoded(fields).utf8)
         secretBody = nil
+        bodySecrets = []
         setHeader("Content-Type", "application/x-www-form-urlencoded")
     }
 

@@ -45,6 +45,8 @@ extension RemoteProvider {
     ///     refused).
     ///   - warning: called with a message when a kept session file is ignored (foreign-owned, readable
     ///     by others, damaged); providers that keep no file never call it.
+    ///   - clock: the time tokens and kept sessions are judged against (default the wall clock; a test
+    ///     passes its own to look at a session at a chosen moment of its life).
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
     ///   and message as `setParameters(_:)` and `initialize(options:)`).
     package init(
@@ -52,14 +54,16 @@ extension RemoteProvider {
         transport: (any HTTPTransport)? = nil,
         additionalHeaders: [(name: String, value: String)],
         clientIdentityLookup: ClientIdentityLookup? = nil,
-        warning: (@Sendable (String) -> Void)? = nil
+        warning: (@Sendable (String) -> Void)? = nil,
+        clock: SessionClock = .system
     ) throws {
         let base = RemoteProviderBase(
             schema: Self.schema,
             transport: transport,
             additionalHeaders: additionalHeaders,
             clientIdentityLookup: clientIdentityLookup,
-            warning: warning
+            warning: warning,
+            clock: clock
         )
         self.init(remote: try RemoteProviderState(base: base, parameters: parameters, kept: Self.initialKept))
     }

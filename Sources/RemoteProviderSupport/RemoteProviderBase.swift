@@ -20,6 +20,9 @@ package struct RemoteProviderBase: Sendable {
     package let clientIdentityLookup: ClientIdentityLookup?
     /// Told when a kept file is ignored; nil says nothing.
     package let warning: (@Sendable (String) -> Void)?
+    /// The time tokens and kept sessions are judged against (``SessionClock/system`` unless a test
+    /// passes its own).
+    package let clock: SessionClock
 
     /// Creates the base; see the properties.
     package init(
@@ -27,13 +30,15 @@ package struct RemoteProviderBase: Sendable {
         transport: (any HTTPTransport)?,
         additionalHeaders: [(name: String, value: String)] = [],
         clientIdentityLookup: ClientIdentityLookup?,
-        warning: (@Sendable (String) -> Void)? = nil
+        warning: (@Sendable (String) -> Void)? = nil,
+        clock: SessionClock = .system
     ) {
         self.schema = schema
         self.transport = transport
         self.additionalHeaders = additionalHeaders
         self.clientIdentityLookup = clientIdentityLookup
         self.warning = warning
+        self.clock = clock
     }
 
     /// `parameters` checked against the schema (the one check of init, `setParameters` and

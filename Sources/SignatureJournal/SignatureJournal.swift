@@ -49,11 +49,36 @@ public actor SignatureJournal {
     ///   - busyTimeout: how long to wait for another process's write lock (default 10 s).
     /// - Throws: `.storeCorrupted` when the file is not SQLite, belongs to another application or
     ///   has a newer schema; `.fileSystem` when it cannot be opened; `.timeout` when it stays locked.
+    ///
+    /// A file named `:memory:` (SQLite's name for an in-memory database) is not created: that URL
+    /// opens a journal in memory, as ``inMemory()`` does.
     public init(url: URL, busyTimeout: Duration = .seconds(10)) throws {
         try self.init(url: url, busyTimeout: busyTimeout, checkpointThreshold: Self.checkpointThreshold)
     }
 
-    /// Opens the SQLite journal at `location` as ``init(url:busyTimeout:)``.
+    /// A new, empty journal that lives in this process's memory only: nothing is written to disk,
+    /// and its records are gone when the journal is released. It keeps the same hash chain and
+    /// answers every call as a file journal does; for tests, and for apps that sign without keeping
+    /// a history. ``location`` is `sqlite::memory:` (``inMemoryURL``).
+    /// - Throws: `.fileSystem` when SQLite cannot allocate the database.
+    public static func inMemory() throws -> SignatureJournal {
+        try SignatureJournal(url: inMemoryURL)
+    }
+
+    /// The URL of a journal in memory: a file URL whose last component is `:memory:`.
+    public static let inMemoryURL = URL(fileURLWithPath: "/:memory:")
+
+    /// Whether this journal lives in memory only (``inMemory()``).
+    public nonisolated var isInMemory: Bool {
+        guard case .sqlite(let url) = location else { return false }
+        return Self.namesMemory(url)
+    }
+
+    /// Whether `url` is SQLite's in-memory name rather than a file: its last component is `:memory:`.
+    static func namesMemory(_ url: URL) -> Bool { url.lastPathComponent == ":memory:" }
+
+    /// Opens the SQLite journal at `location` as ``init(url:busyTimeout:)`` (a `:memory:` file name
+    /// opens a journal in memory).
     ///
     /// A PostgreSQL journal needs libpq, which this module does not link: open one with
     /// `SignatureJournal(opening:busyTimeout:)` of the `SignatureJournalPostgres` product.
@@ -85,6 +110,11 @@ public actor SignatureJournal {
 
     /// ``init(url:busyTimeout:)`` with another checkpoint threshold (tests).
     init(url: URL, busyTimeout: Duration = .seconds(10), checkpointThreshold: Int32) throws {
+        if Self.namesMemory(url) {
+            location = .sqlite(Self.inMemoryURL)
+            backend = try SQLiteJournalBackend(inMemory: ())
+            return
+        }
         location = .sqlite(url)
         backend = try SQLiteJournalBackend(url: url, busyTimeout: busyTimeout, checkpointThreshold: checkpointThreshold)
     }

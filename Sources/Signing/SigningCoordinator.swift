@@ -50,6 +50,10 @@ public actor SigningCoordinator {
 
     /// The signing identity of a provider: cached, else its stored identity, else `initialize`.
     ///
+    /// Non-empty `parameters` are first set on the provider over its current ones (SAP's
+    /// `setParameters` before `getStoredCertificate`), so an identity stored under an `alias` and
+    /// unlocked by a `storePassword` is found with the parameters that name it; a provider whose
+    /// `setParameters(_:)` is `.unsupportedOperation` gets them only through `initialize`.
     /// `storedCertificate()` returning nil, or throwing `.unsupportedOperation` or
     /// `.passwordRequired`, leads to `initialize(options: parameters)`; other errors are thrown.
     public func identity(
@@ -62,6 +66,11 @@ public actor SigningCoordinator {
     func resolve(_ id: ProviderID, parameters: ProviderParameters) async throws -> ResolvedIdentity {
         if let cached = identities[id] { return cached }
         let provider = try provider(id)
+        if !parameters.isEmpty {
+            do {
+                try provider.setParameters(provider.parameters.merging(parameters))
+            } catch let error as CertificateProviderError where error.code == .unsupportedOperation {}
+        }
         var identity: SigningIdentity?
         do {
             identity = try provider.storedCertificate()
@@ -97,7 +106,8 @@ public actor SigningCoordinator {
     /// - Parameters:
     ///   - document: bytes or a file; a file is streamed for detached signatures.
     ///   - id: the provider ID.
-    ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
+    ///   - parameters: set on the provider before its stored identity is looked up, and passed to
+    ///     `initialize(options:)` when it has none (see ``identity(for:parameters:)``).
     ///   - options: format, detached, digest, signing time.
     ///   - output: where to write the `.p7s` (atomically); nil keeps the signature in the journal.
     ///   - progress: called per chunk with bytes done and total.
@@ -148,7 +158,8 @@ public actor SigningCoordinator {
     /// - Parameters:
     ///   - documents: the documents, signed in order.
     ///   - id: the provider ID.
-    ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
+    ///   - parameters: set on the provider before its stored identity is looked up, and passed to
+    ///     `initialize(options:)` when it has none (see ``identity(for:parameters:)``).
     ///   - options: format, detached, digest, signing time (shared by all).
     ///   - outputDirectory: when given, each signature is written atomically to
     ///     `<directory>/<document name>.p7s`; otherwise signatures are kept in the journal.
@@ -284,7 +295,8 @@ public actor SigningCoordinator {
     ///   - outputs: one entry per document: the `.p7s` to write (replaced atomically), or nil to
     ///     keep the signature in the journal. Two documents must not share an output.
     ///   - id: the provider ID.
-    ///   - parameters: passed to `initialize(options:)` when the provider has no stored identity.
+    ///   - parameters: set on the provider before its stored identity is looked up, and passed to
+    ///     `initialize(options:)` when it has none (see ``identity(for:parameters:)``).
     ///   - options: format, detached, digest, signing time (shared by all; one signing time for a
     ///     batch when nil).
     ///   - progress: called for each document, in order, once its group is committed, with documents

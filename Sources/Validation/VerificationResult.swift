@@ -55,6 +55,10 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible, 
         /// it is not the algorithm of the signer's key (an Ed25519 key, an Ed448 signature). EU DSS and
         /// pyHanko refuse these too.
         public static let algorithmMismatch = Code(.algorithmMismatch)
+        /// The signature carries more certificates, CRLs, signers or attributes than
+        /// ``SignedDataLimits`` allows; it is refused before any of them is read (the reason says
+        /// which count and its limit).
+        public static let limitExceeded = Code(.limitExceeded)
     }
 
     /// What failed.
@@ -87,7 +91,7 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible, 
 package enum VerificationCodeName: String {
     case contentChanged, contentMissing, untrustedSigner, signerExpired, malformed, signatureInvalid,
         certificateSwapped, signerCertificateMissing, weakAlgorithm, certificateNotForSigning, timestampInvalid,
-        signerRevoked, revocationUnknown, unsupportedAlgorithm, algorithmMismatch
+        signerRevoked, revocationUnknown, unsupportedAlgorithm, algorithmMismatch, limitExceeded
 }
 
 /// What ``CMSVerifier`` found out about a signature.

@@ -259,6 +259,30 @@ struct CSCClientTests {
         }
     }
 
+    @Test("token renewal on the client's clock: 31 s left reuses the token, 29 s left fetches a new one")
+    func renewalOnClock() async throws {
+        try await withEmulator(.init(accessTokenLifetime: 600, requestLogKeepsSecrets: true)) { emulator, url in
+            let clock = ManualClock()
+            var configuration = CSCClient.Configuration(
+                baseURL: url,
+                clientID: StandardSeed.username,
+                clientSecret: Secret(StandardSeed.password),
+                timeout: 10
+            )
+            configuration.clock = clock.sessionClock
+            let client = CSCClient(configuration: configuration)
+            _ = try await client.listCredentials()
+            clock.advance(by: 600 - 31)
+            _ = try await client.listCredentials()
+            #expect(requests(emulator, "oauth2/token").count == 1)
+            clock.advance(by: 2)
+            _ = try await client.listCredentials()
+            #expect(requests(emulator, "oauth2/token").count == 2)
+            let bearers = requests(emulator, "credentials/list").compactMap { $0.header("Authorization") }
+            #expect(bearers.count == 3 && bearers[0] == bearers[1] && bearers[1] != bearers[2])
+        }
+    }
+
     @Test("faults: a wrong client secret and a token that keeps expiring are authenticationFailed")
     func authenticationFaults() async throws {
         try await withEmulator(.faultsAndSecrets) { emulator, url in

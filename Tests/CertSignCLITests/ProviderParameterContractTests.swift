@@ -175,6 +175,25 @@ import VaultTransitProvider
         }
     }
 
+    @Test("no secret parameter declares a default: a table never shows one for a secret", arguments: allIDs)
+    func secretsHaveNoDefault(id: ProviderID) throws {
+        let store = try TemporaryDirectory()
+        let registry = try Self.registry(store: store)
+        let schema = try #require(registry.registration(id)?.schema)
+        for parameter in schema.parameters where parameter.isSecret {
+            #expect(
+                parameter.defaultValue == nil,
+                "\(id) \(parameter.key) shows the default '\(parameter.defaultValue ?? "")'"
+            )
+        }
+        let rows = try registry.parameterTable(id).split(separator: "\n")
+        for key in schema.secretKeys {
+            let row = try #require(rows.first { $0.hasPrefix(key.rawValue + " ") })
+            let columns = row.split(separator: " ", omittingEmptySubsequences: true)
+            #expect(columns.count > 2 && columns[2] == "-", "\(id): \(row)")
+        }
+    }
+
     @Test("each provider's table lists its keys and marks its secrets", arguments: allIDs)
     func tables(id: ProviderID) throws {
         let store = try TemporaryDirectory()

@@ -155,4 +155,23 @@ import Testing
         let snippet = Self.snippets(of: "a\n```sh\nls\n```\n```swift\nlet a = 1\n```\n```swift\nlet b = a\n```\n")
         #expect(snippet == "let a = 1\n\nlet b = a")
     }
+
+    @Test("the README's dependency example is one a reader can use and lists every product its snippets import")
+    func dependencyExample() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(!readme.contains("github.com/example"), "a placeholder repository URL")
+        let example = try #require(
+            readme.components(separatedBy: "```").first { $0.contains("// Package.swift of an app") },
+            "the README has no Package.swift example"
+        )
+        #expect(example.contains(".package(path: \"../swift-certificate-providers\")"))
+        #expect(example.contains("import SignatureJournal"))
+        let listed = Set(example.matches(of: /\.product\(name: "([A-Za-z0-9_]+)"/).map { String($0.output.1) })
+        let imported = Set(Self.imports(of: Self.snippets(of: readme) ?? "")).subtracting(Self.toolchainModules)
+        #expect(
+            imported.subtracting(listed).isEmpty,
+            "imported but not in the example: \(imported.subtracting(listed))"
+        )
+        #expect(listed.contains("SignatureJournal"), "an app that opens a journal depends on SignatureJournal")
+    }
 }

@@ -362,6 +362,30 @@ struct CryptoProClientTests {
         }
     }
 
+    @Test("the renewal margin is measured on the client's clock: 31 s left reuses the token, 29 s renews it")
+    func renewalOnClock() async throws {
+        try await withEmulator(.init(accessTokenLifetime: 600)) { emulator, url in
+            let clock = ManualClock()
+            let client = CryptoProDSSClient(
+                configuration: .init(baseURL: url, timeout: 10, clock: clock.sessionClock)
+            )
+            try await client.login(username: "Leonid", password: Secret("123123"))
+            clock.advance(by: 600 - 31)
+            #expect(await client.isAuthenticated)
+            emulator.clearReceivedRequests()
+            _ = try await client.certificates()
+            #expect(emulator.receivedRequests.map(\.path) == ["/SignServer/rest/api/certificates"])
+            clock.advance(by: 2)
+            #expect(await !client.isAuthenticated)
+            _ = try await client.certificates()
+            #expect(
+                emulator.receivedRequests.map(\.path) == [
+                    "/SignServer/rest/api/certificates", "/STS/oauth/token", "/SignServer/rest/api/certificates",
+                ]
+            )
+        }
+    }
+
     @Test("concurrent calls with an expired token share one login")
     func concurrentRenewal() async throws {
         try await withEmulator(.faults) { emulator, url in

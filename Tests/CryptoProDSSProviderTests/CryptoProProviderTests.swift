@@ -5,6 +5,7 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import JSON
+import RemoteProviderSupport
 import TestSupport
 import Testing
 
@@ -257,25 +258,30 @@ struct CryptoProProviderTests {
 
     @Test("an expired cached token is not used; a renewed token is written back to the cache")
     func cacheExpiry() async throws {
-        // The server's tokens last 10 minutes (a loaded machine cannot expire one mid-call; a 20 s lifetime
-        // failed under load); the cached copy is then made to expire 20 s from now, inside the 30 s margin.
+        // The provider reads the time from a clock the test sets, so the token is looked at exactly 31 s
+        // and 20 s before its expiry however long the machine took to get there.
         try await withEmulator(.init(faultsEnabled: true, accessTokenLifetime: 600)) { emulator, url in
             let directory = try TemporaryDirectory()
             let store = directory.path("store")
             let withStore = parameters(url, [CryptoProDSSProvider.ParameterKey.storeDirectory: .string(store)])
-            _ = try await CryptoProDSSProvider(parameters: withStore).initialize(options: [:])
-            // 600 s left: reused.
-            #expect(try CryptoProDSSProvider(parameters: withStore).storedCertificate()?.certificate != nil)
+            let clock = ManualClock()
+            func provider() throws -> CryptoProDSSProvider {
+                try CryptoProDSSProvider(parameters: withStore, additionalHeaders: [], clock: clock.sessionClock)
+            }
+            _ = try await provider().initialize(options: [:])
             let file = store + "/cryptopro-dss-session.json"
-            var entry = try #require(
+            let entry = try #require(
                 try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any]
             )
-            #expect(entry["expiresAt"] is Double)
-            entry["expiresAt"] = Date().timeIntervalSince1970 + 20
-            try JSONSerialization.data(withJSONObject: entry).write(to: URL(fileURLWithPath: file))
-            #expect(chmod(file, 0o600) == 0)
+            let expiresAt = Date(timeIntervalSince1970: try #require(entry["expiresAt"] as? Double))
+            // The expiry is the login's moment by the provider's clock plus the server's 600 s.
+            #expect(abs(expiresAt.timeIntervalSince(clock.now) - 600) < 1)
+            // 31 s left is outside the 30 s margin: reused.
+            clock.set(expiresAt.addingTimeInterval(-31))
+            #expect(try provider().storedCertificate()?.certificate != nil)
             // 20 s left is inside the 30 s margin: not valid for reuse.
-            #expect(try CryptoProDSSProvider(parameters: withStore).storedCertificate()?.certificate == nil)
+            clock.set(expiresAt.addingTimeInterval(-20))
+            #expect(try provider().storedCertificate()?.certificate == nil)
         }
         try await withEmulator(.faults) { emulator, url in
             let directory = try TemporaryDirectory()

@@ -16,6 +16,7 @@ struct VerificationFailureTests {
             (.certificateNotForSigning, "certificateNotForSigning"), (.timestampInvalid, "timestampInvalid"),
             (.signerRevoked, "signerRevoked"), (.revocationUnknown, "revocationUnknown"),
             (.unsupportedAlgorithm, "unsupportedAlgorithm"), (.algorithmMismatch, "algorithmMismatch"),
+            (.limitExceeded, "limitExceeded"),
         ]
         for (code, name) in codes { #expect(code.rawValue == name) }
         #expect(CertificateProviderError.Code.serverSignatureMismatch.rawValue == "serverSignatureMismatch")

@@ -5,16 +5,18 @@ import TestSupport
 /// A Python `http.server` in front of a real OpenBao that answers requests whose path contains
 /// `route` with HTTP `status` the first `count` times (every time when `count` is negative) and
 /// forwards everything else: a server that fails (500) or throttles (429, then answers).
-/// `GET /__faults` answers how many faults it sent.
+/// `GET /__faults` answers how many faults it sent. With `reflects`, a fault's error message repeats
+/// the request's headers and body, as some servers' and proxies' error pages do.
 final class FaultProxy: Sendable {
     private let server: PythonServerProcess
     let url: URL
 
-    init(upstream: URL, route: String, status: Int, count: Int) throws {
+    init(upstream: URL, route: String, status: Int, count: Int, reflects: Bool = false) throws {
         let script = """
             import http.client, http.server, json, sys, threading
             upstream_host, upstream_port = sys.argv[1], int(sys.argv[2])
             route, status, count = sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+            reflects = sys.argv[6] == "1"
             lock = threading.Lock()
             sent = [0]
             class Handler(http.server.BaseHTTPRequestHandler):
@@ -37,7 +39,11 @@ final class FaultProxy: Sendable {
                         if fault:
                             sent[0] += 1
                     if fault:
-                        return self.answer(status, json.dumps({"errors": ["injected HTTP %d" % status]}).encode())
+                        message = "injected HTTP %d" % status
+                        if reflects:
+                            sent_headers = "; ".join("%s: %s" % item for item in self.headers.items())
+                            message += "; you sent %s with %s" % (sent_headers, body.decode(errors="replace"))
+                        return self.answer(status, json.dumps({"errors": [message]}).encode())
                     connection = http.client.HTTPConnection(upstream_host, upstream_port, timeout=30)
                     headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
                     connection.request(self.command, self.path, body=body, headers=headers)
@@ -58,6 +64,7 @@ final class FaultProxy: Sendable {
             script: try directory.write("proxy.py", text: script),
             arguments: [
                 upstream.host ?? "127.0.0.1", String(upstream.port ?? 0), route, String(status), String(count),
+                reflects ? "1" : "0",
             ],
             what: "the fault proxy"
         )

@@ -156,6 +156,28 @@ struct VaultTransitErrorTests {
     }
 
     @Test(
+        "a server whose error repeats the request's headers: the error shows the text without the token",
+        .enabled(if: CLI.isBuilt)
+    )
+    func reflectedToken() async throws {
+        try await withBao { bao in
+            let work = try TemporaryDirectory()
+            let (ecCertificate, _) = try certificate(for: "ec", bao, work)
+            let proxy = try FaultProxy(upstream: bao.url, route: "/sign/", status: 400, count: -1, reflects: true)
+            defer { proxy.stop() }
+            try expectRefused(
+                "reflected headers",
+                url: proxy.url,
+                key: "ec",
+                token: bao.token,
+                realToken: bao.token,
+                extra: ["certificate": ecCertificate],
+                reason: ["HTTP 400", "you sent", "X-Vault-Token: [redacted]"]
+            )
+        }
+    }
+
+    @Test(
         "a server that answers 429 twice, then signs: retried with backoff, the signature verifies",
         .enabled(if: CLI.isBuilt)
     )

@@ -113,7 +113,11 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             .init(ParameterKey.alias, .string, default: defaultAlias, "the store entry the identity is kept under"),
             .init(ParameterKey.keyAlias, .string, "which key of a file with several: friendly name or hex key ID"),
             .init(ParameterKey.storeDirectory, .path, "the identity store directory (required unless inMemory)"),
-            .init(ParameterKey.storePassword, .secret, default: "password", "protects the stored copy"),
+            .init(
+                ParameterKey.storePassword,
+                .secret,
+                "protects the stored copy (when not given: the imported file's password)"
+            ),
             .init(ParameterKey.storePasswordSource, .string, "env:NAME or file:PATH to read storePassword from"),
             .init(ParameterKey.inMemory, .boolean, default: "false", "open the file in memory only and store nothing"),
         ],
@@ -220,10 +224,7 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             try resolveSecret(merged, direct: ParameterKey.storePassword, source: ParameterKey.storePasswordSource)
             ?? password
         guard let storePassword, !storePassword.isEmpty else {
-            throw CertificateProviderError(
-                .passwordRequired,
-                "the stored copy needs a password: the file has none, so set parameter 'storePassword'"
-            )
+            throw try Self.missingStorePassword(bytes, password: password)
         }
         let store = try makeStore(merged)
         state.withLock { $0.openCount += 1 }
@@ -298,6 +299,28 @@ public final class PKCS12CertificateProvider: CertificateProvider {
             state.withLock { $0.cache[key] = Cached(fileDigest: digest, password: password, identity: identity) }
             return identity
         }
+    }
+
+    /// Why there is no password for the stored copy: a file that opens without a password needs a
+    /// `storePassword`; one that does not opens with its own password, which nobody gave.
+    private static func missingStorePassword(_ bytes: [UInt8], password: Secret?) throws -> CertificateProviderError {
+        if password == nil {
+            do {
+                _ = try PKCS12File(data: bytes, password: nil)
+            } catch let error as CertificateProviderError
+                where error.code == .wrongPassword || error.code == .passwordRequired
+            {
+                return CertificateProviderError(
+                    .passwordRequired,
+                    "the PKCS#12 file is protected by a password and none was given: set parameter 'password' (or "
+                        + "'passwordSource'); it also protects the stored copy unless 'storePassword' is set"
+                )
+            }
+        }
+        return CertificateProviderError(
+            .passwordRequired,
+            "the stored copy needs a password: the file has none, so set parameter 'storePassword'"
+        )
     }
 
     /// Removes the entry stored under `alias`; succeeds when there is none.

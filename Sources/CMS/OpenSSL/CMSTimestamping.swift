@@ -39,6 +39,7 @@ package enum CMSTimestamping {
         guard OBJ_obj2nid(CMS_get0_type(raw)) == NID_pkcs7_signed, cms.firstSignerInfo != nil else {
             throw CertificateProviderError.malformedInput("the CMS structure is not SignedData with a signer")
         }
+        if let excess = SignedDataLimits.excess(of: cms) { throw CertificateProviderError.malformedInput(excess) }
         return cms
     }
 

@@ -129,7 +129,13 @@ package enum TimestampOpenSSL {
         _ = TS_VERIFY_CTX_add_flags(context, Int32(TS_VFY_SIGNATURE | TS_VFY_VERSION))
         try installStore(context, trustAnchors: trustAnchors, addingSystemStore: addingSystemStore, at: time)
         guard TS_RESP_verify_response(context, reply) == 1 else {
-            throw verificationError(OpenSSLErrorQueue.drainEntries(), what: "the TSA's token")
+            let entries = OpenSSLErrorQueue.drainEntries()
+            let tsa = (try? tokenFacts(token))?.authorityCertificate
+            throw verificationError(
+                entries,
+                what: "the TSA's token",
+                validity: tsa.map { (certificates: [$0] + trustAnchors, time: time) }
+            )
         }
         let facts = try tokenFacts(token)
         try checkSigner(facts.authorityCertificate)
@@ -199,7 +205,14 @@ package enum TimestampOpenSSL {
                         throw verificationError(
                             OpenSSLErrorQueue.drainEntries(),
                             what: what,
-                            covering: covering
+                            covering: covering,
+                            validity: facts.authorityCertificate.map {
+                                (
+                                    certificates: [$0] + ((try? CMSCertificates.find(in: der).pool) ?? [])
+                                        + trustAnchors,
+                                    time: time
+                                )
+                            }
                         )
                     }
                 }
@@ -401,10 +414,35 @@ package enum TimestampOpenSSL {
         }
     }
 
+    /// The first certificate of the TSA's path (`certificates[0]` up through the others by issuer)
+    /// that is not valid at `time`, said with its dates: OpenSSL refused the path, and it breaks it.
+    private static func validityReason(_ certificates: [Certificate], at time: Date) -> String? {
+        // The path by issuer names from the TSA's certificate (the first), so an unrelated expired anchor
+        // is never blamed.
+        guard var current = certificates.first else { return nil }
+        var path = [current]
+        while !current.isSelfIssued, path.count < 10,
+            let issuer = certificates.first(where: { $0.subject == current.issuer && !path.contains($0) })
+        {
+            path.append(issuer)
+            current = issuer
+        }
+        guard let certificate = path.first(where: { !$0.isValid(at: time) }) else { return nil }
+        let format = Date.ISO8601FormatStyle()
+        if time > certificate.notValidAfter {
+            return
+                "the TSA's certificate '\(certificate.subject)' expired on \(certificate.notValidAfter.formatted(format)) "
+                + "and is checked at \(time.formatted(format))"
+        }
+        return "the TSA's certificate '\(certificate.subject)' is valid only from "
+            + "\(certificate.notValidBefore.formatted(format)) and is checked at \(time.formatted(format))"
+    }
+
     private static func verificationError(
         _ entries: [OpenSSLErrorQueue.Entry],
         what: String,
-        covering: String = "the signature value"
+        covering: String = "the signature value",
+        validity: (certificates: [Certificate], time: Date)? = nil
     ) -> CertificateProviderError {
         let texts = entries.map(\.text)
         let reasons = Set(entries.filter { $0.library == ERR_LIB_TS }.map(\.reason))
@@ -413,6 +451,10 @@ package enum TimestampOpenSSL {
             reason = "\(what) does not answer this request: its nonce differs (a replayed or misrouted answer)"
         } else if reasons.contains(TS_R_MESSAGE_IMPRINT_MISMATCH) {
             reason = "\(what) covers other data: its message imprint does not match \(covering)"
+        } else if reasons.contains(TS_R_CERTIFICATE_VERIFY_ERROR), let validity,
+            let expired = validityReason(validity.certificates, at: validity.time)
+        {
+            reason = expired
         } else if reasons.contains(TS_R_CERTIFICATE_VERIFY_ERROR) {
             let detail = texts.first { $0.contains("Verify error") || $0.contains("verify error") } ?? texts.last ?? ""
             reason =

@@ -296,7 +296,9 @@ extension Commands {
         if level.rank >= SignatureLevel.bLT.rank {
             collector = try context.validationDataCollector(
                 anchorFiles: arguments.ca,
-                certificateFiles: arguments.tsaCA
+                certificateFiles: arguments.tsaCA,
+                crlFiles: arguments.crl,
+                ocspResponseFiles: arguments.ocspResponse
             )
         }
         return try SigningOptions.levelUpgrade(for: level, authority: timestampClient, collector: collector)
@@ -318,7 +320,9 @@ extension Commands {
             authority: timestampClient,
             collector: try context.validationDataCollector(
                 anchorFiles: arguments.ca,
-                certificateFiles: arguments.tsaCA
+                certificateFiles: arguments.tsaCA,
+                crlFiles: arguments.crl,
+                ocspResponseFiles: arguments.ocspResponse
             ),
             addsVRI: arguments.vri
         )

@@ -33,6 +33,8 @@ extension Commands {
         var tsaCA: [String] = []
         var level: SignatureLevel?
         var ca: [String] = []
+        var crl: [String] = []
+        var ocspResponse: [String] = []
         var field: String?
         var reason: String?
         var location: String?
@@ -184,6 +186,22 @@ extension Commands {
                     "b-lt, b-lta: the trust anchors the signer's path ends at (PEM or DER; embedded with the path)",
                     type: .file
                 ),
+                .repeatable(
+                    \.crl,
+                    "--crl",
+                    "FILE",
+                    "b-lt, b-lta: a CRL (PEM or DER) to embed for the certificates it covers, before fetching any\n"
+                        + "(with the answers for every certificate of the paths at hand, nothing is fetched)",
+                    type: .file
+                ),
+                .repeatable(
+                    \.ocspResponse,
+                    "--ocsp-response",
+                    "FILE",
+                    "b-lt, b-lta: a DER OCSP response to embed for the certificate it answers for, before asking\n"
+                        + "its responder (openssl ocsp -respout writes one)",
+                    type: .file
+                ),
             ]
         }
 
@@ -228,6 +246,9 @@ extension Commands {
             let longTerm = level.map { $0.rank >= SignatureLevel.bLT.rank } ?? false
             if !ca.isEmpty, !longTerm {
                 throw InvalidValue(message: "--ca goes with --level b-lt or b-lta")
+            }
+            if !crl.isEmpty || !ocspResponse.isEmpty, !longTerm {
+                throw InvalidValue(message: "--crl and --ocsp-response go with --level b-lt or b-lta")
             }
             if tsa == nil && !tsaCA.isEmpty {
                 throw InvalidValue(message: "--tsa-ca goes with --tsa URL")

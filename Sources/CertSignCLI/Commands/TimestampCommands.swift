@@ -227,9 +227,38 @@ extension CommandContext {
     /// A validation data collector for one run (one revocation cache: each distinct certificate is
     /// asked for once): paths end at the certificates of `anchorFiles` (`--ca`) or at a self-signed
     /// root, and may go through those of `certificateFiles` (`--tsa-ca`).
-    func validationDataCollector(anchorFiles: [String], certificateFiles: [String]) throws -> ValidationDataCollector {
-        ValidationDataCollector(
-            cache: RevocationDataCache(fetcher: try binaryFetcher()),
+    /// - Parameters:
+    ///   - crlFiles: CRLs (PEM or DER) to use before fetching any (`sign --crl`).
+    ///   - ocspResponseFiles: DER OCSP responses to use before asking any responder
+    ///     (`sign --ocsp-response`).
+    /// - Throws: `.malformedInput` naming a file that is not a CRL or not an OCSP response.
+    func validationDataCollector(
+        anchorFiles: [String],
+        certificateFiles: [String],
+        crlFiles: [String] = [],
+        ocspResponseFiles: [String] = []
+    ) throws -> ValidationDataCollector {
+        var crls: [CertificateRevocationList] = []
+        for file in crlFiles {
+            do {
+                crls += try CertificateRevocationList.lists(derOrPEM: try readInputFile(file, what: "CRL file"))
+            } catch let error as CertificateProviderError where error.code == .malformedInput {
+                throw CertificateProviderError(.malformedInput, "--crl \(file): \(error.reason)")
+            }
+        }
+        var responses: [[UInt8]] = []
+        for file in ocspResponseFiles {
+            let bytes = try readInputFile(file, what: "OCSP response file")
+            guard RevocationOpenSSL.isOCSPResponse(bytes) else {
+                throw CertificateProviderError(
+                    .malformedInput,
+                    "--ocsp-response \(file) is not a DER OCSP response (as openssl ocsp -respout writes one)"
+                )
+            }
+            responses.append(bytes)
+        }
+        return ValidationDataCollector(
+            cache: RevocationDataCache(fetcher: try binaryFetcher(), crls: crls, ocspResponses: responses),
             trustAnchors: try certificates(inFiles: anchorFiles, option: "--ca"),
             certificates: try certificates(inFiles: certificateFiles, option: "--tsa-ca")
         )

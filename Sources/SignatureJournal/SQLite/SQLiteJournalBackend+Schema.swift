@@ -103,15 +103,9 @@ extension SQLiteJournalBackend {
         }
     }
 
-    static func prepareSchema(_ connection: SQLiteConnection, busyTimeout: Duration) throws {
-        // One snapshot: read apart, another process creating the journal meanwhile made a new file
-        // look like another application's database (no application_id yet, but tables).
-        let (applicationID, version) = try connection.readTransaction {
-            let applicationID = try connection.integer("PRAGMA application_id")
-            let version = try connection.integer("PRAGMA user_version")
-            try checkOwnership(connection, applicationID: applicationID, version: version)
-            return (applicationID, version)
-        }
+    /// Switches the file to WAL mode with `synchronous=NORMAL` (durable against a killed process).
+    /// - Throws: `.fileSystem` when the file system cannot hold a WAL.
+    private static func useWAL(_ connection: SQLiteConnection, busyTimeout: Duration) throws {
         // Switching a new file to WAL needs an exclusive lock that SQLite does not wait for (the busy
         // handler is not called): retry while other processes creating the journal hold the file.
         let deadline = ContinuousClock.now + busyTimeout
@@ -132,6 +126,18 @@ extension SQLiteJournalBackend {
             )
         }
         try connection.execute("PRAGMA synchronous = NORMAL")
+    }
+
+    static func prepareSchema(_ connection: SQLiteConnection, busyTimeout: Duration, inMemory: Bool = false) throws {
+        // One snapshot: read apart, another process creating the journal meanwhile made a new file
+        // look like another application's database (no application_id yet, but tables).
+        let (applicationID, version) = try connection.readTransaction {
+            let applicationID = try connection.integer("PRAGMA application_id")
+            let version = try connection.integer("PRAGMA user_version")
+            try checkOwnership(connection, applicationID: applicationID, version: version)
+            return (applicationID, version)
+        }
+        if !inMemory { try useWAL(connection, busyTimeout: busyTimeout) }
         guard applicationID != Self.applicationID || version != Self.schemaVersion else { return }
         try connection.writeTransaction {
             // Re-read under the write lock: another process may have created or migrated it meanwhile.

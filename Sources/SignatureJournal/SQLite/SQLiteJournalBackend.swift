@@ -39,6 +39,15 @@ final class SQLiteJournalBackend: JournalBackend {
         self.connection = connection
     }
 
+    /// Opens a new, empty journal that lives in this process's memory only (SQLite `:memory:`): no
+    /// file, no WAL, no checkpoints; it is gone when the journal is released.
+    init(inMemory: Void) throws {
+        url = SignatureJournal.inMemoryURL
+        let connection = try SQLiteConnection(path: ":memory:", busyTimeoutMilliseconds: 0)
+        try Self.prepareSchema(connection, busyTimeout: .zero, inMemory: true)
+        self.connection = connection
+    }
+
     /// Runs `body` with a statement prepared once per connection (batch signing appends many
     /// rows), reset afterwards: a statement left stepping would hold its read snapshot open, and
     /// the connection would neither see other processes' commits nor get the write lock.

@@ -15,16 +15,32 @@ public actor RevocationDataCache {
     private var crlDownloads: [URL: Task<[CertificateRevocationList], any Error>] = [:]
     /// How many OCSP requests and CRL downloads were made.
     public private(set) var requestCount = 0
+    /// CRLs the caller already holds, tried before the network.
+    public let givenCRLs: [CertificateRevocationList]
+    /// OCSP responses (DER OCSPResponse) the caller already holds, tried before the network.
+    public let givenOCSPResponses: [[UInt8]]
 
     /// Creates an empty cache.
     /// - Parameters:
     ///   - fetcher: how OCSP responders and CRL distribution points are reached.
     ///   - configuration: timeouts and size limits (default: ``RevocationChecker/Configuration``'s).
-    public init(fetcher: any BinaryHTTPFetching, configuration: RevocationChecker.Configuration = .init()) {
+    ///   - crls: CRLs already at hand (an offline signer's); a certificate one of them decides (issued
+    ///     by its issuer, current, in its scope) takes it and asks no one (default none).
+    ///   - ocspResponses: OCSP responses (DER) already at hand; one that answers for a certificate,
+    ///     is signed by its issuer or a responder it delegated and is current is taken first (default
+    ///     none).
+    public init(
+        fetcher: any BinaryHTTPFetching,
+        configuration: RevocationChecker.Configuration = .init(),
+        crls: [CertificateRevocationList] = [],
+        ocspResponses: [[UInt8]] = []
+    ) {
         var configuration = configuration
         configuration.checksOnline = true
         configuration.crls = []
         checker = RevocationChecker(configuration: configuration, fetcher: fetcher)
+        givenCRLs = crls
+        givenOCSPResponses = ocspResponses
     }
 
     /// The revocation answer for `certificate`, fetched the first time it is asked for.
@@ -57,6 +73,9 @@ public actor RevocationDataCache {
         at time: Date
     ) async throws -> RevocationEvidence {
         var problems: [String] = []
+        if let given = try givenEvidence(certificate, issuer: issuer, trustAnchors: trustAnchors, at: time) {
+            return given
+        }
         let ocspURLs = RevocationOpenSSL.ocspURLs(of: certificate)
         requestCount += ocspURLs.isEmpty ? 0 : 1
         if let answer = await checker.ocspAnswer(
@@ -98,6 +117,50 @@ public actor RevocationDataCache {
             .revocationUnavailable,
             "no revocation answer for '\(certificate.subject)': \(problems.joined(separator: "; "))"
         )
+    }
+
+    /// The answer the given OCSP responses or CRLs hold for `certificate`, or nil when none decides.
+    /// - Throws: `.certificateRevoked` when one says revoked.
+    private func givenEvidence(
+        _ certificate: Certificate,
+        issuer: Certificate,
+        trustAnchors: [Certificate],
+        at time: Date
+    ) throws -> RevocationEvidence? {
+        let freshness = RevocationOpenSSL.OCSPFreshness(
+            time: time,
+            skew: checker.configuration.allowedClockSkew,
+            maximumAge: checker.configuration.maximumAnswerAge,
+            requiresNonce: false
+        )
+        for response in givenOCSPResponses {
+            guard
+                let status = try? RevocationOpenSSL.checkOCSPResponse(
+                    response,
+                    request: nil,
+                    certificate: certificate,
+                    issuer: issuer,
+                    trustAnchors: trustAnchors + [issuer],
+                    freshness: freshness,
+                    source: "the given OCSP response"
+                ), status.state != .unknown
+            else { continue }
+            try Self.requireGood(status, of: certificate)
+            return .ocsp(response)
+        }
+        var ignored: [String] = []
+        let crls = givenCRLs.filter { $0.issuer == certificate.issuer }
+        if let status = RevocationChecker.offlineStatus(
+            of: certificate,
+            issuer: issuer,
+            crls: crls,
+            at: time,
+            problems: &ignored
+        ), let crl = crls.first {
+            try Self.requireGood(status, of: certificate)
+            return .crl(crl)
+        }
+        return nil
     }
 
     /// Downloads a CRL distribution point once per run.

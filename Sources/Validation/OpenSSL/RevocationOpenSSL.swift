@@ -12,6 +12,18 @@ package enum RevocationOpenSSL {
         package let der: [UInt8]
     }
 
+    /// Whether `der` is a DER OCSPResponse OpenSSL can read (the whole of it).
+    package static func isOCSPResponse(_ der: [UInt8]) -> Bool {
+        defer { ERR_clear_error() }
+        return der.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            var cursor: UnsafePointer<UInt8>? = base
+            guard let response = d2i_OCSP_RESPONSE(nil, &cursor, buffer.count) else { return false }
+            OCSP_RESPONSE_free(response)
+            return cursor == base + buffer.count
+        }
+    }
+
     /// Whether `issuer` issued `certificate`: names and key identifiers match and its key verifies
     /// the certificate's signature.
     package static func isIssued(_ certificate: Certificate, by issuer: Certificate) -> Bool {

@@ -90,6 +90,9 @@ package enum SignedDataVerifier {
         case .parsed(let handle): cms = handle
         case .refused(let reason): return envelope.result(failure(.malformed, reason))
         }
+        if let excess = SignedDataLimits.excess(of: cms) {
+            return envelope.result(VerificationFailure(.limitExceeded, excess))
+        }
         let infos = signerInfos(cms)
         guard OBJ_obj2nid(CMS_get0_type(cms.pointer)) == NID_pkcs7_signed, !infos.isEmpty else {
             return envelope.result(failure(.malformed, "the CMS structure is not SignedData with a signer"))
