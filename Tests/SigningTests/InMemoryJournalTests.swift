@@ -1,9 +1,9 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
-import TestSupport
 import SignatureJournal
 import Signing
+import TestSupport
 import Testing
 
 @Suite("SignatureJournal in memory: inMemory(), ':memory:' and the testing product's coordinator")
