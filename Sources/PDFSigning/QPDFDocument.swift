@@ -65,19 +65,7 @@ final class QPDFDocument {
         path = description
         mapping = file
         data = qpdf_init()
-        qpdf_silence_errors(data)
-        qpdf_set_suppress_warnings(data, QPDF_TRUE)
-        if strict { qpdf_set_attempt_recovery(data, QPDF_FALSE) }
-        let bytes = file.base.assumingMemoryBound(to: CChar.self)
-        let status = qpdf_read_memory(data, description, bytes, UInt64(min(length, file.count)), nil)
-        if status & QPDF_ERRORS != 0 {
-            let text = lastError() ?? "unknown qpdf error"
-            throw CertificateProviderError(
-                .malformedInput,
-                "'\(description)' is not a PDF this package can read: \(text)"
-            )
-        }
-        if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(description) }
+        try readMemory(file.base.assumingMemoryBound(to: CChar.self), length: min(length, file.count), strict: strict)
     }
 
     /// Opens `bytes` (one revision made self-contained, see ``PDFClassicRevisions``), kept in a
@@ -93,19 +81,23 @@ final class QPDFDocument {
         path = description
         owned = buffer
         data = qpdf_init()
+        try readMemory(buffer.baseAddress?.assumingMemoryBound(to: CChar.self), length: length, strict: strict)
+    }
+
+    /// Has qpdf read `length` bytes at `base` (which must stay alive with the document) as the PDF
+    /// named ``path``: errors silenced into the thrown error, warnings kept for ``takeWarnings()``,
+    /// no repair of a broken cross-reference when `strict`.
+    /// - Throws: `.malformedInput` naming the document and qpdf's reason; encrypted PDFs.
+    private func readMemory(_ base: UnsafePointer<CChar>?, length: Int, strict: Bool) throws {
         qpdf_silence_errors(data)
         qpdf_set_suppress_warnings(data, QPDF_TRUE)
         if strict { qpdf_set_attempt_recovery(data, QPDF_FALSE) }
-        let base = buffer.baseAddress?.assumingMemoryBound(to: CChar.self)
-        let status = qpdf_read_memory(data, description, base, UInt64(length), nil)
+        let status = qpdf_read_memory(data, path, base, UInt64(length), nil)
         if status & QPDF_ERRORS != 0 {
             let text = lastError() ?? "unknown qpdf error"
-            throw CertificateProviderError(
-                .malformedInput,
-                "'\(description)' is not a PDF this package can read: \(text)"
-            )
+            throw CertificateProviderError(.malformedInput, "'\(path)' is not a PDF this package can read: \(text)")
         }
-        if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(description) }
+        if qpdf_is_encrypted(data) != QPDF_FALSE { throw PDFSigningErrors.encrypted(path) }
     }
 
     deinit {

@@ -14,19 +14,6 @@ struct PDFChangePolicyTests {
     let pki: PDFPKI
     init() throws { pki = try PDFPKI() }
 
-    func verify(_ path: String) throws -> PDFVerificationReport {
-        try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: [pki.root])
-    }
-
-    func signOurs(_ input: String, _ output: String, field: String? = nil) async throws {
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: input),
-            writingTo: URL(fileURLWithPath: output),
-            identity: pki.rsa,
-            options: PDFSignatureOptions(fieldName: field)
-        )
-    }
-
     /// Applies `update` to `input` into `output` with pyHanko, signing (when it signs) with the EC key.
     func pyhanko(
         _ update: PDFChangeFixtures.Update,
@@ -44,12 +31,12 @@ struct PDFChangePolicyTests {
     func approvals(_ variant: PDFFixtures.Variant) async throws {
         let (directory, input) = try PDFFixtures.make(variant, inNewDirectory: "pdf-policy-approvals")
         let first = directory.path("first.pdf")
-        try await signOurs(input, first)
+        try await pki.signOurs(input, first)
         let second = directory.path("second.pdf")
         try PDFFixtures.pyhankoSign(first, output: second, identity: pki.ec, field: "PyHankoSig", in: directory)
         let third = directory.path("third.pdf")
-        try await signOurs(second, third)
-        let report = try verify(third)
+        try await pki.signOurs(second, third)
+        let report = try pki.verify(third)
         #expect(report.isValid, "\(report.signatures.map(\.changes))")
         #expect(report.signatures.map(\.laterChanges) == [.signatures, .signatures, .none])
         #expect(report.signatures.allSatisfy { $0.changesAllowed })
@@ -68,7 +55,7 @@ struct PDFChangePolicyTests {
         if pyHankoSigned {
             try PDFFixtures.pyhankoSign(input, output: signed, identity: pki.ec, field: "Sig", in: directory)
         } else {
-            try await signOurs(input, signed)
+            try await pki.signOurs(input, signed)
         }
         let withDSS = directory.path("dss.pdf")
         try pyhanko(.dss, signed, withDSS, in: directory)
@@ -76,7 +63,7 @@ struct PDFChangePolicyTests {
         let stamped = directory.path("stamped.pdf")
         try pyhanko(.timestamp(certificate: tsa.certificate, key: tsa.key), withDSS, stamped, in: directory)
         for path in [withDSS, stamped] {
-            let signature = try #require(try verify(path).signatures.first)
+            let signature = try #require(try pki.verify(path).signatures.first)
             #expect(signature.isValid, "\(signature.changes)")
             #expect(signature.laterChanges == .ltv && signature.changesAllowed, "\(signature.changes)")
             #expect(!signature.changes.isEmpty)
@@ -85,7 +72,7 @@ struct PDFChangePolicyTests {
             #expect(verdict.bottomLine == true, "\(verdict)")
         }
         // The timestamp is a new signature field whose value is a /DocTimeStamp.
-        let signature = try #require(try verify(stamped).signatures.first)
+        let signature = try #require(try pki.verify(stamped).signatures.first)
         #expect(signature.changes.contains { $0.kind == .ltv && $0.text.contains("document timestamp") })
     }
 
@@ -100,11 +87,11 @@ struct PDFChangePolicyTests {
         if let permission {
             try pyhanko(.certify(permission: permission, field: "Certification"), form, signed, in: directory)
         } else {
-            try await signOurs(form, signed)
+            try await pki.signOurs(form, signed)
         }
         let filled = directory.path("filled.pdf")
         try PDFFixtures.fillNameField(signed, output: filled)
-        let signature = try #require(try verify(filled).signatures.first)
+        let signature = try #require(try pki.verify(filled).signatures.first)
         #expect(signature.isIntactAndVerified)
         #expect(signature.docMDPPermission == permission)
         #expect(signature.laterChanges == .formFields, "\(signature.changes)")
@@ -124,7 +111,7 @@ struct PDFChangePolicyTests {
         try pyhanko(.lock(field: "Locking", locked: "Name"), form, signed, in: directory)
         let filled = directory.path("filled.pdf")
         try PDFFixtures.fillNameField(signed, output: filled)
-        let signature = try #require(try verify(filled).signatures.first)
+        let signature = try #require(try pki.verify(filled).signatures.first)
         #expect(signature.laterChanges == .other && !signature.changesAllowed, "\(signature.changes)")
         #expect(signature.laterChangesDetail?.contains("locked") == true, "\(signature.laterChangesDetail ?? "")")
         let verdict = try #require(try PDFChangeFixtures.pyhankoVerdicts(filled, root: pki.root, in: directory).first)
@@ -141,7 +128,7 @@ struct PDFChangePolicyTests {
         try pyhanko(.certify(permission: permission, field: "Certification"), input, certified, in: directory)
         let annotated = directory.path("annotated.pdf")
         try PDFAttacks.apply(.annotation("Square"), to: certified, writingTo: annotated)
-        let signature = try #require(try verify(annotated).signatures.first)
+        let signature = try #require(try pki.verify(annotated).signatures.first)
         #expect(signature.docMDPPermission == permission)
         #expect(signature.laterChanges == .annotations, "\(signature.changes)")
         #expect(signature.changesAllowed == (permission == 3), "\(signature.changes)")

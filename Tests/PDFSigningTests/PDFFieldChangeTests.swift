@@ -16,19 +16,6 @@ struct PDFFieldChangeTests {
     let pki: PDFPKI
     init() throws { pki = try PDFPKI() }
 
-    func verify(_ path: String) throws -> PDFVerificationReport {
-        try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: [pki.root])
-    }
-
-    func signOurs(_ input: String, _ output: String, field: String? = nil) async throws {
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: input),
-            writingTo: URL(fileURLWithPath: output),
-            identity: pki.rsa,
-            options: PDFSignatureOptions(fieldName: field)
-        )
-    }
-
     func pyhankoVerdict(_ path: String, in directory: TemporaryDirectory) throws -> PDFChangeFixtures.Verdict {
         try #require(try PDFChangeFixtures.pyhankoVerdicts(path, root: pki.root, in: directory).first)
     }
@@ -55,7 +42,7 @@ struct PDFFieldChangeTests {
         let signed = directory.path("signed.pdf")
         switch policy {
         case .approval:
-            try await signOurs(filled, signed)
+            try await pki.signOurs(filled, signed)
         case .docMDPNoChanges:
             try PDFChangeFixtures.pyhanko(
                 .certify(permission: 1, field: "Certification"),
@@ -75,7 +62,7 @@ struct PDFFieldChangeTests {
         }
         let attacked = directory.path("attacked.pdf")
         try PDFFieldAttacks.apply(.redefineAppearance(field: "Name"), to: signed, writingTo: attacked)
-        let signature = try #require(try verify(attacked).signatures.first)
+        let signature = try #require(try pki.verify(attacked).signatures.first)
         #expect(signature.isIntactAndVerified, "\(signature.verification)")
         #expect(signature.laterChanges == (policy == .fieldLock ? .other : .formFields), "\(signature.changes)")
         #expect(signature.changesAllowed == (policy == .approval), "\(signature.changes)")
@@ -98,13 +85,13 @@ struct PDFFieldChangeTests {
         try PDFFieldAttacks.apply(.prepareVisibleSignatureField, to: input, writingTo: prepared)
         let signed = directory.path("signed.pdf")
         if signer == "certsign" {
-            try await signOurs(prepared, signed, field: "Sig1")
+            try await pki.signOurs(prepared, signed, field: "Sig1")
         } else {
             try PDFFixtures.pyhankoSign(prepared, output: signed, identity: pki.ec, field: "Sig1", in: directory)
         }
         let attacked = directory.path("attacked.pdf")
         try PDFFieldAttacks.apply(.redefineAppearance(field: "Sig1"), to: signed, writingTo: attacked)
-        let report = try verify(attacked)
+        let report = try pki.verify(attacked)
         let signature = try #require(report.signatures.first)
         #expect(signature.isIntactAndVerified, "\(signature.verification)")
         #expect(signature.laterChanges == .other && !signature.isValid && !report.isValid, "\(signature.changes)")
@@ -124,10 +111,10 @@ struct PDFFieldChangeTests {
     func unreadableObject(_ variant: String, _ layout: PDFFixtures.Variant) async throws {
         let (directory, input) = try PDFFixtures.make(layout, inNewDirectory: "pdf-field-unreadable")
         let signed = directory.path("signed.pdf")
-        try await signOurs(input, signed)
+        try await pki.signOurs(input, signed)
         let attacked = directory.path("attacked.pdf")
         try PDFFieldAttacks.apply(.unreadableObject(variant), to: signed, writingTo: attacked)
-        let report = try verify(attacked)
+        let report = try pki.verify(attacked)
         let signature = try #require(report.signatures.first)
         #expect(signature.isIntactAndVerified, "\(signature.verification)")
         #expect(signature.laterChanges == .other && !signature.isValid, "\(signature.changes)")
@@ -144,10 +131,10 @@ struct PDFFieldChangeTests {
     func reusedSignatureValue() async throws {
         let (directory, input) = try PDFFixtures.make(.objectStreams, inNewDirectory: "pdf-field-reuse")
         let signed = directory.path("signed.pdf")
-        try await signOurs(input, signed)
+        try await pki.signOurs(input, signed)
         let attacked = directory.path("attacked.pdf")
         try PDFFieldAttacks.apply(.reuseSignatureValue, to: signed, writingTo: attacked)
-        let report = try verify(attacked)
+        let report = try pki.verify(attacked)
         #expect(report.signatures.map(\.field) == ["Signature1", "Copy"])
         for signature in report.signatures {
             #expect(signature.isIntactAndVerified, "\(signature.verification)")
@@ -169,10 +156,10 @@ struct PDFFieldChangeTests {
     func unsignedSignatureField(_ variant: String) async throws {
         let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-field-unsigned")
         let signed = directory.path("signed.pdf")
-        try await signOurs(input, signed)
+        try await pki.signOurs(input, signed)
         let attacked = directory.path("attacked.pdf")
         try PDFFieldAttacks.apply(.unsignedSignatureField(variant), to: signed, writingTo: attacked)
-        let signature = try #require(try verify(attacked).signatures.first)
+        let signature = try #require(try pki.verify(attacked).signatures.first)
         #expect(signature.isIntactAndVerified, "\(signature.verification)")
         let expected: PDFLaterChanges =
             switch variant {
@@ -192,10 +179,10 @@ struct PDFFieldChangeTests {
     func manyRevisions() async throws {
         let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-field-many")
         let signed = directory.path("signed.pdf")
-        try await signOurs(input, signed)
+        try await pki.signOurs(input, signed)
         let updated = directory.path("updated.pdf")
         try PDFFieldAttacks.apply(.infoUpdates(count: 200), to: signed, writingTo: updated)
-        let report = try verify(updated)
+        let report = try pki.verify(updated)
         let signature = try #require(report.signatures.first)
         #expect(report.revisionCount == 202)
         #expect(signature.laterChanges == .ltv && signature.isValid, "\(signature.changes.prefix(3))")
@@ -206,10 +193,10 @@ struct PDFFieldChangeTests {
     func oddContents() async throws {
         let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-field-odd")
         let signed = directory.path("signed.pdf")
-        try await signOurs(input, signed)
+        try await pki.signOurs(input, signed)
         let odd = directory.path("odd.pdf")
         try PDFFieldAttacks.apply(.oddContents, to: signed, writingTo: odd)
-        let report = try verify(odd)
+        let report = try pki.verify(odd)
         let signature = try #require(report.signatures.first)
         #expect(signature.byteRangeProblem?.contains("odd number of hex digits") == true, "\(signature)")
         #expect(!signature.isValid && !report.isValid)
@@ -229,7 +216,7 @@ struct PDFFieldChangeTests {
             writingTo: signed,
             environment: ["KEY_PASSWORD": PDFFixtures.pyhankoKeyPassword]
         )
-        let report = try verify(signed)
+        let report = try pki.verify(signed)
         let signature = try #require(report.signatures.first)
         #expect(signature.field == "Indirect")
         #expect(signature.verification.isValid, "\(signature.verification)")

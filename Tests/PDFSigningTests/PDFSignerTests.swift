@@ -28,6 +28,23 @@ struct PDFPKI: Sendable {
     static func external(_ identity: SigningIdentity) throws -> SigningIdentity { try withExternalKey(identity) }
 }
 
+extension PDFPKI {
+    /// Verifies the PDF at `path` against this PKI's root.
+    func verify(_ path: String) throws -> PDFVerificationReport {
+        try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: [root])
+    }
+
+    /// Signs `input` into `output` with the RSA signer (in `field`, or a new field).
+    func signOurs(_ input: String, _ output: String, field: String? = nil) async throws {
+        try await PDFSigner.sign(
+            pdfAt: URL(fileURLWithPath: input),
+            writingTo: URL(fileURLWithPath: output),
+            identity: rsa,
+            options: PDFSignatureOptions(fieldName: field)
+        )
+    }
+}
+
 @Suite("PDFSigner: PAdES B-B that pyHanko, pdfsig and qpdf accept")
 struct PDFSignerTests {
     let pki: PDFPKI
