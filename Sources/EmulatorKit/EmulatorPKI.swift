@@ -129,6 +129,11 @@ final class EmulatorPKI: Sendable {
         return SigningIdentity(certificate: certificate, chain: identity.chain, key: key)
     }
 
+    /// Records a certificate the CA issued outside the emulator: OCSP answers `good` for it from now on.
+    func recordIssued(_ certificate: Certificate) {
+        _ = issued.withLock { $0.knownSerials.insert(EmulatorPKI.normalized(certificate.serialNumber)) }
+    }
+
     /// The revocation URLs the current certificates name; nil when they name none.
     var revocationURLs: RevocationURLs? { issued.withLock { $0.revocationURLs } }
 

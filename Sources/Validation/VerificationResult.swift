@@ -56,7 +56,7 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible, 
         /// pyHanko refuse these too.
         public static let algorithmMismatch = Code(.algorithmMismatch)
         /// The signature carries more certificates, CRLs, signers or attributes than
-        /// ``SignedDataLimits`` allows; it is refused before any of them is read (the reason says
+        /// `SignedDataLimits` allows; it is refused before any of them is read (the reason says
         /// which count and its limit).
         public static let limitExceeded = Code(.limitExceeded)
     }
