@@ -16,6 +16,22 @@ struct PDFFieldChangeTests {
     let pki: PDFPKI
     init() throws { pki = try PDFPKI() }
 
+    /// A PDF of `layout` signed by certsign in a new directory named after `prefix`, then changed by
+    /// `mode` into `file`: the directory and the changed PDF's path.
+    func signedThenChanged(
+        _ layout: PDFFixtures.Variant,
+        _ mode: PDFFieldAttacks.Mode,
+        in prefix: String,
+        as file: String = "attacked.pdf"
+    ) async throws -> (TemporaryDirectory, String) {
+        let (directory, input) = try PDFFixtures.make(layout, inNewDirectory: prefix)
+        let signed = directory.path("signed.pdf")
+        try await pki.signOurs(input, signed)
+        let changed = directory.path(file)
+        try PDFFieldAttacks.apply(mode, to: signed, writingTo: changed)
+        return (directory, changed)
+    }
+
     func pyhankoVerdict(_ path: String, in directory: TemporaryDirectory) throws -> PDFChangeFixtures.Verdict {
         try #require(try PDFChangeFixtures.pyhankoVerdicts(path, root: pki.root, in: directory).first)
     }
@@ -109,11 +125,11 @@ struct PDFFieldChangeTests {
         [PDFFixtures.Variant.classic, .objectStreams]
     )
     func unreadableObject(_ variant: String, _ layout: PDFFixtures.Variant) async throws {
-        let (directory, input) = try PDFFixtures.make(layout, inNewDirectory: "pdf-field-unreadable")
-        let signed = directory.path("signed.pdf")
-        try await pki.signOurs(input, signed)
-        let attacked = directory.path("attacked.pdf")
-        try PDFFieldAttacks.apply(.unreadableObject(variant), to: signed, writingTo: attacked)
+        let (directory, attacked) = try await signedThenChanged(
+            layout,
+            .unreadableObject(variant),
+            in: "pdf-field-unreadable"
+        )
         let report = try pki.verify(attacked)
         let signature = try #require(report.signatures.first)
         #expect(signature.isIntactAndVerified, "\(signature.verification)")
@@ -129,11 +145,11 @@ struct PDFFieldChangeTests {
 
     @Test("a new signature field reusing the first signature's value: other, not allowed")
     func reusedSignatureValue() async throws {
-        let (directory, input) = try PDFFixtures.make(.objectStreams, inNewDirectory: "pdf-field-reuse")
-        let signed = directory.path("signed.pdf")
-        try await pki.signOurs(input, signed)
-        let attacked = directory.path("attacked.pdf")
-        try PDFFieldAttacks.apply(.reuseSignatureValue, to: signed, writingTo: attacked)
+        let (directory, attacked) = try await signedThenChanged(
+            .objectStreams,
+            .reuseSignatureValue,
+            in: "pdf-field-reuse"
+        )
         let report = try pki.verify(attacked)
         #expect(report.signatures.map(\.field) == ["Signature1", "Copy"])
         for signature in report.signatures {
@@ -154,11 +170,11 @@ struct PDFFieldChangeTests {
         arguments: ["empty", "emptyBox", "appearance", "javascript", "uri", "link", "freeText"]
     )
     func unsignedSignatureField(_ variant: String) async throws {
-        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-field-unsigned")
-        let signed = directory.path("signed.pdf")
-        try await pki.signOurs(input, signed)
-        let attacked = directory.path("attacked.pdf")
-        try PDFFieldAttacks.apply(.unsignedSignatureField(variant), to: signed, writingTo: attacked)
+        let (directory, attacked) = try await signedThenChanged(
+            .classic,
+            .unsignedSignatureField(variant),
+            in: "pdf-field-unsigned"
+        )
         let signature = try #require(try pki.verify(attacked).signatures.first)
         #expect(signature.isIntactAndVerified, "\(signature.verification)")
         let expected: PDFLaterChanges =
@@ -177,12 +193,14 @@ struct PDFFieldChangeTests {
 
     @Test("200 revisions after a signature, each an /Info update: ltv, valid, every revision compared")
     func manyRevisions() async throws {
-        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-field-many")
-        let signed = directory.path("signed.pdf")
-        try await pki.signOurs(input, signed)
-        let updated = directory.path("updated.pdf")
-        try PDFFieldAttacks.apply(.infoUpdates(count: 200), to: signed, writingTo: updated)
-        let report = try pki.verify(updated)
+        let (directory, updated) = try await signedThenChanged(
+            .classic,
+            .infoUpdates(count: 200),
+            in: "pdf-field-many",
+            as: "updated.pdf"
+        )
+        // The directory (and the PDF in it) lives until the report is read.
+        let report = try withExtendedLifetime(directory) { try pki.verify(updated) }
         let signature = try #require(report.signatures.first)
         #expect(report.revisionCount == 202)
         #expect(signature.laterChanges == .ltv && signature.isValid, "\(signature.changes.prefix(3))")
@@ -191,11 +209,7 @@ struct PDFFieldChangeTests {
 
     @Test("an odd number of hex digits in /Contents: the ByteRange is refused, what it covers is unclear")
     func oddContents() async throws {
-        let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-field-odd")
-        let signed = directory.path("signed.pdf")
-        try await pki.signOurs(input, signed)
-        let odd = directory.path("odd.pdf")
-        try PDFFieldAttacks.apply(.oddContents, to: signed, writingTo: odd)
+        let (directory, odd) = try await signedThenChanged(.classic, .oddContents, in: "pdf-field-odd", as: "odd.pdf")
         let report = try pki.verify(odd)
         let signature = try #require(report.signatures.first)
         #expect(signature.byteRangeProblem?.contains("odd number of hex digits") == true, "\(signature)")
