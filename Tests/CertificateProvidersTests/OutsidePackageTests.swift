@@ -26,7 +26,7 @@ import Testing
 
     @Test("An app on Signing, PKCS12Provider and SignatureJournal signs into SQLite, and its binary needs no libpq")
     func sqliteAppLinksNoPostgres() throws {
-        let binary = try Self.build("SQLiteSigner", product: "sqlite-signer")
+        let binary = try Self.build("OutsideApp", product: "sqlite-signer")
         let needed = try ExternalTool.run("readelf", ["-d", binary]).requireSuccess().output
         #expect(needed.contains("libsqlite3.so"), "\(needed)")
         #expect(needed.contains("libcrypto.so"), "\(needed)")
@@ -52,5 +52,42 @@ import Testing
             anyPurpose: true
         )
         #expect(openssl.succeeded, "\(openssl.errorOutput)")
+    }
+
+    @Test(
+        "An app's tests use the testing products as the articles show: in-memory journal, gate, stored identity, B-LT"
+    )
+    func testingProductsWalkthrough() throws {
+        let binary = try Self.build("OutsideApp", product: "testing-walkthrough")
+        let pki = try CertomancerPKI()
+        defer { pki.stop() }
+        let directory = try TemporaryDirectory(prefix: "outside-testing")
+        let workingDirectory = directory.url.appendingPathComponent("cwd")
+        try FileManager.default.createDirectory(at: workingDirectory, withIntermediateDirectories: true)
+        let run = try ExternalTool.run(
+            binary,
+            [pki.pkcs12Path("signer-rsa"), pki.certificatePath("root"), directory.path("identities")],
+            environment: ["SIGNER_P12_PASSWORD": CertomancerPKI.pkcs12Password],
+            directory: workingDirectory
+        )
+        try #require(run.succeeded, "\(run.errorOutput)\(run.output)")
+        let lines = Set(run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        for expected in [
+            "memory-name in memory: true",
+            "testing coordinator journal in memory: true",
+            "testing coordinator records: 1",
+            "gate held records: 0",
+            "gate released records: 1",
+            "gate cancelled: cancelled records: 0",
+            "stored identity signer matches: true",
+            "stored identity valid: true",
+            "long-term asked: /tsa,/ocsp",
+            "long-term level: B-LT",
+            "long-term offline valid: true",
+        ] {
+            #expect(lines.contains(expected), "missing '\(expected)' in:\n\(run.output)")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: workingDirectory.path)
+        #expect(left.isEmpty, "the in-memory journals wrote to the working directory: \(left)")
     }
 }
