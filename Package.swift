@@ -246,13 +246,12 @@ let package = Package(
         // The wire JSON: JSONValue, its strict parser and its writer (clients, the emulator, the CLI).
         .target(
             name: "JSON",
-            dependencies: ["CertificateProviders"],
             swiftSettings: swiftSettings
         ),
         // The base of the remote providers (FMP, CryptoPro, CSC): session capability, parameters, TLS wiring.
         .target(
             name: "RemoteProviderSupport",
-            dependencies: ["CertificateProviders", "HTTPClient", "COpenSSL"],
+            dependencies: ["CertificateProviders", "HTTPClient", "JSON", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
         // The one list of the built-in providers (the CLI and the contract tests use it). Not a

@@ -2,6 +2,7 @@ internal import CertificateProviders
 package import Foundation
 package import HTTPClient
 internal import JSON
+import RemoteProviderSupport
 
 /// A client for the two AWS KMS actions a signing key needs, `GetPublicKey` and `Sign`, over the
 /// JSON 1.1 protocol: `POST /` with `X-Amz-Target: TrentService.<Action>` and

@@ -2,6 +2,7 @@ public import CertificateProviders
 public import Foundation
 public import HTTPClient
 import JSON
+import RemoteProviderSupport
 
 /// A client for the Cloud Signature Consortium API v2 subset that remote qualified signing needs:
 /// `info`, the OAuth 2.0 client-credentials token, `credentials/list`, `credentials/info`,

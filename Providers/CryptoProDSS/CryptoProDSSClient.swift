@@ -2,6 +2,7 @@ public import CertificateProviders
 public import Foundation
 public import HTTPClient
 import JSON
+import RemoteProviderSupport
 
 /// A client for the public REST API of a CryptoPro DSS server: the STS (OAuth password grant) and
 /// the SignServer (`certificates`, `documents`), as ARCHITECTURE.md ("CryptoPro DSS") defines.
@@ -252,7 +253,8 @@ public actor CryptoProDSSClient {
     package static func decodeToken(_ response: HTTPResponse, issuedAt: Date) throws -> CryptoProToken {
         let reader = try JSONObjectReader(
             try response.json(context: "CryptoPro DSS login"),
-            context: "CryptoPro DSS login"
+            context: "CryptoPro DSS login",
+            errorCode: .network
         )
         let access = try reader.string("access_token")
         guard !access.isEmpty else {
@@ -289,7 +291,12 @@ public actor CryptoProDSSClient {
             )
         }
         return try entries.enumerated().map { index, entry in
-            let reader = try JSONObjectReader(entry, context: "CryptoPro DSS certificates", path: "[\(index)].")
+            let reader = try JSONObjectReader(
+                entry,
+                context: "CryptoPro DSS certificates",
+                path: "[\(index)].",
+                errorCode: .network
+            )
             let base64 = try reader.string("CertificateBase64")
             let certificate: Certificate
             if let known = cache[base64] {

@@ -2,6 +2,7 @@ import CertificateProviders
 import Foundation
 import HTTPClient
 public import JSON
+import RemoteProviderSupport
 
 /// The seed sample's helpers and the decoding of the platform's answers.
 extension FMPClient {
@@ -29,12 +30,12 @@ extension FMPClient {
     /// Decodes a successful token answer (auth or refresh) into a reader over its members; the
     /// caller reads `token` and `refresh_token`.
     package static func decodeTokens(_ response: HTTPResponse, context: String) throws -> JSONObjectReader {
-        try JSONObjectReader(try response.json(context: context), context: context)
+        try JSONObjectReader(try response.json(context: context), context: context, errorCode: .network)
     }
 
     /// Decodes `result.raw` of a certificates answer.
     package static func decodeCertificates(_ raw: JSONValue) throws -> [FMPCertificate] {
-        let reader = try JSONObjectReader(raw, context: "FMP certificates")
+        let reader = try JSONObjectReader(raw, context: "FMP certificates", errorCode: .network)
         return try reader.objects("certificates").map { entry -> FMPCertificate in
             let der = try entry.base64("certificate")
             let certificate: Certificate
@@ -61,12 +62,12 @@ extension FMPClient {
 
     /// Decodes `result.raw` of a sign answer: the signature id.
     package static func decodeSignResult(_ raw: JSONValue) throws -> Int {
-        try JSONObjectReader(raw, context: "FMP sign").int("signature_id")
+        try JSONObjectReader(raw, context: "FMP sign", errorCode: .network).int("signature_id")
     }
 
     /// Decodes `result.raw` of a signs answer.
     package static func decodeSigns(_ raw: JSONValue) throws -> [FMPSignature] {
-        try JSONObjectReader(raw, context: "FMP signs").objects("signs").map { entry in
+        try JSONObjectReader(raw, context: "FMP signs", errorCode: .network).objects("signs").map { entry in
             FMPSignature(
                 id: try entry.int("signature_id"),
                 resource: try entry.string("resource"),

@@ -2,6 +2,7 @@ public import CertificateProviders
 public import Foundation
 public import HTTPClient
 import JSON
+import RemoteProviderSupport
 
 /// A client for the two routes of the Vault / OpenBao transit secrets engine that signing needs:
 /// `GET /v1/<mount>/keys/<name>` (the key's type and public keys) and
@@ -138,7 +139,8 @@ public struct VaultTransitClient: Sendable {
         let response = try await configuration.retryPolicy.send(request, over: transport, repeatable: true)
         guard response.isSuccess else { throw failure("signing with transit key '\(name)'", response, key: name) }
         let context = "Vault transit sign/\(name)"
-        let data = try JSONObjectReader(try response.json(context: context), context: context).object("data")
+        let data = try JSONObjectReader(try response.json(context: context), context: context, errorCode: .network)
+            .object("data")
         let results = inputs.count == 1 ? [data] : try data.objects("batch_results")
         guard results.count == digests.count else {
             throw CertificateProviderError(

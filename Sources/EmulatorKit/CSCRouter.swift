@@ -525,11 +525,11 @@ struct CSCRouter: EmulatorRouter {
     // MARK: Parsing
 
     private static func object(_ body: [UInt8]) throws -> JSONObjectReader {
-        guard !body.isEmpty else { return try JSONObjectReader([:], context: "CSC request") }
+        guard !body.isEmpty else { return try JSONObjectReader(request: [:], context: "CSC request") }
         guard let json = try? JSONValue(parsing: body) else {
             throw Failure(400, "invalid_request", "the body must be a JSON object")
         }
-        return try JSONObjectReader(json, context: "CSC request", errorCode: .malformedInput)
+        return try JSONObjectReader(request: json, context: "CSC request")
     }
 
     private static func allowOnly(_ body: JSONObjectReader, _ known: Set<String>) throws {

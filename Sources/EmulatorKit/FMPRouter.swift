@@ -315,7 +315,7 @@ enum Reply {
         } catch {
             throw CertificateProviderError(.malformedInput, "the request body is not valid JSON")
         }
-        return try JSONObjectReader(value, context: "request", errorCode: .malformedInput)
+        return try JSONObjectReader(request: value, context: "request")
     }
 
     static func timestamp(_ date: Date) -> String {

@@ -99,7 +99,7 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 
     /// Sets a JSON body (`Content-Type: application/json`).
-    /// - Throws: `.invalidParameter` when the value cannot be encoded (never for ``JSONValue``).
+    /// - Throws: `JSONError` `.unencodable` when the value holds a number JSON cannot (NaN, infinity).
     public mutating func setJSONBody(_ value: JSONValue) throws {
         body = try value.jsonBytes()
         secretBody = nil
@@ -113,7 +113,7 @@ public struct HTTPRequest: Sendable, Equatable {
     /// .string(slot.placeholder)]`); the encoded body has each placeholder replaced by the secret,
     /// JSON-escaped, in a buffer that is wiped when the request is released. The secret never becomes
     /// a `String`.
-    /// - Throws: `.invalidParameter` when the value cannot be encoded.
+    /// - Throws: `JSONError` `.unencodable` when the value holds a number JSON cannot (NaN, infinity).
     public mutating func setJSONBody(_ value: JSONValue, secrets: [SecretSlot]) throws {
         var encoded = try value.jsonBytes()
         secretBody = HTTPRequest.substituting(secrets, into: &encoded) { secret, output in

@@ -1,37 +1,46 @@
-public import CertificateProviders
 import Foundation
 
 /// Reads the fields of a JSON object with errors that name the field, its expected type and the
 /// context (`"FMP certificates: field 'certificates[0].id' must be an integer, found string"`).
 ///
-/// Clients use the default code `.network` (the server did not speak the protocol); servers use
-/// `.malformedInput` for requests.
+/// A wrong shape throws what ``makeError`` makes of the message: ``JSONError`` `.unexpectedShape` by
+/// default. A caller with its own error vocabulary passes its own (RemoteProviderSupport's
+/// `init(_:context:path:errorCode:)` makes a client's `.network` error, as a server that does not
+/// speak the protocol is; the emulator makes `.malformedInput` for requests); nested readers keep it.
 public struct JSONObjectReader: Sendable {
+    /// Makes the error a wrong shape throws, from its message.
+    public typealias ErrorMaker = @Sendable (String) -> any Error
+
     /// The object's members.
     public let members: [String: JSONValue]
     /// Where the object sits, for error messages (`"FMP sign"`, `"certificates[2]"`).
     public let context: String
     /// The prefix of field names, for nested objects (`"certificates[2]."`).
     public let path: String
-    /// The error code thrown for a wrong shape.
-    public let errorCode: CertificateProviderError.Code
+    /// Makes the error a wrong shape throws.
+    public let makeError: ErrorMaker
 
     /// Wraps `value`, which must be an object.
-    /// - Throws: `errorCode` when `value` is not an object.
+    /// - Parameters:
+    ///   - value: the object.
+    ///   - context: where it sits, for messages.
+    ///   - path: the prefix of field names (`"certificates[2]."`), empty at the top.
+    ///   - makeError: makes the error a wrong shape throws (default ``JSONError`` `.unexpectedShape`).
+    /// - Throws: what `makeError` makes when `value` is not an object.
     public init(
         _ value: JSONValue,
         context: String,
         path: String = "",
-        errorCode: CertificateProviderError.Code = .network
+        makeError: @escaping ErrorMaker = { JSONError(.unexpectedShape, $0) }
     ) throws {
         guard case .object(let members) = value else {
             let what = path.isEmpty ? "the JSON body" : "field '\(path.dropLast())'"
-            throw CertificateProviderError(errorCode, "\(context): \(what) must be an object, found \(value.typeName)")
+            throw makeError("\(context): \(what) must be an object, found \(value.typeName)")
         }
         self.members = members
         self.context = context
         self.path = path
-        self.errorCode = errorCode
+        self.makeError = makeError
     }
 
     /// The raw member, or nil when absent.
@@ -81,13 +90,13 @@ public struct JSONObjectReader: Sendable {
 
     /// A required object field, as a reader.
     public func object(_ key: String) throws -> JSONObjectReader {
-        try JSONObjectReader(try required(key), context: context, path: "\(path)\(key).", errorCode: errorCode)
+        try JSONObjectReader(try required(key), context: context, path: "\(path)\(key).", makeError: makeError)
     }
 
     /// The objects of a required array field, as readers (`key[0].`, `key[1].`, …).
     public func objects(_ key: String) throws -> [JSONObjectReader] {
         try array(key).enumerated().map { index, element in
-            try JSONObjectReader(element, context: context, path: "\(path)\(key)[\(index)].", errorCode: errorCode)
+            try JSONObjectReader(element, context: context, path: "\(path)\(key)[\(index)].", makeError: makeError)
         }
     }
 
@@ -98,22 +107,19 @@ public struct JSONObjectReader: Sendable {
         // outside the alphabet goes to the lenient one, which skips them (about 4× slower).
         guard let data = Data(base64Encoded: text) ?? Data(base64Encoded: text, options: .ignoreUnknownCharacters)
         else {
-            throw CertificateProviderError(errorCode, "\(context): field '\(path)\(key)' must be base64")
+            throw makeError("\(context): field '\(path)\(key)' must be base64")
         }
         return Array(data)
     }
 
     private func required(_ key: String) throws -> JSONValue {
         guard let value = members[key], !value.isNull else {
-            throw CertificateProviderError(errorCode, "\(context): field '\(path)\(key)' is missing")
+            throw makeError("\(context): field '\(path)\(key)' is missing")
         }
         return value
     }
 
-    private func wrongType(_ key: String, _ expected: String, _ found: JSONValue) -> CertificateProviderError {
-        CertificateProviderError(
-            errorCode,
-            "\(context): field '\(path)\(key)' must be \(expected), found \(found.typeName)"
-        )
+    private func wrongType(_ key: String, _ expected: String, _ found: JSONValue) -> any Error {
+        makeError("\(context): field '\(path)\(key)' must be \(expected), found \(found.typeName)")
     }
 }

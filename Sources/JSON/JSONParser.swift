@@ -1,5 +1,3 @@
-import CertificateProviders
-
 /// A strict RFC 8259 JSON parser straight from UTF-8 bytes to ``JSONValue`` (no Foundation object
 /// graph in between, which cost about twice the parse itself).
 ///
@@ -18,7 +16,7 @@ struct JSONParser {
     static let maximumDepth = 512
 
     /// Parses one JSON text.
-    /// - Throws: `.malformedInput` saying what is wrong and at which byte offset.
+    /// - Throws: ``JSONError`` `.malformed` saying what is wrong and at which byte offset.
     static func parse(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { parser.offset = 3 }
@@ -34,8 +32,8 @@ struct JSONParser {
 
     private init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    private func failure(_ what: String) -> CertificateProviderError {
-        CertificateProviderError.malformedInput("the data is not valid JSON: \(what) at byte \(offset)")
+    private func failure(_ what: String) -> JSONError {
+        JSONError(.malformed, "the data is not valid JSON: \(what) at byte \(offset)")
     }
 
     private mutating func skipWhitespace() {

@@ -1,4 +1,3 @@
-import CertificateProviders
 import Foundation
 
 /// A JSON document as a `Sendable` value: what servers answer, kept as is (for example an FMP
@@ -26,7 +25,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
 
     /// Parses JSON bytes (any top-level value), strictly by RFC 8259: UTF-8 only, nesting at most
     /// 512 deep, a number without fraction or exponent that fits `Int` is `.integer`.
-    /// - Throws: `.malformedInput` when the bytes are not JSON (saying what is wrong and where).
+    /// - Throws: ``JSONError`` `.malformed` when the bytes are not JSON (saying what is wrong and where).
     public init(parsing bytes: some Collection<UInt8>) throws {
         if let value = try bytes.withContiguousStorageIfAvailable({ try JSONParser.parse(UnsafeRawBufferPointer($0)) })
         {
@@ -37,7 +36,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
     }
 
     /// Parses JSON text (any top-level value).
-    /// - Throws: `.malformedInput` when the text is not JSON.
+    /// - Throws: ``JSONError`` `.malformed` when the text is not JSON.
     public init(parsing text: String) throws {
         try self.init(parsing: Array(text.utf8))
     }
@@ -92,7 +91,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 
     /// Compact UTF-8 JSON with sorted keys and unescaped slashes.
-    /// - Throws: `.invalidParameter` for a non-finite number (JSON cannot hold NaN or infinity).
+    /// - Throws: ``JSONError`` `.unencodable` for a non-finite number (JSON cannot hold NaN or infinity).
     public func jsonBytes(prettyPrinted: Bool = false) throws -> [UInt8] {
         // Request bodies (ASCII keys, no fractional numbers) are written directly, byte for byte as
         // JSONEncoder writes them: its Codable machinery cost more than the rest of a request.
@@ -104,9 +103,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible, Exp
         do {
             return Array(try encoder.encode(self))
         } catch {
-            throw CertificateProviderError.invalidParameter(
-                "the value cannot be written as JSON (a number is NaN or infinite)"
-            )
+            throw JSONError(.unencodable, "the value cannot be written as JSON (a number is NaN or infinite)")
         }
     }
 

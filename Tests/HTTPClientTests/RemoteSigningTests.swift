@@ -4,6 +4,7 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import JSON
+import RemoteProviderSupport
 import TestSupport
 import Testing
 
@@ -69,7 +70,7 @@ struct JSONTests {
         #expect(try JSONValue(parsing: "null") == .null)
         #expect(try JSONValue(parsing: "7") == .integer(7))
         for bad in ["{\"a\" 1}", "tru", "[1] x", "\"\u{01}\"", "01"] {
-            #expect(throws: CertificateProviderError.self, "\(bad)") { try JSONValue(parsing: bad) }
+            #expect(throws: JSONError.self, "\(bad)") { try JSONValue(parsing: bad) }
         }
     }
 
@@ -84,14 +85,14 @@ struct JSONTests {
         #expect(value["f"] == [0, false])
         #expect(value.description == #"{"a":1,"b":true,"c":1.5,"d":"Номер","e":null,"f":[0,false]}"#)
         #expect(try JSONValue(parsing: value.jsonBytes()) == value)
-        #expect(throws: CertificateProviderError.self) { try JSONValue(parsing: "{\"a\": ") }
-        #expect(throws: CertificateProviderError.self) { try JSONValue(parsing: [UInt8]()) }
+        #expect(throws: JSONError.self) { try JSONValue(parsing: "{\"a\": ") }
+        #expect(throws: JSONError.self) { try JSONValue(parsing: [UInt8]()) }
     }
 
-    @Test("the reader names the missing or mistyped field with its path")
+    @Test("a server answer's reader names the missing or mistyped field with its path, with the code it was given")
     func reader() throws {
         let value = try JSONValue(parsing: #"{"certificates": [{"id": 1}, {"id": "2"}], "flag": 1, "blob": "@@@"}"#)
-        let reader = try JSONObjectReader(value, context: "FMP certificates")
+        let reader = try JSONObjectReader(value, context: "FMP certificates", errorCode: .network)
         let entries = try reader.objects("certificates")
         #expect(try entries[0].int("id") == 1)
         let mistyped = try #require(throws: CertificateProviderError.self) { try entries[1].int("id") }

@@ -1,4 +1,3 @@
-import CertificateProviders
 import Foundation
 import JSON
 import TestSupport
@@ -158,9 +157,9 @@ struct JSONParserTests {
         ]
     )
     func refusals(text: String) throws {
-        let error = try #require(throws: CertificateProviderError.self) { try JSONValue(parsing: text) }
-        #expect(error.code == .malformedInput)
-        #expect(error.reason.contains("at byte"))
+        let error = try #require(throws: JSONError.self) { try JSONValue(parsing: text) }
+        #expect(error.code == .malformed)
+        #expect(error.message.contains("at byte"))
     }
 
     @Test("invalid UTF-8 inside a string is refused; a leading byte order mark is skipped")
@@ -168,7 +167,7 @@ struct JSONParserTests {
         for bad: [UInt8] in [
             [0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0xFE, 0xFF, 0x31],
         ] {
-            #expect(throws: CertificateProviderError.self) { try JSONValue(parsing: bad) }
+            #expect(throws: JSONError.self) { try JSONValue(parsing: bad) }
         }
         #expect(try JSONValue(parsing: [0xEF, 0xBB, 0xBF] + Array("[1]".utf8)) == [1])
     }
@@ -185,9 +184,9 @@ struct JSONParserTests {
         }
         #expect(levels == 512)
         let tooDeep = String(repeating: "{\"a\":", count: 513) + "1" + String(repeating: "}", count: 513)
-        let error = try #require(throws: CertificateProviderError.self) { try JSONValue(parsing: tooDeep) }
-        #expect(error.reason.contains("nesting deeper than 512"))
-        #expect(throws: CertificateProviderError.self) {
+        let error = try #require(throws: JSONError.self) { try JSONValue(parsing: tooDeep) }
+        #expect(error.message.contains("nesting deeper than 512"))
+        #expect(throws: JSONError.self) {
             try JSONValue(parsing: String(repeating: "[", count: 100_000))
         }
     }
@@ -210,9 +209,9 @@ struct JSONParserTests {
         for position in 0..<24 {
             var plain = [UInt8](repeating: UInt8(ascii: "a"), count: 24)
             plain[position] = 0x01
-            #expect(throws: CertificateProviderError.self) { try JSONValue(parsing: [0x22] + plain + [0x22]) }
+            #expect(throws: JSONError.self) { try JSONValue(parsing: [0x22] + plain + [0x22]) }
             plain[position] = 0xFF
-            #expect(throws: CertificateProviderError.self) { try JSONValue(parsing: [0x22] + plain + [0x22]) }
+            #expect(throws: JSONError.self) { try JSONValue(parsing: [0x22] + plain + [0x22]) }
             let escaped = String(repeating: "a", count: position) + "\\n" + String(repeating: "b", count: 24 - position)
             #expect(
                 try JSONValue(parsing: "\"\(escaped)\"")
@@ -241,7 +240,7 @@ struct JSONParserTests {
         #expect(try reader.base64("plain") == bytes)
         #expect(try reader.base64("wrapped") == bytes)
         let bad = try JSONObjectReader(["blob": "@@@"], context: "test")
-        #expect(throws: CertificateProviderError.self) { try bad.base64("blob") }
+        #expect(throws: JSONError.self) { try bad.base64("blob") }
     }
 
     @Test("escapes decode to their characters; duplicate keys keep the last value; Data and slices parse")
