@@ -1,22 +1,26 @@
+import BuiltInProviders
 import CertificateProviders
 
 extension ErrorText {
-    /// A hint written for the provider the command line named (`--provider ID`), or nil to fall back
-    /// to the general hints. Each provider's hints live in their own function so they can name that
-    /// provider's own options and commands (never another provider's).
+    /// A hint written by the provider the command line named (`--provider ID`), or by the provider
+    /// whose command group the command belongs to (`dss …`, `csc …`, `tokens`); nil falls back to the
+    /// general hints. Each provider writes its own (`BuiltInProvider.commandLineHint(for:in:)`), naming
+    /// only its own options and commands.
     static func providerHint(
         for error: CertificateProviderError,
         command: CommandDescriptor?,
         provider: String?
     ) -> String? {
-        switch provider ?? remoteProvider(of: command) {
-        case "pkcs11": return pkcs11Hint(for: error, command: command)
-        case "fmp-dss": return fmpHint(for: error, command: command)
-        case "cryptopro-dss": return cryptoProHint(for: error)
-        case "csc": return cscHint(for: error)
-        case "vault-transit": return vaultHint(for: error)
-        case "aws-kms": return awsKMSHint(for: error)
-        default: return nil
+        let group = command?.words.first
+        let owner = BuiltInProviders.all.first { candidate in
+            if let provider { return candidate.id.rawValue == provider }
+            return group != nil && candidate.commandGroup == group
         }
+        guard let owner else { return nil }
+        let described = ProviderCommandLine(
+            words: command?.words ?? [],
+            optionNames: Set(command?.options.map(\.name) ?? [])
+        )
+        return owner.commandLineHint(for: error, in: described)
     }
 }

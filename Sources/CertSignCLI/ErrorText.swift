@@ -40,11 +40,6 @@ enum ErrorText {
             return "check the --store path; 'certsign identity import' or 'certsign dss login' creates a store"
         case .notStored:
             if group == "signatures" { return "run 'certsign signatures list' to see the signature ids" }
-            if group == "dss" {
-                return error.reason.contains("logged in") || error.reason.contains("session")
-                    ? "log in first: certsign dss login --host URL …"
-                    : "run 'certsign dss signs' to see the signature ids the server keeps"
-            }
             return "run 'certsign identity list' to see what is stored"
         case .alreadyExists where words == ["emulator"]:
             return
@@ -57,7 +52,6 @@ enum ErrorText {
             guard words == ["identity", "import"] else { return nil }
             return "pass --replace-identity to replace it, or choose another --alias"
         case .authenticationFailed:
-            if words == ["dss", "login"] { return "check the user name and password" }
             if error.reason.contains("not logged in") { return "log in first: certsign dss login --host URL …" }
             return "log in again ('certsign dss login …') and check the user name and password"
         case .network, .timeout:
@@ -79,17 +73,6 @@ enum ErrorText {
         case .storeCorrupted where error.reason.contains("postgresql://") || error.reason.contains("PostgreSQL"):
             return "the database was changed outside certsign: compare it with a published head ('certsign journal "
                 + "verify --published COUNT:HASH') and restore it from a backup"
-        case .moduleNotLoadable where words == ["tokens"]:
-            return "give --module PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
-        case .moduleNotLoadable:
-            // Only a command that takes provider parameters can be given the module.
-            guard command?.options.contains(where: { $0.name == "--param" }) == true else { return nil }
-            return
-                "give --param module=PATH of a PKCS#11 module (e.g. /usr/lib/softhsm/libsofthsm2.so, opensc-pkcs11.so)"
-        case .wrongPassword where words == ["tokens"]:
-            return pkcs11WrongPINHint
-        case .invalidParameter where words == ["tokens"] && error.reason.contains("need a login"):
-            return "name the token the PIN is for with --token LABEL (or --token URI)"
         default:
             return hint(for: error.code)
         }
@@ -121,12 +104,6 @@ enum ErrorText {
             return "re-export the file or key with a modern algorithm (openssl pkcs12 -export without -legacy)"
         case .providerNotFound: return "run 'certsign providers' to see the registered providers"
         case .storeCorrupted: return "move the damaged file aside; certsign never overwrites it"
-        case .pinLocked:
-            return
-                "unlock the PIN with the SO PIN (pkcs11-tool --login --login-type so --init-pin) or the token's own "
-                + "tool"
-        case .tokenNotFound, .certificateNotFound:
-            return "run 'certsign tokens --module PATH' to see the tokens and the pkcs11: URI of each key"
         default: return nil
         }
     }

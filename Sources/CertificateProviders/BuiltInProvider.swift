@@ -26,9 +26,28 @@ public protocol BuiltInProvider: CertificateProvider {
     /// `context`.
     /// - Throws: `.invalidParameter` for parameters the provider refuses beyond its schema.
     static func make(parameters: ProviderParameters, context: ProviderContext) throws -> Self
+
+    /// The first word of the command-line tool's commands that work with this provider without a
+    /// `--provider` option (`dss` for FMP DSS, `csc` for CSC, `tokens` for PKCS#11), or nil when it has
+    /// none: errors of those commands get this provider's hints.
+    static var commandGroup: String? { get }
+
+    /// A hint for `error` met by `command` with this provider, naming this provider's own options
+    /// and commands (`--param-env pin=VAR`, `certsign sessions clear …`), or nil for the tool's
+    /// general hints.
+    static func commandLineHint(for error: CertificateProviderError, in command: ProviderCommandLine) -> String?
 }
 
 extension BuiltInProvider {
+    /// No command group: the provider is used through `--provider ID` only.
+    public static var commandGroup: String? { nil }
+
+    /// No hints of its own: the tool's general hints apply.
+    public static func commandLineHint(for error: CertificateProviderError, in command: ProviderCommandLine) -> String?
+    {
+        nil
+    }
+
     /// The parameter a ``ProviderContext/storeDirectory`` is given as, to providers that declare it.
     static var storeDirectoryKey: ProviderParameters.Key { "storeDirectory" }
 

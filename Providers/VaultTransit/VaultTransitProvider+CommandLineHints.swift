@@ -1,0 +1,25 @@
+public import CertificateProviders
+internal import HTTPClient
+
+extension VaultTransitProvider {
+    /// Hints for `sign --provider vault-transit`: a token, a key, and a certificate made for it.
+    public static func commandLineHint(
+        for error: CertificateProviderError,
+        in command: ProviderCommandLine
+    ) -> String? {
+        switch error.code {
+        case .passwordRequired:
+            return "give the token with --param-env token=VAR (or --param-file token=PATH), never on the command line"
+        case .authenticationFailed:
+            return "give a valid token with --param-env token=VAR (or --param-file token=PATH); 'bao token lookup' "
+                + "shows its policies"
+        case .keyCertificateMismatch:
+            return "make a request for this key with 'certsign csr --provider vault-transit …', have a CA certify it "
+                + "and give that certificate"
+        case .untrustedServerCertificate:
+            return "trust the server's CA with --param trustedCAFile=PATH (PEM), or check --param url=URL"
+        default:
+            return nil
+        }
+    }
+}
