@@ -58,6 +58,11 @@ let package = Package(
             path: "Sources/COpenSSLShims",
             cSettings: [.define("OPENSSL_API_COMPAT", to: "30000")]
         ),
+        // Linux system calls Glibc does not declare for Swift (renameat2, syncfs, prctl).
+        .target(
+            name: "CSystemShims",
+            path: "Sources/CSystemShims"
+        ),
         // system libraries (Debian packages through pkg-config) and their C shims
         .systemLibrary(
             name: "CCurl",
@@ -132,7 +137,7 @@ let package = Package(
         // private-file store the remote providers keep their sessions in. The core knows no files.
         .target(
             name: "Durability",
-            dependencies: ["CertificateProviders", "COpenSSLShims"],
+            dependencies: ["CertificateProviders", "CSystemShims"],
             swiftSettings: swiftSettings
         ),
         // Issues CAs, keys and certificates with OpenSSL (the emulator, `certsign demo`, TestPKI).
@@ -286,7 +291,7 @@ let package = Package(
                 "HTTPClient",
                 "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
-                "COpenSSLShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport",
+                "CSystemShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport",
             ],
             swiftSettings: swiftSettings
         ),

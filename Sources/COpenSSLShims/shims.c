@@ -1,11 +1,6 @@
 #include "COpenSSLShims.h"
 #include <openssl/crypto.h>
 #include <openssl/err.h>
-#include <fcntl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 
 STACK_OF(X509) *COpenSSLShims_sk_X509_new_null(void) { return sk_X509_new_null(); }
 int COpenSSLShims_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
@@ -52,8 +47,6 @@ STACK_OF(X509_ATTRIBUTE) *COpenSSLShims_sk_X509_ATTRIBUTE_new_null(void) { retur
 int COpenSSLShims_sk_X509_ATTRIBUTE_push(STACK_OF(X509_ATTRIBUTE) *stack, X509_ATTRIBUTE *attribute) { return sk_X509_ATTRIBUTE_push(stack, attribute); }
 void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack) { sk_X509_ATTRIBUTE_free(stack); }
 
-int COpenSSLShims_renameExchange(const char *from, const char *to) { return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u << 1 /* RENAME_EXCHANGE */); }
-int COpenSSLShims_syncfs(int descriptor) { return (int)syscall(SYS_syncfs, descriptor); }
 
 int COpenSSLShims_sk_OPENSSL_STRING_num(const STACK_OF(OPENSSL_STRING) *stack) { return sk_OPENSSL_STRING_num(stack); }
 const char *COpenSSLShims_sk_OPENSSL_STRING_value(const STACK_OF(OPENSSL_STRING) *stack, int index) { return sk_OPENSSL_STRING_value(stack, index); }
@@ -63,12 +56,6 @@ int COpenSSLShims_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *stack) { ret
 GENERAL_NAME *COpenSSLShims_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *stack, int index) { return sk_GENERAL_NAME_value(stack, index); }
 const ASN1_IA5STRING *COpenSSLShims_GENERAL_NAME_get0_uri(const GENERAL_NAME *name) { return name != NULL && name->type == GEN_URI ? name->d.uniformResourceIdentifier : NULL; }
 GENERAL_NAMES *COpenSSLShims_DIST_POINT_get0_fullname(const DIST_POINT *point) { return point != NULL && point->distpoint != NULL && point->distpoint->type == 0 ? point->distpoint->name.fullname : NULL; }
-
-int COpenSSLShims_disableCoreDumps(void) {
-    struct rlimit none = { 0, 0 };
-    if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;
-    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-}
 
 int COpenSSLShims_X509_REQ_add_extensions(X509_REQ *req, X509_EXTENSION *const *extensions, int count) {
     STACK_OF(X509_EXTENSION) *stack = sk_X509_EXTENSION_new_null();

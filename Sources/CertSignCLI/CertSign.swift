@@ -1,4 +1,4 @@
-internal import COpenSSLShims
+internal import CSystemShims
 import CertificateProviders
 public import Foundation
 import PKCS11Provider
@@ -29,7 +29,7 @@ public enum CertSign {
     /// - Returns: whether both settings took effect.
     @discardableResult
     public static func disableCoreDumps() -> Bool {
-        COpenSSLShims_disableCoreDumps() == 0
+        CSystemShims_disableCoreDumps() == 0
     }
 
     /// Runs one command line.

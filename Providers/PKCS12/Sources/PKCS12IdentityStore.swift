@@ -1,4 +1,3 @@
-internal import COpenSSLShims
 public import CertificateProviders
 internal import Durability
 public import Foundation
@@ -484,17 +483,10 @@ public struct PKCS12IdentityStore: Sendable {
                 // Swap the new entry with the old one in one step, so readers and a crash see the old
                 // entry or the new one, never none; the old one is then under the temporary name,
                 // which recovery removes if this process dies before it does.
-                if COpenSSLShims_renameExchange(temporary.path, final.path) == 0 {
+                if try FileSystem.exchange(temporary.path, with: final.path) {
                     try FileSystem.syncDirectory(identitiesDirectory.path)
                     try? FileManager.default.removeItem(at: temporary)
                     return
-                }
-                let code = errno
-                guard code == EINVAL || code == ENOSYS else {
-                    throw CertificateProviderError(
-                        .fileSystem,
-                        "cannot replace the entry '\(final.path)': \(String(cString: strerror(code)))"
-                    )
                 }
                 // The file system cannot exchange: move the old entry aside, then the new one in.
             }

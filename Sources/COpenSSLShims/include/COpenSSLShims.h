@@ -71,13 +71,6 @@ STACK_OF(X509_ATTRIBUTE) *COpenSSLShims_sk_X509_ATTRIBUTE_new_null(void);
 int COpenSSLShims_sk_X509_ATTRIBUTE_push(STACK_OF(X509_ATTRIBUTE) *stack, X509_ATTRIBUTE *attribute);
 void COpenSSLShims_sk_X509_ATTRIBUTE_free(STACK_OF(X509_ATTRIBUTE) *stack);
 
-/* renameat2(RENAME_EXCHANGE) (not declared without _GNU_SOURCE): swaps two paths atomically;
- * -1 with errno (EINVAL / ENOSYS where the file system or kernel lacks it) */
-int COpenSSLShims_renameExchange(const char *from, const char *to);
-/* syncfs(2) (not declared without _GNU_SOURCE): writes back every dirty page and inode of the file
- * system that holds `descriptor`; 0, or -1 with errno (write-back errors are reported since Linux 5.8) */
-int COpenSSLShims_syncfs(int descriptor);
-
 /* Revocation and timestamps (Signing): OCSP URLs from AIA, CRL distribution points, GENERAL_NAMEs */
 int COpenSSLShims_sk_OPENSSL_STRING_num(const STACK_OF(OPENSSL_STRING) *stack);
 const char *COpenSSLShims_sk_OPENSSL_STRING_value(const STACK_OF(OPENSSL_STRING) *stack, int index);
@@ -96,10 +89,6 @@ GENERAL_NAMES *COpenSSLShims_DIST_POINT_get0_fullname(const DIST_POINT *point);
 int COpenSSLShims_X509_REQ_add_extensions(X509_REQ *req, X509_EXTENSION *const *extensions, int count);
 /* Sets the request's signature value to `length` bytes (a BIT STRING with no unused bits); 1 or 0. */
 int COpenSSLShims_X509_REQ_set_signature(X509_REQ *req, const unsigned char *signature, int length);
-
-/* Keeps secrets out of core dumps for the rest of the process: RLIMIT_CORE 0 (soft and hard) and
- * prctl(PR_SET_DUMPABLE, 0) (prctl is variadic, so Swift cannot call it); 0, or -1 with errno */
-int COpenSSLShims_disableCoreDumps(void);
 
 /* The GOST engine (gost_engine.c, the only user of the deprecated ENGINE API). Loads engine "gost"
  * (ENGINE_by_id, ENGINE_init, ENGINE_set_default with ENGINE_METHOD_ALL): 1 when loaded, 0 when
