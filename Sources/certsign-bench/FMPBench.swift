@@ -4,6 +4,7 @@ import FMPDSSProvider
 import Foundation
 import HTTPClient
 import JSON
+import TestSupport
 
 /// A logged-in FMP client on an emulator with a short history (3 signatures, so `signs()` carries a
 /// realistic body of ~9 KB), shared by the bench rows and the profile loops.
@@ -17,17 +18,8 @@ struct FMPBenchSession: Sendable {
 
     /// Logs in on `base` and tops the history up to 3 signatures.
     init(base: URL, transport: CurlTransport) async throws {
-        client = FMPClient(
-            configuration: .init(
-                host: base,
-                environment: StandardSeed.environment,
-                project: StandardSeed.project,
-                device: "bench-device"
-            ),
-            transport: transport
-        )
+        client = try await loggedInSeedClient(base, transport, device: "bench-device")
         self.transport = transport
-        _ = try await client.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
         guard let token = await client.exportSession()?.token else {
             throw BenchError("FMP bench: no token after login")
         }
@@ -44,15 +36,7 @@ struct FMPBenchSession: Sendable {
 
     /// The sign call of the HHFWDss flow (CAdES-BES P-256 on the emulator).
     @Sendable func sign() async throws {
-        _ = try await client.sign(
-            resource: StandardSeed.resource,
-            table: StandardSeed.table,
-            column: StandardSeed.column,
-            hhiveID: StandardSeed.row,
-            dssPassword: Secret(StandardSeed.dssPassword),
-            certificateID: StandardSeed.certificateID,
-            certificatePIN: Secret(StandardSeed.certificatePIN)
-        )
+        _ = try await signSeedSample(client)
     }
 
     /// The sign request's JSON body, as the client sends it (the emulator's published test credentials).

@@ -3,11 +3,10 @@ import EmulatorKit
 import FMPDSSProvider
 import Foundation
 import HTTPClient
-import TestSupport
 
 /// Signs the seed sample's cell (resource, table, column, row) with the sample's certificate and PIN:
 /// the one FMP sign call the transport tests make.
-func signSeedSample(_ client: FMPClient) async throws -> FMPResult<Int> {
+package func signSeedSample(_ client: FMPClient) async throws -> FMPResult<Int> {
     try await client.sign(
         resource: StandardSeed.resource,
         table: StandardSeed.table,
@@ -20,7 +19,7 @@ func signSeedSample(_ client: FMPClient) async throws -> FMPResult<Int> {
 }
 
 /// A client of the seed's environment and project on `base`, as device `device`.
-func seedClient(_ base: URL, _ transport: any HTTPTransport, device: String) -> FMPClient {
+package func seedClient(_ base: URL, _ transport: any HTTPTransport, device: String) -> FMPClient {
     FMPClient(
         configuration: .init(
             host: base,
@@ -33,7 +32,7 @@ func seedClient(_ base: URL, _ transport: any HTTPTransport, device: String) -> 
 }
 
 /// ``seedClient(_:_:device:)``, logged in as the seed's user.
-func loggedInSeedClient(_ base: URL, _ transport: any HTTPTransport, device: String) async throws -> FMPClient {
+package func loggedInSeedClient(_ base: URL, _ transport: any HTTPTransport, device: String) async throws -> FMPClient {
     let client = seedClient(base, transport, device: device)
     _ = try await client.auth(username: StandardSeed.username, password: Secret(StandardSeed.password))
     return client
