@@ -90,7 +90,7 @@ extension Commands {
                     "--check-revocation",
                     "ask the network: OCSP from the certificate's AIA, else its CRL distribution points\n(10 s and "
                         + "256 KiB per OCSP answer, 16 MiB per CRL), for every certificate of the signer's and\nthe "
-                        + "TSA's paths but the trust anchors; no answer fails the signature"
+                        + "TSA's paths but the trust anchors; no answer leaves it INDETERMINATE (TRY_LATER)"
                 ),
                 .value(
                     \.revocationMaxAge,
@@ -104,7 +104,7 @@ extension Commands {
                     \.allowChanges,
                     "--allow-changes",
                     "PDF: report changes made after a signature that its policy does not allow as warnings\n"
-                        + "instead of failing (exit 0 when the signatures themselves are valid)"
+                        + "instead of failing (exit 0 when the signatures themselves pass)"
                 ),
             ]
         }
