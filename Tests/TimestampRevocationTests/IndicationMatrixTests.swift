@@ -140,6 +140,40 @@ import Testing
         )
     }
 
+    /// A PDF whose later, unsigned revision paints an annotation over the signed page (a change a
+    /// signature without DocMDP `/P 3` does not allow): we say FAILED/FORMAT_FAILURE, as EU DSS's
+    /// format checks do; pyHanko's AdES indication judges the CMS alone and passes it. The
+    /// difference is the documented one (the article "Indications"); both verdicts are pinned here.
+    @Test func aPDFChangedAsItsPolicyForbidsFailsWherePyHankosAdESIndicationPasses() async throws {
+        let pki = try CertomancerPKI()
+        defer { pki.stop() }
+        let directory = try TemporaryDirectory()
+        let input = URL(fileURLWithPath: try directory.write("changed.pdf", TestPDF.minimal()))
+        let signed = directory.url.appendingPathComponent("changed-signed.pdf")
+        _ = try await PDFSigner.sign(
+            pdfAt: input,
+            writingTo: signed,
+            identity: try Self.identity(pki, "signer-rsa"),
+            options: PDFSignatureOptions()
+        )
+        let changed = directory.path("changed-annotated.pdf")
+        _ = try PDFAttacks.apply(.annotation("FreeText"), to: signed.path, writingTo: changed)
+        let root = try pki.certificate("root")
+        let report = try PDFSignatureVerifier.verify(
+            pdfAt: URL(fileURLWithPath: changed),
+            trustAnchors: [root],
+            policy: ValidationPolicy()
+        )
+        let ours = try #require(report.signatures.first)
+        let theirs = try #require(
+            try PyHankoValidator.basicADES(signature: changed, content: nil, root: root, in: directory).first
+        )
+        let beside = "ours \(ours.indication)/\(ours.subIndication.map(\.rawValue) ?? "-"), pyHanko \(theirs)"
+        #expect(ours.verification.indication == .passed, "the signed revision itself is intact: \(beside)")
+        #expect(ours.indication == .failed && ours.subIndication == .formatFailure, "\(beside)")
+        #expect(theirs.indication == "PASSED", "\(beside)")
+    }
+
     /// Tampered content: the first page's MediaBox, inside the signed revision, grows by one point.
     /// Altered signature value: the last byte of the CMS in `/Contents` (hex) changes.
     static func damage(_ bytes: inout [UInt8], _ row: Case) throws {
