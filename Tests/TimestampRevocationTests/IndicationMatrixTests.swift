@@ -7,8 +7,8 @@ import TestSupport
 import Testing
 
 /// Our ETSI EN 319 102-1 indications against pyHanko's `ades_basic_validation` (the process for a
-/// B-B signature, CAdES and PAdES alike) on the same files: signatures made by us with certomancer's
-/// PKI, then damaged or judged in a way that gives each case its verdict. The indication must be
+/// B-B signature, CAdES and PAdES alike) on the same files: signatures made by us and by pyHanko with
+/// certomancer's PKI, then damaged or judged in a way that gives each case its verdict. The indication must be
 /// pyHanko's, and the sub-indication too where both give one.
 @Suite(.serialized) struct IndicationMatrixTests {
     /// One row of the matrix.
@@ -37,10 +37,18 @@ import Testing
         }
     }
 
-    /// certomancer's signer `label` (signer-revoked shares signer-rsa's key).
-    static func identity(_ pki: CertomancerPKI, _ label: String) throws -> SigningIdentity {
+    /// Who makes the signature.
+    enum Maker: String, CaseIterable, Sendable { case ours, pyHanko }
+
+    /// The key file of certomancer's signer `label` (signer-revoked shares signer-rsa's key).
+    static func keyPath(_ label: String) -> String {
         let keyName = label == "signer-revoked" ? "signer-rsa" : label
-        let keyPath = PackageRoot.url.appendingPathComponent("Tests/Fixtures/certomancer/keys/\(keyName).key.pem")
+        return PackageRoot.url.appendingPathComponent("Tests/Fixtures/certomancer/keys/\(keyName).key.pem").path
+    }
+
+    /// certomancer's signer `label`.
+    static func identity(_ pki: CertomancerPKI, _ label: String) throws -> SigningIdentity {
+        let keyPath = URL(fileURLWithPath: keyPath(label))
         return SigningIdentity(
             certificate: try pki.certificate(label),
             chain: [try pki.certificate("interm")],
@@ -68,12 +76,28 @@ import Testing
         bytes[start + 4 + length - 1] ^= 0x01
     }
 
-    @Test(arguments: Case.allCases) func cadesIndicationIsPyHankos(_ row: Case) async throws {
+    @Test(arguments: Case.allCases, Maker.allCases)
+    func cadesIndicationIsPyHankos(_ row: Case, _ maker: Maker) async throws {
         let pki = try CertomancerPKI()
         defer { pki.stop() }
         let directory = try TemporaryDirectory()
         let document = Array("An invoice, 42 EUR".utf8)
-        var signature = try await CMSSigner.sign(content: document, identity: try Self.identity(pki, row.signer))
+        var signature: [UInt8]
+        switch maker {
+        case .ours:
+            signature = try await CMSSigner.sign(content: document, identity: try Self.identity(pki, row.signer))
+        case .pyHanko:
+            let source = try directory.write("source.txt", document)
+            try PyHankoSigner.signBB(
+                .cms,
+                source,
+                output: directory.path("pyhanko.p7s"),
+                key: Self.keyPath(row.signer),
+                certificate: pki.certificatePath(row.signer),
+                chain: [pki.certificatePath("interm")]
+            )
+            signature = try directory.read("pyhanko.p7s")
+        }
         if row == .alteredSignatureValue { try Self.flipLastByteOfDER(&signature) }
         let judged = row == .tamperedContent ? Array("An invoice, 43 EUR".utf8) : document
         let signaturePath = try directory.write("matrix.p7s", signature)
@@ -96,21 +120,34 @@ import Testing
                 in: directory
             ).first
         )
-        Self.compare(row, ours: (ours.indication, ours.subIndication), detail: ours.failure, theirs: theirs)
+        Self.compare(row, maker, ours: (ours.indication, ours.subIndication), detail: ours.failure, theirs: theirs)
     }
 
-    @Test(arguments: Case.allCases) func padesIndicationIsPyHankos(_ row: Case) async throws {
+    @Test(arguments: Case.allCases, Maker.allCases)
+    func padesIndicationIsPyHankos(_ row: Case, _ maker: Maker) async throws {
         let pki = try CertomancerPKI()
         defer { pki.stop() }
         let directory = try TemporaryDirectory()
         let input = URL(fileURLWithPath: try directory.write("matrix.pdf", TestPDF.minimal()))
         let output = directory.url.appendingPathComponent("matrix-signed.pdf")
-        _ = try await PDFSigner.sign(
-            pdfAt: input,
-            writingTo: output,
-            identity: try Self.identity(pki, row.signer),
-            options: PDFSignatureOptions()
-        )
+        switch maker {
+        case .ours:
+            _ = try await PDFSigner.sign(
+                pdfAt: input,
+                writingTo: output,
+                identity: try Self.identity(pki, row.signer),
+                options: PDFSignatureOptions()
+            )
+        case .pyHanko:
+            try PyHankoSigner.signBB(
+                .pdf,
+                input.path,
+                output: output.path,
+                key: Self.keyPath(row.signer),
+                certificate: pki.certificatePath(row.signer),
+                chain: [pki.certificatePath("interm")]
+            )
+        }
         var bytes = try [UInt8](Data(contentsOf: output))
         try Self.damage(&bytes, row)
         try Data(bytes).write(to: output)
@@ -134,6 +171,7 @@ import Testing
         )
         Self.compare(
             row,
+            maker,
             ours: (ours.indication, ours.subIndication),
             detail: ours.verification.failure,
             theirs: theirs
@@ -208,12 +246,14 @@ import Testing
     /// one; and both must be what EN 319 102-1 says for the case.
     static func compare(
         _ row: Case,
+        _ maker: Maker,
         ours: (Indication, SubIndication?),
         detail: VerificationFailure?,
         theirs: PyHankoValidator.AdESVerdict
     ) {
         let mine = ours.0.rawValue + (ours.1.map { "/\($0)" } ?? "")
-        let beside = "\(row): ours \(mine) (\(detail.map(String.init(describing:)) ?? "no failure")), pyHanko \(theirs)"
+        let beside =
+            "\(row), signed by \(maker): ours \(mine) (\(detail.map(String.init(describing:)) ?? "no failure")), pyHanko \(theirs)"
         #expect(ours.0.rawValue == theirs.indication, "\(beside)")
         if let sub = ours.1, let their = theirs.subIndication {
             #expect(sub.rawValue == their, "\(beside)")
