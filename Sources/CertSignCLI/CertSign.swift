@@ -6,8 +6,9 @@ import PKCS11Provider
 /// The `certsign` command-line tool as a library: `main.swift` calls ``CertSign/main(arguments:environment:)``
 /// and exits with its result, and tests call it in-process or run the built binary.
 ///
-/// Exit codes: 0 success, 1 the operation failed (wrong password, invalid signature, the server said
-/// no), 64 usage error (unknown command or flag, missing argument).
+/// Exit codes: 0 success, 1 the operation failed (wrong password, a FAILED signature, the server said
+/// no), 2 `verify` found no FAILED signature but an INDETERMINATE one, 64 usage error (unknown command
+/// or flag, missing argument).
 public enum CertSign {
     /// The tool's version.
     public static let version = "0.4.0"
@@ -16,6 +17,9 @@ public enum CertSign {
     public static let exitSuccess: Int32 = 0
     /// Exit code for a failed operation.
     public static let exitFailure: Int32 = 1
+    /// Exit code of `verify` when no signature FAILED and at least one is INDETERMINATE (ETSI EN 319
+    /// 102-1: the data to decide was missing, e.g. no chain to the trust anchors).
+    public static let exitIndeterminate: Int32 = 2
     /// Exit code for a usage error (BSD `EX_USAGE`).
     public static let exitUsage: Int32 = 64
     /// Exit code when `certsign emulator` or `certsign demo` cannot find the `certsign-emulator` program

@@ -108,7 +108,8 @@ enum Help {
         secrets are never taken as command-line values: use --password-env VAR, --password-file PATH
         (the file's first line), --password-stdin, or answer the prompt when stdin is a terminal.
         distinguished names print in RFC 4514 form, most specific first: CN=Ivanov,O=Example,C=RU.
-        exit codes: 0 success, 1 the operation failed, 64 usage error.
+        exit codes: 0 success, 1 the operation failed, 2 verify: none FAILED but one INDETERMINATE, 64 usage
+        error.
         """
     }
 

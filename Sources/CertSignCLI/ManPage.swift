@@ -85,8 +85,8 @@ enum ManPage {
                     + "~/.local/share/certsign."
             ),
             ".SH EXIT STATUS",
-            "0 success; 1 the operation failed (wrong password, invalid signature, the server said no); 64 usage "
-                + "error.",
+            "0 success; 1 the operation failed (wrong password, a FAILED signature, the server said no); 2 verify "
+                + "found no FAILED signature but an INDETERMINATE one; 64 usage error.",
             ".SH SEE ALSO",
             ".BR openssl (1),",
             ".BR openssl-cms (1)",

@@ -139,13 +139,20 @@ import Testing
         #expect((try CLI.json(changed)["failure"] as? [String: Any])?["code"] as? String == "contentChanged")
 
         let otherCA = try fixture.directory.write("other.pem", text: try TestPKI().root.certificate.pemRepresentation)
+        // Not proven bad, but not trusted either: INDETERMINATE, exit 2.
         let untrusted = try fixture.run(["verify", invoice + ".p7s", "--ca", otherCA])
-        #expect(untrusted.status == 1)
-        #expect(untrusted.output.contains("INVALID"))
+        #expect(untrusted.status == 2)
+        #expect(untrusted.output.hasPrefix("INDETERMINATE: NO_CERTIFICATE_CHAIN_FOUND — "), "\(untrusted.output)")
+        #expect(!untrusted.output.contains("--no-chain-check"), "\(untrusted.output)")
 
+        // The signature and document verify; who signed is not checked: INDETERMINATE, exit 2.
         let signatureOnly = try fixture.run(["verify", invoice + ".p7s", "--no-chain-check"])
-        #expect(signatureOnly.status == 0)
-        #expect(signatureOnly.output.contains("NOT checked"))
+        #expect(signatureOnly.status == 2)
+        #expect(
+            signatureOnly.output.hasPrefix("INDETERMINATE: NO_CERTIFICATE_CHAIN_FOUND — ")
+                && signatureOnly.output.contains("(--no-chain-check)"),
+            "\(signatureOnly.output)"
+        )
         #expect(try fixture.run(["verify", invoice + ".p7s"]).status == 64)
 
         // The journal lists it; remove takes it out.
@@ -266,6 +273,6 @@ import Testing
         try expectFailure(["identity", "import", fixture.p12Path], 1, "password")
         let garbage = try fixture.run(["verify", corrupt, "--no-chain-check"])
         #expect(garbage.status == 1)
-        #expect(garbage.output.contains("INVALID"), "\(garbage.output)")
+        #expect(garbage.output.hasPrefix("FAILED: FORMAT_FAILURE — "), "\(garbage.output)")
     }
 }

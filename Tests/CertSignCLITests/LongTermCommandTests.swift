@@ -184,9 +184,11 @@ import Testing
         let archived = try setup.fixture.run(["--json", "verify", lta + ".p7s"] + anchors)
         #expect(archived.succeeded, "\(archived.output)\(archived.errorOutput)")
         #expect(try CLI.json(archived)["format"] as? String == "cades-lta")
-        // A B-B signature has nothing embedded: with the responder gone, revocation is unknown.
+        // A B-B signature has nothing embedded: with the responder gone, revocation is unknown:
+        // INDETERMINATE (TRY_LATER), exit 2.
         let plain = try setup.fixture.run(["--json", "verify", bb + ".p7s", "--check-revocation"] + anchors)
-        #expect(plain.status == 1, "\(plain.output)")
+        #expect(plain.status == 2, "\(plain.output)")
+        #expect(try CLI.json(plain)["subIndication"] as? String == "TRY_LATER", "\(plain.output)")
         #expect((try CLI.json(plain)["failure"] as? [String: Any])?["code"] as? String == "revocationUnknown")
     }
 }

@@ -66,17 +66,22 @@ import Testing
         let text = try setup.fixture.run(["verify", directory.path("lta-signed.pdf")] + Self.anchors(setup))
         #expect(text.succeeded, "\(text.output)\(text.errorOutput)")
         #expect(text.output.contains("level: PAdES-B-LTA"), "\(text.output)")
+        // The PAdES level alone: no CAdES format line beside it, and one verdict for the signature.
+        #expect(!text.output.contains("format:") && !text.output.contains("VALID"), "\(text.output)")
+        let first = text.output.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.hasPrefix("field 'Signature1' (revision ") && first.hasSuffix("): PASSED"), "\(text.output)")
         #expect(text.output.contains("good (embedded"), "\(text.output)")
         let json = try setup.fixture.run(
             ["--json", "verify", directory.path("lt-signed.pdf"), "--check-revocation"] + Self.anchors(setup)
         )
         #expect(json.succeeded, "\(json.output)\(json.errorOutput)")
         #expect(try Self.placements(json).first?["level"] as? String == "PAdES-B-LT")
-        // A B-B PDF has no DSS: with the responder gone, --check-revocation cannot decide.
+        // A B-B PDF has no DSS: with the responder gone, --check-revocation cannot decide: exit 2.
         let plain = try setup.fixture.run(
             ["--json", "verify", directory.path("bb-signed.pdf"), "--check-revocation"] + Self.anchors(setup)
         )
-        #expect(plain.status == 1, "\(plain.output)")
+        #expect(plain.status == 2, "\(plain.output)")
+        #expect(try CLI.json(plain)["subIndication"] as? String == "TRY_LATER", "\(plain.output)")
         #expect(try Self.placements(plain).first?["level"] as? String == "PAdES-B-B")
     }
 
@@ -148,8 +153,13 @@ import Testing
         #expect(past.output.contains("past validation: verified at"), "\(past.output)")
         let json = try setup.fixture.run(["--json", "verify", lta] + at + Self.anchors(setup))
         #expect(try Self.placements(json).first?["pastValidationTime"] is String, "\(json.output)")
+        // B-T alone: its TSA expired too and nothing proves the timestamp's time: INDETERMINATE.
         let alone = try setup.fixture.run(["verify", bt] + at + Self.anchors(setup))
-        #expect(alone.status == 1, "\(alone.output)")
+        #expect(alone.status == 2, "\(alone.output)")
+        #expect(
+            alone.output.hasPrefix("field 'Signature1' (revision 2 of 2): INDETERMINATE: OUT_OF_BOUNDS_NO_POE — "),
+            "\(alone.output)"
+        )
         #expect(!alone.output.contains("past validation"), "\(alone.output)")
     }
 
@@ -174,6 +184,7 @@ import Testing
         let text = try setup.fixture.run(["verify", document + ".p7s"] + at + Self.anchors(setup))
         #expect(text.output.contains("past validation: verified at"), "\(text.output)")
         let alone = try setup.fixture.run(["verify", bt, "--content", document] + at + Self.anchors(setup))
-        #expect(alone.status == 1, "\(alone.output)")
+        #expect(alone.status == 2, "\(alone.output)")
+        #expect(alone.output.hasPrefix("INDETERMINATE: OUT_OF_BOUNDS_NO_POE — "), "\(alone.output)")
     }
 }

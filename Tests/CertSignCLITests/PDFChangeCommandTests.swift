@@ -37,9 +37,17 @@ struct PDFChangeCommandTests {
         #expect((change["objects"] as? [Int])?.contains(contents) == true, "\(change)")
         #expect((change["text"] as? String)?.contains("/Contents") == true, "\(change)")
 
+        // One verdict for the signature, first: FAILED for the change, never VALID beside it.
         let text = try fixture.run(["verify", attacked, "--ca", fixture.rootPath])
         #expect(text.status == 1)
-        #expect(text.output.contains("INVALID: 1 later change(s)"), "\(text.output)")
+        #expect(
+            text.output.hasPrefix(
+                "field 'Signature1' (revision 2 of 3): FAILED: FORMAT_FAILURE — 1 later change the signature's policy does not allow"
+            ),
+            "\(text.output)"
+        )
+        #expect(!text.output.contains("VALID") && !text.output.contains("PASSED"), "\(text.output)")
+        #expect(text.output.contains("\n1 later change(s) the signature's policy does not allow:"), "\(text.output)")
         #expect(text.output.contains("revision 3:"), "\(text.output)")
 
         let allowed = try fixture.run(["--json", "verify", attacked, "--ca", fixture.rootPath, "--allow-changes"])

@@ -40,14 +40,17 @@ struct PDFCommandTests {
         #expect(pdf.map { $0["laterRevisionsSigned"] as? Bool } == [true, true])
         #expect(pdf.compactMap { $0["revision"] as? Int }.count == 2)
 
-        // A byte changed inside the signed range: invalid, exit 1.
+        // A byte changed inside the signed range: FAILED (HASH_FAILURE), exit 1.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: signedPath))
         let marker = try #require(bytes.range(of: Data("595".utf8)))
         bytes[marker.lowerBound + 2] = UInt8(ascii: "6")
         let tampered = try fixture.directory.write("tampered.pdf", bytes)
         let rejected = try fixture.run(["verify", tampered, "--ca", fixture.rootPath])
         #expect(rejected.status == 1)
-        #expect(rejected.output.contains("INVALID"), "\(rejected.output)")
+        #expect(
+            rejected.output.hasPrefix("field 'Signature1' (revision 2 of 3): FAILED: HASH_FAILURE — "),
+            "\(rejected.output)"
+        )
     }
 
     @Test("sign --format pades --tsa makes B-T; verify shows the proven time; CryptoPro DSS signs the PDF in hash mode")

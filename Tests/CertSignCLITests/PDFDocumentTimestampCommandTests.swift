@@ -7,7 +7,7 @@ import Testing
 
 @Suite("certsign verify FILE.pdf with a document timestamp")
 struct PDFDocumentTimestampCommandTests {
-    @Test("A pyHanko DocTimeStamp after a certsign signature: kind and time in text and JSON; a tampered one exits 1")
+    @Test("A pyHanko DocTimeStamp after a certsign signature: kind and time in text and JSON; an untrusted one exits 2")
     func documentTimestamp() throws {
         let fixture = try CLIFixture(keyType: .rsa2048)
         let emulator = try DSSEmulator(configuration: .init(requestLogLimit: 0))
@@ -37,17 +37,32 @@ struct PDFDocumentTimestampCommandTests {
 
         let text = try fixture.run(["verify", stamped, "--ca", fixture.rootPath, "--tsa-ca", tsaCA])
         #expect(text.status == 0)
-        #expect(text.output.contains("VALID: document timestamp"), "\(text.output)")
+        #expect(text.output.contains("field 'Archive' (revision 3 of 3): PASSED\n"), "\(text.output)")
         #expect(text.output.contains("proven time (document timestamp) \(time)"), "\(text.output)")
+        // The signature is B-T through the document timestamp after it, and its line says so: no
+        // "no proven time" beside its B-T level, no CMS format beside it.
+        #expect(text.output.hasPrefix("field 'Signature1' (revision 2 of 3): PASSED\n"), "\(text.output)")
+        #expect(
+            text.output.contains(
+                "level: PAdES-B-T; claimed time (/M) "
+            ) && text.output.contains("; its time is proven by a later document timestamp"),
+            "\(text.output)"
+        )
+        #expect(!text.output.contains("no proven time") && !text.output.contains("format:"), "\(text.output)")
 
-        // Without the TSA's anchor the token's chain is not trusted: INVALID, exit 1.
+        // Without the TSA's anchor the token's chain is not trusted: INDETERMINATE, exit 2.
         let untrusted = try fixture.run(["verify", stamped, "--ca", fixture.rootPath])
-        #expect(untrusted.status == 1, "\(untrusted.output)")
-        #expect(untrusted.output.contains("INVALID: the document timestamp is not valid"), "\(untrusted.output)")
+        #expect(untrusted.status == 2, "\(untrusted.output)")
+        #expect(
+            untrusted.output.contains(
+                "field 'Archive' (revision 3 of 3): INDETERMINATE: NO_CERTIFICATE_CHAIN_FOUND — the document timestamp is not valid"
+            ),
+            "\(untrusted.output)"
+        )
     }
 
     @Test(
-        "certsign timestamp FILE.pdf adds our DocTimeStamp in place; verify says VALID; a failing TSA changes nothing"
+        "certsign timestamp FILE.pdf adds our DocTimeStamp in place; verify says PASSED; a failing TSA changes nothing"
     )
     func timestampCommandOnAPDF() throws {
         let fixture = try CLIFixture(keyType: .p256)

@@ -324,8 +324,10 @@ struct SignOutcomeTests {
             try fixture.run(["sign", document] + Self.key(fixture), environment: ["P": fixture.password]).status == 0
         )
         try FileManager.default.removeItem(atPath: document)
+        // Without the signed data nothing can be decided: INDETERMINATE (SIGNED_DATA_NOT_FOUND), exit 2.
         let text = try fixture.run(["verify", document + ".p7s", "--ca", fixture.rootPath])
-        #expect(text.status == 1)
+        #expect(text.status == 2)
+        #expect(text.output.hasPrefix("INDETERMINATE: SIGNED_DATA_NOT_FOUND — "), "\(text.output)")
         #expect(text.output.contains("--content FILE") && text.output.contains("--content-dir"), "\(text.output)")
         let json = try fixture.run(["--json", "verify", document + ".p7s", "--ca", fixture.rootPath])
         let failure = try #require(try CLI.json(json)["failure"] as? [String: Any])

@@ -47,9 +47,14 @@ struct TimestampCommandTests {
         #expect(try CLI.json(verified)["format"] as? String == "cades-t")
         let verifiedText = try fixture.run(["verify", first + ".p7s", "--ca", fixture.rootPath, "--tsa-ca", tsaCA])
         #expect(verifiedText.output.contains("format:       CAdES-T, detached"), "\(verifiedText.output)")
-        // Without the TSA's anchor the token cannot be trusted: INVALID, timestampInvalid.
+        // Without the TSA's anchor the token cannot be trusted: INDETERMINATE, timestampInvalid.
         let untrusted = try fixture.run(["--json", "verify", first + ".p7s", "--ca", fixture.rootPath])
-        #expect(untrusted.status == 1)
+        #expect(untrusted.status == 2)
+        #expect(try CLI.json(untrusted)["subIndication"] as? String == "NO_CERTIFICATE_CHAIN_FOUND")
+        let untrustedStamp = try #require(
+            (try CLI.json(untrusted)["signers"] as? [[String: Any]])?.first?["timestamp"] as? [String: Any]
+        )
+        #expect(untrustedStamp["indication"] as? String == "INDETERMINATE", "\(untrustedStamp)")
         #expect((try CLI.json(untrusted)["failure"] as? [String: Any])?["code"] as? String == "timestampInvalid")
 
         // A CAdES-BES file, upgraded in place.
@@ -130,7 +135,9 @@ struct TimestampCommandTests {
             let revoked = try fixture.run([
                 "--json", "verify", document + ".p7s", "--ca", fixture.rootPath, "--crl", file,
             ])
-            #expect(revoked.status == 1)
+            // Revoked, and nothing proves the signature existed before: INDETERMINATE, exit 2.
+            #expect(revoked.status == 2)
+            #expect(try CLI.json(revoked)["subIndication"] as? String == "REVOKED_NO_POE", "\(revoked.output)")
             #expect(
                 (try CLI.json(revoked)["failure"] as? [String: Any])?["code"] as? String == "signerRevoked",
                 "\(revoked.output)"
@@ -139,7 +146,8 @@ struct TimestampCommandTests {
         let nowhere = try fixture.run([
             "--json", "verify", document + ".p7s", "--ca", fixture.rootPath, "--check-revocation",
         ])
-        #expect(nowhere.status == 1)
+        #expect(nowhere.status == 2)
+        #expect(try CLI.json(nowhere)["subIndication"] as? String == "TRY_LATER", "\(nowhere.output)")
         #expect(
             (try CLI.json(nowhere)["failure"] as? [String: Any])?["code"] as? String == "revocationUnknown",
             "\(nowhere.output)"

@@ -52,9 +52,12 @@ import Testing
         let document = try fixture.document("audit.txt", "Номер 1\n")
         try opensslSign(fixture, identity: expired, document: document, output: document + ".p7s")
 
+        // Expired now, and nothing proves it was signed before: INDETERMINATE, exit 2.
         let now = try fixture.run(["--json", "verify", document + ".p7s", "--ca", root])
-        #expect(now.status == 1)
+        #expect(now.status == 2)
         #expect((try CLI.json(now)["failure"] as? [String: Any])?["code"] as? String == "signerExpired")
+        #expect(try CLI.json(now)["indication"] as? String == "INDETERMINATE")
+        #expect(try CLI.json(now)["subIndication"] as? String == "OUT_OF_BOUNDS_NO_POE")
         let audit = try fixture.run([
             "--json", "verify", document + ".p7s", "--ca", root, "--at", "2020-06-01T12:00:00Z",
         ])
@@ -93,7 +96,8 @@ import Testing
         let text = try fixture.run(["verify", document + ".p7s", "--ca", fixture.rootPath])
         #expect(text.status == 0, "\(text.output)")
         #expect(
-            text.output.contains("signer 1 of 2: valid") && text.output.contains("signer 2 of 2: valid"),
+            text.output.hasPrefix("PASSED\n") && text.output.contains("signer 1 of 2: PASSED")
+                && text.output.contains("signer 2 of 2: PASSED"),
             "\(text.output)"
         )
         #expect(text.output.contains("CN=Второй Подписант") && text.output.contains("CN=Подписант CLI"))
@@ -147,7 +151,7 @@ import Testing
         #expect((try CLI.json(given)["failure"] as? [String: Any])?["code"] as? String == "contentChanged")
     }
 
-    @Test("A SHA-1 signature is INVALID as weakAlgorithm and its digest is named in the JSON")
+    @Test("A SHA-1 signature is INDETERMINATE (weakAlgorithm, exit 2) and its digest is named in the JSON")
     func weakDigestNamed() throws {
         let fixture = try CLIFixture()
         let document = try fixture.document("sha1.txt", "SHA-1\n")
@@ -158,9 +162,11 @@ import Testing
             output: document + ".p7s",
             extra: ["-md", "sha1"]
         )
+        // A refused algorithm: a proof of existence from before it was refused could still save it.
         let result = try fixture.run(["--json", "verify", document + ".p7s", "--ca", fixture.rootPath])
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         let json = try CLI.json(result)
+        #expect(json["subIndication"] as? String == "CRYPTO_CONSTRAINTS_FAILURE_NO_POE")
         #expect(json["digest"] as? String == "sha1")
         #expect((json["failure"] as? [String: Any])?["code"] as? String == "weakAlgorithm")
         let text = try fixture.run(["verify", document + ".p7s", "--ca", fixture.rootPath])

@@ -5,8 +5,8 @@ import TestSupport
 import Testing
 
 /// `certsign verify SIG…`: many signatures and PDFs in one call, each reported on
-/// its own (a line, or a JSON result), the run going on past a bad file, exit 1 when any is not
-/// VALID; the verdicts match `openssl cms -verify` file by file.
+/// its own (a line, or a JSON result), the run going on past a bad file, exit 1 when one FAILED (2
+/// when none failed and one is INDETERMINATE); the verdicts match `openssl cms -verify` file by file.
 @Suite struct VerifyManyTests {
     /// Signs `documents` with the fixture's .p12 (`extra` adds options such as `--out-dir`).
     func sign(_ fixture: CLIFixture, _ documents: [String], _ extra: [String] = []) throws {
@@ -46,18 +46,24 @@ import Testing
         let lines = text.output.split(separator: "\n").map(String.init)
         try #require(lines.count == files.count + 1, "\(text.output)")
         let verdicts = lines.prefix(files.count).map { String($0.prefix { $0 != ":" }) }
-        #expect(verdicts == ["VALID", "VALID", "INVALID", "VALID", "VALID", "ERROR", "VALID"], "\(text.output)")
+        #expect(verdicts == ["PASSED", "PASSED", "FAILED", "PASSED", "PASSED", "ERROR", "PASSED"], "\(text.output)")
         for (line, file) in zip(lines, files) { #expect(line.contains(file), "\(line) should name \(file)") }
-        #expect(lines[2].contains("changed"), "\(lines[2])")
-        #expect(lines.last == "5 of 7 signatures valid")
+        #expect(lines[2].hasPrefix("FAILED: HASH_FAILURE — ") && lines[2].contains("changed"), "\(lines[2])")
+        #expect(lines.last == "5 of 7 signatures passed (2 failed, 0 indeterminate)")
 
         let json = try fixture.run(["--json", "verify"] + files + ["--ca", fixture.rootPath])
         #expect(json.status == 1)
         let document = try CLI.json(json)
         #expect(document["valid"] as? Int == 5)
         #expect(document["invalid"] as? Int == 2)
+        #expect(document["passed"] as? Int == 5 && document["failed"] as? Int == 2)
+        #expect(document["indeterminate"] as? Int == 0)
         let results = try #require(document["results"] as? [[String: Any]])
         #expect(results.map { $0["valid"] as? Bool } == [true, true, false, true, true, false, true])
+        #expect(
+            results[2]["indication"] as? String == "FAILED" && results[2]["subIndication"] as? String == "HASH_FAILURE"
+        )
+        #expect(results[6]["indication"] as? String == "PASSED" && results[6]["subIndication"] == nil)
         #expect(results[0]["content"] as? String == documents[0])
         #expect(results[4]["content"] == nil, "an attached signature is never checked over a file beside it")
         #expect((results[2]["failure"] as? [String: Any])?["code"] as? String == "contentChanged")
@@ -75,16 +81,20 @@ import Testing
         try sign(fixture, documents, ["--out-dir", signatures])
         let files = (0..<3).map { "\(signatures)/doc-\($0).txt.p7s" }
 
-        // Without --content-dir the documents are not beside the signatures: each is INVALID.
+        // Without --content-dir the documents are not beside the signatures: each is INDETERMINATE
+        // (SIGNED_DATA_NOT_FOUND), exit 2.
         let alone = try fixture.run(["--json", "verify"] + files + ["--ca", fixture.rootPath])
-        #expect(alone.status == 1)
+        #expect(alone.status == 2)
         #expect(try CLI.json(alone)["invalid"] as? Int == 3, "\(alone.output)")
+        #expect(try CLI.json(alone)["indeterminate"] as? Int == 3, "\(alone.output)")
+        let first = try #require((try CLI.json(alone)["results"] as? [[String: Any]])?.first)
+        #expect(first["subIndication"] as? String == "SIGNED_DATA_NOT_FOUND", "\(first)")
 
         let found = try fixture.run(
             ["verify"] + files + ["--content-dir", fixture.directory.url.path, "--ca", fixture.rootPath]
         )
         #expect(found.status == 0, "\(found.output) \(found.errorOutput)")
-        #expect(found.output.hasSuffix("3 of 3 signatures valid\n"), "\(found.output)")
+        #expect(found.output.hasSuffix("3 of 3 signatures passed (0 failed, 0 indeterminate)\n"), "\(found.output)")
         for (file, document) in zip(files, documents) {
             #expect(try fixture.opensslVerifies(file, content: document))
         }
@@ -104,6 +114,6 @@ import Testing
         // One signature with --content is reported in full, as always.
         let one = try fixture.run(["verify", files[0], "--content", documents[0], "--ca", fixture.rootPath])
         #expect(one.status == 0)
-        #expect(one.output.hasPrefix("VALID: signature, document and signer's chain verified"), "\(one.output)")
+        #expect(one.output.hasPrefix("PASSED\n"), "\(one.output)")
     }
 }

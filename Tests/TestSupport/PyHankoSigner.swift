@@ -34,3 +34,43 @@ public enum PyHankoSigner {
         try #require(result.status == 0, "pyHanko sign_pdf: \(result.errorOutput)")
     }
 }
+
+extension PyHankoSigner {
+    /// What ``signBB(_:_:output:key:certificate:chain:field:)`` makes: a PAdES B-B signature inside
+    /// the PDF, or a detached CAdES-BES signature (DER) of any file.
+    public enum Kind: String, Sendable { case pdf, cms }
+
+    /// Signs `input` into `output` with pyHanko, the key and certificate files (PEM) and the CA
+    /// certificates in `chain`, without a timestamp: as `kind` says (a PDF's signature in field
+    /// `field`).
+    public static func signBB(
+        _ kind: Kind,
+        _ input: String,
+        output: String,
+        key: String,
+        certificate: String,
+        chain: [String],
+        field: String = "PyHankoSig"
+    ) throws {
+        let script = """
+            import sys, asyncio
+            from pyhanko.sign import signers
+            from pyhanko.sign.fields import SigSeedSubFilter
+            from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+            signer = signers.SimpleSigner.load(sys.argv[2], sys.argv[3], ca_chain_files=sys.argv[7:])
+            if sys.argv[1] == 'pdf':
+                meta = signers.PdfSignatureMetadata(field_name=sys.argv[6], subfilter=SigSeedSubFilter.PADES)
+                with open(sys.argv[4], 'rb') as f, open(sys.argv[5], 'wb') as out:
+                    signers.sign_pdf(IncrementalPdfFileWriter(f), meta, signer=signer, output=out)
+            else:
+                data = open(sys.argv[4], 'rb').read()
+                signed = asyncio.run(signer.async_sign_general_data(data, 'sha256', detached=True, use_cades=True))
+                open(sys.argv[5], 'wb').write(signed.dump())
+            """
+        let result = try ExternalTool.run(
+            "python3",
+            ["-c", script, kind.rawValue, key, certificate, input, output, field] + chain
+        )
+        try #require(result.status == 0, "pyHanko \(kind) signing: \(result.errorOutput)")
+    }
+}

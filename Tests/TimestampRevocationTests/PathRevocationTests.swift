@@ -250,7 +250,7 @@ struct PathRevocationTests {
         open(sys.argv[3], 'wb').write(crl.public_bytes(serialization.Encoding.PEM))
         """
 
-    @Test("certsign verify --crl reports every certificate of the path in text and JSON; a revoked CA exits 1")
+    @Test("certsign verify --crl reports every certificate of the path in text and JSON; a revoked CA exits 2")
     func commandLine() async throws {
         let fixture = try ThreeLevelPKI()
         let certsign = try #require(ExternalTool.builtProduct("certsign"))
@@ -271,9 +271,12 @@ struct PathRevocationTests {
             ["--json"] + arguments,
             environment: ["CERTSIGN_HOME": fixture.directory.url.path]
         )
-        #expect(json.status == 1, "\(json.output)\(json.errorOutput)")
+        // A revoked CA and no proof the signature existed before: INDETERMINATE (REVOKED_CA_NO_POE), exit 2.
+        #expect(json.status == 2, "\(json.output)\(json.errorOutput)")
         let object = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
         #expect((object["failure"] as? [String: Any])?["code"] as? String == "signerRevoked")
+        #expect(object["indication"] as? String == "INDETERMINATE")
+        #expect(object["subIndication"] as? String == "REVOKED_CA_NO_POE")
         let revocation = try #require(
             ((object["signers"] as? [[String: Any]])?.first?["revocation"]) as? [String: Any]
         )
@@ -285,7 +288,8 @@ struct PathRevocationTests {
         #expect(certificates.last?["revocationTime"] != nil)
 
         let text = try ExternalTool.run(certsign, arguments, environment: ["CERTSIGN_HOME": fixture.directory.url.path])
-        #expect(text.status == 1)
+        #expect(text.status == 2)
+        #expect(text.output.hasPrefix("INDETERMINATE: REVOKED_CA_NO_POE — "), "\(text.output)")
         #expect(text.output.contains("revocation:   revoked"), "\(text.output)")
         #expect(
             text.output.contains("signerCA: \(fixture.intermediate.certificate.subject): revoked"),

@@ -210,33 +210,26 @@ extension Commands {
                 try PDFSignatureVerifier.verify(pdfAt: url, trustAnchors: trust, policy: policy)
             }
         var signatures: [PDFSignatureDocument] = []
+        var verdicts: [Verdict] = []
         var lines: [String] = []
-        if report.signatures.isEmpty { lines.append("INVALID: \(Format.printable(path)) has no signatures") }
+        if report.signatures.isEmpty { lines.append("FAILED: \(Format.printable(path)) has no signatures") }
         for signature in report.signatures {
-            let valid = signature.isIntactAndVerified && (allowChanges || signature.changesAllowed)
+            let verdict = signature.verdict(allowingChanges: allowChanges)
+            verdicts.append(verdict.prefixingReason("field '\(signature.field)': "))
             var verification = VerificationDocument(signature.verification)
-            verification.valid = valid
+            verification.valid = verdict.indication == .passed
+            verification.indication = verdict.indication.rawValue
+            verification.subIndication = verdict.subIndication?.rawValue
             signatures.append(PDFSignatureDocument(verification: verification, pdf: PDFPlacementDocument(signature)))
-            lines.append("field '\(signature.field)' (revision \(signature.revision) of \(report.revisionCount)):")
-            if let problem = signature.byteRangeProblem { lines.append("INVALID: \(problem)") }
-            if signature.kind == .documentTimestamp {
-                lines.append(documentTimestampText(signature))
-            } else {
-                lines.append(verificationText(signature.verification))
-                if let level = signature.level { lines.append("level: PAdES-\(level)") }
-                if let past = signature.pastValidationTime {
-                    lines.append(
-                        "past validation: verified at \(Format.isoDate(past)), the time the chain of document "
-                            + "timestamps after it proves (each timestamp's TSA valid when the next one was applied)"
+            lines.append(
+                "field '\(signature.field)' (revision \(signature.revision) of \(report.revisionCount)): "
+                    + verdictLine(
+                        verdict,
+                        chainSkipped: verdict.subIndication == .noCertificateChainFound
+                            && signature.verification.failure == nil && !signature.verification.chainChecked
                     )
-                }
-                let claimed =
-                    signature.claimedTime.map { "claimed time (/M) \(Format.isoDate($0))" } ?? "no claimed time (/M)"
-                let proven =
-                    signature.provenTime.map { "proven time (signature timestamp) \(Format.isoDate($0))" }
-                    ?? "no proven time (no valid signature timestamp)"
-                lines.append("\(claimed); \(proven)")
-            }
+            )
+            lines += pdfSignatureDetails(signature)
             lines += laterChangesText(signature, allowChanges: allowChanges)
         }
         if report.unreferencedTrailingBytes > 0 {
@@ -245,25 +238,56 @@ extension Commands {
                     + "cross-reference section"
             )
         }
-        let valid = !report.signatures.isEmpty && signatures.allSatisfy { $0.verification.valid }
-        let firstProblem = report.signatures.lazy.compactMap { signature in
-            signature.byteRangeProblem ?? signature.verification.failure?.reason
-                ?? (allowChanges || signature.changesAllowed
-                    ? nil : signature.laterChangesDetail ?? "a later change its policy does not allow")
-        }.first
+        // A PDF without signatures has nothing to pass: it fails, as before.
+        let worst =
+            report.signatures.isEmpty
+            ? Verdict(.failed, nil, "it has no signatures") : Verdict.worst(verdicts)
+        let count = "\(report.signatures.count) signature\(report.signatures.count == 1 ? "" : "s")"
         let line =
-            valid
-            ? "VALID: \(Format.printable(path)) (\(report.signatures.count) signature\(report.signatures.count == 1 ? "" : "s"))"
-            : "INVALID: \(Format.printable(path)): \(firstProblem ?? "it has no signatures")"
+            worst.indication == .passed
+            ? "PASSED: \(Format.printable(path)) (\(count))"
+            : "\(worst.indication)\(worst.subIndication.map { ": \($0)" } ?? "") — \(Format.printable(path)): "
+                + Format.printable(worst.reason ?? "")
         let document = PDFVerificationDocument(
             document: Format.path(path),
-            valid: valid,
+            valid: worst.indication == .passed,
+            indication: worst.indication.rawValue,
+            subIndication: worst.subIndication?.rawValue,
             revisions: report.revisionCount,
             unreferencedBytes: report.unreferencedTrailingBytes,
             signatures: signatures
         )
         let text = lines.joined(separator: "\n")
-        return VerifiedFile(valid: valid, line: line, document: { .pdf(document) }, text: { text })
+        return VerifiedFile(indication: worst.indication, line: line, document: { .pdf(document) }, text: { text })
+    }
+
+    /// A PDF signature's details after its verdict line: a document timestamp's time and TSA; a
+    /// signature's CMS details (its PAdES level in place of the CMS format), past validation, and
+    /// its claimed and proven time in words that agree with its level.
+    static func pdfSignatureDetails(_ signature: PDFSignatureReport) -> [String] {
+        if signature.kind == .documentTimestamp { return documentTimestampText(signature) }
+        var lines = verificationDetails(signature.verification, showFormat: false)
+        if let past = signature.pastValidationTime {
+            lines.append(
+                "past validation: verified at \(Format.isoDate(past)), the time the chain of document "
+                    + "timestamps after it proves (each timestamp's TSA valid when the next one was applied)"
+            )
+        }
+        let claimed =
+            signature.claimedTime.map { "claimed time (/M) \(Format.isoDate($0))" } ?? "no claimed time (/M)"
+        let level = signature.level.map { "level: PAdES-\($0); " } ?? ""
+        let proven: String
+        if let time = signature.provenTime {
+            proven = "proven time (signature timestamp) \(Format.isoDate(time))"
+        } else if signature.verification.signers.first?.timestamp != nil {
+            proven = "no proven time: its signature timestamp is not valid"
+        } else if let level = signature.level, level != .bB {
+            proven = "its time is proven by a later document timestamp, not a signature timestamp of its own"
+        } else {
+            proven = "no proven time (no signature timestamp)"
+        }
+        lines.append("\(level)\(claimed); \(proven)")
+        return lines
     }
 
     /// What the revisions after a signature changed, in words: one line for the class, then each
@@ -281,8 +305,8 @@ extension Commands {
         }
         let refused = signature.changes.filter { !$0.isAllowed }
         if !refused.isEmpty {
-            let label = allowChanges ? "WARNING (--allow-changes)" : "INVALID"
-            lines.append("\(label): \(refused.count) later change(s) the signature's policy does not allow:")
+            let label = allowChanges ? "WARNING (--allow-changes): " : ""
+            lines.append("\(label)\(refused.count) later change(s) the signature's policy does not allow:")
             lines += refused.prefix(10).map { "  \($0)" }
             if refused.count > 10 { lines.append("  … and \(refused.count - 10) more (see --json)") }
         }
@@ -292,16 +316,14 @@ extension Commands {
         return lines
     }
 
-    /// A document timestamp's verdict, its time and its TSA.
-    static func documentTimestampText(_ signature: PDFSignatureReport) -> String {
-        let verdict =
-            signature.verification.failure.map { "INVALID: \($0.reason)" }
-            ?? "VALID: document timestamp (RFC 3161 token, imprint over the revision, TSA chain) verified"
-        guard let timestamp = signature.documentTimestamp else { return verdict }
+    /// A document timestamp's time and TSA (its verdict is the field's line).
+    static func documentTimestampText(_ signature: PDFSignatureReport) -> [String] {
+        guard let timestamp = signature.documentTimestamp else { return ["the document timestamp cannot be read"] }
         let tsa = timestamp.tsa?.subject ?? "unknown TSA"
-        return verdict
-            + (timestamp.isValid
-                ? "\nproven time (document timestamp) \(Format.isoDate(timestamp.time)) by \(tsa)"
-                : "\nno proven time (the document timestamp of \(Format.isoDate(timestamp.time)) by \(tsa) is not valid)")
+        return [
+            timestamp.isValid
+                ? "proven time (document timestamp) \(Format.isoDate(timestamp.time)) by \(tsa)"
+                : "no proven time (the document timestamp of \(Format.isoDate(timestamp.time)) by \(tsa) is not valid)"
+        ]
     }
 }

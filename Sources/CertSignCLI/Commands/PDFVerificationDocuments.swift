@@ -92,12 +92,17 @@ struct PDFSignatureDocument: Encodable {
     }
 }
 
-/// `verify FILE.pdf`: `{"document", "valid", "revisions", "unreferencedBytes", "signatures": [...]}`.
+/// `verify FILE.pdf`: `{"document", "valid", "indication", "subIndication", "revisions",
+/// "unreferencedBytes", "signatures": [...]}`; the indication is the worst of the signatures'.
 struct PDFVerificationDocument: Encodable, Sendable {
     var document: String
     var valid: Bool
+    var indication: String
+    var subIndication: String?
     var revisions: Int
     var unreferencedBytes: Int64
     var signatures: [PDFSignatureDocument]
-    enum CodingKeys: String, CodingKey, CaseIterable { case document, valid, revisions, unreferencedBytes, signatures }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case document, valid, indication, subIndication, revisions, unreferencedBytes, signatures
+    }
 }

@@ -22,9 +22,20 @@ struct SignerCertificateDocument: Encodable {
 struct SignerTimestampDocument: Encodable {
     var time: String
     var valid: Bool
+    var indication: String
+    var subIndication: String?
     var tsa: String?
     var failure: FailureDocument?
-    enum CodingKeys: String, CodingKey, CaseIterable { case time, valid, tsa, failure }
+    enum CodingKeys: String, CodingKey, CaseIterable { case time, valid, indication, subIndication, tsa, failure }
+
+    init(_ stamp: VerifiedTimestamp) {
+        time = Format.isoDate(stamp.time)
+        valid = stamp.isValid
+        indication = stamp.indication.rawValue
+        subIndication = stamp.subIndication?.rawValue
+        tsa = stamp.tsa?.subject
+        failure = stamp.failure.map(FailureDocument.init)
+    }
 }
 
 /// A signer's revocation status in `verify`: the summary, then each certificate of the signer's
@@ -70,6 +81,8 @@ struct CertificateRevocationDocument: Encodable {
 /// SIGNER in `verify`.
 struct SignerDocument: Encodable {
     var valid: Bool
+    var indication: String
+    var subIndication: String?
     var chainChecked: Bool
     var format: String
     var chain: [String]
@@ -83,12 +96,15 @@ struct SignerDocument: Encodable {
     var failure: FailureDocument?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case valid, chainChecked, format, chain, signer, signingTime, digest, signatureAlgorithm, checkedAt
-        case timestamp, revocation, failure
+        case valid, indication, subIndication, chainChecked, format, chain, signer, signingTime, digest
+        case signatureAlgorithm, checkedAt, timestamp, revocation, failure
     }
 
     init(_ signer: SignerVerification) {
-        valid = signer.isValid
+        // `valid` is true exactly when the indication is PASSED.
+        valid = signer.indication == .passed
+        indication = signer.indication.rawValue
+        subIndication = signer.subIndication?.rawValue
         chainChecked = signer.chainChecked
         format = signer.format.rawValue
         chain = signer.chain.map(\.subject)
@@ -105,14 +121,7 @@ struct SignerDocument: Encodable {
         digest = signer.digestAlgorithm?.rawValue ?? signer.digestAlgorithmName
         signatureAlgorithm = signer.signatureAlgorithmName
         checkedAt = signer.checkedAt.map(Format.isoDate)
-        if let stamp = signer.timestamp {
-            timestamp = SignerTimestampDocument(
-                time: Format.isoDate(stamp.time),
-                valid: stamp.isValid,
-                tsa: stamp.tsa?.subject,
-                failure: stamp.failure.map(FailureDocument.init)
-            )
-        }
+        timestamp = signer.timestamp.map(SignerTimestampDocument.init)
         revocation = signer.revocation.map(RevocationDocument.init)
         failure = signer.failure.map(FailureDocument.init)
     }
@@ -122,6 +131,8 @@ struct SignerDocument: Encodable {
 /// several signers were reported), and `signers` with each one.
 struct VerificationDocument: Encodable, Sendable {
     var valid: Bool
+    var indication: String
+    var subIndication: String?
     var chainChecked: Bool
     var detached: Bool
     var validationTime: String
@@ -142,13 +153,17 @@ struct VerificationDocument: Encodable, Sendable {
     var pastValidationTime: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case valid, chainChecked, detached, validationTime, signature, content, signer, signingTime, digest
+        case valid, indication, subIndication, chainChecked, detached, validationTime, signature, content, signer,
+            signingTime, digest
         case signatureAlgorithm, format, chain, checkedAt, timestamp, revocation, failure, signers
         case pastValidationTime
     }
 
     init(_ result: VerificationResult) {
-        valid = result.isValid
+        // `valid` is true exactly when the indication is PASSED.
+        valid = result.indication == .passed
+        indication = result.indication.rawValue
+        subIndication = result.subIndication?.rawValue
         chainChecked = result.chainChecked
         detached = result.isDetached
         validationTime = Format.isoDate(result.validationTime)

@@ -90,7 +90,7 @@ extension Commands {
                     "--check-revocation",
                     "ask the network: OCSP from the certificate's AIA, else its CRL distribution points\n(10 s and "
                         + "256 KiB per OCSP answer, 16 MiB per CRL), for every certificate of the signer's and\nthe "
-                        + "TSA's paths but the trust anchors; no answer fails the signature"
+                        + "TSA's paths but the trust anchors; no answer leaves it INDETERMINATE (TRY_LATER)"
                 ),
                 .value(
                     \.revocationMaxAge,
@@ -104,7 +104,7 @@ extension Commands {
                     \.allowChanges,
                     "--allow-changes",
                     "PDF: report changes made after a signature that its policy does not allow as warnings\n"
-                        + "instead of failing (exit 0 when the signatures themselves are valid)"
+                        + "instead of failing (exit 0 when the signatures themselves pass)"
                 ),
             ]
         }
@@ -134,21 +134,31 @@ extension Commands {
         words: ["verify"],
         summary: "verify CMS / CAdES signatures and signed PDFs, every signer of them",
         discussion: """
-            VALID means: every signer's signature verifies over the document; no MD5, SHA-1, RSA < 2048 or
-            EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
-            at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
-            from the network unless --check-revocation is given. Exit code 0 when every signature is
-            valid, 1 when any is not (the reason is printed).
+            Each signature ends in an ETSI EN 319 102-1 indication, printed first: PASSED (every signer's
+            signature verifies over the document; no MD5, SHA-1, RSA < 2048 or EC < 256; each signer's
+            certificate is meant for signing and it and its chain are valid now, or at --at, or at the time a
+            valid signature timestamp proves), FAILED with a sub-indication when the signature is proven bad
+            (HASH_FAILURE: the document changed; SIG_CRYPTO_FAILURE: the signature value does not verify;
+            FORMAT_FAILURE: not a signature, or a PDF changed after it as its policy forbids; REVOKED), or
+            INDETERMINATE when what was needed to decide is missing (NO_CERTIFICATE_CHAIN_FOUND: no chain to
+            the anchors, or --no-chain-check; OUT_OF_BOUNDS_NO_POE: the certificate expired and nothing proves
+            the signature existed before; REVOKED_NO_POE; TRY_LATER: no revocation answer; …). The signing
+            time a signature states is only the signer's claim. Nothing is fetched from the network unless
+            --check-revocation is given.
+            Exit codes: 0 when every signature PASSED; 1 when one FAILED (or a file cannot be read);
+            2 when none FAILED and at least one is INDETERMINATE; 64 usage error.
             A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers (from the
             cross-reference chain), the claimed (/M) and proven (signature timestamp) time, the CMS as above, and
             what the revisions after it changed, compared object by object from the trailer's /Root (laterChanges:
             none, ltv, signatures, formFields, annotations, other; each change with its revision and objects;
             laterRevisionsSigned). A change the signature's policy does not allow (DocMDP of a certification
             signature, FieldMDP locks; without certification only signatures, validation data and form filling
-            are allowed) makes the signature INVALID and the exit code 1; --allow-changes makes it a warning.
-            One SIGNATURE is reported in full. Several are verified in parallel, one line each (VALID, INVALID
+            are allowed) makes the signature FAILED (FORMAT_FAILURE); --allow-changes makes it a warning.
+            One SIGNATURE is reported in full. Several are verified in parallel, one line each (the indication
             with the reason, or ERROR when the file cannot be read), then a count; with --json, one document
-            {"valid": N, "invalid": N, "results": [...]} whose results are what one SIGNATURE prints.
+            {"valid": N, "invalid": N, "passed": N, "indeterminate": N, "failed": N, "results": [...]} whose
+            results are what one SIGNATURE prints; each signature, signer and timestamp carries "indication"
+            and "subIndication".
             """,
         examples: [
             "certsign verify invoice.pdf.p7s --ca root-ca.pem",
@@ -161,18 +171,19 @@ extension Commands {
     /// One verified file: its verdict, its line among many, and (made only when printed) its JSON
     /// document and its full text.
     struct VerifiedFile: Sendable {
-        let valid: Bool
+        /// The worst indication of the file's signatures (FAILED for a file that cannot be read).
+        let indication: Indication
         let line: String
         private let makeDocument: @Sendable () -> VerifiedFileDocument
         private let makeText: @Sendable () -> String
 
         init(
-            valid: Bool,
+            indication: Indication,
             line: String,
             document: @escaping @Sendable () -> VerifiedFileDocument,
             text: @escaping @Sendable () -> String
         ) {
-            self.valid = valid
+            self.indication = indication
             self.line = line
             makeDocument = document
             makeText = text
@@ -215,20 +226,29 @@ extension Commands {
             // One file: reported in full; a file that cannot be read is an error (exit 1), as always.
             let file = try await verifyFile(options.signatures[0], run)
             context.emit(encoding: file.document, human: file.text)
-            return file.valid ? CertSign.exitSuccess : CertSign.exitFailure
+            return exitCode(file.indication)
         }
         let files = await verifyFiles(options.signatures, run)
-        let valid = files.filter(\.valid).count
+        let summary = VerifyManyDocument(files.map { ($0.indication, $0.document) })
         if context.json {
-            context.console.out(
-                JSONOutput.encode(
-                    VerifyManyDocument(valid: valid, invalid: files.count - valid, results: files.map(\.document))
-                )
-            )
+            context.console.out(JSONOutput.encode(summary))
         } else {
-            context.console.out("\(valid) of \(files.count) signatures valid")
+            context.console.out(
+                "\(summary.passed) of \(files.count) signatures passed (\(summary.failed) failed, "
+                    + "\(summary.indeterminate) indeterminate)"
+            )
         }
-        return valid == files.count ? CertSign.exitSuccess : CertSign.exitFailure
+        return exitCode(files.map(\.indication).max() ?? .passed)
+    }
+
+    /// The exit code of a verdict: 0 passed, 1 failed, 2 indeterminate (none failed, one could not
+    /// be decided).
+    static func exitCode(_ indication: Indication) -> Int32 {
+        switch indication {
+        case .passed: CertSign.exitSuccess
+        case .failed: CertSign.exitFailure
+        case .indeterminate: CertSign.exitIndeterminate
+        }
     }
 
     /// Verifies `paths` with as many in flight as there are processors; the text lines are printed
@@ -272,7 +292,7 @@ extension Commands {
     private static func failedFile(_ path: String, code: String, reason: String) -> VerifiedFile {
         let line = "ERROR: \(Format.printable(path)): \(Format.printable(reason))"
         return VerifiedFile(
-            valid: false,
+            indication: .failed,
             line: line,
             document: { .failed(VerifyFailedDocument(signature: Format.path(path), code: code, error: reason)) },
             text: { line }
@@ -297,13 +317,15 @@ extension Commands {
         // A detached signature without its document: say which options give it.
         let hint =
             result.failure?.code == .contentMissing && contentPath == nil ? detachedContentHint(path, run) : nil
+        let verdict = result.verdict
+        let subject = result.signers.first?.signerCertificate.map { " (\($0.subject))" } ?? ""
         let line =
-            result.failure.map {
-                "INVALID: \(Format.printable(path)): \(Format.printable($0.reason))" + (hint.map { "; \($0)" } ?? "")
-            }
-            ?? "VALID: \(Format.printable(path))\(result.signers.first?.signerCertificate.map { " (\($0.subject))" } ?? "")"
+            verdict.indication == .passed
+            ? "PASSED: \(Format.printable(path))\(subject)"
+            : "\(verdict.indication)\(verdict.subIndication.map { ": \($0)" } ?? "") — \(Format.printable(path)): "
+                + Format.printable(verdict.reason ?? "") + (hint.map { "; \($0)" } ?? "")
         return VerifiedFile(
-            valid: result.isValid,
+            indication: verdict.indication,
             line: line,
             document: {
                 var verification = VerificationDocument(result)
@@ -388,20 +410,29 @@ extension Commands {
         return nil
     }
 
+    /// One signature in full: its verdict line first (`PASSED`, `INDETERMINATE: SUB — reason`,
+    /// `FAILED: SUB — reason`), then the details.
     static func verificationText(_ result: VerificationResult) -> String {
+        var lines = [verdictLine(result.verdict, chainSkipped: result.failure == nil && !result.chainChecked)]
+        lines += verificationDetails(result)
+        return lines.joined(separator: "\n")
+    }
+
+    /// A verdict in words; one whose only shortcoming is a chain left unchecked (`chainSkipped`:
+    /// no failure, no chain checked) says which option did that.
+    static func verdictLine(_ verdict: Verdict, chainSkipped: Bool) -> String {
+        guard verdict.indication != .passed else { return "PASSED" }
+        let sub = verdict.subIndication.map { ": \($0)" } ?? ""
+        let reason = verdict.reason.map { Format.printable($0) } ?? ""
+        return "\(verdict.indication)\(sub) — \(reason)\(chainSkipped ? " (--no-chain-check)" : "")"
+    }
+
+    /// What a verification found, after its verdict: the past validation time, then per signer its
+    /// certificate, times, timestamp, digest, format (unless `showFormat` is false: a PDF shows its
+    /// PAdES level instead), revocation and chain.
+    static func verificationDetails(_ result: VerificationResult, showFormat: Bool = true) -> [String] {
         var lines: [String] = []
         let count = result.signers.count
-        if let failure = result.failure {
-            lines.append("INVALID: \(failure.reason)")
-        } else if result.chainChecked {
-            lines.append(
-                count > 1
-                    ? "VALID: signature, document and the chains of all \(count) signers verified"
-                    : "VALID: signature, document and signer's chain verified"
-            )
-        } else {
-            lines.append("VALID signature and document; the signer's chain was NOT checked (--no-chain-check)")
-        }
         if let past = result.pastValidationTime {
             lines.append(
                 "past validation: verified at \(Format.isoDate(past)), the time its first archive timestamp proves "
@@ -412,7 +443,8 @@ extension Commands {
             let indent = count > 1 ? "  " : ""
             if count > 1 {
                 lines.append(
-                    "signer \(index + 1) of \(count): \(signer.failure.map { "INVALID: \($0.reason)" } ?? "valid")"
+                    "signer \(index + 1) of \(count): "
+                        + verdictLine(signer.verdict, chainSkipped: signer.failure == nil && !signer.chainChecked)
                 )
             }
             if let certificate = signer.signerCertificate {
@@ -424,7 +456,8 @@ extension Commands {
                 lines.append("\(indent)signing time: \(Format.localDate(time)) (claimed by the signer)")
             }
             if let timestamp = signer.timestamp {
-                let state = timestamp.isValid ? "valid" : "INVALID"
+                let verdict = timestamp.verdict
+                let state = verdict.indication.rawValue + (verdict.subIndication.map { ": \($0)" } ?? "")
                 lines.append(
                     "\(indent)timestamp:    \(Format.localDate(timestamp.time)) by "
                         + "\(timestamp.tsa?.subject ?? "unknown TSA") (\(state))"
@@ -436,9 +469,11 @@ extension Commands {
             {
                 lines.append("\(indent)digest:       \(digest)")
             }
-            lines.append(
-                "\(indent)format:       \(formatName(signer.format))\(result.isDetached ? ", detached" : ", attached")"
-            )
+            if showFormat {
+                lines.append(
+                    "\(indent)format:       \(formatName(signer.format))\(result.isDetached ? ", detached" : ", attached")"
+                )
+            }
             if let time = signer.checkedAt, signer.isValid {
                 lines.append("\(indent)checked at:   \(Format.localDate(time))")
             }
@@ -447,7 +482,7 @@ extension Commands {
                 lines.append("\(indent)chain:        " + signer.chain.map(\.subject).joined(separator: " <- "))
             }
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     /// A format as people write it: CMS, CAdES-BES, CAdES-T, CAdES-LT, CAdES-LTA (the JSON keeps the raw value).

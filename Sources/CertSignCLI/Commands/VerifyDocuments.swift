@@ -1,4 +1,5 @@
 import Foundation
+import Signing
 
 /// One file of `verify`: what verifying one SIGNATURE prints with `--json` (a CMS verification or a
 /// PDF's report), or why the file could not be verified.
@@ -32,10 +33,24 @@ struct VerifyFailedDocument: Encodable, Sendable {
     }
 }
 
-/// `verify` of several files: `{"valid": N, "invalid": N, "results": [...]}`, in the order given.
+/// `verify` of several files: `{"valid": N, "invalid": N, "passed": N, "indeterminate": N, "failed": N,
+/// "results": [...]}`, in the order given; `valid` counts the files that passed, `invalid` the others.
 struct VerifyManyDocument: Encodable {
     var valid: Int
     var invalid: Int
+    var passed: Int
+    var indeterminate: Int
+    var failed: Int
     var results: [VerifiedFileDocument]
-    enum CodingKeys: String, CodingKey, CaseIterable { case valid, invalid, results }
+    enum CodingKeys: String, CodingKey, CaseIterable { case valid, invalid, passed, indeterminate, failed, results }
+
+    /// The counts and documents of `files` (a file that cannot be read counts as failed).
+    init(_ files: [(indication: Indication, document: VerifiedFileDocument)]) {
+        passed = files.filter { $0.indication == .passed }.count
+        indeterminate = files.filter { $0.indication == .indeterminate }.count
+        failed = files.filter { $0.indication == .failed }.count
+        valid = passed
+        invalid = files.count - passed
+        results = files.map(\.document)
+    }
 }
