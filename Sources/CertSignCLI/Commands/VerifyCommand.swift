@@ -67,7 +67,8 @@ extension Commands {
                     \.at,
                     "--at",
                     "TIME",
-                    "validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits",
+                    "validate as of TIME instead of now, for audits: a date (2030-01-01), a date-time (ISO 8601,\n"
+                        + "2030-01-01T12:00:00Z; UTC without a zone) or a duration from now (+5y, +6m, +30d, -1y)",
                     convert: ValueConversions.time
                 ),
                 .repeatable(
