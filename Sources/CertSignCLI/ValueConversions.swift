@@ -80,6 +80,14 @@ enum ValueConversions {
         }
     }
 
+    /// The trust `--trust` adds: only `system` (the system's trusted roots).
+    static func trust(_ text: String) throws -> Bool {
+        guard text == "system" else {
+            throw InvalidValue(message: "unknown --trust '\(text)' (system; name your own anchors with --ca FILE)")
+        }
+        return true
+    }
+
     /// A validation time (`--at`): a date (`2030-01-01`, midnight UTC), an ISO 8601 date-time with or
     /// without a zone (`2030-01-01T12:00:00Z`, `2030-01-01T12:00:00+02:00`, `2030-01-01T12:00:00` in
     /// UTC; fractional seconds allowed), or a duration from `now`: a sign, a whole number and a unit

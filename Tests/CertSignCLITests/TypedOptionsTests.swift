@@ -187,8 +187,15 @@ import Testing
             )?
             .hasPrefix("DOCUMENT '-' and --password-stdin both read standard input") == true
         )
+        // No anchor option: the system's roots are the trust; naming them beside skipping the chain contradicts.
+        #expect(Self.usageError(["s.p7s"], as: Commands.VerifyOptions.self) == nil)
         #expect(
-            Self.usageError(["s.p7s"], as: Commands.VerifyOptions.self)?.hasPrefix("give the trust anchors") == true
+            Self.usageError(["s.p7s", "--trust", "system", "--no-chain-check"], as: Commands.VerifyOptions.self)
+                == "--trust system and --no-chain-check contradict each other"
+        )
+        #expect(
+            Self.usageError(["s.p7s", "--trust", "os"], as: Commands.VerifyOptions.self)
+                == "unknown --trust 'os' (system; name your own anchors with --ca FILE)"
         )
         #expect(
             Self.usageError(["--require-client-cert", "ca.pem"], as: EmulatorOptions.self)

@@ -7,12 +7,13 @@ import Signing
 /// `certsign verify SIGNATURE…`: one signature or PDF reported in full, many in one run (in
 /// parallel, each reported on a line, or as one JSON document).
 extension Commands {
-    /// `certsign verify SIGNATURE... (--ca FILE... | --no-chain-check) …`.
+    /// `certsign verify SIGNATURE... [--ca FILE...] [--trust system] [--no-chain-check] …`.
     struct VerifyOptions: CommandOptions {
         var signatures: [String] = []
         var content: String?
         var contentDirectory: String?
         var ca: [String] = []
+        var trustsSystem = false
         var noChainCheck = false
         var at: Date?
         var tsaCA: [String] = []
@@ -55,13 +56,22 @@ extension Commands {
                     \.ca,
                     "--ca",
                     "FILE",
-                    "trust anchor certificates (PEM or DER, bundles allowed)",
+                    "trust anchor certificates (PEM or DER, bundles allowed): exactly these are trusted\n"
+                        + "(default: the system's trusted roots, SSL_CERT_FILE or /etc/ssl/certs/ca-certificates.crt)",
                     type: .file
+                ),
+                .value(
+                    \.trustsSystem,
+                    "--trust",
+                    "system",
+                    "trust the system's roots as well as the --ca anchors",
+                    convert: ValueConversions.trust
                 ),
                 .flag(
                     \.noChainCheck,
                     "--no-chain-check",
-                    "check only the signature and the document, not who signed it"
+                    "check only the signatures (the signer's and its timestamps') and the document, not who\n"
+                        + "signed them: no chain is built, to the signer's or to a TSA's anchors"
                 ),
                 .value(
                     \.at,
@@ -111,13 +121,11 @@ extension Commands {
         }
 
         func validate() throws {
-            if ca.isEmpty && !noChainCheck {
-                throw InvalidValue(
-                    message: "give the trust anchors with --ca FILE, or --no-chain-check to check only the signature"
-                )
-            }
             if !ca.isEmpty && noChainCheck {
                 throw InvalidValue(message: "--ca and --no-chain-check contradict each other")
+            }
+            if trustsSystem && noChainCheck {
+                throw InvalidValue(message: "--trust system and --no-chain-check contradict each other")
             }
             if content != nil && signatures.count > 1 {
                 throw InvalidValue(
@@ -137,9 +145,11 @@ extension Commands {
         discussion: """
             VALID means: every signer's signature verifies over the document; no MD5, SHA-1, RSA < 2048 or
             EC < 256; each signer's certificate is meant for signing and it and its chain are valid now (or
-            at --at); the signing time a signature states is only the signer's claim. Nothing is fetched
-            from the network unless --check-revocation is given. Exit code 0 when every signature is
-            valid, 1 when any is not (the reason is printed).
+            at --at) or at the time a valid signature timestamp proves; the signing time a signature states
+            is only the signer's claim. The chain must lead to the --ca anchors, else to the system's
+            trusted roots (SSL_CERT_FILE, else /etc/ssl/certs/ca-certificates.crt); --trust system adds
+            those to --ca. Nothing is fetched from the network unless --check-revocation is given. Exit code
+            0 when every signature is valid, 1 when any is not (the reason is printed).
             A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers (from the
             cross-reference chain), the claimed (/M) and proven (signature timestamp) time, the CMS as above, and
             what the revisions after it changed, compared object by object from the trailer's /Root (laterChanges:
@@ -204,7 +214,11 @@ extension Commands {
             timestampAnchorFiles: options.tsaCA,
             to: &policy
         )
-        let trust = try context.certificates(inFiles: options.ca, option: "--ca")
+        var trust = try context.certificates(inFiles: options.ca, option: "--ca")
+        // No anchor named: the system's roots are the trust, as a browser's or openssl's are.
+        if options.trustsSystem || (options.ca.isEmpty && !options.noChainCheck) {
+            trust += try SystemTrustStore.certificates()
+        }
         let run = VerifyRun(
             options: options,
             trust: trust,
