@@ -47,14 +47,30 @@ package enum SignatureTimestampCheck {
                 at: context.validationTime,
                 skew: 300
             )
+            let expired =
+                check.failureReason != nil && onlyExpired(token, value, anchors, check, context.validationTime)
+            let code: VerificationFailure.Code = expired ? .timestampExpired : .timestampInvalid
             let verified = VerifiedTimestamp(
                 time: check.token?.time ?? .distantPast,
                 tsa: check.token?.authorityCertificate,
-                failure: check.failureReason.map { VerificationFailure(.timestampInvalid, $0) }
+                failure: check.failureReason.map { VerificationFailure(code, $0) }
             )
             if verified.isValid { return verified }
             if first == nil { first = verified }
         }
         return first
+    }
+
+    /// Whether the token fails only because its TSA's path is out of its validity at the validation
+    /// time: its time is not after the validation time, and it verifies at its own time.
+    private static func onlyExpired(
+        _ token: [UInt8],
+        _ value: [UInt8],
+        _ anchors: [Certificate],
+        _ check: TimestampCheck,
+        _ validationTime: Date
+    ) -> Bool {
+        guard let time = check.token?.time, time <= validationTime else { return false }
+        return TimestampOpenSSL.verifyToken(token, data: value, trustAnchors: anchors, at: time, skew: 300).isValid
     }
 }
