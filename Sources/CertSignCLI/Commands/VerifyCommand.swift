@@ -148,8 +148,11 @@ extension Commands {
             at --at) or at the time a valid signature timestamp proves; the signing time a signature states
             is only the signer's claim. The chain must lead to the --ca anchors, else to the system's
             trusted roots (SSL_CERT_FILE, else /etc/ssl/certs/ca-certificates.crt); --trust system adds
-            those to --ca. Nothing is fetched from the network unless --check-revocation is given. Exit code
-            0 when every signature is valid, 1 when any is not (the reason is printed).
+            those to --ca. The revocation data a B-LT or B-LTA signature carries is judged at the time its
+            timestamp proves: an answer issued then or later proves the status then, however old it is
+            now; a certificate revoked after that time does not fail the signature, one revoked before
+            does. Nothing is fetched from the network unless --check-revocation is given. Exit code 0 when
+            every signature is valid, 1 when any is not (the reason is printed).
             A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers (from the
             cross-reference chain), the claimed (/M) and proven (signature timestamp) time, the CMS as above, and
             what the revisions after it changed, compared object by object from the trailer's /Root (laterChanges:
