@@ -80,16 +80,73 @@ enum ValueConversions {
         }
     }
 
-    /// An ISO 8601 time such as `2026-01-31T12:00:00Z` (fractional seconds allowed).
-    static func time(_ text: String) throws -> Date {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let time = formatter.date(from: text) ?? fractional.date(from: text) else {
-            throw InvalidValue(message: "--at '\(text)' is not an ISO 8601 time such as 2026-01-31T12:00:00Z")
+    /// The trust `--trust` adds: only `system` (the system's trusted roots).
+    static func trust(_ text: String) throws -> Bool {
+        guard text == "system" else {
+            throw InvalidValue(message: "unknown --trust '\(text)' (system; name your own anchors with --ca FILE)")
         }
-        return time
+        return true
+    }
+
+    /// A validation time (`--at`): a date (`2030-01-01`, midnight UTC), an ISO 8601 date-time with or
+    /// without a zone (`2030-01-01T12:00:00Z`, `2030-01-01T12:00:00+02:00`, `2030-01-01T12:00:00` in
+    /// UTC; fractional seconds allowed), or a duration from `now`: a sign, a whole number and a unit
+    /// `y`, `m` (months), `w`, `d` or `h` (`+5y`, `+6m`, `+30d`, `-1y`).
+    static func time(_ text: String) throws -> Date { try time(text, now: Date()) }
+
+    /// ``time(_:)`` with the present given, for durations.
+    static func time(_ text: String, now: Date) throws -> Date {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let time = isoTime(trimmed) ?? relativeTime(trimmed, now: now) { return time }
+        throw InvalidValue(
+            message: "--at '\(text)' is not a time: give a date (2030-01-01), a date-time (2030-01-01T12:00:00Z, "
+                + "a zone optional, UTC without one) or a duration from now (+5y, +6m, +30d, -1y; units y, m "
+                + "for months, w, d, h)"
+        )
+    }
+
+    private static func isoTime(_ text: String) -> Date? {
+        // The formatters accept trailing text after a date; the whole of it must be one of the forms.
+        let form = #/\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?)?/#
+        guard text.wholeMatch(of: form) != nil else { return nil }
+        // The formatters read a date before any trailing text: a date-time is read only as one.
+        let options: [ISO8601DateFormatter.Options] =
+            text.contains("T")
+            ? [
+                [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds],
+                [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate],
+                [
+                    .withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate,
+                    .withFractionalSeconds,
+                ],
+            ]
+            : [[.withFullDate, .withDashSeparatorInDate]]
+        for option in options {
+            let formatter = ISO8601DateFormatter()
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.formatOptions = option
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+
+    private static func relativeTime(_ text: String, now: Date) -> Date? {
+        guard let sign = text.first, sign == "+" || sign == "-", let unit = text.last,
+            let count = Int(text.dropFirst().dropLast()), count >= 0, count <= 10_000
+        else { return nil }
+        let amount = sign == "-" ? -count : count
+        var components = DateComponents()
+        switch unit {
+        case "y": components.year = amount
+        case "m": components.month = amount
+        case "w": components.day = amount * 7
+        case "d": components.day = amount
+        case "h": components.hour = amount
+        default: return nil
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar.date(byAdding: components, to: now)
     }
 
     /// A duration: whole seconds (`3600`), or a number with a unit `s`, `m`, `h`, `d` (`90s`, `30m`,

@@ -8,7 +8,8 @@ import Signing
 ///
 /// The token's signature, the TSA certificate (critical timeStamping extended key usage) and its
 /// chain are checked at the validation time against the policy's timestamp trust anchors, else the
-/// signature trust anchors (as signature timestamps are); the imprint must be the hash (the
+/// signature trust anchors (as signature timestamps are; with neither, its chain is not checked, as
+/// a signature's is not); the imprint must be the hash (the
 /// token's algorithm) of the covered bytes, and genTime must not lie after the validation time.
 enum PDFDocumentTimestampCheck {
     /// Whether a signature value is a document timestamp: `/Type /DocTimeStamp` or `/SubFilter
@@ -59,7 +60,8 @@ enum PDFDocumentTimestampCheck {
         let check = TimestampVerifier.verifyDocumentTimestamp(
             contents: contents,
             coveredBytes: covered,
-            trustAnchors: policy.timestampTrustAnchors ?? trustAnchors,
+            trustAnchors: trustAnchors.isEmpty && policy.timestampTrustAnchors == nil
+                ? TimestampAnchors.anchors([], token: contents) : policy.timestampTrustAnchors ?? trustAnchors,
             validationTime: validationTime
         )
         let verification = VerificationResult(documentTimestamp: check, validationTime: validationTime)

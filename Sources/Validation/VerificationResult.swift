@@ -43,6 +43,11 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible, 
         public static let certificateNotForSigning = Code(.certificateNotForSigning)
         /// The signer's signature timestamp does not verify (imprint, TSA chain, purpose).
         public static let timestampInvalid = Code(.timestampInvalid)
+        /// The signer's signature timestamp would verify but for its TSA's certificate (or a CA
+        /// certificate above it) having expired, or not yet being valid, at the validation time:
+        /// nothing proves the timestamp existed while it was valid (an archive timestamp, B-LTA,
+        /// would). The reason names the certificate and its dates.
+        public static let timestampExpired = Code(.timestampExpired)
         /// A certificate of the signer's chain was revoked before the signature was proven to exist.
         public static let signerRevoked = Code(.signerRevoked)
         /// Revocation was asked for, and no usable answer could be had.
@@ -91,7 +96,7 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible, 
 package enum VerificationCodeName: String {
     case contentChanged, contentMissing, untrustedSigner, signerExpired, malformed, signatureInvalid,
         certificateSwapped, signerCertificateMissing, weakAlgorithm, certificateNotForSigning, timestampInvalid,
-        signerRevoked, revocationUnknown, unsupportedAlgorithm, algorithmMismatch, limitExceeded
+        signerRevoked, revocationUnknown, unsupportedAlgorithm, algorithmMismatch, limitExceeded, timestampExpired
 }
 
 /// What ``CMSVerifier`` found out about a signature.

@@ -104,7 +104,9 @@ import Testing
         )
         #expect(
             Self.usageError(["sig.p7s", "--at", "yesterday"], as: Commands.VerifyOptions.self)
-                == "--at 'yesterday' is not an ISO 8601 time such as 2026-01-31T12:00:00Z"
+                == "--at 'yesterday' is not a time: give a date (2030-01-01), a date-time (2030-01-01T12:00:00Z, "
+                + "a zone optional, UTC without one) or a duration from now (+5y, +6m, +30d, -1y; units y, m for "
+                + "months, w, d, h)"
         )
         #expect(
             Self.usageError(["12x"], as: Commands.DSSRemoveOptions.self)
@@ -132,6 +134,36 @@ import Testing
         )
     }
 
+    @Test func atTakesADateADateTimeWithOrWithoutZoneOrADurationFromNow() throws {
+        let iso = ISO8601DateFormatter()
+        let now = try #require(iso.date(from: "2026-03-31T10:00:00Z"))
+        let cases: [(String, String)] = [
+            ("2030-01-01", "2030-01-01T00:00:00Z"),
+            ("2030-01-01T12:30:00Z", "2030-01-01T12:30:00Z"),
+            ("2030-01-01T12:30:00+02:00", "2030-01-01T10:30:00Z"),
+            ("2030-01-01T12:30:00", "2030-01-01T12:30:00Z"),
+            ("2030-01-01T12:30:00.250Z", "2030-01-01T12:30:00Z"),
+            ("+5y", "2031-03-31T10:00:00Z"),
+            ("+6m", "2026-09-30T10:00:00Z"),
+            ("+30d", "2026-04-30T10:00:00Z"),
+            ("+2w", "2026-04-14T10:00:00Z"),
+            ("-1y", "2025-03-31T10:00:00Z"),
+            ("+12h", "2026-03-31T22:00:00Z"),
+        ]
+        for (text, expected) in cases {
+            let time = try ValueConversions.time(text, now: now)
+            #expect(iso.string(from: time) == expected, "\(text)")
+        }
+        for bad in ["yesterday", "5y", "+5x", "+y", "2030-13-01", "2030-01-01T25:00:00Z", ""] {
+            #expect(throws: InvalidValue.self, "\(bad)") { try ValueConversions.time(bad, now: now) }
+        }
+        // Through the parser, the date form no longer fails.
+        #expect(
+            Self.usageError(["sig.p7s", "--at", "2030-01-01", "--no-chain-check"], as: Commands.VerifyOptions.self)
+                == nil
+        )
+    }
+
     @Test func howOptionsGoTogetherIsCheckedBeforeTheCommandRuns() {
         Self.expectUsageErrors(
             Commands.SignOptions.self,
@@ -155,8 +187,15 @@ import Testing
             )?
             .hasPrefix("DOCUMENT '-' and --password-stdin both read standard input") == true
         )
+        // No anchor option: the system's roots are the trust; naming them beside skipping the chain contradicts.
+        #expect(Self.usageError(["s.p7s"], as: Commands.VerifyOptions.self) == nil)
         #expect(
-            Self.usageError(["s.p7s"], as: Commands.VerifyOptions.self)?.hasPrefix("give the trust anchors") == true
+            Self.usageError(["s.p7s", "--trust", "system", "--no-chain-check"], as: Commands.VerifyOptions.self)
+                == "--trust system and --no-chain-check contradict each other"
+        )
+        #expect(
+            Self.usageError(["s.p7s", "--trust", "os"], as: Commands.VerifyOptions.self)
+                == "unknown --trust 'os' (system; name your own anchors with --ca FILE)"
         )
         #expect(
             Self.usageError(["--require-client-cert", "ca.pem"], as: EmulatorOptions.self)

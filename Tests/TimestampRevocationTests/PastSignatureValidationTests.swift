@@ -101,7 +101,9 @@ import Testing
         // The B-T signature it was made from: at 2085 its TSA and its signer have expired.
         let alone = CMSVerifier.verify(signature: bt, content: content, trustAnchors: [root], policy: policy)
         #expect(!alone.isValid && alone.pastValidationTime == nil)
-        // It says which certificate expired and when, not "does not chain … or is not a time-stamping certificate".
+        // It says which certificate expired and when, not "does not chain … or is not a time-stamping certificate",
+        // with a code of its own: the token verifies at its own time.
+        #expect(alone.failure?.code == .timestampExpired, "\(String(describing: alone.failure))")
         let reason = alone.failure?.reason ?? ""
         let tsaCertificate = try pki.certificate("tsa")
         #expect(reason.contains("the TSA's certificate '\(tsaCertificate.subject)' expired on "), "\(reason)")

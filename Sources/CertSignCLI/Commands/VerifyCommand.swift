@@ -7,12 +7,13 @@ import Signing
 /// `certsign verify SIGNATURE…`: one signature or PDF reported in full, many in one run (in
 /// parallel, each reported on a line, or as one JSON document).
 extension Commands {
-    /// `certsign verify SIGNATURE... (--ca FILE... | --no-chain-check) …`.
+    /// `certsign verify SIGNATURE... [--ca FILE...] [--trust system] [--no-chain-check] …`.
     struct VerifyOptions: CommandOptions {
         var signatures: [String] = []
         var content: String?
         var contentDirectory: String?
         var ca: [String] = []
+        var trustsSystem = false
         var noChainCheck = false
         var at: Date?
         var tsaCA: [String] = []
@@ -55,19 +56,29 @@ extension Commands {
                     \.ca,
                     "--ca",
                     "FILE",
-                    "trust anchor certificates (PEM or DER, bundles allowed)",
+                    "trust anchor certificates (PEM or DER, bundles allowed): exactly these are trusted\n"
+                        + "(default: the system's trusted roots, SSL_CERT_FILE or /etc/ssl/certs/ca-certificates.crt)",
                     type: .file
+                ),
+                .value(
+                    \.trustsSystem,
+                    "--trust",
+                    "system",
+                    "trust the system's roots as well as the --ca anchors",
+                    convert: ValueConversions.trust
                 ),
                 .flag(
                     \.noChainCheck,
                     "--no-chain-check",
-                    "check only the signature and the document, not who signed it"
+                    "check only the signatures (the signer's and its timestamps') and the document, not who\n"
+                        + "signed them: no chain is built, to the signer's or to a TSA's anchors"
                 ),
                 .value(
                     \.at,
                     "--at",
                     "TIME",
-                    "validate as of TIME (ISO 8601, e.g. 2026-01-31T12:00:00Z) instead of now, for audits",
+                    "validate as of TIME instead of now, for audits: a date (2030-01-01), a date-time (ISO 8601,\n"
+                        + "2030-01-01T12:00:00Z; UTC without a zone) or a duration from now (+5y, +6m, +30d, -1y)",
                     convert: ValueConversions.time
                 ),
                 .repeatable(
@@ -110,13 +121,11 @@ extension Commands {
         }
 
         func validate() throws {
-            if ca.isEmpty && !noChainCheck {
-                throw InvalidValue(
-                    message: "give the trust anchors with --ca FILE, or --no-chain-check to check only the signature"
-                )
-            }
             if !ca.isEmpty && noChainCheck {
                 throw InvalidValue(message: "--ca and --no-chain-check contradict each other")
+            }
+            if trustsSystem && noChainCheck {
+                throw InvalidValue(message: "--trust system and --no-chain-check contradict each other")
             }
             if content != nil && signatures.count > 1 {
                 throw InvalidValue(
@@ -143,8 +152,12 @@ extension Commands {
             INDETERMINATE when what was needed to decide is missing (NO_CERTIFICATE_CHAIN_FOUND: no chain to
             the anchors, or --no-chain-check; OUT_OF_BOUNDS_NO_POE: the certificate expired and nothing proves
             the signature existed before; REVOKED_NO_POE; TRY_LATER: no revocation answer; …). The signing
-            time a signature states is only the signer's claim. Nothing is fetched from the network unless
-            --check-revocation is given.
+            time a signature states is only the signer's claim. The chain must lead to the --ca anchors, else
+            to the system's trusted roots (SSL_CERT_FILE, else /etc/ssl/certs/ca-certificates.crt); --trust
+            system adds those to --ca. The revocation data a B-LT or B-LTA signature carries is judged at the
+            time its timestamp proves: an answer issued then or later proves the status then, however old it
+            is now; a certificate revoked after that time does not fail the signature, one revoked before
+            does. Nothing is fetched from the network unless --check-revocation is given.
             Exit codes: 0 when every signature PASSED; 1 when one FAILED (or a file cannot be read);
             2 when none FAILED and at least one is INDETERMINATE; 64 usage error.
             A PDF (FILE.pdf) is checked signature by signature: the field, the revision it covers (from the
@@ -214,7 +227,11 @@ extension Commands {
             timestampAnchorFiles: options.tsaCA,
             to: &policy
         )
-        let trust = try context.certificates(inFiles: options.ca, option: "--ca")
+        var trust = try context.certificates(inFiles: options.ca, option: "--ca")
+        // No anchor named: the system's roots are the trust, as a browser's or openssl's are.
+        if options.trustsSystem || (options.ca.isEmpty && !options.noChainCheck) {
+            trust += try SystemTrustStore.certificates()
+        }
         let run = VerifyRun(
             options: options,
             trust: trust,

@@ -11,7 +11,7 @@ public import Foundation
 public actor RevocationDataCache {
     /// How answers are fetched and checked (its `checksOnline` is ignored: the cache always asks).
     public let checker: RevocationChecker
-    private var answers: [String: Task<RevocationEvidence, any Error>] = [:]
+    private var answers: [String: Task<(RevocationEvidence, RevocationStatus), any Error>] = [:]
     private var crlDownloads: [URL: Task<[CertificateRevocationList], any Error>] = [:]
     /// How many OCSP requests and CRL downloads were made.
     public private(set) var requestCount = 0
@@ -50,20 +50,27 @@ public actor RevocationDataCache {
     ///   - issuer: its issuer.
     ///   - trustAnchors: what an OCSP responder's certificate must chain to (the issuer is added).
     ///   - time: the time the answer must be current at (default now).
-    /// - Returns: a checked OCSP response saying good, else a CRL that says good.
+    ///   - provenTime: the time a signature timestamp proves the signature existed at (default
+    ///     none): an answer saying the certificate was revoked after it is evidence too, since the
+    ///     signature stays valid (EN 319 102-1 §5.6.2.4).
+    /// - Returns: a checked OCSP response saying good (or revoked after `provenTime`), else such a CRL.
     /// - Throws: `.revocationUnavailable` naming the certificate and what was tried when no answer
-    ///   says good (`.certificateRevoked` when one says revoked).
+    ///   decides; `.certificateRevoked` when one says revoked (before `provenTime`, when given).
     public func evidence(
         for certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
-        at time: Date = Date()
+        at time: Date = Date(),
+        provenTime: Date? = nil
     ) async throws -> RevocationEvidence {
         let key = certificate.sha256FingerprintHex
-        if let known = answers[key] { return try await known.value }
-        let task = Task { try await self.fetch(certificate, issuer: issuer, trustAnchors: trustAnchors, at: time) }
+        let task =
+            answers[key]
+            ?? Task { try await self.fetch(certificate, issuer: issuer, trustAnchors: trustAnchors, at: time) }
         answers[key] = task
-        return try await task.value
+        let (evidence, status) = try await task.value
+        try Self.require(status, of: certificate, provenTime: provenTime)
+        return evidence
     }
 
     private func fetch(
@@ -71,7 +78,7 @@ public actor RevocationDataCache {
         issuer: Certificate,
         trustAnchors: [Certificate],
         at time: Date
-    ) async throws -> RevocationEvidence {
+    ) async throws -> (RevocationEvidence, RevocationStatus) {
         var problems: [String] = []
         if let given = try givenEvidence(certificate, issuer: issuer, trustAnchors: trustAnchors, at: time) {
             return given
@@ -85,8 +92,7 @@ public actor RevocationDataCache {
             at: time,
             problems: &problems
         ) {
-            try Self.requireGood(answer.status, of: certificate)
-            return .ocsp(answer.response)
+            return (.ocsp(answer.response), answer.status)
         }
         for url in RevocationOpenSSL.crlURLs(of: certificate) {
             let crls: [CertificateRevocationList]
@@ -106,8 +112,7 @@ public actor RevocationDataCache {
                 at: time,
                 problems: &problems
             ), let crl = crls.first(where: { $0.issuer == certificate.issuer }) {
-                try Self.requireGood(status, of: certificate)
-                return .crl(crl)
+                return (.crl(crl), status)
             }
         }
         if ocspURLs.isEmpty && RevocationOpenSSL.crlURLs(of: certificate).isEmpty {
@@ -120,13 +125,12 @@ public actor RevocationDataCache {
     }
 
     /// The answer the given OCSP responses or CRLs hold for `certificate`, or nil when none decides.
-    /// - Throws: `.certificateRevoked` when one says revoked.
     private func givenEvidence(
         _ certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
         at time: Date
-    ) throws -> RevocationEvidence? {
+    ) throws -> (RevocationEvidence, RevocationStatus)? {
         let freshness = RevocationOpenSSL.OCSPFreshness(
             time: time,
             skew: checker.configuration.allowedClockSkew,
@@ -145,8 +149,7 @@ public actor RevocationDataCache {
                     source: "the given OCSP response"
                 ), status.state != .unknown
             else { continue }
-            try Self.requireGood(status, of: certificate)
-            return .ocsp(response)
+            return (.ocsp(response), status)
         }
         var ignored: [String] = []
         let crls = givenCRLs.filter { $0.issuer == certificate.issuer }
@@ -157,8 +160,7 @@ public actor RevocationDataCache {
             at: time,
             problems: &ignored
         ), let crl = crls.first {
-            try Self.requireGood(status, of: certificate)
-            return .crl(crl)
+            return (.crl(crl), status)
         }
         return nil
     }
@@ -173,12 +175,15 @@ public actor RevocationDataCache {
         return try await task.value
     }
 
-    private static func requireGood(_ status: RevocationStatus, of certificate: Certificate) throws {
+    /// A revoked certificate fails, unless it was revoked after `provenTime`.
+    private static func require(_ status: RevocationStatus, of certificate: Certificate, provenTime: Date?) throws {
         guard status.state == .revoked else { return }
+        if let provenTime, let revoked = status.revocationTime, revoked > provenTime { return }
         let when = status.revocationTime.map { " on \($0)" } ?? ""
+        let before = provenTime.map { ", before the time its signature timestamp proves (\($0))" } ?? ""
         throw CertificateProviderError(
             .certificateRevoked,
-            "the certificate '\(certificate.subject)' was revoked\(when) (\(status.source))"
+            "the certificate '\(certificate.subject)' was revoked\(when)\(before) (\(status.source))"
         )
     }
 }

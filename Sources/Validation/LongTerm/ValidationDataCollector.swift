@@ -34,9 +34,13 @@ public struct ValidationDataCollector: Sendable {
     ///   - signature: DER CMS SignedData.
     ///   - tokens: the timestamp tokens (DER) whose TSA paths to cover too.
     /// - Returns: the certificates of each path (anchors included) and a revocation answer for
-    ///   each of their certificates but the anchors.
+    ///   each of their certificates but the anchors. The answers are had now, so each was issued
+    ///   after the earliest token's time, or is current then, and proves the status at it: a
+    ///   signer's certificate revoked after that time gets its answer embedded, as the signature
+    ///   stays valid (EN 319 102-1 §5.6.2.4).
     /// - Throws: `.revocationUnavailable` naming the certificate without an answer or whose issuer
-    ///   is missing; `.certificateRevoked`; `.malformedInput` for bytes that are not CMS.
+    ///   is missing; `.certificateRevoked` for a TSA's path, or a signer's revoked before the
+    ///   earliest token's time (or with no token); `.malformedInput` for bytes that are not CMS.
     public func collect(signature: [UInt8], tokens: [[UInt8]]) async throws -> ValidationData {
         let found = try CMSCertificates.find(in: signature)
         var leaves: [(certificate: Certificate, pool: [Certificate], role: String)] = []
@@ -59,6 +63,8 @@ public struct ValidationDataCollector: Sendable {
             }
             leaves.append((tsa, tokenFound.pool + found.pool, "time-stamping authority"))
         }
+        // The signature timestamp's time (the earliest token's): what it proves of the signers.
+        let provenTime = tokens.compactMap { TimestampOpenSSL.facts(ofToken: $0)?.time }.min()
         var data = ValidationData()
         for leaf in leaves {
             let path = try self.path(
@@ -72,7 +78,8 @@ public struct ValidationDataCollector: Sendable {
                 switch try await cache.evidence(
                     for: certificate,
                     issuer: path[depth + 1],
-                    trustAnchors: anchorsForAnswers
+                    trustAnchors: anchorsForAnswers,
+                    provenTime: leaf.role == "signer" ? provenTime : nil
                 ) {
                 case .ocsp(let response): data.merge(ValidationData(ocspResponses: [response]))
                 case .crl(let crl): data.merge(ValidationData(crls: [crl]))

@@ -65,7 +65,7 @@ package enum ArchiveTimestampCheck {
             let check = TimestampOpenSSL.verifyToken(
                 token,
                 data: data,
-                trustAnchors: context.timestampTrustAnchors,
+                trustAnchors: TimestampAnchors.anchors(context.timestampTrustAnchors, token: token),
                 at: checkTime,
                 skew: 300,
                 what: "the \(name)",

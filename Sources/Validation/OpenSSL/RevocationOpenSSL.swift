@@ -114,6 +114,10 @@ package enum RevocationOpenSSL {
         /// and its age does not count; it must still not come from the future or before the
         /// certificate existed.
         package var isEmbedded: Bool
+        /// For an embedded answer: the time a signature timestamp proves the signature existed at.
+        /// The answer must be issued at or after it, or be current then (nextUpdate not before it);
+        /// without it, current at ``time``.
+        package var provenTime: Date?
         /// Certificates the responder's may be among when the answer does not carry it (a
         /// signature's certificates, for an embedded answer); they are not trusted for that.
         package var responderCandidates: [Certificate] = []
@@ -296,7 +300,10 @@ package enum RevocationOpenSSL {
                     + "\(certificate.notValidBefore)): an old answer replayed"
             )
         }
-        if freshness.isEmbedded { return }
+        if freshness.isEmbedded {
+            try checkEmbedded(thisUpdate: thisUpdate, nextUpdate: nextUpdate, freshness: freshness)
+            return
+        }
         switch nextUpdate {
         case .some(.none):
             throw stale("its nextUpdate is unreadable")
@@ -316,12 +323,36 @@ package enum RevocationOpenSSL {
 }
 
 extension RevocationOpenSSL {
+    /// An embedded answer speaks of the proven time (or, without one, of the validation time) when
+    /// it was issued at or after it, or was still current then: a CRL is judged the same way.
+    private static func checkEmbedded(thisUpdate: Date, nextUpdate: Date??, freshness: OCSPFreshness) throws {
+        let reference = freshness.provenTime ?? freshness.time
+        if thisUpdate >= reference.addingTimeInterval(-freshness.skew) { return }
+        let what = freshness.provenTime == nil ? "the validation time" : "the time the signature timestamp proves"
+        switch nextUpdate {
+        case .some(.some(let next)) where next >= reference.addingTimeInterval(-freshness.skew):
+            return
+        case .some(.some(let next)):
+            throw CertificateProviderError(
+                .cryptoFailure,
+                "the OCSP response is not current at \(what) \(reference): issued \(thisUpdate), its nextUpdate "
+                    + "\(next) came before"
+            )
+        default:
+            throw CertificateProviderError(
+                .cryptoFailure,
+                "the OCSP response was issued \(thisUpdate), before \(what) \(reference), and has no nextUpdate: "
+                    + "it says nothing of the status then"
+            )
+        }
+    }
+
     /// The status of `certificate` from an OCSP response a signature carries (B-LT): signed by
     /// `issuer` or a responder it delegated, answering for the certificate, thisUpdate neither in
-    /// the future nor before the certificate's notBefore (nextUpdate may have passed: it is kept
-    /// evidence). The responder's certificate (from the answer, else from `certificates`: the
-    /// signature's) is checked at `time` (the validation time). No nonce:
-    /// nobody asked.
+    /// the future nor before the certificate's notBefore, and issued at or after `provenTime` or
+    /// current then (its nextUpdate passing later changes nothing: it is kept evidence). The
+    /// responder's certificate (from the answer, else from `certificates`: the signature's) is
+    /// checked at `time` (the validation time). No nonce: nobody asked.
     /// - Throws: as ``checkOCSPResponse(_:request:certificate:issuer:trustAnchors:freshness:source:)``;
     ///   `.cryptoFailure` when it does not answer for this certificate.
     package static func checkEmbeddedOCSPResponse(
@@ -329,7 +360,8 @@ extension RevocationOpenSSL {
         certificate: Certificate,
         issuer: Certificate,
         certificates: [Certificate],
-        at time: Date
+        at time: Date,
+        provenTime: Date? = nil
     ) throws -> RevocationStatus {
         var freshness = OCSPFreshness(
             time: time,
@@ -339,6 +371,7 @@ extension RevocationOpenSSL {
             isEmbedded: true
         )
         freshness.responderCandidates = certificates
+        freshness.provenTime = provenTime
         return try checkOCSPResponse(
             der,
             request: nil,

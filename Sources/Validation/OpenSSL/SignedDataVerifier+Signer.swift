@@ -287,7 +287,7 @@ extension SignedDataVerifier {
                 let reason = timestamp.failure?.reason ?? "it does not verify"
                 throw SignerCheckFailed(
                     failure: VerificationFailure(
-                        .timestampInvalid,
+                        timestamp.failure?.code ?? .timestampInvalid,
                         "the signature timestamp is not valid: \(reason)",
                         openSSLErrors: timestamp.failure?.openSSLErrors ?? []
                     )

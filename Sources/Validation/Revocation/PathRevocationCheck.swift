@@ -76,9 +76,10 @@ package enum PathRevocationCheck {
         }
         var statuses: [CertificateRevocationStatus] = []
         for path in paths {
-            statuses += check(path, crls: crls, problems: problems, context: context)
+            statuses += check(path, crls: crls, problems: problems, provenTime: provenTime, context: context)
         }
-        return judge(statuses, provenTime: provenTime)
+        let asked = context.policy.checkRevocation || !context.policy.crls.isEmpty
+        return judge(statuses, provenTime: provenTime, asked: asked)
     }
 
     /// The policy's CRLs (parsed; what cannot be read goes into `problems`) and the fetched ones,
@@ -124,14 +125,16 @@ package enum PathRevocationCheck {
         _ path: Path,
         crls: [(crl: CertificateRevocationList, source: String)],
         problems: [String],
+        provenTime: Date?,
         context: SignerContext
     ) -> [CertificateRevocationStatus] {
-        let check = RevocationOpenSSL.checkCRLs(
+        let check = CRLsAtProofOfExistence.check(
             leaf: path.leaf,
             untrusted: path.untrusted,
             anchors: path.anchors,
             crls: crls.map(\.crl),
-            at: context.validationTime
+            validationTime: context.validationTime,
+            provenTime: provenTime
         )
         var count = check.chain.count
         if let top = check.chain.last, check.endsInAnchor || (count > 1 && top.subject == top.issuer) { count -= 1 }
@@ -154,6 +157,7 @@ package enum PathRevocationCheck {
                     certificates: context.certificates,
                     verdict: verdict,
                     problems: problems,
+                    provenTime: provenTime,
                     policy: context.policy
                 )
             }
@@ -169,6 +173,7 @@ package enum PathRevocationCheck {
         certificates: [Certificate],
         verdict: RevocationOpenSSL.CRLVerdict,
         problems: [String],
+        provenTime: Date?,
         policy: ValidationPolicy
     ) -> RevocationStatus {
         var tried = problems
@@ -177,6 +182,7 @@ package enum PathRevocationCheck {
                 certificate,
                 issuer: issuer,
                 certificates: certificates,
+                provenTime: provenTime,
                 policy: policy,
                 tried: &tried
             )
@@ -198,12 +204,14 @@ package enum PathRevocationCheck {
 
     /// The status from an OCSP response the signature carries (B-LT) that answers for
     /// `certificate`: signed by its issuer or a responder it delegated, thisUpdate not before the
-    /// certificate's notBefore nor in the future. Its nextUpdate may have passed: the answer is
-    /// evidence of the status when it was produced, kept with the signature (EN 319 102-1).
+    /// certificate's notBefore nor in the future, and judged against the proven time as a CRL is:
+    /// issued at or after it, or still current then (EN 319 102-1 §5.6.2.4). Its nextUpdate
+    /// passing later changes nothing: the answer is kept evidence of the status at that time.
     private static func embeddedOCSPStatus(
         _ certificate: Certificate,
         issuer: Certificate,
         certificates: [Certificate],
+        provenTime: Date?,
         policy: ValidationPolicy,
         tried: inout [String]
     ) -> RevocationStatus? {
@@ -214,7 +222,8 @@ package enum PathRevocationCheck {
                     certificate: certificate,
                     issuer: issuer,
                     certificates: certificates,
-                    at: policy.validationTime ?? Date()
+                    at: policy.validationTime ?? Date(),
+                    provenTime: provenTime
                 )
                 if status.state != .unknown { return status }
                 tried.append(status.source)
@@ -230,7 +239,11 @@ package enum PathRevocationCheck {
     /// The summary and the failure: a revoked certificate of the signer's path fails unless the
     /// proven time precedes its revocation; a revoked one of the TSA's path always fails; then an
     /// unknown one fails.
-    private static func judge(_ statuses: [CertificateRevocationStatus], provenTime: Date?) -> Verdict {
+    private static func judge(
+        _ statuses: [CertificateRevocationStatus],
+        provenTime: Date?,
+        asked: Bool
+    ) -> Verdict {
         func summary(_ state: RevocationStatus.State, _ entry: CertificateRevocationStatus?) -> RevocationStatus {
             let source =
                 entry.map { "'\($0.certificate.subject)': \($0.status.source)" }
@@ -273,12 +286,15 @@ package enum PathRevocationCheck {
         // A revocation after the proven time does not fail the signer, but every other
         // certificate still needs an answer.
         if let unknown = statuses.first(where: { $0.status.state != .good && $0.status.state != .revoked }) {
+            let why =
+                asked
+                ? "revocation was asked for and no usable answer could be had for"
+                : "the revocation data the signature carries does not decide the status of"
             return Verdict(
                 status: revoked.map { summary(.revoked, $0) } ?? summary(.unknown, unknown),
                 failure: VerificationFailure(
                     .revocationUnknown,
-                    "revocation was asked for and no usable answer could be had for '\(unknown.certificate.subject)' "
-                        + "(\(unknown.status.source))"
+                    "\(why) '\(unknown.certificate.subject)' (\(unknown.status.source))"
                 )
             )
         }

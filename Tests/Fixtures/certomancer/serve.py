@@ -31,7 +31,7 @@ config = CertomancerConfig.from_file(
 )
 arch = config.get_pki_arch("testing")
 arch.dump_certs(output, flat=True, include_pkcs12=True, pkcs12_pass=b"test")
-for label in ("signer-rsa", "signer-ec", "signer-revoked", "signer-crl"):
+for label in ("signer-rsa", "signer-ec", "signer-revoked", "signer-crl", "signer-revoked-later"):
     key = arch.key_set.get_private_key(arch.get_cert_spec(label).subject_key)
     with open(os.path.join(output, f"{label}.key.der"), "wb") as f:
         f.write(key.dump())
