@@ -29,24 +29,24 @@ import Testing
         let signature = try Self.signedBT(setup, "system.txt")
         let root = try setup.pki.certificate("root")
         let interm = try setup.pki.certificate("interm")
-        // The system bundle (SSL_CERT_FILE) holds certomancer's root: VALID with no option at all.
+        // The system bundle (SSL_CERT_FILE) holds certomancer's root: PASSED with no option at all.
         let withRoot = try Self.bundle([root, interm], in: setup.fixture, named: "system-with-root.pem")
         let trusted = try setup.fixture.run(["verify", signature], environment: ["SSL_CERT_FILE": withRoot])
         #expect(trusted.status == 0, "\(trusted.output)\(trusted.errorOutput)")
-        #expect(trusted.output.contains("VALID"), "\(trusted.output)")
-        // A bundle without it: not trusted, and never a usage error.
+        #expect(trusted.output.hasPrefix("PASSED"), "\(trusted.output)")
+        // A bundle without it: not trusted (INDETERMINATE, exit 2), and never a usage error.
         // The fixture's own root, which certomancer's signers do not chain to.
         let unrelated = setup.fixture.rootPath
         let withoutRoot = unrelated
         let untrusted = try setup.fixture.run(["verify", signature], environment: ["SSL_CERT_FILE": withoutRoot])
-        #expect(untrusted.status == 1, "\(untrusted.output)\(untrusted.errorOutput)")
-        #expect(untrusted.output.contains("INVALID"), "\(untrusted.output)")
+        #expect(untrusted.status == 2, "\(untrusted.output)\(untrusted.errorOutput)")
+        #expect(untrusted.output.hasPrefix("INDETERMINATE: NO_CERTIFICATE_CHAIN_FOUND"), "\(untrusted.output)")
         // --ca names exactly the anchors: the system's root is then not trusted...
         let exact = try setup.fixture.run(
             ["verify", signature, "--ca", unrelated],
             environment: ["SSL_CERT_FILE": withRoot]
         )
-        #expect(exact.status == 1, "\(exact.output)\(exact.errorOutput)")
+        #expect(exact.status == 2, "\(exact.output)\(exact.errorOutput)")
         // ...unless --trust system adds the bundle to them.
         let added = try setup.fixture.run(
             ["verify", signature, "--ca", unrelated, "--trust", "system"],
@@ -59,11 +59,14 @@ import Testing
         let setup = try LongTermCommandTests.Setup()
         defer { setup.pki.stop() }
         let signature = try Self.signedBT(setup, "unchained.txt")
-        // A private TSA no anchor vouches for: the signature and its timestamp still verify.
+        // A private TSA no anchor vouches for: the signature and its timestamp still verify, and who
+        // signed is not checked: INDETERMINATE (NO_CERTIFICATE_CHAIN_FOUND), exit 2, never FAILED.
         let unchained = try setup.fixture.run(["--json", "verify", signature, "--no-chain-check"])
-        #expect(unchained.status == 0, "\(unchained.output)\(unchained.errorOutput)")
+        #expect(unchained.status == 2, "\(unchained.output)\(unchained.errorOutput)")
         let json = try CLI.json(unchained)
-        #expect(json["valid"] as? Bool == true, "\(json)")
+        #expect(json["indication"] as? String == "INDETERMINATE", "\(json)")
+        #expect(json["subIndication"] as? String == "NO_CERTIFICATE_CHAIN_FOUND", "\(json)")
+        #expect(json["failure"] == nil, "\(json)")
         #expect(json["chainChecked"] as? Bool == false, "\(json)")
         // The document changed: still a failure, chain or no chain.
         let document = setup.fixture.directory.path("unchained.txt")

@@ -29,6 +29,7 @@ import Foundation
 /// | certificateNotForSigning | INDETERMINATE | CHAIN_CONSTRAINTS_FAILURE |
 /// | limitExceeded | INDETERMINATE | SIG_CONSTRAINTS_FAILURE |
 /// | timestampInvalid | the timestamp's own verdict (below) | |
+/// | timestampExpired: the token verifies at its time, its TSA's certificate has expired since | INDETERMINATE | OUT_OF_BOUNDS_NO_POE |
 /// | any other code | INDETERMINATE | — |
 ///
 /// A timestamp (signature or document timestamp) is judged by what its check found: imprint
@@ -53,7 +54,7 @@ package enum IndicationMapping {
         switch failure.code {
         case .signerExpired: return outOfBounds(failure, signer)
         case .signerRevoked: return revoked(failure, signer)
-        case .timestampInvalid:
+        case .timestampInvalid, .timestampExpired:
             guard let timestamp = signer.timestamp, !timestamp.isValid else { break }
             // As pyHanko's validation with time: the signature's verdict is its timestamp's.
             let stamp = verdict(forTimestampFailure: failure.reason)
@@ -92,6 +93,9 @@ package enum IndicationMapping {
         case .timestampInvalid:
             let stamp = verdict(forTimestampFailure: reason)
             return Verdict(stamp.indication, stamp.subIndication, reason)
+        // The token verifies at its own time; its TSA's certificate has expired since, and nothing
+        // later (an archive timestamp) proves the token existed before that.
+        case .timestampExpired: return Verdict(.indeterminate, .outOfBoundsNoPOE, reason)
         default: return Verdict(.indeterminate, nil, reason)
         }
     }
