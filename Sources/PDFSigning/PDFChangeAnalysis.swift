@@ -7,27 +7,35 @@ import Foundation
 /// those of the revisions after the one it signed, judged by its ``PDFModificationPolicy``.
 ///
 /// Each pair of revisions is compared once for all signatures. A revision qpdf cannot read
-/// strictly is a change of class `other` (reported, not repaired). When the chain is only
-/// classic tables, each revision is handed to qpdf self-contained (``PDFClassicRevisions``), so
-/// qpdf reads one section per revision, not the whole chain again: linear in the revisions.
+/// strictly is a change of class `other` (reported, not repaired). Each revision is handed to qpdf
+/// self-contained (``PDFRevisionBuffers``: classic tables, cross-reference streams and hybrid files
+/// alike), so qpdf reads one section per revision, not the whole chain again: linear in the
+/// revisions. A chain that cannot be merged exactly as qpdf reads it is read revision by revision.
 struct PDFChangeAnalysis {
     /// The changes each revision made, by revision number (from the first one analysed + 1).
     private(set) var changesByRevision: [Int: [PDFRevisionChange]] = [:]
     let revisions: PDFRevisions
 
     /// Compares every revision after `firstRevision` with the one before it, each read from the
-    /// mapped `file`.
-    init(file: PDFMappedFile, revisions: PDFRevisions, after firstRevision: Int, description: String) {
+    /// mapped `file`; `merging`: each revision made self-contained when the chain allows it (off:
+    /// each read with the whole chain before it, the reference the merge is tested against).
+    init(
+        file: PDFMappedFile,
+        revisions: PDFRevisions,
+        after firstRevision: Int,
+        description: String,
+        merging: Bool = true
+    ) {
         self.revisions = revisions
         let ends = revisions.ends
         guard firstRevision >= 1, firstRevision < ends.count else { return }
-        // Classic tables: each revision made self-contained, so qpdf does not read the chain again.
-        var classic = PDFClassicRevisions(file: file, ends: ends)
+        // Each revision made self-contained, so qpdf does not read the chain again.
+        var buffers = merging ? PDFRevisionBuffers(file: file, ends: ends) : nil
         func open(_ revision: Int) -> Result<QPDFDocument, CertificateProviderError> {
             let name = "\(description) (revision \(revision))"
             do {
-                if classic != nil, let bytes = classic?.buffer(revision: revision) {
-                    return .success(try QPDFDocument(bytes: bytes, description: name, strict: true))
+                if let document = try buffers?.document(revision: revision, description: name) {
+                    return .success(document)
                 }
                 return .success(
                     try QPDFDocument(mapped: file, length: Int(ends[revision - 1]), description: name, strict: true)

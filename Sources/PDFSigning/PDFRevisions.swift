@@ -45,7 +45,7 @@ struct PDFRevisions: Sendable, Equatable {
                 break
             }
             // The first startxref after the section ends its revision.
-            let next = markers.first { $0 > section }
+            let next = Self.first(in: markers, after: section)
             guard section >= 0, section < file.size, let next,
                 let previous = try Self.previous(section: section, startxref: next, in: file)
             else {
@@ -87,9 +87,7 @@ struct PDFRevisions: Sendable, Equatable {
         var start = 0
         while start < head.count, PDFBytes.isWhitespace(head[start]) { start += 1 }
         let isTable = Array(head[start...]).starts(with: Array("xref".utf8))
-        let isStream =
-            String(bytes: head[start...], encoding: .isoLatin1)?
-            .range(of: #"^\d+\s+\d+\s+obj"#, options: .regularExpression) != nil
+        let isStream = startsObject(head[start...])
         guard isTable || isStream else { return nil }
         for window in [Int64(4096), 65536] {
             let text: [UInt8]
@@ -109,11 +107,52 @@ struct PDFRevisions: Sendable, Equatable {
                 }
                 text = Array(bytes[..<stream])
             }
-            let dictionary = String(decoding: text, as: UTF8.self)
-            return Section(previous: dictionary.firstMatch(of: #/\/Prev\s+(\d{1,19})/#).flatMap { Int64($0.1) })
+            return Section(previous: previousOffset(in: text))
         }
         return nil
     }
+
+    /// The first of the ascending `offsets` after `offset`.
+    private static func first(in offsets: [Int64], after offset: Int64) -> Int64? {
+        var (low, high) = (0, offsets.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if offsets[middle] > offset { high = middle } else { low = middle + 1 }
+        }
+        return low < offsets.count ? offsets[low] : nil
+    }
+
+    /// Whether `bytes` start with `N G obj` (digits, whitespace, digits, whitespace, `obj`).
+    private static func startsObject(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var index = bytes.startIndex
+        for _ in 0..<2 {
+            let digits = index
+            while index < bytes.endIndex, (0x30...0x39).contains(bytes[index]) { index += 1 }
+            let spaces = index
+            while index < bytes.endIndex, isSpace(bytes[index]) { index += 1 }
+            guard index > spaces, spaces > digits else { return false }
+        }
+        return bytes[index...].starts(with: Array("obj".utf8))
+    }
+
+    /// The number after the first `/Prev` that whitespace and digits follow (at most 19 digits).
+    private static func previousOffset(in text: [UInt8]) -> Int64? {
+        let key = Array("/Prev".utf8)
+        var from = 0
+        while let hit = PDFBytes.firstIndex(of: key, in: text, from: from) {
+            var index = hit + key.count
+            let spaces = index
+            while index < text.count, isSpace(text[index]) { index += 1 }
+            let digits = index
+            while index < text.count, index - digits < 19, (0x30...0x39).contains(text[index]) { index += 1 }
+            if digits > spaces, index > digits { return Int64(String(decoding: text[digits..<index], as: UTF8.self)) }
+            from = hit + 1
+        }
+        return nil
+    }
+
+    /// Whitespace as the chain's syntax allows it between a key and its number.
+    private static func isSpace(_ byte: UInt8) -> Bool { (0x09...0x0D).contains(byte) || byte == 0x20 }
 
     /// The offset a `startxref` at `markerOffset` names, and where its revision ends: after the
     /// number, then after `%%EOF` and one end of line when they follow.

@@ -11,8 +11,8 @@ final class QPDFDocument {
     private var data: qpdf_data?
     /// The mapped file a document opened from a mapping reads (kept alive until cleanup).
     private var mapping: PDFMappedFile?
-    /// The bytes a document opened from its own buffer reads (freed after cleanup).
-    private var owned: UnsafeMutableRawBufferPointer?
+    /// The buffer a document opened from a revision's buffer reads (kept alive until cleanup).
+    private var revisionBuffer: PDFRevisionBuffer?
     let path: String
 
     /// Opens `path`.
@@ -68,20 +68,16 @@ final class QPDFDocument {
         try readMemory(file.base.assumingMemoryBound(to: CChar.self), length: min(length, file.count), strict: strict)
     }
 
-    /// Opens `bytes` (one revision made self-contained, see ``PDFClassicRevisions``), kept in a
-    /// buffer of the document's own until cleanup. `strict` as in ``init(mapped:length:description:strict:)``.
+    /// Opens the first `length` bytes of `buffer` (one revision made self-contained, see
+    /// ``PDFRevisionBuffers``); the buffer stays alive, unchanged, with the document. `strict` as in
+    /// ``init(mapped:length:description:strict:)``.
     /// - Throws: as ``init(path:)``.
-    convenience init(bytes: [UInt8], description: String, strict: Bool) throws {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
-        try self.init(owning: buffer, length: bytes.count, description: description, strict: strict)
-    }
-
-    private init(owning buffer: UnsafeMutableRawBufferPointer, length: Int, description: String, strict: Bool) throws {
+    init(buffer: PDFRevisionBuffer, length: Int, description: String, strict: Bool) throws {
         path = description
-        owned = buffer
+        revisionBuffer = buffer
         data = qpdf_init()
-        try readMemory(buffer.baseAddress?.assumingMemoryBound(to: CChar.self), length: length, strict: strict)
+        let base = UnsafeRawPointer(buffer.storage.baseAddress)?.assumingMemoryBound(to: CChar.self)
+        try readMemory(base, length: min(length, buffer.storage.count), strict: strict)
     }
 
     /// Has qpdf read `length` bytes at `base` (which must stay alive with the document) as the PDF
@@ -107,7 +103,6 @@ final class QPDFDocument {
         // library does not print; what mattered was reported through the calls' results).
         while qpdf_has_error(data) != QPDF_FALSE { _ = qpdf_get_error(data) }
         qpdf_cleanup(&data)
-        owned?.deallocate()
     }
 
     private func lastError() -> String? {
@@ -165,6 +160,18 @@ final class QPDFDocument {
         return Array(UnsafeBufferPointer(start: buffer, count: length))
     }
 
+    /// A stream's data decoded with every filter qpdf applies to a cross-reference stream; nil
+    /// when qpdf cannot decode it all (it would give the data as stored) or warns.
+    func specializedStreamData(_ stream: qpdf_oh) -> [UInt8]? {
+        var filtered = QPDF_FALSE
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let status = qpdf_oh_get_stream_data(data, stream, qpdf_dl_specialized, &filtered, &buffer, &length)
+        defer { free(buffer) }
+        guard status & QPDF_ERRORS == 0, filtered != QPDF_FALSE, takeWarnings().isEmpty else { return nil }
+        return buffer.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
+    }
+
     /// What qpdf warned about since the last call (an object it could not read and took as null,
     /// a damaged structure it skipped), and an error of an object call, as text; each only once.
     func takeWarnings() -> [String] {
@@ -179,8 +186,8 @@ final class QPDFDocument {
     }
 
     func key(_ object: qpdf_oh, _ name: String) -> qpdf_oh? {
-        guard qpdf_oh_is_dictionary(data, object) != QPDF_FALSE, qpdf_oh_has_key(data, object, name) != QPDF_FALSE
-        else { return nil }
+        // A missing key reads as null; only a dictionary is asked (anything else would warn).
+        guard qpdf_oh_is_dictionary(data, object) != QPDF_FALSE else { return nil }
         let value = qpdf_oh_get_key(data, object, name)
         return qpdf_oh_is_null(data, value) != QPDF_FALSE ? nil : value
     }

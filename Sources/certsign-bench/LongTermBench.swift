@@ -10,31 +10,12 @@ import Foundation
 /// documents in the same round; a note gives the OCSP requests of each run, which must be one per
 /// distinct certificate (the signer's and the TSA's).
 func runLongTermBenchmarks(_ harness: BenchHarness) async throws {
-    guard let certsign = harness.certsignBesideBench(skipping: "long-term rows") else { return }
-    let emulator = try DSSEmulator(
-        configuration: .init(connectionLimit: 128, requestLogLimit: 100_000, issuesRevocationURLs: true)
+    guard let setup = try LongTermBenchSetup(harness, skipping: "long-term rows") else { return }
+    defer { setup.emulator.stop() }
+    let (emulator, batch, certsign, directory, tsa) = (
+        setup.emulator, setup.batch, setup.certsign, setup.directory, setup.timestampArguments
     )
-    let base = try emulator.start()
-    defer { emulator.stop() }
-    guard let key = emulator.seed.certificateAuthorityKey, let ocsp = emulator.ocspURL, let crl = emulator.crlURL
-    else { throw BenchError("the emulator has no CA key or revocation URLs") }
-    let batch = try CLIBatch(harness, certsign: certsign)
-    let pki = TestPKI(root: TestPKI.Authority(certificate: emulator.seed.certificateAuthority, key: key))
-    let signer = try pki.issueLeaf(
-        subject: "CN=Long-term Bench,O=Тест",
-        keyType: .p256,
-        extensions: [
-            ("keyUsage", "critical,digitalSignature,nonRepudiation"),
-            ("authorityInfoAccess", "OCSP;URI:\(ocsp.absoluteString)"),
-            ("crlDistributionPoints", "URI:\(crl.absoluteString)"),
-        ]
-    )
-    _ = try batch.importIdentity(signer, "longterm")
-    let directory = harness.scratch.appendingPathComponent("longterm")
-    let ca = directory.appendingPathComponent("emulator-ca.pem").path
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try Data(emulator.certificateAuthorityPEM.utf8).write(to: URL(fileURLWithPath: ca))
-    let tsa = ["--tsa", base.appendingPathComponent("tsa").absoluteString, "--tsa-ca", ca]
+    let ca = setup.certificateAuthority
     let count = min(1000, harness.options.cliDocuments)  // --cli-documents N: fewer, for a quick run
     var signing: [Double] = []
     var rates: [String: [Double]] = [:]
@@ -109,4 +90,70 @@ private func rate(_ count: Int, since start: UInt64) -> Double {
 /// The OCSP requests the emulator has answered so far.
 private func ocspRequests(_ emulator: DSSEmulator) -> Int {
     emulator.receivedRequests.filter { $0.path.hasSuffix("/ocsp") }.count
+}
+
+/// The emulator (TSA, OCSP responder and CRL, in this process) and a signer whose certificate
+/// names them, imported into a store as `longterm`: what the long-term rows sign and extend with.
+struct LongTermBenchSetup {
+    let emulator: DSSEmulator
+    let batch: CLIBatch
+    let certsign: String
+    /// Where the rows write their documents.
+    let directory: URL
+    /// The emulator's CA certificate (PEM), the trust anchor of every path.
+    let certificateAuthority: String
+    /// `--tsa URL --tsa-ca FILE`.
+    let timestampArguments: [String]
+
+    /// Starts the emulator and imports the signer; nil (with a note naming `rows`) when the
+    /// release `certsign` is not built. The caller stops the emulator.
+    init?(_ harness: BenchHarness, skipping rows: String) throws {
+        guard let certsign = harness.certsignBesideBench(skipping: rows) else { return nil }
+        let emulator = try DSSEmulator(
+            configuration: .init(connectionLimit: 128, requestLogLimit: 100_000, issuesRevocationURLs: true)
+        )
+        let base = try emulator.start()
+        guard let key = emulator.seed.certificateAuthorityKey, let ocsp = emulator.ocspURL, let crl = emulator.crlURL
+        else {
+            emulator.stop()
+            throw BenchError("the emulator has no CA key or revocation URLs")
+        }
+        let batch = try CLIBatch(harness, certsign: certsign)
+        let pki = TestPKI(root: TestPKI.Authority(certificate: emulator.seed.certificateAuthority, key: key))
+        let signer = try pki.issueLeaf(
+            subject: "CN=Long-term Bench,O=Тест",
+            keyType: .p256,
+            extensions: [
+                ("keyUsage", "critical,digitalSignature,nonRepudiation"),
+                ("authorityInfoAccess", "OCSP;URI:\(ocsp.absoluteString)"),
+                ("crlDistributionPoints", "URI:\(crl.absoluteString)"),
+            ]
+        )
+        _ = try batch.importIdentity(signer, "longterm")
+        directory = harness.scratch.appendingPathComponent("longterm")
+        certificateAuthority = directory.appendingPathComponent("emulator-ca.pem").path
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(emulator.certificateAuthorityPEM.utf8).write(to: URL(fileURLWithPath: certificateAuthority))
+        timestampArguments = [
+            "--tsa", base.appendingPathComponent("tsa").absoluteString, "--tsa-ca", certificateAuthority,
+        ]
+        self.emulator = emulator
+        self.batch = batch
+        self.certsign = certsign
+    }
+
+    /// `certsign sign` of `documents` as B-T (one `.p7s` beside each), then `certsign extend` to
+    /// `level`; throws with certsign's error output when either fails.
+    func signAndExtend(_ harness: BenchHarness, _ documents: [String], level: String) throws {
+        let sign = ["sign"] + documents + ["--identity", "longterm", "--password-env", "P12PASS"] + timestampArguments
+        let extend =
+            ["extend"] + documents.map { $0 + ".p7s" } + ["--level", level, "--ca", certificateAuthority]
+            + timestampArguments
+        for arguments in [sign, extend] {
+            let result = try harness.runCommand(certsign, arguments, environment: batch.environment)
+            guard result.status == 0 else {
+                throw BenchError("certsign \(arguments[0]) failed: \(result.error.prefix(400))")
+            }
+        }
+    }
 }

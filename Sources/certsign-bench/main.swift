@@ -72,6 +72,9 @@ func runBench(_ options: BenchOptions) async throws {
     if suites.contains("longterm") {
         try await harness.run(suite: "longterm") { try await runLongTermBenchmarks(harness) }
     }
+    if suites.contains("verify-longterm") {
+        try await harness.run(suite: "verify-longterm") { try await runVerifyLongTermBenchmarks(harness) }
+    }
 
     harness.printTable()
     if let benchmarksFile = options.write {

@@ -1,0 +1,146 @@
+import CertificateProviders
+import CertificateProvidersTesting
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PDFSigning
+
+/// The change analysis hands each revision to qpdf self-contained (``PDFRevisionBuffers``: the
+/// file's bytes up to the revision and one section merging the chain), which keeps it linear in
+/// the number of revisions. Each test reads its file both ways, merged and revision by revision
+/// with the whole chain before it (as a strict reader sees it), and requires the same changes.
+@Suite("PDF change analysis over long chains: merged revisions give the changes of the chain read revision by revision")
+struct PDFRevisionChainTests {
+    let pki: PDFPKI
+    init() throws { pki = try PDFPKI() }
+
+    /// The changes of every revision after the first, merged and read revision by revision, and
+    /// whether the chain merged.
+    func analyses(
+        _ path: String
+    ) throws -> (
+        merged: [Int: [PDFRevisionChange]], chained: [Int: [PDFRevisionChange]], merges: Bool
+    ) {
+        let file = try PDFFile(path: path)
+        let revisions = try PDFRevisions.read(file)
+        let mapped = try PDFMappedFile(path: path)
+        let merged = PDFChangeAnalysis(file: mapped, revisions: revisions, after: 1, description: path)
+        let chained = PDFChangeAnalysis(file: mapped, revisions: revisions, after: 1, description: path, merging: false)
+        let merges = PDFRevisionBuffers(file: mapped, ends: revisions.ends) != nil
+        return (merged.changesByRevision, chained.changesByRevision, merges)
+    }
+
+    /// Signs a qpdf-made PDF of `variant` and returns the signed bytes and the directory.
+    func signed(_ variant: PDFFixtures.Variant, prefix: String) async throws -> (TemporaryDirectory, [UInt8]) {
+        let (directory, input) = try PDFFixtures.make(variant, inNewDirectory: prefix)
+        let path = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa).path
+        return (directory, [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    /// The catalog of `pdf` (object `root`, `n g`) with one more entry, as qpdf shows it.
+    func catalog(of path: String, root: String, adding entry: String) throws -> String {
+        let number = try #require(root.split(separator: " ").first.map(String.init))
+        let shown = try ExternalTool.run("qpdf", ["--show-object=\(number)", path])
+        try #require(shown.status == 0, "qpdf --show-object: \(shown.errorOutput)")
+        let text = shown.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(text.hasSuffix(">>"), "the catalog: \(text)")
+        return String(text.dropLast(2)) + " \(entry) >>"
+    }
+
+    @Test(
+        "40 updates after a signature, the 20th adding a catalog entry: the same changes merged, the 20th other",
+        arguments: [PDFFixtures.Variant.classic, .objectStreams],
+        [PDFUpdateChain.Sections.tables, .streams]
+    )
+    func longChain(_ variant: PDFFixtures.Variant, _ sections: PDFUpdateChain.Sections) async throws {
+        let (directory, signed) = try await signed(variant, prefix: "pdf-chain")
+        let trailer = try #require(PDFUpdateChain.trailer(of: signed))
+        let signedPath = try directory.write("signed-bytes.pdf", signed)
+        let changedCatalog = try catalog(of: signedPath, root: trailer.root, adding: "/PageMode /UseOutlines")
+        let rootNumber = try #require(Int(trailer.root.split(separator: " ")[0]))
+        let chain = try #require(
+            PDFUpdateChain.appending(to: signed, count: 40, sections: sections) { index in
+                index == 19 ? [(rootNumber, changedCatalog)] : []
+            }
+        )
+        let path = try directory.write("chain.pdf", chain)
+        let (merged, chained, merges) = try analyses(path)
+        #expect(merges, "the chain of a \(variant) file with \(sections) updates is merged")
+        #expect(merged == chained)
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: [pki.root])
+        let signature = try #require(report.signatures.first)
+        #expect(report.revisionCount == signature.revision + 40)
+        #expect(signature.laterChanges == .other, "\(signature.laterChangesDetail ?? "")")
+        let disallowed = signature.changes.filter { !$0.isAllowed }
+        #expect(disallowed.map(\.revision) == [signature.revision + 20], "\(disallowed)")
+        #expect(disallowed.first?.text.contains("/PageMode") == true, "\(disallowed)")
+    }
+
+    @Test("a hybrid update (a table whose trailer names an /XRefStm stream) merges, with the chain's changes")
+    func hybridSection() async throws {
+        let (directory, signed) = try await signed(.classic, prefix: "pdf-chain-hybrid")
+        let trailer = try #require(PDFUpdateChain.trailer(of: signed))
+        // The /Info object and the stream listing it and itself, then a table naming the stream.
+        var out = signed
+        let (info, stream) = (trailer.size, trailer.size + 1)
+        let infoOffset = out.count
+        out += Array("\(info) 0 obj\n<< /Title (Hybrid) >>\nendobj\n".utf8)
+        let streamOffset = out.count
+        var rows: [UInt8] = []
+        for offset in [infoOffset, streamOffset] {
+            rows += [1] + (0..<4).map { UInt8(truncatingIfNeeded: offset >> (24 - 8 * $0)) } + [0, 0]
+        }
+        out += Array(
+            ("\(stream) 0 obj\n<< /Type /XRef /Size \(stream + 1) /W [1 4 2] /Index [\(info) 2] "
+                + "/Length \(rows.count) >>\nstream\n").utf8
+        )
+        out += rows + Array("\nendstream\nendobj\n".utf8)
+        let table = out.count
+        out += Array(
+            ("xref\n0 1\n0000000000 65535 f\r\ntrailer\n<< /Size \(stream + 1) /Root \(trailer.root) R "
+                + "/Info \(info) 0 R /Prev \(trailer.startxref) /XRefStm \(streamOffset) >>\n"
+                + "startxref\n\(table)\n%%EOF\n").utf8
+        )
+        let chain = try #require(PDFUpdateChain.appending(to: out, count: 5, sections: .tables))
+        let path = try directory.write("hybrid.pdf", chain)
+        let (merged, chained, merges) = try analyses(path)
+        #expect(merges)
+        #expect(merged == chained)
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: [pki.root])
+        #expect(report.signatures.first?.laterChanges == .ltv, "\(report.signatures.first?.changes ?? [])")
+    }
+
+    @Test("chains the merge cannot copy exactly are read revision by revision: two generations, a freed xref stream")
+    func unmergedChains() async throws {
+        let (directory, signed) = try await signed(.classic, prefix: "pdf-chain-unmerged")
+        let trailer = try #require(PDFUpdateChain.trailer(of: signed))
+        // Two generations of the /Info object: qpdf keeps both entries, a merge would keep one.
+        let once = try #require(PDFUpdateChain.appending(to: signed, count: 1, sections: .tables))
+        let last = try #require(PDFUpdateChain.trailer(of: once))
+        var generations = once
+        let offset = generations.count
+        generations += Array("\(trailer.size) 1 obj\n<< /Title (Generation 1) >>\nendobj\n".utf8)
+        let start = generations.count
+        generations += Array(
+            ("xref\n\(trailer.size) 1\n\(String(format: "%010d", offset)) 00001 n\r\ntrailer\n<< /Size \(last.size) "
+                + "/Root \(trailer.root) R /Info \(trailer.size) 1 R /Prev \(last.startxref) >>\nstartxref\n\(start)\n%%EOF\n")
+                .utf8
+        )
+        // Stream updates, then a table freeing the last stream's object: qpdf still holds the stream.
+        let streams = try #require(PDFUpdateChain.appending(to: signed, count: 3, sections: .streams))
+        let streamsTrailer = try #require(PDFUpdateChain.trailer(of: streams))
+        var freed = streams
+        let table = freed.count
+        freed += Array(
+            ("xref\n\(trailer.size + 1) 1\n0000000000 00001 f\r\ntrailer\n<< /Size \(trailer.size + 2) "
+                + "/Root \(trailer.root) R /Prev \(streamsTrailer.startxref) >>\nstartxref\n\(table)\n%%EOF\n").utf8
+        )
+        for (name, bytes) in [("generations.pdf", generations), ("freed-stream.pdf", freed)] {
+            let path = try directory.write(name, bytes)
+            let (merged, chained, merges) = try analyses(path)
+            #expect(!merges, "\(name) is read revision by revision")
+            #expect(merged == chained)
+        }
+    }
+}
