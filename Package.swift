@@ -330,7 +330,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "EmulatorKit",
-                "HTTPClient", "FMPDSSProvider",
+                "HTTPClient", "FMPDSSProvider", "CSystemShims",
             ],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CSystemShims.h"
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -16,3 +17,5 @@ int CSystemShims_disableCoreDumps(void) {
     if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
+
+int CSystemShims_pipeCloseOnExec(int descriptors[2]) { return pipe2(descriptors, O_CLOEXEC); }

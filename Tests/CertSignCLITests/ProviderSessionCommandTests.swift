@@ -109,19 +109,20 @@ import Testing
             for round in 0..<3 {
                 // Every access token expires: each process must renew with the single-use refresh token.
                 emulator.expireAccessTokens()
-                let processes = try (0..<3).map { _ -> (Process, Pipe) in
+                let processes = try (0..<3).map { _ -> (Process, ExternalTool.CloseOnExecPipe) in
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: CLI.binary)
                     process.arguments = ["dss", "signs"]
                     process.environment = ["CERTSIGN_HOME": store.url.path, "PATH": "/usr/bin:/bin"]
-                    let pipe = Pipe()
-                    process.standardError = pipe
+                    let pipe = try ExternalTool.CloseOnExecPipe()
+                    process.standardError = pipe.writing
                     process.standardOutput = FileHandle.nullDevice
                     try process.run()
+                    try pipe.writing.close()
                     return (process, pipe)
                 }
                 for (process, pipe) in processes {
-                    let errors = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    let errors = String(decoding: pipe.reading.readDataToEndOfFile(), as: UTF8.self)
                     process.waitUntilExit()
                     #expect(process.terminationStatus == 0, "round \(round): \(errors)")
                 }

@@ -302,21 +302,23 @@ struct IdentityStoreTests {
         for (round, aliases) in [["same", "same"], ["left", "right"]].enumerated() {
             let storePath = directory.path("store-\(round)")
             let signal = directory.path("go-\(round)")
-            let processes = try zip([firstPath, secondPath], aliases).map { file, alias -> (Process, Pipe) in
+            let inputs = Array(zip([firstPath, secondPath], aliases))
+            let processes = try inputs.map { file, alias -> (Process, ExternalTool.CloseOnExecPipe) in
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: tool)
                 process.arguments = ["import", storePath, alias, file]
                 process.environment = ["PKCS12_PASSWORD": "in", "STORE_PASSWORD": "stored-pw", "START_AFTER": signal]
-                let pipe = Pipe()
-                process.standardOutput = pipe
+                let pipe = try ExternalTool.CloseOnExecPipe()
+                process.standardOutput = pipe.writing
                 try process.run()
+                try pipe.writing.close()
                 return (process, pipe)
             }
             // Both processes are up and parsed their input; release them together.
             Thread.sleep(forTimeInterval: 0.3)
             #expect(FileManager.default.createFile(atPath: signal, contents: nil))
             let outputs = processes.map { process, pipe -> String in
-                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let output = String(decoding: pipe.reading.readDataToEndOfFile(), as: UTF8.self)
                 process.waitUntilExit()
                 return output
             }

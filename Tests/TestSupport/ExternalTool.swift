@@ -1,3 +1,4 @@
+internal import CSystemShims
 public import Foundation
 
 /// Runs real command-line tools (`openssl`, `keytool`, `python3`) from tests, so interop is checked
@@ -83,24 +84,30 @@ public enum ExternalTool {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         if let directory { process.currentDirectoryURL = directory }
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
+        // Close-on-exec pipes: a program another test starts at this moment must not inherit this
+        // tool's output pipe, or reading it to the end waits for that program to exit (a server).
+        let stdout = try CloseOnExecPipe()
+        let stderr = try CloseOnExecPipe()
+        let stdin = try CloseOnExecPipe()
+        process.standardOutput = stdout.writing
+        process.standardError = stderr.writing
+        process.standardInput = stdin.reading
         try process.run()
+        // The tool holds its own copies now; these ends must close for the reads to reach the end.
+        try stdout.writing.close()
+        try stderr.writing.close()
+        try stdin.reading.close()
         // Drain both pipes concurrently so a chatty tool cannot block on a full pipe.
         let collected = CollectedOutput()
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {
-            collected.setError(stderr.fileHandleForReading.readDataToEndOfFile())
+            collected.setError(stderr.reading.readDataToEndOfFile())
             group.leave()
         }
-        if let input { stdin.fileHandleForWriting.write(input) }
-        try? stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        if let input { stdin.writing.write(input) }
+        try? stdin.writing.close()
+        let output = stdout.reading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
         return Result(
@@ -117,6 +124,28 @@ public enum ExternalTool {
         public let result: Result
         /// The command, its status and its standard error.
         public var description: String { "\(result.command) failed (\(result.status)): \(result.errorOutput)" }
+    }
+
+    /// A pipe made with `pipe2(O_CLOEXEC)`: no program started by another thread inherits its ends
+    /// (a `Pipe` is not close-on-exec, and marking it afterwards leaves a window).
+    /// A test that starts a `Process` itself and reads its output to the end uses one too: its write
+    /// end goes to the process, and the test closes it (``writing``) right after `run()`.
+    package struct CloseOnExecPipe {
+        /// The read end (the test's).
+        package let reading: FileHandle
+        /// The write end (the process's): close it after `run()`, or the read never ends.
+        package let writing: FileHandle
+
+        /// Makes the pipe.
+        /// - Throws: `POSIXError` when the system has no descriptors left.
+        package init() throws {
+            var descriptors: [Int32] = [-1, -1]
+            guard CSystemShims_pipeCloseOnExec(&descriptors) == 0 else {
+                throw POSIXError(.init(rawValue: errno) ?? .EIO)
+            }
+            reading = FileHandle(fileDescriptor: descriptors[0], closeOnDealloc: true)
+            writing = FileHandle(fileDescriptor: descriptors[1], closeOnDealloc: true)
+        }
     }
 
     private final class CollectedOutput: @unchecked Sendable {

@@ -17,4 +17,8 @@ int CSystemShims_syncfs(int descriptor);
  * prctl(PR_SET_DUMPABLE, 0) (prctl is variadic); 0, or -1 with errno */
 int CSystemShims_disableCoreDumps(void);
 
+/* pipe2(O_CLOEXEC): a pipe whose ends no program started later by another thread inherits (a
+ * pipe() marked close-on-exec afterwards leaks into a program spawned in between); 0, or -1 with errno */
+int CSystemShims_pipeCloseOnExec(int descriptors[2]);
+
 #endif
