@@ -73,10 +73,8 @@ public struct SignerVerification: Sendable, CustomStringConvertible {
         self.revocation = revocation
     }
 
-    /// A one-line summary for logs and command-line output.
+    /// A one-line summary for logs, in the words of ``indication``.
     public var description: String {
-        let signer = signerCertificate?.subject ?? "unknown signer"
-        if let failure { return "invalid (\(failure)); signer: \(signer)" }
-        return "valid; signer: \(signer)\(chainChecked ? ", chain checked" : ", chain NOT checked (no trust anchors)")"
+        "\(verdict); signer: \(signerCertificate?.subject ?? "unknown signer")"
     }
 }

@@ -143,10 +143,9 @@ public struct VerificationResult: Sendable, CustomStringConvertible {
     /// Whether every check passed.
     public var isValid: Bool { failure == nil }
 
-    /// A one-line summary for logs and command-line output.
+    /// A one-line summary for logs, in the words of ``indication``: `PASSED; signer: …`,
+    /// `FAILED: HASH_FAILURE — reason; signer: …`.
     public var description: String {
-        let signer = signerCertificate?.subject ?? "unknown signer"
-        if let failure { return "invalid (\(failure)); signer: \(signer)" }
-        return "valid; signer: \(signer)\(chainChecked ? ", chain checked" : ", chain NOT checked (no trust anchors)")"
+        "\(verdict); signer: \(signerCertificate?.subject ?? "unknown signer")"
     }
 }

@@ -24,8 +24,8 @@ public struct VerifiedTimestamp: Sendable, Hashable, CustomStringConvertible {
         self.failure = failure
     }
 
-    /// A one-line summary for logs and command-line output.
+    /// A one-line summary for logs, in the words of ``indication``.
     public var description: String {
-        "timestamp \(time) by \(tsa?.subject ?? "unknown TSA"): \(failure.map { "invalid (\($0))" } ?? "valid")"
+        "timestamp \(time) by \(tsa?.subject ?? "unknown TSA"): \(verdict)"
     }
 }

@@ -147,4 +147,17 @@ import Testing
         )
         #expect(mismatch.indication == .failed && mismatch.subIndication == .hashFailure)
     }
+
+    @Test("a signer's and a timestamp's description speak the verdict's words, not valid/invalid")
+    func descriptions() {
+        let unchecked = signer(nil, chainChecked: false)
+        #expect(
+            unchecked.description.hasPrefix("INDETERMINATE: NO_CERTIFICATE_CHAIN_FOUND — "),
+            "\(unchecked.description)"
+        )
+        #expect(unchecked.description.hasSuffix("; signer: CN=Indication Signer"), "\(unchecked.description)")
+        let changed = signer(VerificationFailure(.contentChanged, "the content's digest does not match"))
+        #expect(changed.description.hasPrefix("FAILED: HASH_FAILURE — "), "\(changed.description)")
+        #expect(!changed.description.contains("invalid") && !unchecked.description.contains("valid;"))
+    }
 }
