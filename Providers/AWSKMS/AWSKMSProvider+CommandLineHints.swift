@@ -1,5 +1,6 @@
 public import CertificateProviders
 internal import HTTPClient
+import RemoteProviderSupport
 
 extension AWSKMSProvider {
     /// Hints for `sign --provider aws-kms --param …`: credentials (also from the AWS variables), the
@@ -20,7 +21,7 @@ extension AWSKMSProvider {
             return
                 "give --param keyID=… of an asymmetric key with KeyUsage SIGN_VERIFY ('aws kms describe-key' shows it)"
         case .untrustedServerCertificate:
-            return "trust the endpoint's CA with --param trustedCAFile=PATH (PEM), or check --param endpointURL=URL"
+            return RemoteTLSParameters.untrustedServerHint(server: "endpoint", urlParameter: ParameterKey.endpointURL)
         default:
             return nil
         }

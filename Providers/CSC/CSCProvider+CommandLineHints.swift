@@ -1,5 +1,6 @@
 public import CertificateProviders
 internal import HTTPClient
+import RemoteProviderSupport
 
 extension CSCProvider {
     /// `certsign csc …` works with a CSC service without `--provider`.
@@ -19,7 +20,7 @@ extension CSCProvider {
             return "give the credential's PIN with --param-env pin=VAR (or --param-file pin=PATH) and a one-time "
                 + "password with --param-env otp=VAR; 'certsign csc credentials' shows what each credential asks for"
         case .untrustedServerCertificate:
-            return "trust the service's CA with --param trustedCAFile=PATH (PEM), or check --param url=URL"
+            return RemoteTLSParameters.untrustedServerHint(server: "service", urlParameter: ParameterKey.url)
         default:
             return nil
         }

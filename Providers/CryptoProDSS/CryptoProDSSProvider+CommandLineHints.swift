@@ -1,5 +1,6 @@
 public import CertificateProviders
 internal import HTTPClient
+import RemoteProviderSupport
 
 extension CryptoProDSSProvider {
     /// Hints for `sign --provider cryptopro-dss --param …`: its credentials, PIN, CA file and kept
@@ -16,7 +17,7 @@ extension CryptoProDSSProvider {
         case .wrongPassword:
             return "give the certificate's PIN with --param-env pin=VAR or --param-file pin=PATH"
         case .untrustedServerCertificate:
-            return "trust the server's CA with --param trustedCAFile=PATH (PEM), or check --param url=URL"
+            return RemoteTLSParameters.untrustedServerHint(server: "server", urlParameter: ParameterKey.url)
         // Validation's code (the coordinator checks what a signing server returns); its raw value is
         // stable, and this module does not link Validation.
         case CertificateProviderError.Code("serverSignatureMismatch"):

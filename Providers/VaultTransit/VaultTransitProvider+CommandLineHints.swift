@@ -1,5 +1,6 @@
 public import CertificateProviders
 internal import HTTPClient
+import RemoteProviderSupport
 
 extension VaultTransitProvider {
     /// Hints for `sign --provider vault-transit`: a token, a key, and a certificate made for it.
@@ -17,7 +18,7 @@ extension VaultTransitProvider {
             return "make a request for this key with 'certsign csr --provider vault-transit …', have a CA certify it "
                 + "and give that certificate"
         case .untrustedServerCertificate:
-            return "trust the server's CA with --param trustedCAFile=PATH (PEM), or check --param url=URL"
+            return RemoteTLSParameters.untrustedServerHint(server: "server", urlParameter: ParameterKey.url)
         default:
             return nil
         }

@@ -81,3 +81,14 @@ public enum RemoteTLSParameters {
         )
     }
 }
+
+extension RemoteTLSParameters {
+    /// The command-line hint for a server certificate a remote provider's client does not trust:
+    /// name the CA with this parameter, or check the address (`BuiltInProvider.commandLineHint`).
+    /// - Parameters:
+    ///   - server: what the user calls the other end (`server`, `service`, `endpoint`).
+    ///   - urlParameter: the provider's parameter that holds its address.
+    package static func untrustedServerHint(server: String, urlParameter: ProviderParameters.Key) -> String {
+        "trust the \(server)'s CA with --param \(trustedCAFile)=PATH (PEM), or check --param \(urlParameter)=URL"
+    }
+}
