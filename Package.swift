@@ -29,6 +29,8 @@ let package = Package(
         .library(name: "HTTPClient", targets: ["HTTPClient"]),
         // The wire JSON (JSONValue, its parser and writer) the remote providers' envelopes carry.
         .library(name: "JSON", targets: ["JSON"]),
+        // What the remote providers are made of, for a provider written outside this package.
+        .library(name: "RemoteProviderSupport", targets: ["RemoteProviderSupport"]),
         .library(name: "FMPDSSProvider", targets: ["FMPDSSProvider"]),
         .library(name: "CryptoProDSSProvider", targets: ["CryptoProDSSProvider"]),
         .library(name: "CSCProvider", targets: ["CSCProvider"]),

@@ -25,12 +25,12 @@ public final class AWSKMSProvider: CertificateProvider {
     /// Always ``ProviderID/awsKMS`` (`aws-kms`).
     public let providerID: ProviderID = .awsKMS
     /// The parameters, the identity of the last ``initialize(options:)`` (in memory only) and the
-    /// environment the `AWS_*` fallbacks are read in, with the base every remote provider holds;
-    /// the members below answer from it.
-    package let remote: RemoteProviderState<[String: String]>
+    /// environment the `AWS_*` fallbacks are read in, with the base every remote provider holds: its
+    /// `parameters`, `setParameters(_:)` and stored identity answer from it (`RemoteProvider`).
+    public let remote: RemoteProviderState<[String: String]>
 
     /// Makes the provider around `remote` (the initializers call it).
-    package init(remote: RemoteProviderState<[String: String]>) { self.remote = remote }
+    public init(remote: RemoteProviderState<[String: String]>) { self.remote = remote }
 
     /// Creates a provider.
     /// - Parameters:
@@ -54,23 +54,8 @@ public final class AWSKMSProvider: CertificateProvider {
             transport: transport,
             clientIdentityLookup: clientIdentityLookup
         )
-        self.init(remote: try RemoteProviderState(base: base, parameters: parameters, kept: environment))
+        self.init(remote: try Self.makeState(base: base, parameters: parameters, kept: environment))
     }
-
-    /// The current parameters (secrets stay redacted in `description`).
-    public var parameters: ProviderParameters { remote.parameters }
-
-    /// Replaces the parameters and forgets the identity made with the old ones.
-    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
-    public func setParameters(_ parameters: ProviderParameters) throws {
-        try remote.setParameters(parameters, Self.parametersChanged)
-    }
-
-    /// The identity of this process's last ``initialize(options:)``, else nil (nothing is kept on disk).
-    public func storedCertificate() throws -> SigningIdentity? { remote.identity }
-
-    /// Forgets the identity in memory (no-op when there is none).
-    public func deleteStoredCertificate() throws { remote.forgetIdentity() }
 
     /// Reads the key and the certificate, checks that they belong together and returns the identity.
     /// - Throws: `.invalidParameter` for missing parameters (`keyID`, the region, the credentials,
@@ -219,5 +204,5 @@ public final class AWSKMSProvider: CertificateProvider {
 
 extension AWSKMSProvider: RemoteProvider {
     /// This process's environment, for the initializer that is not given one.
-    package static var initialKept: [String: String] { ProcessInfo.processInfo.environment }
+    public static var initialKept: [String: String] { ProcessInfo.processInfo.environment }
 }

@@ -22,11 +22,12 @@ public final class CSCProvider: CertificateProvider {
     /// Always ``ProviderID/csc`` (`csc`).
     public let providerID: ProviderID = .csc
     /// The parameters and the identity of the last ``initialize(options:)`` (in memory only), and the
-    /// base every remote provider holds; the members below answer from it.
-    package let remote: RemoteProviderState<Void>
+    /// base every remote provider holds: its `parameters`, `setParameters(_:)` and stored identity
+    /// answer from it (`RemoteProvider`).
+    public let remote: RemoteProviderState<Void>
 
     /// Makes the provider around `remote` (the initializers call it).
-    package init(remote: RemoteProviderState<Void>) { self.remote = remote }
+    public init(remote: RemoteProviderState<Void>) { self.remote = remote }
 
     /// Creates a provider.
     /// - Parameters:
@@ -49,21 +50,6 @@ public final class CSCProvider: CertificateProvider {
             clientIdentityLookup: clientIdentityLookup
         )
     }
-
-    /// The current parameters (secrets stay redacted in `description`).
-    public var parameters: ProviderParameters { remote.parameters }
-
-    /// Replaces the parameters and forgets the identity made with the old ones.
-    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
-    public func setParameters(_ parameters: ProviderParameters) throws {
-        try remote.setParameters(parameters, Self.parametersChanged)
-    }
-
-    /// The identity of this process's last ``initialize(options:)``, else nil (nothing is kept on disk).
-    public func storedCertificate() throws -> SigningIdentity? { remote.identity }
-
-    /// Forgets the identity in memory (no-op when there is none).
-    public func deleteStoredCertificate() throws { remote.forgetIdentity() }
 
     /// Connects, selects the credential and returns its identity (see the type's documentation).
     /// - Throws: `.invalidParameter` for missing or wrong parameters, or a credential the client does

@@ -1,7 +1,7 @@
 public import CertificateProviders
-package import Foundation
+public import Foundation
 import HTTPClient
-package import RemoteProviderSupport
+public import RemoteProviderSupport
 import Synchronization
 
 extension CryptoProDSSProvider {
@@ -75,7 +75,7 @@ extension CryptoProDSSProvider {
     /// The session kept in `directory` (`cryptopro-dss-session.json`), without its token, or none.
     /// - Parameter warning: told when the file is ignored (not a private regular file of this user).
     /// - Throws: `.storeCorrupted` for a file that is not a cache of this provider.
-    package static func keptSessions(
+    public static func keptSessions(
         in directory: URL,
         warning: (@Sendable (String) -> Void)? = nil
     ) throws -> [RemoteSessionSummary] {
@@ -85,7 +85,7 @@ extension CryptoProDSSProvider {
     /// Removes the session file in `directory` (whatever it holds); no-op when there is none.
     /// - Returns: the removed file's path, or nil when there was none.
     /// - Throws: `.fileSystem` when it cannot be removed.
-    package static func removeKeptSession(in directory: URL) throws -> String? {
+    public static func removeKeptSession(in directory: URL) throws -> String? {
         let cache = CryptoProSessionCache(directory: directory, warning: nil)
         guard (try? FileManager.default.attributesOfItem(atPath: cache.fileURL.path)) != nil else { return nil }
         try cache.delete()

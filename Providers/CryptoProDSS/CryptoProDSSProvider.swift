@@ -55,7 +55,8 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
         var selection: String
     }
 
-    package struct Session: Sendable {
+    /// A logged-in session: its client, the identity it selected and what it was made with.
+    public struct Session: Sendable {
         var key: SessionKey
         var identity: SigningIdentity
         var certificateID: Int
@@ -75,11 +76,12 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
     /// Always ``ProviderID/cryptoProDSS`` (`cryptopro-dss`).
     public let providerID: ProviderID = .cryptoProDSS
     /// The parameters and the selected session (its identity included), and the base every remote
-    /// provider holds; the members below answer from it.
-    package let remote: RemoteProviderState<Session?>
+    /// provider holds: its `parameters` and `setParameters(_:)` answer
+    /// from it (`RemoteProvider`).
+    public let remote: RemoteProviderState<Session?>
 
     /// Makes the provider around `remote` (the initializers call it).
-    package init(remote: RemoteProviderState<Session?>) { self.remote = remote }
+    public init(remote: RemoteProviderState<Session?>) { self.remote = remote }
 
     /// Creates a provider.
     /// - Parameters:
@@ -104,16 +106,6 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
             clientIdentityLookup: clientIdentityLookup,
             warning: warning
         )
-    }
-
-    /// The current parameters (secrets stay redacted in `description`).
-    public var parameters: ProviderParameters { remote.parameters }
-
-    /// Replaces the parameters. A session made for another server, user, client or certificate
-    /// is dropped (the next use logs in with the new parameters).
-    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
-    public func setParameters(_ parameters: ProviderParameters) throws {
-        try remote.setParameters(parameters, Self.parametersChanged)
     }
 
     /// Logs in, lists the certificates, selects one (see the type's documentation) and caches the
@@ -390,11 +382,11 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
 
 extension CryptoProDSSProvider: RemoteProvider {
     /// No session yet.
-    package static var initialKept: Session? { nil }
+    public static var initialKept: Session? { nil }
 
     /// Drops a session made for another server, user, client or certificate (the next use logs in
     /// with the new parameters).
-    package static func parametersChanged(_ value: inout RemoteProviderState<Session?>.Value) {
+    public static func parametersChanged(_ value: inout RemoteProviderState<Session?>.Value) {
         if let session = value.kept, !serves(session, value.parameters) { value.kept = nil }
     }
 }

@@ -1,14 +1,14 @@
 import CertificateProviders
-package import Foundation
+public import Foundation
 import HTTPClient
-package import RemoteProviderSupport
+public import RemoteProviderSupport
 
 extension FMPDSSProvider: RemoteSessionKeeping {
     /// The session kept in `directory` (`fmp-session.json`), without its tokens, or none. The
     /// platform does not say when its tokens expire (they are renewed on use), so there is no expiry.
     /// - Parameter warning: told when the file is ignored (not a private regular file of this user).
     /// - Throws: `.storeCorrupted` for a damaged session file.
-    package static func keptSessions(
+    public static func keptSessions(
         in directory: URL,
         warning: (@Sendable (String) -> Void)? = nil
     ) throws -> [RemoteSessionSummary] {
@@ -33,7 +33,7 @@ extension FMPDSSProvider: RemoteSessionKeeping {
     /// using the session meanwhile finishes first); no-op when there is none.
     /// - Returns: the removed file's path, or nil when there was none.
     /// - Throws: `.fileSystem` when it cannot be removed.
-    package static func removeKeptSession(in directory: URL) async throws -> String? {
+    public static func removeKeptSession(in directory: URL) async throws -> String? {
         let store = FMPSessionStore(directory: directory, warning: nil)
         guard (try? FileManager.default.attributesOfItem(atPath: store.fileURL.path)) != nil else { return nil }
         try await store.withLock { try store.delete() }

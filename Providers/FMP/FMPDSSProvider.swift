@@ -29,7 +29,7 @@ import RemoteProviderSupport
 /// while it matches the parameters, until ``deleteStoredCertificate()``.
 public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProviding {
     /// What the provider keeps besides its parameters and identity.
-    package struct Kept: Sendable {
+    public struct Kept: Sendable {
         /// The session of this process when there is no `storeDirectory`.
         var session: FMPSessionStore.Stored?
         var lastEnvelope: FMPEnvelope?
@@ -38,11 +38,12 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     /// Always ``ProviderID/fmpDSS`` (`fmp-dss`).
     public let providerID: ProviderID = .fmpDSS
     /// The parameters, the selected identity and the session, and the base every remote provider
-    /// holds; the members below answer from it.
-    package let remote: RemoteProviderState<Kept>
+    /// holds: its `parameters` and `setParameters(_:)` answer
+    /// from it (`RemoteProvider`).
+    public let remote: RemoteProviderState<Kept>
 
     /// Makes the provider around `remote` (the initializers call it).
-    package init(remote: RemoteProviderState<Kept>) { self.remote = remote }
+    public init(remote: RemoteProviderState<Kept>) { self.remote = remote }
 
     /// Creates a provider.
     /// - Parameters:
@@ -67,15 +68,6 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
             clientIdentityLookup: clientIdentityLookup,
             warning: warning
         )
-    }
-
-    /// The current parameters (secrets stay redacted in `description`).
-    public var parameters: ProviderParameters { remote.parameters }
-
-    /// Replaces the parameters; the selected identity is served only while it matches them.
-    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
-    public func setParameters(_ parameters: ProviderParameters) throws {
-        try remote.setParameters(parameters, Self.parametersChanged)
     }
 
     /// The platform envelope of the last call that reached the server (success or error), for
@@ -411,8 +403,8 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
 extension FMPDSSProvider: RemoteProvider {
     /// No session and no envelope yet.
-    package static var initialKept: Kept { Kept() }
+    public static var initialKept: Kept { Kept() }
 
     /// Keeps the identity: ``storedCertificate()`` serves it only while it matches the parameters.
-    package static func parametersChanged(_ value: inout RemoteProviderState<Kept>.Value) {}
+    public static func parametersChanged(_ value: inout RemoteProviderState<Kept>.Value) {}
 }

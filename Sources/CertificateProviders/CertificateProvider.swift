@@ -10,7 +10,11 @@
 /// A provider that implements both returns from ``storedCertificate()`` the identity that the last
 /// successful ``initialize(options:)`` acquired. As in SAP's header every method but
 /// ``providerID`` is optional: the defaults in the protocol extension throw `.unsupportedOperation`
-/// (or return empty parameters).
+/// (or return empty parameters). A provider that keeps its parameters and identity in a
+/// ``CertificateProviderState`` value answers ``heldState`` with it instead, and the defaults of
+/// ``parameters``, ``setParameters(_:)``, ``storedCertificate()`` and ``deleteStoredCertificate()``
+/// answer from that value: a conformance chooses ``heldState`` once, where it is declared, so a
+/// caller that sees only this module still reaches the provider's own state, never an empty default.
 ///
 /// The meaning of options and parameters is provider-specific: each provider declares its keys once,
 /// in a ``ProviderParameterSchema`` it registers with (``ProviderRegistry/register(_:description:schema:factory:)``).
@@ -60,6 +64,30 @@ public protocol CertificateProvider: AnyObject, Sendable {
     /// - Throws: `.invalidParameter` naming the key when a value is rejected; on error the previous
     ///   parameters stay in force.
     func setParameters(_ parameters: ProviderParameters) throws
+
+    /// The value that keeps this provider's parameters and stored identity, or nil (the default): the
+    /// defaults of the four members above answer from it when it is set.
+    var heldState: (any CertificateProviderState)? { get }
+}
+
+/// What a provider keeps its parameters and the identity of its last ``CertificateProvider/initialize(options:)``
+/// in, when it keeps them in one value (the remote providers' `RemoteProviderState`): the provider
+/// returns it from ``CertificateProvider/heldState`` and the protocol's defaults answer from it.
+public protocol CertificateProviderState: AnyObject, Sendable {
+    /// The current parameters (``CertificateProvider/parameters``).
+    var parameters: ProviderParameters { get }
+
+    /// Replaces the parameters (``CertificateProvider/setParameters(_:)``).
+    /// - Throws: `.invalidParameter` naming the key; on error the previous parameters stay in force.
+    func setParameters(_ parameters: ProviderParameters) throws
+
+    /// The identity kept (``CertificateProvider/storedCertificate()``), or nil.
+    /// - Throws: when something is kept but cannot be read.
+    func storedCertificate() throws -> SigningIdentity?
+
+    /// Forgets the kept identity (``CertificateProvider/deleteStoredCertificate()``).
+    /// - Throws: when something is kept and removing it fails.
+    func deleteStoredCertificate() throws
 }
 
 extension CertificateProvider {
@@ -70,23 +98,32 @@ extension CertificateProvider {
         )
     }
 
-    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
+    /// Default: none; the other defaults then keep nothing.
+    public var heldState: (any CertificateProviderState)? { nil }
+
+    /// Default: the ``heldState``'s identity; without one, throws
+    /// ``CertificateProviderError/Code/unsupportedOperation``.
     public func storedCertificate() throws -> SigningIdentity? {
+        if let heldState { return try heldState.storedCertificate() }
         throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' does not store certificates")
     }
 
-    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
+    /// Default: forgets the ``heldState``'s identity; without one, throws
+    /// ``CertificateProviderError/Code/unsupportedOperation``.
     public func deleteStoredCertificate() throws {
+        if let heldState { return try heldState.deleteStoredCertificate() }
         throw CertificateProviderError.unsupportedOperation(
             "provider '\(providerID)' does not support deleting stored certificates"
         )
     }
 
-    /// Default: no parameters.
-    public var parameters: ProviderParameters { ProviderParameters() }
+    /// Default: the ``heldState``'s parameters; without one, no parameters.
+    public var parameters: ProviderParameters { heldState?.parameters ?? ProviderParameters() }
 
-    /// Default: throws ``CertificateProviderError/Code/unsupportedOperation``.
+    /// Default: replaces the ``heldState``'s parameters; without one, throws
+    /// ``CertificateProviderError/Code/unsupportedOperation``.
     public func setParameters(_ parameters: ProviderParameters) throws {
+        if let heldState { return try heldState.setParameters(parameters) }
         throw CertificateProviderError.unsupportedOperation("provider '\(providerID)' takes no parameters")
     }
 }

@@ -1,8 +1,8 @@
-package import CertificateProviders
+public import CertificateProviders
 
 /// The check every key-management provider makes before its first signature: the certificate the
 /// user gave must certify the service's key, or every signature would name the wrong signer.
-package enum ExternalKeyMatch {
+public enum ExternalKeyMatch {
     /// Throws unless `certificate`'s public key is the key whose SubjectPublicKeyInfo the service
     /// reported (compared after OpenSSL re-encodes both).
     /// - Parameters:
@@ -11,7 +11,7 @@ package enum ExternalKeyMatch {
     ///   - keyName: the key as the user knows it (`Vault transit key 'docs' version 2`).
     /// - Throws: `.keyCertificateMismatch` naming both SHA-256 fingerprints of the public keys;
     ///   `.malformedInput` when the service's key cannot be read.
-    package static func requireMatch(
+    public static func requireMatch(
         certificate: Certificate,
         keySubjectPublicKeyInfo: [UInt8],
         keyName: String

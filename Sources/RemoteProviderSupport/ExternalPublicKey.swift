@@ -1,24 +1,24 @@
 internal import COpenSSL
-package import CertificateProviders
+public import CertificateProviders
 internal import Foundation
 
 /// The public half of a key held by a key-management service (a Vault / OpenBao transit key, a
 /// KMS key), read from the SubjectPublicKeyInfo the service reports and re-encoded by OpenSSL, so
 /// that it compares byte for byte with a certificate's `publicKeyDERRepresentation`.
-package struct ExternalPublicKey: Sendable {
+public struct ExternalPublicKey: Sendable {
     /// The DER SubjectPublicKeyInfo as OpenSSL encodes it.
-    package let derRepresentation: [UInt8]
+    public let derRepresentation: [UInt8]
     /// The key as OpenSSL holds it, for checking signatures.
     package let handle: EVPKeyHandle
     /// The key's algorithm (RSA, EC with its curve).
-    package let algorithm: PublicKeyAlgorithm
+    public let algorithm: PublicKeyAlgorithm
     /// The key size in bits.
-    package let keySize: Int
+    public let keySize: Int
 
     /// Reads a DER SubjectPublicKeyInfo.
     /// - Parameter what: names the key in the error (`Vault transit key 'docs' version 2`).
     /// - Throws: `.malformedInput` when OpenSSL cannot read it.
-    package init(derEncoded bytes: [UInt8], what: String) throws {
+    public init(derEncoded bytes: [UInt8], what: String) throws {
         OpenSSLErrorQueue.clear()
         var cursor = UnsafePointer<UInt8>?.none
         let key: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
@@ -36,7 +36,7 @@ package struct ExternalPublicKey: Sendable {
 
     /// Reads a PEM `PUBLIC KEY` block.
     /// - Throws: `.malformedInput` when the text holds no readable public key.
-    package init(pemEncoded pem: String, what: String) throws {
+    public init(pemEncoded pem: String, what: String) throws {
         let body = pem.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("-----") }.joined()
         guard pem.contains("-----BEGIN PUBLIC KEY-----"), let der = Data(base64Encoded: body), !der.isEmpty else {
             throw CertificateProviderError.malformedInput("\(what): the public key is not a PEM 'PUBLIC KEY' block")
@@ -46,7 +46,7 @@ package struct ExternalPublicKey: Sendable {
 
     /// The SHA-256 of ``derRepresentation`` as colon-separated hex (as `openssl pkey -pubin -outform
     /// DER | sha256sum` prints it, grouped).
-    package var sha256FingerprintHex: String {
+    public var sha256FingerprintHex: String {
         DigestAlgorithm.sha256.hash(derRepresentation).map { String(format: "%02X", $0) }.joined(separator: ":")
     }
 }

@@ -1,4 +1,4 @@
-package import CertificateProviders
+public import CertificateProviders
 internal import HTTPClient
 
 extension ProviderParameterSchema {
@@ -8,7 +8,7 @@ extension ProviderParameterSchema {
     /// - Parameters:
     ///   - provider: the provider the schema declares.
     ///   - parameters: the provider's own parameters, each declared once.
-    package static func remoteProvider(_ provider: ProviderID, _ parameters: [Parameter]) -> Self {
+    public static func remoteProvider(_ provider: ProviderID, _ parameters: [Parameter]) -> Self {
         Self(
             provider: provider,
             parameters + RemoteProviderParameters.shared,

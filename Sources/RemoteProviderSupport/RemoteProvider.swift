@@ -1,18 +1,19 @@
-package import CertificateProviders
+public import CertificateProviders
 internal import Foundation
-package import HTTPClient
+public import HTTPClient
 
 /// A remote provider (FMP, CryptoPro, CSC, Vault transit, AWS KMS and the next) built on one
 /// ``RemoteProviderState``: conforming gives it `make`, the initializer its public ones call, and
 /// ``certifiedIdentity(options:missing:makeKey:)``, so the provider writes only what is its own.
 ///
-/// The `CertificateProvider` members (`parameters`, `setParameters(_:)`, `storedCertificate()`,
-/// `deleteStoredCertificate()`) and the public initializer stay in the provider, one line each over
-/// ``RemoteProviderState``: `CertificateProvider` has public defaults of its own, which a caller that
-/// does not import this package-only module (an app, a test) would otherwise call on the concrete
-/// type. A provider that keeps more than the identity (a session) says what a change of parameters
-/// drops in ``parametersChanged(_:)``.
-package protocol RemoteProvider: BuiltInProvider {
+/// Its ``RemoteProviderState`` is the provider's `heldState`, so `CertificateProvider`'s own defaults
+/// of `parameters`, `setParameters(_:)`, `storedCertificate()` and `deleteStoredCertificate()` answer
+/// from it, whatever module the caller imports: the provider writes none of the four unless it keeps
+/// more than the identity in memory (a provider that keeps identities on disk answers
+/// `storedCertificate()` itself). A provider that keeps more (a session) says what a change of
+/// parameters drops in ``parametersChanged(_:)``. Its public initializers call
+/// ``init(parameters:transport:additionalHeaders:clientIdentityLookup:warning:clock:)``.
+public protocol RemoteProvider: BuiltInProvider {
     /// What the provider keeps besides its parameters and identity (`Void` for nothing).
     associatedtype Kept: Sendable
 
@@ -31,7 +32,7 @@ package protocol RemoteProvider: BuiltInProvider {
 
 extension RemoteProvider where Kept == Void {
     /// Nothing.
-    package static var initialKept: Void { () }
+    public static var initialKept: Void { () }
 }
 
 extension RemoteProvider {
@@ -49,7 +50,7 @@ extension RemoteProvider {
     ///     passes its own to look at a session at a chosen moment of its life).
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
     ///   and message as `setParameters(_:)` and `initialize(options:)`).
-    package init(
+    public init(
         parameters: ProviderParameters = ProviderParameters(),
         transport: (any HTTPTransport)? = nil,
         additionalHeaders: [(name: String, value: String)],
@@ -65,7 +66,7 @@ extension RemoteProvider {
             warning: warning,
             clock: clock
         )
-        self.init(remote: try RemoteProviderState(base: base, parameters: parameters, kept: Self.initialKept))
+        self.init(remote: try Self.makeState(base: base, parameters: parameters, kept: Self.initialKept))
     }
 
     /// Makes a provider with `parameters` (validated) and the context's `clientIdentityLookup` and
@@ -80,12 +81,27 @@ extension RemoteProvider {
         )
     }
 
-    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
-    package var base: RemoteProviderBase { remote.base }
+    /// The state of a provider of this type: `parameters` checked against `base`'s schema, and
+    /// ``parametersChanged(_:)`` run when they are replaced (what a provider's own initializers that
+    /// do not go through the one above make their `remote` with).
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
+    public static func makeState(
+        base: RemoteProviderBase,
+        parameters: ProviderParameters,
+        kept: Kept
+    ) throws -> RemoteProviderState<Kept> {
+        try RemoteProviderState(base: base, parameters: parameters, kept: kept) { Self.parametersChanged(&$0) }
+    }
 
-    /// Forgets the identity made with the old parameters (``RemoteProviderState/setParameters(_:_:)``
+    /// The provider's ``RemoteProviderState``, which `CertificateProvider`'s defaults answer from.
+    public var heldState: (any CertificateProviderState)? { remote }
+
+    /// The transport, headers, TLS identity lookup and warning callback every remote provider holds.
+    public var base: RemoteProviderBase { remote.base }
+
+    /// Forgets the identity made with the old parameters (``RemoteProviderState/setParameters(_:)``
     /// calls it under the lock).
-    package static func parametersChanged(_ value: inout RemoteProviderState<Kept>.Value) {
+    public static func parametersChanged(_ value: inout RemoteProviderState<Kept>.Value) {
         value.identity = nil
     }
 
@@ -94,7 +110,7 @@ extension RemoteProvider {
     /// checks that the leaf certifies it), and keeps and returns the identity.
     /// - Parameter missing: the reason when `certificate` is not set (say how to get one).
     /// - Throws: `.invalidParameter` for an unset or unreadable `certificate`; what `makeKey` throws.
-    package func certifiedIdentity(
+    public func certifiedIdentity(
         options: ProviderParameters,
         missing: String,
         makeKey: (ProviderParameters, Certificate) async throws -> any SigningKey

@@ -1,6 +1,6 @@
-package import CertificateProviders
-package import Foundation
-package import HTTPClient
+public import CertificateProviders
+public import Foundation
+public import HTTPClient
 
 /// What every remote provider (FMP, CryptoPro, CSC and the next) holds besides its own state, and the
 /// steps each takes the same way: validating parameters against its schema, reading the endpoint
@@ -9,23 +9,23 @@ package import HTTPClient
 ///
 /// A provider keeps one as a `let` and its own `Mutex` for what changes (parameters, identity,
 /// session).
-package struct RemoteProviderBase: Sendable {
+public struct RemoteProviderBase: Sendable {
     /// The provider's parameter schema.
-    package let schema: ProviderParameterSchema
+    public let schema: ProviderParameterSchema
     /// The app's transport, or nil: the provider makes a ``CurlTransport`` for each client.
-    package let transport: (any HTTPTransport)?
+    public let transport: (any HTTPTransport)?
     /// Headers sent with every request (tests send the emulator's fault header).
-    package let additionalHeaders: [(name: String, value: String)]
+    public let additionalHeaders: [(name: String, value: String)]
     /// Opens the `clientIdentity` parameter's alias; nil refuses that parameter.
-    package let clientIdentityLookup: ClientIdentityLookup?
+    public let clientIdentityLookup: ClientIdentityLookup?
     /// Told when a kept file is ignored; nil says nothing.
-    package let warning: (@Sendable (String) -> Void)?
+    public let warning: (@Sendable (String) -> Void)?
     /// The time tokens and kept sessions are judged against (``SessionClock/system`` unless a test
     /// passes its own).
-    package let clock: SessionClock
+    public let clock: SessionClock
 
     /// Creates the base; see the properties.
-    package init(
+    public init(
         schema: ProviderParameterSchema,
         transport: (any HTTPTransport)?,
         additionalHeaders: [(name: String, value: String)] = [],
@@ -44,7 +44,7 @@ package struct RemoteProviderBase: Sendable {
     /// `parameters` checked against the schema (the one check of init, `setParameters` and
     /// `initialize(options:)`).
     /// - Throws: `.invalidParameter` naming the key.
-    package func validate(_ parameters: ProviderParameters) throws -> ProviderParameters {
+    public func validate(_ parameters: ProviderParameters) throws -> ProviderParameters {
         try schema.validate(parameters)
     }
 
@@ -52,7 +52,7 @@ package struct RemoteProviderBase: Sendable {
     /// asks for.
     /// - Parameter missing: the reason when no key is set.
     /// - Throws: `.invalidParameter` when no URL is set, or the policy refuses it.
-    package func endpoint(
+    public func endpoint(
         _ keys: [ProviderParameters.Key],
         in parameters: ProviderParameters,
         missing: String
@@ -70,7 +70,7 @@ package struct RemoteProviderBase: Sendable {
     /// a transport that cannot be made is an error, never a silent default.
     /// - Throws: as ``RemoteTLSParameters/transport(for:endpointPolicy:given:identityLookup:)``;
     ///   ``CurlTransport/init(configuration:)``'s errors.
-    package func transport(
+    public func transport(
         for parameters: ProviderParameters,
         endpointPolicy: RemoteEndpointPolicy
     ) throws -> any HTTPTransport {
@@ -85,7 +85,7 @@ package struct RemoteProviderBase: Sendable {
 
     /// The directory the `storeDirectory` parameter names, or nil when it is not set.
     /// - Throws: `.invalidParameter` when the value is not text.
-    package func storeDirectory(_ parameters: ProviderParameters) throws -> URL? {
+    public func storeDirectory(_ parameters: ProviderParameters) throws -> URL? {
         guard let path = try parameters.string("storeDirectory"), !path.isEmpty else { return nil }
         return URL(fileURLWithPath: path, isDirectory: true)
     }

@@ -1,10 +1,10 @@
-package import CertificateProviders
-package import Foundation
+public import CertificateProviders
+public import Foundation
 internal import HTTPClient
 
 /// A remote provider that logs in to its server (a session): `certsign sessions list|clear` ask each
 /// built-in provider that conforms what it keeps in the store, instead of a list of names.
-package protocol RemoteSessionKeeping: BuiltInProvider {
+public protocol RemoteSessionKeeping: BuiltInProvider {
     /// Whether sessions outlive the process in the store directory (false: each command gets a new
     /// token, and there is nothing to list or clear).
     static var keepsSessionsOnDisk: Bool { get }
@@ -22,5 +22,5 @@ package protocol RemoteSessionKeeping: BuiltInProvider {
 
 extension RemoteSessionKeeping {
     /// Sessions go to disk unless the provider says otherwise.
-    package static var keepsSessionsOnDisk: Bool { true }
+    public static var keepsSessionsOnDisk: Bool { true }
 }

@@ -1,24 +1,24 @@
-package import CertificateProviders
-package import Foundation
+public import CertificateProviders
+public import Foundation
 
 /// One remote session kept on disk, as `certsign sessions list` shows it: which provider, which
 /// server, which user, until when, in which file. Never a token, a password or a verifier.
-package struct RemoteSessionSummary: Sendable, Equatable {
+public struct RemoteSessionSummary: Sendable, Equatable {
     /// The provider that made it (`fmp-dss`, `cryptopro-dss`).
-    package var provider: ProviderID
+    public var provider: ProviderID
     /// The server's base URL.
-    package var server: String
+    public var server: String
     /// The user it was made for, when known.
-    package var user: String?
+    public var user: String?
     /// When its access token expires, when the server said so (nil: renewed on use).
-    package var expiresAt: Date?
+    public var expiresAt: Date?
     /// Extra context (`environment/project`, the selected certificate), when there is any.
-    package var detail: String?
+    public var detail: String?
     /// The file that holds it.
-    package var file: URL
+    public var file: URL
 
     /// Creates a summary; see the properties.
-    package init(
+    public init(
         provider: ProviderID,
         server: String,
         user: String?,
@@ -36,7 +36,7 @@ package struct RemoteSessionSummary: Sendable, Equatable {
 
     /// Whether the session belongs to `server` (the same URL, ignoring a trailing slash and case of
     /// the scheme and host).
-    package func isFor(server other: String) -> Bool {
+    public func isFor(server other: String) -> Bool {
         RemoteSessionSummary.normalized(server) == RemoteSessionSummary.normalized(other)
     }
 

@@ -88,7 +88,7 @@ extension RemoteTLSParameters {
     /// - Parameters:
     ///   - server: what the user calls the other end (`server`, `service`, `endpoint`).
     ///   - urlParameter: the provider's parameter that holds its address.
-    package static func untrustedServerHint(server: String, urlParameter: ProviderParameters.Key) -> String {
+    public static func untrustedServerHint(server: String, urlParameter: ProviderParameters.Key) -> String {
         "trust the \(server)'s CA with --param \(trustedCAFile)=PATH (PEM), or check --param \(urlParameter)=URL"
     }
 }

@@ -49,13 +49,13 @@ extension Certificate {
 
 /// The one check of signature values a remote service returned, whatever they are checked against
 /// (a certificate, or the public key a key-management service reports).
-package enum ServerSignatureValues {
+public enum ServerSignatureValues {
     /// Throws unless there are `count` values and `isValid` holds for each index.
     /// - Parameters:
     ///   - against: what the values are checked with (`the certificate 'CN=…'`), for the reason.
     ///   - isValid: whether the value at an index verifies over the digest at that index.
     /// - Throws: `.invalidServerSignature`.
-    package static func verify(
+    public static func verify(
         _ signatures: [[UInt8]],
         count: Int,
         service: String,

@@ -1,6 +1,6 @@
 internal import COpenSSL
-package import CertificateProviders
-package import Foundation
+public import CertificateProviders
+public import Foundation
 
 /// What a kept remote session remembers of the credentials it was made with, so that a later call
 /// with other credentials logs in afresh instead of riding on the session: a salted PBKDF2-HMAC-SHA256
@@ -10,29 +10,29 @@ package import Foundation
 /// verifier matches only the same names with the same values, and absent where absent. A verifier
 /// of an unknown algorithm, or with an iteration count outside 1…``maximumIterations`` (a planted
 /// file must not make a check hang), matches nothing.
-package struct SessionCredentialVerifier: Codable, Sendable, Equatable {
+public struct SessionCredentialVerifier: Codable, Sendable, Equatable {
     /// The one algorithm written: PBKDF2 with HMAC-SHA-256.
-    package static let pbkdf2SHA256 = "pbkdf2-hmac-sha256"
+    public static let pbkdf2SHA256 = "pbkdf2-hmac-sha256"
     /// The iteration count of new verifiers.
-    package static let defaultIterations = 100_000
+    public static let defaultIterations = 100_000
     /// The largest iteration count a stored verifier may ask for.
-    package static let maximumIterations = 10_000_000
+    public static let maximumIterations = 10_000_000
 
     /// The algorithm (``pbkdf2SHA256``).
-    package var algorithm: String
+    public var algorithm: String
     /// PBKDF2's iteration count.
-    package var iterations: Int
+    public var iterations: Int
     /// 16 random bytes.
-    package var salt: Data
+    public var salt: Data
     /// PBKDF2's 32-byte output.
-    package var hash: Data
+    public var hash: Data
 
     /// A verifier of `credentials` with a fresh random salt.
     /// - Parameters:
     ///   - credentials: the named values the session was made with (nil: not given).
     ///   - iterations: PBKDF2's iteration count (default ``defaultIterations``).
     /// - Throws: `.cryptoFailure` when OpenSSL cannot draw random bytes or derive the hash.
-    package init(credentials: [(name: String, value: Secret?)], iterations: Int = defaultIterations) throws {
+    public init(credentials: [(name: String, value: Secret?)], iterations: Int = defaultIterations) throws {
         var salt = [UInt8](repeating: 0, count: 16)
         guard RAND_bytes(&salt, Int32(salt.count)) == 1 else {
             ERR_clear_error()
@@ -48,7 +48,7 @@ package struct SessionCredentialVerifier: Codable, Sendable, Equatable {
     }
 
     /// Whether `credentials` are the ones this verifier was made of (compared in constant time).
-    package func matches(_ credentials: [(name: String, value: Secret?)]) -> Bool {
+    public func matches(_ credentials: [(name: String, value: Secret?)]) -> Bool {
         guard algorithm == SessionCredentialVerifier.pbkdf2SHA256,
             (1...SessionCredentialVerifier.maximumIterations).contains(iterations), salt.count >= 8, hash.count == 32,
             let derived = SessionCredentialVerifier.derive(credentials, salt: Array(salt), iterations: iterations)

@@ -7,13 +7,13 @@ import TestSupport
 import Testing
 import VaultTransitProvider
 
-/// The remote providers are built on the package-only RemoteProviderSupport module, which this file
-/// does not import (as an app would not). Called on the concrete types, `parameters`,
-/// `setParameters(_:)`, `storedCertificate()` and `deleteStoredCertificate()` must be the
-/// providers' own, not `CertificateProvider`'s public defaults (which keep no parameters and throw
-/// `.unsupportedOperation`). That is why each provider declares them itself over its
-/// `RemoteProviderState` instead of taking them from a `RemoteProvider` extension: moved there, the
-/// calls below compile and reach those defaults (tried: each test here then fails).
+/// The remote providers are built on RemoteProviderSupport, which this file does not import (as an
+/// app would not; member import visibility is on, so that module's extension members are out of
+/// reach here). Called on the concrete types, `parameters`, `setParameters(_:)`,
+/// `storedCertificate()` and `deleteStoredCertificate()` must answer from the provider's
+/// `RemoteProviderState`, never with an empty default that keeps no parameters and throws
+/// `.unsupportedOperation`. The providers declare none of the four: `CertificateProvider`'s defaults
+/// answer from `heldState`, which each conformance to `RemoteProvider` chose where it was declared.
 @Suite struct RemoteProviderMemberTests {
     @Test func cscAnswersWithItsOwnMembers() throws {
         let provider = try CSCProvider(parameters: [.url: .string("https://one.example/")])
