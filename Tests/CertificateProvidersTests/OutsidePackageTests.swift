@@ -90,4 +90,25 @@ import Testing
         let left = try FileManager.default.contentsOfDirectory(atPath: workingDirectory.path)
         #expect(left.isEmpty, "the in-memory journals wrote to the working directory: \(left)")
     }
+
+    @Test(
+        "A remote provider written outside on RemoteProviderSupport, HTTPClient and JSON signs through the coordinator"
+    )
+    func remoteProviderFromOutside() throws {
+        let binary = try Self.build("OutsideApp", product: "remote-provider")
+        let run = try ExternalTool.run(binary, [])
+        try #require(run.succeeded, "\(run.errorOutput)\(run.output)")
+        let lines = Set(run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        for expected in [
+            "remote signed valid: true",
+            "remote records: 1",
+            "members parameters: 12832",
+            "members stored matches: true",
+            "members after set: 12831",
+            "members stored after set: forgotten",
+            "wrong value: invalidServerSignature",
+        ] {
+            #expect(lines.contains(expected), "missing '\(expected)' in:\n\(run.output)")
+        }
+    }
 }
