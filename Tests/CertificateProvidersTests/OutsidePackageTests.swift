@@ -70,23 +70,22 @@ import Testing
             environment: ["SIGNER_P12_PASSWORD": CertomancerPKI.pkcs12Password],
             directory: workingDirectory
         )
-        try #require(run.succeeded, "\(run.errorOutput)\(run.output)")
-        let lines = Set(run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
-        for expected in [
-            "memory-name in memory: true",
-            "testing coordinator journal in memory: true",
-            "testing coordinator records: 1",
-            "gate held records: 0",
-            "gate released records: 1",
-            "gate cancelled: cancelled records: 0",
-            "stored identity signer matches: true",
-            "stored identity valid: true",
-            "long-term asked: /tsa,/ocsp",
-            "long-term level: B-LT",
-            "long-term offline valid: true",
-        ] {
-            #expect(lines.contains(expected), "missing '\(expected)' in:\n\(run.output)")
-        }
+        try Self.expectLines(
+            run,
+            [
+                "memory-name in memory: true",
+                "testing coordinator journal in memory: true",
+                "testing coordinator records: 1",
+                "gate held records: 0",
+                "gate released records: 1",
+                "gate cancelled: cancelled records: 0",
+                "stored identity signer matches: true",
+                "stored identity valid: true",
+                "long-term asked: /tsa,/ocsp",
+                "long-term level: B-LT",
+                "long-term offline valid: true",
+            ]
+        )
         let left = try FileManager.default.contentsOfDirectory(atPath: workingDirectory.path)
         #expect(left.isEmpty, "the in-memory journals wrote to the working directory: \(left)")
     }
@@ -97,18 +96,26 @@ import Testing
     func remoteProviderFromOutside() throws {
         let binary = try Self.build("OutsideApp", product: "remote-provider")
         let run = try ExternalTool.run(binary, [])
+        try Self.expectLines(
+            run,
+            [
+                "remote signed valid: true",
+                "remote records: 1",
+                "members parameters: 12832",
+                "members stored matches: true",
+                "members after set: 12831",
+                "members stored after set: forgotten",
+                "wrong value: invalidServerSignature",
+            ]
+        )
+    }
+
+    /// Requires that the fixture's run succeeded and printed each of the `expected` lines.
+    static func expectLines(_ run: ExternalTool.Result, _ expected: [String]) throws {
         try #require(run.succeeded, "\(run.errorOutput)\(run.output)")
         let lines = Set(run.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
-        for expected in [
-            "remote signed valid: true",
-            "remote records: 1",
-            "members parameters: 12832",
-            "members stored matches: true",
-            "members after set: 12831",
-            "members stored after set: forgotten",
-            "wrong value: invalidServerSignature",
-        ] {
-            #expect(lines.contains(expected), "missing '\(expected)' in:\n\(run.output)")
+        for line in expected {
+            #expect(lines.contains(line), "missing '\(line)' in:\n\(run.output)")
         }
     }
 }
