@@ -212,7 +212,14 @@ public enum CMSSigner {
         _ digestAlgorithm: DigestAlgorithm?,
         for identity: SigningIdentity
     ) throws -> DigestAlgorithm {
-        let keyAlgorithm = identity.certificate.publicKeyAlgorithm
+        try resolve(digestAlgorithm, forKey: identity.certificate.publicKeyAlgorithm)
+    }
+
+    /// ``resolve(_:for:)`` for a key of `keyAlgorithm` (a certificate's, when there is no key here).
+    package static func resolve(
+        _ digestAlgorithm: DigestAlgorithm?,
+        forKey keyAlgorithm: PublicKeyAlgorithm
+    ) throws -> DigestAlgorithm {
         let fitting = try DigestAlgorithm.preferred(for: keyAlgorithm)
         let resolved = digestAlgorithm ?? fitting
         if (keyAlgorithm.isGOST || resolved.isGOST) && resolved != fitting {
