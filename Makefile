@@ -117,11 +117,20 @@ bench: deps ## the benchmarks (release build); prints the table and writes it in
 # No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API: emit each C-using
 # module's public interface (library evolution, separate scratch path) and look for C types in it.
 PUBLIC_API_MODULES := CertificateProviders CertificateIssuing RemoteProviderSupport PKCS12Provider SignatureJournal SignatureJournalPostgres CMS Validation Signing EmulatorKit PKCS11Provider JSON HTTPClient PDFSigning
+# One build serves the public-API check and the docs: library evolution with module interfaces, and the
+# symbol graphs, in one scratch path with the same flags, so whichever target runs second builds nothing.
+# The graphs live in that scratch path: an incremental build re-emits only the modules it recompiles, so
+# the graphs must live and die with that build.
+API_SCRATCH := .build/public-api
+API_GRAPHS := $(API_SCRATCH)/symbol-graphs
+API_BUILD_FLAGS := --scratch-path $(API_SCRATCH) -Xswiftc -enable-library-evolution -Xswiftc -emit-module-interface \
+  -Xswiftc -no-verify-emitted-module-interface -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir \
+  -Xswiftc $(CURDIR)/$(API_GRAPHS)
 check-public-api: deps ## fail when a C type appears in a public API
+	@mkdir -p $(API_GRAPHS)
 	@for module in $(PUBLIC_API_MODULES); do \
-	  $(SWIFT) build --scratch-path .build/public-api --target $$module -Xswiftc -enable-library-evolution \
-	    -Xswiftc -emit-module-interface -Xswiftc -no-verify-emitted-module-interface >/dev/null 2>&1 || { echo "check-public-api: building $$module failed" >&2; exit 1; }; \
-	  interface=$$(find .build/public-api -name "$$module.swiftinterface" | head -n 1); \
+	  $(SWIFT) build $(API_BUILD_FLAGS) --target $$module >/dev/null 2>&1 || { echo "check-public-api: building $$module failed" >&2; exit 1; }; \
+	  interface=$$(find $(API_SCRATCH) -name "$$module.swiftinterface" | head -n 1); \
 	  [ -n "$$interface" ] || { echo "check-public-api: no interface for $$module" >&2; exit 1; }; \
 	  if grep -n -E '\b(COpenSSL|CSQLite|CMicroHTTPD|CCurl|CURL[A-Za-z_]*|OpaquePointer|EVP_[A-Z_]+|X509_[A-Z_]+|BIO\b|sqlite3|MHD_|CPKCS11|CK_[A-Z_]+|CQPDF|qpdf_[a-z_]+|CPostgres|PGconn|PGresult|PQ[a-z]+)' "$$interface"; then \
 	    echo "check-public-api: $$module exposes a C type in its public interface (above)" >&2; exit 1; \
@@ -162,20 +171,16 @@ fuzz: deps ## libFuzzer targets, FUZZ_SECONDS each
 clean: ## remove .build
 	rm -rf .build
 
-# DocC (the toolchain's docc, no plugin): symbol graphs from a build, then one archive per catalog in
-# .build/docs/<Module>.doccarchive. Broken symbol links and other docc warnings fail the target.
+# DocC (the toolchain's docc, no plugin): symbol graphs from the public-API build (above), then one
+# archive per catalog in .build/docs/<Module>.doccarchive. Broken symbol links and other docc warnings
+# fail the target.
 DOCS_MODULES := CertificateProviders SignatureJournal CMS Validation Signing
 DOCS_DIR := .build/docs
-# The graphs live in the docs build's own scratch path: an incremental build re-emits only the modules it
-# recompiles, so the graphs must live and die with that build.
-DOCS_SCRATCH := .build/docs-build
-DOCS_GRAPHS := $(DOCS_SCRATCH)/symbol-graphs
 docs: deps ## DocC archives in .build/docs
-	@mkdir -p $(DOCS_DIR) $(DOCS_GRAPHS)
-	$(SWIFT) build --scratch-path $(DOCS_SCRATCH) --target Signing \
-	  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(DOCS_GRAPHS) >/dev/null
+	@mkdir -p $(DOCS_DIR) $(API_GRAPHS)
+	$(SWIFT) build $(API_BUILD_FLAGS) --target Signing >/dev/null
 	@for module in $(DOCS_MODULES); do \
-	  graphs=$$(mktemp -d); cp $(DOCS_GRAPHS)/$$module.symbols.json $(DOCS_GRAPHS)/$$module@*.symbols.json "$$graphs"/ 2>/dev/null; \
+	  graphs=$$(mktemp -d); cp $(API_GRAPHS)/$$module.symbols.json $(API_GRAPHS)/$$module@*.symbols.json "$$graphs"/ 2>/dev/null; \
 	  docc convert Sources/$$module/$$module.docc --additional-symbol-graph-dir "$$graphs" \
 	    --fallback-display-name $$module --fallback-bundle-identifier org.swift-certificate-providers.$$module \
 	    --output-path $(DOCS_DIR)/$$module.doccarchive --warnings-as-errors >$(DOCS_DIR)/$$module.log 2>&1 \
