@@ -48,7 +48,8 @@ extension CMSSigner {
             digestAlgorithm: digestAlgorithm,
             scheme: scheme,
             signingTime: signingTime,
-            documentName: documentName
+            documentName: documentName,
+            documentSize: Int64(content.count)
         )
     }
 
@@ -77,7 +78,8 @@ extension CMSSigner {
             digestAlgorithm: try resolve(digestAlgorithm, forKey: certificate.publicKeyAlgorithm),
             scheme: scheme,
             signingTime: signingTime,
-            documentName: documentName
+            documentName: documentName,
+            documentSize: nil
         )
     }
 
@@ -151,7 +153,8 @@ extension CMSSigner {
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme?,
         signingTime: Date,
-        documentName: String?
+        documentName: String?,
+        documentSize: Int64?
     ) throws -> PendingSignature {
         let scheme = try checkScheme(scheme, for: certificate)
         let signingTime = Date(timeIntervalSince1970: signingTime.timeIntervalSince1970.rounded(.down))
@@ -171,6 +174,7 @@ extension CMSSigner {
         }
         return PendingSignature(
             documentName: documentName,
+            documentSize: documentSize,
             format: format,
             detached: detached,
             digestAlgorithm: digestAlgorithm,

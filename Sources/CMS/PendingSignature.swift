@@ -27,6 +27,8 @@ public struct PendingSignature: Sendable, Equatable {
     public let created: Date
     /// The document's name, for people (not checked).
     public let documentName: String?
+    /// The document's size in bytes, when it was read here (nil when prepared from a digest).
+    public let documentSize: Int64?
     /// `.cadesBES` or `.cms`.
     public let format: SignatureFormat
     /// Whether the content stays out of the signature; an attached one takes the content again on
@@ -55,6 +57,7 @@ public struct PendingSignature: Sendable, Equatable {
         id: String = UUID().uuidString.lowercased(),
         created: Date = Date(),
         documentName: String?,
+        documentSize: Int64?,
         format: SignatureFormat,
         detached: Bool,
         digestAlgorithm: DigestAlgorithm,
@@ -70,6 +73,7 @@ public struct PendingSignature: Sendable, Equatable {
         // The JSON keeps whole seconds: so does the value, or a read copy would differ from it.
         self.created = Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded(.down))
         self.documentName = documentName
+        self.documentSize = documentSize
         self.format = format
         self.detached = detached
         self.digestAlgorithm = digestAlgorithm
@@ -84,7 +88,8 @@ public struct PendingSignature: Sendable, Equatable {
     /// Two are equal when every field is.
     public static func == (lhs: PendingSignature, rhs: PendingSignature) -> Bool {
         lhs.version == rhs.version && lhs.id == rhs.id && lhs.created == rhs.created
-            && lhs.documentName == rhs.documentName && lhs.format == rhs.format && lhs.detached == rhs.detached
+            && lhs.documentName == rhs.documentName && lhs.documentSize == rhs.documentSize && lhs.format == rhs.format
+            && lhs.detached == rhs.detached
             && lhs.digestAlgorithm == rhs.digestAlgorithm && lhs.scheme == rhs.scheme
             && lhs.contentDigest == rhs.contentDigest && lhs.signingTime == rhs.signingTime
             && lhs.certificate.derRepresentation == rhs.certificate.derRepresentation
@@ -93,9 +98,31 @@ public struct PendingSignature: Sendable, Equatable {
     }
 }
 
+extension PendingSignature {
+    /// This pending signature with `name` and `size` as the document's (the coordinator reads the
+    /// document itself, then prepares from its digest).
+    package func describing(documentName name: String, size: Int64) -> PendingSignature {
+        PendingSignature(
+            id: id,
+            created: created,
+            documentName: name,
+            documentSize: size,
+            format: format,
+            detached: detached,
+            digestAlgorithm: digestAlgorithm,
+            scheme: scheme,
+            contentDigest: contentDigest,
+            signingTime: signingTime,
+            certificate: certificate,
+            chain: chain,
+            dataToSign: dataToSign
+        )
+    }
+}
+
 extension PendingSignature: Codable {
     private enum CodingKeys: String, CodingKey {
-        case version, id, created, documentName, format, detached, digestAlgorithm, scheme, contentDigest
+        case version, id, created, documentName, documentSize, format, detached, digestAlgorithm, scheme, contentDigest
         case signingTime, certificate, chain, dataToSign, digestToSign
     }
 
@@ -116,6 +143,7 @@ extension PendingSignature: Codable {
         id = try container.decode(String.self, forKey: .id)
         created = try Self.date(container, .created)
         documentName = try container.decodeIfPresent(String.self, forKey: .documentName)
+        documentSize = try container.decodeIfPresent(Int64.self, forKey: .documentSize)
         format = SignatureFormat(try container.decode(String.self, forKey: .format))
         detached = try container.decode(Bool.self, forKey: .detached)
         let digestName = try container.decode(String.self, forKey: .digestAlgorithm)
@@ -155,6 +183,7 @@ extension PendingSignature: Codable {
         try container.encode(id, forKey: .id)
         try container.encode(Self.text(created), forKey: .created)
         try container.encodeIfPresent(documentName, forKey: .documentName)
+        try container.encodeIfPresent(documentSize, forKey: .documentSize)
         try container.encode(format.rawValue, forKey: .format)
         try container.encode(detached, forKey: .detached)
         try container.encode(digestAlgorithm.rawValue, forKey: .digestAlgorithm)

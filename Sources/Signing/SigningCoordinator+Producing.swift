@@ -47,7 +47,7 @@ extension SigningCoordinator {
                         upgraded: upgraded,
                         signer: resolved.identity.certificate,
                         fingerprint: resolved.fingerprint,
-                        document: documents[index],
+                        documentName: documents[index].name,
                         digested: digested[index],
                         algorithm: algorithm,
                         id: id,
@@ -66,7 +66,9 @@ extension SigningCoordinator {
         return results
     }
 
-    private func digest(
+    /// The document's digest with `algorithm` and its size, with its content when the signature
+    /// embeds it.
+    func digest(
         of document: Document,
         algorithm: DigestAlgorithm,
         options: SigningOptions,
@@ -148,7 +150,7 @@ extension SigningCoordinator {
             upgraded: upgraded,
             signer: identity.certificate,
             fingerprint: resolved.fingerprint,
-            document: document,
+            documentName: document.name,
             digested: digested,
             algorithm: algorithm,
             id: id,
@@ -192,12 +194,12 @@ extension SigningCoordinator {
     }
 
     /// Writes a made signature to its output file (when given) and builds its result.
-    private static func finish(
+    static func finish(
         signature: [UInt8],
         upgraded: UpgradedSignature? = nil,
         signer: Certificate,
         fingerprint: String,
-        document: Document,
+        documentName: String,
         digested: DigestedDocument,
         algorithm: DigestAlgorithm,
         id: ProviderID,
@@ -218,7 +220,7 @@ extension SigningCoordinator {
             providerID: id,
             signerSubject: signer.subject,
             signerFingerprint: fingerprint,
-            documentName: document.name,
+            documentName: documentName,
             documentSize: digested.size,
             documentDigest: digested.digest,
             digestAlgorithm: algorithm,
