@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 public import Foundation
+internal import OpenSSLWrappers
 
 /// A parsed X.509 CRL (RFC 5280), as given with `certsign verify --crl` or fetched from a
 /// certificate's CRL distribution point.
@@ -67,19 +68,21 @@ public struct CertificateRevocationList: Sendable, CustomStringConvertible {
             return [try CertificateRevocationList(derEncoded: bytes)]
         }
         var lists: [CertificateRevocationList] = []
-        try MemoryBIO.withReadBIO(bytes) { bio in
-            while true {
-                guard let crl = PEM_read_bio_X509_CRL(bio, nil, nil, nil) else { break }
-                defer { X509_CRL_free(crl) }
-                var output: UnsafeMutablePointer<UInt8>?
-                let length = i2d_X509_CRL(crl, &output)
-                guard length > 0, let output else { continue }
-                defer { COpenSSLShims_OPENSSL_free(output) }
-                lists.append(
-                    try CertificateRevocationList(
-                        derEncoded: Array(UnsafeBufferPointer(start: output, count: Int(length)))
+        try CertificateProviderError.convertingOpenSSLErrors {
+            try MemoryBIO.withReadBIO(bytes) { bio in
+                while true {
+                    guard let crl = PEM_read_bio_X509_CRL(bio, nil, nil, nil) else { break }
+                    defer { X509_CRL_free(crl) }
+                    var output: UnsafeMutablePointer<UInt8>?
+                    let length = i2d_X509_CRL(crl, &output)
+                    guard length > 0, let output else { continue }
+                    defer { COpenSSLShims_OPENSSL_free(output) }
+                    lists.append(
+                        try CertificateRevocationList(
+                            derEncoded: Array(UnsafeBufferPointer(start: output, count: Int(length)))
+                        )
                     )
-                )
+                }
             }
         }
         OpenSSLErrorQueue.clear()

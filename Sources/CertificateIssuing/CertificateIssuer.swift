@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 public import CertificateProviders
 public import Foundation
+internal import OpenSSLWrappers
 
 /// An in-memory certificate authority built with OpenSSL: a root, optional intermediates, and leaf
 /// identities with RSA, EC or GOST R 34.10-2012 keys (GOST needs the gost engine). Subjects may be

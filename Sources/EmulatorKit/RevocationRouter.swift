@@ -3,6 +3,7 @@ internal import COpenSSLShims
 import CertificateIssuing
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// Revocation status for the emulator CA's certificates, signed by that CA:
 /// - `POST /ocsp` (`application/ocsp-request` → `application/ocsp-response`, RFC 6960): `good`

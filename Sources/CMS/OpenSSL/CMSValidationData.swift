@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The validation data inside CMS SignedData (ETSI EN 319 122-1 §5.5.3, B-LT): certificates in
 /// `SignedData.certificates`, CRLs in `SignedData.crls`, OCSP responses as RevocationInfoChoice

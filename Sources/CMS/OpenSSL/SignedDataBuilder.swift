@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+package import OpenSSLWrappers
 
 /// Builds CMS SignedData around a precomputed content digest, so that bytes, streamed files and
 /// keys OpenSSL cannot hold (remote, HSM) all go through one path.
@@ -195,7 +196,7 @@ package enum SignedDataBuilder {
         guard EVP_DigestVerifyInit(context, &keyContext, md, nil, publicKey.pointer) == 1 else { return false }
         if pss {
             guard let keyContext else { return false }
-            do { try RSAPadding.configure(keyContext, scheme: .rsaPSS, md: md) } catch { return false }
+            do { try RSAPadding.configure(keyContext, pss: true, md: md) } catch { return false }
         }
         return EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
     }

@@ -1,6 +1,7 @@
 internal import COpenSSL
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// A CMS SignedData prepared once per identity (and per batch worker) and reused for every
 /// signature of a batch: OpenSSL builds the structure once (certificates, digest and signature

@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The OpenSSL TS API (RFC 3161) behind ``TimestampAuthorityClient`` and ``TimestampVerifier``:
 /// each function is one synchronous pass, so OpenSSL's error queue belongs to it.

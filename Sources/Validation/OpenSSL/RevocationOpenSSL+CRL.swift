@@ -3,6 +3,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 extension RevocationOpenSSL {
     /// What OpenSSL's CRL check said about one certificate of a path.
@@ -68,7 +69,7 @@ extension RevocationOpenSSL {
         let log = CRLErrorLog()
         var chain = [leaf]
         var endsInAnchor = false
-        let built: Bool? = try? withX509Stack(untrusted) { untrustedStack -> Bool in
+        let built: Bool? = try? withX509Stack(untrusted.map(\.handle)) { untrustedStack -> Bool in
             guard let store = X509_STORE_new() else { return false }
             defer { X509_STORE_free(store) }
             for anchor in anchors { _ = X509_STORE_add_cert(store, anchor.handle.pointer) }

@@ -3,6 +3,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The OpenSSL side of ``RevocationChecker``: OCSP requests and responses (RFC 6960), CRL lookups
 /// (RFC 5280), and the URLs a certificate names for both. Each function is one synchronous pass.
@@ -268,7 +269,11 @@ package enum RevocationOpenSSL {
             X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970))
             X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
         }
-        let verified = try withX509Stack([issuer] + responderCandidates) { OCSP_basic_verify(basic, $0, store, 0) == 1 }
+        let verified = try CertificateProviderError.convertingOpenSSLErrors {
+            try withX509Stack(([issuer] + responderCandidates).map(\.handle)) {
+                OCSP_basic_verify(basic, $0, store, 0) == 1
+            }
+        }
         guard verified else {
             throw OpenSSLErrorQueue.error(
                 .cryptoFailure,

@@ -3,6 +3,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The OpenSSL side of ``CMSVerifier``: one synchronous pass, so the error queue belongs to it.
 ///
@@ -220,7 +221,9 @@ package enum SignedDataVerifier {
         case .none:
             return body(nil)
         case .bytes(let bytes):
-            return try MemoryBIO.withReadBIO(bytes) { body($0) }
+            return try CertificateProviderError.convertingOpenSSLErrors {
+                try MemoryBIO.withReadBIO(bytes) { body($0) }
+            }
         case .file(let url):
             guard let bio = BIO_new_file(url.path, "rb") else {
                 throw OpenSSLErrorQueue.error(.fileSystem, "cannot open '\(url.path)'")
@@ -299,7 +302,7 @@ package enum SignedDataVerifier {
             return []
         }
         defer { COpenSSLShims_sk_X509_pop_free(stack) }
-        return (try? certificates(fromX509Stack: stack)) ?? []
+        return (try? X509Handle.handles(inStack: stack).map(Certificate.init(handle:))) ?? []
     }
 
     package static func signingTime(_ signerInfo: OpaquePointer) -> Date? {
