@@ -352,7 +352,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CertificateProvidersTests",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "COpenSSL", "COpenSSLShims"],
+            dependencies: [
+                "CertificateProviders", "CertificateProvidersTesting", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers",
+            ],
             swiftSettings: swiftSettings
         ),
         // tests

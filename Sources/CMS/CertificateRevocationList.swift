@@ -50,11 +50,11 @@ public struct CertificateRevocationList: Sendable, CustomStringConvertible {
                 _ = X509_NAME_print_ex($0, X509_CRL_get_issuer(crl), 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
             })
             .map { String(decoding: $0, as: UTF8.self) } ?? ""
-        guard let last = X509_CRL_get0_lastUpdate(crl), let date = TimestampOpenSSL.date(last) else {
+        guard let last = X509_CRL_get0_lastUpdate(crl), let date = ASN1Time.date(of: OpaquePointer(last)) else {
             throw CertificateProviderError.malformedInput("the CRL has no readable thisUpdate")
         }
         thisUpdate = date
-        nextUpdate = X509_CRL_get0_nextUpdate(crl).flatMap { TimestampOpenSSL.date($0) }
+        nextUpdate = X509_CRL_get0_nextUpdate(crl).flatMap { ASN1Time.date(of: OpaquePointer($0)) }
     }
 
     /// Parses every CRL in DER or PEM (`-----BEGIN X509 CRL-----`, several allowed).

@@ -21,10 +21,10 @@ extension X509Handle {
     }
 
     /// Start of validity, or nil when it cannot be read.
-    package var notBefore: Date? { X509_get0_notBefore(pointer).flatMap(ASN1Time.date(of:)) }
+    package var notBefore: Date? { X509_get0_notBefore(pointer).flatMap { ASN1Time.date(of: $0) } }
 
     /// End of validity, or nil when it cannot be read.
-    package var notAfter: Date? { X509_get0_notAfter(pointer).flatMap(ASN1Time.date(of:)) }
+    package var notAfter: Date? { X509_get0_notAfter(pointer).flatMap { ASN1Time.date(of: $0) } }
 
     /// The public key (an up-ref of the certificate's own), or nil when OpenSSL cannot decode it.
     package var publicKey: EVPKeyHandle? { X509_get0_pubkey(pointer).map { EVPKeyHandle(copying: $0) } }

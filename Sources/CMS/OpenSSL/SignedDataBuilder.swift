@@ -250,11 +250,17 @@ package enum SignedDataBuilder {
     /// signingTime.
     package static func addAttributes(_ signerInfo: OpaquePointer, digest: [UInt8], signingTime: Date?) throws {
         if let signingTime {
-            guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970.rounded(.down))) else {
-                throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signing time")
-            }
-            defer { ASN1_TIME_free(time) }
-            guard CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_signingTime, time.pointee.type, time, -1) == 1
+            let time = try CertificateProviderError.convertingOpenSSLErrors { try ASN1TimeHandle(signingTime) }
+            defer { withExtendedLifetime(time) {} }
+            guard
+                CMS_signed_add1_attr_by_NID(
+                    signerInfo,
+                    NID_pkcs9_signingTime,
+                    time.type,
+                    UnsafeRawPointer(time.pointer),
+                    -1
+                )
+                    == 1
             else {
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the CMS signing time")
             }

@@ -284,7 +284,7 @@ package enum TimestampOpenSSL {
             )
         }
         defer { TS_TST_INFO_free(info) }
-        guard let genTime = TS_TST_INFO_get_time(info), let time = date(genTime) else {
+        guard let genTime = TS_TST_INFO_get_time(info), let time = ASN1Time.date(of: OpaquePointer(genTime)) else {
             throw CertificateProviderError(.timestampInvalid, "the timestamp token has no readable genTime")
         }
         var certificate: Certificate?
@@ -503,12 +503,5 @@ package enum TimestampOpenSSL {
             _ = X509_NAME_print_ex(bio, directory, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
         }
         return text.map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// An OpenSSL time as a date.
-    static func date(_ time: UnsafePointer<ASN1_TIME>) -> Date? {
-        var components = tm()
-        guard ASN1_TIME_to_tm(time, &components) == 1 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&components)))
     }
 }

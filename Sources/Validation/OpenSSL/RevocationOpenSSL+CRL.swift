@@ -166,14 +166,7 @@ extension RevocationOpenSSL {
             guard X509_CRL_get0_by_cert(crl.handle.pointer, &entry, certificate.handle.pointer) == 1, let entry,
                 let revoked = X509_REVOKED_get0_revocationDate(entry)
             else { return nil }
-            return RevocationOpenSSL.date(revoked)
+            return ASN1Time.date(of: OpaquePointer(revoked))
         }.min()
-    }
-
-    /// An OpenSSL time (a CRL's or an OCSP answer's) as a date.
-    static func date(_ time: UnsafePointer<ASN1_TIME>) -> Date? {
-        var components = tm()
-        guard ASN1_TIME_to_tm(time, &components) == 1 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&components)))
     }
 }

@@ -209,8 +209,8 @@ package enum RevocationOpenSSL {
             throw CertificateProviderError(.cryptoFailure, "the OCSP response does not cover this certificate")
         }
         try checkFreshness(
-            thisUpdate: thisUpdate.flatMap { RevocationOpenSSL.date($0) },
-            nextUpdate: nextUpdate.map { RevocationOpenSSL.date($0) },
+            thisUpdate: thisUpdate.flatMap { ASN1Time.date(of: OpaquePointer($0)) },
+            nextUpdate: nextUpdate.map { ASN1Time.date(of: OpaquePointer($0)) },
             certificate: certificate,
             freshness: freshness
         )
@@ -218,7 +218,7 @@ package enum RevocationOpenSSL {
         case V_OCSP_CERTSTATUS_GOOD:
             return RevocationStatus(state: .good, source: source)
         case V_OCSP_CERTSTATUS_REVOKED:
-            guard let revocationTime, let date = RevocationOpenSSL.date(revocationTime) else {
+            guard let revocationTime, let date = ASN1Time.date(of: OpaquePointer(revocationTime)) else {
                 throw CertificateProviderError(.cryptoFailure, "the OCSP response says revoked without a readable time")
             }
             return RevocationStatus(state: .revoked, revocationTime: date, source: source)

@@ -314,9 +314,7 @@ package enum SignedDataVerifier {
         guard type == V_ASN1_UTCTIME || type == V_ASN1_GENERALIZEDTIME, let time = value.pointee.value.utctime else {
             return nil
         }
-        var components = tm()
-        guard ASN1_TIME_to_tm(time, &components) == 1 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&components)))
+        return ASN1Time.date(of: OpaquePointer(time))
     }
 
     static func algorithmNID(_ algor: UnsafeMutablePointer<X509_ALGOR>?) -> Int32 {
