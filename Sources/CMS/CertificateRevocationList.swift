@@ -45,11 +45,7 @@ public struct CertificateRevocationList: Sendable, CustomStringConvertible {
         let handle = CRLHandle(takingOwnershipOf: crl)
         self.handle = handle
         derRepresentation = der
-        issuer =
-            (try? MemoryBIO.collecting {
-                _ = X509_NAME_print_ex($0, X509_CRL_get_issuer(crl), 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
-            })
-            .map { String(decoding: $0, as: UTF8.self) } ?? ""
+        issuer = X509_CRL_get_issuer(crl).flatMap(X509Name.rfc2253) ?? ""
         guard let last = X509_CRL_get0_lastUpdate(crl), let date = ASN1Time.date(of: OpaquePointer(last)) else {
             throw CertificateProviderError.malformedInput("the CRL has no readable thisUpdate")
         }

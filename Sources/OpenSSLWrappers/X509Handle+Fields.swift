@@ -93,24 +93,39 @@ extension X509Handle {
 
     private static func rfc2253(_ name: OpaquePointer?, field: String) throws -> String {
         guard let name else { throw OpenSSLError(.malformedInput, "the certificate's \(field) name cannot be read") }
-        var printed: Int32 = 0
-        let bytes = try MemoryBIO.collecting { bio in
-            printed = X509_NAME_print_ex(bio, name, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
-        }
-        guard printed >= 0 else {
+        guard let text = X509Name.rfc2253(name) else {
             throw OpenSSLError(.malformedInput, "the certificate's \(field) name cannot be printed")
         }
+        return text
+    }
+}
+
+/// OpenSSL's distinguished names (`X509_NAME`) as text.
+package enum X509Name {
+    /// An `X509_NAME` as RFC 2253 text with UTF-8 kept as is (most significant RDN last); an empty
+    /// name is "". Nil when OpenSSL cannot print it.
+    package static func rfc2253(_ name: OpaquePointer) -> String? {
+        var printed: Int32 = 0
+        let bytes = try? MemoryBIO.collecting { bio in
+            printed = X509_NAME_print_ex(bio, name, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
+        }
+        guard let bytes, printed >= 0 else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 }
 
 /// OpenSSL's object identifiers (`ASN1_OBJECT`) as text.
 package enum ASN1Object {
-    /// The dotted form of an `ASN1_OBJECT`, or nil when OpenSSL cannot print it.
+    /// The whole dotted form of an `ASN1_OBJECT` (however long), or nil when OpenSSL cannot print it.
     package static func dotted(_ object: OpaquePointer) -> String? {
         var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return nil }
+        var length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
+        if length >= buffer.count {
+            // OpenSSL returns the full length and writes what fits: ask again with room for all of it.
+            buffer = [CChar](repeating: 0, count: Int(length) + 1)
+            length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
+        }
+        guard length > 0, length < buffer.count else { return nil }
         return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

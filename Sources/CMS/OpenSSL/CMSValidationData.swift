@@ -147,10 +147,6 @@ package enum CMSValidationData {
 
     /// The dotted text of an OID.
     package static func objectIdentifier(_ object: OpaquePointer?) -> String? {
-        guard let object else { return nil }
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        object.flatMap(ASN1Object.dotted)
     }
 }

@@ -311,17 +311,7 @@ package enum TimestampOpenSSL {
             }
             BN_free(bn)
         }
-        var policy = ""
-        if let object = TS_TST_INFO_get_policy_id(info) {
-            var buffer = [CChar](repeating: 0, count: 128)
-            let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-            if length > 0 {
-                policy = String(
-                    decoding: buffer.prefix(Int(min(length, 127))).map { UInt8(bitPattern: $0) },
-                    as: UTF8.self
-                )
-            }
-        }
+        let policy = TS_TST_INFO_get_policy_id(info).flatMap(ASN1Object.dotted) ?? ""
         let authority = certificate?.subject ?? tsaName(info) ?? "unknown TSA"
         let encoded: [UInt8]
         if let der {
@@ -499,9 +489,6 @@ package enum TimestampOpenSSL {
         guard let name = TS_TST_INFO_get_tsa(info), name.pointee.type == GEN_DIRNAME,
             let directory = name.pointee.d.directoryName
         else { return nil }
-        let text = try? MemoryBIO.collecting { bio in
-            _ = X509_NAME_print_ex(bio, directory, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
-        }
-        return text.map { String(decoding: $0, as: UTF8.self) }
+        return X509Name.rfc2253(directory)
     }
 }

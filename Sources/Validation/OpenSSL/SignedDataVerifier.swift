@@ -332,10 +332,7 @@ package enum SignedDataVerifier {
         guard let object else { return nil }
         let nid = OBJ_obj2nid(object)
         if nid != NID_undef, let name = long ? OBJ_nid2ln(nid) : OBJ_nid2sn(nid) { return String(cString: name) }
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return ASN1Object.dotted(object)
     }
 
     /// The package's ``DigestAlgorithm`` with the algorithm's OID (any that `allSupported` lists).
@@ -343,11 +340,7 @@ package enum SignedDataVerifier {
         guard let algor else { return nil }
         var object: OpaquePointer?
         X509_ALGOR_get0(&object, nil, nil, algor)
-        guard let object else { return nil }
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return nil }
-        let oid = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let object, let oid = ASN1Object.dotted(object) else { return nil }
         return DigestAlgorithm.allSupported.first { $0.oid == oid }
     }
 
