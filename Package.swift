@@ -129,10 +129,19 @@ let package = Package(
             providers: [.apt(["libqpdf-dev"])]
         ),
 
+        // Package-only: every OpenSSL handle class (X509, EVP_PKEY, BIO), the error queue, GOST engine
+        // set-up, RSA padding and raw signature checks. The modules above reach OpenSSL through it; it
+        // knows none of them, so it throws an error of its own that they convert.
+        .target(
+            name: "OpenSSLWrappers",
+            dependencies: ["COpenSSL", "COpenSSLShims"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Core
         .target(
             name: "CertificateProviders",
-            dependencies: ["COpenSSL", "COpenSSLShims"],
+            dependencies: ["OpenSSLWrappers"],
             swiftSettings: swiftSettings
         ),
         // Package-only: the file-system steps (atomic writes, private directories, syncfs) and the
@@ -145,7 +154,7 @@ let package = Package(
         // Issues CAs, keys and certificates with OpenSSL (the emulator, `certsign demo`, TestPKI).
         .target(
             name: "CertificateIssuing",
-            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims"],
+            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers"],
             swiftSettings: swiftSettings
         ),
         // Test support, a product of its own for apps' test targets: link it from test targets (and
@@ -160,7 +169,7 @@ let package = Package(
         // providers
         .target(
             name: "PKCS12Provider",
-            dependencies: ["CertificateProviders", "Durability", "COpenSSL", "COpenSSLShims"],
+            dependencies: ["CertificateProviders", "Durability", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers"],
             path: "Providers/PKCS12/Sources",
             swiftSettings: swiftSettings
         ),
@@ -197,14 +206,18 @@ let package = Package(
         ),
         .target(
             name: "AWSKMSProvider",
-            dependencies: ["CertificateProviders", "JSON", "HTTPClient", "RemoteProviderSupport", "COpenSSL"],
+            dependencies: [
+                "CertificateProviders", "JSON", "HTTPClient", "RemoteProviderSupport", "COpenSSL", "OpenSSLWrappers",
+            ],
             path: "Providers/AWSKMS",
             exclude: ["README.md"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PKCS11Provider",
-            dependencies: ["CertificateProviders", "CPKCS11", "CPKCS11Shims", "COpenSSL", "COpenSSLShims"],
+            dependencies: [
+                "CertificateProviders", "CPKCS11", "CPKCS11Shims", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers",
+            ],
             path: "Providers/PKCS11",
             exclude: ["README.md"],
             swiftSettings: swiftSettings
@@ -229,14 +242,14 @@ let package = Package(
         // validation data a SignedData carries.
         .target(
             name: "CMS",
-            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims"],
+            dependencies: ["CertificateProviders", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers"],
             swiftSettings: swiftSettings
         ),
         // Verifying signatures: policy, results, chains, revocation (OCSP, CRL), timestamps, long-term
         // material. It never reaches the journal, SQLite or libpq, so an app that only verifies links none.
         .target(
             name: "Validation",
-            dependencies: ["CertificateProviders", "CMS", "COpenSSL", "COpenSSLShims"],
+            dependencies: ["CertificateProviders", "CMS", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers"],
             swiftSettings: swiftSettings
         ),
         // The signing coordinator, its strategies and batching, and the journal wiring.
@@ -258,7 +271,7 @@ let package = Package(
         // The base of the remote providers (FMP, CryptoPro, CSC): session capability, parameters, TLS wiring.
         .target(
             name: "RemoteProviderSupport",
-            dependencies: ["CertificateProviders", "HTTPClient", "JSON", "COpenSSL"],
+            dependencies: ["CertificateProviders", "HTTPClient", "JSON", "COpenSSL", "OpenSSLWrappers"],
             swiftSettings: swiftSettings
         ),
         // The one list of the built-in providers (the CLI and the contract tests use it). Not a
@@ -273,7 +286,9 @@ let package = Package(
         ),
         .target(
             name: "HTTPClient",
-            dependencies: ["CertificateProviders", "Durability", "JSON", "COpenSSL", "CCurl", "CCurlShims"],
+            dependencies: [
+                "CertificateProviders", "Durability", "JSON", "COpenSSL", "CCurl", "CCurlShims", "OpenSSLWrappers",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -281,7 +296,7 @@ let package = Package(
             dependencies: [
                 "CertificateProviders", "Durability", "CertificateIssuing", "JSON", "CMS", "Validation", "CMicroHTTPD",
                 "CMicroHTTPDShims",
-                "COpenSSL", "COpenSSLShims",
+                "COpenSSL", "COpenSSLShims", "OpenSSLWrappers",
             ],
             swiftSettings: swiftSettings
         ),
@@ -339,7 +354,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CertificateProvidersTests",
-            dependencies: ["CertificateProviders", "CertificateProvidersTesting", "COpenSSL", "COpenSSLShims"],
+            dependencies: [
+                "CertificateProviders", "CertificateProvidersTesting", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers",
+            ],
             swiftSettings: swiftSettings
         ),
         // tests

@@ -1,4 +1,5 @@
 public import CertificateProviders
+internal import OpenSSLWrappers
 import RemoteProviderSupport
 
 /// What `GetPublicKey` says about an AWS KMS key, its public key read by OpenSSL.
@@ -60,7 +61,7 @@ public struct AWSKMSKeyDescription: Sendable {
             forDigest: digest,
             digestAlgorithm: digestAlgorithm,
             scheme: scheme,
-            publicKey: handle.pointer,
+            publicKey: handle,
             algorithm: publicKeyAlgorithm
         )
     }

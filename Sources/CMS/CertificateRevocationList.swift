@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 public import Foundation
+internal import OpenSSLWrappers
 
 /// A parsed X.509 CRL (RFC 5280), as given with `certsign verify --crl` or fetched from a
 /// certificate's CRL distribution point.
@@ -44,16 +45,12 @@ public struct CertificateRevocationList: Sendable, CustomStringConvertible {
         let handle = CRLHandle(takingOwnershipOf: crl)
         self.handle = handle
         derRepresentation = der
-        issuer =
-            (try? MemoryBIO.collecting {
-                _ = X509_NAME_print_ex($0, X509_CRL_get_issuer(crl), 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
-            })
-            .map { String(decoding: $0, as: UTF8.self) } ?? ""
-        guard let last = X509_CRL_get0_lastUpdate(crl), let date = TimestampOpenSSL.date(last) else {
+        issuer = X509_CRL_get_issuer(crl).flatMap(X509Name.rfc2253) ?? ""
+        guard let last = X509_CRL_get0_lastUpdate(crl), let date = ASN1Time.date(of: OpaquePointer(last)) else {
             throw CertificateProviderError.malformedInput("the CRL has no readable thisUpdate")
         }
         thisUpdate = date
-        nextUpdate = X509_CRL_get0_nextUpdate(crl).flatMap { TimestampOpenSSL.date($0) }
+        nextUpdate = X509_CRL_get0_nextUpdate(crl).flatMap { ASN1Time.date(of: OpaquePointer($0)) }
     }
 
     /// Parses every CRL in DER or PEM (`-----BEGIN X509 CRL-----`, several allowed).
@@ -67,19 +64,21 @@ public struct CertificateRevocationList: Sendable, CustomStringConvertible {
             return [try CertificateRevocationList(derEncoded: bytes)]
         }
         var lists: [CertificateRevocationList] = []
-        try MemoryBIO.withReadBIO(bytes) { bio in
-            while true {
-                guard let crl = PEM_read_bio_X509_CRL(bio, nil, nil, nil) else { break }
-                defer { X509_CRL_free(crl) }
-                var output: UnsafeMutablePointer<UInt8>?
-                let length = i2d_X509_CRL(crl, &output)
-                guard length > 0, let output else { continue }
-                defer { COpenSSLShims_OPENSSL_free(output) }
-                lists.append(
-                    try CertificateRevocationList(
-                        derEncoded: Array(UnsafeBufferPointer(start: output, count: Int(length)))
+        try CertificateProviderError.convertingOpenSSLErrors {
+            try MemoryBIO.withReadBIO(bytes) { bio in
+                while true {
+                    guard let crl = PEM_read_bio_X509_CRL(bio, nil, nil, nil) else { break }
+                    defer { X509_CRL_free(crl) }
+                    var output: UnsafeMutablePointer<UInt8>?
+                    let length = i2d_X509_CRL(crl, &output)
+                    guard length > 0, let output else { continue }
+                    defer { COpenSSLShims_OPENSSL_free(output) }
+                    lists.append(
+                        try CertificateRevocationList(
+                            derEncoded: Array(UnsafeBufferPointer(start: output, count: Int(length)))
+                        )
                     )
-                )
+                }
             }
         }
         OpenSSLErrorQueue.clear()

@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 public import CertificateProviders
 public import Foundation
+internal import OpenSSLWrappers
 
 /// An in-memory certificate authority built with OpenSSL: a root, optional intermediates, and leaf
 /// identities with RSA, EC or GOST R 34.10-2012 keys (GOST needs the gost engine). Subjects may be
@@ -251,8 +252,8 @@ public struct CertificateIssuer: Sendable {
         let handle = X509Handle(takingOwnershipOf: x509)
         guard X509_set_version(x509, 2) == 1 else { throw failure("X509_set_version") }
         try setSerialNumber(x509)
-        guard ASN1_TIME_set(X509_getm_notBefore(x509), time_t(validity.lowerBound.timeIntervalSince1970)) != nil,
-            ASN1_TIME_set(X509_getm_notAfter(x509), time_t(validity.upperBound.timeIntervalSince1970)) != nil
+        guard ASN1Time.set(OpaquePointer(X509_getm_notBefore(x509)), to: validity.lowerBound),
+            ASN1Time.set(OpaquePointer(X509_getm_notAfter(x509)), to: validity.upperBound)
         else {
             throw failure("ASN1_TIME_set")
         }

@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 public import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// Builds PKCS#10 certificate requests (RFC 2986) signed by any ``CertificateProviders/SigningKey``:
 /// a key in a key-management service, on a token or in a file. OpenSSL builds the request

@@ -1,5 +1,4 @@
-internal import COpenSSL
-internal import COpenSSLShims
+package import OpenSSLWrappers
 
 extension Certificate {
     /// Whether `signature` is a signature of the precomputed `digest` by the private half of this
@@ -23,7 +22,7 @@ extension Certificate {
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
     ) -> Bool {
-        guard let publicKey = X509_get0_pubkey(handle.pointer) else { return false }
+        guard let publicKey = handle.publicKey else { return false }
         return Self.isValidSignature(
             signature,
             forDigest: digest,
@@ -36,16 +35,15 @@ extension Certificate {
 
     /// ``isValidSignature(_:forDigest:digestAlgorithm:scheme:)`` with a public key held by OpenSSL
     /// (a certificate's, or a key a service returned without a certificate), borrowed for the call.
-    /// - Parameter algorithm: `publicKey`'s algorithm (``EVPKeyHandle/algorithm(of:)``).
+    /// - Parameter algorithm: `publicKey`'s algorithm (`EVPKeyHandle.algorithm`).
     package static func isValidSignature(
         _ signature: [UInt8],
         forDigest digest: [UInt8],
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme,
-        publicKey: OpaquePointer,
+        publicKey: EVPKeyHandle,
         algorithm publicKeyAlgorithm: PublicKeyAlgorithm
     ) -> Bool {
-        OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         let isGOST = publicKeyAlgorithm.isGOST
         let fits: Bool
@@ -59,17 +57,25 @@ extension Certificate {
             fits = publicKeyAlgorithm.isEC && scheme == .ecdsa && !digestAlgorithm.isGOST
         }
         guard fits, !signature.isEmpty, digest.count == digestAlgorithm.outputByteCount,
-            let md = try? digestAlgorithm.evpMD(),
-            let context = EVP_PKEY_CTX_new(publicKey, nil)
+            let parameters = try? digestAlgorithm.signatureParameters(scheme: scheme, keyAlgorithm: publicKeyAlgorithm)
         else { return false }
-        defer { EVP_PKEY_CTX_free(context) }
-        // The gost engine takes no digest setting: the key's size fixes it (checked above).
-        guard EVP_PKEY_verify_init(context) == 1, isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1 else {
-            return false
-        }
-        if publicKeyAlgorithm.isRSA {
-            do { try RSAPadding.configure(context, scheme: scheme, md: md) } catch { return false }
-        }
-        return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
+        return publicKey.isValidSignature(signature, forDigest: digest, parameters)
+    }
+}
+
+extension DigestAlgorithm {
+    /// How OpenSSL makes or checks a `scheme` signature over a digest of this algorithm with a key
+    /// of `keyAlgorithm`: the gost engine takes no digest setting (the key's size fixes it), RSA
+    /// takes its padding.
+    /// - Throws: `.unsupportedAlgorithm` when OpenSSL cannot compute this digest.
+    package func signatureParameters(
+        scheme: SignatureScheme,
+        keyAlgorithm: PublicKeyAlgorithm
+    ) throws -> EVPKeyHandle.SignatureParameters {
+        EVPKeyHandle.SignatureParameters(
+            md: try evpMD(),
+            setsDigest: !keyAlgorithm.isGOST,
+            rsaPSS: keyAlgorithm.isRSA ? scheme == .rsaPSS : nil
+        )
     }
 }

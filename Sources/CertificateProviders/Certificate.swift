@@ -1,6 +1,5 @@
-internal import COpenSSL
-internal import COpenSSLShims
 public import Foundation
+package import OpenSSLWrappers
 
 /// An X.509 certificate: its DER bytes and the fields callers show and check, parsed once by OpenSSL.
 ///
@@ -42,7 +41,8 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Parses one DER-encoded certificate.
     /// - Throws: `.malformedInput` for empty, truncated, corrupt input or trailing bytes.
     public init(derEncoded bytes: [UInt8]) throws {
-        try self.init(handle: X509Handle.parse(der: bytes), der: bytes)
+        let handle = try CertificateProviderError.convertingOpenSSLErrors { try X509Handle.parse(der: bytes) }
+        try self.init(handle: handle, der: bytes)
     }
 
     /// Parses one PEM certificate (`-----BEGIN CERTIFICATE-----`).
@@ -61,30 +61,20 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Parses every certificate of a PEM bundle, in order.
     /// - Throws: `.malformedInput` when there is no certificate or one block is broken.
     public static func certificates(pemEncoded pem: String) throws -> [Certificate] {
-        GOSTEngine.load()
-        OpenSSLErrorQueue.clear()
-        return try MemoryBIO.withReadBIO(Array(pem.utf8)) { bio in
-            var result: [Certificate] = []
-            while true {
-                guard let x509 = PEM_read_bio_X509(bio, nil, nil, nil) else {
-                    let entries = OpenSSLErrorQueue.drainEntries()
-                    let endOfInput =
-                        entries.last.map { $0.library == ERR_LIB_PEM && $0.reason == PEM_R_NO_START_LINE } ?? true
-                    if endOfInput && !result.isEmpty { return result }
-                    if result.isEmpty && endOfInput {
-                        throw CertificateProviderError.malformedInput(
-                            "no PEM certificate found (expected -----BEGIN CERTIFICATE-----)"
-                        )
-                    }
-                    throw CertificateProviderError(
-                        .malformedInput,
-                        "PEM certificate number \(result.count + 1) is corrupt or truncated",
-                        openSSLErrors: entries.map(\.text)
-                    )
-                }
-                result.append(try Certificate(handle: X509Handle(takingOwnershipOf: x509)))
-            }
+        let parsed = try CertificateProviderError.convertingOpenSSLErrors { try X509Handle.parse(pem: Array(pem.utf8)) }
+        if parsed.failure == nil && !parsed.certificates.isEmpty {
+            return try parsed.certificates.map { try Certificate(handle: $0) }
         }
+        if parsed.certificates.isEmpty && parsed.failure == nil {
+            throw CertificateProviderError.malformedInput(
+                "no PEM certificate found (expected -----BEGIN CERTIFICATE-----)"
+            )
+        }
+        throw CertificateProviderError(
+            .malformedInput,
+            "PEM certificate number \(parsed.certificates.count + 1) is corrupt or truncated",
+            openSSLErrors: parsed.failure ?? []
+        )
     }
 
     /// Parses DER or PEM (one certificate or a bundle), telling them apart by content.
@@ -99,27 +89,27 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         return try certificates(pemEncoded: text)
     }
 
+    /// A certificate over an OpenSSL one, its fields read once.
+    /// - Throws: `.malformedInput` or `.unsupportedAlgorithm` when a field cannot be read.
     package init(handle: X509Handle) throws {
-        try self.init(handle: handle, der: handle.derBytes())
+        let der = try CertificateProviderError.convertingOpenSSLErrors { try handle.derBytes() }
+        try self.init(handle: handle, der: der)
     }
 
     private init(handle: X509Handle, der: [UInt8]) throws {
-        let x509 = handle.pointer
         self.handle = handle
         self.derRepresentation = der
-        self.subject = try Certificate.rfc2253(X509_get_subject_name(x509), field: "subject")
-        self.issuer = try Certificate.rfc2253(X509_get_issuer_name(x509), field: "issuer")
-        self.serialNumber = try Certificate.serialHex(x509)
-        guard let before = Certificate.date(X509_get0_notBefore(x509)),
-            let after = Certificate.date(X509_get0_notAfter(x509))
-        else {
+        (subject, issuer, serialNumber) = try CertificateProviderError.convertingOpenSSLErrors {
+            (try handle.subjectName(), try handle.issuerName(), try handle.serialNumberHex())
+        }
+        guard let before = handle.notBefore, let after = handle.notAfter else {
             throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's validity dates cannot be read")
         }
         self.notValidBefore = before
         self.notValidAfter = after
         self.sha256Fingerprint = DigestAlgorithm.sha256.hash(der)
-        guard let publicKey = X509_get0_pubkey(x509) else {
-            let oid = Certificate.publicKeyAlgorithmOID(x509)
+        guard let publicKey = handle.publicKey else {
+            let oid = handle.publicKeyAlgorithmOID
             if let oid, GOSTEngine.isGOSTOID(oid), !GOSTEngine.isAvailable {
                 OpenSSLErrorQueue.clear()
                 throw GOSTEngine.unavailableError("the certificate's public key (\(oid))")
@@ -129,13 +119,12 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
                 "the certificate's public key uses an algorithm OpenSSL cannot read (\(oid ?? "unknown OID"))"
             )
         }
-        self.publicKeyAlgorithm = EVPKeyHandle.algorithm(of: publicKey)
-        self.publicKeySize = Int(EVP_PKEY_get_bits(publicKey))
-        let flags = X509_get_extension_flags(x509)
-        self.keyUsage = (flags & UInt32(EXFLAG_KUSAGE)) != 0 ? KeyUsage(rawValue: X509_get_key_usage(x509)) : nil
-        self.extendedKeyUsage = Certificate.extendedKeyUsage(x509)
-        self.isCertificateAuthority = (flags & UInt32(EXFLAG_CA)) != 0
-        ERR_clear_error()
+        self.publicKeyAlgorithm = publicKey.algorithm
+        self.publicKeySize = publicKey.bits
+        self.keyUsage = handle.keyUsageBits.map(KeyUsage.init(rawValue:))
+        self.extendedKeyUsage = handle.extendedKeyUsageOIDs.map(ExtendedKeyUsage.init(oid:))
+        self.isCertificateAuthority = handle.isCertificateAuthority
+        OpenSSLErrorQueue.clear()
     }
 
     /// The PEM encoding (`-----BEGIN CERTIFICATE-----`, 64-column base64).
@@ -162,29 +151,13 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether subject and issuer are the same name.
-    public var isSelfIssued: Bool {
-        X509_NAME_cmp(X509_get_subject_name(handle.pointer), X509_get_issuer_name(handle.pointer)) == 0
-    }
+    public var isSelfIssued: Bool { handle.isSelfIssued }
 
     /// Whether `date` is within the validity period.
     public func isValid(at date: Date = Date()) -> Bool { notValidBefore <= date && date <= notValidAfter }
 
     /// The value of the first subject attribute with the given short name (`CN`, `O`, …), or nil.
-    public func subjectAttribute(_ shortName: String) -> String? {
-        let nid = OBJ_txt2nid(shortName)
-        guard nid != NID_undef, let name = X509_get_subject_name(handle.pointer) else { return nil }
-        let index = X509_NAME_get_index_by_NID(name, nid, -1)
-        guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry)
-        else { return nil }
-        var utf8: UnsafeMutablePointer<UInt8>?
-        let length = ASN1_STRING_to_UTF8(&utf8, data)
-        guard length >= 0, let utf8 else {
-            ERR_clear_error()
-            return nil
-        }
-        defer { COpenSSLShims_OPENSSL_free(utf8) }
-        return String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self)
-    }
+    public func subjectAttribute(_ shortName: String) -> String? { handle.subjectAttribute(shortName) }
 
     /// Subject, serial and end of validity, for logs.
     public var description: String {
@@ -197,77 +170,6 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     }
     /// Hashes the DER encoding.
     public func hash(into hasher: inout Swift.Hasher) { hasher.combine(derRepresentation) }
-
-    // MARK: Field extraction
-
-    /// The name as RFC 2253 text; an empty name (allowed when the subject is in subjectAltName) is "".
-    /// - Throws: `.malformedInput` when OpenSSL cannot read or print the name.
-    private static func rfc2253(_ name: OpaquePointer?, field: String) throws -> String {
-        guard let name else {
-            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's \(field) name cannot be read")
-        }
-        var printed: Int32 = 0
-        let bytes = try MemoryBIO.collecting { bio in
-            printed = X509_NAME_print_ex(bio, name, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
-        }
-        guard printed >= 0 else {
-            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's \(field) name cannot be printed")
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// The dotted OID of the SubjectPublicKeyInfo's algorithm, read without decoding the key.
-    private static func publicKeyAlgorithmOID(_ x509: OpaquePointer) -> String? {
-        var object: OpaquePointer?
-        guard let publicKey = X509_get_X509_PUBKEY(x509),
-            X509_PUBKEY_get0_param(&object, nil, nil, nil, publicKey) == 1, let object
-        else { return nil }
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// - Throws: `.malformedInput` when the serial number is missing or cannot be converted.
-    private static func serialHex(_ x509: OpaquePointer) throws -> String {
-        guard let serial = X509_get0_serialNumber(x509), let bignum = ASN1_INTEGER_to_BN(serial, nil) else {
-            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's serial number cannot be read")
-        }
-        defer { BN_free(bignum) }
-        guard let hex = BN_bn2hex(bignum) else {
-            throw OpenSSLErrorQueue.error(.malformedInput, "the certificate's serial number cannot be converted")
-        }
-        defer { COpenSSLShims_OPENSSL_free(hex) }
-        // BN_bn2hex writes whole bytes ("0A1B…"); the documented form has no leading zeros.
-        let digits = String(cString: hex)
-        let trimmed = digits.drop(while: { $0 == "0" })
-        return trimmed.isEmpty ? "0" : String(trimmed)
-    }
-
-    private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
-        guard let time else { return nil }
-        var components = tm()
-        guard ASN1_TIME_to_tm(time, &components) == 1 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&components)))
-    }
-
-    private static func extendedKeyUsage(_ x509: OpaquePointer) -> [ExtendedKeyUsage] {
-        guard let raw = X509_get_ext_d2i(x509, NID_ext_key_usage, nil, nil) else { return [] }
-        let stack = OpaquePointer(raw)
-        defer { COpenSSLShims_sk_ASN1_OBJECT_pop_free(stack) }
-        var result: [ExtendedKeyUsage] = []
-        for index in 0..<COpenSSLShims_sk_ASN1_OBJECT_num(stack) {
-            var buffer = [CChar](repeating: 0, count: 128)
-            let length = OBJ_obj2txt(&buffer, Int32(buffer.count), COpenSSLShims_sk_ASN1_OBJECT_value(stack, index), 1)
-            guard length > 0 else { continue }
-            result.append(
-                ExtendedKeyUsage(
-                    oid: String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                )
-            )
-        }
-        return result
-    }
 }
 
 /// The X.509 key usage bits (RFC 5280 4.2.1.3), using OpenSSL's `KU_*` bit values.
@@ -330,9 +232,5 @@ public struct ExtendedKeyUsage: Hashable, Sendable, CustomStringConvertible {
     public static let ocspSigning = ExtendedKeyUsage(oid: "1.3.6.1.5.5.7.3.9")
 
     /// OpenSSL's short name for the purpose (`clientAuth`), or the OID.
-    public var description: String {
-        let nid = OBJ_txt2nid(oid)
-        guard nid != NID_undef, let name = OBJ_nid2sn(nid) else { return oid }
-        return String(cString: name)
-    }
+    public var description: String { ASN1Object.shortName(ofDotted: oid) ?? oid }
 }

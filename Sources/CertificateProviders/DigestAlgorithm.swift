@@ -1,5 +1,5 @@
-internal import COpenSSL
 public import Foundation
+internal import OpenSSLWrappers
 
 /// A message digest algorithm: the closed set of digests this package signs with
 /// (``allSupported``).
@@ -126,21 +126,18 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
     ///   gost engine), or for a value this build does not know.
     package func evpMD() throws -> OpaquePointer {
         switch rawValue {
-        case "sha256": return EVP_sha256()
-        case "sha384": return EVP_sha384()
-        case "sha512": return EVP_sha512()
+        case "sha256", "sha384", "sha512":
+            // The three legacy SHA-2 digests are static tables in libcrypto: always there.
+            guard let md = MessageDigest.sha2(rawValue) else { break }
+            return md
         case "streebog256", "streebog512":
-            guard GOSTEngine.load(),
-                let md = EVP_get_digestbyname(
-                    rawValue == "streebog256" ? SN_id_GostR3411_2012_256 : SN_id_GostR3411_2012_512
-                )
-            else {
+            guard let md = MessageDigest.streebog(bits: rawValue == "streebog256" ? 256 : 512) else {
                 throw GOSTEngine.unavailableError("the \(displayName) digest")
             }
             return md
-        default:
-            throw CertificateProviderError(.unsupportedAlgorithm, "the digest '\(rawValue)' is not supported")
+        default: break
         }
+        throw CertificateProviderError(.unsupportedAlgorithm, "the digest '\(rawValue)' is not supported")
     }
 
     /// The SHA-2 implementations fetched from OpenSSL's default provider once per process, by raw
@@ -149,7 +146,7 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
     /// they live as long as the process.
     private struct FetchedDigests: @unchecked Sendable {
         let byRawValue = ["sha256": "SHA256", "sha384": "SHA384", "sha512": "SHA512"].compactMapValues {
-            (name: String) in EVP_MD_fetch(nil, name, nil)
+            (name: String) in MessageDigest.fetch(name)
         }
     }
 
@@ -167,7 +164,7 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
 
     /// An incremental hasher for streaming large inputs.
     public struct Hasher: ~Copyable {
-        private let context: OpaquePointer
+        private let context: MessageDigest.Context
         /// The algorithm being computed.
         public let algorithm: DigestAlgorithm
 
@@ -177,15 +174,12 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
         /// result; callers that can meet one check ``DigestAlgorithm/checkAvailable()`` first.
         public init(_ algorithm: DigestAlgorithm) {
             self.algorithm = algorithm
-            // EVP_MD_CTX_new only fails on allocation failure, which Swift treats as fatal anyway.
-            context = EVP_MD_CTX_new()!
-            if let md = algorithm.hashingMD() { EVP_DigestInit_ex(context, md, nil) }
+            context = MessageDigest.Context(algorithm.hashingMD())
         }
 
         /// Adds bytes.
         public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-            guard bytes.count > 0 else { return }
-            EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
+            context.update(bytes)
         }
 
         /// Adds bytes.
@@ -194,18 +188,6 @@ public struct DigestAlgorithm: Hashable, Sendable, CustomStringConvertible {
         }
 
         /// Finishes and returns the digest.
-        public consuming func finalize() -> [UInt8] {
-            [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { buffer, count in
-                var length: UInt32 = 0
-                guard EVP_DigestFinal_ex(context, buffer.baseAddress, &length) == 1 else {
-                    ERR_clear_error()
-                    count = 0
-                    return
-                }
-                count = Int(length)
-            }
-        }
-
-        deinit { EVP_MD_CTX_free(context) }
+        public consuming func finalize() -> [UInt8] { context.finalize() }
     }
 }

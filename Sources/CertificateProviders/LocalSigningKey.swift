@@ -1,5 +1,4 @@
-internal import COpenSSL
-internal import COpenSSLShims
+package import OpenSSLWrappers
 
 /// A private key held in this process by OpenSSL (an `EVP_PKEY`): RSA, EC (P-256, P-384, P-521) or
 /// GOST R 34.10-2012 (256 and 512 bit, through the gost engine: see ``GOSTEngine``).
@@ -19,9 +18,9 @@ public final class LocalSigningKey: SigningKey, Sendable {
     /// Takes ownership of an `EVP_PKEY*` that holds a private key.
     package init(handle: EVPKeyHandle) {
         self.handle = handle
-        publicKeyAlgorithm = EVPKeyHandle.algorithm(of: handle.pointer)
-        keySize = Int(EVP_PKEY_get_bits(handle.pointer))
-        publicKeyDERRepresentation = EVPKeyHandle.publicKeyDER(of: handle.pointer)
+        publicKeyAlgorithm = handle.algorithm
+        keySize = handle.bits
+        publicKeyDERRepresentation = handle.publicKeyDER
     }
 
     /// What kind of key to generate.
@@ -70,7 +69,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
     public convenience init(generating parameters: GenerationParameters) throws {
         GOSTEngine.load()
         OpenSSLErrorQueue.clear()
-        let key: OpaquePointer?
+        let key: EVPKeyHandle?
         switch parameters.kind {
         case .rsa:
             guard (2048...16384).contains(parameters.bits) else {
@@ -79,41 +78,35 @@ public final class LocalSigningKey: SigningKey, Sendable {
                     "RSA keys must have 2048 to 16384 bits, not \(parameters.bits)"
                 )
             }
-            key = COpenSSLShims_EVP_RSA_gen(UInt32(parameters.bits))
+            key = EVPKeyHandle.generateRSA(bits: parameters.bits)
         case .ec:
-            key = COpenSSLShims_EVP_EC_gen(parameters.curve)
+            key = EVPKeyHandle.generateEC(curve: parameters.curve)
         case .gost:
             key = try LocalSigningKey.generateGOST(parameters)
         }
         guard let key else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not generate a \(parameters) key") }
-        self.init(handle: EVPKeyHandle(takingOwnershipOf: key))
+        self.init(handle: key)
     }
 
-    private static func generateGOST(_ parameters: GenerationParameters) throws -> OpaquePointer {
-        guard GOSTEngine.load() else { throw GOSTEngine.unavailableError("a \(parameters) key") }
-        guard
-            let context = EVP_PKEY_CTX_new_id(
-                parameters.bits == 512 ? NID_id_GostR3410_2012_512 : NID_id_GostR3410_2012_256,
-                nil
-            )
-        else {
-            throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "OpenSSL cannot make \(parameters) keys")
+    private static func generateGOST(_ parameters: GenerationParameters) throws -> EVPKeyHandle {
+        do {
+            return try EVPKeyHandle.generateGOST(bits: parameters.bits, parameterSet: parameters.curve)
+        } catch {
+            switch error {
+            case .engineUnavailable: throw GOSTEngine.unavailableError("a \(parameters) key")
+            case .noContext:
+                throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "OpenSSL cannot make \(parameters) keys")
+            case .initialization:
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "could not start \(parameters) key generation")
+            case .unknownParameterSet:
+                throw OpenSSLErrorQueue.error(
+                    .unsupportedAlgorithm,
+                    "'\(parameters.curve)' is not a GOST R 34.10-2012 \(parameters.bits)-bit parameter set"
+                )
+            case .generation:
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "could not generate a \(parameters) key")
+            }
         }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_keygen_init(context) == 1 else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not start \(parameters) key generation")
-        }
-        guard EVP_PKEY_CTX_ctrl_str(context, "paramset", parameters.curve) > 0 else {
-            throw OpenSSLErrorQueue.error(
-                .unsupportedAlgorithm,
-                "'\(parameters.curve)' is not a GOST R 34.10-2012 \(parameters.bits)-bit parameter set"
-            )
-        }
-        var key: OpaquePointer?
-        guard EVP_PKEY_keygen(context, &key) == 1, let key else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not generate a \(parameters) key")
-        }
-        return key
     }
 
     /// Reads a PEM private key (PKCS#8, traditional RSA/EC, encrypted or not).
@@ -128,14 +121,11 @@ public final class LocalSigningKey: SigningKey, Sendable {
         if encrypted && password == nil {
             throw CertificateProviderError(.passwordRequired, "the private key is encrypted; give its password")
         }
-        let key: OpaquePointer? = try MemoryBIO.withReadBIO(Array(pem.utf8)) { bio in
+        let key = try CertificateProviderError.convertingOpenSSLErrors {
             if let password {
-                return password.withCString { cString in
-                    PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: cString))
-                }
+                return try password.withCString { try EVPKeyHandle.privateKey(pem: Array(pem.utf8), password: $0) }
             }
-            // An empty passphrase callback result stops OpenSSL from prompting on the terminal.
-            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
+            return try EVPKeyHandle.privateKey(pem: Array(pem.utf8), password: nil)
         }
         guard let key else {
             if encrypted {
@@ -143,7 +133,7 @@ public final class LocalSigningKey: SigningKey, Sendable {
             }
             throw OpenSSLErrorQueue.error(.malformedInput, "no readable PEM private key found")
         }
-        self.init(handle: EVPKeyHandle(takingOwnershipOf: key))
+        self.init(handle: key)
     }
 
     /// Reads a DER PKCS#8 (unencrypted) private key.
@@ -151,12 +141,10 @@ public final class LocalSigningKey: SigningKey, Sendable {
     public convenience init(pkcs8DEREncoded der: [UInt8]) throws {
         GOSTEngine.load()
         OpenSSLErrorQueue.clear()
-        let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+        guard let key = EVPKeyHandle.privateKey(der: der) else {
+            throw OpenSSLErrorQueue.error(.malformedInput, "the bytes are not a DER private key")
         }
-        guard let key else { throw OpenSSLErrorQueue.error(.malformedInput, "the bytes are not a DER private key") }
-        self.init(handle: EVPKeyHandle(takingOwnershipOf: key))
+        self.init(handle: key)
     }
 
     /// The key as PKCS#8 PEM, encrypted with AES-256-CBC (PBKDF2) when a password is given.
@@ -164,34 +152,21 @@ public final class LocalSigningKey: SigningKey, Sendable {
     /// Meant for test fixtures and explicit exports; the key otherwise never leaves the process.
     public func pemRepresentation(password: Secret?) throws -> String {
         OpenSSLErrorQueue.clear()
-        let bytes = try MemoryBIO.collecting { bio in
-            let ok: Int32
+        let bytes = try CertificateProviderError.convertingOpenSSLErrors {
             if let password {
-                ok = password.withCString { cString in
-                    password.withUnsafeBytes { raw in
-                        PEM_write_bio_PKCS8PrivateKey(
-                            bio,
-                            handle.pointer,
-                            EVP_aes_256_cbc(),
-                            cString,
-                            Int32(raw.count),
-                            nil,
-                            nil
-                        )
-                    }
+                return try password.withCString { cString in
+                    try password.withUnsafeBytes { raw in try handle.pkcs8PEM(password: (cString, raw.count)) }
                 }
-            } else {
-                ok = PEM_write_bio_PKCS8PrivateKey(bio, handle.pointer, nil, nil, 0, nil, nil)
             }
-            guard ok == 1 else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the private key") }
+            return try handle.pkcs8PEM(password: nil)
         }
+        guard let bytes else { throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the private key") }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The public key as PEM (`-----BEGIN PUBLIC KEY-----`).
     public var publicKeyPEMRepresentation: String {
-        let bytes = (try? MemoryBIO.collecting { bio in _ = PEM_write_bio_PUBKEY(bio, handle.pointer) }) ?? []
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: handle.publicKeyPEM, as: UTF8.self)
     }
 
     /// Signs a precomputed digest, its length checked, without suspending.
@@ -204,40 +179,24 @@ public final class LocalSigningKey: SigningKey, Sendable {
     ) throws -> [UInt8] {
         try checkScheme(scheme)
         try checkDigest(digestAlgorithm)
-        let md = try digestAlgorithm.evpMD()
+        let parameters = try digestAlgorithm.signatureParameters(scheme: scheme, keyAlgorithm: publicKeyAlgorithm)
         OpenSSLErrorQueue.clear()
-        guard let context = EVP_PKEY_CTX_new(handle.pointer, nil) else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not create a signing context")
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        // The gost engine takes no digest setting: the key's size fixes it (checked above).
-        guard EVP_PKEY_sign_init(context) == 1,
-            publicKeyAlgorithm.isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1
-        else {
-            throw OpenSSLErrorQueue.error(
-                .unsupportedAlgorithm,
-                "the \(publicKeyAlgorithm) key cannot sign \(digestAlgorithm) digests"
-            )
-        }
-        if publicKeyAlgorithm.isRSA {
-            do { try RSAPadding.configure(context, scheme: scheme, md: md) } catch {
-                switch error {
-                case .padding:
-                    throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not select \(scheme) padding")
-                case .pssParameters:
-                    throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not configure RSA-PSS")
-                }
+        do {
+            return try handle.sign(digest: digest, parameters)
+        } catch {
+            switch error {
+            case .context: throw OpenSSLErrorQueue.error(.cryptoFailure, "could not create a signing context")
+            case .initialization:
+                throw OpenSSLErrorQueue.error(
+                    .unsupportedAlgorithm,
+                    "the \(publicKeyAlgorithm) key cannot sign \(digestAlgorithm) digests"
+                )
+            case .padding: throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not select \(scheme) padding")
+            case .pssParameters: throw OpenSSLErrorQueue.error(.unsupportedAlgorithm, "could not configure RSA-PSS")
+            case .sizing: throw OpenSSLErrorQueue.error(.cryptoFailure, "could not size the signature")
+            case .signing: throw OpenSSLErrorQueue.error(.cryptoFailure, "signing failed")
             }
         }
-        var length = 0
-        guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1 else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "could not size the signature")
-        }
-        var signature = [UInt8](repeating: 0, count: length)
-        guard EVP_PKEY_sign(context, &signature, &length, digest, digest.count) == 1 else {
-            throw OpenSSLErrorQueue.error(.cryptoFailure, "signing failed")
-        }
-        return Array(signature.prefix(length))
     }
 
     /// Checks a signature made by this key (or its public half) over `data`.
@@ -248,20 +207,9 @@ public final class LocalSigningKey: SigningKey, Sendable {
         scheme: SignatureScheme
     ) -> Bool {
         guard (try? checkScheme(scheme)) != nil, (try? checkDigest(digestAlgorithm)) != nil,
-            let md = try? digestAlgorithm.evpMD()
+            let parameters = try? digestAlgorithm.signatureParameters(scheme: scheme, keyAlgorithm: publicKeyAlgorithm)
         else { return false }
-        let digest = digestAlgorithm.hash(data)
-        OpenSSLErrorQueue.clear()
-        defer { OpenSSLErrorQueue.clear() }
-        guard let context = EVP_PKEY_CTX_new(handle.pointer, nil) else { return false }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_verify_init(context) == 1,
-            publicKeyAlgorithm.isGOST || EVP_PKEY_CTX_set_signature_md(context, md) == 1
-        else { return false }
-        if publicKeyAlgorithm.isRSA {
-            do { try RSAPadding.configure(context, scheme: scheme, md: md) } catch { return false }
-        }
-        return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
+        return handle.isValidSignature(signature, forDigest: digestAlgorithm.hash(data), parameters)
     }
 
     private func checkDigest(_ digestAlgorithm: DigestAlgorithm) throws {

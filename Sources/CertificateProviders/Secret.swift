@@ -1,4 +1,4 @@
-internal import COpenSSL
+internal import OpenSSLWrappers
 
 /// A password, PIN or other secret held in a buffer of its own that is wiped when released.
 ///
@@ -32,12 +32,12 @@ public final class Secret: @unchecked Sendable {
     /// Creates a secret by copying bytes and then wiping the source array.
     public convenience init(wiping bytes: inout [UInt8]) {
         self.init(bytes: bytes)
-        bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+        bytes.withUnsafeMutableBytes { SecureMemory.cleanse($0) }
         bytes.removeAll()
     }
 
     deinit {
-        OPENSSL_cleanse(storage.baseAddress, storage.count)
+        SecureMemory.cleanse(storage)
         storage.deallocate()
     }
 
@@ -54,7 +54,7 @@ public final class Secret: @unchecked Sendable {
         let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: count + 1)
         buffer.initialize(repeating: 0)
         defer {
-            OPENSSL_cleanse(buffer.baseAddress, buffer.count)
+            SecureMemory.cleanse(UnsafeMutableRawBufferPointer(buffer))
             buffer.deallocate()
         }
         withUnsafeBytes { bytes in
@@ -77,7 +77,7 @@ public final class Secret: @unchecked Sendable {
     public static func firstLine(wiping bytes: inout [UInt8]) -> Secret {
         let end = bytes.firstIndex(of: 0x0A) ?? bytes.count
         var line = Array(bytes[..<end])
-        bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+        bytes.withUnsafeMutableBytes { SecureMemory.cleanse($0) }
         bytes.removeAll()
         if line.last == 0x0D { line.removeLast() }
         return Secret(wiping: &line)
@@ -97,10 +97,7 @@ public final class Secret: @unchecked Sendable {
 extension Secret: Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Constant-time comparison of the bytes.
     public static func == (lhs: Secret, rhs: Secret) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        return lhs.withUnsafeBytes { left in
-            rhs.withUnsafeBytes { right in CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0 }
-        }
+        lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in SecureMemory.constantTimeEquals(left, right) } }
     }
 
     /// Always `Secret(redacted)`: the value is never shown.

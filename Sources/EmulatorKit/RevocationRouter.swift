@@ -3,6 +3,7 @@ internal import COpenSSLShims
 import CertificateIssuing
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// Revocation status for the emulator CA's certificates, signed by that CA:
 /// - `POST /ocsp` (`application/ocsp-request` → `application/ocsp-response`, RFC 6960): `good`
@@ -87,8 +88,8 @@ struct RevocationRouter: EmulatorRouter {
             var serial: UnsafeMutablePointer<ASN1_INTEGER>?
             _ = OCSP_id_get0_info(nil, &digestObject, nil, &serial, certificateID)
             var status = V_OCSP_CERTSTATUS_UNKNOWN
-            var revocationTime: UnsafeMutablePointer<ASN1_TIME>?
-            defer { ASN1_TIME_free(revocationTime) }
+            var revocationTime: ASN1TimeHandle?
+            defer { withExtendedLifetime(revocationTime) {} }
             if let digest = EVP_get_digestbyname(OBJ_nid2sn(OBJ_obj2nid(digestObject))),
                 let caID = OCSP_cert_to_id(digest, nil, ca)
             {
@@ -96,7 +97,9 @@ struct RevocationRouter: EmulatorRouter {
                 if OCSP_id_issuer_cmp(caID, certificateID) == 0, let hex = serial.flatMap(Self.hex) {
                     if let date = revoked[hex] {
                         status = V_OCSP_CERTSTATUS_REVOKED
-                        revocationTime = ASN1_TIME_set(nil, time_t(date.timeIntervalSince1970))
+                        revocationTime = try CertificateProviderError.convertingOpenSSLErrors {
+                            try ASN1TimeHandle(date)
+                        }
                     } else if pki.knownSerials.contains(hex) {
                         status = V_OCSP_CERTSTATUS_GOOD
                     }
@@ -109,7 +112,7 @@ struct RevocationRouter: EmulatorRouter {
                     certificateID,
                     status,
                     status == V_OCSP_CERTSTATUS_REVOKED ? OCSP_REVOKED_STATUS_UNSPECIFIED : -1,
-                    revocationTime,
+                    revocationTime.map { UnsafeMutablePointer<ASN1_TIME>($0.pointer) },
                     thisUpdate,
                     nextUpdate
                 ) != nil
@@ -183,12 +186,13 @@ struct RevocationRouter: EmulatorRouter {
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "serial")
             }
             defer { ASN1_INTEGER_free(serial) }
-            guard let date = ASN1_TIME_set(nil, time_t(revocation.date.timeIntervalSince1970)) else {
+            guard let date = try? ASN1TimeHandle(revocation.date) else {
                 X509_REVOKED_free(entry)
-                throw OpenSSLErrorQueue.error(.cryptoFailure, "ASN1_TIME_set")
+                throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the revocation date \(revocation.date)")
             }
-            defer { ASN1_TIME_free(date) }
-            guard X509_REVOKED_set_serialNumber(entry, serial) == 1, X509_REVOKED_set_revocationDate(entry, date) == 1,
+            defer { withExtendedLifetime(date) {} }
+            guard X509_REVOKED_set_serialNumber(entry, serial) == 1,
+                X509_REVOKED_set_revocationDate(entry, UnsafeMutablePointer<ASN1_TIME>(date.pointer)) == 1,
                 X509_CRL_add0_revoked(crl, entry) == 1
             else {
                 X509_REVOKED_free(entry)

@@ -3,6 +3,7 @@ internal import COpenSSLShims
 import CertificateIssuing
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// `POST /tsa`: an RFC 3161 time-stamping authority on OpenSSL's `TS_RESP_CTX`
 /// (`application/timestamp-query` → `application/timestamp-reply`), signing with the emulator's
@@ -114,9 +115,11 @@ struct TSARouter: EmulatorRouter {
         else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not set up the TSA")
         }
-        try withX509Stack([pki.authority.certificate]) { stack in
-            guard TS_RESP_CTX_set_certs(context, stack) == 1 else {
-                throw OpenSSLErrorQueue.error(.cryptoFailure, "TS_RESP_CTX_set_certs")
+        try CertificateProviderError.convertingOpenSSLErrors {
+            try withX509Stack([pki.authority.certificate.handle]) { stack in
+                guard TS_RESP_CTX_set_certs(context, stack) == 1 else {
+                    throw OpenSSLErrorQueue.error(.cryptoFailure, "TS_RESP_CTX_set_certs")
+                }
             }
         }
         TS_RESP_CTX_set_serial_cb(
@@ -130,7 +133,9 @@ struct TSARouter: EmulatorRouter {
             },
             nil
         )
-        let response: OpaquePointer? = try MemoryBIO.withReadBIO(query) { TS_RESP_create_response(context, $0) }
+        let response: OpaquePointer? = try CertificateProviderError.convertingOpenSSLErrors {
+            try MemoryBIO.withReadBIO(query) { TS_RESP_create_response(context, $0) }
+        }
         guard let response else { throw OpenSSLErrorQueue.error(.cryptoFailure, "TS_RESP_create_response") }
         defer { TS_RESP_free(response) }
         return try Self.encode(response)

@@ -1,6 +1,7 @@
 internal import COpenSSL
 public import CertificateProviders
 internal import Foundation
+package import OpenSSLWrappers
 
 /// The public half of a key held by a key-management service (a Vault / OpenBao transit key, a
 /// KMS key), read from the SubjectPublicKeyInfo the service reports and re-encoded by OpenSSL, so
@@ -29,8 +30,8 @@ public struct ExternalPublicKey: Sendable {
             throw OpenSSLErrorQueue.error(.malformedInput, "\(what): the public key is not a SubjectPublicKeyInfo")
         }
         handle = EVPKeyHandle(takingOwnershipOf: key)
-        derRepresentation = EVPKeyHandle.publicKeyDER(of: handle.pointer)
-        algorithm = EVPKeyHandle.algorithm(of: handle.pointer)
+        derRepresentation = handle.publicKeyDER
+        algorithm = handle.algorithm
         keySize = Int(EVP_PKEY_get_bits(handle.pointer))
     }
 

@@ -16,14 +16,7 @@ import Testing
 
     /// The Swift targets outside Tests/ and their dependencies, from the manifest itself.
     static func manifestGraph() throws -> Set<Edge> {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let dump = try ExternalTool.run(
-            "swift",
-            ["package", "--scratch-path", scratch.path, "dump-package"],
-            directory: PackageRoot.url
-        ).requireSuccess()
-        let manifest = try #require(try JSONSerialization.jsonObject(with: dump.standardOutput) as? [String: Any])
+        let manifest = try dumpPackage()
         let targets = try #require(manifest["targets"] as? [[String: Any]])
         var edges = Set<Edge>()
         for target in targets {
@@ -37,6 +30,18 @@ import Testing
             edges.insert(Edge(target: name, dependencies: dependencies.sorted()))
         }
         return edges
+    }
+
+    /// The manifest as `swift package dump-package` prints it.
+    static func dumpPackage() throws -> [String: Any] {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let dump = try ExternalTool.run(
+            "swift",
+            ["package", "--scratch-path", scratch.path, "dump-package"],
+            directory: PackageRoot.url
+        ).requireSuccess()
+        return try #require(try JSONSerialization.jsonObject(with: dump.standardOutput) as? [String: Any])
     }
 
     /// Whether the target's folder holds Swift sources (the C shims hold C).
@@ -97,5 +102,34 @@ import Testing
         #expect(!closure(of: "Signing").contains("CPostgres"))
         #expect(!closure(of: "SignatureJournal").contains("CPostgres"))
         #expect(!closure(of: "JSON").contains("CertificateProviders"), "JSON is a leaf with its own error")
+    }
+
+    @Test("The public core reaches OpenSSL only through OpenSSLWrappers: no file of it imports a COpenSSL module")
+    func theCoreImportsNoOpenSSL() throws {
+        let folder = PackageRoot.url.appendingPathComponent("Sources/CertificateProviders")
+        let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 20, "the core's sources were not found under \(folder.path)")
+        var importing: [String] = []
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            // Any access level or attribute before `import`, and the shims module as well.
+            let imports = text.split(separator: "\n").contains {
+                $0.contains(/^\s*(@\w+\s+)*(\w+\s+)?import\s+COpenSSL/)
+            }
+            if imports { importing.append(file) }
+        }
+        #expect(importing.isEmpty, "Sources/CertificateProviders files importing COpenSSL: \(importing.sorted())")
+    }
+
+    @Test("OpenSSLWrappers is package-only, depends on no module of this package, and is all the core depends on")
+    func theWrappersSitUnderTheCore() throws {
+        let graph = Dictionary(uniqueKeysWithValues: try Self.manifestGraph().map { ($0.target, $0.dependencies) })
+        #expect(graph["CertificateProviders"] == ["OpenSSLWrappers"])
+        let wrappers = try #require(graph["OpenSSLWrappers"])
+        #expect(wrappers.allSatisfy { $0.hasPrefix("C") && graph[$0] == nil }, "OpenSSLWrappers -> \(wrappers)")
+        let products = try #require(try Self.dumpPackage()["products"] as? [[String: Any]])
+        let productTargets = products.flatMap { $0["targets"] as? [String] ?? [] }
+        #expect(!productTargets.contains("OpenSSLWrappers"), "OpenSSLWrappers must not be a product")
     }
 }

@@ -1,5 +1,6 @@
 internal import COpenSSL
 import CertificateProviders
+internal import OpenSSLWrappers
 
 /// The public key of a token key that has no certificate, made by OpenSSL from the key objects'
 /// attributes (`EVP_PKEY_fromdata`), for a certificate request.
@@ -116,8 +117,8 @@ extension PKCS11Encoding {
         }
         let handle = EVPKeyHandle(takingOwnershipOf: key)
         return PublicKey(
-            derRepresentation: EVPKeyHandle.publicKeyDER(of: handle.pointer),
-            algorithm: EVPKeyHandle.algorithm(of: handle.pointer),
+            derRepresentation: handle.publicKeyDER,
+            algorithm: handle.algorithm,
             keySize: Int(EVP_PKEY_get_bits(handle.pointer))
         )
     }

@@ -1,6 +1,7 @@
 internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
+internal import OpenSSLWrappers
 
 /// The DER a token's raw mechanisms need around them, made by OpenSSL (never by hand):
 /// a DigestInfo for `CKM_RSA_PKCS`, an `ECDSA-Sig-Value` from `CKM_ECDSA`'s r‖s, and the public

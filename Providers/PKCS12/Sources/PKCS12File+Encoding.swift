@@ -1,6 +1,7 @@
 internal import COpenSSL
 internal import COpenSSLShims
 public import CertificateProviders
+internal import OpenSSLWrappers
 
 extension PKCS12File {
     /// How ``encode(_:password:friendlyName:options:)`` protects a file.
@@ -62,48 +63,50 @@ extension PKCS12File {
     ) throws -> [UInt8] {
         let key = try checkEncodable(identity, password: password, options: options)
         OpenSSLErrorQueue.clear()
-        return try withX509Stack(identity.chain) { chain in
-            try password.withCString { pass -> [UInt8] in
-                guard
-                    let p12 = PKCS12_create_ex(
-                        pass,
-                        friendlyName,
-                        key.handle.pointer,
-                        identity.certificate.handle.pointer,
-                        chain,
-                        NID_aes_256_cbc,
-                        options.encryptsCertificates ? NID_aes_256_cbc : -1,
-                        Int32(options.iterations),
-                        -1,
-                        0,
-                        nil,
-                        nil
-                    )
-                else {
-                    throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not build the PKCS#12 structure")
-                }
-                defer { PKCS12_free(p12) }
-                guard
-                    !options.includesMAC
-                        || PKCS12_set_mac(
-                            p12,
+        return try CertificateProviderError.convertingOpenSSLErrors {
+            try withX509Stack(identity.chain.map(\.handle)) { chain in
+                try password.withCString { pass -> [UInt8] in
+                    guard
+                        let p12 = PKCS12_create_ex(
                             pass,
-                            Int32(password.count),
-                            nil,
+                            friendlyName,
+                            key.handle.pointer,
+                            identity.certificate.handle.pointer,
+                            chain,
+                            NID_aes_256_cbc,
+                            options.encryptsCertificates ? NID_aes_256_cbc : -1,
+                            Int32(options.iterations),
+                            -1,
                             0,
-                            Int32(options.macIterations),
-                            EVP_sha256()
-                        ) == 1
-                else {
-                    throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not add the PKCS#12 MAC")
+                            nil,
+                            nil
+                        )
+                    else {
+                        throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not build the PKCS#12 structure")
+                    }
+                    defer { PKCS12_free(p12) }
+                    guard
+                        !options.includesMAC
+                            || PKCS12_set_mac(
+                                p12,
+                                pass,
+                                Int32(password.count),
+                                nil,
+                                0,
+                                Int32(options.macIterations),
+                                EVP_sha256()
+                            ) == 1
+                    else {
+                        throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not add the PKCS#12 MAC")
+                    }
+                    var output: UnsafeMutablePointer<UInt8>?
+                    let length = i2d_PKCS12(p12, &output)
+                    guard length > 0, let output else {
+                        throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not encode the PKCS#12 file")
+                    }
+                    defer { COpenSSLShims_OPENSSL_free(output) }
+                    return Array(UnsafeBufferPointer(start: output, count: Int(length)))
                 }
-                var output: UnsafeMutablePointer<UInt8>?
-                let length = i2d_PKCS12(p12, &output)
-                guard length > 0, let output else {
-                    throw OpenSSLErrorQueue.error(.cryptoFailure, "OpenSSL could not encode the PKCS#12 file")
-                }
-                defer { COpenSSLShims_OPENSSL_free(output) }
-                return Array(UnsafeBufferPointer(start: output, count: Int(length)))
             }
         }
     }

@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// CAdES `archive-time-stamp-v3` (0.4.0.1733.2.4) and its `ats-hash-index-v3` (0.4.0.19122.1.5),
 /// ETSI EN 319 122-1 §5.5.2–5.5.3, as EU DSS's `CadesLevelBaselineLTATimestampExtractor` computes

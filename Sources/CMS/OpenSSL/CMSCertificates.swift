@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The certificates of a CMS SignedData (a signature or a timestamp token): the ones it carries and
 /// the one each SignerInfo names.
@@ -26,7 +27,7 @@ package enum CMSCertificates {
         var pool: [Certificate] = []
         if let stack = CMS_get1_certs(cms.pointer) {
             defer { COpenSSLShims_sk_X509_pop_free(stack) }
-            pool = try certificates(fromX509Stack: stack)
+            pool = try X509Handle.handles(inStack: stack).map(Certificate.init(handle:))
         }
         ERR_clear_error()
         let signers = try CMSTimestamping.signerInfos(of: cms).map { info in

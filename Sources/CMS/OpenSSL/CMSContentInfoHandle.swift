@@ -1,6 +1,7 @@
 internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
+internal import OpenSSLWrappers
 
 /// Owns one OpenSSL `CMS_ContentInfo*` and frees it in `deinit`.
 ///
@@ -38,6 +39,10 @@ extension CMSContentInfoHandle {
     /// The DER inside a PEM `CMS` or `PKCS7` block, or nil when `bytes` hold no such block.
     /// - Throws: when OpenSSL cannot read the bytes at all.
     package static func derFromPEM(_ bytes: [UInt8]) throws -> [UInt8]? {
+        try CertificateProviderError.convertingOpenSSLErrors { try derFromPEM(bio: bytes) }
+    }
+
+    private static func derFromPEM(bio bytes: [UInt8]) throws -> [UInt8]? {
         try MemoryBIO.withReadBIO(bytes) { bio in
             var name: UnsafeMutablePointer<CChar>?
             var header: UnsafeMutablePointer<CChar>?

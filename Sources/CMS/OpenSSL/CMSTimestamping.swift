@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// CMS plumbing for signature timestamps: SignerInfos, their signature values, their
 /// `id-aa-signatureTimeStampToken` attributes (RFC 5126 / ETSI EN 319 122-1 5.3), and adding one.

@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The validation data inside CMS SignedData (ETSI EN 319 122-1 §5.5.3, B-LT): certificates in
 /// `SignedData.certificates`, CRLs in `SignedData.crls`, OCSP responses as RevocationInfoChoice
@@ -146,10 +147,6 @@ package enum CMSValidationData {
 
     /// The dotted text of an OID.
     package static func objectIdentifier(_ object: OpaquePointer?) -> String? {
-        guard let object else { return nil }
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        object.flatMap(ASN1Object.dotted)
     }
 }

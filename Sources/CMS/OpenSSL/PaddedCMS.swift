@@ -1,5 +1,6 @@
 internal import COpenSSL
 import CertificateProviders
+internal import OpenSSLWrappers
 
 /// A CMS ContentInfo followed by zero padding, as a PDF's `/Contents` holds it.
 package enum PaddedCMS {

@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+package import OpenSSLWrappers
 
 /// Builds CMS SignedData around a precomputed content digest, so that bytes, streamed files and
 /// keys OpenSSL cannot hold (remote, HSM) all go through one path.
@@ -195,7 +196,7 @@ package enum SignedDataBuilder {
         guard EVP_DigestVerifyInit(context, &keyContext, md, nil, publicKey.pointer) == 1 else { return false }
         if pss {
             guard let keyContext else { return false }
-            do { try RSAPadding.configure(keyContext, scheme: .rsaPSS, md: md) } catch { return false }
+            do { try RSAPadding.configure(keyContext, pss: true, md: md) } catch { return false }
         }
         return EVP_DigestVerify(context, signature, signature.count, data, data.count) == 1
     }
@@ -249,11 +250,17 @@ package enum SignedDataBuilder {
     /// signingTime.
     package static func addAttributes(_ signerInfo: OpaquePointer, digest: [UInt8], signingTime: Date?) throws {
         if let signingTime {
-            guard let time = ASN1_TIME_set(nil, time_t(signingTime.timeIntervalSince1970.rounded(.down))) else {
-                throw OpenSSLErrorQueue.error(.cryptoFailure, "could not encode the signing time")
-            }
-            defer { ASN1_TIME_free(time) }
-            guard CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_signingTime, time.pointee.type, time, -1) == 1
+            let time = try CertificateProviderError.convertingOpenSSLErrors { try ASN1TimeHandle(signingTime) }
+            defer { withExtendedLifetime(time) {} }
+            guard
+                CMS_signed_add1_attr_by_NID(
+                    signerInfo,
+                    NID_pkcs9_signingTime,
+                    time.type,
+                    UnsafeRawPointer(time.pointer),
+                    -1
+                )
+                    == 1
             else {
                 throw OpenSSLErrorQueue.error(.cryptoFailure, "could not add the CMS signing time")
             }

@@ -1,6 +1,7 @@
 internal import COpenSSL
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// A CMS SignedData prepared once per identity (and per batch worker) and reused for every
 /// signature of a batch: OpenSSL builds the structure once (certificates, digest and signature
@@ -182,14 +183,12 @@ package final class SignedDataTemplate {
     /// ASN.1 type and content bytes; nil for a GeneralizedTime (before 1950, from 2050), which the
     /// encoded form does not take.
     private func encodedTime(_ date: Date) -> (type: Int32, bytes: [UInt8])? {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let seconds = ASN1Time.seconds(date)
         if let lastTime, lastTime.seconds == seconds { return (lastTime.type, lastTime.bytes) }
-        guard let time = ASN1_TIME_set(nil, time_t(seconds)) else { return nil }
-        defer { ASN1_TIME_free(time) }
-        guard time.pointee.type == V_ASN1_UTCTIME, let data = ASN1_STRING_get0_data(time) else { return nil }
-        let bytes = Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(time))))
-        lastTime = (seconds, time.pointee.type, bytes)
-        return (time.pointee.type, bytes)
+        guard let time = try? ASN1TimeHandle(date), time.type == V_ASN1_UTCTIME else { return nil }
+        let bytes = time.contentBytes
+        lastTime = (seconds, time.type, bytes)
+        return (time.type, bytes)
     }
 
     /// The signed attributes and the whole ContentInfo, each encoded by OpenSSL, with the offsets

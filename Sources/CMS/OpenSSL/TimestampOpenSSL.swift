@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The OpenSSL TS API (RFC 3161) behind ``TimestampAuthorityClient`` and ``TimestampVerifier``:
 /// each function is one synchronous pass, so OpenSSL's error queue belongs to it.
@@ -283,7 +284,7 @@ package enum TimestampOpenSSL {
             )
         }
         defer { TS_TST_INFO_free(info) }
-        guard let genTime = TS_TST_INFO_get_time(info), let time = date(genTime) else {
+        guard let genTime = TS_TST_INFO_get_time(info), let time = ASN1Time.date(of: OpaquePointer(genTime)) else {
             throw CertificateProviderError(.timestampInvalid, "the timestamp token has no readable genTime")
         }
         var certificate: Certificate?
@@ -310,17 +311,7 @@ package enum TimestampOpenSSL {
             }
             BN_free(bn)
         }
-        var policy = ""
-        if let object = TS_TST_INFO_get_policy_id(info) {
-            var buffer = [CChar](repeating: 0, count: 128)
-            let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-            if length > 0 {
-                policy = String(
-                    decoding: buffer.prefix(Int(min(length, 127))).map { UInt8(bitPattern: $0) },
-                    as: UTF8.self
-                )
-            }
-        }
+        let policy = TS_TST_INFO_get_policy_id(info).flatMap(ASN1Object.dotted) ?? ""
         let authority = certificate?.subject ?? tsaName(info) ?? "unknown TSA"
         let encoded: [UInt8]
         if let der {
@@ -498,16 +489,6 @@ package enum TimestampOpenSSL {
         guard let name = TS_TST_INFO_get_tsa(info), name.pointee.type == GEN_DIRNAME,
             let directory = name.pointee.d.directoryName
         else { return nil }
-        let text = try? MemoryBIO.collecting { bio in
-            _ = X509_NAME_print_ex(bio, directory, 0, COpenSSLShims_XN_FLAG_RFC2253_UTF8())
-        }
-        return text.map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// An OpenSSL time as a date.
-    static func date(_ time: UnsafePointer<ASN1_TIME>) -> Date? {
-        var components = tm()
-        guard ASN1_TIME_to_tm(time, &components) == 1 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&components)))
+        return X509Name.rfc2253(directory)
     }
 }

@@ -1,5 +1,4 @@
-internal import COpenSSL
-internal import COpenSSLShims
+internal import OpenSSLWrappers
 
 /// GOST R 34.10-2012 / 34.11-2012 support: OpenSSL's `gost` engine (Debian's
 /// `libengine-gost-openssl`), loaded once per process into the default library context.
@@ -12,21 +11,12 @@ public enum GOSTEngine {
     /// The Debian package that ships the engine.
     public static let packageName = "libengine-gost-openssl"
 
-    /// The outcome of the one load: whether it worked and, if not, OpenSSL's reasons.
-    // Written once by the lazy initializer (swift_once makes it thread-safe), never mutated.
-    private static let outcome: (loaded: Bool, errors: [String]) = {
-        ERR_clear_error()
-        let loaded = COpenSSLShims_GOST_engine_load() == 1
-        let errors = OpenSSLErrorQueue.drain()
-        return (loaded, loaded ? [] : errors)
-    }()
-
     /// Loads the engine on first use; returns whether GOST algorithms are available.
     @discardableResult
-    package static func load() -> Bool { outcome.loaded }
+    package static func load() -> Bool { GOSTEngineLoader.load() }
 
     /// Whether GOST keys, signatures and digests (Streebog) can be used in this process.
-    public static var isAvailable: Bool { outcome.loaded }
+    public static var isAvailable: Bool { GOSTEngineLoader.load() }
 
     /// The error for a GOST operation on a machine without the engine.
     /// - Parameter what: what needed GOST ("the certificate's GOST R 34.10-2012 key").
@@ -35,7 +25,7 @@ public enum GOSTEngine {
             .unsupportedAlgorithm,
             "GOST needs \(packageName): \(what) uses GOST R 34.10/34.11-2012, and OpenSSL's gost engine could not be "
                 + "loaded; install it (apt-get install \(packageName)) or check OPENSSL_ENGINES",
-            openSSLErrors: outcome.errors
+            openSSLErrors: GOSTEngineLoader.loadErrors
         )
     }
 

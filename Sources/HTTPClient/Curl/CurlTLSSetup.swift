@@ -3,6 +3,7 @@ internal import CCurlShims
 import CertificateProviders
 internal import Durability
 import Foundation
+internal import OpenSSLWrappers
 
 /// The TLS material of one ``CurlTransport``, made once: the extra trust anchors and the client
 /// identity as OpenSSL handles, and the C structure the SSL_CTX hook reads on every new connection.

@@ -3,6 +3,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 extension RevocationOpenSSL {
     /// What OpenSSL's CRL check said about one certificate of a path.
@@ -68,7 +69,7 @@ extension RevocationOpenSSL {
         let log = CRLErrorLog()
         var chain = [leaf]
         var endsInAnchor = false
-        let built: Bool? = try? withX509Stack(untrusted) { untrustedStack -> Bool in
+        let built: Bool? = try? withX509Stack(untrusted.map(\.handle)) { untrustedStack -> Bool in
             guard let store = X509_STORE_new() else { return false }
             defer { X509_STORE_free(store) }
             for anchor in anchors { _ = X509_STORE_add_cert(store, anchor.handle.pointer) }
@@ -165,14 +166,7 @@ extension RevocationOpenSSL {
             guard X509_CRL_get0_by_cert(crl.handle.pointer, &entry, certificate.handle.pointer) == 1, let entry,
                 let revoked = X509_REVOKED_get0_revocationDate(entry)
             else { return nil }
-            return RevocationOpenSSL.date(revoked)
+            return ASN1Time.date(of: OpaquePointer(revoked))
         }.min()
-    }
-
-    /// An OpenSSL time (a CRL's or an OCSP answer's) as a date.
-    static func date(_ time: UnsafePointer<ASN1_TIME>) -> Date? {
-        var components = tm()
-        guard ASN1_TIME_to_tm(time, &components) == 1 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&components)))
     }
 }

@@ -3,6 +3,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The OpenSSL side of ``RevocationChecker``: OCSP requests and responses (RFC 6960), CRL lookups
 /// (RFC 5280), and the URLs a certificate names for both. Each function is one synchronous pass.
@@ -208,8 +209,8 @@ package enum RevocationOpenSSL {
             throw CertificateProviderError(.cryptoFailure, "the OCSP response does not cover this certificate")
         }
         try checkFreshness(
-            thisUpdate: thisUpdate.flatMap { RevocationOpenSSL.date($0) },
-            nextUpdate: nextUpdate.map { RevocationOpenSSL.date($0) },
+            thisUpdate: thisUpdate.flatMap { ASN1Time.date(of: OpaquePointer($0)) },
+            nextUpdate: nextUpdate.map { ASN1Time.date(of: OpaquePointer($0)) },
             certificate: certificate,
             freshness: freshness
         )
@@ -217,7 +218,7 @@ package enum RevocationOpenSSL {
         case V_OCSP_CERTSTATUS_GOOD:
             return RevocationStatus(state: .good, source: source)
         case V_OCSP_CERTSTATUS_REVOKED:
-            guard let revocationTime, let date = RevocationOpenSSL.date(revocationTime) else {
+            guard let revocationTime, let date = ASN1Time.date(of: OpaquePointer(revocationTime)) else {
                 throw CertificateProviderError(.cryptoFailure, "the OCSP response says revoked without a readable time")
             }
             return RevocationStatus(state: .revoked, revocationTime: date, source: source)
@@ -268,7 +269,11 @@ package enum RevocationOpenSSL {
             X509_VERIFY_PARAM_set_time(parameters, time_t(time.timeIntervalSince1970))
             X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
         }
-        let verified = try withX509Stack([issuer] + responderCandidates) { OCSP_basic_verify(basic, $0, store, 0) == 1 }
+        let verified = try CertificateProviderError.convertingOpenSSLErrors {
+            try withX509Stack(([issuer] + responderCandidates).map(\.handle)) {
+                OCSP_basic_verify(basic, $0, store, 0) == 1
+            }
+        }
         guard verified else {
             throw OpenSSLErrorQueue.error(
                 .cryptoFailure,

@@ -1,6 +1,7 @@
 import CMS
 internal import COpenSSL
 import CertificateProviders
+internal import OpenSSLWrappers
 
 /// RFC 5652 §5.3 and §11: signed attributes carry exactly one contentType and one messageDigest
 /// attribute, each with one value, and the contentType names the encapsulated content's type
@@ -51,10 +52,6 @@ enum SignedAttributesCheck {
 
     /// An object identifier as dotted text.
     static func objectText(_ object: OpaquePointer?) -> String? {
-        guard let object else { return nil }
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0, length < buffer.count else { return nil }
-        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        object.flatMap(ASN1Object.dotted)
     }
 }

@@ -3,6 +3,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The policy checks of ``SignedDataVerifier``'s per-signer pipeline: algorithms and key sizes,
 /// the signing purpose, the ESS binding of the signer certificate, its validity and its chain.
@@ -141,7 +142,8 @@ extension SignedDataVerifier {
             if (isV2 ? v2 : v1) == nil { return failure(.malformed, "the signing-certificate attribute is damaged") }
         }
         guard v1 != nil || v2 != nil else { return nil }
-        let matches = (try? withX509Stack([signer]) { OSSL_ESS_check_signing_certs(v1, v2, $0, 1) == 1 }) ?? false
+        let matches =
+            (try? withX509Stack([signer.handle]) { OSSL_ESS_check_signing_certs(v1, v2, $0, 1) == 1 }) ?? false
         guard matches else {
             return failure(
                 .certificateSwapped,
@@ -232,7 +234,7 @@ extension SignedDataVerifier {
             return .failure(failure(.untrustedSigner, "could not create a verification context"))
         }
         defer { X509_STORE_CTX_free(context) }
-        let outcome: ChainOutcome? = try? withX509Stack(untrusted) { stack in
+        let outcome: ChainOutcome? = try? withX509Stack(untrusted.map(\.handle)) { stack in
             guard X509_STORE_CTX_init(context, store, signer.handle.pointer, stack) == 1 else {
                 return .failure(failure(.untrustedSigner, "could not start the chain verification"))
             }
@@ -244,7 +246,7 @@ extension SignedDataVerifier {
             if X509_verify_cert(context) == 1 {
                 guard let chain = X509_STORE_CTX_get1_chain(context) else { return .success([signer]) }
                 defer { COpenSSLShims_sk_X509_pop_free(chain) }
-                return .success((try? certificates(fromX509Stack: chain)) ?? [signer])
+                return .success((try? X509Handle.handles(inStack: chain).map(Certificate.init(handle:))) ?? [signer])
             }
             let code = X509_STORE_CTX_get_error(context)
             let depth = X509_STORE_CTX_get_error_depth(context)

@@ -2,6 +2,7 @@ import CMS
 internal import COpenSSL
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The per-signer pipeline of ``SignedDataVerifier``: each step either adds what it learnt to the
 /// signer's facts or ends the check with the failure that the result reports.

@@ -3,6 +3,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The OpenSSL side of ``CMSVerifier``: one synchronous pass, so the error queue belongs to it.
 ///
@@ -220,7 +221,9 @@ package enum SignedDataVerifier {
         case .none:
             return body(nil)
         case .bytes(let bytes):
-            return try MemoryBIO.withReadBIO(bytes) { body($0) }
+            return try CertificateProviderError.convertingOpenSSLErrors {
+                try MemoryBIO.withReadBIO(bytes) { body($0) }
+            }
         case .file(let url):
             guard let bio = BIO_new_file(url.path, "rb") else {
                 throw OpenSSLErrorQueue.error(.fileSystem, "cannot open '\(url.path)'")
@@ -299,7 +302,7 @@ package enum SignedDataVerifier {
             return []
         }
         defer { COpenSSLShims_sk_X509_pop_free(stack) }
-        return (try? certificates(fromX509Stack: stack)) ?? []
+        return (try? X509Handle.handles(inStack: stack).map(Certificate.init(handle:))) ?? []
     }
 
     package static func signingTime(_ signerInfo: OpaquePointer) -> Date? {
@@ -311,9 +314,7 @@ package enum SignedDataVerifier {
         guard type == V_ASN1_UTCTIME || type == V_ASN1_GENERALIZEDTIME, let time = value.pointee.value.utctime else {
             return nil
         }
-        var components = tm()
-        guard ASN1_TIME_to_tm(time, &components) == 1 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&components)))
+        return ASN1Time.date(of: OpaquePointer(time))
     }
 
     static func algorithmNID(_ algor: UnsafeMutablePointer<X509_ALGOR>?) -> Int32 {
@@ -331,10 +332,7 @@ package enum SignedDataVerifier {
         guard let object else { return nil }
         let nid = OBJ_obj2nid(object)
         if nid != NID_undef, let name = long ? OBJ_nid2ln(nid) : OBJ_nid2sn(nid) { return String(cString: name) }
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return ASN1Object.dotted(object)
     }
 
     /// The package's ``DigestAlgorithm`` with the algorithm's OID (any that `allSupported` lists).
@@ -342,11 +340,7 @@ package enum SignedDataVerifier {
         guard let algor else { return nil }
         var object: OpaquePointer?
         X509_ALGOR_get0(&object, nil, nil, algor)
-        guard let object else { return nil }
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return nil }
-        let oid = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let object, let oid = ASN1Object.dotted(object) else { return nil }
         return DigestAlgorithm.allSupported.first { $0.oid == oid }
     }
 

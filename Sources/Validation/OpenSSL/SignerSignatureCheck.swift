@@ -2,6 +2,7 @@ import CMS
 internal import COpenSSL
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The signature value of one SignerInfo: its algorithms fit together, OpenSSL knows them, and the
 /// value verifies over the signed attributes with the signer's key.

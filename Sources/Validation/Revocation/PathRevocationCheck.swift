@@ -3,6 +3,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// The revocation status of every certificate of the signer's path and of its time-stamping
 /// authority's path, trust anchors excepted, from the policy's CRLs (OpenSSL's RFC 5280 processing)
@@ -115,7 +116,7 @@ package enum PathRevocationCheck {
                 defer { CMS_ContentInfo_free(cms) }
                 guard let stack = CMS_get1_certs(cms) else { return [] }
                 defer { COpenSSLShims_sk_X509_pop_free(stack) }
-                return (try? certificates(fromX509Stack: stack)) ?? []
+                return (try? X509Handle.handles(inStack: stack).map(Certificate.init(handle:))) ?? []
             }
         }
     }

@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// Bag attributes and the names of the algorithms a PKCS#12 file uses, for the parser and its messages.
 extension PKCS12Parser {
@@ -46,10 +47,7 @@ extension PKCS12Parser {
     }
 
     static func oid(_ object: OpaquePointer) -> String {
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return "unknown OID" }
-        return String(decoding: buffer.prefix(Int(min(length, 127))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        ASN1Object.dotted(object) ?? "unknown OID"
     }
 
     /// Describes a PBE / cipher `AlgorithmIdentifier`, looking into PBES2 and PBES1 parameters.

@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 extension PKCS12Parser {
     /// The password form that passes the file's integrity check (MAC), or nil when none does.

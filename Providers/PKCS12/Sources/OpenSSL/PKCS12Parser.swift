@@ -2,6 +2,7 @@ internal import COpenSSL
 internal import COpenSSLShims
 import CertificateProviders
 import Foundation
+internal import OpenSSLWrappers
 
 /// Walks a PKCS#12 with OpenSSL 3 and decides, from what OpenSSL put on its error queue, whether a
 /// failure means a wrong password, a damaged file or an algorithm OpenSSL cannot run.

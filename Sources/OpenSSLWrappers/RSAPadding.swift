@@ -13,12 +13,10 @@ package enum RSAPadding {
         case pssParameters
     }
 
-    /// Sets the padding of `scheme` (PSS when `scheme` is `.rsaPSS`, PKCS#1 v1.5 otherwise) on
-    /// `context`, a signing or verifying context of an RSA key; `md` is the signature's digest.
+    /// Sets RSASSA-PSS (`pss`) or PKCS#1 v1.5 padding on `context`, a signing or verifying context
+    /// of an RSA key; `md` is the signature's digest.
     /// - Throws: which step OpenSSL refused (its error queue says why).
-    package static func configure(_ context: OpaquePointer, scheme: SignatureScheme, md: OpaquePointer) throws(Failure)
-    {
-        let pss = scheme == .rsaPSS
+    package static func configure(_ context: OpaquePointer, pss: Bool, md: OpaquePointer) throws(Failure) {
         guard EVP_PKEY_CTX_set_rsa_padding(context, pss ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING) == 1 else {
             throw .padding
         }

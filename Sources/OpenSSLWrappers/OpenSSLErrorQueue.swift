@@ -36,11 +36,6 @@ package enum OpenSSLErrorQueue {
 
     /// Removes and returns the queue as strings.
     package static func drain() -> [String] { drainEntries().map(\.text) }
-
-    /// An error with `code` and `reason` carrying the drained queue.
-    package static func error(_ code: CertificateProviderError.Code, _ reason: String) -> CertificateProviderError {
-        CertificateProviderError(code, reason, openSSLErrors: drain())
-    }
 }
 
 /// Loads OpenSSL's `legacy` provider (RC2, RC4, DES, MD4, … used by old PKCS#12 files) together with
