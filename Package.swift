@@ -17,6 +17,8 @@ let package = Package(
     name: "swift-certificate-providers",
     products: [
         .library(name: "CertificateProviders", targets: ["CertificateProviders"]),
+        // Certificate requests (PKCS#10) for any SigningKey, and a small CA for tests and tools.
+        .library(name: "CertificateIssuing", targets: ["CertificateIssuing"]),
         // products
         .library(name: "PKCS12Provider", targets: ["PKCS12Provider"]),
         .library(name: "Signing", targets: ["Signing"]),
