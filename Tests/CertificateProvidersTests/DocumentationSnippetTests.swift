@@ -149,9 +149,9 @@ import Testing
         )
         #expect(!broken.succeeded && broken.errorOutput.contains("error:"))
         let products = try Self.products()
-        let imported = Self.imports(of: "import CertificateIssuing\n@testable import Signing\n")
-        #expect(imported == ["CertificateIssuing", "Signing"])
-        #expect(!products.contains("CertificateIssuing"))
+        let imported = Self.imports(of: "import OpenSSLWrappers\n@testable import Signing\n")
+        #expect(imported == ["OpenSSLWrappers", "Signing"])
+        #expect(!products.contains("OpenSSLWrappers"))
         let snippet = Self.snippets(of: "a\n```sh\nls\n```\n```swift\nlet a = 1\n```\n```swift\nlet b = a\n```\n")
         #expect(snippet == "let a = 1\n\nlet b = a")
     }
