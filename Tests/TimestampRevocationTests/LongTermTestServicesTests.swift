@@ -50,21 +50,29 @@ import Testing
         #expect(!paths.contains("/crl"), "\(paths)")
 
         // Offline: the services are gone, the signature carries what its check needs.
-        services.stop()
-        let verified = CMSVerifier.verify(
-            signature: result.signature,
-            content: content,
-            trustAnchors: services.trustAnchors
-        )
-        #expect(verified.isValid, "\(String(describing: verified.failure))")
-        #expect(verified.format == .cadesLT)
+        let verified = try Self.expectValidOffline(result.signature, content: content, services)
         let answers = verified.signers.first?.revocation?.certificates ?? []
         let signerAnswer = answers.first { $0.certificate == signer.certificate }
         #expect(signerAnswer?.status.state == .good, "\(answers)")
         #expect(signerAnswer?.status.source.contains("OCSP") == true, "\(answers)")
         #expect(answers.contains { $0.role == .timestampAuthority && $0.status.state == .good }, "\(answers)")
-        let openssl = try OpenSSLCMS.verify(result.signature, content: content, trust: services.trustAnchors)
+    }
+
+    /// Stops the services, then checks `signature` offline: a valid B-LT signature for our verifier,
+    /// and for `openssl cms -verify`.
+    @discardableResult
+    static func expectValidOffline(
+        _ signature: [UInt8],
+        content: [UInt8],
+        _ services: LongTermTestServices
+    ) throws -> VerificationResult {
+        services.stop()
+        let verified = CMSVerifier.verify(signature: signature, content: content, trustAnchors: services.trustAnchors)
+        #expect(verified.isValid, "\(String(describing: verified.failure))")
+        #expect(verified.format == .cadesLT)
+        let openssl = try OpenSSLCMS.verify(signature, content: content, trust: services.trustAnchors)
         #expect(openssl.succeeded, "\(openssl.errorOutput)")
+        return verified
     }
 
     @Test func aCertificateWithoutTheServicesURLsCannotReachBLT() async throws {

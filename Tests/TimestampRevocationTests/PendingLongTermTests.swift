@@ -59,22 +59,10 @@ struct PendingLongTermTests {
         #expect(result.record.documentName == "заявление.txt")
         #expect(try Data(contentsOf: output) == Data(result.signature))
 
-        services.stop()
-        let content = try directory.read("заявление.txt")
-        let verified = CMSVerifier.verify(
-            signature: result.signature,
-            content: content,
-            trustAnchors: services.trustAnchors
-        )
-        #expect(verified.isValid, "\(String(describing: verified.failure))")
-        #expect(verified.format == .cadesLT)
-        let openssl = try OpenSSLCMS.verify(
+        try LongTermTestServicesTests.expectValidOffline(
             result.signature,
-            content: content,
-            trust: services.trustAnchors,
-            cades: true,
-            anyPurpose: true
+            content: try directory.read("заявление.txt"),
+            services
         )
-        #expect(openssl.result.succeeded, "\(openssl.result.errorOutput)")
     }
 }
