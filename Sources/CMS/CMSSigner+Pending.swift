@@ -55,7 +55,16 @@ extension CMSSigner {
 
     /// Prepares a detached signature from the content's precomputed digest (see
     /// ``prepare(content:certificate:chain:format:detached:digestAlgorithm:scheme:signingTime:documentName:)``).
-    /// - Parameter digest: the content's digest, made with `digestAlgorithm`.
+    /// - Parameters:
+    ///   - digest: the content's digest, made with `digestAlgorithm`.
+    ///   - certificate: the signer's certificate.
+    ///   - chain: the certificates that go with it into the signature.
+    ///   - format: `.cadesBES` (default) or `.cms`.
+    ///   - digestAlgorithm: the algorithm `digest` was made with.
+    ///   - scheme: how the key signs (nil: the key's; `.rsaPSS` for an RSA key that signs PSS).
+    ///   - signingTime: the signing-time attribute (whole seconds).
+    ///   - documentName: the document's name, kept for people.
+    /// - Returns: the pending signature.
     /// - Throws: `.invalidParameter` when the digest's length does not fit the algorithm; as the
     ///   content variant.
     public static func prepare(
