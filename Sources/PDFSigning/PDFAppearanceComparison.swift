@@ -11,6 +11,8 @@ internal import CQPDF
 struct PDFAppearanceComparison {
     let old: QPDFDocument
     let new: QPDFDocument
+    /// The objects neither revision rewrote (see ``PDFRevisionComparison/unchanged``).
+    var unchanged: PDFUnchangedObjects?
     /// The most objects compared; a larger appearance counts as changed.
     var budget = 100_000
 
@@ -38,6 +40,20 @@ struct PDFAppearanceComparison {
             guard numberA == numberB else {
                 let was = numberA == 0 ? "a direct value" : "object \(numberA)"
                 return Difference(objects: [numberB], text: "it refers to object \(numberB) instead of \(was)")
+            }
+            if numberB != 0, !visited.contains(Pair(old: numberA, new: numberB)), let unchanged, let a, let b,
+                old.objectID(a).generation == new.objectID(b).generation,
+                let walk = unchanged.walk(
+                    from: numberB,
+                    generation: new.objectID(b).generation,
+                    in: new,
+                    isVisited: { visited.contains(Pair(old: $0, new: $0)) }
+                ), remaining - walk.values > 0
+            {
+                // Nothing it reaches was rewritten: the same in both, replayed without reading.
+                remaining -= walk.values
+                for object in walk.objects { visited.insert(Pair(old: object, new: object)) }
+                continue
             }
             if numberB != 0, !visited.insert(Pair(old: numberA, new: numberB)).inserted { continue }
             let place = numberB == 0 ? "a direct object" : "object \(numberB)"

@@ -31,9 +31,12 @@ struct PDFChangeAnalysis {
         guard firstRevision >= 1, firstRevision < ends.count else { return }
         // Each revision made self-contained, so qpdf does not read the chain again.
         var buffers = merging ? PDFRevisionBuffers(file: file, ends: ends) : nil
+        // What a revision did not rewrite is the same bytes in the next: read once, not per revision.
+        let unchanged = buffers.map { PDFUnchangedObjects(highest: $0.highestObjectNumber) }
         func open(_ revision: Int) -> Result<QPDFDocument, CertificateProviderError> {
             let name = "\(description) (revision \(revision))"
             do {
+                defer { if let changes = buffers?.latestChanges { unchanged?.advance(changes: changes) } }
                 if let document = try buffers?.document(revision: revision, description: name) {
                     return .success(document)
                 }
@@ -63,7 +66,7 @@ struct PDFChangeAnalysis {
                     )
                 ]
             } else if case .success(let old) = previous, case .success(let new) = current {
-                changesByRevision[revision] = PDFRevisionComparison(old: old, new: new).run()
+                changesByRevision[revision] = PDFRevisionComparison(old: old, new: new, unchanged: unchanged).run()
             }
             previous = current
         }

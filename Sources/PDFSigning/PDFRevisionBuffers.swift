@@ -32,6 +32,11 @@ struct PDFRevisionBuffers {
     private var compressed = 0
     private var mergedUpTo = 0
     private var buffers: [PDFRevisionBuffer] = []
+    /// The entries the last revision opened changed, against the one opened before it (every
+    /// entry in use when it was the first opened).
+    private(set) var latestChanges: [(number: Int, entry: Entry)] = []
+    /// The highest object number any section names.
+    var highestObjectNumber: Int { highest }
 
     /// The most bytes all the merged sections may take together.
     static let defaultBudget: Int64 = 2 << 30
@@ -119,11 +124,13 @@ struct PDFRevisionBuffers {
             compressed = 0
             mergedUpTo = 0
         }
+        latestChanges = []
         while mergedUpTo < revision {
-            for (number, entry) in decisive[mergedUpTo] {
+            for (number, entry) in decisive[mergedUpTo] where merged[number] != entry {
                 if case .compressed = merged[number] { compressed -= 1 }
                 if case .compressed = entry { compressed += 1 }
                 merged[number] = entry
+                latestChanges.append((number, entry))
             }
             mergedUpTo += 1
         }

@@ -151,7 +151,7 @@ extension PDFRevisionComparison {
         case "/V":
             compare(valueA, valueB, path: "the value of \(label)", kind: .formFields, field: name, holder: id)
         case "/AP", "/AS", "/MK":
-            let comparison = PDFAppearanceComparison(old: old, new: new)
+            let comparison = PDFAppearanceComparison(old: old, new: new, unchanged: unchanged)
             if let difference = comparison.difference(valueA, valueB) {
                 let text = "the appearance (\(key)) of \(label) changed: \(difference.text)"
                 note(Self.appearanceKind(context), [id] + difference.objects, text, field: name)

@@ -42,11 +42,18 @@ struct PDFRevisionChange: Sendable, Hashable {
 final class PDFRevisionComparison {
     let old: QPDFDocument
     let new: QPDFDocument
+    /// The objects neither revision rewrote, whose walks are replayed without reading them (nil:
+    /// every object is read).
+    let unchanged: PDFUnchangedObjects?
     private(set) var changes: [PDFRevisionChange] = []
     private var omitted: [Omitted: Int] = [:]
     private var visited = Set<Pair>()
     private var budget: Int
     private var pages: [(old: qpdf_oh, new: qpdf_oh, index: Int)] = []
+    /// The notes of the catalog's comparison while they are kept for later ones.
+    private var recording: [PDFUnchangedObjects.Note]?
+    /// The catalog's comparison, when its graph did not change (kept when qpdf warned about nothing).
+    private var catalogComparison: PDFUnchangedObjects.CatalogComparison?
     /// Widgets and fields of the newer form, by what accounts for them.
     var formObjects = Set<Int>()
     var newSignatureObjects = Set<Int>()
@@ -68,9 +75,10 @@ final class PDFRevisionComparison {
     static let maximumChanges = 50
     static let defaultBudget = 2_000_000
 
-    init(old: QPDFDocument, new: QPDFDocument, budget: Int = defaultBudget) {
+    init(old: QPDFDocument, new: QPDFDocument, unchanged: PDFUnchangedObjects? = nil, budget: Int = defaultBudget) {
         self.old = old
         self.new = new
+        self.unchanged = unchanged
         self.budget = budget
     }
 
@@ -87,9 +95,36 @@ final class PDFRevisionComparison {
                 "the trailer's /Root names another catalog (object \(newID.number), was \(oldID.number)): "
                     + "a different document"
             )
+            unchanged?.forgetCatalog()
             return finish()
         }
         visited.insert(Pair(old: oldID.number, new: newID.number))
+        // A catalog whose whole graph neither revision rewrote compares as it did last time.
+        let catalogWalk = unchanged?.walk(
+            from: newID.number,
+            generation: newID.generation,
+            in: new,
+            learning: true,
+            isVisited: { _ in false }
+        )
+        if let catalogWalk, let kept = unchanged?.catalog, kept.root == newID.number {
+            for item in kept.notes { note(item.kind, item.objects, item.text, field: item.field) }
+            budget -= kept.values
+            for object in catalogWalk.objects { visited.insert(Pair(old: object, new: object)) }
+        } else {
+            let start = budget
+            recording = catalogWalk == nil ? nil : []
+            compareCatalog(oldRoot, newRoot, holder: newID.number)
+            catalogComparison = recording.map { .init(root: newID.number, notes: $0, values: start - budget) }
+            recording = nil
+            if catalogWalk == nil { unchanged?.forgetCatalog() }
+        }
+        compare(old.key(old.trailer, "/Info"), new.key(new.trailer, "/Info"), path: "/Info", kind: .ltv)
+        return finish()
+    }
+
+    /// Steps 1 to 5 but the trailer's `/Info`: everything the catalog reaches.
+    private func compareCatalog(_ oldRoot: qpdf_oh, _ newRoot: qpdf_oh, holder: Int) {
         let keys = Set(old.keys(oldRoot) + new.keys(newRoot))
         let lenient: Set<String> = ["/DSS", "/Metadata", "/Extensions", "/MarkInfo", "/Version"]
         /// Compares one entry of the catalog.
@@ -99,7 +134,7 @@ final class PDFRevisionComparison {
                 new.key(newRoot, key),
                 path: "the catalog's \(key)",
                 kind: kind,
-                holder: newID.number
+                holder: holder
             )
         }
         // 1. The page tree.
@@ -110,15 +145,13 @@ final class PDFRevisionComparison {
         // 4. Everything else in the catalog.
         for key in keys.sorted() where key != "/Pages" && key != "/AcroForm" && !lenient.contains(key) {
             if key == "/Perms", old.key(oldRoot, key) == nil {
-                note(.signatures, [newID.number], "the catalog's /Perms was added (a certification signature)")
+                note(.signatures, [holder], "the catalog's /Perms was added (a certification signature)")
                 continue
             }
             compareCatalog(key, kind: .other)
         }
         // 5. Validation data and metadata.
         for key in lenient.sorted() { compareCatalog(key, kind: .ltv) }
-        compare(old.key(old.trailer, "/Info"), new.key(new.trailer, "/Info"), path: "/Info", kind: .ltv)
-        return finish()
     }
 
     private func finish() -> [PDFRevisionChange] {
@@ -142,14 +175,19 @@ final class PDFRevisionComparison {
     /// offset, a structure nested too deep): qpdf reads it as null where a repairing reader may
     /// show something, so each is a change of class `other`, never an absent object.
     private func unreadable() {
+        var clean = true
+        // In a fixed order: the objects kept from earlier revisions are read in another order.
         for document in [old, new] {
-            for warning in document.takeWarnings() {
+            for warning in document.takeWarnings().sorted() {
+                clean = false
                 note(.other, [], "qpdf cannot read all of a compared revision: \(Self.short(warning, 240))")
             }
         }
+        unchanged?.finish(clean: clean, catalog: catalogComparison)
     }
 
     func note(_ kind: PDFLaterChanges, _ objects: [Int], _ text: String, field: String? = nil) {
+        recording?.append(.init(kind: kind, objects: objects, text: text, field: field))
         guard changes.count < Self.maximumChanges else {
             omitted[Omitted(kind: kind, field: field), default: 0] += 1
             return
@@ -195,10 +233,16 @@ final class PDFRevisionComparison {
                 }
                 return
             }
-            let typeA = a.map(old.typeCode) ?? ot_null
-            let typeB = b.map(new.typeCode) ?? ot_null
             let numberA = number(a, in: old)
             let numberB = number(b, in: new)
+            if numberA == numberB, numberB != 0, let a, let b {
+                // Seen already (as firstVisit would say), or the same in both: neither is read.
+                if visited.contains(Pair(old: numberA, new: numberB)) || replayUnchanged(a, b, number: numberB) {
+                    continue
+                }
+            }
+            let typeA = a.map(old.typeCode) ?? ot_null
+            let typeB = b.map(new.typeCode) ?? ot_null
             if numberA != numberB {
                 let what = Self.referenceChange(numberA, numberB, isNull: b == nil || typeB == ot_null)
                 note(kind, [numberB, holder, numberA], "\(Self.short(longPath, 160)) \(what)", field: field)
@@ -217,6 +261,24 @@ final class PDFRevisionComparison {
             let pending = Pending(a, b, path, objectHolder)
             stack += children(of: pending, type: typeB, kind: kind, field: field).reversed()
         }
+    }
+
+    /// Whether the walk from object `number` (reached by references `a` and `b` of one generation,
+    /// not visited yet) reaches only objects neither revision rewrote: then it finds no difference,
+    /// and it is replayed (its objects visited, its values taken from the budget) without reading them.
+    private func replayUnchanged(_ a: qpdf_oh, _ b: qpdf_oh, number: Int) -> Bool {
+        let generation = new.objectID(b).generation
+        guard let unchanged, old.objectID(a).generation == generation,
+            let walk = unchanged.walk(
+                from: number,
+                generation: generation,
+                in: new,
+                isVisited: { self.visited.contains(Pair(old: $0, new: $0)) }
+            ), budget - walk.values > 0
+        else { return false }
+        budget -= walk.values
+        for object in walk.objects { visited.insert(Pair(old: object, new: object)) }
+        return true
     }
 
     /// Notes how `pair` itself differs (an array's length, a stream's data, a scalar's value) and

@@ -143,4 +143,55 @@ struct PDFRevisionChainTests {
             #expect(merged == chained)
         }
     }
+
+    /// The decoded data of stream `number` of `path` (text: the fixtures' content streams).
+    func streamData(_ number: Int, of path: String) throws -> String {
+        let shown = try ExternalTool.run("qpdf", ["--show-object=\(number)", "--filtered-stream-data", path])
+        try #require(shown.status == 0, "qpdf --show-object: \(shown.errorOutput)")
+        return shown.output
+    }
+
+    @Test(
+        "objects read once for many revisions: a later update rewriting one (its data, its /Length object) is seen",
+        arguments: [PDFFixtures.Variant.classic, .objectStreams],
+        [PDFUpdateChain.Sections.tables, .streams]
+    )
+    func rewrittenKeptObjects(_ variant: PDFFixtures.Variant, _ sections: PDFUpdateChain.Sections) async throws {
+        let (directory, signed) = try await signed(variant, prefix: "pdf-chain-kept")
+        let trailer = try #require(PDFUpdateChain.trailer(of: signed))
+        let signedPath = try directory.write("signed-bytes.pdf", signed)
+        let pages = try ExternalTool.run("qpdf", ["--show-pages", signedPath])
+        let contents = pages.output.matches(of: #/content:\s+(\d+) 0 R/#).compactMap { Int($0.1) }
+        try #require(contents.count >= 2, "two pages with a content stream each: \(pages.output)")
+        let (first, second) = (contents[0], contents[1])
+        // The catalog written again as it is, at another offset: no change.
+        let same = try catalog(of: signedPath, root: trailer.root, adding: "")
+        let rootNumber = try #require(Int(trailer.root.split(separator: " ")[0]))
+        let edited = "<< /Length 15 >>\nstream\n0 0 m 10 10 l S\nendstream"
+        let data = try streamData(second, of: signedPath)
+        let lengthObject = trailer.size + 5
+        let indirect = "<< /Length \(lengthObject) 0 R >>\nstream\n\(data)\nendstream"
+        let chain = try #require(
+            PDFUpdateChain.appending(to: signed, count: 30, sections: sections) { index in
+                switch index {
+                case 5: return [(rootNumber, same)]
+                case 10: return [(first, edited)]
+                case 15: return [(second, indirect), (lengthObject, "\(data.utf8.count)")]
+                case 20: return [(lengthObject, "\(max(1, data.utf8.count / 2))")]
+                default: return []
+                }
+            }
+        )
+        let path = try directory.write("kept.pdf", chain)
+        let (merged, chained, merges) = try analyses(path)
+        #expect(merges, "the chain of a \(variant) file with \(sections) updates is merged")
+        #expect(merged == chained)
+        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: [pki.root])
+        let signature = try #require(report.signatures.first)
+        let disallowed = Set(signature.changes.filter { !$0.isAllowed }.map(\.revision))
+        // The edited stream, the one given an indirect /Length, then that stream cut short by its
+        // /Length object: qpdf cannot read it in any revision after.
+        let expected = Set(([11, 16] + Array(21...30)).map { signature.revision + $0 })
+        #expect(disallowed == expected, "\(signature.changes)")
+    }
 }

@@ -124,7 +124,7 @@ package enum SignedDataVerifier {
         _ = CMS_set1_signers_certs(cms.pointer, nil, 0)
         ERR_clear_error()
         let contentChecks = checkContent(cms, infos, content: envelope.isDetached ? content : .none)
-        let policy = longTermPolicy(policy, signature: signature)
+        let policy = longTermPolicy(policy, signature: signature, infos: infos)
         let document = policy.documentValidationData
         let context = Context(
             certificates: envelope.certificates + document.certificates.filter { !envelope.certificates.contains($0) },
@@ -162,7 +162,11 @@ package enum SignedDataVerifier {
     /// What reading the signature's bytes gave.
     /// The policy with what the signature carries (B-LT: its CRLs and OCSP responses, used
     /// offline), what the document carries beside it (a PDF's DSS), and its archive timestamps' base.
-    private static func longTermPolicy(_ policy: ValidationPolicy, signature: [UInt8]) -> ValidationPolicy {
+    private static func longTermPolicy(
+        _ policy: ValidationPolicy,
+        signature: [UInt8],
+        infos: [OpaquePointer]
+    ) -> ValidationPolicy {
         var policy = policy
         if let embedded = try? CMSValidationData.contents(of: signature) {
             policy.embeddedCRLs = embedded.crls.compactMap { try? CertificateRevocationList(derEncoded: $0) }
@@ -170,7 +174,9 @@ package enum SignedDataVerifier {
         }
         policy.embeddedCRLs += policy.documentValidationData.crls
         policy.embeddedOCSPResponses += policy.documentValidationData.ocspResponses
-        policy.archiveTimestampBase = ArchiveTimestampCheck.base(of: signature)
+        // The base reads the whole signature again: only for a signer with an archive timestamp.
+        let isArchived = infos.contains { !ArchiveTimestampAttribute.tokens(of: $0).isEmpty }
+        policy.archiveTimestampBase = isArchived ? ArchiveTimestampCheck.base(of: signature) : nil
         return policy
     }
 
