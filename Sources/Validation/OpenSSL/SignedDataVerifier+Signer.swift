@@ -292,7 +292,8 @@ extension SignedDataVerifier {
                     failure: VerificationFailure(
                         timestamp.failure?.code ?? .timestampInvalid,
                         "the signature timestamp is not valid: \(reason)",
-                        openSSLErrors: timestamp.failure?.openSSLErrors ?? []
+                        openSSLErrors: timestamp.failure?.openSSLErrors ?? [],
+                        timestampKind: timestamp.failure?.timestampKind ?? .other
                     )
                 )
             }
