@@ -165,8 +165,8 @@ import Testing
     func timestampVerdictIsTyped() {
         // A TSA may call itself anything: the reason names its certificate by subject.
         let reason =
-            "the signature timestamp is not valid: the TSA's certificate 'CN=Signature does not verify, O=Revoked "
-            + "Ltd' expired on 2025-01-01T00:00:00Z and is checked at 2026-01-01T00:00:00Z"
+            "the signature timestamp is not valid: the TSA's certificate 'CN=Archive TSA, OU=signature does not verify "
+            + "on revoked keys' expired on 2025-01-01T00:00:00Z and is checked at 2026-01-01T00:00:00Z"
         let stamp = VerifiedTimestamp(
             time: Date().addingTimeInterval(-Self.year),
             tsa: nil,
@@ -180,7 +180,7 @@ import Testing
         #expect(signed.indication == .indeterminate && signed.subIndication == .outOfBoundsNoPOE)
         let revoked = VerificationFailure(
             .timestampInvalid,
-            "the signature timestamp's authority certificate 'CN=Expired Roots TSA' was revoked",
+            "the signature timestamp's authority certificate 'CN=TSA for certificates expired before 2020' was revoked",
             timestampKind: .authorityRevoked
         )
         #expect(signer(revoked).subIndication == .revokedNoPOE)
