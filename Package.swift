@@ -43,6 +43,8 @@ let package = Package(
         .library(name: "EmulatorKit", targets: ["EmulatorKit"]),
         .library(name: "PKCS11Provider", targets: ["PKCS11Provider"]),
         .library(name: "PDFSigning", targets: ["PDFSigning"]),
+        // ETSI TS 119 102-2 validation reports (XML through libxml2): an app that only verifies does not link it.
+        .library(name: "ValidationReporting", targets: ["ValidationReporting"]),
         // Test doubles and an in-memory test PKI for apps' test targets (never link it from app code).
         .library(name: "CertificateProvidersTesting", targets: ["CertificateProvidersTesting"]),
         .executable(name: "certsign", targets: ["certsign"]),
@@ -138,6 +140,17 @@ let package = Package(
             name: "OpenSSLWrappers",
             dependencies: ["COpenSSL", "COpenSSLShims"],
             swiftSettings: swiftSettings
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            path: "Sources/CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .target(
+            name: "CLibXML2Shims",
+            dependencies: ["CLibXML2"],
+            path: "Sources/CLibXML2Shims"
         ),
 
         // MARK: Core
@@ -254,6 +267,12 @@ let package = Package(
             dependencies: ["CertificateProviders", "CMS", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers"],
             swiftSettings: swiftSettings
         ),
+        // ETSI TS 119 102-2 validation reports of verification results, written with libxml2.
+        .target(
+            name: "ValidationReporting",
+            dependencies: ["CertificateProviders", "Validation", "CLibXML2Shims"],
+            swiftSettings: swiftSettings
+        ),
         // The signing coordinator, its strategies and batching, and the journal wiring.
         .target(
             name: "Signing",
@@ -310,7 +329,7 @@ let package = Package(
                 "HTTPClient",
                 "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
-                "CSystemShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport",
+                "CSystemShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport", "ValidationReporting",
             ],
             swiftSettings: swiftSettings
         ),

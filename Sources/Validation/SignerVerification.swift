@@ -40,6 +40,9 @@ public struct SignerVerification: Sendable, CustomStringConvertible {
     /// summary, with one status per certificate of the signer's and its time-stamping authority's
     /// paths, trust anchors excepted, in ``RevocationStatus/certificates``.
     public let revocation: RevocationStatus?
+    /// The SignerInfo's signature value, as it stands in the signature (empty when it could not be
+    /// read): what identifies this signature in a validation report.
+    public let signatureValue: [UInt8]
 
     /// Whether every check passed for this signer.
     public var isValid: Bool { failure == nil }
@@ -57,7 +60,8 @@ public struct SignerVerification: Sendable, CustomStringConvertible {
         chain: [Certificate],
         checkedAt: Date?,
         timestamp: VerifiedTimestamp?,
-        revocation: RevocationStatus?
+        revocation: RevocationStatus?,
+        signatureValue: [UInt8] = []
     ) {
         self.failure = failure
         self.signerCertificate = signerCertificate
@@ -71,6 +75,7 @@ public struct SignerVerification: Sendable, CustomStringConvertible {
         self.checkedAt = checkedAt
         self.timestamp = timestamp
         self.revocation = revocation
+        self.signatureValue = signatureValue
     }
 
     /// A one-line summary for logs, in the words of ``indication``.

@@ -20,7 +20,11 @@ extension VerificationResult {
         let tsa = check.token?.authorityCertificate
         self.init(
             failure: check.failureReason.map {
-                VerificationFailure(.timestampInvalid, "the document timestamp is not valid: \($0)")
+                VerificationFailure(
+                    .timestampInvalid,
+                    "the document timestamp is not valid: \($0)",
+                    timestampKind: check.failureKind
+                )
             },
             signerCertificate: tsa,
             signingTime: nil,

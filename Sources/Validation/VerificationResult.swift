@@ -72,17 +72,28 @@ public struct VerificationFailure: Sendable, Hashable, CustomStringConvertible, 
     public let reason: String
     /// OpenSSL's error strings, when OpenSSL reported the failure: shown by ``debugDescription`` only.
     package let openSSLErrors: [String]
+    /// For a timestamp's failure, its class as the token's check found it: what its ETSI indication
+    /// is derived from (never ``reason``, which names certificates by their subjects). Nil for other
+    /// failures, and for one made with the public initializer.
+    package let timestampKind: TimestampFailureKind?
 
     /// Creates a failure.
     public init(_ code: Code, _ reason: String) {
         self.init(code, reason, openSSLErrors: [])
     }
 
-    /// Creates a failure that keeps the strings drained from OpenSSL's error queue.
-    package init(_ code: Code, _ reason: String, openSSLErrors: [String]) {
+    /// Creates a failure that keeps the strings drained from OpenSSL's error queue and, for a
+    /// timestamp's failure, its class.
+    package init(
+        _ code: Code,
+        _ reason: String,
+        openSSLErrors: [String] = [],
+        timestampKind: TimestampFailureKind? = nil
+    ) {
         self.code = code
         self.reason = reason
         self.openSSLErrors = openSSLErrors
+        self.timestampKind = timestampKind
     }
 
     /// A one-line summary for logs and command-line output.

@@ -160,4 +160,29 @@ import Testing
         #expect(changed.description.hasPrefix("FAILED: HASH_FAILURE — "), "\(changed.description)")
         #expect(!changed.description.contains("invalid") && !unchecked.description.contains("valid;"))
     }
+
+    @Test("a timestamp's verdict follows its failure's class, never words of its TSA's subject in the reason")
+    func timestampVerdictIsTyped() {
+        // A TSA may call itself anything: the reason names its certificate by subject.
+        let reason =
+            "the signature timestamp is not valid: the TSA's certificate 'CN=Archive TSA, OU=signature does not verify "
+            + "on revoked keys' expired on 2025-01-01T00:00:00Z and is checked at 2026-01-01T00:00:00Z"
+        let stamp = VerifiedTimestamp(
+            time: Date().addingTimeInterval(-Self.year),
+            tsa: nil,
+            failure: VerificationFailure(.timestampExpired, reason, timestampKind: .authorityOutOfValidity)
+        )
+        #expect(stamp.indication == .indeterminate && stamp.subIndication == .outOfBoundsNoPOE)
+        let signed = signer(
+            VerificationFailure(.timestampInvalid, reason, timestampKind: .authorityOutOfValidity),
+            timestamp: stamp
+        )
+        #expect(signed.indication == .indeterminate && signed.subIndication == .outOfBoundsNoPOE)
+        let revoked = VerificationFailure(
+            .timestampInvalid,
+            "the signature timestamp's authority certificate 'CN=TSA for certificates expired before 2020' was revoked",
+            timestampKind: .authorityRevoked
+        )
+        #expect(signer(revoked).subIndication == .revokedNoPOE)
+    }
 }

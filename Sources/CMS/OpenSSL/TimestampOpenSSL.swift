@@ -132,11 +132,11 @@ package enum TimestampOpenSSL {
         guard TS_RESP_verify_response(context, reply) == 1 else {
             let entries = OpenSSLErrorQueue.drainEntries()
             let tsa = (try? tokenFacts(token))?.authorityCertificate
-            throw verificationError(
+            throw verificationFailure(
                 entries,
                 what: "the TSA's token",
                 validity: tsa.map { (certificates: [$0] + trustAnchors, time: time) }
-            )
+            ).error
         }
         let facts = try tokenFacts(token)
         try checkSigner(facts.authorityCertificate)
@@ -170,7 +170,8 @@ package enum TimestampOpenSSL {
         guard let token = parsePKCS7(der) else {
             return TimestampCheck(
                 token: nil,
-                failureReason: "the timestamp token is not a CMS SignedData (corrupt or truncated)"
+                failing: .notAToken,
+                "the timestamp token is not a CMS SignedData (corrupt or truncated)"
             )
         }
         defer { PKCS7_free(token) }
@@ -178,9 +179,9 @@ package enum TimestampOpenSSL {
         do {
             facts = try tokenFacts(token, der: der)
         } catch let error as CertificateProviderError {
-            return TimestampCheck(token: nil, failureReason: error.reason)
+            return TimestampCheck(token: nil, failing: .notAToken, error.reason)
         } catch {
-            return TimestampCheck(token: nil, failureReason: "\(error)")
+            return TimestampCheck(token: nil, failing: .notAToken, "\(error)")
         }
         do {
             guard let context = TS_VERIFY_CTX_new() else {
@@ -203,7 +204,7 @@ package enum TimestampOpenSSL {
                     _ = TS_VERIFY_CTX_set_data(context, bio)
                     try installStore(context, trustAnchors: trustAnchors, at: time)
                     guard TS_RESP_verify_token(context, token) == 1 else {
-                        throw verificationError(
+                        throw verificationFailure(
                             OpenSSLErrorQueue.drainEntries(),
                             what: what,
                             covering: covering,
@@ -218,17 +219,22 @@ package enum TimestampOpenSSL {
                     }
                 }
             }
-            try checkSigner(facts.authorityCertificate)
+            if let failure = signerFailure(facts.authorityCertificate) { throw failure }
             guard facts.time <= time.addingTimeInterval(skew) else {
-                throw CertificateProviderError(
-                    .timestampInvalid,
-                    "\(what)'s time \(facts.time) lies after the validation time \(time)"
+                throw TimestampFailure(
+                    .timeAfterValidation,
+                    CertificateProviderError(
+                        .timestampInvalid,
+                        "\(what)'s time \(facts.time) lies after the validation time \(time)"
+                    )
                 )
             }
+        } catch let failure as TimestampFailure {
+            return TimestampCheck(token: facts, failing: failure.kind, failure.error.reason)
         } catch let error as CertificateProviderError {
-            return TimestampCheck(token: facts, failureReason: error.reason)
+            return TimestampCheck(token: facts, failing: .other, error.reason)
         } catch {
-            return TimestampCheck(token: facts, failureReason: "\(error)")
+            return TimestampCheck(token: facts, failing: .other, "\(error)")
         }
         return TimestampCheck(token: facts, failureReason: nil)
     }
@@ -256,12 +262,17 @@ package enum TimestampOpenSSL {
             return cursor - base
         }
         guard let length else {
-            return TimestampCheck(token: nil, failureReason: "\(what) is not an RFC 3161 token (corrupt or truncated)")
+            return TimestampCheck(
+                token: nil,
+                failing: .notAToken,
+                "\(what) is not an RFC 3161 token (corrupt or truncated)"
+            )
         }
         guard contents[length...].allSatisfy({ $0 == 0 }) else {
             return TimestampCheck(
                 token: nil,
-                failureReason: "\(what) is followed by bytes that are not part of it (only zero padding may follow)"
+                failing: .notAToken,
+                "\(what) is followed by bytes that are not part of it (only zero padding may follow)"
             )
         }
         return verifyToken(
@@ -385,10 +396,15 @@ package enum TimestampOpenSSL {
     /// RFC 3161 2.3: the TSA certificate's extendedKeyUsage is critical and is timeStamping only.
     /// (OpenSSL's timestamp purpose checks the same; this says it in words.)
     private static func checkSigner(_ certificate: Certificate?) throws {
+        if let failure = signerFailure(certificate) { throw failure.error }
+    }
+
+    /// Why `certificate` cannot be a TSA's (missing, or not a time-stamping certificate), or nil.
+    private static func signerFailure(_ certificate: Certificate?) -> TimestampFailure? {
         guard let certificate else {
-            throw CertificateProviderError(
-                .timestampInvalid,
-                "the timestamp token does not carry the TSA's certificate"
+            return TimestampFailure(
+                .authorityCertificateMissing,
+                CertificateProviderError(.timestampInvalid, "the timestamp token does not carry the TSA's certificate")
             )
         }
         let x509 = certificate.handle.pointer
@@ -397,12 +413,16 @@ package enum TimestampOpenSSL {
             (X509_get_extension_flags(x509) & UInt32(EXFLAG_XKUSAGE)) != 0,
             X509_get_extended_key_usage(x509) == UInt32(XKU_TIMESTAMP)
         else {
-            throw CertificateProviderError(
-                .timestampInvalid,
-                "the TSA certificate '\(certificate.subject)' is not a time-stamping certificate (critical "
-                    + "extendedKeyUsage timeStamping required)"
+            return TimestampFailure(
+                .notTimeStampingCertificate,
+                CertificateProviderError(
+                    .timestampInvalid,
+                    "the TSA certificate '\(certificate.subject)' is not a time-stamping certificate (critical "
+                        + "extendedKeyUsage timeStamping required)"
+                )
             )
         }
+        return nil
     }
 
     /// The first certificate of the TSA's path (`certificates[0]` up through the others by issuer)
@@ -429,38 +449,55 @@ package enum TimestampOpenSSL {
             + "\(certificate.notValidBefore.formatted(format)) and is checked at \(time.formatted(format))"
     }
 
-    private static func verificationError(
+    /// What OpenSSL's refusal of a token (its error queue `entries`) means: its class and the sentence.
+    private static func verificationFailure(
         _ entries: [OpenSSLErrorQueue.Entry],
         what: String,
         covering: String = "the signature value",
         validity: (certificates: [Certificate], time: Date)? = nil
-    ) -> CertificateProviderError {
+    ) -> TimestampFailure {
         let texts = entries.map(\.text)
         let reasons = Set(entries.filter { $0.library == ERR_LIB_TS }.map(\.reason))
+        let kind: TimestampFailureKind
         let reason: String
         if reasons.contains(TS_R_NONCE_MISMATCH) || reasons.contains(TS_R_NONCE_NOT_RETURNED) {
-            reason = "\(what) does not answer this request: its nonce differs (a replayed or misrouted answer)"
+            (kind, reason) = (
+                .other, "\(what) does not answer this request: its nonce differs (a replayed or misrouted answer)"
+            )
         } else if reasons.contains(TS_R_MESSAGE_IMPRINT_MISMATCH) {
-            reason = "\(what) covers other data: its message imprint does not match \(covering)"
+            (kind, reason) = (
+                .imprintMismatch, "\(what) covers other data: its message imprint does not match \(covering)"
+            )
         } else if reasons.contains(TS_R_CERTIFICATE_VERIFY_ERROR), let validity,
             let expired = validityReason(validity.certificates, at: validity.time)
         {
-            reason = expired
+            (kind, reason) = (.authorityOutOfValidity, expired)
         } else if reasons.contains(TS_R_CERTIFICATE_VERIFY_ERROR) {
             let detail = texts.first { $0.contains("Verify error") || $0.contains("verify error") } ?? texts.last ?? ""
+            kind = .untrustedAuthority
             reason =
                 "the TSA certificate does not chain to a trusted TSA anchor or is not a time-stamping certificate "
                 + "(\(detail))"
         } else if reasons.contains(TS_R_SIGNATURE_FAILURE) || reasons.contains(TS_R_ESS_SIGNING_CERTIFICATE_ERROR) {
-            reason = "\(what)'s signature does not verify with the TSA certificate"
+            (kind, reason) = (.signatureInvalid, "\(what)'s signature does not verify with the TSA certificate")
         } else if reasons.contains(TS_R_UNSUPPORTED_VERSION) {
-            reason = "\(what) has an unsupported version"
+            (kind, reason) = (.notAToken, "\(what) has an unsupported version")
         } else if reasons.contains(TS_R_WRONG_CONTENT_TYPE) || reasons.contains(TS_R_BAD_PKCS7_TYPE) {
-            reason = "\(what) is not a timestamp token"
+            (kind, reason) = (.notAToken, "\(what) is not a timestamp token")
         } else {
-            reason = "\(what) does not verify"
+            (kind, reason) = (.other, "\(what) does not verify")
         }
-        return CertificateProviderError(.timestampInvalid, reason, openSSLErrors: texts)
+        return TimestampFailure(kind, CertificateProviderError(.timestampInvalid, reason, openSSLErrors: texts))
+    }
+
+    /// A token's failure: its class, and the error said to the caller.
+    private struct TimestampFailure: Error {
+        let kind: TimestampFailureKind
+        let error: CertificateProviderError
+        init(_ kind: TimestampFailureKind, _ error: CertificateProviderError) {
+            self.kind = kind
+            self.error = error
+        }
     }
 
     private static func statusName(_ status: Int) -> String {

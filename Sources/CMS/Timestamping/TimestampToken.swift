@@ -38,9 +38,23 @@ public struct TimestampCheck: Sendable, Hashable {
     /// certificate (critical timeStamping EKU) and chain to the TSA trust anchors.
     public var isValid: Bool { failureReason == nil && token != nil }
 
+    /// The class of the failure, nil when the token is valid.
+    package let failureKind: TimestampFailureKind?
+
     /// Creates a check result.
     public init(token: TimestampToken?, failureReason: String?) {
+        self.init(token: token, failureReason: failureReason, failureKind: failureReason.map { _ in .other })
+    }
+
+    /// Creates a check result whose failure, if any, is of `failureKind`.
+    package init(token: TimestampToken?, failureReason: String?, failureKind: TimestampFailureKind?) {
         self.token = token
         self.failureReason = failureReason
+        self.failureKind = failureReason == nil ? nil : (failureKind ?? .other)
+    }
+
+    /// A failed check of `kind`.
+    package init(token: TimestampToken?, failing kind: TimestampFailureKind, _ reason: String) {
+        self.init(token: token, failureReason: reason, failureKind: kind)
     }
 }

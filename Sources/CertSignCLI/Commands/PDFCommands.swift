@@ -4,6 +4,7 @@ import Foundation
 import PDFSigning
 import SignatureJournal
 import Signing
+import ValidationReporting
 
 /// `certsign sign DOC.pdf --format pades` and `certsign verify DOC.pdf`: PAdES inside the PDF.
 extension Commands {
@@ -211,11 +212,13 @@ extension Commands {
             }
         var signatures: [PDFSignatureDocument] = []
         var verdicts: [Verdict] = []
+        var reportSignatures: [ValidationReport.Signature] = []
         var lines: [String] = []
         if report.signatures.isEmpty { lines.append("FAILED: \(Format.printable(path)) has no signatures") }
         for signature in report.signatures {
             let verdict = signature.verdict(allowingChanges: allowChanges)
             verdicts.append(verdict.prefixingReason("field '\(signature.field)': "))
+            reportSignatures.append(reportSignature(signature, verdict: verdict))
             var verification = VerificationDocument(signature.verification)
             verification.valid = verdict.indication == .passed
             verification.indication = verdict.indication.rawValue
@@ -258,7 +261,29 @@ extension Commands {
             signatures: signatures
         )
         let text = lines.joined(separator: "\n")
-        return VerifiedFile(indication: worst.indication, line: line, document: { .pdf(document) }, text: { text })
+        return VerifiedFile(
+            indication: worst.indication,
+            line: line,
+            reportSignatures: reportSignatures,
+            document: { .pdf(document) },
+            text: { text }
+        )
+    }
+
+    /// What `--report` says about a PDF signature: its field's name, its verdict (the later changes'
+    /// included), the time its signature or document timestamp proves.
+    static func reportSignature(_ signature: PDFSignatureReport, verdict: Verdict) -> ValidationReport.Signature {
+        let signer = signature.verification.signers.first
+        return ValidationReport.Signature(
+            indication: verdict.indication,
+            subIndication: verdict.subIndication,
+            validationTime: signature.verification.validationTime,
+            signatureValue: signer?.signatureValue ?? [],
+            documentIdentifier: signature.field,
+            bestSignatureTime: signature.provenTime,
+            signerCertificate: signer?.signerCertificate ?? signature.documentTimestamp?.tsa,
+            certificates: signer?.chain ?? signature.verification.chain
+        )
     }
 
     /// A PDF signature's details after its verdict line: a document timestamp's time and TSA; a

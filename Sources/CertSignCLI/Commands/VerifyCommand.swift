@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import PDFSigning
 import Signing
+import ValidationReporting
 
 /// `certsign verify SIGNATURE…`: one signature or PDF reported in full, many in one run (in
 /// parallel, each reported on a line, or as one JSON document).
@@ -21,6 +22,7 @@ extension Commands {
         var checkRevocation = false
         var revocationMaxAge: TimeInterval?
         var allowChanges = false
+        var report: String?
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -117,6 +119,14 @@ extension Commands {
                     "PDF: report changes made after a signature that its policy does not allow as warnings\n"
                         + "instead of failing (exit 0 when the signatures themselves pass)"
                 ),
+                .value(
+                    \.report,
+                    "--report",
+                    "FILE.xml",
+                    "write an ETSI TS 119 102-2 validation report (XML) of every signature verified to FILE.xml\n"
+                        + "(replaced atomically; written whatever the verdicts)",
+                    type: .file
+                ),
             ]
         }
 
@@ -131,6 +141,11 @@ extension Commands {
                 throw InvalidValue(
                     message: "--content names the document of one signature: give one SIGNATURE, or --content-dir DIR "
                         + "for many"
+                )
+            }
+            if report == "-" {
+                throw InvalidValue(
+                    message: "--report takes a file: standard output carries the verdicts (give --report FILE.xml)"
                 )
             }
             if content != nil && contentDirectory != nil {
@@ -187,17 +202,21 @@ extension Commands {
         /// The worst indication of the file's signatures (FAILED for a file that cannot be read).
         let indication: Indication
         let line: String
+        /// What `--report` says about each of the file's signatures (none for a file that cannot be read).
+        let reportSignatures: [ValidationReport.Signature]
         private let makeDocument: @Sendable () -> VerifiedFileDocument
         private let makeText: @Sendable () -> String
 
         init(
             indication: Indication,
             line: String,
+            reportSignatures: [ValidationReport.Signature] = [],
             document: @escaping @Sendable () -> VerifiedFileDocument,
             text: @escaping @Sendable () -> String
         ) {
             self.indication = indication
             self.line = line
+            self.reportSignatures = reportSignatures
             makeDocument = document
             makeText = text
         }
@@ -242,10 +261,12 @@ extension Commands {
         if options.signatures.count == 1 {
             // One file: reported in full; a file that cannot be read is an error (exit 1), as always.
             let file = try await verifyFile(options.signatures[0], run)
+            if let report = options.report { try writeReport([file], to: report) }
             context.emit(encoding: file.document, human: file.text)
             return exitCode(file.indication)
         }
         let files = await verifyFiles(options.signatures, run)
+        if let report = options.report { try writeReport(files, to: report) }
         let summary = VerifyManyDocument(files.map { ($0.indication, $0.document) })
         if context.json {
             context.console.out(JSONOutput.encode(summary))
@@ -344,6 +365,7 @@ extension Commands {
         return VerifiedFile(
             indication: verdict.indication,
             line: line,
+            reportSignatures: ValidationReport.Signature.signatures(of: result),
             document: {
                 var verification = VerificationDocument(result)
                 verification.signature = Format.path(path)

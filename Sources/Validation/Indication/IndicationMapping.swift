@@ -1,3 +1,4 @@
+import CMS
 import CertificateProviders
 import Foundation
 
@@ -32,13 +33,15 @@ import Foundation
 /// | timestampExpired: the token verifies at its time, its TSA's certificate has expired since | INDETERMINATE | OUT_OF_BOUNDS_NO_POE |
 /// | any other code | INDETERMINATE | — |
 ///
-/// A timestamp (signature or document timestamp) is judged by what its check found: imprint
-/// mismatch FAILED/HASH_FAILURE; signature value FAILED/SIG_CRYPTO_FAILURE; not a token
-/// FAILED/FORMAT_FAILURE; no chain to a TSA anchor, or no anchors INDETERMINATE/NO_CERTIFICATE_CHAIN_FOUND;
-/// not a time-stamping certificate INDETERMINATE/CHAIN_CONSTRAINTS_FAILURE; the TSA certificate out
-/// of its validity INDETERMINATE/OUT_OF_BOUNDS_NO_POE; no TSA certificate
-/// INDETERMINATE/NO_SIGNING_CERTIFICATE_FOUND; a time after the validation time INDETERMINATE/TRY_LATER;
-/// anything else INDETERMINATE/CERTIFICATE_CHAIN_GENERAL_FAILURE.
+/// A timestamp (signature or document timestamp) is judged by the class of failure its check found
+/// (`TimestampFailureKind`, never the reason's wording): imprint mismatch, or data an archive
+/// timestamp covers gone or changed FAILED/HASH_FAILURE; signature value FAILED/SIG_CRYPTO_FAILURE;
+/// not a token FAILED/FORMAT_FAILURE; no chain to a TSA anchor, or no anchors
+/// INDETERMINATE/NO_CERTIFICATE_CHAIN_FOUND; not a time-stamping certificate
+/// INDETERMINATE/CHAIN_CONSTRAINTS_FAILURE; the TSA certificate out of its validity
+/// INDETERMINATE/OUT_OF_BOUNDS_NO_POE; the TSA certificate revoked INDETERMINATE/REVOKED_NO_POE; no TSA
+/// certificate INDETERMINATE/NO_SIGNING_CERTIFICATE_FOUND; a time after the validation time
+/// INDETERMINATE/TRY_LATER; anything else INDETERMINATE/CERTIFICATE_CHAIN_GENERAL_FAILURE.
 package enum IndicationMapping {
     /// A signer's verdict: its failure in the context of its certificate, timestamp and revocation.
     package static func verdict(for signer: SignerVerification) -> Verdict {
@@ -57,7 +60,7 @@ package enum IndicationMapping {
         case .timestampInvalid, .timestampExpired:
             guard let timestamp = signer.timestamp, !timestamp.isValid else { break }
             // As pyHanko's validation with time: the signature's verdict is its timestamp's.
-            let stamp = verdict(forTimestampFailure: failure.reason)
+            let stamp = verdict(forTimestamp: failure.timestampKind ?? timestamp.failure?.timestampKind, failure.reason)
             return Verdict(stamp.indication, stamp.subIndication, failure.reason)
         default: break
         }
@@ -90,9 +93,7 @@ package enum IndicationMapping {
         case .certificateNotForSigning: return Verdict(.indeterminate, .chainConstraintsFailure, reason)
         // A limit of this verifier, not a defect of the signature.
         case .limitExceeded: return Verdict(.indeterminate, .sigConstraintsFailure, reason)
-        case .timestampInvalid:
-            let stamp = verdict(forTimestampFailure: reason)
-            return Verdict(stamp.indication, stamp.subIndication, reason)
+        case .timestampInvalid: return verdict(forTimestamp: failure.timestampKind, reason)
         // The token verifies at its own time; its TSA's certificate has expired since, and nothing
         // later (an archive timestamp) proves the token existed before that.
         case .timestampExpired: return Verdict(.indeterminate, .outOfBoundsNoPOE, reason)
@@ -103,32 +104,24 @@ package enum IndicationMapping {
     /// A timestamp's verdict.
     package static func verdict(for timestamp: VerifiedTimestamp) -> Verdict {
         guard let failure = timestamp.failure else { return .passed }
-        return verdict(forTimestampFailure: failure.reason)
+        return verdict(forTimestamp: failure.timestampKind, failure.reason)
     }
 
-    /// A timestamp failure's verdict, from the sentence the token's check wrote (the check reports
-    /// one reason string per class of failure; this reads that class back).
-    package static func verdict(forTimestampFailure reason: String) -> Verdict {
-        let classes: [(String, Indication, SubIndication)] = [
-            ("message imprint does not match", .failed, .hashFailure),
-            ("signature does not verify", .failed, .sigCryptoFailure),
-            ("not a CMS SignedData", .failed, .formatFailure),
-            ("holds no TSTInfo", .failed, .formatFailure),
-            ("is not a timestamp token", .failed, .formatFailure),
-            ("unsupported version", .failed, .formatFailure),
-            ("does not chain to a trusted", .indeterminate, .noCertificateChainFound),
-            ("no trust anchors", .indeterminate, .noCertificateChainFound),
-            ("is not a time-stamping certificate", .indeterminate, .chainConstraintsFailure),
-            ("expired", .indeterminate, .outOfBoundsNoPOE),
-            ("is valid only from", .indeterminate, .outOfBoundsNoPOE),
-            ("does not carry the TSA's certificate", .indeterminate, .noSigningCertificateFound),
-            ("lies after the validation time", .indeterminate, .tryLater),
-            ("revoked", .indeterminate, .revokedNoPOE),
-        ]
-        for (text, indication, sub) in classes where reason.contains(text) {
-            return Verdict(indication, sub, reason)
+    /// A timestamp failure's verdict, from the class its check found (`kind`; nil, for a failure made
+    /// without one, counts as `.other`); `reason` is only carried along.
+    package static func verdict(forTimestamp kind: TimestampFailureKind?, _ reason: String) -> Verdict {
+        switch kind ?? .other {
+        case .imprintMismatch: Verdict(.failed, .hashFailure, reason)
+        case .signatureInvalid: Verdict(.failed, .sigCryptoFailure, reason)
+        case .notAToken: Verdict(.failed, .formatFailure, reason)
+        case .untrustedAuthority: Verdict(.indeterminate, .noCertificateChainFound, reason)
+        case .notTimeStampingCertificate: Verdict(.indeterminate, .chainConstraintsFailure, reason)
+        case .authorityOutOfValidity: Verdict(.indeterminate, .outOfBoundsNoPOE, reason)
+        case .authorityCertificateMissing: Verdict(.indeterminate, .noSigningCertificateFound, reason)
+        case .timeAfterValidation: Verdict(.indeterminate, .tryLater, reason)
+        case .authorityRevoked: Verdict(.indeterminate, .revokedNoPOE, reason)
+        case .other: Verdict(.indeterminate, .certificateChainGeneralFailure, reason)
         }
-        return Verdict(.indeterminate, .certificateChainGeneralFailure, reason)
     }
 
     /// signerExpired: which certificate, and whether a proof of existence dates the signature.

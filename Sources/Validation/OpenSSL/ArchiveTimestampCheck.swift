@@ -39,7 +39,9 @@ package enum ArchiveTimestampCheck {
     package static func failure(for context: SignerContext) -> VerificationFailure? {
         let tokens = ArchiveTimestampAttribute.tokens(of: context.signerInfo)
         guard !tokens.isEmpty else { return nil }
-        func invalid(_ reason: String) -> VerificationFailure { VerificationFailure(.timestampInvalid, reason) }
+        func invalid(_ reason: String, _ kind: TimestampFailureKind = .other) -> VerificationFailure {
+            VerificationFailure(.timestampInvalid, reason, timestampKind: kind)
+        }
         guard let base = context.policy.archiveTimestampBase, context.index < base.signerFields.count else {
             return invalid("the archive timestamps cannot be checked: the signature is not DER CMS")
         }
@@ -58,8 +60,8 @@ package enum ArchiveTimestampCheck {
             else {
                 return invalid("\(name) hashes with another digest than the signer's: it cannot be checked")
             }
-            if let missing = uncovered(index, base: base, signerInfo: context.signerInfo) {
-                return invalid("\(name): \(missing)")
+            if let (missing, kind) = uncovered(index, base: base, signerInfo: context.signerInfo) {
+                return invalid("\(name): \(missing)", kind)
             }
             let data = base.contentType + digest + base.signerFields[context.index] + index
             let check = TimestampOpenSSL.verifyToken(
@@ -71,7 +73,7 @@ package enum ArchiveTimestampCheck {
                 what: "the \(name)",
                 covering: "the signature and its validation data (ats-hash-index-v3)"
             )
-            if let reason = check.failureReason { return invalid(reason) }
+            if let reason = check.failureReason { return invalid(reason, check.failureKind ?? .other) }
         }
         return nil
     }
@@ -87,9 +89,14 @@ package enum ArchiveTimestampCheck {
     }
 
     /// Why the index does not match the signature (an entry whose certificate, revocation entry or
-    /// unsigned attribute value is gone or changed), or nil when every entry is found. Elements
-    /// added after the archive timestamp are not in its index, and need not be.
-    private static func uncovered(_ index: [UInt8], base: Base, signerInfo: OpaquePointer) -> String? {
+    /// unsigned attribute value is gone or changed: the token's imprint no longer matches what it
+    /// covers), or that it cannot be read; nil when every entry is found. Elements added after the
+    /// archive timestamp are not in its index, and need not be.
+    private static func uncovered(
+        _ index: [UInt8],
+        base: Base,
+        signerInfo: OpaquePointer
+    ) -> (String, TimestampFailureKind)? {
         let lists = [
             ("certificate", base.contents.certificates),
             ("revocation entry", base.contents.revocationEntries),
@@ -104,7 +111,7 @@ package enum ArchiveTimestampCheck {
             defer { if let output { COpenSSLShims_OPENSSL_free(output) } }
             let oid = CMSValidationData.objectIdentifier(OBJ_nid2obj(nid))
             guard length >= 0, let algorithm = DigestAlgorithm.allSupported.first(where: { $0.oid == oid }) else {
-                return "its ats-hash-index-v3 cannot be read (hashIndAlgorithm must be written)"
+                return ("its ats-hash-index-v3 cannot be read (hashIndAlgorithm must be written)", .other)
             }
             let hashes = Set(present.map { algorithm.hash($0) })
             let size = algorithm.outputByteCount
@@ -112,7 +119,7 @@ package enum ArchiveTimestampCheck {
             let listed = UnsafeBufferPointer(start: output, count: Int(length))
             for start in stride(from: 0, to: Int(length), by: size)
             where !hashes.contains(Array(listed[start..<min(start + size, Int(length))])) {
-                return "a \(what) its ats-hash-index-v3 covers is missing or was changed"
+                return ("a \(what) its ats-hash-index-v3 covers is missing or was changed", .imprintMismatch)
             }
         }
         return nil

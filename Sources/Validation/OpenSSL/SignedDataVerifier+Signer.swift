@@ -48,6 +48,7 @@ extension SignedDataVerifier {
         package var checkedAt: Date?
         package var timestamp: VerifiedTimestamp?
         package var revocation: RevocationStatus?
+        package var signatureValue: [UInt8] = []
 
         package func result(_ failure: VerificationFailure?) -> SignerVerification {
             let fallbackChain = signer.map { signer in [signer] + certificates.filter { $0 != signer } } ?? certificates
@@ -63,7 +64,8 @@ extension SignedDataVerifier {
                 chain: failure == nil && chainChecked ? chain : fallbackChain,
                 checkedAt: checkedAt,
                 timestamp: timestamp,
-                revocation: revocation
+                revocation: revocation,
+                signatureValue: signatureValue
             )
         }
     }
@@ -88,6 +90,7 @@ extension SignedDataVerifier {
         var facts = SignerFacts()
         facts.certificates = context.certificates
         facts.signingTime = signingTime(info)
+        facts.signatureValue = CMSTimestamping.signatureValue(of: info)
         do throws(SignerCheckFailed) {
             let algorithms = try readSigner(info, facts: &facts)
             facts.format = longTermFormat(info, facts.format, policy: context.policy)
@@ -290,7 +293,8 @@ extension SignedDataVerifier {
                     failure: VerificationFailure(
                         timestamp.failure?.code ?? .timestampInvalid,
                         "the signature timestamp is not valid: \(reason)",
-                        openSSLErrors: timestamp.failure?.openSSLErrors ?? []
+                        openSSLErrors: timestamp.failure?.openSSLErrors ?? [],
+                        timestampKind: timestamp.failure?.timestampKind ?? .other
                     )
                 )
             }

@@ -276,7 +276,8 @@ package enum PathRevocationCheck {
                 ? VerificationFailure(
                     .timestampInvalid,
                     "the signature timestamp's authority certificate '\(fatal.certificate.subject)' was revoked"
-                        + "\(when) (\(fatal.status.source))"
+                        + "\(when) (\(fatal.status.source))",
+                    timestampKind: .authorityRevoked
                 )
                 : VerificationFailure(
                     .signerRevoked,

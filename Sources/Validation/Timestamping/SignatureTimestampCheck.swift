@@ -33,7 +33,8 @@ package enum SignatureTimestampCheck {
                 tsa: facts?.authorityCertificate,
                 failure: VerificationFailure(
                     .timestampInvalid,
-                    "no trust anchors were given for its time-stamping authority (--tsa-ca, or --ca)"
+                    "no trust anchors were given for its time-stamping authority (--tsa-ca, or --ca)",
+                    timestampKind: .untrustedAuthority
                 )
             )
         }
@@ -53,7 +54,7 @@ package enum SignatureTimestampCheck {
             let verified = VerifiedTimestamp(
                 time: check.token?.time ?? .distantPast,
                 tsa: check.token?.authorityCertificate,
-                failure: check.failureReason.map { VerificationFailure(code, $0) }
+                failure: check.failureReason.map { VerificationFailure(code, $0, timestampKind: check.failureKind) }
             )
             if verified.isValid { return verified }
             if first == nil { first = verified }

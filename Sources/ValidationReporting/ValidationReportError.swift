@@ -1,0 +1,38 @@
+public import Foundation
+
+/// Why a ``ValidationReport`` could not be written.
+public struct ValidationReportError: LocalizedError, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong: an open set, compared by value.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name.
+        public let rawValue: String
+        /// Creates a code.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
+        public var description: String { rawValue }
+
+        /// libxml2 could not build or serialise the document (it fails only when memory runs out).
+        public static let xmlFailure = Code("xmlFailure")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A sentence saying what failed.
+    public let reason: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    /// `code: reason`.
+    public var description: String { "\(code): \(reason)" }
+    /// The reason, for `localizedDescription`.
+    public var errorDescription: String? { reason }
+
+    /// Errors are equal when their codes are.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code.
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
