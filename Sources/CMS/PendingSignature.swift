@@ -14,7 +14,8 @@ public import Foundation
 ///
 /// It is `Codable` (``jsonData()`` and ``init(jsonData:)``), so it can be kept anywhere; its JSON
 /// carries a ``version`` and keeps its field names across releases. It holds no secret: only the
-/// document's digest, the certificates and the signed attributes.
+/// document's digest, the certificates and the signed attributes. Two are equal when every field is
+/// (certificates by their DER).
 public struct PendingSignature: Sendable, Equatable {
     /// The JSON layout this release writes and reads.
     public static let currentVersion = 1
@@ -83,18 +84,6 @@ public struct PendingSignature: Sendable, Equatable {
         self.certificate = certificate
         self.chain = chain
         self.dataToSign = dataToSign
-    }
-
-    /// Two are equal when every field is.
-    public static func == (lhs: PendingSignature, rhs: PendingSignature) -> Bool {
-        lhs.version == rhs.version && lhs.id == rhs.id && lhs.created == rhs.created
-            && lhs.documentName == rhs.documentName && lhs.documentSize == rhs.documentSize && lhs.format == rhs.format
-            && lhs.detached == rhs.detached
-            && lhs.digestAlgorithm == rhs.digestAlgorithm && lhs.scheme == rhs.scheme
-            && lhs.contentDigest == rhs.contentDigest && lhs.signingTime == rhs.signingTime
-            && lhs.certificate.derRepresentation == rhs.certificate.derRepresentation
-            && lhs.chain.map(\.derRepresentation) == rhs.chain.map(\.derRepresentation)
-            && lhs.dataToSign == rhs.dataToSign
     }
 }
 
