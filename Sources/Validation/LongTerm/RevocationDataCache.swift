@@ -49,7 +49,9 @@ public actor RevocationDataCache {
     ///   - certificate: the certificate.
     ///   - issuer: its issuer.
     ///   - trustAnchors: what an OCSP responder's certificate must chain to (the issuer is added).
-    ///   - time: the time the answer must be current at (default now).
+    ///   - time: the time the answer must be current at (default nil: now, read when the answer is
+    ///     at hand, so a responder that takes minutes does not make its fresh answer look made
+    ///     after the check).
     ///   - provenTime: the time a signature timestamp proves the signature existed at (default
     ///     none): an answer saying the certificate was revoked after it is evidence too, since the
     ///     signature stays valid (EN 319 102-1 §5.6.2.4).
@@ -60,7 +62,7 @@ public actor RevocationDataCache {
         for certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
-        at time: Date = Date(),
+        at time: Date? = nil,
         provenTime: Date? = nil
     ) async throws -> RevocationEvidence {
         let key = certificate.sha256FingerprintHex
@@ -77,10 +79,10 @@ public actor RevocationDataCache {
         _ certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
-        at time: Date
+        at time: Date?
     ) async throws -> (RevocationEvidence, RevocationStatus) {
         var problems: [String] = []
-        if let given = try givenEvidence(certificate, issuer: issuer, trustAnchors: trustAnchors, at: time) {
+        if let given = try givenEvidence(certificate, issuer: issuer, trustAnchors: trustAnchors, at: time ?? Date()) {
             return given
         }
         let ocspURLs = RevocationOpenSSL.ocspURLs(of: certificate)
@@ -109,7 +111,7 @@ public actor RevocationDataCache {
                 of: certificate,
                 issuer: issuer,
                 crls: crls,
-                at: time,
+                at: time ?? Date(),
                 problems: &problems
             ), let crl = crls.first(where: { $0.issuer == certificate.issuer }) {
                 return (.crl(crl), status)

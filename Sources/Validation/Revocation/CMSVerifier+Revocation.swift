@@ -66,7 +66,7 @@ extension CMSVerifier {
                 of: entry.certificate,
                 issuer: issuer,
                 trustAnchors: trustAnchors + (policy.timestampTrustAnchors ?? []),
-                at: time ?? Date(),
+                at: time,
                 problems: &problems
             ) {
                 secondPass.onlineRevocationAnswers[fingerprint] = status

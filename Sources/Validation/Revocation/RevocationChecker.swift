@@ -86,20 +86,21 @@ public struct RevocationChecker: Sendable {
     ///   - issuer: its issuer's certificate (from the verified chain).
     ///   - trustAnchors: the anchors an OCSP responder's certificate must chain to (the issuer is
     ///     added as an untrusted intermediate).
-    ///   - validationTime: the time every answer must be current at (default now).
+    ///   - validationTime: the time every answer must be current at (default nil: now, read when
+    ///     each answer is at hand, so a slow responder's fresh answer is not judged older than it is).
     /// - Returns: good or revoked from the first answer that passes its checks, else unknown.
     public func status(
         of certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
-        validationTime: Date = Date()
+        validationTime: Date? = nil
     ) async -> RevocationStatus {
         var problems: [String] = []
         if let status = Self.offlineStatus(
             of: certificate,
             issuer: issuer,
             crls: configuration.crls,
-            at: validationTime,
+            at: validationTime ?? Date(),
             problems: &problems
         ) {
             return status
@@ -123,7 +124,7 @@ public struct RevocationChecker: Sendable {
                     of: certificate,
                     issuer: issuer,
                     crls: crls,
-                    at: validationTime,
+                    at: validationTime ?? Date(),
                     problems: &problems
                 ) {
                     return RevocationStatus(
@@ -167,12 +168,14 @@ public struct RevocationChecker: Sendable {
     }
 
     /// The status from the OCSP responders of the certificate's authorityInfoAccess, or nil when
-    /// none gives a usable answer (why goes into `problems`).
+    /// none gives a usable answer (why goes into `problems`). A nil `time` is now, read when each
+    /// answer has arrived: a responder that took minutes to answer is not judged at the time it
+    /// was asked, which its fresh answer would postdate.
     package func ocspStatus(
         of certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
-        at time: Date,
+        at time: Date?,
         problems: inout [String]
     ) async -> RevocationStatus? {
         await ocspAnswer(of: certificate, issuer: issuer, trustAnchors: trustAnchors, at: time, problems: &problems)?
@@ -185,19 +188,13 @@ public struct RevocationChecker: Sendable {
         of certificate: Certificate,
         issuer: Certificate,
         trustAnchors: [Certificate],
-        at time: Date,
+        at time: Date?,
         problems: inout [String]
     ) async -> (status: RevocationStatus, response: [UInt8])? {
         guard let fetcher else {
             problems.append("no network fetcher was given for online revocation checks")
             return nil
         }
-        let freshness = RevocationOpenSSL.OCSPFreshness(
-            time: time,
-            skew: configuration.allowedClockSkew,
-            maximumAge: configuration.maximumAnswerAge,
-            requiresNonce: configuration.requiresOCSPNonce
-        )
         for url in RevocationOpenSSL.ocspURLs(of: certificate) {
             do {
                 let request = try RevocationOpenSSL.makeOCSPRequest(for: certificate, issuer: issuer)
@@ -207,6 +204,12 @@ public struct RevocationChecker: Sendable {
                     body: request.der,
                     timeout: configuration.timeout,
                     maximumBytes: configuration.maximumOCSPResponseBytes
+                )
+                let freshness = RevocationOpenSSL.OCSPFreshness(
+                    time: time ?? Date(),
+                    skew: configuration.allowedClockSkew,
+                    maximumAge: configuration.maximumAnswerAge,
+                    requiresNonce: configuration.requiresOCSPNonce
                 )
                 let status = try RevocationOpenSSL.checkOCSPResponse(
                     answer.body,
