@@ -154,9 +154,15 @@ let package = Package(
         ),
 
         // MARK: Core
+        // `Secret` alone: a leaf below the core and the HTTP client, which both carry secrets.
+        .target(
+            name: "Secrets",
+            dependencies: ["OpenSSLWrappers"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "CertificateProviders",
-            dependencies: ["OpenSSLWrappers"],
+            dependencies: ["OpenSSLWrappers", "Secrets"],
             swiftSettings: swiftSettings
         ),
         // Package-only: the file-system steps (atomic writes, private directories, syncfs) and the
@@ -308,7 +314,7 @@ let package = Package(
         .target(
             name: "HTTPClient",
             dependencies: [
-                "CertificateProviders", "Durability", "JSON", "COpenSSL", "CCurl", "CCurlShims", "OpenSSLWrappers",
+                "Secrets", "JSON", "COpenSSL", "CCurl", "CCurlShims", "OpenSSLWrappers",
             ],
             swiftSettings: swiftSettings
         ),
@@ -462,6 +468,7 @@ let package = Package(
             name: "EmulatorKitTests",
             dependencies: [
                 "EmulatorKit", "JSON", "HTTPClient", "CertificateProviders", "CertificateProvidersTesting",
+                "RemoteProviderSupport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -469,7 +476,7 @@ let package = Package(
             name: "TimestampRevocationTests",
             dependencies: [
                 "Signing", "EmulatorKit", "HTTPClient", "CertificateProviders", "CertificateProvidersTesting",
-                "PDFSigning",
+                "PDFSigning", "RemoteProviderSupport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -502,7 +509,7 @@ let package = Package(
             name: "PDFSigningTests",
             dependencies: [
                 "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "EmulatorKit",
-                "HTTPClient", "CryptoProDSSProvider", "CSCProvider",
+                "HTTPClient", "CryptoProDSSProvider", "CSCProvider", "RemoteProviderSupport",
             ],
             swiftSettings: swiftSettings
         ),

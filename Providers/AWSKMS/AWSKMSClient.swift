@@ -139,7 +139,7 @@ package struct AWSKMSClient: Sendable {
             configuration.signer.sign(&request)
             let response: HTTPResponse
             do {
-                response = try await transport.send(request)
+                response = try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
             } catch let error as CertificateProviderError where error.code == .network && attempt < policy.maxAttempts {
                 attempt += 1
                 try await wait(beforeAttempt: attempt)

@@ -125,7 +125,7 @@ public actor CSCClient {
     public func info() async throws -> CSCServiceInfo {
         var request = try makeRequest(configuration.methodURL("info"))
         try request.setJSONBody([:])
-        let response = try await transport.send(request)
+        let response = try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
         guard response.isSuccess else { throw failure("info", response) }
         let reader = try JSONObjectReader(
             try response.json(context: "CSC info"),
@@ -369,7 +369,7 @@ public actor CSCClient {
     private func send(_ request: HTTPRequest, token: CSCToken) async throws -> HTTPResponse {
         var request = request
         request.setHeader("Authorization", "Bearer \(CSCClient.text(of: token.accessToken))")
-        return try await transport.send(request)
+        return try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
     }
 
     /// A token valid for at least the renewal margin (shared by concurrent callers).
@@ -415,7 +415,7 @@ public actor CSCClient {
             request.setFormBody(fields)
         }
         let issuedAt = configuration.clock.now
-        let response = try await transport.send(request)
+        let response = try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
         guard response.isSuccess else {
             let error = (try? JSONValue(parsing: response.body))?["error"]?.stringValue ?? ""
             if response.status == 401 || ["invalid_client", "invalid_grant", "unauthorized_client"].contains(error) {
@@ -444,7 +444,7 @@ public actor CSCClient {
     }
 
     private func makeRequest(_ url: URL) throws -> HTTPRequest {
-        try configuration.endpointPolicy.validate(url)
+        try CertificateProviderError.convertingHTTPErrors { try configuration.endpointPolicy.validate(url) }
         var request = HTTPRequest(method: .post, url: url, timeout: configuration.timeout)
         for header in configuration.additionalHeaders { request.setHeader(header.name, header.value) }
         return request

@@ -372,7 +372,9 @@ public actor CryptoProDSSClient {
             request.setHeader("Authorization", "Basic \(Data(pair.utf8).base64EncodedString())")
         }
         let issuedAt = configuration.clock.now
-        let response = try await configuration.retryPolicy.send(request, over: transport)
+        let response = try await CertificateProviderError.convertingHTTPErrors {
+            try await configuration.retryPolicy.send(request, over: transport)
+        }
         guard response.isSuccess else {
             let message = CryptoProDSSClient.serverMessage(response)
             let oauthError = (try? JSONValue(parsing: response.body))?["error"]?.stringValue
@@ -440,11 +442,13 @@ public actor CryptoProDSSClient {
     private func send(_ request: HTTPRequest, token: CryptoProToken) async throws -> HTTPResponse {
         var request = request
         request.setHeader("Authorization", "Bearer \(CryptoProDSSClient.text(of: token.accessToken))")
-        return try await configuration.retryPolicy.send(request, over: transport)
+        return try await CertificateProviderError.convertingHTTPErrors {
+            try await configuration.retryPolicy.send(request, over: transport)
+        }
     }
 
     private func makeRequest(_ method: HTTPMethod, _ url: URL) throws -> HTTPRequest {
-        try configuration.endpointPolicy.validate(url)
+        try CertificateProviderError.convertingHTTPErrors { try configuration.endpointPolicy.validate(url) }
         var request = HTTPRequest(method: method, url: url, timeout: configuration.timeout)
         for header in configuration.additionalHeaders { request.setHeader(header.name, header.value) }
         return request

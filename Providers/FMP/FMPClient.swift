@@ -2,6 +2,7 @@ public import CertificateProviders
 public import Foundation
 public import HTTPClient
 public import JSON
+import RemoteProviderSupport
 
 /// A client for the Foresight Mobile Platform's DSS API whose calls mirror the HHFWDss sample one to
 /// one (`initWithCredentials`, `auth`, `getCertificatesWithPassword`, `signCertificate`, `signs`,
@@ -322,7 +323,9 @@ public actor FMPClient {
             ],
             secrets: [slot]
         )
-        let response = try await configuration.retryPolicy.send(request, over: transport)
+        let response = try await CertificateProviderError.convertingHTTPErrors {
+            try await configuration.retryPolicy.send(request, over: transport)
+        }
         let raw = try? JSONValue(parsing: response.body)
         var envelope = FMPEnvelope(response: response, raw: raw.map(FMPClient.redactingTokens))
         guard response.isSuccess else {
@@ -368,7 +371,9 @@ public actor FMPClient {
         var request = try makeRequest(.post, template: configuration.routes.refreshToken, id: nil)
         let slot = SecretSlot(Secret(refresh))
         try request.setJSONBody(["refresh_token": .string(slot.placeholder)], secrets: [slot])
-        let response = try await configuration.retryPolicy.send(request, over: transport)
+        let response = try await CertificateProviderError.convertingHTTPErrors {
+            try await configuration.retryPolicy.send(request, over: transport)
+        }
         guard response.isSuccess else {
             if response.status == 401 || response.status == 403 || response.status == 400 { return false }
             throw failure(
@@ -434,7 +439,9 @@ public actor FMPClient {
         var request = request
         request.setHeader("Authorization", "Bearer \(token)")
         request.setHeader("X-Device-Id", configuration.device)
-        return try await configuration.retryPolicy.send(request, over: transport)
+        return try await CertificateProviderError.convertingHTTPErrors {
+            try await configuration.retryPolicy.send(request, over: transport)
+        }
     }
 
     private func makeRequest(_ method: HTTPMethod, template: String, id: Int?) throws -> HTTPRequest {
@@ -461,7 +468,7 @@ public actor FMPClient {
                 "the route '\(template)' does not make a URL under \(configuration.host.absoluteString)"
             )
         }
-        try configuration.endpointPolicy.validate(url)
+        try CertificateProviderError.convertingHTTPErrors { try configuration.endpointPolicy.validate(url) }
         if id == nil { routeURLs[template] = url }
         return url
     }

@@ -313,7 +313,7 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
     private func client(for stored: FMPSessionStore.Stored, parameters: ProviderParameters) throws -> FMPClient {
         let allowsInsecure = try parameters.boolean(ParameterKey.allowInsecureHTTP) ?? stored.allowsInsecureHTTP
         let policy = RemoteEndpointPolicy(allowsInsecureHTTP: allowsInsecure)
-        try policy.validate(stored.session.host)
+        try CertificateProviderError.convertingHTTPErrors { try policy.validate(stored.session.host) }
         let configuration = FMPClient.Configuration(
             session: stored.session,
             timeout: try RemoteProviderParameters.timeout(parameters),

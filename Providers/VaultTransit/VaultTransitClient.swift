@@ -96,7 +96,9 @@ public struct VaultTransitClient: Sendable {
     /// - Throws: as the type's documentation says.
     public func key(_ name: String) async throws -> VaultTransitKeyInfo {
         let request = try makeRequest(.get, ["keys", name])
-        let response = try await configuration.retryPolicy.send(request, over: transport, repeatable: true)
+        let response = try await CertificateProviderError.convertingHTTPErrors {
+            try await configuration.retryPolicy.send(request, over: transport, repeatable: true)
+        }
         guard response.isSuccess else { throw failure("reading transit key '\(name)'", response, key: name) }
         let context = "Vault transit keys/\(name)"
         let body = try JSONObjectReader(try response.json(context: context), context: context, errorCode: .network)
@@ -136,7 +138,9 @@ public struct VaultTransitClient: Sendable {
         }
         var request = try makeRequest(.post, ["sign", name, hashAlgorithm])
         try request.setJSONBody(.object(body))
-        let response = try await configuration.retryPolicy.send(request, over: transport, repeatable: true)
+        let response = try await CertificateProviderError.convertingHTTPErrors {
+            try await configuration.retryPolicy.send(request, over: transport, repeatable: true)
+        }
         guard response.isSuccess else { throw failure("signing with transit key '\(name)'", response, key: name) }
         let context = "Vault transit sign/\(name)"
         let data = try JSONObjectReader(try response.json(context: context), context: context, errorCode: .network)
@@ -175,7 +179,7 @@ public struct VaultTransitClient: Sendable {
 
     private func makeRequest(_ method: HTTPMethod, _ route: [String]) throws -> HTTPRequest {
         let url = configuration.routeURL(route)
-        try configuration.endpointPolicy.validate(url)
+        try CertificateProviderError.convertingHTTPErrors { try configuration.endpointPolicy.validate(url) }
         var request = HTTPRequest(method: method, url: url, timeout: configuration.timeout)
         request.setHeader("X-Vault-Token", configuration.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
         if let namespace = configuration.namespace, !namespace.isEmpty {

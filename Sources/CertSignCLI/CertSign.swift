@@ -2,6 +2,7 @@ internal import CSystemShims
 import CertificateProviders
 public import Foundation
 import PKCS11Provider
+import RemoteProviderSupport
 
 /// The `certsign` command-line tool as a library: `main.swift` calls ``CertSign/main(arguments:environment:)``
 /// and exits with its result, and tests call it in-process or run the built binary.
@@ -86,7 +87,9 @@ public enum CertSign {
             context.argumentsWithoutCommandWords = invocation.argumentsWithoutCommandWords
             context.emulatorRunner = emulatorRunner
             context.command = invocation.command
-            return try await invocation.run(context)
+            // The HTTP client's errors (a DSS login's URL check, a TSA's transport) speak the
+            // package's codes from here on, with their hints.
+            return try await CertificateProviderError.convertingHTTPErrors { try await invocation.run(context) }
         } catch let error as UsageError {
             console.err("certsign: \(Format.printable(error.message))")
             console.err("usage: \(error.usage)")

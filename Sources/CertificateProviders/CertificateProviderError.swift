@@ -66,6 +66,19 @@ public struct CertificateProviderError: Error, Sendable, Equatable, CustomString
         public static let cancelled = Code(.cancelled)
         /// An OpenSSL call failed in a way none of the other codes describes.
         public static let cryptoFailure = Code(.cryptoFailure)
+        /// The server's TLS certificate does not chain to a trusted CA (or is expired, revoked, or
+        /// self-signed): trust its CA with `trustedCAFile`, or check that the URL points at the right server.
+        public static let untrustedServerCertificate = Code(.untrustedServerCertificate)
+        /// The server's TLS certificate is valid but names another host than the URL's: use the name the
+        /// certificate was issued for.
+        public static let serverHostnameMismatch = Code(.serverHostnameMismatch)
+        /// The server refused the TLS client certificate, or demanded one and none was configured: set
+        /// `clientIdentity` to an identity the server's CA issued.
+        public static let clientCertificateRejected = Code(.clientCertificateRejected)
+        /// Another TLS failure (protocol version, cipher, a client identity that cannot be used).
+        public static let tls = Code(.tls)
+        /// The server's answer is larger than the transport accepts (`maximumResponseBodyBytes`).
+        public static let responseTooLarge = Code(.responseTooLarge)
     }
 
     /// What went wrong.
@@ -121,7 +134,8 @@ enum CoreCodeName: String {
     case providerNotFound, providerAlreadyRegistered, unsupportedOperation, invalidParameter, wrongPassword,
         passwordRequired, malformedInput, unsupportedAlgorithm, noPrivateKey, keyCertificateMismatch, notStored,
         alreadyExists, storeCorrupted, fileSystem, authenticationFailed, serverRejected, network, timeout, cancelled,
-        cryptoFailure
+        cryptoFailure, untrustedServerCertificate, serverHostnameMismatch, clientCertificateRejected, tls,
+        responseTooLarge
 }
 
 /// An error that keeps the strings drained from OpenSSL's error queue beside its one-line

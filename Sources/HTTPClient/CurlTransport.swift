@@ -1,6 +1,5 @@
 internal import CCurl
 internal import CCurlShims
-public import CertificateProviders
 import Foundation
 import Synchronization
 
@@ -17,8 +16,9 @@ import Synchronization
 ///   the system store (Debian: `/etc/ssl/certs/ca-certificates.crt`) plus
 ///   ``Configuration/trustedCAFile`` when given, or that file alone when
 ///   ``Configuration/trustedCAFileReplacesSystemStore`` is set.
-/// - ``Configuration/clientIdentity`` (any `SigningIdentity` with a `LocalSigningKey`: a stored
-///   identity, a PKCS#12 file) is presented when the server asks for a client certificate.
+/// - ``Configuration/clientIdentity`` (a ``TLSClientIdentity``, made from any `SigningIdentity`
+///   whose key this process holds: a stored identity, a PKCS#12 file) is presented when the server
+///   asks for a client certificate.
 /// - Each request has a hard deadline of ``HTTPRequest/timeout`` seconds for the whole exchange
 ///   (connect and TLS handshake included). Task cancellation aborts the transfer at once.
 /// - Redirects are never followed: a 3xx reaches the caller, so neither a body nor a bearer token
@@ -46,8 +46,8 @@ public final class CurlTransport: HTTPTransport {
         /// false: added, so public servers stay reachable; set it to pin a private CA).
         public var trustedCAFileReplacesSystemStore: Bool
         /// The identity presented when a server asks for a TLS client certificate (default nil: none).
-        /// Its key must be a `LocalSigningKey`; its chain is sent after the certificate.
-        public var clientIdentity: SigningIdentity?
+        /// Its chain is sent after the certificate.
+        public var clientIdentity: TLSClientIdentity?
         /// The largest response body accepted, in bytes (default 16 MiB).
         public var maximumResponseBodyBytes: Int
         /// The most connections open to one host at a time; more requests wait for one (default 8).
@@ -58,7 +58,7 @@ public final class CurlTransport: HTTPTransport {
             endpointPolicy: RemoteEndpointPolicy = .default,
             trustedCAFile: String? = nil,
             trustedCAFileReplacesSystemStore: Bool = false,
-            clientIdentity: SigningIdentity? = nil,
+            clientIdentity: TLSClientIdentity? = nil,
             maximumResponseBodyBytes: Int = 16 << 20,
             maximumConnectionsPerHost: Int = 8
         ) {
@@ -146,7 +146,7 @@ public final class CurlTransport: HTTPTransport {
         let urlString = request.url.absoluteString
         try validate(request.url, urlString)
         if Task.isCancelled {
-            throw CertificateProviderError(.cancelled, "the request was cancelled before it was sent")
+            throw HTTPClientError(.cancelled, "the request was cancelled before it was sent")
         }
         let transfer = try CurlTransfer(
             request: request,

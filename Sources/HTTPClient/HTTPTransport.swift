@@ -1,13 +1,13 @@
-import CertificateProviders
 public import Foundation
 public import JSON
+public import Secrets
 
 /// The networking a remote provider uses: one request in, one response out.
 ///
 /// Apps bring their own networking by conforming to this protocol; the package ships
 /// one, ``CurlTransport`` (libcurl), the default everywhere. Contract:
 /// - a response with any HTTP status (including 4xx and 5xx) is returned, not thrown;
-/// - failures to get a response are thrown as `CertificateProviderError`: `.timeout` when
+/// - failures to get a response are thrown as ``HTTPClientError``: `.timeout` when
 ///   ``HTTPRequest/timeout`` passed, `.network` for connection failures (refused, reset, dropped),
 ///   the TLS codes (`.untrustedServerCertificate`, `.serverHostnameMismatch`,
 ///   `.clientCertificateRejected`, `.tls`) when the TLS handshake fails, `.responseTooLarge` when the
@@ -277,20 +277,6 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// Whether the status is 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
-
-    /// The body parsed as JSON.
-    /// - Throws: `.network` naming `context` when the body is not JSON (the server did not speak
-    ///   the protocol).
-    public func json(context: String) throws -> JSONValue {
-        do {
-            return try JSONValue(parsing: body)
-        } catch {
-            throw CertificateProviderError(
-                .network,
-                "\(context): the server answered HTTP \(status) with a body that is not JSON (\(body.count) bytes)"
-            )
-        }
-    }
 
     /// Responses are equal when status, headers (in order) and body are.
     public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {

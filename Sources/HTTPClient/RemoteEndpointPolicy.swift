@@ -1,4 +1,3 @@
-import CertificateProviders
 public import Foundation
 
 #if canImport(Glibc)
@@ -30,24 +29,24 @@ public struct RemoteEndpointPolicy: Sendable, Equatable {
     /// - Throws: `.invalidParameter` saying why the URL is refused and how to allow it.
     public func validate(_ url: URL) throws {
         guard let scheme = url.scheme?.lowercased() else {
-            throw CertificateProviderError.invalidParameter(
+            throw HTTPClientError.invalidParameter(
                 "the server URL '\(url.absoluteString)' has no scheme; use https://host/"
             )
         }
         guard let host = url.host, !host.isEmpty else {
-            throw CertificateProviderError.invalidParameter("the server URL '\(url.absoluteString)' has no host")
+            throw HTTPClientError.invalidParameter("the server URL '\(url.absoluteString)' has no host")
         }
         switch scheme {
         case "https":
             return
         case "http":
             if allowsInsecureHTTP || RemoteEndpointPolicy.isLoopback(host: host) { return }
-            throw CertificateProviderError.invalidParameter(
+            throw HTTPClientError.invalidParameter(
                 "refusing clear-text http:// to '\(host)': passwords and tokens would be readable on the network; "
                     + "use https://, or allow it explicitly (--allow-insecure-http)"
             )
         default:
-            throw CertificateProviderError.invalidParameter(
+            throw HTTPClientError.invalidParameter(
                 "the server URL scheme '\(scheme)' is not supported; use https://"
             )
         }

@@ -1,4 +1,3 @@
-import CertificateProviders
 public import Foundation
 
 /// When to send a request again after it failed, and how long to wait in between.
@@ -87,7 +86,7 @@ public struct RetryPolicy: Sendable, Equatable {
                     continue
                 }
                 return response
-            } catch let error as CertificateProviderError {
+            } catch let error as HTTPClientError {
                 let transient = error.code == .network || (retriesTimeouts && error.code == .timeout)
                 guard transient, attempt < attempts else { throw error }
                 attempt += 1
@@ -102,7 +101,7 @@ public struct RetryPolicy: Sendable, Equatable {
         do {
             try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
         } catch {
-            throw CertificateProviderError(.cancelled, "the request was cancelled while waiting to retry")
+            throw HTTPClientError(.cancelled, "the request was cancelled while waiting to retry")
         }
     }
 }

@@ -1,6 +1,6 @@
-public import CertificateProviders
 import Foundation
 import JSON
+public import Secrets
 import Synchronization
 
 /// A transport in front of another that cuts every secret it knows out of what a server answers

@@ -61,7 +61,7 @@ public struct RemoteProviderBase: Sendable {
         for key in keys where url == nil { url = try parameters.url(key) }
         guard let url else { throw CertificateProviderError.invalidParameter(missing) }
         let policy = try RemoteProviderParameters.endpointPolicy(parameters)
-        try policy.validate(url)
+        try CertificateProviderError.convertingHTTPErrors { try policy.validate(url) }
         return (url, policy)
     }
 

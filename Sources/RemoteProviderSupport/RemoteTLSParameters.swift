@@ -69,16 +69,14 @@ public enum RemoteTLSParameters {
             }
             identity = try identityLookup(alias, try parameters.secret(clientIdentityPassword))
         }
-        return try CurlTransport(
-            configuration: .init(
-                endpointPolicy: endpointPolicy,
-                trustedCAFile: caFile,
-                trustedCAFileReplacesSystemStore: try parameters.boolean(
-                    RemoteProviderParameters.trustedCAFileOnly.key
-                ) ?? false,
-                clientIdentity: identity
-            )
+        let configuration = CurlTransport.Configuration(
+            endpointPolicy: endpointPolicy,
+            trustedCAFile: caFile,
+            trustedCAFileReplacesSystemStore: try parameters.boolean(RemoteProviderParameters.trustedCAFileOnly.key)
+                ?? false,
+            clientIdentity: try identity.map(TLSClientIdentity.init)
         )
+        return try CertificateProviderError.convertingHTTPErrors { try CurlTransport(configuration: configuration) }
     }
 }
 

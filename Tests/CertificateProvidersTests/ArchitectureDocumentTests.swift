@@ -83,7 +83,7 @@ import Testing
     }
 
     @Test(
-        "Validation and CMS reach neither the journal nor SQLite nor libpq; Signing not PostgreSQL; JSON not the core"
+        "Validation and CMS reach neither the journal nor SQLite nor libpq; Signing not PostgreSQL; JSON and HTTPClient not the core"
     )
     func verifyingLinksNoJournal() throws {
         let graph = Dictionary(uniqueKeysWithValues: try Self.manifestGraph().map { ($0.target, $0.dependencies) })
@@ -102,6 +102,8 @@ import Testing
         #expect(!closure(of: "Signing").contains("CPostgres"))
         #expect(!closure(of: "SignatureJournal").contains("CPostgres"))
         #expect(!closure(of: "JSON").contains("CertificateProviders"), "JSON is a leaf with its own error")
+        #expect(!closure(of: "HTTPClient").contains("CertificateProviders"), "HTTPClient is a leaf with its own error")
+        #expect(!closure(of: "HTTPClient").contains("Durability"), "HTTPClient reads its CA file itself")
     }
 
     @Test("The public core reaches OpenSSL only through OpenSSLWrappers: no file of it imports a COpenSSL module")
@@ -122,10 +124,13 @@ import Testing
         #expect(importing.isEmpty, "Sources/CertificateProviders files importing COpenSSL: \(importing.sorted())")
     }
 
-    @Test("OpenSSLWrappers is package-only, depends on no module of this package, and is all the core depends on")
+    @Test(
+        "OpenSSLWrappers is package-only, depends on no module of this package, and is (with Secrets on it) all the core depends on"
+    )
     func theWrappersSitUnderTheCore() throws {
         let graph = Dictionary(uniqueKeysWithValues: try Self.manifestGraph().map { ($0.target, $0.dependencies) })
-        #expect(graph["CertificateProviders"] == ["OpenSSLWrappers"])
+        #expect(graph["CertificateProviders"] == ["OpenSSLWrappers", "Secrets"])
+        #expect(graph["Secrets"] == ["OpenSSLWrappers"])
         let wrappers = try #require(graph["OpenSSLWrappers"])
         #expect(wrappers.allSatisfy { $0.hasPrefix("C") && graph[$0] == nil }, "OpenSSLWrappers -> \(wrappers)")
         let products = try #require(try Self.dumpPackage()["products"] as? [[String: Any]])

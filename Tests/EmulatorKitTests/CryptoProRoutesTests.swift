@@ -4,6 +4,7 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import JSON
+import RemoteProviderSupport
 import TestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import JSON
+import RemoteProviderSupport
 import TestSupport
 import Testing
 
@@ -27,7 +28,7 @@ struct DSSEmulatorTests {
         do {
             _ = try await client.send(.get, "/api/v1/")
             Issue.record("a stopped emulator answered")
-        } catch let error as CertificateProviderError {
+        } catch let error as HTTPClientError {
             #expect(error.code == .network)
         }
         let alive = try await RawClient(base: firstURL).send(.get, "/nowhere")
@@ -202,7 +203,7 @@ struct DSSEmulatorTests {
                     headers: [("X-Padding", String(repeating: "p", count: 96 * 1024))]
                 )
                 #expect(huge.status == 431 || huge.status == 413 || huge.status == 400, "HTTP \(huge.status)")
-            } catch let error as CertificateProviderError {
+            } catch let error as HTTPClientError {
                 #expect(error.code == .network)
             }
             #expect(emulator.storedSignatureIDs.isEmpty)
@@ -299,7 +300,7 @@ struct DSSEmulatorTests {
             do {
                 _ = try await send("drop")
                 Issue.record("a dropped connection answered")
-            } catch let error as CertificateProviderError {
+            } catch let error as HTTPClientError {
                 #expect(error.code == .network)
             }
             expectEnvelope(try await send("expired-token"), 401, "token_expired")

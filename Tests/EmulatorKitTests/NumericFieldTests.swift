@@ -3,6 +3,7 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import JSON
+import RemoteProviderSupport
 import TestSupport
 import Testing
 

@@ -9,6 +9,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 import TestSupport
+import RemoteProviderSupport
 #endif
 
 /// The transport keeps an idle kept-alive connection's socket in its epoll set between requests
@@ -117,7 +118,7 @@ struct CurlConnectionReuseTests {
             ("X-Note", "a\r\nInjected: 1"), ("X-Note", "a\nInjected: 1"), ("X-Note", "a\rb"),
             ("X-Note\r\nInjected", "1"), ("X:Note", "1"),
         ] {
-            let refused = await expectError(.invalidParameter) {
+            let refused = await expectHTTPError(.invalidParameter) {
                 try await transport.send(HTTPRequest(url: url, headers: [(name, value)]))
             }
             #expect(refused?.reason.contains("line break or colon") == true)

@@ -7,6 +7,7 @@ import Testing
 
 #if canImport(Glibc)
 import TestSupport
+import RemoteProviderSupport
 #endif
 
 /// The TLS hooks of a connection (the verify and message callbacks libcurl's OpenSSL backend runs)
@@ -89,7 +90,7 @@ struct CurlTLSReportLifetimeTests {
         let fixture = try Fixture()
         defer { fixture.server.stop() }
         let transport = try CurlTransport(
-            configuration: .init(trustedCAFile: fixture.caFile, clientIdentity: fixture.client)
+            configuration: .init(trustedCAFile: fixture.caFile, clientIdentity: try TLSClientIdentity(fixture.client))
         )
         let first = try await fixture.get("/ask", over: transport)
         #expect(first["client"]?.isNull == true, "no certificate is asked for in the handshake")
@@ -113,7 +114,10 @@ struct CurlTLSReportLifetimeTests {
         defer { fixture.server.stop() }
         do {
             let transport = try CurlTransport(
-                configuration: .init(trustedCAFile: fixture.caFile, clientIdentity: fixture.client)
+                configuration: .init(
+                    trustedCAFile: fixture.caFile,
+                    clientIdentity: try TLSClientIdentity(fixture.client)
+                )
             )
             _ = try await fixture.get("/ask", over: transport)
             let status = try await fixture.waitForStatus { ($0["asked"]?.intValue ?? 0) >= 1 }

@@ -108,7 +108,7 @@ struct CurlTransportTLSTests {
     )
     func untrustedWithoutCAFile() async throws {
         try await withTLSEmulator { emulator, base, _ in
-            let error = await expectError(.untrustedServerCertificate) {
+            let error = await expectHTTPError(.untrustedServerCertificate) {
                 try await CurlTransport().send(try notFoundRequest(base))
             }
             #expect(error?.reason.contains("CN=DSS Emulator") == true, "\(String(describing: error))")
@@ -117,7 +117,7 @@ struct CurlTransportTLSTests {
             // A CA file that does not hold the emulator's CA does not help either.
             let directory = try TemporaryDirectory()
             let other = try directory.write("other.pem", text: try TestPKI().root.certificate.pemRepresentation)
-            await expectError(.untrustedServerCertificate) {
+            await expectHTTPError(.untrustedServerCertificate) {
                 try await CurlTransport(
                     configuration: .init(trustedCAFile: other, trustedCAFileReplacesSystemStore: true)
                 ).send(try notFoundRequest(base))
@@ -136,7 +136,7 @@ struct CurlTransportTLSTests {
         try await withTLSEmulator(serverIdentity: elsewhere) { emulator, base, _ in
             let directory = try TemporaryDirectory()
             let caFile = try directory.write("mismatch-ca.pem", text: pki.root.certificate.pemRepresentation)
-            let error = await expectError(.serverHostnameMismatch) {
+            let error = await expectHTTPError(.serverHostnameMismatch) {
                 try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(try notFoundRequest(base))
             }
             #expect(error?.reason.contains("127.0.0.1") == true)
@@ -151,22 +151,26 @@ struct CurlTransportTLSTests {
         let client = try ClientPKI()
         try await withTLSEmulator(clientCAs: [client.authority.root.certificate]) { emulator, base, caFile in
             let identity = try client.storedIdentity()
-            let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: identity))
+            let transport = try CurlTransport(
+                configuration: .init(trustedCAFile: caFile, clientIdentity: try TLSClientIdentity(identity))
+            )
             #expect(try await transport.send(try notFoundRequest(base)).status == 404)
             _ = try await loggedInSeedClient(base, transport, device: "tls-test")
             #expect(emulator.receivedRequests.count == 2)
             emulator.clearReceivedRequests()
 
-            let missing = await expectError(.clientCertificateRejected) {
+            let missing = await expectHTTPError(.clientCertificateRejected) {
                 try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(try notFoundRequest(base))
             }
             #expect(
                 missing?.reason.contains("no client certificate was configured") == true,
                 "\(String(describing: missing))"
             )
-            let foreign = await expectError(.clientCertificateRejected) {
-                try await CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: client.stranger))
-                    .send(try notFoundRequest(base))
+            let foreign = await expectHTTPError(.clientCertificateRejected) {
+                try await CurlTransport(
+                    configuration: .init(trustedCAFile: caFile, clientIdentity: try TLSClientIdentity(client.stranger))
+                )
+                .send(try notFoundRequest(base))
             }
             #expect(foreign?.reason.contains("CN=Stranger") == true, "\(String(describing: foreign))")
             #expect(emulator.receivedRequests.isEmpty)
@@ -234,7 +238,9 @@ struct CurlTransportTLSTests {
             certificate: certificate,
             key: ServerHeldSigningKey.fmpDSS(certificate: certificate, certificateID: 1)
         )
-        expectError(.invalidParameter) { try CurlTransport(configuration: .init(clientIdentity: remote)) }
+        expectError(.invalidParameter) {
+            try CurlTransport(configuration: .init(clientIdentity: try TLSClientIdentity(remote)))
+        }
     }
 
     @Test("IPv6: https://[::1]:port/ and http://[::1]:port/ work")
@@ -254,13 +260,13 @@ struct CurlTransportTLSTests {
     func limitsOverHTTPS() async throws {
         try await withTLSEmulator(faults: true) { _, base, caFile in
             let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile))
-            await expectError(.responseTooLarge) {
+            await expectHTTPError(.responseTooLarge) {
                 try await transport.send(try notFoundRequest(base, fault: "large-body=\(20 << 20)"))
             }
             let task = Task { try await transport.send(try notFoundRequest(base, fault: "delay=5000", timeout: 30)) }
             try await Task.sleep(for: .milliseconds(200))
             task.cancel()
-            await expectError(.cancelled) { try await task.value }
+            await expectHTTPError(.cancelled) { try await task.value }
             // The transport goes on working after a cancelled transfer.
             #expect(try await transport.send(try notFoundRequest(base)).status == 404)
         }
@@ -269,7 +275,7 @@ struct CurlTransportTLSTests {
     @Test("a server that accepts the connection but never answers the handshake → .timeout naming the TLS handshake")
     func handshakeTimeout() async throws {
         let listener = try LoopbackListener()
-        let error = await expectError(.timeout) {
+        let error = await expectHTTPError(.timeout) {
             try await CurlTransport().send(
                 HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 0.5)
             )
@@ -288,9 +294,9 @@ struct CurlTransportTLSTests {
         // The kernel accepts the connection at once; the ClientHello is written and never answered.
         try await Task.sleep(for: .milliseconds(300))
         task.cancel()
-        await expectError(.cancelled) { try await task.value }
+        await expectHTTPError(.cancelled) { try await task.value }
         // The transport goes on driving transfers: the next one times out in its handshake.
-        await expectError(.timeout) {
+        await expectHTTPError(.timeout) {
             try await transport.send(HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 0.5))
         }
     }
@@ -311,7 +317,7 @@ struct CurlTransportTLSTests {
         let directory = try TemporaryDirectory()
         let caFile = try directory.write("python-ca.pem", text: serverPKI.root.certificate.pemRepresentation)
         let transport = try CurlTransport(
-            configuration: .init(trustedCAFile: caFile, clientIdentity: try client.storedIdentity())
+            configuration: .init(trustedCAFile: caFile, clientIdentity: try TLSClientIdentity(client.storedIdentity()))
         )
         var ports: Set<Int> = []
         for name in ["localhost", "127.0.0.1", "[::1]"] where name != "[::1]" || server.hasIPv6 {
@@ -332,19 +338,23 @@ struct CurlTransportTLSTests {
         let redirect = try await transport.send(redirected)
         #expect(redirect.status == 302)
         #expect(redirect.header("location") == "/hello?followed=1")
-        let missing = await expectError(.clientCertificateRejected) {
+        let missing = await expectHTTPError(.clientCertificateRejected) {
             try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(
                 HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/"))
             )
         }
         #expect(missing?.reason.contains("no client certificate") == true)
-        await expectError(.clientCertificateRejected) {
-            try await CurlTransport(configuration: .init(trustedCAFile: caFile, clientIdentity: client.stranger))
-                .send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
+        await expectHTTPError(.clientCertificateRejected) {
+            try await CurlTransport(
+                configuration: .init(trustedCAFile: caFile, clientIdentity: try TLSClientIdentity(client.stranger))
+            )
+            .send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
         }
-        await expectError(.untrustedServerCertificate) {
-            try await CurlTransport(configuration: .init(clientIdentity: try client.storedIdentity()))
-                .send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
+        await expectHTTPError(.untrustedServerCertificate) {
+            try await CurlTransport(
+                configuration: .init(clientIdentity: try TLSClientIdentity(client.storedIdentity()))
+            )
+            .send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
         }
     }
 }

@@ -31,7 +31,7 @@ struct RemoteEndpointPolicyTests {
         if allowed {
             try RemoteEndpointPolicy.default.validate(target)
         } else {
-            #expect(throws: CertificateProviderError.self) { try RemoteEndpointPolicy.default.validate(target) }
+            #expect(throws: HTTPClientError.self) { try RemoteEndpointPolicy.default.validate(target) }
         }
     }
 
@@ -39,9 +39,9 @@ struct RemoteEndpointPolicyTests {
     func optIn() throws {
         let policy = RemoteEndpointPolicy(allowsInsecureHTTP: true)
         try policy.validate(try url("http://testmasterfmp.fsight.cloud/"))
-        #expect(throws: CertificateProviderError.self) { try policy.validate(try url("ftp://example.com/")) }
+        #expect(throws: HTTPClientError.self) { try policy.validate(try url("ftp://example.com/")) }
         let insecure = try url("http://testmasterfmp.fsight.cloud/")
-        let error = try #require(throws: CertificateProviderError.self) {
+        let error = try #require(throws: HTTPClientError.self) {
             try RemoteEndpointPolicy.default.validate(insecure)
         }
         #expect(error.code == .invalidParameter)
@@ -167,7 +167,7 @@ struct TransportTests {
             // The answer comes after 3 s and would be a success: getting `.timeout` proves the 0.25 s
             // deadline fired first. (No wall-clock assertion: other tests may keep the cooperative pool
             // busy, which delays when this task resumes, not when the deadline fires.)
-            let error = await expectError(.timeout) {
+            let error = await expectHTTPError(.timeout) {
                 try await makeTransport().send(try request(base, fault: "delay=3000", timeout: 0.25))
             }
             #expect(error?.reason.contains("0.25") == true)
@@ -177,10 +177,10 @@ struct TransportTests {
     @Test("a dropped connection and a refused connection → .network")
     func network() async throws {
         let base = try await withFaultyEmulator { _, base in
-            await expectError(.network) { try await makeTransport().send(try request(base, fault: "drop")) }
+            await expectHTTPError(.network) { try await makeTransport().send(try request(base, fault: "drop")) }
             return base
         }
-        await expectError(.network) { try await makeTransport().send(try request(base)) }
+        await expectHTTPError(.network) { try await makeTransport().send(try request(base)) }
     }
 
     @Test(
@@ -188,13 +188,15 @@ struct TransportTests {
     )
     func responseLimit() async throws {
         try await withFaultyEmulator { (_: DSSEmulator, base: URL) async throws -> Void in
-            let error = await expectError(.responseTooLarge) {
+            let error = await expectHTTPError(.responseTooLarge) {
                 try await makeTransport().send(try request(base, fault: "large-body=\(20 << 20)"))
             }
             #expect(error?.reason.contains("\(16 << 20) bytes") == true)
             let small = try makeTransport(maximumResponseBodyBytes: 4096)
             #expect(try await small.send(try request(base, fault: "large-body=4096")).body.count == 4096)
-            await expectError(.responseTooLarge) { try await small.send(try request(base, fault: "large-body=4097")) }
+            await expectHTTPError(.responseTooLarge) {
+                try await small.send(try request(base, fault: "large-body=4097"))
+            }
             // The transport is still usable afterwards.
             #expect(try await small.send(try request(base)).status == 404)
         }
@@ -202,15 +204,15 @@ struct TransportTests {
 
     @Test("http:// to a remote host is refused before anything is sent; an unreadable or empty CA file is refused")
     func refusals() async throws {
-        await expectError(.invalidParameter) {
+        await expectHTTPError(.invalidParameter) {
             try await makeTransport().send(HTTPRequest(url: try url("http://testmasterfmp.fsight.cloud/api/v1/")))
         }
         let directory = try TemporaryDirectory()
-        expectError(.fileSystem) {
+        expectHTTPError(.fileSystem) {
             try CurlTransport(configuration: .init(trustedCAFile: directory.path("missing.pem")))
         }
         let empty = try directory.write("empty.pem", text: "no certificate here\n")
-        expectError(.malformedInput) { try CurlTransport(configuration: .init(trustedCAFile: empty)) }
+        expectHTTPError(.malformedInput) { try CurlTransport(configuration: .init(trustedCAFile: empty)) }
     }
 
     @Test(
@@ -219,7 +221,7 @@ struct TransportTests {
     func tlsFailure() async throws {
         try await withFaultyEmulator { emulator, base in
             let port = try #require(base.port)
-            await expectError(.tls) {
+            await expectHTTPError(.tls) {
                 try await makeTransport().send(
                     HTTPRequest(url: try url("https://127.0.0.1:\(port)/api/v1/"), timeout: 5)
                 )
@@ -234,7 +236,7 @@ struct TransportTests {
             let task = Task { try await makeTransport().send(try request(base, fault: "delay=3000")) }
             try await Task.sleep(nanoseconds: 100_000_000)
             task.cancel()
-            await expectError(.cancelled) { try await task.value }
+            await expectHTTPError(.cancelled) { try await task.value }
         }
     }
 
@@ -244,15 +246,15 @@ struct TransportTests {
     func retry() async throws {
         try await withFaultyEmulator { (emulator: DSSEmulator, base: URL) async throws -> Void in
             let policy = RetryPolicy(maxAttempts: 3, initialBackoff: 0.01, backoffMultiplier: 2)
-            await expectError(.network) {
+            await expectHTTPError(.network) {
                 try await policy.send(try request(base, fault: "drop"), over: makeTransport())
             }
             #expect(emulator.receivedRequests.map(\.method) == ["GET", "GET", "GET"])
             emulator.clearReceivedRequests()
-            await expectError(.network) {
+            await expectHTTPError(.network) {
                 try await policy.send(try request(base, .post, fault: "drop"), over: makeTransport())
             }
-            await expectError(.network) {
+            await expectHTTPError(.network) {
                 try await policy.send(try request(base, .delete, fault: "drop"), over: makeTransport())
             }
             #expect(emulator.receivedRequests.map(\.method) == ["POST", "DELETE"])
@@ -262,7 +264,7 @@ struct TransportTests {
             #expect(answered.status == 500)
             #expect(emulator.receivedRequests.count == 1)
             emulator.clearReceivedRequests()
-            await expectError(.timeout) {
+            await expectHTTPError(.timeout) {
                 try await policy.send(try request(base, fault: "delay=2000", timeout: 0.2), over: makeTransport())
             }
             // The client may give up before a busy server has even logged the request (on a loaded

@@ -4,6 +4,7 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import PDFSigning
+import RemoteProviderSupport
 import Signing
 import TestSupport
 import Testing

@@ -36,20 +36,32 @@ public func expectError<R>(
     judge(Result { try body() }, expecting: codes, sourceLocation: sourceLocation)
 }
 
-private func judge<R>(
+/// An error with a code the expectations compare: the package's and the HTTP client's.
+public protocol CodedError: Error, CustomStringConvertible {
+    associatedtype Code: Hashable, CustomStringConvertible
+    /// What went wrong.
+    var code: Code { get }
+}
+
+extension CertificateProviderError: CodedError {}
+
+/// Records an issue unless `outcome` failed with an `E` whose code is one of `codes`.
+/// - Returns: that error, for further checks; nil after a recorded issue.
+func judge<R, E: CodedError>(
     _ outcome: Result<R, any Error>,
-    expecting codes: Set<CertificateProviderError.Code>,
+    expecting codes: Set<E.Code>,
+    as type: E.Type = CertificateProviderError.self,
     sourceLocation: SourceLocation
-) -> CertificateProviderError? {
-    let code = codes.count == 1 ? "\(codes.first!)" : "one of \(codes.map(\.rawValue).sorted())"
+) -> E? {
+    let code = codes.count == 1 ? "\(codes.first!)" : "one of \(codes.map(\.description).sorted())"
     switch outcome {
     case .success:
         Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
-    case .failure(let error as CertificateProviderError):
+    case .failure(let error as E):
         #expect(codes.contains(error.code), "expected \(code), got \(error)", sourceLocation: sourceLocation)
         return error
     case .failure(let error):
-        Issue.record("expected CertificateProviderError \(code), got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected \(E.self) \(code), got \(error)", sourceLocation: sourceLocation)
     }
     return nil
 }

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import Foundation
 import HTTPClient
 import PDFSigning
+import RemoteProviderSupport
 import Signing
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@ import CertificateProvidersTesting
 import EmulatorKit
 import Foundation
 import HTTPClient
+import RemoteProviderSupport
 import Signing
 import TestSupport
 import Testing

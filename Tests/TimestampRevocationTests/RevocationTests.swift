@@ -9,6 +9,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 import TestSupport
+import RemoteProviderSupport
 #endif
 
 /// A free loopback port: bind to port 0, read the port, close (the caller retries on collision).

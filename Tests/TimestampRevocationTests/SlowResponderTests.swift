@@ -1,6 +1,7 @@
 import CertificateProviders
 import Foundation
 import HTTPClient
+import RemoteProviderSupport
 import Signing
 import TestSupport
 import Testing

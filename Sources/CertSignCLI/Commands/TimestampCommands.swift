@@ -3,6 +3,7 @@ internal import Durability
 import Foundation
 import HTTPClient
 import PDFSigning
+import RemoteProviderSupport
 import SignatureJournal
 import Signing
 

@@ -2,6 +2,7 @@ import CertificateProviders
 import Foundation
 import HTTPClient
 import PDFSigning
+import RemoteProviderSupport
 import Signing
 import ValidationReporting
 

@@ -1,6 +1,5 @@
 internal import CCurl
 internal import CCurlShims
-import CertificateProviders
 import Foundation
 import Synchronization
 
@@ -39,7 +38,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Why the loop could not start (no memory for the multi handle, no descriptor left for epoll or
     /// eventfd); every transfer then fails with it instead of the process crashing.
     private let startupFailure: String?
-    private typealias Completion = (CurlTransfer, Result<HTTPResponse, CertificateProviderError>)
+    private typealias Completion = (CurlTransfer, Result<HTTPResponse, HTTPClientError>)
     private struct Inbox {
         var submissions: [CurlTransfer] = []
         var idleHandles: [UnsafeMutableRawPointer] = []
@@ -127,10 +126,10 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// An easy handle to prepare a transfer on: a reset one from the idle list, or a new one.
     func takeHandle() throws -> UnsafeMutableRawPointer {
-        if let startupFailure { throw CertificateProviderError(.network, startupFailure) }
+        if let startupFailure { throw HTTPClientError(.network, startupFailure) }
         if let handle = inbox.withLock({ $0.value.idleHandles.popLast() }) { return handle }
         guard let handle = curl_easy_init() else {
-            throw CertificateProviderError(.network, "libcurl cannot make a transfer handle (out of memory)")
+            throw HTTPClientError(.network, "libcurl cannot make a transfer handle (out of memory)")
         }
         return handle
     }
@@ -338,7 +337,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             } else {
                 finish(
                     transfer,
-                    .failure(CertificateProviderError(.network, "\(transfer.summary): libcurl refused the transfer"))
+                    .failure(HTTPClientError(.network, "\(transfer.summary): libcurl refused the transfer"))
                 )
             }
         }
@@ -395,7 +394,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     /// Queues the transfer's result (resumed once the lock is released) and recycles its easy handle.
-    private func finish(_ transfer: CurlTransfer, _ result: Result<HTTPResponse, CertificateProviderError>) {
+    private func finish(_ transfer: CurlTransfer, _ result: Result<HTTPResponse, HTTPClientError>) {
         recycle(transfer.handle)  // curl_easy_reset drops every pointer to the transfer
         completed.append((transfer, result))
     }

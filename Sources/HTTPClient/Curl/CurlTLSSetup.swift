@@ -1,7 +1,5 @@
 internal import CCurl
 internal import CCurlShims
-import CertificateProviders
-internal import Durability
 import Foundation
 internal import OpenSSLWrappers
 
@@ -10,7 +8,7 @@ internal import OpenSSLWrappers
 ///
 /// `@unchecked Sendable`: everything is written in `init` and only read afterwards (by curl's
 /// thread, through `config`); the certificates and key it points at are kept alive by the stored
-/// `Certificate` and `LocalSigningKey` values.
+/// handles.
 final class CurlTLSSetup: @unchecked Sendable {
     /// The C view of the material; nil when there is nothing to install.
     let config: UnsafeMutablePointer<CCurlShims_tls_config>?
@@ -18,8 +16,8 @@ final class CurlTLSSetup: @unchecked Sendable {
     let replacementCAFile: String?
     /// The client certificate's subject, for error messages; nil without a client identity.
     let clientSubject: String?
-    private let keptAlive: [Certificate]
-    private let keptKey: LocalSigningKey?
+    private let keptAlive: [X509Handle]
+    private let keptKey: EVPKeyHandle?
     private let chain: UnsafeMutableBufferPointer<OpaquePointer?>
     private let anchors: UnsafeMutableBufferPointer<OpaquePointer?>
 
@@ -35,58 +33,36 @@ final class CurlTLSSetup: @unchecked Sendable {
     }
 
     init(configuration: CurlTransport.Configuration) throws {
-        var anchorCertificates: [Certificate] = []
+        var anchorCertificates: [X509Handle] = []
         var replacement: String?
         if let file = configuration.trustedCAFile {
-            guard let bytes = FileSystem.read(file) else {
-                throw FileSystem.failure("read the trusted CA file", file)
-            }
-            let certificates: [Certificate]
-            do {
-                certificates = try Certificate.certificates(derOrPEM: bytes)
-            } catch {
-                throw CertificateProviderError.malformedInput(
-                    "the trusted CA file '\(file)' holds no PEM or DER certificate"
-                )
-            }
-            guard !certificates.isEmpty else {
-                throw CertificateProviderError.malformedInput("the trusted CA file '\(file)' holds no certificate")
-            }
+            let certificates = try Self.certificates(inCAFile: file)
             if configuration.trustedCAFileReplacesSystemStore {
                 replacement = file
             } else {
                 anchorCertificates = certificates
             }
         }
-        var key: LocalSigningKey?
-        var identityCertificates: [Certificate] = []
-        if let identity = configuration.clientIdentity {
-            guard let local = identity.key as? LocalSigningKey else {
-                throw CertificateProviderError.invalidParameter(
-                    "the TLS client identity '\(identity.certificate.subject)' has a key this process does not hold "
-                        + "(\(type(of: identity.key))); use a stored identity or a PKCS#12 file"
-                )
-            }
-            key = local
-            identityCertificates = [identity.certificate] + identity.chain
-        }
+        let identity = configuration.clientIdentity
+        let identityCertificates = identity.map { [$0.certificate] + $0.chain } ?? []
+        let key = identity?.key
         replacementCAFile = replacement
-        clientSubject = configuration.clientIdentity?.certificate.subject
+        clientSubject = identity?.subject
         keptAlive = anchorCertificates + identityCertificates
         keptKey = key
         let chainCertificates = identityCertificates.dropFirst()
         chain = .allocate(capacity: chainCertificates.count)
-        _ = chain.initialize(from: chainCertificates.map { Optional($0.handle.pointer) })
+        _ = chain.initialize(from: chainCertificates.map { Optional($0.pointer) })
         anchors = .allocate(capacity: anchorCertificates.count)
-        _ = anchors.initialize(from: anchorCertificates.map { Optional($0.handle.pointer) })
+        _ = anchors.initialize(from: anchorCertificates.map { Optional($0.pointer) })
         if anchorCertificates.isEmpty && key == nil {
             config = nil
         } else {
             let config = UnsafeMutablePointer<CCurlShims_tls_config>.allocate(capacity: 1)
             config.initialize(
                 to: CCurlShims_tls_config(
-                    certificate: identityCertificates.first?.handle.pointer,
-                    private_key: key?.handle.pointer,
+                    certificate: identityCertificates.first?.pointer,
+                    private_key: key?.pointer,
                     chain: UnsafePointer(chain.baseAddress),
                     chain_count: Int32(chain.count),
                     extra_anchors: UnsafePointer(anchors.baseAddress),
@@ -101,5 +77,18 @@ final class CurlTLSSetup: @unchecked Sendable {
         config?.deallocate()
         chain.deallocate()
         anchors.deallocate()
+    }
+
+    /// The certificates of a CA file, PEM (any number) or DER (one).
+    /// - Throws: `.fileSystem` when it cannot be read; `.malformedInput` when it holds no certificate.
+    private static func certificates(inCAFile file: String) throws -> [X509Handle] {
+        guard let bytes = FileManager.default.contents(atPath: file).map(Array.init) else {
+            throw HTTPClientError(.fileSystem, "the trusted CA file '\(file)' cannot be read")
+        }
+        if let pem = try? X509Handle.parse(pem: bytes), !pem.certificates.isEmpty, pem.failure == nil {
+            return pem.certificates
+        }
+        if let der = try? X509Handle.parse(der: bytes) { return [der] }
+        throw HTTPClientError.malformedInput("the trusted CA file '\(file)' holds no PEM or DER certificate")
     }
 }

@@ -1,6 +1,5 @@
 internal import CCurl
 internal import CCurlShims
-import CertificateProviders
 import Foundation
 import Synchronization
 
@@ -65,7 +64,7 @@ final class CurlTransfer: @unchecked Sendable {
         handle = try pool.takeHandle()
         guard let report = CCurlShims_tls_transfer_create(UnsafePointer(tls.config)) else {
             pool.returnHandle(handle)
-            throw CertificateProviderError(.network, "the HTTP transport is out of memory (a TLS report)")
+            throw HTTPClientError(.network, "the HTTP transport is out of memory (a TLS report)")
         }
         tlsReport = report
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -114,17 +113,17 @@ final class CurlTransfer: @unchecked Sendable {
 
     func requestCancellation() { cancellation.store(true, ordering: .releasing) }
 
-    func cancelledError() -> CertificateProviderError {
-        CertificateProviderError(.cancelled, "\(summary): the request was cancelled")
+    func cancelledError() -> HTTPClientError {
+        HTTPClientError(.cancelled, "\(summary): the request was cancelled")
     }
 
     /// The error of a transfer the transport dropped because it was released (its loop stopped).
-    func releasedError() -> CertificateProviderError {
-        CertificateProviderError(.cancelled, "\(summary): the transport was released during the request")
+    func releasedError() -> HTTPClientError {
+        HTTPClientError(.cancelled, "\(summary): the transport was released during the request")
     }
 
     /// Resumes the caller once.
-    func resume(with result: Result<HTTPResponse, CertificateProviderError>) {
+    func resume(with result: Result<HTTPResponse, HTTPClientError>) {
         let continuation = self.continuation
         self.continuation = nil
         continuation?.resume(with: result.mapError { $0 as any Error })
@@ -146,7 +145,7 @@ final class CurlTransfer: @unchecked Sendable {
         headerList = list
         options.set(CCurlShims_easy_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list)))
         guard options.failed == CURLE_OK else {
-            throw CertificateProviderError(
+            throw HTTPClientError(
                 .network,
                 "\(summary): libcurl refused an option (\(String(cString: curl_easy_strerror(options.failed))))"
             )
@@ -231,7 +230,7 @@ final class CurlTransfer: @unchecked Sendable {
                 !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A })
             else {
                 if let list { curl_slist_free_all(list) }
-                throw CertificateProviderError.invalidParameter(
+                throw HTTPClientError.invalidParameter(
                     "the header '\(header.name)' has a line break or colon in its name or value"
                 )
             }
@@ -327,7 +326,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// The response, or the typed error for a curl result.
-    func outcome(_ code: CURLcode) -> Result<HTTPResponse, CertificateProviderError> {
+    func outcome(_ code: CURLcode) -> Result<HTTPResponse, HTTPClientError> {
         if code == CURLE_OK {
             var status = 0
             _ = CCurlShims_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -339,9 +338,9 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// The typed error for a failed transfer: each step below recognises its kind of failure or passes.
-    private func error(for code: CURLcode) -> CertificateProviderError {
+    private func error(for code: CURLcode) -> HTTPClientError {
         if bodyTooLarge || code == CURLE_FILESIZE_EXCEEDED {
-            return CertificateProviderError(
+            return HTTPClientError(
                 .responseTooLarge,
                 "\(summary): the answer is larger than \(limit) bytes (maximumResponseBodyBytes); refused"
             )
@@ -356,21 +355,21 @@ final class CurlTransfer: @unchecked Sendable {
     private var host: String { request.url.host ?? "" }
 
     /// A timeout, told apart by how far the exchange got (TCP connect, TLS handshake, answer).
-    private func timeoutError(_ code: CURLcode) -> CertificateProviderError? {
+    private func timeoutError(_ code: CURLcode) -> HTTPClientError? {
         guard code == CURLE_OPERATION_TIMEDOUT else { return nil }
         let seconds = String(format: "%g", timeout)
         var handshaken: curl_off_t = 0
         _ = CCurlShims_easy_getinfo_off_t(handle, CURLINFO_APPCONNECT_TIME_T, &handshaken)
         if isHTTPS && tlsReport.pointee.hello_sent != 0 && handshaken == 0 {
-            return CertificateProviderError(
+            return HTTPClientError(
                 .timeout,
                 "\(summary): the TLS handshake with \(host) did not finish within \(seconds) s"
             )
         }
         if isHTTPS && tlsReport.pointee.hello_sent == 0 {
-            return CertificateProviderError(.timeout, "\(summary): no connection to \(host) within \(seconds) s")
+            return HTTPClientError(.timeout, "\(summary): no connection to \(host) within \(seconds) s")
         }
-        return CertificateProviderError(.timeout, "\(summary): no complete answer within \(seconds) s")
+        return HTTPClientError(.timeout, "\(summary): no complete answer within \(seconds) s")
     }
 
     /// The server certificate as the TLS report saw it, for messages.
@@ -386,14 +385,14 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// An untrusted or misnamed server certificate, an unusable CA file or client identity.
-    private func tlsSetupError(_ code: CURLcode, _ curlText: String) -> CertificateProviderError? {
+    private func tlsSetupError(_ code: CURLcode, _ curlText: String) -> HTTPClientError? {
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION:
             let serverCertificate = serverCertificateDescription
             let verifyError = tlsReport.pointee.verify_error
             if verifyError != 0 {
                 let why = String(cString: CCurlShims_verify_error_string(verifyError))
-                return CertificateProviderError(
+                return HTTPClientError(
                     .untrustedServerCertificate,
                     "\(summary): \(serverCertificate) is not trusted (\(why)); trust its CA (a provider's "
                         + "trustedCAFile parameter) or check the URL"
@@ -403,20 +402,20 @@ final class CurlTransfer: @unchecked Sendable {
             if lowered.contains("subject name") || lowered.contains("does not match")
                 || lowered.contains("no alternative")
             {
-                return CertificateProviderError(
+                return HTTPClientError(
                     .serverHostnameMismatch,
                     "\(summary): \(serverCertificate) does not name the host '\(host)'; use a host name the "
                         + "certificate was issued for (\(curlText))"
                 )
             }
-            return CertificateProviderError(
+            return HTTPClientError(
                 .untrustedServerCertificate,
                 "\(summary): \(serverCertificate) is not trusted (\(curlText))"
             )
         case CURLE_SSL_CACERT_BADFILE:
-            return CertificateProviderError(.fileSystem, "\(summary): the CA file cannot be used (\(curlText))")
+            return HTTPClientError(.fileSystem, "\(summary): the CA file cannot be used (\(curlText))")
         case CURLE_SSL_CERTPROBLEM:
-            return CertificateProviderError(
+            return HTTPClientError(
                 .tls,
                 "\(summary): the TLS client identity cannot be used (the key does not match the certificate, or its "
                     + "type is not usable for TLS)"
@@ -447,7 +446,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// access_denied 49). Under TLS 1.3 the alert comes after the client finished its side of the
     /// handshake, and a server that closes at once may reset the connection before the alert is read:
     /// a server that asked for a certificate and then hung up without answering refused it too.
-    private func clientCertificateRejection(_ code: CURLcode, _ curlText: String) -> CertificateProviderError? {
+    private func clientCertificateRejection(_ code: CURLcode, _ curlText: String) -> HTTPClientError? {
         let sent =
             clientSubject.map { "the client certificate '\($0)' was sent" }
             ?? "no client certificate was configured (set clientIdentity / --client-identity)"
@@ -455,20 +454,20 @@ final class CurlTransfer: @unchecked Sendable {
         let requested = tlsReport.pointee.certificate_requested != 0
         let dropped = [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING].contains(code)
         if let name = Self.rejectingAlerts[alert], alert != 40 || requested {
-            return CertificateProviderError(
+            return HTTPClientError(
                 .clientCertificateRejected,
                 "\(summary): \(host) refused the TLS client certificate with the alert '\(name)': \(sent)"
             )
         }
         let lowered = curlText.lowercased()
         if dropped, Self.rejectionTexts.contains(where: lowered.contains) {
-            return CertificateProviderError(
+            return HTTPClientError(
                 .clientCertificateRejected,
                 "\(summary): \(host) refused the TLS client certificate: \(sent) (\(curlText))"
             )
         }
         if dropped, requested, alert < 0 {
-            return CertificateProviderError(
+            return HTTPClientError(
                 .clientCertificateRejected,
                 "\(summary): \(host) asked for a TLS client certificate and closed the connection without answering, "
                     + "so it refused it: \(sent) (\(curlText))"
@@ -478,29 +477,29 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// What is left: the connection could not be made or broke off.
-    private func connectionError(_ code: CURLcode, _ curlText: String) -> CertificateProviderError {
+    private func connectionError(_ code: CURLcode, _ curlText: String) -> HTTPClientError {
         switch code {
         case CURLE_SSL_CONNECT_ERROR:
-            return CertificateProviderError(.tls, "\(summary): the TLS handshake with \(host) failed (\(curlText))")
+            return HTTPClientError(.tls, "\(summary): the TLS handshake with \(host) failed (\(curlText))")
         case CURLE_COULDNT_CONNECT:
-            return CertificateProviderError(
+            return HTTPClientError(
                 .network,
                 "\(summary): the connection was refused; is the server running? (\(curlText))"
             )
         case CURLE_COULDNT_RESOLVE_HOST:
-            return CertificateProviderError(.network, "\(summary): the host name '\(host)' cannot be resolved")
+            return HTTPClientError(.network, "\(summary): the host name '\(host)' cannot be resolved")
         case CURLE_COULDNT_RESOLVE_PROXY:
-            return CertificateProviderError(
+            return HTTPClientError(
                 .network,
                 "\(summary): the proxy host name cannot be resolved (https_proxy / HTTPS_PROXY)"
             )
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
-            return CertificateProviderError(
+            return HTTPClientError(
                 .network,
                 "\(summary): the server closed the connection without a complete answer (\(curlText))"
             )
         default:
-            return CertificateProviderError(.network, "\(summary): \(curlText) (curl error \(code.rawValue))")
+            return HTTPClientError(.network, "\(summary): \(curlText) (curl error \(code.rawValue))")
         }
     }
 }

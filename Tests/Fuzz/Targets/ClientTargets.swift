@@ -4,6 +4,7 @@ import FMPDSSProvider
 import Foundation
 import HTTPClient
 import JSON
+import RemoteProviderSupport
 
 /// The remote clients' response decoding: the `package` decoders `FMPClient` and
 /// `CryptoProDSSClient` call on every answer, plus the public envelope and seed helpers.

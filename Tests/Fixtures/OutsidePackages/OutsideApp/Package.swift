@@ -33,6 +33,7 @@ let package = Package(
                 .product(name: "PKCS12Provider", package: "swift-certificate-providers"),
                 .product(name: "SignatureJournal", package: "swift-certificate-providers"),
                 .product(name: "HTTPClient", package: "swift-certificate-providers"),
+                .product(name: "RemoteProviderSupport", package: "swift-certificate-providers"),
                 .product(name: "CertificateProvidersTesting", package: "swift-certificate-providers"),
                 .product(name: "EmulatorKit", package: "swift-certificate-providers"),
             ]

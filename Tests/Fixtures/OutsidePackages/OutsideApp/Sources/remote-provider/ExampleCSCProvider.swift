@@ -79,7 +79,10 @@ struct ExampleCSCClient: Sendable {
             ],
             secrets: [slot]
         )
-        token = try await Self.answer(transport.send(request), "oauth2/token").string("access_token")
+        // The transport throws `HTTPClientError`; callers of a provider expect `CertificateProviderError`.
+        let transport = transport
+        let answer = try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
+        token = try Self.answer(answer, "oauth2/token").string("access_token")
     }
 
     /// The credential's certificate, then its chain.
@@ -126,7 +129,10 @@ struct ExampleCSCClient: Sendable {
         var request = HTTPRequest(method: .post, url: url.appendingPathComponent("csc/v2/" + method), headers: headers)
         request.setHeader("Authorization", "Bearer " + token)
         try request.setJSONBody(body)
-        return try Self.answer(try await transport.send(request), method)
+        return try Self.answer(
+            try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) },
+            method
+        )
     }
 
     private static func answer(_ response: HTTPResponse, _ method: String) throws -> JSONObjectReader {

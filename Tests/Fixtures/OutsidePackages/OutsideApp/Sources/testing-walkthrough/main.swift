@@ -9,6 +9,7 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import PKCS12Provider
+import RemoteProviderSupport
 import SignatureJournal
 import Signing
 

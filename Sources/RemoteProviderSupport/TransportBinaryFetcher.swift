@@ -1,13 +1,15 @@
-import CertificateProviders
+public import CertificateProviders
 public import Foundation
+public import HTTPClient
 
-/// `BinaryHTTPFetching` over any ``HTTPTransport``: how `Signing` reaches time-stamping
-/// authorities, OCSP responders and CRL distribution points.
+/// `BinaryHTTPFetching` over any `HTTPTransport`: how `Signing` reaches time-stamping
+/// authorities, OCSP responders and CRL distribution points. The transport's `HTTPClientError`s
+/// arrive as `CertificateProviderError`s with the same code names.
 ///
 /// Plain `http://` is allowed to any host here, on purpose: TSA replies, OCSP responses and CRLs
 /// are signed objects whose signatures are checked after they arrive (RFC 3161, RFC 6960 and
 /// RFC 5280 all run over plain HTTP in practice), and nothing secret is sent. Every URL is still
-/// checked with a ``RemoteEndpointPolicy`` that has ``RemoteEndpointPolicy/allowsInsecureHTTP``
+/// checked with a `RemoteEndpointPolicy` that has `allowsInsecureHTTP`
 /// set, so schemes other than `http` and `https` are refused. The transport given must itself
 /// allow such URLs (a transport built with the default policy refuses `http://` to non-loopback
 /// hosts; build it with `allowsInsecureHTTP` for these fetches).
@@ -31,7 +33,6 @@ public struct TransportBinaryFetcher: BinaryHTTPFetching {
         timeout: TimeInterval,
         maximumBytes: Int
     ) async throws -> (contentType: String?, body: [UInt8]) {
-        try endpointPolicy.validate(url)
         let request = HTTPRequest(
             method: .post,
             url: url,
@@ -39,7 +40,7 @@ public struct TransportBinaryFetcher: BinaryHTTPFetching {
             body: body,
             timeout: timeout
         )
-        return try check(try await transport.send(request), url: url, maximumBytes: maximumBytes)
+        return try await exchange(request, maximumBytes: maximumBytes)
     }
 
     /// Sends a `GET` and returns the 2xx answer (see `BinaryHTTPFetching`).
@@ -48,9 +49,19 @@ public struct TransportBinaryFetcher: BinaryHTTPFetching {
         timeout: TimeInterval,
         maximumBytes: Int
     ) async throws -> (contentType: String?, body: [UInt8]) {
-        try endpointPolicy.validate(url)
         let request = HTTPRequest(method: .get, url: url, headers: [("Accept", "*/*")], timeout: timeout)
-        return try check(try await transport.send(request), url: url, maximumBytes: maximumBytes)
+        return try await exchange(request, maximumBytes: maximumBytes)
+    }
+
+    /// Checks the URL against the policy, sends the request and checks the answer; the transport's
+    /// errors become `CertificateProviderError`s with the same code names.
+    private func exchange(
+        _ request: HTTPRequest,
+        maximumBytes: Int
+    ) async throws -> (contentType: String?, body: [UInt8]) {
+        try CertificateProviderError.convertingHTTPErrors { try endpointPolicy.validate(request.url) }
+        let response = try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
+        return try check(response, url: request.url, maximumBytes: maximumBytes)
     }
 
     private func check(
