@@ -9,7 +9,8 @@ export CERTSIGN_DEPS_QUIET ?=
 # pkg-config module : Debian package (the libraries the package builds against: demo and tests)
 PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev \
   libcurl:libcurl4-openssl-dev p11-kit-1:libp11-kit-dev libqpdf:libqpdf-dev libpq:libpq-dev \
-  libxml-2.0:libxml2-dev
+  libxml-2.0:libxml2-dev harfbuzz-subset:libharfbuzz-dev freetype2:libfreetype-dev libpng:libpng-dev \
+  libjpeg:libjpeg62-turbo-dev
 # command : Debian package. The demo needs only pkg-config (to build); the interop tests and benchmarks
 # run the rest for real.
 DEMO_TOOL_DEPS := pkg-config:pkg-config
@@ -18,7 +19,7 @@ TOOL_DEPS := $(DEMO_TOOL_DEPS) openssl:openssl keytool:openjdk-17-jdk-headless p
   pdfsig:poppler-utils groff:groff-base psql:postgresql-client
 # files : Debian package (modules loaded at run time)
 FILE_DEPS := /usr/lib/x86_64-linux-gnu/engines-3/gost.so:libengine-gost-openssl \
-  /usr/lib/postgresql/15/bin/initdb:postgresql
+  /usr/lib/postgresql/15/bin/initdb:postgresql /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
 # Python module : PyPI package (interop oracles)
 PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11 hvac:hvac moto.server:moto[server] boto3:boto3 certomancer:certomancer werkzeug:werkzeug \
   xsdata:xsdata
