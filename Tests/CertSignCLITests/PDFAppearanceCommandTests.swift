@@ -33,4 +33,30 @@ struct PDFAppearanceCommandTests {
         let verified = try fixture.run(["verify", signedPath, "--ca", fixture.rootPath])
         #expect(verified.status == 0, "\(verified.output) \(verified.errorOutput)")
     }
+
+    @Test("bad appearance input: exit 1 with the library's reason, or 64 for the command line; nothing written")
+    func badInput() throws {
+        let fixture = try CLIFixture(keyType: .rsa2048)
+        let (_, contract) = try fixture.passwordFileAndContract()
+        let notAFont = try fixture.document("font.ttf", "not a font")
+        let signedPath = fixture.directory.path("contract-signed.pdf")
+        let cases: [(arguments: [String], status: Int32, message: String)] = [
+            (["--appearance", "text", "--rect", "500,100,700,160"], 1, "lies outside the page"),
+            (["--appearance", "text", "--page", "7", "--rect", "10,10,100,60"], 1, "page 7 does not exist"),
+            (["--appearance", "text", "--rect", "10,10,100,60", "--font", notAFont], 1, "is not a font file"),
+            (["--appearance", "text", "--rect", "10,10,100,60", "--text", "%(signer) 漢"], 1, "'漢' (U+6F22)"),
+            (["--appearance", "text", "--rect", "10,10,100,60", "--text", "%(nmae)"], 1, "unknown field %(nmae)"),
+            (["--appearance", "text", "--rect", "10,10,100"], 64, "--rect '10,10,100' is not four numbers"),
+            (["--appearance", "text", "--page", "0", "--rect", "10,10,100,60"], 64, "--page '0'"),
+            (["--appearance", "stamp", "--rect", "10,10,100,60"], 64, "unknown --appearance 'stamp'"),
+            (["--appearance", "text"], 64, "--appearance needs --rect"),
+            (["--rect", "10,10,100,60"], 64, "go with --appearance"),
+        ]
+        for (arguments, status, message) in cases {
+            let result = try sign(fixture, contract, arguments)
+            #expect(result.status == status, "\(arguments): \(result.errorOutput)")
+            #expect(result.errorOutput.contains(message), "\(arguments): \(result.errorOutput)")
+            #expect(!FileManager.default.fileExists(atPath: signedPath), "\(arguments) wrote the PDF")
+        }
+    }
 }
