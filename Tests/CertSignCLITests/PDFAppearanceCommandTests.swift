@@ -34,6 +34,40 @@ struct PDFAppearanceCommandTests {
         #expect(verified.status == 0, "\(verified.output) \(verified.errorOutput)")
     }
 
+    @Test("--appearance text+image with a PNG: pdfimages lists it and its SMask; --image is required and checked")
+    func imageAppearances() throws {
+        let fixture = try CLIFixture(keyType: .rsa2048)
+        let (_, contract) = try fixture.passwordFileAndContract()
+        let seal = fixture.directory.path("seal.png")
+        // One half-transparent red pixel: a PNG with an alpha channel, written out byte by byte.
+        let pixel =
+            "89504E470D0A1A0A0000000D49484452000000010000000108060000001F15C489"
+            + "0000000D49444154789C63F8CFC0D00000048101802C55CEB00000000049454E44AE426082"
+        try Data(pixel.hexBytes).write(to: URL(fileURLWithPath: seal))
+        let signed = fixture.directory.path("contract-signed.pdf")
+        let first = try sign(
+            fixture,
+            contract,
+            ["--appearance", "text+image", "--image", seal, "--rect", "300,80,560,160", "--out", signed]
+        )
+        #expect(first.status == 0, "\(first.errorOutput)")
+        let rows = try PDFRender.images(signed).map { $0.split(separator: " ")[2] }
+        #expect(rows.sorted() == ["image", "smask"], "\(rows)")
+        let noImage = try sign(fixture, signed, ["--appearance", "image", "--rect", "10,10,100,60", "--in-place"])
+        #expect(noImage.status == 64 && noImage.errorOutput.contains("--appearance image needs --image FILE"))
+        let text = try fixture.document("seal.txt", "not an image")
+        let refused = try sign(
+            fixture,
+            signed,
+            ["--appearance", "image", "--image", text, "--rect", "10,10,100,60", "--field", "Seal", "--in-place"]
+        )
+        #expect(
+            refused.status == 1 && refused.errorOutput.contains("is not a PNG or JPEG image"),
+            "\(refused.errorOutput)"
+        )
+        #expect(try PDFRender.images(signed).count == 2)
+    }
+
     @Test("bad appearance input: exit 1 with the library's reason, or 64 for the command line; nothing written")
     func badInput() throws {
         let fixture = try CLIFixture(keyType: .rsa2048)
@@ -57,6 +91,16 @@ struct PDFAppearanceCommandTests {
             #expect(result.status == status, "\(arguments): \(result.errorOutput)")
             #expect(result.errorOutput.contains(message), "\(arguments): \(result.errorOutput)")
             #expect(!FileManager.default.fileExists(atPath: signedPath), "\(arguments) wrote the PDF")
+        }
+    }
+}
+
+extension String {
+    /// The bytes of a string of hex digits.
+    fileprivate var hexBytes: [UInt8] {
+        stride(from: 0, to: count, by: 2).map { offset in
+            let start = index(startIndex, offsetBy: offset)
+            return UInt8(self[start..<index(start, offsetBy: 2)], radix: 16) ?? 0
         }
     }
 }
