@@ -68,6 +68,29 @@ struct PDFAppearanceCommandTests {
         #expect(try PDFRender.images(signed).count == 2)
     }
 
+    @Test("--field NAME on a PDF with pyHanko's empty signature field: the appearance fills that field")
+    func fieldAppearance() throws {
+        let fixture = try CLIFixture(keyType: .rsa2048)
+        let (_, contract) = try fixture.passwordFileAndContract()
+        let withField = fixture.directory.path("with-field.pdf")
+        try PyHankoFields.addSignatureField(
+            contract,
+            output: withField,
+            name: "Approval",
+            page: 1,
+            box: (300, 80, 560, 160)
+        )
+        let signed = fixture.directory.path("signed.pdf")
+        let result = try sign(fixture, withField, ["--appearance", "text", "--field", "Approval", "--out", signed])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let text = try PDFRender.text(signed)
+        #expect(text.contains("Подписант CLI"), "pdftotext: \(text)")
+        let changed = try PDFRender.page(signed).differences(from: try PDFRender.page(withField))
+        #expect(!changed.isEmpty && changed.allSatisfy { (298...562).contains($0.x) && (680...764).contains($0.y) })
+        let verified = try fixture.run(["verify", signed, "--ca", fixture.rootPath])
+        #expect(verified.status == 0, "\(verified.output) \(verified.errorOutput)")
+    }
+
     @Test("bad appearance input: exit 1 with the library's reason, or 64 for the command line; nothing written")
     func badInput() throws {
         let fixture = try CLIFixture(keyType: .rsa2048)
