@@ -135,7 +135,7 @@ check-public-api: deps ## fail when a C type appears in a public API
 	  $(SWIFT) build $(API_BUILD_FLAGS) --target $$module >/dev/null 2>&1 || { echo "check-public-api: building $$module failed" >&2; exit 1; }; \
 	  interface=$$(find $(API_SCRATCH) -name "$$module.swiftinterface" | head -n 1); \
 	  [ -n "$$interface" ] || { echo "check-public-api: no interface for $$module" >&2; exit 1; }; \
-	  if grep -n -E '\b(COpenSSL|CSQLite|CMicroHTTPD|CCurl|CURL[A-Za-z_]*|OpaquePointer|EVP_[A-Z_]+|X509_[A-Z_]+|BIO\b|sqlite3|MHD_|CPKCS11|CK_[A-Z_]+|CQPDF|qpdf_[a-z_]+|CPostgres|PGconn|PGresult|PQ[a-z]+)' "$$interface"; then \
+	  if grep -n -E '\b(COpenSSL|CSQLite|CMicroHTTPD|CCurl|CURL[A-Za-z_]*|OpaquePointer|EVP_[A-Z_]+|X509_[A-Z_]+|BIO\b|sqlite3|MHD_|CPKCS11|CK_[A-Z_]+|CQPDF|qpdf_[a-z_]+|CPostgres|PGconn|PGresult|PQ[a-z]+|CHarfBuzz|hb_[a-z_]+|CFreeType|FT_[A-Z][A-Za-z_]+|CPNG|CJPEG|CPDFAppearanceShims)' "$$interface"; then \
 	    echo "check-public-api: $$module exposes a C type in its public interface (above)" >&2; exit 1; \
 	  fi; \
 	  echo "check-public-api: $$module: $$(grep -c '' "$$interface") interface lines, no C types"; \
