@@ -541,7 +541,8 @@ let package = Package(
         .testTarget(
             name: "PDFSigningTests",
             dependencies: [
-                "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "EmulatorKit",
+                "PDFSigning", "PDFAppearance", "Signing", "CertificateProviders", "CertificateProvidersTesting",
+                "EmulatorKit",
                 "HTTPClient", "CryptoProDSSProvider", "CSCProvider",
             ],
             swiftSettings: swiftSettings

@@ -9,9 +9,9 @@ package enum DefaultFont {
     /// The Debian package that installs it.
     package static let debianPackage = "fonts-dejavu-core"
 
-    /// The default font's file.
+    /// The default font's file (at `path`, Debian's place unless a caller looks elsewhere).
     /// - Throws: `.fontUnusable` naming the package to install when it is missing.
-    package static func locate() throws -> URL {
+    package static func locate(at path: String = path) throws -> URL {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw CertificateProviderError.fontUnusable(
                 "the default appearance font \(path) is not installed: install the Debian package \(debianPackage) "

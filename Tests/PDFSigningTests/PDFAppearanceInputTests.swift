@@ -1,6 +1,7 @@
 import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
+import PDFAppearance
 import PDFSigning
 import Signing
 import TestSupport
@@ -63,6 +64,15 @@ struct PDFAppearanceInputTests {
         #expect(error.code == .fontUnusable)
         #expect(error.reason.contains("'漢' (U+6F22), '字' (U+5B57)"), "\(error.reason)")
         #expect(error.reason.contains("DejaVuSans.ttf"), "\(error.reason)")
+    }
+
+    @Test("a missing default font names the Debian package that installs it")
+    func missingDefaultFont() throws {
+        let missing = "/nonexistent-\(UUID().uuidString)/DejaVuSans.ttf"
+        let error = #expect(throws: CertificateProviderError.self) { try DefaultFont.locate(at: missing) }
+        #expect(error?.code == .fontUnusable)
+        #expect(error?.reason.contains(missing) == true && error?.reason.contains("fonts-dejavu-core") == true)
+        #expect(try DefaultFont.locate().path == DefaultFont.path)
     }
 
     @Test func unknownTemplateField() async throws {
