@@ -9,7 +9,8 @@ export CERTSIGN_DEPS_QUIET ?=
 # pkg-config module : Debian package (the libraries the package builds against: demo and tests)
 PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev \
   libcurl:libcurl4-openssl-dev p11-kit-1:libp11-kit-dev libqpdf:libqpdf-dev libpq:libpq-dev \
-  libxml-2.0:libxml2-dev
+  libxml-2.0:libxml2-dev harfbuzz-subset:libharfbuzz-dev freetype2:libfreetype-dev libpng:libpng-dev \
+  libjpeg:libjpeg62-turbo-dev
 # command : Debian package. The demo needs only pkg-config (to build); the interop tests and benchmarks
 # run the rest for real.
 DEMO_TOOL_DEPS := pkg-config:pkg-config
@@ -18,7 +19,7 @@ TOOL_DEPS := $(DEMO_TOOL_DEPS) openssl:openssl keytool:openjdk-17-jdk-headless p
   pdfsig:poppler-utils groff:groff-base psql:postgresql-client
 # files : Debian package (modules loaded at run time)
 FILE_DEPS := /usr/lib/x86_64-linux-gnu/engines-3/gost.so:libengine-gost-openssl \
-  /usr/lib/postgresql/15/bin/initdb:postgresql
+  /usr/lib/postgresql/15/bin/initdb:postgresql /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
 # Python module : PyPI package (interop oracles)
 PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11 hvac:hvac moto.server:moto[server] boto3:boto3 certomancer:certomancer werkzeug:werkzeug \
   xsdata:xsdata
@@ -134,7 +135,7 @@ check-public-api: deps ## fail when a C type appears in a public API
 	  $(SWIFT) build $(API_BUILD_FLAGS) --target $$module >/dev/null 2>&1 || { echo "check-public-api: building $$module failed" >&2; exit 1; }; \
 	  interface=$$(find $(API_SCRATCH) -name "$$module.swiftinterface" | head -n 1); \
 	  [ -n "$$interface" ] || { echo "check-public-api: no interface for $$module" >&2; exit 1; }; \
-	  if grep -n -E '\b(COpenSSL|CSQLite|CMicroHTTPD|CCurl|CURL[A-Za-z_]*|OpaquePointer|EVP_[A-Z_]+|X509_[A-Z_]+|BIO\b|sqlite3|MHD_|CPKCS11|CK_[A-Z_]+|CQPDF|qpdf_[a-z_]+|CPostgres|PGconn|PGresult|PQ[a-z]+)' "$$interface"; then \
+	  if grep -n -E '\b(COpenSSL|CSQLite|CMicroHTTPD|CCurl|CURL[A-Za-z_]*|OpaquePointer|EVP_[A-Z_]+|X509_[A-Z_]+|BIO\b|sqlite3|MHD_|CPKCS11|CK_[A-Z_]+|CQPDF|qpdf_[a-z_]+|CPostgres|PGconn|PGresult|PQ[a-z]+|CHarfBuzz|hb_[a-z_]+|CFreeType|FT_[A-Z][A-Za-z_]+|CPNG|CJPEG|CPDFAppearanceShims)' "$$interface"; then \
 	    echo "check-public-api: $$module exposes a C type in its public interface (above)" >&2; exit 1; \
 	  fi; \
 	  echo "check-public-api: $$module: $$(grep -c '' "$$interface") interface lines, no C types"; \

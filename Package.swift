@@ -152,6 +152,39 @@ let package = Package(
             dependencies: ["CLibXML2"],
             path: "Sources/CLibXML2Shims"
         ),
+        // Signature appearances: HarfBuzz shapes and subsets, FreeType reads font metrics, libpng and
+        // libjpeg read images (through CPDFAppearanceShims, which also reaches zlib).
+        .systemLibrary(
+            name: "CHarfBuzz",
+            path: "Sources/CHarfBuzz",
+            pkgConfig: "harfbuzz-subset",
+            providers: [.apt(["libharfbuzz-dev"])]
+        ),
+        .systemLibrary(
+            name: "CFreeType",
+            path: "Sources/CFreeType",
+            pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPNG",
+            path: "Sources/CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        .systemLibrary(
+            name: "CJPEG",
+            path: "Sources/CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
+        .target(
+            name: "CPDFAppearanceShims",
+            dependencies: ["CPNG", "CJPEG"],
+            path: "Sources/CPDFAppearanceShims",
+            // zlib compresses the streams (libpng's pkg-config names it only for static links).
+            linkerSettings: [.linkedLibrary("z")]
+        ),
 
         // MARK: Core
         // `Secret` alone: a leaf below the core and the HTTP client, which both carry secrets.
@@ -285,9 +318,16 @@ let package = Package(
             dependencies: ["CertificateProviders", "CMS", "Validation", "Durability", "SignatureJournal", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
+        // Package-only: draws visible signature appearances (text shaped with HarfBuzz in an embedded
+        // font subset, PNG and JPEG images) as PDF objects; PDFSigning places them.
+        .target(
+            name: "PDFAppearance",
+            dependencies: ["CertificateProviders", "CHarfBuzz", "CFreeType", "CPDFAppearanceShims"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "PDFSigning",
-            dependencies: ["Signing", "CertificateProviders", "Durability", "CQPDF"],
+            dependencies: ["Signing", "CertificateProviders", "Durability", "CQPDF", "PDFAppearance"],
             swiftSettings: swiftSettings
         ),
         // The wire JSON: JSONValue, its strict parser and its writer (clients, the emulator, the CLI).
@@ -508,8 +548,8 @@ let package = Package(
         .testTarget(
             name: "PDFSigningTests",
             dependencies: [
-                "PDFSigning", "Signing", "CertificateProviders", "CertificateProvidersTesting", "EmulatorKit",
-                "HTTPClient", "CryptoProDSSProvider", "CSCProvider", "RemoteProviderSupport",
+                "PDFSigning", "PDFAppearance", "Signing", "CertificateProviders", "CertificateProvidersTesting",
+                "EmulatorKit", "HTTPClient", "CryptoProDSSProvider", "CSCProvider", "RemoteProviderSupport",
             ],
             swiftSettings: swiftSettings
         ),

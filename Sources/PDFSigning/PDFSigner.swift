@@ -42,6 +42,8 @@ public struct PDFSignatureOptions: Sendable {
     /// Whether an existing output file (other than the input) is replaced, atomically. Default
     /// false: an existing output is refused with `.alreadyExists`.
     public var replacesExistingOutput = false
+    /// A visible appearance for the signature's widget. Default nil: an invisible signature.
+    public var appearance: PDFSignatureAppearance?
 
     /// Creates options; every parameter defaults to the value documented on its property.
     public init(
@@ -116,7 +118,10 @@ public enum PDFSigner {
         identity: SigningIdentity,
         options: PDFSignatureOptions = PDFSignatureOptions()
     ) async throws -> PDFSigningResult {
-        try await sign(input, output, reservation: reservation(identity, options), options: options) { digest, _ in
+        let options = options.resolvingAppearance(signer: identity.certificate)
+        return try await sign(input, output, reservation: reservation(identity, options), options: options) {
+            digest,
+            _ in
             try await SignedDataSigner.sign(
                 .pades(digest: digest, digestAlgorithm: options.digestAlgorithm),
                 identity: identity
@@ -153,6 +158,7 @@ public enum PDFSigner {
         server: any DocumentSigning,
         options: PDFSignatureOptions = PDFSignatureOptions()
     ) async throws -> PDFSigningResult {
+        let options = options.resolvingAppearance(signer: identity.certificate)
         let request = DocumentSigningRequest(
             payload: .digest([], options.digestAlgorithm),
             format: .cadesBES,

@@ -35,7 +35,9 @@ struct SigningPlan: Sendable {
         }
         var objects = SigningPlanObjects(document: document, input: input, nextNumber: Int(size))
         let field = try objects.chooseField(options.fieldName)
-        try objects.addField(field)
+        let appearance = try objects.drawAppearance(options, field: field)
+        try objects.addField(field, appearance: appearance)
+        objects.update.objects += appearance?.objects ?? []
 
         // The signature dictionary, with room for the ByteRange numbers and the CMS.
         let head =

@@ -52,10 +52,10 @@ struct SigningPlanObjects {
         return FieldChoice(name: wanted, existing: field)
     }
 
-    /// Fills the existing field or adds a new one, sets `/SigFlags` and rewrites the form (or the
-    /// catalog that holds it), then resolves the placeholders.
+    /// Fills the existing field or adds a new one (with `appearance`'s widget when given), sets
+    /// `/SigFlags` and rewrites the form (or the catalog that holds it), then resolves the placeholders.
     /// - Throws: `.malformedInput` for a PDF without pages when a new field is needed.
-    mutating func addField(_ field: FieldChoice) throws {
+    mutating func addField(_ field: FieldChoice, appearance: PlacedAppearance? = nil) throws {
         let root = document.root
         var acroForm = document.key(root, "/AcroForm")
         let acroFormIndirect = acroForm.map(document.isIndirect) ?? false
@@ -65,13 +65,14 @@ struct SigningPlanObjects {
         let fieldNumber: Int
         if let existing = field.existing {
             document.set(existing.handle, "/V", document.newName(SigningPlan.signaturePlaceholder))
+            if let appearance { attach(appearance, to: existing) }
             let id = document.objectID(existing.handle)
             fieldNumber = id.number
             append(existing.handle, id)
         } else {
             fieldNumber = nextNumber
             nextNumber += 1
-            try addWidget(named: field.name, number: fieldNumber, form: form)
+            try addWidget(named: field.name, number: fieldNumber, form: form, appearance: appearance)
         }
         document.set(form, "/SigFlags", document.newInteger(3))
         if acroFormIndirect {
@@ -85,17 +86,23 @@ struct SigningPlanObjects {
             let text = String(decoding: object.body, as: UTF8.self)
                 .replacingOccurrences(of: SigningPlan.signaturePlaceholder, with: "\(signatureNumber) 0 R")
                 .replacingOccurrences(of: SigningPlan.fieldPlaceholder, with: "\(fieldNumber) 0 R")
+                .replacingOccurrences(of: Self.appearancePlaceholder, with: "\(appearance?.form ?? 0) 0 R")
             return .init(number: object.number, generation: object.generation, body: Array(text.utf8))
         }
     }
 
-    /// A new invisible widget on the first page, listed in the page's `/Annots` and the form's
-    /// `/Fields`.
-    private mutating func addWidget(named name: String, number fieldNumber: Int, form: UInt32) throws {
+    /// A new widget listed in its page's `/Annots` and the form's `/Fields`: invisible on the first
+    /// page, or `appearance`'s on its page.
+    private mutating func addWidget(
+        named name: String,
+        number fieldNumber: Int,
+        form: UInt32,
+        appearance: PlacedAppearance?
+    ) throws {
         guard document.pageCount > 0 else {
             throw CertificateProviderError(.malformedInput, "'\(input)' has no pages")
         }
-        let page = document.page(0)
+        let page = appearance?.page ?? document.page(0)
         let annotations = document.newArray()
         for item in document.items(document.key(page, "/Annots") ?? document.newArray()) {
             document.append(annotations, item)
@@ -105,7 +112,8 @@ struct SigningPlanObjects {
         append(page, document.objectID(page))
         let widget =
             "<< /Type /Annot /Subtype /Widget /FT /Sig /T \(PDFBytes.textString(name)) /V "
-            + "\(signatureNumber) 0 R /F 132 /Rect [0 0 0 0] /P \(document.unparse(page)) >>"
+            + "\(signatureNumber) 0 R /F 132 /Rect \(appearance?.rectangle.pdfArray ?? "[0 0 0 0]") /P "
+            + "\(document.unparse(page))\(appearance.map { " /AP << /N \($0.form) 0 R >>" } ?? "") >>"
         update.objects.append(.init(number: fieldNumber, generation: 0, body: Array(widget.utf8)))
         let fieldArray = document.newArray()
         for item in document.items(document.key(form, "/Fields") ?? document.newArray()) {
@@ -116,7 +124,7 @@ struct SigningPlanObjects {
     }
 
     /// Adds the object's current (resolved) text to the update under its own number.
-    private mutating func append(_ handle: UInt32, _ id: (number: Int, generation: Int)) {
+    mutating func append(_ handle: UInt32, _ id: (number: Int, generation: Int)) {
         update.objects.append(
             .init(number: id.number, generation: id.generation, body: Array(document.unparseResolved(handle).utf8))
         )

@@ -45,6 +45,7 @@ extension Commands {
         )
         // An existing output was refused before anything was signed, unless --force.
         options.replacesExistingOutput = arguments.force
+        options.appearance = arguments.appearance.make()
         let result: PDFSigningResult
         let levelName: String
         if let longTerm {

@@ -40,6 +40,7 @@ extension Commands {
         var location: String?
         var inPlace = false
         var vri = false
+        var appearance = AppearanceArguments()
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -53,7 +54,7 @@ extension Commands {
         }
 
         static var options: [OptionBinding<Self>] {
-            keyOptions + outputOptions + formatOptions + longTermOptions + pdfOptions
+            keyOptions + outputOptions + formatOptions + longTermOptions + pdfOptions + appearanceOptions
         }
 
         /// Where the key comes from (one of three) and what unlocks it.
@@ -257,6 +258,7 @@ extension Commands {
             if !pades, inPlace || field != nil || reason != nil || location != nil {
                 throw InvalidValue(message: "--in-place, --field, --reason and --location go with --format pades")
             }
+            try validateAppearance()
             if pades, attached {
                 throw InvalidValue(message: "a PAdES signature lives inside the PDF: --attached does not apply")
             }
