@@ -108,6 +108,11 @@ import Testing
                 Set(["deleted", "exported"]).union(Self.keys(IdentityCommandDocument.Exported.CodingKeys.self))
             ),
             ("sign", Self.keys(SignDocument.CodingKeys.self).union(signature)),
+            ("prepare", Self.keys(PrepareDocument.CodingKeys.self).union(Self.keys(PreparedDocument.CodingKeys.self))),
+            (
+                "complete",
+                Self.keys(CompleteDocument.CodingKeys.self).union(Self.keys(CompletedDocument.CodingKeys.self))
+            ),
             (
                 "timestamp",
                 Self.keys(TimestampDocument.CodingKeys.self).union(Self.keys(TimestampResultDocument.CodingKeys.self))
