@@ -187,7 +187,11 @@ extension PendingCommandTests {
         object["contentDigest"] = Data(repeating: 7, count: 32).base64EncodedString()
         let edited = try fixture.directory.write("edited.pending", try JSONSerialization.data(withJSONObject: object))
         try refused(edited, value, "was altered")
-        try refused(try fixture.directory.write("junk.pending", text: "{}"), value, "is not a pending file")
+        try refused(
+            try fixture.directory.write("junk.pending", text: "{}"),
+            value,
+            "not a pending file of certsign prepare"
+        )
 
         let usage = try fixture.run(["complete", pendingFile])
         #expect(usage.status == 64, "\(usage.errorOutput)")
@@ -203,5 +207,77 @@ extension PendingCommandTests {
         // Completed once: the pending file is gone, and a second completion says so.
         let twice = try fixture.run(["complete", pendingFile, "--signature-value", value, "--force"])
         #expect(twice.status == 1 && twice.errorOutput.contains("does not exist"), "\(twice.errorOutput)")
+    }
+}
+
+extension PendingCommandTests {
+    @Test("pending list, show and cancel over the .pending files of --dir; an unreadable one is reported")
+    func pendingListShowCancel() throws {
+        let signer = try Signer(OpenSSLExternalSigner.all[2])
+        let fixture = signer.fixture
+        let queue = fixture.directory.path("queue")
+        let (_, contract) = try fixture.passwordFileAndContract()
+        let original = try Data(contentsOf: URL(fileURLWithPath: contract))
+        let note = try fixture.document("note.txt", "заметка\n")
+        let cades = try signer.prepare(note, ["--out-dir", queue])
+        let pades = try signer.prepare(contract, ["--format", "pades", "--out-dir", queue, "--field", "Approval"])
+        try fixture.directory.write("queue/junk.pending", text: "not json")
+
+        let listed = try fixture.run(["--json", "pending", "list", "--dir", queue])
+        #expect(listed.status == 1, "\(listed.errorOutput)")
+        #expect(listed.errorOutput.contains("junk.pending"), "\(listed.errorOutput)")
+        let json = try CLI.json(listed)
+        let entries = try #require(json["pending"] as? [[String: Any]])
+        #expect(Set(entries.compactMap { $0["id"] as? String }) == [cades["id"] as? String, pades["id"] as? String])
+        #expect((json["unreadable"] as? [[String: Any]])?.count == 1)
+        try FileManager.default.removeItem(atPath: queue + "/junk.pending")
+        let text = try fixture.run(["pending", "list", "--dir", queue])
+        #expect(text.status == 0 && text.output.contains("ID") && text.output.contains("note.txt"), "\(text.output)")
+
+        let padesID = try #require(pades["id"] as? String)
+        let shown = try fixture.run(["--json", "pending", "show", String(padesID.prefix(8)), "--dir", queue])
+        #expect(shown.status == 0, "\(shown.errorOutput)")
+        let entry = try CLI.json(shown)
+        #expect(entry["format"] as? String == "pades" && entry["field"] as? String == "Approval", "\(entry)")
+        #expect(entry["digestToSignBase64"] as? String == pades["digestToSignBase64"] as? String)
+        #expect((entry["document"] as? String)?.hasSuffix("contract.pdf") == true)
+
+        let missing = try fixture.run(["pending", "show", "ffffffff", "--dir", queue])
+        #expect(missing.status == 1 && missing.errorOutput.contains("certsign pending list"), "\(missing.errorOutput)")
+
+        // Cancelled: its file is gone, the PDF untouched, and a value made for it completes nothing.
+        let value = try signer.sign(pades, into: "late.sig")
+        let cancelled = try fixture.run(["pending", "cancel", padesID, "--dir", queue])
+        #expect(cancelled.status == 0, "\(cancelled.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: queue + "/contract.pdf.pending"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: contract)) == original)
+        let late = try fixture.run(["complete", queue + "/contract.pdf.pending", "--signature-value", value])
+        #expect(late.status == 1 && late.errorOutput.contains("does not exist"), "\(late.errorOutput)")
+        let rest = try CLI.json(try fixture.run(["--json", "pending", "list", "--dir", queue]))
+        #expect(
+            (rest["pending"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [
+                try #require(cades["id"] as? String)
+            ]
+        )
+    }
+
+    @Test("an id prefix two pending signatures share is refused, naming how many it fits")
+    func ambiguousPrefixesAreRefused() throws {
+        let signer = try Signer(OpenSSLExternalSigner.all[2])
+        let fixture = signer.fixture
+        for name in ["a.txt", "b.txt"] {
+            let prepared = try signer.prepare(try fixture.document(name, name), [])
+            let path = try #require(prepared["pendingFile"] as? String)
+            var object = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+            )
+            object["id"] = "abc\(name.prefix(1))-" + (try #require(prepared["id"] as? String))
+            try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        }
+        let ambiguous = try fixture.run(["pending", "cancel", "abc", "--dir", fixture.directory.url.path])
+        #expect(ambiguous.status == 1 && ambiguous.errorOutput.contains("fits 2"), "\(ambiguous.errorOutput)")
+        #expect(try fixture.run(["pending", "cancel", "ABCA", "--dir", fixture.directory.url.path]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.path("a.txt.pending")))
+        #expect(FileManager.default.fileExists(atPath: fixture.directory.path("b.txt.pending")))
     }
 }

@@ -114,6 +114,12 @@ import Testing
                 Self.keys(CompleteDocument.CodingKeys.self).union(Self.keys(CompletedDocument.CodingKeys.self))
             ),
             (
+                "pending list`, `pending show ID",
+                Self.keys(PendingListDocument.CodingKeys.self).union(Self.keys(PendingEntryDocument.CodingKeys.self))
+                    .union(Self.keys(PendingListDocument.Unreadable.CodingKeys.self))
+            ),
+            ("pending cancel ID", Self.keys(PendingCancelDocument.CodingKeys.self)),
+            (
                 "timestamp",
                 Self.keys(TimestampDocument.CodingKeys.self).union(Self.keys(TimestampResultDocument.CodingKeys.self))
                     .union(Self.keys(AddedTimestampDocument.CodingKeys.self))

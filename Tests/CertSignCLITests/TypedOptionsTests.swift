@@ -250,8 +250,8 @@ import Testing
         }
         // sign --format, --digest, --level; csr --digest; dss login --api-version, --device; dss sign --params;
         // emulator --host, --port; emulator wait --timeout; identity import --alias; tokens --module;
-        // prepare --format, --digest, --scheme, --level.
-        #expect(checked == 16)
+        // prepare --format, --digest, --scheme, --level; pending list, show, cancel --dir.
+        #expect(checked == 19)
         // The shown default of --format is the options value's initial property, not a second literal.
         let format = Commands.sign.options.first { $0.name == "--format" }
         #expect(format?.defaultValue == Commands.SignOptions().format.rawValue)

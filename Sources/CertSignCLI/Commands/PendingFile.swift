@@ -61,8 +61,9 @@ struct PendingFile {
     }
 
     /// Reads the `.pending` file at `path`.
-    /// - Throws: `.fileSystem` when it cannot be read; `.malformedInput` naming the file and the field
-    ///   when it is not a pending signature of `certsign prepare` (or was edited where that shows).
+    /// - Throws: `.fileSystem` when it cannot be read; `.malformedInput` naming the field when it is
+    ///   not a pending signature of `certsign prepare` (or was edited where that shows); the callers
+    ///   name the file.
     init(contentsOf path: String, context: CommandContext) throws {
         let bytes = Data(try context.readInputFile(path, what: "pending file"))
         do {
@@ -78,15 +79,17 @@ struct PendingFile {
         } catch let error as CertificateProviderError {
             throw CertificateProviderError(
                 error.code,
-                "\(path) is not a pending file of certsign prepare: \(error.reason)"
+                "not a pending file of certsign prepare: \(error.reason)"
             )
         } catch {
             throw CertificateProviderError.malformedInput(
-                "\(path) is not a pending file of certsign prepare: its '\(Self.key)' section is wrong (\(error))"
+                "not a pending file of certsign prepare: its '\(Self.key)' section is wrong (\(error))"
             )
         }
         guard SignatureLevel(completion.level) != nil else {
-            throw CertificateProviderError.malformedInput("\(path): unknown level '\(completion.level)'")
+            throw CertificateProviderError.malformedInput(
+                "not a pending file of certsign prepare: its level '\(completion.level)' is not b-b, b-t, b-lt or b-lta"
+            )
         }
     }
 

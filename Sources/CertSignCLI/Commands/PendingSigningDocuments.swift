@@ -91,3 +91,75 @@ struct CompleteDocument: Encodable {
     var results: [CompletedDocument]
     enum CodingKeys: String, CodingKey, CaseIterable { case completed, failed, results }
 }
+
+/// One pending signature of `pending list` and `pending show`.
+struct PendingEntryDocument: Encodable {
+    var id: String
+    var file: String
+    var document: String
+    var format: String
+    var level: String
+    var tsa: String?
+    var digestAlgorithm: String
+    var scheme: String
+    var created: String
+    var signer: String
+    var field: String?
+    var digestToSignHex: String
+    var digestToSignBase64: String
+    var dataToSignBase64: String
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, file, document, format, level, tsa, digestAlgorithm, scheme, created, signer, field
+        case digestToSignHex, digestToSignBase64, dataToSignBase64
+    }
+
+    init(_ path: String, _ file: PendingFile) {
+        let pending = file.pending
+        id = pending.id
+        self.file = Format.path(path)
+        document = Format.path(file.completion.document)
+        format = pending.format.rawValue
+        level = file.level.description
+        tsa = file.completion.tsa
+        digestAlgorithm = pending.digestAlgorithm.rawValue
+        scheme = pending.scheme.rawValue
+        created = Format.isoDate(pending.created)
+        signer = pending.certificate.subject
+        field = pending.pdf?.fieldName
+        digestToSignHex = Format.hex(pending.digestToSign)
+        digestToSignBase64 = Data(pending.digestToSign).base64EncodedString()
+        dataToSignBase64 = Data(pending.dataToSign).base64EncodedString()
+    }
+
+    /// What `pending show` prints without --json.
+    var humanText: String {
+        let rows: [(String, String)] = [
+            ("id", id), ("file", file), ("document", document),
+            ("format", format + (field.map { ", field \($0)" } ?? "")),
+            ("level", level + (tsa.map { ", TSA \($0)" } ?? "")), ("signer", signer),
+            ("algorithm", "\(digestAlgorithm) with \(scheme)"), ("created", created),
+            ("digest to sign (hex)", digestToSignHex), ("digest to sign (base64)", digestToSignBase64),
+            ("data to sign (base64)", dataToSignBase64),
+        ]
+        return rows.map { "\($0.0): \(Format.printable($0.1))" }.joined(separator: "\n")
+    }
+}
+
+/// `{"pending": [...], "unreadable": [{"file", "error"}]}`.
+struct PendingListDocument: Encodable {
+    struct Unreadable: Encodable {
+        var file: String
+        var error: String
+        enum CodingKeys: String, CodingKey, CaseIterable { case file, error }
+    }
+    var pending: [PendingEntryDocument]
+    var unreadable: [Unreadable]
+    enum CodingKeys: String, CodingKey, CaseIterable { case pending, unreadable }
+}
+
+/// `{"cancelled": ID, "file": PATH}`.
+struct PendingCancelDocument: Encodable {
+    var cancelled: String
+    var file: String
+    enum CodingKeys: String, CodingKey, CaseIterable { case cancelled, file }
+}

@@ -6,7 +6,9 @@ import Signing
 /// `certsign prepare`: two-phase signing, first half. Each document's signature is built without the
 /// key and kept in a `.pending` file; the value is made elsewhere and put in by `certsign complete`.
 extension Commands {
-    static let pendingSigningCommands: [CommandDescriptor] = [prepare, complete]
+    static let pendingSigningCommands: [CommandDescriptor] = [
+        prepare, complete, pendingList, pendingShow, pendingCancel,
+    ]
 
     static var prepareUsage: String { prepare.usage }
 
