@@ -49,7 +49,8 @@ extension CMSSigner {
             scheme: scheme,
             signingTime: signingTime,
             documentName: documentName,
-            documentSize: Int64(content.count)
+            documentSize: Int64(content.count),
+            pdf: nil
         )
     }
 
@@ -88,7 +89,37 @@ extension CMSSigner {
             scheme: scheme,
             signingTime: signingTime,
             documentName: documentName,
-            documentSize: nil
+            documentSize: nil,
+            pdf: nil
+        )
+    }
+
+    /// Prepares the CAdES signature of a PDF's ByteRange digest for PAdES (PDFSigning's
+    /// `PDFSigner.prepare`): ESS signing-certificate-v2, content type and message digest, no
+    /// signing-time attribute (`signingTime` is the PDF's `/M`), and `pdf` carried along.
+    package static func preparePDF(
+        digest: [UInt8],
+        certificate: Certificate,
+        chain: [Certificate],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme?,
+        signingTime: Date,
+        documentName: String,
+        pdf: PendingSignature.PDFUpdate
+    ) throws -> PendingSignature {
+        try prepare(
+            digest: digest,
+            certificate: certificate,
+            chain: chain,
+            format: SignatureFormat("pades"),
+            detached: true,
+            attachedContent: nil,
+            digestAlgorithm: try resolve(digestAlgorithm, forKey: certificate.publicKeyAlgorithm),
+            scheme: scheme,
+            signingTime: signingTime,
+            documentName: documentName,
+            documentSize: pdf.originalSize,
+            pdf: pdf
         )
     }
 
@@ -114,15 +145,16 @@ extension CMSSigner {
         attachedContent: [UInt8]? = nil
     ) throws -> [UInt8] {
         try checkContent(attachedContent, of: pending)
+        // A PAdES signature is a CAdES one whose claimed time is the PDF's /M, not an attribute.
         let rebuilt = try SignedDataBuilder.prepare(
             digest: pending.contentDigest,
             attachedContent: attachedContent,
             certificate: pending.certificate,
             chain: pending.chain,
             localKey: nil,
-            format: pending.format,
+            format: pending.pdf == nil ? pending.format : .cadesBES,
             digestAlgorithm: pending.digestAlgorithm,
-            signingTime: pending.signingTime,
+            signingTime: pending.pdf == nil ? pending.signingTime : nil,
             scheme: pending.scheme
         )
         guard case .pending(let prepared) = rebuilt, prepared.signedAttributes == pending.dataToSign else {
@@ -163,7 +195,8 @@ extension CMSSigner {
         scheme: SignatureScheme?,
         signingTime: Date,
         documentName: String?,
-        documentSize: Int64?
+        documentSize: Int64?,
+        pdf: PendingSignature.PDFUpdate?
     ) throws -> PendingSignature {
         let scheme = try checkScheme(scheme, for: certificate)
         let signingTime = Date(timeIntervalSince1970: signingTime.timeIntervalSince1970.rounded(.down))
@@ -173,9 +206,9 @@ extension CMSSigner {
             certificate: certificate,
             chain: chain,
             localKey: nil,
-            format: format,
+            format: pdf == nil ? format : .cadesBES,
             digestAlgorithm: digestAlgorithm,
-            signingTime: signingTime,
+            signingTime: pdf == nil ? signingTime : nil,
             scheme: scheme
         )
         guard case .pending(let pending) = prepared else {
@@ -192,7 +225,8 @@ extension CMSSigner {
             signingTime: signingTime,
             certificate: certificate,
             chain: chain,
-            dataToSign: pending.signedAttributes
+            dataToSign: pending.signedAttributes,
+            pdf: pdf
         )
     }
 

@@ -1,26 +1,29 @@
 public import CertificateProviders
 public import Foundation
 
-/// A CMS / CAdES signature prepared here and waiting for its signature value, which is made
-/// elsewhere: a phone, a smart card on another desk, a colleague's HSM, a service that asks a person
-/// first.
+/// A CMS / CAdES signature, or a PAdES one in a PDF, prepared here and waiting for its signature
+/// value, which is made elsewhere: a phone, a smart card on another desk, a colleague's HSM, a
+/// service that asks a person first.
 ///
 /// ``CMSSigner/prepare(content:certificate:chain:format:detached:digestAlgorithm:scheme:signingTime:documentName:)``
 /// builds the signed attributes once (content type, signing time, message digest and, for CAdES,
 /// ESS signing-certificate-v2) and fixes them here: ``dataToSign`` is their DER, what the key signs,
 /// and ``digestToSign`` its digest with ``digestAlgorithm``, for keys that sign a precomputed digest
 /// (`openssl pkeyutl -sign`, PKCS#11 `CKM_ECDSA`, a CSC `signHash`). ``CMSSigner/complete(_:signatureValue:attachedContent:)``
-/// finishes it, in this process or another, after a restart.
+/// finishes it, in this process or another, after a restart. A PAdES one (PDFSigning's
+/// `PDFSigner.prepare(pdfAt:certificate:chain:scheme:options:)`) also carries the PDF's incremental
+/// update in ``pdf``.
 ///
 /// It is `Codable` (``jsonData()`` and ``init(jsonData:)``), so it can be kept anywhere; its JSON
 /// carries a ``version`` and keeps its field names across releases. It holds no secret: only the
 /// document's digest, the certificates and the signed attributes. Two are equal when every field is
 /// (certificates by their DER).
 public struct PendingSignature: Sendable, Equatable {
-    /// The JSON layout this release writes and reads.
-    public static let currentVersion = 1
+    /// The newest JSON layout this release writes and reads: 1 for CMS / CAdES, 2 adds ``pdf``.
+    public static let currentVersion = 2
 
-    /// The layout of the JSON it was read from (``currentVersion`` for one made here).
+    /// The layout of the JSON it was read from; for one made here the oldest layout that holds it
+    /// (1 without ``pdf``, so that earlier releases still read it, 2 with it).
     public let version: Int
     /// A random identifier (a UUID), for tracking it in a queue or a journal.
     public let id: String
@@ -30,7 +33,7 @@ public struct PendingSignature: Sendable, Equatable {
     public let documentName: String?
     /// The document's size in bytes, when it was read here (nil when prepared from a digest).
     public let documentSize: Int64?
-    /// `.cadesBES` or `.cms`.
+    /// `.cadesBES` or `.cms`; `pades` for a signature in a PDF (with ``pdf``).
     public let format: SignatureFormat
     /// Whether the content stays out of the signature; an attached one takes the content again on
     /// completion.
@@ -41,7 +44,8 @@ public struct PendingSignature: Sendable, Equatable {
     public let scheme: SignatureScheme
     /// The content's digest with ``digestAlgorithm`` (the messageDigest attribute).
     public let contentDigest: [UInt8]
-    /// The signing-time attribute.
+    /// The signing-time attribute; for PAdES the claimed time in the PDF's `/M` (the CMS has no
+    /// signing-time attribute there).
     public let signingTime: Date
     /// The signer's certificate: the value must verify with its key.
     public let certificate: Certificate
@@ -49,6 +53,8 @@ public struct PendingSignature: Sendable, Equatable {
     public let chain: [Certificate]
     /// The DER of the signed attributes: what the key signs.
     public let dataToSign: [UInt8]
+    /// The PDF's prepared incremental update, for a PAdES signature; nil for CMS / CAdES.
+    public let pdf: PDFUpdate?
 
     /// ``dataToSign``'s digest with ``digestAlgorithm``: what a key that signs precomputed digests
     /// signs.
@@ -67,9 +73,10 @@ public struct PendingSignature: Sendable, Equatable {
         signingTime: Date,
         certificate: Certificate,
         chain: [Certificate],
-        dataToSign: [UInt8]
+        dataToSign: [UInt8],
+        pdf: PDFUpdate? = nil
     ) {
-        version = Self.currentVersion
+        version = pdf == nil ? 1 : Self.currentVersion
         self.id = id
         // The JSON keeps whole seconds: so does the value, or a read copy would differ from it.
         self.created = Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded(.down))
@@ -84,6 +91,7 @@ public struct PendingSignature: Sendable, Equatable {
         self.certificate = certificate
         self.chain = chain
         self.dataToSign = dataToSign
+        self.pdf = pdf
     }
 }
 
@@ -104,7 +112,8 @@ extension PendingSignature {
             signingTime: signingTime,
             certificate: certificate,
             chain: chain,
-            dataToSign: dataToSign
+            dataToSign: dataToSign,
+            pdf: pdf
         )
     }
 }
@@ -112,13 +121,13 @@ extension PendingSignature {
 extension PendingSignature: Codable {
     private enum CodingKeys: String, CodingKey {
         case version, id, created, documentName, documentSize, format, detached, digestAlgorithm, scheme, contentDigest
-        case signingTime, certificate, chain, dataToSign, digestToSign
+        case signingTime, certificate, chain, dataToSign, digestToSign, pdf
     }
 
     /// Reads the JSON layout of ``currentVersion`` (or older).
     /// - Throws: `DecodingError` for a missing or wrong field, a later version, bytes that are not
-    ///   base64, a certificate that cannot be read, an unknown digest, or a `digestToSign` that is not
-    ///   the digest of `dataToSign` (an edited file).
+    ///   base64, a certificate that cannot be read, an unknown digest, a `digestToSign` that is not
+    ///   the digest of `dataToSign`, or a `pdf` whose fields do not describe one update (an edited file).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decode(Int.self, forKey: .version)
@@ -154,6 +163,7 @@ extension PendingSignature: Codable {
         )
         chain = try container.decode([String].self, forKey: .chain).map { try Self.certificate(container, .chain, $0) }
         dataToSign = try Self.bytes(container, .dataToSign)
+        pdf = try container.decodeIfPresent(PDFUpdate.self, forKey: .pdf)
         if try container.decodeIfPresent(String.self, forKey: .digestToSign) != nil,
             try Self.bytes(container, .digestToSign) != digestAlgorithm.hash(dataToSign)
         {
@@ -183,6 +193,7 @@ extension PendingSignature: Codable {
         try container.encode(chain.map { Data($0.derRepresentation).base64EncodedString() }, forKey: .chain)
         try container.encode(Data(dataToSign).base64EncodedString(), forKey: .dataToSign)
         try container.encode(Data(digestToSign).base64EncodedString(), forKey: .digestToSign)
+        try container.encodeIfPresent(pdf, forKey: .pdf)
     }
 
     /// The JSON of this pending signature (sorted keys, pretty-printed).

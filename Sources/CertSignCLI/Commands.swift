@@ -11,7 +11,8 @@ import PKCS12Provider
 /// The command table.
 enum Commands {
     static let all: [CommandDescriptor] =
-        [providers] + identityCommands + signingCommands + journalCommands + [csr] + timestampCommands + extendCommands
+        [providers] + identityCommands + signingCommands + pendingSigningCommands + journalCommands + [csr]
+        + timestampCommands + extendCommands
         + dssCommands + tokenCommands + cscCommands
         + sessionCommands + [demo] + documentationCommands
 

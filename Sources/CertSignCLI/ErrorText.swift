@@ -40,6 +40,9 @@ enum ErrorText {
             return "check the --store path; 'certsign identity import' or 'certsign dss login' creates a store"
         case .notStored:
             if group == "signatures" { return "run 'certsign signatures list' to see the signature ids" }
+            if group == "pending" {
+                return "run 'certsign pending list' (with the --dir of the .pending files) to see the ids"
+            }
             return "run 'certsign identity list' to see what is stored"
         case .alreadyExists where words == ["emulator"]:
             return

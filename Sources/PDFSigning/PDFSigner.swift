@@ -314,10 +314,14 @@ public enum PDFSigner {
     /// twice, as certificate and as issuer and serial), the largest signature its key can make, and
     /// room for the CMS structure and signed attributes. Never a fixed guess.
     public static func contentsReservation(for identity: SigningIdentity) -> Int {
+        contentsReservation(certificate: identity.certificate, chain: identity.chain, keySize: identity.key.keySize)
+    }
+
+    /// ``contentsReservation(for:)`` for a signer known by its certificates and key size alone.
+    static func contentsReservation(certificate: Certificate, chain: [Certificate], keySize: Int) -> Int {
         let certificates =
-            identity.certificate.derRepresentation.count * 2
-            + identity.chain.reduce(0) { $0 + $1.derRepresentation.count }
-        let signature = max(512, identity.key.keySize / 4 + 16)
+            certificate.derRepresentation.count * 2 + chain.reduce(0) { $0 + $1.derRepresentation.count }
+        let signature = max(512, keySize / 4 + 16)
         return certificates + signature + 2048
     }
 }

@@ -19,25 +19,34 @@ struct PlacedUpdate {
     /// ByteRange numbers.
     /// - Throws: `.invalidParameter` when the numbers do not fit their room; `.fileSystem`.
     static func write(_ plan: SigningPlan, to target: borrowing PDFFile) throws -> PlacedUpdate {
-        try target.write(plan.update, at: plan.originalSize)
+        let (placed, update) = try fill(plan)
+        try target.write(update, at: plan.originalSize)
+        try target.truncate(to: placed.total)
+        return placed
+    }
+
+    /// Where the plan's update lands after the original bytes, and the update with its ByteRange
+    /// numbers filled in (the file is not touched).
+    /// - Throws: `.invalidParameter` when the numbers do not fit their room.
+    static func fill(_ plan: SigningPlan) throws -> (placed: PlacedUpdate, update: [UInt8]) {
         let contentsStart = plan.originalSize + Int64(plan.contentsOffset)
         let placed = PlacedUpdate(
             contentsStart: contentsStart,
             contentsEnd: contentsStart + Int64(plan.reservedSize * 2 + 2),
             total: plan.originalSize + Int64(plan.update.count)
         )
-        try target.truncate(to: placed.total)
         let rangeText = Array(
             "0 \(placed.contentsStart) \(placed.contentsEnd) \(placed.total - placed.contentsEnd)".utf8
         )
         guard rangeText.count <= SigningPlan.byteRangeWidth else {
             throw CertificateProviderError(.invalidParameter, "the PDF is too large to sign")
         }
-        try target.write(
-            rangeText + [UInt8](repeating: 0x20, count: SigningPlan.byteRangeWidth - rangeText.count),
-            at: plan.originalSize + Int64(plan.byteRangeOffset)
+        var update = plan.update
+        update.replaceSubrange(
+            plan.byteRangeOffset..<(plan.byteRangeOffset + SigningPlan.byteRangeWidth),
+            with: rangeText + [UInt8](repeating: 0x20, count: SigningPlan.byteRangeWidth - rangeText.count)
         )
-        return placed
+        return (placed, update)
     }
 
     /// The digest of the covered bytes, streamed from the file.

@@ -37,14 +37,17 @@ struct CLIFixture {
     let rootPath: String
     let password = "пароль-Тест-42"
 
-    init(keyType: LocalSigningKey.GenerationParameters = .p256) throws {
+    /// - Parameter exportsPKCS12: whether to write the `.p12` (an outside signer of two-phase
+    ///   signing holds a PEM key instead, and `openssl pkcs12` cannot write a GOST key without
+    ///   the engine's options).
+    init(keyType: LocalSigningKey.GenerationParameters = .p256, exportsPKCS12: Bool = true) throws {
         directory = try TemporaryDirectory(prefix: "certsign-cli")
         store = try TemporaryDirectory(prefix: "certsign-store")
         pki = try TestPKI(rootSubject: "CN=CLI Test Root,O=Тест")
         signer = try pki.issueLeaf(subject: "CN=Подписант CLI,O=ООО Ромашка", keyType: keyType)
         rootPath = try directory.write("root.pem", text: pki.root.certificate.pemRepresentation)
         p12Path = directory.path("signer.p12")
-        try OpenSSLPKCS12.export(signer, password: password, to: p12Path, in: directory)
+        if exportsPKCS12 { try OpenSSLPKCS12.export(signer, password: password, to: p12Path, in: directory) }
     }
 
     /// The password of the `.p12` in a file (`--password-file`), and a one-page PDF with object streams

@@ -108,6 +108,17 @@ import Testing
                 Set(["deleted", "exported"]).union(Self.keys(IdentityCommandDocument.Exported.CodingKeys.self))
             ),
             ("sign", Self.keys(SignDocument.CodingKeys.self).union(signature)),
+            ("prepare", Self.keys(PrepareDocument.CodingKeys.self).union(Self.keys(PreparedDocument.CodingKeys.self))),
+            (
+                "complete",
+                Self.keys(CompleteDocument.CodingKeys.self).union(Self.keys(CompletedDocument.CodingKeys.self))
+            ),
+            (
+                "pending list`, `pending show ID",
+                Self.keys(PendingListDocument.CodingKeys.self).union(Self.keys(PendingEntryDocument.CodingKeys.self))
+                    .union(Self.keys(PendingListDocument.Unreadable.CodingKeys.self))
+            ),
+            ("pending cancel ID", Self.keys(PendingCancelDocument.CodingKeys.self)),
             (
                 "timestamp",
                 Self.keys(TimestampDocument.CodingKeys.self).union(Self.keys(TimestampResultDocument.CodingKeys.self))

@@ -248,9 +248,10 @@ import Testing
                 checked += 1
             }
         }
-        // sign --format, --digest, --level, --page, --text, --font; csr --digest; dss login --api-version, --device; dss sign --params;
-        // emulator --host, --port; emulator wait --timeout; identity import --alias; tokens --module.
-        #expect(checked == 15)
+        // sign --format, --digest, --level, --page, --text, --font; csr --digest; dss login --api-version, --device;
+        // dss sign --params; emulator --host, --port; emulator wait --timeout; identity import --alias;
+        // tokens --module; prepare --format, --digest, --scheme, --level; pending list, show, cancel --dir.
+        #expect(checked == 22)
         // The shown default of --format is the options value's initial property, not a second literal.
         let format = Commands.sign.options.first { $0.name == "--format" }
         #expect(format?.defaultValue == Commands.SignOptions().format.rawValue)

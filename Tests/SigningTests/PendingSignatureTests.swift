@@ -11,31 +11,7 @@ import Testing
 /// `openssl cms -verify` judges the result.
 @Suite(.enabled(if: ExternalTool.isAvailable("openssl"), "needs the openssl command"))
 struct PendingSignatureTests {
-    /// A key kind, the scheme it signs with and `openssl pkeyutl`'s options for it.
-    struct Case: CustomTestStringConvertible, Sendable {
-        let name: String
-        let key: LocalSigningKey.GenerationParameters
-        let scheme: SignatureScheme?
-        let pkeyutl: [String]
-        var testDescription: String { name }
-
-        static let all: [Case] = [
-            Case(name: "RSA PKCS#1 v1.5", key: .rsa2048, scheme: nil, pkeyutl: ["-pkeyopt", "digest:sha256"]),
-            Case(
-                name: "RSA-PSS",
-                key: .rsa2048,
-                scheme: .rsaPSS,
-                pkeyutl: [
-                    "-pkeyopt", "rsa_padding_mode:pss", "-pkeyopt", "rsa_pss_saltlen:digest", "-pkeyopt",
-                    "digest:sha256",
-                ]
-            ),
-            Case(name: "ECDSA P-256", key: .p256, scheme: nil, pkeyutl: []),
-            Case(name: "GOST R 34.10-2012 256", key: .gost256, scheme: nil, pkeyutl: ["-engine", "gost"]),
-        ]
-
-        var isGOST: Bool { name.hasPrefix("GOST") }
-    }
+    typealias Case = OpenSSLExternalSigner
 
     let pki: TestPKI
     let directory: TemporaryDirectory
@@ -47,15 +23,7 @@ struct PendingSignatureTests {
 
     /// The signer's value over `pending.digestToSign`, made by `openssl pkeyutl` with `key`'s PEM.
     func externalValue(_ pending: PendingSignature, key: LocalSigningKey, _ testCase: Case) throws -> [UInt8] {
-        let keyPath = try directory.write("key.pem", text: try key.pemRepresentation(password: nil))
-        let digestPath = try directory.write("digest.bin", pending.digestToSign)
-        let valuePath = directory.path("value.bin")
-        let result = try ExternalTool.run(
-            "openssl",
-            ["pkeyutl", "-sign", "-inkey", keyPath, "-in", digestPath, "-out", valuePath] + testCase.pkeyutl
-        )
-        try #require(result.succeeded, "openssl pkeyutl: \(result.errorOutput)")
-        return try directory.read("value.bin")
+        try testCase.sign(pending.digestToSign, key: key, in: directory)
     }
 
     @Test(
@@ -76,6 +44,8 @@ struct PendingSignatureTests {
                 scheme: testCase.scheme,
                 documentName: "акт.txt"
             )
+            // Without a PDF the layout is the first one, which earlier releases read.
+            #expect(pending.version == 1 && pending.pdf == nil)
             let json = try pending.jsonData()
             let value = try externalValue(pending, key: key, testCase)
 
@@ -158,7 +128,8 @@ struct PendingSignatureTests {
 
         // Fields edited so that the file itself shows it.
         let edits: [(field: String, value: Any)] = [
-            ("version", 2), ("dataToSign", "bm90IHRoZSBhdHRyaWJ1dGVz"), ("certificate", "AAAA"),
+            ("version", PendingSignature.currentVersion + 1), ("dataToSign", "bm90IHRoZSBhdHRyaWJ1dGVz"),
+            ("certificate", "AAAA"),
             ("digestAlgorithm", "md5"), ("signingTime", "yesterday"),
         ]
         for edit in edits {

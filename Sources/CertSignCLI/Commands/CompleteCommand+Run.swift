@@ -1,0 +1,122 @@
+import CertificateProviders
+internal import Durability
+import Foundation
+import PDFSigning
+import SignatureJournal
+import Signing
+
+/// What `certsign complete` does with one pending file.
+extension Commands {
+    /// What completing one pending file wrote and recorded.
+    struct CompletedSignature {
+        /// The signature file (the `.p7s`, or the signed PDF).
+        var output: String
+        /// The journal row's ID.
+        var record: String
+        /// The journal's format name (`cades-lt`, `pades-t`, …).
+        var format: String
+    }
+
+    /// Completes `file` with `value` through `coordinator` (which checks the value before writing
+    /// anything), at the level it was prepared for.
+    /// - Throws: `.alreadyExists` when the output exists and `--force` was not given; the
+    ///   coordinator's and the level's errors.
+    static func completeOne(
+        _ file: PendingFile,
+        value: [UInt8],
+        _ options: CompleteOptions,
+        _ coordinator: SigningCoordinator,
+        _ context: CommandContext
+    ) async throws -> CompletedSignature {
+        let document = URL(fileURLWithPath: file.completion.document)
+        let output = completionOutput(file, options)
+        let replacesDocument = output.standardizedFileURL.path == document.standardizedFileURL.path
+        if !options.force, !replacesDocument, FileSystem.exists(output.path) {
+            throw CertificateProviderError(
+                .alreadyExists,
+                "\(output.path) exists already; nothing was written. Pass --force to replace it, or choose another "
+                    + "--out-dir"
+            )
+        }
+        let client = try context.timestampClient(
+            file.completion.tsa.flatMap(URL.init(string:)),
+            anchors: file.completion.tsaCA,
+            ca: file.completion.ca
+        )
+        let collector =
+            file.level.rank >= SignatureLevel.bLT.rank
+            ? try context.validationDataCollector(
+                anchorFiles: file.completion.ca,
+                certificateFiles: file.completion.tsaCA
+            ) : nil
+        if file.isPAdES {
+            var completion = PDFCompletionOptions(timestampAuthority: client, replacesExistingOutput: options.force)
+            if let collector, let client {
+                completion.longTerm = try PAdESLevelUpgrade(level: file.level, authority: client, collector: collector)
+            }
+            let completed = try await coordinator.completePDF(
+                file.pending,
+                signatureValue: value,
+                pdfAt: document,
+                writingTo: output,
+                options: completion
+            )
+            return CompletedSignature(
+                output: output.path,
+                record: completed.record.id,
+                format: completed.record.format.rawValue
+            )
+        }
+        let signingOptions = SigningOptions(
+            levelUpgrade: try SigningOptions.levelUpgrade(for: file.level, authority: client, collector: collector)
+        )
+        let result = try await coordinator.complete(
+            file.pending,
+            signatureValue: value,
+            document: file.pending.detached ? nil : .file(document),
+            options: signingOptions,
+            output: output
+        )
+        return CompletedSignature(output: output.path, record: result.record.id, format: result.record.format.rawValue)
+    }
+
+    /// Where the signature of `file` goes: the PDF itself (`--in-place`), `DIR/NAME-signed.pdf` or
+    /// `DIR/NAME.p7s` (`--out-dir DIR`), else beside the document.
+    static func completionOutput(_ file: PendingFile, _ options: CompleteOptions) -> URL {
+        let document = URL(fileURLWithPath: file.completion.document)
+        if file.isPAdES, options.inPlace { return document }
+        let name =
+            file.isPAdES
+            ? document.deletingPathExtension().lastPathComponent + "-signed.pdf"
+            : document.lastPathComponent + ".p7s"
+        let directory = options.outputDirectory.map { URL(fileURLWithPath: $0) } ?? document.deletingLastPathComponent()
+        return directory.appendingPathComponent(name)
+    }
+
+    /// Removes a completed (or cancelled) pending file.
+    /// - Throws: `.fileSystem` when it cannot be removed.
+    static func removePendingFile(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw FileSystem.failure("removing", path)
+        }
+    }
+}
+
+/// A signature value as a file gives it: the raw bytes `openssl pkeyutl -sign` writes, or the same
+/// as hex or base64 text (a phone app or a web page may hand out text).
+enum SignatureValueText {
+    /// The value `bytes` hold: decoded from hex or base64 when they are such text (spaces and line
+    /// breaks ignored), else the bytes themselves.
+    static func decode(_ bytes: [UInt8]) -> [UInt8] {
+        let text = bytes.filter { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        guard !text.isEmpty, text.allSatisfy({ $0 >= 0x21 && $0 < 0x7F }) else { return bytes }
+        let hexDigits = Set(Array("0123456789abcdefABCDEF".utf8))
+        if text.count % 2 == 0, text.allSatisfy(hexDigits.contains) {
+            return stride(from: 0, to: text.count, by: 2).map { index in
+                UInt8(String(decoding: text[index...(index + 1)], as: UTF8.self), radix: 16) ?? 0
+            }
+        }
+        if let data = Data(base64Encoded: Data(text)) { return Array(data) }
+        return bytes
+    }
+}

@@ -1,0 +1,170 @@
+import CertificateProviders
+import Foundation
+import PDFSigning
+import SignatureJournal
+import Signing
+
+/// `certsign complete`: two-phase signing, second half. Each `.pending` file gets its signature
+/// value, checked before anything is written; the signature is written, raised to the prepared
+/// level, recorded in the journal, and the pending file removed.
+extension Commands {
+    /// `certsign complete PENDING... (--signature-value FILE... | --signature-value-dir DIR)`.
+    struct CompleteOptions: CommandOptions {
+        var pendingFiles: [String] = []
+        var signatureValues: [String] = []
+        var signatureValueDirectory: String?
+        var outputDirectory: String?
+        var inPlace = false
+        var force = false
+
+        static var arguments: [ArgumentBinding<Self>] {
+            [.many(\.pendingFiles, "PENDING", "a .pending file certsign prepare wrote", type: .file)]
+        }
+
+        static var options: [OptionBinding<Self>] {
+            [
+                .repeatable(
+                    \.signatureValues,
+                    "--signature-value",
+                    "FILE",
+                    "the signature value of each PENDING, in order (one FILE per PENDING; '-' reads standard input,\n"
+                        + "with one PENDING): raw bytes as openssl pkeyutl -sign writes them, or hex or base64 text",
+                    type: .file
+                ),
+                .value(
+                    \.signatureValueDirectory,
+                    "--signature-value-dir",
+                    "DIR",
+                    "read the value of NAME.pending from DIR/NAME.sig instead",
+                    type: .directory
+                ),
+                .value(
+                    \.outputDirectory,
+                    "--out-dir",
+                    "DIR",
+                    "write DIR/NAME.p7s or DIR/NAME-signed.pdf (default: beside the document)",
+                    type: .directory
+                ),
+                .flag(\.inPlace, "--in-place", "pades: replace each PDF with its signed version (atomically)"),
+                .flag(\.force, "--force", "replace signature files that exist already (atomically)"),
+            ]
+        }
+
+        func validate() throws {
+            if signatureValues.isEmpty == (signatureValueDirectory == nil) {
+                throw InvalidValue(
+                    message: "give the values with --signature-value FILE... or --signature-value-dir DIR"
+                )
+            }
+            if !signatureValues.isEmpty, signatureValues.count != pendingFiles.count {
+                throw InvalidValue(
+                    message: "give one --signature-value per PENDING, in order (\(pendingFiles.count) PENDING, "
+                        + "\(signatureValues.count) --signature-value)"
+                )
+            }
+            if signatureValues.contains("-"), pendingFiles.count > 1 {
+                throw InvalidValue(message: "--signature-value - (standard input) completes one PENDING")
+            }
+            if inPlace, outputDirectory != nil {
+                throw InvalidValue(message: "--in-place replaces the document: do not give --out-dir with it")
+            }
+        }
+    }
+
+    static let complete = CommandDescriptor(
+        words: ["complete"],
+        summary: "complete prepared signatures with their signature values (two-phase signing)",
+        discussion: """
+            The value of each PENDING (from --signature-value FILE, one per PENDING in order, or from
+            DIR/NAME.sig with --signature-value-dir DIR) must verify with the prepared certificate over the
+            prepared digest, the pending file must not have been edited and the document must be the one
+            prepared (a PDF changed since is refused); only then is the signature written (DOCUMENT.p7s, or
+            NAME-signed.pdf / --in-place for PAdES, atomically), raised to the prepared level, recorded in the
+            journal, and the pending file removed. A failing PENDING writes nothing and stays; the others are
+            still completed, and the exit code is then 1.
+            """,
+        examples: [
+            "certsign complete contract.pdf.pending --signature-value contract.pdf.sig",
+            "certsign complete *.pending --signature-value-dir signed-values/",
+        ]
+    ) { (options: CompleteOptions, context) in
+        try await runComplete(options, context)
+    }
+
+    /// Completes every pending file, reporting a failing one and going on with the others.
+    private static func runComplete(_ options: CompleteOptions, _ context: CommandContext) async throws -> Int32 {
+        if let directory = options.outputDirectory { try context.makeOutputDirectory(directory) }
+        let coordinator = SigningCoordinator(registry: ProviderRegistry(), journal: try context.openJournal())
+        var results: [CompletedDocument] = []
+        for (index, path) in options.pendingFiles.enumerated() {
+            do {
+                let file = try PendingFile(contentsOf: path, context: context)
+                let value = try signatureValue(index, of: path, options, context)
+                let result = try await completeOne(file, value: value, options, coordinator, context)
+                try removePendingFile(path)
+                results.append(
+                    CompletedDocument(
+                        pendingFile: Format.path(path),
+                        status: "completed",
+                        document: Format.path(file.completion.document),
+                        signature: Format.path(result.output),
+                        id: result.record,
+                        format: result.format,
+                        level: file.level.description
+                    )
+                )
+                if !context.json {
+                    context.console.out(
+                        "completed \(Format.printable(path)) -> \(Format.printable(result.output)) "
+                            + "(\(result.format), \(file.level))"
+                    )
+                }
+            } catch let error as CertificateProviderError {
+                results.append(
+                    CompletedDocument(
+                        pendingFile: Format.path(path),
+                        status: "failed",
+                        error: error.reason,
+                        code: error.code.rawValue
+                    )
+                )
+                context.console.err(ErrorText.documentFailure(path, error, command: context.command))
+            }
+        }
+        let failed = results.filter { $0.status == "failed" }.count
+        if context.json {
+            context.console.out(
+                JSONOutput.encode(CompleteDocument(completed: results.count - failed, failed: failed, results: results))
+            )
+        }
+        return failed == 0 ? CertSign.exitSuccess : CertSign.exitFailure
+    }
+
+    /// The signature value of the `index`th PENDING: raw bytes, or hex or base64 text.
+    /// - Throws: `.fileSystem` when the file cannot be read; `.malformedInput` when it is empty.
+    private static func signatureValue(
+        _ index: Int,
+        of pendingPath: String,
+        _ options: CompleteOptions,
+        _ context: CommandContext
+    ) throws -> [UInt8] {
+        let bytes: [UInt8]
+        if let directory = options.signatureValueDirectory {
+            let name = URL(fileURLWithPath: pendingPath).lastPathComponent
+            let stem = name.hasSuffix(PendingFile.suffix) ? String(name.dropLast(PendingFile.suffix.count)) : name
+            bytes = try context.readInputFile(
+                URL(fileURLWithPath: directory).appendingPathComponent(stem + ".sig").path,
+                what: "signature value file"
+            )
+        } else if options.signatureValues[index] == "-" {
+            bytes = Array(context.console.readStandardInput())
+        } else {
+            bytes = try context.readInputFile(options.signatureValues[index], what: "signature value file")
+        }
+        let value = SignatureValueText.decode(bytes)
+        guard !value.isEmpty else {
+            throw CertificateProviderError.malformedInput("the signature value for \(pendingPath) is empty")
+        }
+        return value
+    }
+}

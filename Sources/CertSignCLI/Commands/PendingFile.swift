@@ -1,0 +1,103 @@
+import CertificateProviders
+internal import Durability
+import Foundation
+import Signing
+
+/// A `.pending` file of `certsign prepare`: the pending signature's JSON (what
+/// `PendingSignature(jsonData:)` reads, so an app can complete it too) with what `certsign complete`
+/// needs besides under one `certsign` key: the document and the level to reach.
+struct PendingFile {
+    /// The file name suffix `prepare` writes and `pending` lists.
+    static let suffix = ".pending"
+
+    /// What `complete` does besides putting the value in.
+    struct Completion: Codable, Equatable {
+        /// The document's absolute path.
+        var document: String
+        /// `b-b`, `b-t`, `b-lt` or `b-lta`.
+        var level: String
+        /// The TSA's URL (b-t and up).
+        var tsa: String?
+        /// `--tsa-ca` files (absolute paths).
+        var tsaCA: [String] = []
+        /// `--ca` files (absolute paths), for b-lt and b-lta.
+        var ca: [String] = []
+    }
+
+    var pending: PendingSignature
+    var completion: Completion
+
+    /// Whether it is a PDF signature (PAdES) rather than a `.p7s` one.
+    var isPAdES: Bool { pending.pdf != nil }
+
+    /// The level `complete` reaches.
+    var level: SignatureLevel { SignatureLevel(completion.level) ?? .bB }
+
+    /// The JSON written to the file: the pending signature's, plus `certsign`.
+    func jsonData() throws -> [UInt8] {
+        guard var object = try JSONSerialization.jsonObject(with: try pending.jsonData()) as? [String: Any] else {
+            throw CertificateProviderError(.cryptoFailure, "the pending signature did not encode as a JSON object")
+        }
+        let encoded = try JSONEncoder().encode(completion)
+        object[Self.key] = try JSONSerialization.jsonObject(with: encoded)
+        let data = try JSONSerialization.data(
+            withJSONObject: object,
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        )
+        return Array(data) + [0x0A]
+    }
+
+    /// Writes it to `path` with mode 0600, atomically, refusing a file that exists.
+    /// - Throws: `.alreadyExists` naming the file; `.fileSystem`.
+    func write(to path: String) throws {
+        if FileSystem.exists(path) {
+            throw CertificateProviderError(
+                .alreadyExists,
+                "\(path) exists: complete it ('certsign complete \(path) …') or cancel it ('certsign pending cancel "
+                    + "ID') before preparing this document again"
+            )
+        }
+        try FileSystem.writeAtomically(path, try jsonData(), mode: 0o600)
+    }
+
+    /// Reads the `.pending` file at `path`.
+    /// - Throws: `.fileSystem` when it cannot be read; `.malformedInput` naming the field when it is
+    ///   not a pending signature of `certsign prepare` (or was edited where that shows); the callers
+    ///   name the file.
+    init(contentsOf path: String, context: CommandContext) throws {
+        let bytes = Data(try context.readInputFile(path, what: "pending file"))
+        do {
+            pending = try PendingSignature(jsonData: bytes)
+            let object = try JSONSerialization.jsonObject(with: bytes) as? [String: Any]
+            guard let section = object?[Self.key] else {
+                throw CertificateProviderError.malformedInput("it has no '\(Self.key)' section")
+            }
+            completion = try JSONDecoder().decode(
+                Completion.self,
+                from: try JSONSerialization.data(withJSONObject: section)
+            )
+        } catch let error as CertificateProviderError {
+            throw CertificateProviderError(
+                error.code,
+                "not a pending file of certsign prepare: \(error.reason)"
+            )
+        } catch {
+            throw CertificateProviderError.malformedInput(
+                "not a pending file of certsign prepare: its '\(Self.key)' section is wrong (\(error))"
+            )
+        }
+        guard SignatureLevel(completion.level) != nil else {
+            throw CertificateProviderError.malformedInput(
+                "not a pending file of certsign prepare: its level '\(completion.level)' is not b-b, b-t, b-lt or b-lta"
+            )
+        }
+    }
+
+    /// Creates a pending file's value.
+    init(pending: PendingSignature, completion: Completion) {
+        self.pending = pending
+        self.completion = completion
+    }
+
+    private static let key = "certsign"
+}

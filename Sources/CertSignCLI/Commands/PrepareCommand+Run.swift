@@ -1,0 +1,117 @@
+import CertificateProviders
+import Foundation
+import PDFSigning
+import SignatureJournal
+import Signing
+
+/// What `certsign prepare` does with each document.
+extension Commands {
+    /// Prepares every document, reporting a failing one and going on with the others.
+    static func runPrepare(_ options: PrepareOptions, _ context: CommandContext) async throws -> Int32 {
+        let certificates = try context.certificates(inFiles: [options.certificate], option: "--certificate")
+        guard let certificate = certificates.first else {
+            throw CertificateProviderError.malformedInput("--certificate \(options.certificate) holds no certificate")
+        }
+        let chain =
+            Array(certificates.dropFirst()) + (try context.certificates(inFiles: options.chain, option: "--chain"))
+        if let directory = options.outputDirectory { try context.makeOutputDirectory(directory) }
+        let level = options.level ?? (options.tsa == nil ? .bB : .bT)
+        let completion = PendingFile.Completion(
+            document: "",
+            level: level.rawValue,
+            tsa: options.tsa?.absoluteString,
+            tsaCA: options.tsaCA.map(absolutePath),
+            ca: options.ca.map(absolutePath)
+        )
+        // Preparing records nothing: the journal hears of the signature when it is completed.
+        let coordinator = SigningCoordinator(registry: ProviderRegistry(), journal: try SignatureJournal.inMemory())
+        let timestampClient =
+            options.format == .pades ? try context.timestampClient(options.tsa, anchors: options.tsaCA) : nil
+        var results: [PreparedDocument] = []
+        for path in options.documents {
+            do {
+                var file = PendingFile(
+                    pending: try await prepareOne(
+                        path,
+                        certificate: certificate,
+                        chain: chain,
+                        options: options,
+                        coordinator: coordinator,
+                        timestampClient: timestampClient,
+                        context: context
+                    ),
+                    completion: completion
+                )
+                file.completion.document = absolutePath(path)
+                let pendingPath = pendingFilePath(for: path, directory: options.outputDirectory)
+                try file.write(to: pendingPath)
+                let document = PreparedDocument(path, pendingFile: pendingPath, file)
+                results.append(document)
+                if !context.json { context.console.out(document.humanText) }
+            } catch let error as CertificateProviderError {
+                results.append(PreparedDocument(failed: path, error))
+                context.console.err(ErrorText.documentFailure(path, error, command: context.command))
+            }
+        }
+        let failed = results.filter { $0.status == "failed" }.count
+        if context.json {
+            context.console.out(
+                JSONOutput.encode(PrepareDocument(prepared: results.count - failed, failed: failed, results: results))
+            )
+        }
+        return failed == 0 ? CertSign.exitSuccess : CertSign.exitFailure
+    }
+
+    /// The pending signature of one document.
+    private static func prepareOne(
+        _ path: String,
+        certificate: Certificate,
+        chain: [Certificate],
+        options: PrepareOptions,
+        coordinator: SigningCoordinator,
+        timestampClient: TimestampAuthorityClient?,
+        context: CommandContext
+    ) async throws -> PendingSignature {
+        _ = try context.documentSize(path)
+        let url = URL(fileURLWithPath: path)
+        let scheme = options.scheme.map { SignatureScheme($0.rawValue) }
+        guard options.format == .pades else {
+            return try await coordinator.prepare(
+                document: .file(url),
+                certificate: certificate,
+                chain: chain,
+                scheme: scheme,
+                options: SigningOptions(
+                    format: options.format == .cms ? .cms : .cadesBES,
+                    isDetached: !options.attached,
+                    digestAlgorithm: options.digest
+                )
+            )
+        }
+        let digest = try options.digest ?? DigestAlgorithm.preferred(for: certificate.publicKeyAlgorithm)
+        return try PDFSigner.prepare(
+            pdfAt: url,
+            certificate: certificate,
+            chain: chain,
+            scheme: scheme,
+            options: PDFSignatureOptions(
+                fieldName: options.field,
+                reason: options.reason,
+                location: options.location,
+                digestAlgorithm: digest,
+                timestampAuthority: timestampClient
+            )
+        )
+    }
+
+    /// `DIR/NAME.pending`, or `NAME.pending` beside the document.
+    static func pendingFilePath(for document: String, directory: String?) -> String {
+        let url = URL(fileURLWithPath: document)
+        let folder = directory.map { URL(fileURLWithPath: $0) } ?? url.deletingLastPathComponent()
+        return folder.appendingPathComponent(url.lastPathComponent + PendingFile.suffix).path
+    }
+
+    /// `path` made absolute against the current directory (kept in the pending file, which
+    /// `complete` may read from elsewhere).
+    static func absolutePath(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+}
