@@ -366,6 +366,7 @@ let package = Package(
                 "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
                 "CSystemShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport", "ValidationReporting",
+                "TrustedLists",
             ],
             swiftSettings: swiftSettings
         ),

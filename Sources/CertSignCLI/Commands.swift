@@ -12,6 +12,7 @@ import PKCS12Provider
 enum Commands {
     static let all: [CommandDescriptor] =
         [providers] + identityCommands + signingCommands + journalCommands + [csr] + timestampCommands + extendCommands
+        + trustCommands
         + dssCommands + tokenCommands + cscCommands
         + sessionCommands + [demo] + documentationCommands
 

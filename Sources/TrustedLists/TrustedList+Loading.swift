@@ -42,6 +42,12 @@ extension TrustedList {
         at time: Date = Date(),
         limits: TrustedListLimits = TrustedListLimits()
     ) throws {
+        let xml = try Self.parse(bytes, name: name, limits: limits)
+        try self.init(parsed: xml, name: name, signers: signers, at: time)
+    }
+
+    /// Parses a list within `limits` and checks its root element; nothing is verified yet.
+    static func parse(_ bytes: [UInt8], name: String, limits: TrustedListLimits) throws -> TrustedListXML {
         guard bytes.count <= limits.maximumBytes else {
             throw TrustedListError(.limitExceeded, "\(name) is larger than \(limits.maximumBytes) bytes")
         }
@@ -54,6 +60,12 @@ extension TrustedList {
                     + "{\(Self.namespace)}TrustServiceStatusList"
             )
         }
+        return xml
+    }
+
+    /// Verifies a parsed list's signature with `signers`, then reads it and checks its `NextUpdate`.
+    init(parsed xml: TrustedListXML, name: String, signers: [Certificate], at time: Date) throws {
+        guard let root = xml.root else { throw TrustedListError(.malformedXML, "\(name) has no root element") }
         let signer = try Self.verifiedSigner(xml, signers: signers, name: name)
         let reader = TrustedListReader(name: name)
         let fields = try reader.fields(root)
@@ -108,12 +120,19 @@ extension TrustedList {
         )
     }
 
+    /// What an unverified list says it is (its `TSLType` and `SchemeTerritory`): only for choosing
+    /// which certificates to verify it with, never trusted.
+    static func claimedIdentity(_ xml: TrustedListXML) -> (type: String, territory: String) {
+        let info = xml.root?.child("SchemeInformation")
+        return (info?.child("TSLType")?.text ?? "", info?.child("SchemeTerritory")?.text ?? "")
+    }
+
     static func isoText(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0) ?? .gmt))
     }
 
     /// At most `limit` bytes of the file; a larger file (or one that grows while read) is refused.
-    private static func readBounded(_ url: URL, limit: Int, name: String) throws -> [UInt8] {
+    static func readBounded(_ url: URL, limit: Int, name: String) throws -> [UInt8] {
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: url)

@@ -32,6 +32,8 @@ public struct TrustedListError: LocalizedError, Hashable, Sendable, CustomString
         public static let signatureInvalid = Code("signatureInvalid")
         /// The signature holds for none of the signer certificates given (another key signed it).
         public static let wrongSigner = Code("wrongSigner")
+        /// A TL given beside a LOTL that has no pointer to its territory (so no certificate to check it with).
+        public static let unlisted = Code("unlisted")
         /// No signer certificate was given to check the list against.
         public static let noSigners = Code("noSigners")
         /// The list's `NextUpdate` is before the time it is used at (or it has none: a closed list).

@@ -128,6 +128,13 @@ import Testing
                     .union(Self.keys(FailureDocument.CodingKeys.self))
             ),
             (
+                "trust show",
+                Self.keys(TrustShowDocument.CodingKeys.self).union(Self.keys(TrustedListDocument.CodingKeys.self))
+                    .union(Self.keys(TrustedListPointerDocument.CodingKeys.self))
+                    .union(Self.keys(TrustServiceDocument.CodingKeys.self))
+                    .union(Self.keys(TrustServicePeriodDocument.CodingKeys.self))
+            ),
+            (
                 "verify SIGNATURE SIGNATURE…",
                 Self.keys(VerifyManyDocument.CodingKeys.self).union(Self.keys(VerifyFailedDocument.CodingKeys.self))
             ),

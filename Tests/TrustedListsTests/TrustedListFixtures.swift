@@ -27,6 +27,33 @@ enum TrustedListFixtures {
         try TrustedList.load(contentsOf: url(file), signers: [try certificate(signer)], at: time)
     }
 
+    /// The LOTL and both TLs, checked with the LOTL signer's certificate at `time`.
+    static func set(at time: Date = now) throws -> TrustedListSet {
+        try TrustedListSet.load(
+            files: ["lotl.xml", "tl-qc.xml", "tl-qtst.xml"].map(url),
+            lotlSigners: [try certificate("lotl-signer")],
+            at: time
+        )
+    }
+
+    /// `--trusted-list` for the LOTL and both TLs, and `--lotl-signer`.
+    static var listArguments: [String] {
+        ["lotl.xml", "tl-qc.xml", "tl-qtst.xml"].flatMap { ["--trusted-list", url($0).path] }
+            + ["--lotl-signer", certificatePath("lotl-signer")]
+    }
+
+    /// A detached CAdES signature of `document` by `signer`, made by pyHanko (sign.py); with `timestamp`,
+    /// it carries a signature timestamp of that time by the test TSA.
+    static func sign(_ document: String, by signer: String, timestampAt timestamp: String? = nil) throws -> String {
+        let output = document + ".\(signer).p7s"
+        let result = try ExternalTool.run(
+            "python3",
+            [url("sign.py").path, document, output, signer] + (timestamp.map { [$0] } ?? [])
+        )
+        try #require(result.succeeded, "sign.py failed (run `make deps`): \(result.errorOutput)")
+        return output
+    }
+
     /// Whether xmlsec1 verifies `file`'s signature with `signer`'s public key (the key the signature
     /// names in KeyInfo is not used: only key-name and key-value key data are enabled).
     static func xmlsec1Verifies(_ file: String, signer: String) throws -> Bool {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import PDFSigning
 import Signing
+import TrustedLists
 import ValidationReporting
 
 /// `certsign verify SIGNATURE…`: one signature or PDF reported in full, many in one run (in
@@ -23,6 +24,8 @@ extension Commands {
         var revocationMaxAge: TimeInterval?
         var allowChanges = false
         var report: String?
+        var trustedLists: [String] = []
+        var lotlSigners: [String] = []
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -127,7 +130,7 @@ extension Commands {
                         + "(replaced atomically; written whatever the verdicts)",
                     type: .file
                 ),
-            ]
+            ] + trustedListOptions(\.trustedLists, \.lotlSigners)
         }
 
         func validate() throws {
@@ -234,6 +237,8 @@ extension Commands {
         let policy: ValidationPolicy
         let fetcher: TransportBinaryFetcher?
         let context: CommandContext
+        /// The `--trusted-list` lists, which judge each chain their services anchor.
+        var trustedLists: TrustedListSet? = nil
     }
 
     private static func runVerify(_ options: VerifyOptions, _ context: CommandContext) async throws -> Int32 {
@@ -247,17 +252,25 @@ extension Commands {
             to: &policy
         )
         var trust = try context.certificates(inFiles: options.ca, option: "--ca")
+        let lists = try loadTrustedLists(
+            options.trustedLists,
+            signerFiles: options.lotlSigners,
+            at: policy.validationTime ?? Date(),
+            context: context
+        )
+        trust += lists?.signatureAnchors ?? []
         // No anchor named: the system's roots are the trust, as a browser's or openssl's are.
-        if options.trustsSystem || (options.ca.isEmpty && !options.noChainCheck) {
+        if options.trustsSystem || (options.ca.isEmpty && lists == nil && !options.noChainCheck) {
             trust += try SystemTrustStore.certificates()
         }
-        let run = VerifyRun(
+        var run = VerifyRun(
             options: options,
             trust: trust,
             policy: policy,
             fetcher: policy.checkRevocation ? try context.binaryFetcher() : nil,
             context: context
         )
+        run.trustedLists = lists
         if options.signatures.count == 1 {
             // One file: reported in full; a file that cannot be read is an error (exit 1), as always.
             let file = try await verifyFile(options.signatures[0], run)
@@ -351,7 +364,8 @@ extension Commands {
             )
         }
         let signature = try context.readInputFile(path, what: "signature")
-        let (result, contentPath) = try await verifyCMS(signature, path: path, run)
+        let (verified, contentPath) = try await verifyCMS(signature, path: path, run)
+        let result = run.trustedLists?.judge(verified) ?? verified
         // A detached signature without its document: say which options give it.
         let hint =
             result.failure?.code == .contentMissing && contentPath == nil ? detachedContentHint(path, run) : nil

@@ -2,7 +2,9 @@
 
 certomancer issues the test PKI of pki.yml (certificates in certs/); lxml writes the lists' XML and
 xmlsec1 (Debian's `xmlsec1`) signs each one: an enveloped XML-DSig over the whole document (URI ""),
-exclusive C14N, RSA (the LOTL) or ECDSA P-256 (the TLs), the signer's certificate in KeyInfo.
+exclusive C14N, RSA (the LOTL) or ECDSA P-256 (the TLs), the signer's certificate in KeyInfo. The
+TSA's key is RSA: pyHanko's DummyTimeStamper, which sign.py uses for fixed-time timestamps, signs
+only with RSA.
 
 Lists written:
   lotl.xml              the list of the lists, signed by lotl-signer, pointing to the two TLs

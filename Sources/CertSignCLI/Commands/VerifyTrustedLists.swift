@@ -1,0 +1,60 @@
+import CertificateProviders
+import Foundation
+import Signing
+import TrustedLists
+
+/// `verify --trusted-list FILE… --lotl-signer CERT…`: EU trusted lists as the signers' trust anchors.
+extension Commands {
+    /// The trusted-list options of `verify` (and the lists `trust show` reads).
+    static func trustedListOptions<Options: CommandOptions>(
+        _ lists: WritableKeyPath<Options, [String]>,
+        _ signers: WritableKeyPath<Options, [String]>
+    ) -> [OptionBinding<Options>] {
+        [
+            .repeatable(
+                lists,
+                "--trusted-list",
+                "FILE",
+                "an EU trusted list (ETSI TS 119 612 XML): the list of the lists (LOTL), whose TLs are then\n"
+                    + "the further --trusted-list files and are checked with the certificates its pointers\n"
+                    + "name, or a TL alone; its CA services anchor signers' chains, each judged by the\n"
+                    + "service's status at the time the chain is checked at",
+                type: .file
+            ),
+            .repeatable(
+                signers,
+                "--lotl-signer",
+                "CERT",
+                "the LOTL's signing certificate (PEM or DER; for a TL given alone, its signer's)",
+                type: .file
+            ),
+        ]
+    }
+
+    /// The lists of `--trusted-list`, verified at `time`; nil when none is given.
+    static func loadTrustedLists(
+        _ files: [String],
+        signerFiles: [String],
+        at time: Date,
+        context: CommandContext
+    ) throws -> TrustedListSet? {
+        guard !files.isEmpty else { return nil }
+        guard !signerFiles.isEmpty else {
+            throw UsageError(
+                message: "--trusted-list needs --lotl-signer CERT: the certificate that signs the list of the lists "
+                    + "(or the TL given alone)",
+                usage: verify.usage
+            )
+        }
+        let signers = try context.certificates(inFiles: signerFiles, option: "--lotl-signer")
+        do {
+            return try TrustedListSet.load(
+                files: files.map { URL(fileURLWithPath: $0) },
+                lotlSigners: signers,
+                at: time
+            )
+        } catch let error as TrustedListError {
+            throw CertificateProviderError(CertificateProviderError.Code(error.code.rawValue), error.reason)
+        }
+    }
+}

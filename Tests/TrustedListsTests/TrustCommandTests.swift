@@ -1,0 +1,61 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `certsign trust show` and `certsign verify --trusted-list … --lotl-signer …`, run as users run them.
+@Suite(.enabled(if: CLI.isBuilt)) struct TrustCommandTests {
+    @Test func trustShowListsServicesAndStatuses() throws {
+        let text = try CLI.run(["trust", "show"] + TrustedListFixtures.listArguments)
+        #expect(text.status == 0, "\(text.errorOutput)")
+        #expect(text.output.contains("GRANTED CA/QC: TL Test Qualified CA"))
+        #expect(text.output.contains("WITHDRAWN CA/QC: TL Test Withdrawn Qualified CA"))
+        #expect(text.output.contains("granted from 2020-01-01T00:00:00Z until 2024-06-01T00:00:00Z"))
+        #expect(text.output.contains("GRANTED TSA/QTST: TL Test Qualified Time Stamping Service"))
+        let json = try CLI.run(["--json", "trust", "show", "--at", "2023-07-01"] + TrustedListFixtures.listArguments)
+        #expect(json.status == 0, "\(json.errorOutput)")
+        let document = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        let lists = try #require(document["lists"] as? [[String: Any]])
+        let services = lists.flatMap { $0["services"] as? [[String: Any]] ?? [] }
+        let withdrawn = try #require(services.first { $0["name"] as? String == "TL Test Withdrawn Qualified CA" })
+        #expect(withdrawn["status"] as? String == "granted")  // in 2023
+        #expect(withdrawn["currentStatus"] as? String == "withdrawn")
+    }
+
+    @Test func trustShowRefusesATamperedList() throws {
+        let result = try CLI.run(
+            [
+                "--json", "trust", "show", "--trusted-list", TrustedListFixtures.url("tl-qc-tampered.xml").path,
+                "--lotl-signer", TrustedListFixtures.certificatePath("tl-signer"),
+            ]
+        )
+        #expect(result.status == 1)
+        #expect(result.output.contains("\"code\" : \"signatureInvalid\""))
+        #expect(result.output.contains("changed after signing"))
+    }
+
+    @Test func verifyUsesTheListsAnchorsAtTheProvenTime() throws {
+        let directory = try TemporaryDirectory(prefix: "trusted-lists-cli")
+        let document = try directory.write("document.txt", text: "signed under a trusted list\n")
+        func verify(_ signature: String, _ extra: [String] = []) throws -> ExternalTool.Result {
+            try CLI.run(["verify", signature, "--content", document] + TrustedListFixtures.listArguments + extra)
+        }
+        let qualified = try verify(try TrustedListFixtures.sign(document, by: "qc-signer"))
+        #expect(qualified.status == 0, "\(qualified.output)\(qualified.errorOutput)")
+        #expect(qualified.output.contains("TL Test Qualified CA"))
+        let withdrawn = try TrustedListFixtures.sign(document, by: "qc-signer-old")
+        let now = try verify(withdrawn)
+        #expect(now.status == 2)
+        #expect(now.output.contains("INDETERMINATE: NO_CERTIFICATE_CHAIN_FOUND"))
+        #expect(now.output.contains("\"TL Test Withdrawn Qualified CA\" (BE, tl-qc.xml), withdrawn since 2024-06-01"))
+        #expect(try verify(withdrawn, ["--at", "2023-07-01"]).status == 0)
+        let proven = try verify(
+            try TrustedListFixtures.sign(document, by: "qc-signer-old", timestampAt: "2023-07-01T12:00:00Z")
+        )
+        #expect(proven.status == 0, "\(proven.output)")
+        // Without the lists the same signature has no anchor.
+        let without = try CLI.run([
+            "verify", withdrawn, "--content", document, "--ca", TrustedListFixtures.certificatePath("tl-signer"),
+        ])
+        #expect(without.status == 2)
+    }
+}
