@@ -306,7 +306,9 @@ let package = Package(
         // with libxmlsec1, their services turned into trust anchors at a given time.
         .target(
             name: "TrustedLists",
-            dependencies: ["CertificateProviders", "Validation", "CXMLSecShims"],
+            dependencies: [
+                "CertificateProviders", "Validation", "CXMLSecShims", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers",
+            ],
             swiftSettings: swiftSettings
         ),
         // The signing coordinator, its strategies and batching, and the journal wiring.

@@ -76,6 +76,9 @@ public struct TrustService: Sendable {
     public let statusStartingTime: Date
     /// The `AdditionalServiceInformation` URIs of its extensions (`…/SvcInfoExt/ForeSignatures`, …).
     public let additionalServiceInformation: [String]
+    /// The `Qualifier` URIs of its `Qualifications` extension (`…/SvcInfoExt/QCWithSSCD`, …), which
+    /// refine the qualification of some of its certificates.
+    public let qualifierURIs: [String]
     /// Every known status period, oldest first: the service history's entries, then the current one.
     public let periods: [TrustServiceStatusPeriod]
 
@@ -88,6 +91,7 @@ public struct TrustService: Sendable {
         status: TrustServiceStatus,
         statusStartingTime: Date,
         additionalServiceInformation: [String] = [],
+        qualifierURIs: [String] = [],
         history: [(status: TrustServiceStatus, start: Date)] = []
     ) {
         self.providerName = providerName
@@ -97,6 +101,7 @@ public struct TrustService: Sendable {
         self.status = status
         self.statusStartingTime = statusStartingTime
         self.additionalServiceInformation = additionalServiceInformation
+        self.qualifierURIs = qualifierURIs
         let entries = (history.filter { $0.start < statusStartingTime } + [(status, statusStartingTime)])
             .sorted { $0.start < $1.start }
         periods = entries.enumerated().map { index, entry in

@@ -96,6 +96,10 @@ struct TrustedListReader {
         }
         let extensions = information.child("ServiceInformationExtensions")?.children("Extension") ?? []
         let additional = extensions.compactMap { $0.child("AdditionalServiceInformation")?.child("URI")?.text }
+        let qualifiers = extensions.compactMap { $0.child("Qualifications") }
+            .flatMap { $0.children("QualificationElement") }
+            .flatMap { $0.child("Qualifiers")?.children("Qualifier") ?? [] }
+            .compactMap { $0.attribute("uri") }
         return TrustService(
             providerName: providerName,
             name: name,
@@ -108,6 +112,7 @@ struct TrustedListReader {
             status: entry.status,
             statusStartingTime: entry.start,
             additionalServiceInformation: additional,
+            qualifierURIs: qualifiers,
             history: history
         )
     }

@@ -387,7 +387,10 @@ extension Commands {
                 verification.failure?.hint = hint
                 return .cms(verification)
             },
-            text: { verificationText(result) + (hint.map { "\n  hint: \($0)" } ?? "") }
+            text: {
+                verificationText(result) + qualificationText(result, run.trustedLists)
+                    + (hint.map { "\n  hint: \($0)" } ?? "")
+            }
         )
     }
 

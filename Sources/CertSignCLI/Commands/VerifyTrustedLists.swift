@@ -58,3 +58,19 @@ extension Commands {
         }
     }
 }
+
+extension Commands {
+    /// `qualification: LEVEL — reason` for each valid signer whose chain was checked, decided by the
+    /// `--trusted-list` services at the time its chain was checked at.
+    static func qualificationText(_ result: VerificationResult, _ lists: TrustedListSet?) -> String {
+        guard let lists else { return "" }
+        let lines = result.signers.enumerated().compactMap { index, signer -> String? in
+            guard signer.isValid, signer.chainChecked, let certificate = signer.signerCertificate else { return nil }
+            let time = signer.checkedAt ?? result.validationTime
+            let qualification = lists.qualification(of: certificate, chain: signer.chain, at: time)
+            let prefix = result.signers.count > 1 ? "signer \(index + 1): " : ""
+            return "\nqualification: \(prefix)\(qualification.level) — \(Format.printable(qualification.reason))"
+        }
+        return lines.joined()
+    }
+}
