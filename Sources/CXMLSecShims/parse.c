@@ -90,7 +90,13 @@ CXMLSecShims_document *CXMLSecShims_parse(
     size_t message_size) {
     if (message != NULL && message_size > 0) message[0] = 0;
     *status = CXMLSecShims_parse_no_memory;
-    if (CXMLSecShims_initialise() != 0 || length > (size_t)0x7fffffff) return NULL;
+    if (CXMLSecShims_initialise() != 0) return NULL;
+    if (length > (size_t)0x7fffffff) {
+        /* libxml2 takes an int length: a larger document is refused as too large, never truncated. */
+        *status = CXMLSecShims_parse_too_many_elements;
+        if (message != NULL && message_size > 0) snprintf(message, message_size, "larger than 2 GiB");
+        return NULL;
+    }
     xmlParserCtxtPtr parser = xmlNewParserCtxt();
     if (parser == NULL) return NULL;
     parser->sax->startElementNs = start_element;

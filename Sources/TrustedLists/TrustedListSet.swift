@@ -77,6 +77,16 @@ public struct TrustedListSet: Sendable {
             .filter { seen.insert($0.derRepresentation).inserted }
     }
 
+    /// The qualified time-stamping service (TSA/QTST) whose digital identity is the certificate of
+    /// `tsa`, granted at `time` (the timestamp's own time), when there is one: that timestamp is
+    /// then a qualified electronic time stamp.
+    public func qualifiedTimestampService(for tsa: Certificate, at time: Date) -> TrustService? {
+        services.first { service in
+            service.type == .qualifiedTimestamping && service.status(at: time) == .granted
+                && service.certificates.contains { $0.derRepresentation == tsa.derRepresentation }
+        }
+    }
+
     /// The service of one of `types` whose digital identity is `certificate`, with its list.
     public func service(
         anchoring certificate: Certificate,

@@ -55,6 +55,7 @@ import Testing
             try TrustedListFixtures.sign(document, by: "qc-signer-old", timestampAt: "2023-07-01T12:00:00Z")
         )
         #expect(proven.status == 0, "\(proven.output)")
+        #expect(proven.output.contains("timestamp:    qualified (QTST \"TL Test Qualified Time Stamping Service\")"))
         // Without the lists the same signature has no anchor.
         let without = try CLI.run([
             "verify", withdrawn, "--content", document, "--ca", TrustedListFixtures.certificatePath("tl-signer"),

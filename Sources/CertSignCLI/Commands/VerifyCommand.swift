@@ -263,6 +263,8 @@ extension Commands {
         if options.trustsSystem || (options.ca.isEmpty && lists == nil && !options.noChainCheck) {
             trust += try SystemTrustStore.certificates()
         }
+        // Time-stamping services anchor timestamps (beside the signers' anchors) unless --tsa-ca names them.
+        if let lists, options.tsaCA.isEmpty { policy.timestampTrustAnchors = trust + lists.timestampAnchors }
         var run = VerifyRun(
             options: options,
             trust: trust,

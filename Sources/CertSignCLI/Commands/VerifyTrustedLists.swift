@@ -69,7 +69,15 @@ extension Commands {
             let time = signer.checkedAt ?? result.validationTime
             let qualification = lists.qualification(of: certificate, chain: signer.chain, at: time)
             let prefix = result.signers.count > 1 ? "signer \(index + 1): " : ""
-            return "\nqualification: \(prefix)\(qualification.level) — \(Format.printable(qualification.reason))"
+            var text = "\nqualification: \(prefix)\(qualification.level) — \(Format.printable(qualification.reason))"
+            if let timestamp = signer.timestamp, timestamp.indication == .passed, let tsa = timestamp.tsa {
+                let service = lists.qualifiedTimestampService(for: tsa, at: timestamp.time)
+                text +=
+                    "\ntimestamp:    \(prefix)"
+                    + (service.map { "qualified (QTST \"\(Format.printable($0.name))\")" }
+                        ?? "not qualified (no TSA/QTST service of the trusted lists granted then)")
+            }
+            return text
         }
         return lines.joined()
     }
