@@ -25,6 +25,15 @@ import Validation
                 at: TrustedListFixtures.now
             )
         }
+        // A TL of a territory the LOTL does not point to has no certificate to be checked with.
+        let unlisted = expectTrustedListError(.unlisted) {
+            try TrustedListSet.load(
+                files: ["lotl.xml", "tl-xx-unlisted.xml"].map(TrustedListFixtures.url),
+                lotlSigners: [try TrustedListFixtures.certificate("lotl-signer")],
+                at: TrustedListFixtures.now
+            )
+        }
+        #expect(unlisted?.reason.contains("TL of \"XX\"") == true)
         // Without the LOTL, a TL is checked with the certificate given for it.
         let alone = try TrustedListSet.load(
             files: [TrustedListFixtures.url("tl-qc.xml")],

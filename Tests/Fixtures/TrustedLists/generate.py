@@ -17,6 +17,7 @@ Lists written:
   tl-qc-other-key.xml   tl-qc.xml signed by other-signer, a key no list names
   tl-qc-expired.xml     tl-qc.xml with a NextUpdate in the past (2021), properly signed
   tl-qc-wrong-namespace.xml  tl-qc.xml in a namespace that is not TS 119 612's, properly signed
+  tl-xx-unlisted.xml    a TL of territory XX, properly signed by tl-signer, to which the LOTL does not point
 The certificates are fixed by pki.yml and the keys; ECDSA signatures differ from run to run.
 """
 
@@ -288,11 +289,11 @@ def tl_scheme(arch, root, territory):
     return info
 
 
-def tl_qtst(arch):
+def tl_qtst(arch, territory="LU"):
     root = new_list()
-    info = tl_scheme(arch, root, "LU")
+    info = tl_scheme(arch, root, territory)
     finish_scheme_information(info, issued="2026-01-01T00:00:00Z", next_update="2036-01-01T00:00:00Z")
-    services = provider(root, "Test Qualified Time Stamping Provider", "LU")
+    services = provider(root, "Test Qualified Time Stamping Provider", territory)
     service(
         services,
         service_type=QTST,
@@ -325,6 +326,7 @@ def main():
     sign(tl_qc(arch, next_update="2021-01-01T00:00:00Z"), "tl-signer", "tl-qc-expired.xml")
     wrong = "http://uri.etsi.org/02231/v1#"
     sign(tl_qc(arch, namespace=wrong), "tl-signer", "tl-qc-wrong-namespace.xml")
+    sign(tl_qtst(arch, territory="XX"), "tl-signer", "tl-xx-unlisted.xml")
     return 0
 
 
