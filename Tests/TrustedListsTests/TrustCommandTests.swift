@@ -21,6 +21,16 @@ import Testing
         #expect(withdrawn["currentStatus"] as? String == "withdrawn")
     }
 
+    @Test func listsWithoutTheirSignerAreAUsageError() throws {
+        let list = TrustedListFixtures.url("tl-qc.xml").path
+        let noSigner = try CLI.run(["trust", "show", "--trusted-list", list])
+        #expect(noSigner.status == 64)
+        #expect(noSigner.errorOutput.contains("--trusted-list needs --lotl-signer CERT"))
+        let noList = try CLI.run(["verify", list, "--lotl-signer", TrustedListFixtures.certificatePath("tl-signer")])
+        #expect(noList.status == 64)
+        #expect(noList.errorOutput.contains("--lotl-signer checks trusted lists"))
+    }
+
     @Test func trustShowRefusesATamperedList() throws {
         let result = try CLI.run(
             [

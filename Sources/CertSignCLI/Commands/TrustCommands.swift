@@ -28,6 +28,7 @@ extension Commands {
             if trustedLists.isEmpty {
                 throw InvalidValue(message: "give the lists to show with --trusted-list FILE (repeatable)")
             }
+            try Commands.validateTrustedListOptions(lists: trustedLists, signers: lotlSigners)
         }
     }
 

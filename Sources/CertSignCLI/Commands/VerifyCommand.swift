@@ -134,6 +134,11 @@ extension Commands {
         }
 
         func validate() throws {
+            try Commands.validateTrustedListOptions(
+                lists: trustedLists,
+                signers: lotlSigners,
+                noChainCheck: noChainCheck
+            )
             if !ca.isEmpty && noChainCheck {
                 throw InvalidValue(message: "--ca and --no-chain-check contradict each other")
             }

@@ -31,6 +31,22 @@ extension Commands {
         ]
     }
 
+    /// The cross-option rules of `--trusted-list` and `--lotl-signer`.
+    static func validateTrustedListOptions(lists: [String], signers: [String], noChainCheck: Bool = false) throws {
+        if !lists.isEmpty && signers.isEmpty {
+            throw InvalidValue(
+                message: "--trusted-list needs --lotl-signer CERT: the certificate that signs the list of the lists "
+                    + "(or the TL given alone)"
+            )
+        }
+        if lists.isEmpty && !signers.isEmpty {
+            throw InvalidValue(message: "--lotl-signer checks trusted lists: give them with --trusted-list FILE")
+        }
+        if !lists.isEmpty && noChainCheck {
+            throw InvalidValue(message: "--trusted-list and --no-chain-check contradict each other")
+        }
+    }
+
     /// The lists of `--trusted-list`, verified at `time`; nil when none is given.
     static func loadTrustedLists(
         _ files: [String],
@@ -39,13 +55,6 @@ extension Commands {
         context: CommandContext
     ) throws -> TrustedListSet? {
         guard !files.isEmpty else { return nil }
-        guard !signerFiles.isEmpty else {
-            throw UsageError(
-                message: "--trusted-list needs --lotl-signer CERT: the certificate that signs the list of the lists "
-                    + "(or the TL given alone)",
-                usage: verify.usage
-            )
-        }
         let signers = try context.certificates(inFiles: signerFiles, option: "--lotl-signer")
         do {
             return try TrustedListSet.load(
