@@ -40,57 +40,42 @@ public struct Qualification: Sendable {
 
 extension TrustedListSet {
     /// The qualification of `certificate` (a signer's, with its verified `chain`, signer first) at
-    /// `time`: from its QcStatements (QcCompliance, QcSSCD, QcType) and the CA/QC services of these
-    /// lists that are on the chain, granted at `time`, and meant for the certificate's type (their
-    /// ForeSignatures / ForeSeals / ForWebSiteAuthentication information). Without such a service
-    /// the certificate is not qualified (AdESig / AdESeal).
+    /// `time`, as ETSI TS 119 615 and pyHanko's assessor decide it: the certificate's QcStatements
+    /// (QcCompliance, QcSSCD, QcType), refined by the qualifiers of the CA/QC service on the chain
+    /// granted at `time` whose criteria select it (`QCWithQSCD`, `NotQualified`, `QCForESeal`, …),
+    /// for a service meant for the certificate's type (ForeSignatures / ForeSeals / ForWebSiteAuthentication).
+    /// Without such a service the certificate is not qualified (AdESig / AdESeal); a service whose
+    /// criteria are not evaluated here (policy sets, other criteria) gives ``QualificationLevel/indeterminate``.
     public func qualification(of certificate: Certificate, chain: [Certificate], at time: Date) -> Qualification {
         let statements = QcStatements(certificate: certificate)
-        guard let type = statements.type else {
+        guard let stated = statements.type else {
             return Qualification(level: .indeterminate, service: nil, reason: "the certificate states several QcTypes")
         }
-        let seal = type == QcStatements.eSealType
+        let prelim = QualifiedStatus(
+            qualified: statements.isQualifiedCertificate,
+            onQSCD: statements.isQualifiedCertificate && statements.isOnQualifiedDevice,
+            type: stated
+        )
         let authorities = Array(chain.dropFirst())
-        let candidates = services.filter { service in
+        let onChain = services.filter { service in
             service.type == .qualifiedCertificateAuthority && service.status(at: time) == .granted
-                && Self.serves(service, type: type)
+                && service.certificates.contains { own in authorities.contains { Self.sameAuthority(own, $0) } }
         }
-        let onChain = candidates.filter { service in
-            service.certificates.contains { certificate in authorities.contains { Self.sameAuthority(certificate, $0) }
+        for service in onChain {
+            guard let status = prelim.applying(service, to: certificate) else {
+                return Qualification(
+                    level: .indeterminate,
+                    service: service,
+                    reason: "the qualifiers of \"\(service.name)\" select certificates by criteria not evaluated here"
+                )
             }
-        }
-        guard let service = onChain.first else {
-            return Qualification(
-                level: seal ? .advancedSeal : .advancedSignature,
-                service: nil,
-                reason: "no CA/QC service of the trusted lists granted at \(TrustedList.isoText(time)) is on the chain"
-            )
-        }
-        guard service.qualifierURIs.isEmpty else {
-            return Qualification(
-                level: .indeterminate,
-                service: service,
-                reason: "the service \"\(service.name)\" refines its certificates with qualifiers, not evaluated yet"
-            )
-        }
-        guard statements.isQualifiedCertificate else {
-            return Qualification(
-                level: seal ? .advancedSeal : .advancedSignature,
-                service: service,
-                reason: "the certificate has no QcCompliance statement"
-            )
-        }
-        guard statements.isOnQualifiedDevice else {
-            return Qualification(
-                level: seal ? .advancedSealQC : .advancedSignatureQC,
-                service: service,
-                reason: "qualified certificate (QcCompliance) under \"\(service.name)\", key not on a QSCD (no QcSSCD)"
-            )
+            guard Self.serves(service, type: status.type) else { continue }
+            return Qualification(level: status.level, service: service, reason: status.reason(service))
         }
         return Qualification(
-            level: seal ? .qualifiedSeal : .qualifiedSignature,
-            service: service,
-            reason: "qualified certificate (QcCompliance, QcSSCD) under \"\(service.name)\""
+            level: prelim.type == QcStatements.eSealType ? .advancedSeal : .advancedSignature,
+            service: nil,
+            reason: "no CA/QC service of the trusted lists granted at \(TrustedList.isoText(time)) is on the chain"
         )
     }
 
@@ -109,5 +94,58 @@ extension TrustedListSet {
     /// The same CA: equal subject and public key (a re-issued CA certificate counts).
     private static func sameAuthority(_ lhs: Certificate, _ rhs: Certificate) -> Bool {
         lhs.subject == rhs.subject && lhs.publicKeyDERRepresentation == rhs.publicKeyDERRepresentation
+    }
+}
+
+/// A certificate's qualified status while it is assessed: qualified or not, key on a QSCD or not,
+/// its type, and the qualifiers that changed it.
+private struct QualifiedStatus {
+    var qualified: Bool
+    var onQSCD: Bool
+    var type: String
+    var qualifiers: Set<String> = []
+
+    /// The status once `service`'s qualifiers that select `certificate` are applied (the order of
+    /// precedence pyHanko's assessor uses); nil when a criteria list cannot be evaluated.
+    func applying(_ service: TrustService, to certificate: Certificate) -> QualifiedStatus? {
+        var applicable = Set<String>()
+        for qualification in service.qualifications {
+            guard let selected = qualification.criteria.matches(certificate) else { return nil }
+            if selected { applicable.formUnion(qualification.qualifierNames) }
+        }
+        var status = self
+        status.qualifiers = applicable
+        if !applicable.isDisjoint(with: ["NotQualified", "QCForLegalPerson"]) {
+            status.qualified = false
+        } else if applicable.contains("QCStatement") {
+            status.qualified = true
+        }
+        if applicable.contains("QCForWSA") {
+            status.type = QcStatements.webType
+        } else if applicable.contains("QCForESig") {
+            status.type = QcStatements.eSignatureType
+        } else if applicable.contains("QCForESeal") {
+            status.type = QcStatements.eSealType
+        }
+        if !status.qualified || !applicable.isDisjoint(with: ["QCNoSSCD", "QCNoQSCD"]) {
+            status.onQSCD = false
+        } else if !applicable.isDisjoint(with: ["QCQSCDManagedOnBehalf", "QCWithSSCD", "QCWithQSCD"]) {
+            status.onQSCD = true
+        }
+        return status
+    }
+
+    var level: QualificationLevel {
+        let seal = type == QcStatements.eSealType
+        guard qualified else { return seal ? .advancedSeal : .advancedSignature }
+        guard onQSCD else { return seal ? .advancedSealQC : .advancedSignatureQC }
+        return seal ? .qualifiedSeal : .qualifiedSignature
+    }
+
+    func reason(_ service: TrustService) -> String {
+        let by = qualifiers.isEmpty ? "" : " (the list's qualifiers: \(qualifiers.sorted().joined(separator: ", ")))"
+        guard qualified else { return "not a qualified certificate under \"\(service.name)\"\(by)" }
+        guard onQSCD else { return "qualified certificate under \"\(service.name)\", key not on a QSCD\(by)" }
+        return "qualified certificate under \"\(service.name)\", key on a QSCD\(by)"
     }
 }

@@ -76,9 +76,9 @@ public struct TrustService: Sendable {
     public let statusStartingTime: Date
     /// The `AdditionalServiceInformation` URIs of its extensions (`…/SvcInfoExt/ForeSignatures`, …).
     public let additionalServiceInformation: [String]
-    /// The `Qualifier` URIs of its `Qualifications` extension (`…/SvcInfoExt/QCWithSSCD`, …), which
-    /// refine the qualification of some of its certificates.
-    public let qualifierURIs: [String]
+    /// Its `Qualifications` extension's elements, which refine the qualification of the
+    /// certificates their criteria select.
+    public let qualifications: [TrustServiceQualification]
     /// Every known status period, oldest first: the service history's entries, then the current one.
     public let periods: [TrustServiceStatusPeriod]
 
@@ -91,7 +91,7 @@ public struct TrustService: Sendable {
         status: TrustServiceStatus,
         statusStartingTime: Date,
         additionalServiceInformation: [String] = [],
-        qualifierURIs: [String] = [],
+        qualifications: [TrustServiceQualification] = [],
         history: [(status: TrustServiceStatus, start: Date)] = []
     ) {
         self.providerName = providerName
@@ -101,7 +101,7 @@ public struct TrustService: Sendable {
         self.status = status
         self.statusStartingTime = statusStartingTime
         self.additionalServiceInformation = additionalServiceInformation
-        self.qualifierURIs = qualifierURIs
+        self.qualifications = qualifications
         let entries = (history.filter { $0.start < statusStartingTime } + [(status, statusStartingTime)])
             .sorted { $0.start < $1.start }
         periods = entries.enumerated().map { index, entry in

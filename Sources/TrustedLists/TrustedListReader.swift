@@ -96,10 +96,16 @@ struct TrustedListReader {
         }
         let extensions = information.child("ServiceInformationExtensions")?.children("Extension") ?? []
         let additional = extensions.compactMap { $0.child("AdditionalServiceInformation")?.child("URI")?.text }
-        let qualifiers = extensions.compactMap { $0.child("Qualifications") }
+        let qualifications = extensions.compactMap { $0.child("Qualifications") }
             .flatMap { $0.children("QualificationElement") }
-            .flatMap { $0.child("Qualifiers")?.children("Qualifier") ?? [] }
-            .compactMap { $0.attribute("uri") }
+            .map { element in
+                TrustServiceQualification(
+                    qualifiers: (element.child("Qualifiers")?.children("Qualifier") ?? []).compactMap {
+                        $0.attribute("uri")
+                    },
+                    criteria: criteria(element.child("CriteriaList"))
+                )
+            }
         return TrustService(
             providerName: providerName,
             name: name,
@@ -112,7 +118,7 @@ struct TrustedListReader {
             status: entry.status,
             statusStartingTime: entry.start,
             additionalServiceInformation: additional,
-            qualifierURIs: qualifiers,
+            qualifications: qualifications,
             history: history
         )
     }
@@ -126,6 +132,36 @@ struct TrustedListReader {
         let status = try required(element.child("ServiceStatus"), "ServiceStatus of \(service)").text
         let start = try required(element.child("StatusStartingTime"), "StatusStartingTime of \(service)")
         return (TrustServiceStatus(status), try date(start, "StatusStartingTime of \(service)"))
+    }
+
+    /// A `CriteriaList` (a missing one selects nothing: an empty `atLeastOne`).
+    private func criteria(_ list: TrustedListXML.Element?) -> TrustServiceCriteria {
+        guard let list else {
+            return TrustServiceCriteria(assertion: "atLeastOne", keyUsage: [], sublists: [], unevaluated: [])
+        }
+        var keyUsage: [[String: Bool]] = []
+        var sublists: [TrustServiceCriteria] = []
+        var unevaluated: [String] = []
+        for child in list.children {
+            switch child.name {
+            case "KeyUsage":
+                var bits: [String: Bool] = [:]
+                for bit in child.children("KeyUsageBit") {
+                    guard let name = bit.attribute("name") else { continue }
+                    bits[name] = bit.text == "true" || bit.text == "1"
+                }
+                keyUsage.append(bits)
+            case "CriteriaList": sublists.append(criteria(child))
+            case "Description": break
+            default: unevaluated.append(child.name)
+            }
+        }
+        return TrustServiceCriteria(
+            assertion: list.attribute("assert") ?? "all",
+            keyUsage: keyUsage,
+            sublists: sublists,
+            unevaluated: unevaluated
+        )
     }
 
     /// The X.509 certificates of a `ServiceDigitalIdentity` (its `DigitalId/X509Certificate`s).

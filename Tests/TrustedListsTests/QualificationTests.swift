@@ -29,6 +29,8 @@ import TrustedLists
         ("qc-signer-old", "qc-ca-old", at2023, .qualifiedSignature),
         ("qc-signer-old", "qc-ca-old", now, .advancedSignature),
         ("tsa", "qc-ca", now, .advancedSignature),
+        // No QcSSCD, but the service's QCWithQSCD qualifier selects certificates with nonRepudiation.
+        ("qc-signer-q", "qc-ca-q", now, .qualifiedSignature),
     ])
     func levelEqualsPyHankos(leaf: String, ca: String, time: String, expected: QualificationLevel) throws {
         let set = try TrustedListFixtures.set()
@@ -38,6 +40,24 @@ import TrustedLists
         let ours = set.qualification(of: certificate, chain: chain, at: date)
         #expect(ours.level == expected, "\(ours.reason)")
         #expect(ours.level == (try Self.pyHankoLevel(leaf, ca, time)))
+    }
+
+    @Test func qualifierCriteriaAreRead() throws {
+        let set = try TrustedListFixtures.set()
+        let service = try #require(set.services.first { $0.name == "TL Test Qualified CA With Qualifiers" })
+        let qualification = try #require(service.qualifications.first)
+        #expect(qualification.qualifierNames == ["QCWithQSCD"])
+        #expect(qualification.criteria.keyUsage == [["nonRepudiation": true]])
+        #expect(qualification.criteria.matches(try TrustedListFixtures.certificate("qc-signer-q")) == true)
+        #expect(qualification.criteria.matches(try TrustedListFixtures.certificate("tsa")) == false)
+        let ours = set.qualification(
+            of: try TrustedListFixtures.certificate("qc-signer-q"),
+            chain: [
+                try TrustedListFixtures.certificate("qc-signer-q"), try TrustedListFixtures.certificate("qc-ca-q"),
+            ],
+            at: TrustedListFixtures.now
+        )
+        #expect(ours.reason.contains("the list's qualifiers: QCWithQSCD"))
     }
 
     @Test func statementsAreRead() throws {

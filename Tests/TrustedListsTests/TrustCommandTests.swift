@@ -52,7 +52,11 @@ import Testing
         let qualified = try verify(try TrustedListFixtures.sign(document, by: "qc-signer"))
         #expect(qualified.status == 0, "\(qualified.output)\(qualified.errorOutput)")
         #expect(qualified.output.contains("TL Test Qualified CA"))
-        #expect(qualified.output.contains("qualification: QESig — qualified certificate (QcCompliance, QcSSCD)"))
+        #expect(
+            qualified.output.contains(
+                "qualification: QESig — qualified certificate under \"TL Test Qualified CA\", key on a QSCD"
+            )
+        )
         let noDevice = try verify(try TrustedListFixtures.sign(document, by: "qc-signer-nosscd"))
         #expect(noDevice.output.contains("qualification: AdESig-QC"))
         let withdrawn = try TrustedListFixtures.sign(document, by: "qc-signer-old")

@@ -12,7 +12,7 @@ import Validation
         let set = try TrustedListFixtures.set()
         #expect(set.lists.map(\.name) == ["lotl.xml", "tl-qc.xml", "tl-qtst.xml"])
         let subjects = set.signatureAnchors.map(\.subject)
-        #expect(subjects.count == 2)
+        #expect(subjects.count == 3)
         #expect(subjects.contains { $0.contains("TL Test Withdrawn Qualified CA") })
         #expect(set.timestampAnchors.map(\.subject).allSatisfy { $0.contains("Time Stamping Authority") })
     }

@@ -9,9 +9,10 @@ only with RSA.
 Lists written:
   lotl.xml              the list of the lists, signed by lotl-signer, pointing to the two TLs
                         (BE and LU, each naming tl-signer as its signer)
-  tl-qc.xml             BE: two CA/QC services: "TL Test Qualified CA" granted since 2020 and
+  tl-qc.xml             BE: three CA/QC services: "TL Test Qualified CA" granted since 2020,
                         "TL Test Withdrawn Qualified CA", granted 2020-01-01, withdrawn 2024-06-01
-                        (the grant in its service history)
+                        (the grant in its service history), and "TL Test Qualified CA With
+                        Qualifiers", whose QCWithQSCD qualifier covers certificates with nonRepudiation
   tl-qtst.xml           LU: one QTST service, the test TSA, granted since 2020
   tl-qc-tampered.xml    tl-qc.xml with one byte of a service name changed after signing
   tl-qc-other-key.xml   tl-qc.xml signed by other-signer, a key no list names
@@ -42,6 +43,8 @@ QTST = "http://uri.etsi.org/TrstSvc/Svctype/TSA/QTST"
 GRANTED = f"{URI_BASE}/Svcstatus/granted"
 WITHDRAWN = f"{URI_BASE}/Svcstatus/withdrawn"
 FOR_ESIGNATURES = f"{URI_BASE}/SvcInfoExt/ForeSignatures"
+ECC = "http://uri.etsi.org/TrstSvc/SvcInfoExt/eSigDir-1999-93-EC-TrustedList/#"
+QC_WITH_QSCD = f"{URI_BASE}/SvcInfoExt/QCWithQSCD"
 MIME_TSL = "application/vnd.etsi.tsl+xml"
 
 
@@ -118,20 +121,32 @@ def pointer(holder, *, location, territory, signer, operator, list_type):
     uris(other, "SchemeTypeCommunityRules", f"{URI_BASE}/schemerules/EUcommon")
 
 
-def service_fields(parent, *, service_type, name, cert, status, since, extensions):
+def qualifications(holder, qualifier, key_usage_bit):
+    """A critical Qualifications extension: `qualifier` for the certificates with `key_usage_bit` set."""
+    extension = el(holder, "Extension", Critical="true")
+    element = el(el(extension, "Qualifications", ns=ECC), "QualificationElement", ns=ECC)
+    el(el(element, "Qualifiers", ns=ECC), "Qualifier", ns=ECC, uri=qualifier)
+    criteria = el(element, "CriteriaList", ns=ECC, **{"assert": "atLeastOne"})
+    bit = el(el(criteria, "KeyUsage", ns=ECC), "KeyUsageBit", "true", ns=ECC)
+    bit.attrib["name"] = key_usage_bit
+
+
+def service_fields(parent, *, service_type, name, cert, status, since, extensions, qualifier=None):
     el(parent, "ServiceTypeIdentifier", service_type)
     names(parent, "ServiceName", name)
     digital_identity(parent, "ServiceDigitalIdentity", cert)
     el(parent, "ServiceStatus", status)
     el(parent, "StatusStartingTime", since)
-    if extensions:
+    if extensions or qualifier:
         holder = el(parent, "ServiceInformationExtensions")
         for uri in extensions:
             extension = el(holder, "Extension", Critical="false")
             uris(extension, "AdditionalServiceInformation", uri)
+        if qualifier:
+            qualifications(holder, qualifier, "nonRepudiation")
 
 
-def service(services, *, service_type, name, cert, status, since, history=(), extensions=()):
+def service(services, *, service_type, name, cert, status, since, history=(), extensions=(), qualifier=None):
     tsp_service = el(services, "TSPService")
     information = el(tsp_service, "ServiceInformation")
     service_fields(
@@ -142,6 +157,7 @@ def service(services, *, service_type, name, cert, status, since, history=(), ex
         status=status,
         since=since,
         extensions=extensions,
+        qualifier=qualifier,
     )
     if history:
         holder = el(tsp_service, "ServiceHistory")
@@ -265,6 +281,16 @@ def tl_qc(arch, *, namespace=TSL, next_update="2036-01-01T00:00:00Z"):
         since="2024-06-01T00:00:00Z",
         history=[(GRANTED, "2020-01-01T00:00:00Z")],
         extensions=[FOR_ESIGNATURES],
+    )
+    service(
+        services,
+        service_type=CA_QC,
+        name="TL Test Qualified CA With Qualifiers",
+        cert=arch.get_cert("qc-ca-q"),
+        status=GRANTED,
+        since="2020-01-01T00:00:00Z",
+        extensions=[FOR_ESIGNATURES],
+        qualifier=QC_WITH_QSCD,
     )
     return root
 
