@@ -126,6 +126,7 @@ import Testing
                     .union(Self.keys(RevocationDocument.CodingKeys.self))
                     .union(Self.keys(CertificateRevocationDocument.CodingKeys.self))
                     .union(Self.keys(FailureDocument.CodingKeys.self))
+                    .union(Self.keys(QualificationDocument.CodingKeys.self))
             ),
             (
                 "trust show",

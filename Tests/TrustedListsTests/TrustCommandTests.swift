@@ -57,8 +57,15 @@ import Testing
                 "qualification: QESig — qualified certificate under \"TL Test Qualified CA\", key on a QSCD"
             )
         )
-        let noDevice = try verify(try TrustedListFixtures.sign(document, by: "qc-signer-nosscd"))
-        #expect(noDevice.output.contains("qualification: AdESig-QC"))
+        let noDeviceSignature = try TrustedListFixtures.sign(document, by: "qc-signer-nosscd")
+        #expect(try verify(noDeviceSignature).output.contains("qualification: AdESig-QC"))
+        let json = try CLI.run(
+            ["--json", "verify", noDeviceSignature, "--content", document] + TrustedListFixtures.listArguments
+        )
+        let parsed = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        let qualification = try #require((parsed["qualifications"] as? [[String: Any]])?.first)
+        #expect(qualification["level"] as? String == "AdESig-QC")
+        #expect(qualification["service"] as? String == "TL Test Qualified CA")
         let withdrawn = try TrustedListFixtures.sign(document, by: "qc-signer-old")
         let now = try verify(withdrawn)
         #expect(now.status == 2)

@@ -98,3 +98,20 @@ struct TrustServicePeriodDocument: Encodable {
     var until: String?
     enum CodingKeys: String, CodingKey, CaseIterable { case status, from, until }
 }
+
+/// One signer's qualification in `verify --json` with `--trusted-list` (`qualifications`).
+struct QualificationDocument: Encodable, Sendable {
+    /// The signer's position, from 1.
+    var signer: Int
+    /// `QESig`, `QESeal`, `AdESig-QC`, `AdESeal-QC`, `AdESig`, `AdESeal` or `INDETERMINATE`.
+    var level: String
+    var reason: String
+    /// The CA/QC service that decided it, when one did.
+    var service: String?
+    /// Whether the signer's valid timestamp is by a QTST service granted at its time (absent: no timestamp).
+    var timestampQualified: Bool?
+    var timestampService: String?
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case signer, level, reason, service, timestampQualified, timestampService
+    }
+}

@@ -383,6 +383,7 @@ extension Commands {
             ? "PASSED: \(Format.printable(path))\(subject)"
             : "\(verdict.indication)\(verdict.subIndication.map { ": \($0)" } ?? "") — \(Format.printable(path)): "
                 + Format.printable(verdict.reason ?? "") + (hint.map { "; \($0)" } ?? "")
+        let qualifications = qualificationDocuments(result, run.trustedLists)
         return VerifiedFile(
             indication: verdict.indication,
             line: line,
@@ -392,10 +393,11 @@ extension Commands {
                 verification.signature = Format.path(path)
                 verification.content = contentPath.map(Format.path)
                 verification.failure?.hint = hint
+                verification.qualifications = qualifications
                 return .cms(verification)
             },
             text: {
-                verificationText(result) + qualificationText(result, run.trustedLists)
+                verificationText(result) + qualificationText(qualifications, signers: result.signers.count)
                     + (hint.map { "\n  hint: \($0)" } ?? "")
             }
         )

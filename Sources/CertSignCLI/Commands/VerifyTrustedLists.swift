@@ -69,25 +69,49 @@ extension Commands {
 }
 
 extension Commands {
-    /// `qualification: LEVEL — reason` for each valid signer whose chain was checked, decided by the
-    /// `--trusted-list` services at the time its chain was checked at.
-    static func qualificationText(_ result: VerificationResult, _ lists: TrustedListSet?) -> String {
-        guard let lists else { return "" }
-        let lines = result.signers.enumerated().compactMap { index, signer -> String? in
+    /// Each valid signer's qualification (its chain checked), decided by the `--trusted-list`
+    /// services at the time its chain was checked at; nil without lists.
+    static func qualificationDocuments(
+        _ result: VerificationResult,
+        _ lists: TrustedListSet?
+    )
+        -> [QualificationDocument]?
+    {
+        guard let lists else { return nil }
+        return result.signers.enumerated().compactMap { index, signer -> QualificationDocument? in
             guard signer.isValid, signer.chainChecked, let certificate = signer.signerCertificate else { return nil }
             let time = signer.checkedAt ?? result.validationTime
             let qualification = lists.qualification(of: certificate, chain: signer.chain, at: time)
-            let prefix = result.signers.count > 1 ? "signer \(index + 1): " : ""
-            var text = "\nqualification: \(prefix)\(qualification.level) — \(Format.printable(qualification.reason))"
+            var timestampService: String?
+            var timestampQualified: Bool?
             if let timestamp = signer.timestamp, timestamp.indication == .passed, let tsa = timestamp.tsa {
-                let service = lists.qualifiedTimestampService(for: tsa, at: timestamp.time)
+                timestampService = lists.qualifiedTimestampService(for: tsa, at: timestamp.time)?.name
+                timestampQualified = timestampService != nil
+            }
+            return QualificationDocument(
+                signer: index + 1,
+                level: qualification.level.rawValue,
+                reason: qualification.reason,
+                service: qualification.service?.name,
+                timestampQualified: timestampQualified,
+                timestampService: timestampService
+            )
+        }
+    }
+
+    /// `qualification: LEVEL — reason` (and `timestamp: qualified (QTST "…")`) for each document.
+    static func qualificationText(_ documents: [QualificationDocument]?, signers: Int) -> String {
+        (documents ?? []).map { document in
+            let prefix = signers > 1 ? "signer \(document.signer): " : ""
+            var text = "\nqualification: \(prefix)\(document.level) — \(Format.printable(document.reason))"
+            if let qualified = document.timestampQualified {
                 text +=
                     "\ntimestamp:    \(prefix)"
-                    + (service.map { "qualified (QTST \"\(Format.printable($0.name))\")" }
-                        ?? "not qualified (no TSA/QTST service of the trusted lists granted then)")
+                    + (qualified
+                        ? "qualified (QTST \"\(Format.printable(document.timestampService ?? ""))\")"
+                        : "not qualified (no TSA/QTST service of the trusted lists granted then)")
             }
             return text
-        }
-        return lines.joined()
+        }.joined()
     }
 }
