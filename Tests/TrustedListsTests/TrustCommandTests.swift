@@ -31,6 +31,15 @@ import Testing
         #expect(noList.errorOutput.contains("--lotl-signer checks trusted lists"))
     }
 
+    /// A PDF's chains are not judged by their services' history yet: refused rather than passed.
+    @Test func verifyRefusesAPDFWithTrustedLists() throws {
+        let directory = try TemporaryDirectory(prefix: "trusted-lists-pdf")
+        let pdf = try directory.write("signed.pdf", text: "%PDF-1.7\n%%EOF\n")
+        let result = try CLI.run(["verify", pdf] + TrustedListFixtures.listArguments)
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("--trusted-list verifies CMS / CAdES signatures only for now"))
+    }
+
     @Test func trustShowRefusesATamperedList() throws {
         let result = try CLI.run(
             [

@@ -362,6 +362,8 @@ extension Commands {
         let context = run.context
         // A PDF is read by its verifier: only its first bytes are read here to tell which it is.
         if try isPDFFile(path, context: context, what: "signature") {
+            // A PDF's chains are not yet judged by their services' status at their time: refused, not passed.
+            if run.trustedLists != nil { throw trustedListsRefusePDF(path) }
             return try await pdfVerification(
                 path,
                 trust: run.trust,

@@ -47,6 +47,15 @@ extension Commands {
         }
     }
 
+    /// Why `verify --trusted-list` does not take a PDF yet: its signatures' chains would be anchored by
+    /// every service ever granted without the judgement of each service's status at the chain's time.
+    static func trustedListsRefusePDF(_ path: String) -> CertificateProviderError {
+        CertificateProviderError(
+            .unsupportedOperation,
+            "\(path): --trusted-list verifies CMS / CAdES signatures only for now; verify the PDF with --ca"
+        )
+    }
+
     /// The lists of `--trusted-list`, verified at `time`; nil when none is given.
     static func loadTrustedLists(
         _ files: [String],
