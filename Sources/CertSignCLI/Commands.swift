@@ -12,7 +12,7 @@ import PKCS12Provider
 enum Commands {
     static let all: [CommandDescriptor] =
         [providers] + identityCommands + signingCommands + pendingSigningCommands + journalCommands + [csr]
-        + timestampCommands + extendCommands
+        + timestampCommands + extendCommands + trustCommands
         + dssCommands + tokenCommands + cscCommands
         + sessionCommands + [demo] + documentationCommands
 

@@ -137,6 +137,14 @@ import Testing
                     .union(Self.keys(RevocationDocument.CodingKeys.self))
                     .union(Self.keys(CertificateRevocationDocument.CodingKeys.self))
                     .union(Self.keys(FailureDocument.CodingKeys.self))
+                    .union(Self.keys(QualificationDocument.CodingKeys.self))
+            ),
+            (
+                "trust show",
+                Self.keys(TrustShowDocument.CodingKeys.self).union(Self.keys(TrustedListDocument.CodingKeys.self))
+                    .union(Self.keys(TrustedListPointerDocument.CodingKeys.self))
+                    .union(Self.keys(TrustServiceDocument.CodingKeys.self))
+                    .union(Self.keys(TrustServicePeriodDocument.CodingKeys.self))
             ),
             (
                 "verify SIGNATURE SIGNATURE…",

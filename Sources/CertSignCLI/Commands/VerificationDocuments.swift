@@ -151,12 +151,14 @@ struct VerificationDocument: Encodable, Sendable {
     var signers: [SignerDocument]
     /// CAdES-LTA past validation: the time the first archive timestamp proves, at which it verified.
     var pastValidationTime: String?
+    /// With `--trusted-list`: each valid signer's qualification (QESig, AdESig-QC, …).
+    var qualifications: [QualificationDocument]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case valid, indication, subIndication, chainChecked, detached, validationTime, signature, content, signer,
             signingTime, digest
         case signatureAlgorithm, format, chain, checkedAt, timestamp, revocation, failure, signers
-        case pastValidationTime
+        case pastValidationTime, qualifications
     }
 
     init(_ result: VerificationResult) {

@@ -4,6 +4,7 @@ import HTTPClient
 import PDFSigning
 import RemoteProviderSupport
 import Signing
+import TrustedLists
 import ValidationReporting
 
 /// `certsign verify SIGNATURE…`: one signature or PDF reported in full, many in one run (in
@@ -24,6 +25,8 @@ extension Commands {
         var revocationMaxAge: TimeInterval?
         var allowChanges = false
         var report: String?
+        var trustedLists: [String] = []
+        var lotlSigners: [String] = []
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -128,10 +131,15 @@ extension Commands {
                         + "(replaced atomically; written whatever the verdicts)",
                     type: .file
                 ),
-            ]
+            ] + trustedListOptions(\.trustedLists, \.lotlSigners)
         }
 
         func validate() throws {
+            try Commands.validateTrustedListOptions(
+                lists: trustedLists,
+                signers: lotlSigners,
+                noChainCheck: noChainCheck
+            )
             if !ca.isEmpty && noChainCheck {
                 throw InvalidValue(message: "--ca and --no-chain-check contradict each other")
             }
@@ -235,6 +243,8 @@ extension Commands {
         let policy: ValidationPolicy
         let fetcher: TransportBinaryFetcher?
         let context: CommandContext
+        /// The `--trusted-list` lists, which judge each chain their services anchor.
+        var trustedLists: TrustedListSet? = nil
     }
 
     private static func runVerify(_ options: VerifyOptions, _ context: CommandContext) async throws -> Int32 {
@@ -248,17 +258,27 @@ extension Commands {
             to: &policy
         )
         var trust = try context.certificates(inFiles: options.ca, option: "--ca")
+        let lists = try loadTrustedLists(
+            options.trustedLists,
+            signerFiles: options.lotlSigners,
+            at: policy.validationTime ?? Date(),
+            context: context
+        )
+        trust += lists?.signatureAnchors ?? []
         // No anchor named: the system's roots are the trust, as a browser's or openssl's are.
-        if options.trustsSystem || (options.ca.isEmpty && !options.noChainCheck) {
+        if options.trustsSystem || (options.ca.isEmpty && lists == nil && !options.noChainCheck) {
             trust += try SystemTrustStore.certificates()
         }
-        let run = VerifyRun(
+        // Time-stamping services anchor timestamps (beside the signers' anchors) unless --tsa-ca names them.
+        if let lists, options.tsaCA.isEmpty { policy.timestampTrustAnchors = trust + lists.timestampAnchors }
+        var run = VerifyRun(
             options: options,
             trust: trust,
             policy: policy,
             fetcher: policy.checkRevocation ? try context.binaryFetcher() : nil,
             context: context
         )
+        run.trustedLists = lists
         if options.signatures.count == 1 {
             // One file: reported in full; a file that cannot be read is an error (exit 1), as always.
             let file = try await verifyFile(options.signatures[0], run)
@@ -343,6 +363,8 @@ extension Commands {
         let context = run.context
         // A PDF is read by its verifier: only its first bytes are read here to tell which it is.
         if try isPDFFile(path, context: context, what: "signature") {
+            // A PDF's chains are not yet judged by their services' status at their time: refused, not passed.
+            if run.trustedLists != nil { throw trustedListsRefusePDF(path) }
             return try await pdfVerification(
                 path,
                 trust: run.trust,
@@ -352,7 +374,8 @@ extension Commands {
             )
         }
         let signature = try context.readInputFile(path, what: "signature")
-        let (result, contentPath) = try await verifyCMS(signature, path: path, run)
+        let (verified, contentPath) = try await verifyCMS(signature, path: path, run)
+        let result = run.trustedLists?.judge(verified) ?? verified
         // A detached signature without its document: say which options give it.
         let hint =
             result.failure?.code == .contentMissing && contentPath == nil ? detachedContentHint(path, run) : nil
@@ -363,6 +386,7 @@ extension Commands {
             ? "PASSED: \(Format.printable(path))\(subject)"
             : "\(verdict.indication)\(verdict.subIndication.map { ": \($0)" } ?? "") — \(Format.printable(path)): "
                 + Format.printable(verdict.reason ?? "") + (hint.map { "; \($0)" } ?? "")
+        let qualifications = qualificationDocuments(result, run.trustedLists)
         return VerifiedFile(
             indication: verdict.indication,
             line: line,
@@ -372,9 +396,13 @@ extension Commands {
                 verification.signature = Format.path(path)
                 verification.content = contentPath.map(Format.path)
                 verification.failure?.hint = hint
+                verification.qualifications = qualifications
                 return .cms(verification)
             },
-            text: { verificationText(result) + (hint.map { "\n  hint: \($0)" } ?? "") }
+            text: {
+                verificationText(result) + qualificationText(qualifications, signers: result.signers.count)
+                    + (hint.map { "\n  hint: \($0)" } ?? "")
+            }
         )
     }
 

@@ -1,0 +1,95 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `certsign trust show` and `certsign verify --trusted-list … --lotl-signer …`, run as users run them.
+@Suite(.enabled(if: CLI.isBuilt)) struct TrustCommandTests {
+    @Test func trustShowListsServicesAndStatuses() throws {
+        let text = try CLI.run(["trust", "show"] + TrustedListFixtures.listArguments)
+        #expect(text.status == 0, "\(text.errorOutput)")
+        #expect(text.output.contains("GRANTED CA/QC: TL Test Qualified CA"))
+        #expect(text.output.contains("WITHDRAWN CA/QC: TL Test Withdrawn Qualified CA"))
+        #expect(text.output.contains("granted from 2020-01-01T00:00:00Z until 2024-06-01T00:00:00Z"))
+        #expect(text.output.contains("GRANTED TSA/QTST: TL Test Qualified Time Stamping Service"))
+        let json = try CLI.run(["--json", "trust", "show", "--at", "2023-07-01"] + TrustedListFixtures.listArguments)
+        #expect(json.status == 0, "\(json.errorOutput)")
+        let document = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        let lists = try #require(document["lists"] as? [[String: Any]])
+        let services = lists.flatMap { $0["services"] as? [[String: Any]] ?? [] }
+        let withdrawn = try #require(services.first { $0["name"] as? String == "TL Test Withdrawn Qualified CA" })
+        #expect(withdrawn["status"] as? String == "granted")  // in 2023
+        #expect(withdrawn["currentStatus"] as? String == "withdrawn")
+    }
+
+    @Test func listsWithoutTheirSignerAreAUsageError() throws {
+        let list = TrustedListFixtures.url("tl-qc.xml").path
+        let noSigner = try CLI.run(["trust", "show", "--trusted-list", list])
+        #expect(noSigner.status == 64)
+        #expect(noSigner.errorOutput.contains("--trusted-list needs --lotl-signer CERT"))
+        let noList = try CLI.run(["verify", list, "--lotl-signer", TrustedListFixtures.certificatePath("tl-signer")])
+        #expect(noList.status == 64)
+        #expect(noList.errorOutput.contains("--lotl-signer checks trusted lists"))
+    }
+
+    /// A PDF's chains are not judged by their services' history yet: refused rather than passed.
+    @Test func verifyRefusesAPDFWithTrustedLists() throws {
+        let directory = try TemporaryDirectory(prefix: "trusted-lists-pdf")
+        let pdf = try directory.write("signed.pdf", text: "%PDF-1.7\n%%EOF\n")
+        let result = try CLI.run(["verify", pdf] + TrustedListFixtures.listArguments)
+        #expect(result.status == 1)
+        #expect(result.errorOutput.contains("--trusted-list verifies CMS / CAdES signatures only for now"))
+    }
+
+    @Test func trustShowRefusesATamperedList() throws {
+        let result = try CLI.run(
+            [
+                "--json", "trust", "show", "--trusted-list", TrustedListFixtures.url("tl-qc-tampered.xml").path,
+                "--lotl-signer", TrustedListFixtures.certificatePath("tl-signer"),
+            ]
+        )
+        #expect(result.status == 1)
+        #expect(result.output.contains("\"code\" : \"signatureInvalid\""))
+        #expect(result.output.contains("changed after signing"))
+    }
+
+    @Test func verifyUsesTheListsAnchorsAtTheProvenTime() throws {
+        let directory = try TemporaryDirectory(prefix: "trusted-lists-cli")
+        let document = try directory.write("document.txt", text: "signed under a trusted list\n")
+        func verify(_ signature: String, _ extra: [String] = []) throws -> ExternalTool.Result {
+            try CLI.run(["verify", signature, "--content", document] + TrustedListFixtures.listArguments + extra)
+        }
+        let qualified = try verify(try TrustedListFixtures.sign(document, by: "qc-signer"))
+        #expect(qualified.status == 0, "\(qualified.output)\(qualified.errorOutput)")
+        #expect(qualified.output.contains("TL Test Qualified CA"))
+        #expect(
+            qualified.output.contains(
+                "qualification: QESig — qualified certificate under \"TL Test Qualified CA\", key on a QSCD"
+            )
+        )
+        let noDeviceSignature = try TrustedListFixtures.sign(document, by: "qc-signer-nosscd")
+        #expect(try verify(noDeviceSignature).output.contains("qualification: AdESig-QC"))
+        let json = try CLI.run(
+            ["--json", "verify", noDeviceSignature, "--content", document] + TrustedListFixtures.listArguments
+        )
+        let parsed = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        let qualification = try #require((parsed["qualifications"] as? [[String: Any]])?.first)
+        #expect(qualification["level"] as? String == "AdESig-QC")
+        #expect(qualification["service"] as? String == "TL Test Qualified CA")
+        let withdrawn = try TrustedListFixtures.sign(document, by: "qc-signer-old")
+        let now = try verify(withdrawn)
+        #expect(now.status == 2)
+        #expect(now.output.contains("INDETERMINATE: NO_CERTIFICATE_CHAIN_FOUND"))
+        #expect(now.output.contains("\"TL Test Withdrawn Qualified CA\" (BE, tl-qc.xml), withdrawn since 2024-06-01"))
+        #expect(try verify(withdrawn, ["--at", "2023-07-01"]).status == 0)
+        let proven = try verify(
+            try TrustedListFixtures.sign(document, by: "qc-signer-old", timestampAt: "2023-07-01T12:00:00Z")
+        )
+        #expect(proven.status == 0, "\(proven.output)")
+        #expect(proven.output.contains("timestamp:    qualified (QTST \"TL Test Qualified Time Stamping Service\")"))
+        // Without the lists the same signature has no anchor.
+        let without = try CLI.run([
+            "verify", withdrawn, "--content", document, "--ca", TrustedListFixtures.certificatePath("tl-signer"),
+        ])
+        #expect(without.status == 2)
+    }
+}
