@@ -119,6 +119,22 @@ import Testing
             try #require(
                 try ExternalTool.run("qpdf", ["--object-streams=generate", source, work.path("contract.pdf")]).succeeded
             )
+            // The trusted-lists example: the package's test LOTL, its Belgian TL and the LOTL's signer, and
+            // a signature of contract.pdf by a certificate under that TL's CA/QC service, made by pyHanko.
+            let lists = PackageRoot.url.appendingPathComponent("Tests/Fixtures/TrustedLists")
+            for (from, to) in [
+                ("lotl.xml", "lotl.xml"), ("tl-qc.xml", "BE.xml"), ("certs/lotl-signer.cert.pem", "lotl-signer.pem"),
+            ] {
+                try FileManager.default.copyItem(atPath: lists.appendingPathComponent(from).path, toPath: work.path(to))
+            }
+            let qes = try ExternalTool.run(
+                "python3",
+                [
+                    lists.appendingPathComponent("sign.py").path, work.path("contract.pdf"),
+                    work.path("contract-qes.p7s"), "qc-signer",
+                ]
+            )
+            try #require(qes.succeeded, "sign.py failed (run `make deps`): \(qes.errorOutput)")
             if GOSTEngine.isAvailable {
                 let gost = try GOSTCommandTests.makeIdentity(bits: 256, in: work)
                 try FileManager.default.copyItem(atPath: gost.pkcs12, toPath: work.path("ivanov-gost.p12"))
