@@ -52,7 +52,9 @@ extension Commands {
                     workingDirectory: workingDirectory
                 )
                 console.clearProgress()
-                if outputURL == nil { console.outBytes(result.signature) }
+                if outputURL == nil {
+                    console.outBytes(plan.options.writesPEM ? SignaturePEM.armor(result.signature) : result.signature)
+                }
                 let signed = signedDocument(result, path, plan, workingDirectory)
                 results.append(signed)
                 if !context.json {

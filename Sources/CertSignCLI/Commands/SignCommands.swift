@@ -214,6 +214,7 @@ extension Commands {
         options.format = arguments.format == .cms ? .cms : .cadesBES
         if let digest = arguments.digest { options.digestAlgorithm = digest }
         options.isDetached = !arguments.attached
+        options.writesPEM = arguments.pem
         if arguments.provider == .fmpDSS {
             throw UsageError(
                 message:
