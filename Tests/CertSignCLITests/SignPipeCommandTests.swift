@@ -52,4 +52,55 @@ struct SignPipeCommandTests {
         #expect(refused.errorOutput.contains("--pem"), "\(refused.errorOutput)")
         #expect(!FileManager.default.fileExists(atPath: fixture.directory.path("contract-signed.pdf")))
     }
+
+    @Test("sign - --format pades --out - signs a PDF from a pipe into a pipe; nothing stays in TMPDIR")
+    func padesThroughPipes() throws {
+        let fixture = try CLIFixture(keyType: .rsa2048)
+        let (_, contract) = try fixture.passwordFileAndContract()
+        let unsigned = try Data(contentsOf: URL(fileURLWithPath: contract))
+        let temporary = try TemporaryDirectory(prefix: "certsign-pipe-tmp")
+        let environment = ["P12PASS": fixture.password, "TMPDIR": temporary.url.path]
+        let key = ["--p12", fixture.p12Path, "--password-env", "P12PASS"]
+
+        let signed = try fixture.run(
+            ["sign", "-", "--format", "pades", "--out", "-", "--reason", "Согласовано"] + key,
+            environment: environment,
+            inputBytes: unsigned
+        )
+        #expect(signed.status == 0, "\(signed.errorOutput)")
+        #expect(signed.standardOutput.starts(with: unsigned), "the signed PDF is an incremental update of the input")
+        #expect(signed.errorOutput.contains("signed - -> standard output"), "\(signed.errorOutput)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path).isEmpty)
+        let signedPath = try fixture.directory.write("piped-signed.pdf", signed.standardOutput)
+        let verified = try fixture.run(["verify", signedPath, "--ca", fixture.rootPath])
+        #expect(verified.status == 0, "\(verified.output) \(verified.errorOutput)")
+        let verdicts = try PyHankoValidator.validate(
+            signedPath,
+            root: fixture.pki.root.certificate,
+            in: fixture.directory
+        )
+        #expect(verdicts.count == 1 && verdicts.allSatisfy { $0.contains("INTACT:TRUSTED") }, "\(verdicts)")
+
+        // A file into a pipe: the JSON summary goes to stderr, the PDF alone to stdout.
+        let fromFile = try fixture.run(
+            ["--json", "sign", contract, "--format", "pades", "--out", "-"] + key,
+            environment: environment
+        )
+        #expect(fromFile.status == 0, "\(fromFile.errorOutput)")
+        #expect(fromFile.standardOutput.starts(with: unsigned))
+        let summary = try JSONSerialization.jsonObject(with: fromFile.standardError) as? [String: Any]
+        let result = try #require((summary?["results"] as? [[String: Any]])?.first, "\(fromFile.errorOutput)")
+        #expect(result["signature"] as? String == "-" && result["status"] as? String == "signed")
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.path("contract-signed.pdf")))
+
+        // Not a PDF: exit 1, nothing on stdout, nothing left in TMPDIR.
+        let refused = try fixture.run(
+            ["sign", "-", "--format", "pades"] + key,
+            environment: environment,
+            inputBytes: Data("not a PDF\n".utf8)
+        )
+        #expect(refused.status == 1 && refused.standardOutput.isEmpty, "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("standard input is not a PDF"), "\(refused.errorOutput)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path).isEmpty)
+    }
 }

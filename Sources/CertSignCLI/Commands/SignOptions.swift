@@ -286,10 +286,13 @@ extension Commands {
                         + "--password-env or --password-file"
                 )
             }
-            if pades, documents.contains("-") || out == "-" {
+            if pades, inPlace, documents.contains("-") {
+                throw InvalidValue(message: "--in-place replaces a PDF file: DOCUMENT '-' (standard input) has none")
+            }
+            if pades, outputDirectory != nil, documents.contains("-") {
                 throw InvalidValue(
-                    message: "PAdES signs PDF files in place or into another file: '-' (standard input or output) "
-                        + "does not apply"
+                    message: "DOCUMENT '-' (standard input) has no name for --out-dir: give --out FILE, or --out - "
+                        + "for standard output"
                 )
             }
         }
