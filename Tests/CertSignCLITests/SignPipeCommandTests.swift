@@ -103,4 +103,83 @@ struct SignPipeCommandTests {
         #expect(refused.errorOutput.contains("standard input is not a PDF"), "\(refused.errorOutput)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path).isEmpty)
     }
+
+    @Test("verify - reads a PDF or an attached CMS from standard input, shown as stdin; a tampered one exits 1")
+    func verifyStandardInput() throws {
+        let fixture = try CLIFixture(keyType: .rsa2048)
+        let (_, contract) = try fixture.passwordFileAndContract()
+        let temporary = try TemporaryDirectory(prefix: "certsign-pipe-tmp")
+        let environment = ["TMPDIR": temporary.url.path]
+        try fixture.signWithP12(contract, ["--format", "pades"])
+        let pdf = try Data(contentsOf: URL(fileURLWithPath: fixture.directory.path("contract-signed.pdf")))
+        let passed = try fixture.run(
+            ["verify", "-", "--ca", fixture.rootPath],
+            environment: environment,
+            inputBytes: pdf
+        )
+        #expect(passed.status == 0, "\(passed.output) \(passed.errorOutput)")
+        #expect(passed.output.hasPrefix("field 'Signature1' (revision 2 of 2): PASSED"), "\(passed.output)")
+        let json = try CLI.json(
+            try fixture.run(
+                ["--json", "verify", "-", "--ca", fixture.rootPath],
+                environment: environment,
+                inputBytes: pdf
+            )
+        )
+        #expect(json["document"] as? String == "stdin" && json["valid"] as? Bool == true, "\(json)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path).isEmpty)
+
+        // A byte changed inside the signed range: FAILED, exit 1.
+        var tampered = pdf
+        let marker = try #require(tampered.range(of: Data("595".utf8)))
+        tampered[marker.lowerBound + 2] = UInt8(ascii: "6")
+        let failed = try fixture.run(
+            ["verify", "-", "--ca", fixture.rootPath],
+            environment: environment,
+            inputBytes: tampered
+        )
+        #expect(failed.status == 1, "\(failed.output) \(failed.errorOutput)")
+        #expect(
+            failed.output.hasPrefix("field 'Signature1' (revision 2 of 2): FAILED: HASH_FAILURE"),
+            "\(failed.output)"
+        )
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path).isEmpty)
+
+        // An attached CMS, DER and PEM: nothing else needed.
+        let document = try fixture.document("report.txt", "Отчёт\n")
+        try fixture.signWithP12(document, ["--attached", "--out", fixture.directory.path("report.der.p7s")])
+        try fixture.signWithP12(document, ["--attached", "--pem", "--out", fixture.directory.path("report.pem.p7s")])
+        for name in ["report.der.p7s", "report.pem.p7s"] {
+            let signature = Data(try fixture.directory.read(name))
+            let verified = try fixture.run(["verify", "-", "--ca", fixture.rootPath], inputBytes: signature)
+            #expect(verified.status == 0, "\(name): \(verified.output) \(verified.errorOutput)")
+            #expect(verified.output.hasPrefix("PASSED\nsigner:       CN=Подписант CLI"), "\(name): \(verified.output)")
+            let json = try CLI.json(
+                try fixture.run(["--json", "verify", "-", "--ca", fixture.rootPath], inputBytes: signature)
+            )
+            #expect(json["signature"] as? String == "stdin" && json["valid"] as? Bool == true, "\(json)")
+        }
+        // Among files: its line names it stdin.
+        let many = try fixture.run(
+            ["verify", "-", fixture.directory.path("report.der.p7s"), "--ca", fixture.rootPath],
+            inputBytes: Data(try fixture.directory.read("report.pem.p7s"))
+        )
+        #expect(many.status == 0 && many.output.hasPrefix("PASSED: stdin (CN=Подписант CLI"), "\(many.output)")
+        // A detached one with --content; without it, the hint.
+        try fixture.signWithP12(document, ["--out", fixture.directory.path("report.detached.p7s")])
+        let detached = Data(try fixture.directory.read("report.detached.p7s"))
+        let withContent = try fixture.run(
+            ["verify", "-", "--content", document, "--ca", fixture.rootPath],
+            inputBytes: detached
+        )
+        #expect(withContent.status == 0, "\(withContent.output) \(withContent.errorOutput)")
+        let withoutContent = try fixture.run(["verify", "-", "--ca", fixture.rootPath], inputBytes: detached)
+        #expect(
+            withoutContent.status != 0 && withoutContent.output.contains("--content FILE"),
+            "\(withoutContent.output)"
+        )
+        // Standard input once.
+        let twice = try fixture.run(["verify", "-", "-", "--ca", fixture.rootPath], inputBytes: detached)
+        #expect(twice.status == 64, "\(twice.errorOutput)")
+    }
 }

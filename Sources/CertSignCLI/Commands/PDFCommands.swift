@@ -220,15 +220,17 @@ extension Commands {
     /// Verifies every signature of a PDF: valid only when there is at least one and all are valid:
     /// the CMS, the ByteRange, and (unless `allowChanges`) every later change allowed by the
     /// signature's modification policy. With `fetcher` (`--check-revocation`), revocation is asked
-    /// for online.
+    /// for online. With `file` (a PDF read from standard input), that file is verified and `path`
+    /// is only the name shown (`stdin`).
     static func pdfVerification(
         _ path: String,
+        file: URL? = nil,
         trust: [Certificate],
         policy: ValidationPolicy,
         fetcher: (any BinaryHTTPFetching)? = nil,
         allowChanges: Bool = false
     ) async throws -> VerifiedFile {
-        let url = URL(fileURLWithPath: path)
+        let url = file ?? URL(fileURLWithPath: path)
         let report =
             if let fetcher {
                 try await PDFSignatureVerifier.verify(pdfAt: url, trustAnchors: trust, policy: policy, fetcher: fetcher)
@@ -277,7 +279,7 @@ extension Commands {
             : "\(worst.indication)\(worst.subIndication.map { ": \($0)" } ?? "") — \(Format.printable(path)): "
                 + Format.printable(worst.reason ?? "")
         let document = PDFVerificationDocument(
-            document: Format.path(path),
+            document: file == nil ? Format.path(path) : path,
             valid: worst.indication == .passed,
             indication: worst.indication.rawValue,
             subIndication: worst.subIndication?.rawValue,

@@ -35,13 +35,34 @@ final class PDFPipeBuffer {
     /// Where the signed PDF is written before it goes to standard output.
     var signedFile: URL { directory.appendingPathComponent("signed.pdf", isDirectory: false) }
 
-    /// Copies all of standard input into a new file of the folder (mode 0600).
+    /// Where a PDF read from standard input is kept.
+    var inputFile: URL { directory.appendingPathComponent("input.pdf", isDirectory: false) }
+
+    /// Writes `bytes` (a PDF read from standard input already) to ``inputFile`` (mode 0600).
+    /// - Throws: `.fileSystem`.
+    func writeInput(_ bytes: [UInt8]) throws -> URL {
+        let file = try createInputFile()
+        do {
+            try file.write(contentsOf: bytes)
+            try file.close()
+        } catch {
+            throw failure("writing", inputFile)
+        }
+        return inputFile
+    }
+
+    /// A new, empty ``inputFile`` (mode 0600; never an existing file).
+    private func createInputFile() throws -> FileHandle {
+        let descriptor = open(inputFile.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure("creating", inputFile) }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    /// Copies all of standard input into ``inputFile`` (mode 0600).
     /// - Throws: `.invalidParameter` when the input does not start like a PDF; `.fileSystem`.
     func readStandardInput(_ console: Console) throws -> URL {
-        let url = directory.appendingPathComponent("input.pdf", isDirectory: false)
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure("creating", url) }
-        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let url = inputFile
+        let file = try createInputFile()
         var head: [UInt8] = []
         do {
             while let chunk = try console.readStandardInput(upToCount: 1 << 20), !chunk.isEmpty {
