@@ -34,6 +34,22 @@ struct SignPipeCommandTests {
         let verified = try fixture.run(["verify", signature, "--content", document, "--ca", fixture.rootPath])
         #expect(verified.status == 0, "\(verified.output) \(verified.errorOutput)")
 
+        // Several documents (the batch pipeline): each file PEM.
+        let second = try fixture.document("invoice-2.txt", "Счёт № 44\n")
+        try fixture.signWithP12(document, [second, "--pem", "--out-dir", fixture.directory.path("batch")])
+        for (name, content) in [("invoice.txt.p7s", document), ("invoice-2.txt.p7s", second)] {
+            let file = fixture.directory.path("batch/" + name)
+            let armoured = String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self)
+            #expect(armoured.hasPrefix("-----BEGIN CMS-----\n"), "\(name)")
+            let check = try OpenSSLCMS.verify(
+                signatureFile: file,
+                contentFile: content,
+                caFile: fixture.rootPath,
+                inform: "PEM"
+            )
+            #expect(check.succeeded, "\(name): \(check.errorOutput)")
+        }
+
         // To standard output, PEM too.
         let piped = try fixture.run(
             ["sign", "-", "--pem", "--attached", "--p12", fixture.p12Path, "--password-env", "P12PASS"],
