@@ -57,6 +57,9 @@ final class Console: @unchecked Sendable {
     /// Reads all of standard input (for `--password-stdin`); the caller wipes the data.
     func readStandardInput() -> Data { standardInput.readDataToEndOfFile() }
 
+    /// Reads the next bytes of standard input (up to `count`); nil or empty at its end.
+    func readStandardInput(upToCount count: Int) throws -> Data? { try standardInput.read(upToCount: count) }
+
     /// Asks for a secret on the terminal with echo off.
     /// - Throws: `UsageError`-free `.passwordRequired` when no terminal is attached.
     func promptSecret(_ prompt: String) throws -> Secret {

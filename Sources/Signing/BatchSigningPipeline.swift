@@ -305,10 +305,11 @@ enum BatchSigningPipeline {
         var temporary: String?
         if let output {
             // Public artifacts: 0644 (less the umask); the directory is synced once per group.
+            let bytes = signer.options.writesPEM ? SignaturePEM.armor(signature) : signature
             if deferringSync {
-                temporary = try FileSystem.writeTemporary(for: output.path, signature, mode: 0o644)
+                temporary = try FileSystem.writeTemporary(for: output.path, bytes, mode: 0o644)
             } else {
-                try FileSystem.writeAtomically(output.path, signature, mode: 0o644, syncingDirectory: false)
+                try FileSystem.writeAtomically(output.path, bytes, mode: 0o644, syncingDirectory: false)
             }
             storage = .file(output)
         } else {

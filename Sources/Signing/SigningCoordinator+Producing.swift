@@ -210,7 +210,8 @@ extension SigningCoordinator {
         let storage: SignatureRecord.Storage
         if let output {
             // Signatures are public artifacts: 0644 (less the umask), written atomically.
-            try FileSystem.writeAtomically(output.path, signature, mode: 0o644)
+            let bytes = options.writesPEM ? SignaturePEM.armor(signature) : signature
+            try FileSystem.writeAtomically(output.path, bytes, mode: 0o644)
             storage = .file(output)
         } else {
             storage = .inline(signature)

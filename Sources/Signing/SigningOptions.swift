@@ -18,6 +18,9 @@ public struct SigningOptions: Sendable {
     /// ``TimestampLevelUpgrade``); nil (default) keeps the signature as made. When the upgrade fails,
     /// the document gets no output file and no journal record.
     public var levelUpgrade: (any SignatureLevelUpgrade)?
+    /// Whether output files get the PEM form (``SignaturePEM``) instead of DER. Default false. The
+    /// result's signature and a journal row that keeps the signature itself stay DER.
+    public var writesPEM: Bool
 
     /// Creates options; every parameter has the documented default.
     public init(
@@ -26,7 +29,8 @@ public struct SigningOptions: Sendable {
         digestAlgorithm: DigestAlgorithm? = nil,
         signingTime: Date? = nil,
         chunkSize: Int = CMSSigner.defaultChunkSize,
-        levelUpgrade: (any SignatureLevelUpgrade)? = nil
+        levelUpgrade: (any SignatureLevelUpgrade)? = nil,
+        writesPEM: Bool = false
     ) {
         self.format = format
         self.isDetached = isDetached
@@ -34,5 +38,6 @@ public struct SigningOptions: Sendable {
         self.signingTime = signingTime
         self.chunkSize = chunkSize
         self.levelUpgrade = levelUpgrade
+        self.writesPEM = writesPEM
     }
 }

@@ -65,9 +65,16 @@ struct CLIFixture {
     func run(
         _ arguments: [String],
         environment: [String: String] = [:],
-        input: String? = nil
+        input: String? = nil,
+        inputBytes: Data? = nil
     ) throws -> ExternalTool.Result {
-        let result = try CLI.run(arguments, store: store, environment: environment, input: input)
+        let result = try CLI.run(
+            arguments,
+            store: store,
+            environment: environment,
+            input: input,
+            inputBytes: inputBytes
+        )
         // No secret ever reaches any output.
         #expect(
             !result.output.contains(password) && !result.errorOutput.contains(password),

@@ -13,13 +13,15 @@ public enum CLI {
     /// Whether the binary is built (for `.enabled(if:)`).
     public static var isBuilt: Bool { ExternalTool.builtProduct("certsign") != nil }
 
-    /// Runs `certsign` with a private store directory and the given environment.
+    /// Runs `certsign` with a private store directory and the given environment; standard input
+    /// gets `input` as UTF-8, or the bytes `inputBytes` (a PDF through a pipe).
     @discardableResult
     public static func run(
         _ arguments: [String],
         store: TemporaryDirectory? = nil,
         environment: [String: String] = [:],
         input: String? = nil,
+        inputBytes: Data? = nil,
         directory: URL? = nil
     ) throws -> ExternalTool.Result {
         var environment = environment
@@ -29,7 +31,7 @@ public enum CLI {
             binary,
             arguments,
             environment: environment,
-            input: input.map { Data($0.utf8) },
+            input: input.map { Data($0.utf8) } ?? inputBytes,
             directory: directory
         )
     }

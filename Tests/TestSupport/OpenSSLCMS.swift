@@ -2,7 +2,7 @@ public import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 
-/// `openssl cms -verify -binary -inform DER`, the interop oracle every suite checks signatures with.
+/// `openssl cms -verify -binary -inform DER` (or PEM), the interop oracle every suite checks signatures with.
 public enum OpenSSLCMS {
     /// What `openssl cms -verify` answered.
     public struct Verification: Sendable {
@@ -24,6 +24,7 @@ public enum OpenSSLCMS {
     ///   - anyPurpose: accept signers whose extended key usage does not list emailProtection.
     ///   - output: where the tool writes the verified content.
     ///   - extra: further arguments (e.g. `-noverify`, `-signer FILE`).
+    ///   - inform: how the file is encoded: `DER` (default) or `PEM`.
     public static func verify(
         signatureFile: String,
         contentFile: String? = nil,
@@ -31,10 +32,11 @@ public enum OpenSSLCMS {
         cades: Bool = false,
         anyPurpose: Bool = false,
         output: String = "/dev/null",
-        extra: [String] = []
+        extra: [String] = [],
+        inform: String = "DER"
     ) throws -> ExternalTool.Result {
         var arguments = [
-            "cms", "-verify", "-binary", "-inform", "DER", "-in", signatureFile, "-CAfile", caFile, "-out", output,
+            "cms", "-verify", "-binary", "-inform", inform, "-in", signatureFile, "-CAfile", caFile, "-out", output,
         ]
         if cades { arguments.append("-cades") }
         if anyPurpose { arguments += ["-purpose", "any"] }

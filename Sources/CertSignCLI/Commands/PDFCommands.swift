@@ -12,8 +12,12 @@ extension Commands {
     /// B-LTA with `longTerm`; a provider whose server builds signatures (`server`) signs the
     /// ByteRange digest in its hash mode. Output: `--out FILE`, `--in-place`, `--out-dir DIR` or
     /// `NAME-signed.pdf` beside the input.
-    /// - Parameter journal: where the signature is recorded (a row per PDF, format `pades` to
-    ///   `pades-lta`, the input's digest and size, the signed PDF as its file), and the provider's ID.
+    /// - Parameters:
+    ///   - journal: where the signature is recorded (a row per PDF, format `pades` to `pades-lta`,
+    ///     the input's digest and size, the signed PDF as its file, or its CMS for standard output),
+    ///     and the provider's ID.
+    ///   - pipe: for DOCUMENT `-` the file standard input was copied to (`input`), and for standard
+    ///     output the file signed into first (`output`); messages then go to standard error.
     static func signPDF(
         _ path: String,
         identity: SigningIdentity,
@@ -23,11 +27,12 @@ extension Commands {
         arguments: SignOptions,
         digest: DigestAlgorithm,
         journal: (journal: SignatureJournal, provider: ProviderID),
+        pipe: (input: URL?, output: URL?, messagesToStandardError: Bool) = (nil, nil, false),
         context: CommandContext
     ) async throws -> SignResultDocument {
-        let input = URL(fileURLWithPath: path)
-        _ = try context.documentSize(path)
-        let output = pdfOutput(path, arguments)
+        if pipe.input == nil { _ = try context.documentSize(path) }
+        let input = pipe.input ?? URL(fileURLWithPath: path)
+        let output = pipe.output ?? pdfOutput(path, arguments)
         // The row describes the PDF as given: hashed before --in-place replaces it.
         let original = try await FileDigest.compute(
             url: input,
@@ -61,26 +66,26 @@ extension Commands {
             providerID: journal.provider,
             signerSubject: identity.certificate.subject,
             signerFingerprint: identity.certificate.sha256FingerprintHex,
-            documentName: input.lastPathComponent,
+            documentName: pipe.input == nil ? input.lastPathComponent : "stdin",
             documentSize: original.size,
             documentDigest: original.digest,
             digestAlgorithm: digest,
             format: longTerm?.level.padesFormat ?? (result.timestamp == nil ? .pades : .padesT),
             isDetached: false,
-            storage: .file(output.standardizedFileURL)
+            // A PDF on standard output leaves no file behind: the row keeps its CMS.
+            storage: pipe.output == nil
+                ? .file(output.standardizedFileURL) : .inline(try PDFPipeBuffer.embeddedCMS(output, result))
         )
         try await recordPDF(record, output: output, replacedInput: output.path == input.path, journal.journal)
         if !context.json {
-            let time = result.timestamp.map { ", timestamp \(Format.isoDate($0.time))" } ?? ""
-            let level = levelName == "B-B" ? "" : " PAdES \(levelName)\(time)"
-            context.console.out(
-                "signed \(Format.printable(path)) -> \(Format.printable(output.path)) (field \(Format.printable(result.fieldName))\(level))"
-            )
+            let target = pipe.output == nil ? Format.printable(output.path) : "standard output"
+            let line = signedPDFLine(path, target: target, result, levelName: levelName)
+            if pipe.messagesToStandardError { context.console.err(line) } else { context.console.out(line) }
         }
         return SignResultDocument(
             document: Format.path(path),
             status: "signed",
-            signature: Format.path(output.path),
+            signature: pipe.output == nil ? Format.path(output.path) : "-",
             id: record.id,
             signer: identity.certificate.subject,
             format: "pades",
@@ -91,6 +96,18 @@ extension Commands {
             field: result.fieldName,
             level: levelName
         )
+    }
+
+    /// `signed DOC -> TARGET (field NAME PAdES LEVEL, timestamp TIME)`.
+    private static func signedPDFLine(
+        _ path: String,
+        target: String,
+        _ result: PDFSigningResult,
+        levelName: String
+    ) -> String {
+        let time = result.timestamp.map { ", timestamp \(Format.isoDate($0.time))" } ?? ""
+        let level = levelName == "B-B" ? "" : " PAdES \(levelName)\(time)"
+        return "signed \(Format.printable(path)) -> \(target) (field \(Format.printable(result.fieldName))\(level))"
     }
 
     /// Appends the signed PDF's journal row. When that fails, a new PDF is removed again (no signed
@@ -165,8 +182,15 @@ extension Commands {
         }
     }
 
+    /// Whether the signed PDF of `path` goes to standard output: `--out -`, or DOCUMENT `-` without
+    /// `--out` (`--in-place` and `--out-dir` do not take `-`: see `SignOptions.validate`).
+    static func pdfGoesToStandardOutput(_ path: String, _ arguments: SignOptions) -> Bool {
+        arguments.out == "-" || (path == "-" && arguments.out == nil)
+    }
+
     /// Where the signed PDF of `path` goes: the input itself (`--in-place`), `--out FILE`,
-    /// `DIR/NAME-signed.pdf` (`--out-dir DIR`) or `NAME-signed.pdf` beside the input.
+    /// `DIR/NAME-signed.pdf` (`--out-dir DIR`) or `NAME-signed.pdf` beside the input (standard
+    /// output: see ``pdfGoesToStandardOutput(_:_:)``).
     static func pdfOutput(_ path: String, _ arguments: SignOptions) -> URL {
         let input = URL(fileURLWithPath: path)
         if arguments.inPlace {
@@ -196,15 +220,17 @@ extension Commands {
     /// Verifies every signature of a PDF: valid only when there is at least one and all are valid:
     /// the CMS, the ByteRange, and (unless `allowChanges`) every later change allowed by the
     /// signature's modification policy. With `fetcher` (`--check-revocation`), revocation is asked
-    /// for online.
+    /// for online. With `file` (a PDF read from standard input), that file is verified and `path`
+    /// is only the name shown (`stdin`).
     static func pdfVerification(
         _ path: String,
+        file: URL? = nil,
         trust: [Certificate],
         policy: ValidationPolicy,
         fetcher: (any BinaryHTTPFetching)? = nil,
         allowChanges: Bool = false
     ) async throws -> VerifiedFile {
-        let url = URL(fileURLWithPath: path)
+        let url = file ?? URL(fileURLWithPath: path)
         let report =
             if let fetcher {
                 try await PDFSignatureVerifier.verify(pdfAt: url, trustAnchors: trust, policy: policy, fetcher: fetcher)
@@ -253,7 +279,7 @@ extension Commands {
             : "\(worst.indication)\(worst.subIndication.map { ": \($0)" } ?? "") — \(Format.printable(path)): "
                 + Format.printable(worst.reason ?? "")
         let document = PDFVerificationDocument(
-            document: Format.path(path),
+            document: file == nil ? Format.path(path) : path,
             valid: worst.indication == .passed,
             indication: worst.indication.rawValue,
             subIndication: worst.subIndication?.rawValue,

@@ -52,7 +52,9 @@ extension Commands {
                     workingDirectory: workingDirectory
                 )
                 console.clearProgress()
-                if outputURL == nil { console.outBytes(result.signature) }
+                if outputURL == nil {
+                    console.outBytes(plan.options.writesPEM ? SignaturePEM.armor(result.signature) : result.signature)
+                }
                 let signed = signedDocument(result, path, plan, workingDirectory)
                 results.append(signed)
                 if !context.json {
@@ -162,12 +164,19 @@ extension Commands {
         }
     }
 
-    /// One PDF of `sign --format pades`, marked `replaced` when `--force` replaced its output.
+    /// One PDF of `sign --format pades`, marked `replaced` when `--force` replaced its output. A PDF
+    /// from standard input or for standard output passes through a private temporary file
+    /// (``PDFPipeBuffer``, removed on every path); standard output gets the signed PDF only once it
+    /// is signed and recorded, never a half-written one.
     private static func signPDF(_ path: String, _ run: SignRun) async throws -> SignResultDocument {
         let (plan, identity) = (run.plan, run.identity)
         let digest =
             try plan.options.digestAlgorithm ?? DigestAlgorithm.preferred(for: identity.key.publicKeyAlgorithm)
         let server = try await run.coordinator.provider(run.source.providerID) as? any DocumentSigning
+        let toStandardOutput = pdfGoesToStandardOutput(path, run.arguments)
+        let buffer = path == "-" || toStandardOutput ? try PDFPipeBuffer() : nil
+        defer { buffer?.remove() }
+        let input = path == "-" ? try buffer?.readStandardInput(run.context.console) : nil
         var signed = try await signPDF(
             path,
             identity: identity,
@@ -177,8 +186,10 @@ extension Commands {
             arguments: run.arguments,
             digest: digest,
             journal: (run.coordinator.journal, run.source.providerID),
+            pipe: (input, toStandardOutput ? buffer?.signedFile : nil, plan.writesToStandardOutput),
             context: run.context
         )
+        if toStandardOutput { try buffer?.copySignedFileToStandardOutput(run.context.console) }
         if plan.replaced.contains(signed.signature ?? "") { signed.replaced = true }
         return signed
     }

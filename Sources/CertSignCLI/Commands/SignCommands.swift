@@ -62,8 +62,10 @@ extension Commands {
         var outputs: [SignatureOutput]
         /// Every output file of the command line (also of skipped documents), for cleaning up.
         var outputFiles: [URL?] = []
+        /// PAdES: whether a signed PDF goes to standard output.
+        var writesPDFToStandardOutput = false
         /// With the signature on stdout, messages go to stderr.
-        var writesToStandardOutput: Bool { outputs.contains(.standardOutput) }
+        var writesToStandardOutput: Bool { writesPDFToStandardOutput || outputs.contains(.standardOutput) }
     }
 
     /// Where the key comes from: the provider and what it is given.
@@ -214,6 +216,7 @@ extension Commands {
         options.format = arguments.format == .cms ? .cms : .cadesBES
         if let digest = arguments.digest { options.digestAlgorithm = digest }
         options.isDetached = !arguments.attached
+        options.writesPEM = arguments.pem
         if arguments.provider == .fmpDSS {
             throw UsageError(
                 message:
@@ -230,8 +233,7 @@ extension Commands {
         // PAdES writes PDFs: NAME-signed.pdf, --out or --out-dir (--in-place replaces the document as asked).
         let files: [URL?] =
             pades
-            ? documents.map { arguments.inPlace ? nil : pdfOutput($0, arguments) }
-            : outputs.map { if case .file(let url) = $0 { url } else { nil } }
+            ? pdfOutputFiles(documents, arguments) : outputs.map { if case .file(let url) = $0 { url } else { nil } }
         for url in files.compactMap({ $0 }) {
             if let problem = unreplaceableOutput(url.path) {
                 throw UsageError(
@@ -279,8 +281,14 @@ extension Commands {
             padesUpgrade: pades
                 ? try padesLevelUpgrade(arguments, timestampClient: timestampClient, context: context) : nil,
             outputs: outputs,
-            outputFiles: files
+            outputFiles: files,
+            writesPDFToStandardOutput: pades && kept.contains { pdfGoesToStandardOutput($0, arguments) }
         )
+    }
+
+    /// The file each PDF is signed into: nil for `--in-place` and for standard output.
+    private static func pdfOutputFiles(_ documents: [String], _ arguments: SignOptions) -> [URL?] {
+        documents.map { arguments.inPlace || pdfGoesToStandardOutput($0, arguments) ? nil : pdfOutput($0, arguments) }
     }
 
     /// The level `--level` (default b-t with `--tsa`, else b-b) asks of CMS/CAdES signatures; PAdES

@@ -27,6 +27,7 @@ extension Commands {
         var skipExisting = false
         var verbose = false
         var attached = false
+        var pem = false
         var format = Format.cades
         var digest: DigestAlgorithm?
         var tsa: URL?
@@ -132,6 +133,12 @@ extension Commands {
         private static var formatOptions: [OptionBinding<Self>] {
             [
                 .flag(\.attached, "--attached", "embed the document in the signature (default: detached)"),
+                .flag(
+                    \.pem,
+                    "--pem",
+                    "write the CMS signature PEM-armoured (-----BEGIN CMS-----, as openssl cms -outform PEM);\n"
+                        + "the file name stays NAME.p7s"
+                ),
                 .choice(
                     \.format,
                     "--format",
@@ -259,6 +266,9 @@ extension Commands {
                 throw InvalidValue(message: "--in-place, --field, --reason and --location go with --format pades")
             }
             try validateAppearance()
+            if pades, pem {
+                throw InvalidValue(message: "a PAdES signature lives inside the PDF: --pem does not apply")
+            }
             if pades, attached {
                 throw InvalidValue(message: "a PAdES signature lives inside the PDF: --attached does not apply")
             }
@@ -276,10 +286,13 @@ extension Commands {
                         + "--password-env or --password-file"
                 )
             }
-            if pades, documents.contains("-") || out == "-" {
+            if pades, inPlace, documents.contains("-") {
+                throw InvalidValue(message: "--in-place replaces a PDF file: DOCUMENT '-' (standard input) has none")
+            }
+            if pades, outputDirectory != nil, documents.contains("-") {
                 throw InvalidValue(
-                    message: "PAdES signs PDF files in place or into another file: '-' (standard input or output) "
-                        + "does not apply"
+                    message: "DOCUMENT '-' (standard input) has no name for --out-dir: give --out FILE, or --out - "
+                        + "for standard output"
                 )
             }
         }

@@ -33,7 +33,8 @@ extension Commands {
                 .many(
                     \.signatures,
                     "SIGNATURE",
-                    "a signature (.p7s, PEM or DER) or a signed PDF (FILE.pdf); several are verified in one run",
+                    "a signature (.p7s, PEM or DER) or a signed PDF (FILE.pdf); several are verified in one run;\n'-' "
+                        + "reads one from standard input (shown as stdin)",
                     type: .file
                 )
             ]
@@ -159,6 +160,15 @@ extension Commands {
             }
             if content != nil && contentDirectory != nil {
                 throw InvalidValue(message: "--content and --content-dir contradict each other: give one of them")
+            }
+            if signatures.filter({ $0 == "-" }).count > 1 {
+                throw InvalidValue(message: "standard input ('-') can be read only once")
+            }
+            if content == "-" && signatures.contains("-") {
+                throw InvalidValue(
+                    message: "--content takes a file: standard input can carry the signature (SIGNATURE '-'), not "
+                        + "its document"
+                )
             }
         }
     }
@@ -358,9 +368,10 @@ extension Commands {
         )
     }
 
-    /// Verifies one signature file or PDF.
+    /// Verifies one signature file or PDF (`-`: standard input).
     static func verifyFile(_ path: String, _ run: VerifyRun) async throws -> VerifiedFile {
         let context = run.context
+        if path == "-" { return try await verifyStandardInput(run) }
         // A PDF is read by its verifier: only its first bytes are read here to tell which it is.
         if try isPDFFile(path, context: context, what: "signature") {
             // A PDF's chains are not yet judged by their services' status at their time: refused, not passed.
@@ -374,6 +385,16 @@ extension Commands {
             )
         }
         let signature = try context.readInputFile(path, what: "signature")
+        return try await verifyCMSFile(signature, path: path, name: path, run)
+    }
+
+    /// Verifies the CMS signature read from `path`, shown as `name`.
+    static func verifyCMSFile(
+        _ signature: [UInt8],
+        path: String,
+        name: String,
+        _ run: VerifyRun
+    ) async throws -> VerifiedFile {
         let (verified, contentPath) = try await verifyCMS(signature, path: path, run)
         let result = run.trustedLists?.judge(verified) ?? verified
         // A detached signature without its document: say which options give it.
@@ -383,8 +404,8 @@ extension Commands {
         let subject = result.signers.first?.signerCertificate.map { " (\($0.subject))" } ?? ""
         let line =
             verdict.indication == .passed
-            ? "PASSED: \(Format.printable(path))\(subject)"
-            : "\(verdict.indication)\(verdict.subIndication.map { ": \($0)" } ?? "") — \(Format.printable(path)): "
+            ? "PASSED: \(Format.printable(name))\(subject)"
+            : "\(verdict.indication)\(verdict.subIndication.map { ": \($0)" } ?? "") — \(Format.printable(name)): "
                 + Format.printable(verdict.reason ?? "") + (hint.map { "; \($0)" } ?? "")
         let qualifications = qualificationDocuments(result, run.trustedLists)
         return VerifiedFile(
@@ -393,7 +414,7 @@ extension Commands {
             reportSignatures: ValidationReport.Signature.signatures(of: result),
             document: {
                 var verification = VerificationDocument(result)
-                verification.signature = Format.path(path)
+                verification.signature = path == "-" ? name : Format.path(path)
                 verification.content = contentPath.map(Format.path)
                 verification.failure?.hint = hint
                 verification.qualifications = qualifications
