@@ -11,18 +11,27 @@ struct PDFFieldAppearanceTests {
     let signer: CyrillicSigner
     init() throws { signer = try CyrillicSigner() }
 
-    @Test("placement .field fills the field's widget rectangle on its page; pyHanko and our verifier accept it")
-    func fillsPyHankoField() async throws {
-        let (directory, plain) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-appearance-field")
+    /// A fresh two-page PDF with an empty signature field `Approval` that pyHanko added on `page`,
+    /// and the field's rectangle.
+    static func approvalField(
+        onPage page: Int,
+        in prefix: String
+    ) throws -> (directory: TemporaryDirectory, path: String, box: PDFRectangle) {
+        let (directory, plain) = try PDFFixtures.make(.classic, inNewDirectory: prefix)
         let withField = directory.path("with-field.pdf")
-        let box = PDFRectangle(x1: 320, y1: 500, x2: 540, y2: 560)
         try PyHankoFields.addSignatureField(
             plain,
             output: withField,
             name: "Approval",
-            page: 2,
+            page: page,
             box: (320, 500, 540, 560)
         )
+        return (directory, withField, PDFRectangle(x1: 320, y1: 500, x2: 540, y2: 560))
+    }
+
+    @Test("placement .field fills the field's widget rectangle on its page; pyHanko and our verifier accept it")
+    func fillsPyHankoField() async throws {
+        let (directory, withField, box) = try Self.approvalField(onPage: 2, in: "pdf-appearance-field")
         let signed = directory.path("signed.pdf")
         try await signer.sign(withField, signed, appearance: .init(placement: .field), field: "Approval")
 
@@ -42,16 +51,7 @@ struct PDFFieldAppearanceTests {
 
     @Test("a rectangle for an existing field, or .field without one, is refused and nothing is written")
     func fieldPlacementMistakes() async throws {
-        let (directory, plain) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-appearance-field-refused")
-        let withField = directory.path("with-field.pdf")
-        let box = PDFRectangle(x1: 320, y1: 500, x2: 540, y2: 560)
-        try PyHankoFields.addSignatureField(
-            plain,
-            output: withField,
-            name: "Approval",
-            page: 1,
-            box: (320, 500, 540, 560)
-        )
+        let (directory, withField, box) = try Self.approvalField(onPage: 1, in: "pdf-appearance-field-refused")
         let output = directory.path("signed.pdf")
         let cases: [(PDFSignatureAppearance, String, String)] = [
             (.init(placement: .rectangle(page: .number(1), box)), "Approval", "its own rectangle is used"),
