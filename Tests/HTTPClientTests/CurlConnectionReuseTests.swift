@@ -76,7 +76,7 @@ struct CurlConnectionReuseTests {
         // after its headers then fails with "Send failure: Broken pipe". Seen in the FMP and
         // CryptoPro benches (8 in flight after rounds of other clients). A body size of 0 is a GET.
         let emulator = try DSSEmulator(
-            // 3 s, not 1: under ASan (CI's test-asan-core) eight TLS handshakes at once can take over a
+            // 3 s, not 1: under ASan (make test-asan-core) eight TLS handshakes at once can take over a
             // second, and the server then closed connections that were not idle but still handshaking.
             configuration: .init(host: "127.0.0.1", connectionTimeoutSeconds: 3, tls: .init()),
             seed: sharedSeed
