@@ -5,19 +5,6 @@ public import RemoteProviderSupport
 import Synchronization
 
 extension CryptoProDSSProvider {
-    /// What ``refreshSelectedCertificate()`` found: the certificate selected before and the one the
-    /// server's list gives now for the same selection.
-    public struct CertificateRefresh: Sendable {
-        /// The certificate the session had selected.
-        public var previous: Certificate
-        /// The certificate the server's list gives now (the session uses it from now on).
-        public var current: Certificate
-        /// Its id on the server.
-        public var certificateID: Int
-        /// Whether the list changed what is selected (another certificate, or the same id re-issued).
-        public var changed: Bool { previous != current }
-    }
-
     /// Lists the user's certificates again through the current session and selects anew what the
     /// session was made for (`certificateID`, `certificate` or the default), for when a server answer
     /// shows the kept list is stale: a signature made by another certificate (the server re-issued
@@ -34,7 +21,7 @@ extension CryptoProDSSProvider {
         let refresh = CertificateRefresh(
             previous: session.identity.certificate,
             current: chosen.certificate,
-            certificateID: chosen.id
+            certificateID: String(chosen.id)
         )
         guard refresh.changed || chosen.id != session.certificateID else { return refresh }
         var renewed = session

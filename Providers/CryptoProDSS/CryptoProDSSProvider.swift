@@ -32,7 +32,7 @@ import RemoteProviderSupport
 /// Only the same OS user (and root) can read the file; a stolen token cannot sign with a
 /// PIN-protected key without the PIN. ``deleteStoredCertificate()`` removes it. The token never
 /// appears in a description or an error.
-public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning {
+public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning, CertificateListRefreshing {
     /// How documents go up (the `uploadMode` parameter).
     public enum UploadMode: String, Sendable {
         /// The document itself (`Hash: False`).

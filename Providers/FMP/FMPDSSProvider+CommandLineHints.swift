@@ -5,6 +5,17 @@ extension FMPDSSProvider {
     /// `certsign dss …` works with FMP DSS without `--provider`.
     public static var commandGroup: String? { "dss" }
 
+    /// FMP DSS signs platform resources (a table cell on the server), not files: `certsign sign`
+    /// points to `certsign dss sign`.
+    public static func commandLineRefusal(for command: ProviderCommandLine) -> ProviderCommandRefusal? {
+        guard command.words == ["sign"] else { return nil }
+        return ProviderCommandRefusal(
+            reason: "the \(id.rawValue) provider signs platform resources (a table cell on the server), not files: "
+                + "use 'certsign dss sign --resource R --table T --column C --hhive-id N --certificate-id N'",
+            instead: ["dss", "sign"]
+        )
+    }
+
     /// FMP DSS's TLS settings and session come from `certsign dss login`, which alone has `--ca-file`;
     /// `certsign dss signs` lists the signatures the server keeps.
     public static func commandLineHint(

@@ -30,10 +30,13 @@ extension FMPDSSProvider: RemoteSessionKeeping {
     }
 
     /// Removes the session file in `directory` (whatever it holds) under the session lock (a command
-    /// using the session meanwhile finishes first); no-op when there is none.
+    /// using the session meanwhile finishes first), and the TLS settings of its login
+    /// (``FMPLoginTLS``); no-op when there is none.
     /// - Returns: the removed file's path, or nil when there was none.
     /// - Throws: `.fileSystem` when it cannot be removed.
     public static func removeKeptSession(in directory: URL) async throws -> String? {
+        // The TLS settings of the login go with the session they were given for.
+        try FMPLoginTLS().save(in: directory)
         let store = FMPSessionStore(directory: directory, warning: nil)
         guard (try? FileManager.default.attributesOfItem(atPath: store.fileURL.path)) != nil else { return nil }
         try await store.withLock { try store.delete() }

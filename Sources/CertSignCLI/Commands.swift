@@ -89,6 +89,15 @@ enum Commands {
 }
 
 extension CommandContext {
+    /// How the remote providers' `clientIdentity` parameter is read: an identity of this invocation's
+    /// store.
+    var clientIdentityLookup: ClientIdentityLookup {
+        let storeDirectory = self.storeDirectory
+        return { alias, password in
+            try PKCS12IdentityStore(directory: storeDirectory).identity(alias: alias, password: password)
+        }
+    }
+
     /// The providers this tool offers. Only the CLI decides what is registered.
     /// - Parameters:
     ///   - pkcs12: parameters the `pkcs12` provider starts with (alias, store password), over the
@@ -103,10 +112,6 @@ extension CommandContext {
         let environment = self.environment
         let storeDirectory = self.storeDirectory
         let warn = warningPrinter
-        // The remote providers' clientIdentity parameter names an identity in this store.
-        let identities: ClientIdentityLookup = { alias, password in
-            try PKCS12IdentityStore(directory: storeDirectory).identity(alias: alias, password: password)
-        }
         var parameters = parameters
         parameters[.pkcs12] = pkcs12.merging(parameters[.pkcs12] ?? ProviderParameters())
         try BuiltInProviders.register(
@@ -115,7 +120,7 @@ extension CommandContext {
             context: ProviderContext(
                 storeDirectory: storeDirectory,
                 environment: environment,
-                clientIdentityLookup: identities,
+                clientIdentityLookup: clientIdentityLookup,
                 warning: warn
             )
         )

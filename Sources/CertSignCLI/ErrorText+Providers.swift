@@ -24,3 +24,11 @@ extension ErrorText {
         return owner.commandLineHint(for: error, in: described)
     }
 }
+
+extension Commands {
+    /// The built-in provider registered under `id`, or nil (no ID, or an app's own).
+    static func builtInProvider(_ id: ProviderID?) -> (any BuiltInProvider.Type)? {
+        guard let id else { return nil }
+        return BuiltInProviders.all.first { $0.id == id }
+    }
+}

@@ -36,6 +36,11 @@ public protocol BuiltInProvider: CertificateProvider {
     /// and commands (`--param-env pin=VAR`, `certsign sessions clear …`), or nil for the tool's
     /// general hints.
     static func commandLineHint(for error: CertificateProviderError, in command: ProviderCommandLine) -> String?
+
+    /// Why this provider cannot serve `command` of a command-line tool (FMP DSS signs resources on
+    /// its server, not files: `certsign sign --provider fmp-dss` is refused before anything is read),
+    /// or nil when it can.
+    static func commandLineRefusal(for command: ProviderCommandLine) -> ProviderCommandRefusal?
 }
 
 extension BuiltInProvider {
@@ -47,6 +52,9 @@ extension BuiltInProvider {
     {
         nil
     }
+
+    /// No refusal: the provider serves every command that takes `--provider`.
+    public static func commandLineRefusal(for command: ProviderCommandLine) -> ProviderCommandRefusal? { nil }
 
     /// The parameter a ``ProviderContext/storeDirectory`` is given as, to providers that declare it.
     static var storeDirectoryKey: ProviderParameters.Key { "storeDirectory" }

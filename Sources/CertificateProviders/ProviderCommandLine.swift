@@ -22,3 +22,18 @@ public struct ProviderCommandLine: Sendable, Hashable {
         return offered.count == 1 ? last : offered.dropLast().joined(separator: ", ") + " or " + last
     }
 }
+
+/// A provider's "not here" for a command of a command-line tool: why, and the command to use instead
+/// (whose usage the tool shows).
+public struct ProviderCommandRefusal: Sendable, Hashable {
+    /// Why the provider cannot serve the command, naming what to use instead.
+    public var reason: String
+    /// The words of the command to use instead (`["dss", "sign"]`), or empty when there is none.
+    public var instead: [String]
+
+    /// Creates a refusal.
+    public init(reason: String, instead: [String] = []) {
+        self.reason = reason
+        self.instead = instead
+    }
+}

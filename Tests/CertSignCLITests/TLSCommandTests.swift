@@ -92,6 +92,13 @@ import Testing
             environment: env
         )
         #expect(usage.status == 64)
+        // Forgetting the session forgets the TLS settings it was logged in with (the provider removes both).
+        let cleared = try CLI.run(["sessions", "clear", "fmp-dss"], store: store, environment: env)
+        #expect(cleared.status == 0, "\(cleared.errorOutput)")
+        let kept = ["fmp-tls.json", "fmp-session.json"].filter {
+            FileManager.default.fileExists(atPath: store.url.appendingPathComponent($0).path)
+        }
+        #expect(kept.isEmpty, "\(kept)")
     }
 
     @Test func emulatorServesHTTPSWithItsCA() throws {

@@ -82,7 +82,7 @@ import Testing
         defer { second.stop() }
         let refresh = try await provider.refreshSelectedCertificate()
         #expect(refresh.changed && refresh.previous == before.certificate)
-        #expect(refresh.certificateID == StandardSeed.secondCertificateID)
+        #expect(refresh.certificateID == String(StandardSeed.secondCertificateID))
         #expect(try provider.storedCertificate()?.certificate == refresh.current)
         // The cache holds the new certificate: a new provider (process) starts from it.
         let next = try CryptoProDSSProvider(

@@ -1,5 +1,4 @@
 import CertificateProviders
-internal import Durability
 import FMPDSSProvider
 import Foundation
 import HTTPClient
@@ -19,18 +18,6 @@ extension Commands {
     static func envelopeJSON(_ envelope: FMPEnvelope) -> JSONValue {
         (try? JSONValue(parsing: envelope.jsonString)) ?? .object([:])
     }
-}
-
-/// The TLS settings of the last `dss login` (`fmp-tls.json` in the store, 0600): how to reach a server
-/// behind a private CA or demanding a client certificate. The session itself is the provider's
-/// (`fmp-session.json`); this keeps only what the provider must be given again on every call, and
-/// never the identity's password, only where it comes from.
-struct FMPLoginTLS: Codable, Equatable {
-    var trustedCAFile: String?
-    var clientIdentity: String?
-    var clientIdentityPasswordEnv: String?
-    var clientIdentityPasswordFile: String?
-    var isEmpty: Bool { trustedCAFile == nil && clientIdentity == nil }
 }
 
 extension CommandContext {
@@ -54,10 +41,9 @@ extension CommandContext {
         _ parameters: ProviderParameters = ProviderParameters(),
         tls: FMPLoginTLS? = nil
     ) throws -> FMPDSSProvider {
-        let store = identityStore
         let provider = try FMPDSSProvider(
             parameters: [FMPDSSProvider.ParameterKey.storeDirectory: .string(storeDirectory.path)],
-            clientIdentityLookup: { alias, password in try store.identity(alias: alias, password: password) },
+            clientIdentityLookup: clientIdentityLookup,
             warning: warningPrinter
         )
         let tlsParameters = try fmpTLSParameters(try tls ?? loadFMPLoginTLS())
@@ -71,32 +57,11 @@ extension CommandContext {
         return { console.err("certsign: warning: \($0)") }
     }
 
-    var fmpLoginTLSURL: URL { storeDirectory.appendingPathComponent("fmp-tls.json") }
-
     /// Keeps the TLS settings of a successful login (removes them when the login used none).
-    func saveFMPLoginTLS(_ tls: FMPLoginTLS) throws {
-        if tls.isEmpty {
-            try? FileManager.default.removeItem(at: fmpLoginTLSURL)
-            return
-        }
-        try FileSystem.makePrivateDirectory(storeDirectory.path)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try FileSystem.writeAtomically(fmpLoginTLSURL.path, Array(try encoder.encode(tls)))
-    }
+    func saveFMPLoginTLS(_ tls: FMPLoginTLS) throws { try tls.save(in: storeDirectory) }
 
     /// The TLS settings of the last login; none when there are none.
-    func loadFMPLoginTLS() throws -> FMPLoginTLS {
-        guard let data = FileManager.default.contents(atPath: fmpLoginTLSURL.path) else { return FMPLoginTLS() }
-        do {
-            return try JSONDecoder().decode(FMPLoginTLS.self, from: data)
-        } catch {
-            throw CertificateProviderError(
-                .storeCorrupted,
-                "the saved DSS TLS settings \(fmpLoginTLSURL.path) are damaged; run 'certsign dss login …' again"
-            )
-        }
-    }
+    func loadFMPLoginTLS() throws -> FMPLoginTLS { try FMPLoginTLS.load(from: storeDirectory) }
 
     /// The provider parameters for `tls`: the CA file, the client identity's alias and its password
     /// read from the environment variable or file the login named.
@@ -126,5 +91,18 @@ extension CommandContext {
             }
             throw error
         }
+    }
+}
+
+extension CommandContext {
+    /// Throws the provider's own "not logged in" before a `dss` command asks for a DSS password or
+    /// PIN that could not be used anyway.
+    /// - Throws: `.authenticationFailed` when the store keeps no FMP session; `.storeCorrupted`.
+    func requireFMPSession(for call: String) throws {
+        guard try FMPDSSProvider.keptSessions(in: storeDirectory, warning: warningPrinter).isEmpty else { return }
+        throw CertificateProviderError(
+            .authenticationFailed,
+            "FMP \(call): fmp-dss: not logged in (certsign dss login)"
+        )
     }
 }

@@ -1,6 +1,5 @@
 import BuiltInProviders
 import CertificateProviders
-import FMPDSSProvider
 import Foundation
 import HTTPClient
 import RemoteProviderSupport
@@ -160,13 +159,10 @@ extension Commands {
         try sessionProvider(provider)?.keptSessions(in: context.storeDirectory, warning: context.warningPrinter) ?? []
     }
 
-    /// Removes the session file of `provider` (for FMP also the TLS settings of its login).
+    /// Removes the session file of `provider` (and what the provider keeps with it).
     /// - Returns: the removed file's path, or nil when there was none.
     static func removeKeptSession(of provider: ProviderID, _ context: CommandContext) async throws -> String? {
-        let file = try await sessionProvider(provider)?.removeKeptSession(in: context.storeDirectory)
-        // The TLS settings of 'certsign dss login' go with the FMP session they were given for.
-        if provider == .fmpDSS { try context.saveFMPLoginTLS(FMPLoginTLS()) }
-        return file
+        try await sessionProvider(provider)?.removeKeptSession(in: context.storeDirectory)
     }
 
     /// Every session kept in the invocation's store, FMP first.
@@ -204,17 +200,4 @@ struct SessionsDocument: Encodable {
 struct SessionsClearedDocument: Encodable {
     var cleared: [SessionsDocument.Session]
     enum CodingKeys: String, CodingKey, CaseIterable { case cleared }
-}
-
-extension CommandContext {
-    /// Throws the provider's own "not logged in" before a `dss` command asks for a DSS password or
-    /// PIN that could not be used anyway.
-    /// - Throws: `.authenticationFailed` when the store keeps no FMP session; `.storeCorrupted`.
-    func requireFMPSession(for call: String) throws {
-        guard try FMPDSSProvider.keptSessions(in: storeDirectory, warning: warningPrinter).isEmpty else { return }
-        throw CertificateProviderError(
-            .authenticationFailed,
-            "FMP \(call): fmp-dss: not logged in (certsign dss login)"
-        )
-    }
 }

@@ -217,13 +217,10 @@ extension Commands {
         if let digest = arguments.digest { options.digestAlgorithm = digest }
         options.isDetached = !arguments.attached
         options.writesPEM = arguments.pem
-        if arguments.provider == .fmpDSS {
-            throw UsageError(
-                message:
-                    "the fmp-dss provider signs platform resources (a table cell on the server), not files: use "
-                    + "'certsign dss sign --resource R --table T --column C --hhive-id N --certificate-id N'",
-                usage: dssSignUsage
-            )
+        if let refusal = Commands.builtInProvider(arguments.provider)?.commandLineRefusal(
+            for: ProviderCommandLine(words: ["sign"], optionNames: Set(sign.options.map(\.name)))
+        ) {
+            throw UsageError(message: refusal.reason, usage: Commands.find(refusal.instead)?.0.usage ?? sign.usage)
         }
 
         // Where each signature goes, checked before anything is signed.

@@ -1,5 +1,4 @@
 import CertificateProviders
-import CryptoProDSSProvider
 import Signing
 
 extension Commands {
@@ -48,8 +47,9 @@ extension Commands {
     /// another certificate than the selected one: `.serverSignatureMismatch`; the server does not know
     /// the certificate: `.serverRejected`), lists the provider's certificates again; when the selection
     /// changed (from `used`, or from what the provider had selected when `used` is nil), says so on
-    /// stderr and returns the new identity. Only CryptoPro DSS keeps a list between commands; for other
-    /// providers, and when the selection did not change, `failure` is thrown.
+    /// stderr and returns the new identity. Only providers that keep a list between commands
+    /// (`CertificateListRefreshing`) refresh; for others, and when the selection did not change,
+    /// `failure` is thrown.
     /// - Throws: `failure`; the refresh's `.invalidParameter` when the selected certificate is no
     ///   longer the user's.
     static func refreshedIdentity(
@@ -58,10 +58,10 @@ extension Commands {
         used: Certificate?,
         context: CommandContext
     ) async throws -> SigningIdentity {
-        guard let cryptoPro = provider as? CryptoProDSSProvider else { throw failure }
-        let refresh: CryptoProDSSProvider.CertificateRefresh
+        guard let refreshing = provider as? any CertificateListRefreshing else { throw failure }
+        let refresh: CertificateRefresh
         do {
-            refresh = try await cryptoPro.refreshSelectedCertificate()
+            refresh = try await refreshing.refreshSelectedCertificate()
         } catch let refreshError as CertificateProviderError where refreshError.code == .invalidParameter {
             throw refreshError
         } catch {
@@ -69,7 +69,7 @@ extension Commands {
         }
         let before = used ?? refresh.previous
         let now = refresh.current
-        guard before != now, let identity = try? cryptoPro.storedCertificate(), identity.certificate == now else {
+        guard before != now, let identity = try? refreshing.storedCertificate(), identity.certificate == now else {
             throw failure
         }
         let what =
