@@ -3,14 +3,13 @@ internal import HTTPClient
 import RemoteProviderSupport
 
 extension VaultTransitProvider {
-    /// Hints for `sign --provider vault-transit`: a token, a key, and a certificate made for it.
+    /// Hints for `sign --provider vault-transit`: a valid token, a key, and a certificate made for it (a
+    /// missing token gets the tool's hint for a provider's secret parameter).
     public static func commandLineHint(
         for error: CertificateProviderError,
         in command: ProviderCommandLine
     ) -> String? {
         switch error.code {
-        case .passwordRequired:
-            return "give the token with --param-env token=VAR (or --param-file token=PATH), never on the command line"
         case .authenticationFailed:
             return "give a valid token with --param-env token=VAR (or --param-file token=PATH); 'bao token lookup' "
                 + "shows its policies"

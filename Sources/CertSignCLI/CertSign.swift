@@ -1,7 +1,6 @@
 internal import CSystemShims
 import CertificateProviders
 public import Foundation
-import PKCS11Provider
 import RemoteProviderSupport
 
 /// The `certsign` command-line tool as a library: `main.swift` calls ``CertSign/main(arguments:environment:)``

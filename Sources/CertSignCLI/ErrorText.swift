@@ -1,5 +1,4 @@
 import CertificateProviders
-import PKCS11Provider
 import Signing
 
 /// One- or two-line error messages: what went wrong and what to do.
@@ -64,7 +63,7 @@ enum ErrorText {
             }
             return "check that the server is reachable and try again"
         case .passwordRequired:
-            return passwordHint(error, command: command)
+            return passwordHint(error, command: command, provider: provider)
         case .timestampInvalid where error.reason.contains("does not chain to a trusted TSA anchor"):
             // sign, timestamp and extend (a renewal too) take the TSA's CA; verify takes it for checking.
             guard command?.options.contains(where: { $0.name == "--tsa-ca" }) == true else { return nil }
@@ -81,8 +80,24 @@ enum ErrorText {
         }
     }
 
-    /// Names the options of `command` that can supply the secret the error asks for.
-    static func passwordHint(_ error: CertificateProviderError, command: CommandDescriptor?) -> String? {
+    /// Names the options of `command` that can supply the secret the error asks for: for a provider
+    /// without a `password` parameter (`--password-…` would give it one it refuses), its own secret
+    /// parameters through `--param-env`/`--param-file`.
+    static func passwordHint(
+        _ error: CertificateProviderError,
+        command: CommandDescriptor?,
+        provider: String? = nil
+    ) -> String? {
+        if let provider, let schema = Commands.builtInProvider(ProviderID(provider))?.schema,
+            schema["password"] == nil
+        {
+            let secrets = schema.parameters.filter(\.isSecret).map(\.key.rawValue)
+            let options = Set(command?.options.map(\.name) ?? [])
+            guard let first = secrets.first, options.contains("--param-env") else { return nil }
+            let others = secrets.dropFirst().map { "'\($0)'" }
+            return "give it with --param-env \(first)=VAR or --param-file \(first)=PATH, never on the command line"
+                + (others.isEmpty ? "" : " (the provider's other secrets: \(others.joined(separator: ", ")))")
+        }
         let sources = command?.options.filter(\.namesSecretSource) ?? []
         var stem = "password"
         if error.reason.contains("store password") { stem = "store-password" }

@@ -1,3 +1,5 @@
+import BuiltInProviders
+import CertificateProviders
 import CertificateProvidersTesting
 import Foundation
 import TestSupport
@@ -34,7 +36,7 @@ import Testing
         // provider IDs, digests and the store's aliases are offered where they fit.
         #expect(
             Set(try complete(["certsign", "sign", "doc.txt", "--provider", ""]))
-                == ["pkcs12", "pkcs11", "fmp-dss", "cryptopro-dss", "csc", "vault-transit", "aws-kms"]
+                == Set(BuiltInProviders.ids.map(\.rawValue))
         )
         #expect(try complete(["certsign", "sign", "doc.txt", "--digest", "stree"]) == ["streebog256", "streebog512"])
         #expect(try complete(["certsign", "sign", "doc.txt", "--tsa", ""]) == [])

@@ -71,6 +71,25 @@ import Testing
         return found
     }
 
+    @Test("a provider without a password parameter is told its own secret parameter, not --password-env")
+    func secretParameterHint() throws {
+        let missing = CertificateProviderError(.passwordRequired, "vault-transit: no token was given")
+        #expect(
+            ErrorText.hint(for: missing, command: Commands.sign, provider: "vault-transit")
+                == "give it with --param-env token=VAR or --param-file token=PATH, never on the command line "
+                + "(the provider's other secrets: 'clientIdentityPassword')"
+        )
+        // AWS KMS has two secrets: the first is named, the other listed.
+        let aws = try #require(ErrorText.passwordHint(missing, command: Commands.sign, provider: "aws-kms"))
+        #expect(
+            aws.hasPrefix("give it with --param-env secretAccessKey=VAR") && aws.contains("'sessionToken'"),
+            "\(aws)"
+        )
+        // A provider with a password keeps the password options.
+        let pkcs12 = try #require(ErrorText.hint(for: missing, command: Commands.sign, provider: "pkcs12"))
+        #expect(pkcs12.contains("--password-env VAR"), "\(pkcs12)")
+    }
+
     @Test("every option and parameter a hint suggests exists for that command and provider")
     func hintsNameWhatExists() throws {
         let context = try CommandContext(

@@ -60,7 +60,27 @@ import VaultTransitProvider
     func oneRegistrationCall() throws {
         let store = try TemporaryDirectory()
         let registry = try Self.registry(store: store)
-        #expect(Set(Self.allIDs) == [.pkcs12, .fmpDSS, .cryptoProDSS, .csc, .pkcs11, .vaultTransit, "aws-kms"])
+        // Every provider folder's library (a library product whose target lives under Providers/) is
+        // in the one list, so a provider added to the manifest but not to BuiltInProviders fails here.
+        let manifest = try PackageRoot.manifest()
+        let products = try #require(manifest["products"] as? [[String: Any]])
+        let libraries = Set(
+            products.filter { ($0["type"] as? [String: Any])?["library"] != nil }
+                .flatMap { $0["targets"] as? [String] ?? [] }
+        )
+        let targets = try #require(manifest["targets"] as? [[String: Any]])
+        let providerLibraries = Set(
+            targets.compactMap { target -> String? in
+                guard let name = target["name"] as? String, libraries.contains(name),
+                    (target["path"] as? String)?.hasPrefix("Providers/") == true
+                else { return nil }
+                return name
+            }
+        )
+        let listed = Set(BuiltInProviders.all.map { String(String(reflecting: $0).prefix { $0 != "." }) })
+        #expect(providerLibraries.count >= 7)
+        #expect(listed == providerLibraries)
+        #expect(Set(Self.allIDs).count == Self.allIDs.count)
         #expect(registry.registeredIDs == Self.allIDs.sorted())
         for id in Self.allIDs {
             let registration = try #require(registry.registration(id))

@@ -16,7 +16,7 @@ import Testing
 
     /// The Swift targets outside Tests/ and their dependencies, from the manifest itself.
     static func manifestGraph() throws -> Set<Edge> {
-        let manifest = try dumpPackage()
+        let manifest = try PackageRoot.manifest()
         let targets = try #require(manifest["targets"] as? [[String: Any]])
         var edges = Set<Edge>()
         for target in targets {
@@ -30,18 +30,6 @@ import Testing
             edges.insert(Edge(target: name, dependencies: dependencies.sorted()))
         }
         return edges
-    }
-
-    /// The manifest as `swift package dump-package` prints it.
-    static func dumpPackage() throws -> [String: Any] {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let dump = try ExternalTool.run(
-            "swift",
-            ["package", "--scratch-path", scratch.path, "dump-package"],
-            directory: PackageRoot.url
-        ).requireSuccess()
-        return try #require(try JSONSerialization.jsonObject(with: dump.standardOutput) as? [String: Any])
     }
 
     /// Whether the target's folder holds Swift sources (the C shims hold C).
@@ -133,7 +121,7 @@ import Testing
         #expect(graph["Secrets"] == ["OpenSSLWrappers"])
         let wrappers = try #require(graph["OpenSSLWrappers"])
         #expect(wrappers.allSatisfy { $0.hasPrefix("C") && graph[$0] == nil }, "OpenSSLWrappers -> \(wrappers)")
-        let products = try #require(try Self.dumpPackage()["products"] as? [[String: Any]])
+        let products = try #require(try PackageRoot.manifest()["products"] as? [[String: Any]])
         let productTargets = products.flatMap { $0["targets"] as? [String] ?? [] }
         #expect(!productTargets.contains("OpenSSLWrappers"), "OpenSSLWrappers must not be a product")
     }
