@@ -1,4 +1,4 @@
-public import CertificateProviders
+import CertificateProviders
 internal import Durability
 public import Foundation
 

@@ -21,9 +21,9 @@ enum ArgumentParser {
     static func parse<Options: CommandOptions>(
         _ arguments: [String],
         as _: Options.Type = Options.self,
+        bindings: [OptionBinding<Options>] = Options.options,
         usage: String
     ) throws -> Options {
-        let bindings = Options.options
         let byName = Dictionary(bindings.map { ($0.declaration.name, $0) }) { first, _ in first }
         var options = Options()
         for binding in bindings { binding.prepare(&options) }

@@ -13,7 +13,7 @@ enum Commands {
     static let all: [CommandDescriptor] =
         [providers] + identityCommands + signingCommands + pendingSigningCommands + journalCommands + [csr]
         + timestampCommands + extendCommands + trustCommands
-        + dssCommands + tokenCommands + cscCommands
+        + dssCommands + tokenCommands + providerCommands
         + sessionCommands + [demo] + documentationCommands
 
     /// The command list: each command's words (less the first `dropping`) and summary.
@@ -109,21 +109,20 @@ extension CommandContext {
         parameters: [ProviderID: ProviderParameters] = [:]
     ) throws -> ProviderRegistry {
         var registry = ProviderRegistry()
-        let environment = self.environment
-        let storeDirectory = self.storeDirectory
-        let warn = warningPrinter
         var parameters = parameters
         parameters[.pkcs12] = pkcs12.merging(parameters[.pkcs12] ?? ProviderParameters())
-        try BuiltInProviders.register(
-            in: &registry,
-            parameters: parameters,
-            context: ProviderContext(
-                storeDirectory: storeDirectory,
-                environment: environment,
-                clientIdentityLookup: clientIdentityLookup,
-                warning: warn
-            )
-        )
+        try BuiltInProviders.register(in: &registry, parameters: parameters, context: providerContext)
         return registry
+    }
+
+    /// What this invocation lends every provider: the store directory, the environment, the client
+    /// identities of the store and the warning printer.
+    var providerContext: ProviderContext {
+        ProviderContext(
+            storeDirectory: storeDirectory,
+            environment: environment,
+            clientIdentityLookup: clientIdentityLookup,
+            warning: warningPrinter
+        )
     }
 }

@@ -31,17 +31,21 @@ struct CommandDescriptor: Sendable {
         summary: String,
         discussion: String = "",
         examples: [String] = [],
+        options bindings: @escaping @Sendable () -> [OptionBinding<Options>] = { Options.options },
         run: @escaping @Sendable (Options, CommandContext) async throws -> Int32
     ) {
         self.storeUse = storeUse
         self.words = words
         self.summary = summary
         self.arguments = Options.arguments.map(\.declaration)
-        self.options = Options.options.map(\.declaration)
+        self.options = bindings().map(\.declaration)
         self.discussion = discussion
         self.examples = examples
         self.execute = { arguments, usage, context in
-            try await run(try ArgumentParser.parse(arguments, as: Options.self, usage: usage), context)
+            try await run(
+                try ArgumentParser.parse(arguments, as: Options.self, bindings: bindings(), usage: usage),
+                context
+            )
         }
     }
 

@@ -41,6 +41,10 @@ public protocol BuiltInProvider: CertificateProvider {
     /// its server, not files: `certsign sign --provider fmp-dss` is refused before anything is read),
     /// or nil when it can.
     static func commandLineRefusal(for command: ProviderCommandLine) -> ProviderCommandRefusal?
+
+    /// The commands this provider adds to a command-line tool (`certsign csc credentials`), each
+    /// starting with its ``commandGroup`` word or a word of its own.
+    static var commands: [ProviderCommand] { get }
 }
 
 extension BuiltInProvider {
@@ -52,6 +56,9 @@ extension BuiltInProvider {
     {
         nil
     }
+
+    /// No commands of its own.
+    public static var commands: [ProviderCommand] { [] }
 
     /// No refusal: the provider serves every command that takes `--provider`.
     public static func commandLineRefusal(for command: ProviderCommandLine) -> ProviderCommandRefusal? { nil }

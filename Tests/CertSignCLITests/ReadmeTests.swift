@@ -1,3 +1,4 @@
+import CSCProvider
 import Foundation
 import TestSupport
 import Testing
