@@ -34,33 +34,34 @@ extension Commands {
             summary: command.summary,
             discussion: command.discussion,
             examples: command.examples,
-            options: { bindings(for: command) }
-        ) { (given: ProviderCommandValues, context) in
-            var secrets: [String: Secret] = [:]
-            for (stem, input) in given.secrets.byStem {
-                if let secret = try context.optionalSecret(input) { secrets[stem] = secret }
+            options: { bindings(for: command) },
+            run: { (given: ProviderCommandValues, context) in
+                var secrets: [String: Secret] = [:]
+                for (stem, input) in given.secrets.byStem {
+                    if let secret = try context.optionalSecret(input) { secrets[stem] = secret }
+                }
+                let invocation = ProviderCommand.Invocation(
+                    values: given.values,
+                    flags: given.flags,
+                    secrets: secrets,
+                    parameters: command.takesParameters
+                        ? try context.providerParameters(given.parameters, for: provider) : ProviderParameters(),
+                    context: context.providerContext
+                )
+                let output: ProviderCommand.Output
+                do {
+                    output = try await command.run(invocation)
+                } catch let error as ProviderCommand.UsageError {
+                    throw UsageError(message: error.message, usage: find(command.words)?.0.usage ?? "")
+                }
+                // The document's type is the provider's: opened here so the encoder sees it.
+                func emit<Document: Encodable>(_ document: Document) {
+                    context.emit(encoding: document, human: text(output.human))
+                }
+                emit(output.document)
+                return CertSign.exitSuccess
             }
-            let invocation = ProviderCommand.Invocation(
-                values: given.values,
-                flags: given.flags,
-                secrets: secrets,
-                parameters: command.takesParameters
-                    ? try context.providerParameters(given.parameters, for: provider) : ProviderParameters(),
-                context: context.providerContext
-            )
-            let output: ProviderCommand.Output
-            do {
-                output = try await command.run(invocation)
-            } catch let error as ProviderCommand.UsageError {
-                throw UsageError(message: error.message, usage: find(command.words)?.0.usage ?? "")
-            }
-            // The document's type is the provider's: opened here so the encoder sees it.
-            func emit<Document: Encodable>(_ document: Document) {
-                context.emit(encoding: document, human: text(output.human))
-            }
-            emit(output.document)
-            return CertSign.exitSuccess
-        }
+        )
     }
 
     /// What people read of a provider command's output.
