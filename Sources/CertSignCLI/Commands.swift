@@ -13,7 +13,7 @@ enum Commands {
     static let all: [CommandDescriptor] =
         [providers] + identityCommands + signingCommands + pendingSigningCommands + journalCommands + [csr]
         + timestampCommands + extendCommands + trustCommands
-        + dssCommands + tokenCommands + providerCommands
+        + dssCommands + providerCommands
         + sessionCommands + [demo] + documentationCommands
 
     /// The command list: each command's words (less the first `dropping`) and summary.

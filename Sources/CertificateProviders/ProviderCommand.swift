@@ -86,6 +86,8 @@ public struct ProviderCommand: Sendable {
         public var parameters: ProviderParameters
         /// The store directory, environment, client identity lookup and warning callback of the tool.
         public var context: ProviderContext
+        /// How the tool writes a date for people (its local time, as its other commands do).
+        public var dateText: @Sendable (Date) -> String
 
         /// Creates an invocation.
         public init(
@@ -93,13 +95,15 @@ public struct ProviderCommand: Sendable {
             flags: Set<String> = [],
             secrets: [String: Secret] = [:],
             parameters: ProviderParameters = ProviderParameters(),
-            context: ProviderContext = ProviderContext()
+            context: ProviderContext = ProviderContext(),
+            dateText: @escaping @Sendable (Date) -> String = { $0.formatted(.iso8601) }
         ) {
             self.values = values
             self.flags = flags
             self.secrets = secrets
             self.parameters = parameters
             self.context = context
+            self.dateText = dateText
         }
     }
 

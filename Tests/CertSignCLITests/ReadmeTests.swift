@@ -1,4 +1,5 @@
 import CSCProvider
+import PKCS11Provider
 import Foundation
 import TestSupport
 import Testing

@@ -46,7 +46,8 @@ extension Commands {
                     secrets: secrets,
                     parameters: command.takesParameters
                         ? try context.providerParameters(given.parameters, for: provider) : ProviderParameters(),
-                    context: context.providerContext
+                    context: context.providerContext,
+                    dateText: { Format.localDate($0) }
                 )
                 let output: ProviderCommand.Output
                 do {
