@@ -1,6 +1,6 @@
 import CSCProvider
-import PKCS11Provider
 import Foundation
+import PKCS11Provider
 import TestSupport
 import Testing
 
