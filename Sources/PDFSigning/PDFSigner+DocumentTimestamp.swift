@@ -22,8 +22,9 @@ extension PDFSigner {
     /// - Returns: the field name, ByteRange, sizes and the token (``PDFSigningResult/timestamp``).
     /// - Throws: as ``sign(pdfAt:writingTo:identity:options:)``: the TSA client's errors
     ///   (`.timestampInvalid`, `.serverRejected`, `.network`, `.timeout`), `.unsupportedOperation`
-    ///   for an encrypted PDF, ``CertificateProviderError/Code/pdfChangesForbidden``, `.alreadyExists`,
-    ///   `.malformedInput`, `.fileSystem`. Nothing is written when it throws.
+    ///   for an encrypted PDF, `.alreadyExists`, `.malformedInput`, `.fileSystem`. Nothing is written
+    ///   when it throws. A certification with "no changes" (DocMDP P=1) does not stop it: validation
+    ///   data may be added under every DocMDP permission.
     @discardableResult
     public static func addDocumentTimestamp(
         toPDFAt input: URL,

@@ -8,11 +8,15 @@ extension CertificateProviderError.Code {
     /// The PDF's author forbade changes (a DocMDP certification signature with permission level 1):
     /// any further signature would invalidate it. Ask the author for an unlocked copy.
     public static let pdfChangesForbidden = Self(PDFSigningCodeName.pdfChangesForbidden)
+    /// A certification signature was asked for a PDF that is signed already: certification must be
+    /// the document's first signature. Sign it without certification, or certify the unsigned original.
+    public static let pdfCertificationNotFirst = Self(PDFSigningCodeName.pdfCertificationNotFirst)
 }
 
 /// The names of the codes this module adds: each case's name is the code's raw value.
 enum PDFSigningCodeName: String {
     case pdfChangesForbidden
+    case pdfCertificationNotFirst
 }
 
 /// What to put in a PAdES signature besides the CMS.
@@ -44,6 +48,10 @@ public struct PDFSignatureOptions: Sendable {
     public var replacesExistingOutput = false
     /// A visible appearance for the signature's widget. Default nil: an invisible signature.
     public var appearance: PDFSignatureAppearance?
+    /// Makes the signature a certification signature (a DocMDP transform in its `/Reference`, the
+    /// catalog's `/Perms /DocMDP` naming it) that allows later revisions what the permission says.
+    /// Only the document's first signature can certify it. Default nil: an approval signature.
+    public var certification: PDFDocMDPPermission?
 
     /// Creates options; every parameter defaults to the value documented on its property.
     public init(
@@ -107,7 +115,9 @@ public enum PDFSigner {
     ///   - options: field, reason, location, time, digest, timestamp authority (B-T).
     /// - Returns: the field name, ByteRange, sizes and timestamp.
     /// - Throws: `.unsupportedOperation` for an encrypted PDF; ``CertificateProviderError/Code/pdfChangesForbidden``
-    ///   when a certification signature forbids changes; `.alreadyExists` for an output that exists
+    ///   when a certification signature forbids changes;
+    ///   ``CertificateProviderError/Code/pdfCertificationNotFirst`` when `options.certification` is
+    ///   set and the PDF is signed already; `.alreadyExists` for an output that exists
     ///   or a field that is already signed; `.malformedInput` for a file qpdf cannot read;
     ///   `.fileSystem`; whatever the key throws; the TSA client's errors (`.timestampInvalid`,
     ///   `.serverRejected`, `.network`, `.timeout`). Nothing is written when it throws.

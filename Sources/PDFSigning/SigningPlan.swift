@@ -29,11 +29,14 @@ struct SigningPlan: Sendable {
         guard document.isDictionary(root), document.isIndirect(root) else {
             throw CertificateProviderError(.malformedInput, "'\(input)' has no document catalog")
         }
-        try refuseIfLocked(document, path: input)
+        // DocMDP P=1 forbids changes, but validation data (a document timestamp) is not one.
+        if kind == .signature { try refuseIfLocked(document, path: input) }
         guard let size = document.key(document.trailer, "/Size").flatMap(document.integer), size > 0 else {
             throw CertificateProviderError(.malformedInput, "'\(input)' has no /Size in its trailer")
         }
         var objects = SigningPlanObjects(document: document, input: input, nextNumber: Int(size))
+        let certification = kind == .signature ? options.certification : nil
+        if let certification { try objects.certify(certification) }
         let field = try objects.chooseField(options.fieldName)
         let appearance = try objects.drawAppearance(options, field: field)
         try objects.addField(field, appearance: appearance)
@@ -77,6 +80,7 @@ struct SigningPlan: Sendable {
         if let reason = options.reason { head += " /Reason \(PDFBytes.textString(reason))" }
         if let location = options.location { head += " /Location \(PDFBytes.textString(location))" }
         if let contact = options.contactInfo { head += " /ContactInfo \(PDFBytes.textString(contact))" }
+        if let certification = options.certification { head += " " + SigningPlanObjects.docMDPReference(certification) }
         return head + " /ByteRange ["
     }
 

@@ -19,6 +19,9 @@ struct SigningPlanObjects {
     /// The object number of the signature dictionary.
     let signatureNumber: Int
     var update = IncrementalUpdate()
+    /// Whether the catalog changed for another reason than the form (a certification's `/Perms`),
+    /// so that it is rewritten even when its `/AcroForm` is an indirect object.
+    var rewritesCatalog = false
 
     init(document: QPDFDocument, input: String, nextNumber: Int) {
         self.document = document
@@ -79,8 +82,8 @@ struct SigningPlanObjects {
             append(form, document.objectID(form))
         } else {
             document.set(root, "/AcroForm", form)
-            append(root, document.objectID(root))
         }
+        if !acroFormIndirect || rewritesCatalog { append(root, document.objectID(root)) }
         let signatureNumber = signatureNumber
         update.objects = update.objects.map { object in
             let text = String(decoding: object.body, as: UTF8.self)

@@ -75,6 +75,9 @@ func runBench(_ options: BenchOptions) async throws {
     if suites.contains("verify-longterm") {
         try await harness.run(suite: "verify-longterm") { try await runVerifyLongTermBenchmarks(harness) }
     }
+    if suites.contains("pdf-appearance") {
+        try await harness.run(suite: "pdf-appearance") { try await runPDFAppearanceBenchmarks(harness) }
+    }
 
     harness.printTable()
     if let benchmarksFile = options.write {

@@ -119,13 +119,25 @@ struct PDFChangePolicyTests {
     }
 
     @Test(
-        "an annotation: DocMDP P=3 allows it, P=2 does not (pyHanko's default policy has no annotation rule)",
-        arguments: [2, 3]
+        "an annotation: DocMDP P=3 allows it, P=2 does not (pyHanko's has no annotation rule); certified by either",
+        arguments: [2, 3],
+        [false, true]
     )
-    func annotationUnderCertification(_ permission: Int) async throws {
+    func annotationUnderCertification(_ permission: Int, certifiedByUs: Bool) async throws {
         let (directory, input) = try PDFFixtures.make(.classic, inNewDirectory: "pdf-policy-annot")
         let certified = directory.path("certified.pdf")
-        try pyhanko(.certify(permission: permission, field: "Certification"), input, certified, in: directory)
+        if certifiedByUs {
+            var options = PDFSignatureOptions()
+            options.certification = PDFDocMDPPermission(rawValue: permission)
+            try await PDFSigner.sign(
+                pdfAt: URL(fileURLWithPath: input),
+                writingTo: URL(fileURLWithPath: certified),
+                identity: pki.rsa,
+                options: options
+            )
+        } else {
+            try pyhanko(.certify(permission: permission, field: "Certification"), input, certified, in: directory)
+        }
         let annotated = directory.path("annotated.pdf")
         try PDFAttacks.apply(.annotation("Square"), to: certified, writingTo: annotated)
         let signature = try #require(try pki.verify(annotated).signatures.first)

@@ -192,7 +192,9 @@ extension Commands {
                 journalRowsUpdated: updated
             )
         }
-        let facts = try LongTermSignatureFacts(signature: original)
+        // A PEM file (sign --pem) is raised as its DER and written back as PEM.
+        let signature = try SignaturePEM.der(original)
+        let facts = try LongTermSignatureFacts(signature: signature)
         if facts.level == .bLTA && upgrade.level == .bLT {
             throw CertificateProviderError(
                 .invalidParameter,
@@ -207,11 +209,11 @@ extension Commands {
                     "the document of the detached signature \(path) is not beside it: give it with --content DOC"
                 )
             }
-            try await LongTermSignatureFacts.checkContent(of: original, file: URL(fileURLWithPath: document))
+            try await LongTermSignatureFacts.checkContent(of: signature, file: URL(fileURLWithPath: document))
         }
-        let result = try await upgrade.upgrade(original)
-        // Signatures are public artifacts: 0644 (less the umask), written atomically.
-        try FileSystem.writeAtomically(path, result.signature, mode: 0o644)
+        let result = try await upgrade.upgrade(signature)
+        // Signatures are public artifacts: 0644 (less the umask), written atomically, PEM when they were.
+        try FileSystem.writeAtomically(path, SignaturePEM.encoding(result.signature, like: original), mode: 0o644)
         let updated = try await updateRows(journal, format: upgrade.format)
         return ExtendResultDocument(
             signature: Format.path(path),

@@ -51,6 +51,7 @@ extension Commands {
         // An existing output was refused before anything was signed, unless --force.
         options.replacesExistingOutput = arguments.force
         options.appearance = arguments.appearance.make()
+        options.certification = arguments.certify
         let result: PDFSigningResult
         let levelName: String
         if let longTerm {
@@ -79,7 +80,8 @@ extension Commands {
         try await recordPDF(record, output: output, replacedInput: output.path == input.path, journal.journal)
         if !context.json {
             let target = pipe.output == nil ? Format.printable(output.path) : "standard output"
-            let line = signedPDFLine(path, target: target, result, levelName: levelName)
+            var line = signedPDFLine(path, target: target, result, levelName: levelName)
+            if let certification = arguments.certify { line += "; certified, DocMDP \(certification)" }
             if pipe.messagesToStandardError { context.console.err(line) } else { context.console.out(line) }
         }
         return SignResultDocument(

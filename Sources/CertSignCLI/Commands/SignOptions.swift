@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+import PDFSigning
 import Signing
 
 /// The options of `certsign sign`.
@@ -42,6 +43,7 @@ extension Commands {
         var inPlace = false
         var vri = false
         var appearance = AppearanceArguments()
+        var certify: PDFDocMDPPermission?
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -55,7 +57,8 @@ extension Commands {
         }
 
         static var options: [OptionBinding<Self>] {
-            keyOptions + outputOptions + formatOptions + longTermOptions + pdfOptions + appearanceOptions
+            keyOptions + outputOptions + formatOptions + longTermOptions + pdfOptions + certificationOptions
+                + appearanceOptions
         }
 
         /// Where the key comes from (one of three) and what unlocks it.
@@ -266,6 +269,7 @@ extension Commands {
                 throw InvalidValue(message: "--in-place, --field, --reason and --location go with --format pades")
             }
             try validateAppearance()
+            try validateCertification()
             if pades, pem {
                 throw InvalidValue(message: "a PAdES signature lives inside the PDF: --pem does not apply")
             }

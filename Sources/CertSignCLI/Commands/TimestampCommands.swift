@@ -169,8 +169,8 @@ extension Commands {
             timestamps: tokens.map { AddedTimestampDocument(time: Format.isoDate($0.time), tsa: $0.authority) }
         )
         guard !tokens.isEmpty else { return TimestampUpgrade(added: 0, times: "", document: document) }
-        // Signatures are public artifacts: 0644 (less the umask), written atomically.
-        try FileSystem.writeAtomically(path, result.signature, mode: 0o644)
+        // Signatures are public artifacts: 0644 (less the umask), written atomically, PEM when they were.
+        try FileSystem.writeAtomically(path, SignaturePEM.encoding(result.signature, like: original), mode: 0o644)
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         var updated = 0
         for var record in try await journal.records() {

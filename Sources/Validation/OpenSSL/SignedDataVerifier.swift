@@ -63,6 +63,11 @@ package enum SignedDataVerifier {
         trustAnchors: [Certificate],
         policy: ValidationPolicy
     ) -> VerificationResult {
+        // The long-term readers (embedded revocation data, archive timestamps) take DER: a PEM
+        // signature is checked as the DER inside it (unreadable PEM is refused by the parse).
+        let signature =
+            signature.starts(with: Array("-----BEGIN".utf8))
+            ? ((try? CMSContentInfoHandle.derFromPEM(signature)) ?? nil) ?? signature : signature
         let result = verifyOnce(signature: signature, content: content, trustAnchors: trustAnchors, policy: policy)
         guard !result.isValid, result.format == .cadesLTA, policy.archiveChainTime == nil,
             let proven = ArchiveTimestampCheck.firstArchiveTime(of: signature), proven < result.validationTime
