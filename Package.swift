@@ -347,6 +347,7 @@ let package = Package(
             name: "TrustedLists",
             dependencies: [
                 "CertificateProviders", "Validation", "CXMLSecShims", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers",
+                "HTTPClient", "Durability",
             ],
             swiftSettings: swiftSettings
         ),

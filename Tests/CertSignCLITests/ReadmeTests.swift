@@ -147,6 +147,12 @@ import Testing
                     .union(Self.keys(TrustServicePeriodDocument.CodingKeys.self))
             ),
             (
+                "trust refresh",
+                Self.keys(TrustRefreshDocument.CodingKeys.self).union(
+                    Self.keys(TrustRefreshDocument.Entry.CodingKeys.self)
+                )
+            ),
+            (
                 "verify SIGNATURE SIGNATURE…",
                 Self.keys(VerifyManyDocument.CodingKeys.self).union(Self.keys(VerifyFailedDocument.CodingKeys.self))
             ),

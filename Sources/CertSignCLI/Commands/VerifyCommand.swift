@@ -16,7 +16,7 @@ extension Commands {
         var content: String?
         var contentDirectory: String?
         var ca: [String] = []
-        var trustsSystem = false
+        var trust: TrustSource?
         var noChainCheck = false
         var at: Date?
         var tsaCA: [String] = []
@@ -25,8 +25,16 @@ extension Commands {
         var revocationMaxAge: TimeInterval?
         var allowChanges = false
         var report: String?
-        var trustedLists: [String] = []
-        var lotlSigners: [String] = []
+        var lists = TrustedListSelection()
+
+        /// Whether `--trust system` adds the system's roots.
+        var trustsSystem: Bool { trust == .system }
+        /// The trusted lists asked for: the `--trusted-list` files, or the cache with `--trust eu`.
+        var trustedLists: TrustedListSelection {
+            var selection = lists
+            selection.usesCache = trust == .eu
+            return selection
+        }
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -68,10 +76,11 @@ extension Commands {
                     type: .file
                 ),
                 .value(
-                    \.trustsSystem,
+                    \.trust,
                     "--trust",
-                    "system",
-                    "trust the system's roots as well as the --ca anchors",
+                    "system|eu",
+                    "system: trust the system's roots as well as the --ca anchors; eu: the EU trusted lists of\n"
+                        + "the verified cache `trust refresh` fills (--cache DIR), offline",
                     convert: ValueConversions.trust
                 ),
                 .flag(
@@ -132,15 +141,11 @@ extension Commands {
                         + "(replaced atomically; written whatever the verdicts)",
                     type: .file
                 ),
-            ] + trustedListOptions(\.trustedLists, \.lotlSigners)
+            ] + trustedListOptions(\.lists)
         }
 
         func validate() throws {
-            try Commands.validateTrustedListOptions(
-                lists: trustedLists,
-                signers: lotlSigners,
-                noChainCheck: noChainCheck
-            )
+            try Commands.validateTrustedListOptions(trustedLists, noChainCheck: noChainCheck)
             if !ca.isEmpty && noChainCheck {
                 throw InvalidValue(message: "--ca and --no-chain-check contradict each other")
             }
@@ -268,12 +273,7 @@ extension Commands {
             to: &policy
         )
         var trust = try context.certificates(inFiles: options.ca, option: "--ca")
-        let lists = try loadTrustedLists(
-            options.trustedLists,
-            signerFiles: options.lotlSigners,
-            at: policy.validationTime ?? Date(),
-            context: context
-        )
+        let lists = try loadTrustedLists(options.trustedLists, at: policy.validationTime ?? Date(), context: context)
         trust += lists?.signatureAnchors ?? []
         // No anchor named: the system's roots are the trust, as a browser's or openssl's are.
         if options.trustsSystem || (options.ca.isEmpty && lists == nil && !options.noChainCheck) {

@@ -3,16 +3,32 @@ import Foundation
 import Signing
 import TrustedLists
 
-/// `verify --trusted-list FILE… --lotl-signer CERT…`: EU trusted lists as the signers' trust anchors.
+/// Where `verify` and `trust show` take EU trusted lists from: `--trusted-list` files, or the
+/// verified cache `trust refresh` fills (`verify --trust eu [--cache DIR]`, `trust show --cache DIR`).
+struct TrustedListSelection: Sendable {
+    /// The `--trusted-list` files.
+    var files: [String] = []
+    /// The `--lotl-signer` certificate files.
+    var signers: [String] = []
+    /// `--cache DIR` (nil: the default directory).
+    var cache: String?
+    /// Whether the lists come from the cache.
+    var usesCache = false
+
+    /// Whether any trusted list is asked for.
+    var isEmpty: Bool { files.isEmpty && !usesCache }
+}
+
+/// `verify --trusted-list FILE… --lotl-signer CERT…` or `verify --trust eu`: EU trusted lists as
+/// the signers' trust anchors.
 extension Commands {
-    /// The trusted-list options of `verify` (and the lists `trust show` reads).
+    /// The trusted-list options of `verify` and `trust show`.
     static func trustedListOptions<Options: CommandOptions>(
-        _ lists: WritableKeyPath<Options, [String]>,
-        _ signers: WritableKeyPath<Options, [String]>
+        _ selection: WritableKeyPath<Options, TrustedListSelection>
     ) -> [OptionBinding<Options>] {
         [
             .repeatable(
-                lists,
+                selection.appending(path: \.files),
                 "--trusted-list",
                 "FILE",
                 "an EU trusted list (ETSI TS 119 612 XML): the list of the lists (LOTL), whose TLs are then\n"
@@ -22,28 +38,41 @@ extension Commands {
                 type: .file
             ),
             .repeatable(
-                signers,
+                selection.appending(path: \.signers),
                 "--lotl-signer",
                 "CERT",
-                "the LOTL's signing certificate (PEM or DER; for a TL given alone, its signer's)",
+                "the LOTL's signing certificate (PEM or DER; for a TL given alone, its signer's; with the cache,\n"
+                    + "instead of those `trust refresh` stored)",
                 type: .file
             ),
+            cacheOption(selection.appending(path: \.cache)),
         ]
     }
 
-    /// The cross-option rules of `--trusted-list` and `--lotl-signer`.
-    static func validateTrustedListOptions(lists: [String], signers: [String], noChainCheck: Bool = false) throws {
-        if !lists.isEmpty && signers.isEmpty {
+    /// The cross-option rules of `--trusted-list`, `--lotl-signer`, `--cache` and `--trust eu`.
+    static func validateTrustedListOptions(_ selection: TrustedListSelection, noChainCheck: Bool = false) throws {
+        if !selection.files.isEmpty && selection.usesCache {
+            throw InvalidValue(
+                message: "--trusted-list and --trust eu contradict each other: give the lists, or use the cache"
+            )
+        }
+        if !selection.files.isEmpty && selection.signers.isEmpty {
             throw InvalidValue(
                 message: "--trusted-list needs --lotl-signer CERT: the certificate that signs the list of the lists "
                     + "(or the TL given alone)"
             )
         }
-        if lists.isEmpty && !signers.isEmpty {
+        if selection.isEmpty && !selection.signers.isEmpty {
             throw InvalidValue(message: "--lotl-signer checks trusted lists: give them with --trusted-list FILE")
         }
-        if !lists.isEmpty && noChainCheck {
-            throw InvalidValue(message: "--trusted-list and --no-chain-check contradict each other")
+        if selection.cache != nil && !selection.usesCache {
+            throw InvalidValue(message: "--cache DIR is where --trust eu reads the trusted lists: add --trust eu")
+        }
+        if !selection.isEmpty && noChainCheck {
+            throw InvalidValue(
+                message: "\(selection.usesCache ? "--trust eu" : "--trusted-list") and --no-chain-check contradict "
+                    + "each other"
+            )
         }
     }
 
@@ -56,18 +85,34 @@ extension Commands {
         )
     }
 
-    /// The lists of `--trusted-list`, verified at `time`; nil when none is given.
+    /// The lists `selection` names, verified at `time`; nil when it names none.
     static func loadTrustedLists(
-        _ files: [String],
-        signerFiles: [String],
+        _ selection: TrustedListSelection,
         at time: Date,
         context: CommandContext
     ) throws -> TrustedListSet? {
-        guard !files.isEmpty else { return nil }
-        let signers = try context.certificates(inFiles: signerFiles, option: "--lotl-signer")
+        if selection.usesCache {
+            let signers =
+                selection.signers.isEmpty
+                ? nil : try context.certificates(inFiles: selection.signers, option: "--lotl-signer")
+            let cache = trustedListCache(selection.cache)
+            do {
+                return try cache.load(lotlSigners: signers, at: time)
+            } catch let error as TrustedListError {
+                let refresh = "certsign trust refresh --lotl URL --cache \(cache.directory.path)"
+                throw CertificateProviderError(
+                    CertificateProviderError.Code(error.code.rawValue),
+                    error.code == .cacheEmpty
+                        ? "\(error.reason): run `\(refresh)`"
+                        : "the trusted-list cache is refused: \(error.reason); run `\(refresh)` to update it"
+                )
+            }
+        }
+        guard !selection.files.isEmpty else { return nil }
+        let signers = try context.certificates(inFiles: selection.signers, option: "--lotl-signer")
         do {
             return try TrustedListSet.load(
-                files: files.map { URL(fileURLWithPath: $0) },
+                files: selection.files.map { URL(fileURLWithPath: $0) },
                 lotlSigners: signers,
                 at: time
             )
