@@ -138,6 +138,7 @@ import Testing
                     .union(Self.keys(CertificateRevocationDocument.CodingKeys.self))
                     .union(Self.keys(FailureDocument.CodingKeys.self))
                     .union(Self.keys(QualificationDocument.CodingKeys.self))
+                    .union(Self.keys(TrustServiceReferenceDocument.CodingKeys.self))
             ),
             (
                 "trust show",

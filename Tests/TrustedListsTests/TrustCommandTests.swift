@@ -92,4 +92,54 @@ import Testing
         ])
         #expect(without.status == 2)
     }
+
+    /// The text, the JSON and the TS 119 102-2 report name the service that anchored the signer's
+    /// chain and the QTST of its timestamp, with their types and their lists' territories.
+    @Test func verifyNamesTheAnchoringServices() throws {
+        let directory = try TemporaryDirectory(prefix: "trusted-lists-anchors")
+        let document = try directory.write("document.txt", text: "anchored by a trusted-list service\n")
+        let signature = try TrustedListFixtures.sign(document, by: "qc-signer", timestampAt: "2026-03-01T12:00:00Z")
+        let report = directory.path("report.xml")
+        let text = try CLI.run(
+            ["verify", signature, "--content", document, "--report", report] + TrustedListFixtures.listArguments
+        )
+        #expect(text.status == 0, "\(text.output)\(text.errorOutput)")
+        #expect(
+            text.output.contains("trust anchor: trusted-list service \"TL Test Qualified CA\" (CA/QC, BE, tl-qc.xml)"),
+            "\(text.output)"
+        )
+        #expect(
+            text.output.contains(
+                "timestamp anchor: trusted-list service \"TL Test Qualified Time Stamping Service\" (TSA/QTST, LU, "
+                    + "tl-qtst.xml)"
+            )
+        )
+        let json = try CLI.run(
+            ["--json", "verify", signature, "--content", document] + TrustedListFixtures.listArguments
+        )
+        let parsed = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        let qualification = try #require((parsed["qualifications"] as? [[String: Any]])?.first)
+        let anchor = try #require(qualification["anchor"] as? [String: String])
+        #expect(anchor["service"] == "TL Test Qualified CA")
+        #expect(anchor["type"] == "CA/QC")
+        #expect(anchor["typeURI"] == "http://uri.etsi.org/TrstSvc/Svctype/CA/QC")
+        #expect(anchor["territory"] == "BE")
+        let timestampAnchor = try #require(qualification["timestampAnchor"] as? [String: String])
+        #expect(timestampAnchor["service"] == "TL Test Qualified Time Stamping Service")
+        #expect(timestampAnchor["type"] == "TSA/QTST")
+        #expect(timestampAnchor["territory"] == "LU")
+        let xml = String(decoding: try Data(contentsOf: URL(fileURLWithPath: report)), as: UTF8.self)
+        for expected in [
+            "<vr:Type>urn:certsign:reportdata:trusted-list-service:signature</vr:Type>",
+            "<tsl:ServiceTypeIdentifier>http://uri.etsi.org/TrstSvc/Svctype/CA/QC</tsl:ServiceTypeIdentifier>",
+            "<tsl:ServiceName>TL Test Qualified CA</tsl:ServiceName>", "<tsl:SchemeTerritory>BE</tsl:SchemeTerritory>",
+            "<vr:Type>urn:certsign:reportdata:trusted-list-service:timestamp</vr:Type>",
+            "<tsl:ServiceName>TL Test Qualified Time Stamping Service</tsl:ServiceName>",
+            "<tsl:SchemeTerritory>LU</tsl:SchemeTerritory>", "<vr:TrustAnchor VOReference=\"vo-certificate-",
+        ] {
+            #expect(xml.contains(expected), "\(expected) not in \(xml)")
+        }
+        // pyHanko's bindings of the TS 119 102-2 schema read the report (no element out of place).
+        #expect(try PyHankoReport.read(report).map(\.indication) == ["PASSED"])
+    }
 }

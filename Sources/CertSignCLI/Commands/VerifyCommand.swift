@@ -411,7 +411,7 @@ extension Commands {
         return VerifiedFile(
             indication: verdict.indication,
             line: line,
-            reportSignatures: ValidationReport.Signature.signatures(of: result),
+            reportSignatures: reportSignatures(of: result, qualifications),
             document: {
                 var verification = VerificationDocument(result)
                 verification.signature = path == "-" ? name : Format.path(path)

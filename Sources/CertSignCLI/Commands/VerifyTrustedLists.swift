@@ -2,6 +2,7 @@ import CertificateProviders
 import Foundation
 import Signing
 import TrustedLists
+import ValidationReporting
 
 /// Where `verify` and `trust show` take EU trusted lists from: `--trusted-list` files, or the
 /// verified cache `trust refresh` fills (`verify --trust eu [--cache DIR]`, `trust show --cache DIR`).
@@ -138,9 +139,13 @@ extension Commands {
             let qualification = lists.qualification(of: certificate, chain: signer.chain, at: time)
             var timestampService: String?
             var timestampQualified: Bool?
+            var timestampAnchor: TrustServiceReferenceDocument?
             if let timestamp = signer.timestamp, timestamp.indication == .passed, let tsa = timestamp.tsa {
                 timestampService = lists.qualifiedTimestampService(for: tsa, at: timestamp.time)?.name
                 timestampQualified = timestampService != nil
+                timestampAnchor = lists.service(anchoring: tsa, types: TrustedListSet.timestampServiceTypes).map {
+                    TrustServiceReferenceDocument($0.service, in: $0.list)
+                }
             }
             return QualificationDocument(
                 signer: index + 1,
@@ -148,7 +153,11 @@ extension Commands {
                 reason: qualification.reason,
                 service: qualification.service?.name,
                 timestampQualified: timestampQualified,
-                timestampService: timestampService
+                timestampService: timestampService,
+                anchor: signer.chain.last.flatMap { lists.service(anchoring: $0) }.map {
+                    TrustServiceReferenceDocument($0.service, in: $0.list)
+                },
+                timestampAnchor: timestampAnchor
             )
         }
     }
@@ -158,14 +167,55 @@ extension Commands {
         (documents ?? []).map { document in
             let prefix = signers > 1 ? "signer \(document.signer): " : ""
             var text = "\nqualification: \(prefix)\(document.level) — \(Format.printable(document.reason))"
+            if let anchor = document.anchor { text += "\ntrust anchor: \(prefix)trusted-list service \(anchor.text)" }
             if let qualified = document.timestampQualified {
                 text +=
                     "\ntimestamp:    \(prefix)"
                     + (qualified
                         ? "qualified (QTST \"\(Format.printable(document.timestampService ?? ""))\")"
                         : "not qualified (no TSA/QTST service of the trusted lists granted then)")
+                if let anchor = document.timestampAnchor {
+                    text += "\ntimestamp anchor: \(prefix)trusted-list service \(anchor.text)"
+                }
             }
             return text
         }.joined()
+    }
+}
+
+extension Commands {
+    /// The report entries of `result`'s signers, each naming the trusted-list services that anchored
+    /// its chain and its timestamp's (`documents`: the qualifications computed with the lists).
+    static func reportSignatures(
+        of result: VerificationResult,
+        _ documents: [QualificationDocument]?,
+        documentIdentifier: String? = nil
+    ) -> [ValidationReport.Signature] {
+        var signatures = ValidationReport.Signature.signatures(of: result, documentIdentifier: documentIdentifier)
+        guard signatures.count == result.signers.count else { return signatures }
+        for document in documents ?? [] {
+            let index = document.signer - 1
+            let signer = result.signers[index]
+            signatures[index].trustServices =
+                document.anchor.map { [reference($0, .signature, anchor: signer.chain.last)] } ?? []
+            if let anchor = document.timestampAnchor {
+                signatures[index].trustServices.append(reference(anchor, .timestamp, anchor: signer.timestamp?.tsa))
+            }
+        }
+        return signatures
+    }
+
+    private static func reference(
+        _ document: TrustServiceReferenceDocument,
+        _ purpose: ValidationReport.TrustService.Purpose,
+        anchor: Certificate?
+    ) -> ValidationReport.TrustService {
+        ValidationReport.TrustService(
+            purpose: purpose,
+            name: document.service,
+            typeURI: document.typeURI,
+            territory: document.territory,
+            anchor: anchor
+        )
     }
 }
