@@ -374,14 +374,13 @@ extension Commands {
         if path == "-" { return try await verifyStandardInput(run) }
         // A PDF is read by its verifier: only its first bytes are read here to tell which it is.
         if try isPDFFile(path, context: context, what: "signature") {
-            // A PDF's chains are not yet judged by their services' status at their time: refused, not passed.
-            if run.trustedLists != nil { throw trustedListsRefusePDF(path) }
             return try await pdfVerification(
                 path,
                 trust: run.trust,
                 policy: run.policy,
                 fetcher: run.fetcher,
-                allowChanges: run.options.allowChanges
+                allowChanges: run.options.allowChanges,
+                trustedLists: run.trustedLists
             )
         }
         let signature = try context.readInputFile(path, what: "signature")

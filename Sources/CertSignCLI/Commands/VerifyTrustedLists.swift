@@ -1,5 +1,6 @@
 import CertificateProviders
 import Foundation
+import PDFSigning
 import Signing
 import TrustedLists
 import ValidationReporting
@@ -75,15 +76,6 @@ extension Commands {
                     + "each other"
             )
         }
-    }
-
-    /// Why `verify --trusted-list` does not take a PDF yet: its signatures' chains would be anchored by
-    /// every service ever granted without the judgement of each service's status at the chain's time.
-    static func trustedListsRefusePDF(_ path: String) -> CertificateProviderError {
-        CertificateProviderError(
-            .unsupportedOperation,
-            "\(path): --trusted-list verifies CMS / CAdES signatures only for now; verify the PDF with --ca"
-        )
     }
 
     /// The lists `selection` names, verified at `time`; nil when it names none.
@@ -188,21 +180,46 @@ extension Commands {
     /// its chain and its timestamp's (`documents`: the qualifications computed with the lists).
     static func reportSignatures(
         of result: VerificationResult,
-        _ documents: [QualificationDocument]?,
-        documentIdentifier: String? = nil
+        _ documents: [QualificationDocument]?
     ) -> [ValidationReport.Signature] {
-        var signatures = ValidationReport.Signature.signatures(of: result, documentIdentifier: documentIdentifier)
+        var signatures = ValidationReport.Signature.signatures(of: result)
         guard signatures.count == result.signers.count else { return signatures }
         for document in documents ?? [] {
             let index = document.signer - 1
-            let signer = result.signers[index]
-            signatures[index].trustServices =
-                document.anchor.map { [reference($0, .signature, anchor: signer.chain.last)] } ?? []
-            if let anchor = document.timestampAnchor {
-                signatures[index].trustServices.append(reference(anchor, .timestamp, anchor: signer.timestamp?.tsa))
-            }
+            signatures[index].trustServices = trustServices(document, signer: result.signers[index])
         }
         return signatures
+    }
+
+    /// The trusted-list services `document` names, for the validation report: the signer's chain's
+    /// anchor and its timestamp's.
+    static func trustServices(
+        _ document: QualificationDocument,
+        signer: SignerVerification?
+    ) -> [ValidationReport.TrustService] {
+        var services: [ValidationReport.TrustService] = []
+        if let anchor = document.anchor { services.append(reference(anchor, .signature, anchor: signer?.chain.last)) }
+        if let anchor = document.timestampAnchor {
+            services.append(reference(anchor, .timestamp, anchor: signer?.timestamp?.tsa))
+        }
+        return services
+    }
+
+    /// A PDF signature judged as a CMS one is with `lists` (each chain by its anchoring service's
+    /// status at the time it was checked at), and its qualifications; as it is without lists.
+    static func judged(
+        _ signature: PDFSignatureReport,
+        by lists: TrustedListSet?
+    ) -> (PDFSignatureReport, [QualificationDocument]?) {
+        guard let lists, signature.kind != .documentTimestamp else { return (signature, nil) }
+        var judged = signature
+        judged.verification = lists.judge(signature.verification)
+        return (judged, qualificationDocuments(judged.verification, lists))
+    }
+
+    /// The lines of ``qualificationText(_:signers:)`` for one signature.
+    static func qualificationLines(_ documents: [QualificationDocument]?) -> [String] {
+        qualificationText(documents, signers: 1).split(separator: "\n").map(String.init)
     }
 
     private static func reference(
