@@ -193,7 +193,9 @@ extension Commands {
             the signature existed before; REVOKED_NO_POE; TRY_LATER: no revocation answer; …). The signing
             time a signature states is only the signer's claim. The chain must lead to the --ca anchors, else
             to the system's trusted roots (SSL_CERT_FILE, else /etc/ssl/certs/ca-certificates.crt); --trust
-            system adds those to --ca. The revocation data a B-LT or B-LTA signature carries is judged at the
+            system adds those to --ca. --trusted-list FILE… or --trust eu (the cache `trust refresh` fills) take
+            the EU trusted lists: each chain judged by its service's status at its time, each signer's
+            qualification and anchoring service printed. The revocation data a B-LT or B-LTA signature carries is judged at the
             time its timestamp proves: an answer issued then or later proves the status then, however old it
             is now; a certificate revoked after that time does not fail the signature, one revoked before
             does. Nothing is fetched from the network unless --check-revocation is given.
@@ -215,6 +217,7 @@ extension Commands {
         examples: [
             "certsign verify invoice.pdf.p7s --ca root-ca.pem",
             "certsign verify signatures/*.p7s --content-dir documents --ca root-ca.pem",
+            "certsign verify contract.pdf --trust eu",
         ]
     ) { (options: VerifyOptions, context) in
         try await runVerify(options, context)
