@@ -347,6 +347,7 @@ let package = Package(
             name: "TrustedLists",
             dependencies: [
                 "CertificateProviders", "Validation", "CXMLSecShims", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers",
+                "HTTPClient", "Durability",
             ],
             swiftSettings: swiftSettings
         ),
@@ -436,7 +437,7 @@ let package = Package(
                 "CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "SignatureJournal",
                 "CertificateProvidersTesting", "TestSupport",
                 "JSON", "HTTPClient", "FMPDSSProvider", "EmulatorKit", "CryptoProDSSProvider", "PKCS11Provider",
-                "PDFSigning",
+                "PDFSigning", "TrustedLists",
             ],
             swiftSettings: swiftSettings
         ),

@@ -80,12 +80,15 @@ enum ValueConversions {
         }
     }
 
-    /// The trust `--trust` adds: only `system` (the system's trusted roots).
-    static func trust(_ text: String) throws -> Bool {
-        guard text == "system" else {
-            throw InvalidValue(message: "unknown --trust '\(text)' (system; name your own anchors with --ca FILE)")
+    /// The trust `--trust` adds: `system` (the system's trusted roots) or `eu` (the EU trusted lists
+    /// of the verified cache).
+    static func trust(_ text: String) throws -> TrustSource? {
+        guard let source = TrustSource(rawValue: text) else {
+            throw InvalidValue(
+                message: "unknown --trust '\(text)' (system or eu; name your own anchors with --ca FILE)"
+            )
         }
-        return true
+        return source
     }
 
     /// A validation time (`--at`): a date (`2030-01-01`, midnight UTC), an ISO 8601 date-time with or
@@ -165,4 +168,12 @@ enum ValueConversions {
             return TimeInterval(value) * (unit ?? 1)
         }
     }
+}
+
+/// What `verify --trust` adds to the trust anchors.
+enum TrustSource: String, Sendable {
+    /// The system's trusted roots.
+    case system
+    /// The EU trusted lists of the verified cache.
+    case eu
 }

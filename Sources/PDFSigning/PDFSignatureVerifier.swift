@@ -91,7 +91,7 @@ public struct PDFSignatureReport: Sendable {
     public let byteRangeProblem: String?
     /// The CMS signature's verification under the policy; for a document timestamp, the token's
     /// check (the TSA in the signer's place, no SignerInfos).
-    public let verification: VerificationResult
+    public package(set) var verification: VerificationResult
     /// The PAdES baseline level of a CMS signature (ETSI EN 319 142-1): B-B; B-T with a signature
     /// timestamp or a later document timestamp; B-LT when the file's `/DSS` holds revocation
     /// answers too; B-LTA when a document timestamp covers a revision with that DSS. Nil for a

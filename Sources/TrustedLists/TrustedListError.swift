@@ -38,6 +38,13 @@ public struct TrustedListError: LocalizedError, Hashable, Sendable, CustomString
         public static let noSigners = Code("noSigners")
         /// The list's `NextUpdate` is before the time it is used at (or it has none: a closed list).
         public static let expired = Code("expired")
+        /// A list could not be downloaded: the server is unreachable, answered an error status, or
+        /// its URL is refused (no scheme, clear-text `http://` to another host without opt-in).
+        public static let downloadFailed = Code("downloadFailed")
+        /// The trusted-list cache holds no verified list of the lists yet: it must be refreshed first.
+        public static let cacheEmpty = Code("cacheEmpty")
+        /// The trusted-list cache directory or one of its files cannot be read or written.
+        public static let cacheUnusable = Code("cacheUnusable")
     }
 
     /// What went wrong.

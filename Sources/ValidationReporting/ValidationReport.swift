@@ -70,6 +70,9 @@ extension ValidationReport {
         /// The other certificates the validation used (the signer's chain, the TSA's certificate):
         /// validation objects of the report beside the signer's.
         public var certificates: [Certificate]
+        /// The trusted-list services that anchored the signer's chain and its timestamp's (empty
+        /// when the trust came from elsewhere).
+        public var trustServices: [TrustService] = []
 
         /// A signature's report entry.
         /// - Parameters:

@@ -9,6 +9,7 @@ struct ValidationReportXML {
     private static let xmlDSig = "http://www.w3.org/2000/09/xmldsig#"
     private static let sha256URI = "http://www.w3.org/2001/04/xmlenc#sha256"
     private static let vr = ValidationReport.namespace
+    private static let tsl = "http://uri.etsi.org/02231/v2#"
 
     private let report: ValidationReport
 
@@ -20,11 +21,16 @@ struct ValidationReportXML {
             rootName: "ValidationReport",
             rootNamespace: .init(prefix: "vr", uri: Self.vr),
             declaring: [.init(prefix: "ds", uri: Self.xmlDSig)]
+                + (report.signatures.contains { !$0.trustServices.isEmpty }
+                    ? [.init(prefix: "tsl", uri: Self.tsl)] : [])
         )
         var objects: [(id: String, certificate: Certificate)] = []
         for signature in report.signatures {
             try addReport(signature, to: tree)
-            for certificate in [signature.signerCertificate].compactMap({ $0 }) + signature.certificates {
+            let certificates =
+                [signature.signerCertificate].compactMap({ $0 }) + signature.certificates
+                + signature.trustServices.compactMap(\.anchor)
+            for certificate in certificates {
                 let id = Self.objectID(certificate)
                 if !objects.contains(where: { $0.id == id }) { objects.append((id, certificate)) }
             }
@@ -104,6 +110,28 @@ struct ValidationReportXML {
         if let sub = signature.subIndication {
             try tree.add("SubIndication", in: Self.vr, to: status, text: "urn:etsi:019102:subindication:\(sub)")
         }
+        for service in signature.trustServices { try addTrustService(service, to: status, in: tree) }
+    }
+
+    /// One `AssociatedValidationReportData`: the service's certificate as `TrustAnchor`, the service
+    /// (its TS 119 612 type, name and territory) as `ReportData`.
+    private func addTrustService(
+        _ service: ValidationReport.TrustService,
+        to status: XMLTree.Element,
+        in tree: XMLTree
+    ) throws(ValidationReportError) {
+        let data = try tree.add("AssociatedValidationReportData", in: Self.vr, to: status)
+        if let anchor = service.anchor {
+            let reference = try tree.add("TrustAnchor", in: Self.vr, to: data)
+            try tree.setAttribute("VOReference", Self.objectID(anchor), of: reference)
+        }
+        let additional = try tree.add("AdditionalValidationReportData", in: Self.vr, to: data)
+        let entry = try tree.add("ReportData", in: Self.vr, to: additional)
+        try tree.add("Type", in: Self.vr, to: entry, text: service.purpose.typeURI)
+        let value = try tree.add("Value", in: Self.vr, to: entry)
+        try tree.add("ServiceTypeIdentifier", in: Self.tsl, to: value, text: service.typeURI)
+        try tree.add("ServiceName", in: Self.tsl, to: value, text: service.name)
+        try tree.add("SchemeTerritory", in: Self.tsl, to: value, text: service.territory)
     }
 
     /// The main indication's URI (TS 119 102-2 §5.1.3: a whole signature's TOTAL-PASSED,

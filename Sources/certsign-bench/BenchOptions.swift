@@ -11,7 +11,7 @@ struct BenchOptions: Sendable {
     /// Every suite, in the order `make bench` runs them.
     static let allSuites = [
         "signing", "pkcs12", "pkcs12-store", "fmp", "cryptopro", "pkcs11", "pdf", "gost", "verify", "vault", "journal",
-        "longterm", "pdf-revisions", "verify-longterm", "pdf-appearance",
+        "longterm", "pdf-revisions", "verify-longterm", "pdf-appearance", "trusted-lists",
     ]
 
     /// Rounds a figure (the positional argument).

@@ -46,6 +46,9 @@ func runBench(_ options: BenchOptions) async throws {
     if suites.contains("pdf-revisions") {
         try await harness.run(suite: "pdf-revisions") { try await runPDFRevisionsBenchmark(harness) }
     }
+    if suites.contains("trusted-lists") {
+        try await harness.run(suite: "trusted-lists") { try await runTrustedListsBenchmark(harness) }
+    }
     if suites.contains("pkcs12") {
         try await harness.runNotingFailure(suite: "pkcs12") { try await runPKCS12Benchmarks(harness) }
     }

@@ -140,6 +140,7 @@ import Testing
                     .union(Self.keys(CertificateRevocationDocument.CodingKeys.self))
                     .union(Self.keys(FailureDocument.CodingKeys.self))
                     .union(Self.keys(QualificationDocument.CodingKeys.self))
+                    .union(Self.keys(TrustServiceReferenceDocument.CodingKeys.self))
             ),
             (
                 "trust show",
@@ -147,6 +148,12 @@ import Testing
                     .union(Self.keys(TrustedListPointerDocument.CodingKeys.self))
                     .union(Self.keys(TrustServiceDocument.CodingKeys.self))
                     .union(Self.keys(TrustServicePeriodDocument.CodingKeys.self))
+            ),
+            (
+                "trust refresh",
+                Self.keys(TrustRefreshDocument.CodingKeys.self).union(
+                    Self.keys(TrustRefreshDocument.Entry.CodingKeys.self)
+                )
             ),
             (
                 "verify SIGNATURE SIGNATURE…",

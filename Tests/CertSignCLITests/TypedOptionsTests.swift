@@ -195,7 +195,7 @@ import Testing
         )
         #expect(
             Self.usageError(["s.p7s", "--trust", "os"], as: Commands.VerifyOptions.self)
-                == "unknown --trust 'os' (system; name your own anchors with --ca FILE)"
+                == "unknown --trust 'os' (system or eu; name your own anchors with --ca FILE)"
         )
         #expect(
             Self.usageError(["--require-client-cert", "ca.pem"], as: EmulatorOptions.self)
@@ -250,8 +250,9 @@ import Testing
         }
         // sign --format, --digest, --level, --page, --text, --font; csr --digest; dss login --api-version, --device;
         // dss sign --params; emulator --host, --port; emulator wait --timeout; identity import --alias;
-        // tokens --module; prepare --format, --digest, --scheme, --level; pending list, show, cancel --dir.
-        #expect(checked == 22)
+        // tokens --module; prepare --format, --digest, --scheme, --level; pending list, show, cancel --dir;
+        // verify, trust show, trust refresh --cache.
+        #expect(checked == 25)
         // The shown default of --format is the options value's initial property, not a second literal.
         let format = Commands.sign.options.first { $0.name == "--format" }
         #expect(format?.defaultValue == Commands.SignOptions().format.rawValue)

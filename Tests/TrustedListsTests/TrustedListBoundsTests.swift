@@ -7,9 +7,6 @@ import TrustedLists
 /// Hostile lists are refused in bounded memory with an error that says why: entity bombs and
 /// external entities (no DTD is ever read), a list with 10⁵ services, nesting too deep, a 1 GB file.
 @Suite struct TrustedListBoundsTests {
-    static let head = "<?xml version=\"1.0\"?>\n"
-    static let root = "<tsl:TrustServiceStatusList xmlns:tsl=\"http://uri.etsi.org/02231/v2#\">"
-
     static func load(_ xml: String, limits: TrustedListLimits = TrustedListLimits()) throws -> TrustedList {
         try TrustedList(
             xml: Array(xml.utf8),
@@ -20,59 +17,35 @@ import TrustedLists
         )
     }
 
-    static let billionLaughs =
-        head + "<!DOCTYPE lolz [<!ENTITY lol \"lol\">"
-        + (1...9).map {
-            "<!ENTITY lol\($0) \"" + String(repeating: "&lol\($0 == 1 ? "" : "\($0 - 1)");", count: 10) + "\">"
-        }
-        .joined() + "]>\n" + root + "&lol9;</tsl:TrustServiceStatusList>"
-
     @Test func billionLaughsIsRefused() throws {
-        let error = expectTrustedListError(.entitiesRefused) { try Self.load(Self.billionLaughs) }
+        let error = expectTrustedListError(.entitiesRefused) { try Self.load(HostileTrustedLists.billionLaughs) }
         #expect(error?.reason.contains("hostile.xml has a DOCTYPE") == true)
     }
 
     @Test func externalEntitiesAreRefused() throws {
-        let entity =
-            Self.head + "<!DOCTYPE x [<!ENTITY secret SYSTEM \"file:///etc/passwd\">]>\n" + Self.root
-            + "&secret;</tsl:TrustServiceStatusList>"
-        expectTrustedListError(.entitiesRefused) { try Self.load(entity) }
-        let externalDTD =
-            Self.head + "<!DOCTYPE x SYSTEM \"http://127.0.0.1:9/tl.dtd\">\n" + Self.root
-            + "</tsl:TrustServiceStatusList>"
-        expectTrustedListError(.entitiesRefused) { try Self.load(externalDTD) }
-    }
-
-    static func manyServices(_ count: Int) -> String {
-        let service = "<tsl:TSPService><tsl:ServiceInformation/></tsl:TSPService>"
-        return head + root + "<tsl:TrustServiceProviderList><tsl:TrustServiceProvider><tsl:TSPServices>"
-            + String(repeating: service, count: count)
-            + "</tsl:TSPServices></tsl:TrustServiceProvider></tsl:TrustServiceProviderList></tsl:TrustServiceStatusList>"
+        expectTrustedListError(.entitiesRefused) { try Self.load(HostileTrustedLists.externalEntity) }
+        expectTrustedListError(.entitiesRefused) { try Self.load(HostileTrustedLists.externalDTD) }
     }
 
     @Test func hundredThousandServicesAreRefused() throws {
-        let error = expectTrustedListError(.limitExceeded) { try Self.load(Self.manyServices(100_000)) }
+        let error = expectTrustedListError(.limitExceeded) { try Self.load(HostileTrustedLists.manyServices(100_000)) }
         #expect(error?.reason.contains("more than 10000 trust services") == true)
     }
 
     @Test func tooManyElementsAndTooDeepAreRefused() throws {
         let small = TrustedListLimits(maximumElements: 1_000)
-        let elements = expectTrustedListError(.limitExceeded) { try Self.load(Self.manyServices(600), limits: small) }
+        let elements = expectTrustedListError(.limitExceeded) {
+            try Self.load(HostileTrustedLists.manyServices(600), limits: small)
+        }
         #expect(elements?.reason.contains("more than 1000 XML elements") == true)
-        let deep =
-            Self.head + Self.root + String(repeating: "<a>", count: 10_000) + String(repeating: "</a>", count: 10_000)
-            + "</tsl:TrustServiceStatusList>"
-        let depth = expectTrustedListError(.limitExceeded) { try Self.load(deep) }
+        let depth = expectTrustedListError(.limitExceeded) { try Self.load(HostileTrustedLists.deep(10_000)) }
         #expect(depth?.reason.contains("deeper than 64") == true)
     }
 
     @Test func gigabyteFileIsRefusedUnread() throws {
         let directory = try TemporaryDirectory(prefix: "trusted-lists-huge")
         let path = directory.path("huge.xml")
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(Self.root.utf8)))
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.truncate(atOffset: 1 << 30)  // sparse: 1 GiB on paper, a few bytes on disk
-        try handle.close()
+        try HostileTrustedLists.writeGigabyteFile(path)
         let error = expectTrustedListError(.limitExceeded) {
             try TrustedList.load(
                 contentsOf: URL(fileURLWithPath: path),
@@ -87,13 +60,10 @@ import TrustedLists
     @Test(.enabled(if: CLI.isBuilt)) func refusalsStayInBoundedMemory() throws {
         let directory = try TemporaryDirectory(prefix: "trusted-lists-rss")
         let huge = directory.path("huge.xml")
-        #expect(FileManager.default.createFile(atPath: huge, contents: Data(Self.root.utf8)))
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: huge))
-        try handle.truncate(atOffset: 1 << 30)
-        try handle.close()
+        try HostileTrustedLists.writeGigabyteFile(huge)
         let cases = [
-            (try directory.write("bomb.xml", text: Self.billionLaughs), "entitiesRefused"),
-            (try directory.write("services.xml", text: Self.manyServices(100_000)), "limitExceeded"),
+            (try directory.write("bomb.xml", text: HostileTrustedLists.billionLaughs), "entitiesRefused"),
+            (try directory.write("services.xml", text: HostileTrustedLists.manyServices(100_000)), "limitExceeded"),
             (huge, "limitExceeded"),
         ]
         let script = """

@@ -4,6 +4,7 @@ import Foundation
 import PDFSigning
 import SignatureJournal
 import Signing
+import TrustedLists
 import ValidationReporting
 
 /// `certsign sign DOC.pdf --format pades` and `certsign verify DOC.pdf`: PAdES inside the PDF.
@@ -230,7 +231,8 @@ extension Commands {
         trust: [Certificate],
         policy: ValidationPolicy,
         fetcher: (any BinaryHTTPFetching)? = nil,
-        allowChanges: Bool = false
+        allowChanges: Bool = false,
+        trustedLists: TrustedListSet? = nil
     ) async throws -> VerifiedFile {
         let url = file ?? URL(fileURLWithPath: path)
         let report =
@@ -244,14 +246,16 @@ extension Commands {
         var reportSignatures: [ValidationReport.Signature] = []
         var lines: [String] = []
         if report.signatures.isEmpty { lines.append("FAILED: \(Format.printable(path)) has no signatures") }
-        for signature in report.signatures {
+        for original in report.signatures {
+            let (signature, qualifications) = judged(original, by: trustedLists)
             let verdict = signature.verdict(allowingChanges: allowChanges)
             verdicts.append(verdict.prefixingReason("field '\(signature.field)': "))
-            reportSignatures.append(reportSignature(signature, verdict: verdict))
+            reportSignatures.append(reportSignature(signature, verdict: verdict, qualifications))
             var verification = VerificationDocument(signature.verification)
             verification.valid = verdict.indication == .passed
             verification.indication = verdict.indication.rawValue
             verification.subIndication = verdict.subIndication?.rawValue
+            verification.qualifications = qualifications
             signatures.append(PDFSignatureDocument(verification: verification, pdf: PDFPlacementDocument(signature)))
             lines.append(
                 "field '\(signature.field)' (revision \(signature.revision) of \(report.revisionCount)): "
@@ -261,7 +265,7 @@ extension Commands {
                             && signature.verification.failure == nil && !signature.verification.chainChecked
                     )
             )
-            lines += pdfSignatureDetails(signature)
+            lines += pdfSignatureDetails(signature) + qualificationLines(qualifications)
             lines += laterChangesText(signature, allowChanges: allowChanges)
         }
         if report.unreferencedTrailingBytes > 0 {
@@ -301,9 +305,13 @@ extension Commands {
 
     /// What `--report` says about a PDF signature: its field's name, its verdict (the later changes'
     /// included), the time its signature or document timestamp proves.
-    static func reportSignature(_ signature: PDFSignatureReport, verdict: Verdict) -> ValidationReport.Signature {
+    static func reportSignature(
+        _ signature: PDFSignatureReport,
+        verdict: Verdict,
+        _ qualifications: [QualificationDocument]? = nil
+    ) -> ValidationReport.Signature {
         let signer = signature.verification.signers.first
-        return ValidationReport.Signature(
+        var entry = ValidationReport.Signature(
             indication: verdict.indication,
             subIndication: verdict.subIndication,
             validationTime: signature.verification.validationTime,
@@ -313,6 +321,8 @@ extension Commands {
             signerCertificate: signer?.signerCertificate ?? signature.documentTimestamp?.tsa,
             certificates: signer?.chain ?? signature.verification.chain
         )
+        entry.trustServices = qualifications?.first.map { trustServices($0, signer: signer) } ?? []
+        return entry
     }
 
     /// A PDF signature's details after its verdict line: a document timestamp's time and TSA; a

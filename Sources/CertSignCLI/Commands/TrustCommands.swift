@@ -4,16 +4,22 @@ import TrustedLists
 
 /// `certsign trust show`: what EU trusted lists say, once their signatures are checked.
 extension Commands {
-    static let trustCommands: [CommandDescriptor] = [trustShow]
+    static let trustCommands: [CommandDescriptor] = [trustShow, trustRefresh]
 
-    /// `certsign trust show --trusted-list FILE... --lotl-signer CERT... [--at TIME]`.
+    /// `certsign trust show [--trusted-list FILE... --lotl-signer CERT... | --cache DIR] [--at TIME]`.
     struct TrustShowOptions: CommandOptions {
-        var trustedLists: [String] = []
-        var lotlSigners: [String] = []
+        var lists = TrustedListSelection()
         var at: Date?
 
+        /// The lists to show: the files given, else the cache.
+        var selection: TrustedListSelection {
+            var selection = lists
+            selection.usesCache = lists.files.isEmpty
+            return selection
+        }
+
         static var options: [OptionBinding<Self>] {
-            trustedListOptions(\.trustedLists, \.lotlSigners) + [
+            trustedListOptions(\.lists) + [
                 .value(
                     \.at,
                     "--at",
@@ -25,10 +31,12 @@ extension Commands {
         }
 
         func validate() throws {
-            if trustedLists.isEmpty {
-                throw InvalidValue(message: "give the lists to show with --trusted-list FILE (repeatable)")
+            if !lists.files.isEmpty && lists.cache != nil {
+                throw InvalidValue(
+                    message: "--trusted-list and --cache contradict each other: show the files, or the cache"
+                )
             }
-            try Commands.validateTrustedListOptions(lists: trustedLists, signers: lotlSigners)
+            try Commands.validateTrustedListOptions(selection)
         }
     }
 
@@ -39,24 +47,21 @@ extension Commands {
             Each --trusted-list file (ETSI TS 119 612 XML) is read with DTDs, entities and the network off and
             within size limits, and its XML signature is checked: the list of the lists (LOTL) with the
             --lotl-signer certificates, each TL with the certificates the LOTL's pointer to its territory names
-            (or, when no LOTL is given, with --lotl-signer). A list changed after signing, signed by another key,
+            (or, when no LOTL is given, with --lotl-signer). Without --trusted-list, the lists come from the
+            verified cache `trust refresh` fills (--cache DIR, or the default directory), checked again. A list changed after signing, signed by another key,
             past its NextUpdate or not in TS 119 612's namespace is refused with the reason (exit 1). Then every
             service is listed with its type, its status at --at (default now) and its status history.
             """,
         examples: [
             "certsign trust show --trusted-list lotl.xml --trusted-list BE.xml --lotl-signer lotl-signer.pem",
             "certsign trust show --trusted-list BE.xml --lotl-signer be-tl-signer.pem --at 2023-06-01 --json",
+            "certsign trust show --cache ./trusted-lists",
         ]
     ) { (options: TrustShowOptions, context) in
         let time = options.at ?? Date()
-        guard
-            let set = try loadTrustedLists(
-                options.trustedLists,
-                signerFiles: options.lotlSigners,
-                at: time,
-                context: context
-            )
-        else { return CertSign.exitSuccess }
+        guard let set = try loadTrustedLists(options.selection, at: time, context: context) else {
+            return CertSign.exitSuccess
+        }
         let document = TrustShowDocument(set, at: time)
         context.emit(encoding: document, human: trustShowText(document))
         return CertSign.exitSuccess

@@ -111,7 +111,36 @@ struct QualificationDocument: Encodable, Sendable {
     /// Whether the signer's valid timestamp is by a QTST service granted at its time (absent: no timestamp).
     var timestampQualified: Bool?
     var timestampService: String?
+    /// The trusted-list service whose certificate ends the signer's chain.
+    var anchor: TrustServiceReferenceDocument?
+    /// The trusted-list service whose certificate is the timestamp's TSA's, when one is.
+    var timestampAnchor: TrustServiceReferenceDocument?
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case signer, level, reason, service, timestampQualified, timestampService
+        case signer, level, reason, service, timestampQualified, timestampService, anchor, timestampAnchor
+    }
+}
+
+/// A trusted-list service that anchored a chain: `{"service", "type", "typeURI", "territory", "list"}`.
+struct TrustServiceReferenceDocument: Encodable, Sendable {
+    var service: String
+    var type: String
+    var typeURI: String
+    /// The territory of the list the service is in (`BE`).
+    var territory: String
+    /// The list's name (its file name).
+    var list: String
+    enum CodingKeys: String, CodingKey, CaseIterable { case service, type, typeURI, territory, list }
+
+    init(_ service: TrustService, in list: TrustedList) {
+        self.service = service.name
+        type = service.type.shortName
+        typeURI = service.type.uri
+        territory = list.territory
+        self.list = list.name
+    }
+
+    /// `"NAME" (TYPE, TERRITORY, LIST)`.
+    var text: String {
+        "\"\(Format.printable(service))\" (\(type), \(Format.printable(territory)), \(Format.printable(list)))"
     }
 }

@@ -16,7 +16,7 @@ extension Commands {
         var content: String?
         var contentDirectory: String?
         var ca: [String] = []
-        var trustsSystem = false
+        var trust: TrustSource?
         var noChainCheck = false
         var at: Date?
         var tsaCA: [String] = []
@@ -25,8 +25,16 @@ extension Commands {
         var revocationMaxAge: TimeInterval?
         var allowChanges = false
         var report: String?
-        var trustedLists: [String] = []
-        var lotlSigners: [String] = []
+        var lists = TrustedListSelection()
+
+        /// Whether `--trust system` adds the system's roots.
+        var trustsSystem: Bool { trust == .system }
+        /// The trusted lists asked for: the `--trusted-list` files, or the cache with `--trust eu`.
+        var trustedLists: TrustedListSelection {
+            var selection = lists
+            selection.usesCache = trust == .eu
+            return selection
+        }
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -68,10 +76,11 @@ extension Commands {
                     type: .file
                 ),
                 .value(
-                    \.trustsSystem,
+                    \.trust,
                     "--trust",
-                    "system",
-                    "trust the system's roots as well as the --ca anchors",
+                    "system|eu",
+                    "system: trust the system's roots as well as the --ca anchors; eu: the EU trusted lists of\n"
+                        + "the verified cache `trust refresh` fills (--cache DIR), offline",
                     convert: ValueConversions.trust
                 ),
                 .flag(
@@ -132,15 +141,11 @@ extension Commands {
                         + "(replaced atomically; written whatever the verdicts)",
                     type: .file
                 ),
-            ] + trustedListOptions(\.trustedLists, \.lotlSigners)
+            ] + trustedListOptions(\.lists)
         }
 
         func validate() throws {
-            try Commands.validateTrustedListOptions(
-                lists: trustedLists,
-                signers: lotlSigners,
-                noChainCheck: noChainCheck
-            )
+            try Commands.validateTrustedListOptions(trustedLists, noChainCheck: noChainCheck)
             if !ca.isEmpty && noChainCheck {
                 throw InvalidValue(message: "--ca and --no-chain-check contradict each other")
             }
@@ -188,7 +193,9 @@ extension Commands {
             the signature existed before; REVOKED_NO_POE; TRY_LATER: no revocation answer; …). The signing
             time a signature states is only the signer's claim. The chain must lead to the --ca anchors, else
             to the system's trusted roots (SSL_CERT_FILE, else /etc/ssl/certs/ca-certificates.crt); --trust
-            system adds those to --ca. The revocation data a B-LT or B-LTA signature carries is judged at the
+            system adds those to --ca. --trusted-list FILE… or --trust eu (the cache `trust refresh` fills) take
+            the EU trusted lists: each chain judged by its service's status at its time, each signer's
+            qualification and anchoring service printed. The revocation data a B-LT or B-LTA signature carries is judged at the
             time its timestamp proves: an answer issued then or later proves the status then, however old it
             is now; a certificate revoked after that time does not fail the signature, one revoked before
             does. Nothing is fetched from the network unless --check-revocation is given.
@@ -210,6 +217,7 @@ extension Commands {
         examples: [
             "certsign verify invoice.pdf.p7s --ca root-ca.pem",
             "certsign verify signatures/*.p7s --content-dir documents --ca root-ca.pem",
+            "certsign verify contract.pdf --trust eu",
         ]
     ) { (options: VerifyOptions, context) in
         try await runVerify(options, context)
@@ -268,12 +276,7 @@ extension Commands {
             to: &policy
         )
         var trust = try context.certificates(inFiles: options.ca, option: "--ca")
-        let lists = try loadTrustedLists(
-            options.trustedLists,
-            signerFiles: options.lotlSigners,
-            at: policy.validationTime ?? Date(),
-            context: context
-        )
+        let lists = try loadTrustedLists(options.trustedLists, at: policy.validationTime ?? Date(), context: context)
         trust += lists?.signatureAnchors ?? []
         // No anchor named: the system's roots are the trust, as a browser's or openssl's are.
         if options.trustsSystem || (options.ca.isEmpty && lists == nil && !options.noChainCheck) {
@@ -374,14 +377,13 @@ extension Commands {
         if path == "-" { return try await verifyStandardInput(run) }
         // A PDF is read by its verifier: only its first bytes are read here to tell which it is.
         if try isPDFFile(path, context: context, what: "signature") {
-            // A PDF's chains are not yet judged by their services' status at their time: refused, not passed.
-            if run.trustedLists != nil { throw trustedListsRefusePDF(path) }
             return try await pdfVerification(
                 path,
                 trust: run.trust,
                 policy: run.policy,
                 fetcher: run.fetcher,
-                allowChanges: run.options.allowChanges
+                allowChanges: run.options.allowChanges,
+                trustedLists: run.trustedLists
             )
         }
         let signature = try context.readInputFile(path, what: "signature")
@@ -411,7 +413,7 @@ extension Commands {
         return VerifiedFile(
             indication: verdict.indication,
             line: line,
-            reportSignatures: ValidationReport.Signature.signatures(of: result),
+            reportSignatures: reportSignatures(of: result, qualifications),
             document: {
                 var verification = VerificationDocument(result)
                 verification.signature = path == "-" ? name : Format.path(path)

@@ -8,7 +8,6 @@ extension Commands {
     static func verifyStandardInput(_ run: VerifyRun) async throws -> VerifiedFile {
         let bytes = Array(run.context.console.readStandardInput())
         guard isPDF(bytes) else { return try await verifyCMSFile(bytes, path: "-", name: "stdin", run) }
-        if run.trustedLists != nil { throw trustedListsRefusePDF("stdin") }
         let buffer = try PDFPipeBuffer()
         defer { buffer.remove() }
         return try await pdfVerification(
@@ -17,7 +16,8 @@ extension Commands {
             trust: run.trust,
             policy: run.policy,
             fetcher: run.fetcher,
-            allowChanges: run.options.allowChanges
+            allowChanges: run.options.allowChanges,
+            trustedLists: run.trustedLists
         )
     }
 }

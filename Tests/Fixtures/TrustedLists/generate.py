@@ -235,7 +235,7 @@ def sign(root, signer, output):
     os.unlink(template.name)
 
 
-def lotl(arch):
+def lotl(arch, base="https://tl.example"):
     root = new_list()
     info = scheme_information(
         root,
@@ -248,7 +248,7 @@ def lotl(arch):
     for territory, file in (("BE", "tl-qc.xml"), ("LU", "tl-qtst.xml")):
         pointer(
             pointers,
-            location=f"https://tl.example/{territory}/{file}",
+            location=f"{base}/{territory}/{file}",
             territory=territory,
             signer=arch.get_cert("tl-signer"),
             operator=f"Test {territory} Scheme Operator",
