@@ -42,6 +42,7 @@ extension Commands {
         var inPlace = false
         var vri = false
         var appearance = AppearanceArguments()
+        var approval = ApprovalWaitArguments()
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -56,6 +57,7 @@ extension Commands {
 
         static var options: [OptionBinding<Self>] {
             keyOptions + outputOptions + formatOptions + longTermOptions + pdfOptions + appearanceOptions
+                + approvalOptions
         }
 
         /// Where the key comes from (one of three) and what unlocks it.
