@@ -129,16 +129,50 @@ extension ApprovalSigningKey {
         pollInterval: Duration = .seconds(1),
         progress: (@Sendable (Duration) -> Void)? = nil
     ) async throws -> [[UInt8]] {
+        try await ApprovalWait.until(
+            operationID: operation.operationID,
+            providerID: operation.providerID,
+            timeout: timeout,
+            pollInterval: pollInterval,
+            progress: progress
+        ) {
+            guard case .signed(let signatures) = try await status(of: operation) else { return nil }
+            return signatures
+        }
+    }
+}
+
+/// The one polling loop of operations that wait for a person's approval.
+public enum ApprovalWait {
+    /// Calls `poll` every `pollInterval` until it returns a value (or throws), or `timeout` has passed.
+    /// - Parameters:
+    ///   - operationID: the operation's ID, for the messages.
+    ///   - providerID: its provider, for the messages.
+    ///   - timeout: how long to wait at most.
+    ///   - pollInterval: the pause between two polls.
+    ///   - progress: called after each poll that found the operation waiting, with the time waited.
+    ///   - poll: asks once; nil while the operation waits.
+    /// - Returns: what `poll` returned.
+    /// - Throws: `.timeout` naming the operation when it still waits after `timeout` (it stays on the
+    ///   service); `.cancelled` when the task is cancelled; what `poll` throws.
+    public static func until<Value>(
+        operationID: String,
+        providerID: ProviderID,
+        timeout: Duration,
+        pollInterval: Duration = .seconds(1),
+        progress: (@Sendable (Duration) -> Void)? = nil,
+        _ poll: () async throws -> Value?
+    ) async throws -> Value {
         let clock = ContinuousClock()
         let start = clock.now
         while true {
-            if case .signed(let signatures) = try await status(of: operation) { return signatures }
+            if let value = try await poll() { return value }
             let waited = clock.now - start
             guard waited < timeout else {
                 throw CertificateProviderError(
                     .timeout,
-                    "operation \(operation.operationID) (\(operation.providerID)) was not approved within "
-                        + "\(timeout); it still waits on the service: finish it later with its operation ID"
+                    "operation \(operationID) (\(providerID)) was not approved within \(timeout); it still waits on "
+                        + "the service: finish it later with its operation ID"
                 )
             }
             progress?(waited)
@@ -147,7 +181,7 @@ extension ApprovalSigningKey {
             } catch {
                 throw CertificateProviderError(
                     .cancelled,
-                    "waiting for the approval of operation \(operation.operationID) was cancelled"
+                    "waiting for the approval of operation \(operationID) was cancelled"
                 )
             }
         }

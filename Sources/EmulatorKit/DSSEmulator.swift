@@ -76,6 +76,9 @@ public final class DSSEmulator: Sendable {
         /// approves itself, as if someone approved it (default nil: it waits for
         /// ``DSSEmulator/approve(operationID:)`` or the admin route until it expires).
         public var autoApproveAfter: TimeInterval?
+        /// Seconds a CryptoPro DSS transaction waits for the user's confirmation before it expires
+        /// (default 600).
+        public var confirmationValidity: TimeInterval
 
         /// How the emulator serves HTTPS (libmicrohttpd with GnuTLS).
         public struct TLS: Sendable {
@@ -113,9 +116,11 @@ public final class DSSEmulator: Sendable {
             tls: TLS? = nil,
             stateDirectory: String? = nil,
             issuesRevocationURLs: Bool = false,
-            autoApproveAfter: TimeInterval? = nil
+            autoApproveAfter: TimeInterval? = nil,
+            confirmationValidity: TimeInterval = 600
         ) {
             self.autoApproveAfter = autoApproveAfter
+            self.confirmationValidity = confirmationValidity
             self.tls = tls
             self.stateDirectory = stateDirectory
             self.issuesRevocationURLs = issuesRevocationURLs
@@ -399,7 +404,7 @@ public final class DSSEmulator: Sendable {
                 baseURL: baseURL
             ),
             ApprovalAdminRouter(approvals: approvals, configuration: configuration),
-            CryptoProRouter(store: store, configuration: configuration),
+            CryptoProRouter(store: store, configuration: configuration, approvals: approvals),
             TSARouter(pki: pki, configuration: configuration) { self.stopping.load(ordering: .sequentiallyConsistent) },
             RevocationRouter(pki: pki),
             FMPRouter(store: store, configuration: configuration, signer: signer),
