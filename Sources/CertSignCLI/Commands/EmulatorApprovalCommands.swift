@@ -42,7 +42,8 @@ extension Commands {
             words: ["emulator", verb],
             summary: "\(verb) a signing operation that waits for a person on a running emulator",
             discussion: """
-                Stands in for the person's phone: the operation (a CSC signHash with operationMode A) \
+                Stands in for the person's phone: the operation (a CSC signHash with operationMode A, or a \
+                CryptoPro DSS transaction) \
                 becomes \(approve ? "approved, and the client's next poll gets its signatures" : "declined, and the client's next poll fails"). \
                 The emulator serves this route on loopback addresses only. Exit 1 when the operation is \
                 unknown or no longer pending (approved, declined or expired).

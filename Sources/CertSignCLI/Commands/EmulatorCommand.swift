@@ -137,8 +137,9 @@ package struct EmulatorOptions: CommandOptions {
                 \.autoApproveSeconds,
                 "--auto-approve",
                 "SECONDS",
-                "approve each signing operation that waits for a person (CSC operationMode A) by itself\n"
-                    + "after SECONDS (default: it waits for 'certsign emulator approve ID' until it expires)",
+                "approve each signing operation that waits for a person (CSC operationMode A, CryptoPro\n"
+                    + "transactions) by itself after SECONDS (default: each waits for 'certsign emulator\n"
+                    + "approve ID' until it expires)",
                 in: 0...86_400
             ) { $0 },
         ]
