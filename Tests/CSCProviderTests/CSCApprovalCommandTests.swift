@@ -117,9 +117,11 @@ struct CSCApprovalCommandTests {
         }
     }
 
-    @Test("--no-wait with a provider that signs at once is refused; approve of an unknown operation exits 1")
+    @Test(
+        "refused: --no-wait with a provider that signs at once, --no-wait over an existing .pending, approve of an unknown operation"
+    )
     func refusals() async throws {
-        try await withEmulator { _, url in
+        try await withEmulator { emulator, url in
             let (store, work) = (try TemporaryDirectory(), try TemporaryDirectory())
             let document = try work.write("plan.txt", text: "x\n")
             let synchronous = try CLI.run(
@@ -129,6 +131,14 @@ struct CSCApprovalCommandTests {
             )
             #expect(synchronous.status == 1 && synchronous.errorOutput.contains("--no-wait and --wait-timeout go with"))
             #expect(!FileManager.default.fileExists(atPath: document + ".p7s"))
+            _ = try signWithoutWaiting(url, document, store: store)
+            let again = try CLI.run(
+                signArguments(url, document) + ["--no-wait"],
+                store: store,
+                environment: environment
+            )
+            #expect(again.status == 1 && again.errorOutput.contains("nothing was started"), "\(again.errorOutput)")
+            #expect(emulator.approvalOperationIDs.count == 1)
             let unknown = try CLI.run(["emulator", "approve", "op-nothing", "--url", url.absoluteString], store: store)
             #expect(unknown.status == 1 && unknown.errorOutput.contains("no operation op-nothing"))
         }

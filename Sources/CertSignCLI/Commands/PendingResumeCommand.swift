@@ -85,12 +85,11 @@ extension Commands {
         }
         let value: [UInt8]
         if options.waitTimeout > 0 {
-            let console = context.console
-            value = try await key.waitForSignatures(remote, timeout: .seconds(options.waitTimeout)) { waited in
-                console.err(
-                    "certsign: operation \(remote.operationID) still waits for approval (\(waited.components.seconds) s)"
-                )
-            }[0]
+            value = try await key.waitForSignatures(
+                remote,
+                timeout: .seconds(options.waitTimeout),
+                progress: approvalProgress(context.console, operationID: remote.operationID)
+            )[0]
         } else {
             guard case .signed(let values) = try await key.status(of: remote) else {
                 throw CertificateProviderError(

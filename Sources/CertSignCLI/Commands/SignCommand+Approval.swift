@@ -2,6 +2,7 @@ import CertificateProviders
 import Foundation
 import SignatureJournal
 import Signing
+import Synchronization
 
 /// `certsign sign` with a provider whose signatures wait for a person's approval (an
 /// `ApprovalSigningKey` that `waitsForApproval`): each document is prepared here, its digest goes to
@@ -52,6 +53,19 @@ extension Commands {
             throw CertificateProviderError.invalidParameter(
                 "a signature that waits for an approval needs a document file, not standard input"
             )
+        }
+        if approval.noWait {
+            // Refused before any operation starts: an operation nobody can resume helps nobody.
+            for path in run.plan.documents {
+                let pendingPath = pendingFilePath(for: path, directory: run.arguments.outputDirectory)
+                if FileManager.default.fileExists(atPath: pendingPath) {
+                    throw CertificateProviderError(
+                        .alreadyExists,
+                        "\(pendingPath) exists: resume it ('certsign pending resume ID') or cancel it ('certsign "
+                            + "pending cancel ID') before signing this document again; nothing was started"
+                    )
+                }
+            }
         }
         var started: [ApprovalOperationDocument] = []
         var prepared: [(PendingSignature, PendingRemoteSignature)] = []
@@ -122,9 +136,11 @@ extension Commands {
             let console = run.context.console
             let id = operation.operationID
             console.err("certsign: waiting for the approval of operation \(id) (at most \(timeout))")
-            let signatures = try await key.waitForSignatures(operation, timeout: timeout) { waited in
-                console.err("certsign: operation \(id) still waits for approval (\(waited.components.seconds) s)")
-            }
+            let signatures = try await key.waitForSignatures(
+                operation,
+                timeout: timeout,
+                progress: approvalProgress(console, operationID: id)
+            )
             values.append(signatures[0])
         }
         // Every approval is in: only now is anything written.
@@ -150,6 +166,36 @@ extension Commands {
         }
         if run.context.json { run.context.console.out(JSONOutput.encode(ApprovalOperationsDocument(signed: signed))) }
         return CertSign.exitSuccess
+    }
+}
+
+extension Commands {
+    /// The progress of a wait for an approval: a line on standard error each time another
+    /// `seconds` have passed.
+    static func approvalProgress(
+        _ console: Console,
+        operationID: String,
+        every seconds: Int64 = 10
+    ) -> @Sendable (Duration) -> Void {
+        let mark = ApprovalProgressMark()
+        return { waited in
+            let elapsed = waited.components.seconds
+            guard mark.advance(to: elapsed / seconds) else { return }
+            console.err("certsign: operation \(operationID) still waits for approval (\(elapsed) s)")
+        }
+    }
+}
+
+/// The last progress step shown; one wait's progress calls come one after another, but from any
+/// thread, so the step is atomic.
+final class ApprovalProgressMark: Sendable {
+    private let step = Atomic<Int64>(0)
+
+    /// Whether `next` is a step not shown yet (then it is the one shown).
+    func advance(to next: Int64) -> Bool {
+        let shown = step.load(ordering: .relaxed)
+        guard next > shown else { return false }
+        return step.compareExchange(expected: shown, desired: next, ordering: .relaxed).exchanged
     }
 }
 
