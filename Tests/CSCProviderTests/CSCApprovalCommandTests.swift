@@ -44,6 +44,9 @@ struct CSCApprovalCommandTests {
             let document = try work.write("plan.txt", text: "Бюджетный план 2026\n")
             let (operationID, pendingID) = try signWithoutWaiting(url, document, store: store)
             #expect(emulator.approvalState(of: operationID) == .pending)
+            let show = try CLI.run(["--json", "pending", "show", pendingID, "--dir", work.url.path], store: store)
+            let entry = try CLI.json(show)
+            #expect(entry["operationID"] as? String == operationID && entry["provider"] as? String == "csc")
             let early = try CLI.run(
                 ["pending", "resume", pendingID, "--dir", work.url.path] + providerArguments(url),
                 store: store,
