@@ -258,21 +258,26 @@ public actor CSCClient {
             "hashAlgorithmOID": .string(hashAlgorithm.oid), "signAlgo": .string(signAlgorithm),
         ]
         let json = try await call("signatures/signHash", body, secrets: [slot])
-        let reader = try JSONObjectReader(json, context: "CSC signatures/signHash", errorCode: .network)
+        return try CSCClient.signatures(in: json, method: "signatures/signHash", count: hashes.count)
+    }
+
+    /// The `signatures` of a `signHash` or `signPolling` answer: `count` non-empty base64 values.
+    /// - Throws: `.network` naming the field when the answer is not that.
+    static func signatures(in json: JSONValue, method: String, count: Int) throws -> [[UInt8]] {
+        let reader = try JSONObjectReader(json, context: "CSC \(method)", errorCode: .network)
         let signatures = try reader.array("signatures").enumerated().map { index, value -> [UInt8] in
             guard let text = value.stringValue, let data = Data(base64Encoded: text), !data.isEmpty else {
                 throw CertificateProviderError(
                     .network,
-                    "CSC signatures/signHash: field 'signatures[\(index)]' must be a non-empty base64 string"
+                    "CSC \(method): field 'signatures[\(index)]' must be a non-empty base64 string"
                 )
             }
             return Array(data)
         }
-        guard signatures.count == hashes.count else {
+        guard signatures.count == count else {
             throw CertificateProviderError(
                 .network,
-                "CSC signatures/signHash: the service returned \(signatures.count) signatures for \(hashes.count) "
-                    + "hashes"
+                "CSC \(method): the service returned \(signatures.count) signatures for \(count) hashes"
             )
         }
         return signatures
@@ -346,7 +351,7 @@ public actor CSCClient {
     // MARK: Plumbing
 
     /// Sends a method call with a valid token; on 401 fetches a new token once and resends.
-    private func call(_ method: String, _ body: JSONValue, secrets: [SecretSlot] = []) async throws -> JSONValue {
+    func call(_ method: String, _ body: JSONValue, secrets: [SecretSlot] = []) async throws -> JSONValue {
         var request = try makeRequest(configuration.methodURL(method))
         if secrets.isEmpty { try request.setJSONBody(body) } else { try request.setJSONBody(body, secrets: secrets) }
         var current = try await validToken()
@@ -472,6 +477,17 @@ public actor CSCClient {
                 .authorizationExpired,
                 "CSC signatures/signHash: the signature activation data is no longer valid (HTTP "
                     + "\(response.status))\(message); sign again"
+            )
+        case 400..<500 where method == "signatures/signPolling" && code == "access_denied":
+            return CertificateProviderError(
+                .approvalDeclined,
+                "CSC signatures/signPolling: the signature was declined (HTTP \(response.status))\(message)"
+            )
+        case 400..<500 where method == "signatures/signPolling" && code == "expired_request":
+            return CertificateProviderError(
+                .approvalExpired,
+                "CSC signatures/signPolling: the operation expired before it was approved (HTTP \(response.status))"
+                    + "\(message); sign again"
             )
         case 400..<500:
             return CertificateProviderError(

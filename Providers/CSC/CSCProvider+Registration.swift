@@ -26,6 +26,12 @@ extension CSCProvider: BuiltInProvider {
         public static let pin: ProviderParameters.Key = "pin"
         /// The `otp` parameter (declared in ``CSCProvider/schema``).
         public static let otp: ProviderParameters.Key = "otp"
+        /// The `operationMode` parameter (declared in ``CSCProvider/schema``).
+        public static let operationMode: ProviderParameters.Key = "operationMode"
+        /// The `validityPeriod` parameter (declared in ``CSCProvider/schema``).
+        public static let validityPeriod: ProviderParameters.Key = "validityPeriod"
+        /// The `approvalTimeout` parameter (declared in ``CSCProvider/schema``).
+        public static let approvalTimeout: ProviderParameters.Key = "approvalTimeout"
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
@@ -43,6 +49,24 @@ extension CSCProvider: BuiltInProvider {
             ),
             .init(ParameterKey.pin, .secret, "the credential's PIN, when it asks for one"),
             .init(ParameterKey.otp, .secret, "a one-time password, when the credential asks for one"),
+            .init(
+                ParameterKey.operationMode,
+                .oneOf(["synchronous", "asynchronous"]),
+                default: "synchronous",
+                "asynchronous: signHash with operationMode A, the signatures wait for the user's approval"
+            ),
+            .init(
+                ParameterKey.validityPeriod,
+                .seconds,
+                default: "600",
+                "asynchronous: how long the service keeps an operation for the user to approve"
+            ),
+            .init(
+                ParameterKey.approvalTimeout,
+                .seconds,
+                default: "300",
+                "asynchronous: how long signing waits for the approval before it fails (timeout)"
+            ),
         ]
     )
 

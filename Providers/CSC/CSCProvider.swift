@@ -100,7 +100,8 @@ public final class CSCProvider: CertificateProvider {
             certificate: certificate,
             client: client,
             pin: try merged.secret(ParameterKey.pin),
-            otp: try merged.secret(ParameterKey.otp)
+            otp: try merged.secret(ParameterKey.otp),
+            asynchronous: try CSCProvider.asynchronousMode(merged)
         )
         return remote.remember(
             SigningIdentity(certificate: certificate, chain: Array(credential.certificates.dropFirst()), key: key)
@@ -126,6 +127,16 @@ public final class CSCProvider: CertificateProvider {
     }
 
     // MARK: Parameters
+
+    /// The asynchronous mode the parameters ask for, or nil for synchronous signing.
+    static func asynchronousMode(_ parameters: ProviderParameters) throws -> CSCAsynchronousMode? {
+        guard try parameters.string(ParameterKey.operationMode) == "asynchronous" else { return nil }
+        let defaults = CSCAsynchronousMode()
+        return CSCAsynchronousMode(
+            validityPeriod: try parameters.integer(ParameterKey.validityPeriod) ?? defaults.validityPeriod,
+            approvalTimeout: try parameters.integer(ParameterKey.approvalTimeout) ?? defaults.approvalTimeout
+        )
+    }
 
     private func makeClient(_ parameters: ProviderParameters) throws -> CSCClient {
         guard try parameters.url(ParameterKey.url) != nil else {

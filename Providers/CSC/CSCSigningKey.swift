@@ -24,7 +24,9 @@ public struct CSCSigningKey: BatchSigningKey {
     public let keySize: Int
     /// The certificate's SubjectPublicKeyInfo (DER).
     public let publicKeyDERRepresentation: [UInt8]
-    private let client: CSCClient
+    /// How the key waits for a person, or nil to sign synchronously (see ``ApprovalSigningKey``).
+    public let asynchronous: CSCAsynchronousMode?
+    let client: CSCClient
     private let pin: Secret?
     private let otp: Secret?
 
@@ -35,7 +37,16 @@ public struct CSCSigningKey: BatchSigningKey {
     ///   - client: the client that reaches the service.
     ///   - pin: the PIN, when the credential asks for one.
     ///   - otp: the one-time password, when the credential asks for one.
-    public init(credential: CSCCredential, certificate: Certificate, client: CSCClient, pin: Secret?, otp: Secret?) {
+    ///   - asynchronous: how to wait for a person's approval (default nil: synchronous `signHash`).
+    public init(
+        credential: CSCCredential,
+        certificate: Certificate,
+        client: CSCClient,
+        pin: Secret?,
+        otp: Secret?,
+        asynchronous: CSCAsynchronousMode? = nil
+    ) {
+        self.asynchronous = asynchronous
         credentialID = credential.id
         self.credential = credential
         self.certificate = certificate
@@ -50,17 +61,55 @@ public struct CSCSigningKey: BatchSigningKey {
     /// The credential's `multisign`: how many signatures one authorization may make.
     public var maximumBatchSize: Int { max(1, credential.multisign) }
 
-    /// Signs digests with one authorization and one `signHash` call.
+    /// Signs digests with one authorization and one `signHash` call; with ``asynchronous`` set, starts
+    /// an asynchronous operation and waits for its approval (``CSCAsynchronousMode/approvalTimeout``).
     /// - Throws: `.invalidParameter` for a digest of the wrong length, an empty batch or one over
     ///   ``maximumBatchSize``; `.passwordRequired` when the credential asks for a PIN or OTP that was
     ///   not given; `.unsupportedAlgorithm` when the key offers no algorithm for `scheme` and
     ///   `digestAlgorithm`; `.invalidServerSignature` when a returned value does not verify; the
-    ///   client's errors (`.wrongPassword`, `.authorizationExpired`, `.authenticationFailed`, …).
+    ///   client's errors (`.wrongPassword`, `.authorizationExpired`, `.authenticationFailed`, …); when
+    ///   asynchronous, `.approvalDeclined`, `.approvalExpired` and `.timeout`, naming the operation.
     public func signatures(
         forDigests digests: [[UInt8]],
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
     ) async throws -> [[UInt8]] {
+        if let asynchronous {
+            let operation = try await requestSignatures(
+                forDigests: digests,
+                digestAlgorithm: digestAlgorithm,
+                scheme: scheme
+            )
+            return try await waitForSignatures(
+                operation,
+                timeout: .seconds(asynchronous.approvalTimeout),
+                pollInterval: .seconds(asynchronous.pollInterval)
+            )
+        }
+        let (sad, signAlgorithm) = try await authorize(digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
+        let signatures = try await client.signHash(
+            credentialID: credentialID,
+            sad: sad,
+            hashes: digests,
+            hashAlgorithm: digestAlgorithm,
+            signAlgorithm: signAlgorithm
+        )
+        try certificate.verifyServerSignatures(
+            signatures,
+            forDigests: digests,
+            digestAlgorithm: digestAlgorithm,
+            scheme: scheme,
+            service: "CSC credential \(credentialID): signatures/signHash"
+        )
+        return signatures
+    }
+
+    /// Checks a batch and authorizes it (`credentials/authorize`): the SAD and the `signAlgo` to use.
+    func authorize(
+        _ digests: [[UInt8]],
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme
+    ) async throws -> (sad: Secret, signAlgorithm: String) {
         guard !digests.isEmpty else { throw CertificateProviderError.invalidParameter("CSC: there is nothing to sign") }
         guard digests.count <= maximumBatchSize else {
             throw CertificateProviderError.invalidParameter(
@@ -100,20 +149,6 @@ public struct CSCSigningKey: BatchSigningKey {
             pin: credential.needsPIN ? pin : nil,
             otp: credential.needsOTP ? otp : nil
         )
-        let signatures = try await client.signHash(
-            credentialID: credentialID,
-            sad: authorization.sad,
-            hashes: digests,
-            hashAlgorithm: digestAlgorithm,
-            signAlgorithm: signAlgorithm
-        )
-        try certificate.verifyServerSignatures(
-            signatures,
-            forDigests: digests,
-            digestAlgorithm: digestAlgorithm,
-            scheme: scheme,
-            service: "CSC credential \(credentialID): signatures/signHash"
-        )
-        return signatures
+        return (authorization.sad, signAlgorithm)
     }
 }

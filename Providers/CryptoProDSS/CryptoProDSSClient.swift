@@ -225,6 +225,19 @@ public actor CryptoProDSSClient {
         pin: Secret?,
         parameters: CryptoProSignatureParameters = CryptoProSignatureParameters()
     ) async throws -> [UInt8] {
+        let request = try signRequest(routeURLs.documents, document, certificateID, pin, parameters)
+        let response = try await sendAuthorized(request, name: "sign")
+        return try CryptoProDSSClient.decodeSignature(try response.json(context: "CryptoPro DSS sign"))
+    }
+
+    /// A `POST` of `{"Content", "Signature"}` to `url` (`…/documents`, `…/transactions`).
+    func signRequest(
+        _ url: URL,
+        _ document: [UInt8],
+        _ certificateID: Int,
+        _ pin: Secret?,
+        _ parameters: CryptoProSignatureParameters
+    ) throws -> HTTPRequest {
         if parameters.isHash, !parameters.isDetached {
             throw CertificateProviderError.invalidParameter(
                 "CryptoPro DSS sign: a signature of a hash (Hash: True) is always detached; set isDetached"
@@ -237,14 +250,13 @@ public actor CryptoProDSSClient {
         ]
         let slots = pin.map { [SecretSlot($0)] } ?? []
         if let slot = slots.first { signature["PinCode"] = .string(slot.placeholder) }
-        var request = try makeRequest(.post, routeURLs.documents)
+        var request = try makeRequest(.post, url)
         request.setHeader("Accept", "application/json")
         try request.setJSONBody(
             ["Content": .string(Data(document).base64EncodedString()), "Signature": .object(signature)],
             secrets: slots
         )
-        let response = try await sendAuthorized(request, name: "sign")
-        return try CryptoProDSSClient.decodeSignature(try response.json(context: "CryptoPro DSS sign"))
+        return request
     }
 
     // MARK: Response decoding (package: also the fuzz harness's entry points, Tests/Fuzz)
@@ -420,7 +432,7 @@ public actor CryptoProDSSClient {
     }
 
     /// Sends with a bearer token; on 401 logs in again once and resends; maps every non-2xx to an error.
-    private func sendAuthorized(_ request: HTTPRequest, name: String) async throws -> HTTPResponse {
+    func sendAuthorized(_ request: HTTPRequest, name: String) async throws -> HTTPResponse {
         var current = try await validToken(name)
         var response = try await send(request, token: current)
         if response.status == 401, credentials != nil {
@@ -447,7 +459,7 @@ public actor CryptoProDSSClient {
         }
     }
 
-    private func makeRequest(_ method: HTTPMethod, _ url: URL) throws -> HTTPRequest {
+    func makeRequest(_ method: HTTPMethod, _ url: URL) throws -> HTTPRequest {
         try CertificateProviderError.convertingHTTPErrors { try configuration.endpointPolicy.validate(url) }
         var request = HTTPRequest(method: method, url: url, timeout: configuration.timeout)
         for header in configuration.additionalHeaders { request.setHeader(header.name, header.value) }
@@ -458,7 +470,7 @@ public actor CryptoProDSSClient {
         let message = CryptoProDSSClient.serverMessage(response)
         switch response.status {
         case let status
-        where (status == 400 || status == 403) && name == "sign"
+        where (status == 400 || status == 403) && (name == "sign" || name == "transaction")
             && ["pin", "пин"].contains(where: message.lowercased().contains):
             return CertificateProviderError(
                 .wrongPassword,

@@ -36,6 +36,10 @@ extension CryptoProDSSProvider: BuiltInProvider {
         public static let uploadMode: ProviderParameters.Key = "uploadMode"
         /// The `maxUploadBytes` parameter (declared in ``CryptoProDSSProvider/schema``).
         public static let maxUploadBytes: ProviderParameters.Key = "maxUploadBytes"
+        /// The `confirmation` parameter (declared in ``CryptoProDSSProvider/schema``).
+        public static let confirmation: ProviderParameters.Key = "confirmation"
+        /// The `approvalTimeout` parameter (declared in ``CryptoProDSSProvider/schema``).
+        public static let approvalTimeout: ProviderParameters.Key = "approvalTimeout"
     }
 
     /// The provider's parameters, each declared once (validation, redaction and help come from here).
@@ -71,6 +75,18 @@ extension CryptoProDSSProvider: BuiltInProvider {
                 .integer(atLeast: 1),
                 default: String(CryptoProDSSProvider.defaultMaxUploadBytes),
                 "the largest document auto and content send whole"
+            ),
+            .init(
+                ParameterKey.confirmation,
+                .oneOf(["none", "required"]),
+                default: "none",
+                "required: sign through a transaction the user confirms in myDSS"
+            ),
+            .init(
+                ParameterKey.approvalTimeout,
+                .seconds,
+                default: "300",
+                "with confirmation=required: how long signing waits for the confirmation"
             ),
         ]
     )

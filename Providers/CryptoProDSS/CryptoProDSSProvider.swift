@@ -292,9 +292,9 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning, C
             sendsContent
             ? try CryptoProDSSProvider.content(of: request, certificate: certificate)
             : try CryptoProDSSProvider.digest(of: request, certificate: certificate)
-        let signature = try await session.client.sign(
-            document: document,
-            certificateID: session.certificateID,
+        let signature = try await signOrConfirm(
+            document,
+            session: session,
             pin: try parameters.secret(ParameterKey.pin) ?? session.pin,
             parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: !sendsContent)
         )

@@ -124,6 +124,8 @@ struct CSCRouter: EmulatorRouter {
     let store: EmulatorStore
     let configuration: DSSEmulator.Configuration
     let sads: CSCSADStore
+    /// The operations of asynchronous `signHash` calls, waiting for a person.
+    let approvals: EmulatorApprovals
     /// The emulator's base URL, for `info.oauth2`.
     let baseURL: URL?
 
@@ -157,6 +159,7 @@ struct CSCRouter: EmulatorRouter {
             case "credentials/authorize": return try authorize(body, user)
             case "signatures/signHash":
                 return try signHash(body, user, sadExpired: fault == .sadExpired, wrongHash: fault == .wrongHash)
+            case "signatures/signPolling": return try signPolling(body, user)
             default: throw Failure(404, "invalid_request", "no CSC method \(method)")
             }
         } catch let failure as Failure {
@@ -238,7 +241,7 @@ struct CSCRouter: EmulatorRouter {
                 "authType": ["oauth2client"], "oauth2": .string(oauth2),
                 "methods": [
                     "info", "oauth2/token", "credentials/list", "credentials/info", "credentials/authorize",
-                    "signatures/signHash",
+                    "signatures/signHash", "signatures/signPolling",
                 ],
                 "signAlgorithms": [
                     "algos": .array((CSCRouter.rsaAlgorithms + CSCRouter.ecdsaAlgorithms).map { .string($0) })
@@ -384,29 +387,10 @@ struct CSCRouter: EmulatorRouter {
         guard let key = record.identity.key as? LocalSigningKey else {
             throw Failure(500, "server_error", "the credential's key is not here")
         }
-        // The key's family decides the algorithms it takes; each pairs with one digest, by position.
-        let families: [(fits: Bool, algorithms: [String], scheme: SignatureScheme)] = [
-            (key.publicKeyAlgorithm.isRSA, CSCRouter.rsaAlgorithms, .rsaPKCS1v15),
-            (key.publicKeyAlgorithm.isEC, CSCRouter.ecdsaAlgorithms, .ecdsa),
-        ]
-        guard let family = families.first(where: { $0.fits && $0.algorithms.contains(signAlgo) }),
-            let index = family.algorithms.firstIndex(of: signAlgo)
-        else {
-            throw Failure(
-                400,
-                "invalid_request",
-                "Invalid parameter signAlgo: \(signAlgo) is not among the key's algorithms"
-            )
-        }
-        guard DigestAlgorithm.allSupported[index] == algorithm else {
-            throw Failure(
-                400,
-                "invalid_request",
-                "Invalid parameter signAlgo: \(signAlgo) does not go with hashAlgorithmOID \(algorithm.oid)"
-            )
-        }
-        let scheme = family.scheme
+        let scheme = try CSCRouter.scheme(of: key, signAlgo: signAlgo, algorithm: algorithm)
         let encoded = hashes.map { Data($0).base64EncodedString() }
+        // Checked before the SAD is used, so a malformed request costs no authorization.
+        let validity = try CSCRouter.asynchronousValidity(body)
         switch sads.consume(
             try body.string("SAD"),
             username: user.username,
@@ -417,18 +401,23 @@ struct CSCRouter: EmulatorRouter {
         case .failure(let failure): throw failure
         case .success: break
         }
-        let signatures = try hashes.map { hash -> JSONValue in
-            // The wrong-hash fault signs the hash of the hash: a valid signature over other bytes.
-            let signed = wrongHash ? algorithm.hash(hash) : hash
-            do {
-                return .string(
-                    Data(try key.signSynchronously(digest: signed, digestAlgorithm: algorithm, scheme: scheme))
-                        .base64EncodedString()
-                )
-            } catch {
-                throw Failure(500, "server_error", "the key could not sign: \(error)")
-            }
+        if let validity {
+            return try startAsynchronous(
+                user,
+                credentialID: credentialID,
+                hashes: encoded,
+                digestOID: algorithm.oid,
+                signAlgo: signAlgo,
+                validity: validity
+            )
         }
+        let signatures = try CSCRouter.sign(
+            hashes,
+            key: key,
+            algorithm: algorithm,
+            scheme: scheme,
+            wrongHash: wrongHash
+        )
         return Reply.json(200, ["signatures": .array(signatures)])
     }
 
@@ -447,11 +436,11 @@ struct CSCRouter: EmulatorRouter {
 
     /// The user's keys served as CSC credentials: every key but the GOST ones, which the
     /// FMP and CryptoPro surfaces serve; CSC v2 here names only RSA and ECDSA algorithms.
-    private static func credentials(of user: EmulatorSeed.User) -> [EmulatorSeed.CertificateRecord] {
+    static func credentials(of user: EmulatorSeed.User) -> [EmulatorSeed.CertificateRecord] {
         user.certificates.filter { !$0.identity.certificate.publicKeyAlgorithm.isGOST }
     }
 
-    private func credential(_ id: String, of user: EmulatorSeed.User) throws -> EmulatorSeed.CertificateRecord {
+    func credential(_ id: String, of user: EmulatorSeed.User) throws -> EmulatorSeed.CertificateRecord {
         guard let record = CSCRouter.credentials(of: user).first(where: { String($0.id) == id }) else {
             throw Failure(
                 400,
@@ -524,7 +513,7 @@ struct CSCRouter: EmulatorRouter {
 
     // MARK: Parsing
 
-    private static func object(_ body: [UInt8]) throws -> JSONObjectReader {
+    static func object(_ body: [UInt8]) throws -> JSONObjectReader {
         guard !body.isEmpty else { return try JSONObjectReader(request: [:], context: "CSC request") }
         guard let json = try? JSONValue(parsing: body) else {
             throw Failure(400, "invalid_request", "the body must be a JSON object")
@@ -532,7 +521,7 @@ struct CSCRouter: EmulatorRouter {
         return try JSONObjectReader(request: json, context: "CSC request")
     }
 
-    private static func allowOnly(_ body: JSONObjectReader, _ known: Set<String>) throws {
+    static func allowOnly(_ body: JSONObjectReader, _ known: Set<String>) throws {
         for key in body.members.keys where !known.contains(key) {
             throw Failure(
                 400,
@@ -547,7 +536,7 @@ struct CSCRouter: EmulatorRouter {
         return try body.bool(key)
     }
 
-    private static func digest(_ body: JSONObjectReader) throws -> DigestAlgorithm {
+    static func digest(_ body: JSONObjectReader) throws -> DigestAlgorithm {
         let oid = try body.string("hashAlgorithmOID")
         guard let algorithm = DigestAlgorithm.allSupported.first(where: { $0.oid == oid }) else {
             throw Failure(
@@ -559,7 +548,7 @@ struct CSCRouter: EmulatorRouter {
         return algorithm
     }
 
-    private static func hashes(_ body: JSONObjectReader, algorithm: DigestAlgorithm) throws -> [[UInt8]] {
+    static func hashes(_ body: JSONObjectReader, algorithm: DigestAlgorithm) throws -> [[UInt8]] {
         try body.array("hashes").enumerated().map { index, value in
             guard let text = value.stringValue, let data = Data(base64Encoded: text),
                 data.count == algorithm.outputByteCount

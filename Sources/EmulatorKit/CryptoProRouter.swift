@@ -36,12 +36,15 @@ public enum CryptoProEmulatorClients {
 struct CryptoProRouter: EmulatorRouter {
     let store: EmulatorStore
     let configuration: DSSEmulator.Configuration
+    /// The transactions that wait for the user's confirmation.
+    let approvals: EmulatorApprovals
 
     /// The device recorded in CryptoPro tokens.
     static let tokenDevice = "\u{0}cryptopro-sts"
     static let tokenPath = "/STS/oauth/token"
     static let certificatesPath = "/SignServer/rest/api/certificates"
     static let documentsPath = "/SignServer/rest/api/documents"
+    static let transactionsPath = "/SignServer/rest/api/transactions"
 
     /// The routes this router owns start with `/STS/` or `/SignServer/`.
     func owns(_ path: String) -> Bool { path.hasPrefix("/STS/") || path.hasPrefix("/SignServer/") }
@@ -58,6 +61,11 @@ struct CryptoProRouter: EmulatorRouter {
             return only("GET", request) { authorized(request, expireToken) { certificates($0) } }
         case CryptoProRouter.documentsPath:
             return only("POST", request) { authorized(request, expireToken) { sign(request, $0) } }
+        case CryptoProRouter.transactionsPath:
+            return only("POST", request) { authorized(request, expireToken) { startTransaction(request, $0) } }
+        case _ where path.hasPrefix(CryptoProRouter.transactionsPath + "/"):
+            let id = String(path.dropFirst(CryptoProRouter.transactionsPath.count + 1))
+            return only("GET", request) { authorized(request, expireToken) { transaction(id, $0) } }
         default:
             return CryptoProRouter.error(404, "no route for \(request.path)")
         }
@@ -187,7 +195,7 @@ struct CryptoProRouter: EmulatorRouter {
         return Reply.json(200, .array(list))
     }
 
-    private struct SignRequest {
+    struct SignRequest {
         var content: [UInt8]
         var format: SignatureFormat
         var detached: Bool
@@ -196,7 +204,7 @@ struct CryptoProRouter: EmulatorRouter {
         var pin: String?
     }
 
-    private func parseSign(_ body: [UInt8]) throws -> SignRequest {
+    func parseSign(_ body: [UInt8]) throws -> SignRequest {
         let reader = try Reply.jsonObject(body)
         for key in reader.members.keys where !["Content", "Signature"].contains(key) {
             throw CertificateProviderError(.malformedInput, "unknown field '\(key)' (known: Content, Signature)")
@@ -274,12 +282,31 @@ struct CryptoProRouter: EmulatorRouter {
     }
 
     private func sign(_ request: ServerRequest, _ user: EmulatorSeed.User) -> ServerResponse {
+        switch accepted(request.body, user) {
+        case .failure(let refusal): return refusal.response
+        case .success(let (parsed, record, digestAlgorithm)):
+            return signature(parsed, record: record, digestAlgorithm: digestAlgorithm)
+        }
+    }
+
+    /// A sign request checked against the user's certificates and PINs: what to sign, with which
+    /// certificate and (for `Hash: True`) which digest algorithm, or the refusal to answer.
+    func accepted(
+        _ body: [UInt8],
+        _ user: EmulatorSeed.User,
+        pinChecked: Bool = false
+    ) -> Result<(SignRequest, EmulatorSeed.CertificateRecord, DigestAlgorithm?), Refusal> {
+        func refuse(
+            _ status: Int,
+            _ message: String
+        ) -> Result<(SignRequest, EmulatorSeed.CertificateRecord, DigestAlgorithm?), Refusal> {
+            .failure(Refusal(response: CryptoProRouter.error(status, message)))
+        }
         let parsed: SignRequest
         do {
-            parsed = try parseSign(request.body)
+            parsed = try parseSign(body)
         } catch {
-            let reason = (error as? CertificateProviderError)?.reason ?? "the request body is malformed"
-            return CryptoProRouter.error(400, reason)
+            return refuse(400, (error as? CertificateProviderError)?.reason ?? "the request body is malformed")
         }
         let record: EmulatorSeed.CertificateRecord?
         if parsed.certificateID == 0 {
@@ -288,16 +315,16 @@ struct CryptoProRouter: EmulatorRouter {
             record = user.certificates.first { $0.id == parsed.certificateID }
         }
         guard let record else {
-            return CryptoProRouter.error(
+            return refuse(
                 404,
                 parsed.certificateID == 0
                     ? "the user has no default certificate"
                     : "certificate \(parsed.certificateID) was not found for this user"
             )
         }
-        if let expected = record.pin {
+        if let expected = record.pin, !pinChecked {
             guard let pin = parsed.pin, Secret(pin) == expected else {
-                return CryptoProRouter.error(
+                return refuse(
                     403,
                     parsed.pin == nil
                         ? "the PIN code of certificate \(record.id) is required (PinCode)"
@@ -305,11 +332,15 @@ struct CryptoProRouter: EmulatorRouter {
                 )
             }
         }
-        let digestAlgorithm: DigestAlgorithm?
-        switch Self.digestAlgorithm(of: parsed, for: record) {
-        case .success(let algorithm): digestAlgorithm = algorithm
-        case .failure(let refusal): return refusal.response
-        }
+        return Self.digestAlgorithm(of: parsed, for: record).map { (parsed, record, $0) }
+    }
+
+    /// The CMS the server makes for an accepted request, as the JSON string of its base64.
+    func signature(
+        _ parsed: SignRequest,
+        record: EmulatorSeed.CertificateRecord,
+        digestAlgorithm: DigestAlgorithm?
+    ) -> ServerResponse {
         let cms: [UInt8]
         do {
             // Synchronous: this runs on a libmicrohttpd thread, which must not wait for the
@@ -341,7 +372,7 @@ struct CryptoProRouter: EmulatorRouter {
     }
 
     /// A refused request, as the answer to send.
-    private struct Refusal: Error {
+    struct Refusal: Error {
         let response: ServerResponse
     }
 

@@ -72,6 +72,13 @@ public final class DSSEmulator: Sendable {
         /// one their certificates name; OCSP keeps answering `good` for the earlier ones. Default
         /// false: the seed's certificates as given.
         public var issuesRevocationURLs: Bool
+        /// Seconds after which an operation waiting for a person (a CSC asynchronous `signHash`)
+        /// approves itself, as if someone approved it (default nil: it waits for
+        /// ``DSSEmulator/approve(operationID:)`` or the admin route until it expires).
+        public var autoApproveAfter: TimeInterval?
+        /// Seconds a CryptoPro DSS transaction waits for the user's confirmation before it expires
+        /// (default 600).
+        public var confirmationValidity: TimeInterval
 
         /// How the emulator serves HTTPS (libmicrohttpd with GnuTLS).
         public struct TLS: Sendable {
@@ -108,8 +115,12 @@ public final class DSSEmulator: Sendable {
             requestLogKeepsSecrets: Bool = false,
             tls: TLS? = nil,
             stateDirectory: String? = nil,
-            issuesRevocationURLs: Bool = false
+            issuesRevocationURLs: Bool = false,
+            autoApproveAfter: TimeInterval? = nil,
+            confirmationValidity: TimeInterval = 600
         ) {
+            self.autoApproveAfter = autoApproveAfter
+            self.confirmationValidity = confirmationValidity
             self.tls = tls
             self.stateDirectory = stateDirectory
             self.issuesRevocationURLs = issuesRevocationURLs
@@ -232,6 +243,8 @@ public final class DSSEmulator: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let signer: any EmulatorSigner
     private let cscSADs = CSCSADStore()
+    /// The operations that wait for a person (``EmulatorApprovals``).
+    let approvals: EmulatorApprovals
     /// The CA services: TSA, OCSP, CRL (`EmulatorPKI`, `TSARouter`, `RevocationRouter`).
     let pki: EmulatorPKI
 
@@ -252,6 +265,7 @@ public final class DSSEmulator: Sendable {
             self.store = EmulatorStore(seed: seed)
             self.pki = try EmulatorPKI(seed: seed)
         }
+        approvals = EmulatorApprovals(stateFile: store.stateFile, autoApproveAfter: configuration.autoApproveAfter)
     }
 
     deinit { stop() }
@@ -382,8 +396,15 @@ public final class DSSEmulator: Sendable {
     /// Every API the emulator serves, in the order they claim paths.
     private func routers() -> [any EmulatorRouter] {
         [
-            CSCRouter(store: store, configuration: configuration, sads: cscSADs, baseURL: baseURL),
-            CryptoProRouter(store: store, configuration: configuration),
+            CSCRouter(
+                store: store,
+                configuration: configuration,
+                sads: cscSADs,
+                approvals: approvals,
+                baseURL: baseURL
+            ),
+            ApprovalAdminRouter(approvals: approvals, configuration: configuration),
+            CryptoProRouter(store: store, configuration: configuration, approvals: approvals),
             TSARouter(pki: pki, configuration: configuration) { self.stopping.load(ordering: .sequentiallyConsistent) },
             RevocationRouter(pki: pki),
             FMPRouter(store: store, configuration: configuration, signer: signer),

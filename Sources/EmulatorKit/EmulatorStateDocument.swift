@@ -77,6 +77,9 @@ struct EmulatorStateDocument: Codable, Sendable {
     var signatures: [Signature]
     /// Serials of every certificate the CA issued in earlier runs (OCSP still answers `good`).
     var knownSerials: [String]
+    /// The signing operations that wait for a person (``EmulatorApprovals``); nil in states written
+    /// before the emulator had them.
+    var approvals: [EmulatorApprovals.Operation]?
 
     /// The state of a new emulator.
     /// - Throws: `.invalidParameter` when a key is not a local one (it cannot be written down).

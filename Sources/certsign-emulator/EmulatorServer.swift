@@ -48,6 +48,7 @@ enum EmulatorServer {
         configuration.requestLogLimit = 0
         configuration.stateDirectory = options.state
         configuration.issuesRevocationURLs = true
+        configuration.autoApproveAfter = options.autoApproveSeconds.map(TimeInterval.init)
         if let caFile = options.requireClientCert {
             guard let bytes = FileManager.default.contents(atPath: caFile) else {
                 throw CertificateProviderError(

@@ -121,6 +121,13 @@ import Testing
                     .union(Self.keys(PendingListDocument.Unreadable.CodingKeys.self))
             ),
             ("pending cancel ID", Self.keys(PendingCancelDocument.CodingKeys.self)),
+            ("pending resume ID", Self.keys(CompletedDocument.CodingKeys.self).subtracting(["error", "code"])),
+            (
+                "sign --no-wait",
+                Self.keys(ApprovalOperationsDocument.CodingKeys.self).union(
+                    Self.keys(ApprovalOperationDocument.CodingKeys.self)
+                )
+            ),
             (
                 "timestamp",
                 Self.keys(TimestampDocument.CodingKeys.self).union(Self.keys(TimestampResultDocument.CodingKeys.self))
@@ -177,6 +184,7 @@ import Testing
             ("journal verify", Self.keys(JournalVerifyDocument.CodingKeys.self)),
             ("journal head", Self.keys(JournalHeadDocument.CodingKeys.self)),
             ("emulator wait FILE", Self.keys(EmulatorReadyDocument.CodingKeys.self)),
+            ("emulator approve ID`, `emulator decline ID", Self.keys(EmulatorDecision.CodingKeys.self)),
             ("journal migrate --to URL", Self.keys(JournalMigrateDocument.CodingKeys.self)),
             (
                 "tokens",

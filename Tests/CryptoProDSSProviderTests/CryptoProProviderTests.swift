@@ -96,8 +96,8 @@ struct CryptoProProviderTests {
             ])
         }
         #expect(insecure?.reason.contains("clear-text") == true)
-        // 13 of its own + trustedCAFile, trustedCAFileOnly, clientIdentity, clientIdentityPassword
-        #expect(CryptoProDSSProvider.ParameterKey.all.count == 17)
+        // 15 of its own + trustedCAFile, trustedCAFileOnly, clientIdentity, clientIdentityPassword
+        #expect(CryptoProDSSProvider.ParameterKey.all.count == 19)
     }
 
     @Test("wrong password is authenticationFailed from initialize")

@@ -10,7 +10,8 @@ import RemoteProviderSupport
 /// `certsign emulator`, the package's own DSS server.
 extension Commands {
     static let dssCommands: [CommandDescriptor] = [
-        dssLogin, dssCertificates, dssSign, dssSigns, dssRemove, emulator, emulatorWait,
+        dssLogin, dssCertificates, dssSign, dssSigns, dssRemove, emulator, emulatorWait, emulatorApprove,
+        emulatorDecline,
     ]
 
     /// The platform envelope as an `Encodable` JSON value (the server's `result` passes through as it

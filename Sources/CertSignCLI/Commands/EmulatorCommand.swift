@@ -65,6 +65,7 @@ package struct EmulatorOptions: CommandOptions {
     package var state: String?
     package var force = false
     package var readyFile: String?
+    package var autoApproveSeconds: Int?
 
     static var options: [OptionBinding<Self>] {
         [
@@ -132,6 +133,15 @@ package struct EmulatorOptions: CommandOptions {
                     + "stops ('certsign emulator wait FILE' waits for it)",
                 type: .file
             ),
+            .integer(
+                \.autoApproveSeconds,
+                "--auto-approve",
+                "SECONDS",
+                "approve each signing operation that waits for a person (CSC operationMode A, CryptoPro\n"
+                    + "transactions) by itself after SECONDS (default: each waits for 'certsign emulator\n"
+                    + "approve ID' until it expires)",
+                in: 0...86_400
+            ) { $0 },
         ]
     }
 

@@ -17,18 +17,21 @@ extension Commands {
         var id = ""
         var directory = "."
 
-        static var arguments: [ArgumentBinding<Self>] {
-            [
-                .one(\.id, "ID", "a pending signature's id, or a prefix of it that only it starts with") {
-                    guard !$0.isEmpty, !$0.contains(where: \.isWhitespace) else {
-                        throw InvalidValue(message: "the pending id is empty ('certsign pending list' prints the ids)")
-                    }
-                    return $0.lowercased()
-                }
-            ]
-        }
+        static var arguments: [ArgumentBinding<Self>] { [pendingIDArgument(\.id)] }
 
         static var options: [OptionBinding<Self>] { [pendingDirectoryOption(\.directory)] }
+    }
+
+    /// The `ID` argument of the `pending` commands: a pending signature's id, or a prefix of it.
+    static func pendingIDArgument<Options: CommandOptions>(
+        _ keyPath: WritableKeyPath<Options, String>
+    ) -> ArgumentBinding<Options> {
+        .one(keyPath, "ID", "a pending signature's id, or a prefix of it that only it starts with") {
+            guard !$0.isEmpty, !$0.contains(where: \.isWhitespace) else {
+                throw InvalidValue(message: "the pending id is empty ('certsign pending list' prints the ids)")
+            }
+            return $0.lowercased()
+        }
     }
 
     /// `--dir DIR` of the `pending` commands.
@@ -141,7 +144,7 @@ extension Commands {
 
     /// The pending file of `directory` whose id is, or starts with, `id`.
     /// - Throws: `.notStored` when none is; `.invalidParameter` when the prefix fits several.
-    private static func pendingFile(
+    static func pendingFile(
         id: String,
         in directory: String,
         _ context: CommandContext

@@ -22,6 +22,9 @@ struct PendingFile {
         var tsaCA: [String] = []
         /// `--ca` files (absolute paths), for b-lt and b-lta.
         var ca: [String] = []
+        /// The operation on the provider's service that waits for a person's approval (`sign
+        /// --no-wait`); nil when the value comes from elsewhere (`prepare`).
+        var remote: PendingRemoteSignature?
     }
 
     var pending: PendingSignature

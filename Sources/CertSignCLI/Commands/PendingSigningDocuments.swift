@@ -108,9 +108,12 @@ struct PendingEntryDocument: Encodable {
     var digestToSignHex: String
     var digestToSignBase64: String
     var dataToSignBase64: String
+    /// `sign --no-wait`: the provider's operation that waits for an approval.
+    var operationID: String?
+    var provider: String?
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, file, document, format, level, tsa, digestAlgorithm, scheme, created, signer, field
-        case digestToSignHex, digestToSignBase64, dataToSignBase64
+        case digestToSignHex, digestToSignBase64, dataToSignBase64, operationID, provider
     }
 
     init(_ path: String, _ file: PendingFile) {
@@ -129,6 +132,8 @@ struct PendingEntryDocument: Encodable {
         digestToSignHex = Format.hex(pending.digestToSign)
         digestToSignBase64 = Data(pending.digestToSign).base64EncodedString()
         dataToSignBase64 = Data(pending.dataToSign).base64EncodedString()
+        operationID = file.completion.remote?.operationID
+        provider = file.completion.remote?.providerID.rawValue
     }
 
     /// What `pending show` prints without --json.
@@ -141,7 +146,8 @@ struct PendingEntryDocument: Encodable {
             ("digest to sign (hex)", digestToSignHex), ("digest to sign (base64)", digestToSignBase64),
             ("data to sign (base64)", dataToSignBase64),
         ]
-        return rows.map { "\($0.0): \(Format.printable($0.1))" }.joined(separator: "\n")
+        let waiting = operationID.map { [("waits for approval", "operation \($0) (\(provider ?? ""))")] } ?? []
+        return (rows + waiting).map { "\($0.0): \(Format.printable($0.1))" }.joined(separator: "\n")
     }
 }
 

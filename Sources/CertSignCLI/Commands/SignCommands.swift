@@ -169,6 +169,7 @@ extension Commands {
     private static func signDocuments(_ run: SignRun) async throws -> (results: [SignResultDocument], code: Int32?) {
         let (plan, source, arguments) = (run.plan, run.source, run.arguments)
         let documents = plan.documents
+        if let code = try await signAwaitingApproval(run) { return ([], code) }
         if !source.provisionsStore, !plan.isPAdES, documents.count > 1, arguments.out == nil,
             !documents.contains("-"), plan.timestampClient == nil,
             let key = run.identity.key as? any BatchSigningKey

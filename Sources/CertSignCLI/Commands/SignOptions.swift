@@ -44,6 +44,7 @@ extension Commands {
         var vri = false
         var appearance = AppearanceArguments()
         var certify: PDFDocMDPPermission?
+        var approval = ApprovalWaitArguments()
 
         static var arguments: [ArgumentBinding<Self>] {
             [
@@ -58,7 +59,7 @@ extension Commands {
 
         static var options: [OptionBinding<Self>] {
             keyOptions + outputOptions + formatOptions + longTermOptions + pdfOptions + certificationOptions
-                + appearanceOptions
+                + appearanceOptions + approvalOptions
         }
 
         /// Where the key comes from (one of three) and what unlocks it.
