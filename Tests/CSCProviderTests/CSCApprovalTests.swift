@@ -37,15 +37,16 @@ struct CSCApprovalTests {
 
     let digest = DigestAlgorithm.sha256.hash(Array("Бюджетный план 2026\n".utf8))
 
+    /// Starts an approval of ``digest`` (ECDSA, SHA-256) with `key`.
+    func requestApproval(of key: any ApprovalSigningKey) async throws -> PendingRemoteSignature {
+        try await key.requestSignatures(forDigests: [digest], digestAlgorithm: .sha256, scheme: .ecdsa)
+    }
+
     @Test("approve: signHash answers a responseID, signPolling waits until the approval, then the values verify")
     func approve() async throws {
         try await withEmulator(.faultsAndSecrets) { emulator, url in
             let key = try await approvalKey(asynchronousParameters(url))
-            let operation = try await key.requestSignatures(
-                forDigests: [digest],
-                digestAlgorithm: .sha256,
-                scheme: .ecdsa
-            )
+            let operation = try await requestApproval(of: key)
             let signHash = try members(requests(emulator, "signatures/signHash").last)
             #expect(signHash["operationMode"] == "A" && signHash["validity_period"] == .integer(600_000))
             #expect(emulator.approvalState(of: operation.operationID) == .pending)
@@ -67,11 +68,7 @@ struct CSCApprovalTests {
     func decline() async throws {
         try await withEmulator(.faultsAndSecrets) { emulator, url in
             let key = try await approvalKey(asynchronousParameters(url))
-            let operation = try await key.requestSignatures(
-                forDigests: [digest],
-                digestAlgorithm: .sha256,
-                scheme: .ecdsa
-            )
+            let operation = try await requestApproval(of: key)
             try emulator.decline(operationID: operation.operationID)
             let error = await expectError(.approvalDeclined) { try await key.status(of: operation) }
             #expect(error?.reason.contains(operation.operationID) == true)
@@ -83,11 +80,7 @@ struct CSCApprovalTests {
     func expire() async throws {
         try await withEmulator(.faultsAndSecrets) { emulator, url in
             let key = try await approvalKey(asynchronousParameters(url, validityPeriod: 1))
-            let operation = try await key.requestSignatures(
-                forDigests: [digest],
-                digestAlgorithm: .sha256,
-                scheme: .ecdsa
-            )
+            let operation = try await requestApproval(of: key)
             try await Task.sleep(for: .milliseconds(1100))
             #expect(emulator.approvalState(of: operation.operationID) == .expired)
             let error = await expectError(.approvalExpired) { try await key.status(of: operation) }
@@ -125,11 +118,7 @@ struct CSCApprovalTests {
     func clientRestart() async throws {
         try await withEmulator(.faultsAndSecrets) { emulator, url in
             let first = try await approvalKey(asynchronousParameters(url))
-            let operation = try await first.requestSignatures(
-                forDigests: [digest],
-                digestAlgorithm: .sha256,
-                scheme: .ecdsa
-            )
+            let operation = try await requestApproval(of: first)
             let stored = try JSONEncoder().encode(operation)
             let resumed = try JSONDecoder().decode(PendingRemoteSignature.self, from: stored)
             #expect(resumed == operation)
@@ -149,8 +138,7 @@ struct CSCApprovalTests {
         let state = try TemporaryDirectory()
         let configuration = DSSEmulator.Configuration(stateDirectory: state.url.path)
         let operation = try await withEmulator(configuration) { _, url in
-            try await approvalKey(asynchronousParameters(url))
-                .requestSignatures(forDigests: [digest], digestAlgorithm: .sha256, scheme: .ecdsa)
+            try await requestApproval(of: approvalKey(asynchronousParameters(url)))
         }
         try await withEmulator(configuration) { emulator, url in
             #expect(emulator.approvalState(of: operation.operationID) == .pending)

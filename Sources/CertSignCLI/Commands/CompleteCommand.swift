@@ -102,17 +102,7 @@ extension Commands {
                 let value = try signatureValue(index, of: path, options, context)
                 let result = try await completeOne(file, value: value, options, coordinator, context)
                 try removePendingFile(path)
-                results.append(
-                    CompletedDocument(
-                        pendingFile: Format.path(path),
-                        status: "completed",
-                        document: Format.path(file.completion.document),
-                        signature: Format.path(result.output),
-                        id: result.record,
-                        format: result.format,
-                        level: file.level.description
-                    )
-                )
+                results.append(CompletedDocument(completed: path, file, result))
                 if !context.json {
                     context.console.out(
                         "completed \(Format.printable(path)) -> \(Format.printable(result.output)) "

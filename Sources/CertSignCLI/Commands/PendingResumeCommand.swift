@@ -102,15 +102,7 @@ extension Commands {
         }
         let result = try await completeOne(file, value: value, CompleteOptions(), coordinator, context)
         try removePendingFile(path)
-        let document = CompletedDocument(
-            pendingFile: Format.path(path),
-            status: "completed",
-            document: Format.path(file.completion.document),
-            signature: Format.path(result.output),
-            id: result.record,
-            format: result.format,
-            level: file.level.description
-        )
+        let document = CompletedDocument(completed: path, file, result)
         context.emit(
             encoding: document,
             human: "completed \(Format.printable(path)) -> \(Format.printable(result.output)) (approved operation "

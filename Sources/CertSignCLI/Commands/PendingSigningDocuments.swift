@@ -84,6 +84,21 @@ struct CompletedDocument: Encodable {
     }
 }
 
+extension CompletedDocument {
+    /// The row of a pending file at `path` that `result` completed (`complete`, `pending resume`).
+    init(completed path: String, _ file: PendingFile, _ result: Commands.CompletedSignature) {
+        self.init(
+            pendingFile: Format.path(path),
+            status: "completed",
+            document: Format.path(file.completion.document),
+            signature: Format.path(result.output),
+            id: result.record,
+            format: result.format,
+            level: file.level.description
+        )
+    }
+}
+
 /// `{"completed": N, "failed": N, "results": [...]}`.
 struct CompleteDocument: Encodable {
     var completed: Int
