@@ -117,29 +117,23 @@ bench: deps ## the benchmarks (release build); prints the table and writes it in
 	$(SWIFT) build -c release --product certsign-bench-bigfile
 	$$($(SWIFT) build -c release --show-bin-path)/certsign-bench --write $(CURDIR)/BENCHMARKS.md
 
-# No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API: emit each C-using
-# module's public interface (library evolution, separate scratch path) and look for C types in it.
+# No OpenSSL, SQLite, libcurl, libmicrohttpd, PKCS#11 (CK_*) or qpdf type may appear in a public API, and no
+# public module may import a C module publicly: .ci/check-public-api reads each module's public symbol
+# graph and its sources.
 PUBLIC_API_MODULES := CertificateProviders CertificateIssuing RemoteProviderSupport PKCS12Provider SignatureJournal SignatureJournalPostgres CMS Validation Signing EmulatorKit PKCS11Provider JSON HTTPClient PDFSigning TrustedLists
-# One build serves the public-API check and the docs: library evolution with module interfaces, and the
-# symbol graphs, in one scratch path with the same flags, so whichever target runs second builds nothing.
-# The graphs live in that scratch path: an incremental build re-emits only the modules it recompiles, so
-# the graphs must live and die with that build.
-API_SCRATCH := .build/public-api
-API_GRAPHS := $(API_SCRATCH)/symbol-graphs
-API_BUILD_FLAGS := --scratch-path $(API_SCRATCH) -Xswiftc -enable-library-evolution -Xswiftc -emit-module-interface \
-  -Xswiftc -no-verify-emitted-module-interface -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir \
-  -Xswiftc $(CURDIR)/$(API_GRAPHS)
+# The public symbol graphs serve the public-API check and the docs. They are extracted from the debug
+# build's modules (the one `make test` made, so after it nothing is compiled again), into a fresh
+# directory each time so that no graph outlives its module.
+API_GRAPHS := .build/public-api/symbol-graphs
+define public_symbol_graphs
+	@rm -rf $(API_GRAPHS) && mkdir -p $(API_GRAPHS)
+	@$(SWIFT) package dump-symbol-graph --minimum-access-level public >$(API_GRAPHS).log 2>&1 \
+	  || { cat $(API_GRAPHS).log >&2; echo "symbol graphs: the build failed" >&2; exit 1; }
+	@cp "$$(sed -n 's/^Files written to //p' $(API_GRAPHS).log)"/*.symbols.json $(API_GRAPHS)/
+endef
 check-public-api: deps ## fail when a C type appears in a public API
-	@mkdir -p $(API_GRAPHS)
-	@for module in $(PUBLIC_API_MODULES); do \
-	  $(SWIFT) build $(API_BUILD_FLAGS) --target $$module >/dev/null 2>&1 || { echo "check-public-api: building $$module failed" >&2; exit 1; }; \
-	  interface=$$(find $(API_SCRATCH) -name "$$module.swiftinterface" | head -n 1); \
-	  [ -n "$$interface" ] || { echo "check-public-api: no interface for $$module" >&2; exit 1; }; \
-	  if grep -n -E '\b(COpenSSL|CSQLite|CMicroHTTPD|CCurl|CURL[A-Za-z_]*|OpaquePointer|EVP_[A-Z_]+|X509_[A-Z_]+|BIO\b|sqlite3|MHD_|CPKCS11|CK_[A-Z_]+|CQPDF|qpdf_[a-z_]+|CPostgres|PGconn|PGresult|PQ[a-z]+|CHarfBuzz|hb_[a-z_]+|CFreeType|FT_[A-Z][A-Za-z_]+|CPNG|CJPEG|CPDFAppearanceShims)' "$$interface"; then \
-	    echo "check-public-api: $$module exposes a C type in its public interface (above)" >&2; exit 1; \
-	  fi; \
-	  echo "check-public-api: $$module: $$(grep -c '' "$$interface") interface lines, no C types"; \
-	done
+	$(public_symbol_graphs)
+	@.ci/check-public-api $(API_GRAPHS) $(PUBLIC_API_MODULES)
 
 # No product (library or executable) may reach a test-support target, directly or through another
 # target: walk the manifest's dependency graph (swift package dump-package) from every product.
@@ -174,16 +168,16 @@ fuzz: deps ## libFuzzer targets, FUZZ_SECONDS each
 clean: ## remove .build
 	rm -rf .build
 
-# DocC (the toolchain's docc, no plugin): symbol graphs from the public-API build (above), then one
+# DocC (the toolchain's docc, no plugin): the public symbol graphs (above), then one
 # archive per catalog in .build/docs/<Module>.doccarchive. Broken symbol links and other docc warnings
 # fail the target.
 DOCS_MODULES := CertificateProviders SignatureJournal CMS Validation Signing TrustedLists
 DOCS_DIR := .build/docs
 docs: deps ## DocC archives in .build/docs
-	@mkdir -p $(DOCS_DIR) $(API_GRAPHS)
-	$(SWIFT) build $(API_BUILD_FLAGS) --target Signing >/dev/null
+	@mkdir -p $(DOCS_DIR)
+	$(public_symbol_graphs)
 	@for module in $(DOCS_MODULES); do \
-	  graphs=$$(mktemp -d); cp $(API_GRAPHS)/$$module.symbols.json $(API_GRAPHS)/$$module@*.symbols.json "$$graphs"/ 2>/dev/null; \
+	  graphs=$$(mktemp -d); .ci/docs-symbol-graphs $(API_GRAPHS) $$module Sources/$$module "$$graphs" || exit 1; \
 	  docc convert Sources/$$module/$$module.docc --additional-symbol-graph-dir "$$graphs" \
 	    --fallback-display-name $$module --fallback-bundle-identifier org.swift-certificate-providers.$$module \
 	    --output-path $(DOCS_DIR)/$$module.doccarchive --warnings-as-errors >$(DOCS_DIR)/$$module.log 2>&1 \
