@@ -12,6 +12,7 @@ struct BenchOptions: Sendable {
     static let allSuites = [
         "signing", "pkcs12", "pkcs12-store", "fmp", "cryptopro", "pkcs11", "pdf", "gost", "verify", "vault", "journal",
         "longterm", "pdf-revisions", "verify-longterm", "pdf-appearance", "trusted-lists",
+        "two-phase",
     ]
 
     /// Rounds a figure (the positional argument).
@@ -33,6 +34,9 @@ struct BenchOptions: Sendable {
     var verifyPDFs = 200
     /// `--appearance-pdfs N`: the PDFs the pdf-appearance suite signs.
     var appearancePDFs = 200
+    /// `--two-phase-documents N` and `--two-phase-pdfs N`: the two-phase suite's counts.
+    var twoPhaseDocuments = 2000
+    var twoPhasePDFs = 200
     /// `--executor`: where our client rounds run: `pool` (the shared cooperative pool, the default),
     /// `transport` (the transport's own thread), or, for a profile loop only, `op` (each operation alone
     /// on the transport's thread).
@@ -76,6 +80,8 @@ struct BenchOptions: Sendable {
         "--verify-documents": { $0.verifyDocuments = try number($1) },
         "--verify-pdfs": { $0.verifyPDFs = try number($1) },
         "--appearance-pdfs": { $0.appearancePDFs = try number($1) },
+        "--two-phase-documents": { $0.twoPhaseDocuments = try number($1) },
+        "--two-phase-pdfs": { $0.twoPhasePDFs = try number($1) },
         "--executor": { $0.executor = try choice($1, ["pool", "transport", "op"]) },
         "--emulator": { $0.emulatorInProcess = try choice($1, ["process", "in-process"]) == "in-process" },
         "--profile": { $0.profile = $1 },
@@ -97,7 +103,8 @@ struct BenchOptions: Sendable {
     static let usage = """
         usage: certsign-bench [RUNS] [--write FILE] [--suites \(allSuites.joined(separator: ","))]
                [--signing-parts big,batch,cli] [--big-mib N] [--cli-documents N] [--pdf-mib N]
-               [--verify-documents N] [--verify-pdfs N] [--appearance-pdfs N] [--executor pool|transport]
+               [--verify-documents N] [--verify-pdfs N] [--appearance-pdfs N] [--two-phase-documents N]
+               [--two-phase-pdfs N] [--executor pool|transport]
                [--emulator process|in-process]
                certsign-bench --profile NAME [--count N] [--batch N] [--tls] [--in-flight N] [--url URL]
                [--executor pool|transport|op]

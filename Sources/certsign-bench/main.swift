@@ -81,6 +81,9 @@ func runBench(_ options: BenchOptions) async throws {
     if suites.contains("pdf-appearance") {
         try await harness.run(suite: "pdf-appearance") { try await runPDFAppearanceBenchmarks(harness) }
     }
+    if suites.contains("two-phase") {
+        try await harness.run(suite: "two-phase") { try await runTwoPhaseBenchmarks(harness) }
+    }
 
     harness.printTable()
     if let benchmarksFile = options.write {
