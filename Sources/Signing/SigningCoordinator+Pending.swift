@@ -84,9 +84,29 @@ extension SigningCoordinator {
         options: SigningOptions = SigningOptions(),
         output: URL? = nil
     ) async throws -> SigningResult {
+        let item = PendingCompletion(
+            pending,
+            signatureValue: signatureValue,
+            document: document,
+            options: options,
+            output: output
+        )
+        let result = try await completedSignature(item, provider: provider, writing: true)
+        try await record([result])
+        return result
+    }
+
+    /// Checks `item`'s value, adds its level and makes its result; writes the output atomically when
+    /// `writing` (else the caller makes it durable). Records nothing.
+    func completedSignature(
+        _ item: PendingCompletion,
+        provider: ProviderID,
+        writing: Bool
+    ) async throws -> SigningResult {
+        let pending = item.pending
         var content: [UInt8]?
-        if let document, !pending.detached {
-            var reading = options
+        if let document = item.document, !pending.detached {
+            var reading = item.options
             reading.isDetached = false
             content = try await digest(
                 of: document,
@@ -96,13 +116,15 @@ extension SigningCoordinator {
             )
             .content
         }
-        let signature = try CMSSigner.complete(pending, signatureValue: signatureValue, attachedContent: content)
-        let name = pending.documentName ?? document?.name ?? pending.id
-        let upgraded = try await options.upgrade(signature, of: name)
-        var recorded = options
+        let signature = try CMSSigner.complete(pending, signatureValue: item.signatureValue, attachedContent: content)
+        let name = pending.documentName ?? item.document?.name ?? pending.id
+        // Without a level to add, no hop off the actor (one per document in a batch of thousands).
+        let upgraded =
+            item.options.levelUpgrade == nil ? nil : try await item.options.upgrade(signature, of: name)
+        var recorded = item.options
         recorded.format = pending.format
         recorded.isDetached = pending.detached
-        let result = try Self.finish(
+        return try Self.finish(
             signature: upgraded?.signature ?? signature,
             upgraded: upgraded,
             signer: pending.certificate,
@@ -117,9 +139,8 @@ extension SigningCoordinator {
             id: provider,
             options: recorded,
             signingTime: pending.signingTime,
-            output: output
+            output: item.output,
+            writing: writing
         )
-        try await record([result])
-        return result
     }
 }

@@ -193,7 +193,8 @@ extension SigningCoordinator {
         return signature
     }
 
-    /// Writes a made signature to its output file (when given) and builds its result.
+    /// Writes a made signature to its output file (when given and `writing`; else the caller makes
+    /// that file durable) and builds its result.
     static func finish(
         signature: [UInt8],
         upgraded: UpgradedSignature? = nil,
@@ -205,13 +206,13 @@ extension SigningCoordinator {
         id: ProviderID,
         options: SigningOptions,
         signingTime: Date,
-        output: URL?
+        output: URL?,
+        writing: Bool = true
     ) throws -> SigningResult {
         let storage: SignatureRecord.Storage
         if let output {
             // Signatures are public artifacts: 0644 (less the umask), written atomically.
-            let bytes = options.writesPEM ? SignaturePEM.armor(signature) : signature
-            try FileSystem.writeAtomically(output.path, bytes, mode: 0o644)
+            if writing { try FileSystem.writeAtomically(output.path, outputBytes(signature, options), mode: 0o644) }
             storage = .file(output)
         } else {
             storage = .inline(signature)
@@ -232,6 +233,11 @@ extension SigningCoordinator {
         var result = SigningResult(record: record, signature: signature, outputURL: output, signerCertificate: signer)
         result.addedTimestamps = upgraded?.addedTimestamps ?? []
         return result
+    }
+
+    /// What a signature file holds: the DER, or its PEM form when the options ask for it.
+    static func outputBytes(_ signature: [UInt8], _ options: SigningOptions) -> [UInt8] {
+        options.writesPEM ? SignaturePEM.armor(signature) : signature
     }
 
     /// The cached ESS signing-certificate-v2 of a provider's identity.

@@ -28,6 +28,78 @@ extension Commands {
         _ coordinator: SigningCoordinator,
         _ context: CommandContext
     ) async throws -> CompletedSignature {
+        if file.isPAdES { return try await completePDF(file, value: value, options, coordinator, context) }
+        let item = try completion(file, value: value, options, context)
+        let result = try await coordinator.complete(
+            item.pending,
+            signatureValue: item.signatureValue,
+            document: item.document,
+            options: item.options,
+            output: item.output
+        )
+        return CompletedSignature(
+            output: result.outputURL?.path ?? "",
+            record: result.record.id,
+            format: result.record.format.rawValue
+        )
+    }
+
+    /// Completes the PAdES `file` with `value` through `coordinator` (which checks the value before
+    /// writing anything), at the level it was prepared for.
+    /// - Throws: `.alreadyExists` when the output exists and `--force` was not given; the
+    ///   coordinator's and the level's errors.
+    static func completePDF(
+        _ file: PendingFile,
+        value: [UInt8],
+        _ options: CompleteOptions,
+        _ coordinator: SigningCoordinator,
+        _ context: CommandContext
+    ) async throws -> CompletedSignature {
+        let (document, output) = try checkedOutput(file, options)
+        let (client, collector) = try levelServices(file, context)
+        var completion = PDFCompletionOptions(timestampAuthority: client, replacesExistingOutput: options.force)
+        if let collector, let client {
+            completion.longTerm = try PAdESLevelUpgrade(level: file.level, authority: client, collector: collector)
+        }
+        let completed = try await coordinator.completePDF(
+            file.pending,
+            signatureValue: value,
+            pdfAt: document,
+            writingTo: output,
+            options: completion
+        )
+        return CompletedSignature(
+            output: output.path,
+            record: completed.record.id,
+            format: completed.record.format.rawValue
+        )
+    }
+
+    /// What completing the CAdES `file` with `value` takes (``SigningCoordinator/completeEach``
+    /// completes many together): its output, and the level it was prepared for.
+    /// - Throws: `.alreadyExists` when the output exists and `--force` was not given; the level's
+    ///   set-up errors (a TSA URL, `--ca` files).
+    static func completion(
+        _ file: PendingFile,
+        value: [UInt8],
+        _ options: CompleteOptions,
+        _ context: CommandContext
+    ) throws -> PendingCompletion {
+        let (document, output) = try checkedOutput(file, options)
+        let (client, collector) = try levelServices(file, context)
+        return PendingCompletion(
+            file.pending,
+            signatureValue: value,
+            document: file.pending.detached ? nil : .file(document),
+            options: SigningOptions(
+                levelUpgrade: try SigningOptions.levelUpgrade(for: file.level, authority: client, collector: collector)
+            ),
+            output: output
+        )
+    }
+
+    /// The document and the output of `file`, refusing an output that exists without `--force`.
+    private static func checkedOutput(_ file: PendingFile, _ options: CompleteOptions) throws -> (URL, URL) {
         let document = URL(fileURLWithPath: file.completion.document)
         let output = completionOutput(file, options)
         let replacesDocument = output.standardizedFileURL.path == document.standardizedFileURL.path
@@ -38,6 +110,14 @@ extension Commands {
                     + "--out-dir"
             )
         }
+        return (document, output)
+    }
+
+    /// The TSA client and the validation-data collector the level `file` was prepared for needs.
+    private static func levelServices(
+        _ file: PendingFile,
+        _ context: CommandContext
+    ) throws -> (TimestampAuthorityClient?, ValidationDataCollector?) {
         let client = try context.timestampClient(
             file.completion.tsa.flatMap(URL.init(string:)),
             anchors: file.completion.tsaCA,
@@ -49,35 +129,7 @@ extension Commands {
                 anchorFiles: file.completion.ca,
                 certificateFiles: file.completion.tsaCA
             ) : nil
-        if file.isPAdES {
-            var completion = PDFCompletionOptions(timestampAuthority: client, replacesExistingOutput: options.force)
-            if let collector, let client {
-                completion.longTerm = try PAdESLevelUpgrade(level: file.level, authority: client, collector: collector)
-            }
-            let completed = try await coordinator.completePDF(
-                file.pending,
-                signatureValue: value,
-                pdfAt: document,
-                writingTo: output,
-                options: completion
-            )
-            return CompletedSignature(
-                output: output.path,
-                record: completed.record.id,
-                format: completed.record.format.rawValue
-            )
-        }
-        let signingOptions = SigningOptions(
-            levelUpgrade: try SigningOptions.levelUpgrade(for: file.level, authority: client, collector: collector)
-        )
-        let result = try await coordinator.complete(
-            file.pending,
-            signatureValue: value,
-            document: file.pending.detached ? nil : .file(document),
-            options: signingOptions,
-            output: output
-        )
-        return CompletedSignature(output: output.path, record: result.record.id, format: result.record.format.rawValue)
+        return (client, collector)
     }
 
     /// Where the signature of `file` goes: the PDF itself (`--in-place`), `DIR/NAME-signed.pdf` or

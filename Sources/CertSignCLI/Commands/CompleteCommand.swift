@@ -91,16 +91,49 @@ extension Commands {
         try await runComplete(options, context)
     }
 
-    /// Completes every pending file, reporting a failing one and going on with the others.
+    /// Completes every pending file, reporting a failing one and going on with the others. CAdES
+    /// signatures are completed together (`SigningCoordinator.completeEach`: one flush per file
+    /// system and one journal transaction per group), PDFs one by one; results print in order.
     private static func runComplete(_ options: CompleteOptions, _ context: CommandContext) async throws -> Int32 {
         if let directory = options.outputDirectory { try context.makeOutputDirectory(directory) }
         let coordinator = SigningCoordinator(registry: ProviderRegistry(), journal: try context.openJournal())
-        var results: [CompletedDocument] = []
+        var outcomes = [Result<(PendingFile, CompletedSignature), CertificateProviderError>?](
+            repeating: nil,
+            count: options.pendingFiles.count
+        )
+        var together: [(index: Int, file: PendingFile, item: PendingCompletion)] = []
         for (index, path) in options.pendingFiles.enumerated() {
             do {
                 let file = try PendingFile(contentsOf: path, context: context)
                 let value = try signatureValue(index, of: path, options, context)
-                let result = try await completeOne(file, value: value, options, coordinator, context)
+                if file.isPAdES {
+                    let completed = try await completePDF(file, value: value, options, coordinator, context)
+                    outcomes[index] = .success((file, completed))
+                } else {
+                    together.append((index, file, try completion(file, value: value, options, context)))
+                }
+            } catch let error as CertificateProviderError {
+                outcomes[index] = .failure(error)
+            }
+        }
+        let made = await coordinator.completeEach(together.map(\.item))
+        for (entry, outcome) in zip(together, made) {
+            outcomes[entry.index] = outcome.map { result in
+                (
+                    entry.file,
+                    CompletedSignature(
+                        output: result.outputURL?.path ?? "",
+                        record: result.record.id,
+                        format: result.record.format.rawValue
+                    )
+                )
+            }
+        }
+        var results: [CompletedDocument] = []
+        for (path, outcome) in zip(options.pendingFiles, outcomes) {
+            do {
+                guard let outcome else { continue }
+                let (file, result) = try outcome.get()
                 try removePendingFile(path)
                 results.append(CompletedDocument(completed: path, file, result))
                 if !context.json {

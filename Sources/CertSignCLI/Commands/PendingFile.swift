@@ -53,14 +53,37 @@ struct PendingFile {
     /// Writes it to `path` with mode 0600, atomically, refusing a file that exists.
     /// - Throws: `.alreadyExists` naming the file; `.fileSystem`.
     func write(to path: String) throws {
-        if FileSystem.exists(path) {
-            throw CertificateProviderError(
-                .alreadyExists,
-                "\(path) exists: complete it ('certsign complete \(path) …') or cancel it ('certsign pending cancel "
-                    + "ID') before preparing this document again"
+        if case .failure(let error) = try Self.writeAll([.success((path, self))])[0] { throw error }
+    }
+
+    /// Writes each prepared pending file (mode 0600, none over a file that exists) with one flush per
+    /// file system (`FileSystem.writeNewFiles`), keeping the failures given and adding the files that
+    /// could not be written.
+    /// - Returns: per entry, in order, the entry or why its file was not written.
+    static func writeAll(
+        _ entries: [Result<(String, PendingFile), CertificateProviderError>]
+    ) throws -> [Result<(String, PendingFile), CertificateProviderError>] {
+        var files: [(path: String, bytes: [UInt8])] = []
+        var positions: [Int] = []
+        for (index, entry) in entries.enumerated() {
+            guard case .success((let path, let file)) = entry else { continue }
+            files.append((path, try file.jsonData()))
+            positions.append(index)
+        }
+        var outcomes = entries
+        for (written, error) in FileSystem.writeNewFiles(files, mode: 0o600).enumerated() {
+            guard let error else { continue }
+            let path = files[written].path
+            outcomes[positions[written]] = .failure(
+                error.code == .alreadyExists
+                    ? CertificateProviderError(
+                        .alreadyExists,
+                        "\(path) exists: complete it ('certsign complete \(path) …') or cancel it ('certsign pending "
+                            + "cancel ID') before preparing this document again"
+                    ) : error
             )
         }
-        try FileSystem.writeAtomically(path, try jsonData(), mode: 0o600)
+        return outcomes
     }
 
     /// Reads the `.pending` file at `path`.

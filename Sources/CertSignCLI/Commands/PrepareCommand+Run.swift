@@ -28,29 +28,44 @@ extension Commands {
         let timestampClient =
             options.format == .pades ? try context.timestampClient(options.tsa, anchors: options.tsaCA) : nil
         var results: [PreparedDocument] = []
-        for path in options.documents {
-            do {
-                var file = PendingFile(
-                    pending: try await prepareOne(
-                        path,
-                        certificate: certificate,
-                        chain: chain,
-                        options: options,
-                        coordinator: coordinator,
-                        timestampClient: timestampClient,
-                        context: context
-                    ),
-                    completion: completion
-                )
-                file.completion.document = absolutePath(path)
-                let pendingPath = pendingFilePath(for: path, directory: options.outputDirectory)
-                try file.write(to: pendingPath)
-                let document = PreparedDocument(path, pendingFile: pendingPath, file)
-                results.append(document)
-                if !context.json { context.console.out(document.humanText) }
-            } catch let error as CertificateProviderError {
-                results.append(PreparedDocument(failed: path, error))
-                context.console.err(ErrorText.documentFailure(path, error, command: context.command))
+        // The pending files are written a group at a time, made durable together (one flush per
+        // file system, as a signing batch does), then reported in order.
+        for start in stride(from: 0, to: options.documents.count, by: SigningCoordinator.batchGroupSize) {
+            var group: [(path: String, outcome: Result<(String, PendingFile), CertificateProviderError>)] = []
+            for path in options.documents[
+                start..<min(start + SigningCoordinator.batchGroupSize, options.documents.count)
+            ] {
+                do {
+                    var file = PendingFile(
+                        pending: try await prepareOne(
+                            path,
+                            certificate: certificate,
+                            chain: chain,
+                            options: options,
+                            coordinator: coordinator,
+                            timestampClient: timestampClient,
+                            context: context
+                        ),
+                        completion: completion
+                    )
+                    file.completion.document = absolutePath(path)
+                    group.append(
+                        (path, .success((pendingFilePath(for: path, directory: options.outputDirectory), file)))
+                    )
+                } catch let error as CertificateProviderError {
+                    group.append((path, .failure(error)))
+                }
+            }
+            for (path, outcome) in zip(group.map(\.path), try PendingFile.writeAll(group.map(\.outcome))) {
+                switch outcome {
+                case .success((let pendingPath, let file)):
+                    let document = PreparedDocument(path, pendingFile: pendingPath, file)
+                    results.append(document)
+                    if !context.json { context.console.out(document.humanText) }
+                case .failure(let error):
+                    results.append(PreparedDocument(failed: path, error))
+                    context.console.err(ErrorText.documentFailure(path, error, command: context.command))
+                }
             }
         }
         let failed = results.filter { $0.status == "failed" }.count
