@@ -133,10 +133,12 @@ extension Commands {
     }
 
     /// Where the signature of `file` goes: the PDF itself (`--in-place`), `DIR/NAME-signed.pdf` or
-    /// `DIR/NAME.p7s` (`--out-dir DIR`), else beside the document.
+    /// `DIR/NAME.p7s` (`--out-dir DIR`), else where the command that started it said (`sign
+    /// --no-wait --out-dir`), else beside the document.
     static func completionOutput(_ file: PendingFile, _ options: CompleteOptions) -> URL {
         let document = URL(fileURLWithPath: file.completion.document)
         if file.isPAdES, options.inPlace { return document }
+        if options.outputDirectory == nil, let output = file.completion.output { return URL(fileURLWithPath: output) }
         let name =
             file.isPAdES
             ? document.deletingPathExtension().lastPathComponent + "-signed.pdf"

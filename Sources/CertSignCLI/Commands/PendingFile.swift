@@ -25,6 +25,9 @@ struct PendingFile {
         /// The operation on the provider's service that waits for a person's approval (`sign
         /// --no-wait`); nil when the value comes from elsewhere (`prepare`).
         var remote: PendingRemoteSignature?
+        /// Where the signature goes (absolute), when the command that started it said (`sign
+        /// --no-wait --out FILE | --out-dir DIR`); nil: beside the document, or `complete --out-dir`.
+        var output: String?
     }
 
     var pending: PendingSignature

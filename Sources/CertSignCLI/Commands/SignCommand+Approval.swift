@@ -85,7 +85,7 @@ extension Commands {
             started.append(ApprovalOperationDocument(document: Format.path(path), operation))
         }
         if approval.noWait {
-            return try writePendingOperations(run, prepared, started)
+            return try writePendingOperations(run, prepared, started, outputs: outputs)
         }
         return try await waitForApprovals(run, key: key, prepared, outputs: outputs)
     }
@@ -94,7 +94,8 @@ extension Commands {
     private static func writePendingOperations(
         _ run: SignRun,
         _ prepared: [(PendingSignature, PendingRemoteSignature)],
-        _ started: [ApprovalOperationDocument]
+        _ started: [ApprovalOperationDocument],
+        outputs: [URL]
     ) throws -> Int32 {
         let arguments = run.arguments
         var documents = started
@@ -108,7 +109,8 @@ extension Commands {
                     tsa: arguments.tsa?.absoluteString,
                     tsaCA: arguments.tsaCA.map(absolutePath),
                     ca: arguments.ca.map(absolutePath),
-                    remote: operation
+                    remote: operation,
+                    output: outputs[index].standardizedFileURL.path
                 )
             )
             let pendingPath = pendingFilePath(for: path, directory: arguments.outputDirectory)
