@@ -6,8 +6,8 @@ import Testing
 
 @testable import CertSignCLI
 
-/// The README cannot drift from the tool: its usage lines and its options, and the JSON field names of
-/// docs/JSON.md, are compared with the command declarations and the `Encodable` types.
+/// The documents cannot drift from the tool: the usage lines and options of docs/CLI.md, and the JSON
+/// field names of docs/JSON.md, are compared with the command declarations and the `Encodable` types.
 @Suite struct ReadmeTests {
     /// The package root (the directory holding Package.swift).
     static let root: URL = PackageRoot.url
@@ -22,6 +22,9 @@ import Testing
     /// The `--json` reference, moved out of the README.
     static let json = document("docs/JSON.md")
 
+    /// The command reference (every usage line), moved out of the README.
+    static let commandReference = document("docs/CLI.md")
+
     /// The focused documents the README links to, by path from the root (`docs/….md`), sorted.
     static func docs() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
@@ -29,21 +32,28 @@ import Testing
     }
 
     @Test func usageLinesAreTheGeneratedOnes() throws {
-        let start = try #require(Self.readme.range(of: "## certsign\n\n```\n"))
-        let end = try #require(Self.readme.range(of: "```", range: start.upperBound..<Self.readme.endIndex))
-        let lines = Self.readme[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+        let reference = Self.commandReference
+        let start = try #require(reference.range(of: "\n```\n"), "docs/CLI.md has no usage block")
+        let end = try #require(reference.range(of: "```", range: start.upperBound..<reference.endIndex))
+        // The first line is the global options' one, as the README shows it.
+        let lines = reference[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+        #expect(lines.first.map(Self.readme.contains) == true, "the README shows the first line of docs/CLI.md")
         let documented = Set(lines.dropFirst())
         let generated = Set(Commands.all.map(\.usage))
         #expect(
             documented == generated,
-            "README: \(documented.subtracting(generated)); tool: \(generated.subtracting(documented))"
+            "docs/CLI.md: \(documented.subtracting(generated)); tool: \(generated.subtracting(documented))"
         )
+        #expect(Self.readme.contains("](docs/CLI.md)"))
     }
 
-    @Test func everyOptionInHelpIsInTheReadme() {
+    @Test func everyOptionInHelpIsInTheCommandReference() {
         for command in Commands.all {
             for option in command.options {
-                #expect(Self.readme.contains(option.name), "\(command.name) \(option.name) is not in the README")
+                #expect(
+                    Self.commandReference.contains(option.name),
+                    "\(command.name) \(option.name) is not in docs/CLI.md"
+                )
             }
         }
         for option in Invocation.globalOptions { #expect(Self.readme.contains(option.name)) }
