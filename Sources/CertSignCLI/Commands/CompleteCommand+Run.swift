@@ -28,33 +28,17 @@ extension Commands {
         _ coordinator: SigningCoordinator,
         _ context: CommandContext
     ) async throws -> CompletedSignature {
-        if file.isPAdES { return try await completePDF(file, value: value, options, coordinator, context) }
-        let item = try completion(file, value: value, options, context)
-        let result = try await coordinator.complete(
-            item.pending,
-            signatureValue: item.signatureValue,
-            document: item.document,
-            options: item.options,
-            output: item.output
-        )
-        return CompletedSignature(
-            output: result.outputURL?.path ?? "",
-            record: result.record.id,
-            format: result.record.format.rawValue
-        )
-    }
-
-    /// Completes the PAdES `file` with `value` through `coordinator` (which checks the value before
-    /// writing anything), at the level it was prepared for.
-    /// - Throws: `.alreadyExists` when the output exists and `--force` was not given; the
-    ///   coordinator's and the level's errors.
-    static func completePDF(
-        _ file: PendingFile,
-        value: [UInt8],
-        _ options: CompleteOptions,
-        _ coordinator: SigningCoordinator,
-        _ context: CommandContext
-    ) async throws -> CompletedSignature {
+        guard file.isPAdES else {
+            let item = try completion(file, value: value, options, context)
+            let result = try await coordinator.complete(
+                item.pending,
+                signatureValue: item.signatureValue,
+                document: item.document,
+                options: item.options,
+                output: item.output
+            )
+            return CompletedSignature(result)
+        }
         let (document, output) = try checkedOutput(file, options)
         let (client, collector) = try levelServices(file, context)
         var completion = PDFCompletionOptions(timestampAuthority: client, replacesExistingOutput: options.force)
@@ -172,5 +156,12 @@ enum SignatureValueText {
         }
         if let data = Data(base64Encoded: Data(text)) { return Array(data) }
         return bytes
+    }
+}
+
+extension Commands.CompletedSignature {
+    /// What the coordinator made and recorded.
+    init(_ result: SigningResult) {
+        self.init(output: result.outputURL?.path ?? "", record: result.record.id, format: result.record.format.rawValue)
     }
 }

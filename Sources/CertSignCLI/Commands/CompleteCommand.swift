@@ -107,7 +107,7 @@ extension Commands {
                 let file = try PendingFile(contentsOf: path, context: context)
                 let value = try signatureValue(index, of: path, options, context)
                 if file.isPAdES {
-                    let completed = try await completePDF(file, value: value, options, coordinator, context)
+                    let completed = try await completeOne(file, value: value, options, coordinator, context)
                     outcomes[index] = .success((file, completed))
                 } else {
                     together.append((index, file, try completion(file, value: value, options, context)))
@@ -118,16 +118,7 @@ extension Commands {
         }
         let made = await coordinator.completeEach(together.map(\.item))
         for (entry, outcome) in zip(together, made) {
-            outcomes[entry.index] = outcome.map { result in
-                (
-                    entry.file,
-                    CompletedSignature(
-                        output: result.outputURL?.path ?? "",
-                        record: result.record.id,
-                        format: result.record.format.rawValue
-                    )
-                )
-            }
+            outcomes[entry.index] = outcome.map { (entry.file, CompletedSignature($0)) }
         }
         var results: [CompletedDocument] = []
         for (path, outcome) in zip(options.pendingFiles, outcomes) {
