@@ -216,6 +216,12 @@ let package = Package(
         ),
 
         // MARK: Core
+        // The shape every error type shares (a code and a reason): a leaf, so the HTTP client, the
+        // JSON reader and the core use it without depending on each other.
+        .target(
+            name: "CodedErrors",
+            swiftSettings: swiftSettings
+        ),
         // `Secret` alone: a leaf below the core and the HTTP client, which both carry secrets.
         .target(
             name: "Secrets",
@@ -224,7 +230,7 @@ let package = Package(
         ),
         .target(
             name: "CertificateProviders",
-            dependencies: ["OpenSSLWrappers", "Secrets"],
+            dependencies: ["CodedErrors", "OpenSSLWrappers", "Secrets"],
             swiftSettings: swiftSettings
         ),
         // Package-only: the file-system steps (atomic writes, private directories, syncfs) and the
@@ -338,7 +344,7 @@ let package = Package(
         // ETSI TS 119 102-2 validation reports of verification results, written with libxml2.
         .target(
             name: "ValidationReporting",
-            dependencies: ["CertificateProviders", "Validation", "CLibXML2Shims"],
+            dependencies: ["CertificateProviders", "CodedErrors", "Validation", "CLibXML2Shims"],
             swiftSettings: swiftSettings
         ),
         // EU trusted lists: ETSI TS 119 612 LOTL and TLs read with libxml2, their XML signatures checked
@@ -346,7 +352,8 @@ let package = Package(
         .target(
             name: "TrustedLists",
             dependencies: [
-                "CertificateProviders", "Validation", "CXMLSecShims", "COpenSSL", "COpenSSLShims", "OpenSSLWrappers",
+                "CertificateProviders", "CodedErrors", "Validation", "CXMLSecShims", "COpenSSL", "COpenSSLShims",
+                "OpenSSLWrappers",
                 "HTTPClient", "Durability",
             ],
             swiftSettings: swiftSettings
@@ -372,6 +379,7 @@ let package = Package(
         // The wire JSON: JSONValue, its strict parser and its writer (clients, the emulator, the CLI).
         .target(
             name: "JSON",
+            dependencies: ["CodedErrors"],
             swiftSettings: swiftSettings
         ),
         // The base of the remote providers (FMP, CryptoPro, CSC): session capability, parameters, TLS wiring.
@@ -393,7 +401,7 @@ let package = Package(
         .target(
             name: "HTTPClient",
             dependencies: [
-                "Secrets", "JSON", "COpenSSL", "CCurl", "CCurlShims", "OpenSSLWrappers",
+                "CodedErrors", "Secrets", "JSON", "COpenSSL", "CCurl", "CCurlShims", "OpenSSLWrappers",
             ],
             swiftSettings: swiftSettings
         ),
@@ -453,7 +461,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "EmulatorKit",
+                "CertificateProviders", "CertificateProvidersTesting", "CertificateIssuing", "CodedErrors",
+                "EmulatorKit",
                 "HTTPClient", "FMPDSSProvider", "CSystemShims",
             ],
             path: "Tests/TestSupport",

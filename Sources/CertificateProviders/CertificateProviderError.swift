@@ -5,11 +5,9 @@
 /// Two errors are equal when their codes are equal, so tests and callers can match on
 /// `error == .wrongPassword` style comparisons through ``Code``. No secret (password, PIN, key
 /// material) is ever put into an error.
-public struct CertificateProviderError: Error, Sendable, Equatable, CustomStringConvertible,
-    CustomDebugStringConvertible, OpenSSLErrorReporting
-{
+public struct CertificateProviderError: CodedError, CustomDebugStringConvertible, OpenSSLErrorReporting {
     /// What went wrong, as an open set of static members (new modules may add their own).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The stable name of the code, used in logs and JSON output.
         public let rawValue: String
 
@@ -22,9 +20,6 @@ public struct CertificateProviderError: Error, Sendable, Equatable, CustomString
 
         /// The core's codes.
         init(_ name: CoreCodeName) { self.rawValue = name.rawValue }
-
-        /// The code's stable name.
-        public var description: String { rawValue }
 
         /// No provider is registered under the requested ID.
         public static let providerNotFound = Code(.providerNotFound)
@@ -105,14 +100,8 @@ public struct CertificateProviderError: Error, Sendable, Equatable, CustomString
         self.openSSLErrors = openSSLErrors
     }
 
-    /// `code: reason`. Never holds a secret.
-    public var description: String { "\(code): \(reason)" }
-
     /// ``description``, with OpenSSL's error lines when there are any (for logs and debugging).
     public var debugDescription: String { descriptionWithOpenSSLErrors }
-
-    /// Errors compare equal when their codes are equal.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
 
     /// Matches an error against a code: `error ~= .wrongPassword`.
     public static func ~= (code: Code, error: Self) -> Bool { error.code == code }

@@ -1,19 +1,18 @@
+public import CodedErrors
+
 /// The HTTP client's error: a ``Code`` that says what failed and a reason a user can act on (it
 /// names the request, the host and what to change). The client depends on nothing of the package's
 /// core; a caller that speaks `HTTPClientError` (every remote provider) converts it with
 /// `RemoteProviderSupport`'s `HTTPClientError(_:)`, which keeps the code's name.
-public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct HTTPClientError: CodedError {
     /// What went wrong, as an open set of static members.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The stable name of the code, used in logs and JSON output (the same name as the
         /// `HTTPClientError` code it becomes).
         public let rawValue: String
 
         /// Creates a code.
         public init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The code's stable name.
-        public var description: String { rawValue }
 
         /// The network failed: no connection, a reset, a host name that does not resolve.
         public static let network = Code("network")
@@ -57,10 +56,4 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
     public static func invalidParameter(_ reason: String) -> Self { .init(.invalidParameter, reason) }
     /// A ``Code/malformedInput`` error.
     public static func malformedInput(_ reason: String) -> Self { .init(.malformedInput, reason) }
-
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
-
-    /// Two errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
 }

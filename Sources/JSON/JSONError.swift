@@ -1,3 +1,5 @@
+public import CodedErrors
+
 /// Why JSON could not be read or written: a code a program can switch on and a sentence that says
 /// where (`the data is not valid JSON: expected ':' at byte 17`,
 /// `FMP sign: field 'certificates[0].id' must be an integer, found string`).
@@ -5,15 +7,13 @@
 /// The module throws only this type, so it depends on nothing; a caller that speaks another error
 /// vocabulary maps it at its edge (a remote provider's client calls a server's malformed answer a
 /// network failure, the emulator calls a malformed request malformed input).
-public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct JSONError: CodedError, Hashable {
     /// The class of failure: an open set.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The stable name (`malformed`, …).
         public let rawValue: String
         /// Creates a code.
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        /// The stable name.
-        public var description: String { rawValue }
 
         /// The bytes are not JSON (a syntax error, invalid UTF-8, nesting too deep); the message
         /// gives the byte offset.
@@ -35,6 +35,9 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
+
+    /// The message (``CodedError``'s reason).
+    public var reason: String { message }
 
     /// The message.
     public var description: String { message }

@@ -1,16 +1,15 @@
+public import CodedErrors
 public import Foundation
 
 /// Why a trusted list (a LOTL or a TL) was refused: it could not be read, it is not a well-formed
 /// ETSI TS 119 612 list within the limits, or its signature, signer or `NextUpdate` is wrong.
-public struct TrustedListError: LocalizedError, Hashable, Sendable, CustomStringConvertible {
+public struct TrustedListError: CodedError, LocalizedError, Hashable {
     /// What went wrong: an open set, compared by value.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's name.
         public let rawValue: String
         /// Creates a code.
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        /// The code's name.
-        public var description: String { rawValue }
 
         /// The file could not be read (missing, a directory, no permission).
         public static let unreadable = Code("unreadable")
@@ -58,13 +57,6 @@ public struct TrustedListError: LocalizedError, Hashable, Sendable, CustomString
         self.reason = reason
     }
 
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
     /// The reason, for `localizedDescription`.
     public var errorDescription: String? { reason }
-
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

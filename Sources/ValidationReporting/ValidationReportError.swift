@@ -1,15 +1,14 @@
+public import CodedErrors
 public import Foundation
 
 /// Why a ``ValidationReport`` could not be written.
-public struct ValidationReportError: LocalizedError, Hashable, Sendable, CustomStringConvertible {
+public struct ValidationReportError: CodedError, LocalizedError, Hashable {
     /// What went wrong: an open set, compared by value.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's name.
         public let rawValue: String
         /// Creates a code.
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        /// The code's name.
-        public var description: String { rawValue }
 
         /// libxml2 could not build or serialise the document (it fails only when memory runs out).
         public static let xmlFailure = Code("xmlFailure")
@@ -26,13 +25,6 @@ public struct ValidationReportError: LocalizedError, Hashable, Sendable, CustomS
         self.reason = reason
     }
 
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
     /// The reason, for `localizedDescription`.
     public var errorDescription: String? { reason }
-
-    /// Errors are equal when their codes are.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    /// Hashes the code.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -113,11 +113,12 @@ import Testing
     }
 
     @Test(
-        "OpenSSLWrappers is package-only, depends on no module of this package, and is (with Secrets on it) all the core depends on"
+        "OpenSSLWrappers is package-only, depends on no module of this package, and is (with Secrets on it and the leaf CodedErrors) all the core depends on"
     )
     func theWrappersSitUnderTheCore() throws {
         let graph = Dictionary(uniqueKeysWithValues: try Self.manifestGraph().map { ($0.target, $0.dependencies) })
-        #expect(graph["CertificateProviders"] == ["OpenSSLWrappers", "Secrets"])
+        #expect(graph["CertificateProviders"] == ["CodedErrors", "OpenSSLWrappers", "Secrets"])
+        #expect(graph["CodedErrors"] == [], "CodedErrors is a leaf")
         #expect(graph["Secrets"] == ["OpenSSLWrappers"])
         let wrappers = try #require(graph["OpenSSLWrappers"])
         #expect(wrappers.allSatisfy { $0.hasPrefix("C") && graph[$0] == nil }, "OpenSSLWrappers -> \(wrappers)")

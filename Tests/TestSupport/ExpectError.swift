@@ -1,4 +1,5 @@
 public import CertificateProviders
+import CodedErrors
 public import Testing
 
 /// Expects `body` to throw a `CertificateProviderError` with `code`; records an issue (at the
@@ -35,15 +36,6 @@ public func expectError<R>(
 ) -> CertificateProviderError? {
     judge(Result { try body() }, expecting: codes, sourceLocation: sourceLocation)
 }
-
-/// An error with a code the expectations compare: the package's and the HTTP client's.
-public protocol CodedError: Error, CustomStringConvertible {
-    associatedtype Code: Hashable, CustomStringConvertible
-    /// What went wrong.
-    var code: Code { get }
-}
-
-extension CertificateProviderError: CodedError {}
 
 /// Records an issue unless `outcome` failed with an `E` whose code is one of `codes`.
 /// - Returns: that error, for further checks; nil after a recorded issue.

@@ -24,5 +24,3 @@ public func expectHTTPError<R>(
 ) -> HTTPClientError? {
     judge(Result { try body() }, expecting: [code], as: HTTPClientError.self, sourceLocation: sourceLocation)
 }
-
-extension HTTPClientError: CodedError {}
