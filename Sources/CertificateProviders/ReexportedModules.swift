@@ -1,6 +1,5 @@
-// `Secret` lives in a leaf module of its own so that the HTTP client, which carries passwords in
-// request bodies, does not depend on the core; the core's users keep finding it here.
-@_exported public import Secrets
-// The shape of the error types (`CodedError`, `ErrorCode`): a leaf for the same reason; the core's
-// users reach `description` and equality of `CertificateProviderError` without importing it.
+// The shape of the error types (`CodedError`, `ErrorCode`) and `Secret` live in leaf modules of their
+// own so that the HTTP client (which carries passwords in request bodies and throws its own errors)
+// does not depend on the core; the core's users keep finding both here.
 @_exported public import CodedErrors
+@_exported public import Secrets
