@@ -2,7 +2,6 @@ import BuiltInProviders
 import CSCProvider
 import CertificateProviders
 import CryptoProDSSProvider
-import FMPDSSProvider
 import Foundation
 import HTTPClient
 import PKCS11Provider
@@ -13,7 +12,7 @@ enum Commands {
     static let all: [CommandDescriptor] =
         [providers] + identityCommands + signingCommands + pendingSigningCommands + journalCommands + [csr]
         + timestampCommands + extendCommands + trustCommands
-        + dssCommands + providerCommands
+        + providerCommands + [emulator, emulatorWait, emulatorApprove, emulatorDecline]
         + sessionCommands + [demo] + documentationCommands
 
     /// The command list: each command's words (less the first `dropping`) and summary.
@@ -113,6 +112,12 @@ extension CommandContext {
         parameters[.pkcs12] = pkcs12.merging(parameters[.pkcs12] ?? ProviderParameters())
         try BuiltInProviders.register(in: &registry, parameters: parameters, context: providerContext)
         return registry
+    }
+
+    /// Prints a library's warning on stderr.
+    var warningPrinter: @Sendable (String) -> Void {
+        let console = self.console
+        return { console.err("certsign: warning: \($0)") }
     }
 
     /// What this invocation lends every provider: the store directory, the environment, the client

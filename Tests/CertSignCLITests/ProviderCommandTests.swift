@@ -20,8 +20,9 @@ import Testing
             let names = Set(descriptor.options.map(\.name))
             for option in command.options {
                 switch option.kind {
-                case .secret:
-                    #expect(names.isSuperset(of: ["env", "file", "stdin"].map { "--\(option.name)-\($0)" }))
+                case .secret(let standardInput):
+                    #expect(names.isSuperset(of: ["env", "file"].map { "--\(option.name)-\($0)" }))
+                    #expect(names.contains("--\(option.name)-stdin") == standardInput)
                 case .value, .flag:
                     #expect(names.contains("--\(option.name)"), "\(command.words): --\(option.name)")
                 }
@@ -29,6 +30,24 @@ import Testing
             #expect(names.contains("--param") == command.takesParameters)
             #expect(Commands.listing(Commands.all).contains(command.summary))
         }
+    }
+
+    @Test("the dss commands are FMP DSS's: declared by the provider, bridged with the same options and usage")
+    func dssCommandsComeFromTheProvider() throws {
+        let fmp = try #require(BuiltInProviders.all.first { $0.commandGroup == "dss" })
+        #expect(
+            fmp.commands.map(\.words) == [
+                ["dss", "login"], ["dss", "certificates"], ["dss", "sign"], ["dss", "signs"], ["dss", "remove"],
+            ]
+        )
+        let remove = try #require(Commands.find(["dss", "remove"])?.0)
+        #expect(remove.usage.contains("certsign dss remove ID"), "\(remove.usage)")
+        #expect(remove.storeUse == .reads)
+        let certificates = try #require(Commands.find(["dss", "certificates"])?.0)
+        // The DSS password has no --dss-password-stdin: the declared secret says so.
+        #expect(Set(certificates.options.map(\.name)) == ["--dss-password-env", "--dss-password-file"])
+        let login = try #require(Commands.find(["dss", "login"])?.0)
+        #expect(login.options.filter(\.isRequired).map(\.name) == ["--host", "--environment", "--project", "--user"])
     }
 
     @Test("a provider command's usage error exits 64 with its usage line; a secret on the command line is refused")

@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 import PKCS12Provider
 
@@ -295,23 +296,7 @@ extension CommandContext {
 
     /// Creates an output folder (`--out-dir`) with its missing parents; an existing one is used.
     /// - Throws: `.fileSystem` when it exists and is not a directory, or cannot be created.
-    func makeOutputDirectory(_ path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw CertificateProviderError(.fileSystem, "--out-dir \(path) exists and is not a directory")
-            }
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw CertificateProviderError(
-                .fileSystem,
-                "cannot create the --out-dir folder \(path): \(error.localizedDescription)"
-            )
-        }
-    }
+    func makeOutputDirectory(_ path: String) throws { try FileSystem.makeOutputDirectory(path) }
 
     /// Checks that `path` is a regular file this process can open, and returns its size.
     /// - Throws: `.fileSystem` saying whether it is missing, a directory, or unreadable (and why).

@@ -1,6 +1,5 @@
 import CertificateProviders
 internal import Durability
-import FMPDSSProvider
 import Foundation
 import PDFSigning
 import PKCS12Provider
