@@ -3,6 +3,7 @@ import CSCProvider
 public import CertificateProviders
 import CryptoProDSSProvider
 import FMPDSSProvider
+public import Foundation
 import PKCS11Provider
 import PKCS12Provider
 import VaultTransitProvider
@@ -26,6 +27,12 @@ public enum BuiltInProviders {
             VaultTransitProvider.self,
             AWSKMSProvider.self,
         ]
+    }
+
+    /// How remote providers open their `clientIdentity` parameter (a TLS client certificate): an
+    /// identity kept in the PKCS#12 identity store of `directory`, unlocked with the given password.
+    public static func clientIdentityLookup(in directory: URL) -> ClientIdentityLookup {
+        { alias, password in try PKCS12IdentityStore(directory: directory).identity(alias: alias, password: password) }
     }
 
     /// The IDs of ``all``, in the same order.

@@ -1,6 +1,5 @@
 import CertificateProviders
 import Foundation
-import PKCS12Provider
 import SignatureJournal
 
 /// One command of the tool: its words, its declared arguments and options, its help, and the function

@@ -113,11 +113,14 @@ public struct ProviderCommand: Sendable {
         public var name: String
         /// One line of help.
         public var summary: String
+        /// What it is, for shell completion (`.file` offers files).
+        public var type: Option.ValueType
 
         /// Creates an argument.
-        public init(_ name: String, _ summary: String) {
+        public init(_ name: String, _ summary: String, type: Option.ValueType = .text) {
             self.name = name
             self.summary = summary
+            self.type = type
         }
     }
 
@@ -175,6 +178,9 @@ public struct ProviderCommand: Sendable {
         public var context: ProviderContext
         /// How the tool writes a date for people (its local time, as its other commands do).
         public var dateText: @Sendable (Date) -> String
+        /// Asks the person at the tool's terminal a yes/no question (true for yes); nil when there is no
+        /// terminal to ask (scripts are never asked).
+        public var confirm: (@Sendable (String) -> Bool)?
 
         /// Creates an invocation.
         public init(
@@ -185,7 +191,8 @@ public struct ProviderCommand: Sendable {
             secretReader: @escaping @Sendable (SecretRequest) throws -> Secret? = { _ in nil },
             parameters: ProviderParameters = ProviderParameters(),
             context: ProviderContext = ProviderContext(),
-            dateText: @escaping @Sendable (Date) -> String = { $0.formatted(.iso8601) }
+            dateText: @escaping @Sendable (Date) -> String = { $0.formatted(.iso8601) },
+            confirm: (@Sendable (String) -> Bool)? = nil
         ) {
             self.values = values
             self.flags = flags
@@ -195,6 +202,7 @@ public struct ProviderCommand: Sendable {
             self.parameters = parameters
             self.context = context
             self.dateText = dateText
+            self.confirm = confirm
         }
 
         /// The secret option `name` from where the command line said; when it named no source and

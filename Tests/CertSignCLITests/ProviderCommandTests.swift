@@ -50,6 +50,34 @@ import Testing
         #expect(login.options.filter(\.isRequired).map(\.name) == ["--host", "--environment", "--project", "--user"])
     }
 
+    @Test("identity … and sign --identity/--p12 are the PKCS#12 provider's commands and key sources")
+    func identityStoreComesFromTheProvider() throws {
+        let pkcs12 = try #require(BuiltInProviders.all.first { !$0.keySources.isEmpty })
+        #expect(
+            pkcs12.commands.map(\.words) == [
+                ["identity", "import"], ["identity", "list"], ["identity", "show"], ["identity", "delete"],
+                ["identity", "export"],
+            ]
+        )
+        #expect(pkcs12.keySources.map(\.name) == ["identity", "p12"])
+        // sign lists each key source beside --provider, as alternatives of one group.
+        let keyOptions = Commands.sign.options.filter { $0.group == "key" }
+        #expect(keyOptions.map(\.name) == ["--identity", "--p12", "--provider"])
+        #expect(
+            Commands.sign.usage.contains("[--identity ALIAS | --p12 FILE | --provider ID]"),
+            "\(Commands.sign.usage)"
+        )
+        // What --provider ID --param file=… would store is the provider's answer, not a branch of the tool.
+        let store = try TemporaryDirectory()
+        let context = ProviderContext(storeDirectory: store.url)
+        #expect(try pkcs12.provisioning(for: ["file": .string("a.p12")], context: context)?.replacesEntry == false)
+        #expect(
+            try pkcs12.provisioning(for: ["file": .string("a.p12"), "inMemory": .boolean(true)], context: context)
+                == nil
+        )
+        #expect(try pkcs12.provisioning(for: [:], context: context) == nil)
+    }
+
     @Test("a provider command's usage error exits 64 with its usage line; a secret on the command line is refused")
     func usageErrors() throws {
         let store = try TemporaryDirectory()

@@ -68,7 +68,7 @@ import Testing
         )
         #expect(options.documents == ["a.pdf", "-"])
         #expect(options.provider == .csc)
-        #expect(options.identity == nil && options.p12 == nil)
+        #expect(options.keySources.isEmpty)
         #expect(options.parameters.values == [.init(key: "url", value: "https://csc.example/?a=b")])
         #expect(options.parameters.environment == [.init(key: "clientSecret", value: "CSC_SECRET")])
         #expect(options.parameters.files == [.init(key: "pin", value: "/run/pin")])

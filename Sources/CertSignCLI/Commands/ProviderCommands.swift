@@ -39,30 +39,45 @@ extension Commands {
             options: { bindings(for: command) },
             arguments: { argumentBindings(for: command) },
             run: { (given: ProviderCommandValues, context) in
-                let invocation = ProviderCommand.Invocation(
-                    values: given.values,
-                    flags: given.flags,
-                    arguments: given.arguments,
-                    secretSources: given.secrets.byStem.compactMapValues { $0.source.map(\.providerSource) },
-                    secretReader: { request in try context.secret(request, given: given.secrets[request.name]) },
-                    parameters: command.takesParameters
-                        ? try context.providerParameters(given.parameters, for: provider) : ProviderParameters(),
-                    context: context.providerContext,
-                    dateText: { Format.localDate($0) }
-                )
-                let output: ProviderCommand.Output
-                do {
-                    output = try await command.run(invocation)
-                } catch let error as ProviderCommand.UsageError {
-                    throw UsageError(message: error.message, usage: find(command.words)?.0.usage ?? "")
-                } catch let failure as ProviderCommand.Failure {
-                    if context.json { context.console.out(JSONOutput.encode(encodable(failure.document))) }
-                    throw failure.error
-                }
-                context.emit(encoding: encodable(output.document), human: text(output.human))
-                return CertSign.exitSuccess
+                try await run(command, of: provider, given, context)
             }
         )
+    }
+
+    /// Runs a provider's `command` with what the command line gave; prints its output (or, for a
+    /// ``ProviderCommand/Failure`` with `--json`, its document before the error).
+    static func run(
+        _ command: ProviderCommand,
+        of provider: ProviderID,
+        _ given: ProviderCommandValues,
+        _ context: CommandContext
+    ) async throws -> Int32 {
+        let console = context.console
+        let confirm: (@Sendable (String) -> Bool)? =
+            console.inputIsTerminal ? { @Sendable question in console.confirm(question) } : nil
+        let invocation = ProviderCommand.Invocation(
+            values: given.values,
+            flags: given.flags,
+            arguments: given.arguments,
+            secretSources: given.secrets.byStem.compactMapValues { $0.source.map(\.providerSource) },
+            secretReader: { request in try context.secret(request, given: given.secrets[request.name]) },
+            parameters: command.takesParameters
+                ? try context.providerParameters(given.parameters, for: provider) : ProviderParameters(),
+            context: context.providerContext,
+            dateText: { Format.localDate($0) },
+            confirm: confirm
+        )
+        let output: ProviderCommand.Output
+        do {
+            output = try await command.run(invocation)
+        } catch let error as ProviderCommand.UsageError {
+            throw UsageError(message: error.message, usage: find(command.words)?.0.usage ?? "")
+        } catch let failure as ProviderCommand.Failure {
+            if context.json { console.out(JSONOutput.encode(encodable(failure.document))) }
+            throw failure.error
+        }
+        context.emit(encoding: encodable(output.document), human: text(output.human))
+        return CertSign.exitSuccess
     }
 
     /// A provider's document as a value the encoder sees whole (its type is the provider's).
@@ -81,7 +96,13 @@ extension Commands {
     /// The positional arguments of `command`, bound to ``ProviderCommandValues``.
     static func argumentBindings(for command: ProviderCommand) -> [ArgumentBinding<ProviderCommandValues>] {
         command.arguments.map { argument in
-            ArgumentBinding(declaration: ArgumentDeclaration(name: argument.name, help: argument.summary)) {
+            ArgumentBinding(
+                declaration: ArgumentDeclaration(
+                    name: argument.name,
+                    help: argument.summary,
+                    valueType: argument.type.declared
+                )
+            ) {
                 values,
                 text in
                 values.arguments.append(text)
