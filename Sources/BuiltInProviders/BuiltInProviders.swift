@@ -35,6 +35,23 @@ public enum BuiltInProviders {
         { alias, password in try PKCS12IdentityStore(directory: directory).identity(alias: alias, password: password) }
     }
 
+    /// A PKCS#12 file of `identity` (its key, certificate and chain, PBES2 / AES-256), as the
+    /// built-in PKCS#12 provider and `certsign identity import` read it: what a walk-through or a
+    /// setup script hands a user who has no file yet.
+    /// - Parameters:
+    ///   - identity: an identity with a local key (one `CertificateIssuing` made, say).
+    ///   - password: the file's password (not empty).
+    ///   - friendlyName: the name stored with the key and the certificate.
+    /// - Throws: `.unsupportedOperation` for a key that is not local, `.invalidParameter` for an empty
+    ///   password, `.cryptoFailure` when OpenSSL fails.
+    public static func pkcs12File(
+        of identity: SigningIdentity,
+        password: Secret,
+        friendlyName: String
+    ) throws -> [UInt8] {
+        try PKCS12File.encode(identity, password: password, friendlyName: friendlyName)
+    }
+
     /// The IDs of ``all``, in the same order.
     public static var ids: [ProviderID] { all.map { $0.id } }
 
