@@ -417,11 +417,11 @@ let package = Package(
         .target(
             name: "CertSignCLI",
             dependencies: [
-                "CertificateProviders", "Durability", "PKCS12Provider", "Signing", "SignatureJournal",
+                // Providers only through BuiltInProviders: the tool names none of them.
+                "CertificateProviders", "Durability", "Signing", "SignatureJournal",
                 "SignatureJournalPostgres", "JSON",
                 "HTTPClient",
-                "FMPDSSProvider",
-                "CryptoProDSSProvider", "CSCProvider", "CertificateIssuing", "PKCS11Provider",
+                "CertificateIssuing",
                 "CSystemShims", "PDFSigning", "BuiltInProviders", "RemoteProviderSupport", "ValidationReporting",
                 "TrustedLists",
             ],

@@ -26,18 +26,18 @@ extension PKCS11CertificateProvider {
         options: [
             .init(
                 "module",
-                .value(placeholder: "PATH", isFile: true),
+                .value(placeholder: "PATH", type: .file),
                 "the PKCS#11 module",
                 default: "p11-kit-proxy.so: every module p11-kit knows"
             ),
             .init(
                 "token",
-                .value(placeholder: "LABEL|URI", isFile: false),
+                .value(placeholder: "LABEL|URI"),
                 "list only this token (its label or a pkcs11: URI); with a PIN, the token it is for"
             ),
             .init(
                 "pin",
-                .secret,
+                .secret(standardInput: true),
                 "the token's user PIN (to log in and list private keys without a public-key object)"
             ),
         ]
@@ -53,7 +53,7 @@ extension PKCS11CertificateProvider {
                 token = uri
             }
         }
-        let inventory = try PKCS11TokenInventory(modulePath: module, token: token, pin: invocation.secrets["pin"])
+        let inventory = try PKCS11TokenInventory(modulePath: module, token: token, pin: try invocation.secret("pin"))
         return ProviderCommand.Output(
             text: inventory.tokens.isEmpty
                 ? "no tokens in the PKCS#11 module"

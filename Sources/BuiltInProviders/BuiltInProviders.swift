@@ -3,6 +3,7 @@ import CSCProvider
 public import CertificateProviders
 import CryptoProDSSProvider
 import FMPDSSProvider
+public import Foundation
 import PKCS11Provider
 import PKCS12Provider
 import VaultTransitProvider
@@ -26,6 +27,29 @@ public enum BuiltInProviders {
             VaultTransitProvider.self,
             AWSKMSProvider.self,
         ]
+    }
+
+    /// How remote providers open their `clientIdentity` parameter (a TLS client certificate): an
+    /// identity kept in the PKCS#12 identity store of `directory`, unlocked with the given password.
+    public static func clientIdentityLookup(in directory: URL) -> ClientIdentityLookup {
+        { alias, password in try PKCS12IdentityStore(directory: directory).identity(alias: alias, password: password) }
+    }
+
+    /// A PKCS#12 file of `identity` (its key, certificate and chain, PBES2 / AES-256), as the
+    /// built-in PKCS#12 provider and `certsign identity import` read it: what a walk-through or a
+    /// setup script hands a user who has no file yet.
+    /// - Parameters:
+    ///   - identity: an identity with a local key (one `CertificateIssuing` made, say).
+    ///   - password: the file's password (not empty).
+    ///   - friendlyName: the name stored with the key and the certificate.
+    /// - Throws: `.unsupportedOperation` for a key that is not local, `.invalidParameter` for an empty
+    ///   password, `.cryptoFailure` when OpenSSL fails.
+    public static func pkcs12File(
+        of identity: SigningIdentity,
+        password: Secret,
+        friendlyName: String
+    ) throws -> [UInt8] {
+        try PKCS12File.encode(identity, password: password, friendlyName: friendlyName)
     }
 
     /// The IDs of ``all``, in the same order.

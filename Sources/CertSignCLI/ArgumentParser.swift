@@ -22,6 +22,7 @@ enum ArgumentParser {
         _ arguments: [String],
         as _: Options.Type = Options.self,
         bindings: [OptionBinding<Options>] = Options.options,
+        argumentBindings: [ArgumentBinding<Options>] = Options.arguments,
         usage: String
     ) throws -> Options {
         let byName = Dictionary(bindings.map { ($0.declaration.name, $0) }) { first, _ in first }
@@ -92,19 +93,19 @@ enum ArgumentParser {
             let declaration = binding.declaration
             throw UsageError(message: "\(declaration.name) \(declaration.valueName) is required", usage: usage)
         }
-        try converting { try storePositionals(positionals, into: &options, usage: usage) }
+        try converting { try storePositionals(positionals, argumentBindings, into: &options, usage: usage) }
         try converting { try options.validate() }
         return options
     }
 
-    /// Checks the positional arguments against `Options.arguments` (required ones present, no extra
+    /// Checks the positional arguments against `argumentBindings` (required ones present, no extra
     /// unless the last one repeats) and stores each, converted, in `options`.
     private static func storePositionals<Options: CommandOptions>(
         _ positionals: [String],
+        _ argumentBindings: [ArgumentBinding<Options>],
         into options: inout Options,
         usage: String
     ) throws {
-        let argumentBindings = Options.arguments
         let declared = argumentBindings.map(\.declaration)
         let required = declared.filter { !$0.isOptional }
         if positionals.count < required.count {

@@ -1,19 +1,14 @@
 import BuiltInProviders
-import CSCProvider
 import CertificateProviders
-import CryptoProDSSProvider
-import FMPDSSProvider
 import Foundation
 import HTTPClient
-import PKCS11Provider
-import PKCS12Provider
 
 /// The command table.
 enum Commands {
     static let all: [CommandDescriptor] =
-        [providers] + identityCommands + signingCommands + pendingSigningCommands + journalCommands + [csr]
+        [providers] + providerCommands + signingCommands + pendingSigningCommands + journalCommands + [csr]
         + timestampCommands + extendCommands + trustCommands
-        + dssCommands + providerCommands
+        + [emulator, emulatorWait, emulatorApprove, emulatorDecline]
         + sessionCommands + [demo] + documentationCommands
 
     /// The command list: each command's words (less the first `dropping`) and summary.
@@ -89,30 +84,24 @@ enum Commands {
 }
 
 extension CommandContext {
-    /// How the remote providers' `clientIdentity` parameter is read: an identity of this invocation's
-    /// store.
-    var clientIdentityLookup: ClientIdentityLookup {
-        let storeDirectory = self.storeDirectory
-        return { alias, password in
-            try PKCS12IdentityStore(directory: storeDirectory).identity(alias: alias, password: password)
-        }
-    }
+    /// How the remote providers' `clientIdentity` parameter is read: an identity kept in this
+    /// invocation's store.
+    var clientIdentityLookup: ClientIdentityLookup { BuiltInProviders.clientIdentityLookup(in: storeDirectory) }
 
     /// The providers this tool offers. Only the CLI decides what is registered.
-    /// - Parameters:
-    ///   - pkcs12: parameters the `pkcs12` provider starts with (alias, store password), over the
-    ///     store directory of this invocation.
-    ///   - parameters: per provider, what the caller gave (`--param`): the provider is made with
-    ///     them, so a stored session or certificate is used only when it matches them.
-    func makeRegistry(
-        pkcs12: ProviderParameters = ProviderParameters(),
-        parameters: [ProviderID: ProviderParameters] = [:]
-    ) throws -> ProviderRegistry {
+    /// - Parameter parameters: per provider, what it starts with (a key source's parameters, or what
+    ///   the caller gave with `--param`): the provider is made with them, so a stored session or
+    ///   certificate is used only when it matches them.
+    func makeRegistry(parameters: [ProviderID: ProviderParameters] = [:]) throws -> ProviderRegistry {
         var registry = ProviderRegistry()
-        var parameters = parameters
-        parameters[.pkcs12] = pkcs12.merging(parameters[.pkcs12] ?? ProviderParameters())
         try BuiltInProviders.register(in: &registry, parameters: parameters, context: providerContext)
         return registry
+    }
+
+    /// Prints a library's warning on stderr.
+    var warningPrinter: @Sendable (String) -> Void {
+        let console = self.console
+        return { console.err("certsign: warning: \($0)") }
     }
 
     /// What this invocation lends every provider: the store directory, the environment, the client

@@ -1,6 +1,5 @@
 import CertificateProviders
 import Foundation
-import PKCS12Provider
 import SignatureJournal
 
 /// One command of the tool: its words, its declared arguments and options, its help, and the function
@@ -32,18 +31,25 @@ struct CommandDescriptor: Sendable {
         discussion: String = "",
         examples: [String] = [],
         options bindings: @escaping @Sendable () -> [OptionBinding<Options>] = { Options.options },
+        arguments argumentBindings: @escaping @Sendable () -> [ArgumentBinding<Options>] = { Options.arguments },
         run: @escaping @Sendable (Options, CommandContext) async throws -> Int32
     ) {
         self.storeUse = storeUse
         self.words = words
         self.summary = summary
-        self.arguments = Options.arguments.map(\.declaration)
+        self.arguments = argumentBindings().map(\.declaration)
         self.options = bindings().map(\.declaration)
         self.discussion = discussion
         self.examples = examples
         self.execute = { arguments, usage, context in
             try await run(
-                try ArgumentParser.parse(arguments, as: Options.self, bindings: bindings(), usage: usage),
+                try ArgumentParser.parse(
+                    arguments,
+                    as: Options.self,
+                    bindings: bindings(),
+                    argumentBindings: argumentBindings(),
+                    usage: usage
+                ),
                 context
             )
         }

@@ -1,23 +1,12 @@
 import CertificateProviders
 import Foundation
 import HTTPClient
-import PKCS12Provider
 import Signing
 
 /// The conversions options and arguments run when the command line is parsed: a value that does not
 /// convert is an ``InvalidValue`` naming the option (a usage error, exit 64), so the command body
 /// gets typed values only.
 enum ValueConversions {
-    /// An identity store alias, checked by ``PKCS12IdentityStore/validateAlias(_:)`` (kept as given).
-    static func alias(_ text: String) throws -> String {
-        do {
-            _ = try PKCS12IdentityStore.validateAlias(text)
-        } catch let error as CertificateProviderError {
-            throw InvalidValue(message: error.reason)
-        }
-        return text
-    }
-
     /// A digest algorithm by name (`sha256`, `streebog256`, …).
     static func digest(_ name: String) throws -> DigestAlgorithm {
         guard let digest = DigestAlgorithm(name: name) else {

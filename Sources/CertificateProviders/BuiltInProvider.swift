@@ -45,6 +45,19 @@ public protocol BuiltInProvider: CertificateProvider {
     /// The commands this provider adds to a command-line tool (`certsign csc credentials`), each
     /// starting with its ``commandGroup`` word or a word of its own.
     static var commands: [ProviderCommand] { get }
+
+    /// The options this provider adds to a command-line tool's sign command to reach its key without
+    /// `--provider` (`--identity ALIAS`, `--p12 FILE`).
+    static var keySources: [ProviderKeySource] { get }
+
+    /// What `initialize(options: parameters)` would store (its entry, whether one of that name
+    /// exists), or nil when it stores nothing; a tool asks before it signs through `--provider ID`.
+    /// - Throws: what reading the store throws.
+    static func provisioning(
+        for parameters: ProviderParameters,
+        context: ProviderContext
+    ) throws
+        -> ProviderProvisioning?
 }
 
 extension BuiltInProvider {
@@ -59,6 +72,19 @@ extension BuiltInProvider {
 
     /// No commands of its own.
     public static var commands: [ProviderCommand] { [] }
+
+    /// No key sources of its own: the provider is reached through `--provider ID`.
+    public static var keySources: [ProviderKeySource] { [] }
+
+    /// Nothing is stored by `initialize(options:)`.
+    public static func provisioning(
+        for parameters: ProviderParameters,
+        context: ProviderContext
+    ) throws
+        -> ProviderProvisioning?
+    {
+        nil
+    }
 
     /// No refusal: the provider serves every command that takes `--provider`.
     public static func commandLineRefusal(for command: ProviderCommandLine) -> ProviderCommandRefusal? { nil }

@@ -17,6 +17,11 @@ public struct ProviderCommand: Sendable {
     public var examples: [String]
     /// The options, in the order help lists them.
     public var options: [Option]
+    /// The positional arguments, in order; each must be given once.
+    public var arguments: [Argument]
+    /// Whether the command reads what the tool's store holds (a session, identities): the tool then
+    /// refuses a store directory that does not exist (a mistyped `--store`) before the command runs.
+    public var readsStore: Bool
     /// Whether the command takes the provider's parameters (`--param KEY=VALUE`, `--param-env KEY=VAR`,
     /// `--param-file KEY=PATH`, checked against the provider's schema).
     public var takesParameters: Bool
@@ -30,6 +35,8 @@ public struct ProviderCommand: Sendable {
         discussion: String = "",
         examples: [String] = [],
         options: [Option] = [],
+        arguments: [Argument] = [],
+        readsStore: Bool = false,
         takesParameters: Bool = false,
         run: @escaping @Sendable (Invocation) async throws -> Output
     ) {
@@ -38,6 +45,8 @@ public struct ProviderCommand: Sendable {
         self.discussion = discussion
         self.examples = examples
         self.options = options
+        self.arguments = arguments
+        self.readsStore = readsStore
         self.takesParameters = takesParameters
         self.run = run
     }
@@ -46,12 +55,28 @@ public struct ProviderCommand: Sendable {
     public struct Option: Sendable, Hashable {
         /// What the option takes.
         public enum Kind: Sendable, Hashable {
-            /// One value (`--module PATH`); `isFile` lets shell completion offer files.
-            case value(placeholder: String, isFile: Bool)
+            /// One value (`--module PATH`), checked against `type` when the command line is read.
+            case value(placeholder: String, type: ValueType = .text)
             /// A flag (`--verbose`).
             case flag
-            /// A secret, given as `--NAME-env VAR`, `--NAME-file PATH` or `--NAME-stdin`, never as text.
-            case secret
+            /// A secret, given as `--NAME-env VAR`, `--NAME-file PATH` or (when `standardInput`)
+            /// `--NAME-stdin`, never as text; read with ``Invocation/secret(_:prompt:)``.
+            case secret(standardInput: Bool)
+        }
+
+        /// What a value option takes: the tool checks it before the command runs (a usage error naming
+        /// the option otherwise) and shell completion offers what fits.
+        public enum ValueType: Sendable, Hashable {
+            /// Free text.
+            case text
+            /// A file path.
+            case file
+            /// A directory path.
+            case directory
+            /// An http:// or https:// URL without a login in it.
+            case url
+            /// A whole number in the range.
+            case integer(ClosedRange<Int>)
         }
 
         /// The name without dashes (`module`; for a secret, the stem: `pin`).
@@ -62,25 +87,90 @@ public struct ProviderCommand: Sendable {
         public var summary: String
         /// Words for the default help shows (`p11-kit-proxy.so`), or nil.
         public var defaultText: String?
+        /// Whether the command cannot run without it (a value option; the tool refuses the command
+        /// line otherwise).
+        public var isRequired: Bool
 
         /// Creates an option.
-        public init(_ name: String, _ kind: Kind, _ summary: String, default defaultText: String? = nil) {
+        public init(
+            _ name: String,
+            _ kind: Kind,
+            _ summary: String,
+            default defaultText: String? = nil,
+            required isRequired: Bool = false
+        ) {
             self.name = name
             self.kind = kind
             self.summary = summary
             self.defaultText = defaultText
+            self.isRequired = isRequired
         }
     }
 
-    /// What the tool hands the command: the options given, the secrets read, the provider's
-    /// parameters, and what the host lends every provider.
+    /// One positional argument of a command (`certsign dss remove ID`).
+    public struct Argument: Sendable, Hashable {
+        /// What usage calls it (`ID`).
+        public var name: String
+        /// One line of help.
+        public var summary: String
+        /// What it is, for shell completion (`.file` offers files).
+        public var type: Option.ValueType
+
+        /// Creates an argument.
+        public init(_ name: String, _ summary: String, type: Option.ValueType = .text) {
+            self.name = name
+            self.summary = summary
+            self.type = type
+        }
+    }
+
+    /// Where the user said a secret comes from: a variable's name or a file's path, never the secret.
+    /// A provider may keep it (never the secret) to read the secret again on a later command.
+    public enum SecretSource: Sendable, Hashable {
+        /// The environment variable of this name.
+        case environment(variable: String)
+        /// The first line of the file at this path.
+        case file(path: String)
+        /// The first line of standard input.
+        case standardInput
+    }
+
+    /// One secret a command asks the tool for (see ``Invocation/secret(_:prompt:)``).
+    public struct SecretRequest: Sendable, Hashable {
+        /// The secret option's name (its stem: `pin` for `--pin-env`).
+        public var name: String
+        /// Where to read it from; nil means where the command line said.
+        public var source: SecretSource?
+        /// What the tool asks on its terminal when the command line named no source; nil never asks.
+        public var prompt: String?
+        /// Whether a secret that is not given is an error (else the answer is nil).
+        public var isRequired: Bool
+
+        /// Creates a request.
+        public init(name: String, source: SecretSource? = nil, prompt: String? = nil, isRequired: Bool = false) {
+            self.name = name
+            self.source = source
+            self.prompt = prompt
+            self.isRequired = isRequired
+        }
+    }
+
+    /// What the tool hands the command: the options and arguments given, where each secret comes
+    /// from (read only when the command asks), the provider's parameters, and what the host lends
+    /// every provider.
     public struct Invocation: Sendable {
         /// The value options given, by name (without dashes).
         public var values: [String: String]
         /// The flags given, by name.
         public var flags: Set<String>
-        /// The secrets given, by stem, already read from where the user said.
-        public var secrets: [String: Secret]
+        /// The positional arguments, in the order ``ProviderCommand/arguments`` declares them.
+        public var arguments: [String]
+        /// Where each secret option given comes from, by name (a provider may keep a variable's name or
+        /// a file's path to read the secret again later).
+        public var secretSources: [String: SecretSource]
+        /// Reads one secret for the command (from where the user said, or by asking on a terminal);
+        /// the tool supplies it. Commands call ``secret(_:prompt:)`` and its siblings instead.
+        public var secretReader: @Sendable (SecretRequest) throws -> Secret?
         /// The provider's parameters (`--param…`), already checked against its schema; empty when the
         /// command takes none.
         public var parameters: ProviderParameters
@@ -88,22 +178,60 @@ public struct ProviderCommand: Sendable {
         public var context: ProviderContext
         /// How the tool writes a date for people (its local time, as its other commands do).
         public var dateText: @Sendable (Date) -> String
+        /// Asks the person at the tool's terminal a yes/no question (true for yes); nil when there is no
+        /// terminal to ask (scripts are never asked).
+        public var confirm: (@Sendable (String) -> Bool)?
 
         /// Creates an invocation.
         public init(
             values: [String: String] = [:],
             flags: Set<String> = [],
-            secrets: [String: Secret] = [:],
+            arguments: [String] = [],
+            secretSources: [String: SecretSource] = [:],
+            secretReader: @escaping @Sendable (SecretRequest) throws -> Secret? = { _ in nil },
             parameters: ProviderParameters = ProviderParameters(),
             context: ProviderContext = ProviderContext(),
-            dateText: @escaping @Sendable (Date) -> String = { $0.formatted(.iso8601) }
+            dateText: @escaping @Sendable (Date) -> String = { $0.formatted(.iso8601) },
+            confirm: (@Sendable (String) -> Bool)? = nil
         ) {
             self.values = values
             self.flags = flags
-            self.secrets = secrets
+            self.arguments = arguments
+            self.secretSources = secretSources
+            self.secretReader = secretReader
             self.parameters = parameters
             self.context = context
             self.dateText = dateText
+            self.confirm = confirm
+        }
+
+        /// The secret option `name` from where the command line said; when it named no source and
+        /// `prompt` is given, the tool asks on its terminal. Nil when there is none. Ask only when the
+        /// secret is needed: a command that fails first for another reason then reads nothing.
+        /// - Throws: when the named source cannot be read (a variable not set, a file not readable).
+        public func secret(_ name: String, prompt: String? = nil) throws -> Secret? {
+            try secretReader(SecretRequest(name: name, prompt: prompt))
+        }
+
+        /// The secret option `name`, which the command cannot do without (asked for on a terminal with
+        /// `prompt` when the command line named no source).
+        /// - Throws: `.passwordRequired` naming the options that give it when there is none; what
+        ///   ``secret(_:prompt:)`` throws.
+        public func requiredSecret(_ name: String, prompt: String) throws -> Secret {
+            guard let secret = try secretReader(SecretRequest(name: name, prompt: prompt, isRequired: true)) else {
+                throw CertificateProviderError(.passwordRequired, "\(name) is needed")
+            }
+            return secret
+        }
+
+        /// The secret of option `name` from a source the user named on an earlier command (a kept
+        /// variable's name or file's path), read as that option reads it.
+        /// - Throws: `.invalidParameter` for a variable not set, `.fileSystem` for a file not readable.
+        public func secret(_ name: String, from source: SecretSource) throws -> Secret {
+            guard let secret = try secretReader(SecretRequest(name: name, source: source, isRequired: true)) else {
+                throw CertificateProviderError(.passwordRequired, "\(name) is needed")
+            }
+            return secret
         }
     }
 
@@ -136,6 +264,22 @@ public struct ProviderCommand: Sendable {
             document: any Encodable & Sendable
         ) {
             self.human = .table(headers: headers, rows: rows, whenEmpty: whenEmpty)
+            self.document = document
+        }
+    }
+
+    /// A failure that has a document of its own to show (the server's answer to the failed call):
+    /// with `--json` the tool prints ``document`` on standard output, then reports ``error`` as it
+    /// reports any error (its message, hint and exit code).
+    public struct Failure: Error, Sendable {
+        /// What failed; its exit code and hint are the tool's for this error.
+        public var error: any Error
+        /// The document printed with `--json` before the error.
+        public var document: any Encodable & Sendable
+
+        /// Creates a failure.
+        public init(_ error: any Error, document: any Encodable & Sendable) {
+            self.error = error
             self.document = document
         }
     }

@@ -1,6 +1,7 @@
 import CSCProvider
 import Foundation
 import PKCS11Provider
+import PKCS12Provider
 import TestSupport
 import Testing
 

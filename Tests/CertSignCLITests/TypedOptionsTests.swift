@@ -1,6 +1,7 @@
 import CSCProvider
 import CertificateProviders
 import CertificateProvidersTesting
+import FMPDSSProvider
 import Foundation
 import HTTPClient
 import JSON
@@ -14,6 +15,24 @@ import Testing
 /// defaults help shows are declared once.
 @Suite struct TypedOptionsTests {
     /// Parses `arguments` as `Options`, returning the usage error's message (nil when it parses).
+    /// Parses `arguments` as the provider command `command`'s options, returning the usage error's
+    /// message (nil when it parses).
+    static func usageError(_ arguments: [String], _ command: ProviderCommand) -> String? {
+        do {
+            _ = try ArgumentParser.parse(
+                arguments,
+                as: ProviderCommandValues.self,
+                bindings: Commands.bindings(for: command),
+                usage: "usage"
+            )
+            return nil
+        } catch let error as UsageError {
+            return error.message
+        } catch {
+            return "not a usage error: \(error)"
+        }
+    }
+
     static func usageError<Options: CommandOptions>(_ arguments: [String], as type: Options.Type) -> String? {
         do {
             _ = try ArgumentParser.parse(arguments, as: type, usage: "usage")
@@ -49,7 +68,7 @@ import Testing
         )
         #expect(options.documents == ["a.pdf", "-"])
         #expect(options.provider == .csc)
-        #expect(options.identity == nil && options.p12 == nil)
+        #expect(options.keySources.isEmpty)
         #expect(options.parameters.values == [.init(key: "url", value: "https://csc.example/?a=b")])
         #expect(options.parameters.environment == [.init(key: "clientSecret", value: "CSC_SECRET")])
         #expect(options.parameters.files == [.init(key: "pin", value: "/run/pin")])
@@ -74,13 +93,21 @@ import Testing
             usage: ""
         )
         #expect(emulator.port == 8443 && emulator.tls && !emulator.faults && emulator.host == nil)
+        // A provider's command (dss sign is FMP DSS's): its declared options, bound by the tool.
+        let dssSign = try #require(FMPDSSProvider.commands.first { $0.words == ["dss", "sign"] })
         let sign = try ArgumentParser.parse(
             ["--resource", "R", "--table", "T", "--column", "C", "--hhive-id", "-1", "--certificate-id", "12831"],
-            as: Commands.DSSSignOptions.self,
+            as: ProviderCommandValues.self,
+            bindings: Commands.bindings(for: dssSign),
             usage: ""
         )
-        #expect(sign.hhiveID == -1 && sign.certificateID == 12831 && sign.params == [:])
-        #expect(sign.pin.stem == "pin" && !sign.pin.isGiven)
+        #expect(sign.values["hhive-id"] == "-1" && sign.values["certificate-id"] == "12831")
+        #expect(sign.values["params"] == nil)
+        #expect(sign.secrets["pin"].stem == "pin" && !sign.secrets["pin"].isGiven)
+        #expect(
+            Self.usageError(["--resource", "R", "--table", "T", "--column", "C", "--hhive-id", "x"], dssSign)
+                == "--hhive-id must be a whole number in \(Int.min)…\(Int.max), not 'x'"
+        )
     }
 
     @Test func valuesThatDoNotConvertAreUsageErrorsNamingTheOption() {
@@ -108,10 +135,6 @@ import Testing
                 + "a zone optional, UTC without one) or a duration from now (+5y, +6m, +30d, -1y; units y, m for "
                 + "months, w, d, h)"
         )
-        #expect(
-            Self.usageError(["12x"], as: Commands.DSSRemoveOptions.self)
-                == "the signature id must be a whole number, not '12x'"
-        )
         #expect(Self.usageError([""], as: Commands.SignaturesRemoveOptions.self)?.contains("is empty") == true)
         #expect(Self.usageError(["0F 1C"], as: Commands.SignaturesRemoveOptions.self)?.contains("white space") == true)
         #expect(Self.usageError(["0F1C"], as: Commands.SignaturesRemoveOptions.self) == nil)
@@ -119,19 +142,36 @@ import Testing
             Self.usageError(["ksh"], as: Commands.CompletionOptions.self)
                 == "no completion for 'ksh' (bash, zsh or fish)"
         )
-        Self.expectUsageErrors(
-            Commands.DSSLoginOptions.self,
-            [
-                (
-                    ["--host", "https://fmp", "--environment", "E", "--project", "P", "--user", ""],
-                    "--user is required"
-                ),
-                (
-                    ["--host", "fmp.example", "--environment", "E", "--project", "P", "--user", "U"],
-                    "--host must be an http:// or https:// URL, not 'fmp.example'"
-                ),
-            ]
-        )
+    }
+
+    /// A provider's command checks its values in its own body, before it reads a secret or opens the
+    /// store: still a usage error (exit 64) with the command's usage line.
+    @Test func providerCommandValuesThatDoNotConvertAreUsageErrors() throws {
+        let store = try TemporaryDirectory()
+        let cases: [(arguments: [String], message: String)] = [
+            (
+                ["dss", "login", "--host", "https://fmp", "--environment", "E", "--project", "P", "--user", ""],
+                "--user is required"
+            ),
+            (
+                ["dss", "login", "--host", "fmp.example", "--environment", "E", "--project", "P", "--user", "U"],
+                "--host must be an http:// or https:// URL, not 'fmp.example'"
+            ),
+            (["dss", "remove", "12x"], "the signature id must be a whole number, not '12x'"),
+            (
+                [
+                    "dss", "sign", "--resource", "R", "--table", "T", "--column", "C", "--hhive-id", "1",
+                    "--certificate-id", "2", "--params", "{",
+                ],
+                "--params must be JSON, such as '{}' or '{\"year\": 2026}'"
+            ),
+        ]
+        for (arguments, message) in cases {
+            let result = try CLI.run(arguments, store: store)
+            #expect(result.status == 64, "\(arguments): \(result.errorOutput)")
+            #expect(result.errorOutput.contains("certsign: \(message)"), "\(arguments): \(result.errorOutput)")
+            #expect(result.errorOutput.contains("usage: certsign \(arguments[0]) \(arguments[1])"))
+        }
     }
 
     @Test func atTakesADateADateTimeWithOrWithoutZoneOrADurationFromNow() throws {
@@ -256,7 +296,8 @@ import Testing
         // The shown default of --format is the options value's initial property, not a second literal.
         let format = Commands.sign.options.first { $0.name == "--format" }
         #expect(format?.defaultValue == Commands.SignOptions().format.rawValue)
-        let apiVersion = Commands.dssLogin.options.first { $0.name == "--api-version" }
-        #expect(apiVersion?.defaultValue == Commands.DSSLoginOptions().apiVersion)
+        // A provider command shows the default its schema applies.
+        let apiVersion = Commands.find(["dss", "login"])?.0.options.first { $0.name == "--api-version" }
+        #expect(apiVersion?.defaultValue == FMPDSSProvider.schema[FMPDSSProvider.ParameterKey.apiVersion]?.defaultValue)
     }
 }

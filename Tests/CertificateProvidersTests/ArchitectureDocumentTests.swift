@@ -126,4 +126,36 @@ import Testing
         let productTargets = products.flatMap { $0["targets"] as? [String] ?? [] }
         #expect(!productTargets.contains("OpenSSLWrappers"), "OpenSSLWrappers must not be a product")
     }
+
+    @Test(
+        "The CLI names no provider: no CertSignCLI source imports a provider module, nor does its target depend on one"
+    )
+    func theCLIReachesProvidersThroughBuiltInProviders() throws {
+        let manifest = try PackageRoot.manifest()
+        let targets = try #require(manifest["targets"] as? [[String: Any]])
+        let providers = Set(
+            targets.compactMap { target in
+                (target["path"] as? String)?.hasPrefix("Providers/") == true ? target["name"] as? String : nil
+            }
+        )
+        #expect(providers.count >= 7, "the provider targets were not read from the manifest: \(providers)")
+        let folder = PackageRoot.url.appendingPathComponent("Sources/CertSignCLI")
+        let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 20, "the CLI's sources were not found under \(folder.path)")
+        var importing: [String] = []
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            // Any access level or attribute before `import`.
+            let modules = text.split(separator: "\n").compactMap {
+                $0.firstMatch(of: /^\s*(@\w+\s+)*(\w+\s+)?import\s+(?<module>\w+)/).map { String($0.output.module) }
+            }
+            importing += modules.filter(providers.contains).map { "\(file): \($0)" }
+        }
+        #expect(importing.isEmpty, "CertSignCLI files importing a provider module: \(importing.sorted())")
+        let graph = Dictionary(uniqueKeysWithValues: try Self.manifestGraph().map { ($0.target, $0.dependencies) })
+        let cli = try #require(graph["CertSignCLI"])
+        #expect(providers.isDisjoint(with: cli), "CertSignCLI depends on \(providers.intersection(cli).sorted())")
+        #expect(cli.contains("BuiltInProviders"))
+    }
 }

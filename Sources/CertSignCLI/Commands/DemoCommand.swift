@@ -1,8 +1,8 @@
+import BuiltInProviders
 import CertificateIssuing
 import CertificateProviders
 internal import Durability
 import Foundation
-import PKCS12Provider
 import SignatureJournal
 import Signing
 
@@ -137,7 +137,10 @@ struct DemoRunner {
         let signer = try pki.issueLeaf(subject: "CN=Иванов Иван Иванович,O=ООО Ромашка,C=RU", keyType: .rsa2048)
         let p12 = work.appendingPathComponent("ivanov.p12").path
         let password = Secret(environment["DEMO_P12_PASSWORD"] ?? "")
-        try FileSystem.writeAtomically(p12, try PKCS12File.encode(signer, password: password, friendlyName: "ivanov"))
+        try FileSystem.writeAtomically(
+            p12,
+            try BuiltInProviders.pkcs12File(of: signer, password: password, friendlyName: "ivanov")
+        )
         let root = work.appendingPathComponent("demo-root-ca.pem").path
         try FileSystem.writeAtomically(root, Array(pki.root.certificate.pemRepresentation.utf8))
         let invoice = work.appendingPathComponent("счёт-2026-001.txt").path

@@ -1,6 +1,5 @@
 import CertificateProviders
 import Foundation
-import PKCS12Provider
 import SignatureJournal
 import Signing
 

@@ -1,18 +1,14 @@
+import BuiltInProviders
 import CertificateProviders
 internal import Durability
-import FMPDSSProvider
 import Foundation
 import PDFSigning
-import PKCS12Provider
 import SignatureJournal
 import Signing
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// The PKCS#12 provider's parameter keys, short at the CLI's call sites.
-typealias PKCS12Key = PKCS12CertificateProvider.ParameterKey
 
 /// `certsign sign`, `certsign verify`, `certsign signatures list | remove`.
 extension Commands {
@@ -68,13 +64,13 @@ extension Commands {
         var writesToStandardOutput: Bool { writesPDFToStandardOutput || outputs.contains(.standardOutput) }
     }
 
-    /// Where the key comes from: the provider and what it is given.
+    /// Where the key comes from: the provider, what it is registered with and what `initialize` is
+    /// given, and what it stores when it provisions (nil when it stores nothing).
     struct SignKeySource {
         var providerID: ProviderID
         var parameters: ProviderParameters
-        var pkcs12Parameters: ProviderParameters
-        var providerParameters: [ProviderID: ProviderParameters]
-        var provisionsStore: Bool
+        var registration: ProviderParameters
+        var provisioning: ProviderProvisioning?
     }
 
     /// One `sign` run once its key is open: what every step of the signing loop reads.
@@ -170,7 +166,7 @@ extension Commands {
         let (plan, source, arguments) = (run.plan, run.source, run.arguments)
         let documents = plan.documents
         if let code = try await signAwaitingApproval(run) { return ([], code) }
-        if !source.provisionsStore, !plan.isPAdES, documents.count > 1, arguments.out == nil,
+        if source.provisioning == nil, !plan.isPAdES, documents.count > 1, arguments.out == nil,
             !documents.contains("-"), plan.timestampClient == nil,
             let key = run.identity.key as? any BatchSigningKey
         {
@@ -348,95 +344,66 @@ extension Commands {
         )
     }
 
-    /// Where the key comes from: `--identity` (the store), `--p12` (in memory) or `--provider` with its
-    /// parameters; reads the password the command line names.
+    /// Where the key comes from: a provider's key source (`--identity`, `--p12`: ``BuiltInProvider/keySources``)
+    /// or `--provider` with its parameters; reads the password the command line names.
     private static func signKeySource(_ arguments: SignOptions, _ context: CommandContext) throws -> SignKeySource {
-        var providerID: ProviderID
-        var parameters = ProviderParameters()
-        var pkcs12Parameters = ProviderParameters()
-        var providerParameters: [ProviderID: ProviderParameters] = [:]
-        var provisionsStore = false
-        if let alias = arguments.identity {
-            providerID = .pkcs12
-            guard try context.identityStore.metadata(alias: alias) != nil else {
-                throw CertificateProviderError(
-                    .notStored,
-                    "no identity is stored under the alias '\(alias)' in \(context.storeDirectory.path)"
-                )
-            }
-            pkcs12Parameters[PKCS12Key.alias] = .string(alias)
-            if let password = try context.secret(arguments.password, prompt: "store password for '\(alias)': ") {
-                pkcs12Parameters[PKCS12Key.storePassword] = .secret(password)
-            }
-        } else if let file = arguments.p12 {
-            providerID = .pkcs12
-            // Opened in memory by the provider: nothing is stored, no copy of the key reaches disk.
-            parameters[PKCS12Key.data] = .data(try context.readInputFile(file, what: "PKCS#12 file"))
-            if let password = try context.secret(arguments.password, prompt: "PKCS#12 password: ", required: false) {
-                parameters[PKCS12Key.password] = .secret(password)
-            }
-            pkcs12Parameters[PKCS12Key.inMemory] = .boolean(true)
-        } else {
-            providerID = arguments.provider ?? ProviderID("")
-            parameters = try context.providerParameters(arguments.parameters, for: providerID)
-            if arguments.password.isGiven {
-                parameters[.init("password")] = .secret(
-                    try context.secret(arguments.password, prompt: "password: ") ?? Secret("")
-                )
-            }
-            if providerID == .pkcs12 {
-                provisionsStore = parameters[PKCS12Key.file] != nil || parameters[PKCS12Key.data] != nil
-                if try parameters.boolean(PKCS12Key.inMemory) == true { provisionsStore = false }
-                // The provider reads alias, store password and the rest from what was given.
-                pkcs12Parameters = pkcs12Parameters.merging(parameters)
-            } else {
-                // The provider works with what the caller gave, also when it holds a session.
-                providerParameters[providerID] = parameters
-            }
+        if let (name, value) = arguments.keySources.first,
+            let (providerID, source) = keySourcesByProvider.first(where: { $0.source.name == name })
+        {
+            let configuration = try source.configure(
+                ProviderKeySource.Request(value: value, context: context.providerContext) { prompt, isRequired in
+                    try context.secret(arguments.password, prompt: prompt, required: isRequired)
+                }
+            )
+            return SignKeySource(
+                providerID: providerID,
+                parameters: configuration.initialization,
+                registration: configuration.registration
+            )
         }
+        let providerID = arguments.provider ?? ProviderID("")
+        var parameters = try context.providerParameters(arguments.parameters, for: providerID)
+        if arguments.password.isGiven {
+            parameters[.init("password")] = .secret(
+                try context.secret(arguments.password, prompt: "password: ") ?? Secret("")
+            )
+        }
+        // The provider works with what the caller gave, also when it holds a session.
         return SignKeySource(
             providerID: providerID,
             parameters: parameters,
-            pkcs12Parameters: pkcs12Parameters,
-            providerParameters: providerParameters,
-            provisionsStore: provisionsStore
+            registration: parameters,
+            provisioning: try BuiltInProviders.all.first { $0.id == providerID }?
+                .provisioning(for: parameters, context: context.providerContext)
         )
     }
 
-    /// The signing identity from the key source; `--provider pkcs12 --param file=…` stores what it opens
-    /// (SAP's contract) and says where, never replacing an entry without `--replace-identity`.
+    /// Every provider's key sources with the provider's ID, in ``BuiltInProviders/all``'s order.
+    static var keySourcesByProvider: [(providerID: ProviderID, source: ProviderKeySource)] {
+        BuiltInProviders.all.flatMap { provider in provider.keySources.map { (provider.id, $0) } }
+    }
+
+    /// The key source options `sign` takes besides `--provider`.
+    static var keySources: [ProviderKeySource] { keySourcesByProvider.map(\.source) }
+
+    /// The signing identity from the key source; a provider that stores what it opens (SAP's
+    /// contract: `--provider pkcs12 --param file=…`) says where, and never replaces an entry without
+    /// `--replace-identity`.
     private static func openSigningIdentity(
         _ source: SignKeySource,
         _ arguments: SignOptions,
         _ context: CommandContext
     ) async throws -> (SigningCoordinator, SigningIdentity) {
-        let parameters = source.parameters
-        let registry = try context.makeRegistry(pkcs12: source.pkcs12Parameters, parameters: source.providerParameters)
+        let registry = try context.makeRegistry(parameters: [source.providerID: source.registration])
         let coordinator = SigningCoordinator(registry: registry, journal: try context.openJournal())
-        let identity: SigningIdentity
-        if source.provisionsStore {
-            // SAP's contract: initialize stores what it provisions. Say what and where, and never
-            // replace an entry silently.
-            let alias = try parameters.string(PKCS12Key.alias) ?? PKCS12CertificateProvider.defaultAlias
-            if try context.identityStore.metadata(alias: alias) != nil && !arguments.replaceIdentity {
-                throw CertificateProviderError(
-                    .alreadyExists,
-                    "an identity is already stored under the alias '\(alias)' in \(context.storeDirectory.path); "
-                        + "pass --replace-identity to replace it, --param alias=NAME to store under another name, or --p12 "
-                        + "FILE to sign without storing"
-                )
-            }
-            let provider = try await coordinator.provider(.pkcs12)
-            identity = try await provider.initialize(options: parameters)
-            let entry = context.storeDirectory.appendingPathComponent("identities").appendingPathComponent(alias).path
-            context.console.err(
-                "certsign: stored the identity of '\(identity.certificate.subject)' in the identity store as "
-                    + "'\(alias)' (\(entry)); '--identity \(alias)' signs with it again, '--p12 FILE' signs without "
-                    + "storing"
-            )
-        } else {
-            identity = try await coordinator.identity(for: source.providerID, parameters: parameters)
+        guard let provisioning = source.provisioning else {
+            return (coordinator, try await coordinator.identity(for: source.providerID, parameters: source.parameters))
         }
+        if provisioning.replacesEntry && !arguments.replaceIdentity {
+            throw CertificateProviderError(.alreadyExists, provisioning.refusal)
+        }
+        let identity = try await coordinator.provider(source.providerID).initialize(options: source.parameters)
+        context.console.err("certsign: \(provisioning.storedNote(identity))")
         return (coordinator, identity)
     }
 

@@ -16,8 +16,8 @@ extension Commands {
         }
 
         var documents: [String] = []
-        var identity: String?
-        var p12: String?
+        /// The providers' key source options given (`identity` → the alias), by name.
+        var keySources: [String: String] = [:]
         var provider: ProviderID?
         var parameters = ProviderParameterInput()
         var password = SecretInput()
@@ -62,25 +62,26 @@ extension Commands {
                 + appearanceOptions + approvalOptions
         }
 
-        /// Where the key comes from (one of three) and what unlocks it.
+        /// Where the key comes from (one of the providers' key sources or --provider) and what unlocks it.
         private static var keyOptions: [OptionBinding<Self>] {
-            var options: [OptionBinding<Self>] = [
+            var options: [OptionBinding<Self>] = Commands.keySources.map { source in
                 .value(
-                    \.identity,
-                    "--identity",
-                    "ALIAS",
-                    "sign with a stored identity (PASSWORD = its store password)",
-                    group: "key",
-                    convert: ValueConversions.alias
-                ),
-                .value(
-                    \.p12,
-                    "--p12",
-                    "FILE",
-                    "sign with a .p12/.pfx file used directly, nothing stored (PASSWORD = the file's password)",
-                    type: .file,
+                    \.keySources[source.name],
+                    "--\(source.name)",
+                    source.placeholder,
+                    source.summary,
+                    type: source.type.declared,
                     group: "key"
-                ),
+                ) { text in
+                    do {
+                        try source.check(text)
+                    } catch let error as ProviderCommand.UsageError {
+                        throw InvalidValue(message: error.message)
+                    }
+                    return text
+                }
+            }
+            options += [
                 .value(
                     \.provider,
                     "--provider",
@@ -88,7 +89,7 @@ extension Commands {
                     "sign with any registered provider ('certsign providers'), configured with --param,\n--param-env "
                         + "and --param-file; what you give is what it uses, also when it holds a session",
                     group: "key"
-                ) { ProviderID($0) },
+                ) { ProviderID($0) }
             ]
             options += .providerParameters(\.parameters)
             options += .password(\.password, "the password")
@@ -229,12 +230,13 @@ extension Commands {
         }
 
         func validate() throws {
-            let sources = [identity != nil, p12 != nil, provider != nil].filter { $0 }
-            guard sources.count == 1 else {
+            guard keySources.count + (provider == nil ? 0 : 1) == 1 else {
+                let names = Commands.keySources.map { "--\($0.name)" } + ["--provider"]
+                let synopses = Commands.keySources.map { "--\($0.name) \($0.placeholder)" } + ["--provider ID"]
                 throw InvalidValue(
-                    message: sources.isEmpty
-                        ? "say where the key comes from: --identity ALIAS, --p12 FILE or --provider ID"
-                        : "give only one of --identity, --p12 and --provider"
+                    message: keySources.isEmpty && provider == nil
+                        ? "say where the key comes from: \(Help.alternatives(synopses))"
+                        : "give only one of \(names.dropLast().joined(separator: ", ")) and \(names.last ?? "")"
                 )
             }
             if out != nil && documents.count > 1 {
