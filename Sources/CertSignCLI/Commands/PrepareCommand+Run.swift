@@ -28,6 +28,7 @@ extension Commands {
         let timestampClient =
             options.format == .pades ? try context.timestampClient(options.tsa, anchors: options.tsaCA) : nil
         var results: [PreparedDocument] = []
+        let queue = try namedQueueJournal(context)
         for path in options.documents {
             do {
                 var file = PendingFile(
@@ -45,6 +46,7 @@ extension Commands {
                 file.completion.document = absolutePath(path)
                 let pendingPath = pendingFilePath(for: path, directory: options.outputDirectory)
                 try file.write(to: pendingPath)
+                try await queue?.enqueuePendingWork([try queueItem(file, output: nil)])
                 let document = PreparedDocument(path, pendingFile: pendingPath, file)
                 results.append(document)
                 if !context.json { context.console.out(document.humanText) }
