@@ -614,8 +614,8 @@ let package = Package(
         .testTarget(
             name: "CSCProviderTests",
             dependencies: [
-                "CSCProvider", "EmulatorKit", "Signing", "SignatureJournal", "JSON", "HTTPClient",
-                "RemoteProviderSupport", "CertificateProviders",
+                "CSCProvider", "EmulatorKit", "Signing", "SignatureJournal", "SignatureJournalPostgres", "JSON",
+                "HTTPClient", "RemoteProviderSupport", "CertificateProviders",
                 "CertificateProvidersTesting",
                 "certsign",
             ],

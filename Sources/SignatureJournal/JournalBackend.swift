@@ -8,8 +8,10 @@
 /// journal's, written once; a backend only stores, reads and serialises appends: one append holds
 /// the chain's lock from reading the head to its commit, so every entry follows exactly one other.
 ///
+/// It also keeps the queue of pending work (``PendingWorkStore``).
+///
 /// Used by one actor at a time (the journal's), so implementations need not be thread-safe.
-package protocol JournalBackend: AnyObject {
+package protocol JournalBackend: PendingWorkStore {
     /// Where the journal is, for messages: a path or a URI without any password.
     var location: String { get }
 

@@ -28,6 +28,13 @@ public actor SignatureJournal {
     /// Where the journal is.
     public nonisolated let location: JournalLocation
     private let backend: any JournalBackend
+    /// Opens another connection to the same journal, for claims of pending work (nil in memory:
+    /// claims then run on this journal's own connection).
+    let reopen: (@Sendable () throws -> SignatureJournal)?
+    /// Journals of other connections, each free for the next claim.
+    var idleClaimJournals: [SignatureJournal] = []
+    /// Whether a claim's transaction is open on this journal's connection: appends then join it.
+    var claimIsOpen = false
 
     /// The database file of an SQLite journal (for a PostgreSQL journal, a URL naming its URI
     /// without any password).
@@ -98,9 +105,15 @@ public actor SignatureJournal {
     }
 
     /// A journal on `backend` (another product's backend, such as PostgreSQL's).
-    package init(location: JournalLocation, backend: any JournalBackend) {
+    /// - Parameter reopen: opens another connection to the same journal, for claims of pending work.
+    package init(
+        location: JournalLocation,
+        backend: any JournalBackend,
+        reopen: (@Sendable () throws -> SignatureJournal)? = nil
+    ) {
         self.location = location
         self.backend = backend
+        self.reopen = reopen
     }
 
     /// The number of frames (pages) in the WAL from which a commit asks for a checkpoint: 4000, about
@@ -113,10 +126,12 @@ public actor SignatureJournal {
         if Self.namesMemory(url) {
             location = .sqlite(Self.inMemoryURL)
             backend = try SQLiteJournalBackend(inMemory: ())
+            reopen = nil
             return
         }
         location = .sqlite(url)
         backend = try SQLiteJournalBackend(url: url, busyTimeout: busyTimeout, checkpointThreshold: checkpointThreshold)
+        reopen = { try SignatureJournal(url: url, busyTimeout: busyTimeout, checkpointThreshold: checkpointThreshold) }
     }
 
     /// The checkpoints the SQLite journal's own thread has run (tests).
@@ -137,7 +152,7 @@ public actor SignatureJournal {
     /// - Throws: `.alreadyExists` for a duplicate ID (nothing is added); the errors of ``append(_:)``.
     public func append(contentsOf records: [SignatureRecord]) throws {
         guard !records.isEmpty else { return }
-        try backend.appendEntries { head, _ in
+        try appendChain { head, _ in
             var previous = head
             return records.map { record in
                 let entry = JournalEntry(.sign, record, after: previous)
@@ -166,7 +181,7 @@ public actor SignatureJournal {
     public func remove(ids: [String]) throws -> Int {
         guard !ids.isEmpty else { return 0 }
         var removed = 0
-        try backend.appendEntries { head, currentSequence in
+        try appendChain { head, currentSequence in
             var previous = head
             var entries: [JournalEntry] = []
             var seen = Set<String>()
@@ -187,7 +202,7 @@ public actor SignatureJournal {
     /// - Throws: `.notStored` when there is no such record; the errors of ``append(_:)``.
     public func update(_ record: SignatureRecord) throws {
         var found = false
-        try backend.appendEntries { head, currentSequence in
+        try appendChain { head, currentSequence in
             guard try currentSequence(record.id) != nil else { return [] }
             found = true
             return [JournalEntry(.update, record, after: head)]
@@ -210,6 +225,17 @@ public actor SignatureJournal {
     /// Checks the store itself: SQLite's integrity check (PostgreSQL: that it answers).
     /// - Throws: `.storeCorrupted` with the findings when the database is damaged.
     public func checkIntegrity() throws { try backend.checkIntegrity() }
+
+    /// Appends to the chain, inside the claim's transaction while one is open on this connection.
+    private func appendChain(
+        _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]
+    ) throws {
+        if claimIsOpen {
+            try backend.appendEntriesInClaim(make)
+        } else {
+            try backend.appendEntries(make)
+        }
+    }
 
     /// The backend, for the chain walk in ``SignatureJournal/verify(expecting:)``.
     var chainBackend: any JournalBackend { backend }

@@ -11,12 +11,12 @@ import SignatureJournal
 /// starting at once on an empty database create it once and none fails; a schema newer than this
 /// build's is refused.
 final class PostgresJournalBackend: JournalBackend {
-    /// The PostgreSQL schema version this build writes.
-    static let schemaVersion: Int64 = 1
+    /// The PostgreSQL schema version this build writes: 2 added the queue of pending work.
+    static let schemaVersion: Int64 = 2
     /// The advisory-lock key of schema changes ("CSJ1", the SQLite journal's application_id).
     static let schemaLockKey: Int64 = 0x4353_4A31
 
-    private let connection: PostgresConnection
+    let connection: PostgresConnection
     var location: String { connection.location }
 
     /// Connects and prepares the schema.
@@ -60,7 +60,8 @@ final class PostgresJournalBackend: JournalBackend {
                 e.document_size, e.document_digest, e.digest_algorithm, e.format, e.detached, e.signature_path,
                 e.signature, e.host, e.pid, e.seq
             FROM journal_current c JOIN journal_entries e ON e.seq = c.seq;
-        """
+        """,
+        pendingWorkMigration,
     ]
 
     /// Creates or migrates the schema in one transaction under the advisory lock; refuses a newer one.
@@ -102,34 +103,39 @@ final class PostgresJournalBackend: JournalBackend {
     func appendEntries(
         _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]
     ) throws {
-        try connection.transaction {
-            let locked = try connection.executePrepared(
-                "certsign_lock_head",
-                "SELECT count, hash FROM journal_head WHERE singleton = 1 FOR UPDATE",
-                []
+        try connection.transaction { try appendEntriesInClaim(make) }
+    }
+
+    /// The body of ``appendEntries(_:)``, in a transaction the caller holds (its own, or a claim's).
+    func appendEntriesInClaim(
+        _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]
+    ) throws {
+        let locked = try connection.executePrepared(
+            "certsign_lock_head",
+            "SELECT count, hash FROM journal_head WHERE singleton = 1 FOR UPDATE",
+            []
+        )
+        guard locked.rows == 1 else { throw missingHead() }
+        let head = JournalHead(count: locked.integer(0, 0) ?? 0, hash: locked.bytes(0, 1) ?? [])
+        let entries = try make(head) { id in
+            let found = try connection.executePrepared(
+                "certsign_current",
+                "SELECT seq FROM journal_current WHERE id = $1",
+                [.text(id)]
             )
-            guard locked.rows == 1 else { throw missingHead() }
-            let head = JournalHead(count: locked.integer(0, 0) ?? 0, hash: locked.bytes(0, 1) ?? [])
-            let entries = try make(head) { id in
-                let found = try connection.executePrepared(
-                    "certsign_current",
-                    "SELECT seq FROM journal_current WHERE id = $1",
-                    [.text(id)]
-                )
-                return found.rows > 0 ? found.integer(0, 0) : nil
-            }
-            guard let last = entries.last else { return }
-            if entries.allSatisfy({ $0.kind == JournalEntry.Kind.sign.rawValue }) {
-                try insertSigned(entries)
-            } else {
-                for entry in entries { try insert(entry) }
-            }
-            try connection.executePrepared(
-                "certsign_set_head",
-                "UPDATE journal_head SET count = $1, hash = $2 WHERE singleton = 1",
-                [.integer(last.sequence), .bytes(last.hash)]
-            )
+            return found.rows > 0 ? found.integer(0, 0) : nil
         }
+        guard let last = entries.last else { return }
+        if entries.allSatisfy({ $0.kind == JournalEntry.Kind.sign.rawValue }) {
+            try insertSigned(entries)
+        } else {
+            for entry in entries { try insert(entry) }
+        }
+        try connection.executePrepared(
+            "certsign_set_head",
+            "UPDATE journal_head SET count = $1, hash = $2 WHERE singleton = 1",
+            [.integer(last.sequence), .bytes(last.hash)]
+        )
     }
 
     /// Rows per multi-row INSERT of `sign` entries (19 parameters each; a statement takes at most

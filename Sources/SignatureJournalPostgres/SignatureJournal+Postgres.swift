@@ -21,7 +21,11 @@ extension SignatureJournal {
         case .sqlite:
             try self.init(location: location, busyTimeout: busyTimeout)
         case .postgreSQL(let connectionString):
-            try self.init(location: location, backend: PostgresJournalBackend(connectionString: connectionString))
+            try self.init(
+                location: location,
+                backend: PostgresJournalBackend(connectionString: connectionString),
+                reopen: { try SignatureJournal(opening: location, busyTimeout: busyTimeout) }
+            )
         }
     }
 }

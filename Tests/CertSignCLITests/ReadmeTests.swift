@@ -134,6 +134,11 @@ import Testing
             ("pending cancel ID", Self.keys(PendingCancelDocument.CodingKeys.self)),
             ("pending resume ID", Self.keys(CompletedDocument.CodingKeys.self).subtracting(["error", "code"])),
             (
+                "pending list --journal URL`, `pending show ID --journal URL`, `pending cancel ID --journal URL",
+                Self.keys(QueueListDocument.CodingKeys.self).union(Self.keys(QueueItemDocument.CodingKeys.self))
+            ),
+            ("worker", Self.keys(WorkerSummaryDocument.CodingKeys.self)),
+            (
                 "sign --no-wait",
                 Self.keys(ApprovalOperationsDocument.CodingKeys.self).union(
                     Self.keys(ApprovalOperationDocument.CodingKeys.self)

@@ -291,8 +291,9 @@ import Testing
         // sign --format, --digest, --level, --page, --text, --font; csr --digest; dss login --api-version, --device;
         // dss sign --params; emulator --host, --port; emulator wait --timeout; identity import --alias;
         // tokens --module; prepare --format, --digest, --scheme, --level; pending list, show, cancel, resume --dir;
-        // pending resume --wait-timeout; sign --wait-timeout; verify, trust show, trust refresh --cache.
-        #expect(checked == 28)
+        // pending resume --wait-timeout; sign --wait-timeout; verify, trust show, trust refresh --cache;
+        // worker --poll-interval.
+        #expect(checked == 29)
         // The shown default of --format is the options value's initial property, not a second literal.
         let format = Commands.sign.options.first { $0.name == "--format" }
         #expect(format?.defaultValue == Commands.SignOptions().format.rawValue)

@@ -142,7 +142,7 @@ struct SignatureJournalChainTests {
         let head = try await journal.verify()
         #expect(head.count == 50)
         #expect(try await journal.count() == 50)
-        #expect(try Self.sqlite(path, "PRAGMA user_version") == "3")
+        #expect(try Self.sqlite(path, "PRAGMA user_version") == "\(SignatureJournal.schemaVersion)")
         // The chain follows the old rows' order: creation time, then insertion.
         let order = try Self.sqlite(
             path,

@@ -55,10 +55,16 @@ extension Commands {
         discussion: """
             One line per .pending file of the directory (not its subdirectories): the id, the document, the
             format, the digest and scheme the value must be made with, and when it was prepared. A file that is
-            not a pending signature is reported on standard error, and the exit code is then 1.
+            not a pending signature is reported on standard error, and the exit code is then 1. With a journal
+            named (--journal URL or CERTSIGN_JOURNAL), the journal's queue is listed instead: every item sign
+            --no-wait and prepare queued there, with its state (show and cancel then work on the queue too).
             """,
-        examples: ["certsign pending list", "certsign pending list --dir ~/to-sign"]
+        examples: [
+            "certsign pending list", "certsign pending list --dir ~/to-sign",
+            "certsign pending list --journal postgresql://signer@db.example/journal",
+        ]
     ) { (options: PendingOptions, context) in
+        if let queue = try namedQueueJournal(context) { return try await listQueue(queue, context) }
         let (found, unreadable) = try pendingFiles(in: options.directory, context)
         for (path, error) in unreadable {
             context.console.err(ErrorText.documentFailure(path, error, command: context.command))
@@ -90,6 +96,7 @@ extension Commands {
         summary: "show one pending signature: its document, level, signer and what to sign",
         examples: ["certsign pending show 749e2a45"]
     ) { (arguments: PendingIDOptions, context) in
+        if let queue = try namedQueueJournal(context) { return try await showQueueItem(arguments.id, queue, context) }
         let (path, file) = try pendingFile(id: arguments.id, in: arguments.directory, context)
         let document = PendingEntryDocument(path, file)
         context.emit(encoding: document, human: document.humanText)
@@ -101,10 +108,13 @@ extension Commands {
         summary: "cancel a pending signature: its .pending file is removed",
         discussion: """
             The .pending file is all that prepare leaves (a PDF's prepared update is inside it; the PDF was not
-            touched), so removing it cancels the signature: a value made for it later completes nothing.
+            touched), so removing it cancels the signature: a value made for it later completes nothing. With a
+            journal named (--journal URL), the queue's item is marked cancelled instead (no worker takes it; a
+            completed, declined or expired item is refused, exit 1).
             """,
         examples: ["certsign pending cancel 749e2a45"]
     ) { (arguments: PendingIDOptions, context) in
+        if let queue = try namedQueueJournal(context) { return try await cancelQueueItem(arguments.id, queue, context) }
         let (path, file) = try pendingFile(id: arguments.id, in: arguments.directory, context)
         try removePendingFile(path)
         context.emit(

@@ -94,7 +94,13 @@ struct PendingFile {
     ///   not a pending signature of `certsign prepare` (or was edited where that shows); the callers
     ///   name the file.
     init(contentsOf path: String, context: CommandContext) throws {
-        let bytes = Data(try context.readInputFile(path, what: "pending file"))
+        try self.init(jsonBytes: Data(try context.readInputFile(path, what: "pending file")))
+    }
+
+    /// Reads a pending file's JSON (a `.pending` file's bytes, or an item of the journal's queue).
+    /// - Throws: `.malformedInput` naming the field when it is not a pending signature of `certsign
+    ///   prepare`.
+    init(jsonBytes bytes: Data) throws {
         do {
             pending = try PendingSignature(jsonData: bytes)
             let object = try JSONSerialization.jsonObject(with: bytes) as? [String: Any]

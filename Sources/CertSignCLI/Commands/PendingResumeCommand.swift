@@ -74,33 +74,13 @@ extension Commands {
                 "operation \(remote.operationID) was started by provider '\(remote.providerID)', not '\(providerID)'"
             )
         }
-        let parameters = try context.providerParameters(options.parameters, for: providerID)
-        let registry = try context.makeRegistry(parameters: [providerID: parameters])
-        let coordinator = SigningCoordinator(registry: registry, journal: try context.openJournal())
-        let identity = try await coordinator.identity(for: providerID, parameters: parameters)
-        guard let key = identity.key as? any ApprovalSigningKey else {
-            throw CertificateProviderError.unsupportedOperation(
-                "provider '\(providerID)' cannot ask about operations that wait for an approval"
-            )
-        }
-        let value: [UInt8]
-        if options.waitTimeout > 0 {
-            value = try await key.waitForSignatures(
-                remote,
-                timeout: .seconds(options.waitTimeout),
-                progress: approvalProgress(context.console, operationID: remote.operationID)
-            )[0]
-        } else {
-            guard case .signed(let values) = try await key.status(of: remote) else {
-                throw CertificateProviderError(
-                    .timeout,
-                    "operation \(remote.operationID) still waits for approval; nothing was written. Run this again "
-                        + "once it is approved, or add --wait-timeout SECONDS"
-                )
-            }
-            value = values[0]
-        }
-        let result = try await completeOne(file, value: value, CompleteOptions(), coordinator, context)
+        let resumer = try await ApprovalResumer.open(
+            providerID,
+            options.parameters,
+            journal: try context.openJournal(),
+            context
+        )
+        let result = try await resumer.resume(file, waitTimeout: options.waitTimeout, context)
         try removePendingFile(path)
         let document = CompletedDocument(completed: path, file, result)
         context.emit(

@@ -28,6 +28,7 @@ extension Commands {
         let timestampClient =
             options.format == .pades ? try context.timestampClient(options.tsa, anchors: options.tsaCA) : nil
         var results: [PreparedDocument] = []
+        let queue = try namedQueueJournal(context)
         // The pending files are written a group at a time, made durable together (one flush per
         // file system, as a signing batch does), then reported in order.
         for start in stride(from: 0, to: options.documents.count, by: SigningCoordinator.batchGroupSize) {
@@ -56,7 +57,12 @@ extension Commands {
                     group.append((path, .failure(error)))
                 }
             }
-            for (path, outcome) in zip(group.map(\.path), try PendingFile.writeAll(group.map(\.outcome))) {
+            var written = try PendingFile.writeAll(group.map(\.outcome))
+            if let queue {
+                // One transaction for the group's queue items; when it fails, none of them is queued.
+                try await enqueue(&written, in: queue)
+            }
+            for (path, outcome) in zip(group.map(\.path), written) {
                 switch outcome {
                 case .success((let pendingPath, let file)):
                     let document = PreparedDocument(path, pendingFile: pendingPath, file)
@@ -129,4 +135,21 @@ extension Commands {
     /// `path` made absolute against the current directory (kept in the pending file, which
     /// `complete` may read from elsewhere).
     static func absolutePath(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+
+    /// Queues the written pending files of a group in `journal` in one transaction; when it fails,
+    /// each of them fails with its error (their `.pending` files stay).
+    private static func enqueue(
+        _ written: inout [Result<(String, PendingFile), CertificateProviderError>],
+        in journal: SignatureJournal
+    ) async throws {
+        let items = try written.compactMap { outcome in
+            try (try? outcome.get()).map { try queueItem($0.1, output: nil) }
+        }
+        guard !items.isEmpty else { return }
+        do {
+            try await journal.enqueuePendingWork(items)
+        } catch let error as CertificateProviderError {
+            written = written.map { outcome in (try? outcome.get()) == nil ? outcome : .failure(error) }
+        }
+    }
 }

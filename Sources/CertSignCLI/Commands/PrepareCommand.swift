@@ -7,7 +7,7 @@ import Signing
 /// key and kept in a `.pending` file; the value is made elsewhere and put in by `certsign complete`.
 extension Commands {
     static let pendingSigningCommands: [CommandDescriptor] = [
-        prepare, complete, pendingList, pendingShow, pendingCancel, pendingResume,
+        prepare, complete, pendingList, pendingShow, pendingCancel, pendingResume, worker,
     ]
 
     static var prepareUsage: String { prepare.usage }

@@ -85,7 +85,7 @@ extension Commands {
             started.append(ApprovalOperationDocument(document: Format.path(path), operation))
         }
         if approval.noWait {
-            return try writePendingOperations(run, prepared, started, outputs: outputs)
+            return try await writePendingOperations(run, prepared, started, outputs: outputs)
         }
         return try await waitForApprovals(run, key: key, prepared, outputs: outputs)
     }
@@ -96,9 +96,10 @@ extension Commands {
         _ prepared: [(PendingSignature, PendingRemoteSignature)],
         _ started: [ApprovalOperationDocument],
         outputs: [URL]
-    ) throws -> Int32 {
+    ) async throws -> Int32 {
         let arguments = run.arguments
         var documents = started
+        var queued: [PendingWorkItem] = []
         for (index, (pending, operation)) in prepared.enumerated() {
             let path = run.plan.documents[index]
             let file = PendingFile(
@@ -117,7 +118,12 @@ extension Commands {
             try file.write(to: pendingPath)
             documents[index].pendingFile = Format.path(pendingPath)
             documents[index].id = pending.id
+            if case .file(let output) = run.plan.outputs[index] {
+                queued.append(try queueItem(file, output: output.path))
+            }
         }
+        // With a journal named, the operations are queued there too, for `certsign worker`.
+        if run.context.journalLocation != nil { try await run.coordinator.journal.enqueuePendingWork(queued) }
         run.context.emit(
             encoding: ApprovalOperationsDocument(waiting: documents),
             human: documents.map(\.humanText).joined(separator: "\n")

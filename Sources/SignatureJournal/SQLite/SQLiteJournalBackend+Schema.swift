@@ -8,7 +8,7 @@ import Glibc
 /// Opening an SQLite journal: refusing foreign files, creating the schema, migrating older ones.
 extension SQLiteJournalBackend {
     /// The migrations, in order: `sqlMigrations[n]` takes the schema from version n to n + 1; the step 2 → 3
-    /// (the hash chain) is ``migrateToChain(_:)``.
+    /// (the hash chain) is ``migrateToChain(_:)``, the step 3 → 4 ``pendingWorkMigration``.
     static let sqlMigrations: [String] = [
         // 0 → 1: the signatures table.
         """
@@ -180,10 +180,10 @@ extension SQLiteJournalBackend {
     static func migrate(_ connection: SQLiteConnection, from version: Int64) throws {
         guard version < Self.schemaVersion else { return }
         for step in Int(version)..<Int(Self.schemaVersion) {
-            if step < sqlMigrations.count {
-                try connection.execute(sqlMigrations[step])
-            } else {
-                try migrateToChain(connection)
+            switch step {
+            case 2: try migrateToChain(connection)
+            case 3: try connection.execute(pendingWorkMigration)
+            default: try connection.execute(sqlMigrations[step])
             }
         }
         try connection.execute("PRAGMA user_version = \(Self.schemaVersion)")

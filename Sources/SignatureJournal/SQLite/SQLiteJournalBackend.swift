@@ -15,8 +15,8 @@ import Glibc
 /// `.storeCorrupted` and never overwritten. The WAL is checkpointed on a thread of the journal's
 /// own (``SQLiteCheckpointer``), so no commit waits for a checkpoint.
 final class SQLiteJournalBackend: JournalBackend {
-    /// The schema version this build writes: 3 added the hash chain.
-    static let schemaVersion: Int64 = 3
+    /// The schema version this build writes: 3 added the hash chain, 4 the queue of pending work.
+    static let schemaVersion: Int64 = 4
     /// The `application_id` marking a certsign journal ("CSJ1").
     static let applicationID: Int64 = 0x4353_4A31
 
@@ -69,21 +69,26 @@ final class SQLiteJournalBackend: JournalBackend {
     func appendEntries(
         _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]
     ) throws {
-        try connection.writeTransaction {
-            let head = try head()
-            let entries = try make(head) { id in try currentSequence(id) }
-            guard let last = entries.last else { return }
-            for entry in entries {
-                try withStatement("INSERT INTO journal_entries (\(Self.entryColumns)) VALUES (\(Self.placeholders))") {
-                    try $0.bind(Self.values(entry))
-                    _ = try $0.step()
-                }
-                try updateCurrent(entry)
-            }
-            try withStatement("UPDATE journal_head SET count = ?1, hash = ?2 WHERE singleton = 1") {
-                try $0.bind([.integer(last.sequence), .blob(last.hash)])
+        try connection.writeTransaction { try appendEntriesInClaim(make) }
+    }
+
+    /// The body of ``appendEntries(_:)``, in a write transaction the caller holds (its own, or a claim's).
+    func appendEntriesInClaim(
+        _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]
+    ) throws {
+        let head = try head()
+        let entries = try make(head) { id in try currentSequence(id) }
+        guard let last = entries.last else { return }
+        for entry in entries {
+            try withStatement("INSERT INTO journal_entries (\(Self.entryColumns)) VALUES (\(Self.placeholders))") {
+                try $0.bind(Self.values(entry))
                 _ = try $0.step()
             }
+            try updateCurrent(entry)
+        }
+        try withStatement("UPDATE journal_head SET count = ?1, hash = ?2 WHERE singleton = 1") {
+            try $0.bind([.integer(last.sequence), .blob(last.hash)])
+            _ = try $0.step()
         }
     }
 
