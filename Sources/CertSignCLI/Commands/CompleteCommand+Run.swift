@@ -17,13 +17,13 @@ extension Commands {
         var format: String
     }
 
-    /// Completes `file` with `value` through `coordinator` (which checks the value before writing
+    /// Completes `file` with `answer` through `coordinator` (which checks it before writing
     /// anything), at the level it was prepared for.
     /// - Throws: `.alreadyExists` when the output exists and `--force` was not given; the
     ///   coordinator's and the level's errors.
     static func completeOne(
         _ file: PendingFile,
-        value: [UInt8],
+        answer: PendingSignatureAnswer,
         _ options: CompleteOptions,
         _ coordinator: SigningCoordinator,
         _ context: CommandContext
@@ -56,7 +56,7 @@ extension Commands {
             }
             let completed = try await coordinator.completePDF(
                 file.pending,
-                signatureValue: value,
+                with: answer,
                 pdfAt: document,
                 writingTo: output,
                 options: completion
@@ -72,7 +72,7 @@ extension Commands {
         )
         let result = try await coordinator.complete(
             file.pending,
-            signatureValue: value,
+            with: answer,
             document: file.pending.detached ? nil : .file(document),
             options: signingOptions,
             output: output

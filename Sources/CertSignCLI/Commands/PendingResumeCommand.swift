@@ -100,7 +100,13 @@ extension Commands {
             }
             value = values[0]
         }
-        let result = try await completeOne(file, value: value, CompleteOptions(), coordinator, context)
+        let result = try await completeOne(
+            file,
+            answer: .signatureValue(value),
+            CompleteOptions(),
+            coordinator,
+            context
+        )
         try removePendingFile(path)
         let document = CompletedDocument(completed: path, file, result)
         context.emit(
