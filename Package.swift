@@ -599,6 +599,7 @@ let package = Package(
                 "CryptoProDSSProvider", "EmulatorKit", "JSON", "HTTPClient", "CertificateProviders",
                 "RemoteProviderSupport",
                 "CertificateProvidersTesting",
+                "certsign",
             ],
             swiftSettings: swiftSettings
         ),

@@ -18,12 +18,14 @@ extension Commands {
     }
 
     /// Completes `file` with `answer` through `coordinator` (which checks it before writing
-    /// anything), at the level it was prepared for.
+    /// anything), at the level it was prepared for, recording it under `provider` (the one whose
+    /// service answered, or `external`).
     /// - Throws: `.alreadyExists` when the output exists and `--force` was not given; the
     ///   coordinator's and the level's errors.
     static func completeOne(
         _ file: PendingFile,
         answer: PendingSignatureAnswer,
+        provider: ProviderID = SigningCoordinator.externalSignerID,
         _ options: CompleteOptions,
         _ coordinator: SigningCoordinator,
         _ context: CommandContext
@@ -59,6 +61,7 @@ extension Commands {
                 with: answer,
                 pdfAt: document,
                 writingTo: output,
+                provider: provider,
                 options: completion
             )
             return CompletedSignature(
@@ -74,6 +77,7 @@ extension Commands {
             file.pending,
             with: answer,
             document: file.pending.detached ? nil : .file(document),
+            provider: provider,
             options: signingOptions,
             output: output
         )

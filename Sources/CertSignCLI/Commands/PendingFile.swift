@@ -25,6 +25,10 @@ struct PendingFile {
         /// The operation on the provider's service that waits for a person's approval (`sign
         /// --no-wait`); nil when the value comes from elsewhere (`prepare`).
         var remote: PendingRemoteSignature?
+        /// `declined` or `expired` once `pending resume` heard so from the provider (the file stays,
+        /// for the record, until `pending cancel` removes it); nil while the operation may still be
+        /// approved.
+        var outcome: String?
     }
 
     var pending: PendingSignature

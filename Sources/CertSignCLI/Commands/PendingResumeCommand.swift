@@ -44,9 +44,12 @@ extension Commands {
         summary: "finish a signature that waited for a person's approval (sign --no-wait)",
         discussion: """
             The provider is opened with --param, --param-env and --param-file as 'sign' opens it, and asked about
-            the operation the pending file names. Approved: the signature is checked, written beside the document,
-            recorded in the journal and the pending file removed. Still waiting, declined or expired: exit 1 with
-            the operation ID, nothing written, the pending file kept ('certsign pending cancel ID' removes it).
+            the operation the pending file names (a CSC operation, a CryptoPro DSS transaction). Approved: the
+            answer (the key's value, or the CMS the server built) is checked against the prepared document and
+            certificate, the signature written beside the document, recorded in the journal under the provider
+            and the pending file removed. Still waiting, declined or expired: exit 1 with the operation ID,
+            nothing written, the pending file kept; a declined or expired one is marked so ('certsign pending
+            show ID'), and 'certsign pending cancel ID' removes it.
             """,
         examples: [
             "certsign pending resume 749e2a45 --param url=https://csc.example --param-env clientSecret=CSC_SECRET"
@@ -78,31 +81,23 @@ extension Commands {
         let registry = try context.makeRegistry(parameters: [providerID: parameters])
         let coordinator = SigningCoordinator(registry: registry, journal: try context.openJournal())
         let identity = try await coordinator.identity(for: providerID, parameters: parameters)
-        guard let key = identity.key as? any ApprovalSigningKey else {
+        let provider = try await coordinator.provider(providerID)
+        guard let route = ApprovalRoute.of(provider, identity: identity, requiringWait: false) else {
             throw CertificateProviderError.unsupportedOperation(
                 "provider '\(providerID)' cannot ask about operations that wait for an approval"
             )
         }
-        let value: [UInt8]
-        if options.waitTimeout > 0 {
-            value = try await key.waitForSignatures(
-                remote,
-                timeout: .seconds(options.waitTimeout),
-                progress: approvalProgress(context.console, operationID: remote.operationID)
-            )[0]
-        } else {
-            guard case .signed(let values) = try await key.status(of: remote) else {
-                throw CertificateProviderError(
-                    .timeout,
-                    "operation \(remote.operationID) still waits for approval; nothing was written. Run this again "
-                        + "once it is approved, or add --wait-timeout SECONDS"
-                )
-            }
-            value = values[0]
+        let answer: PendingSignatureAnswer
+        do {
+            answer = try await approvedAnswer(remote, route: route, waitTimeout: options.waitTimeout, context)
+        } catch let error as CertificateProviderError where [.approvalDeclined, .approvalExpired].contains(error.code) {
+            try markPendingFile(path, file, outcome: error.code)
+            throw error
         }
         let result = try await completeOne(
             file,
-            answer: .signatureValue(value),
+            answer: answer,
+            provider: providerID,
             CompleteOptions(),
             coordinator,
             context
