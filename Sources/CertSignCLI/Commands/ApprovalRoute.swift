@@ -15,7 +15,7 @@ enum ApprovalRoute {
     /// (`requiringWait`: as configured now; else whether it can answer about an operation at all,
     /// as `pending resume` needs).
     static func of(
-        _ provider: any CertificateProvider,
+        _ provider: (any CertificateProvider)?,
         identity: SigningIdentity,
         requiringWait: Bool = true
     ) -> ApprovalRoute? {

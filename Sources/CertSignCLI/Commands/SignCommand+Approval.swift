@@ -27,7 +27,8 @@ extension Commands {
     ///   or for standard input or output; `.unsupportedOperation` for PAdES.
     static func signAwaitingApproval(_ run: SignRun) async throws -> Int32? {
         let approval = run.arguments.approval
-        let provider = try await run.coordinator.provider(run.source.providerID)
+        // Only a provider the coordinator can make can wait on its server; otherwise only the key can.
+        let provider = try? await run.coordinator.provider(run.source.providerID)
         guard let route = ApprovalRoute.of(provider, identity: run.identity) else {
             if approval.noWait || approval.waitTimeout != nil {
                 throw CertificateProviderError.invalidParameter(
