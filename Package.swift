@@ -608,6 +608,7 @@ let package = Package(
                 "CryptoProDSSProvider", "EmulatorKit", "JSON", "HTTPClient", "CertificateProviders",
                 "RemoteProviderSupport",
                 "CertificateProvidersTesting",
+                "certsign",
             ],
             swiftSettings: swiftSettings
         ),

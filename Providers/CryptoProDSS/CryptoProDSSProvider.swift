@@ -271,6 +271,21 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning, C
     ///   document over `maxUploadBytes` in `content` mode; as
     ///   ``CryptoProDSSClient/sign(document:certificateID:pin:parameters:)``.
     public func signDocument(_ request: DocumentSigningRequest) async throws -> [UInt8] {
+        let upload = try await upload(request)
+        let signature = try await signOrConfirm(
+            upload.document,
+            session: upload.session,
+            pin: upload.pin,
+            parameters: upload.parameters
+        )
+        try await refreshCache(upload.session, parameters: parameters)
+        return signature
+    }
+
+    /// What one signing call sends: the session, the document or its digest, the PIN and the
+    /// signature parameters for `request`.
+    /// - Throws: `.unsupportedAlgorithm` for a format other than CAdES or CMS; as the upload mode.
+    func upload(_ request: DocumentSigningRequest) async throws -> DocumentUpload {
         let type: CryptoProSignatureType
         switch request.format {
         case .cadesBES: type = .cades
@@ -292,14 +307,12 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning, C
             sendsContent
             ? try CryptoProDSSProvider.content(of: request, certificate: certificate)
             : try CryptoProDSSProvider.digest(of: request, certificate: certificate)
-        let signature = try await signOrConfirm(
-            document,
+        return DocumentUpload(
             session: session,
+            document: document,
             pin: try parameters.secret(ParameterKey.pin) ?? session.pin,
             parameters: CryptoProSignatureParameters(type: type, isDetached: request.isDetached, isHash: !sendsContent)
         )
-        try await refreshCache(session, parameters: parameters)
-        return signature
     }
 
     /// The user's certificates on the server, through the current session.

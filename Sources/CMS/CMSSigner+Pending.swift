@@ -145,6 +145,43 @@ extension CMSSigner {
         attachedContent: [UInt8]? = nil
     ) throws -> [UInt8] {
         try checkContent(attachedContent, of: pending)
+        let prepared = try rebuild(pending, attachedContent: attachedContent)
+        guard
+            pending.certificate.isValidSignature(
+                signatureValue,
+                forDigest: pending.digestToSign,
+                digestAlgorithm: pending.digestAlgorithm,
+                scheme: pending.scheme
+            )
+        else {
+            throw CertificateProviderError(
+                .signatureValueInvalid,
+                "the signature value (\(signatureValue.count) bytes) does not verify with the key of "
+                    + "'\(pending.certificate.subject)' over the \(pending.digestAlgorithm.displayName) digest of "
+                    + "pending signature \(pending.id) (\(pending.scheme)): it was made with another key, over "
+                    + "other bytes or with another scheme; nothing was written"
+            )
+        }
+        return try SignedDataBuilder.finish(prepared, signature: signatureValue)
+    }
+
+    /// Checks that a pending signature was not edited: its signed attributes, built again from its
+    /// fields, are its ``PendingSignature/dataToSign``; and that `attachedContent` is what it needs
+    /// (the prepared document for an attached one, nothing for a detached one).
+    /// - Throws: `.pendingSignatureMismatch` for an edited pending signature or other content;
+    ///   `.invalidParameter` for content missing or not wanted.
+    package static func checkUnaltered(_ pending: PendingSignature, attachedContent: [UInt8]?) throws {
+        try checkContent(attachedContent, of: pending)
+        _ = try rebuild(pending, attachedContent: attachedContent)
+    }
+
+    /// The SignedData the pending signature's fields make, waiting for its value.
+    /// - Throws: `.pendingSignatureMismatch` when its signed attributes are not the pending
+    ///   signature's data to sign (an edited pending signature).
+    private static func rebuild(
+        _ pending: PendingSignature,
+        attachedContent: [UInt8]?
+    ) throws -> SignedDataBuilder.Pending {
         // A PAdES signature is a CAdES one whose claimed time is the PDF's /M, not an attribute.
         let rebuilt = try SignedDataBuilder.prepare(
             digest: pending.contentDigest,
@@ -164,23 +201,7 @@ extension CMSSigner {
                     + "certificate, digest and signing time; prepare the document again"
             )
         }
-        guard
-            pending.certificate.isValidSignature(
-                signatureValue,
-                forDigest: pending.digestToSign,
-                digestAlgorithm: pending.digestAlgorithm,
-                scheme: pending.scheme
-            )
-        else {
-            throw CertificateProviderError(
-                .signatureValueInvalid,
-                "the signature value (\(signatureValue.count) bytes) does not verify with the key of "
-                    + "'\(pending.certificate.subject)' over the \(pending.digestAlgorithm.displayName) digest of "
-                    + "pending signature \(pending.id) (\(pending.scheme)): it was made with another key, over "
-                    + "other bytes or with another scheme; nothing was written"
-            )
-        }
-        return try SignedDataBuilder.finish(prepared, signature: signatureValue)
+        return prepared
     }
 
     /// Builds the pending signature of `digest`.

@@ -119,14 +119,40 @@ extension PDFSigner {
         writingTo output: URL,
         options: PDFCompletionOptions = PDFCompletionOptions()
     ) async throws -> PDFSigningResult {
-        try await completeReading(pending, signatureValue: signatureValue, input, output, options).result
+        try await completeReading(pending, answer: .signatureValue(signatureValue), input, output, options).result
     }
 
-    /// ``complete(_:signatureValue:pdfAt:writingTo:options:)``, returning also the original PDF's
-    /// digest with the pending signature's algorithm (what the journal records).
+    /// Completes a prepared PAdES signature with its answer: the value its key made (as
+    /// ``complete(_:signatureValue:pdfAt:writingTo:options:)``), or a CMS made elsewhere over the
+    /// prepared ByteRange digest (pyHanko's signer, a service), whose signer must be the prepared
+    /// certificate and whose messageDigest the prepared digest (`PendingSignatureAnswer`). The CMS
+    /// goes into the reserved `/Contents` as it is, with the timestamp and level `options` ask for.
+    /// - Parameters:
+    ///   - pending: what ``prepare(pdfAt:certificate:chain:scheme:options:)`` made.
+    ///   - answer: `.signatureValue(bytes)` or `.cms(bytes)`.
+    ///   - input: the PDF it was prepared for.
+    ///   - output: where to write (as for ``complete(_:signatureValue:pdfAt:writingTo:options:)``).
+    ///   - options: the timestamp authority and long-term level.
+    /// - Returns: the field name, ByteRange, sizes and timestamp.
+    /// - Throws: as ``complete(_:signatureValue:pdfAt:writingTo:options:)``; for a CMS also
+    ///   `.malformedInput` and `.pendingSignatureMismatch` (another signer, document or digest), and
+    ///   `.invalidParameter` when it is larger than the room reserved. Nothing is written when it throws.
+    @discardableResult
+    public static func complete(
+        _ pending: PendingSignature,
+        with answer: PendingSignatureAnswer,
+        pdfAt input: URL,
+        writingTo output: URL,
+        options: PDFCompletionOptions = PDFCompletionOptions()
+    ) async throws -> PDFSigningResult {
+        try await completeReading(pending, answer: answer, input, output, options).result
+    }
+
+    /// ``complete(_:with:pdfAt:writingTo:options:)``, returning also the original PDF's digest with
+    /// the pending signature's algorithm (what the journal records).
     static func completeReading(
         _ pending: PendingSignature,
-        signatureValue: [UInt8],
+        answer: PendingSignatureAnswer,
         _ input: URL,
         _ output: URL,
         _ options: PDFCompletionOptions
@@ -136,8 +162,8 @@ extension PDFSigner {
                 "pending signature \(pending.id) (\(pending.format)) is not a PDF signature: complete it as CMS"
             )
         }
-        // The value, and the signed attributes against the pending fields, before any file is opened.
-        var cms = try CMSSigner.complete(pending, signatureValue: signatureValue)
+        // The answer, and the signed attributes against the pending fields, before any file is opened.
+        var cms = try answer.signature(for: pending, attachedContent: nil)
         let inPlace = input.standardizedFileURL.path == output.standardizedFileURL.path
         let replacing = inPlace || options.replacesExistingOutput
         let temporary = try makeTemporary(for: output, replacing: replacing)

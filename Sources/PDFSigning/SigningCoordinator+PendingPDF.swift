@@ -39,12 +39,8 @@ extension SigningCoordinator {
         try PDFSigner.prepare(pdfAt: input, certificate: certificate, chain: chain, scheme: scheme, options: options)
     }
 
-    /// Completes a pending PAdES signature with the value its key made (checked before anything is
-    /// written; see ``PDFSigner/complete(_:signatureValue:pdfAt:writingTo:options:)``), adds the
-    /// level `options` ask for, writes the signed PDF atomically and records it in the journal.
-    ///
-    /// When the journal row cannot be written, a new output is removed again (no signed file
-    /// without its row); a PDF completed in place stays signed and the error says so.
+    /// Completes a pending PAdES signature with the value its key made; see
+    /// ``completePDF(_:with:pdfAt:writingTo:provider:options:)``.
     /// - Parameters:
     ///   - pending: what ``preparePDF(at:certificate:chain:scheme:options:)`` made, here or in
     ///     another process.
@@ -54,7 +50,7 @@ extension SigningCoordinator {
     ///   - provider: the ID the journal records the signature under.
     ///   - options: B-T, B-LT or B-LTA, and whether an existing output is replaced.
     /// - Returns: the signing result, the journal row and the output.
-    /// - Throws: as ``PDFSigner/complete(_:signatureValue:pdfAt:writingTo:options:)``; journal errors.
+    /// - Throws: as ``completePDF(_:with:pdfAt:writingTo:provider:options:)``.
     public func completePDF(
         _ pending: PendingSignature,
         signatureValue: [UInt8],
@@ -63,9 +59,44 @@ extension SigningCoordinator {
         provider: ProviderID = SigningCoordinator.externalSignerID,
         options: PDFCompletionOptions = PDFCompletionOptions()
     ) async throws -> CompletedPDF {
+        try await completePDF(
+            pending,
+            with: .signatureValue(signatureValue),
+            pdfAt: input,
+            writingTo: output,
+            provider: provider,
+            options: options
+        )
+    }
+
+    /// Completes a pending PAdES signature with its answer (the value its key made, or a CMS made
+    /// elsewhere over the prepared ByteRange digest; checked before anything is written, see
+    /// ``PDFSigner/complete(_:with:pdfAt:writingTo:options:)``), adds the level `options` ask for,
+    /// writes the signed PDF atomically and records it in the journal.
+    ///
+    /// When the journal row cannot be written, a new output is removed again (no signed file
+    /// without its row); a PDF completed in place stays signed and the error says so.
+    /// - Parameters:
+    ///   - pending: what ``preparePDF(at:certificate:chain:scheme:options:)`` made, here or in
+    ///     another process.
+    ///   - answer: `.signatureValue(bytes)` or `.cms(bytes)`.
+    ///   - input: the PDF it was prepared for.
+    ///   - output: where to write (the input itself to sign in place).
+    ///   - provider: the ID the journal records the signature under.
+    ///   - options: B-T, B-LT or B-LTA, and whether an existing output is replaced.
+    /// - Returns: the signing result, the journal row and the output.
+    /// - Throws: as ``PDFSigner/complete(_:with:pdfAt:writingTo:options:)``; journal errors.
+    public func completePDF(
+        _ pending: PendingSignature,
+        with answer: PendingSignatureAnswer,
+        pdfAt input: URL,
+        writingTo output: URL,
+        provider: ProviderID = SigningCoordinator.externalSignerID,
+        options: PDFCompletionOptions = PDFCompletionOptions()
+    ) async throws -> CompletedPDF {
         let (result, documentDigest) = try await PDFSigner.completeReading(
             pending,
-            signatureValue: signatureValue,
+            answer: answer,
             input,
             output,
             options

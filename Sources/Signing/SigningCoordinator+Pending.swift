@@ -60,22 +60,18 @@ extension SigningCoordinator {
         return pending.describing(documentName: document.name, size: digested.size)
     }
 
-    /// Completes a pending signature with the value its key made: checks it (see
-    /// `CMSSigner.complete(_:signatureValue:attachedContent:)`), adds the level `options` ask for
-    /// (B-T, B-LT, B-LTA), writes it atomically to `output` (when given) and records it in the journal.
+    /// Completes a pending signature with the value its key made; see
+    /// ``complete(_:with:document:provider:options:output:)``.
     /// - Parameters:
     ///   - pending: what ``prepare(document:certificate:chain:scheme:options:progress:)`` made, here or
     ///     in another process.
     ///   - signatureValue: the key's signature of the pending signature's data to sign.
-    ///   - document: the document again, for an attached signature (its digest must be the prepared
-    ///     one); nil for a detached one.
+    ///   - document: the document again, for an attached signature; nil for a detached one.
     ///   - provider: the ID the journal records the signature under.
     ///   - options: the level upgrade (the other options were fixed when it was prepared).
     ///   - output: the file to write, or nil to keep the signature in the journal.
     /// - Returns: the result, as ``sign(document:provider:parameters:options:output:progress:)``'s.
-    /// - Throws: `.signatureValueInvalid`, `.pendingSignatureMismatch`, `.invalidParameter` as the
-    ///   `CMSSigner` variant; the level's errors; `.fileSystem`; journal errors. Nothing is written or
-    ///   recorded when it throws.
+    /// - Throws: as ``complete(_:with:document:provider:options:output:)``.
     public func complete(
         _ pending: PendingSignature,
         signatureValue: [UInt8],
@@ -84,13 +80,42 @@ extension SigningCoordinator {
         options: SigningOptions = SigningOptions(),
         output: URL? = nil
     ) async throws -> SigningResult {
-        let item = PendingCompletion(
+        try await complete(
             pending,
-            signatureValue: signatureValue,
+            with: .signatureValue(signatureValue),
             document: document,
+            provider: provider,
             options: options,
             output: output
         )
+    }
+
+    /// Completes a pending signature with its answer: the value its key made, or a CMS made
+    /// elsewhere over the same document (see ``PendingSignatureAnswer``). The answer is checked
+    /// first; then the level `options` ask for (B-T, B-LT, B-LTA) is added, the signature written
+    /// atomically to `output` (when given) and recorded in the journal.
+    /// - Parameters:
+    ///   - pending: what ``prepare(document:certificate:chain:scheme:options:progress:)`` made, here or
+    ///     in another process.
+    ///   - answer: `.signatureValue(bytes)` or `.cms(bytes)`.
+    ///   - document: the document again, for an attached signature (its digest must be the prepared
+    ///     one); nil for a detached one.
+    ///   - provider: the ID the journal records the signature under.
+    ///   - options: the level upgrade (the other options were fixed when it was prepared).
+    ///   - output: the file to write, or nil to keep the signature in the journal.
+    /// - Returns: the result, as ``sign(document:provider:parameters:options:output:progress:)``'s.
+    /// - Throws: `.signatureValueInvalid`, `.pendingSignatureMismatch`, `.malformedInput`,
+    ///   `.invalidParameter` as ``PendingSignatureAnswer`` says; the level's errors; `.fileSystem`;
+    ///   journal errors. Nothing is written or recorded when it throws.
+    public func complete(
+        _ pending: PendingSignature,
+        with answer: PendingSignatureAnswer,
+        document: Document? = nil,
+        provider: ProviderID = SigningCoordinator.externalSignerID,
+        options: SigningOptions = SigningOptions(),
+        output: URL? = nil
+    ) async throws -> SigningResult {
+        let item = PendingCompletion(pending, with: answer, document: document, options: options, output: output)
         let result = try await completedSignature(item, provider: provider, writing: true)
         try await record([result])
         return result
@@ -116,7 +141,7 @@ extension SigningCoordinator {
             )
             .content
         }
-        let signature = try CMSSigner.complete(pending, signatureValue: item.signatureValue, attachedContent: content)
+        let signature = try item.answer.signature(for: pending, attachedContent: content)
         let name = pending.documentName ?? item.document?.name ?? pending.id
         // Without a level to add, no hop off the actor (one per document in a batch of thousands).
         let upgraded =

@@ -7,8 +7,9 @@ public import Foundation
 public struct PendingCompletion: Sendable {
     /// What was prepared, here or in another process.
     public var pending: PendingSignature
-    /// The key's signature of the pending signature's data to sign.
-    public var signatureValue: [UInt8]
+    /// The answer: the key's signature of the pending signature's data to sign, or a CMS made
+    /// elsewhere over the same document.
+    public var answer: PendingSignatureAnswer
     /// The document again, for an attached signature (its digest must be the prepared one); nil for
     /// a detached one.
     public var document: Document?
@@ -18,7 +19,22 @@ public struct PendingCompletion: Sendable {
     public var output: URL?
 
     /// Describes one completion; the parameters are those of
-    /// ``SigningCoordinator/complete(_:signatureValue:document:provider:options:output:)``.
+    /// ``SigningCoordinator/complete(_:with:document:provider:options:output:)``.
+    public init(
+        _ pending: PendingSignature,
+        with answer: PendingSignatureAnswer,
+        document: Document? = nil,
+        options: SigningOptions = SigningOptions(),
+        output: URL? = nil
+    ) {
+        self.pending = pending
+        self.answer = answer
+        self.document = document
+        self.options = options
+        self.output = output
+    }
+
+    /// Describes one completion with the value the key made (`.signatureValue(signatureValue)`).
     public init(
         _ pending: PendingSignature,
         signatureValue: [UInt8],
@@ -26,11 +42,7 @@ public struct PendingCompletion: Sendable {
         options: SigningOptions = SigningOptions(),
         output: URL? = nil
     ) {
-        self.pending = pending
-        self.signatureValue = signatureValue
-        self.document = document
-        self.options = options
-        self.output = output
+        self.init(pending, with: .signatureValue(signatureValue), document: document, options: options, output: output)
     }
 }
 

@@ -74,3 +74,37 @@ extension PyHankoSigner {
         try #require(result.status == 0, "pyHanko \(kind) signing: \(result.errorOutput)")
     }
 }
+
+extension PyHankoSigner {
+    /// pyHanko's `Signer.async_sign` over a precomputed digest: a detached CAdES-BES CMS (DER) whose
+    /// messageDigest is `digest`, made by another implementation than ours, as a signer elsewhere
+    /// answers a prepared PDF's ByteRange digest (`pades`: without a signing-time attribute).
+    /// - Returns: the CMS.
+    public static func signDigest(
+        _ digest: [UInt8],
+        algorithm: String = "sha256",
+        key: String,
+        certificate: String,
+        pades: Bool = true,
+        in directory: TemporaryDirectory
+    ) throws -> [UInt8] {
+        let script = """
+            import sys, asyncio, base64
+            from pyhanko.sign import signers
+            signer = signers.SimpleSigner.load(sys.argv[1], sys.argv[2])
+            digest = base64.b64decode(sys.argv[3])
+            signed = asyncio.run(signer.async_sign(digest, sys.argv[4], use_pades=sys.argv[5] == 'pades'))
+            open(sys.argv[6], 'wb').write(signed.dump())
+            """
+        let output = directory.path("pyhanko-\(UUID().uuidString).p7s")
+        let result = try ExternalTool.run(
+            "python3",
+            [
+                "-c", script, key, certificate, Data(digest).base64EncodedString(), algorithm,
+                pades ? "pades" : "cades", output,
+            ]
+        )
+        try #require(result.status == 0, "pyHanko async_sign: \(result.errorOutput)")
+        return try Array(Data(contentsOf: URL(fileURLWithPath: output)))
+    }
+}

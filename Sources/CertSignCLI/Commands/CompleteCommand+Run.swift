@@ -17,23 +17,26 @@ extension Commands {
         var format: String
     }
 
-    /// Completes `file` with `value` through `coordinator` (which checks the value before writing
-    /// anything), at the level it was prepared for.
+    /// Completes `file` with `answer` through `coordinator` (which checks it before writing
+    /// anything), at the level it was prepared for, recording it under `provider` (the one whose
+    /// service answered, or `external`).
     /// - Throws: `.alreadyExists` when the output exists and `--force` was not given; the
     ///   coordinator's and the level's errors.
     static func completeOne(
         _ file: PendingFile,
-        value: [UInt8],
+        answer: PendingSignatureAnswer,
+        provider: ProviderID = SigningCoordinator.externalSignerID,
         _ options: CompleteOptions,
         _ coordinator: SigningCoordinator,
         _ context: CommandContext
     ) async throws -> CompletedSignature {
         guard file.isPAdES else {
-            let item = try completion(file, value: value, options, context)
+            let item = try completion(file, answer: answer, options, context)
             let result = try await coordinator.complete(
                 item.pending,
-                signatureValue: item.signatureValue,
+                with: item.answer,
                 document: item.document,
+                provider: provider,
                 options: item.options,
                 output: item.output
             )
@@ -47,9 +50,10 @@ extension Commands {
         }
         let completed = try await coordinator.completePDF(
             file.pending,
-            signatureValue: value,
+            with: answer,
             pdfAt: document,
             writingTo: output,
+            provider: provider,
             options: completion
         )
         return CompletedSignature(
@@ -59,13 +63,13 @@ extension Commands {
         )
     }
 
-    /// What completing the CAdES `file` with `value` takes (``SigningCoordinator/completeEach``
+    /// What completing the CAdES `file` with `answer` takes (``SigningCoordinator/completeEach``
     /// completes many together): its output, and the level it was prepared for.
     /// - Throws: `.alreadyExists` when the output exists and `--force` was not given; the level's
     ///   set-up errors (a TSA URL, `--ca` files).
     static func completion(
         _ file: PendingFile,
-        value: [UInt8],
+        answer: PendingSignatureAnswer,
         _ options: CompleteOptions,
         _ context: CommandContext
     ) throws -> PendingCompletion {
@@ -73,7 +77,7 @@ extension Commands {
         let (client, collector) = try levelServices(file, context)
         return PendingCompletion(
             file.pending,
-            signatureValue: value,
+            with: answer,
             document: file.pending.detached ? nil : .file(document),
             options: SigningOptions(
                 levelUpgrade: try SigningOptions.levelUpgrade(for: file.level, authority: client, collector: collector)

@@ -8,10 +8,11 @@ import Signing
 /// value, checked before anything is written; the signature is written, raised to the prepared
 /// level, recorded in the journal, and the pending file removed.
 extension Commands {
-    /// `certsign complete PENDING... (--signature-value FILE... | --signature-value-dir DIR)`.
+    /// `certsign complete PENDING... (--signature-value FILE... | --signature-value-dir DIR | --cms FILE...)`.
     struct CompleteOptions: CommandOptions {
         var pendingFiles: [String] = []
         var signatureValues: [String] = []
+        var cmsFiles: [String] = []
         var signatureValueDirectory: String?
         var outputDirectory: String?
         var inPlace = false
@@ -29,6 +30,14 @@ extension Commands {
                     "FILE",
                     "the signature value of each PENDING, in order (one FILE per PENDING; '-' reads standard input,\n"
                         + "with one PENDING): raw bytes as openssl pkeyutl -sign writes them, or hex or base64 text",
+                    type: .file
+                ),
+                .repeatable(
+                    \.cmsFiles,
+                    "--cms",
+                    "FILE",
+                    "instead of a value: a CMS signature of each PENDING's document made elsewhere (openssl cms\n"
+                        + "-sign -cades, pyHanko over a PDF's digest), DER or PEM, one FILE per PENDING in order",
                     type: .file
                 ),
                 .value(
@@ -51,9 +60,12 @@ extension Commands {
         }
 
         func validate() throws {
-            if signatureValues.isEmpty == (signatureValueDirectory == nil) {
+            let sources = [!signatureValues.isEmpty, signatureValueDirectory != nil, !cmsFiles.isEmpty]
+            if sources.filter({ $0 }).count != 1 {
                 throw InvalidValue(
-                    message: "give the values with --signature-value FILE... or --signature-value-dir DIR"
+                    message:
+                        "give the values with --signature-value FILE..., --signature-value-dir DIR or --cms FILE..."
+                        + " (one of them)"
                 )
             }
             if !signatureValues.isEmpty, signatureValues.count != pendingFiles.count {
@@ -62,8 +74,14 @@ extension Commands {
                         + "\(signatureValues.count) --signature-value)"
                 )
             }
-            if signatureValues.contains("-"), pendingFiles.count > 1 {
-                throw InvalidValue(message: "--signature-value - (standard input) completes one PENDING")
+            if !cmsFiles.isEmpty, cmsFiles.count != pendingFiles.count {
+                throw InvalidValue(
+                    message: "give one --cms per PENDING, in order (\(pendingFiles.count) PENDING, "
+                        + "\(cmsFiles.count) --cms)"
+                )
+            }
+            if (signatureValues + cmsFiles).contains("-"), pendingFiles.count > 1 {
+                throw InvalidValue(message: "--signature-value - and --cms - (standard input) complete one PENDING")
             }
             if inPlace, outputDirectory != nil {
                 throw InvalidValue(message: "--in-place replaces the document: do not give --out-dir with it")
@@ -73,7 +91,7 @@ extension Commands {
 
     static let complete = CommandDescriptor(
         words: ["complete"],
-        summary: "complete prepared signatures with their signature values (two-phase signing)",
+        summary: "complete prepared signatures with their signature values or CMS signatures (two-phase signing)",
         discussion: """
             The value of each PENDING (from --signature-value FILE, one per PENDING in order, or from
             DIR/NAME.sig with --signature-value-dir DIR) must verify with the prepared certificate over the
@@ -82,10 +100,16 @@ extension Commands {
             NAME-signed.pdf / --in-place for PAdES, atomically), raised to the prepared level, recorded in the
             journal, and the pending file removed. A failing PENDING writes nothing and stays; the others are
             still completed, and the exit code is then 1.
+
+            With --cms FILE the answer is a whole CMS signature made elsewhere over the prepared document (for a PDF:
+            over its prepared ByteRange digest): it must verify, have one signer whose certificate is the prepared
+            one, and its messageDigest must be the prepared digest; it keeps its own signed attributes, and the
+            prepared level is added to it.
             """,
         examples: [
             "certsign complete contract.pdf.pending --signature-value contract.pdf.sig",
             "certsign complete *.pending --signature-value-dir signed-values/",
+            "certsign complete report.txt.pending --cms report.txt.p7s.from-card",
         ]
     ) { (options: CompleteOptions, context) in
         try await runComplete(options, context)
@@ -105,12 +129,12 @@ extension Commands {
         for (index, path) in options.pendingFiles.enumerated() {
             do {
                 let file = try PendingFile(contentsOf: path, context: context)
-                let value = try signatureValue(index, of: path, options, context)
+                let answer = try answer(index, of: path, options, context)
                 if file.isPAdES {
-                    let completed = try await completeOne(file, value: value, options, coordinator, context)
+                    let completed = try await completeOne(file, answer: answer, options, coordinator, context)
                     outcomes[index] = .success((file, completed))
                 } else {
-                    together.append((index, file, try completion(file, value: value, options, context)))
+                    together.append((index, file, try completion(file, answer: answer, options, context)))
                 }
             } catch let error as CertificateProviderError {
                 outcomes[index] = .failure(error)
@@ -154,14 +178,25 @@ extension Commands {
         return failed == 0 ? CertSign.exitSuccess : CertSign.exitFailure
     }
 
-    /// The signature value of the `index`th PENDING: raw bytes, or hex or base64 text.
+    /// The answer of the `index`th PENDING: its CMS (`--cms`), or its signature value as raw bytes,
+    /// or hex or base64 text.
     /// - Throws: `.fileSystem` when the file cannot be read; `.malformedInput` when it is empty.
-    private static func signatureValue(
+    private static func answer(
         _ index: Int,
         of pendingPath: String,
         _ options: CompleteOptions,
         _ context: CommandContext
-    ) throws -> [UInt8] {
+    ) throws -> PendingSignatureAnswer {
+        if !options.cmsFiles.isEmpty {
+            let file = options.cmsFiles[index]
+            let cms =
+                file == "-"
+                ? Array(context.console.readStandardInput()) : try context.readInputFile(file, what: "CMS file")
+            guard !cms.isEmpty else {
+                throw CertificateProviderError.malformedInput("the CMS file for \(pendingPath) is empty")
+            }
+            return .cms(cms)
+        }
         let bytes: [UInt8]
         if let directory = options.signatureValueDirectory {
             let name = URL(fileURLWithPath: pendingPath).lastPathComponent
@@ -179,6 +214,6 @@ extension Commands {
         guard !value.isEmpty else {
             throw CertificateProviderError.malformedInput("the signature value for \(pendingPath) is empty")
         }
-        return value
+        return .signatureValue(value)
     }
 }

@@ -12,7 +12,8 @@ extension Commands {
     struct ApprovalResumer: Sendable {
         let providerID: ProviderID
         let registry: ProviderRegistry
-        let key: any ApprovalSigningKey
+        /// How the provider's signatures wait: its key, or its server.
+        let route: ApprovalRoute
         /// Completes into the command's journal (outside a claim).
         let coordinator: SigningCoordinator
 
@@ -29,12 +30,13 @@ extension Commands {
             let registry = try context.makeRegistry(parameters: [providerID: parameters])
             let coordinator = SigningCoordinator(registry: registry, journal: journal)
             let identity = try await coordinator.identity(for: providerID, parameters: parameters)
-            guard let key = identity.key as? any ApprovalSigningKey else {
+            let provider = try await coordinator.provider(providerID)
+            guard let route = ApprovalRoute.of(provider, identity: identity, requiringWait: false) else {
                 throw CertificateProviderError.unsupportedOperation(
                     "provider '\(providerID)' cannot ask about operations that wait for an approval"
                 )
             }
-            return ApprovalResumer(providerID: providerID, registry: registry, key: key, coordinator: coordinator)
+            return ApprovalResumer(providerID: providerID, registry: registry, route: route, coordinator: coordinator)
         }
 
         /// Asks about the operation `file` names (once, or for up to `waitTimeout` seconds) and, once
@@ -62,19 +64,19 @@ extension Commands {
                     "operation \(remote.operationID) was started by provider '\(remote.providerID)', not '\(providerID)'"
                 )
             }
-            let value: [UInt8]
+            let answer: PendingSignatureAnswer
             if waitTimeout > 0 {
-                value = try await key.waitForSignatures(
+                answer = try await route.waitForAnswer(
                     remote,
                     timeout: .seconds(waitTimeout),
                     progress: approvalProgress(context.console, operationID: remote.operationID)
-                )[0]
+                )
             } else {
-                guard case .signed(let values) = try await key.status(of: remote) else { return nil }
-                value = values[0]
+                guard let answered = try await route.answer(of: remote) else { return nil }
+                answer = answered
             }
             let coordinator = journal.map { SigningCoordinator(registry: registry, journal: $0) } ?? coordinator
-            return try await completeOne(file, value: value, options, coordinator, context)
+            return try await completeOne(file, answer: answer, provider: providerID, options, coordinator, context)
         }
 
         /// ``finish(_:recordingIn:waitTimeout:options:_:)`` inside a claim of the journal's queue: the

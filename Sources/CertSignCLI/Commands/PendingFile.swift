@@ -28,6 +28,10 @@ struct PendingFile {
         /// Where the signature goes (absolute), when the command that started it said (`sign
         /// --no-wait --out FILE | --out-dir DIR`); nil: beside the document, or `complete --out-dir`.
         var output: String?
+        /// `declined` or `expired` once `pending resume` heard so from the provider (the file stays,
+        /// for the record, until `pending cancel` removes it); nil while the operation may still be
+        /// approved.
+        var outcome: String?
     }
 
     var pending: PendingSignature

@@ -44,9 +44,12 @@ extension Commands {
         summary: "finish a signature that waited for a person's approval (sign --no-wait)",
         discussion: """
             The provider is opened with --param, --param-env and --param-file as 'sign' opens it, and asked about
-            the operation the pending file names. Approved: the signature is checked, written beside the document,
-            recorded in the journal and the pending file removed. Still waiting, declined or expired: exit 1 with
-            the operation ID, nothing written, the pending file kept ('certsign pending cancel ID' removes it).
+            the operation the pending file names (a CSC operation, a CryptoPro DSS transaction). Approved: the
+            answer (the key's value, or the CMS the server built) is checked against the prepared document and
+            certificate, the signature written beside the document, recorded in the journal under the provider
+            and the pending file removed. Still waiting, declined or expired: exit 1 with the operation ID,
+            nothing written, the pending file kept; a declined or expired one is marked so ('certsign pending
+            show ID'), and 'certsign pending cancel ID' removes it.
             """,
         examples: [
             "certsign pending resume 749e2a45 --param url=https://csc.example --param-env clientSecret=CSC_SECRET"
@@ -80,7 +83,13 @@ extension Commands {
             journal: try context.openJournal(),
             context
         )
-        let result = try await resumer.resume(file, waitTimeout: options.waitTimeout, context)
+        let result: CompletedSignature
+        do {
+            result = try await resumer.resume(file, waitTimeout: options.waitTimeout, context)
+        } catch let error as CertificateProviderError where [.approvalDeclined, .approvalExpired].contains(error.code) {
+            try markPendingFile(path, file, outcome: error.code)
+            throw error
+        }
         try removePendingFile(path)
         let document = CompletedDocument(completed: path, file, result)
         context.emit(

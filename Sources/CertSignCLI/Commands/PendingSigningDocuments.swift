@@ -126,9 +126,11 @@ struct PendingEntryDocument: Encodable {
     /// `sign --no-wait`: the provider's operation that waits for an approval.
     var operationID: String?
     var provider: String?
+    /// `declined` or `expired`, once `pending resume` heard so.
+    var outcome: String?
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, file, document, format, level, tsa, digestAlgorithm, scheme, created, signer, field
-        case digestToSignHex, digestToSignBase64, dataToSignBase64, operationID, provider
+        case digestToSignHex, digestToSignBase64, dataToSignBase64, operationID, provider, outcome
     }
 
     init(_ path: String, _ file: PendingFile) {
@@ -149,6 +151,7 @@ struct PendingEntryDocument: Encodable {
         dataToSignBase64 = Data(pending.dataToSign).base64EncodedString()
         operationID = file.completion.remote?.operationID
         provider = file.completion.remote?.providerID.rawValue
+        outcome = file.completion.outcome
     }
 
     /// What `pending show` prints without --json.
@@ -161,7 +164,15 @@ struct PendingEntryDocument: Encodable {
             ("digest to sign (hex)", digestToSignHex), ("digest to sign (base64)", digestToSignBase64),
             ("data to sign (base64)", dataToSignBase64),
         ]
-        let waiting = operationID.map { [("waits for approval", "operation \($0) (\(provider ?? ""))")] } ?? []
+        let waiting =
+            operationID.map { id in
+                [
+                    (
+                        outcome == nil ? "waits for approval" : "approval \(outcome ?? "")",
+                        "operation \(id) (\(provider ?? ""))"
+                    )
+                ]
+            } ?? []
         return (rows + waiting).map { "\($0.0): \(Format.printable($0.1))" }.joined(separator: "\n")
     }
 }

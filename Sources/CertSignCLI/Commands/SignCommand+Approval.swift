@@ -27,7 +27,9 @@ extension Commands {
     ///   or for standard input or output; `.unsupportedOperation` for PAdES.
     static func signAwaitingApproval(_ run: SignRun) async throws -> Int32? {
         let approval = run.arguments.approval
-        guard let key = run.identity.key as? any ApprovalSigningKey, key.waitsForApproval else {
+        // Only a provider the coordinator can make can wait on its server; otherwise only the key can.
+        let provider = try? await run.coordinator.provider(run.source.providerID)
+        guard let route = ApprovalRoute.of(provider, identity: run.identity) else {
             if approval.noWait || approval.waitTimeout != nil {
                 throw CertificateProviderError.invalidParameter(
                     "--no-wait and --wait-timeout go with a provider whose signatures wait for a person's approval; "
@@ -37,6 +39,8 @@ extension Commands {
             return nil
         }
         guard !run.plan.isPAdES else {
+            // A server that builds the signature waits for the confirmation itself on the ordinary path.
+            if case .server = route, !approval.noWait, approval.waitTimeout == nil { return nil }
             throw CertificateProviderError.unsupportedOperation(
                 "PDF signatures that wait for an approval are not supported: sign with --format cades"
             )
@@ -76,18 +80,14 @@ extension Commands {
                 chain: run.identity.chain,
                 options: run.plan.options
             )
-            let operation = try await key.requestSignatures(
-                forDigests: [pending.digestToSign],
-                digestAlgorithm: pending.digestAlgorithm,
-                scheme: pending.scheme
-            )
+            let operation = try await route.start(pending, document: URL(fileURLWithPath: absolutePath(path)))
             prepared.append((pending, operation))
             started.append(ApprovalOperationDocument(document: Format.path(path), operation))
         }
         if approval.noWait {
             return try await writePendingOperations(run, prepared, started, outputs: outputs)
         }
-        return try await waitForApprovals(run, key: key, prepared, outputs: outputs)
+        return try await waitForApprovals(run, route: route, prepared, outputs: outputs)
     }
 
     /// `--no-wait`: one `.pending` file per document (beside it, or in `--out-dir`), the IDs printed.
@@ -134,29 +134,31 @@ extension Commands {
     /// Waits for every operation in turn, then writes and records each signature.
     private static func waitForApprovals(
         _ run: SignRun,
-        key: any ApprovalSigningKey,
+        route: ApprovalRoute,
         _ prepared: [(PendingSignature, PendingRemoteSignature)],
         outputs: [URL]
     ) async throws -> Int32 {
         let timeout = Duration.seconds(run.arguments.approval.waitTimeout ?? defaultWaitTimeout)
-        var values: [[UInt8]] = []
+        var answers: [PendingSignatureAnswer] = []
         for (_, operation) in prepared {
             let console = run.context.console
             let id = operation.operationID
             console.err("certsign: waiting for the approval of operation \(id) (at most \(timeout))")
-            let signatures = try await key.waitForSignatures(
-                operation,
-                timeout: timeout,
-                progress: approvalProgress(console, operationID: id)
+            answers.append(
+                try await route.waitForAnswer(
+                    operation,
+                    timeout: timeout,
+                    progress: approvalProgress(console, operationID: id)
+                )
             )
-            values.append(signatures[0])
         }
         // Every approval is in: only now is anything written.
         var signed: [ApprovalOperationDocument] = []
         for (index, (pending, operation)) in prepared.enumerated() {
             let result = try await run.coordinator.complete(
                 pending,
-                signatureValue: values[index],
+                with: answers[index],
+                document: pending.detached ? nil : .file(URL(fileURLWithPath: run.plan.documents[index])),
                 provider: run.source.providerID,
                 options: run.plan.options,
                 output: outputs[index]
