@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import SignatureJournal
 import SignatureJournalPostgres
+import Synchronization
 import TestSupport
 import Testing
 
@@ -71,7 +72,10 @@ struct CSCWorkerQueueTests {
             try await eventually("worker 1 completes 20 items") {
                 Int(try cluster.psql("SELECT count(*) FROM journal_entries WHERE pid = \(victim.pid)")) ?? 0 >= 20
             }
-            let kill = try await killHoldingAnItem(victim, run)
+            // Stopped while the head is taken, so that none runs out of items in between (under a
+            // loaded test run they could finish all 600 before the head is held).
+            for worker in workers { Glibc.kill(worker.pid, SIGSTOP) }
+            let kill = try await killHoldingAnItem(victim, run, resuming: workers)
             let beforeKill = (seconds: kill.at.timeIntervalSince(workerStart), entries: kill.entriesBefore)
             for worker in workers.dropFirst() {
                 #expect(await worker.wait() == 0, "\(worker.errorText)")
@@ -146,7 +150,15 @@ struct CSCWorkerQueueTests {
     /// Holds the chain's head (a claim of this process appends and waits), so every worker that takes
     /// an approved item waits at its append holding the item; kills `victim` once it waits so, then
     /// lets the head go (the claim rolls back).
-    func killHoldingAnItem(_ victim: BackgroundCertsign, _ run: Run) async throws -> Kill {
+    /// The workers come in stopped (SIGSTOP) and are let go (SIGCONT) once this process asked for
+    /// the head: one of them may hold it, so the ask must not wait for them.
+    func killHoldingAnItem(
+        _ victim: BackgroundCertsign,
+        _ run: Run,
+        resuming workers: [BackgroundCertsign]
+    )
+        async throws -> Kill
+    {
         let cluster = run.cluster
         let holder = try SignatureJournal(opening: JournalLocation(parsing: run.journalURL))
         try await holder.enqueuePendingWork([
@@ -154,15 +166,29 @@ struct CSCWorkerQueueTests {
         ])
         let (release, releasing) = AsyncStream.makeStream(of: Void.self)
         let (held, holderHolds) = AsyncStream.makeStream(of: Void.self)
+        let holding = Mutex(false)
         struct Released: Error {}
         async let holderDone: Void = {
             _ = try? await holder.claimPendingWork(id: "head-holder", in: [.prepared]) { claim in
                 try await claim.journal.append(SignatureJournalTestRecord.make("head-holder"))
+                holding.withLock { $0 = true }
                 holderHolds.yield()
                 for await _ in release { break }
                 throw Released()
             }
         }()
+        // Let the workers go once this process holds the head or waits for it (a stopped worker may
+        // hold it): PostgreSQL queues later askers behind this one.
+        let ownPorts = Self.loopbackPorts(of: getpid())
+        try await eventually("this process holds the head or waits for it") {
+            if holding.withLock({ $0 }) { return true }
+            let waiting = try cluster.psql(
+                "SELECT string_agg(client_port::text, ',') FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    + "AND query LIKE '%journal_head%'"
+            ).split(separator: ",").compactMap { Int($0) }
+            return !Self.loopbackPorts(of: getpid()).union(ownPorts).isDisjoint(with: waiting)
+        }
+        for worker in workers { Glibc.kill(worker.pid, SIGCONT) }
         for await _ in held { break }
         try await eventually(
             "worker 1 waits at the head with an item (running: \(victim.process.isRunning); "
