@@ -117,6 +117,15 @@ extension CertificateProviderError.Code {
 
 extension PendingWorkItem {
     /// The error for finishing or cancelling this item in a final state, naming it.
+    /// Marks an open item cancelled at `date`.
+    /// - Throws: ``finalStateError`` when it is closed already (completed, declined, expired,
+    ///   cancelled).
+    package mutating func cancel(at date: Date) throws {
+        guard state.isOpen else { throw finalStateError }
+        state = .cancelled
+        updatedAt = date
+    }
+
     package var finalStateError: CertificateProviderError {
         switch state {
         case .completed:

@@ -60,9 +60,7 @@ extension PostgresJournalBackend {
     func cancelPendingWork(id: String, at date: Date) throws -> PendingWorkItem {
         try connection.transaction {
             guard var item = try lockItem(id) else { throw PendingWorkItem.unknown(id) }
-            guard item.state.isOpen else { throw item.finalStateError }
-            item.state = .cancelled
-            item.updatedAt = date
+            try item.cancel(at: date)
             try writeItem(item)
             return item
         }

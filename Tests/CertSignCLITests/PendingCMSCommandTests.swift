@@ -34,11 +34,8 @@ extension PendingCommandTests {
     func cadesFromAnOpenSSLCMS() throws {
         let signer = try Signer(OpenSSLExternalSigner.all[0])
         let fixture = signer.fixture
-        let emulator = try DSSEmulator(configuration: .init(requestLogLimit: 0))
-        _ = try emulator.start()
+        let (emulator, tsa, tsaCA) = try signer.startTimestampAuthority()
         defer { emulator.stop() }
-        let tsa = try #require(emulator.timestampURL).absoluteString
-        let tsaCA = try fixture.directory.write("tsa-ca.pem", text: emulator.timestampAuthorityCA.pemRepresentation)
         let document = try fixture.document("акт.txt", "Акт сверки № 7\n")
         let prepared = try signer.prepare(document, ["--level", "b-t", "--tsa", tsa, "--tsa-ca", tsaCA])
         let pendingFile = try #require(prepared["pendingFile"] as? String)

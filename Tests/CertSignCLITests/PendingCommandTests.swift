@@ -35,6 +35,19 @@ struct PendingCommandTests {
             return try #require((try CLI.json(result)["results"] as? [[String: Any]])?.first)
         }
 
+        /// The emulator as a TSA, started (the caller stops it), with its URL and its CA's file, for
+        /// `--tsa` and `--tsa-ca`.
+        func startTimestampAuthority() throws -> (emulator: DSSEmulator, url: String, caFile: String) {
+            let emulator = try DSSEmulator(configuration: .init(requestLogLimit: 0))
+            _ = try emulator.start()
+            let url = try #require(emulator.timestampURL).absoluteString
+            let caFile = try fixture.directory.write(
+                "tsa-ca.pem",
+                text: emulator.timestampAuthorityCA.pemRepresentation
+            )
+            return (emulator, url, caFile)
+        }
+
         /// `openssl pkeyutl -sign` of the digest a prepare result printed (base64), into `name`.
         @discardableResult
         func sign(_ prepared: [String: Any], into name: String) throws -> String {
@@ -119,11 +132,8 @@ extension PendingCommandTests {
     func padesBTInPlaceFromStandardInput() throws {
         let signer = try Signer(OpenSSLExternalSigner.all[2])
         let fixture = signer.fixture
-        let emulator = try DSSEmulator(configuration: .init(requestLogLimit: 0))
-        _ = try emulator.start()
+        let (emulator, tsa, tsaCA) = try signer.startTimestampAuthority()
         defer { emulator.stop() }
-        let tsa = try #require(emulator.timestampURL).absoluteString
-        let tsaCA = try fixture.directory.write("tsa-ca.pem", text: emulator.timestampAuthorityCA.pemRepresentation)
         let contract = try fixture.directory.write("contract.pdf", TestPDF.minimal())
         let prepared = try signer.prepare(
             contract,

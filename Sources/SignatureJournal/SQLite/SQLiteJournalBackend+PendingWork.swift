@@ -62,9 +62,7 @@ extension SQLiteJournalBackend {
     func cancelPendingWork(id: String, at date: Date) throws -> PendingWorkItem {
         try connection.writeTransaction {
             guard var item = try pendingWorkItem(id: id) else { throw PendingWorkItem.unknown(id) }
-            guard item.state.isOpen else { throw item.finalStateError }
-            item.state = .cancelled
-            item.updatedAt = date
+            try item.cancel(at: date)
             try writeItem(item)
             return item
         }
