@@ -5,7 +5,6 @@ import Foundation
 import Glibc
 import SignatureJournal
 import SignatureJournalPostgres
-import Synchronization
 import TestSupport
 import Testing
 
@@ -55,11 +54,11 @@ struct CSCWorkerQueueTests {
     func threeWorkersOneKilled() async throws {
         let cluster = try PostgresCluster()
         PostgresCluster.useProcessPassFile()
-        try await withEmulator(.init(autoApproveAfter: 1)) { _, url in
+        // The test approves (as a person would), so no worker can run ahead of the checks in a loaded run.
+        try await withEmulator { emulator, url in
             let run = try Run(cluster: cluster, environment: workerEnvironment)
-            let queuedSeconds = try queue(run, url)
-            let workerStart = Date()
-            let workers = try (1...3).map { number in
+            let (queuedSeconds, operations) = try queue(run, url)
+            func worker(_ number: Int) throws -> BackgroundCertsign {
                 try BackgroundCertsign(
                     ["--journal", run.journalURL, "--json", "worker", "--until-empty", "--poll-interval", "1"]
                         + workerProviderArguments(url),
@@ -68,29 +67,27 @@ struct CSCWorkerQueueTests {
                     name: "worker-\(number)"
                 )
             }
-            let victim = workers[0]
-            // The other two wait (SIGSTOP) until worker 1 has signed 20: in a loaded test run, three
-            // workers could otherwise finish all 600 before the checks below see worker 1 at 20.
-            for worker in workers.dropFirst() { Glibc.kill(worker.pid, SIGSTOP) }
-            try await eventually("worker 1 completes 20 items") {
+            // Worker 1 signs the first 20 approved items; then the other two join, waiting for more.
+            for id in operations.prefix(20) { try emulator.approve(operationID: id) }
+            let workerStart = Date()
+            let victim = try worker(1)
+            try await eventually("worker 1 completes the 20 approved items") {
                 Int(try cluster.psql("SELECT count(*) FROM journal_entries WHERE pid = \(victim.pid)")) ?? 0 >= 20
             }
-            // Worker 1 stops too while the head is taken; all three go on once it is held.
-            Glibc.kill(victim.pid, SIGSTOP)
-            let kill = try await killHoldingAnItem(victim, run, resuming: workers)
-            let beforeKill = (seconds: kill.at.timeIntervalSince(workerStart), entries: kill.entriesBefore)
-            for worker in workers.dropFirst() {
+            let others = try [worker(2), worker(3)]
+            let kill = try await killHoldingAnItem(victim, run) {
+                for id in operations.dropFirst(20) { try emulator.approve(operationID: id) }
+            }
+            for worker in others {
                 #expect(await worker.wait() == 0, "\(worker.errorText)")
             }
             let workerSeconds = Date().timeIntervalSince(workerStart)
-            try await checkJournal(run, victim: victim, kill: kill, others: Array(workers.dropFirst()))
+            try await checkJournal(run, victim: victim, kill: kill, others: others)
             try checkOutputs(run)
             print(
-                "certsign worker: 600 queued in \(String(format: "%.1f", queuedSeconds)) s; worker 1 (alone up to 20) and then all signed "
-                    + "\(beforeKill.entries) in the first \(String(format: "%.1f", beforeKill.seconds)) s "
-                    + "(\(String(format: "%.1f", Double(beforeKill.entries) / beforeKill.seconds / 3)) items/s per "
-                    + "worker); all 600 (one killed, the head held meanwhile) in \(String(format: "%.1f", workerSeconds)) s "
-                    + "(\(String(format: "%.1f", 600 / workerSeconds / 3)) items/s per worker)"
+                "certsign worker: 600 queued in \(String(format: "%.1f", queuedSeconds)) s; worker 1 signed the first "
+                    + "\(kill.completedByVictim); all 600 (one worker killed, the head held meanwhile) in "
+                    + "\(String(format: "%.1f", workerSeconds)) s"
             )
         }
     }
@@ -121,8 +118,9 @@ struct CSCWorkerQueueTests {
         }
     }
 
-    /// `sign --no-wait --journal` of the 600 documents; the seconds it took.
-    func queue(_ run: Run, _ url: URL) throws -> Double {
+    /// `sign --no-wait --journal` of the 600 documents; the seconds it took and the operation IDs,
+    /// in the documents' order.
+    func queue(_ run: Run, _ url: URL) throws -> (seconds: Double, operations: [String]) {
         let start = Date()
         let queued = try CLI.run(
             ["--journal", run.journalURL, "--json", "sign"] + run.documents
@@ -137,7 +135,10 @@ struct CSCWorkerQueueTests {
             try run.cluster.psql("SELECT count(*) FROM journal_pending WHERE state = 'waitingForApproval'") == "600"
         )
         #expect(try run.cluster.psql("SELECT count(*) FROM journal_current") == "0")
-        return seconds
+        let waiting = try #require(try CLI.json(queued)["waiting"] as? [[String: Any]])
+        let operations = waiting.compactMap { $0["operationID"] as? String }
+        try #require(operations.count == 600)
+        return (seconds, operations)
     }
 
     /// What the kill left: the items held then, the victim's signatures before it, when.
@@ -149,18 +150,14 @@ struct CSCWorkerQueueTests {
         var holder: SignatureJournal
     }
 
-    /// Holds the chain's head (a claim of this process appends and waits), so every worker that takes
-    /// an approved item waits at its append holding the item; kills `victim` once it waits so, then
-    /// lets the head go (the claim rolls back).
-    /// The workers come in stopped (SIGSTOP) and are let go (SIGCONT) once this process asked for
-    /// the head: one of them may hold it, so the ask must not wait for them.
+    /// Holds the chain's head (a claim of this process appends and waits), then approves the rest
+    /// (`approveTheRest`), so every worker that takes an approved item waits at its append holding
+    /// the item; kills `victim` once it waits so, then lets the head go (the claim rolls back).
     func killHoldingAnItem(
         _ victim: BackgroundCertsign,
         _ run: Run,
-        resuming workers: [BackgroundCertsign]
-    )
-        async throws -> Kill
-    {
+        approveTheRest: () throws -> Void
+    ) async throws -> Kill {
         let cluster = run.cluster
         let holder = try SignatureJournal(opening: JournalLocation(parsing: run.journalURL))
         try await holder.enqueuePendingWork([
@@ -168,30 +165,17 @@ struct CSCWorkerQueueTests {
         ])
         let (release, releasing) = AsyncStream.makeStream(of: Void.self)
         let (held, holderHolds) = AsyncStream.makeStream(of: Void.self)
-        let holding = Mutex(false)
         struct Released: Error {}
         async let holderDone: Void = {
             _ = try? await holder.claimPendingWork(id: "head-holder", in: [.prepared]) { claim in
                 try await claim.journal.append(SignatureJournalTestRecord.make("head-holder"))
-                holding.withLock { $0 = true }
                 holderHolds.yield()
                 for await _ in release { break }
                 throw Released()
             }
         }()
-        // Let the workers go once this process holds the head or waits for it (a stopped worker may
-        // hold it): PostgreSQL queues later askers behind this one.
-        let ownPorts = Self.loopbackPorts(of: getpid())
-        try await eventually("this process holds the head or waits for it") {
-            if holding.withLock({ $0 }) { return true }
-            let waiting = try cluster.psql(
-                "SELECT string_agg(client_port::text, ',') FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                    + "AND query LIKE '%journal_head%'"
-            ).split(separator: ",").compactMap { Int($0) }
-            return !Self.loopbackPorts(of: getpid()).union(ownPorts).isDisjoint(with: waiting)
-        }
-        for worker in workers { Glibc.kill(worker.pid, SIGCONT) }
         for await _ in held { break }
+        try approveTheRest()
         try await eventually(
             "worker 1 waits at the head with an item (running: \(victim.process.isRunning); "
                 + "\(victim.errorText.suffix(300)); ports \(Self.loopbackPorts(of: victim.pid)); "

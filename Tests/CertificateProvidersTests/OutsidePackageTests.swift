@@ -6,8 +6,9 @@ import Testing
 
 /// Packages outside this one, built with `swift build` as an app's would be, against the products
 /// alone (Tests/Fixtures/OutsidePackages). Each keeps its own scratch path under `.build/`, so a
-/// second run builds only what changed.
-@Suite struct OutsidePackageTests {
+/// second run builds only what changed. One build at a time: the tests of one fixture share its scratch
+/// path, and a test removing its build plan under another's running build broke that build.
+@Suite(.serialized) struct OutsidePackageTests {
     /// Builds the fixture package `name` and returns the path of its executable `product`.
     static func build(_ name: String, product: String) throws -> String {
         let package = PackageRoot.url.appendingPathComponent("Tests/Fixtures/OutsidePackages/\(name)")
