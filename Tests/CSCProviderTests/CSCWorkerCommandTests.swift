@@ -148,7 +148,13 @@ struct CSCWorkerCommandTests {
             in: work,
             name: "worker"
         )
-        try await Task.sleep(for: .milliseconds(1500))
+        // A signal before the worker took SIGTERM would end it (143) or, in the instant its handler is
+        // set up, be lost: it says when it listens.
+        let deadline = Date().addingTimeInterval(120)
+        while !worker.errorText.contains("waiting for approved items"), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(worker.errorText.contains("waiting for approved items"), "\(worker.errorText)")
         kill(worker.pid, SIGTERM)
         #expect(await worker.wait() == 0, "\(worker.errorText)")
         let summary = try JSONSerialization.jsonObject(with: Data(worker.outputText.utf8)) as? [String: Any]

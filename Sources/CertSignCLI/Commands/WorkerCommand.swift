@@ -76,6 +76,12 @@ extension Commands {
         defer { interrupt.restore() }
         let stop = WorkerStop()
         interrupt.onSignal { stop.request() }
+        // Said once SIGTERM and SIGINT are taken, so a supervisor (or a test) knows from here on a
+        // signal stops the worker after its current item instead of ending it at once.
+        context.console.err(
+            "certsign: worker on \(journal.location): waiting for approved items (SIGTERM or Ctrl-C stops it "
+                + "after the current one)"
+        )
         let resumers = ApprovalResumers(input: options.parameters, journal: journal, context: context)
         var summary = WorkerSummaryDocument()
         let poll = Duration.seconds(options.pollInterval)
