@@ -152,4 +152,12 @@ extension PendingWorkItem {
     package static func unknown(_ id: String) -> CertificateProviderError {
         CertificateProviderError(.notStored, "the journal's queue has no pending item with id \(id)")
     }
+
+    /// The error of an enqueue whose id the queue holds already (nothing was queued).
+    package static func duplicate(_ id: String) -> CertificateProviderError {
+        CertificateProviderError(
+            .alreadyExists,
+            "the journal's queue has a pending item with id \(id) already; nothing was queued"
+        )
+    }
 }

@@ -33,10 +33,7 @@ extension PostgresJournalBackend {
                         Self.values(item)
                     )
                 } catch let error as CertificateProviderError where error.code == .alreadyExists {
-                    throw CertificateProviderError(
-                        .alreadyExists,
-                        "the journal's queue has a pending item with id \(item.id) already; nothing was queued"
-                    )
+                    throw PendingWorkItem.duplicate(item.id)
                 }
             }
         }

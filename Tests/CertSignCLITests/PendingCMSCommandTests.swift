@@ -104,11 +104,13 @@ extension PendingCommandTests {
             _ words: String,
             _ location: SourceLocation = #_sourceLocation
         ) throws {
-            let result = try fixture.run(["complete", pending, "--cms", cms])
-            #expect(result.status == 1, "\(result.errorOutput)", sourceLocation: location)
-            #expect(result.errorOutput.contains(words), "\(result.errorOutput)", sourceLocation: location)
-            #expect(!FileManager.default.fileExists(atPath: signature), sourceLocation: location)
-            #expect(FileManager.default.fileExists(atPath: pendingFile), sourceLocation: location)
+            try signer.expectRefused(
+                [pending, "--cms", cms],
+                naming: words,
+                signature: signature,
+                kept: [pendingFile],
+                location
+            )
         }
         let stranger = try Signer(OpenSSLExternalSigner.all[0])
         try refused(

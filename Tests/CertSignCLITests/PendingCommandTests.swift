@@ -35,6 +35,22 @@ struct PendingCommandTests {
             return try #require((try CLI.json(result)["results"] as? [[String: Any]])?.first)
         }
 
+        /// Runs `complete` with `arguments` and expects the refusal: exit 1 naming `words`, `signature`
+        /// not written, each of `kept` still there.
+        func expectRefused(
+            _ arguments: [String],
+            naming words: String,
+            signature: String,
+            kept: [String] = [],
+            _ location: SourceLocation
+        ) throws {
+            let result = try fixture.run(["complete"] + arguments)
+            #expect(result.status == 1, "\(result.errorOutput)", sourceLocation: location)
+            #expect(result.errorOutput.contains(words), "\(result.errorOutput)", sourceLocation: location)
+            #expect(!FileManager.default.fileExists(atPath: signature), sourceLocation: location)
+            for path in kept { #expect(FileManager.default.fileExists(atPath: path), sourceLocation: location) }
+        }
+
         /// The emulator as a TSA, started (the caller stops it), with its URL and its CA's file, for
         /// `--tsa` and `--tsa-ca`.
         func startTimestampAuthority() throws -> (emulator: DSSEmulator, url: String, caFile: String) {
@@ -174,10 +190,7 @@ extension PendingCommandTests {
             _ words: String,
             _ location: SourceLocation = #_sourceLocation
         ) throws {
-            let result = try fixture.run(["complete", pending, "--signature-value", value])
-            #expect(result.status == 1, "\(result.errorOutput)", sourceLocation: location)
-            #expect(result.errorOutput.contains(words), "\(result.errorOutput)", sourceLocation: location)
-            #expect(!FileManager.default.fileExists(atPath: signed), sourceLocation: location)
+            try signer.expectRefused([pending, "--signature-value", value], naming: words, signature: signed, location)
         }
         var bad = try Data(contentsOf: URL(fileURLWithPath: value))
         bad[bad.count / 2] ^= 0x01

@@ -14,9 +14,7 @@ extension PKCS12CertificateProvider {
         arguments: [aliasArgument],
         readsStore: true
     ) { invocation in
-        let alias = try checkedAlias(invocation.arguments.first ?? "")
-        let (store, directory) = try identityStore(invocation)
-        guard let metadata = try store.metadata(alias: alias) else { throw notStored(alias, in: directory) }
+        let (alias, store, directory, metadata) = try storedIdentity(invocation)
         let date = invocation.dateText
         let lines = [
             "alias:        \(metadata.alias)",
@@ -49,9 +47,7 @@ extension PKCS12CertificateProvider {
         arguments: [aliasArgument],
         readsStore: true
     ) { invocation in
-        let alias = try checkedAlias(invocation.arguments.first ?? "")
-        let (store, directory) = try identityStore(invocation)
-        guard let metadata = try store.metadata(alias: alias) else { throw notStored(alias, in: directory) }
+        let (alias, store, directory, metadata) = try storedIdentity(invocation)
         if !invocation.flags.contains("yes"), let confirm = invocation.confirm {
             let question =
                 "delete '\(alias)' (\(metadata.subject), valid until \(invocation.dateText(metadata.notValidAfter))) "
@@ -100,5 +96,17 @@ extension PKCS12CertificateProvider {
             text: "exported '\(alias)' to \(written)",
             document: IdentityCommandDocument(exported: .init(alias: alias, file: written))
         )
+    }
+
+    /// The identity the command's ALIAS names: the alias (checked), the store, its directory and the
+    /// identity's details.
+    /// - Throws: the alias check's and the store's errors; `notStored` naming the alias and the store.
+    private static func storedIdentity(
+        _ invocation: ProviderCommand.Invocation
+    ) throws -> (String, PKCS12IdentityStore, URL, PKCS12IdentityStore.Metadata) {
+        let alias = try checkedAlias(invocation.arguments.first ?? "")
+        let (store, directory) = try identityStore(invocation)
+        guard let metadata = try store.metadata(alias: alias) else { throw notStored(alias, in: directory) }
+        return (alias, store, directory, metadata)
     }
 }

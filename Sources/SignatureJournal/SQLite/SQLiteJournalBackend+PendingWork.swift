@@ -31,10 +31,7 @@ extension SQLiteJournalBackend {
                         _ = try $0.step()
                     }
                 } catch let error as CertificateProviderError where error.code == .alreadyExists {
-                    throw CertificateProviderError(
-                        .alreadyExists,
-                        "the journal's queue has a pending item with id \(item.id) already; nothing was queued"
-                    )
+                    throw PendingWorkItem.duplicate(item.id)
                 }
             }
         }
