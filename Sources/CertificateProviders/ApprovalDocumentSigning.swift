@@ -9,7 +9,7 @@
 /// writing anything), and throws `.approvalDeclined` or `.approvalExpired` (reasons naming the
 /// operation ID) once the person declined or the server forgot the operation.
 public protocol ApprovalDocumentSigning: DocumentSigning {
-    /// Whether the server is configured to wait for a person: when false, ``signDocument(_:)``
+    /// Whether the server is configured to wait for a person: when false, ``DocumentSigning/signDocument(_:)``
     /// returns at once and callers sign the ordinary way.
     var waitsForApproval: Bool { get }
 
