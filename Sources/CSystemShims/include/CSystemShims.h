@@ -1,7 +1,8 @@
 #ifndef C_SYSTEM_SHIMS_H
 #define C_SYSTEM_SHIMS_H
 /*
- * Linux system calls Swift cannot reach from Glibc: declared only with _GNU_SOURCE, or variadic.
+ * Linux system calls Swift cannot reach from Glibc: declared only with _GNU_SOURCE, or variadic; and a
+ * signal handler, which must be C to be async-signal-safe.
  * Prototypes here, bodies in shims.c, every name prefixed with the module name.
  */
 
@@ -20,5 +21,15 @@ int CSystemShims_disableCoreDumps(void);
 /* pipe2(O_CLOEXEC): a pipe whose ends no program started later by another thread inherits (a
  * pipe() marked close-on-exec afterwards leaks into a program spawned in between); 0, or -1 with errno */
 int CSystemShims_pipeCloseOnExec(int descriptors[2]);
+
+/* Takes `signal` (SIGINT or SIGTERM) with a handler that only notes its arrival, for the time until
+ * a dispatch source reads the signal: unlike SIG_IGN, setting it keeps a signal that is already
+ * pending (blocked by every thread of a Swift program that waits in dispatch_main), and one that a
+ * thread without the signal blocked receives is noted instead of lost; 0, or -1 with errno */
+int CSystemShims_noteSignal(int signal);
+
+/* 1 when `signal` reached the handler CSystemShims_noteSignal set since the last call (the note is
+ * cleared), else 0 */
+int CSystemShims_takeNotedSignal(int signal);
 
 #endif
