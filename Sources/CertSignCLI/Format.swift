@@ -1,3 +1,4 @@
+import CertificateProviders
 import Foundation
 
 /// Formatting for people.
@@ -39,7 +40,8 @@ enum Format {
     /// needs no ICU formatter per call).
     static func isoDate(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    /// Lower-case hex digits, two per byte (`prepare` prints thousands of digests).
+    static func hex(_ bytes: [UInt8]) -> String { HexText.lowercase(bytes) }
 
     /// Aligned columns; the header row is followed by nothing fancy so output stays grep-able. Every
     /// cell is ``printable(_:)``: a name with a newline cannot add a row.

@@ -41,8 +41,13 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Parses one DER-encoded certificate.
     /// - Throws: `.malformedInput` for empty, truncated, corrupt input or trailing bytes.
     public init(derEncoded bytes: [UInt8]) throws {
+        if let parsed = CertificateParseCache.shared.certificate(der: bytes) {
+            self = parsed
+            return
+        }
         let handle = try CertificateProviderError.convertingOpenSSLErrors { try X509Handle.parse(der: bytes) }
         try self.init(handle: handle, der: bytes)
+        CertificateParseCache.shared.keep(self, der: bytes)
     }
 
     /// Parses one PEM certificate (`-----BEGIN CERTIFICATE-----`).
@@ -137,17 +142,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     /// The SHA-256 fingerprint as upper-case hex pairs joined by colons.
     public var sha256FingerprintHex: String {
-        // Hand-built rather than String(format:) per byte: the signing coordinator records this for
-        // every signature.
-        let digits = Array("0123456789ABCDEF".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(sha256Fingerprint.count * 3)
-        for (index, byte) in sha256Fingerprint.enumerated() {
-            if index > 0 { text.append(UInt8(ascii: ":")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        // From a digit table rather than String(format:) per byte: the signing coordinator records
+        // this for every signature.
+        HexText.uppercase(sha256Fingerprint, separator: UInt8(ascii: ":"))
     }
 
     /// Whether subject and issuer are the same name.
