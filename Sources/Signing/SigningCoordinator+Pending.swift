@@ -22,7 +22,7 @@ extension SigningCoordinator {
     /// - Returns: the pending signature (nothing is written or recorded).
     /// - Throws: `.fileSystem` for a file that cannot be read; `.unsupportedAlgorithm`,
     ///   `.invalidParameter` as the `CMSSigner` variant.
-    public func prepare(
+    nonisolated public func prepare(
         document: Document,
         certificate: Certificate,
         chain: [Certificate] = [],
@@ -123,7 +123,7 @@ extension SigningCoordinator {
 
     /// Checks `item`'s value, adds its level and makes its result; writes the output atomically when
     /// `writing` (else the caller makes it durable). Records nothing.
-    func completedSignature(
+    nonisolated func completedSignature(
         _ item: PendingCompletion,
         provider: ProviderID,
         writing: Bool

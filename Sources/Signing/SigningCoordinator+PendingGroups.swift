@@ -71,13 +71,13 @@ extension SigningCoordinator {
         for start in stride(from: 0, to: items.count, by: Self.batchGroupSize) {
             let range = start..<min(start + Self.batchGroupSize, items.count)
             let deferring = BatchSigningPipeline.syncPlan(outputs, range: range)
-            var group: Outcomes = []
-            var temporaries: [String?] = []
-            for (offset, index) in range.enumerated() {
-                let (outcome, temporary) = await completeDeferring(items[index], provider, deferring[offset])
-                group.append(outcome)
-                temporaries.append(temporary)
+            // Checking values and building signatures is CPU work: the group's items run on the
+            // batch's workers (one per core); the journal takes the group in one commit after.
+            let made = await ConcurrentIndexes.map(range) { index in
+                await self.completeDeferring(items[index], provider, deferring[index - range.lowerBound])
             }
+            var group: Outcomes = made.map(\.0)
+            let temporaries = made.map(\.1)
             do {
                 try await commit(&group, temporaries: temporaries)
             } catch {
@@ -95,7 +95,7 @@ extension SigningCoordinator {
 
     /// One completion of a group: the result and, when its file is made durable with the group, the
     /// temporary file that holds it.
-    private func completeDeferring(
+    nonisolated private func completeDeferring(
         _ item: PendingCompletion,
         _ provider: ProviderID,
         _ deferring: Bool

@@ -68,7 +68,7 @@ extension SigningCoordinator {
 
     /// The document's digest with `algorithm` and its size, with its content when the signature
     /// embeds it.
-    func digest(
+    nonisolated func digest(
         of document: Document,
         algorithm: DigestAlgorithm,
         options: SigningOptions,

@@ -125,11 +125,24 @@ extension Commands {
             repeating: nil,
             count: options.pendingFiles.count
         )
-        var together: [(index: Int, file: PendingFile, item: PendingCompletion)] = []
-        for (index, path) in options.pendingFiles.enumerated() {
+        // Reading the pending files and their answers is CPU work (JSON, certificates): on the
+        // batch's workers, one per core; PDFs are then completed one at a time, the rest together.
+        let pendingFiles = options.pendingFiles
+        let read = await ConcurrentIndexes.map(pendingFiles.indices) {
+            index -> Result<(PendingFile, PendingSignatureAnswer), CertificateProviderError> in
             do {
-                let file = try PendingFile(contentsOf: path, context: context)
-                let answer = try answer(index, of: path, options, context)
+                let file = try PendingFile(contentsOf: pendingFiles[index], context: context)
+                return .success((file, try answer(index, of: pendingFiles[index], options, context)))
+            } catch let error as CertificateProviderError {
+                return .failure(error)
+            } catch {
+                return .failure(.malformedInput("\(pendingFiles[index]): \(error)"))
+            }
+        }
+        var together: [(index: Int, file: PendingFile, item: PendingCompletion)] = []
+        for (index, entry) in read.enumerated() {
+            do {
+                let (file, answer) = try entry.get()
                 if file.isPAdES {
                     let completed = try await completeOne(file, answer: answer, options, coordinator, context)
                     outcomes[index] = .success((file, completed))

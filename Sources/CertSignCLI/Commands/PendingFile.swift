@@ -43,19 +43,35 @@ struct PendingFile {
     /// The level `complete` reaches.
     var level: SignatureLevel { SignatureLevel(completion.level) ?? .bB }
 
-    /// The JSON written to the file: the pending signature's, plus `certsign`.
+    /// The JSON written to the file: the pending signature's, plus `certsign`, encoded in one pass
+    /// (`prepare` writes thousands).
     func jsonData() throws -> [UInt8] {
-        guard var object = try JSONSerialization.jsonObject(with: try pending.jsonData()) as? [String: Any] else {
-            throw CertificateProviderError(.cryptoFailure, "the pending signature did not encode as a JSON object")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(Stored(file: self))) + [0x0A]
+        } catch {
+            throw CertificateProviderError(.cryptoFailure, "the pending file could not be encoded: \(error)")
         }
-        let encoded = try JSONEncoder().encode(completion)
-        object[Self.key] = try JSONSerialization.jsonObject(with: encoded)
-        let data = try JSONSerialization.data(
-            withJSONObject: object,
-            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        )
-        return Array(data) + [0x0A]
     }
+
+    /// The file's JSON: the pending signature's own keys and, beside them, the `certsign` section.
+    private struct Stored: Encodable {
+        let file: PendingFile
+
+        func encode(to encoder: any Encoder) throws {
+            try file.pending.encode(to: encoder)
+            var container = encoder.container(keyedBy: SectionKey.self)
+            try container.encode(file.completion, forKey: .certsign)
+        }
+    }
+
+    /// The `certsign` section alone, read from the file's JSON.
+    private struct Section: Decodable {
+        let certsign: Completion?
+    }
+
+    private enum SectionKey: String, CodingKey { case certsign }
 
     /// Writes it to `path` with mode 0600, atomically, refusing a file that exists.
     /// - Throws: `.alreadyExists` naming the file; `.fileSystem`.
@@ -107,14 +123,10 @@ struct PendingFile {
     init(jsonBytes bytes: Data) throws {
         do {
             pending = try PendingSignature(jsonData: bytes)
-            let object = try JSONSerialization.jsonObject(with: bytes) as? [String: Any]
-            guard let section = object?[Self.key] else {
-                throw CertificateProviderError.malformedInput("it has no '\(Self.key)' section")
+            guard let section = try JSONDecoder().decode(Section.self, from: bytes).certsign else {
+                throw CertificateProviderError.malformedInput("it has no '\(SectionKey.certsign.rawValue)' section")
             }
-            completion = try JSONDecoder().decode(
-                Completion.self,
-                from: try JSONSerialization.data(withJSONObject: section)
-            )
+            completion = section
         } catch let error as CertificateProviderError {
             throw CertificateProviderError(
                 error.code,
@@ -122,7 +134,7 @@ struct PendingFile {
             )
         } catch {
             throw CertificateProviderError.malformedInput(
-                "not a pending file of certsign prepare: its '\(Self.key)' section is wrong (\(error))"
+                "not a pending file of certsign prepare: its '\(SectionKey.certsign.rawValue)' section is wrong (\(error))"
             )
         }
         guard SignatureLevel(completion.level) != nil else {
@@ -137,6 +149,4 @@ struct PendingFile {
         self.pending = pending
         self.completion = completion
     }
-
-    private static let key = "certsign"
 }

@@ -29,13 +29,15 @@ extension Commands {
             options.format == .pades ? try context.timestampClient(options.tsa, anchors: options.tsaCA) : nil
         var results: [PreparedDocument] = []
         let queue = try namedQueueJournal(context)
-        // The pending files are written a group at a time, made durable together (one flush per
-        // file system, as a signing batch does), then reported in order.
-        for start in stride(from: 0, to: options.documents.count, by: SigningCoordinator.batchGroupSize) {
-            var group: [(path: String, outcome: Result<(String, PendingFile), CertificateProviderError>)] = []
-            for path in options.documents[
-                start..<min(start + SigningCoordinator.batchGroupSize, options.documents.count)
-            ] {
+        // The documents of a group are prepared on the batch's workers (one per core); their pending
+        // files are written together, made durable together (one flush per file system, as a signing
+        // batch does), then reported in order.
+        let documents = options.documents
+        for start in stride(from: 0, to: documents.count, by: SigningCoordinator.batchGroupSize) {
+            let range = start..<min(start + SigningCoordinator.batchGroupSize, documents.count)
+            let group = await ConcurrentIndexes.map(range) { index in
+                let path = documents[index]
+                let outcome: Result<(String, PendingFile), CertificateProviderError>
                 do {
                     var file = PendingFile(
                         pending: try await prepareOne(
@@ -50,12 +52,13 @@ extension Commands {
                         completion: completion
                     )
                     file.completion.document = absolutePath(path)
-                    group.append(
-                        (path, .success((pendingFilePath(for: path, directory: options.outputDirectory), file)))
-                    )
+                    outcome = .success((pendingFilePath(for: path, directory: options.outputDirectory), file))
                 } catch let error as CertificateProviderError {
-                    group.append((path, .failure(error)))
+                    outcome = .failure(error)
+                } catch {
+                    outcome = .failure(CertificateProviderError(.cancelled, "preparing \(path) stopped: \(error)"))
                 }
+                return (path: path, outcome: outcome)
             }
             var written = try PendingFile.writeAll(group.map(\.outcome))
             if let queue {
