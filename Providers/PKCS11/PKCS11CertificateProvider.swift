@@ -56,8 +56,6 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         public static let scheme: ProviderParameters.Key = "scheme"
     }
 
-    /// Always `.pkcs11`.
-    public let providerID: ProviderID = .pkcs11
 
     /// Every key this provider accepts; renamed ``ParameterKey/all``.
     @available(*, deprecated, renamed: "ParameterKey.all")
