@@ -81,13 +81,6 @@ public actor CSCClient {
             self.clock = clock
         }
 
-        /// This configuration sending `headers` with every request too (tests send the emulator's fault header).
-        package func withAdditionalHeaders(_ headers: [(name: String, value: String)]) -> Self {
-            var copy = self
-            copy.additionalHeaders += headers
-            return copy
-        }
-
         /// `<base>/csc/v2/<method>`.
         public func methodURL(_ method: String) -> URL {
             method.split(separator: "/").reduce(baseURL.appendingPathComponent("csc").appendingPathComponent("v2")) {
@@ -518,3 +511,5 @@ public actor CSCClient {
         secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 }
+
+extension CSCClient.Configuration: AdditionalHeadersConfiguration {}
