@@ -30,6 +30,10 @@ public protocol RemoteProvider: BuiltInProvider {
 
     /// Drops, under the lock, what the new `value.parameters` no longer serve (default: the identity).
     static func parametersChanged(_ value: inout RemoteProviderState<Kept>.Value)
+
+    /// The provider's command-line hints as a table, which `commandLineHint(for:in:)` answers from
+    /// (default nil: the tool's general hints, unless the provider writes `commandLineHint` itself).
+    static var commandLineHints: RemoteCommandLineHints? { get }
 }
 
 extension RemoteProvider where Kept == Void {
@@ -115,6 +119,15 @@ extension RemoteProvider {
         kept: Kept
     ) throws -> RemoteProviderState<Kept> {
         try RemoteProviderState(base: base, parameters: parameters, kept: kept) { Self.parametersChanged(&$0) }
+    }
+
+    /// No table of hints.
+    public static var commandLineHints: RemoteCommandLineHints? { nil }
+
+    /// The hint ``commandLineHints`` has for `error`, or nil.
+    public static func commandLineHint(for error: CertificateProviderError, in command: ProviderCommandLine) -> String?
+    {
+        commandLineHints?.hint(for: error)
     }
 
     /// The provider's ``RemoteProviderState``, which `CertificateProvider`'s defaults answer from.
