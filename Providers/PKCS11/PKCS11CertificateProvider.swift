@@ -56,7 +56,6 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         public static let scheme: ProviderParameters.Key = "scheme"
     }
 
-
     /// Every key this provider accepts; renamed ``ParameterKey/all``.
     @available(*, deprecated, renamed: "ParameterKey.all")
     public static var acceptedKeys: Set<ProviderParameters.Key> { ParameterKey.all }

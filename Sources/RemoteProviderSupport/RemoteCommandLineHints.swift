@@ -17,7 +17,8 @@ public struct RemoteCommandLineHints: Sendable {
     ///   - server: what the user calls the other end (`server`, `service`, `endpoint`).
     ///   - urlParameter: the provider's parameter that holds its address.
     ///   - byCode: the hint for each error code the provider has one of its own for.
-    public init(server: String, urlParameter: ProviderParameters.Key, _ byCode: [CertificateProviderError.Code: String]) {
+    public init(server: String, urlParameter: ProviderParameters.Key, _ byCode: [CertificateProviderError.Code: String])
+    {
         self.server = server
         self.urlParameter = urlParameter
         self.byCode = byCode
