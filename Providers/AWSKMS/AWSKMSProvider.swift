@@ -1,7 +1,9 @@
 public import CertificateProviders
 public import Foundation
 public import HTTPClient
-import RemoteProviderSupport
+// The provider's public API stands on RemoteProviderSupport (its `remote` state, its initializers,
+// the shared parameter keys), so importing the provider alone reaches all of it.
+@_exported public import RemoteProviderSupport
 
 /// An AWS KMS asymmetric signing key as a `CertificateProvider` (ID ``ProviderID/awsKMS``,
 /// `aws-kms`): the key stays in KMS, which signs with `Sign`; the CMS / CAdES / PAdES container is
@@ -22,8 +24,6 @@ import RemoteProviderSupport
 /// A key without a certificate yet (to make a certificate request) is reached with ``signingKey()``.
 /// The identity is kept in memory only.
 public final class AWSKMSProvider: CertificateProvider {
-    /// Always ``ProviderID/awsKMS`` (`aws-kms`).
-    public let providerID: ProviderID = .awsKMS
     /// The parameters, the identity of the last ``initialize(options:)`` (in memory only) and the
     /// environment the `AWS_*` fallbacks are read in, with the base every remote provider holds: its
     /// `parameters`, `setParameters(_:)` and stored identity answer from it (`RemoteProvider`).

@@ -37,13 +37,10 @@ extension CSCClient {
         validity: TimeInterval
     ) async throws -> String {
         let slot = SecretSlot(sad)
-        let body: JSONValue = [
-            "credentialID": .string(credentialID), "SAD": .string(slot.placeholder),
-            "hashes": .array(hashes.map { .string(Data($0).base64EncodedString()) }),
-            "hashAlgorithmOID": .string(hashAlgorithm.oid), "signAlgo": .string(signAlgorithm),
-            "operationMode": "A", "validity_period": .integer(Int(validity * 1000)),
-        ]
-        let json = try await call("signatures/signHash", body, secrets: [slot])
+        var members = CSCClient.signHashMembers(credentialID, slot, hashes, hashAlgorithm, signAlgorithm)
+        members["operationMode"] = "A"
+        members["validity_period"] = .integer(Int(validity * 1000))
+        let json = try await call("signatures/signHash", .object(members), secrets: [slot])
         let reader = try JSONObjectReader(json, context: "CSC signatures/signHash", errorCode: .network)
         let responseID = try reader.string("responseID")
         guard !responseID.isEmpty else {

@@ -81,13 +81,6 @@ public actor CSCClient {
             self.clock = clock
         }
 
-        /// This configuration sending `headers` with every request too (tests send the emulator's fault header).
-        package func withAdditionalHeaders(_ headers: [(name: String, value: String)]) -> Self {
-            var copy = self
-            copy.additionalHeaders += headers
-            return copy
-        }
-
         /// `<base>/csc/v2/<method>`.
         public func methodURL(_ method: String) -> URL {
             method.split(separator: "/").reduce(baseURL.appendingPathComponent("csc").appendingPathComponent("v2")) {
@@ -252,13 +245,25 @@ public actor CSCClient {
         signAlgorithm: String
     ) async throws -> [[UInt8]] {
         let slot = SecretSlot(sad)
-        let body: JSONValue = [
+        let members = CSCClient.signHashMembers(credentialID, slot, hashes, hashAlgorithm, signAlgorithm)
+        let json = try await call("signatures/signHash", .object(members), secrets: [slot])
+        return try CSCClient.signatures(in: json, method: "signatures/signHash", count: hashes.count)
+    }
+
+    /// The members of a `signatures/signHash` request, the SAD as `slot`'s placeholder (the
+    /// asynchronous mode adds its own).
+    static func signHashMembers(
+        _ credentialID: String,
+        _ slot: SecretSlot,
+        _ hashes: [[UInt8]],
+        _ hashAlgorithm: DigestAlgorithm,
+        _ signAlgorithm: String
+    ) -> [String: JSONValue] {
+        [
             "credentialID": .string(credentialID), "SAD": .string(slot.placeholder),
             "hashes": .array(hashes.map { .string(Data($0).base64EncodedString()) }),
             "hashAlgorithmOID": .string(hashAlgorithm.oid), "signAlgo": .string(signAlgorithm),
         ]
-        let json = try await call("signatures/signHash", body, secrets: [slot])
-        return try CSCClient.signatures(in: json, method: "signatures/signHash", count: hashes.count)
     }
 
     /// The `signatures` of a `signHash` or `signPolling` answer: `count` non-empty base64 values.
@@ -518,3 +523,5 @@ public actor CSCClient {
         secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 }
+
+extension CSCClient.Configuration: AdditionalHeadersConfiguration {}

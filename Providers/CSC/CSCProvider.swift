@@ -1,7 +1,9 @@
 public import CertificateProviders
 import Foundation
-public import HTTPClient
-import RemoteProviderSupport
+import HTTPClient
+// The provider's public API stands on RemoteProviderSupport (its `remote` state, its initializers,
+// the shared parameter keys), so importing the provider alone reaches all of it.
+@_exported public import RemoteProviderSupport
 
 /// A Cloud Signature Consortium API v2 service as a `CertificateProvider` (ID ``ProviderID/csc``,
 /// `csc`): remote qualified signing the European way. The service signs hashes; the CMS / CAdES
@@ -19,8 +21,6 @@ import RemoteProviderSupport
 /// identity is kept in memory only: ``storedCertificate()`` returns it in the same process and nil
 /// before; nothing is written to disk.
 public final class CSCProvider: CertificateProvider {
-    /// Always ``ProviderID/csc`` (`csc`).
-    public let providerID: ProviderID = .csc
     /// The parameters and the identity of the last ``initialize(options:)`` (in memory only), and the
     /// base every remote provider holds: its `parameters`, `setParameters(_:)` and stored identity
     /// answer from it (`RemoteProvider`).
@@ -28,28 +28,6 @@ public final class CSCProvider: CertificateProvider {
 
     /// Makes the provider around `remote` (the initializers call it).
     public init(remote: RemoteProviderState<Void>) { self.remote = remote }
-
-    /// Creates a provider.
-    /// - Parameters:
-    ///   - parameters: initial parameters, checked against ``schema`` here as by ``setParameters(_:)``.
-    ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
-    ///     `clientIdentity` when set).
-    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
-    ///     parameter is refused).
-    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
-    ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
-    public convenience init(
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        clientIdentityLookup: ClientIdentityLookup? = nil
-    ) throws {
-        try self.init(
-            parameters: parameters,
-            transport: transport,
-            additionalHeaders: [],
-            clientIdentityLookup: clientIdentityLookup
-        )
-    }
 
     /// Connects, selects the credential and returns its identity (see the type's documentation).
     /// - Throws: `.invalidParameter` for missing or wrong parameters, or a credential the client does

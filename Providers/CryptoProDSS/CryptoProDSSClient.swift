@@ -91,13 +91,6 @@ public actor CryptoProDSSClient {
             self.clock = clock
         }
 
-        /// This configuration sending `headers` with every request too (tests send the emulator's fault header).
-        package func withAdditionalHeaders(_ headers: [(name: String, value: String)]) -> Self {
-            var copy = self
-            copy.additionalHeaders += headers
-            return copy
-        }
-
         /// `<base>/<STS>/oauth/token`.
         public var tokenURL: URL { url(stsApplication, "oauth", "token") }
         /// `<base>/<SignServer>/rest/api/certificates`.
@@ -508,3 +501,5 @@ public actor CryptoProDSSClient {
         secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 }
+
+extension CryptoProDSSClient.Configuration: AdditionalHeadersConfiguration {}

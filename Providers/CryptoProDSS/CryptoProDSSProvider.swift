@@ -1,7 +1,9 @@
 public import CertificateProviders
 import Foundation
-public import HTTPClient
-import RemoteProviderSupport
+import HTTPClient
+// The provider's public API stands on RemoteProviderSupport (its `remote` state, its initializers,
+// the shared parameter keys), so importing the provider alone reaches all of it.
+@_exported public import RemoteProviderSupport
 
 /// A CryptoPro DSS server as a `CertificateProvider` (ID ``ProviderID/cryptoProDSS``,
 /// `cryptopro-dss`) whose server builds the signatures (`DocumentSigning`).
@@ -73,8 +75,6 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning, C
         var verifier: SessionCredentialVerifier?
     }
 
-    /// Always ``ProviderID/cryptoProDSS`` (`cryptopro-dss`).
-    public let providerID: ProviderID = .cryptoProDSS
     /// The parameters and the selected session (its identity included), and the base every remote
     /// provider holds: its `parameters` and `setParameters(_:)` answer
     /// from it (`RemoteProvider`).
@@ -82,31 +82,6 @@ public final class CryptoProDSSProvider: CertificateProvider, DocumentSigning, C
 
     /// Makes the provider around `remote` (the initializers call it).
     public init(remote: RemoteProviderState<Session?>) { self.remote = remote }
-
-    /// Creates a provider.
-    /// - Parameters:
-    ///   - parameters: initial parameters, checked against ``schema`` here as by ``setParameters(_:)``.
-    ///   - transport: the networking; nil uses ``CurlTransport`` (with the TLS parameters).
-    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
-    ///     parameter is refused).
-    ///   - warning: called with a message when a cache file is ignored (foreign-owned, readable by
-    ///     others, not a regular file, damaged); default none.
-    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
-    ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
-    public convenience init(
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        clientIdentityLookup: ClientIdentityLookup? = nil,
-        warning: (@Sendable (String) -> Void)? = nil
-    ) throws {
-        try self.init(
-            parameters: parameters,
-            transport: transport,
-            additionalHeaders: [],
-            clientIdentityLookup: clientIdentityLookup,
-            warning: warning
-        )
-    }
 
     /// Logs in, lists the certificates, selects one (see the type's documentation) and caches the
     /// session when `storeDirectory` is set.

@@ -95,13 +95,6 @@ public actor FMPClient {
                 endpointPolicy: endpointPolicy
             )
         }
-
-        /// This configuration sending `headers` with every request too (tests send the emulator's fault header).
-        package func withAdditionalHeaders(_ headers: [(name: String, value: String)]) -> Self {
-            var copy = self
-            copy.additionalHeaders += headers
-            return copy
-        }
     }
 
     /// The configuration in force.
@@ -525,3 +518,5 @@ public actor FMPClient {
     }
 
 }
+
+extension FMPClient.Configuration: AdditionalHeadersConfiguration {}

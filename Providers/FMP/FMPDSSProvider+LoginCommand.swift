@@ -93,13 +93,7 @@ extension FMPDSSProvider {
 
         /// - Throws: `ProviderCommand.UsageError` naming the option that does not fit.
         init(_ invocation: ProviderCommand.Invocation) throws {
-            func required(_ name: String) throws -> String {
-                guard let text = invocation.values[name], !text.isEmpty else {
-                    throw ProviderCommand.UsageError("--\(name) is required")
-                }
-                return text
-            }
-            let text = try required("host")
+            let text = try invocation.requiredValue("host")
             guard let host = URL(string: text), let scheme = host.scheme?.lowercased(),
                 ["http", "https"].contains(scheme),
                 host.host != nil
@@ -107,9 +101,9 @@ extension FMPDSSProvider {
                 throw ProviderCommand.UsageError("--host must be an http:// or https:// URL, not '\(text)'")
             }
             self.host = host
-            environment = try required("environment")
-            project = try required("project")
-            user = try required("user")
+            environment = try invocation.requiredValue("environment")
+            project = try invocation.requiredValue("project")
+            user = try invocation.requiredValue("user")
             let passwordSource = invocation.secretSources["client-identity-password"]
             let alias = invocation.values["client-identity"]
             if alias == nil, passwordSource != nil {

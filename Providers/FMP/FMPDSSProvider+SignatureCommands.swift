@@ -101,23 +101,17 @@ extension FMPDSSProvider {
 
         /// - Throws: `ProviderCommand.UsageError` naming the option that does not fit.
         init(_ invocation: ProviderCommand.Invocation) throws {
-            func required(_ name: String) throws -> String {
-                guard let text = invocation.values[name], !text.isEmpty else {
-                    throw ProviderCommand.UsageError("--\(name) is required")
-                }
-                return text
-            }
-            resource = try required("resource")
-            table = try required("table")
+            resource = try invocation.requiredValue("resource")
+            table = try invocation.requiredValue("table")
             do {
                 params = try JSONValue(parsing: invocation.values["params"] ?? "{}")
             } catch {
                 throw ProviderCommand.UsageError("--params must be JSON, such as '{}' or '{\"year\": 2026}'")
             }
-            column = try required("column")
+            column = try invocation.requiredValue("column")
             // The tool checked both are whole numbers (their declared type).
-            guard let hhiveID = Int(try required("hhive-id")),
-                let certificateID = Int(try required("certificate-id"))
+            guard let hhiveID = Int(try invocation.requiredValue("hhive-id")),
+                let certificateID = Int(try invocation.requiredValue("certificate-id"))
             else {
                 throw ProviderCommand.UsageError("--hhive-id and --certificate-id must be whole numbers")
             }

@@ -1,8 +1,10 @@
 public import CertificateProviders
 import Foundation
-public import HTTPClient
+import HTTPClient
 public import JSON
-import RemoteProviderSupport
+// The provider's public API stands on RemoteProviderSupport (its `remote` state, its initializers,
+// the shared parameter keys), so importing the provider alone reaches all of it.
+@_exported public import RemoteProviderSupport
 
 /// The Foresight Mobile Platform DSS as a `CertificateProvider` (ID ``ProviderID/fmpDSS``)
 /// with the platform's signature history (`SignatureHistoryProviding`), and the one FMP path the
@@ -35,8 +37,6 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
         var lastEnvelope: FMPEnvelope?
     }
 
-    /// Always ``ProviderID/fmpDSS`` (`fmp-dss`).
-    public let providerID: ProviderID = .fmpDSS
     /// The parameters, the selected identity and the session, and the base every remote provider
     /// holds: its `parameters` and `setParameters(_:)` answer
     /// from it (`RemoteProvider`).
@@ -44,31 +44,6 @@ public final class FMPDSSProvider: CertificateProvider, SignatureHistoryProvidin
 
     /// Makes the provider around `remote` (the initializers call it).
     public init(remote: RemoteProviderState<Kept>) { self.remote = remote }
-
-    /// Creates a provider.
-    /// - Parameters:
-    ///   - parameters: initial parameters, checked against ``schema`` here as by ``setParameters(_:)``.
-    ///   - transport: the networking; nil uses ``CurlTransport`` (with the TLS parameters).
-    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
-    ///     parameter is refused).
-    ///   - warning: called with a message when a session file is ignored (foreign-owned, readable by
-    ///     others, not a regular file, damaged); default none.
-    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
-    ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
-    public convenience init(
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        clientIdentityLookup: ClientIdentityLookup? = nil,
-        warning: (@Sendable (String) -> Void)? = nil
-    ) throws {
-        try self.init(
-            parameters: parameters,
-            transport: transport,
-            additionalHeaders: [],
-            clientIdentityLookup: clientIdentityLookup,
-            warning: warning
-        )
-    }
 
     /// The platform envelope of the last call that reached the server (success or error), for
     /// callers that show it (`certsign --json dss …`).

@@ -35,29 +35,16 @@ extension PKCS11CertificateProvider: CertificateRequestSigning {
                 session: session,
                 module: module
             )
-            let scheme = token.scheme ?? SignatureScheme.default(for: publicKey.algorithm)
-            guard
-                scheme == SignatureScheme.default(for: publicKey.algorithm)
-                    || (publicKey.algorithm.isRSA && scheme == .rsaPSS)
-            else {
-                throw CertificateProviderError(
-                    .unsupportedAlgorithm,
-                    "\(keyName) is a \(publicKey.algorithm) key and cannot sign with scheme '\(scheme)'"
-                )
-            }
-            return PKCS11SigningKey(
-                connection: token.connection,
+            return try Self.signingKey(
+                key,
                 publicKey: (publicKey.algorithm, publicKey.keySize, publicKey.derRepresentation),
+                keyName: keyName,
                 label: label,
                 id: id,
-                handle: key,
+                scheme: token.scheme,
+                connection: token.connection,
                 epoch: epoch,
-                alwaysAuthenticate: try module.boolAttribute(
-                    session: session,
-                    object: key,
-                    CK_ATTRIBUTE_TYPE(CKA_ALWAYS_AUTHENTICATE)
-                ),
-                defaultScheme: scheme
+                session: session
             )
         }
     }

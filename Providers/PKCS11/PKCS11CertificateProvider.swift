@@ -56,9 +56,6 @@ public final class PKCS11CertificateProvider: CertificateProvider {
         public static let scheme: ProviderParameters.Key = "scheme"
     }
 
-    /// Always `.pkcs11`.
-    public let providerID: ProviderID = .pkcs11
-
     /// Every key this provider accepts; renamed ``ParameterKey/all``.
     @available(*, deprecated, renamed: "ParameterKey.all")
     public static var acceptedKeys: Set<ProviderParameters.Key> { ParameterKey.all }
@@ -262,32 +259,62 @@ public final class PKCS11CertificateProvider: CertificateProvider {
             session: session,
             module: module
         )
-        let defaultScheme = scheme ?? SignatureScheme.default(for: certificate.publicKeyAlgorithm)
-        if defaultScheme != SignatureScheme.default(for: certificate.publicKeyAlgorithm)
-            && !(certificate.publicKeyAlgorithm.isRSA && defaultScheme == .rsaPSS)
-        {
-            throw CertificateProviderError(
-                .unsupportedAlgorithm,
-                "\(keyName) is a \(certificate.publicKeyAlgorithm) key and cannot sign with scheme '\(defaultScheme)'"
-            )
-        }
-        let alwaysAuthenticate = try module.boolAttribute(
-            session: session,
-            object: key,
-            CK_ATTRIBUTE_TYPE(CKA_ALWAYS_AUTHENTICATE)
+        let signingKey = try Self.signingKey(
+            key,
+            publicKey: (
+                certificate.publicKeyAlgorithm, certificate.publicKeySize, certificate.publicKeyDERRepresentation
+            ),
+            keyName: keyName,
+            label: label,
+            id: id,
+            scheme: scheme,
+            connection: connection,
+            epoch: epoch,
+            session: session
         )
         let chain = try chainCertificates(for: certificate, session: session, module: module)
-        let signingKey = PKCS11SigningKey(
+        return SigningIdentity(certificate: certificate, chain: chain, key: signingKey)
+    }
+
+    /// The token's private key `key` as a signing key with `publicKey`: its scheme (`scheme`, else the
+    /// key's default) checked against the key, and whether the token asks for the PIN per signature.
+    /// - Throws: `.unsupportedAlgorithm` naming `keyName` for a scheme the key cannot sign with; the
+    ///   token's errors reading `CKA_ALWAYS_AUTHENTICATE`.
+    static func signingKey(
+        _ key: CK_OBJECT_HANDLE,
+        publicKey: (algorithm: PublicKeyAlgorithm, keySize: Int, der: [UInt8]),
+        keyName: String,
+        label: String,
+        id: [UInt8],
+        scheme: SignatureScheme?,
+        connection: PKCS11TokenConnection,
+        epoch: UInt64,
+        session: CK_SESSION_HANDLE
+    ) throws -> PKCS11SigningKey {
+        let defaultScheme = scheme ?? SignatureScheme.default(for: publicKey.algorithm)
+        guard
+            defaultScheme == SignatureScheme.default(for: publicKey.algorithm)
+                || (publicKey.algorithm.isRSA && defaultScheme == .rsaPSS)
+        else {
+            throw CertificateProviderError(
+                .unsupportedAlgorithm,
+                "\(keyName) is a \(publicKey.algorithm) key and cannot sign with scheme '\(defaultScheme)'"
+            )
+        }
+        return PKCS11SigningKey(
             connection: connection,
-            certificate: certificate,
+            publicKey: publicKey,
             label: label,
             id: id,
             handle: key,
             epoch: epoch,
-            alwaysAuthenticate: alwaysAuthenticate,
+            alwaysAuthenticate: try connection.module.boolAttribute(
+                session: session,
+                object: key,
+                CK_ATTRIBUTE_TYPE(CKA_ALWAYS_AUTHENTICATE)
+            ),
             defaultScheme: defaultScheme
         )
-        return SigningIdentity(certificate: certificate, chain: chain, key: signingKey)
     }
 
     /// The one private key the URI names (by label and ID, or through the certificate it labels).

@@ -38,31 +38,8 @@ public final class PKCS11SigningKey: SigningKey, @unchecked Sendable {
     let connection: PKCS11TokenConnection
     private let cachedHandle: Mutex<(epoch: UInt64, handle: CK_OBJECT_HANDLE)>
 
-    convenience init(
-        connection: PKCS11TokenConnection,
-        certificate: Certificate,
-        label: String,
-        id: [UInt8],
-        handle: CK_OBJECT_HANDLE,
-        epoch: UInt64,
-        alwaysAuthenticate: Bool,
-        defaultScheme: SignatureScheme
-    ) {
-        self.init(
-            connection: connection,
-            publicKey: (
-                certificate.publicKeyAlgorithm, certificate.publicKeySize, certificate.publicKeyDERRepresentation
-            ),
-            label: label,
-            id: id,
-            handle: handle,
-            epoch: epoch,
-            alwaysAuthenticate: alwaysAuthenticate,
-            defaultScheme: defaultScheme
-        )
-    }
-
-    /// A key whose public half comes from the token's key objects (a key without a certificate yet).
+    /// A key whose public half is `publicKey` (its certificate's, or the token's key objects' for a key
+    /// without a certificate yet).
     init(
         connection: PKCS11TokenConnection,
         publicKey: (algorithm: PublicKeyAlgorithm, keySize: Int, der: [UInt8]),

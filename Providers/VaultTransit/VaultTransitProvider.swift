@@ -1,7 +1,9 @@
 public import CertificateProviders
 import Foundation
-public import HTTPClient
-import RemoteProviderSupport
+import HTTPClient
+// The provider's public API stands on RemoteProviderSupport (its `remote` state, its initializers,
+// the shared parameter keys), so importing the provider alone reaches all of it.
+@_exported public import RemoteProviderSupport
 
 /// A key in the HashiCorp Vault or OpenBao transit secrets engine as a `CertificateProvider` (ID
 /// ``ProviderID/vaultTransit``, `vault-transit`): the key never leaves the server, which signs
@@ -19,8 +21,6 @@ import RemoteProviderSupport
 /// one: ``certificateRequestKey(options:)`` (what `certsign csr` uses) hands out the key alone.
 /// The identity is kept in memory only: ``storedCertificate()`` returns it in the same process.
 public final class VaultTransitProvider: CertificateProvider, CertificateRequestSigning {
-    /// Always ``ProviderID/vaultTransit`` (`vault-transit`).
-    public let providerID: ProviderID = .vaultTransit
     /// The parameters and the identity of the last ``initialize(options:)`` (in memory only), and the
     /// base every remote provider holds: its `parameters`, `setParameters(_:)` and stored identity
     /// answer from it (`RemoteProvider`).
@@ -28,28 +28,6 @@ public final class VaultTransitProvider: CertificateProvider, CertificateRequest
 
     /// Makes the provider around `remote` (the initializers call it).
     public init(remote: RemoteProviderState<Void>) { self.remote = remote }
-
-    /// Creates a provider.
-    /// - Parameters:
-    ///   - parameters: initial parameters, checked against ``schema`` here as by ``setParameters(_:)``.
-    ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
-    ///     `clientIdentity` when set).
-    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
-    ///     parameter is refused).
-    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
-    ///   and message as ``setParameters(_:)`` and ``initialize(options:)``).
-    public convenience init(
-        parameters: ProviderParameters = ProviderParameters(),
-        transport: (any HTTPTransport)? = nil,
-        clientIdentityLookup: ClientIdentityLookup? = nil
-    ) throws {
-        try self.init(
-            parameters: parameters,
-            transport: transport,
-            additionalHeaders: [],
-            clientIdentityLookup: clientIdentityLookup
-        )
-    }
 
     /// Reads the certificate and the key, checks that they match and returns the identity (see the
     /// type's documentation).

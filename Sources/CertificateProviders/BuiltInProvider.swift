@@ -61,6 +61,9 @@ public protocol BuiltInProvider: CertificateProvider {
 }
 
 extension BuiltInProvider {
+    /// The ID the provider registers under (``id``): a built-in provider reports no other.
+    public var providerID: ProviderID { Self.id }
+
     /// No command group: the provider is used through `--provider ID` only.
     public static var commandGroup: String? { nil }
 

@@ -205,6 +205,15 @@ public struct ProviderCommand: Sendable {
             self.confirm = confirm
         }
 
+        /// The value option `name`, which the command cannot do without.
+        /// - Throws: ``ProviderCommand/UsageError`` (`--NAME is required`) when it is missing or empty.
+        public func requiredValue(_ name: String) throws -> String {
+            guard let text = values[name], !text.isEmpty else {
+                throw UsageError("--\(name) is required")
+            }
+            return text
+        }
+
         /// The secret option `name` from where the command line said; when it named no source and
         /// `prompt` is given, the tool asks on its terminal. Nil when there is none. Ask only when the
         /// secret is needed: a command that fails first for another reason then reads nothing.

@@ -108,7 +108,7 @@ final class CSCSADStore: Sendable {
 /// `expired_token`; 401 `invalid_client` at the token endpoint. Faults: `expired-token` expires the
 /// presented token first; `sad-expired` makes signHash find its SAD expired; `wrong-hash` makes
 /// signHash sign another hash than the one sent.
-struct CSCRouter: EmulatorRouter {
+struct CSCRouter: EmulatorRouter, OAuthTokenRoute {
     /// An error answer.
     struct Failure: Error {
         var status: Int
@@ -203,19 +203,13 @@ struct CSCRouter: EmulatorRouter {
         guard let user = store.user(named: clientID), let secret, user.password == Secret(secret) else {
             throw Failure(401, "invalid_client", "client authentication failed")
         }
-        return OAuthToken.reply(
-            issuingFor: user,
-            device: CSCRouter.tokenDevice,
-            store: store,
-            lifetime: configuration.accessTokenLifetime
-        )
+        return tokenReply(for: user)
     }
 
     private func authorized(_ request: ServerRequest, expireFirst: Bool) throws -> EmulatorSeed.User {
-        guard let header = request.header("Authorization"), header.hasPrefix("Bearer "), header.count > 7 else {
+        guard let token = request.bearerToken else {
             throw Failure(401, "invalid_token", "send Authorization: Bearer <access token>")
         }
-        let token = String(header.dropFirst(7))
         if expireFirst { store.expireAccessToken(token) }
         switch store.lookUpAccessToken(token) {
         case .valid(let session) where session.device == CSCRouter.tokenDevice:

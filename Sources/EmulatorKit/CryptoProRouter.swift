@@ -33,7 +33,7 @@ public enum CryptoProEmulatorClients {
 ///
 /// Every error is `{"Message": …}` with a 4xx/5xx status. Tokens issued here belong to the pseudo
 /// device ``tokenDevice``, so FMP routes refuse them and this router refuses FMP tokens.
-struct CryptoProRouter: EmulatorRouter {
+struct CryptoProRouter: EmulatorRouter, OAuthTokenRoute {
     let store: EmulatorStore
     let configuration: DSSEmulator.Configuration
     /// The transactions that wait for the user's confirmation.
@@ -145,12 +145,7 @@ struct CryptoProRouter: EmulatorRouter {
         else {
             return oauthError(400, "invalid_grant", "the user name or password is incorrect")
         }
-        return OAuthToken.reply(
-            issuingFor: user,
-            device: CryptoProRouter.tokenDevice,
-            store: store,
-            lifetime: configuration.accessTokenLifetime
-        )
+        return tokenReply(for: user)
     }
 
     private func authorized(
@@ -158,13 +153,12 @@ struct CryptoProRouter: EmulatorRouter {
         _ expireToken: Bool,
         _ body: (EmulatorSeed.User) -> ServerResponse
     ) -> ServerResponse {
-        guard let header = request.header("Authorization"), header.hasPrefix("Bearer "), header.count > 7 else {
+        guard let token = request.bearerToken else {
             return CryptoProRouter.error(
                 401,
                 "Authorization has been denied for this request: send Authorization: Bearer <token>"
             )
         }
-        let token = String(header.dropFirst(7))
         if expireToken { store.expireAccessToken(token) }
         guard case .valid(let session) = store.lookUpAccessToken(token), session.device == CryptoProRouter.tokenDevice,
             let user = store.user(named: session.username)

@@ -118,10 +118,9 @@ struct FMPRouter: EmulatorRouter {
         _ expireToken: Bool,
         _ body: (EmulatorSeed.User) -> ServerResponse
     ) -> ServerResponse {
-        guard let header = request.header("Authorization"), header.hasPrefix("Bearer "), header.count > 7 else {
+        guard let token = request.bearerToken else {
             return Reply.error(401, "unauthorized", "send Authorization: Bearer <token> (log in first)")
         }
-        let token = String(header.dropFirst(7))
         if expireToken { store.expireAccessToken(token) }
         let session: EmulatorStore.Token
         switch store.lookUpAccessToken(token) {

@@ -60,16 +60,25 @@ enum OAuthToken {
             String(text[text.index(after: colon)...]).removingPercentEncoding ?? ""
         )
     }
+}
 
-    /// Issues an access token (no refresh token) for `user` on `device` and answers 200
+/// A router with an OAuth 2.0 token route (CSC, the CryptoPro STS): its access tokens are issued for
+/// its own ``tokenDevice``, so each such router refuses the tokens of the others and of FMP.
+protocol OAuthTokenRoute {
+    /// The device the router's tokens are issued for (a name no FMP device can have).
+    static var tokenDevice: String { get }
+    /// Where the tokens are kept.
+    var store: EmulatorStore { get }
+    /// The access token lifetime (``DSSEmulator/Configuration/accessTokenLifetime``).
+    var configuration: DSSEmulator.Configuration { get }
+}
+
+extension OAuthTokenRoute {
+    /// Issues an access token (no refresh token) for `user` on ``tokenDevice`` and answers 200
     /// `{"access_token", "token_type": "Bearer", "expires_in"}`.
-    static func reply(
-        issuingFor user: EmulatorSeed.User,
-        device: String,
-        store: EmulatorStore,
-        lifetime: TimeInterval
-    ) -> ServerResponse {
-        let session = EmulatorStore.Token(user: user, device: device)
+    func tokenReply(for user: EmulatorSeed.User) -> ServerResponse {
+        let lifetime = configuration.accessTokenLifetime
+        let session = EmulatorStore.Token(user: user, device: Self.tokenDevice)
         let issued = store.issueTokens(for: session, accessLifetime: lifetime, refreshLifetime: 0)
         return Reply.json(
             200,

@@ -3,16 +3,18 @@ internal import Foundation
 public import HTTPClient
 
 /// A remote provider (FMP, CryptoPro, CSC, Vault transit, AWS KMS and the next) built on one
-/// ``RemoteProviderState``: conforming gives it `make`, the initializer its public ones call, and
-/// ``certifiedIdentity(options:missing:makeKey:)``, so the provider writes only what is its own.
+/// ``RemoteProviderState``: conforming gives it `make`, its public initializers
+/// (``init(parameters:transport:clientIdentityLookup:warning:)`` and the one with test headers) and
+/// ``certifiedIdentity(options:missing:makeKey:)``, so the provider writes only what is its own (its
+/// module re-exports this one, so that an app importing the provider alone reaches them).
 ///
 /// Its ``RemoteProviderState`` is the provider's `heldState`, so `CertificateProvider`'s own defaults
 /// of `parameters`, `setParameters(_:)`, `storedCertificate()` and `deleteStoredCertificate()` answer
 /// from it, whatever module the caller imports: the provider writes none of the four unless it keeps
 /// more than the identity in memory (a provider that keeps identities on disk answers
 /// `storedCertificate()` itself). A provider that keeps more (a session) says what a change of
-/// parameters drops in ``parametersChanged(_:)``. Its public initializers call
-/// ``init(parameters:transport:additionalHeaders:clientIdentityLookup:warning:clock:)``.
+/// parameters drops in ``parametersChanged(_:)``. Initializers of its own (AWS KMS takes an
+/// environment) call ``makeState(base:parameters:kept:)``.
 public protocol RemoteProvider: BuiltInProvider {
     /// What the provider keeps besides its parameters and identity (`Void` for nothing).
     associatedtype Kept: Sendable
@@ -28,6 +30,10 @@ public protocol RemoteProvider: BuiltInProvider {
 
     /// Drops, under the lock, what the new `value.parameters` no longer serve (default: the identity).
     static func parametersChanged(_ value: inout RemoteProviderState<Kept>.Value)
+
+    /// The provider's command-line hints as a table, which `commandLineHint(for:in:)` answers from
+    /// (default nil: the tool's general hints, unless the provider writes `commandLineHint` itself).
+    static var commandLineHints: RemoteCommandLineHints? { get }
 }
 
 extension RemoteProvider where Kept == Void {
@@ -69,16 +75,38 @@ extension RemoteProvider {
         self.init(remote: try Self.makeState(base: base, parameters: parameters, kept: Self.initialKept))
     }
 
+    /// Creates a provider, the way an app does: no extra headers, the wall clock.
+    /// - Parameters:
+    ///   - parameters: initial parameters, checked against the schema here as by `setParameters(_:)`.
+    ///   - transport: the networking; nil uses a ``CurlTransport`` (with `trustedCAFile` and
+    ///     `clientIdentity` when set).
+    ///   - clientIdentityLookup: opens the `clientIdentity` parameter's alias (default nil: that
+    ///     parameter is refused).
+    ///   - warning: called with a message when a kept session file is ignored (foreign-owned, readable
+    ///     by others, not a regular file, damaged); default none. Providers that keep no file never
+    ///     call it.
+    /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type (the same check
+    ///   and message as `setParameters(_:)` and `initialize(options:)`).
+    public init(
+        parameters: ProviderParameters = ProviderParameters(),
+        transport: (any HTTPTransport)? = nil,
+        clientIdentityLookup: ClientIdentityLookup? = nil,
+        warning: (@Sendable (String) -> Void)? = nil
+    ) throws {
+        try self.init(
+            parameters: parameters,
+            transport: transport,
+            additionalHeaders: [],
+            clientIdentityLookup: clientIdentityLookup,
+            warning: warning
+        )
+    }
+
     /// Makes a provider with `parameters` (validated) and the context's `clientIdentityLookup` and
     /// `warning`; it talks to its server through a ``CurlTransport`` made from the TLS parameters.
     /// - Throws: `.invalidParameter` naming an unknown key or a value of the wrong type.
     public static func make(parameters: ProviderParameters, context: ProviderContext) throws -> Self {
-        try Self(
-            parameters: parameters,
-            additionalHeaders: [],
-            clientIdentityLookup: context.clientIdentityLookup,
-            warning: context.warning
-        )
+        try Self(parameters: parameters, clientIdentityLookup: context.clientIdentityLookup, warning: context.warning)
     }
 
     /// The state of a provider of this type: `parameters` checked against `base`'s schema, and
@@ -91,6 +119,15 @@ extension RemoteProvider {
         kept: Kept
     ) throws -> RemoteProviderState<Kept> {
         try RemoteProviderState(base: base, parameters: parameters, kept: kept) { Self.parametersChanged(&$0) }
+    }
+
+    /// No table of hints.
+    public static var commandLineHints: RemoteCommandLineHints? { nil }
+
+    /// The hint ``commandLineHints`` has for `error`, or nil.
+    public static func commandLineHint(for error: CertificateProviderError, in command: ProviderCommandLine) -> String?
+    {
+        commandLineHints?.hint(for: error)
     }
 
     /// The provider's ``RemoteProviderState``, which `CertificateProvider`'s defaults answer from.

@@ -95,9 +95,6 @@ public final class PKCS12CertificateProvider: CertificateProvider {
         public static let inMemory: ProviderParameters.Key = "inMemory"
     }
 
-    /// Always `.pkcs12`.
-    public let providerID: ProviderID = .pkcs12
-
     /// Every key this provider accepts; renamed ``ParameterKey/all``.
     @available(*, deprecated, renamed: "ParameterKey.all")
     public static var acceptedKeys: Set<ProviderParameters.Key> { ParameterKey.all }

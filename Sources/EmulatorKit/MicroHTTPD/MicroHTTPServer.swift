@@ -20,6 +20,12 @@ struct ServerRequest: Sendable {
     func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
+
+    /// The token of an `Authorization: Bearer <token>` header, or nil when there is none.
+    var bearerToken: String? {
+        guard let header = header("Authorization"), header.hasPrefix("Bearer "), header.count > 7 else { return nil }
+        return String(header.dropFirst(7))
+    }
 }
 
 /// One response; a nil response from the handler drops the connection without answering.
