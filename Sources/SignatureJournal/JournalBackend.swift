@@ -8,7 +8,8 @@
 /// journal's, written once; a backend only stores, reads and serialises appends: one append holds
 /// the chain's lock from reading the head to its commit, so every entry follows exactly one other.
 ///
-/// It also keeps the queue of pending work (``PendingWorkStore``).
+/// It also keeps the queue of pending work (``PendingWorkStore``), whose transactions its appends
+/// share.
 ///
 /// Used by one actor at a time (the journal's), so implementations need not be thread-safe.
 package protocol JournalBackend: PendingWorkStore {
@@ -17,18 +18,6 @@ package protocol JournalBackend: PendingWorkStore {
 
     /// The schema version of the store (after migration on open, this build's).
     func schemaVersion() throws -> Int64
-
-    /// Appends entries in one transaction, all or none.
-    ///
-    /// Under the chain's lock (SQLite: the write lock; PostgreSQL: the head row `FOR UPDATE`) the
-    /// backend reads the head and calls `make` with it and a look-up of the current sequence of a
-    /// record ID; `make` returns the entries to append, chained after that head. The backend then
-    /// inserts them, updates the current index (`sign` inserts: an ID already current throws
-    /// `.alreadyExists` and nothing is stored; `update` re-points; `remove` deletes) and the head,
-    /// and commits.
-    func appendEntries(
-        _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]
-    ) throws
 
     /// The current records, newest first (by creation time, then by sequence).
     func records() throws -> [SignatureRecord]
@@ -54,4 +43,20 @@ package protocol JournalBackend: PendingWorkStore {
 
     /// Checks the store itself (SQLite's integrity check; PostgreSQL: a query).
     func checkIntegrity() throws
+}
+
+extension JournalBackend {
+    /// Appends entries in one transaction, all or none.
+    ///
+    /// Under the chain's lock (SQLite: the write lock; PostgreSQL: the head row `FOR UPDATE`) the
+    /// backend reads the head and calls `make` with it and a look-up of the current sequence of a
+    /// record ID; `make` returns the entries to append, chained after that head. The backend then
+    /// inserts them, updates the current index (`sign` inserts: an ID already current throws
+    /// `.alreadyExists` and nothing is stored; `update` re-points; `remove` deletes) and the head,
+    /// and commits.
+    package func appendEntries(
+        _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]
+    ) throws {
+        try writeTransaction { try appendEntriesInClaim(make) }
+    }
 }

@@ -54,50 +54,14 @@ extension PostgresJournalBackend {
         ).first
     }
 
-    func cancelPendingWork(id: String, at date: Date) throws -> PendingWorkItem {
-        try connection.transaction {
-            guard var item = try lockItem(id) else { throw PendingWorkItem.unknown(id) }
-            try item.cancel(at: date)
-            try writeItem(item)
-            return item
-        }
-    }
+    func beginWriteTransaction() throws { try connection.execute("BEGIN") }
 
-    func beginClaim(id: String?, in states: Set<PendingWorkState>, now: Date) throws -> PendingWorkItem? {
-        try connection.execute("BEGIN")
-        do {
-            let item: PendingWorkItem?
-            if let id {
-                guard let found = try lockItem(id) else { throw PendingWorkItem.unknown(id) }
-                try found.checkClaimable(in: states)
-                item = found
-            } else {
-                item = try items(
-                    connection.execute(
-                        "SELECT \(PendingWorkSQL.columns) FROM journal_pending WHERE state IN "
-                            + "\(PendingWorkSQL.stateList(states)) AND not_before <= $1 ORDER BY not_before, id "
-                            + "LIMIT 1 FOR UPDATE SKIP LOCKED",
-                        [.double(now.timeIntervalSince1970)]
-                    )
-                ).first
-            }
-            if item == nil { try connection.execute("ROLLBACK") }
-            return item
-        } catch {
-            abandonClaim()
-            throw error
-        }
-    }
+    func commitTransaction() throws { try connection.execute("COMMIT") }
 
-    func endClaim(writing item: PendingWorkItem) throws {
-        try writeItem(item)
-        try connection.execute("COMMIT")
-    }
+    func rollbackTransaction() throws { try connection.execute("ROLLBACK") }
 
-    func abandonClaim() { _ = try? connection.execute("ROLLBACK") }
-
-    /// The item `id`, its row locked until the transaction ends (waiting for a claim that holds it).
-    private func lockItem(_ id: String) throws -> PendingWorkItem? {
+    /// The item `id`, its row locked `FOR UPDATE` until the transaction ends.
+    func lockPendingWorkItem(id: String) throws -> PendingWorkItem? {
         try items(
             connection.execute(
                 "SELECT \(PendingWorkSQL.columns) FROM journal_pending WHERE id = $1 FOR UPDATE",
@@ -106,8 +70,19 @@ extension PostgresJournalBackend {
         ).first
     }
 
-    /// Writes the item's state, times, attempts and last error over its row.
-    private func writeItem(_ item: PendingWorkItem) throws {
+    /// The due item, `FOR UPDATE SKIP LOCKED`: workers on many machines take different items at once.
+    func lockNextDuePendingWorkItem(in states: Set<PendingWorkState>, now: Date) throws -> PendingWorkItem? {
+        try items(
+            connection.execute(
+                "SELECT \(PendingWorkSQL.columns) FROM journal_pending WHERE state IN "
+                    + "\(PendingWorkSQL.stateList(states)) AND not_before <= $1 ORDER BY not_before, id "
+                    + "LIMIT 1 FOR UPDATE SKIP LOCKED",
+                [.double(now.timeIntervalSince1970)]
+            )
+        ).first
+    }
+
+    func writePendingWorkItem(_ item: PendingWorkItem) throws {
         try connection.executePrepared(
             "certsign_write_pending",
             "UPDATE journal_pending SET state = $2, updated_at = $3, attempts = $4, last_error = $5, not_before = $6 "

@@ -100,12 +100,6 @@ final class PostgresJournalBackend: JournalBackend {
         try connection.execute("SELECT max(version)::int8 FROM certsign_journal_schema").integer(0, 0) ?? 0
     }
 
-    func appendEntries(
-        _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]
-    ) throws {
-        try connection.transaction { try appendEntriesInClaim(make) }
-    }
-
     /// The body of ``appendEntries(_:)``, in a transaction the caller holds (its own, or a claim's).
     func appendEntriesInClaim(
         _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]

@@ -46,6 +46,15 @@ public struct RevocationStatus: Sendable, Hashable, CustomStringConvertible {
         self.certificates = certificates
     }
 
+    /// `.unknown` for a certificate of `issuer` that nothing decided, its source listing what was
+    /// tried (when nothing was: that no CRL of the issuer was given).
+    package static func undecided(issuer: String, tried: [String]) -> RevocationStatus {
+        RevocationStatus(
+            state: .unknown,
+            source: tried.isEmpty ? "no CRL for '\(issuer)' was given" : tried.joined(separator: "; ")
+        )
+    }
+
     /// A one-line summary for logs and command-line output.
     public var description: String {
         "\(state)\(revocationTime.map { " since \($0)" } ?? "") (\(source))"

@@ -10,9 +10,10 @@ struct CryptoProBenchSession: Sendable {
     let client: CryptoProDSSClient
     let transport: CurlTransport
     let bearer: String
-    /// The `certificates` and `documents` URLs.
-    let certificatesURL: String
-    let documentsURL: String
+    /// The `certificates` URL.
+    let listingURL: String
+    /// The `documents` URL.
+    let signingURL: String
     /// The 4 KiB document the sign rows sign.
     static let document = Array(repeating: UInt8(ascii: "x"), count: 4096)
 
@@ -22,8 +23,8 @@ struct CryptoProBenchSession: Sendable {
         self.transport = transport
         let token = try await client.login(username: StandardSeed.username, password: Secret(StandardSeed.password))
         bearer = token.accessToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        certificatesURL = base.absoluteString + "SignServer/rest/api/certificates"
-        documentsURL = base.absoluteString + "SignServer/rest/api/documents"
+        listingURL = base.absoluteString + "SignServer/rest/api/certificates"
+        signingURL = base.absoluteString + "SignServer/rest/api/documents"
     }
 
     /// The headers wrk and the C libcurl loop send.
@@ -46,53 +47,27 @@ struct CryptoProBenchSession: Sendable {
 
 extension CryptoProBenchSession: RemoteBenchSession {
     static let name = "cryptopro"
+    static let noteName = "CryptoPro"
+    static let listing = (label: "CryptoPro certificates()", route: "certificates")
+    static let signing = (label: "CryptoPro sign (detached CAdES-BES P-256, 4 KiB)", route: "documents")
+    static let listingParsing = (
+        what: "JSON + 2 Certificate parses", detail: " (the client caches parsed certificates)"
+    )
 
-    /// `certificates()` (GET certificates) and sign (detached CAdES-BES P-256 of 4 KiB, POST documents).
-    var routes: [RemoteRoute] {
-        let client = client
-        return [
-            RemoteRoute(
-                label: "CryptoPro certificates()",
-                method: "GET",
-                route: "certificates",
-                url: certificatesURL,
-                headers: headers,
-                leastCount: 300
-            ) { _ = try await client.certificates() },
-            RemoteRoute(
-                label: "CryptoPro sign (detached CAdES-BES P-256, 4 KiB)",
-                method: "POST",
-                route: "documents",
-                url: documentsURL,
-                headers: headers,
-                body: Self.signBody,
-                leastCount: 100,
-                call: sign
-            ),
-        ]
+    func list() async throws { _ = try await client.certificates() }
+
+    /// The body's JSON and each certificate in it.
+    func parseListing(_ body: [UInt8]) throws {
+        for entry in try JSONValue(parsing: body).arrayValue ?? [] {
+            _ = try Certificate(
+                derEncoded: Array(Data(base64Encoded: entry["CertificateBase64"]?.stringValue ?? "") ?? Data())
+            )
+        }
     }
 
     func describe(_ emulator: BenchEmulator) -> String {
         "CryptoPro: emulator \(emulator.placement) on \(emulator.base.absoluteString); client = CryptoProDSSClient "
             + "over CurlTransport; certificates lists 2"
-    }
-
-    /// Notes the bare transport's rate on GET certificates and the parsing of its body, at the same moment.
-    func noteWhereTheTimeGoes(_ harness: BenchHarness, scheme: String) async throws {
-        try await harness.noteWhereTheTimeGoes(
-            on: routes[0],
-            transport: transport,
-            suite: "CryptoPro",
-            scheme: scheme,
-            parsing: "JSON + 2 Certificate parses",
-            detail: " (the client caches parsed certificates)"
-        ) { body in
-            for entry in try JSONValue(parsing: body).arrayValue ?? [] {
-                _ = try Certificate(
-                    derEncoded: Array(Data(base64Encoded: entry["CertificateBase64"]?.stringValue ?? "") ?? Data())
-                )
-            }
-        }
     }
 }
 

@@ -12,9 +12,10 @@ struct FMPBenchSession: Sendable {
     let client: FMPClient
     let transport: CurlTransport
     let token: String
-    /// The `signs/` and `sign/` URLs.
-    let signsURL: String
-    let signURL: String
+    /// The `signs/` URL.
+    let listingURL: String
+    /// The `sign/` URL.
+    let signingURL: String
 
     /// Logs in on `base` and tops the history up to 3 signatures.
     init(base: URL, transport: CurlTransport) async throws {
@@ -25,7 +26,7 @@ struct FMPBenchSession: Sendable {
         }
         self.token = token
         let routes = base.absoluteString + "api/v1/dss/\(StandardSeed.environment)/\(StandardSeed.project)/"
-        (signsURL, signURL) = (routes + "signs/", routes + "sign/")
+        (listingURL, signingURL) = (routes + "signs/", routes + "sign/")
         // An emulator of an earlier run (`--url`) keeps its history.
         let history = try await client.signs().value.count
         for _ in history..<max(history, 3) { try await sign() }
@@ -46,48 +47,19 @@ struct FMPBenchSession: Sendable {
 
 extension FMPBenchSession: RemoteBenchSession {
     static let name = "fmp"
+    static let noteName = "FMP"
+    static let listing = (label: "FMP signs()", route: "signs/")
+    static let signing = (label: "FMP sign (CAdES-BES P-256)", route: "sign/")
+    static let listingParsing = (what: "JSONValue parse", detail: "")
 
-    /// `signs()` (GET signs/) first, before any sign round adds signatures, so every side lists the same
-    /// 3; then sign (POST sign/).
-    var routes: [RemoteRoute] {
-        let client = client
-        return [
-            RemoteRoute(
-                label: "FMP signs()",
-                method: "GET",
-                route: "signs/",
-                url: signsURL,
-                headers: headers,
-                leastCount: 300
-            ) { _ = try await client.signs() },
-            RemoteRoute(
-                label: "FMP sign (CAdES-BES P-256)",
-                method: "POST",
-                route: "sign/",
-                url: signURL,
-                headers: headers,
-                body: Self.signBody,
-                leastCount: 100,
-                call: sign
-            ),
-        ]
-    }
+    func list() async throws { _ = try await client.signs() }
+
+    /// Parsed before any sign round, so the body lists the same 3 signatures the rows see.
+    func parseListing(_ body: [UInt8]) throws { _ = try JSONValue(parsing: body) }
 
     func describe(_ emulator: BenchEmulator) -> String {
         "FMP: emulator \(emulator.placement) (libmicrohttpd, thread per connection, GnuTLS for HTTPS) on "
             + "\(emulator.base.absoluteString); client = FMPClient over CurlTransport; signs() lists 3 signatures (~9 KB)"
-    }
-
-    /// Notes the bare transport's rate on GET signs/ and JSON parsing of its body, measured at the same
-    /// moment (before any sign round, so the body lists the same 3 signatures the rows see).
-    func noteWhereTheTimeGoes(_ harness: BenchHarness, scheme: String) async throws {
-        try await harness.noteWhereTheTimeGoes(
-            on: routes[0],
-            transport: transport,
-            suite: "FMP",
-            scheme: scheme,
-            parsing: "JSONValue parse"
-        ) { _ = try JSONValue(parsing: $0) }
     }
 }
 
@@ -118,12 +90,12 @@ func runFMPProfileLoop(_ name: String, options: BenchOptions) async throws -> Bo
         let session = try await FMPBenchSession(base: base, transport: emulator?.transport ?? CurlTransport())
         if name == "fmp-serve" {
             // Serves for COUNT seconds; prints the signs/ URL and a token for wrk and other clients.
-            FileHandle.standardOutput.write(Data("\(session.signsURL) \(session.token)\n".utf8))
+            FileHandle.standardOutput.write(Data("\(session.listingURL) \(session.token)\n".utf8))
             try await Task.sleep(for: .seconds(options.count))
             return
         }
         let (client, transport) = (session.client, session.transport)
-        let bare = try HTTPRequest(bareGET: session.signsURL, headers: session.headers)
+        let bare = try HTTPRequest(bareGET: session.listingURL, headers: session.headers)
         let signsBody = try await transport.send(bare).body
         let operation: @Sendable () async throws -> Void
         switch name {

@@ -7,20 +7,68 @@ import HTTPClient
 /// explanatory row (libcurl itself does not reach wrk on this machine).
 let remoteRoundTripGoal = 0.9
 
-/// A logged-in client of one remote provider on an emulator, as the remote suites measure it.
+/// A logged-in client of one remote provider on an emulator, as the remote suites measure it: a listing
+/// call (a GET) and a sign call (a POST), each beside the same request of the C libcurl loop and wrk.
 protocol RemoteBenchSession: Sendable {
     /// The suite's name (`fmp`), also the emulator's CA file prefix.
     static var name: String { get }
+    /// The suite as its notes name it (`FMP`).
+    static var noteName: String { get }
     /// Logs in on the emulator at `base`.
     init(base: URL, transport: CurlTransport) async throws
     /// The transport the client uses.
     var transport: CurlTransport { get }
-    /// The routes, in the order they are measured (the first also gets the opt-in row).
-    var routes: [RemoteRoute] { get }
-    /// Notes where the time goes (the bare transport, parsing), measured at one moment.
-    func noteWhereTheTimeGoes(_ harness: BenchHarness, scheme: String) async throws
+    /// The headers every request sends (`Name: value`, the bearer token among them).
+    var headers: [String] { get }
+
+    /// The listing call as the rows name it (`FMP signs()`) and its route (`signs/`).
+    static var listing: (label: String, route: String) { get }
+    /// The listing route's full URL.
+    var listingURL: String { get }
+    /// One listing call through the client.
+    func list() async throws
+    /// What ``parseListing(_:)`` does, as the note says it (`JSONValue parse`), and what the note adds
+    /// after the rates (empty: nothing).
+    static var listingParsing: (what: String, detail: String) { get }
+    /// Parses the listing's body as the client does.
+    func parseListing(_ body: [UInt8]) throws
+
+    /// The sign call as the rows name it and its route.
+    static var signing: (label: String, route: String) { get }
+    /// The sign route's full URL.
+    var signingURL: String { get }
+    /// The sign request's JSON body, as the client sends it (test credentials only).
+    static var signBody: String { get }
+    /// One sign call through the client.
+    func sign() async throws
+
     /// The table note saying what ran.
     func describe(_ emulator: BenchEmulator) -> String
+}
+
+extension RemoteBenchSession {
+    /// The listing: a GET, at least 300 calls a round.
+    var listingRoute: RemoteRoute {
+        let session = self
+        return RemoteRoute(Self.listing, "GET", url: listingURL, headers: headers, leastCount: 300) {
+            try await session.list()
+        }
+    }
+
+    /// The sign call: a POST of ``signBody``, at least 100 calls a round.
+    var signingRoute: RemoteRoute {
+        let session = self
+        return RemoteRoute(
+            Self.signing,
+            "POST",
+            url: signingURL,
+            headers: headers,
+            body: Self.signBody,
+            leastCount: 100
+        ) {
+            try await session.sign()
+        }
+    }
 }
 
 /// One remote suite over HTTP and then HTTPS: each route sequential and 8 in flight, our client against
@@ -36,12 +84,20 @@ func runRemoteBenchmarks<Session: RemoteBenchSession>(_ harness: BenchHarness, _
         defer { emulator.stop() }
         let session = try await Session(base: emulator.base, transport: emulator.transport)
         let scheme = tls ? "HTTPS" : "HTTP"
-        try await session.noteWhereTheTimeGoes(harness, scheme: scheme)
+        try await harness.noteWhereTheTimeGoes(
+            on: session.listingRoute,
+            transport: session.transport,
+            suite: Session.noteName,
+            scheme: scheme,
+            parsing: Session.listingParsing.what,
+            detail: Session.listingParsing.detail,
+            parse: session.parseListing
+        )
         guard let rows = RemoteRows(harness, emulator: emulator) else { return }
-        for (index, route) in session.routes.enumerated() {
-            try await rows.measure(route)
-            if index == 0 { try await rows.measureOptIn(route, transport: session.transport) }
-        }
+        // The listing first, before any sign round changes what it lists.
+        try await rows.measure(session.listingRoute)
+        try await rows.measureOptIn(session.listingRoute, transport: session.transport)
+        try await rows.measure(session.signingRoute)
         harness.note(
             "\(scheme) " + session.describe(emulator) + "; " + benchExecutorNote(emulator.transport, harness.options)
         )
@@ -67,6 +123,25 @@ struct RemoteRoute {
     var leastCount: Int
     /// One round trip through our client.
     var call: @Sendable () async throws -> Void
+
+    /// A route named as a session names its calls: `name` holds the label and the route.
+    init(
+        _ name: (label: String, route: String),
+        _ method: String,
+        url: String,
+        headers: [String],
+        body: String? = nil,
+        leastCount: Int,
+        call: @escaping @Sendable () async throws -> Void
+    ) {
+        (label, route) = name
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.leastCount = leastCount
+        self.call = call
+    }
 }
 
 extension HTTPRequest {

@@ -159,20 +159,11 @@ extension Commands {
         in directory: String,
         _ context: CommandContext
     ) throws -> (path: String, file: PendingFile) {
-        let found = try pendingFiles(in: directory, context).found
-        let matches = found.filter { $0.file.pending.id.hasPrefix(id) }
-        guard let match = matches.first else {
-            throw CertificateProviderError(
-                .notStored,
-                "no pending signature with id \(id) in \(Format.path(directory))"
-            )
-        }
-        guard matches.count == 1 else {
-            throw CertificateProviderError.invalidParameter(
-                "the id prefix \(id) fits \(matches.count) pending signatures in \(Format.path(directory)): give "
-                    + "more of the id"
-            )
-        }
-        return match
+        try pendingFiles(in: directory, context).found.onlyElement(
+            withIDPrefix: id,
+            id: { $0.file.pending.id },
+            kind: "pending signature",
+            place: "in \(Format.path(directory))"
+        )
     }
 }

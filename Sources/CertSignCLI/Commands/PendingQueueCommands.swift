@@ -47,20 +47,12 @@ extension Commands {
     /// - Throws: `.notStored` naming the ID and the journal; `.invalidParameter` when the prefix fits
     ///   several.
     static func queueItem(id: String, in journal: SignatureJournal) async throws -> PendingWorkItem {
-        let matches = try await journal.pendingWork().filter { $0.id.hasPrefix(id) }
-        guard let match = matches.first else {
-            throw CertificateProviderError(
-                .notStored,
-                "no pending item with id \(id) in the journal \(journal.location)"
-            )
-        }
-        guard matches.count == 1 else {
-            throw CertificateProviderError.invalidParameter(
-                "the id prefix \(id) fits \(matches.count) pending items in the journal \(journal.location): give more "
-                    + "of the id"
-            )
-        }
-        return match
+        try await journal.pendingWork().onlyElement(
+            withIDPrefix: id,
+            id: \.id,
+            kind: "pending item",
+            place: "in the journal \(journal.location)"
+        )
     }
 
     /// `pending show ID --journal URL`.

@@ -56,50 +56,26 @@ extension SQLiteJournalBackend {
         }
     }
 
-    func cancelPendingWork(id: String, at date: Date) throws -> PendingWorkItem {
-        try connection.writeTransaction {
-            guard var item = try pendingWorkItem(id: id) else { throw PendingWorkItem.unknown(id) }
-            try item.cancel(at: date)
-            try writeItem(item)
-            return item
+    func beginWriteTransaction() throws { try connection.execute("BEGIN IMMEDIATE") }
+
+    func commitTransaction() throws { try connection.execute("COMMIT") }
+
+    func rollbackTransaction() throws { try connection.execute("ROLLBACK") }
+
+    /// The write lock the transaction holds keeps every other claim out: the item needs no lock of its own.
+    func lockPendingWorkItem(id: String) throws -> PendingWorkItem? { try pendingWorkItem(id: id) }
+
+    func lockNextDuePendingWorkItem(in states: Set<PendingWorkState>, now: Date) throws -> PendingWorkItem? {
+        try withStatement(
+            "SELECT \(PendingWorkSQL.columns) FROM journal_pending WHERE state IN "
+                + "\(PendingWorkSQL.stateList(states)) AND not_before <= ?1 ORDER BY not_before, id LIMIT 1"
+        ) { query in
+            try query.bind([.real(now.timeIntervalSince1970)])
+            return try query.step() ? PendingWorkItem(row: SQLiteRow(statement: query), location: location) : nil
         }
     }
 
-    func beginClaim(id: String?, in states: Set<PendingWorkState>, now: Date) throws -> PendingWorkItem? {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            let item: PendingWorkItem?
-            if let id {
-                guard let found = try pendingWorkItem(id: id) else { throw PendingWorkItem.unknown(id) }
-                try found.checkClaimable(in: states)
-                item = found
-            } else {
-                item = try withStatement(
-                    "SELECT \(PendingWorkSQL.columns) FROM journal_pending WHERE state IN "
-                        + "\(PendingWorkSQL.stateList(states)) AND not_before <= ?1 ORDER BY not_before, id LIMIT 1"
-                ) { query in
-                    try query.bind([.real(now.timeIntervalSince1970)])
-                    return try query.step()
-                        ? PendingWorkItem(row: SQLiteRow(statement: query), location: location) : nil
-                }
-            }
-            if item == nil { try connection.execute("ROLLBACK") }
-            return item
-        } catch {
-            abandonClaim()
-            throw error
-        }
-    }
-
-    func endClaim(writing item: PendingWorkItem) throws {
-        try writeItem(item)
-        try connection.execute("COMMIT")
-    }
-
-    func abandonClaim() { try? connection.execute("ROLLBACK") }
-
-    /// Writes the item's state, times, attempts and last error over its row.
-    private func writeItem(_ item: PendingWorkItem) throws {
+    func writePendingWorkItem(_ item: PendingWorkItem) throws {
         try withStatement(
             "UPDATE journal_pending SET state = ?2, updated_at = ?3, attempts = ?4, last_error = ?5, not_before = ?6 "
                 + "WHERE id = ?1"

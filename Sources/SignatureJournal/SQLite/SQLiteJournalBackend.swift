@@ -66,12 +66,6 @@ final class SQLiteJournalBackend: JournalBackend {
 
     func schemaVersion() throws -> Int64 { try connection.integer("PRAGMA user_version") }
 
-    func appendEntries(
-        _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]
-    ) throws {
-        try connection.writeTransaction { try appendEntriesInClaim(make) }
-    }
-
     /// The body of ``appendEntries(_:)``, in a write transaction the caller holds (its own, or a claim's).
     func appendEntriesInClaim(
         _ make: (_ head: JournalHead, _ currentSequence: (String) throws -> Int64?) throws -> [JournalEntry]

@@ -199,8 +199,7 @@ package enum PathRevocationCheck {
         } else if policy.checkRevocation {
             tried.append("online revocation checking needs the asynchronous CMSVerifier.verify(…, fetcher:)")
         }
-        if tried.isEmpty { tried.append("no CRL for '\(certificate.issuer)' was given") }
-        return RevocationStatus(state: .unknown, source: tried.joined(separator: "; "))
+        return .undecided(issuer: certificate.issuer, tried: tried)
     }
 
     /// The status from an OCSP response the signature carries (B-LT) that answers for

@@ -135,8 +135,7 @@ public struct RevocationChecker: Sendable {
                 }
             }
         }
-        if problems.isEmpty { problems.append("no CRL for '\(certificate.issuer)' was given") }
-        return RevocationStatus(state: .unknown, source: problems.joined(separator: "; "))
+        return .undecided(issuer: certificate.issuer, tried: problems)
     }
 
     /// The status from `crls` alone (no network, OpenSSL's CRL processing with `issuer` as the
