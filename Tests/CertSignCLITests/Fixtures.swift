@@ -27,33 +27,34 @@ extension CLI {
     }
 }
 
-/// A throwaway CA, a signer and a `.p12` made by the real `openssl pkcs12 -export`.
+/// A throwaway CA, a signer and a `.p12` made by the real `openssl pkcs12 -export` (their members
+/// read through: `fixture.signer`, `fixture.p12Path`), with a work directory and a store.
+@dynamicMemberLookup
 struct CLIFixture {
     let directory: TemporaryDirectory
     let store: TemporaryDirectory
-    let pki: TestPKI
-    let signer: SigningIdentity
-    let p12Path: String
-    let rootPath: String
-    let password = "пароль-Тест-42"
+    let files: PKCS12SignerFiles
 
-    /// - Parameter exportsPKCS12: whether to write the `.p12` (an outside signer of two-phase
-    ///   signing holds a PEM key instead, and `openssl pkcs12` cannot write a GOST key without
-    ///   the engine's options).
+    /// - Parameter exportsPKCS12: whether to write the `.p12` (see ``PKCS12SignerFiles``).
     init(keyType: LocalSigningKey.GenerationParameters = .p256, exportsPKCS12: Bool = true) throws {
         directory = try TemporaryDirectory(prefix: "certsign-cli")
         store = try TemporaryDirectory(prefix: "certsign-store")
-        pki = try TestPKI(rootSubject: "CN=CLI Test Root,O=Тест")
-        signer = try pki.issueLeaf(subject: "CN=Подписант CLI,O=ООО Ромашка", keyType: keyType)
-        rootPath = try directory.write("root.pem", text: pki.root.certificate.pemRepresentation)
-        p12Path = directory.path("signer.p12")
-        if exportsPKCS12 { try OpenSSLPKCS12.export(signer, password: password, to: p12Path, in: directory) }
+        files = try PKCS12SignerFiles(
+            rootSubject: "CN=CLI Test Root,O=Тест",
+            signerSubject: "CN=Подписант CLI,O=ООО Ромашка",
+            keyType: keyType,
+            password: "пароль-Тест-42",
+            exportsPKCS12: exportsPKCS12,
+            in: directory
+        )
     }
+
+    subscript<T>(dynamicMember member: KeyPath<PKCS12SignerFiles, T>) -> T { files[keyPath: member] }
 
     /// The password of the `.p12` in a file (`--password-file`), and a one-page PDF with object streams
     /// (written by qpdf) to sign: their paths.
     func passwordFileAndContract() throws -> (passwordFile: String, contract: String) {
-        let passwordFile = try directory.write("p12.pass", text: password)
+        let passwordFile = try directory.write("p12.pass", text: files.password)
         let source = try directory.write("source.pdf", TestPDF.minimal())
         let contract = directory.path("contract.pdf")
         #expect(try ExternalTool.run("qpdf", ["--object-streams=generate", source, contract]).status == 0)
@@ -77,7 +78,7 @@ struct CLIFixture {
         )
         // No secret ever reaches any output.
         #expect(
-            !result.output.contains(password) && !result.errorOutput.contains(password),
+            !result.output.contains(files.password) && !result.errorOutput.contains(files.password),
             "a password leaked: \(arguments)"
         )
         #expect(!result.errorOutput.contains("Fatal error"), "certsign crashed: \(result.errorOutput)")
@@ -93,8 +94,8 @@ struct CLIFixture {
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> ExternalTool.Result {
         let result = try run(
-            ["sign", document, "--p12", p12Path, "--password-env", "P12PASS"] + extra,
-            environment: ["P12PASS": password]
+            ["sign", document, "--p12", files.p12Path, "--password-env", "P12PASS"] + extra,
+            environment: ["P12PASS": files.password]
         )
         #expect(result.status == 0, "\(result.errorOutput)", sourceLocation: sourceLocation)
         return result
@@ -104,12 +105,18 @@ struct CLIFixture {
 
     /// Imports the fixture's PKCS#12 under `alias` (the password on stdin) and tells whether it worked.
     func importIdentity(alias: String) throws -> Bool {
-        try run(["identity", "import", p12Path, "--alias", alias, "--password-stdin"], input: password).status == 0
+        try run(["identity", "import", files.p12Path, "--alias", alias, "--password-stdin"], input: files.password)
+            .status == 0
     }
 
     /// `openssl cms -verify` on a detached or attached signature made by certsign.
     func opensslVerifies(_ signature: String, content: String?, cades: Bool = true, ca: String? = nil) throws -> Bool {
-        try OpenSSLCMS.verify(signatureFile: signature, contentFile: content, caFile: ca ?? rootPath, cades: cades)
-            .succeeded
+        try OpenSSLCMS.verify(
+            signatureFile: signature,
+            contentFile: content,
+            caFile: ca ?? files.rootPath,
+            cades: cades
+        )
+        .succeeded
     }
 }

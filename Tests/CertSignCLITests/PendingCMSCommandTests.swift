@@ -41,22 +41,10 @@ extension PendingCommandTests {
         let pendingFile = try #require(prepared["pendingFile"] as? String)
         let cms = try opensslCMS(document, signer, into: "акт.cms")
 
-        let completed = try fixture.run(["--json", "complete", pendingFile, "--cms", cms])
-        #expect(completed.status == 0, "\(completed.errorOutput)")
-        let result = try #require((try CLI.json(completed)["results"] as? [[String: Any]])?.first)
+        let result = try signer.complete(pendingFile, ["--cms", cms])
         #expect(result["status"] as? String == "completed" && result["format"] as? String == "cades-t", "\(result)")
         #expect(!FileManager.default.fileExists(atPath: pendingFile))
-        let verified = try OpenSSLCMS.verify(
-            signatureFile: document + ".p7s",
-            contentFile: document,
-            caFile: fixture.rootPath,
-            cades: true,
-            anyPurpose: true
-        )
-        #expect(verified.succeeded, "\(verified.errorOutput)")
-        let listed = try CLI.json(try fixture.run(["--json", "signatures", "list"]))
-        let rows = try #require(listed["signatures"] as? [[String: Any]])
-        #expect(rows.contains { $0["id"] as? String == result["id"] as? String }, "\(rows)")
+        try signer.expectCompletedCAdES(document, result: result)
         let checked = try fixture.run([
             "--json", "verify", document + ".p7s", "--ca", fixture.rootPath, "--tsa-ca", tsaCA,
         ])
@@ -131,13 +119,7 @@ extension PendingCommandTests {
         )
 
         let good = try opensslCMS(document, signer, into: "good.cms")
-        var object = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: pendingFile)))
-                as? [String: Any]
-        )
-        object["contentDigest"] = Data(repeating: 7, count: 32).base64EncodedString()
-        let edited = try fixture.directory.write("edited.pending", try JSONSerialization.data(withJSONObject: object))
-        try refused(edited, good, "was altered")
+        try refused(try signer.alteredCopy(of: pendingFile), good, "was altered")
 
         let both = try fixture.run(["complete", pendingFile, "--cms", good, "--signature-value", good])
         #expect(both.status == 64 && both.errorOutput.contains("one of them"), "\(both.errorOutput)")

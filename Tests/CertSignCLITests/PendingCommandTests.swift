@@ -51,6 +51,61 @@ struct PendingCommandTests {
             for path in kept { #expect(FileManager.default.fileExists(atPath: path), sourceLocation: location) }
         }
 
+        /// Runs `certsign --json complete PENDING ARGUMENTS…`, expects it to succeed and returns its one
+        /// result.
+        func complete(
+            _ pendingFile: String,
+            _ arguments: [String],
+            input: String? = nil,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws -> [String: Any] {
+            let completed = try fixture.run(["--json", "complete", pendingFile] + arguments, input: input)
+            #expect(completed.status == 0, "\(completed.errorOutput)", sourceLocation: sourceLocation)
+            return try #require(
+                (try CLI.json(completed)["results"] as? [[String: Any]])?.first,
+                sourceLocation: sourceLocation
+            )
+        }
+
+        /// Expects the detached CAdES signature `DOCUMENT.p7s` that `complete` wrote (`result`) to pass
+        /// `openssl cms -verify` against the fixture's root, and the journal to list it.
+        func expectCompletedCAdES(
+            _ document: String,
+            result: [String: Any],
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
+            let verified = try OpenSSLCMS.verify(
+                signatureFile: document + ".p7s",
+                contentFile: document,
+                caFile: fixture.rootPath,
+                cades: true,
+                anyPurpose: true,
+                extra: kind.isGOST ? ["-engine", "gost"] : []
+            )
+            #expect(verified.succeeded, "\(verified.errorOutput)", sourceLocation: sourceLocation)
+            let listed = try fixture.run(["--json", "signatures", "list"])
+            let rows = try #require(
+                try CLI.json(listed)["signatures"] as? [[String: Any]],
+                sourceLocation: sourceLocation
+            )
+            #expect(
+                rows.contains { $0["id"] as? String == result["id"] as? String },
+                "\(listed.output)",
+                sourceLocation: sourceLocation
+            )
+        }
+
+        /// A copy of `pendingFile` (`edited.pending`) whose `contentDigest` is another value, as an
+        /// edit of the file would leave it: `complete` must refuse it as altered.
+        func alteredCopy(of pendingFile: String) throws -> String {
+            var object = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: pendingFile)))
+                    as? [String: Any]
+            )
+            object["contentDigest"] = Data(repeating: 7, count: 32).base64EncodedString()
+            return try fixture.directory.write("edited.pending", try JSONSerialization.data(withJSONObject: object))
+        }
+
         /// The emulator as a TSA, started (the caller stops it), with its URL and its CA's file, for
         /// `--tsa` and `--tsa-ca`.
         func startTimestampAuthority() throws -> (emulator: DSSEmulator, url: String, caFile: String) {
@@ -93,23 +148,10 @@ struct PendingCommandTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let value = try signer.sign(prepared, into: "акт.sig")
 
-        let completed = try fixture.run(["--json", "complete", pendingFile, "--signature-value", value])
-        #expect(completed.status == 0, "\(completed.errorOutput)")
-        let result = try #require((try CLI.json(completed)["results"] as? [[String: Any]])?.first)
+        let result = try signer.complete(pendingFile, ["--signature-value", value])
         #expect(result["status"] as? String == "completed")
         #expect(!FileManager.default.fileExists(atPath: pendingFile))
-        let verified = try OpenSSLCMS.verify(
-            signatureFile: document + ".p7s",
-            contentFile: document,
-            caFile: fixture.rootPath,
-            cades: true,
-            anyPurpose: true,
-            extra: kind.isGOST ? ["-engine", "gost"] : []
-        )
-        #expect(verified.succeeded, "\(verified.errorOutput)")
-        let listed = try fixture.run(["--json", "signatures", "list"])
-        let rows = try #require(try CLI.json(listed)["signatures"] as? [[String: Any]])
-        #expect(rows.contains { $0["id"] as? String == result["id"] as? String }, "\(listed.output)")
+        try signer.expectCompletedCAdES(document, result: result)
     }
 
     @Test(
@@ -158,12 +200,11 @@ extension PendingCommandTests {
         let value = try Data(contentsOf: URL(fileURLWithPath: try signer.sign(prepared, into: "v.bin")))
         let hex = value.map { String(format: "%02x", $0) }.joined()
 
-        let completed = try fixture.run(
-            ["--json", "complete", contract + ".pending", "--signature-value", "-", "--in-place"],
+        let result = try signer.complete(
+            contract + ".pending",
+            ["--signature-value", "-", "--in-place"],
             input: hex + "\n"
         )
-        #expect(completed.status == 0, "\(completed.errorOutput)")
-        let result = try #require((try CLI.json(completed)["results"] as? [[String: Any]])?.first)
         #expect(result["format"] as? String == "pades-t", "\(result)")
         #expect(result["signature"] as? String == result["document"] as? String)
         let verified = try fixture.run(["--json", "verify", contract, "--ca", fixture.rootPath, "--tsa-ca", tsaCA])
@@ -202,14 +243,8 @@ extension PendingCommandTests {
         try refused(pendingFile, value, "changed since its signature was prepared")
         try original.write(to: URL(fileURLWithPath: contract))
 
-        var object = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: pendingFile)))
-                as? [String: Any]
-        )
         // The message digest the signed attributes hold no longer follows from the prepared update.
-        object["contentDigest"] = Data(repeating: 7, count: 32).base64EncodedString()
-        let edited = try fixture.directory.write("edited.pending", try JSONSerialization.data(withJSONObject: object))
-        try refused(edited, value, "was altered")
+        try refused(try signer.alteredCopy(of: pendingFile), value, "was altered")
         try refused(
             try fixture.directory.write("junk.pending", text: "{}"),
             value,

@@ -25,36 +25,44 @@ import Testing
         )
     }
 
-    /// `sign DOC --out OUT --provider cryptopro-dss …`.
-    static func cryptoProSign(_ document: String, _ output: String, url: String, passwordVariable: String) -> [String] {
-        ["sign", document, "--out", output] + cryptoPro(url: url, passwordVariable: passwordVariable)
+    /// `certsign sign DOC --out STORE/NAME --provider cryptopro-dss …` as Leonid (RSA, no PIN), the
+    /// password read from `passwordVariable` of the suite's environment, the session kept in `store`.
+    static func signAsLeonid(
+        _ document: String,
+        into name: String,
+        url: String,
+        passwordVariable: String = "LEONID_PASSWORD",
+        store: TemporaryDirectory
+    ) throws -> ExternalTool.Result {
+        try CLI.run(
+            ["sign", document, "--out", store.path(name)] + cryptoPro(url: url, passwordVariable: passwordVariable),
+            store: store,
+            environment: env
+        )
     }
 
     static func logins(_ emulator: DSSEmulator) -> Int {
         emulator.receivedRequests.filter { $0.path.hasSuffix("/STS/oauth/token") }.count
     }
 
-    /// Signs `document` into `output` through CryptoPro against a fresh emulator (the session is kept
-    /// in `store`), stops it and starts another on the same port: the same address, a new CA, new
-    /// certificates under the same ids. The caller stops `second`.
-    static func restart(
-        signing document: String,
-        into output: String,
-        store: TemporaryDirectory
-    ) throws -> (first: DSSEmulator, second: DSSEmulator, url: URL) {
+    /// Signs `act.txt` (`document`) into `act.p7s` through CryptoPro against a fresh emulator (`first`;
+    /// the document, the signature and the session are kept in a new `store`), stops it and starts
+    /// another (`second`) on the same port: the same address (`url`), a new CA, new certificates under
+    /// the same ids. The caller stops `second`.
+    static func restart() throws -> (
+        store: TemporaryDirectory, document: String, first: DSSEmulator, second: DSSEmulator, url: String
+    ) {
+        let store = try TemporaryDirectory()
+        let document = try store.write("act.txt", text: "Акт сверки\n")
         let first = try DSSEmulator()
         let url = try first.start()
         let port = try #require(url.port)
-        let before = try CLI.run(
-            cryptoProSign(document, output, url: url.absoluteString, passwordVariable: "LEONID_PASSWORD"),
-            store: store,
-            environment: env
-        )
+        let before = try signAsLeonid(document, into: "act.p7s", url: url.absoluteString, store: store)
         first.stop()
         #expect(before.status == 0, "\(before.errorOutput)")
         let second = try DSSEmulator(configuration: .init(port: UInt16(port)))
         #expect(try second.start() == url)
-        return (first, second, url)
+        return (store, document, first, second, url.absoluteString)
     }
 
     @Test(
@@ -65,18 +73,16 @@ import Testing
             let url = url.absoluteString
             let document = try store.write("act.txt", text: "Акт сверки\n")
 
-            let first = try CLI.run(
-                Self.cryptoProSign(document, store.path("1.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
-                store: store,
-                environment: Self.env
-            )
+            let first = try Self.signAsLeonid(document, into: "1.p7s", url: url, store: store)
             #expect(first.status == 0, "\(first.errorOutput)")
             #expect(Self.logins(emulator) == 1)
             // A wrong password fails as it would with a fresh store, and writes nothing.
-            let wrong = try CLI.run(
-                Self.cryptoProSign(document, store.path("wrong.p7s"), url: url, passwordVariable: "WRONG_PASSWORD"),
-                store: store,
-                environment: Self.env
+            let wrong = try Self.signAsLeonid(
+                document,
+                into: "wrong.p7s",
+                url: url,
+                passwordVariable: "WRONG_PASSWORD",
+                store: store
             )
             #expect(wrong.status == 1, "a wrong password signed through the cached session: \(wrong.output)")
             #expect(wrong.errorOutput.contains("incorrect"), "\(wrong.errorOutput)")
@@ -88,11 +94,7 @@ import Testing
             #expect(wrong.errorOutput.contains("certsign sessions clear cryptopro-dss"), "\(wrong.errorOutput)")
 
             // The same user and password again: the kept session serves, no login.
-            let again = try CLI.run(
-                Self.cryptoProSign(document, store.path("2.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
-                store: store,
-                environment: Self.env
-            )
+            let again = try Self.signAsLeonid(document, into: "2.p7s", url: url, store: store)
             #expect(again.status == 0, "\(again.errorOutput)")
             #expect(Self.logins(emulator) == 2, "the right password reuses the session")
 
@@ -110,18 +112,16 @@ import Testing
                 to: store.url.appendingPathComponent("cryptopro-dss-session.json")
             )
             #expect(chmod(store.path("cryptopro-dss-session.json"), 0o600) == 0)
-            let oldWrong = try CLI.run(
-                Self.cryptoProSign(document, store.path("old-wrong.p7s"), url: url, passwordVariable: "WRONG_PASSWORD"),
-                store: store,
-                environment: Self.env
+            let oldWrong = try Self.signAsLeonid(
+                document,
+                into: "old-wrong.p7s",
+                url: url,
+                passwordVariable: "WRONG_PASSWORD",
+                store: store
             )
             #expect(oldWrong.status == 1, "\(oldWrong.errorOutput)")
             #expect(!oldWrong.errorOutput.contains("Fatal error"))
-            let oldRight = try CLI.run(
-                Self.cryptoProSign(document, store.path("3.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
-                store: store,
-                environment: Self.env
-            )
+            let oldRight = try Self.signAsLeonid(document, into: "3.p7s", url: url, store: store)
             #expect(oldRight.status == 0, "\(oldRight.errorOutput)")
             #expect(Self.logins(emulator) == 4, "both runs over the old cache logged in afresh")
         }
@@ -131,22 +131,11 @@ import Testing
         "item 3: after the emulator restarts (re-issuing its certificates), sign in the same store refreshes the list once and succeeds; openssl verifies the new signer"
     )
     func staleCertificateListHeals() throws {
-        let store = try TemporaryDirectory()
-        let document = try store.write("act.txt", text: "Акт сверки\n")
-        let (first, second, url) = try Self.restart(signing: document, into: store.path("1.p7s"), store: store)
+        let (store, document, first, second, url) = try Self.restart()
         defer { second.stop() }
         let firstCA = try store.write("first-ca.pem", text: first.certificateAuthorityPEM)
         let secondCA = try store.write("second-ca.pem", text: second.certificateAuthorityPEM)
-        let after = try CLI.run(
-            Self.cryptoProSign(
-                document,
-                store.path("2.p7s"),
-                url: url.absoluteString,
-                passwordVariable: "LEONID_PASSWORD"
-            ),
-            store: store,
-            environment: Self.env
-        )
+        let after = try Self.signAsLeonid(document, into: "2.p7s", url: url, store: store)
         #expect(after.status == 0, "the stale certificate was not refreshed: \(after.errorOutput)")
         #expect(after.errorOutput.contains("re-issued"), "\(after.errorOutput)")
         let lists = second.receivedRequests.filter { $0.path.hasSuffix("/rest/api/certificates") }.count
@@ -172,16 +161,7 @@ import Testing
         #expect(!oldSigner.succeeded)
 
         // The refreshed list was kept: the next sign needs no refresh.
-        let next = try CLI.run(
-            Self.cryptoProSign(
-                document,
-                store.path("3.p7s"),
-                url: url.absoluteString,
-                passwordVariable: "LEONID_PASSWORD"
-            ),
-            store: store,
-            environment: Self.env
-        )
+        let next = try Self.signAsLeonid(document, into: "3.p7s", url: url, store: store)
         #expect(next.status == 0, "\(next.errorOutput)")
         #expect(!next.errorOutput.contains("re-issued"))
         #expect(second.receivedRequests.filter { $0.path.hasSuffix("/rest/api/certificates") }.count == 1)
@@ -189,16 +169,15 @@ import Testing
 
     @Test("item 3: a batch after the restart: every document signed by the re-issued certificate, one refresh")
     func staleCertificateListHealsInABatch() throws {
-        let store = try TemporaryDirectory()
-        let documents = try (1...3).map { try store.write("doc-\($0).txt", text: "документ \($0)\n") }
-        let (_, second, url) = try Self.restart(signing: documents[0], into: store.path("seed.p7s"), store: store)
+        let (store, _, _, second, url) = try Self.restart()
         defer { second.stop() }
+        let documents = try (1...3).map { try store.write("doc-\($0).txt", text: "документ \($0)\n") }
         let secondCA = try store.write("second-ca.pem", text: second.certificateAuthorityPEM)
         let output = store.path("out")
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
         let batch = try CLI.run(
             ["sign"] + documents + ["--out-dir", output]
-                + Self.cryptoPro(url: url.absoluteString, passwordVariable: "LEONID_PASSWORD"),
+                + Self.cryptoPro(url: url, passwordVariable: "LEONID_PASSWORD"),
             store: store,
             environment: Self.env
         )
@@ -224,15 +203,13 @@ import Testing
         "items 3 and 11: a PAdES signature through CryptoPro after the restart heals too (the README walk-through); pyHanko trusts it to the new CA only"
     )
     func staleCertificateListHealsForPAdES() throws {
-        let store = try TemporaryDirectory()
-        let document = try store.write("act.txt", text: "Акт сверки\n")
-        let (first, second, url) = try Self.restart(signing: document, into: store.path("act.p7s"), store: store)
+        let (store, _, first, second, url) = try Self.restart()
         defer { second.stop() }
 
         let contract = try store.write("contract.pdf", TestPDF.minimal())
         let signed = try CLI.run(
             ["sign", contract, "--format", "pades", "--field", "Approval", "--out", store.path("signed.pdf")]
-                + Self.cryptoPro(url: url.absoluteString, passwordVariable: "LEONID_PASSWORD"),
+                + Self.cryptoPro(url: url, passwordVariable: "LEONID_PASSWORD"),
             store: store,
             environment: Self.env
         )
@@ -268,11 +245,7 @@ import Testing
             try CLI.dssLogin(url, store: store)
             let url = url.absoluteString
             let document = try store.write("d.txt", text: "d\n")
-            let signed = try CLI.run(
-                Self.cryptoProSign(document, store.path("d.p7s"), url: url, passwordVariable: "LEONID_PASSWORD"),
-                store: store,
-                environment: Self.env
-            )
+            let signed = try Self.signAsLeonid(document, into: "d.p7s", url: url, store: store)
             #expect(signed.status == 0, "\(signed.errorOutput)")
 
             let list = try CLI.run(["--json", "sessions", "list"], store: store)

@@ -7,16 +7,14 @@ import Signing
 import TestSupport
 import Testing
 
-/// A test CA, one signer as a `.p12` made by the real `openssl pkcs12 -export`, a private store and
-/// a work directory for documents, exports and the logs of every `certsign` run.
+/// A test CA, one signer as a `.p12` made by the real `openssl pkcs12 -export` (their members read
+/// through: `fixture.signer`, `fixture.p12Path`), a private store and a work directory for
+/// documents, exports and the logs of every `certsign` run.
+@dynamicMemberLookup
 struct CrashFixture {
     let work: TemporaryDirectory
     let store: TemporaryDirectory
-    let pki: TestPKI
-    let signer: SigningIdentity
-    let p12Path: String
-    let rootPath: String
-    let password = "крэш-Тест-7"
+    let files: PKCS12SignerFiles
     /// Verifies signatures in-process (the same code as `certsign verify`), with a journal of its own.
     let verifier: SigningCoordinator
     private let runs = Counter()
@@ -24,11 +22,14 @@ struct CrashFixture {
     init(keyType: LocalSigningKey.GenerationParameters) throws {
         work = try TemporaryDirectory(prefix: "certsign-crash")
         store = try TemporaryDirectory(prefix: "certsign-crash-store")
-        pki = try TestPKI(rootSubject: "CN=Crash Test Root,O=Тест", keyType: .p256)
-        signer = try pki.issueLeaf(subject: "CN=Подписант,O=Crash", keyType: keyType)
-        rootPath = try work.write("root.pem", text: pki.root.certificate.pemRepresentation)
-        p12Path = work.path("signer.p12")
-        try OpenSSLPKCS12.export(signer, password: password, to: p12Path, in: work)
+        files = try PKCS12SignerFiles(
+            rootSubject: "CN=Crash Test Root,O=Тест",
+            rootKeyType: .p256,
+            signerSubject: "CN=Подписант,O=Crash",
+            keyType: keyType,
+            password: "крэш-Тест-7",
+            in: work
+        )
         try FileManager.default.createDirectory(atPath: work.path("logs"), withIntermediateDirectories: true)
         verifier = SigningCoordinator(
             registry: ProviderRegistry(),
@@ -36,8 +37,10 @@ struct CrashFixture {
         )
     }
 
+    subscript<T>(dynamicMember member: KeyPath<PKCS12SignerFiles, T>) -> T { files[keyPath: member] }
+
     /// The environment of every run: the store, and the password in a variable (never in argv).
-    var environment: [String: String] { ["CERTSIGN_HOME": store.url.path, "CS_PASSWORD": password, "TZ": "UTC"] }
+    var environment: [String: String] { ["CERTSIGN_HOME": store.url.path, "CS_PASSWORD": files.password, "TZ": "UTC"] }
 
     /// A fresh log path prefix for one run.
     func log(_ name: String) -> String { work.path("logs/\(runs.next())-\(name)") }
@@ -47,7 +50,7 @@ struct CrashFixture {
     var journalURL: URL { store.url.appendingPathComponent("journal.sqlite") }
 
     func importArguments(alias: String, replace: Bool = false) -> [String] {
-        ["identity", "import", p12Path, "--alias", alias, "--password-env", "CS_PASSWORD"]
+        ["identity", "import", files.p12Path, "--alias", alias, "--password-env", "CS_PASSWORD"]
             + (replace ? ["--replace-identity"] : [])
     }
 
@@ -63,7 +66,7 @@ struct CrashFixture {
     func certsign(_ arguments: [String]) throws -> ExternalTool.Result {
         let result = try CLI.run(arguments, environment: environment)
         #expect(
-            !result.output.contains(password) && !result.errorOutput.contains(password),
+            !result.output.contains(files.password) && !result.errorOutput.contains(files.password),
             "a password leaked: \(arguments)"
         )
         return result
@@ -71,7 +74,8 @@ struct CrashFixture {
 
     /// `openssl cms -verify` of a detached CAdES signature against the test root.
     func opensslVerifies(_ signature: String, content: String) throws -> Bool {
-        try OpenSSLCMS.verify(signatureFile: signature, contentFile: content, caFile: rootPath, cades: true).succeeded
+        try OpenSSLCMS.verify(signatureFile: signature, contentFile: content, caFile: files.rootPath, cades: true)
+            .succeeded
     }
 
     /// Verifies the detached signature file `signature` over `document` with ``verifier`` against the
@@ -81,7 +85,7 @@ struct CrashFixture {
         try await verifier.verify(
             signature: Array(try Data(contentsOf: URL(fileURLWithPath: signature))),
             content: .file(URL(fileURLWithPath: document)),
-            trust: [pki.root.certificate]
+            trust: [files.pki.root.certificate]
         )
     }
 
@@ -90,7 +94,7 @@ struct CrashFixture {
         try ExternalTool.run(
             "openssl",
             ["pkcs12", "-in", pkcs12, "-noout", "-passin", "env:P"],
-            environment: ["P": password]
+            environment: ["P": files.password]
         ).succeeded
     }
 
@@ -146,8 +150,8 @@ extension CrashFixture {
             "the store lists other entries than it holds; \(context)"
         )
         if let alias, visible.contains(alias) {
-            let identity = try store.identity(alias: alias, password: Secret(password))
-            #expect(identity.certificate.sha256Fingerprint == signer.certificate.sha256Fingerprint, "\(context)")
+            let identity = try store.identity(alias: alias, password: Secret(files.password))
+            #expect(identity.certificate.sha256Fingerprint == files.signer.certificate.sha256Fingerprint, "\(context)")
         }
     }
 

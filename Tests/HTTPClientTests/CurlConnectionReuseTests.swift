@@ -118,7 +118,7 @@ struct CurlConnectionReuseTests {
             ("X-Note", "a\r\nInjected: 1"), ("X-Note", "a\nInjected: 1"), ("X-Note", "a\rb"),
             ("X-Note\r\nInjected", "1"), ("X:Note", "1"),
         ] {
-            let refused = await expectHTTPError(.invalidParameter) {
+            let refused = await expectError(.invalidParameter, as: HTTPClientError.self) {
                 try await transport.send(HTTPRequest(url: url, headers: [(name, value)]))
             }
             #expect(refused?.reason.contains("line break or colon") == true)

@@ -70,8 +70,8 @@ struct CurlTaskExecutorTests {
                 }
                 try await Task.sleep(for: .milliseconds(200))
                 slow.cancel()
-                await expectHTTPError(.cancelled) { try await slow.value }
-                await expectHTTPError(.timeout) {
+                await expectError(.cancelled, as: HTTPClientError.self) { try await slow.value }
+                await expectError(.timeout, as: HTTPClientError.self) {
                     try await transport.send(try request(base, fault: "delay=3000", timeout: 0.5))
                 }
                 #expect(try await transport.send(try request(base)).status == 404)

@@ -108,7 +108,7 @@ struct CurlTransportTLSTests {
     )
     func untrustedWithoutCAFile() async throws {
         try await withTLSEmulator { emulator, base, _ in
-            let error = await expectHTTPError(.untrustedServerCertificate) {
+            let error = await expectError(.untrustedServerCertificate, as: HTTPClientError.self) {
                 try await CurlTransport().send(try notFoundRequest(base))
             }
             #expect(error?.reason.contains("CN=DSS Emulator") == true, "\(String(describing: error))")
@@ -117,7 +117,7 @@ struct CurlTransportTLSTests {
             // A CA file that does not hold the emulator's CA does not help either.
             let directory = try TemporaryDirectory()
             let other = try directory.write("other.pem", text: try TestPKI().root.certificate.pemRepresentation)
-            await expectHTTPError(.untrustedServerCertificate) {
+            await expectError(.untrustedServerCertificate, as: HTTPClientError.self) {
                 try await CurlTransport(
                     configuration: .init(trustedCAFile: other, trustedCAFileReplacesSystemStore: true)
                 ).send(try notFoundRequest(base))
@@ -136,7 +136,7 @@ struct CurlTransportTLSTests {
         try await withTLSEmulator(serverIdentity: elsewhere) { emulator, base, _ in
             let directory = try TemporaryDirectory()
             let caFile = try directory.write("mismatch-ca.pem", text: pki.root.certificate.pemRepresentation)
-            let error = await expectHTTPError(.serverHostnameMismatch) {
+            let error = await expectError(.serverHostnameMismatch, as: HTTPClientError.self) {
                 try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(try notFoundRequest(base))
             }
             #expect(error?.reason.contains("127.0.0.1") == true)
@@ -159,14 +159,14 @@ struct CurlTransportTLSTests {
             #expect(emulator.receivedRequests.count == 2)
             emulator.clearReceivedRequests()
 
-            let missing = await expectHTTPError(.clientCertificateRejected) {
+            let missing = await expectError(.clientCertificateRejected, as: HTTPClientError.self) {
                 try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(try notFoundRequest(base))
             }
             #expect(
                 missing?.reason.contains("no client certificate was configured") == true,
                 "\(String(describing: missing))"
             )
-            let foreign = await expectHTTPError(.clientCertificateRejected) {
+            let foreign = await expectError(.clientCertificateRejected, as: HTTPClientError.self) {
                 try await CurlTransport(
                     configuration: .init(trustedCAFile: caFile, clientIdentity: try TLSClientIdentity(client.stranger))
                 )
@@ -260,13 +260,13 @@ struct CurlTransportTLSTests {
     func limitsOverHTTPS() async throws {
         try await withTLSEmulator(faults: true) { _, base, caFile in
             let transport = try CurlTransport(configuration: .init(trustedCAFile: caFile))
-            await expectHTTPError(.responseTooLarge) {
+            await expectError(.responseTooLarge, as: HTTPClientError.self) {
                 try await transport.send(try notFoundRequest(base, fault: "large-body=\(20 << 20)"))
             }
             let task = Task { try await transport.send(try notFoundRequest(base, fault: "delay=5000", timeout: 30)) }
             try await Task.sleep(for: .milliseconds(200))
             task.cancel()
-            await expectHTTPError(.cancelled) { try await task.value }
+            await expectError(.cancelled, as: HTTPClientError.self) { try await task.value }
             // The transport goes on working after a cancelled transfer.
             #expect(try await transport.send(try notFoundRequest(base)).status == 404)
         }
@@ -275,7 +275,7 @@ struct CurlTransportTLSTests {
     @Test("a server that accepts the connection but never answers the handshake → .timeout naming the TLS handshake")
     func handshakeTimeout() async throws {
         let listener = try LoopbackListener()
-        let error = await expectHTTPError(.timeout) {
+        let error = await expectError(.timeout, as: HTTPClientError.self) {
             try await CurlTransport().send(
                 HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 0.5)
             )
@@ -294,9 +294,9 @@ struct CurlTransportTLSTests {
         // The kernel accepts the connection at once; the ClientHello is written and never answered.
         try await Task.sleep(for: .milliseconds(300))
         task.cancel()
-        await expectHTTPError(.cancelled) { try await task.value }
+        await expectError(.cancelled, as: HTTPClientError.self) { try await task.value }
         // The transport goes on driving transfers: the next one times out in its handshake.
-        await expectHTTPError(.timeout) {
+        await expectError(.timeout, as: HTTPClientError.self) {
             try await transport.send(HTTPRequest(url: try url("https://127.0.0.1:\(listener.port)/"), timeout: 0.5))
         }
     }
@@ -338,19 +338,19 @@ struct CurlTransportTLSTests {
         let redirect = try await transport.send(redirected)
         #expect(redirect.status == 302)
         #expect(redirect.header("location") == "/hello?followed=1")
-        let missing = await expectHTTPError(.clientCertificateRejected) {
+        let missing = await expectError(.clientCertificateRejected, as: HTTPClientError.self) {
             try await CurlTransport(configuration: .init(trustedCAFile: caFile)).send(
                 HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/"))
             )
         }
         #expect(missing?.reason.contains("no client certificate") == true)
-        await expectHTTPError(.clientCertificateRejected) {
+        await expectError(.clientCertificateRejected, as: HTTPClientError.self) {
             try await CurlTransport(
                 configuration: .init(trustedCAFile: caFile, clientIdentity: try TLSClientIdentity(client.stranger))
             )
             .send(HTTPRequest(url: try url("https://127.0.0.1:\(server.port)/")))
         }
-        await expectHTTPError(.untrustedServerCertificate) {
+        await expectError(.untrustedServerCertificate, as: HTTPClientError.self) {
             try await CurlTransport(
                 configuration: .init(clientIdentity: try TLSClientIdentity(client.storedIdentity()))
             )

@@ -167,7 +167,7 @@ struct TransportTests {
             // The answer comes after 3 s and would be a success: getting `.timeout` proves the 0.25 s
             // deadline fired first. (No wall-clock assertion: other tests may keep the cooperative pool
             // busy, which delays when this task resumes, not when the deadline fires.)
-            let error = await expectHTTPError(.timeout) {
+            let error = await expectError(.timeout, as: HTTPClientError.self) {
                 try await makeTransport().send(try request(base, fault: "delay=3000", timeout: 0.25))
             }
             #expect(error?.reason.contains("0.25") == true)
@@ -177,10 +177,12 @@ struct TransportTests {
     @Test("a dropped connection and a refused connection → .network")
     func network() async throws {
         let base = try await withFaultyEmulator { _, base in
-            await expectHTTPError(.network) { try await makeTransport().send(try request(base, fault: "drop")) }
+            await expectError(.network, as: HTTPClientError.self) {
+                try await makeTransport().send(try request(base, fault: "drop"))
+            }
             return base
         }
-        await expectHTTPError(.network) { try await makeTransport().send(try request(base)) }
+        await expectError(.network, as: HTTPClientError.self) { try await makeTransport().send(try request(base)) }
     }
 
     @Test(
@@ -188,13 +190,13 @@ struct TransportTests {
     )
     func responseLimit() async throws {
         try await withFaultyEmulator { (_: DSSEmulator, base: URL) async throws -> Void in
-            let error = await expectHTTPError(.responseTooLarge) {
+            let error = await expectError(.responseTooLarge, as: HTTPClientError.self) {
                 try await makeTransport().send(try request(base, fault: "large-body=\(20 << 20)"))
             }
             #expect(error?.reason.contains("\(16 << 20) bytes") == true)
             let small = try makeTransport(maximumResponseBodyBytes: 4096)
             #expect(try await small.send(try request(base, fault: "large-body=4096")).body.count == 4096)
-            await expectHTTPError(.responseTooLarge) {
+            await expectError(.responseTooLarge, as: HTTPClientError.self) {
                 try await small.send(try request(base, fault: "large-body=4097"))
             }
             // The transport is still usable afterwards.
@@ -204,15 +206,17 @@ struct TransportTests {
 
     @Test("http:// to a remote host is refused before anything is sent; an unreadable or empty CA file is refused")
     func refusals() async throws {
-        await expectHTTPError(.invalidParameter) {
+        await expectError(.invalidParameter, as: HTTPClientError.self) {
             try await makeTransport().send(HTTPRequest(url: try url("http://testmasterfmp.fsight.cloud/api/v1/")))
         }
         let directory = try TemporaryDirectory()
-        expectHTTPError(.fileSystem) {
+        expectError(.fileSystem, as: HTTPClientError.self) {
             try CurlTransport(configuration: .init(trustedCAFile: directory.path("missing.pem")))
         }
         let empty = try directory.write("empty.pem", text: "no certificate here\n")
-        expectHTTPError(.malformedInput) { try CurlTransport(configuration: .init(trustedCAFile: empty)) }
+        expectError(.malformedInput, as: HTTPClientError.self) {
+            try CurlTransport(configuration: .init(trustedCAFile: empty))
+        }
     }
 
     @Test(
@@ -221,7 +225,7 @@ struct TransportTests {
     func tlsFailure() async throws {
         try await withFaultyEmulator { emulator, base in
             let port = try #require(base.port)
-            await expectHTTPError(.tls) {
+            await expectError(.tls, as: HTTPClientError.self) {
                 try await makeTransport().send(
                     HTTPRequest(url: try url("https://127.0.0.1:\(port)/api/v1/"), timeout: 5)
                 )
@@ -236,7 +240,7 @@ struct TransportTests {
             let task = Task { try await makeTransport().send(try request(base, fault: "delay=3000")) }
             try await Task.sleep(nanoseconds: 100_000_000)
             task.cancel()
-            await expectHTTPError(.cancelled) { try await task.value }
+            await expectError(.cancelled, as: HTTPClientError.self) { try await task.value }
         }
     }
 
@@ -246,15 +250,15 @@ struct TransportTests {
     func retry() async throws {
         try await withFaultyEmulator { (emulator: DSSEmulator, base: URL) async throws -> Void in
             let policy = RetryPolicy(maxAttempts: 3, initialBackoff: 0.01, backoffMultiplier: 2)
-            await expectHTTPError(.network) {
+            await expectError(.network, as: HTTPClientError.self) {
                 try await policy.send(try request(base, fault: "drop"), over: makeTransport())
             }
             #expect(emulator.receivedRequests.map(\.method) == ["GET", "GET", "GET"])
             emulator.clearReceivedRequests()
-            await expectHTTPError(.network) {
+            await expectError(.network, as: HTTPClientError.self) {
                 try await policy.send(try request(base, .post, fault: "drop"), over: makeTransport())
             }
-            await expectHTTPError(.network) {
+            await expectError(.network, as: HTTPClientError.self) {
                 try await policy.send(try request(base, .delete, fault: "drop"), over: makeTransport())
             }
             #expect(emulator.receivedRequests.map(\.method) == ["POST", "DELETE"])
@@ -264,7 +268,7 @@ struct TransportTests {
             #expect(answered.status == 500)
             #expect(emulator.receivedRequests.count == 1)
             emulator.clearReceivedRequests()
-            await expectHTTPError(.timeout) {
+            await expectError(.timeout, as: HTTPClientError.self) {
                 try await policy.send(try request(base, fault: "delay=2000", timeout: 0.2), over: makeTransport())
             }
             // The client may give up before a busy server has even logged the request (on a loaded

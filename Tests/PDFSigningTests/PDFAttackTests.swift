@@ -13,7 +13,7 @@ import Testing
 @Suite("PDF change analysis: attacks after signing are found on the object graph, pyHanko agreeing")
 struct PDFAttackTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     enum Signer: String, CaseIterable, Sendable { case certsign, pyHanko }
 

@@ -10,18 +10,13 @@ import Testing
 @Suite("PDFSigner: certification signatures (DocMDP /P 1, 2, 3), pyHanko reading them as we do")
 struct PDFCertificationTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// Certifies `input` into `output` with the RSA signer and `permission`.
     func certify(_ input: String, _ output: String, _ permission: PDFDocMDPPermission) async throws {
         var options = PDFSignatureOptions(reason: "Issued")
         options.certification = permission
-        try await PDFSigner.sign(
-            pdfAt: URL(fileURLWithPath: input),
-            writingTo: URL(fileURLWithPath: output),
-            identity: pki.rsa,
-            options: options
-        )
+        try await pki.signOurs(input, output, options: options)
     }
 
     @Test(

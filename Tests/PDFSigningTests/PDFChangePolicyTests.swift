@@ -12,7 +12,7 @@ import Testing
 @Suite("PDF change analysis: DocMDP, FieldMDP and the updates that are allowed, pyHanko agreeing")
 struct PDFChangePolicyTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// Applies `update` to `input` into `output` with pyHanko, signing (when it signs) with the EC key.
     func pyhanko(

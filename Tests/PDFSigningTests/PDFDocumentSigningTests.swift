@@ -23,40 +23,56 @@ struct PDFDocumentSigningTests {
         )
     }
 
-    /// Runs `body` with an emulator, a CryptoPro DSS provider in hash mode (initialised) and a fresh
-    /// `variant` PDF in a temporary directory.
+    /// An emulator, a CryptoPro DSS provider in hash mode (initialised) and a fresh PDF in a
+    /// temporary directory: what each test signs with.
+    struct ServerSigning {
+        let emulator: DSSEmulator
+        let directory: TemporaryDirectory
+        let input: String
+        let server: CryptoProDSSProvider
+        let identity: SigningIdentity
+
+        /// Signs the input through the server into `signed.pdf` in the directory.
+        func sign(_ options: PDFSignatureOptions) async throws -> (path: String, result: PDFSigningResult) {
+            try await directory.signPDF(input, into: "signed.pdf", identity: identity, server: server, options: options)
+        }
+    }
+
+    /// Runs `body` with a ``ServerSigning`` over a fresh `variant` PDF.
     func withServer(
         _ prefix: String,
         _ variant: PDFFixtures.Variant,
-        _ body: (DSSEmulator, TemporaryDirectory, String, CryptoProDSSProvider, SigningIdentity) async throws -> Void
+        _ body: (ServerSigning) async throws -> Void
     ) async throws {
         try await withEmulator(.init(faultsEnabled: true, requestLogLimit: 0)) { emulator, url in
             let directory = try TemporaryDirectory(prefix: prefix)
             let input = try PDFFixtures.make(variant, in: directory)
             let server = try provider(url)
             let identity = try await server.initialize(options: [:])
-            try await body(emulator, directory, input, server, identity)
+            try await body(
+                ServerSigning(
+                    emulator: emulator,
+                    directory: directory,
+                    input: input,
+                    server: server,
+                    identity: identity
+                )
+            )
         }
     }
 
     @Test("the ByteRange digest goes up with Hash: True; pyHanko, pdfsig and qpdf accept the embedded CMS")
     func signsThroughHashMode() async throws {
-        try await withServer("pdf-cryptopro", .objectStreams) { emulator, directory, input, server, identity in
-            let (output, result) = try await directory.signPDF(
-                input,
-                into: "signed.pdf",
-                identity: identity,
-                server: server,
-                options: PDFSignatureOptions(reason: "DSS")
-            )
+        try await withServer("pdf-cryptopro", .objectStreams) { signing in
+            let (output, result) = try await signing.sign(PDFSignatureOptions(reason: "DSS"))
             #expect(result.signatureSize <= result.reservedSize)
 
-            let root = emulator.seed.certificateAuthority
-            try PDFFixtures.expectOthersAccept(output, root: root, in: directory)
+            let root = signing.emulator.seed.certificateAuthority
+            try PDFFixtures.expectOthersAccept(output, root: root, in: signing.directory)
 
             let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: output), trustAnchors: [root])
             #expect(report.isValid, "\(report.signatures.map(\.verification))")
-            #expect(report.signatures.first?.verification.signerCertificate == identity.certificate)
+            #expect(report.signatures.first?.verification.signerCertificate == signing.identity.certificate)
             // The server decides the signed attributes: CryptoPro DSS (and the emulator) put a
             // signingTime into CAdES-BES, which PAdES baseline leaves to /M; validators accept it.
             #expect(report.signatures.first?.verification.signingTime != nil)
@@ -65,37 +81,34 @@ struct PDFDocumentSigningTests {
 
     @Test("with a TSA the server's CMS becomes B-T")
     func serverSignatureTimestamped() async throws {
-        try await withServer("pdf-cryptopro-bt", .classic) { emulator, directory, input, server, identity in
-            let (output, result) = try await directory.signPDF(
-                input,
-                into: "signed.pdf",
-                identity: identity,
-                server: server,
-                options: PDFSignatureOptions(timestampAuthority: try emulatorTSA(emulator))
+        try await withServer("pdf-cryptopro-bt", .classic) { signing in
+            let emulator = signing.emulator
+            let (output, result) = try await signing.sign(
+                PDFSignatureOptions(timestampAuthority: try emulatorTSA(emulator))
             )
             #expect(result.timestamp != nil)
             try PDFFixtures.expectTimestampedTrusted(
                 output,
                 root: emulator.seed.certificateAuthority,
                 timestampRoot: emulator.timestampAuthorityCA,
-                in: directory
+                in: signing.directory
             )
         }
     }
 
     @Test("a server signature by another certificate than the selected one is refused and nothing is written")
     func otherSignerRefused() async throws {
-        try await withServer("pdf-cryptopro-mismatch", .classic) { _, directory, input, server, identity in
+        try await withServer("pdf-cryptopro-mismatch", .classic) { signing in
             // The caller claims another identity than the one the server signs with.
-            let other = try PDFPKI().rsa
-            let claimed = SigningIdentity(certificate: other.certificate, chain: other.chain, key: identity.key)
-            let output = directory.path("signed.pdf")
+            let other = try PDFPKI(sharedBy: .pdfSuites).rsa
+            let claimed = SigningIdentity(certificate: other.certificate, chain: other.chain, key: signing.identity.key)
+            let output = signing.directory.path("signed.pdf")
             await #expect {
                 try await PDFSigner.sign(
-                    pdfAt: URL(fileURLWithPath: input),
+                    pdfAt: URL(fileURLWithPath: signing.input),
                     writingTo: URL(fileURLWithPath: output),
                     identity: claimed,
-                    server: server
+                    server: signing.server
                 )
             } throws: { error in
                 (error as? CertificateProviderError)?.code == .serverSignatureMismatch

@@ -12,7 +12,7 @@ import Testing
 @Suite("PDF document timestamps: pyHanko's and ours on a certsign-signed PDF, judged beside pyHanko")
 struct PDFDocumentTimestampTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// Who adds the document timestamp.
     enum Stamper: String, CaseIterable, Sendable {

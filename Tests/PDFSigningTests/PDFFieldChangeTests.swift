@@ -14,7 +14,7 @@ import Testing
 @Suite("PDF change analysis: appearances by content, unreadable objects, reused and unsigned signature fields")
 struct PDFFieldChangeTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// A PDF of `layout` signed by certsign in a new directory named after `prefix`, then changed by
     /// `mode` into `file`: the directory and the changed PDF's path.

@@ -12,7 +12,7 @@ import Testing
 @Suite("PDF /Contents from other signers: BER CMS and trailing bytes, judged beside pyHanko")
 struct PDFInteropContentsTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// A PDF signed by certsign, and its `/Contents` gap `a..<b` (the hex string with its `<>`).
     func signed(in directory: TemporaryDirectory) async throws -> (bytes: [UInt8], gap: Range<Int>) {

@@ -9,7 +9,7 @@ import Testing
 @Suite("PDFSignatureVerifier laterChanges: signatures only, form fields filled, or other changes")
 struct PDFLaterChangesTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// Signs `input` with the RSA key, lets `change` write a later revision of it into `name`, and
     /// verifies that file.

@@ -13,7 +13,7 @@ import Testing
 @Suite(.enabled(if: ExternalTool.isAvailable("openssl"), "needs the openssl command"))
 struct PDFPendingSignatureTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// Everything in `directory` but the files named: what a refused completion must not leave.
     static func strayFiles(in directory: TemporaryDirectory, besides names: Set<String>) throws -> [String] {

@@ -13,7 +13,7 @@ import Testing
 @Suite("PDF change analysis over long chains: merged revisions give the changes of the chain read revision by revision")
 struct PDFRevisionChainTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// The changes of every revision after the first, merged and read revision by revision, and
     /// whether the chain merged.
@@ -31,17 +31,47 @@ struct PDFRevisionChainTests {
         return (merged.changesByRevision, chained.changesByRevision, merges)
     }
 
-    /// Signs a qpdf-made PDF of `variant` and returns the signed bytes and the directory.
-    func signed(_ variant: PDFFixtures.Variant, prefix: String) async throws -> (TemporaryDirectory, [UInt8]) {
-        let (directory, input) = try PDFFixtures.make(variant, inNewDirectory: prefix)
-        let path = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa).path
-        return (directory, [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    /// A signed qpdf-made PDF, the start of each chain.
+    struct SignedPDF {
+        let directory: TemporaryDirectory
+        let path: String
+        let bytes: [UInt8]
+        /// Its last trailer.
+        let trailer: PDFUpdateChain.Trailer
+        /// The catalog's object number.
+        let rootNumber: Int
     }
 
-    /// The catalog of `pdf` (object `root`, `n g`) with one more entry, as qpdf shows it.
-    func catalog(of path: String, root: String, adding entry: String) throws -> String {
-        let number = try #require(root.split(separator: " ").first.map(String.init))
-        let shown = try ExternalTool.run("qpdf", ["--show-object=\(number)", path])
+    /// The file variants and the kinds of update sections the long chains are made of.
+    static let variants: [PDFFixtures.Variant] = [.classic, .objectStreams]
+    static let sections: [PDFUpdateChain.Sections] = [.tables, .streams]
+
+    /// Signs a qpdf-made PDF of `variant` in a new directory.
+    func signedPDF(_ variant: PDFFixtures.Variant, prefix: String) async throws -> SignedPDF {
+        let (directory, input) = try PDFFixtures.make(variant, inNewDirectory: prefix)
+        let path = try await directory.signPDF(input, into: "signed.pdf", identity: pki.rsa).path
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let trailer = try #require(PDFUpdateChain.trailer(of: bytes))
+        let rootNumber = try #require(Int(trailer.root.split(separator: " ")[0]))
+        return SignedPDF(directory: directory, path: path, bytes: bytes, trailer: trailer, rootNumber: rootNumber)
+    }
+
+    /// Expects the chain at `path` to merge, with the changes it has read revision by revision;
+    /// returns our verifier's report of it.
+    func expectMerged(
+        _ path: String,
+        _ description: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> PDFVerificationReport {
+        let (merged, chained, merges) = try analyses(path)
+        #expect(merges, "\(description) is merged", sourceLocation: sourceLocation)
+        #expect(merged == chained, sourceLocation: sourceLocation)
+        return try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: [pki.root])
+    }
+
+    /// The catalog of `pdf` with one more entry, as qpdf shows it.
+    func catalog(of pdf: SignedPDF, adding entry: String) throws -> String {
+        let shown = try ExternalTool.run("qpdf", ["--show-object=\(pdf.rootNumber)", pdf.path])
         try #require(shown.status == 0, "qpdf --show-object: \(shown.errorOutput)")
         let text = shown.output.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(text.hasSuffix(">>"), "the catalog: \(text)")
@@ -50,25 +80,19 @@ struct PDFRevisionChainTests {
 
     @Test(
         "40 updates after a signature, the 20th adding a catalog entry: the same changes merged, the 20th other",
-        arguments: [PDFFixtures.Variant.classic, .objectStreams],
-        [PDFUpdateChain.Sections.tables, .streams]
+        arguments: variants,
+        sections
     )
     func longChain(_ variant: PDFFixtures.Variant, _ sections: PDFUpdateChain.Sections) async throws {
-        let (directory, signed) = try await signed(variant, prefix: "pdf-chain")
-        let trailer = try #require(PDFUpdateChain.trailer(of: signed))
-        let signedPath = try directory.write("signed-bytes.pdf", signed)
-        let changedCatalog = try catalog(of: signedPath, root: trailer.root, adding: "/PageMode /UseOutlines")
-        let rootNumber = try #require(Int(trailer.root.split(separator: " ")[0]))
+        let signed = try await signedPDF(variant, prefix: "pdf-chain")
+        let changedCatalog = try catalog(of: signed, adding: "/PageMode /UseOutlines")
         let chain = try #require(
-            PDFUpdateChain.appending(to: signed, count: 40, sections: sections) { index in
-                index == 19 ? [(rootNumber, changedCatalog)] : []
+            PDFUpdateChain.appending(to: signed.bytes, count: 40, sections: sections) { index in
+                index == 19 ? [(signed.rootNumber, changedCatalog)] : []
             }
         )
-        let path = try directory.write("chain.pdf", chain)
-        let (merged, chained, merges) = try analyses(path)
-        #expect(merges, "the chain of a \(variant) file with \(sections) updates is merged")
-        #expect(merged == chained)
-        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: [pki.root])
+        let path = try signed.directory.write("chain.pdf", chain)
+        let report = try expectMerged(path, "the chain of a \(variant) file with \(sections) updates")
         let signature = try #require(report.signatures.first)
         #expect(report.revisionCount == signature.revision + 40)
         #expect(signature.laterChanges == .other, "\(signature.laterChangesDetail ?? "")")
@@ -79,10 +103,10 @@ struct PDFRevisionChainTests {
 
     @Test("a hybrid update (a table whose trailer names an /XRefStm stream) merges, with the chain's changes")
     func hybridSection() async throws {
-        let (directory, signed) = try await signed(.classic, prefix: "pdf-chain-hybrid")
-        let trailer = try #require(PDFUpdateChain.trailer(of: signed))
+        let signed = try await signedPDF(.classic, prefix: "pdf-chain-hybrid")
+        let trailer = signed.trailer
         // The /Info object and the stream listing it and itself, then a table naming the stream.
-        var out = signed
+        var out = signed.bytes
         let (info, stream) = (trailer.size, trailer.size + 1)
         let infoOffset = out.count
         out += Array("\(info) 0 obj\n<< /Title (Hybrid) >>\nendobj\n".utf8)
@@ -103,20 +127,17 @@ struct PDFRevisionChainTests {
                 + "startxref\n\(table)\n%%EOF\n").utf8
         )
         let chain = try #require(PDFUpdateChain.appending(to: out, count: 5, sections: .tables))
-        let path = try directory.write("hybrid.pdf", chain)
-        let (merged, chained, merges) = try analyses(path)
-        #expect(merges)
-        #expect(merged == chained)
-        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: [pki.root])
+        let path = try signed.directory.write("hybrid.pdf", chain)
+        let report = try expectMerged(path, "the hybrid chain")
         #expect(report.signatures.first?.laterChanges == .ltv, "\(report.signatures.first?.changes ?? [])")
     }
 
     @Test("chains the merge cannot copy exactly are read revision by revision: two generations, a freed xref stream")
     func unmergedChains() async throws {
-        let (directory, signed) = try await signed(.classic, prefix: "pdf-chain-unmerged")
-        let trailer = try #require(PDFUpdateChain.trailer(of: signed))
+        let signed = try await signedPDF(.classic, prefix: "pdf-chain-unmerged")
+        let trailer = signed.trailer
         // Two generations of the /Info object: qpdf keeps both entries, a merge would keep one.
-        let once = try #require(PDFUpdateChain.appending(to: signed, count: 1, sections: .tables))
+        let once = try #require(PDFUpdateChain.appending(to: signed.bytes, count: 1, sections: .tables))
         let last = try #require(PDFUpdateChain.trailer(of: once))
         var generations = once
         let offset = generations.count
@@ -128,7 +149,7 @@ struct PDFRevisionChainTests {
                 .utf8
         )
         // Stream updates, then a table freeing the last stream's object: qpdf still holds the stream.
-        let streams = try #require(PDFUpdateChain.appending(to: signed, count: 3, sections: .streams))
+        let streams = try #require(PDFUpdateChain.appending(to: signed.bytes, count: 3, sections: .streams))
         let streamsTrailer = try #require(PDFUpdateChain.trailer(of: streams))
         var freed = streams
         let table = freed.count
@@ -137,7 +158,7 @@ struct PDFRevisionChainTests {
                 + "/Root \(trailer.root) R /Prev \(streamsTrailer.startxref) >>\nstartxref\n\(table)\n%%EOF\n").utf8
         )
         for (name, bytes) in [("generations.pdf", generations), ("freed-stream.pdf", freed)] {
-            let path = try directory.write(name, bytes)
+            let path = try signed.directory.write(name, bytes)
             let (merged, chained, merges) = try analyses(path)
             #expect(!merges, "\(name) is read revision by revision")
             #expect(merged == chained)
@@ -153,28 +174,25 @@ struct PDFRevisionChainTests {
 
     @Test(
         "objects read once for many revisions: a later update rewriting one (its data, its /Length object) is seen",
-        arguments: [PDFFixtures.Variant.classic, .objectStreams],
-        [PDFUpdateChain.Sections.tables, .streams]
+        arguments: variants,
+        sections
     )
     func rewrittenKeptObjects(_ variant: PDFFixtures.Variant, _ sections: PDFUpdateChain.Sections) async throws {
-        let (directory, signed) = try await signed(variant, prefix: "pdf-chain-kept")
-        let trailer = try #require(PDFUpdateChain.trailer(of: signed))
-        let signedPath = try directory.write("signed-bytes.pdf", signed)
-        let pages = try ExternalTool.run("qpdf", ["--show-pages", signedPath])
+        let signed = try await signedPDF(variant, prefix: "pdf-chain-kept")
+        let pages = try ExternalTool.run("qpdf", ["--show-pages", signed.path])
         let contents = pages.output.matches(of: #/content:\s+(\d+) 0 R/#).compactMap { Int($0.1) }
         try #require(contents.count >= 2, "two pages with a content stream each: \(pages.output)")
         let (first, second) = (contents[0], contents[1])
         // The catalog written again as it is, at another offset: no change.
-        let same = try catalog(of: signedPath, root: trailer.root, adding: "")
-        let rootNumber = try #require(Int(trailer.root.split(separator: " ")[0]))
+        let same = try catalog(of: signed, adding: "")
         let edited = "<< /Length 15 >>\nstream\n0 0 m 10 10 l S\nendstream"
-        let data = try streamData(second, of: signedPath)
-        let lengthObject = trailer.size + 5
+        let data = try streamData(second, of: signed.path)
+        let lengthObject = signed.trailer.size + 5
         let indirect = "<< /Length \(lengthObject) 0 R >>\nstream\n\(data)\nendstream"
         let chain = try #require(
-            PDFUpdateChain.appending(to: signed, count: 30, sections: sections) { index in
+            PDFUpdateChain.appending(to: signed.bytes, count: 30, sections: sections) { index in
                 switch index {
-                case 5: return [(rootNumber, same)]
+                case 5: return [(signed.rootNumber, same)]
                 case 10: return [(first, edited)]
                 case 15: return [(second, indirect), (lengthObject, "\(data.utf8.count)")]
                 case 20: return [(lengthObject, "\(max(1, data.utf8.count / 2))")]
@@ -182,11 +200,8 @@ struct PDFRevisionChainTests {
                 }
             }
         )
-        let path = try directory.write("kept.pdf", chain)
-        let (merged, chained, merges) = try analyses(path)
-        #expect(merges, "the chain of a \(variant) file with \(sections) updates is merged")
-        #expect(merged == chained)
-        let report = try PDFSignatureVerifier.verify(pdfAt: URL(fileURLWithPath: path), trustAnchors: [pki.root])
+        let path = try signed.directory.write("kept.pdf", chain)
+        let report = try expectMerged(path, "the chain of a \(variant) file with \(sections) updates")
         let signature = try #require(report.signatures.first)
         let disallowed = Set(signature.changes.filter { !$0.isAllowed }.map(\.revision))
         // The edited stream, the one given an indirect /Length, then that stream cut short by its

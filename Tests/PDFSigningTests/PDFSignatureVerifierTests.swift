@@ -9,7 +9,7 @@ import Testing
 @Suite("PDFSignatureVerifier: every signature, its revision, later changes, the CMS under the validation policy")
 struct PDFSignatureVerifierTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// Signs a fresh `variant` PDF with the RSA key into `signed.pdf`.
     /// - Returns: the directory, the signed file and the signer's result.

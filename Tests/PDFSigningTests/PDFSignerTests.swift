@@ -6,27 +6,9 @@ import Signing
 import TestSupport
 import Testing
 
-/// A root, an intermediate and leaves under it (RSA and EC), shared by a suite.
-struct PDFPKI: Sendable {
-    let pki: TestPKI
-    let rsa: SigningIdentity
-    let ec: SigningIdentity
-
-    private init(making: Void) throws {
-        pki = try TestPKI(rootSubject: "CN=PDF Test Root,O=swift-certificate-providers")
-        let intermediate = try pki.issueIntermediate(subject: "CN=PDF Test Issuing CA,O=swift-certificate-providers")
-        rsa = try pki.issueLeaf(subject: "CN=Иванов Иван,O=ООО Ромашка", keyType: .rsa2048, issuer: intermediate)
-        ec = try pki.issueLeaf(subject: "CN=EC PDF Signer,O=Test", keyType: .p256, issuer: intermediate)
-    }
-
-    var root: Certificate { pki.root.certificate }
-
-    private static let shared = Result { try PDFPKI(making: ()) }
-    /// The PKI every PDF suite shares (keys made once per process).
-    init() throws { self = try Self.shared.get() }
-
-    static func external(_ identity: SigningIdentity) throws -> SigningIdentity { try withExternalKey(identity) }
-}
+/// The test PKI every PDF suite shares (`PDFPKI(sharedBy: .pdfSuites)`): a root, an intermediate
+/// and leaves under it (RSA and EC).
+typealias PDFPKI = RSAAndECSigners
 
 extension PDFPKI {
     /// Verifies the PDF at `path` against this PKI's root.
@@ -36,11 +18,16 @@ extension PDFPKI {
 
     /// Signs `input` into `output` with the RSA signer (in `field`, or a new field).
     func signOurs(_ input: String, _ output: String, field: String? = nil) async throws {
+        try await signOurs(input, output, options: PDFSignatureOptions(fieldName: field))
+    }
+
+    /// Signs `input` into `output` with the RSA signer and `options`.
+    func signOurs(_ input: String, _ output: String, options: PDFSignatureOptions) async throws {
         try await PDFSigner.sign(
             pdfAt: URL(fileURLWithPath: input),
             writingTo: URL(fileURLWithPath: output),
             identity: rsa,
-            options: PDFSignatureOptions(fieldName: field)
+            options: options
         )
     }
 }
@@ -48,7 +35,7 @@ extension PDFPKI {
 @Suite("PDFSigner: PAdES B-B that pyHanko, pdfsig and qpdf accept")
 struct PDFSignerTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// Checks a signed file with all three oracles; `signatures` is how many it must hold.
     func expectValid(

@@ -22,7 +22,7 @@ func emulatorTSA(_ emulator: DSSEmulator, fault: String? = nil) throws -> Timest
 @Suite("PDFSigner B-T: a signature timestamp inside the PDF signature")
 struct PDFTimestampTests {
     let pki: PDFPKI
-    init() throws { pki = try PDFPKI() }
+    init() throws { pki = try PDFPKI(sharedBy: .pdfSuites) }
 
     /// Runs `body` with a fault-enabled emulator (the TSA) and a fresh `variant` PDF in a new directory.
     func withTSA(

@@ -19,24 +19,14 @@ struct PKCS11CSRTests {
     func certificateRequest() throws {
         let token = try PKCS11CLITests.OwnToken()
         let out = token.directory.path("token.csr")
-        let result = try token.certsign(
-            [
-                "csr", "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=rsakey", "--param",
-                "module=\(SoftHSMFixture.softHSMModule)", "--param-env", "pin=TOKEN_PIN", "--subject",
-                "CN=Токен Подписанта,O=ООО Ромашка", "--out", out,
-            ],
-            environment: ["TOKEN_PIN": SoftHSMFixture.pin]
+        let result = try Self.requestCertificate(
+            token,
+            key: "rsakey",
+            subject: "CN=Токен Подписанта,O=ООО Ромашка",
+            into: out
         )
-        #expect(result.succeeded, "\(result.errorOutput)")
         #expect(!(result.output + result.errorOutput).contains(SoftHSMFixture.pin + "\n"))
-        let verified = try ExternalTool.run("openssl", ["req", "-in", out, "-verify", "-noout"])
-        #expect(verified.succeeded && verified.errorOutput.contains("verify OK"), "\(verified.errorOutput)")
-        let inRequest = try ExternalTool.run("openssl", ["req", "-in", out, "-noout", "-pubkey"]).output
-        let onToken = try ExternalTool.run(
-            "openssl",
-            ["pkey", "-pubin", "-inform", "DER", "-in", token.directory.path("cli-01.pub.der")]
-        ).output
-        #expect(!inRequest.isEmpty && inRequest == onToken)
+        try Self.expectRequest(out, carriesPublicKey: token.directory.path("cli-01.pub.der"))
         let subject = try ExternalTool.run("openssl", ["req", "-in", out, "-noout", "-subject", "-nameopt", "utf8"])
         #expect(subject.output.contains("Токен Подписанта"), "\(subject.output)")
     }
@@ -55,17 +45,7 @@ struct PKCS11CSRTests {
         )
         try maker.keyPair(token: "cli", id: id, label: label, type: type, subject: nil)
         let out = token.directory.path("\(label).csr")
-        let result = try token.certsign(
-            [
-                "csr", "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=\(label)", "--param",
-                "module=\(SoftHSMFixture.softHSMModule)", "--param-env", "pin=TOKEN_PIN", "--subject",
-                "CN=Новый ключ", "--out", out,
-            ],
-            environment: ["TOKEN_PIN": SoftHSMFixture.pin]
-        )
-        #expect(result.succeeded, "\(result.errorOutput)")
-        let verified = try ExternalTool.run("openssl", ["req", "-in", out, "-verify", "-noout"])
-        #expect(verified.succeeded && verified.errorOutput.contains("verify OK"), "\(verified.errorOutput)")
+        try Self.requestCertificate(token, key: label, subject: "CN=Новый ключ", into: out)
         let exported = token.directory.path("\(label).pub.der")
         try SoftHSMFixture.tool(
             "pkcs11-tool",
@@ -75,8 +55,46 @@ struct PKCS11CSRTests {
             ],
             config: token.configPath
         )
+        try Self.expectRequest(out, carriesPublicKey: exported)
+    }
+
+    /// Runs `certsign csr --provider pkcs11` for the key labelled `key` on the token `cli` (the PIN
+    /// from the environment) with `subject`, into `out`; expects it to succeed and `openssl req
+    /// -verify` to accept the request's signature.
+    @discardableResult
+    static func requestCertificate(
+        _ token: PKCS11CLITests.OwnToken,
+        key: String,
+        subject: String,
+        into out: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ExternalTool.Result {
+        let result = try token.certsign(
+            [
+                "csr", "--provider", "pkcs11", "--param", "uri=pkcs11:token=cli;object=\(key)", "--param",
+                "module=\(SoftHSMFixture.softHSMModule)", "--param-env", "pin=TOKEN_PIN", "--subject", subject,
+                "--out", out,
+            ],
+            environment: ["TOKEN_PIN": SoftHSMFixture.pin]
+        )
+        #expect(result.succeeded, "\(result.errorOutput)", sourceLocation: sourceLocation)
+        let verified = try ExternalTool.run("openssl", ["req", "-in", out, "-verify", "-noout"])
+        #expect(
+            verified.succeeded && verified.errorOutput.contains("verify OK"),
+            "\(verified.errorOutput)",
+            sourceLocation: sourceLocation
+        )
+        return result
+    }
+
+    /// Expects the request `out` to carry the public key the token exported to `publicKeyDER`.
+    static func expectRequest(
+        _ out: String,
+        carriesPublicKey publicKeyDER: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let inRequest = try ExternalTool.run("openssl", ["req", "-in", out, "-noout", "-pubkey"]).output
-        let onToken = try ExternalTool.run("openssl", ["pkey", "-pubin", "-inform", "DER", "-in", exported]).output
-        #expect(!inRequest.isEmpty && inRequest == onToken)
+        let onToken = try ExternalTool.run("openssl", ["pkey", "-pubin", "-inform", "DER", "-in", publicKeyDER]).output
+        #expect(!inRequest.isEmpty && inRequest == onToken, sourceLocation: sourceLocation)
     }
 }

@@ -18,7 +18,7 @@ import Testing
     let directory: TemporaryDirectory
 
     init() throws {
-        fixture = try Fixture()
+        fixture = try Fixture(sharedBy: .signingSuites)
         directory = try TemporaryDirectory(prefix: "signing-batch")
     }
 

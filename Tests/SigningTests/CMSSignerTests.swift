@@ -8,7 +8,7 @@ import Testing
 @Suite("CMSSigner: signatures that openssl cms -verify accepts")
 struct CMSSignerTests {
     let fixture: Fixture
-    init() throws { fixture = try Fixture() }
+    init() throws { fixture = try Fixture(sharedBy: .signingSuites) }
 
     static let content =
         Array("Планирование бюджета, строка 1\n".utf8) + (0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 31) }

@@ -8,7 +8,7 @@ import Testing
 @Suite("CMSVerifier: what it accepts, and each reason it rejects")
 struct CMSVerifierTests {
     let fixture: Fixture
-    init() throws { fixture = try Fixture() }
+    init() throws { fixture = try Fixture(sharedBy: .signingSuites) }
 
     static let content = Array("Номер: 1; ПланированиеБюджета\n".utf8) + [UInt8](repeating: 0xA5, count: 4096)
     var anchors: [Certificate] { [fixture.pki.root.certificate] }

@@ -9,7 +9,7 @@ import Testing
 @Suite("SignedDataTemplateCache: single signatures on a prepared SignedData")
 struct SignedDataTemplateCacheTests {
     let fixture: Fixture
-    init() throws { fixture = try Fixture() }
+    init() throws { fixture = try Fixture(sharedBy: .signingSuites) }
 
     static let first = Array("first document\n".utf8) + [UInt8](repeating: 0x41, count: 1000)
     static let second = Array("second document\n".utf8) + [UInt8](repeating: 0x42, count: 1000)
@@ -206,7 +206,7 @@ struct SignedDataTemplateCacheTests {
 @Suite("SignedDataTemplate: the encoded form (OpenSSL's DER with the per-document values written in place)")
 struct SignedDataTemplateEncodedFormTests {
     let fixture: Fixture
-    init() throws { fixture = try Fixture() }
+    init() throws { fixture = try Fixture(sharedBy: .signingSuites) }
 
     private func template(_ identity: SigningIdentity, format: SignatureFormat = .cadesBES) throws -> SignedDataTemplate
     {

@@ -79,7 +79,7 @@ struct SigningCoordinatorTests {
     let fixture: Fixture
     let directory: TemporaryDirectory
     init() throws {
-        fixture = try Fixture()
+        fixture = try Fixture(sharedBy: .signingSuites)
         directory = try TemporaryDirectory(prefix: "coordinator")
     }
 

@@ -4,27 +4,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// One test PKI shared by every Signing suite: an RSA root, an RSA and an EC leaf, made once per
-/// test process (Swift Testing makes a suite value per test; the keys are not made again for each).
-struct Fixture: Sendable {
-    let pki: TestPKI
-    let rsa: SigningIdentity
-    let ec: SigningIdentity
-
-    private init(making: Void) throws {
-        pki = try TestPKI(rootSubject: "CN=Signing Test Root,O=swift-certificate-providers")
-        rsa = try pki.issueLeaf(subject: "CN=Иванов Иван,O=ООО Ромашка", keyType: .rsa2048)
-        ec = try pki.issueLeaf(subject: "CN=EC Signer,O=Test", keyType: .p256)
-    }
-
-    private static let shared = Result { try Fixture(making: ()) }
-
-    /// The shared fixture (made on first use).
-    init() throws { self = try Self.shared.get() }
-
-    /// `identity` with its key wrapped so that it is not a LocalSigningKey.
-    static func external(_ identity: SigningIdentity) throws -> SigningIdentity { try withExternalKey(identity) }
-}
+/// The test PKI every Signing suite shares (`Fixture(sharedBy: .signingSuites)`): an RSA root, an
+/// RSA and an EC leaf.
+typealias Fixture = RSAAndECSigners
 
 /// `openssl cms -verify` (TestSupport's `OpenSSLCMS`) against the fixture's root.
 enum OpenSSLCLI {

@@ -14,7 +14,7 @@ import Glibc
 @Suite("Validation model: validation time, algorithms, key usage, attached content, ESS, every signer, offline")
 struct ValidationModelTests {
     let fixture: Fixture
-    init() throws { fixture = try Fixture() }
+    init() throws { fixture = try Fixture(sharedBy: .signingSuites) }
 
     static let content = Array("Номер: 1; ПланированиеБюджета — validation\n".utf8)
     var anchors: [Certificate] { [fixture.pki.root.certificate] }

@@ -1,29 +1,32 @@
 public import CertificateProviders
-import CodedErrors
+public import CodedErrors
 public import Testing
 
-/// Expects `body` to throw a `CertificateProviderError` with `code`; records an issue (at the
-/// caller's line) when it succeeds or throws anything else.
+/// Expects `body` to throw an `E` (a `CertificateProviderError` unless `type` says another coded
+/// error, e.g. `HTTPClientError.self`) with `code`; records an issue (at the caller's line) when it
+/// succeeds or throws anything else.
 /// - Returns: the error, for further checks of its reason or hint; nil after a recorded issue.
 @discardableResult
-public func expectError<R>(
-    _ code: CertificateProviderError.Code,
+public func expectError<E: CodedError, R>(
+    _ code: E.Code,
+    as type: E.Type = CertificateProviderError.self,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> R
-) async -> CertificateProviderError? {
+) async -> E? {
     let outcome: Result<R, any Error>
     do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-    return judge(outcome, expecting: [code], sourceLocation: sourceLocation)
+    return judge(outcome, expecting: [code], as: type, sourceLocation: sourceLocation)
 }
 
-/// The synchronous form of `expectError(_:sourceLocation:_:)`, for synchronous tests.
+/// The synchronous form of `expectError(_:as:sourceLocation:_:)`, for synchronous tests.
 @discardableResult
-public func expectError<R>(
-    _ code: CertificateProviderError.Code,
+public func expectError<E: CodedError, R>(
+    _ code: E.Code,
+    as type: E.Type = CertificateProviderError.self,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () throws -> R
-) -> CertificateProviderError? {
-    judge(Result { try body() }, expecting: [code], sourceLocation: sourceLocation)
+) -> E? {
+    judge(Result { try body() }, expecting: [code], as: type, sourceLocation: sourceLocation)
 }
 
 /// Expects `body` to throw a `CertificateProviderError` whose code is one of `codes` (where either

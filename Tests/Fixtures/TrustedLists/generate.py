@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, replace
 
 import pyhanko.sign.ades.qualified_asn1  # noqa: F401 (registers the qc_statements extension)
 from certomancer.registry import CertomancerConfig
@@ -46,6 +47,66 @@ FOR_ESIGNATURES = f"{URI_BASE}/SvcInfoExt/ForeSignatures"
 ECC = "http://uri.etsi.org/TrstSvc/SvcInfoExt/eSigDir-1999-93-EC-TrustedList/#"
 QC_WITH_QSCD = f"{URI_BASE}/SvcInfoExt/QCWithQSCD"
 MIME_TSL = "application/vnd.etsi.tsl+xml"
+ISSUED = "2026-01-01T00:00:00Z"
+NEXT_UPDATE = "2036-01-01T00:00:00Z"
+SINCE_2020 = "2020-01-01T00:00:00Z"
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """A scheme as its own list and the lists pointing to it name it; `signer` signs its list."""
+
+    territory: str
+    operator: str
+    list_type: str
+    signer: str
+
+
+LOTL = Scheme("EU", "Test List Of The Lists Operator", f"{URI_BASE}/TSLType/EUlistofthelists", "lotl-signer")
+
+
+def tl_scheme(territory):
+    """The scheme of a member state's TL, signed by tl-signer."""
+    return Scheme(territory, f"Test {territory} Scheme Operator", f"{URI_BASE}/TSLType/EUgeneric", "tl-signer")
+
+
+@dataclass(frozen=True)
+class Service:
+    """A TSPService: its type, name, certificate (a name in pki.yml), status since a time, the
+    (status, since) pairs of its history, its additional-information URIs and a qualifier."""
+
+    service_type: str
+    name: str
+    cert: str
+    status: str
+    since: str
+    history: tuple = ()
+    extensions: tuple = ()
+    qualifier: str | None = None
+
+
+QC_SERVICES = (
+    Service(CA_QC, "TL Test Qualified CA", "qc-ca", GRANTED, SINCE_2020, extensions=(FOR_ESIGNATURES,)),
+    Service(
+        CA_QC,
+        "TL Test Withdrawn Qualified CA",
+        "qc-ca-old",
+        WITHDRAWN,
+        "2024-06-01T00:00:00Z",
+        history=((GRANTED, SINCE_2020),),
+        extensions=(FOR_ESIGNATURES,),
+    ),
+    Service(
+        CA_QC,
+        "TL Test Qualified CA With Qualifiers",
+        "qc-ca-q",
+        GRANTED,
+        SINCE_2020,
+        extensions=(FOR_ESIGNATURES,),
+        qualifier=QC_WITH_QSCD,
+    ),
+)
+QTST_SERVICES = (Service(QTST, "TL Test Qualified Time Stamping Service", "tsa", GRANTED, SINCE_2020),)
 
 
 def el(parent, name, text=None, ns=TSL, **attributes):
@@ -75,18 +136,25 @@ def digital_identity(parent, tag, cert):
     el(el(identity, "DigitalId"), "X509Certificate", der(cert))
 
 
-def scheme_information(root, *, list_type, territory, operator, rules):
+def address(parent, tag, *, street, territory, email):
+    holder = el(parent, tag)
+    postal = el(el(holder, "PostalAddresses"), "PostalAddress", **{XML_LANG: "en"})
+    el(postal, "StreetAddress", street)
+    el(postal, "Locality", "Test City")
+    el(postal, "CountryName", territory)
+    uris(holder, "ElectronicAddress", email)
+
+
+def scheme_information(root, scheme, *, rules):
+    territory = scheme.territory
     info = el(root, "SchemeInformation")
     el(info, "TSLVersionIdentifier", "5")
     el(info, "TSLSequenceNumber", "1")
-    el(info, "TSLType", list_type)
-    names(info, "SchemeOperatorName", operator)
-    address = el(info, "SchemeOperatorAddress")
-    postal = el(el(address, "PostalAddresses"), "PostalAddress", **{XML_LANG: "en"})
-    el(postal, "StreetAddress", "Test Street 1")
-    el(postal, "Locality", "Test City")
-    el(postal, "CountryName", territory)
-    uris(address, "ElectronicAddress", "mailto:operator@tl.example")
+    el(info, "TSLType", scheme.list_type)
+    names(info, "SchemeOperatorName", scheme.operator)
+    address(
+        info, "SchemeOperatorAddress", street="Test Street 1", territory=territory, email="mailto:operator@tl.example"
+    )
     names(info, "SchemeName", f"{territory}: trusted list (test)")
     uris(info, "SchemeInformationURI", f"https://tl.example/{territory}/info.html")
     el(info, "StatusDeterminationApproach", f"{URI_BASE}/StatusDetn/EUappropriate")
@@ -103,20 +171,20 @@ def finish_scheme_information(info, *, issued, next_update):
     el(el(info, "NextUpdate"), "dateTime", next_update)
 
 
-def pointer(holder, *, location, territory, signer, operator, list_type):
+def pointer(holder, arch, scheme, *, location):
     tsl_pointer = el(holder, "OtherTSLPointer")
     identities = el(tsl_pointer, "ServiceDigitalIdentities")
-    digital_identity(identities, "ServiceDigitalIdentity", signer)
+    digital_identity(identities, "ServiceDigitalIdentity", arch.get_cert(scheme.signer))
     el(tsl_pointer, "TSLLocation", location)
     additional = el(tsl_pointer, "AdditionalInformation")
     for tag, value, ns in (
-        ("TSLType", list_type, TSL),
-        ("SchemeTerritory", territory, TSL),
+        ("TSLType", scheme.list_type, TSL),
+        ("SchemeTerritory", scheme.territory, TSL),
         ("MimeType", MIME_TSL, TSLX),
     ):
         el(el(additional, "OtherInformation"), tag, value, ns=ns)
     other = el(additional, "OtherInformation")
-    names(other, "SchemeOperatorName", operator)
+    names(other, "SchemeOperatorName", scheme.operator)
     other = el(additional, "OtherInformation")
     uris(other, "SchemeTypeCommunityRules", f"{URI_BASE}/schemerules/EUcommon")
 
@@ -131,46 +199,30 @@ def qualifications(holder, qualifier, key_usage_bit):
     bit.attrib["name"] = key_usage_bit
 
 
-def service_fields(parent, *, service_type, name, cert, status, since, extensions, qualifier=None):
-    el(parent, "ServiceTypeIdentifier", service_type)
-    names(parent, "ServiceName", name)
-    digital_identity(parent, "ServiceDigitalIdentity", cert)
-    el(parent, "ServiceStatus", status)
-    el(parent, "StatusStartingTime", since)
-    if extensions or qualifier:
+def service_fields(parent, arch, service):
+    el(parent, "ServiceTypeIdentifier", service.service_type)
+    names(parent, "ServiceName", service.name)
+    digital_identity(parent, "ServiceDigitalIdentity", arch.get_cert(service.cert))
+    el(parent, "ServiceStatus", service.status)
+    el(parent, "StatusStartingTime", service.since)
+    if service.extensions or service.qualifier:
         holder = el(parent, "ServiceInformationExtensions")
-        for uri in extensions:
+        for uri in service.extensions:
             extension = el(holder, "Extension", Critical="false")
             uris(extension, "AdditionalServiceInformation", uri)
-        if qualifier:
-            qualifications(holder, qualifier, "nonRepudiation")
+        if service.qualifier:
+            qualifications(holder, service.qualifier, "nonRepudiation")
 
 
-def service(services, *, service_type, name, cert, status, since, history=(), extensions=(), qualifier=None):
+def add_service(services, arch, service):
+    """The service, with its history instances (each without the qualifier)."""
     tsp_service = el(services, "TSPService")
-    information = el(tsp_service, "ServiceInformation")
-    service_fields(
-        information,
-        service_type=service_type,
-        name=name,
-        cert=cert,
-        status=status,
-        since=since,
-        extensions=extensions,
-        qualifier=qualifier,
-    )
-    if history:
+    service_fields(el(tsp_service, "ServiceInformation"), arch, service)
+    if service.history:
         holder = el(tsp_service, "ServiceHistory")
-        for past_status, past_since in history:
-            service_fields(
-                el(holder, "ServiceHistoryInstance"),
-                service_type=service_type,
-                name=name,
-                cert=cert,
-                status=past_status,
-                since=past_since,
-                extensions=extensions,
-            )
+        for past_status, past_since in service.history:
+            past = replace(service, status=past_status, since=past_since, qualifier=None)
+            service_fields(el(holder, "ServiceHistoryInstance"), arch, past)
 
 
 def provider(root, name, territory):
@@ -180,12 +232,7 @@ def provider(root, name, territory):
     tsp = el(providers, "TrustServiceProvider")
     information = el(tsp, "TSPInformation")
     names(information, "TSPName", name)
-    address = el(information, "TSPAddress")
-    postal = el(el(address, "PostalAddresses"), "PostalAddress", **{XML_LANG: "en"})
-    el(postal, "StreetAddress", "Test Street 2")
-    el(postal, "Locality", "Test City")
-    el(postal, "CountryName", territory)
-    uris(address, "ElectronicAddress", "mailto:tsp@tsp.example")
+    address(information, "TSPAddress", street="Test Street 2", territory=territory, email="mailto:tsp@tsp.example")
     uris(information, "TSPInformationURI", f"https://tsp.example/{territory}")
     return el(tsp, "TSPServices")
 
@@ -237,98 +284,35 @@ def sign(root, signer, output):
 
 def lotl(arch, base="https://tl.example"):
     root = new_list()
-    info = scheme_information(
-        root,
-        list_type=f"{URI_BASE}/TSLType/EUlistofthelists",
-        territory="EU",
-        operator="Test List Of The Lists Operator",
-        rules=[f"{URI_BASE}/schemerules/EUlistofthelists"],
-    )
+    info = scheme_information(root, LOTL, rules=[f"{URI_BASE}/schemerules/EUlistofthelists"])
     pointers = el(info, "PointersToOtherTSL")
     for territory, file in (("BE", "tl-qc.xml"), ("LU", "tl-qtst.xml")):
-        pointer(
-            pointers,
-            location=f"{base}/{territory}/{file}",
-            territory=territory,
-            signer=arch.get_cert("tl-signer"),
-            operator=f"Test {territory} Scheme Operator",
-            list_type=f"{URI_BASE}/TSLType/EUgeneric",
-        )
-    finish_scheme_information(info, issued="2026-01-01T00:00:00Z", next_update="2036-01-01T00:00:00Z")
+        pointer(pointers, arch, tl_scheme(territory), location=f"{base}/{territory}/{file}")
+    finish_scheme_information(info, issued=ISSUED, next_update=NEXT_UPDATE)
     return root
 
 
-def tl_qc(arch, *, namespace=TSL, next_update="2036-01-01T00:00:00Z"):
+def trusted_list(arch, territory, provider_name, services, *, namespace=TSL, next_update=NEXT_UPDATE):
+    """A member state's TL: its scheme pointing back to the LOTL, one provider with `services`."""
     root = new_list(namespace)
-    info = tl_scheme(arch, root, "BE")
-    finish_scheme_information(info, issued="2026-01-01T00:00:00Z", next_update=next_update)
-    services = provider(root, "Test Qualified Trust Service Provider", "BE")
-    service(
-        services,
-        service_type=CA_QC,
-        name="TL Test Qualified CA",
-        cert=arch.get_cert("qc-ca"),
-        status=GRANTED,
-        since="2020-01-01T00:00:00Z",
-        extensions=[FOR_ESIGNATURES],
-    )
-    service(
-        services,
-        service_type=CA_QC,
-        name="TL Test Withdrawn Qualified CA",
-        cert=arch.get_cert("qc-ca-old"),
-        status=WITHDRAWN,
-        since="2024-06-01T00:00:00Z",
-        history=[(GRANTED, "2020-01-01T00:00:00Z")],
-        extensions=[FOR_ESIGNATURES],
-    )
-    service(
-        services,
-        service_type=CA_QC,
-        name="TL Test Qualified CA With Qualifiers",
-        cert=arch.get_cert("qc-ca-q"),
-        status=GRANTED,
-        since="2020-01-01T00:00:00Z",
-        extensions=[FOR_ESIGNATURES],
-        qualifier=QC_WITH_QSCD,
-    )
+    rules = [f"{URI_BASE}/schemerules/EUcommon", f"{URI_BASE}/schemerules/{territory}"]
+    info = scheme_information(root, tl_scheme(territory), rules=rules)
+    pointer(el(info, "PointersToOtherTSL"), arch, LOTL, location="https://tl.example/EU/lotl.xml")
+    finish_scheme_information(info, issued=ISSUED, next_update=next_update)
+    tsp_services = provider(root, provider_name, territory)
+    for service in services:
+        add_service(tsp_services, arch, service)
     return root
 
 
-def tl_scheme(arch, root, territory):
-    info = scheme_information(
-        root,
-        list_type=f"{URI_BASE}/TSLType/EUgeneric",
-        territory=territory,
-        operator=f"Test {territory} Scheme Operator",
-        rules=[f"{URI_BASE}/schemerules/EUcommon", f"{URI_BASE}/schemerules/{territory}"],
+def tl_qc(arch, *, namespace=TSL, next_update=NEXT_UPDATE):
+    return trusted_list(
+        arch, "BE", "Test Qualified Trust Service Provider", QC_SERVICES, namespace=namespace, next_update=next_update
     )
-    pointers = el(info, "PointersToOtherTSL")
-    pointer(
-        pointers,
-        location="https://tl.example/EU/lotl.xml",
-        territory="EU",
-        signer=arch.get_cert("lotl-signer"),
-        operator="Test List Of The Lists Operator",
-        list_type=f"{URI_BASE}/TSLType/EUlistofthelists",
-    )
-    return info
 
 
 def tl_qtst(arch, territory="LU"):
-    root = new_list()
-    info = tl_scheme(arch, root, territory)
-    finish_scheme_information(info, issued="2026-01-01T00:00:00Z", next_update="2036-01-01T00:00:00Z")
-    services = provider(root, "Test Qualified Time Stamping Provider", territory)
-    service(
-        services,
-        service_type=QTST,
-        name="TL Test Qualified Time Stamping Service",
-        cert=arch.get_cert("tsa"),
-        status=GRANTED,
-        since="2020-01-01T00:00:00Z",
-    )
-    return root
+    return trusted_list(arch, territory, "Test Qualified Time Stamping Provider", QTST_SERVICES)
 
 
 def tamper(source, output):

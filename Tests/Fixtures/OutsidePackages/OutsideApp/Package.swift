@@ -12,6 +12,11 @@
 
 import PackageDescription
 
+/// A product of swift-certificate-providers, the only package these apps depend on.
+func provided(_ product: String) -> Target.Dependency {
+    .product(name: product, package: "swift-certificate-providers")
+}
+
 let package = Package(
     name: "OutsideApp",
     dependencies: [
@@ -20,35 +25,21 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "sqlite-signer",
-            dependencies: [
-                .product(name: "Signing", package: "swift-certificate-providers"),
-                .product(name: "PKCS12Provider", package: "swift-certificate-providers"),
-                .product(name: "SignatureJournal", package: "swift-certificate-providers"),
-            ]
+            dependencies: ["Signing", "PKCS12Provider", "SignatureJournal"].map(provided)
         ),
         .executableTarget(
             name: "testing-walkthrough",
             dependencies: [
-                .product(name: "Signing", package: "swift-certificate-providers"),
-                .product(name: "PKCS12Provider", package: "swift-certificate-providers"),
-                .product(name: "SignatureJournal", package: "swift-certificate-providers"),
-                .product(name: "HTTPClient", package: "swift-certificate-providers"),
-                .product(name: "RemoteProviderSupport", package: "swift-certificate-providers"),
-                .product(name: "CertificateProvidersTesting", package: "swift-certificate-providers"),
-                .product(name: "EmulatorKit", package: "swift-certificate-providers"),
-            ]
+                "Signing", "PKCS12Provider", "SignatureJournal", "HTTPClient", "RemoteProviderSupport",
+                "CertificateProvidersTesting", "EmulatorKit",
+            ].map(provided)
         ),
         .executableTarget(
             name: "remote-provider",
             dependencies: [
-                .product(name: "CertificateProviders", package: "swift-certificate-providers"),
-                .product(name: "RemoteProviderSupport", package: "swift-certificate-providers"),
-                .product(name: "HTTPClient", package: "swift-certificate-providers"),
-                .product(name: "JSON", package: "swift-certificate-providers"),
-                .product(name: "Signing", package: "swift-certificate-providers"),
-                .product(name: "SignatureJournal", package: "swift-certificate-providers"),
-                .product(name: "EmulatorKit", package: "swift-certificate-providers"),
-            ]
+                "CertificateProviders", "RemoteProviderSupport", "HTTPClient", "JSON", "Signing", "SignatureJournal",
+                "EmulatorKit",
+            ].map(provided)
         ),
     ]
 )
