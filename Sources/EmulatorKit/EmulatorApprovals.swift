@@ -2,7 +2,8 @@ import CertificateProviders
 import Foundation
 import Synchronization
 
-/// The emulator's signing operations that wait for a person (a CSC asynchronous `signHash`): each
+/// The emulator's operations that wait for a person (a CSC asynchronous `signHash`, a CSC credential
+/// authorization answered by `credentials/authorizeCheck`): each
 /// is pending until approved or declined (``DSSEmulator/approve(operationID:)``, the admin route,
 /// `certsign emulator approve ID`), approved by itself after
 /// ``DSSEmulator/Configuration/autoApproveAfter`` when that is set, and expired once its validity
@@ -17,7 +18,8 @@ final class EmulatorApprovals: Sendable {
     /// One operation: what it signs and with which key.
     struct Operation: Codable, Sendable, Equatable {
         var id: String
-        /// The API that started it (`csc`).
+        /// The API that started it: `csc` (a signing operation), `csc-authorization` (a credential
+        /// authorization).
         var api: String
         var username: String
         /// The key on the service (a CSC credential ID).
@@ -32,6 +34,9 @@ final class EmulatorApprovals: Sendable {
         /// When it approves itself (``DSSEmulator/Configuration/autoApproveAfter``), or nil.
         var autoApproveAt: Date?
         var state: State
+        /// For a CSC authorization waiting for the user: how many signatures its SAD allows (nil for
+        /// a signing operation).
+        var numSignatures: Int?
     }
 
     /// Why an approval or a decline cannot be done.
@@ -60,7 +65,8 @@ final class EmulatorApprovals: Sendable {
         hashes: [String],
         digestOID: String,
         signAlgorithm: String,
-        validity: TimeInterval
+        validity: TimeInterval,
+        numSignatures: Int? = nil
     ) throws -> Operation {
         var generator = SystemRandomNumberGenerator()
         let id =
@@ -79,7 +85,8 @@ final class EmulatorApprovals: Sendable {
             createdAt: now,
             expiresAt: now.addingTimeInterval(validity),
             autoApproveAt: autoApproveAfter.map { now.addingTimeInterval($0) },
-            state: .pending
+            state: .pending,
+            numSignatures: numSignatures
         )
         try change { $0[id] = operation }
         return operation
