@@ -190,18 +190,4 @@ struct CSCApprovalTests {
             #expect(values.count == 1)
         }
     }
-
-    private func makeCoordinator(
-        _ parameters: ProviderParameters,
-        _ directory: TemporaryDirectory
-    ) throws
-        -> SigningCoordinator
-    {
-        var registry = ProviderRegistry()
-        try registry.register(.csc, description: "CSC") { try CSCProvider(parameters: parameters) }
-        return SigningCoordinator(
-            registry: registry,
-            journal: try SignatureJournal(url: directory.url.appendingPathComponent("journal.sqlite"))
-        )
-    }
 }

@@ -5,6 +5,8 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import JSON
+import SignatureJournal
+import Signing
 import TestSupport
 import Testing
 
@@ -109,4 +111,14 @@ func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
 extension DSSEmulator.Configuration {
     /// Faults on, secrets kept in the request log (for tests of the exact wire bytes): this target's default.
     static var faultsAndSecrets: Self { .init(faultsEnabled: true, requestLogKeepsSecrets: true) }
+}
+
+/// A signing coordinator with the CSC provider made from `parameters` and a journal in `directory`.
+func makeCoordinator(_ parameters: ProviderParameters, _ directory: TemporaryDirectory) throws -> SigningCoordinator {
+    var registry = ProviderRegistry()
+    try registry.register(.csc, description: "CSC") { try CSCProvider(parameters: parameters) }
+    return SigningCoordinator(
+        registry: registry,
+        journal: try SignatureJournal(url: directory.url.appendingPathComponent("journal.sqlite"))
+    )
 }
