@@ -48,7 +48,11 @@ extension CSCRouter {
         guard let operation = approvals.operation(handle), operation.api == CSCRouter.authorizationAPI,
             operation.username == user.username, let count = operation.numSignatures
         else {
-            throw Failure(400, "invalid_request", "Invalid parameter handle: '\(handle)' is not an authorization of this client")
+            throw Failure(
+                400,
+                "invalid_request",
+                "Invalid parameter handle: '\(handle)' is not an authorization of this client"
+            )
         }
         switch operation.state {
         case .pending:

@@ -77,7 +77,10 @@ struct CSCAuthorizationApprovalTests {
             let handle = try await firstHandle(emulator)
             try emulator.decline(operationID: handle)
             #expect(await signing.wait() == 1)
-            #expect(signing.errorText.contains(handle) && signing.errorText.contains("declined"), "\(signing.errorText)")
+            #expect(
+                signing.errorText.contains(handle) && signing.errorText.contains("declined"),
+                "\(signing.errorText)"
+            )
             #expect(!FileManager.default.fileExists(atPath: document + ".p7s"))
         }
     }
@@ -130,7 +133,12 @@ struct CSCAuthorizationApprovalTests {
                 signAlgorithm: "1.2.840.113549.1.1.11"
             )
             #expect(
-                certificate.isValidSignature(values[0], forDigest: digest, digestAlgorithm: .sha256, scheme: .rsaPKCS1v15)
+                certificate.isValidSignature(
+                    values[0],
+                    forDigest: digest,
+                    digestAlgorithm: .sha256,
+                    scheme: .rsaPKCS1v15
+                )
             )
             let unknown = await expectError(.serverRejected) { try await second.authorizeCheck(handle: "op-unknown") }
             #expect(unknown?.reason.contains("op-unknown") == true)
@@ -165,7 +173,12 @@ struct CSCAuthorizationApprovalTests {
             try emulator.approve(operationID: handle)
             let values = try await second.waitForSignatures(resumed, timeout: .seconds(30))
             #expect(
-                certificate.isValidSignature(values[0], forDigest: digest, digestAlgorithm: .sha256, scheme: .rsaPKCS1v15)
+                certificate.isValidSignature(
+                    values[0],
+                    forDigest: digest,
+                    digestAlgorithm: .sha256,
+                    scheme: .rsaPKCS1v15
+                )
             )
         }
     }
