@@ -37,6 +37,8 @@ import RemoteProviderSupport
 ///
 /// Retries: every method is a POST, sent once and resent only after a 401, which the service answers
 /// before doing anything (an authorize or signHash is never repeated after an ambiguous failure).
+/// Connection failures, timeouts and 5xx answers are marked transient: a wait that polls
+/// (`signPolling`, `authorizeCheck`) asks again on its next poll instead of failing.
 public actor CSCClient {
     /// Where the service is and how to talk to it; every field documents its default.
     public struct Configuration: Sendable {
@@ -380,7 +382,11 @@ public actor CSCClient {
     private func send(_ request: HTTPRequest, token: CSCToken) async throws -> HTTPResponse {
         var request = request
         request.setHeader("Authorization", "Bearer \(CSCClient.text(of: token.accessToken))")
-        return try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
+        do {
+            return try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
+        } catch let error as CertificateProviderError where error.code == .network || error.code == .timeout {
+            throw error.markedTransient()
+        }
     }
 
     /// A token valid for at least the renewal margin (shared by concurrent callers).
@@ -504,7 +510,7 @@ public actor CSCClient {
             return CertificateProviderError(
                 .network,
                 "CSC \(method): the service failed (HTTP \(response.status))\(message); try again later"
-            )
+            ).markedTransient()
         default:
             return CertificateProviderError(.network, "CSC \(method): unexpected HTTP \(response.status)\(message)")
         }

@@ -9,7 +9,8 @@ import JSON
 /// - 202 `{"responseID", "status": "pending", "expiresIn"}` while nobody decided;
 /// - 200 `{"signatures"}` once approved (the same answer a synchronous `signHash` gives);
 /// - 400 `access_denied` once declined, 400 `expired_request` once the validity period passed while
-///   it was pending, 400 `invalid_request` for a response ID this client does not own.
+///   it was pending, 400 `invalid_request` for a response ID this client does not own;
+/// - once, what ``DSSEmulator/failNextPoll(of:with:)`` set for the operation.
 extension CSCRouter {
     /// How long an asynchronous operation waits when the request names no `validity_period`.
     static let defaultValidity: TimeInterval = 600
@@ -75,6 +76,7 @@ extension CSCRouter {
                 "Invalid parameter responseID: '\(id)' is not an operation of this client"
             )
         }
+        if let fault = approvals.takePollFault(of: id) { return CSCRouter.reply(to: fault) }
         switch operation.state {
         case .pending:
             let left = max(0, Int(operation.expiresAt.timeIntervalSinceNow.rounded(.up)))
@@ -103,6 +105,22 @@ extension CSCRouter {
                 wrongHash: false
             )
             return Reply.json(200, ["signatures": .array(signatures)])
+        }
+    }
+
+    /// The answer of a poll that fails on purpose (``DSSEmulator/failNextPoll(of:with:)``).
+    static func reply(to fault: DSSEmulator.PollFault) -> ServerResponse {
+        switch fault {
+        case .unavailable:
+            var response = reply(Failure(503, "temporarily_unavailable", "simulated outage of one poll"))
+            response.headers.append(("Retry-After", "1"))
+            return response
+        case .malformed:
+            return ServerResponse(
+                status: 200,
+                headers: [("Content-Type", "application/json; charset=utf-8")],
+                body: Array("{\"signatures\": [\"not finished".utf8)
+            )
         }
     }
 

@@ -10,7 +10,8 @@ import JSON
 /// - 202 `{"handle"}` while nobody decided;
 /// - 200 `{"SAD", "expiresIn"}` once approved (the same SAD on every later check of the handle);
 /// - 400 `access_denied` once declined, 400 `expired_request` once it expired while pending,
-///   400 `invalid_request` for a handle this client does not own.
+///   400 `invalid_request` for a handle this client does not own;
+/// - once, what ``DSSEmulator/failNextPoll(of:with:)`` set for the authorization.
 extension CSCRouter {
     /// The API name of the authorizations in ``EmulatorApprovals``.
     static let authorizationAPI = "csc-authorization"
@@ -54,6 +55,7 @@ extension CSCRouter {
                 "Invalid parameter handle: '\(handle)' is not an authorization of this client"
             )
         }
+        if let fault = approvals.takePollFault(of: handle) { return CSCRouter.reply(to: fault) }
         switch operation.state {
         case .pending:
             return Reply.json(202, ["handle": .string(handle)])

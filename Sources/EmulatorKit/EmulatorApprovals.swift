@@ -46,6 +46,8 @@ final class EmulatorApprovals: Sendable {
     }
 
     private let operations: Mutex<[String: Operation]>
+    /// The fault each operation's next poll answers with (kept in memory only).
+    private let pollFaults = Mutex<[String: DSSEmulator.PollFault]>([:])
     private let stateFile: EmulatorStateFile?
     private let autoApproveAfter: TimeInterval?
 
@@ -102,6 +104,18 @@ final class EmulatorApprovals: Sendable {
     func all() -> [Operation] {
         try? change { _ in }
         return operations.withLock { Array($0.values) }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    /// Makes the next poll of operation `id` answer with `fault`, once.
+    /// - Throws: ``Refusal`` (404) for an unknown ID.
+    func failNextPoll(of id: String, with fault: DSSEmulator.PollFault) throws {
+        guard operation(id) != nil else { throw Refusal(status: 404, message: "no operation \(id)") }
+        pollFaults.withLock { $0[id] = fault }
+    }
+
+    /// The fault the poll of operation `id` answers with now, if one was set (it is used up).
+    func takePollFault(of id: String) -> DSSEmulator.PollFault? {
+        pollFaults.withLock { $0.removeValue(forKey: id) }
     }
 
     /// Approves or declines a pending operation.
