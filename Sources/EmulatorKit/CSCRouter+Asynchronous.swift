@@ -47,9 +47,8 @@ extension CSCRouter {
         signAlgo: String,
         validity: TimeInterval
     ) throws -> ServerResponse {
-        let operation: EmulatorApprovals.Operation
-        do {
-            operation = try approvals.start(
+        let operation = try recordOperation {
+            try approvals.start(
                 api: "csc",
                 username: user.username,
                 keyID: credentialID,
@@ -58,37 +57,62 @@ extension CSCRouter {
                 signAlgorithm: signAlgo,
                 validity: validity
             )
+        }
+        return Reply.json(200, ["responseID": .string(operation.id)])
+    }
+
+    /// Records an operation waiting for a person (`start`); a state file that cannot be written is a 500.
+    func recordOperation(
+        _ start: () throws -> EmulatorApprovals.Operation
+    ) throws -> EmulatorApprovals.Operation {
+        do {
+            return try start()
         } catch {
             throw Failure(500, "server_error", "the operation could not be recorded: \(error)")
         }
-        return Reply.json(200, ["responseID": .string(operation.id)])
+    }
+
+    /// Where an operation a poll asks about stands, for the answers that differ per method.
+    enum PolledOperation {
+        /// The poll's whole answer (a fault set for the operation).
+        case answer(ServerResponse)
+        /// Nobody decided yet.
+        case pending(EmulatorApprovals.Operation)
+        /// Approved.
+        case approved(EmulatorApprovals.Operation)
+    }
+
+    /// The operation `id` of `user` started by `api`, as a poll finds it.
+    /// - Throws: 400 `invalid_request` naming `parameter` for an operation of another API or client,
+    ///   `access_denied` once declined, `expired_request` once expired.
+    func poll(_ id: String, api: String, of user: EmulatorSeed.User, parameter: String) throws -> PolledOperation {
+        guard let operation = approvals.operation(id), operation.api == api, operation.username == user.username
+        else {
+            throw Failure(400, "invalid_request", "Invalid parameter \(parameter): '\(id)' is not one of this client's")
+        }
+        if let fault = approvals.takePollFault(of: id) { return .answer(CSCRouter.reply(to: fault)) }
+        switch operation.state {
+        case .pending: return .pending(operation)
+        case .approved: return .approved(operation)
+        case .declined: throw Failure(400, "access_denied", "the user declined \(id)")
+        case .expired: throw Failure(400, "expired_request", "\(id) expired before the user approved it")
+        }
     }
 
     /// `signatures/signPolling`.
     func signPolling(_ body: JSONObjectReader, _ user: EmulatorSeed.User) throws -> ServerResponse {
         try CSCRouter.allowOnly(body, ["responseID", "clientData"])
         let id = try body.string("responseID")
-        guard let operation = approvals.operation(id), operation.api == "csc", operation.username == user.username
-        else {
-            throw Failure(
-                400,
-                "invalid_request",
-                "Invalid parameter responseID: '\(id)' is not an operation of this client"
-            )
-        }
-        if let fault = approvals.takePollFault(of: id) { return CSCRouter.reply(to: fault) }
-        switch operation.state {
-        case .pending:
+        switch try poll(id, api: "csc", of: user, parameter: "responseID") {
+        case .answer(let response):
+            return response
+        case .pending(let operation):
             let left = max(0, Int(operation.expiresAt.timeIntervalSinceNow.rounded(.up)))
             return Reply.json(
                 202,
                 ["responseID": .string(id), "status": "pending", "expiresIn": .integer(left)]
             )
-        case .declined:
-            throw Failure(400, "access_denied", "the user declined operation \(id)")
-        case .expired:
-            throw Failure(400, "expired_request", "operation \(id) expired before the user approved it")
-        case .approved:
+        case .approved(let operation):
             let record = try credential(operation.keyID, of: user)
             guard let key = record.identity.key as? LocalSigningKey,
                 let algorithm = DigestAlgorithm.allSupported.first(where: { $0.oid == operation.digestOID })

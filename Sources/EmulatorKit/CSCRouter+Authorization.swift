@@ -24,9 +24,8 @@ extension CSCRouter {
         hashes: Set<String>?,
         validity: TimeInterval
     ) throws -> ServerResponse {
-        let operation: EmulatorApprovals.Operation
-        do {
-            operation = try approvals.start(
+        let operation = try recordOperation {
+            try approvals.start(
                 api: CSCRouter.authorizationAPI,
                 username: user.username,
                 keyID: credentialID,
@@ -36,8 +35,6 @@ extension CSCRouter {
                 validity: validity,
                 numSignatures: count
             )
-        } catch {
-            throw Failure(500, "server_error", "the authorization could not be recorded: \(error)")
         }
         return Reply.json(202, ["handle": .string(operation.id)])
     }
@@ -46,24 +43,15 @@ extension CSCRouter {
     func authorizeCheck(_ body: JSONObjectReader, _ user: EmulatorSeed.User) throws -> ServerResponse {
         try CSCRouter.allowOnly(body, ["handle", "clientData"])
         let handle = try body.string("handle")
-        guard let operation = approvals.operation(handle), operation.api == CSCRouter.authorizationAPI,
-            operation.username == user.username, let count = operation.numSignatures
-        else {
-            throw Failure(
-                400,
-                "invalid_request",
-                "Invalid parameter handle: '\(handle)' is not an authorization of this client"
-            )
-        }
-        if let fault = approvals.takePollFault(of: handle) { return CSCRouter.reply(to: fault) }
-        switch operation.state {
+        switch try poll(handle, api: CSCRouter.authorizationAPI, of: user, parameter: "handle") {
+        case .answer(let response):
+            return response
         case .pending:
             return Reply.json(202, ["handle": .string(handle)])
-        case .declined:
-            throw Failure(400, "access_denied", "the user declined authorization \(handle)")
-        case .expired:
-            throw Failure(400, "expired_request", "authorization \(handle) expired before the user approved it")
-        case .approved:
+        case .approved(let operation):
+            guard let count = operation.numSignatures else {
+                throw Failure(500, "server_error", "authorization \(handle) does not say how many signatures")
+            }
             let record = try credential(operation.keyID, of: user)
             let issued = sads.issue(
                 .init(

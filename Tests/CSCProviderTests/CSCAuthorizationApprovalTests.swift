@@ -22,6 +22,20 @@ struct CSCAuthorizationApprovalTests {
     let certificate = sharedSeed.users[0].certificates.first { String($0.id) == scal2Credential }!.identity.certificate
     let secretEnvironment = ["CSC_SECRET": StandardSeed.password]
 
+    /// Expects one value, an RSA PKCS #1 v1.5 signature of ``digest`` by Leonid's SCAL 2 key.
+    func expectSignedDigest(_ values: [[UInt8]], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(
+            values.count == 1
+                && certificate.isValidSignature(
+                    values[0],
+                    forDigest: digest,
+                    digestAlgorithm: .sha256,
+                    scheme: .rsaPKCS1v15
+                ),
+            sourceLocation: sourceLocation
+        )
+    }
+
     /// `certsign sign DOCUMENT` with Leonid's SCAL 2 credential, started in the background.
     func startSigning(_ url: URL, _ document: String, in work: TemporaryDirectory) throws -> BackgroundCertsign {
         try BackgroundCertsign(
@@ -103,16 +117,7 @@ struct CSCAuthorizationApprovalTests {
     @Test("a client restarted in the middle: a new client asks about the same handle and gets the SAD")
     func clientRestart() async throws {
         try await withEmulator(waitingEmulator()) { emulator, url in
-            let started = try await makeClient(url).startAuthorization(
-                credentialID: scal2Credential,
-                numSignatures: 1,
-                hashes: [digest],
-                hashAlgorithm: .sha256
-            )
-            guard case .pending(let handle) = started else {
-                Issue.record("the authorization did not wait for the user: \(started)")
-                return
-            }
+            let (started, handle) = try await startWaitingAuthorization(makeClient(url), digest: digest)
             let second = makeClient(url)
             guard case .pending = try await second.authorizeCheck(handle: handle) else {
                 Issue.record("an authorization nobody approved gave a SAD")
@@ -132,14 +137,7 @@ struct CSCAuthorizationApprovalTests {
                 hashAlgorithm: .sha256,
                 signAlgorithm: "1.2.840.113549.1.1.11"
             )
-            #expect(
-                certificate.isValidSignature(
-                    values[0],
-                    forDigest: digest,
-                    digestAlgorithm: .sha256,
-                    scheme: .rsaPKCS1v15
-                )
-            )
+            expectSignedDigest(values)
             let unknown = await expectError(.serverRejected) { try await second.authorizeCheck(handle: "op-unknown") }
             #expect(unknown?.reason.contains("op-unknown") == true)
         }
@@ -150,10 +148,7 @@ struct CSCAuthorizationApprovalTests {
         try await withEmulator(waitingEmulator()) { emulator, url in
             var parameters = cscParameters(url, credentialID: scal2Credential)
             parameters[CSCProvider.ParameterKey.operationMode] = .string("asynchronous")
-            let first = try #require(
-                try await CSCProvider(parameters: parameters).initialize(options: ProviderParameters()).key
-                    as? any ApprovalSigningKey
-            )
+            let first = try await approvalKey(parameters)
             let operation = try await first.requestSignatures(
                 forDigests: [digest],
                 digestAlgorithm: .sha256,
@@ -165,21 +160,11 @@ struct CSCAuthorizationApprovalTests {
                 PendingRemoteSignature.self,
                 from: try JSONEncoder().encode(operation)
             )
-            let second = try #require(
-                try await CSCProvider(parameters: parameters).initialize(options: ProviderParameters()).key
-                    as? any ApprovalSigningKey
-            )
+            let second = try await approvalKey(parameters)
             #expect(try await second.status(of: resumed) == .waiting)
             try emulator.approve(operationID: handle)
             let values = try await second.waitForSignatures(resumed, timeout: .seconds(30))
-            #expect(
-                certificate.isValidSignature(
-                    values[0],
-                    forDigest: digest,
-                    digestAlgorithm: .sha256,
-                    scheme: .rsaPKCS1v15
-                )
-            )
+            expectSignedDigest(values)
         }
     }
 }

@@ -18,24 +18,8 @@ struct CSCPollFaultTests {
     func startOperation(_ url: URL) async throws -> (any ApprovalSigningKey, PendingRemoteSignature) {
         var parameters = cscParameters(url, credentialID: pinCredential, pin: StandardSeed.certificatePIN)
         parameters[CSCProvider.ParameterKey.operationMode] = .string("asynchronous")
-        let identity = try await CSCProvider(parameters: parameters).initialize(options: ProviderParameters())
-        let key = try #require(identity.key as? any ApprovalSigningKey)
+        let key = try await approvalKey(parameters)
         return (key, try await key.requestSignatures(forDigests: [digest], digestAlgorithm: .sha256, scheme: .ecdsa))
-    }
-
-    /// Leonid's SCAL 2 authorization, waiting for the user on an emulator that asks for it.
-    func startAuthorization(_ client: CSCClient) async throws -> (CSCClient.AuthorizationResult, String) {
-        let started = try await client.startAuthorization(
-            credentialID: scal2Credential,
-            numSignatures: 1,
-            hashes: [digest],
-            hashAlgorithm: .sha256
-        )
-        guard case .pending(let handle) = started else {
-            Issue.record("the authorization did not wait for the user: \(started)")
-            throw CancellationError()
-        }
-        return (started, handle)
     }
 
     @Test("signPolling answers 503 once: one status call throws network; the wait asks again and gets the signature")
@@ -64,7 +48,7 @@ struct CSCPollFaultTests {
     func authorizeCheckUnavailable() async throws {
         try await withEmulator(.init(authorizationApprovalValidity: 600)) { emulator, url in
             let client = makeClient(url)
-            let (started, handle) = try await startAuthorization(client)
+            let (started, handle) = try await startWaitingAuthorization(client, digest: digest)
             try emulator.failNextPoll(of: handle, with: .unavailable)
             try emulator.approve(operationID: handle)
             let authorization = try await client.waitForAuthorization(
@@ -113,7 +97,7 @@ struct CSCPollFaultTests {
                 return
             }
             let client = makeClient(url)
-            let (started, handle) = try await startAuthorization(client)
+            let (started, handle) = try await startWaitingAuthorization(client, digest: digest)
             try emulator.failNextPoll(of: handle, with: .malformed)
             let checked = await expectError(.network) {
                 try await client.waitForAuthorization(started, timeout: .seconds(30), pollInterval: .milliseconds(50))

@@ -122,3 +122,31 @@ func makeCoordinator(_ parameters: ProviderParameters, _ directory: TemporaryDir
         journal: try SignatureJournal(url: directory.url.appendingPathComponent("journal.sqlite"))
     )
 }
+
+/// The key of a freshly initialized provider made from asynchronous `parameters` (a new client, as a
+/// restarted process has).
+func approvalKey(_ parameters: ProviderParameters) async throws -> any ApprovalSigningKey {
+    let identity = try await CSCProvider(parameters: parameters).initialize(options: ProviderParameters())
+    let key = try #require(identity.key as? any ApprovalSigningKey)
+    #expect(key.waitsForApproval)
+    return key
+}
+
+/// Leonid's SCAL 2 authorization of `digest` (SHA-256) on an emulator whose implicit credentials wait
+/// for the user: what `credentials/authorize` answered and the handle.
+func startWaitingAuthorization(
+    _ client: CSCClient,
+    digest: [UInt8]
+) async throws -> (CSCClient.AuthorizationResult, String) {
+    let started = try await client.startAuthorization(
+        credentialID: scal2Credential,
+        numSignatures: 1,
+        hashes: [digest],
+        hashAlgorithm: .sha256
+    )
+    guard case .pending(let handle) = started else {
+        Issue.record("the authorization did not wait for the user: \(started)")
+        throw CancellationError()
+    }
+    return (started, handle)
+}
