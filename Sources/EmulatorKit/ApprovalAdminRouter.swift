@@ -9,9 +9,9 @@ import JSON
 ///   "expiresAt"}]}`, oldest first;
 /// - `POST /emulator/approvals/{id}/approve`, `POST /emulator/approvals/{id}/decline`:
 ///   `{"id", "state"}`; 404 for an unknown ID, 409 for one that is no longer pending;
-/// - `POST /emulator/approvals/{id}/unavailable`, `POST /emulator/approvals/{id}/malformed`: the
-///   operation's next poll (`signPolling`, `authorizeCheck`) answers 503, or a body that is not JSON,
-///   once (``DSSEmulator/PollFault``): `{"id", "fault"}`; 404 for an unknown ID.
+/// - `POST /emulator/approvals/{id}/unavailable`, `…/malformed`, `…/slow`: the operation's next poll
+///   (`signPolling`, `authorizeCheck`) answers 503, a body that is not JSON, or late, once
+///   (``DSSEmulator/PollFault``): `{"id", "fault"}`; 404 for an unknown ID.
 ///
 /// They are served only while the emulator listens on a loopback address (403 otherwise): whoever
 /// reaches them signs as the seed's users. Errors are `{"error", "error_description"}`.
@@ -89,6 +89,12 @@ extension DSSEmulator {
         case unavailable
         /// HTTP 200 with a body that is not JSON: a broken service or proxy.
         case malformed
+        /// The poll's ordinary answer, after ``slowPollSeconds``: a client with a shorter timeout
+        /// gives up first.
+        case slow
+
+        /// How long a ``slow`` poll takes.
+        public static let slowPollSeconds: TimeInterval = 2
     }
 
     /// Makes the next `signatures/signPolling` or `credentials/authorizeCheck` of an operation answer

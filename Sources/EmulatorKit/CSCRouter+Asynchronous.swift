@@ -90,7 +90,10 @@ extension CSCRouter {
         else {
             throw Failure(400, "invalid_request", "Invalid parameter \(parameter): '\(id)' is not one of this client's")
         }
-        if let fault = approvals.takePollFault(of: id) { return .answer(CSCRouter.reply(to: fault)) }
+        if let fault = approvals.takePollFault(of: id) {
+            if let response = CSCRouter.reply(to: fault) { return .answer(response) }
+            Thread.sleep(forTimeInterval: DSSEmulator.PollFault.slowPollSeconds)
+        }
         switch operation.state {
         case .pending: return .pending(operation)
         case .approved: return .approved(operation)
@@ -132,9 +135,12 @@ extension CSCRouter {
         }
     }
 
-    /// The answer of a poll that fails on purpose (``DSSEmulator/failNextPoll(of:with:)``).
-    static func reply(to fault: DSSEmulator.PollFault) -> ServerResponse {
+    /// The answer of a poll that fails on purpose (``DSSEmulator/failNextPoll(of:with:)``), or nil
+    /// for a slow poll, which answers as usual, late.
+    static func reply(to fault: DSSEmulator.PollFault) -> ServerResponse? {
         switch fault {
+        case .slow:
+            return nil
         case .unavailable:
             var response = reply(Failure(503, "temporarily_unavailable", "simulated outage of one poll"))
             response.headers.append(("Retry-After", "1"))

@@ -68,6 +68,33 @@ struct CSCPollFaultTests {
         }
     }
 
+    @Test("authorizeCheck outlasts the client's timeout once: the wait asks again and gets the SAD")
+    func authorizeCheckSlow() async throws {
+        try await withEmulator(.init(authorizationApprovalValidity: 600)) { emulator, url in
+            let client = CSCClient(
+                configuration: .init(
+                    baseURL: url,
+                    clientID: StandardSeed.username,
+                    clientSecret: Secret(StandardSeed.password),
+                    timeout: 1
+                )
+            )
+            let (started, handle) = try await startWaitingAuthorization(client, digest: digest)
+            try emulator.failNextPoll(of: handle, with: .slow)
+            let single = await expectError(.timeout) { try await client.authorizeCheck(handle: handle) }
+            #expect(single != nil)
+            try emulator.failNextPoll(of: handle, with: .slow)
+            try emulator.approve(operationID: handle)
+            let authorization = try await client.waitForAuthorization(
+                started,
+                timeout: .seconds(30),
+                pollInterval: .milliseconds(50)
+            )
+            #expect(authorization.expiresIn != nil)
+            #expect(requests(emulator, "credentials/authorizeCheck").count == 3)
+        }
+    }
+
     @Test("a wait that runs out after a 503 says the operation still waits; the last failure is named only if last")
     func timeoutAfterUnavailable() async throws {
         try await withEmulator(.faultsAndSecrets) { emulator, url in
