@@ -26,8 +26,9 @@ public struct CSCAsynchronousMode: Sendable, Equatable {
 /// about it. When the service answers the authorization with a handle (the user approves it on their
 /// device), the operation is that authorization (its ID ``authorizationOperationPrefix`` + the
 /// handle): `credentials/authorizeCheck` asks about it, and once approved a synchronous `signHash`
-/// makes the values. Any ``CSCSigningKey`` of the same credential (another process, after a restart) can ask
-/// about an operation another one started: the service knows it by its `responseID`.
+/// makes the values. Any ``CSCSigningKey`` of the same credential (another process, after a
+/// restart) can ask about an operation another one started: the service knows it by its
+/// `responseID` or handle.
 extension CSCSigningKey: ApprovalSigningKey {
     /// Whether the provider was configured with `operationMode=asynchronous`.
     public var waitsForApproval: Bool { asynchronous != nil }

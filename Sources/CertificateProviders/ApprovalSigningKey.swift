@@ -145,6 +145,9 @@ extension ApprovalSigningKey {
 /// The one polling loop of operations that wait for a person's approval.
 public enum ApprovalWait {
     /// Calls `poll` every `pollInterval` until it returns a value (or throws), or `timeout` has passed.
+    ///
+    /// A poll that throws an error marked transient (the service answered 5xx or did not answer in
+    /// time) counts as one that found the operation waiting: the next poll asks again.
     /// - Parameters:
     ///   - operationID: the operation's ID, for the messages.
     ///   - providerID: its provider, for the messages.
@@ -153,8 +156,6 @@ public enum ApprovalWait {
     ///   - progress: called after each poll that found the operation waiting, with the time waited.
     ///   - poll: asks once; nil while the operation waits.
     /// - Returns: what `poll` returned.
-    /// A poll that throws an error marked transient (the service answered 5xx or did not answer in
-    /// time) counts as one that found the operation waiting: the next poll asks again.
     /// - Throws: `.timeout` naming the operation when it still waits after `timeout` (it stays on the
     ///   service; the reason adds the last transient failure, if any); `.cancelled` when the task is
     ///   cancelled; what `poll` throws but a transient failure.

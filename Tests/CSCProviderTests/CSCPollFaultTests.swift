@@ -95,10 +95,15 @@ struct CSCPollFaultTests {
         }
     }
 
-    @Test("a wait that runs out after a 503 says the operation still waits; the last failure is named only if last")
+    @Test("a wait that runs out says the operation still waits, naming a 503 only when it was the last poll")
     func timeoutAfterUnavailable() async throws {
         try await withEmulator(.faultsAndSecrets) { emulator, url in
             let (key, operation) = try await startOperation(url)
+            try emulator.failNextPoll(of: operation.operationID, with: .unavailable)
+            // A zero timeout: the one poll is the last.
+            let failedLast = await expectError(.timeout) { try await key.waitForSignatures(operation, timeout: .zero) }
+            #expect(failedLast?.reason.contains("the last poll failed") == true)
+            #expect(failedLast?.reason.contains("HTTP 503") == true)
             try emulator.failNextPoll(of: operation.operationID, with: .unavailable)
             let error = await expectError(.timeout) {
                 try await key.waitForSignatures(operation, timeout: .milliseconds(300), pollInterval: .milliseconds(50))
