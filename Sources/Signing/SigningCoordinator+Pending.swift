@@ -11,7 +11,8 @@ extension SigningCoordinator {
     /// Reads `document` and prepares its signature for a key that is not here (see
     /// `CMSSigner.prepare(content:certificate:chain:format:detached:digestAlgorithm:scheme:signingTime:documentName:)`):
     /// `options` give the format, detached or attached, the digest and the signing time; their level
-    /// is added on completion.
+    /// is added on completion. It does not wait for the coordinator (it reads and records nothing of
+    /// its state), so many tasks may prepare documents at once.
     /// - Parameters:
     ///   - document: the document.
     ///   - certificate: the signer's certificate.
@@ -143,7 +144,8 @@ extension SigningCoordinator {
         }
         let signature = try item.answer.signature(for: pending, attachedContent: content)
         let name = pending.documentName ?? item.document?.name ?? pending.id
-        // Without a level to add, no hop off the actor (one per document in a batch of thousands).
+        // Nonisolated: a batch completes its documents on one worker per core; only recording the
+        // results goes through the actor.
         let upgraded =
             item.options.levelUpgrade == nil ? nil : try await item.options.upgrade(signature, of: name)
         var recorded = item.options

@@ -50,7 +50,7 @@ extension SigningCoordinator {
     /// Completes many pending signatures as
     /// ``signEach(_:outputs:provider:parameters:options:progress:)`` signs many documents: each is
     /// checked and made as ``complete(_:signatureValue:document:provider:options:output:)`` does (a
-    /// failing one fails alone, writing nothing), and per group of ``batchGroupSize`` the files are
+    /// failing one fails alone, writing nothing; a group's items on one worker per core), and per group of ``batchGroupSize`` the files are
     /// made durable together (one `syncfs(2)` per file system, then the renames, one sync per
     /// directory) and the group's records are committed to the journal in one transaction. A result
     /// is returned only once its file and its record are durable.
