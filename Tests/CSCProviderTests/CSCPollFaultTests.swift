@@ -76,7 +76,8 @@ struct CSCPollFaultTests {
                     baseURL: url,
                     clientID: StandardSeed.username,
                     clientSecret: Secret(StandardSeed.password),
-                    timeout: 1
+                    // Below the slow poll's 10 s, above what an ordinary poll takes under load.
+                    timeout: 4
                 )
             )
             let (started, handle) = try await startWaitingAuthorization(client, digest: digest)
