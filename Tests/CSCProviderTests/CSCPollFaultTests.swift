@@ -76,8 +76,7 @@ struct CSCPollFaultTests {
                     baseURL: url,
                     clientID: StandardSeed.username,
                     clientSecret: Secret(StandardSeed.password),
-                    // Below the slow poll's 10 s, above what an ordinary poll takes under load.
-                    timeout: 4
+                    timeout: 1
                 )
             )
             let (started, handle) = try await startWaitingAuthorization(client, digest: digest)
