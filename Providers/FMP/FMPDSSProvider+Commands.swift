@@ -101,7 +101,7 @@ extension FMPDSSProvider {
         let digest = DigestAlgorithm.sha256.hash(
             Array("certsign-device:\(seed.trimmingCharacters(in: .whitespacesAndNewlines))".utf8)
         )
-        let hex = digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        let hex = HexText.lowercase(digest.prefix(16))
         let parts = [
             hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
             hex.dropFirst(20),

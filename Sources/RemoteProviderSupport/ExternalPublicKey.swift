@@ -48,6 +48,6 @@ public struct ExternalPublicKey: Sendable {
     /// The SHA-256 of ``derRepresentation`` as colon-separated hex (as `openssl pkey -pubin -outform
     /// DER | sha256sum` prints it, grouped).
     public var sha256FingerprintHex: String {
-        DigestAlgorithm.sha256.hash(derRepresentation).map { String(format: "%02X", $0) }.joined(separator: ":")
+        HexText.uppercase(DigestAlgorithm.sha256.hash(derRepresentation), separator: UInt8(ascii: ":"))
     }
 }

@@ -37,7 +37,7 @@ public struct PKCS12File: Sendable {
         public let certificate: Certificate?
 
         /// ``localKeyID`` as upper-case hex, or nil.
-        public var localKeyIDHex: String? { localKeyID.map { $0.map { String(format: "%02X", $0) }.joined() } }
+        public var localKeyIDHex: String? { localKeyID.map { HexText.uppercase($0) } }
 
         /// The name used in messages and listings: the friendly name, else the hex local key ID.
         public var displayName: String { friendlyName ?? localKeyIDHex.map { "localKeyID:\($0)" } ?? "(unnamed key)" }

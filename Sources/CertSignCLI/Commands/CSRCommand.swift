@@ -119,8 +119,7 @@ extension Commands {
             digestAlgorithm: options.digest ?? .sha256,
             key: key
         )
-        let fingerprint = DigestAlgorithm.sha256.hash(key.publicKeyDERRepresentation)
-            .map { String(format: "%02x", $0) }.joined()
+        let fingerprint = HexText.lowercase(DigestAlgorithm.sha256.hash(key.publicKeyDERRepresentation))
         guard let out = options.out else {
             context.console.outBytes(Array(pem.utf8))
             return CertSign.exitSuccess
