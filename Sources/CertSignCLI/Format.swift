@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 
 /// Formatting for people.
@@ -84,6 +85,6 @@ extension Format {
 
     /// The one path form of output: absolute and standardized (`-`, standard input or output, stays `-`).
     static func path(_ path: String) -> String {
-        path == "-" ? path : URL(fileURLWithPath: path).standardizedFileURL.path
+        PathText.absolute(path)
     }
 }

@@ -88,17 +88,18 @@ extension Commands {
 
     /// The document and the output of `file`, refusing an output that exists without `--force`.
     private static func checkedOutput(_ file: PendingFile, _ options: CompleteOptions) throws -> (URL, URL) {
-        let document = URL(fileURLWithPath: file.completion.document)
-        let output = completionOutput(file, options)
-        let replacesDocument = output.standardizedFileURL.path == document.standardizedFileURL.path
-        if !options.force, !replacesDocument, FileSystem.exists(output.path) {
+        let document = PathText.absolute(file.completion.document)
+        let output = completionOutputPath(file, options)
+        if !options.force, output != document, FileSystem.exists(output) {
             throw CertificateProviderError(
                 .alreadyExists,
-                "\(output.path) exists already; nothing was written. Pass --force to replace it, or choose another "
+                "\(output) exists already; nothing was written. Pass --force to replace it, or choose another "
                     + "--out-dir"
             )
         }
-        return (document, output)
+        return (
+            URL(filePath: document, directoryHint: .notDirectory), URL(filePath: output, directoryHint: .notDirectory)
+        )
     }
 
     /// The TSA client and the validation-data collector the level `file` was prepared for needs.
@@ -124,15 +125,20 @@ extension Commands {
     /// `DIR/NAME.p7s` (`--out-dir DIR`), else where the command that started it said (`sign
     /// --no-wait --out-dir`), else beside the document.
     static func completionOutput(_ file: PendingFile, _ options: CompleteOptions) -> URL {
-        let document = URL(fileURLWithPath: file.completion.document)
+        URL(filePath: completionOutputPath(file, options), directoryHint: .notDirectory)
+    }
+
+    /// ``completionOutput(_:_:)`` as an absolute, standardized path.
+    static func completionOutputPath(_ file: PendingFile, _ options: CompleteOptions) -> String {
+        let document = PathText.absolute(file.completion.document)
         if file.isPAdES, options.inPlace { return document }
-        if options.outputDirectory == nil, let output = file.completion.output { return URL(fileURLWithPath: output) }
+        if options.outputDirectory == nil, let output = file.completion.output { return PathText.absolute(output) }
         let name =
             file.isPAdES
-            ? document.deletingPathExtension().lastPathComponent + "-signed.pdf"
-            : document.lastPathComponent + ".p7s"
-        let directory = options.outputDirectory.map { URL(fileURLWithPath: $0) } ?? document.deletingLastPathComponent()
-        return directory.appendingPathComponent(name)
+            ? URL(filePath: document, directoryHint: .notDirectory).deletingPathExtension().lastPathComponent
+                + "-signed.pdf"
+            : PathText.lastComponent(document) + ".p7s"
+        return PathText.joined(options.outputDirectory ?? PathText.directory(of: document), name)
     }
 
     /// Removes a completed (or cancelled) pending file.

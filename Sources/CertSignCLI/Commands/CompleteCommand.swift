@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 import PDFSigning
 import SignatureJournal
@@ -212,10 +213,10 @@ extension Commands {
         }
         let bytes: [UInt8]
         if let directory = options.signatureValueDirectory {
-            let name = URL(fileURLWithPath: pendingPath).lastPathComponent
+            let name = PathText.lastComponent(pendingPath)
             let stem = name.hasSuffix(PendingFile.suffix) ? String(name.dropLast(PendingFile.suffix.count)) : name
             bytes = try context.readInputFile(
-                URL(fileURLWithPath: directory).appendingPathComponent(stem + ".sig").path,
+                PathText.joined(directory, stem + ".sig"),
                 what: "signature value file"
             )
         } else if options.signatureValues[index] == "-" {
