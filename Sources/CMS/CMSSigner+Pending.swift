@@ -146,14 +146,7 @@ extension CMSSigner {
     ) throws -> [UInt8] {
         try checkContent(attachedContent, of: pending)
         let prepared = try rebuild(pending, attachedContent: attachedContent)
-        guard
-            pending.certificate.isValidSignature(
-                signatureValue,
-                forDigest: pending.digestToSign,
-                digestAlgorithm: pending.digestAlgorithm,
-                scheme: pending.scheme
-            )
-        else {
+        guard SignedDataBuilder.verifies(signatureValue, prepared) else {
             throw CertificateProviderError(
                 .signatureValueInvalid,
                 "the signature value (\(signatureValue.count) bytes) does not verify with the key of "
@@ -162,7 +155,7 @@ extension CMSSigner {
                     + "other bytes or with another scheme; nothing was written"
             )
         }
-        return try SignedDataBuilder.finish(prepared, signature: signatureValue)
+        return try SignedDataBuilder.store(signatureValue, in: prepared)
     }
 
     /// Checks that a pending signature was not edited: its signed attributes, built again from its

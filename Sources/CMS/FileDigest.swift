@@ -73,7 +73,13 @@ package enum FileDigest {
         }
         let total = Int64(info.st_size)
         _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(4096, chunkSize), alignment: 4096)
+        // A small file gets a buffer of its size (one read and the end), not a whole chunk: allocating
+        // and touching a 1 MiB buffer cost more than reading a 1 KiB document.
+        let fitting = (Int(clamping: total) / 4096 + 1) * 4096
+        let buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: max(4096, min(chunkSize, fitting)),
+            alignment: 4096
+        )
         defer { buffer.deallocate() }
         var done: Int64 = 0
         while true {

@@ -157,26 +157,37 @@ package enum SignedDataBuilder {
     /// Puts an external signature into a pending SignerInfo, checks it, and encodes the result.
     /// - Throws: `.cryptoFailure` when the signature does not verify with the certificate's key.
     package static func finish(_ pending: Pending, signature: [UInt8]) throws -> [UInt8] {
+        guard verifies(signature, pending) else {
+            throw OpenSSLErrorQueue.error(
+                .cryptoFailure,
+                "the signing key returned a signature that does not verify with the signer certificate"
+            )
+        }
+        return try store(signature, in: pending)
+    }
+
+    /// Whether `signature` verifies over the pending SignedData's signed attributes with its
+    /// certificate's key and scheme, as a CMS verifier will check it.
+    package static func verifies(_ signature: [UInt8], _ pending: Pending) -> Bool {
+        isValid(
+            signature,
+            over: pending.signedAttributes,
+            publicKey: pending.publicKey,
+            digestAlgorithm: pending.digestAlgorithm,
+            pss: pending.scheme == .rsaPSS
+        )
+    }
+
+    /// Puts a signature the caller has checked with ``verifies(_:_:)`` into the SignerInfo and
+    /// returns the DER ContentInfo.
+    /// - Throws: `.cryptoFailure` when OpenSSL cannot store or encode it.
+    package static func store(_ signature: [UInt8], in pending: Pending) throws -> [UInt8] {
         OpenSSLErrorQueue.clear()
         guard !signature.isEmpty, signature.count <= Int(Int32.max),
             let slot = CMS_SignerInfo_get0_signature(pending.signerInfo),
             ASN1_STRING_set(slot, signature, Int32(signature.count)) == 1
         else {
             throw OpenSSLErrorQueue.error(.cryptoFailure, "could not store the key's signature in the CMS structure")
-        }
-        guard
-            isValid(
-                signature,
-                over: pending.signedAttributes,
-                publicKey: pending.publicKey,
-                digestAlgorithm: pending.digestAlgorithm,
-                pss: pending.scheme == .rsaPSS
-            )
-        else {
-            throw OpenSSLErrorQueue.error(
-                .cryptoFailure,
-                "the signing key returned a signature that does not verify with the signer certificate"
-            )
         }
         return try pending.cms.derBytes()
     }
