@@ -35,6 +35,7 @@ extension FileSystem {
         var errors = [CertificateProviderError?](repeating: nil, count: files.count)
         var temporaries = [String?](repeating: nil, count: files.count)
         var perDevice: [UInt64: [Int]] = [:]
+        var devices: [String: UInt64] = [:]
         for (index, file) in files.enumerated() {
             if exists(file.path) {
                 errors[index] = CertificateProviderError(.alreadyExists, "'\(file.path)' already exists")
@@ -46,7 +47,9 @@ extension FileSystem {
                 errors[index] = error as? CertificateProviderError ?? CertificateProviderError(.fileSystem, "\(error)")
                 continue
             }
-            let device = device(of: directory(of: file.path)) ?? 0
+            let folder = directory(of: file.path)
+            let device = devices[folder] ?? device(of: folder) ?? 0
+            devices[folder] = device
             perDevice[device, default: []].append(index)
         }
         for indices in perDevice.values {

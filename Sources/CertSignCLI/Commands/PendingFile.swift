@@ -76,21 +76,26 @@ struct PendingFile {
     /// Writes it to `path` with mode 0600, atomically, refusing a file that exists.
     /// - Throws: `.alreadyExists` naming the file; `.fileSystem`.
     func write(to path: String) throws {
-        if case .failure(let error) = try Self.writeAll([.success((path, self))])[0] { throw error }
+        if case .failure(let error) = Self.writeAll([.success((path, self))], jsonData: [try jsonData()])[0] {
+            throw error
+        }
     }
 
     /// Writes each prepared pending file (mode 0600, none over a file that exists) with one flush per
     /// file system (`FileSystem.writeNewFiles`), keeping the failures given and adding the files that
     /// could not be written.
     /// - Returns: per entry, in order, the entry or why its file was not written.
+    /// - Parameter jsonData: per entry, its file's ``jsonData()`` when the caller has it (encoded on
+    ///   its workers); nil for a failed entry.
     static func writeAll(
-        _ entries: [Result<(String, PendingFile), CertificateProviderError>]
-    ) throws -> [Result<(String, PendingFile), CertificateProviderError>] {
+        _ entries: [Result<(String, PendingFile), CertificateProviderError>],
+        jsonData: [[UInt8]?]
+    ) -> [Result<(String, PendingFile), CertificateProviderError>] {
         var files: [(path: String, bytes: [UInt8])] = []
         var positions: [Int] = []
-        for (index, entry) in entries.enumerated() {
-            guard case .success((let path, let file)) = entry else { continue }
-            files.append((path, try file.jsonData()))
+        for (index, (entry, bytes)) in zip(entries, jsonData).enumerated() {
+            guard case .success((let path, _)) = entry, let bytes else { continue }
+            files.append((path, bytes))
             positions.append(index)
         }
         var outcomes = entries

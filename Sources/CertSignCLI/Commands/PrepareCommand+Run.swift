@@ -1,4 +1,5 @@
 import CertificateProviders
+internal import Durability
 import Foundation
 import PDFSigning
 import SignatureJournal
@@ -38,6 +39,7 @@ extension Commands {
             let group = await ConcurrentIndexes.map(range) { index in
                 let path = documents[index]
                 let outcome: Result<(String, PendingFile), CertificateProviderError>
+                var encoded: (json: [UInt8], report: PreparedDocument)?
                 do {
                     var file = PendingFile(
                         pending: try await prepareOne(
@@ -52,23 +54,26 @@ extension Commands {
                         completion: completion
                     )
                     file.completion.document = absolutePath(path)
-                    outcome = .success((pendingFilePath(for: path, directory: options.outputDirectory), file))
+                    let pendingPath = pendingFilePath(for: path, directory: options.outputDirectory)
+                    // Encoded here, on the workers: the file's JSON and the document's report.
+                    encoded = (try file.jsonData(), PreparedDocument(path, pendingFile: pendingPath, file))
+                    outcome = .success((pendingPath, file))
                 } catch let error as CertificateProviderError {
                     outcome = .failure(error)
                 } catch {
                     outcome = .failure(CertificateProviderError(.cancelled, "preparing \(path) stopped: \(error)"))
                 }
-                return (path: path, outcome: outcome)
+                return (path: path, outcome: outcome, encoded: encoded)
             }
-            var written = try PendingFile.writeAll(group.map(\.outcome))
+            var written = PendingFile.writeAll(group.map(\.outcome), jsonData: group.map { $0.encoded?.json })
             if let queue {
                 // One transaction for the group's queue items; when it fails, none of them is queued.
                 try await enqueue(&written, in: queue)
             }
-            for (path, outcome) in zip(group.map(\.path), written) {
+            for ((path, _, encoded), outcome) in zip(group, written) {
                 switch outcome {
-                case .success((let pendingPath, let file)):
-                    let document = PreparedDocument(path, pendingFile: pendingPath, file)
+                case .success:
+                    guard let document = encoded?.report else { continue }
                     results.append(document)
                     if !context.json { context.console.out(document.humanText) }
                 case .failure(let error):
@@ -130,14 +135,15 @@ extension Commands {
 
     /// `DIR/NAME.pending`, or `NAME.pending` beside the document.
     static func pendingFilePath(for document: String, directory: String?) -> String {
-        let url = URL(fileURLWithPath: document)
-        let folder = directory.map { URL(fileURLWithPath: $0) } ?? url.deletingLastPathComponent()
-        return folder.appendingPathComponent(url.lastPathComponent + PendingFile.suffix).path
+        PathText.joined(
+            directory ?? PathText.directory(of: document),
+            PathText.lastComponent(PathText.absolute(document)) + PendingFile.suffix
+        )
     }
 
     /// `path` made absolute against the current directory (kept in the pending file, which
     /// `complete` may read from elsewhere).
-    static func absolutePath(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+    static func absolutePath(_ path: String) -> String { PathText.absolute(path) }
 
     /// Queues the written pending files of a group in `journal` in one transaction; when it fails,
     /// each of them fails with its error (their `.pending` files stay).
