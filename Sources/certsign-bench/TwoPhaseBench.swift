@@ -6,10 +6,12 @@ import TestSupport
 /// Two-phase signing (`certsign prepare`, a signer outside the package, `certsign complete`):
 ///
 /// - 2000 CAdES documents of 1 KiB (`--two-phase-documents N`): prepare, an outside signer that signs
-///   every prepared `dataToSign` (Python with `cryptography`, the key loaded once, then one forked
-///   process per core, as `certsign sign` signs on every core; one `.sig` file per document), then
-///   complete, timed together, against one plain `certsign sign` of the same documents with the same
-///   key from the same `.p12`: goal ≥ 0.5×;
+///   every prepared `dataToSign` (``OutsideSigner``, a C program on libcrypto: the key loaded once,
+///   then one forked process per core, as `certsign sign` signs on every core; one `.sig` file per
+///   document), then complete, timed together, against one plain `certsign sign` of the same
+///   documents with the same key from the same `.p12`: goal ≥ 0.5×. The same flow with a Python
+///   signer on `cryptography` (the same forking; its interpreter and `cryptography`'s import alone
+///   take about 0.2 s of CPU) is a row for information;
 /// - 200 PDFs of 1 MiB (`--two-phase-pdfs N`): the same three steps with `--format pades`, against
 ///   pyHanko's interrupted signing in a loop in one Python process (`async_digest_doc_for_signing`,
 ///   the signed attributes signed by the same key, `ExternalSigner`, `async_finish_signing`): goal ≥ 3×.
@@ -32,7 +34,15 @@ private struct TwoPhaseSetup {
     let p12: String
     let certificate: String
     let environment: [String: String]
-    let signer: String
+    /// The outside signers, each a command that takes the `.p12`, the `prepare --json` output and the
+    /// directory for the `.sig` files: the C program on libcrypto (the measured flows; nil when `cc`
+    /// cannot build it) and the Python one on `cryptography`.
+    let cSigner: [String]?
+    let pythonSigner: [String]
+    /// The signer of the measured flows: the C one, else the Python one.
+    var signer: [String] { cSigner ?? pythonSigner }
+    /// How the rows name ``signer``.
+    var signerName: String { cSigner == nil ? "Python cryptography" : "C, libcrypto" }
 
     init(_ harness: BenchHarness) throws {
         directory = try TemporaryDirectory(prefix: "certsign-bench-two-phase")
@@ -44,12 +54,22 @@ private struct TwoPhaseSetup {
         try OpenSSLPKCS12.export(identity, password: password, to: p12, in: directory)
         certificate = directory.path("signer.pem")
         try identity.certificate.pemRepresentation.write(toFile: certificate, atomically: true, encoding: .utf8)
-        signer = directory.path("outside-signer.py")
-        try outsideSigner.write(toFile: signer, atomically: true, encoding: .utf8)
+        let script = directory.path("outside-signer.py")
+        try outsideSigner.write(toFile: script, atomically: true, encoding: .utf8)
+        pythonSigner = ["python3", script]
+        cSigner = OutsideSigner.build(harness).map { [$0.path] }
     }
 
-    /// The three steps in one shell: prepare into `work`, sign every value, complete into `output`.
-    func flow(_ certsign: String, documents: [String], format: String, work: String, output: String) -> [String] {
+    /// The three steps in one shell: prepare into `work`, sign every value with `signer` (default
+    /// ``signer``), complete into `output`.
+    func flow(
+        _ certsign: String,
+        documents: [String],
+        format: String,
+        work: String,
+        output: String,
+        signer: [String]? = nil
+    ) -> [String] {
         let script = """
             set -e
             certsign=$1 work=$2 out=$3 certificate=$4 p12=$5 signer=$6 format=$7
@@ -57,10 +77,11 @@ private struct TwoPhaseSetup {
             rm -rf "$work" && mkdir -p "$work"
             "$certsign" prepare "$@" --certificate "$certificate" --format "$format" --out-dir "$work" --json \
               > "$work/prepared.json"
-            python3 "$signer" "$p12" "$work/prepared.json" "$work"
+            $signer "$p12" "$work/prepared.json" "$work"
             "$certsign" complete "$work"/*.pending --signature-value-dir "$work" --out-dir "$out" > /dev/null
             """
-        return ["-c", script, "two-phase", certsign, work, output, certificate, p12, signer, format] + documents
+        let command = (signer ?? self.signer).joined(separator: " ")
+        return ["-c", script, "two-phase", certsign, work, output, certificate, p12, command, format] + documents
     }
 }
 
@@ -68,6 +89,7 @@ private func measureTwoPhaseCAdES(_ harness: BenchHarness, certsign: String, _ s
     let count = harness.options.twoPhaseDocuments
     let paths = try harness.writeDocuments(count, in: setup.directory.url.appendingPathComponent("documents"))
     var twoPhase: [Double] = []
+    var pythonTwoPhase: [Double] = []
     var plain: [Double] = []
     // Every round writes into directories of its own, removed after the last round: deleting the
     // last round's thousands of small files is not part of either flow, and on an ext4 without a
@@ -86,6 +108,26 @@ private func measureTwoPhaseCAdES(_ harness: BenchHarness, certsign: String, _ s
         twoPhase.append(
             try harness.documentsPerSecond("bash", flow, environment: setup.environment, output: output, count: count)
         )
+        if setup.cSigner != nil {
+            let pythonOutput = rounds.appendingPathComponent("python-\(round)")
+            let pythonFlow = setup.flow(
+                certsign,
+                documents: paths,
+                format: "cades",
+                work: rounds.appendingPathComponent("python-work-\(round)").path,
+                output: pythonOutput.path,
+                signer: setup.pythonSigner
+            )
+            pythonTwoPhase.append(
+                try harness.documentsPerSecond(
+                    "bash",
+                    pythonFlow,
+                    environment: setup.environment,
+                    output: pythonOutput,
+                    count: count
+                )
+            )
+        }
         let signed = rounds.appendingPathComponent("sign-\(round)")
         let sign = ["sign"] + paths + ["--p12", setup.p12, "--password-env", "P12PASS", "--out-dir", signed.path]
         plain.append(
@@ -93,7 +135,7 @@ private func measureTwoPhaseCAdES(_ harness: BenchHarness, certsign: String, _ s
         )
     }
     harness.record(
-        "prepare + outside signer + complete, \(count) × 1 KiB CAdES (three processes)",
+        "prepare + outside signer (\(setup.signerName)) + complete, \(count) × 1 KiB CAdES (three processes)",
         ours: Sample(values: twoPhase),
         baseline: Sample(values: plain),
         baselineName: "certsign sign, same key docs/s",
@@ -101,6 +143,17 @@ private func measureTwoPhaseCAdES(_ harness: BenchHarness, certsign: String, _ s
         goal: 0.5,
         higherIsBetter: true
     )
+    if !pythonTwoPhase.isEmpty {
+        harness.record(
+            "prepare + outside signer (Python cryptography, information) + complete, \(count) × 1 KiB CAdES",
+            ours: Sample(values: pythonTwoPhase),
+            baseline: Sample(values: plain),
+            baselineName: "certsign sign, same key docs/s",
+            unit: .perSecond,
+            goal: nil,
+            higherIsBetter: true
+        )
+    }
 }
 
 private func measureTwoPhasePAdES(_ harness: BenchHarness, certsign: String, _ setup: TwoPhaseSetup) throws {
@@ -141,7 +194,7 @@ private func measureTwoPhasePAdES(_ harness: BenchHarness, certsign: String, _ s
         )
     }
     harness.record(
-        "prepare + outside signer + complete, \(count) × 1 MiB PDF (three processes)",
+        "prepare + outside signer (\(setup.signerName)) + complete, \(count) × 1 MiB PDF (three processes)",
         ours: Sample(values: twoPhase),
         baseline: Sample(values: python),
         baselineName: "pyHanko interrupted signing loop docs/s (one process)",
