@@ -1,0 +1,170 @@
+import CSCProvider
+import CertificateProviders
+import CertificateProvidersTesting
+import EmulatorKit
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// CSC credential authorization that waits for the user (`credentials/authorize` answering 202 with a
+/// handle, `credentials/authorizeCheck`) against the emulator's approvals: approve, decline, expire,
+/// a client restarted in the middle.
+@Suite("CSC credentials/authorizeCheck waits for the user's approval of the authorization")
+struct CSCAuthorizationApprovalTests {
+    /// An emulator whose implicit credentials (Leonid's SCAL 2 RSA key) wait `validity` seconds for
+    /// the user's approval of each authorization.
+    func waitingEmulator(validity: TimeInterval = 600) -> DSSEmulator.Configuration {
+        .init(faultsEnabled: true, requestLogKeepsSecrets: true, authorizationApprovalValidity: validity)
+    }
+
+    let digest = DigestAlgorithm.sha256.hash(Array("Заявка на закупку № 41\n".utf8))
+    let certificate = sharedSeed.users[0].certificates.first { String($0.id) == scal2Credential }!.identity.certificate
+    let secretEnvironment = ["CSC_SECRET": StandardSeed.password]
+
+    /// Expects one value, an RSA PKCS #1 v1.5 signature of ``digest`` by Leonid's SCAL 2 key.
+    func expectSignedDigest(_ values: [[UInt8]], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(
+            values.count == 1
+                && certificate.isValidSignature(
+                    values[0],
+                    forDigest: digest,
+                    digestAlgorithm: .sha256,
+                    scheme: .rsaPKCS1v15
+                ),
+            sourceLocation: sourceLocation
+        )
+    }
+
+    /// `certsign sign DOCUMENT` with Leonid's SCAL 2 credential, started in the background.
+    func startSigning(_ url: URL, _ document: String, in work: TemporaryDirectory) throws -> BackgroundCertsign {
+        try BackgroundCertsign(
+            [
+                "sign", document, "--provider", "csc", "--param", "url=\(url.absoluteString)", "--param",
+                "clientID=Leonid", "--param-env", "clientSecret=CSC_SECRET", "--param",
+                "credentialID=\(scal2Credential)",
+            ],
+            environment: secretEnvironment.merging(["CERTSIGN_HOME": work.path("store")]) { $1 },
+            in: work,
+            name: "sign"
+        )
+    }
+
+    /// The handle of the first authorization the emulator holds, once there is one.
+    func firstHandle(_ emulator: DSSEmulator) async throws -> String {
+        for _ in 0..<300 {
+            if let id = emulator.approvalOperationIDs.first { return id }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("no authorization waits for the user after 30 s")
+        throw CancellationError()
+    }
+
+    @Test("approve: certsign sign waits on authorizeCheck, the user approves, openssl verifies the signature")
+    func approve() async throws {
+        try await withEmulator(waitingEmulator()) { emulator, url in
+            #expect(try await makeClient(url).info().methods.contains("credentials/authorizeCheck"))
+            let work = try TemporaryDirectory()
+            let document = try work.write("order.txt", text: "Заявка на закупку № 41\n")
+            let signing = try startSigning(url, document, in: work)
+            let handle = try await firstHandle(emulator)
+            #expect(emulator.approvalState(of: handle) == .pending)
+            #expect(!FileManager.default.fileExists(atPath: document + ".p7s"))
+            let approve = try CLI.run(
+                ["emulator", "approve", handle, "--url", url.absoluteString],
+                store: try TemporaryDirectory()
+            )
+            #expect(approve.succeeded, "\(approve.errorOutput)")
+            #expect(await signing.wait() == 0, "\(signing.errorText)")
+            try opensslVerify(signatureFile: document + ".p7s", contentFile: document)
+            let checks = try requests(emulator, "credentials/authorizeCheck").map { try members($0) }
+            #expect(!checks.isEmpty && checks.allSatisfy { $0["handle"] == .string(handle) })
+        }
+    }
+
+    @Test("decline: certsign sign exits 1 naming the authorization as declined and writes nothing")
+    func decline() async throws {
+        try await withEmulator(waitingEmulator()) { emulator, url in
+            let work = try TemporaryDirectory()
+            let document = try work.write("order.txt", text: "Заявка на закупку № 41\n")
+            let signing = try startSigning(url, document, in: work)
+            let handle = try await firstHandle(emulator)
+            try emulator.decline(operationID: handle)
+            #expect(await signing.wait() == 1)
+            #expect(
+                signing.errorText.contains(handle) && signing.errorText.contains("declined"),
+                "\(signing.errorText)"
+            )
+            #expect(!FileManager.default.fileExists(atPath: document + ".p7s"))
+        }
+    }
+
+    @Test("expiry: an authorization nobody approved in time: the key throws approvalExpired naming the handle")
+    func expire() async throws {
+        try await withEmulator(waitingEmulator(validity: 1)) { emulator, url in
+            let identity = try await CSCProvider(parameters: cscParameters(url, credentialID: scal2Credential))
+                .initialize(options: ProviderParameters())
+            let error = await expectError(.approvalExpired) {
+                try await identity.key.signature(forDigest: digest, digestAlgorithm: .sha256, scheme: .rsaPKCS1v15)
+            }
+            let handle = try #require(emulator.approvalOperationIDs.first)
+            #expect(emulator.approvalState(of: handle) == .expired)
+            #expect(error?.reason.contains(handle) == true)
+            #expect(requests(emulator, "signatures/signHash").isEmpty)
+        }
+    }
+
+    @Test("a client restarted in the middle: a new client asks about the same handle and gets the SAD")
+    func clientRestart() async throws {
+        try await withEmulator(waitingEmulator()) { emulator, url in
+            let (started, handle) = try await startWaitingAuthorization(makeClient(url), digest: digest)
+            let second = makeClient(url)
+            guard case .pending = try await second.authorizeCheck(handle: handle) else {
+                Issue.record("an authorization nobody approved gave a SAD")
+                return
+            }
+            try emulator.approve(operationID: handle)
+            let authorization = try await second.waitForAuthorization(started, timeout: .seconds(30))
+            guard case .authorized(let again) = try await second.authorizeCheck(handle: handle) else {
+                Issue.record("an approved authorization went back to pending")
+                return
+            }
+            #expect(again.sad == authorization.sad)
+            let values = try await second.signHash(
+                credentialID: scal2Credential,
+                sad: authorization.sad,
+                hashes: [digest],
+                hashAlgorithm: .sha256,
+                signAlgorithm: "1.2.840.113549.1.1.11"
+            )
+            expectSignedDigest(values)
+            let unknown = await expectError(.serverRejected) { try await second.authorizeCheck(handle: "op-unknown") }
+            #expect(unknown?.reason.contains("op-unknown") == true)
+        }
+    }
+
+    @Test("asynchronous mode: the pending authorization is the operation, resumed by a new provider from its JSON")
+    func asynchronousResume() async throws {
+        try await withEmulator(waitingEmulator()) { emulator, url in
+            var parameters = cscParameters(url, credentialID: scal2Credential)
+            parameters[CSCProvider.ParameterKey.operationMode] = .string("asynchronous")
+            let first = try await approvalKey(parameters)
+            let operation = try await first.requestSignatures(
+                forDigests: [digest],
+                digestAlgorithm: .sha256,
+                scheme: .rsaPKCS1v15
+            )
+            let handle = try #require(emulator.approvalOperationIDs.first)
+            #expect(operation.operationID == CSCSigningKey.authorizationOperationPrefix + handle)
+            let resumed = try JSONDecoder().decode(
+                PendingRemoteSignature.self,
+                from: try JSONEncoder().encode(operation)
+            )
+            let second = try await approvalKey(parameters)
+            #expect(try await second.status(of: resumed) == .waiting)
+            try emulator.approve(operationID: handle)
+            let values = try await second.waitForSignatures(resumed, timeout: .seconds(30))
+            expectSignedDigest(values)
+        }
+    }
+}
