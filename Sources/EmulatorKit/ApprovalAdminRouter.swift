@@ -93,8 +93,10 @@ extension DSSEmulator {
         /// gives up first.
         case slow
 
-        /// How long a ``slow`` poll takes.
-        public static let slowPollSeconds: TimeInterval = 2
+        /// How long a ``slow`` poll takes: far longer than a client's short timeout needs to be to
+        /// outlast an ordinary poll on a loaded machine (a client with a 1 s timeout, against a 2 s
+        /// poll, saw every poll time out under a whole test suite's load).
+        public static let slowPollSeconds: TimeInterval = 10
     }
 
     /// Makes the next `signatures/signPolling` or `credentials/authorizeCheck` of an operation answer
