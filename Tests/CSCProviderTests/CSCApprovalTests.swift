@@ -117,7 +117,7 @@ struct CSCApprovalTests {
             let second = try await approvalKey(asynchronousParameters(url))
             #expect(try await second.status(of: resumed) == .waiting)
             try emulator.approve(operationID: resumed.operationID)
-            let values = try await second.waitForSignatures(resumed, timeout: .seconds(30))
+            let values = try await second.waitForSignatures(resumed, timeout: .seconds(120))
             let certificate = sharedSeed.users[0].certificates[0].identity.certificate
             #expect(
                 certificate.isValidSignature(values[0], forDigest: digest, digestAlgorithm: .sha256, scheme: .ecdsa)

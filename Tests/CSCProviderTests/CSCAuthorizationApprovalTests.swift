@@ -50,16 +50,6 @@ struct CSCAuthorizationApprovalTests {
         )
     }
 
-    /// The handle of the first authorization the emulator holds, once there is one.
-    func firstHandle(_ emulator: DSSEmulator) async throws -> String {
-        for _ in 0..<300 {
-            if let id = emulator.approvalOperationIDs.first { return id }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("no authorization waits for the user after 30 s")
-        throw CancellationError()
-    }
-
     @Test("approve: certsign sign waits on authorizeCheck, the user approves, openssl verifies the signature")
     func approve() async throws {
         try await withEmulator(waitingEmulator()) { emulator, url in
@@ -67,13 +57,14 @@ struct CSCAuthorizationApprovalTests {
             let work = try TemporaryDirectory()
             let document = try work.write("order.txt", text: "Заявка на закупку № 41\n")
             let signing = try startSigning(url, document, in: work)
-            let handle = try await firstHandle(emulator)
-            #expect(emulator.approvalState(of: handle) == .pending)
-            #expect(!FileManager.default.fileExists(atPath: document + ".p7s"))
-            let approve = try CLI.run(
-                ["emulator", "approve", handle, "--url", url.absoluteString],
-                store: try TemporaryDirectory()
-            )
+            let store = try TemporaryDirectory()
+            let (handle, before, written, approve) = try await decideFirstOperation(of: emulator) { handle in
+                let before = emulator.approvalState(of: handle)
+                let written = FileManager.default.fileExists(atPath: document + ".p7s")
+                let approve = try CLI.run(["emulator", "approve", handle, "--url", url.absoluteString], store: store)
+                return (handle, before, written, approve)
+            }
+            #expect(before == .pending && !written)
             #expect(approve.succeeded, "\(approve.errorOutput)")
             #expect(await signing.wait() == 0, "\(signing.errorText)")
             try opensslVerify(signatureFile: document + ".p7s", contentFile: document)
@@ -88,14 +79,37 @@ struct CSCAuthorizationApprovalTests {
             let work = try TemporaryDirectory()
             let document = try work.write("order.txt", text: "Заявка на закупку № 41\n")
             let signing = try startSigning(url, document, in: work)
-            let handle = try await firstHandle(emulator)
-            try emulator.decline(operationID: handle)
+            let handle = try await decideFirstOperation(of: emulator) { handle in
+                try emulator.decline(operationID: handle)
+                return handle
+            }
             #expect(await signing.wait() == 1)
             #expect(
                 signing.errorText.contains(handle) && signing.errorText.contains("declined"),
                 "\(signing.errorText)"
             )
             #expect(!FileManager.default.fileExists(atPath: document + ".p7s"))
+            // One authorization, and certsign asked about that one only.
+            #expect(requests(emulator, "credentials/authorize").count == 1)
+            #expect(emulator.approvalOperationIDs == [handle])
+            let checks = try requests(emulator, "credentials/authorizeCheck").map { try members($0) }
+            #expect(!checks.isEmpty && checks.allSatisfy { $0["handle"] == .string(handle) })
+        }
+    }
+
+    @Test("a decline before the client's first authorizeCheck: that first check answers declined")
+    func declineBeforeFirstCheck() async throws {
+        try await withEmulator(waitingEmulator()) { emulator, url in
+            let client = makeClient(url)
+            let (started, handle) = try await startWaitingAuthorization(client, digest: digest)
+            try emulator.decline(operationID: handle)
+            let error = await expectError(.approvalDeclined) {
+                try await client.waitForAuthorization(started, timeout: .seconds(120))
+            }
+            #expect(error?.reason.contains(handle) == true)
+            #expect(requests(emulator, "credentials/authorizeCheck").count == 1)
+            #expect(emulator.approvalOperationIDs == [handle])
+            #expect(emulator.approvalState(of: handle) == .declined)
         }
     }
 
@@ -124,7 +138,7 @@ struct CSCAuthorizationApprovalTests {
                 return
             }
             try emulator.approve(operationID: handle)
-            let authorization = try await second.waitForAuthorization(started, timeout: .seconds(30))
+            let authorization = try await second.waitForAuthorization(started, timeout: .seconds(120))
             guard case .authorized(let again) = try await second.authorizeCheck(handle: handle) else {
                 Issue.record("an approved authorization went back to pending")
                 return
@@ -163,7 +177,7 @@ struct CSCAuthorizationApprovalTests {
             let second = try await approvalKey(parameters)
             #expect(try await second.status(of: resumed) == .waiting)
             try emulator.approve(operationID: handle)
-            let values = try await second.waitForSignatures(resumed, timeout: .seconds(30))
+            let values = try await second.waitForSignatures(resumed, timeout: .seconds(120))
             expectSignedDigest(values)
         }
     }

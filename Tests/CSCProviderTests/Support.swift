@@ -150,3 +150,29 @@ func startWaitingAuthorization(
     }
     return (started, handle)
 }
+
+/// Waits on a thread of its own for the emulator's first operation that waits for a person, and runs
+/// `decide` with its ID there as soon as it appears (it looks every 10 ms): under a whole suite's
+/// load a task of the test process's shared pool can resume minutes late, later than a `certsign`
+/// process's own approval timeout, which would then give up before the decision came.
+/// - Returns: what `decide` returned.
+/// - Throws: what `decide` throws; `.timeout` when no operation appears within `seconds`.
+func decideFirstOperation<T: Sendable>(
+    of emulator: DSSEmulator,
+    within seconds: TimeInterval = 120,
+    _ decide: @escaping @Sendable (String) throws -> T
+) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            let deadline = Date().addingTimeInterval(seconds)
+            while emulator.approvalOperationIDs.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            guard let id = emulator.approvalOperationIDs.first else {
+                continuation.resume(
+                    throwing: CertificateProviderError(.timeout, "no operation waits for a person after \(seconds) s")
+                )
+                return
+            }
+            continuation.resume(with: Result { try decide(id) })
+        }
+    }
+}
