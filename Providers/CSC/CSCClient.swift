@@ -36,7 +36,9 @@ import RemoteProviderSupport
 ///   the protocol; `.timeout`; `.cancelled`.
 ///
 /// Retries: every method is a POST, sent once and resent only after a 401, which the service answers
-/// before doing anything (an authorize or signHash is never repeated after an ambiguous failure).
+/// before doing anything (an authorize or signHash is never repeated after an ambiguous failure: they
+/// go on a new connection, so that curl never sends them again when a kept-alive connection closes
+/// without an answer).
 /// Connection failures, timeouts and 5xx answers are marked transient: a wait that polls
 /// (`signPolling`, `authorizeCheck`) asks again on its next poll instead of failing.
 public actor CSCClient {
@@ -358,9 +360,14 @@ public actor CSCClient {
 
     // MARK: Plumbing
 
+    /// The methods that make or use up something on the service (an authorization, a SAD, an
+    /// asynchronous operation): sent at most once (``HTTPClient/HTTPRequest/atMostOnce``).
+    static let atMostOnceMethods: Set<String> = ["credentials/authorize", "signatures/signHash"]
+
     /// Sends a method call with a valid token; on 401 fetches a new token once and resends.
     func call(_ method: String, _ body: JSONValue, secrets: [SecretSlot] = []) async throws -> JSONValue {
         var request = try makeRequest(configuration.methodURL(method))
+        request.atMostOnce = CSCClient.atMostOnceMethods.contains(method)
         if secrets.isEmpty { try request.setJSONBody(body) } else { try request.setJSONBody(body, secrets: secrets) }
         var current = try await validToken()
         var response = try await send(request, token: current)

@@ -3,6 +3,7 @@ import CertificateProviders
 import CertificateProvidersTesting
 import EmulatorKit
 import Foundation
+import HTTPClient
 import JSON
 import TestSupport
 import Testing
@@ -113,6 +114,26 @@ struct CSCAuthorizationApprovalTests {
         }
     }
 
+    @Test("an authorize whose answer is lost with its kept-alive connection: network error, sent once, nothing waits")
+    func authorizeAnswerLost() async throws {
+        try await withEmulator(waitingEmulator()) { emulator, url in
+            let client = CSCClient(
+                configuration: .init(
+                    baseURL: url,
+                    clientID: StandardSeed.username,
+                    clientSecret: Secret(StandardSeed.password),
+                    timeout: 10
+                ),
+                transport: DroppingAuthorizeAnswers()
+            )
+            // The token and the credential's info leave a kept-alive connection.
+            _ = try await client.credentialInfo(scal2Credential)
+            await expectError(.network) { try await startWaitingAuthorization(client, digest: digest) }
+            #expect(requests(emulator, "credentials/authorize").count == 1)
+            #expect(emulator.approvalOperationIDs.isEmpty)
+        }
+    }
+
     @Test("expiry: an authorization nobody approved in time: the key throws approvalExpired naming the handle")
     func expire() async throws {
         try await withEmulator(waitingEmulator(validity: 1)) { emulator, url in
@@ -180,5 +201,19 @@ struct CSCAuthorizationApprovalTests {
             let values = try await second.waitForSignatures(resumed, timeout: .seconds(120))
             expectSignedDigest(values)
         }
+    }
+}
+
+/// Forwards every request to libcurl, and asks the emulator to close the connection of each
+/// `credentials/authorize` without answering (a service or proxy that lost the connection).
+private struct DroppingAuthorizeAnswers: HTTPTransport {
+    let next = CurlTransport()
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var request = request
+        if request.url.path.hasSuffix("/credentials/authorize") {
+            request.setHeader(DSSEmulator.Fault.headerName, DSSEmulator.Fault.drop.headerValue)
+        }
+        return try await next.send(request)
     }
 }
