@@ -6,7 +6,8 @@ import RemoteProviderSupport
 
 /// A client for the Cloud Signature Consortium API v2 subset that remote qualified signing needs:
 /// `info`, the OAuth 2.0 client-credentials token, `credentials/list`, `credentials/info`,
-/// `credentials/authorize` and `signatures/signHash` (every method a JSON `POST` to
+/// `credentials/authorize` (and `credentials/authorizeCheck` when the user approves it elsewhere),
+/// `signatures/signHash` and `signatures/signPolling` (every method a JSON `POST` to
 /// `<base>/csc/v2/<method>` with `Authorization: Bearer <token>`, bytes as standard Base64).
 ///
 /// ```swift
@@ -29,11 +30,17 @@ import RemoteProviderSupport
 /// - `.wrongPassword`: `credentials/authorize` refused the PIN or OTP (`invalid_pin`, `invalid_otp`,
 ///   or a description naming the PIN or OTP);
 /// - `.authorizationExpired`: `signatures/signHash` refused the SAD as expired or used up;
+/// - `.approvalDeclined`, `.approvalExpired`: `signatures/signPolling` or `credentials/authorizeCheck`
+///   answered that the user declined (`access_denied`) or did not decide in time (`expired_request`);
 /// - `.serverRejected`: any other 4xx; `.network`: connection failures, 5xx and answers that are not
 ///   the protocol; `.timeout`; `.cancelled`.
 ///
 /// Retries: every method is a POST, sent once and resent only after a 401, which the service answers
-/// before doing anything (an authorize or signHash is never repeated after an ambiguous failure).
+/// before doing anything (an authorize or signHash is never repeated after an ambiguous failure: they
+/// go on a new connection, so that curl never sends them again when a kept-alive connection closes
+/// without an answer).
+/// Connection failures, timeouts and 5xx answers are marked transient: a wait that polls
+/// (`signPolling`, `authorizeCheck`) asks again on its next poll instead of failing.
 public actor CSCClient {
     /// Where the service is and how to talk to it; every field documents its default.
     public struct Configuration: Sendable {
@@ -185,7 +192,9 @@ public actor CSCClient {
         )
     }
 
-    /// `credentials/authorize`: the SAD for `numSignatures` signatures.
+    /// `credentials/authorize`, without waiting: the SAD for `numSignatures` signatures, or the
+    /// handle of an authorization the service completes with the user (HTTP 202 `{"handle"}`), which
+    /// ``authorizeCheck(handle:)`` asks about.
     /// - Parameters:
     ///   - credentialID: the credential.
     ///   - numSignatures: how many signatures the SAD allows.
@@ -193,15 +202,16 @@ public actor CSCClient {
     ///   - hashAlgorithm: the hashes' algorithm (sent as `hashAlgorithmOID` with `hashes`).
     ///   - pin: the PIN (`authData` `PIN`), when the credential asks for one.
     ///   - otp: the one-time password (`authData` `OTP`), when the credential asks for one.
-    /// - Throws: `.wrongPassword` for a refused PIN or OTP; as the type's documentation says.
-    public func authorize(
+    /// - Throws: `.wrongPassword` for a refused PIN or OTP; `.network` for an answer with neither a
+    ///   SAD nor a handle; as the type's documentation says.
+    public func startAuthorization(
         credentialID: String,
         numSignatures: Int,
         hashes: [[UInt8]]? = nil,
         hashAlgorithm: DigestAlgorithm? = nil,
         pin: Secret? = nil,
         otp: Secret? = nil
-    ) async throws -> CSCAuthorization {
+    ) async throws -> AuthorizationResult {
         var body: [String: JSONValue] = [
             "credentialID": .string(credentialID), "numSignatures": .integer(numSignatures),
         ]
@@ -219,12 +229,7 @@ public actor CSCClient {
         }
         if !authData.isEmpty { body["authData"] = .array(authData) }
         let json = try await call("credentials/authorize", .object(body), secrets: slots)
-        let reader = try JSONObjectReader(json, context: "CSC credentials/authorize", errorCode: .network)
-        let sad = try reader.string("SAD")
-        guard !sad.isEmpty else {
-            throw CertificateProviderError(.network, "CSC credentials/authorize: field 'SAD' is empty")
-        }
-        return CSCAuthorization(sad: Secret(sad), expiresIn: try reader.optionalInt("expiresIn"))
+        return try CSCClient.authorizationResult(json, method: "credentials/authorize")
     }
 
     /// `signatures/signHash`: the raw signature values of `hashes`, in order.
@@ -355,9 +360,14 @@ public actor CSCClient {
 
     // MARK: Plumbing
 
+    /// The methods that make or use up something on the service (an authorization, a SAD, an
+    /// asynchronous operation): sent at most once (``HTTPClient/HTTPRequest/atMostOnce``).
+    static let atMostOnceMethods: Set<String> = ["credentials/authorize", "signatures/signHash"]
+
     /// Sends a method call with a valid token; on 401 fetches a new token once and resends.
     func call(_ method: String, _ body: JSONValue, secrets: [SecretSlot] = []) async throws -> JSONValue {
         var request = try makeRequest(configuration.methodURL(method))
+        request.atMostOnce = CSCClient.atMostOnceMethods.contains(method)
         if secrets.isEmpty { try request.setJSONBody(body) } else { try request.setJSONBody(body, secrets: secrets) }
         var current = try await validToken()
         var response = try await send(request, token: current)
@@ -379,7 +389,11 @@ public actor CSCClient {
     private func send(_ request: HTTPRequest, token: CSCToken) async throws -> HTTPResponse {
         var request = request
         request.setHeader("Authorization", "Bearer \(CSCClient.text(of: token.accessToken))")
-        return try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
+        do {
+            return try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
+        } catch let error as CertificateProviderError where error.code == .network || error.code == .timeout {
+            throw error.markedTransient()
+        }
     }
 
     /// A token valid for at least the renewal margin (shared by concurrent callers).
@@ -483,15 +497,15 @@ public actor CSCClient {
                 "CSC signatures/signHash: the signature activation data is no longer valid (HTTP "
                     + "\(response.status))\(message); sign again"
             )
-        case 400..<500 where method == "signatures/signPolling" && code == "access_denied":
+        case 400..<500 where CSCClient.pollingMethods.contains(method) && code == "access_denied":
             return CertificateProviderError(
                 .approvalDeclined,
-                "CSC signatures/signPolling: the signature was declined (HTTP \(response.status))\(message)"
+                "CSC \(method): the user declined (HTTP \(response.status))\(message)"
             )
-        case 400..<500 where method == "signatures/signPolling" && code == "expired_request":
+        case 400..<500 where CSCClient.pollingMethods.contains(method) && code == "expired_request":
             return CertificateProviderError(
                 .approvalExpired,
-                "CSC signatures/signPolling: the operation expired before it was approved (HTTP \(response.status))"
+                "CSC \(method): the operation expired before it was approved (HTTP \(response.status))"
                     + "\(message); sign again"
             )
         case 400..<500:
@@ -503,7 +517,7 @@ public actor CSCClient {
             return CertificateProviderError(
                 .network,
                 "CSC \(method): the service failed (HTTP \(response.status))\(message); try again later"
-            )
+            ).markedTransient()
         default:
             return CertificateProviderError(.network, "CSC \(method): unexpected HTTP \(response.status)\(message)")
         }

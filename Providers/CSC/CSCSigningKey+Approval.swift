@@ -23,8 +23,12 @@ public struct CSCAsynchronousMode: Sendable, Equatable {
 
 /// The CSC asynchronous operation as an ``CertificateProviders/ApprovalSigningKey``: one
 /// `credentials/authorize` and one `signHash` with `operationMode` `A` start it; `signPolling` asks
-/// about it. Any ``CSCSigningKey`` of the same credential (another process, after a restart) can ask
-/// about an operation another one started: the service knows it by its `responseID`.
+/// about it. When the service answers the authorization with a handle (the user approves it on their
+/// device), the operation is that authorization (its ID ``authorizationOperationPrefix`` + the
+/// handle): `credentials/authorizeCheck` asks about it, and once approved a synchronous `signHash`
+/// makes the values. Any ``CSCSigningKey`` of the same credential (another process, after a
+/// restart) can ask about an operation another one started: the service knows it by its
+/// `responseID` or handle.
 extension CSCSigningKey: ApprovalSigningKey {
     /// Whether the provider was configured with `operationMode=asynchronous`.
     public var waitsForApproval: Bool { asynchronous != nil }
@@ -37,7 +41,21 @@ extension CSCSigningKey: ApprovalSigningKey {
         scheme: SignatureScheme
     ) async throws -> PendingRemoteSignature {
         let validity = asynchronous?.validityPeriod ?? CSCAsynchronousMode().validityPeriod
-        let (sad, signAlgorithm) = try await authorize(digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
+        let (started, signAlgorithm) = try await authorize(digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
+        let sad: Secret
+        switch started {
+        case .authorized(let authorization): sad = authorization.sad
+        case .pending(let handle):
+            return PendingRemoteSignature(
+                providerID: .csc,
+                operationID: CSCSigningKey.authorizationOperationPrefix + handle,
+                keyID: credentialID,
+                digests: digests,
+                digestAlgorithm: digestAlgorithm,
+                scheme: scheme,
+                expiresAt: Date().addingTimeInterval(TimeInterval(validity))
+            )
+        }
         let responseID = try await client.signHashAsynchronously(
             credentialID: credentialID,
             sad: sad,
@@ -70,6 +88,9 @@ extension CSCSigningKey: ApprovalSigningKey {
             )
         }
         let digests = operation.digests.map { Array($0) }
+        if operation.operationID.hasPrefix(CSCSigningKey.authorizationOperationPrefix) {
+            return try await statusOfAuthorization(operation, digests: digests)
+        }
         let result: CSCClient.PollResult
         do {
             result = try await client.signPolling(responseID: operation.operationID, count: digests.count)
@@ -94,5 +115,37 @@ extension CSCSigningKey: ApprovalSigningKey {
             service: "CSC credential \(credentialID): signatures/signPolling of \(operation.operationID)"
         )
         return .signed(signatures)
+    }
+
+    /// The prefix of the operation ID of a signature whose credential authorization waits for the
+    /// user: the rest is the authorization's handle (the ID the user approves).
+    public static let authorizationOperationPrefix = "authorization:"
+
+    /// Asks about the authorization of `operation` once (`credentials/authorizeCheck`); once the SAD
+    /// comes, signs at once (`signHash`, the user already approved) and checks the values.
+    private func statusOfAuthorization(
+        _ operation: PendingRemoteSignature,
+        digests: [[UInt8]]
+    ) async throws -> RemoteSignatureStatus {
+        let handle = String(operation.operationID.dropFirst(CSCSigningKey.authorizationOperationPrefix.count))
+        guard case .authorized(let authorization) = try await client.authorizeCheck(handle: handle) else {
+            return .waiting
+        }
+        let digestAlgorithm = try operation.digestAlgorithm()
+        let signAlgorithm = try CSCAlgorithms.signAlgorithm(
+            keyAlgorithms: credential.keyAlgorithms,
+            publicKeyAlgorithm: publicKeyAlgorithm,
+            digest: digestAlgorithm,
+            scheme: operation.signatureScheme
+        )
+        return .signed(
+            try await signHash(
+                digests,
+                sad: authorization.sad,
+                digestAlgorithm: digestAlgorithm,
+                scheme: operation.signatureScheme,
+                signAlgorithm: signAlgorithm
+            )
+        )
     }
 }

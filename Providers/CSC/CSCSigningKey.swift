@@ -4,7 +4,11 @@ import RemoteProviderSupport
 /// The key of a CSC credential: it stays on the service, which signs hashes after an authorization.
 ///
 /// Every signing call is one `credentials/authorize` (with the PIN and OTP the credential asks for)
-/// and one `signatures/signHash`. As a ``CertificateProviders/BatchSigningKey`` it signs N digests
+/// and one `signatures/signHash`. When the service asks the user to approve the authorization itself
+/// (it answers HTTP 202 with a handle, as a CSC service does for a credential whose authorization it
+/// completes on the user's device), the key asks `credentials/authorizeCheck` until the SAD comes,
+/// for at most ``CSCAsynchronousMode/approvalTimeout``; no parameter turns this on, the service's
+/// answer does. As a ``CertificateProviders/BatchSigningKey`` it signs N digests
 /// with one authorization of `numSignatures` = N (for SCAL 2 the authorization carries all N hashes)
 /// and one `signHash` with N hashes, in chunks of at most the credential's `multisign`.
 ///
@@ -68,7 +72,8 @@ public struct CSCSigningKey: BatchSigningKey {
     ///   not given; `.unsupportedAlgorithm` when the key offers no algorithm for `scheme` and
     ///   `digestAlgorithm`; `.invalidServerSignature` when a returned value does not verify; the
     ///   client's errors (`.wrongPassword`, `.authorizationExpired`, `.authenticationFailed`, …); when
-    ///   asynchronous, `.approvalDeclined`, `.approvalExpired` and `.timeout`, naming the operation.
+    ///   asynchronous or when the authorization waits for the user, `.approvalDeclined`,
+    ///   `.approvalExpired` and `.timeout`, naming the operation or the authorization's handle.
     public func signatures(
         forDigests digests: [[UInt8]],
         digestAlgorithm: DigestAlgorithm,
@@ -86,7 +91,30 @@ public struct CSCSigningKey: BatchSigningKey {
                 pollInterval: .seconds(asynchronous.pollInterval)
             )
         }
-        let (sad, signAlgorithm) = try await authorize(digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
+        let (started, signAlgorithm) = try await authorize(digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
+        let wait = asynchronous ?? CSCAsynchronousMode()
+        let authorization = try await client.waitForAuthorization(
+            started,
+            timeout: .seconds(wait.approvalTimeout),
+            pollInterval: .seconds(wait.pollInterval)
+        )
+        return try await signHash(
+            digests,
+            sad: authorization.sad,
+            digestAlgorithm: digestAlgorithm,
+            scheme: scheme,
+            signAlgorithm: signAlgorithm
+        )
+    }
+
+    /// One synchronous `signatures/signHash` of `digests`, its values checked against the certificate.
+    func signHash(
+        _ digests: [[UInt8]],
+        sad: Secret,
+        digestAlgorithm: DigestAlgorithm,
+        scheme: SignatureScheme,
+        signAlgorithm: String
+    ) async throws -> [[UInt8]] {
         let signatures = try await client.signHash(
             credentialID: credentialID,
             sad: sad,
@@ -104,12 +132,13 @@ public struct CSCSigningKey: BatchSigningKey {
         return signatures
     }
 
-    /// Checks a batch and authorizes it (`credentials/authorize`): the SAD and the `signAlgo` to use.
+    /// Checks a batch and authorizes it (`credentials/authorize`): the SAD, or the handle of an
+    /// authorization the service completes with the user, and the `signAlgo` to use.
     func authorize(
         _ digests: [[UInt8]],
         digestAlgorithm: DigestAlgorithm,
         scheme: SignatureScheme
-    ) async throws -> (sad: Secret, signAlgorithm: String) {
+    ) async throws -> (started: CSCClient.AuthorizationResult, signAlgorithm: String) {
         guard !digests.isEmpty else { throw CertificateProviderError.invalidParameter("CSC: there is nothing to sign") }
         guard digests.count <= maximumBatchSize else {
             throw CertificateProviderError.invalidParameter(
@@ -141,7 +170,7 @@ public struct CSCSigningKey: BatchSigningKey {
             scheme: scheme
         )
         let boundToHashes = credential.scal == 2
-        let authorization = try await client.authorize(
+        let started = try await client.startAuthorization(
             credentialID: credentialID,
             numSignatures: digests.count,
             hashes: boundToHashes ? digests : nil,
@@ -149,6 +178,6 @@ public struct CSCSigningKey: BatchSigningKey {
             pin: credential.needsPIN ? pin : nil,
             otp: credential.needsOTP ? otp : nil
         )
-        return (authorization.sad, signAlgorithm)
+        return (started, signAlgorithm)
     }
 }

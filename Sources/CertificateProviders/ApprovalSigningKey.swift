@@ -145,6 +145,12 @@ extension ApprovalSigningKey {
 /// The one polling loop of operations that wait for a person's approval.
 public enum ApprovalWait {
     /// Calls `poll` every `pollInterval` until it returns a value (or throws), or `timeout` has passed.
+    ///
+    /// A poll that throws an error marked transient (the service answered 5xx or did not answer in
+    /// time) counts as one that found the operation waiting: the next poll asks again. When the
+    /// deadline passes during such a poll (a poll that outlasts the timeout, or a process that did not
+    /// run for a while), one more poll asks at once: the person may have decided in time, and only an
+    /// answer says so.
     /// - Parameters:
     ///   - operationID: the operation's ID, for the messages.
     ///   - providerID: its provider, for the messages.
@@ -154,7 +160,8 @@ public enum ApprovalWait {
     ///   - poll: asks once; nil while the operation waits.
     /// - Returns: what `poll` returned.
     /// - Throws: `.timeout` naming the operation when it still waits after `timeout` (it stays on the
-    ///   service); `.cancelled` when the task is cancelled; what `poll` throws.
+    ///   service; the reason adds the transient failure when the poll after the deadline failed too);
+    ///   `.cancelled` when the task is cancelled; what `poll` throws but a transient failure.
     public static func until<Value>(
         operationID: String,
         providerID: ProviderID,
@@ -165,14 +172,31 @@ public enum ApprovalWait {
     ) async throws -> Value {
         let clock = ContinuousClock()
         let start = clock.now
+        var lastTransientFailure: CertificateProviderError?
+        /// One poll: its value, or nil while the operation waits or after a transient failure (kept).
+        func ask() async throws -> Value? {
+            do {
+                let value = try await poll()
+                lastTransientFailure = nil
+                return value
+            } catch let error as CertificateProviderError where error.isTransient {
+                lastTransientFailure = error
+                return nil
+            }
+        }
         while true {
-            if let value = try await poll() { return value }
-            let waited = clock.now - start
+            if let value = try await ask() { return value }
+            var waited = clock.now - start
+            if waited >= timeout, lastTransientFailure != nil {
+                if let value = try await ask() { return value }
+                waited = clock.now - start
+            }
             guard waited < timeout else {
                 throw CertificateProviderError(
                     .timeout,
                     "operation \(operationID) (\(providerID)) was not approved within \(timeout); it still waits on "
                         + "the service: finish it later with its operation ID"
+                        + (lastTransientFailure.map { " (the last poll failed: \($0.reason))" } ?? "")
                 )
             }
             progress?(waited)

@@ -83,6 +83,10 @@ public struct CertificateProviderError: CodedError, CustomDebugStringConvertible
     /// The OpenSSL error queue drained when the failure happened, oldest first (may be empty):
     /// shown by ``debugDescription`` only.
     package var openSSLErrors: [String]
+    /// Whether asking again later may succeed (the service answered 5xx, or did not answer in time):
+    /// a loop that polls an operation (``ApprovalWait``) asks again on its next poll instead of failing
+    /// (default false).
+    package var isTransient = false
 
     /// Creates an error.
     ///
@@ -98,6 +102,13 @@ public struct CertificateProviderError: CodedError, CustomDebugStringConvertible
         self.code = code
         self.reason = reason
         self.openSSLErrors = openSSLErrors
+    }
+
+    /// The same error, marked as ``isTransient``.
+    package func markedTransient() -> Self {
+        var copy = self
+        copy.isTransient = true
+        return copy
     }
 
     /// ``description``, with OpenSSL's error lines when there are any (for logs and debugging).

@@ -8,7 +8,10 @@ import JSON
 /// - `GET /emulator/approvals`: `{"operations": [{"id", "api", "state", "keyID", "createdAt",
 ///   "expiresAt"}]}`, oldest first;
 /// - `POST /emulator/approvals/{id}/approve`, `POST /emulator/approvals/{id}/decline`:
-///   `{"id", "state"}`; 404 for an unknown ID, 409 for one that is no longer pending.
+///   `{"id", "state"}`; 404 for an unknown ID, 409 for one that is no longer pending;
+/// - `POST /emulator/approvals/{id}/unavailable`, `…/malformed`, `…/slow`: the operation's next poll
+///   (`signPolling`, `authorizeCheck`) answers 503, a body that is not JSON, or late, once
+///   (``DSSEmulator/PollFault``): `{"id", "fault"}`; 404 for an unknown ID.
 ///
 /// They are served only while the emulator listens on a loopback address (403 otherwise): whoever
 /// reaches them signs as the seed's users. Errors are `{"error", "error_description"}`.
@@ -38,11 +41,20 @@ struct ApprovalAdminRouter: EmulatorRouter {
             return Reply.json(200, ["operations": .array(list)])
         }
         let parts = request.path.dropFirst(Self.prefix.count + 1).split(separator: "/").map(String.init)
-        guard parts.count == 2, parts[1] == "approve" || parts[1] == "decline" else {
-            return error(404, code: "not_found", "no route for \(request.path) (…/approvals/ID/approve or …/decline)")
+        let actions = ["approve", "decline"] + DSSEmulator.PollFault.allCases.map(\.rawValue)
+        guard parts.count == 2, actions.contains(parts[1]) else {
+            return error(
+                404,
+                code: "not_found",
+                "no route for \(request.path) (…/approvals/ID/ and one of \(actions.joined(separator: ", ")))"
+            )
         }
         guard request.method == "POST" else { return error(405, code: "invalid_request", "use POST") }
         do {
+            if let fault = DSSEmulator.PollFault(rawValue: parts[1]) {
+                try approvals.failNextPoll(of: parts[0], with: fault)
+                return Reply.json(200, ["id": .string(parts[0]), "fault": .string(fault.rawValue)])
+            }
             let operation = try approvals.decide(parts[0], approve: parts[1] == "approve")
             return Reply.json(200, ["id": .string(operation.id), "state": .string(operation.state.rawValue)])
         } catch let refusal as EmulatorApprovals.Refusal {
@@ -68,6 +80,34 @@ extension DSSEmulator {
         case declined
         /// Its validity period passed while it was pending: nothing is signed.
         case expired
+    }
+
+    /// How the next poll of one operation fails, once (a fault of that operation alone, with or
+    /// without ``Configuration/faultsEnabled``).
+    public enum PollFault: String, Sendable, CaseIterable {
+        /// HTTP 503 with `Retry-After: 1` (`temporarily_unavailable`): the service is briefly down.
+        case unavailable
+        /// HTTP 200 with a body that is not JSON: a broken service or proxy.
+        case malformed
+        /// The poll's ordinary answer, after ``slowPollSeconds``: a client with a shorter timeout
+        /// gives up first.
+        case slow
+
+        /// How long a ``slow`` poll takes: far longer than a client's short timeout needs to be to
+        /// outlast an ordinary poll on a loaded machine (a client with a 1 s timeout, against a 2 s
+        /// poll, saw every poll time out under a whole test suite's load).
+        public static let slowPollSeconds: TimeInterval = 10
+    }
+
+    /// Makes the next `signatures/signPolling` or `credentials/authorizeCheck` of an operation answer
+    /// with `fault`, once; the poll after it answers normally.
+    /// - Throws: `.notStored` for an unknown ID.
+    public func failNextPoll(of operationID: String, with fault: PollFault) throws {
+        do {
+            try approvals.failNextPoll(of: operationID, with: fault)
+        } catch let refusal as EmulatorApprovals.Refusal {
+            throw CertificateProviderError(.notStored, refusal.message)
+        }
     }
 
     /// Approves a pending operation (as the person would on their phone).

@@ -9,7 +9,8 @@ import JSON
 /// - 202 `{"responseID", "status": "pending", "expiresIn"}` while nobody decided;
 /// - 200 `{"signatures"}` once approved (the same answer a synchronous `signHash` gives);
 /// - 400 `access_denied` once declined, 400 `expired_request` once the validity period passed while
-///   it was pending, 400 `invalid_request` for a response ID this client does not own.
+///   it was pending, 400 `invalid_request` for a response ID this client does not own;
+/// - once, what ``DSSEmulator/failNextPoll(of:with:)`` set for the operation.
 extension CSCRouter {
     /// How long an asynchronous operation waits when the request names no `validity_period`.
     static let defaultValidity: TimeInterval = 600
@@ -46,9 +47,8 @@ extension CSCRouter {
         signAlgo: String,
         validity: TimeInterval
     ) throws -> ServerResponse {
-        let operation: EmulatorApprovals.Operation
-        do {
-            operation = try approvals.start(
+        let operation = try recordOperation {
+            try approvals.start(
                 api: "csc",
                 username: user.username,
                 keyID: credentialID,
@@ -57,36 +57,65 @@ extension CSCRouter {
                 signAlgorithm: signAlgo,
                 validity: validity
             )
+        }
+        return Reply.json(200, ["responseID": .string(operation.id)])
+    }
+
+    /// Records an operation waiting for a person (`start`); a state file that cannot be written is a 500.
+    func recordOperation(
+        _ start: () throws -> EmulatorApprovals.Operation
+    ) throws -> EmulatorApprovals.Operation {
+        do {
+            return try start()
         } catch {
             throw Failure(500, "server_error", "the operation could not be recorded: \(error)")
         }
-        return Reply.json(200, ["responseID": .string(operation.id)])
+    }
+
+    /// Where an operation a poll asks about stands, for the answers that differ per method.
+    enum PolledOperation {
+        /// The poll's whole answer (a fault set for the operation).
+        case answer(ServerResponse)
+        /// Nobody decided yet.
+        case pending(EmulatorApprovals.Operation)
+        /// Approved.
+        case approved(EmulatorApprovals.Operation)
+    }
+
+    /// The operation `id` of `user` started by `api`, as a poll finds it.
+    /// - Throws: 400 `invalid_request` naming `parameter` for an operation of another API or client,
+    ///   `access_denied` once declined, `expired_request` once expired.
+    func poll(_ id: String, api: String, of user: EmulatorSeed.User, parameter: String) throws -> PolledOperation {
+        guard let operation = approvals.operation(id), operation.api == api, operation.username == user.username
+        else {
+            throw Failure(400, "invalid_request", "Invalid parameter \(parameter): '\(id)' is not one of this client's")
+        }
+        if let fault = approvals.takePollFault(of: id) {
+            if let response = CSCRouter.reply(to: fault) { return .answer(response) }
+            Thread.sleep(forTimeInterval: DSSEmulator.PollFault.slowPollSeconds)
+        }
+        switch operation.state {
+        case .pending: return .pending(operation)
+        case .approved: return .approved(operation)
+        case .declined: throw Failure(400, "access_denied", "the user declined \(id)")
+        case .expired: throw Failure(400, "expired_request", "\(id) expired before the user approved it")
+        }
     }
 
     /// `signatures/signPolling`.
     func signPolling(_ body: JSONObjectReader, _ user: EmulatorSeed.User) throws -> ServerResponse {
         try CSCRouter.allowOnly(body, ["responseID", "clientData"])
         let id = try body.string("responseID")
-        guard let operation = approvals.operation(id), operation.api == "csc", operation.username == user.username
-        else {
-            throw Failure(
-                400,
-                "invalid_request",
-                "Invalid parameter responseID: '\(id)' is not an operation of this client"
-            )
-        }
-        switch operation.state {
-        case .pending:
+        switch try poll(id, api: "csc", of: user, parameter: "responseID") {
+        case .answer(let response):
+            return response
+        case .pending(let operation):
             let left = max(0, Int(operation.expiresAt.timeIntervalSinceNow.rounded(.up)))
             return Reply.json(
                 202,
                 ["responseID": .string(id), "status": "pending", "expiresIn": .integer(left)]
             )
-        case .declined:
-            throw Failure(400, "access_denied", "the user declined operation \(id)")
-        case .expired:
-            throw Failure(400, "expired_request", "operation \(id) expired before the user approved it")
-        case .approved:
+        case .approved(let operation):
             let record = try credential(operation.keyID, of: user)
             guard let key = record.identity.key as? LocalSigningKey,
                 let algorithm = DigestAlgorithm.allSupported.first(where: { $0.oid == operation.digestOID })
@@ -103,6 +132,25 @@ extension CSCRouter {
                 wrongHash: false
             )
             return Reply.json(200, ["signatures": .array(signatures)])
+        }
+    }
+
+    /// The answer of a poll that fails on purpose (``DSSEmulator/failNextPoll(of:with:)``), or nil
+    /// for a slow poll, which answers as usual, late.
+    static func reply(to fault: DSSEmulator.PollFault) -> ServerResponse? {
+        switch fault {
+        case .slow:
+            return nil
+        case .unavailable:
+            var response = reply(Failure(503, "temporarily_unavailable", "simulated outage of one poll"))
+            response.headers.append(("Retry-After", "1"))
+            return response
+        case .malformed:
+            return ServerResponse(
+                status: 200,
+                headers: [("Content-Type", "application/json; charset=utf-8")],
+                body: Array("{\"signatures\": [\"not finished".utf8)
+            )
         }
     }
 

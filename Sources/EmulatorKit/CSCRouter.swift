@@ -36,6 +36,8 @@ final class CSCSADStore: Sendable {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    /// The SAD issued for each approved authorization handle, so that asking again gives the same one.
+    private let issuedForHandles = Mutex<[String: String]>([:])
 
     func issue(_ entry: Entry) -> String {
         var generator = SystemRandomNumberGenerator()
@@ -48,6 +50,19 @@ final class CSCSADStore: Sendable {
             entries[sad] = entry
         }
         return sad
+    }
+
+    /// The SAD of an approved authorization: issued the first time `handle` asks, the same one after
+    /// (a client that lost the answer, or a new client polling the same handle, gets it again).
+    func issue(_ entry: Entry, forHandle handle: String) -> (sad: String, expiresAt: Date) {
+        issuedForHandles.withLock { issued in
+            if let sad = issued[handle], let expiresAt = entries.withLock({ $0[sad]?.expiresAt }) {
+                return (sad, expiresAt)
+            }
+            let sad = issue(entry)
+            issued[handle] = sad
+            return (sad, entry.expiresAt)
+        }
     }
 
     /// Uses `hashes.count` signatures of a SAD: the entry before use, or why it cannot be used.
@@ -101,7 +116,8 @@ final class CSCSADStore: Sendable {
 /// - `POST /csc/v2/info` (no token): `{specs, name, region, lang, authType, oauth2, methods, signAlgorithms}`;
 /// - `POST /oauth2/token` (form, `grant_type=client_credentials`): `{access_token, token_type, expires_in}`;
 /// - `POST /csc/v2/credentials/list`, `…/credentials/info`, `…/credentials/authorize`,
-///   `POST /csc/v2/signatures/signHash` with `Authorization: Bearer`.
+///   `…/credentials/authorizeCheck`, `POST /csc/v2/signatures/signHash`, `…/signatures/signPolling`
+///   with `Authorization: Bearer`.
 ///
 /// Errors are `{"error", "error_description"}`: 400 `invalid_request` (unknown fields, wrong
 /// values, an unknown, expired or used-up SAD), `invalid_pin`, `invalid_otp`; 401 `invalid_token` /
@@ -160,6 +176,7 @@ struct CSCRouter: EmulatorRouter, OAuthTokenRoute {
             case "signatures/signHash":
                 return try signHash(body, user, sadExpired: fault == .sadExpired, wrongHash: fault == .wrongHash)
             case "signatures/signPolling": return try signPolling(body, user)
+            case "credentials/authorizeCheck": return try authorizeCheck(body, user)
             default: throw Failure(404, "invalid_request", "no CSC method \(method)")
             }
         } catch let failure as Failure {
@@ -235,7 +252,7 @@ struct CSCRouter: EmulatorRouter, OAuthTokenRoute {
                 "authType": ["oauth2client"], "oauth2": .string(oauth2),
                 "methods": [
                     "info", "oauth2/token", "credentials/list", "credentials/info", "credentials/authorize",
-                    "signatures/signHash", "signatures/signPolling",
+                    "credentials/authorizeCheck", "signatures/signHash", "signatures/signPolling",
                 ],
                 "signAlgorithms": [
                     "algos": .array((CSCRouter.rsaAlgorithms + CSCRouter.ecdsaAlgorithms).map { .string($0) })
@@ -346,6 +363,17 @@ struct CSCRouter: EmulatorRouter, OAuthTokenRoute {
             }
         } else if given["OTP"] != nil {
             throw Failure(400, "invalid_request", "Invalid parameter authData: the credential takes no OTP")
+        }
+        if let validity = configuration.authorizationApprovalValidity, record.pin == nil,
+            !CSCRouter.asksForOTP(record)
+        {
+            return try startAuthorization(
+                user,
+                credentialID: credentialID,
+                count: count,
+                hashes: hashes,
+                validity: validity
+            )
         }
         let sad = sads.issue(
             .init(

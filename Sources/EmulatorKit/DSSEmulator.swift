@@ -76,6 +76,12 @@ public final class DSSEmulator: Sendable {
         /// approves itself, as if someone approved it (default nil: it waits for
         /// ``DSSEmulator/approve(operationID:)`` or the admin route until it expires).
         public var autoApproveAfter: TimeInterval?
+        /// Seconds a CSC credential authorization waits for the user's approval: when set,
+        /// `credentials/authorize` for a credential in `implicit` mode (no PIN, no OTP: the service asks
+        /// the user itself) answers 202 `{"handle"}` and the SAD comes from `credentials/authorizeCheck`
+        /// once the authorization is approved like an asynchronous `signHash` (default nil: the SAD
+        /// at once).
+        public var authorizationApprovalValidity: TimeInterval?
         /// Seconds a CryptoPro DSS transaction waits for the user's confirmation before it expires
         /// (default 600).
         public var confirmationValidity: TimeInterval
@@ -117,9 +123,11 @@ public final class DSSEmulator: Sendable {
             stateDirectory: String? = nil,
             issuesRevocationURLs: Bool = false,
             autoApproveAfter: TimeInterval? = nil,
-            confirmationValidity: TimeInterval = 600
+            confirmationValidity: TimeInterval = 600,
+            authorizationApprovalValidity: TimeInterval? = nil
         ) {
             self.autoApproveAfter = autoApproveAfter
+            self.authorizationApprovalValidity = authorizationApprovalValidity
             self.confirmationValidity = confirmationValidity
             self.tls = tls
             self.stateDirectory = stateDirectory

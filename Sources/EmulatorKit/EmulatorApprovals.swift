@@ -2,7 +2,8 @@ import CertificateProviders
 import Foundation
 import Synchronization
 
-/// The emulator's signing operations that wait for a person (a CSC asynchronous `signHash`): each
+/// The emulator's operations that wait for a person (a CSC asynchronous `signHash`, a CSC credential
+/// authorization answered by `credentials/authorizeCheck`): each
 /// is pending until approved or declined (``DSSEmulator/approve(operationID:)``, the admin route,
 /// `certsign emulator approve ID`), approved by itself after
 /// ``DSSEmulator/Configuration/autoApproveAfter`` when that is set, and expired once its validity
@@ -17,7 +18,8 @@ final class EmulatorApprovals: Sendable {
     /// One operation: what it signs and with which key.
     struct Operation: Codable, Sendable, Equatable {
         var id: String
-        /// The API that started it (`csc`).
+        /// The API that started it: `csc` (a signing operation), `csc-authorization` (a credential
+        /// authorization).
         var api: String
         var username: String
         /// The key on the service (a CSC credential ID).
@@ -32,6 +34,9 @@ final class EmulatorApprovals: Sendable {
         /// When it approves itself (``DSSEmulator/Configuration/autoApproveAfter``), or nil.
         var autoApproveAt: Date?
         var state: State
+        /// For a CSC authorization waiting for the user: how many signatures its SAD allows (nil for
+        /// a signing operation).
+        var numSignatures: Int?
     }
 
     /// Why an approval or a decline cannot be done.
@@ -41,6 +46,8 @@ final class EmulatorApprovals: Sendable {
     }
 
     private let operations: Mutex<[String: Operation]>
+    /// The fault each operation's next poll answers with (kept in memory only).
+    private let pollFaults = Mutex<[String: DSSEmulator.PollFault]>([:])
     private let stateFile: EmulatorStateFile?
     private let autoApproveAfter: TimeInterval?
 
@@ -60,7 +67,8 @@ final class EmulatorApprovals: Sendable {
         hashes: [String],
         digestOID: String,
         signAlgorithm: String,
-        validity: TimeInterval
+        validity: TimeInterval,
+        numSignatures: Int? = nil
     ) throws -> Operation {
         var generator = SystemRandomNumberGenerator()
         let id =
@@ -79,7 +87,8 @@ final class EmulatorApprovals: Sendable {
             createdAt: now,
             expiresAt: now.addingTimeInterval(validity),
             autoApproveAt: autoApproveAfter.map { now.addingTimeInterval($0) },
-            state: .pending
+            state: .pending,
+            numSignatures: numSignatures
         )
         try change { $0[id] = operation }
         return operation
@@ -95,6 +104,18 @@ final class EmulatorApprovals: Sendable {
     func all() -> [Operation] {
         try? change { _ in }
         return operations.withLock { Array($0.values) }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    /// Makes the next poll of operation `id` answer with `fault`, once.
+    /// - Throws: ``Refusal`` (404) for an unknown ID.
+    func failNextPoll(of id: String, with fault: DSSEmulator.PollFault) throws {
+        guard operation(id) != nil else { throw Refusal(status: 404, message: "no operation \(id)") }
+        pollFaults.withLock { $0[id] = fault }
+    }
+
+    /// The fault the poll of operation `id` answers with now, if one was set (it is used up).
+    func takePollFault(of id: String) -> DSSEmulator.PollFault? {
+        pollFaults.withLock { $0.removeValue(forKey: id) }
     }
 
     /// Approves or declines a pending operation.

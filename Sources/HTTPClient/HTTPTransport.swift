@@ -71,6 +71,12 @@ public struct HTTPRequest: Sendable, Equatable {
     public private(set) var bodySecrets: [Secret] = []
     /// How long to wait for the whole exchange, in seconds (default 30).
     public var timeout: TimeInterval
+    /// Whether the request must reach the server at most once, because it makes or uses up something
+    /// there (a signing operation, an authorization): it goes on a new connection, never on a
+    /// kept-alive one (default false). curl sends a request again when a kept-alive connection closes
+    /// without an answer, as when the server closed it while it sat idle; a server that read the
+    /// request and then lost the connection would run it twice.
+    public var atMostOnce = false
 
     /// Creates a request.
     public init(
@@ -226,7 +232,7 @@ public struct HTTPRequest: Sendable, Equatable {
     /// Requests are equal when method, URL, headers (in order), body, secret body and timeout are.
     public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.secretBody == rhs.secretBody
-            && lhs.timeout == rhs.timeout
+            && lhs.timeout == rhs.timeout && lhs.atMostOnce == rhs.atMostOnce
             && lhs.headers.map(\.name) == rhs.headers.map(\.name)
             && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }

@@ -49,6 +49,7 @@ enum EmulatorServer {
         configuration.stateDirectory = options.state
         configuration.issuesRevocationURLs = true
         configuration.autoApproveAfter = options.autoApproveSeconds.map(TimeInterval.init)
+        configuration.authorizationApprovalValidity = options.authorizationApprovalSeconds.map(TimeInterval.init)
         if let caFile = options.requireClientCert {
             guard let bytes = FileManager.default.contents(atPath: caFile) else {
                 throw CertificateProviderError(

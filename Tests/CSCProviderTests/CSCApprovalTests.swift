@@ -27,14 +27,6 @@ struct CSCApprovalTests {
         return parameters
     }
 
-    /// The key of a freshly initialized provider (a new client, as a restarted process has).
-    func approvalKey(_ parameters: ProviderParameters) async throws -> any ApprovalSigningKey {
-        let identity = try await CSCProvider(parameters: parameters).initialize(options: ProviderParameters())
-        let key = try #require(identity.key as? any ApprovalSigningKey)
-        #expect(key.waitsForApproval)
-        return key
-    }
-
     let digest = DigestAlgorithm.sha256.hash(Array("Бюджетный план 2026\n".utf8))
 
     /// Starts an approval of ``digest`` (ECDSA, SHA-256) with `key`.
@@ -125,7 +117,7 @@ struct CSCApprovalTests {
             let second = try await approvalKey(asynchronousParameters(url))
             #expect(try await second.status(of: resumed) == .waiting)
             try emulator.approve(operationID: resumed.operationID)
-            let values = try await second.waitForSignatures(resumed, timeout: .seconds(30))
+            let values = try await second.waitForSignatures(resumed, timeout: .seconds(120))
             let certificate = sharedSeed.users[0].certificates[0].identity.certificate
             #expect(
                 certificate.isValidSignature(values[0], forDigest: digest, digestAlgorithm: .sha256, scheme: .ecdsa)
@@ -189,19 +181,5 @@ struct CSCApprovalTests {
             )
             #expect(values.count == 1)
         }
-    }
-
-    private func makeCoordinator(
-        _ parameters: ProviderParameters,
-        _ directory: TemporaryDirectory
-    ) throws
-        -> SigningCoordinator
-    {
-        var registry = ProviderRegistry()
-        try registry.register(.csc, description: "CSC") { try CSCProvider(parameters: parameters) }
-        return SigningCoordinator(
-            registry: registry,
-            journal: try SignatureJournal(url: directory.url.appendingPathComponent("journal.sqlite"))
-        )
     }
 }

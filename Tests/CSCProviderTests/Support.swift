@@ -5,6 +5,8 @@ import EmulatorKit
 import Foundation
 import HTTPClient
 import JSON
+import SignatureJournal
+import Signing
 import TestSupport
 import Testing
 
@@ -109,4 +111,68 @@ func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
 extension DSSEmulator.Configuration {
     /// Faults on, secrets kept in the request log (for tests of the exact wire bytes): this target's default.
     static var faultsAndSecrets: Self { .init(faultsEnabled: true, requestLogKeepsSecrets: true) }
+}
+
+/// A signing coordinator with the CSC provider made from `parameters` and a journal in `directory`.
+func makeCoordinator(_ parameters: ProviderParameters, _ directory: TemporaryDirectory) throws -> SigningCoordinator {
+    var registry = ProviderRegistry()
+    try registry.register(.csc, description: "CSC") { try CSCProvider(parameters: parameters) }
+    return SigningCoordinator(
+        registry: registry,
+        journal: try SignatureJournal(url: directory.url.appendingPathComponent("journal.sqlite"))
+    )
+}
+
+/// The key of a freshly initialized provider made from asynchronous `parameters` (a new client, as a
+/// restarted process has).
+func approvalKey(_ parameters: ProviderParameters) async throws -> any ApprovalSigningKey {
+    let identity = try await CSCProvider(parameters: parameters).initialize(options: ProviderParameters())
+    let key = try #require(identity.key as? any ApprovalSigningKey)
+    #expect(key.waitsForApproval)
+    return key
+}
+
+/// Leonid's SCAL 2 authorization of `digest` (SHA-256) on an emulator whose implicit credentials wait
+/// for the user: what `credentials/authorize` answered and the handle.
+func startWaitingAuthorization(
+    _ client: CSCClient,
+    digest: [UInt8]
+) async throws -> (CSCClient.AuthorizationResult, String) {
+    let started = try await client.startAuthorization(
+        credentialID: scal2Credential,
+        numSignatures: 1,
+        hashes: [digest],
+        hashAlgorithm: .sha256
+    )
+    guard case .pending(let handle) = started else {
+        Issue.record("the authorization did not wait for the user: \(started)")
+        throw CancellationError()
+    }
+    return (started, handle)
+}
+
+/// Waits on a thread of its own for the emulator's first operation that waits for a person, and runs
+/// `decide` with its ID there as soon as it appears (it looks every 10 ms): under a whole suite's
+/// load a task of the test process's shared pool can resume minutes late, later than a `certsign`
+/// process's own approval timeout, which would then give up before the decision came.
+/// - Returns: what `decide` returned.
+/// - Throws: what `decide` throws; `.timeout` when no operation appears within `seconds`.
+func decideFirstOperation<T: Sendable>(
+    of emulator: DSSEmulator,
+    within seconds: TimeInterval = 120,
+    _ decide: @escaping @Sendable (String) throws -> T
+) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            let deadline = Date().addingTimeInterval(seconds)
+            while emulator.approvalOperationIDs.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            guard let id = emulator.approvalOperationIDs.first else {
+                continuation.resume(
+                    throwing: CertificateProviderError(.timeout, "no operation waits for a person after \(seconds) s")
+                )
+                return
+            }
+            continuation.resume(with: Result { try decide(id) })
+        }
+    }
 }

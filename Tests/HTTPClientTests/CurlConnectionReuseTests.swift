@@ -107,6 +107,32 @@ struct CurlConnectionReuseTests {
         }
     }
 
+    @Test("a POST on a kept-alive connection closed without an answer is sent again, unless it is sent at most once")
+    func atMostOnce() async throws {
+        try await withEmulator(.init(faultsEnabled: true)) { emulator, url in
+            let transport = CurlTransport()
+            func received(_ path: String) -> Int { emulator.receivedRequests.filter { $0.path == path }.count }
+            /// A POST whose connection the emulator closes without answering, after one that leaves a
+            /// kept-alive connection.
+            func dropped(_ path: String, atMostOnce: Bool) async {
+                let kept = HTTPRequest(method: .post, url: url.appendingPathComponent("kept"), body: Array("{}".utf8))
+                #expect((try? await transport.send(kept))?.status == 404)
+                var request = HTTPRequest(method: .post, url: url.appendingPathComponent(path), body: Array("{}".utf8))
+                request.setHeader(DSSEmulator.Fault.headerName, DSSEmulator.Fault.drop.headerValue)
+                request.atMostOnce = atMostOnce
+                await expectError(.network, as: HTTPClientError.self) { try await transport.send(request) }
+            }
+            // On the transport's own thread: a task of the shared pool can resume minutes late under
+            // a whole suite's load, and the kept-alive connection would be gone by then.
+            await withTaskExecutorPreference(transport.taskExecutor) {
+                await dropped("resent", atMostOnce: false)
+                await dropped("once", atMostOnce: true)
+            }
+            #expect(received("/resent") == 2)
+            #expect(received("/once") == 1)
+        }
+    }
+
     @Test("a header name or value holding CR LF, CR or LF is refused before anything is sent")
     func headerLineBreaks() async throws {
         let server = try IdleClosingServer(idleSeconds: 3600)

@@ -66,6 +66,7 @@ package struct EmulatorOptions: CommandOptions {
     package var force = false
     package var readyFile: String?
     package var autoApproveSeconds: Int?
+    package var authorizationApprovalSeconds: Int?
 
     static var options: [OptionBinding<Self>] {
         [
@@ -141,6 +142,15 @@ package struct EmulatorOptions: CommandOptions {
                     + "transactions) by itself after SECONDS (default: each waits for 'certsign emulator\n"
                     + "approve ID' until it expires)",
                 in: 0...86_400
+            ) { $0 },
+            .integer(
+                \.authorizationApprovalSeconds,
+                "--authorization-approval",
+                "SECONDS",
+                "CSC credentials in implicit mode: credentials/authorize answers a handle and waits up to\n"
+                    + "SECONDS for 'certsign emulator approve HANDLE'; credentials/authorizeCheck gives the SAD\n"
+                    + "(default: the SAD at once)",
+                in: 1...86_400
             ) { $0 },
         ]
     }

@@ -167,6 +167,9 @@ final class CurlTransfer: @unchecked Sendable {
         options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds))
         options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS))
         options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1))
+        // Not on a kept-alive connection: curl would send the request again if that one closed
+        // without an answer.
+        if request.atMostOnce { options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1)) }
         options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2))
         options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
         options.set(CCurlShims_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
