@@ -65,7 +65,7 @@ extension CSCProvider: BuiltInProvider {
                 ParameterKey.approvalTimeout,
                 .seconds,
                 default: "300",
-                "asynchronous: how long signing waits for the approval before it fails (timeout)"
+                "how long signing waits for the user's approval (an asynchronous operation, or an authorization the service completes with the user) before it fails (timeout)"
             ),
         ]
     )

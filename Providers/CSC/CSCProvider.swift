@@ -79,7 +79,9 @@ public final class CSCProvider: CertificateProvider {
             client: client,
             pin: try merged.secret(ParameterKey.pin),
             otp: try merged.secret(ParameterKey.otp),
-            asynchronous: try CSCProvider.asynchronousMode(merged)
+            asynchronous: try CSCProvider.asynchronousMode(merged),
+            authorizationTimeout: try merged.integer(ParameterKey.approvalTimeout)
+                ?? CSCAsynchronousMode().approvalTimeout
         )
         return remote.remember(
             SigningIdentity(certificate: certificate, chain: Array(credential.certificates.dropFirst()), key: key)

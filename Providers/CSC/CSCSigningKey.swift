@@ -30,6 +30,10 @@ public struct CSCSigningKey: BatchSigningKey {
     public let publicKeyDERRepresentation: [UInt8]
     /// How the key waits for a person, or nil to sign synchronously (see ``ApprovalSigningKey``).
     public let asynchronous: CSCAsynchronousMode?
+    /// How long a synchronous signature waits, in seconds, for an authorization the service
+    /// completes with the user (`credentials/authorizeCheck`); asynchronous signing waits
+    /// ``CSCAsynchronousMode/approvalTimeout``.
+    public let authorizationTimeout: Int
     let client: CSCClient
     private let pin: Secret?
     private let otp: Secret?
@@ -42,15 +46,19 @@ public struct CSCSigningKey: BatchSigningKey {
     ///   - pin: the PIN, when the credential asks for one.
     ///   - otp: the one-time password, when the credential asks for one.
     ///   - asynchronous: how to wait for a person's approval (default nil: synchronous `signHash`).
+    ///   - authorizationTimeout: how long a synchronous signature waits for an authorization the user
+    ///     approves, in seconds (default 300).
     public init(
         credential: CSCCredential,
         certificate: Certificate,
         client: CSCClient,
         pin: Secret?,
         otp: Secret?,
-        asynchronous: CSCAsynchronousMode? = nil
+        asynchronous: CSCAsynchronousMode? = nil,
+        authorizationTimeout: Int = 300
     ) {
         self.asynchronous = asynchronous
+        self.authorizationTimeout = authorizationTimeout
         credentialID = credential.id
         self.credential = credential
         self.certificate = certificate
@@ -92,11 +100,10 @@ public struct CSCSigningKey: BatchSigningKey {
             )
         }
         let (started, signAlgorithm) = try await authorize(digests, digestAlgorithm: digestAlgorithm, scheme: scheme)
-        let wait = asynchronous ?? CSCAsynchronousMode()
         let authorization = try await client.waitForAuthorization(
             started,
-            timeout: .seconds(wait.approvalTimeout),
-            pollInterval: .seconds(wait.pollInterval)
+            timeout: .seconds(authorizationTimeout),
+            pollInterval: .seconds(CSCAsynchronousMode().pollInterval)
         )
         return try await signHash(
             digests,

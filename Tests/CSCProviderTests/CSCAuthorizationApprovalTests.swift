@@ -149,6 +149,25 @@ struct CSCAuthorizationApprovalTests {
         }
     }
 
+    @Test("approvalTimeout bounds a synchronous signature's wait for the authorization: timeout naming the handle")
+    func synchronousApprovalTimeout() async throws {
+        try await withEmulator(waitingEmulator()) { emulator, url in
+            var parameters = cscParameters(url, credentialID: scal2Credential)
+            parameters[CSCProvider.ParameterKey.approvalTimeout] = .integer(1)
+            let identity = try await CSCProvider(parameters: parameters).initialize(options: ProviderParameters())
+            let started = ContinuousClock.now
+            let error = await expectError(.timeout) {
+                try await identity.key.signature(forDigest: digest, digestAlgorithm: .sha256, scheme: .rsaPKCS1v15)
+            }
+            // The default wait is 300 s; the parameter makes it 1 s (the bound leaves room for a loaded run).
+            #expect(ContinuousClock.now - started < .seconds(120))
+            let handle = try #require(emulator.approvalOperationIDs.first)
+            #expect(emulator.approvalState(of: handle) == .pending)
+            #expect(error?.reason.contains(handle) == true)
+            #expect(requests(emulator, "signatures/signHash").isEmpty)
+        }
+    }
+
     @Test("a client restarted in the middle: a new client asks about the same handle and gets the SAD")
     func clientRestart() async throws {
         try await withEmulator(waitingEmulator()) { emulator, url in
