@@ -158,12 +158,23 @@ extension Commands {
         for (entry, outcome) in zip(together, made) {
             outcomes[entry.index] = outcome.map { (entry.file, CompletedSignature($0)) }
         }
+        // The completed ones' pending files go, several at a time: an unlink that frees disk blocks
+        // waits for the device when the file system discards them (the `discard` mount option).
+        let completedOutcomes = outcomes
+        let removals = await ConcurrentIndexes.map(pendingFiles.indices, workers: 8) {
+            index -> CertificateProviderError? in
+            guard case .success = completedOutcomes[index] else { return nil }
+            do { try removePendingFile(pendingFiles[index]) } catch let error as CertificateProviderError {
+                return error
+            } catch { return CertificateProviderError(.fileSystem, "removing \(pendingFiles[index]): \(error)") }
+            return nil
+        }
         var results: [CompletedDocument] = []
-        for (path, outcome) in zip(options.pendingFiles, outcomes) {
+        for (index, (path, outcome)) in zip(options.pendingFiles, outcomes).enumerated() {
             do {
                 guard let outcome else { continue }
                 let (file, result) = try outcome.get()
-                try removePendingFile(path)
+                if let removal = removals[index] { throw removal }
                 results.append(CompletedDocument(completed: path, file, result))
                 if !context.json {
                     context.console.out(
