@@ -40,8 +40,8 @@ struct CryptoProBenchSession: Sendable {
     }
 
     /// The sign request's JSON body, as the client sends it (the emulator's published test PIN).
-    static var signBody: String {
-        #"{"Content":"\#(Data(document).base64EncodedString())","Signature":{"CertificateId":\#(StandardSeed.certificateID),"Parameters":{"CADESType":"BES","Hash":"False","IsDetached":"True"},"PinCode":"\#(StandardSeed.certificatePIN)","Type":"CAdES"}}"#
+    var signBody: String {
+        #"{"Content":"\#(Data(Self.document).base64EncodedString())","Signature":{"CertificateId":\#(StandardSeed.certificateID),"Parameters":{"CADESType":"BES","Hash":"False","IsDetached":"True"},"PinCode":"\#(StandardSeed.certificatePIN)","Type":"CAdES"}}"#
     }
 }
 

@@ -41,8 +41,9 @@ struct FMPBenchSession: Sendable {
     }
 
     /// The sign request's JSON body, as the client sends it (the emulator's published test credentials).
-    static let signBody =
+    var signBody: String {
         #"{"resource":"GetBudgetPlanning","table":"ПланированиеБюджета","params":{},"column":"Номер","hhive_id":1,"password":"Saprun123","certificate_id":12831,"certificate_pin":"123"}"#
+    }
 }
 
 extension FMPBenchSession: RemoteBenchSession {
@@ -95,7 +96,7 @@ func runFMPProfileLoop(_ name: String, options: BenchOptions) async throws -> Bo
             return
         }
         let (client, transport) = (session.client, session.transport)
-        let bare = try HTTPRequest(bareGET: session.listingURL, headers: session.headers)
+        let bare = try HTTPRequest(bare: session.listingRoute)
         let signsBody = try await transport.send(bare).body
         let operation: @Sendable () async throws -> Void
         switch name {
