@@ -64,7 +64,12 @@ struct CSCBenchSession: Sendable {
     /// The `signHash` request's JSON body, as the client sends it (the emulator's SAD for this run).
     var signBody: String {
         let sadText = sad.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        return #"{"SAD":"\#(sadText)","credentialID":"\#(Self.credentialID)","hashAlgorithmOID":"\#(DigestAlgorithm.sha256.oid)","hashes":["\#(Data(Self.digest).base64EncodedString())"],"signAlgo":"\#(Self.signAlgorithm)"}"#
+        let members = [
+            #""SAD":"\#(sadText)""#, #""credentialID":"\#(Self.credentialID)""#,
+            #""hashAlgorithmOID":"\#(DigestAlgorithm.sha256.oid)""#,
+            #""hashes":["\#(Data(Self.digest).base64EncodedString())"]"#, #""signAlgo":"\#(Self.signAlgorithm)""#,
+        ]
+        return "{" + members.joined(separator: ",") + "}"
     }
 }
 

@@ -106,7 +106,7 @@ func runFMPProfileLoop(_ name: String, options: BenchOptions) async throws -> Bo
         case "fmp-sign": operation = session.sign
         default: operation = { _ = try await transport.send(bare) }
         }
-        try await runProfileRoundTrips(name, operation, transport: transport, options: options)
+        try await runProfileRoundTrips(name, operation, transport: transport, options: options, clientCPU: true)
     }
     return true
 }

@@ -1,11 +1,13 @@
 import Foundation
 import HTTPClient
 
-/// The goal the redesign issue sets for every remote round-trip row: at least 0.9× a plain C program on
-/// libcurl (``LibcurlLoop``) doing the same request on the same emulator route, with the same number in
-/// flight and the same scheme, measured in alternating rounds with ours. wrk stays beside it as an
-/// explanatory row (libcurl itself does not reach wrk on this machine).
-let remoteRoundTripGoal = 0.9
+/// The goal the issues set for every remote route (sequential and 8 in flight, HTTP and HTTPS): our
+/// client's CPU time per round trip at most 2× that of a plain C program on libcurl (``LibcurlLoop``)
+/// doing the same request on the same emulator route in the same rounds, so the ratio (the loop's CPU
+/// over ours) at least 0.5. The rate rows beside them (against the same loop, and wrk against the
+/// loop) are information: on a shared 2-core machine a rate swings with the load and with how deeply
+/// idle cores sleep.
+let remoteClientCPUGoal = 0.5
 
 /// A logged-in client of one remote provider on an emulator, as the remote suites measure it: a listing
 /// call (a GET, or a POST of ``listingBody``) and a sign call (a POST), each beside the same request of
@@ -85,7 +87,7 @@ extension RemoteBenchSession {
 }
 
 /// One remote suite over HTTP and then HTTPS: each route sequential and 8 in flight, our client against
-/// the C libcurl loop (the goal) and wrk against the same loop (explanatory).
+/// the C libcurl loop (the CPU rows hold the goal) and wrk against the same loop (explanatory).
 func runRemoteBenchmarks<Session: RemoteBenchSession>(_ harness: BenchHarness, _ session: Session.Type) async throws {
     for tls in [false, true] {
         let emulator = try BenchEmulator(
@@ -281,11 +283,15 @@ struct RemoteRows {
                 baseline: ours.baseline,
                 baselineName: baselineName,
                 unit: .perSecond,
-                goal: remoteRoundTripGoal,
                 higherIsBetter: true,
                 pairedRatio: ours.pairedRatio
             )
-            recordCPU(ours, "\(route.label) client CPU per round trip, \(flight), \(scheme)", baselineName)
+            recordCPU(
+                ours,
+                "\(route.label) client CPU per round trip, \(flight), \(scheme)",
+                baselineName,
+                goal: remoteClientCPUGoal
+            )
             guard wrk else { continue }
             let reference = try await pairs(harness) {
                 try wrkOnce(harness, connections: connections, url: route.url, headers: route.headers, script: script)
@@ -334,11 +340,11 @@ struct RemoteRows {
         recordCPU(result, name.replacingOccurrences(of: "round trips", with: "client CPU per round trip"), baselineName)
     }
 
-    /// An explanatory row beside a rate row: the CPU time (user and system) per round trip of our
-    /// client's process and of the C libcurl loop in the same rounds (lower is better). On a quiet
-    /// 2-core VM a sequential rate swings with how deeply idle cores sleep; CPU per round trip is
-    /// what our layers add on top of libcurl.
-    private func recordCPU(_ result: InterleavedResult, _ name: String, _ baselineName: String) {
+    /// The row beside a rate row: the CPU time (user and system) per round trip of our client's
+    /// process and of the C libcurl loop in the same rounds (lower is better), with `goal` on the
+    /// goal routes (``remoteClientCPUGoal``). On a quiet 2-core VM a sequential rate swings with how
+    /// deeply idle cores sleep; CPU per round trip is what our layers add on top of libcurl.
+    private func recordCPU(_ result: InterleavedResult, _ name: String, _ baselineName: String, goal: Double? = nil) {
         guard cpuRows else { return }
         harness.record(
             name,
@@ -346,6 +352,7 @@ struct RemoteRows {
             baseline: result.baselineCPU,
             baselineName: baselineName,
             unit: .microseconds,
+            goal: goal,
             higherIsBetter: false,
             pairedRatio: result.pairedCPURatio
         )
