@@ -3,7 +3,6 @@ import CertificateProviders
 import EmulatorKit
 import Foundation
 import HTTPClient
-import JSON
 
 /// A CSC API v2 client on an emulator with a token and one SAD authorized for every `signHash` of the
 /// suite (the bench's emulator lets one authorization sign that many), shared by the bench rows.
@@ -47,9 +46,6 @@ struct CSCBenchSession: Sendable {
         signingURL = base.absoluteString + "csc/v2/signatures/signHash"
     }
 
-    /// The headers wrk and the C libcurl loop send.
-    var headers: [String] { ["Authorization: Bearer \(bearer)"] }
-
     /// One `signatures/signHash` of ``digest``.
     @Sendable func sign() async throws {
         _ = try await client.signHash(
@@ -73,17 +69,14 @@ struct CSCBenchSession: Sendable {
     }
 }
 
-extension CSCBenchSession: RemoteBenchSession {
+extension CSCBenchSession: BearerBenchSession {
     static let name = "csc"
     static let noteName = "CSC"
     static let listing = (label: "CSC credentials/list", route: "credentials/list")
     static let listingBody: String? = "{}"
     static let signing = (label: "CSC signatures/signHash (1 SHA-256 digest, P-256)", route: "signatures/signHash")
-    static let listingParsing = (what: "JSONValue parse", detail: "")
 
     func list() async throws { _ = try await client.listCredentials() }
-
-    func parseListing(_ body: [UInt8]) throws { _ = try JSONValue(parsing: body) }
 
     func describe(_ emulator: BenchEmulator) -> String {
         "CSC: emulator \(emulator.placement) on \(emulator.base.absoluteString); client = CSCClient over "

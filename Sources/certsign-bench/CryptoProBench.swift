@@ -27,9 +27,6 @@ struct CryptoProBenchSession: Sendable {
         signingURL = base.absoluteString + "SignServer/rest/api/documents"
     }
 
-    /// The headers wrk and the C libcurl loop send.
-    var headers: [String] { ["Authorization: Bearer \(bearer)"] }
-
     /// A detached CAdES-BES signature of ``document`` made by the server.
     @Sendable func sign() async throws {
         _ = try await client.sign(
@@ -45,7 +42,7 @@ struct CryptoProBenchSession: Sendable {
     }
 }
 
-extension CryptoProBenchSession: RemoteBenchSession {
+extension CryptoProBenchSession: BearerBenchSession {
     static let name = "cryptopro"
     static let noteName = "CryptoPro"
     static let listing = (label: "CryptoPro certificates()", route: "certificates")

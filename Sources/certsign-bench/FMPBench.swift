@@ -51,12 +51,10 @@ extension FMPBenchSession: RemoteBenchSession {
     static let noteName = "FMP"
     static let listing = (label: "FMP signs()", route: "signs/")
     static let signing = (label: "FMP sign (CAdES-BES P-256)", route: "sign/")
-    static let listingParsing = (what: "JSONValue parse", detail: "")
 
+    /// Its body is parsed (``parseListing(_:)``) before any sign round, so it lists the same 3
+    /// signatures the rows see.
     func list() async throws { _ = try await client.signs() }
-
-    /// Parsed before any sign round, so the body lists the same 3 signatures the rows see.
-    func parseListing(_ body: [UInt8]) throws { _ = try JSONValue(parsing: body) }
 
     func describe(_ emulator: BenchEmulator) -> String {
         "FMP: emulator \(emulator.placement) (libmicrohttpd, thread per connection, GnuTLS for HTTPS) on "

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import JSON
 
 /// The goal the issues set for every remote route (sequential and 8 in flight, HTTP and HTTPS): our
 /// client's CPU time per round trip at most 2× that of a plain C program on libcurl (``LibcurlLoop``)
@@ -55,6 +56,12 @@ extension RemoteBenchSession {
     /// A GET listing.
     static var listingBody: String? { nil }
 
+    /// The listing's body is parsed as JSON only.
+    static var listingParsing: (what: String, detail: String) { (what: "JSONValue parse", detail: "") }
+
+    /// Parses the listing's body as JSON (the client's decoding of it aside).
+    func parseListing(_ body: [UInt8]) throws { _ = try JSONValue(parsing: body) }
+
     /// The listing: a GET (or a POST of ``listingBody``), at least 300 calls a round.
     var listingRoute: RemoteRoute {
         let session = self
@@ -84,6 +91,17 @@ extension RemoteBenchSession {
             try await session.sign()
         }
     }
+}
+
+/// A session whose only request header is its bearer token.
+protocol BearerBenchSession: RemoteBenchSession {
+    /// The access token, as the client sends it after `Bearer`.
+    var bearer: String { get }
+}
+
+extension BearerBenchSession {
+    /// The headers wrk and the C libcurl loop send: the bearer token.
+    var headers: [String] { ["Authorization: Bearer \(bearer)"] }
 }
 
 /// One remote suite over HTTP and then HTTPS: each route sequential and 8 in flight, our client against
