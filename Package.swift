@@ -444,8 +444,8 @@ let package = Package(
             dependencies: [
                 "CertificateProviders", "PKCS12Provider", "COpenSSL", "Signing", "SignatureJournal",
                 "CertificateProvidersTesting", "TestSupport",
-                "JSON", "HTTPClient", "FMPDSSProvider", "EmulatorKit", "CryptoProDSSProvider", "PKCS11Provider",
-                "PDFSigning", "TrustedLists",
+                "JSON", "HTTPClient", "FMPDSSProvider", "EmulatorKit", "CryptoProDSSProvider", "CSCProvider",
+                "PKCS11Provider", "PDFSigning", "TrustedLists",
             ],
             swiftSettings: swiftSettings
         ),

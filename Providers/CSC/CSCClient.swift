@@ -102,6 +102,9 @@ public actor CSCClient {
     private var token: CSCToken?
     private var pendingToken: Task<CSCToken, any Error>?
     private var serviceInfo: CSCServiceInfo?
+    /// The checked URL of each method, made once: the configuration never changes, and making one
+    /// (Foundation URL path appends and the endpoint policy) cost a good part of a round trip.
+    private var methodURLs: [String: URL] = [:]
 
     /// Creates a client; no request is made.
     /// - Parameters:
@@ -123,7 +126,7 @@ public actor CSCClient {
     /// `info`: what the service offers (kept for the token endpoint; no token needed).
     /// - Throws: `.serverRejected`, `.network`, `.timeout`.
     public func info() async throws -> CSCServiceInfo {
-        var request = try makeRequest(configuration.methodURL("info"))
+        var request = try methodRequest("info")
         try request.setJSONBody([:])
         let response = try await CertificateProviderError.convertingHTTPErrors { try await transport.send(request) }
         guard response.isSuccess else { throw failure("info", response) }
@@ -366,7 +369,7 @@ public actor CSCClient {
 
     /// Sends a method call with a valid token; on 401 fetches a new token once and resends.
     func call(_ method: String, _ body: JSONValue, secrets: [SecretSlot] = []) async throws -> JSONValue {
-        var request = try makeRequest(configuration.methodURL(method))
+        var request = try methodRequest(method)
         request.atMostOnce = CSCClient.atMostOnceMethods.contains(method)
         if secrets.isEmpty { try request.setJSONBody(body) } else { try request.setJSONBody(body, secrets: secrets) }
         var current = try await validToken()
@@ -467,8 +470,22 @@ public actor CSCClient {
         )
     }
 
+    /// A request to `<base>/csc/v2/<method>`.
+    private func methodRequest(_ method: String) throws -> HTTPRequest {
+        if let url = methodURLs[method] { return request(to: url) }
+        let url = configuration.methodURL(method)
+        let request = try makeRequest(url)
+        methodURLs[method] = url
+        return request
+    }
+
     private func makeRequest(_ url: URL) throws -> HTTPRequest {
         try CertificateProviderError.convertingHTTPErrors { try configuration.endpointPolicy.validate(url) }
+        return request(to: url)
+    }
+
+    /// A POST to an already checked URL with the configured headers.
+    private func request(to url: URL) -> HTTPRequest {
         var request = HTTPRequest(method: .post, url: url, timeout: configuration.timeout)
         for header in configuration.additionalHeaders { request.setHeader(header.name, header.value) }
         return request

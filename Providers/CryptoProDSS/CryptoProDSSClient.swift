@@ -112,6 +112,9 @@ public actor CryptoProDSSClient {
     /// The certificates and documents URLs, built once (appendingPathComponent on every request
     /// showed in profiles).
     private let routeURLs: (certificates: URL, documents: URL)
+    /// The route URLs that passed the endpoint policy (each checked at its first request: the
+    /// verdict depends on the URL alone, and parsing it again on every request showed in profiles).
+    private var checkedRouteURLs: Set<URL> = []
     /// Certificates already parsed, by their base64 (a list rarely changes; parsing costs ~0.5 ms each).
     private var parsedCertificates: [String: Certificate] = [:]
 
@@ -453,7 +456,10 @@ public actor CryptoProDSSClient {
     }
 
     func makeRequest(_ method: HTTPMethod, _ url: URL) throws -> HTTPRequest {
-        try CertificateProviderError.convertingHTTPErrors { try configuration.endpointPolicy.validate(url) }
+        if !checkedRouteURLs.contains(url) {
+            try CertificateProviderError.convertingHTTPErrors { try configuration.endpointPolicy.validate(url) }
+            if url == routeURLs.certificates || url == routeURLs.documents { checkedRouteURLs.insert(url) }
+        }
         var request = HTTPRequest(method: method, url: url, timeout: configuration.timeout)
         for header in configuration.additionalHeaders { request.setHeader(header.name, header.value) }
         return request

@@ -18,7 +18,8 @@ public enum CSCEmulatorCredentials {
     public static let otpCredentialID = "12900"
     /// The one-time password the emulator accepts (it never changes: a development server).
     public static let otp = "246810"
-    /// How many signatures one authorization allows (`multisign`).
+    /// How many signatures one authorization allows (`multisign`) unless
+    /// ``DSSEmulator/Configuration/cscSignaturesPerAuthorization`` says otherwise.
     public static let multisign = 100
     /// Seconds a SAD stays valid (`expiresIn`).
     public static let sadLifetime = 300
@@ -312,12 +313,9 @@ struct CSCRouter: EmulatorRouter, OAuthTokenRoute {
         let credentialID = try body.string("credentialID")
         let record = try credential(credentialID, of: user)
         let count = try body.int("numSignatures")
-        guard (1...CSCEmulatorCredentials.multisign).contains(count) else {
-            throw Failure(
-                400,
-                "invalid_request",
-                "Invalid parameter numSignatures: 1…\(CSCEmulatorCredentials.multisign), not \(count)"
-            )
+        let multisign = configuration.cscSignaturesPerAuthorization
+        guard (1...multisign).contains(count) else {
+            throw Failure(400, "invalid_request", "Invalid parameter numSignatures: 1…\(multisign), not \(count)")
         }
         var hashes: Set<String>?
         if CSCRouter.scal(of: record) == 2 {
@@ -516,7 +514,7 @@ struct CSCRouter: EmulatorRouter, OAuthTokenRoute {
         }
         var info: [String: JSONValue] = [
             "key": .object(key), "cert": .object(cert), "SCAL": .string(String(CSCRouter.scal(of: record))),
-            "multisign": .integer(CSCEmulatorCredentials.multisign),
+            "multisign": .integer(configuration.cscSignaturesPerAuthorization),
         ]
         if authInfo {
             var objects: [JSONValue] = []

@@ -85,6 +85,10 @@ public final class DSSEmulator: Sendable {
         /// Seconds a CryptoPro DSS transaction waits for the user's confirmation before it expires
         /// (default 600).
         public var confirmationValidity: TimeInterval
+        /// How many signatures one CSC authorization (SAD) allows, each credential's `multisign`
+        /// (default ``CSCEmulatorCredentials/multisign``). The bench raises it so that one SAD lasts
+        /// its `signHash` rows.
+        public var cscSignaturesPerAuthorization: Int
 
         /// How the emulator serves HTTPS (libmicrohttpd with GnuTLS).
         public struct TLS: Sendable {
@@ -124,8 +128,10 @@ public final class DSSEmulator: Sendable {
             issuesRevocationURLs: Bool = false,
             autoApproveAfter: TimeInterval? = nil,
             confirmationValidity: TimeInterval = 600,
-            authorizationApprovalValidity: TimeInterval? = nil
+            authorizationApprovalValidity: TimeInterval? = nil,
+            cscSignaturesPerAuthorization: Int = CSCEmulatorCredentials.multisign
         ) {
+            self.cscSignaturesPerAuthorization = max(1, cscSignaturesPerAuthorization)
             self.autoApproveAfter = autoApproveAfter
             self.authorizationApprovalValidity = authorizationApprovalValidity
             self.confirmationValidity = confirmationValidity

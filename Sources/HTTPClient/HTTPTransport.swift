@@ -255,9 +255,25 @@ public struct SecretSlot: Sendable {
     public init(_ secret: Secret) {
         self.secret = secret
         var generator = SystemRandomNumberGenerator()
-        let random = (0..<2).map { _ in String(generator.next() as UInt64, radix: 16) }
-        placeholder = "secret-slot-" + random.map { String(repeating: "0", count: 16 - $0.count) + $0 }.joined()
+        let words: [UInt64] = [generator.next(), generator.next()]
+        // Written in place (the prefix, then each word as 16 lower-case hex digits): a signing request
+        // makes one or two slots, and formatting them with String(radix:) and joins showed in profiles.
+        let prefix = SecretSlot.prefix
+        placeholder = String(unsafeUninitializedCapacity: prefix.count + 32) { buffer in
+            _ = buffer.initialize(from: prefix)
+            var index = prefix.count
+            for word in words {
+                for shift in stride(from: 60, through: 0, by: -4) {
+                    buffer[index] = SecretSlot.hexDigits[Int((word >> UInt64(shift)) & 0xF)]
+                    index += 1
+                }
+            }
+            return index
+        }
     }
+
+    private static let prefix = Array("secret-slot-".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// One HTTP response as a plain value.

@@ -32,7 +32,16 @@ public final class SecretRedactingTransport: HTTPTransport {
     public static let minimumLength = 4
 
     private let wrapped: any HTTPTransport
-    private let known: Mutex<[Secret]>
+    private let known: Mutex<Known>
+
+    /// The secrets it cuts out, and the credential header values whose secrets are among them.
+    private struct Known {
+        var secrets: [Secret] = []
+        /// Values of credential headers already taken apart (``headerSecrets(value:)``): a
+        /// client sends the same token with every request, and taking it apart again would find
+        /// only secrets already known.
+        var headerValues: [Secret] = []
+    }
 
     /// Wraps `transport`.
     /// - Parameters:
@@ -40,7 +49,7 @@ public final class SecretRedactingTransport: HTTPTransport {
     ///   - secrets: secrets to cut out besides those the requests carry (nil entries are skipped).
     public init(_ transport: any HTTPTransport, secrets: [Secret?] = []) {
         wrapped = transport
-        known = Mutex([])
+        known = Mutex(Known())
         remember(secrets.compactMap { $0 })
     }
 
@@ -49,7 +58,7 @@ public final class SecretRedactingTransport: HTTPTransport {
         let usable = secrets.filter { $0.count >= Self.minimumLength }
         guard !usable.isEmpty else { return }
         known.withLock { known in
-            for secret in usable where !known.contains(where: { $0 == secret }) { known.append(secret) }
+            for secret in usable where !known.secrets.contains(where: { $0 == secret }) { known.secrets.append(secret) }
         }
     }
 
@@ -57,7 +66,10 @@ public final class SecretRedactingTransport: HTTPTransport {
     /// every known secret cut out.
     /// - Throws: what the wrapped transport throws.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        remember(request.bodySecrets + Self.headerSecrets(of: request))
+        remember(request.bodySecrets)
+        for (name, value) in request.headers where Self.isCredentialHeader(name) {
+            rememberSecrets(ofHeaderValue: value)
+        }
         let response = try await wrapped.send(request)
         guard !response.isSuccess else { return response }
         return HTTPResponse(
@@ -74,7 +86,7 @@ public final class SecretRedactingTransport: HTTPTransport {
 
     /// `bytes` with every known secret cut out.
     public func redact(_ bytes: [UInt8]) -> [UInt8] {
-        let secrets = known.withLock { $0 }
+        let secrets = known.withLock { $0.secrets }
         guard !secrets.isEmpty, !bytes.isEmpty else { return bytes }
         var output = bytes
         for secret in secrets {
@@ -83,30 +95,81 @@ public final class SecretRedactingTransport: HTTPTransport {
         return output
     }
 
-    /// The secrets of a request's credential headers.
-    static func headerSecrets(of request: HTTPRequest) -> [Secret] {
-        var secrets: [Secret] = []
-        for (name, value) in request.headers where isCredentialHeader(name) {
-            secrets.append(Secret(value))
-            guard let space = value.firstIndex(of: " ") else { continue }
-            let scheme = value[..<space].lowercased()
-            let credential = value[value.index(after: space)...].trimmingCharacters(in: .whitespaces)
-            secrets.append(Secret(credential))
-            if scheme == "basic", let decoded = Data(base64Encoded: credential) {
-                let pair = String(decoding: decoded, as: UTF8.self)
-                secrets.append(Secret(pair))
-                if let colon = pair.firstIndex(of: ":") {
-                    secrets.append(Secret(String(pair[pair.index(after: colon)...])))
-                }
+    /// Remembers the secrets of one credential header, unless its value was taken apart before.
+    private func rememberSecrets(ofHeaderValue value: String) {
+        var value = value
+        let seen = value.withUTF8 { bytes in
+            known.withLock { known in
+                known.headerValues.contains { $0.withUnsafeBytes { $0.elementsEqual(UnsafeRawBufferPointer(bytes)) } }
+            }
+        }
+        guard !seen else { return }
+        remember(Self.headerSecrets(value: value))
+        let whole = Secret(value)
+        known.withLock { $0.headerValues.append(whole) }
+    }
+
+    /// The secrets of one credential header: its value, the credential after the scheme, and for
+    /// `Basic` the decoded `id:secret` and its secret.
+    static func headerSecrets(value: String) -> [Secret] {
+        var secrets = [Secret(value)]
+        guard let space = value.utf8.firstIndex(of: UInt8(ascii: " ")) else { return secrets }
+        let scheme = String(value[..<space])
+        let credential = trimmingWhitespace(value[value.utf8.index(after: space)...])
+        secrets.append(Secret(credential))
+        let isBasic =
+            scheme.utf8.allSatisfy { $0 < 0x80 } ? headerNamesMatch(scheme, "basic") : scheme.lowercased() == "basic"
+        if isBasic,
+            let decoded = Data(base64Encoded: credential)
+        {
+            let pair = String(decoding: decoded, as: UTF8.self)
+            secrets.append(Secret(pair))
+            if let colon = pair.firstIndex(of: ":") {
+                secrets.append(Secret(String(pair[pair.index(after: colon)...])))
             }
         }
         return secrets
     }
 
+    /// `text` without leading and trailing white space (as `trimmingCharacters(in: .whitespaces)`,
+    /// without going through `NSString` for ASCII text).
+    private static func trimmingWhitespace(_ text: Substring) -> String {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.trimmingCharacters(in: .whitespaces) }
+        let utf8 = text.utf8
+        guard let first = utf8.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+            let last = utf8.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return "" }
+        return String(text[first...last])
+    }
+
+    /// Whether a header carries a credential: `Authorization`, `Proxy-Authorization`, `Cookie`, or a
+    /// name that mentions a token, a secret, a password, an API key or a session (any case).
     static func isCredentialHeader(_ name: String) -> Bool {
-        let name = name.lowercased()
-        if ["authorization", "proxy-authorization", "cookie"].contains(name) { return true }
-        return ["token", "secret", "password", "api-key", "apikey", "session"].contains { name.contains($0) }
+        // Names are ASCII tokens; another name is lowercased the Unicode way.
+        guard name.utf8.allSatisfy({ $0 < 0x80 }) else {
+            let lowered = name.lowercased()
+            return credentialHeaderNames.contains(lowered) || credentialNameParts.contains { lowered.contains($0) }
+        }
+        if credentialHeaderNames.contains(where: { headerNamesMatch(name, $0) }) { return true }
+        var bytes = name
+        return bytes.withUTF8 { utf8 in credentialNamePartBytes.contains { containsIgnoringASCIICase(utf8, $0) } }
+    }
+
+    private static let credentialHeaderNames = ["authorization", "proxy-authorization", "cookie"]
+    private static let credentialNameParts = ["token", "secret", "password", "api-key", "apikey", "session"]
+    private static let credentialNamePartBytes = credentialNameParts.map { Array($0.utf8) }
+
+    /// Whether ASCII `bytes` contain the lowercase ASCII `needle`, ignoring case.
+    private static func containsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard bytes.count >= needle.count else { return false }
+        func lowered(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+        }
+        for start in 0...(bytes.count - needle.count)
+        where (0..<needle.count).allSatisfy({ lowered(bytes[start + $0]) == needle[$0] }) {
+            return true
+        }
+        return false
     }
 
     /// A secret as sent: raw, percent-encoded (form bodies, URLs) and JSON-escaped, each once.

@@ -38,9 +38,7 @@ final class BenchEmulator {
     init(tls: Bool, scratch: URL, name: String, options: BenchOptions) throws {
         let caURL = scratch.appendingPathComponent("\(name)-emulator-ca.pem")
         if options.emulatorInProcess {
-            let emulator = try DSSEmulator(
-                configuration: .init(connectionLimit: 128, requestLogLimit: 0, tls: tls ? .init() : nil)
-            )
+            let emulator = try DSSEmulator(configuration: BenchEmulator.configuration(tls: tls))
             base = try emulator.start()
             if tls { try Data(emulator.certificateAuthorityPEM.utf8).write(to: caURL) }
             inProcess = emulator
@@ -85,6 +83,18 @@ final class BenchEmulator {
 
     deinit { stop() }
 
+    /// The emulator's configuration, in the bench's process or its own: room for 8 connections per
+    /// client and wrk at once, no request log, and CSC authorizations that last a whole suite (one SAD
+    /// signs every `signHash` round of the C libcurl loop, wrk and ours).
+    private static func configuration(tls: Bool) -> DSSEmulator.Configuration {
+        .init(
+            connectionLimit: 128,
+            requestLogLimit: 0,
+            tls: tls ? .init() : nil,
+            cscSignaturesPerAuthorization: Int(Int32.max)
+        )
+    }
+
     /// Stops the emulator (idempotent).
     func stop() {
         inProcess?.stop()
@@ -128,9 +138,7 @@ final class BenchEmulator {
     /// CA, prints its base URL, and serves until standard input closes or the parent is gone.
     static func serve(_ options: BenchOptions) async throws -> Never {
         let tls = options.tls
-        let emulator = try DSSEmulator(
-            configuration: .init(connectionLimit: 128, requestLogLimit: 0, tls: tls ? .init() : nil)
-        )
+        let emulator = try DSSEmulator(configuration: BenchEmulator.configuration(tls: tls))
         let base = try emulator.start()
         if tls, let caOut = options.caOut {
             try Data(emulator.certificateAuthorityPEM.utf8).write(to: URL(fileURLWithPath: caOut), options: .atomic)

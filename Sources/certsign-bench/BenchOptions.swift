@@ -10,7 +10,8 @@ import Foundation
 struct BenchOptions: Sendable {
     /// Every suite, in the order `make bench` runs them.
     static let allSuites = [
-        "signing", "pkcs12", "pkcs12-store", "fmp", "cryptopro", "pkcs11", "pdf", "gost", "verify", "vault", "journal",
+        "signing", "pkcs12", "pkcs12-store", "fmp", "cryptopro", "csc", "pkcs11", "pdf", "gost", "verify", "vault",
+        "journal",
         "longterm", "pdf-revisions", "verify-longterm", "pdf-appearance", "trusted-lists",
         "two-phase",
     ]

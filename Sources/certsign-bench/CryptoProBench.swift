@@ -27,9 +27,6 @@ struct CryptoProBenchSession: Sendable {
         signingURL = base.absoluteString + "SignServer/rest/api/documents"
     }
 
-    /// The headers wrk and the C libcurl loop send.
-    var headers: [String] { ["Authorization: Bearer \(bearer)"] }
-
     /// A detached CAdES-BES signature of ``document`` made by the server.
     @Sendable func sign() async throws {
         _ = try await client.sign(
@@ -40,12 +37,12 @@ struct CryptoProBenchSession: Sendable {
     }
 
     /// The sign request's JSON body, as the client sends it (the emulator's published test PIN).
-    static var signBody: String {
-        #"{"Content":"\#(Data(document).base64EncodedString())","Signature":{"CertificateId":\#(StandardSeed.certificateID),"Parameters":{"CADESType":"BES","Hash":"False","IsDetached":"True"},"PinCode":"\#(StandardSeed.certificatePIN)","Type":"CAdES"}}"#
+    var signBody: String {
+        #"{"Content":"\#(Data(Self.document).base64EncodedString())","Signature":{"CertificateId":\#(StandardSeed.certificateID),"Parameters":{"CADESType":"BES","Hash":"False","IsDetached":"True"},"PinCode":"\#(StandardSeed.certificatePIN)","Type":"CAdES"}}"#
     }
 }
 
-extension CryptoProBenchSession: RemoteBenchSession {
+extension CryptoProBenchSession: BearerBenchSession {
     static let name = "cryptopro"
     static let noteName = "CryptoPro"
     static let listing = (label: "CryptoPro certificates()", route: "certificates")
@@ -72,27 +69,44 @@ extension CryptoProBenchSession: RemoteBenchSession {
 }
 
 /// `certsign-bench --profile cryptopro-sign|cryptopro-certificates [--tls] [--count N] [--in-flight N]`: N
-/// CryptoPro round trips (the bench's detached CAdES-BES sign of 4 KiB, or `certificates()`) against an
-/// emulator in its own process (``BenchEmulator``), for perf to look at (`perf record -p` the client, or
-/// filter by pid: the emulator is a child process); `cryptopro-body` builds N sign request bodies, no
-/// network.
+/// CryptoPro round trips (``runRemoteProfileLoop(_:_:listingName:options:)``); `cryptopro-body` builds N
+/// sign request bodies, no network.
 /// - Returns: false when `name` is not one of these profiles.
 func runCryptoProProfileLoop(_ name: String, options: BenchOptions) async throws -> Bool {
-    guard ["cryptopro-sign", "cryptopro-certificates", "cryptopro-body"].contains(name) else { return false }
     if name == "cryptopro-body" {
         try profileRequestBodies(count: options.count)
         return true
     }
+    return try await runRemoteProfileLoop(
+        name,
+        CryptoProBenchSession.self,
+        listingName: "certificates",
+        options: options
+    )
+}
+
+/// `certsign-bench --profile SUITE-sign|SUITE-LISTING [--tls] [--count N] [--in-flight N]` (`cryptopro-sign`,
+/// `csc-list`, …): N round trips of a remote session's sign or listing call against an emulator in its
+/// own process (``BenchEmulator``), for perf to look at (`perf record -p` the client, or filter by pid:
+/// the emulator is a child process); prints this process's CPU per round trip.
+/// - Returns: false when `name` is not one of the session's profiles.
+func runRemoteProfileLoop<Session: RemoteBenchSession>(
+    _ name: String,
+    _ session: Session.Type,
+    listingName: String,
+    options: BenchOptions
+) async throws -> Bool {
+    let signs = name == Session.name + "-sign"
+    guard signs || name == Session.name + "-" + listingName else { return false }
     try await withProfileScratch { scratch in
-        let emulator = try BenchEmulator(tls: options.tls, scratch: scratch, name: "cryptopro", options: options)
+        let emulator = try BenchEmulator(tls: options.tls, scratch: scratch, name: Session.name, options: options)
         defer { emulator.stop() }
-        let session = try await CryptoProBenchSession(base: emulator.base, transport: emulator.transport)
-        let client = session.client
+        let session = try await Session(base: emulator.base, transport: emulator.transport)
         let operation: @Sendable () async throws -> Void
-        if name == "cryptopro-sign" {
-            operation = session.sign
+        if signs {
+            operation = { try await session.sign() }
         } else {
-            operation = { _ = try await client.certificates() }
+            operation = { try await session.list() }
         }
         // This process only: the emulator is a child, and not waited for.
         try await runProfileRoundTrips(name, operation, transport: session.transport, options: options, clientCPU: true)

@@ -41,8 +41,9 @@ struct FMPBenchSession: Sendable {
     }
 
     /// The sign request's JSON body, as the client sends it (the emulator's published test credentials).
-    static let signBody =
+    var signBody: String {
         #"{"resource":"GetBudgetPlanning","table":"ПланированиеБюджета","params":{},"column":"Номер","hhive_id":1,"password":"Saprun123","certificate_id":12831,"certificate_pin":"123"}"#
+    }
 }
 
 extension FMPBenchSession: RemoteBenchSession {
@@ -50,12 +51,10 @@ extension FMPBenchSession: RemoteBenchSession {
     static let noteName = "FMP"
     static let listing = (label: "FMP signs()", route: "signs/")
     static let signing = (label: "FMP sign (CAdES-BES P-256)", route: "sign/")
-    static let listingParsing = (what: "JSONValue parse", detail: "")
 
+    /// Its body is parsed (``parseListing(_:)``) before any sign round, so it lists the same 3
+    /// signatures the rows see.
     func list() async throws { _ = try await client.signs() }
-
-    /// Parsed before any sign round, so the body lists the same 3 signatures the rows see.
-    func parseListing(_ body: [UInt8]) throws { _ = try JSONValue(parsing: body) }
 
     func describe(_ emulator: BenchEmulator) -> String {
         "FMP: emulator \(emulator.placement) (libmicrohttpd, thread per connection, GnuTLS for HTTPS) on "
@@ -95,7 +94,7 @@ func runFMPProfileLoop(_ name: String, options: BenchOptions) async throws -> Bo
             return
         }
         let (client, transport) = (session.client, session.transport)
-        let bare = try HTTPRequest(bareGET: session.listingURL, headers: session.headers)
+        let bare = try HTTPRequest(bare: session.listingRoute)
         let signsBody = try await transport.send(bare).body
         let operation: @Sendable () async throws -> Void
         switch name {
@@ -105,7 +104,7 @@ func runFMPProfileLoop(_ name: String, options: BenchOptions) async throws -> Bo
         case "fmp-sign": operation = session.sign
         default: operation = { _ = try await transport.send(bare) }
         }
-        try await runProfileRoundTrips(name, operation, transport: transport, options: options)
+        try await runProfileRoundTrips(name, operation, transport: transport, options: options, clientCPU: true)
     }
     return true
 }

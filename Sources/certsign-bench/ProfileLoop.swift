@@ -14,6 +14,7 @@ func runProfileLoop(_ name: String, options: BenchOptions) async throws {
     let count = options.count
     if try await runFMPProfileLoop(name, options: options) { return }
     if try await runCryptoProProfileLoop(name, options: options) { return }
+    if try await runRemoteProfileLoop(name, CSCBenchSession.self, listingName: "list", options: options) { return }
     let keyType: LocalSigningKey.GenerationParameters
     switch name {
     case "cms-rsa", "batch-rsa": keyType = .rsa2048
@@ -21,7 +22,7 @@ func runProfileLoop(_ name: String, options: BenchOptions) async throws {
     default:
         throw BenchError(
             "unknown profile '\(name)' (cms-rsa, cms-p256, batch-rsa, batch-p256, fmp-signs, fmp-sign, fmp-bare, "
-                + "fmp-json, fmp-decode, fmp-serve, emulator-serve, cryptopro-sign, cryptopro-certificates)"
+                + "fmp-json, fmp-decode, fmp-serve, emulator-serve, cryptopro-sign, cryptopro-certificates, csc-sign, csc-list)"
         )
     }
     let identity = try TestPKI().issueLeaf(subject: "CN=Profile", keyType: keyType)

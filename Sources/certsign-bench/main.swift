@@ -61,6 +61,9 @@ func runBench(_ options: BenchOptions) async throws {
     if suites.contains("cryptopro") {
         try await harness.run(suite: "cryptopro") { try await runRemoteBenchmarks(harness, CryptoProBenchSession.self) }
     }
+    if suites.contains("csc") {
+        try await harness.run(suite: "csc") { try await runRemoteBenchmarks(harness, CSCBenchSession.self) }
+    }
     if suites.contains("pkcs11") {
         try await harness.runNotingFailure(suite: "pkcs11") { try await runPKCS11Benchmarks(harness) }
     }

@@ -113,4 +113,16 @@ struct SecretBodyTests {
         #expect(json["last"]?.stringValue == "s€cret")
         #expect(json.objectValue?.count == 4)
     }
+
+    @Test("a placeholder is 'secret-slot-' and 32 lower-case hex digits, fresh for every slot")
+    func placeholderForm() {
+        let placeholders = (0..<64).map { _ in SecretSlot(Secret("pin")).placeholder }
+        for placeholder in placeholders {
+            #expect(placeholder.hasPrefix("secret-slot-") && placeholder.utf8.count == 44, "\(placeholder)")
+            #expect(placeholder.dropFirst(12).allSatisfy { "0123456789abcdef".contains($0) }, "\(placeholder)")
+        }
+        #expect(Set(placeholders).count == placeholders.count)
+        // Every hex digit shows up somewhere (the digits are not stuck at one value).
+        #expect(Set(placeholders.joined().dropFirst(12)).isSuperset(of: "0123456789abcdef"))
+    }
 }

@@ -87,4 +87,27 @@ struct SecretRedactingTransportTests {
         #expect(succeeded.status == 200)
         #expect(String(decoding: succeeded.body, as: UTF8.self).contains(token))
     }
+
+    @Test("a credential header sent again, a new token in it, and names in any case: each secret is cut out")
+    func repeatedAndRenewedHeaders() async throws {
+        let server = try ReflectingServer()
+        defer { server.stop() }
+        let transport = SecretRedactingTransport(CurlTransport())
+        let url = server.url.appendingPathComponent("fail")
+        // The same token on several requests, then a renewed one: both are known afterwards.
+        for token in ["first-token-1111", "first-token-1111", "renewed-token-2222"] {
+            var request = HTTPRequest(method: .post, url: url, timeout: 10)
+            request.setHeader("AUTHORIZATION", "Bearer   \(token)  ")
+            request.setHeader("x-Api-Key", "api-key-value-3333")
+            request.setHeader("X-SESSION-Id", "session-value-4444")
+            let text = String(decoding: try await transport.send(request).body, as: UTF8.self)
+            for secret in [token, "api-key-value-3333", "session-value-4444"] {
+                #expect(!text.contains(secret), "'\(secret)' in: \(text)")
+            }
+        }
+        var later = HTTPRequest(method: .post, url: url, timeout: 10)
+        later.body = Array("old first-token-1111, new renewed-token-2222".utf8)
+        let laterText = String(decoding: try await transport.send(later).body, as: UTF8.self)
+        #expect(laterText.contains("old [redacted], new [redacted]"), "\(laterText)")
+    }
 }
