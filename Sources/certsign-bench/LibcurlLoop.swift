@@ -9,26 +9,20 @@ struct LibcurlLoop {
 
     /// Builds the program, or notes why not (no `cc`, no libcurl headers) and returns nil.
     static func build(_ harness: BenchHarness) -> LibcurlLoop? {
-        let source = harness.scratch.appendingPathComponent("curlloop.c")
-        let program = harness.scratch.appendingPathComponent("curlloop")
-        if FileManager.default.isExecutableFile(atPath: program.path) { return LibcurlLoop(path: program.path) }
-        do {
-            try Data(libcurlLoopSource.utf8).write(to: source)
-            let result = try harness.runCommand("cc", ["-O2", "-o", program.path, source.path, "-lcurl"])
-            guard result.status == 0 else {
-                harness.note("C libcurl reference rows skipped: cc failed: \(result.error.prefix(300))")
-                return nil
-            }
-            harness.note(
-                "remote baselines: a plain C program on libcurl (one easy handle for -c1, a multi handle with 8 "
-                    + "easy handles for -c8; same headers and body, answer discarded, HTTP 200 checked; it reports the "
-                    + "CPU time of its timed loop per request), built with cc at bench time"
+        guard
+            let path = harness.buildCProgram(
+                "curlloop",
+                source: libcurlLoopSource,
+                libraries: ["-lcurl"],
+                skipping: "C libcurl reference rows skipped"
             )
-            return LibcurlLoop(path: program.path)
-        } catch {
-            harness.note("C libcurl reference rows skipped: \(error)")
-            return nil
-        }
+        else { return nil }
+        harness.note(
+            "remote baselines: a plain C program on libcurl (one easy handle for -c1, a multi handle with 8 "
+                + "easy handles for -c8; same headers and body, answer discarded, HTTP 200 checked; it reports the "
+                + "CPU time of its timed loop per request), built with cc at bench time"
+        )
+        return LibcurlLoop(path: path)
     }
 
     /// One run of one second on one route: its requests per second, and the CPU time (user and
@@ -54,6 +48,28 @@ struct LibcurlLoop {
             throw BenchError("the C libcurl loop failed on \(route.url): \(result.output) \(result.error)")
         }
         return RoundResult(rate: rate, cpuMicroseconds: cpu)
+    }
+}
+
+extension BenchHarness {
+    /// A C program built with `cc -O2` in the scratch directory (once per scratch directory): its path,
+    /// or nil after noting `skipping` and why (no `cc`, missing headers).
+    func buildCProgram(_ name: String, source: String, libraries: [String], skipping: String) -> String? {
+        let sourceFile = scratch.appendingPathComponent(name + ".c")
+        let program = scratch.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: program.path) { return program.path }
+        do {
+            try Data(source.utf8).write(to: sourceFile)
+            let result = try runCommand("cc", ["-O2", "-o", program.path, sourceFile.path] + libraries)
+            guard result.status == 0 else {
+                note("\(skipping): cc failed: \(result.error.prefix(300))")
+                return nil
+            }
+            return program.path
+        } catch {
+            note("\(skipping): \(error)")
+            return nil
+        }
     }
 }
 

@@ -12,21 +12,12 @@ struct OutsideSigner {
 
     /// Builds the program, or notes why not (no `cc`, no OpenSSL headers) and returns nil.
     static func build(_ harness: BenchHarness) -> OutsideSigner? {
-        let source = harness.scratch.appendingPathComponent("outside-signer.c")
-        let program = harness.scratch.appendingPathComponent("outside-signer")
-        if FileManager.default.isExecutableFile(atPath: program.path) { return OutsideSigner(path: program.path) }
-        do {
-            try Data(outsideSignerSource.utf8).write(to: source)
-            let result = try harness.runCommand("cc", ["-O2", "-o", program.path, source.path, "-lcrypto"])
-            guard result.status == 0 else {
-                harness.note("C outside signer not built (cc failed: \(result.error.prefix(300)))")
-                return nil
-            }
-            return OutsideSigner(path: program.path)
-        } catch {
-            harness.note("C outside signer not built: \(error)")
-            return nil
-        }
+        harness.buildCProgram(
+            "outside-signer",
+            source: outsideSignerSource,
+            libraries: ["-lcrypto"],
+            skipping: "C outside signer not built (the Python one signs)"
+        ).map(OutsideSigner.init(path:))
     }
 }
 

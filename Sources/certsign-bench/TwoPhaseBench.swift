@@ -96,37 +96,30 @@ private func measureTwoPhaseCAdES(_ harness: BenchHarness, certsign: String, _ s
     // journal the inodes freed in the last seconds slow the next files' creation.
     let rounds = setup.directory.url.appendingPathComponent("cades-rounds")
     defer { try? FileManager.default.removeItem(at: rounds) }
-    for round in 0..<max(3, min(harness.repetitions, 5)) {
-        let output = rounds.appendingPathComponent("two-phase-\(round)")
+    /// One round of the flow with `signer`, into directories of the round named `name`.
+    func measure(_ name: String, round: Int, signer: [String]) throws -> Double {
+        let output = rounds.appendingPathComponent("\(name)-\(round)")
+        let work = rounds.appendingPathComponent("\(name)-work-\(round)").path
         let flow = setup.flow(
             certsign,
             documents: paths,
             format: "cades",
-            work: rounds.appendingPathComponent("work-\(round)").path,
-            output: output.path
+            work: work,
+            output: output.path,
+            signer: signer
         )
-        twoPhase.append(
-            try harness.documentsPerSecond("bash", flow, environment: setup.environment, output: output, count: count)
+        return try harness.documentsPerSecond(
+            "bash",
+            flow,
+            environment: setup.environment,
+            output: output,
+            count: count
         )
+    }
+    for round in 0..<max(3, min(harness.repetitions, 5)) {
+        twoPhase.append(try measure("two-phase", round: round, signer: setup.signer))
         if setup.cSigner != nil {
-            let pythonOutput = rounds.appendingPathComponent("python-\(round)")
-            let pythonFlow = setup.flow(
-                certsign,
-                documents: paths,
-                format: "cades",
-                work: rounds.appendingPathComponent("python-work-\(round)").path,
-                output: pythonOutput.path,
-                signer: setup.pythonSigner
-            )
-            pythonTwoPhase.append(
-                try harness.documentsPerSecond(
-                    "bash",
-                    pythonFlow,
-                    environment: setup.environment,
-                    output: pythonOutput,
-                    count: count
-                )
-            )
+            pythonTwoPhase.append(try measure("python", round: round, signer: setup.pythonSigner))
         }
         let signed = rounds.appendingPathComponent("sign-\(round)")
         let sign = ["sign"] + paths + ["--p12", setup.p12, "--password-env", "P12PASS", "--out-dir", signed.path]
