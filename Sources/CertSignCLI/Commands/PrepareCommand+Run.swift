@@ -53,10 +53,12 @@ extension Commands {
                         ),
                         completion: completion
                     )
-                    file.completion.document = absolutePath(path)
-                    let pendingPath = pendingFilePath(for: path, directory: options.outputDirectory)
+                    // Made absolute once (the current directory read once), then used for every path.
+                    let documentPath = absolutePath(path)
+                    file.completion.document = documentPath
+                    let pendingPath = pendingFilePath(for: documentPath, directory: options.outputDirectory)
                     // Encoded here, on the workers: the file's JSON and the document's report.
-                    encoded = (try file.jsonData(), PreparedDocument(path, pendingFile: pendingPath, file))
+                    encoded = (try file.jsonData(), PreparedDocument(documentPath, pendingFile: pendingPath, file))
                     outcome = .success((pendingPath, file))
                 } catch let error as CertificateProviderError {
                     outcome = .failure(error)
